@@ -1,0 +1,70 @@
+/* fxwb-main.c: command dispatch, --help and --version for fxwb. */
+#include "fx-config.h"
+#include "fxwb.h"
+
+#include <string.h>
+
+static const fxwb_command commands[] = {
+  { "print", "Print an FX graph file (tabular, code, readable, graph, JSON, dot)", fxwb_cmd_print },
+  { "import", "Import PyTorch artifacts (TORCH_TRACE, TORCH_COMPILE_DEBUG, .pt2, FX code) into a workspace", fxwb_cmd_import },
+  { "ls", "List the frames and compiles of a workspace", fxwb_cmd_ls },
+  { "show", "Show one compile: graphs, guards, recompiles, breaks, kernels, fusion, metrics", fxwb_cmd_show },
+  { "explain", "Summarize a workspace as torch._dynamo.explain does", fxwb_cmd_explain },
+  { "run", "Run a graph with a backend, mode and options", fxwb_cmd_run },
+  { "compare", "Run a graph with several backends side by side", fxwb_cmd_compare },
+  { "bench", "Benchmarks of the engine itself", fxwb_cmd_bench },
+  { "backends", "List the registered backends, their options and modes", fxwb_cmd_backends },
+  { "capture", "Run a Python program under capture and record every compile", fxwb_cmd_capture },
+};
+
+static void
+print_help (FILE *out)
+{
+  fprintf (out,
+           "Usage: fxwb COMMAND [OPTIONS...] [ARGS...]\n"
+           "\n"
+           "FX Workbench: inspect, run and compare the graphs of torch.compile.\n"
+           "\n"
+           "Commands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out,
+           "\n"
+           "Options:\n"
+           "  -h, --help     Show this help (COMMAND --help for a command's options)\n"
+           "  --version      Print the version\n"
+           "\n"
+           "Exit status:\n"
+           "  0  success\n"
+           "  1  the work failed (malformed input, failed run or accuracy check)\n"
+           "  2  wrong command line (unknown command or option)\n"
+           "  3  a file could not be read or written\n"
+           "  4  a feature or device this machine lacks (no CUDA device, no Python)\n");
+}
+
+int
+fxwb_main (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      print_help (stderr);
+      return FXWB_EXIT_USAGE;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      print_help (stdout);
+      return FXWB_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("fxwb %s\n", FX_PACKAGE_VERSION);
+      return FXWB_EXIT_OK;
+    }
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+
+  fprintf (stderr, "fxwb: unknown command '%s'\n\n", argv[1]);
+  print_help (stderr);
+  return FXWB_EXIT_USAGE;
+}

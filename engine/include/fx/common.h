@@ -1,0 +1,98 @@
+/* fx/common.h: status codes, diagnostics, growable buffers and arenas shared by the whole engine. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FX_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__)
+#define FX_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#else
+#define FX_PRINTF(f, a)
+#endif
+
+/* Expected failures travel as fx_status plus an fx_diag; programming errors are assertions. */
+typedef enum fx_status
+{
+  FX_OK = 0,
+  FX_ERR_PARSE,       /* malformed input text */
+  FX_ERR_IO,          /* a file could not be read or written */
+  FX_ERR_INVALID,     /* well-formed input that breaks an invariant (verifier, bad option) */
+  FX_ERR_UNSUPPORTED, /* an op, construct or feature the engine does not handle */
+  FX_ERR_NOT_FOUND,   /* a name that does not exist (backend, node, compile id) */
+  FX_ERR_NOMEM,
+  FX_ERR_BACKEND,     /* a backend failed (compiler error, CUDA error) */
+  FX_ERR_CANCELLED,
+  FX_ERR_NO_DEVICE,   /* no CUDA device, no compiler */
+  FX_STATUS_COUNT
+} fx_status;
+
+const char *fx_status_name (fx_status status);
+
+/* A diagnostic points at the thing: file:line:col and the offending line, or a node and a pass. */
+typedef struct fx_diag
+{
+  fx_status code;
+  char file[256];
+  int line;        /* 1-based; 0 when unknown */
+  int col;         /* 1-based; 0 when unknown */
+  char line_text[256];
+  char pass[48];
+  char node[128];
+  char message[1024];
+} fx_diag;
+
+void fx_diag_clear (fx_diag *diag);
+/* Sets code and message (printf-style). diag may be NULL. Returns code, so `return fx_diag_set (...)` works. */
+fx_status fx_diag_set (fx_diag *diag, fx_status code, const char *fmt, ...) FX_PRINTF (3, 4);
+fx_status fx_diag_setv (fx_diag *diag, fx_status code, const char *fmt, va_list ap);
+/* Records the location; line_start..line_end is the text of the offending line (copied, clipped). */
+void fx_diag_locate (fx_diag *diag, const char *file, int line, int col,
+                     const char *line_start, size_t line_len);
+/* "file:line:col: error: message\n  line text\n      ^\n" into out (NUL-terminated, clipped). */
+size_t fx_diag_format (const fx_diag *diag, char *out, size_t out_size);
+
+/* Growable byte buffer; data is always NUL-terminated. */
+typedef struct fx_buf
+{
+  char *data;
+  size_t len;
+  size_t cap;
+} fx_buf;
+
+void fx_buf_init (fx_buf *buf);
+void fx_buf_free (fx_buf *buf);
+void fx_buf_reset (fx_buf *buf);
+void fx_buf_reserve (fx_buf *buf, size_t extra);
+void fx_buf_append (fx_buf *buf, const char *data, size_t len);
+void fx_buf_puts (fx_buf *buf, const char *s);
+void fx_buf_putc (fx_buf *buf, char c);
+void fx_buf_printf (fx_buf *buf, const char *fmt, ...) FX_PRINTF (2, 3);
+/* Hands the data to the caller (free() it) and leaves buf empty. */
+char *fx_buf_steal (fx_buf *buf);
+
+/* Bump allocator: everything allocated from it is freed in one call. */
+typedef struct fx_arena fx_arena;
+
+fx_arena *fx_arena_new (void);
+void fx_arena_free (fx_arena *arena);
+void *fx_arena_alloc (fx_arena *arena, size_t size);        /* zeroed, 16-byte aligned */
+char *fx_arena_strdup (fx_arena *arena, const char *s);     /* NULL stays NULL */
+char *fx_arena_strndup (fx_arena *arena, const char *s, size_t n);
+char *fx_arena_printf (fx_arena *arena, const char *fmt, ...) FX_PRINTF (2, 3);
+size_t fx_arena_bytes (const fx_arena *arena);
+
+/* Whole-file read; the result is NUL-terminated and must be free()d. */
+fx_status fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag);
+fx_status fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,271 @@
+/* fx-common.c: status names, diagnostics with carets, growable buffers and whole-file I/O. */
+#include "fx/common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+  [FX_OK] = "ok",
+  [FX_ERR_PARSE] = "parse error",
+  [FX_ERR_IO] = "I/O error",
+  [FX_ERR_INVALID] = "invalid",
+  [FX_ERR_UNSUPPORTED] = "unsupported",
+  [FX_ERR_NOT_FOUND] = "not found",
+  [FX_ERR_NOMEM] = "out of memory",
+  [FX_ERR_BACKEND] = "backend error",
+  [FX_ERR_CANCELLED] = "cancelled",
+  [FX_ERR_NO_DEVICE] = "no device",
+};
+_Static_assert (sizeof status_names / sizeof status_names[0] == FX_STATUS_COUNT, "status names");
+
+const char *
+fx_status_name (fx_status status)
+{
+  return (unsigned) status < FX_STATUS_COUNT ? status_names[status] : "unknown";
+}
+
+void
+fx_diag_clear (fx_diag *diag)
+{
+  if (diag != NULL)
+    memset (diag, 0, sizeof *diag);
+}
+
+fx_status
+fx_diag_setv (fx_diag *diag, fx_status code, const char *fmt, va_list ap)
+{
+  if (diag != NULL)
+    {
+      diag->code = code;
+      vsnprintf (diag->message, sizeof diag->message, fmt, ap);
+    }
+  return code;
+}
+
+fx_status
+fx_diag_set (fx_diag *diag, fx_status code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fx_diag_setv (diag, code, fmt, ap);
+  va_end (ap);
+  return code;
+}
+
+void
+fx_diag_locate (fx_diag *diag, const char *file, int line, int col, const char *line_start, size_t line_len)
+{
+  if (diag == NULL)
+    return;
+  if (file != NULL)
+    snprintf (diag->file, sizeof diag->file, "%s", file);
+  diag->line = line;
+  diag->col = col;
+  diag->line_text[0] = '\0';
+  if (line_start != NULL)
+    {
+      size_t n = line_len < sizeof diag->line_text - 1 ? line_len : sizeof diag->line_text - 1;
+      /* Control bytes would garble the terminal: show them as '?'. */
+      for (size_t i = 0; i < n; i++)
+        {
+          unsigned char c = (unsigned char) line_start[i];
+          diag->line_text[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char) c;
+        }
+      diag->line_text[n] = '\0';
+    }
+}
+
+size_t
+fx_diag_format (const fx_diag *diag, char *out, size_t out_size)
+{
+  fx_buf buf;
+  fx_buf_init (&buf);
+  if (diag->file[0] != '\0')
+    {
+      fx_buf_puts (&buf, diag->file);
+      if (diag->line > 0)
+        fx_buf_printf (&buf, ":%d", diag->line);
+      if (diag->col > 0)
+        fx_buf_printf (&buf, ":%d", diag->col);
+      fx_buf_puts (&buf, ": ");
+    }
+  fx_buf_printf (&buf, "error: %s", diag->message[0] ? diag->message : fx_status_name (diag->code));
+  if (diag->pass[0] != '\0')
+    fx_buf_printf (&buf, " (pass %s)", diag->pass);
+  if (diag->node[0] != '\0')
+    fx_buf_printf (&buf, " (node %s)", diag->node);
+  fx_buf_putc (&buf, '\n');
+  if (diag->line_text[0] != '\0')
+    {
+      fx_buf_printf (&buf, "%5d | %s\n      | ", diag->line, diag->line_text);
+      int col = diag->col > 0 ? diag->col : 1;
+      for (int i = 1; i < col && i < (int) sizeof diag->line_text; i++)
+        fx_buf_putc (&buf, diag->line_text[i - 1] == '\t' ? '\t' : ' ');
+      fx_buf_puts (&buf, "^\n");
+    }
+  size_t n = 0;
+  if (out_size > 0)
+    {
+      n = buf.len < out_size - 1 ? buf.len : out_size - 1;
+      memcpy (out, buf.data, n);
+      out[n] = '\0';
+    }
+  fx_buf_free (&buf);
+  return n;
+}
+
+void
+fx_buf_init (fx_buf *buf)
+{
+  buf->data = NULL;
+  buf->len = 0;
+  buf->cap = 0;
+}
+
+void
+fx_buf_free (fx_buf *buf)
+{
+  free (buf->data);
+  fx_buf_init (buf);
+}
+
+void
+fx_buf_reset (fx_buf *buf)
+{
+  buf->len = 0;
+  if (buf->data != NULL)
+    buf->data[0] = '\0';
+}
+
+void
+fx_buf_reserve (fx_buf *buf, size_t extra)
+{
+  if (buf->len + extra + 1 <= buf->cap)
+    return;
+  size_t cap = buf->cap ? buf->cap : 256;
+  while (cap < buf->len + extra + 1)
+    cap *= 2;
+  char *p = realloc (buf->data, cap);
+  if (p == NULL)
+    {
+      fprintf (stderr, "fx: out of memory (%zu bytes)\n", cap);
+      abort ();
+    }
+  buf->data = p;
+  buf->cap = cap;
+}
+
+void
+fx_buf_append (fx_buf *buf, const char *data, size_t len)
+{
+  fx_buf_reserve (buf, len);
+  if (len > 0)
+    memcpy (buf->data + buf->len, data, len);
+  buf->len += len;
+  buf->data[buf->len] = '\0';
+}
+
+void
+fx_buf_puts (fx_buf *buf, const char *s)
+{
+  fx_buf_append (buf, s, strlen (s));
+}
+
+void
+fx_buf_putc (fx_buf *buf, char c)
+{
+  fx_buf_reserve (buf, 1);
+  buf->data[buf->len++] = c;
+  buf->data[buf->len] = '\0';
+}
+
+void
+fx_buf_printf (fx_buf *buf, const char *fmt, ...)
+{
+  va_list ap, ap2;
+  va_start (ap, fmt);
+  va_copy (ap2, ap);
+  int n = vsnprintf (NULL, 0, fmt, ap);
+  va_end (ap);
+  if (n > 0)
+    {
+      fx_buf_reserve (buf, (size_t) n);
+      vsnprintf (buf->data + buf->len, (size_t) n + 1, fmt, ap2);
+      buf->len += (size_t) n;
+    }
+  va_end (ap2);
+}
+
+char *
+fx_buf_steal (fx_buf *buf)
+{
+  char *p = buf->data;
+  if (p == NULL)
+    {
+      p = malloc (1);
+      if (p != NULL)
+        p[0] = '\0';
+    }
+  fx_buf_init (buf);
+  return p;
+}
+
+fx_status
+fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag)
+{
+  FILE *f = fopen (path, "rb");
+  fx_buf buf;
+
+  *data = NULL;
+  if (len != NULL)
+    *len = 0;
+  if (f == NULL)
+    {
+      fx_diag_locate (diag, path, 0, 0, NULL, 0);
+      return fx_diag_set (diag, FX_ERR_IO, "cannot open: %s", strerror (errno));
+    }
+  fx_buf_init (&buf);
+  for (;;)
+    {
+      fx_buf_reserve (&buf, 65536);
+      size_t n = fread (buf.data + buf.len, 1, 65536, f);
+      buf.len += n;
+      buf.data[buf.len] = '\0';
+      if (n < 65536)
+        break;
+    }
+  if (ferror (f))
+    {
+      int err = errno;
+      fclose (f);
+      fx_buf_free (&buf);
+      fx_diag_locate (diag, path, 0, 0, NULL, 0);
+      return fx_diag_set (diag, FX_ERR_IO, "read failed: %s", strerror (err));
+    }
+  fclose (f);
+  if (len != NULL)
+    *len = buf.len;
+  *data = fx_buf_steal (&buf);
+  return FX_OK;
+}
+
+fx_status
+fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag)
+{
+  FILE *f = fopen (path, "wb");
+  if (f == NULL)
+    {
+      fx_diag_locate (diag, path, 0, 0, NULL, 0);
+      return fx_diag_set (diag, FX_ERR_IO, "cannot create: %s", strerror (errno));
+    }
+  size_t n = fwrite (data, 1, len, f);
+  int bad = n != len || fclose (f) != 0;
+  if (bad)
+    {
+      fx_diag_locate (diag, path, 0, 0, NULL, 0);
+      return fx_diag_set (diag, FX_ERR_IO, "write failed: %s", strerror (errno));
+    }
+  return FX_OK;
+}
