@@ -34,6 +34,7 @@ int fxwb_cmd_ls (int argc, char **argv);
 int fxwb_cmd_show (int argc, char **argv);
 int fxwb_cmd_explain (int argc, char **argv);
 int fxwb_cmd_run (int argc, char **argv);
+int fxwb_cmd_compile (int argc, char **argv);
 int fxwb_cmd_compare (int argc, char **argv);
 int fxwb_cmd_bench (int argc, char **argv);
 int fxwb_cmd_backends (int argc, char **argv);
