@@ -52,7 +52,7 @@ typedef struct fx_diag
 void fx_diag_clear (fx_diag *diag);
 /* Sets code and message (printf-style). diag may be NULL. Returns code, so `return fx_diag_set (...)` works. */
 fx_status fx_diag_set (fx_diag *diag, fx_status code, const char *fmt, ...) FX_PRINTF (3, 4);
-fx_status fx_diag_setv (fx_diag *diag, fx_status code, const char *fmt, va_list ap);
+fx_status fx_diag_setv (fx_diag *diag, fx_status code, const char *fmt, va_list ap) FX_PRINTF (3, 0);
 /* Records the location; line_start..line_end is the text of the offending line (copied, clipped). */
 void fx_diag_locate (fx_diag *diag, const char *file, int line, int col,
                      const char *line_start, size_t line_len);

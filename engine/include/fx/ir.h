@@ -256,7 +256,7 @@ typedef struct fx_tensor_meta
   fx_dtype dtype;
   int ndim;
   fx_dim *sizes;      /* ndim entries */
-  fx_dim *strides;    /* ndim entries, or NULL when unknown */
+  fx_dim *strides;    /* ndim entries, or NULL when unknown (non-NULL, empty, for a 0-d tensor with known strides) */
   fx_dim storage_offset;
   fx_device device;
   bool has_device;
@@ -480,7 +480,8 @@ fx_node *fx_graph_create_node (fx_graph *graph, fx_opcode op, fx_target target,
                                const fx_arg *args, size_t n_args,
                                const fx_kwarg *kwargs, size_t n_kwargs,
                                const char *name);
-fx_node *fx_graph_placeholder (fx_graph *graph, const char *name);
+/* Graph.placeholder: the node name derives from the target as FX does ("L_x_" -> "l_x_"). */
+fx_node *fx_graph_placeholder (fx_graph *graph, const char *target);
 fx_node *fx_graph_call_function (fx_graph *graph, fx_target target,
                                  const fx_arg *args, size_t n_args,
                                  const fx_kwarg *kwargs, size_t n_kwargs);
