@@ -111,12 +111,18 @@ char *
 fx_arena_printf (fx_arena *arena, const char *fmt, ...)
 {
   va_list ap, ap2;
+  char small[256];
   va_start (ap, fmt);
   va_copy (ap2, ap);
-  int n = vsnprintf (NULL, 0, fmt, ap);
+  int n = vsnprintf (small, sizeof small, fmt, ap);
   va_end (ap);
+  if (n < 0)
+    n = 0;
   char *p = fx_arena_alloc (arena, (size_t) n + 1);
-  vsnprintf (p, (size_t) n + 1, fmt, ap2);
+  if ((size_t) n < sizeof small)
+    memcpy (p, small, (size_t) n + 1);
+  else
+    vsnprintf (p, (size_t) n + 1, fmt, ap2);
   va_end (ap2);
   return p;
 }

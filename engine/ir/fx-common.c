@@ -185,11 +185,14 @@ void
 fx_buf_printf (fx_buf *buf, const char *fmt, ...)
 {
   va_list ap, ap2;
+  char small[256];
   va_start (ap, fmt);
   va_copy (ap2, ap);
-  int n = vsnprintf (NULL, 0, fmt, ap);
+  int n = vsnprintf (small, sizeof small, fmt, ap);
   va_end (ap);
-  if (n > 0)
+  if (n > 0 && (size_t) n < sizeof small)
+    fx_buf_append (buf, small, (size_t) n);
+  else if (n > 0)
     {
       fx_buf_reserve (buf, (size_t) n);
       vsnprintf (buf->data + buf->len, (size_t) n + 1, fmt, ap2);
