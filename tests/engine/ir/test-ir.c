@@ -672,6 +672,255 @@ test_readable_children (void)
   fx_graph_free (g);
 }
 
+
+/* ---------------------------------------------------------------- JSON and dot */
+
+/* Every metadata field, every argument kind, children, attributes and input specs. */
+static fx_graph *
+build_everything (void)
+{
+  fx_graph *g = build_layernorm_gelu ();
+  fx_node *ln = fx_graph_find_node (g, "native_layer_norm");
+  fx_node *gi = fx_graph_find_node (g, "getitem");
+  fx_node *x = fx_graph_find_node (g, "arg2_1");
+  fx_node *out = fx_graph_output_node (g);
+
+  fx_arena *a = g->arena;
+  ln->meta.nn_module_stack = fx_arena_alloc (a, 2 * sizeof (fx_module_entry));
+  ln->meta.nn_module_stack[0] = (fx_module_entry) { "L__self__", "", "__main__.M" };
+  ln->meta.nn_module_stack[1] = (fx_module_entry) { "L__self___ln", "L['self'].ln", "torch.nn.modules.normalization.LayerNorm" };
+  ln->meta.n_nn_module_stack = 2;
+  ln->meta.source_fn_stack = fx_arena_alloc (a, sizeof (fx_source_fn));
+  ln->meta.source_fn_stack[0] = (fx_source_fn) { "layer_norm", "<built-in function layer_norm>" };
+  ln->meta.n_source_fn_stack = 1;
+  ln->meta.original_aten = "aten.native_layer_norm.default";
+  ln->meta.seq_nr = 20;
+  fx_node_source *inner = fx_arena_alloc (a, sizeof *inner);
+  *inner = (fx_node_source) { "layer_norm", "aten.layer_norm.default", 7, "decompose", "replace", NULL, 0 };
+  ln->meta.from_node = fx_arena_alloc (a, sizeof (fx_node_source));
+  ln->meta.from_node[0] = (fx_node_source) { "layer_norm_1", "torch.nn.functional.layer_norm", 3, "dynamo", "create", inner, 1 };
+  ln->meta.n_from_node = 1;
+  fx_meta_set_extra (g, &ln->meta, "partitioner_tag", "is_forward");
+  fx_meta_set_extra (g, &ln->meta, "custom", "{'a': \"b\\n\"}");
+  ln->meta.val.kind = FX_VAL_TUPLE;
+  ln->meta.val.n_items = 3;
+  ln->meta.val.items = fx_arena_alloc (a, 3 * sizeof (fx_val));
+  g_assert_true (fx_val_parse_annotation ("f32[s77, 4096][4096, 1]cuda:0", a, &ln->meta.val.items[0]));
+  ln->meta.val.items[0].tensor.sizes[0].value = 8192;
+  ln->meta.val.items[0].tensor.requires_grad = true;
+  ln->meta.val.items[0].tensor.storage_offset = (fx_dim) { 16, NULL };
+  ln->meta.val.items[1] = (fx_val) { .kind = FX_VAL_SYMINT, .sym = "s77", .i = 8192 };
+  ln->meta.val.items[2] = (fx_val) { .kind = FX_VAL_OTHER, .text = "None" };
+  x->meta.val.tensor.subclass = "FunctionalTensor";
+
+  /* a node carrying every argument kind */
+  fx_arg sl_items[3] = { fx_arg_none (), fx_arg_int (-2), fx_arg_none () };
+  fx_arg sl = { .kind = FX_ARG_SLICE, .u.seq = { sl_items, 3 } };
+  fx_arg ell = { .kind = FX_ARG_ELLIPSIS };
+  fx_dict_entry d[2] = { { fx_arg_str ("k\"ey"), fx_arg_float (-0.0) }, { fx_arg_int (3), fx_arg_node (gi) } };
+  fx_arg inner_items[2] = { fx_arg_float (NAN), fx_arg_float (-INFINITY) };
+  fx_arg all[16] = {
+    fx_arg_node (gi), fx_arg_none (), fx_arg_bool (true), fx_arg_int (INT64_MIN), fx_arg_float (1e-05),
+    fx_arg_str ("tab\there \\ 'q' \"dq\" \xc3\xa9"), fx_arg_dtype (FX_DTYPE_BF16),
+    fx_arg_device ((fx_device) { FX_DEVICE_CUDA, 1 }), fx_arg_layout (FX_LAYOUT_SPARSE_CSR),
+    fx_arg_memfmt (FX_MEMFMT_PRESERVE), fx_arg_list (inner_items, 2), fx_arg_tuple (NULL, 0), fx_arg_dict (d, 2),
+    sl, ell, fx_arg_sym ("s77 + 1"),
+  };
+  fx_kwarg kw[1] = { { "fn", fx_arg_global ("torch.ops.aten.add.Tensor") } };
+  fx_graph_set_insert_point (g, out);
+  fx_graph_call_function (g, fx_target_function ("torch.ops.higher_order.auto_functionalized"), all, 16, kw, 1);
+  fx_graph_set_insert_point (g, NULL);
+
+  fx_node *p = fx_graph_create_node (g, FX_OP_PLACEHOLDER, fx_target_str ("*args"), NULL, 0, NULL, 0, "args_1");
+  p->type_expr = "torch.Tensor";
+  fx_graph_move_before (g, p, ln);
+  fx_arg *dflt = fx_arena_alloc (a, sizeof (fx_arg));
+  *dflt = fx_arg_str ("x");
+  p->default_value = dflt;
+
+  fx_attr *at = fx_graph_add_attr (g, "_tensor_constant0", FX_ATTR_CONSTANT);
+  at->text = "torch.tensor([1.0])";
+  g_assert_true (fx_val_parse_annotation ("f32[1]", a, &at->val));
+  fx_input_spec *in = fx_graph_add_input_spec (g, "arg0_1", FX_INPUT_TENSOR);
+  g_assert_true (fx_val_parse_annotation ("f32[4096][1]cuda:0", a, &in->val));
+  in->storage = "abc123";
+  in->is_leaf = true;
+  fx_input_spec *sym = fx_graph_add_input_spec (g, "s77", FX_INPUT_SYMINT);
+  sym->val = (fx_val) { .kind = FX_VAL_SYMINT, .sym = "s77", .i = 8192 };
+  fx_graph_add_child (g, "true_graph_0", build_branch ("aten.sin.default"));
+  g->source_file = "/tmp/x.py";
+  return g;
+}
+
+static char *
+to_json (const fx_graph *g)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_graph_to_json (g, &b);
+  return fx_buf_steal (&b);
+}
+
+static void
+check_round_trip (fx_graph *g)
+{
+  fx_diag diag;
+  fx_graph *back = NULL;
+  char *j1 = to_json (g);
+  fx_status st = fx_graph_from_json (j1, strlen (j1), &back, &diag);
+  if (st != FX_OK)
+    g_error ("%s", diag.message);
+  char *j2 = to_json (back);
+  g_assert_cmpstr (j1, ==, j2);
+
+  void (*printers[]) (const fx_graph *, fx_buf *) = { fx_graph_print_tabular, fx_graph_print_str,
+                                                      fx_graph_print_code, fx_graph_dump_dot };
+  for (size_t i = 0; i < G_N_ELEMENTS (printers); i++)
+    {
+      char *a = print_with (g, printers[i]);
+      char *b = print_with (back, printers[i]);
+      g_assert_cmpstr (a, ==, b);
+      free (a);
+      free (b);
+    }
+  char *ra = readable (g, true, true), *rb = readable (back, true, true);
+  g_assert_cmpstr (ra, ==, rb);
+  g_assert_cmpint (fx_graph_verify (back, &diag), ==, fx_graph_verify (g, &diag));
+  free (ra);
+  free (rb);
+  free (j1);
+  free (j2);
+  fx_graph_free (back);
+}
+
+static void
+test_json_round_trip (void)
+{
+  fx_graph *g = build_everything ();
+  check_round_trip (g);
+  char *j = to_json (g);
+  g_assert_true (g_str_has_prefix (j, "{\n  \"format\": \"fxwb-graph\",\n  \"version\": 1,\n"));
+  g_assert_nonnull (strstr (j, "{\"float\": \"nan\"}, {\"float\": \"-inf\"}"));
+  g_assert_nonnull (strstr (j, "{\"sym\": \"s77\", \"hint\": 8192}"));
+  free (j);
+  fx_graph_free (g);
+
+  g = build_layernorm_gelu ();
+  check_round_trip (g);
+  fx_graph_free (g);
+  g = fx_graph_new ();
+  check_round_trip (g);
+  fx_graph_free (g);
+}
+
+static void
+expect_json_error (const char *text, int line, int col, const char *fragment)
+{
+  fx_diag diag;
+  fx_graph *g = (fx_graph *) 1;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_graph_from_json (text, strlen (text), &g, &diag), ==, FX_ERR_PARSE);
+  g_assert_null (g);
+  if (line > 0)
+    {
+      g_assert_cmpint (diag.line, ==, line);
+      g_assert_cmpint (diag.col, ==, col);
+    }
+  if (fragment != NULL && strstr (diag.message, fragment) == NULL)
+    g_error ("message '%s' lacks '%s'", diag.message, fragment);
+}
+
+#define HDR "{\"format\": \"fxwb-graph\", \"version\": 1, "
+
+static void
+test_json_errors (void)
+{
+  expect_json_error ("", 1, 1, NULL);
+  expect_json_error ("{\n  \"format\": \"fxwb-graph\",\n  \"version\": 1,\n  \"nodes\": [}\n", 4, 13, NULL);
+  expect_json_error ("[1, 2]", 0, 0, "must be an object");
+  expect_json_error ("{\"format\": \"other\"}", 0, 0, "expected 'fxwb-graph'");
+  expect_json_error ("{\"format\": \"fxwb-graph\", \"version\": 99}", 0, 0, "unsupported version 99");
+  expect_json_error (HDR "\"nodes\": [{\"name\": \"x\", \"op\": \"jump\", \"target\": {\"kind\": \"str\", \"name\": \"x\"}}]}",
+                     0, 0, "nodes[0]: unknown op 'jump'");
+  expect_json_error (HDR "\"nodes\": [{\"name\": \"y\", \"op\": \"output\", \"target\": {\"kind\": \"str\", \"name\": \"output\"},"
+                     " \"args\": [{\"node\": \"nope\"}]}]}", 0, 0, "nodes[0].args[0]: no node named 'nope'");
+  expect_json_error (HDR "\"nodes\": [{\"name\": \"x\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": \"x\"}},"
+                     "{\"name\": \"x\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": \"x\"}}]}",
+                     0, 0, "duplicate node name 'x'");
+  expect_json_error (HDR "\"nodes\": [{\"name\": \"a b\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": \"x\"}}]}",
+                     0, 0, "not a valid FX node name");
+  expect_json_error (HDR "\"nodes\": [{\"name\": \"x\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": \"x\"},"
+                     " \"args\": [{\"slice\": [1]}]}]}", 0, 0, "exactly three");
+  expect_json_error (HDR "\"nodes\": [{\"name\": \"x\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": \"x\"},"
+                     " \"meta\": {\"val\": {\"kind\": \"tensor\", \"dtype\": \"f99\", \"sizes\": []}}}]}", 0, 0, "unknown dtype");
+  expect_json_error (HDR "\"nodes\": 3}", 0, 0, "must be an array");
+  expect_json_error (HDR "\"nodes\": []} trailing", 1, 53, "after the document");
+
+  /* every prefix of a valid document fails cleanly */
+  fx_graph *g = build_everything ();
+  char *j = to_json (g);
+  size_t n = strlen (j);
+  for (size_t len = 0; len + 2 < n; len += 7)
+    {
+      fx_diag diag;
+      fx_graph *back = NULL;
+      g_assert_cmpint (fx_graph_from_json (j, len, &back, &diag), ==, FX_ERR_PARSE);
+      g_assert_null (back);
+    }
+  free (j);
+  fx_graph_free (g);
+}
+
+/* Checks that every quoted string in the dot text is closed on its line. */
+static void
+assert_dot_balanced (const char *dot)
+{
+  bool in = false;
+  int braces = 0;
+  for (const char *p = dot; *p; p++)
+    {
+      if (in)
+        {
+          if (*p == '\\')
+            {
+              g_assert_true (p[1] != '\0' && p[1] != '\n');
+              p++;
+            }
+          else if (*p == '"')
+            in = false;
+          else
+            g_assert_true (*p != '\n');
+        }
+      else if (*p == '"')
+        in = true;
+      else if (*p == '{')
+        braces++;
+      else if (*p == '}')
+        braces--;
+    }
+  g_assert_false (in);
+  g_assert_cmpint (braces, ==, 0);
+}
+
+static void
+test_dot (void)
+{
+  fx_graph *g = build_everything ();
+  fx_node *ln = fx_graph_find_node (g, "native_layer_norm");
+  ln->meta.nn_module_stack[1].type = "evil\"}; digraph x {\\";
+  g->class_name = "<lambda> \"q\"";
+  char *dot = print_with (g, fx_graph_dump_dot);
+  assert_dot_balanced (dot);
+  g_assert_true (g_str_has_prefix (dot, "digraph \"<lambda> \\\"q\\\"\" {\n"));
+  g_assert_nonnull (strstr (dot, "subgraph cluster_0 {\n    label=\"L__self__: M\";"));
+  g_assert_nonnull (strstr (dot, "    subgraph cluster_1 {\n      label=\"L['self'].ln: evil\\\"}; digraph x {\\\\\";"));
+  g_assert_nonnull (strstr (dot, "[label=\"native_layer_norm\\ntorch.ops.aten.native_layer_norm.default\"]"));
+  g_assert_nonnull (strstr (dot, "[label=\"gelu\\ntorch.ops.aten.gelu.default\\nf32[8192, 4096]\"]"));
+  g_assert_nonnull (strstr (dot, " [label=\"f32[8192, 4096]\"];\n"));
+  free (dot);
+  fx_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -686,5 +935,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/print/dynamo", test_dynamo_code);
   g_test_add_func ("/ir/print/code-corners", test_code_corners);
   g_test_add_func ("/ir/print/readable-children", test_readable_children);
+  g_test_add_func ("/ir/json/round-trip", test_json_round_trip);
+  g_test_add_func ("/ir/json/errors", test_json_errors);
+  g_test_add_func ("/ir/dot", test_dot);
   return g_test_run ();
 }
