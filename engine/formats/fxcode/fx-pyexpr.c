@@ -11,26 +11,11 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-bool
-fx_py_is_name (const fx_pyparser *p, const fx_tok *t, const char *name)
-{
-  size_t n = strlen (name);
-  return t->kind == TK_NAME && t->len == n && memcmp (p->lx.text + t->off, name, n) == 0;
-}
-
-static const char *const keywords[] = {
-  "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
-  "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
-  "raise", "return", "try", "while", "with", "yield",
-};
-
 static bool
 is_keyword (const fx_pyparser *p, const fx_tok *t)
 {
-  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-    if (fx_py_is_name (p, t, keywords[i]))
-      return true;
-  return false;
+  (void) p;
+  return t->kind == TK_NAME && t->op != 0;
 }
 
 /* How a token is shown in a message: `'('`, `'name'`, `end of line`. */

@@ -117,6 +117,23 @@ is_digit (unsigned char c)
   return c >= '0' && c <= '9';
 }
 
+static const char *const keywords[] = {
+  "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
+  "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
+  "raise", "return", "try", "while", "with", "yield",
+};
+
+static uint8_t
+is_keyword (const char *s, size_t n)
+{
+  if (n < 2 || n > 8 || s[0] < 'a' || s[0] > 'y')
+    return 0;
+  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+    if (keywords[i][0] == s[0] && strlen (keywords[i]) == n && memcmp (keywords[i], s, n) == 0)
+      return 1;
+  return 0;
+}
+
 /* Consumes a line break at L->p ("\n", "\r\n" or "\r") and starts the next line. */
 static void
 newline (lexer *L)
@@ -261,70 +278,86 @@ lex_number (lexer *L)
   return FX_OK;
 }
 
-static const struct
-{
-  const char *text;
-  fx_op_kind op;
-} multi_ops[] = {
-  { "**=", OP_DSTAREQ }, { "//=", OP_DSLASHEQ }, { "<<=", OP_LSHIFTEQ }, { ">>=", OP_RSHIFTEQ }, { "...", OP_ELLIPSIS },
-  { "**", OP_DSTAR }, { "//", OP_DSLASH }, { "<<", OP_LSHIFT }, { ">>", OP_RSHIFT }, { "<=", OP_LESSEQUAL },
-  { ">=", OP_GREATEREQUAL }, { "==", OP_EQEQUAL }, { "!=", OP_NOTEQUAL }, { "->", OP_ARROW }, { "+=", OP_PLUSEQ },
-  { "-=", OP_MINUSEQ }, { "*=", OP_STAREQ }, { "/=", OP_SLASHEQ }, { "%=", OP_PERCENTEQ }, { "@=", OP_ATEQ },
-  { "&=", OP_AMPEREQ }, { "|=", OP_VBAREQ }, { "^=", OP_CIRCUMFLEXEQ }, { ":=", OP_WALRUS },
-};
-
+/* One operator token; the longest match wins, as in Python. */
 static fx_status
 lex_op (lexer *L)
 {
   const char *s = L->s + L->p;
   size_t left = L->n - L->p;
+  char c1 = left > 1 ? s[1] : '\0';
+  char c2 = left > 2 ? s[2] : '\0';
   fx_op_kind op = OP_NONE;
   size_t len = 1;
 
-  for (size_t i = 0; i < sizeof multi_ops / sizeof multi_ops[0]; i++)
+#define TWO(second, two_op, one_op) \
+  (c1 == (second) ? (len = 2, (two_op)) : (one_op))
+  switch (s[0])
     {
-      size_t n = strlen (multi_ops[i].text);
-      if (n <= left && memcmp (s, multi_ops[i].text, n) == 0)
-        {
-          op = multi_ops[i].op;
-          len = n;
-          break;
-        }
+    case '(': op = OP_LPAR; break;
+    case ')': op = OP_RPAR; break;
+    case '[': op = OP_LSQB; break;
+    case ']': op = OP_RSQB; break;
+    case '{': op = OP_LBRACE; break;
+    case '}': op = OP_RBRACE; break;
+    case ',': op = OP_COMMA; break;
+    case ';': op = OP_SEMI; break;
+    case '~': op = OP_TILDE; break;
+    case ':': op = TWO ('=', OP_WALRUS, OP_COLON); break;
+    case '.':
+      if (c1 == '.' && c2 == '.')
+        op = OP_ELLIPSIS, len = 3;
+      else
+        op = OP_DOT;
+      break;
+    case '@': op = TWO ('=', OP_ATEQ, OP_AT); break;
+    case '=': op = TWO ('=', OP_EQEQUAL, OP_EQUAL); break;
+    case '+': op = TWO ('=', OP_PLUSEQ, OP_PLUS); break;
+    case '%': op = TWO ('=', OP_PERCENTEQ, OP_PERCENT); break;
+    case '&': op = TWO ('=', OP_AMPEREQ, OP_AMPER); break;
+    case '|': op = TWO ('=', OP_VBAREQ, OP_VBAR); break;
+    case '^': op = TWO ('=', OP_CIRCUMFLEXEQ, OP_CIRCUMFLEX); break;
+    case '-':
+      op = c1 == '>' ? (len = 2, OP_ARROW) : TWO ('=', OP_MINUSEQ, OP_MINUS);
+      break;
+    case '!':
+      if (c1 == '=')
+        op = OP_NOTEQUAL, len = 2;
+      break;
+    case '*':
+      if (c1 == '*')
+        op = c2 == '=' ? (len = 3, OP_DSTAREQ) : (len = 2, OP_DSTAR);
+      else
+        op = TWO ('=', OP_STAREQ, OP_STAR);
+      break;
+    case '/':
+      if (c1 == '/')
+        op = c2 == '=' ? (len = 3, OP_DSLASHEQ) : (len = 2, OP_DSLASH);
+      else
+        op = TWO ('=', OP_SLASHEQ, OP_SLASH);
+      break;
+    case '<':
+      if (c1 == '<')
+        op = c2 == '=' ? (len = 3, OP_LSHIFTEQ) : (len = 2, OP_LSHIFT);
+      else
+        op = TWO ('=', OP_LESSEQUAL, OP_LESS);
+      break;
+    case '>':
+      if (c1 == '>')
+        op = c2 == '=' ? (len = 3, OP_RSHIFTEQ) : (len = 2, OP_RSHIFT);
+      else
+        op = TWO ('=', OP_GREATEREQUAL, OP_GREATER);
+      break;
+    default:
+      break;
     }
+#undef TWO
   if (op == OP_NONE)
-    switch (s[0])
-      {
-      case '(': op = OP_LPAR; break;
-      case ')': op = OP_RPAR; break;
-      case '[': op = OP_LSQB; break;
-      case ']': op = OP_RSQB; break;
-      case '{': op = OP_LBRACE; break;
-      case '}': op = OP_RBRACE; break;
-      case ',': op = OP_COMMA; break;
-      case ':': op = OP_COLON; break;
-      case '.': op = OP_DOT; break;
-      case ';': op = OP_SEMI; break;
-      case '@': op = OP_AT; break;
-      case '=': op = OP_EQUAL; break;
-      case '+': op = OP_PLUS; break;
-      case '-': op = OP_MINUS; break;
-      case '*': op = OP_STAR; break;
-      case '/': op = OP_SLASH; break;
-      case '%': op = OP_PERCENT; break;
-      case '&': op = OP_AMPER; break;
-      case '|': op = OP_VBAR; break;
-      case '^': op = OP_CIRCUMFLEX; break;
-      case '~': op = OP_TILDE; break;
-      case '<': op = OP_LESS; break;
-      case '>': op = OP_GREATER; break;
-      default:
-        {
-          unsigned char c = (unsigned char) s[0];
-          if (c >= 0x20 && c < 0x7f)
-            return lex_error (L, L->p, "invalid character '%c'", c);
-          return lex_error (L, L->p, "invalid character (byte 0x%02x)", c);
-        }
-      }
+    {
+      unsigned char c = (unsigned char) s[0];
+      if (c >= 0x20 && c < 0x7f)
+        return lex_error (L, L->p, "invalid character '%c'", c);
+      return lex_error (L, L->p, "invalid character (byte 0x%02x)", c);
+    }
 
   if (op == OP_LPAR || op == OP_LSQB || op == OP_LBRACE)
     {
@@ -515,7 +548,8 @@ fx_py_tokenize (fx_lexed *lx, const char *text, size_t len, const char *filename
             }
           if (L.p < L.n && (unsigned char) L.s[L.p] >= 0x80)
             return lex_error (&L, L.p, "non-ASCII identifiers are not supported");
-          push (&L, TK_NAME, start, n);
+          fx_tok *nt = push (&L, TK_NAME, start, n);
+          nt->op = is_keyword (L.s + start, n);
           continue;
         }
       if (is_digit (c) || (c == '.' && L.p + 1 < L.n && is_digit ((unsigned char) L.s[L.p + 1])))

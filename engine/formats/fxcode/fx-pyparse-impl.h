@@ -42,7 +42,7 @@ typedef enum
 typedef struct
 {
   uint8_t kind;        /* fx_tok_kind */
-  uint8_t op;          /* fx_op_kind for TK_OP */
+  uint8_t op;          /* fx_op_kind for TK_OP; for TK_NAME, 1 when the name is a Python keyword */
   uint32_t off;        /* byte offset of the first character */
   uint32_t len;
   uint32_t line;       /* 1-based */
@@ -167,7 +167,14 @@ fx_py_is_op (const fx_tok *t, fx_op_kind op)
   return t->kind == TK_OP && t->op == op;
 }
 
-bool fx_py_is_name (const fx_pyparser *p, const fx_tok *t, const char *name);
+/* Inline so that strlen of a literal folds: this runs for nearly every token. */
+static inline bool
+fx_py_is_name (const fx_pyparser *p, const fx_tok *t, const char *name)
+{
+  size_t n = __builtin_strlen (name);
+  return t->kind == TK_NAME && t->len == n && p->lx.text[t->off] == name[0]
+         && __builtin_memcmp (p->lx.text + t->off, name, n) == 0;
+}
 /* Sets a located FX_ERR_PARSE at tok; returns FX_ERR_PARSE. */
 fx_status fx_py_error (fx_pyparser *p, const fx_tok *tok, const char *fmt, ...) FX_PRINTF (3, 4);
 fx_status fx_py_expect_op (fx_pyparser *p, fx_op_kind op, const char *what);
