@@ -671,7 +671,7 @@ parse_subscript_item (fx_pyparser *p, fx_expr **out)
 }
 
 static fx_status
-parse_call_args (fx_pyparser *p, fx_expr *call)
+parse_call_args_inner (fx_pyparser *p, fx_expr *call, fx_py_map *seen_map)
 {
   expr_vec args = { 0 };
   const char **names = NULL;
@@ -703,9 +703,24 @@ parse_call_args (fx_pyparser *p, fx_expr *call)
           if (is_keyword (p, t))
             return fx_py_error (p, t, "a keyword cannot be an argument name");
           names[n_kw] = fx_arena_strndup (p->arena, p->lx.text + t->off, t->len);
-          for (size_t i = 0; i < n_kw; i++)
-            if (strcmp (names[i], names[n_kw]) == 0)
-              return fx_py_error (p, t, "keyword argument '%s' repeated", names[n_kw]);
+          /* A linear check for the usual handful; a map beyond, so huge calls stay linear. */
+          bool repeated = false;
+          if (n_kw < 16)
+            {
+              for (size_t i = 0; i < n_kw; i++)
+                repeated = repeated || strcmp (names[i], names[n_kw]) == 0;
+            }
+          else
+            {
+              bool fresh;
+              if (n_kw == 16)
+                for (size_t i = 0; i < n_kw; i++)
+                  fx_py_map_insert (seen_map, names[i], strlen (names[i]), &fresh);
+              fx_py_map_insert (seen_map, names[n_kw], t->len, &fresh);
+              repeated = !fresh;
+            }
+          if (repeated)
+            return fx_py_error (p, t, "keyword argument '%s' repeated", names[n_kw]);
           fx_py_next (p);
           fx_py_next (p);
           fx_status st = fx_py_parse_test (p, &values[n_kw]);
@@ -742,6 +757,15 @@ parse_call_args (fx_pyparser *p, fx_expr *call)
   call->kw_values = values;
   call->n_kw = n_kw;
   return FX_OK;
+}
+
+static fx_status
+parse_call_args (fx_pyparser *p, fx_expr *call)
+{
+  fx_py_map seen = { 0 };
+  fx_status st = parse_call_args_inner (p, call, &seen);
+  fx_py_map_free (&seen);
+  return st;
 }
 
 static fx_status

@@ -945,6 +945,44 @@ check_dead_values (fn_ctx *c, fx_expr **targets, size_t n)
   return FX_OK;
 }
 
+/* _PyTreeCodeGen's prologue `x, y, = fx_pytree.tree_flatten_spec(([x, y], {}), self._in_spec)`. */
+static bool
+is_pytree_flatten (fx_pyparser *p, const fx_expr *value)
+{
+  if (value->kind != E_CALL)
+    return false;
+  char *callee = fx_py_dotted_name (p, value->a, p->arena);
+  return callee != NULL && (strcmp (callee, "fx_pytree.tree_flatten_spec") == 0
+                            || strcmp (callee, "pytree.tree_leaves") == 0);
+}
+
+/* The flattened names are the parameters themselves: nothing to build, but they must be parameters. */
+static fx_status
+check_flatten_targets (fn_ctx *c, const fx_expr *targets)
+{
+  for (size_t i = 0; i < targets->n; i++)
+    {
+      const fx_expr *t = targets->items[i];
+      binding *b = t->kind == E_NAME ? env_lookup (c, t->s, t->slen) : NULL;
+      if (b == NULL || b->param < 0)
+        return fx_py_error (c->p, expr_tok (c->p, t), "the pytree prologue binds '%s', which is not a parameter",
+                            fx_py_expr_text (c->p, t, c->p->arena));
+    }
+  return FX_OK;
+}
+
+/* _PyTreeCodeGen's `x: "f32[2]"; y: "f32[3]"; `: a parameter's annotation on its own. */
+static fx_status
+annotate_param (fn_ctx *c, const fx_expr *target, fx_expr *annot)
+{
+  binding *b = target->kind == E_NAME ? env_lookup (c, target->s, target->slen) : NULL;
+  if (b == NULL || b->param < 0 || c->materialized)
+    return fx_py_error (c->p, expr_tok (c->p, target),
+                        "an annotation without a value must name a parameter (before the first node)");
+  c->params[b->param].annot = annot;
+  return FX_OK;
+}
+
 static bool
 starts_compound_kw (const fx_pyparser *p, const fx_tok *t)
 {
@@ -977,7 +1015,13 @@ parse_small_statement (fn_ctx *c)
       if (n->kind != TK_NEWLINE && n->kind != TK_COMMENT && n->kind != TK_EOF && !fx_py_is_op (n, OP_SEMI))
         {
           fx_expr *e;
-          if ((st = fx_py_parse_testlist (p, &e)) != FX_OK || (st = eval_arg (p, c, e, &value)) != FX_OK)
+          if ((st = fx_py_parse_testlist (p, &e)) != FX_OK)
+            return st;
+          /* _PyTreeCodeGen: return pytree.tree_unflatten((add,), self._out_spec) */
+          char *callee = e->kind == E_CALL ? fx_py_dotted_name (p, e->a, p->arena) : NULL;
+          if (callee != NULL && strcmp (callee, "pytree.tree_unflatten") == 0 && e->n == 2 && e->n_kw == 0)
+            e = e->items[0];
+          if ((st = eval_arg (p, c, e, &value)) != FX_OK)
             return st;
         }
       fx_node *out = fx_graph_output (c->g, value);
@@ -1002,6 +1046,10 @@ parse_small_statement (fn_ctx *c)
   if ((st = fx_py_parse_testlist (p, &lhs)) != FX_OK)
     return st;
   const fx_tok *op = fx_py_peek (p);
+  /* FX_GRAPH_SHOW_META=1 writes each node's meta as a string statement: not part of the graph. */
+  if (lhs->kind == E_STR && (op->kind == TK_NEWLINE || op->kind == TK_COMMENT || op->kind == TK_EOF
+                             || fx_py_is_op (op, OP_SEMI)))
+    return FX_OK;
 
   if (fx_py_is_op (op, OP_COLON) || fx_py_is_op (op, OP_EQUAL))
     {
@@ -1013,8 +1061,11 @@ parse_small_statement (fn_ctx *c)
       if (fx_py_is_op (op, OP_COLON))
         {
           fx_py_next (p);
-          if ((st = fx_py_parse_test (p, &annot)) != FX_OK || (st = fx_py_expect_op (p, OP_EQUAL, NULL)) != FX_OK)
+          if ((st = fx_py_parse_test (p, &annot)) != FX_OK)
             return st;
+          if (!fx_py_is_op (fx_py_peek (p), OP_EQUAL))
+            return annotate_param (c, lhs, annot);
+          fx_py_next (p);
           if ((st = fx_py_parse_testlist (p, &value)) != FX_OK)
             return st;
         }
@@ -1033,6 +1084,8 @@ parse_small_statement (fn_ctx *c)
                 return st;
             }
         }
+      if (n_targets == 1 && annot == NULL && lhs->kind == E_TUPLE && is_pytree_flatten (p, value))
+        return check_flatten_targets (c, lhs);
       for (size_t i = 0; i < n_targets; i++)
         if (targets[i]->kind != E_NAME && !(n_targets == 1 && targets[i]->kind == E_SUBSCRIPT && annot == NULL))
           return fx_py_error (p, expr_tok (p, targets[i]), "the target of an assignment must be a name in FX code");

@@ -690,6 +690,23 @@ test_misc_forms (void)
                 "        )\n", "expanded.py");
   g_assert_cmpuint (g->n_nodes, ==, 3);
   fx_graph_free (g);
+
+  /* torch.export's pytree codegen, and FX_GRAPH_SHOW_META's string statements */
+  g = parse_ok ("class GraphModule(torch.nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        x: \"f32[2, 4]\"; y: \"f32[2, 4]\"; \n"
+                "\n"
+                "        x, y, = fx_pytree.tree_flatten_spec(([x, y], {}), self._in_spec)\n"
+                "        \"\"\"\n"
+                "        seq_nr: '3'\n"
+                "        \"\"\"\n"
+                "        add: \"f32[2, 4]\" = torch.ops.aten.add.Tensor(x, y);  x = y = None\n"
+                "        return pytree.tree_unflatten((add,), self._out_spec)\n", "export.py");
+  g_assert_cmpint (node (g, "x")->meta.val.kind, ==, FX_VAL_TENSOR);
+  g_assert_cmpint (node (g, "y")->meta.val.tensor.sizes[1].value, ==, 4);
+  g_assert_cmpint (fx_graph_output_node (g)->args[0].kind, ==, FX_ARG_TUPLE);
+  g_assert_cmpuint (g->n_nodes, ==, 4);
+  fx_graph_free (g);
 }
 
 /* ---------------------------------------------------------------- bad input */
@@ -737,6 +754,9 @@ static const bad_case bad_cases[] = {
   { "bad-escape", "def forward(self, x):\n    a = torch.foo(x, '\\x4')\n    return a\n", 2, 22, "truncated \\xXX" },
   { "second-forward", "def forward(self, x):\n    return x\ndef forward(self, y):\n    return y\n", 3, 5, "second forward" },
   { "load-args-unknown-storage", "def forward(self, x):\n    return x\ndef load_args(reader):\n    reader.tensor(buf9, (2,))  # x\n", 4, 19, "storage 'buf9' is not defined" },
+  { "repeated-kwarg", "def forward(self, x):\n    a = torch.foo(x, k0 = 1, dim = 2, k0 = 3)\n    return a\n", 2, 39,
+    "keyword argument 'k0' repeated" },
+  { "repeated-kwarg-many", "def forward(self, x):\n    a = torch.foo(x, k0 = 0, k1 = 1, k2 = 2, k3 = 3, k4 = 4, k5 = 5, k6 = 6, k7 = 7, k8 = 8, k9 = 9, k10 = 10, k11 = 11, k12 = 12, k13 = 13, k14 = 14, k15 = 15, k16 = 16, k17 = 17, k3 = 9)\n    return a\n", 2, 182, "keyword argument 'k3' repeated" },
   { "number", "def forward(self, x):\n    a = torch.foo(x, 12abc)\n    return a\n", 2, 24, "invalid character 'a' in number" },
 };
 
