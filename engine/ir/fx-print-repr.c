@@ -1,6 +1,7 @@
 /* fx-print-repr.c: argument and target renderings byte-exact with CPython repr()/str() and FX's three formatters. */
 #include "fx-print-impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,12 @@ fx_py_float_repr (double value, fx_buf *out)
       return;
     }
 
-  /* Correctly rounded %e at increasing precision: the first that round-trips is the shortest. */
-  for (int prec = 1; prec <= 17; prec++)
+  /* Correctly rounded %e. Any double whose shortest form has k <= 15 digits (DBL_DIG) rounds to exactly that
+     form padded with zeros at 15 digits, so one try at 15 digits plus stripping zeros finds it; otherwise the
+     shortest has 16 or 17 digits, and the nearest such string is the one to try. Subnormals carry fewer
+     digits than DBL_DIG, so they search every precision. */
+  int first = fabs (value) < DBL_MIN ? 1 : 15;
+  for (int prec = first; prec <= 17; prec++)
     {
       snprintf (buf, sizeof buf, "%.*e", prec - 1, value);
       if (strtod (buf, NULL) == value)

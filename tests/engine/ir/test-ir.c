@@ -2,6 +2,8 @@
    (tabular, Graph.__str__, GraphModule.code, print_readable, JSON, dot) against PyTorch's exact output. */
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fx/ir.h"
@@ -131,6 +133,42 @@ test_float_repr (void)
   check_float (-3.4028234663852886e+38, "-3.4028234663852886e+38");
   check_float (1.1754943508222875e-38, "1.1754943508222875e-38");
   check_float (0.30000000000000004, "0.30000000000000004");
+  check_float (2.2250738585072014e-308, "2.2250738585072014e-308");
+  check_float (2.225073858507201e-308, "2.225073858507201e-308");
+
+  /* Random bit patterns: the text reads back to the same double and has as few digits as the shortest
+     correctly rounded %e that does (the reference search over every precision). */
+  for (int i = 0; i < 20000; i++)
+    {
+      uint64_t bits = ((uint64_t) g_test_rand_int () << 32) | (uint32_t) g_test_rand_int ();
+      double v;
+      memcpy (&v, &bits, sizeof v);
+      if (!isfinite (v) || v == 0.0)
+        continue;
+      fx_buf b;
+      fx_buf_init (&b);
+      fx_py_float_repr (v, &b);
+      g_assert_true (strtod (b.data, NULL) == v);
+      /* significant digits: the mantissa's digits without leading and trailing zeros */
+      char digits[64];
+      int nd = 0;
+      for (const char *p = b.data; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9' && (nd > 0 || *p != '0'))
+          digits[nd++] = *p;
+      while (nd > 0 && digits[nd - 1] == '0')
+        nd--;
+      char ref[64];
+      int prec;
+      for (prec = 1; prec <= 17; prec++)
+        {
+          snprintf (ref, sizeof ref, "%.*e", prec - 1, v);
+          if (strtod (ref, NULL) == v)
+            break;
+        }
+      if (nd != prec)
+        g_error ("%s has %d digits, the shortest has %d (%s)", b.data, nd, prec, ref);
+      fx_buf_free (&b);
+    }
 }
 
 static void
