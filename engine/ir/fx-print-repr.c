@@ -453,7 +453,7 @@ fx_print_target_str (const fx_target *target, fx_buf *out)
         else if (mlen == 5 && strncmp (name, "torch", 5) == 0)
           fx_buf_printf (out, "<built-in method %s of type object at " FAKE_ADDRESS ">", leaf);
         else if (mlen > 9 && strncmp (name, "torch._C.", 9) == 0)
-          fx_buf_printf (out, "<built-in method %s of PyCapsule object at " FAKE_ADDRESS ">", leaf);
+          fx_buf_printf (out, "<built-in function %s>", leaf); /* bound to a C module: no self shown */
         else
           fx_buf_printf (out, "<function %s at " FAKE_ADDRESS ">", leaf);
         break;
