@@ -1547,7 +1547,10 @@ fx_parse_fx_code (const char *text, size_t len, const char *filename, fx_graph *
 {
   fx_pyparser p;
   fx_status st;
+  fx_diag local;
 
+  if (diag == NULL)
+    diag = &local;
   *out = NULL;
   fx_diag_clear (diag);
   memset (&p, 0, sizeof p);
@@ -1608,6 +1611,10 @@ fx_parse_fx_file (const char *path, fx_graph **out, fx_diag *diag)
 {
   char *data = NULL;
   size_t len = 0;
+  fx_diag local;
+
+  if (diag == NULL)
+    diag = &local;
   *out = NULL;
   fx_diag_clear (diag);
   fx_status st = fx_file_read (path, &data, &len, diag);
@@ -1616,4 +1623,26 @@ fx_parse_fx_file (const char *path, fx_graph **out, fx_diag *diag)
   st = fx_parse_fx_code (data, len, path, out, diag);
   free (data);
   return st;
+}
+
+static void
+readable_opts (const fx_graph *graph, fx_readable_opts *opts, int depth)
+{
+  fx_graph_foreach_node (graph, n)
+    if (n->meta.val.kind == FX_VAL_TENSOR)
+      {
+        opts->include_stride = opts->include_stride || n->meta.val.tensor.strides != NULL;
+        opts->include_device = opts->include_device || n->meta.val.tensor.has_device;
+      }
+  if (depth < 64)
+    for (size_t i = 0; i < graph->n_children; i++)
+      readable_opts (graph->children[i].graph, opts, depth + 1);
+}
+
+void
+fx_parse_readable_opts (const fx_graph *graph, fx_readable_opts *opts)
+{
+  opts->include_stride = false;
+  opts->include_device = false;
+  readable_opts (graph, opts, 0);
 }

@@ -77,14 +77,10 @@ with_newline (char *s)
 static void
 detect_opts (const fx_graph *g, bool *stride, bool *device)
 {
-  fx_graph_foreach_node (g, n)
-    if (n->meta.val.kind == FX_VAL_TENSOR)
-      {
-        *stride = *stride || n->meta.val.tensor.strides != NULL;
-        *device = *device || n->meta.val.tensor.has_device;
-      }
-  for (size_t i = 0; i < g->n_children; i++)
-    detect_opts (g->children[i].graph, stride, device);
+  fx_readable_opts opts;
+  fx_parse_readable_opts (g, &opts);
+  *stride = opts.include_stride;
+  *device = opts.include_device;
 }
 
 /* "at 0x7f3a..." (an object address in print_tabular's str(target)) differs between runs. */
