@@ -1537,6 +1537,12 @@ parse_module (fx_pyparser *p)
               continue;
             }
         }
+      if (fx_py_is_name (p, t, "args") && fx_py_is_op (fx_py_peek_at (p, 1), OP_EQUAL))
+        {
+          if ((st = fx_py_parse_args_list (p)) != FX_OK)
+            return st;
+          continue;
+        }
       if ((st = fx_py_skip_statement (p)) != FX_OK)
         return st;
     }
@@ -1571,6 +1577,14 @@ fx_parse_fx_code (const char *text, size_t len, const char *filename, fx_graph *
   if (st == FX_OK)
     {
       fx_graph *g = p.root;
+      if (p.n_inputs > 0 && p.inputs_unnamed && p.n_inputs == fx_graph_count_op (g, FX_OP_PLACEHOLDER))
+        {
+          /* an `args = [...]` list is positional: its inputs are the placeholders, in order */
+          size_t i = 0;
+          fx_graph_foreach_node (g, n)
+            if (n->op == FX_OP_PLACEHOLDER)
+              p.inputs[i++].name = n->name;
+        }
       if (p.n_inputs > 0)
         {
           g->inputs = fx_arena_alloc (g->arena, p.n_inputs * sizeof *g->inputs);

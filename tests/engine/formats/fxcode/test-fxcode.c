@@ -584,6 +584,7 @@ test_repro (void)
     "        self._param_constant0 = torch.nn.Parameter(torch.randn([10, 20], dtype=torch.float16))\n"
     "        self.small = torch.tensor([1.0, 2.0])\n"
     "        self.whatever = lambda x: x\n"
+    "        self.true_graph_0 = <lambda>()\n"
     "\n"
     "\n"
     "\n"
@@ -611,8 +612,14 @@ test_repro (void)
   g_assert_cmpstr (g->class_name, ==, "Repro");
   g_assert_cmpuint (fx_graph_count_op (g, FX_OP_PLACEHOLDER), ==, 3);
 
-  /* the lambda is Python this reader does not model: skipped */
-  g_assert_cmpuint (g->n_attrs, ==, 4);
+  /* Python this reader does not model is kept as text; a child GraphModule's `<lambda>()` is a submodule */
+  g_assert_cmpuint (g->n_attrs, ==, 6);
+  g_assert_cmpstr (g->attrs[4].name, ==, "whatever");
+  g_assert_cmpint (g->attrs[4].kind, ==, FX_ATTR_OTHER);
+  g_assert_cmpstr (g->attrs[4].text, ==, "lambda x: x");
+  g_assert_cmpstr (g->attrs[5].name, ==, "true_graph_0");
+  g_assert_cmpint (g->attrs[5].kind, ==, FX_ATTR_MODULE);
+  g_assert_cmpstr (g->attrs[5].text, ==, "<lambda>()");
   g_assert_cmpstr (g->attrs[0].name, ==, "fc");
   g_assert_cmpint (g->attrs[0].kind, ==, FX_ATTR_MODULE);
   g_assert_cmpstr (g->attrs[0].text, ==, "Linear(in_features=4, out_features=4, bias=True).cuda()");
@@ -651,6 +658,34 @@ test_repro (void)
   g_assert_cmpstr (a1->storage, ==, "0123abcd");
   g_assert_cmpstr (g->inputs[3].name, ==, "arg2_1");
   g_assert_cmpint (g->inputs[3].kind, ==, FX_INPUT_OTHER);
+  fx_graph_free (g);
+}
+
+/* The older repro.py layout: inputs as `args = [(shape, stride, dtype, device), ...]`, named by position. */
+static void
+test_repro_args_list (void)
+{
+  const char *src =
+    "from torch.nn import *\n"
+    "class Repro(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "\n"
+    "    def forward(self, primals_1, primals_2):\n"
+    "        mm = torch.ops.aten.mm.default(primals_1, primals_2);  primals_1 = primals_2 = None\n"
+    "        return [mm]\n"
+    "        \n"
+    "args = [((4, 8), (8, 1), torch.float32, 'cuda'), ((8, 2), (1, 8), torch.float16, 'cpu')]\n"
+    "args = [rand_strided(sh, st, dt, dev) for (sh, st, dt, dev) in args]\n"
+    "mod = make_fx(Repro(), tracing_mode='real')(*args)\n";
+  fx_graph *g = parse_ok (src, "old_repro.py");
+  g_assert_cmpuint (g->n_inputs, ==, 2);
+  g_assert_cmpstr (g->inputs[0].name, ==, "primals_1");
+  g_assert_cmpint (g->inputs[0].val.tensor.device.type, ==, FX_DEVICE_CUDA);
+  g_assert_cmpstr (g->inputs[1].name, ==, "primals_2");
+  g_assert_cmpint (g->inputs[1].val.tensor.dtype, ==, FX_DTYPE_F16);
+  g_assert_cmpint (g->inputs[1].val.tensor.strides[1].value, ==, 8);
+  g_assert_cmpint (fx_graph_output_node (g)->args[0].kind, ==, FX_ARG_LIST);
   fx_graph_free (g);
 }
 
@@ -903,6 +938,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fxcode/forms/children", test_children);
   g_test_add_func ("/fxcode/forms/comments-inplace", test_comments_and_inplace);
   g_test_add_func ("/fxcode/forms/repro", test_repro);
+  g_test_add_func ("/fxcode/forms/repro-args-list", test_repro_args_list);
   g_test_add_func ("/fxcode/forms/misc", test_misc_forms);
   for (size_t i = 0; i < G_N_ELEMENTS (bad_cases); i++)
     {
