@@ -578,7 +578,7 @@ fx_py_tokenize (fx_lexed *lx, const char *text, size_t len, const char *filename
       /* Point at the bracket that was never closed. */
       L.line = L.brackets[L.n_brackets - 1].line;
       L.line_start = L.brackets[L.n_brackets - 1].off - (L.brackets[L.n_brackets - 1].col - 1);
-      return lex_error (&L, L.brackets[L.n_brackets - 1].off, "'%s' was never closed (the file ends inside it)",
+      return lex_error (&L, L.brackets[L.n_brackets - 1].off, "'%s' was never closed",
                         op_texts[L.brackets[L.n_brackets - 1].op]);
     }
   if (lx->n_toks > 0)
