@@ -57,6 +57,9 @@ typedef struct
   fx_tok *toks;
   size_t n_toks;
   size_t cap;
+  fx_tok *bcomments;     /* comments inside brackets (expanded_def descriptors), in source order */
+  size_t n_bcomments;
+  size_t cap_bcomments;
 } fx_lexed;
 
 /* Tokenizes text as Python does (INDENT/DEDENT, implicit line joining, all string forms).
@@ -70,6 +73,9 @@ void fx_py_locate (const fx_lexed *lx, const fx_tok *tok, fx_diag *diag);
 bool fx_py_decode_string (const fx_lexed *lx, const fx_tok *tok, fx_arena *arena, char **out, size_t *out_len,
                           const char **err);
 const char *fx_py_op_text (fx_op_kind op);
+/* The comment inside brackets on the given line after offset `after` (expanded_def's `# PlainAOTInput(idx=0)`),
+   or NULL. */
+const fx_tok *fx_py_bracket_comment (const fx_lexed *lx, uint32_t line, uint32_t after);
 
 /* ---------------------------------------------------------------- expressions */
 

@@ -16,6 +16,7 @@ typedef struct
   fx_expr *annot;
   fx_expr *defval;
   const char *rename;      /* from `name = target` at the top of the body */
+  const fx_tok *desc;      /* expanded_def's `# PlainAOTInput(idx=0)` after the parameter */
 } param;
 
 typedef struct
@@ -663,6 +664,19 @@ make_node (fn_ctx *c, const fx_tok *name_tok, fx_opcode op, fx_target target, co
   return set_annotation (c, node, annot);
 }
 
+/* A comment's text without the '#' and the spaces around it. */
+static const char *
+comment_text (fx_pyparser *p, const fx_tok *t)
+{
+  const char *s = p->lx.text + t->off + 1;
+  const char *e = p->lx.text + t->off + t->len;
+  while (s < e && (*s == ' ' || *s == '\t'))
+    s++;
+  while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+    e--;
+  return fx_arena_strndup (p->arena, s, (size_t) (e - s));
+}
+
 /* Creates the placeholder nodes, in signature order, with the names the `name = target` lines gave them. */
 static fx_status
 materialize (fn_ctx *c)
@@ -695,6 +709,8 @@ materialize (fn_ctx *c)
           *node->default_value = fx_arg_copy (c->g->arena, &v);
         }
       set_annotation (c, node, pa->annot);
+      if (pa->desc != NULL)
+        fx_meta_set_extra (c->g, &node->meta, "desc", comment_text (c->p, pa->desc));
     }
   return FX_OK;
 }
@@ -1012,6 +1028,7 @@ parse_small_statement (fn_ctx *c)
       fx_py_next (p);
       const fx_tok *n = fx_py_peek (p);
       fx_arg value = fx_arg_none ();
+      fx_expr *ret_expr = NULL;
       if (n->kind != TK_NEWLINE && n->kind != TK_COMMENT && n->kind != TK_EOF && !fx_py_is_op (n, OP_SEMI))
         {
           fx_expr *e;
@@ -1021,10 +1038,32 @@ parse_small_statement (fn_ctx *c)
           char *callee = e->kind == E_CALL ? fx_py_dotted_name (p, e->a, p->arena) : NULL;
           if (callee != NULL && strcmp (callee, "pytree.tree_unflatten") == 0 && e->n == 2 && e->n_kw == 0)
             e = e->items[0];
+          ret_expr = e;
           if ((st = eval_arg (p, c, e, &value)) != FX_OK)
             return st;
         }
       fx_node *out = fx_graph_output (c->g, value);
+      if (ret_expr != NULL && (ret_expr->kind == E_TUPLE || ret_expr->kind == E_LIST) && ret_expr->n > 0)
+        {
+          /* expanded_def: one `# PlainAOTOutput(idx=0)` per returned value; meta['desc'] is their list */
+          fx_buf descs;
+          fx_buf_init (&descs);
+          fx_buf_putc (&descs, '[');
+          bool all = true;
+          for (size_t i = 0; i < ret_expr->n && all; i++)
+            {
+              const fx_tok *first = &p->lx.toks[ret_expr->items[i]->tok_first];
+              const fx_tok *d = fx_py_bracket_comment (&p->lx, first->line, first->off);
+              if (d == NULL)
+                all = false;
+              else
+                fx_buf_printf (&descs, "%s%s", i ? ", " : "", comment_text (p, d));
+            }
+          fx_buf_putc (&descs, ']');
+          if (all)
+            fx_meta_set_extra (c->g, &out->meta, "desc", descs.data);
+          fx_buf_free (&descs);
+        }
       if (c->ret_annot != NULL)
         out->type_expr = fx_py_expr_text (p, c->ret_annot, c->g->arena);
       c->returned = true;
@@ -1213,6 +1252,7 @@ parse_function (fx_pyparser *p, fx_graph *g)
         }
       fx_py_next (p);
       param pa = { .tok = t };
+      pa.desc = fx_py_bracket_comment (&p->lx, t->line, t->off);
       pa.raw = tok_str (p, t);
       pa.target = fx_arena_printf (p->arena, "%s%s", stars, pa.raw);
       if (fx_py_is_op (fx_py_peek (p), OP_COLON))

@@ -720,6 +720,8 @@ test_misc_forms (void)
                 "            sin,  # PlainAOTOutput(idx=0)\n"
                 "        )\n", "expanded.py");
   g_assert_cmpuint (g->n_nodes, ==, 3);
+  g_assert_cmpstr (fx_meta_get_extra (&node (g, "x")->meta, "desc"), ==, "PlainAOTInput(idx=0)");
+  g_assert_cmpstr (fx_meta_get_extra (&fx_graph_output_node (g)->meta, "desc"), ==, "[PlainAOTOutput(idx=0)]");
   fx_graph_free (g);
 
   /* torch.export's pytree codegen, and FX_GRAPH_SHOW_META's string statements */
