@@ -762,17 +762,12 @@ lower_value (fn_ctx *c, const fx_tok *name_tok, fx_expr *annot, fx_expr *value)
         fx_arg *a;
         size_t n;
         fx_kwarg *kw;
+        /* self.sub.fc(x), getattr(self.layers, "0")(x) */
         char *path = self_path (p, callee);
-        if (path != NULL && path[0] != '\0' && callee->kind != E_CALL)
+        if (path != NULL && path[0] == '\0')
+          return fx_py_error (p, expr_tok (p, callee), "calling the module itself is not FX code");
+        if (path != NULL)
           {
-            if ((st = eval_call_args (c, value, NULL, &a, &n, &kw)) != FX_OK)
-              return st;
-            return make_node (c, name_tok, FX_OP_CALL_MODULE, fx_target_str (path), a, n, kw, value->n_kw, annot,
-                              &node);
-          }
-        if (path != NULL && path[0] != '\0')
-          {
-            /* getattr(self.layers, "0")(x) */
             if ((st = eval_call_args (c, value, NULL, &a, &n, &kw)) != FX_OK)
               return st;
             return make_node (c, name_tok, FX_OP_CALL_MODULE, fx_target_str (path), a, n, kw, value->n_kw, annot,
