@@ -765,6 +765,12 @@ test_misc_forms (void)
   g_assert_cmpuint (g->n_nodes, ==, 0);
   fx_graph_free (g);
 
+  /* placeholders only: FX prints `pass` for a body without statements */
+  g = parse_ok ("def forward(self, x, y):\n    pass\n", "placeholders.py");
+  g_assert_cmpuint (g->n_nodes, ==, 2);
+  g_assert_null (fx_graph_output_node (g));
+  fx_graph_free (g);
+
   g = parse_ok ("def forward(self, x, y = 2, *args) -> torch.Tensor:\n"
                 "\tadd = x + \\\n"
                 "\t  y\n"
