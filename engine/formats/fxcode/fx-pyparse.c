@@ -1583,6 +1583,19 @@ parse_module (fx_pyparser *p)
     }
 }
 
+/* "V1121 16:41:15.923000 1273 torch/...": glog's record prefix, as every TORCH_LOGS/TORCH_TRACE line has. */
+static bool
+looks_like_glog (const char *t, size_t n)
+{
+  static const char shape[] = "X0000 00:00:00";
+  if (t == NULL || n < sizeof shape - 1 || strchr ("VIWEF", t[0]) == NULL || t[0] == '\0')
+    return false;
+  for (size_t i = 1; i < sizeof shape - 1; i++)
+    if (shape[i] == '0' ? (t[i] < '0' || t[i] > '9') : t[i] != shape[i])
+      return false;
+  return true;
+}
+
 fx_status
 fx_parse_fx_code (const char *text, size_t len, const char *filename, fx_graph **out, fx_diag *diag)
 {
@@ -1598,6 +1611,15 @@ fx_parse_fx_code (const char *text, size_t len, const char *filename, fx_graph *
   p.diag = diag;
   if (text == NULL)
     len = 0;
+  if (looks_like_glog (text, len))
+    {
+      /* A TORCH_LOGS or TORCH_TRACE file: the graphs are inside its records, which the trace importer reads. */
+      fx_diag_set (diag, FX_ERR_PARSE, "this is a PyTorch log (TORCH_LOGS/TORCH_TRACE), not FX code: "
+                                       "import it with `fxwb import`");
+      const char *eol = memchr (text, '\n', len);
+      fx_diag_locate (diag, filename ? filename : "<string>", 1, 1, text, eol ? (size_t) (eol - text) : len);
+      return FX_ERR_PARSE;
+    }
   st = fx_py_tokenize (&p.lx, text ? text : "", len, filename, diag);
   if (st != FX_OK)
     {

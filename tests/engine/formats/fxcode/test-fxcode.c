@@ -864,6 +864,8 @@ static const bad_case bad_cases[] = {
   { "repeated-kwarg", "def forward(self, x):\n    a = torch.foo(x, k0 = 1, dim = 2, k0 = 3)\n    return a\n", 2, 39,
     "keyword argument 'k0' repeated" },
   { "repeated-kwarg-many", "def forward(self, x):\n    a = torch.foo(x, k0 = 0, k1 = 1, k2 = 2, k3 = 3, k4 = 4, k5 = 5, k6 = 6, k7 = 7, k8 = 8, k9 = 9, k10 = 10, k11 = 11, k12 = 12, k13 = 13, k14 = 14, k15 = 15, k16 = 16, k17 = 17, k3 = 9)\n    return a\n", 2, 182, "keyword argument 'k3' repeated" },
+  { "torch-logs", "V1121 16:41:15.923000 1273 torch/_dynamo/output_graph.py:2417] [0/0] [__graph_code] TRACED GRAPH\n",
+    1, 1, "not FX code: import it" },
   { "number", "def forward(self, x):\n    a = torch.foo(x, 12abc)\n    return a\n", 2, 24, "invalid character 'a' in number" },
 };
 
