@@ -85,6 +85,7 @@ node_changed_cb (FxwProvenancePane *self)
       gtk_label_set_label (self->module_label, "");
       gtk_label_set_label (self->source_fn_label, "");
       gtk_label_set_label (self->from_node_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
       return;
     }
   n = fxw_node_get_node (node);

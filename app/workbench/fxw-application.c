@@ -80,16 +80,11 @@ fxw_application_startup (GApplication *app)
     { "pane.show-provenance", { "F9", NULL } },
     { "window.close", { "<Control>w", NULL } },
   };
-  g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
-
   G_APPLICATION_CLASS (fxw_application_parent_class)->startup (app);
 
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action, accels[i].accels);
 
-  gtk_css_provider_load_from_resource (css, "/org/fxworkbench/FxWorkbench/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   /* Dark style follows the system. */
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
 }

@@ -579,6 +579,17 @@ fxw_window_init (FxwWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  /* Once per display, here rather than in the application so windows made by tests look the same. */
+  if (g_object_get_data (G_OBJECT (gdk_display_get_default ()), "fxw-css") == NULL)
+    {
+      GtkCssProvider *css = gtk_css_provider_new ();
+
+      gtk_css_provider_load_from_resource (css, "/org/fxworkbench/FxWorkbench/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+      g_object_set_data_full (G_OBJECT (gdk_display_get_default ()), "fxw-css", css, g_object_unref);
+    }
+
   self->settings = settings_new ();
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

@@ -6,6 +6,7 @@
 
 #include "display-util.h"
 #include "fxw-window.h"
+#include "synthetic-graph.h"
 
 static FxwWindow *window;
 
@@ -243,6 +244,43 @@ test_graph_collapse (void)
   g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, full);
 }
 
+/* A graph above the collapse threshold opens at module level; a click expands a module, a click on its title folds it. */
+static void
+test_graph_synthetic_modules (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
+  g_autoptr(FxwGraph) graph = fxw_graph_new (fxw_test_synthetic_graph (20, 20), "synthetic");
+  double x, y;
+
+  g_assert_cmpuint (fxw_graph_get_n_nodes (graph), ==, 403);
+  fxw_window_set_view (window, "graph");
+  fxw_selection_set_graph (selection, graph);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  /* x, w, output and one box per module */
+  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, 23);
+  g_assert_cmpuint (fxw_graph_canvas_get_n_clusters (canvas), ==, 0);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "06-graph-modules-collapsed"));
+
+  /* The node "mm" (first of layers.0) is drawn as the collapsed module's box; clicking it expands the module. */
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, "mm", &x, &y));
+  fxw_graph_canvas_click (canvas, x, y, 1);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, 23 - 1 + 20);
+  g_assert_cmpuint (fxw_graph_canvas_get_n_clusters (canvas), ==, 1);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, "mm", &x, &y));
+  fxw_graph_canvas_click (canvas, x, y, 1);
+  g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (selection)), ==, "mm");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "06-graph-module-expanded"));
+
+  fxw_graph_canvas_set_collapsed (canvas, "layers.0", TRUE);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, 23);
+  fxw_selection_set_graph (selection, NULL);
+}
+
 /* A corrupt file and a file that is no graph give a banner, not a crash; the window stays usable. */
 static void
 test_bad_files (void)
@@ -292,6 +330,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
   g_test_add_func ("/FxwWindow/graph-collapse", test_graph_collapse);
+  g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
