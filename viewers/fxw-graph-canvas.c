@@ -18,7 +18,9 @@
 #define CLUSTER_LABEL_H  18.0
 #define MIN_ZOOM          0.02
 #define MAX_ZOOM          8.0
-#define EDGE_LABEL_LIMIT 3000  /* beyond this many edges labels cost more layout time than they help */
+#define EDGE_LABEL_LIMIT 3000
+#define BIG_LAYOUT_BOXES 800
+#define SPLIT_INPUTS_ABOVE 60  /* boxes; see the stubs in layout_worker */  /* beyond this many edges labels cost more layout time than they help */
 
 typedef struct
 {
@@ -28,6 +30,7 @@ typedef struct
   char *subtitle;
   fx_opcode op;
   guint n_members;      /* nodes inside a collapsed module */
+  gboolean is_stub;     /* a copy of an input drawn next to one of its users */
   double x, y, w, h;    /* top-left corner, graph coordinates (y down) */
 } CanvasBox;
 
@@ -230,6 +233,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   boxf bb;
   guint n_edges_est = 0;
   gboolean labels;
+  gboolean split_inputs;
 
   fx_buf_init (&buf);
   g_mutex_lock (&graphviz_lock);
@@ -342,6 +346,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
 
   /* Edges between boxes, labelled with the shape of the value they carry. */
   labels = job->edge_labels && n_edges_est <= EDGE_LABEL_LIMIT;
+  split_inputs = layout->boxes->len > SPLIT_INPUTS_ABOVE;
   for (guint i = 0; i < n_nodes; i++)
     {
       const fx_node *node = fxw_node_get_node (fxw_graph_get_node (job->graph, i));
@@ -372,6 +377,26 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           key = GSIZE_TO_POINTER (((gsize) from << 32) | to);   /* never 0: from != to */
           if (!g_hash_table_add (edge_seen, key))
             continue;
+          if (split_inputs && (input->op == FX_OP_PLACEHOLDER || input->op == FX_OP_GET_ATTR)
+              && g_array_index (layout->boxes, CanvasBox, from).node_index >= 0)
+            {
+              /* Inputs of big graphs are drawn again next to each user: a weight used 40 layers down would
+                 otherwise be a 40-rank edge, and long edges are what makes dot slow and the picture unreadable. */
+              CanvasBox stub = g_array_index (layout->boxes, CanvasBox, from);
+              char name[32];
+              Agnode_t *an;
+
+              stub.module = NULL;
+              stub.title = g_strdup (stub.title);
+              stub.subtitle = g_strdup (stub.subtitle);
+              stub.is_stub = TRUE;
+              g_snprintf (name, sizeof name, "b%u", layout->boxes->len);
+              an = agnode (g, name, 1);
+              set_size (an, MIN (strlen (stub.title), 40) * GLYPH_WIDTH + 20, BOX_HEIGHT * 0.75);
+              from = layout->boxes->len;
+              g_array_append_val (layout->boxes, stub);
+              g_ptr_array_add (agnodes, an);
+            }
           edge.from = (int) from;
           edge.to = (int) to;
           ae = agedge (g, g_ptr_array_index (agnodes, from), g_ptr_array_index (agnodes, to), NULL, 1);
@@ -394,6 +419,18 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   if (g_cancellable_is_cancelled (cancellable))
     goto cancelled;
 
+  if (layout->boxes->len > BIG_LAYOUT_BOXES)
+    {
+      /* dot's crossing minimisation and network simplex grow much faster than linearly: on big
+         graphs bound their iterations and draw straight edges, trading some crossings for seconds. */
+      agsafeset (g, (char *) "mclimit", (char *) "0.05", (char *) "");
+      agsafeset (g, (char *) "nslimit", (char *) "2", (char *) "");
+      agsafeset (g, (char *) "nslimit1", (char *) "2", (char *) "");
+      agsafeset (g, (char *) "searchsize", (char *) "5", (char *) "");
+      agsafeset (g, (char *) "remincross", (char *) "false", (char *) "");
+      agsafeset (g, (char *) "splines", (char *) "line", (char *) "");
+    }
+  g_debug ("layout: graph built in %.3f s", g_timer_elapsed (timer, NULL));
   if (gvLayout (gvc, g, "dot") != 0)
     {
       agclose (g);
@@ -403,6 +440,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
       return;
     }
 
+  g_debug ("layout: dot ran until %.3f s", g_timer_elapsed (timer, NULL));
   bb = GD_bb (g);
   layout->width = bb.UR.x - bb.LL.x;
   layout->height = bb.UR.y - bb.LL.y;
@@ -801,9 +839,12 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       else if (any_highlight)
         fill.alpha = 0.45;
       rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
+      if (box->is_stub)
+        fill.alpha *= 0.6;
       gdk_cairo_set_source_rgba (cr, &fill);
       cairo_fill_preserve (cr);
-      if ((int) i == selected_box)
+      if ((int) i == selected_box
+          || (box->is_stub && selected != NULL && box->node_index == (int) fxw_node_get_index (selected)))
         {
           cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
           cairo_set_line_width (cr, 3.0 / MAX (self->zoom, 0.5));
@@ -824,7 +865,8 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
             /* translators: a collapsed module box: its class and how many nodes it holds */
             sub = g_strdup_printf (ngettext ("▸ %s, %u node", "▸ %s, %u nodes", box->n_members),
                                    box->subtitle, box->n_members);
-          draw_text (cr, pl, sub ? sub : box->subtitle, box->x + 6, box->y + 21, box->w - 12, FALSE);
+          if (!box->is_stub)
+            draw_text (cr, pl, sub ? sub : box->subtitle, box->x + 6, box->y + 21, box->w - 12, FALSE);
         }
     }
 
