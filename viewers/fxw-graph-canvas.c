@@ -18,9 +18,9 @@
 #define CLUSTER_LABEL_H  18.0
 #define MIN_ZOOM          0.02
 #define MAX_ZOOM          8.0
-#define EDGE_LABEL_LIMIT 3000
-#define BIG_LAYOUT_BOXES 800
-#define SPLIT_INPUTS_ABOVE 60  /* boxes; see the stubs in layout_worker */  /* beyond this many edges labels cost more layout time than they help */
+#define EDGE_LABEL_LIMIT   3000  /* edges; beyond this, labels cost more layout time than they help */
+#define BIG_LAYOUT_BOXES    800  /* boxes; beyond this, dot's effort is bounded */
+#define SPLIT_INPUTS_ABOVE  150  /* boxes; see the input stubs in layout_worker */
 
 typedef struct
 {

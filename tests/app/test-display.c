@@ -117,6 +117,49 @@ test_sidebar (void)
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "01-sidebar-table"));
 }
 
+/* Keyboard navigation walks the compiles; the sidebar search keeps matching rows and their ancestors. */
+static void
+test_sidebar_navigation (void)
+{
+  GListModel *rows = fxw_window_get_sidebar_model (window);
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraph *first, *second;
+  guint n_all = g_list_model_get_n_items (rows);
+  GtkWidget *search;
+
+  g_assert_true (has_graph (window));
+  first = fxw_selection_get_graph (selection);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.next-compile", NULL));
+  fxw_test_pump (50);
+  second = fxw_selection_get_graph (selection);
+  g_assert_true (second != NULL && second != first);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.previous-compile", NULL));
+  fxw_test_pump (50);
+  g_assert_true (fxw_selection_get_graph (selection) == first);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.view", "s", "code"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.focus-search", NULL));
+  search = gtk_window_get_focus (GTK_WINDOW (window));
+  while (search != NULL && !GTK_IS_SEARCH_ENTRY (search))
+    search = gtk_widget_get_parent (search);
+  g_assert_nonnull (search);
+  gtk_editable_set_text (GTK_EDITABLE (search), "model__1_");
+  fxw_test_pump (400);  /* search-changed is debounced */
+  g_assert_cmpuint (g_list_model_get_n_items (rows), <, n_all);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >=, 2);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+        g_assert_nonnull (strstr (fxw_sidebar_item_get_title (item), "model__1_"));
+    }
+  gtk_editable_set_text (GTK_EDITABLE (search), "");
+  fxw_test_pump (400);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, n_all);
+}
+
 /* The table shows one row per node; a filter narrows it; selecting a row updates code and provenance. */
 static void
 test_table_selection (void)
@@ -327,6 +370,7 @@ main (int argc, char *argv[])
   gtk_window_present (GTK_WINDOW (window));
 
   g_test_add_func ("/FxwWindow/sidebar", test_sidebar);
+  g_test_add_func ("/FxwWindow/sidebar-navigation", test_sidebar_navigation);
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
   g_test_add_func ("/FxwWindow/graph-collapse", test_graph_collapse);
