@@ -366,12 +366,17 @@ parse_default (const fx_schema_arg *a, fx_arena *arena)
 static bool
 value_fits (const fx_schema_arg *a, const fx_value *v)
 {
+  if ((int) a->type == FX_SCHEMA_TYPE_COUNT + 1)
+    /* a Python number where a pointwise op takes a Tensor: a wrapped number (add.Tensor(x, 1e-06)) */
+    return v->kind == FX_VALUE_TENSOR || v->kind == FX_VALUE_INT || v->kind == FX_VALUE_FLOAT
+           || v->kind == FX_VALUE_BOOL;
   if (v->kind == FX_VALUE_NONE)
     return a->optional || a->type == FX_SCHEMA_GENERATOR;
   switch (a->type)
     {
     case FX_SCHEMA_TENSOR:
       return v->kind == FX_VALUE_TENSOR;
+
     case FX_SCHEMA_TENSOR_LIST:
     case FX_SCHEMA_OPT_TENSOR_LIST:
       return v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE;
@@ -457,7 +462,12 @@ fx_op_bind (fx_op_call *call, const fx_op_info *op, const fx_value *args, size_t
             }
           call->args[i] = parse_default (a, call->arena);
         }
-      if (!value_fits (a, &call->args[i]))
+      fx_schema_arg relaxed = *a;
+      if (a->type == FX_SCHEMA_TENSOR && !a->optional
+          && (op->meta == fx_meta_binary || op->meta == fx_meta_where || op->meta == fx_meta_clamp)
+          && !(i == 0 && op->meta != fx_meta_where && op->id != FX_OP_POW_SCALAR))
+        relaxed.type = (fx_schema_type) (FX_SCHEMA_TYPE_COUNT + 1);
+      if (!value_fits (&relaxed, &call->args[i]))
         return fx_op_error (call, FX_ERR_INVALID, "argument '%s' must be %s%s, not %s", a->name,
                             a->type == FX_SCHEMA_TENSOR ? "Tensor" : a->type == FX_SCHEMA_SCALAR ? "Scalar"
                             : a->type == FX_SCHEMA_INT_LIST ? "int[]" : a->type == FX_SCHEMA_INT ? "int"
