@@ -316,16 +316,16 @@ fx_cuda_probe (fx_cuda_runtime_info *info, fx_diag *diag)
       info->have_driver = l->driver_version > 0;
       info->driver_version = l->driver_version;
       info->device_count = l->device_count;
-      snprintf (info->driver_path, sizeof info->driver_path, "%s", l->driver_path);
-      snprintf (info->driver_error, sizeof info->driver_error, "%s", l->driver_error);
+      memcpy (info->driver_path, l->driver_path, sizeof info->driver_path);
+      memcpy (info->driver_error, l->driver_error, sizeof info->driver_error);
       info->have_nvrtc = l->nvrtc_loaded;
       info->nvrtc_major = l->nvrtc_major;
       info->nvrtc_minor = l->nvrtc_minor;
-      snprintf (info->nvrtc_path, sizeof info->nvrtc_path, "%s", l->nvrtc_path);
-      snprintf (info->nvrtc_error, sizeof info->nvrtc_error, "%s", l->nvrtc_error);
+      memcpy (info->nvrtc_path, l->nvrtc_path, sizeof info->nvrtc_path);
+      memcpy (info->nvrtc_error, l->nvrtc_error, sizeof info->nvrtc_error);
       info->have_cublas = l->cublas_loaded;
-      snprintf (info->cublas_path, sizeof info->cublas_path, "%s", l->cublas_path);
-      snprintf (info->cublas_error, sizeof info->cublas_error, "%s", l->cublas_error);
+      memcpy (info->cublas_path, l->cublas_path, sizeof info->cublas_path);
+      memcpy (info->cublas_error, l->cublas_error, sizeof info->cublas_error);
     }
   if (!l->driver_usable)
     return fx_diag_set (diag, FX_ERR_NO_DEVICE, "no CUDA device: %s", l->driver_error);

@@ -36,7 +36,7 @@ static const char *cuda_test_current;
     }                                                                                 \
   while (0)
 
-static void
+static inline void
 cuda_test_run (const char *name, void (*fn) (void))
 {
   int before = cuda_test_failures;
@@ -47,7 +47,7 @@ cuda_test_run (const char *name, void (*fn) (void))
   fflush (stdout);
 }
 
-static int
+static inline int
 cuda_test_finish (void)
 {
   printf ("1..%d\n", cuda_test_count);

@@ -1,0 +1,669 @@
+/* test-cuda-gpu.c: on a CUDA device: NVRTC build + launch of generated-style kernels (vector add, persistent row
+   sum, Welford var_mean) against CPU references, allocator reuse and statistics, event timelines, CUDA graph capture
+   and replay (and its private memory pool), cuBLAS GEMM (mm, transposed views, batched, broadcast, f64) against a CPU
+   reference, transfers through pinned memory, DLPack pointer checks. Exits 77 where there is no device. */
+#include "cuda-test.h"
+#include "cuda/fx-cuda.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+static const char *kernels_dir;
+static char cache_dir[256];
+static fx_cuda *cuda;
+
+static char *
+read_kernel (const char *name)
+{
+  char path[1024];
+  char *data = NULL;
+  size_t len = 0;
+  snprintf (path, sizeof path, "%s/%s.cu", kernels_dir, name);
+  if (fx_file_read (path, &data, &len, NULL) != FX_OK)
+    return NULL;
+  return data;
+}
+
+/* Deterministic values in [-1, 1). */
+static void
+fill (float *x, size_t n, uint32_t seed)
+{
+  uint32_t s = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; i++)
+    {
+      s = s * 1664525u + 1013904223u;
+      x[i] = (float) ((s >> 8) / 8388608.0 - 1.0);
+    }
+}
+
+static fx_status
+build (const char *name, fx_cuda_module **module, fx_cuda_kernel **kernel, fx_cuda_build_info *info, fx_diag *diag)
+{
+  fx_cuda_build_options opts = { .cache_dir = cache_dir };
+  char *src = read_kernel (name);
+  fx_status st;
+
+  if (!src)
+    return fx_diag_set (diag, FX_ERR_IO, "cannot read kernel %s in %s", name, kernels_dir);
+  st = fx_cuda_module_build (cuda, src, name, &opts, module, info, diag);
+  free (src);
+  if (st == FX_OK && (st = fx_cuda_module_get_kernel (*module, name, kernel, diag)) != FX_OK)
+    fx_cuda_module_free (*module);
+  return st;
+}
+
+static void
+test_device_info (void)
+{
+  const fx_cuda_device_info *info = fx_cuda_get_info (cuda);
+  size_t free_b = 0, total_b = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK (info->cc_major >= 5 && info->sm_count > 0 && info->warp_size == 32, "odd device info");
+  CHECK (info->max_threads_per_block >= 1024 && info->total_bytes > 0, "odd limits");
+  CHECK (info->max_shared_per_block_optin >= info->max_shared_per_block, "opt-in below default");
+  CHECK_OK (fx_cuda_mem_info (cuda, &free_b, &total_b, &diag), &diag);
+  CHECK (free_b > 0 && free_b <= total_b, "mem info %zu/%zu", free_b, total_b);
+  printf ("# %s, cc %d.%d, %d SMs, %.1f GiB, L2 %d KiB, smem opt-in %d KiB, driver %d, peak %.0f GB/s (attributes)\n",
+          info->name, info->cc_major, info->cc_minor, info->sm_count, info->total_bytes / 1073741824.0,
+          info->l2_bytes / 1024, info->max_shared_per_block_optin / 1024, info->driver_version,
+          info->peak_bandwidth_gbs);
+}
+
+static void
+test_vector_add (void)
+{
+  const long long n = (1 << 20) + 3;   /* a tail that the vector path cannot take */
+  size_t bytes = (size_t) n * sizeof (float);
+  float *a = malloc (bytes), *b = malloc (bytes), *r = malloc (bytes);
+  fx_cuda_ptr da = 0, db = 0, dr = 0;
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL;
+  fx_cuda_build_info cold, warm;
+  fx_cuda_kernel_attrs attrs;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (a, n, 1);
+  fill (b, n, 2);
+  CHECK_OK (build ("cuda_poi_fused_add_0", &module, &kernel, &cold, &diag), &diag);
+  CHECK (!cold.cache_hit && cold.nvrtc_ms > 0, "first build was not cold");
+  CHECK_OK (fx_cuda_kernel_get_attrs (kernel, &attrs, &diag), &diag);
+  CHECK (attrs.num_regs > 0 && attrs.local_bytes == 0, "regs %d, local %d", attrs.num_regs, attrs.local_bytes);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &da, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &db, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &dr, &diag), &diag);
+  CHECK ((da & 255) == 0 && (db & 255) == 0, "blocks not 256-byte aligned");
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, da, a, bytes, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, db, b, bytes, &diag), &diag);
+  CHECK_OK (fx_cuda_memset (cuda, NULL, dr, 0xff, bytes, &diag), &diag);
+  {
+    void *args[] = { &da, &db, &dr, (void *) &n };
+    unsigned int grid[3] = { (unsigned int) ((n + 1023) / 1024), 1, 1 }, block[3] = { 256, 1, 1 };
+    CHECK_OK (fx_cuda_launch (kernel, NULL, grid, block, 0, args, &diag), &diag);
+  }
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, r, dr, bytes, &diag), &diag);
+  for (long long i = 0; i < n; i++)
+    CHECK (r[i] == a[i] + b[i], "r[%lld] = %g, want %g", i, r[i], a[i] + b[i]);
+
+  /* The same source again: from the disk cache, NVRTC not called. */
+  fx_cuda_module_free (module);
+  CHECK_OK (build ("cuda_poi_fused_add_0", &module, &kernel, &warm, &diag), &diag);
+  CHECK (warm.cache_hit && warm.nvrtc_ms == 0, "second build was not a cache hit");
+  printf ("# NVRTC build cold %.1f ms (nvrtc %.1f ms), warm %.2f ms (cache + module load)\n", cold.total_ms,
+          cold.nvrtc_ms, warm.total_ms);
+  fx_cuda_build_info_clear (&cold);
+  fx_cuda_build_info_clear (&warm);
+  fx_cuda_module_free (module);
+  fx_cuda_free (cuda, da);
+  fx_cuda_free (cuda, db);
+  fx_cuda_free (cuda, dr);
+  free (a);
+  free (b);
+  free (r);
+}
+
+static void
+test_row_sum (void)
+{
+  const int rows = 4096, cols = 1000;
+  size_t bytes = (size_t) rows * cols * sizeof (float);
+  float *x = malloc (bytes), *r = malloc (rows * sizeof (float));
+  fx_cuda_ptr dx = 0, dr = 0;
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (x, (size_t) rows * cols, 3);
+  CHECK_OK (build ("cuda_per_fused_sum_1", &module, &kernel, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &dx, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, rows * sizeof (float), NULL, &dr, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dx, x, bytes, &diag), &diag);
+  {
+    int xn = rows, rn = cols;
+    void *args[] = { &dx, &dr, &xn, &rn };
+    unsigned int grid[3] = { (unsigned int) rows, 1, 1 }, block[3] = { 256, 1, 1 };
+    CHECK_OK (fx_cuda_launch (kernel, NULL, grid, block, 0, args, &diag), &diag);
+  }
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, r, dr, rows * sizeof (float), &diag), &diag);
+  for (int i = 0; i < rows; i++)
+    {
+      double ref = 0;
+      for (int j = 0; j < cols; j++)
+        ref += x[(size_t) i * cols + j];
+      CHECK (fabs (r[i] - ref) <= 1e-4 * (1 + fabs (ref)) + 1e-4, "row %d: %g, want %g", i, r[i], ref);
+    }
+  fx_cuda_module_free (module);
+  fx_cuda_free (cuda, dx);
+  fx_cuda_free (cuda, dr);
+  free (x);
+  free (r);
+}
+
+static void
+test_var_mean (void)
+{
+  const int rows = 257, cols = 3001;
+  size_t bytes = (size_t) rows * cols * sizeof (float);
+  float *x = malloc (bytes), *mean = malloc (rows * sizeof (float)), *var = malloc (rows * sizeof (float));
+  fx_cuda_ptr dx = 0, dm = 0, dv = 0;
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (x, (size_t) rows * cols, 4);
+  for (size_t i = 0; i < (size_t) rows * cols; i++)
+    x[i] = x[i] * 3 + 100;   /* a large mean: the naive sum-of-squares formula would lose the variance */
+  CHECK_OK (build ("cuda_red_fused_var_mean_2", &module, &kernel, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &dx, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, rows * sizeof (float), NULL, &dm, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, rows * sizeof (float), NULL, &dv, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dx, x, bytes, &diag), &diag);
+  {
+    int xn = rows, rn = cols;
+    void *args[] = { &dx, &dm, &dv, &xn, &rn };
+    unsigned int grid[3] = { (unsigned int) rows, 1, 1 }, block[3] = { 256, 1, 1 };
+    CHECK_OK (fx_cuda_launch (kernel, NULL, grid, block, 0, args, &diag), &diag);
+  }
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, mean, dm, rows * sizeof (float), &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, var, dv, rows * sizeof (float), &diag), &diag);
+  for (int i = 0; i < rows; i++)
+    {
+      double m = 0, v = 0;
+      for (int j = 0; j < cols; j++)
+        m += x[(size_t) i * cols + j];
+      m /= cols;
+      for (int j = 0; j < cols; j++)
+        v += (x[(size_t) i * cols + j] - m) * (x[(size_t) i * cols + j] - m);
+      v /= cols;
+      CHECK (fabs (mean[i] - m) <= 1e-4 * fabs (m), "row %d mean %g, want %g", i, mean[i], m);
+      CHECK (fabs (var[i] - v) <= 1e-3 * v, "row %d var %g, want %g", i, var[i], v);
+    }
+  fx_cuda_module_free (module);
+  fx_cuda_free (cuda, dx);
+  fx_cuda_free (cuda, dm);
+  fx_cuda_free (cuda, dv);
+  free (x);
+  free (mean);
+  free (var);
+}
+
+static void
+test_errors (void)
+{
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL, *missing = NULL;
+  fx_cuda_build_info info;
+  fx_cuda_build_options opts = { .cache_dir = cache_dir };
+  fx_diag diag;
+  fx_status st;
+
+  fx_diag_clear (&diag);
+  st = fx_cuda_module_build (cuda, "extern \"C\" __global__ void k (float *p) { p[0] = nope; }\n", "broken.cu",
+                             &opts, &module, &info, &diag);
+  CHECK (st == FX_ERR_BACKEND && module == NULL, "status %s", fx_status_name (st));
+  CHECK (strstr (diag.message, "nope") && diag.line == 1, "diag: %s (line %d)", diag.message, diag.line);
+  fx_cuda_build_info_clear (&info);
+
+  CHECK_OK (build ("cuda_poi_fused_mul_add_3", &module, &kernel, NULL, &diag), &diag);
+  st = fx_cuda_module_get_kernel (module, "no_such_kernel", &missing, &diag);
+  CHECK (st == FX_ERR_NOT_FOUND && missing == NULL, "status %s", fx_status_name (st));
+  {
+    fx_cuda_ptr p = 0;
+    float a = 1, b = 0;
+    int n = 1;
+    void *args[] = { &p, &a, &b, &n };
+    unsigned int grid[3] = { 1, 1, 1 }, big[3] = { 2048, 1, 1 }, empty[3] = { 0, 1, 1 };
+    CHECK (fx_cuda_launch (kernel, NULL, grid, big, 0, args, &diag) == FX_ERR_INVALID, "2048 threads accepted");
+    CHECK (fx_cuda_launch (kernel, NULL, empty, grid, 0, args, &diag) == FX_ERR_INVALID, "empty grid accepted");
+    CHECK (fx_cuda_kernel_set_dynamic_shared (kernel, 1 << 30, &diag) == FX_ERR_INVALID, "1 GiB smem accepted");
+  }
+  fx_cuda_module_free (module);
+  /* Garbage is not a module. */
+  CHECK (fx_cuda_module_load (cuda, "not a cubin at all", 19, &module, &diag) == FX_ERR_BACKEND, "garbage loaded");
+  /* Freeing an address the allocator never gave is reported, not fatal. */
+  fx_cuda_free (cuda, (fx_cuda_ptr) 0x1234500);
+}
+
+static void
+test_allocator (void)
+{
+  fx_cuda_alloc_stats s0, s1, s2;
+  fx_cuda_ptr p = 0, q = 0, ptrs[64];
+  fx_cuda_stream *other = NULL;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (fx_cuda_empty_cache (cuda, &diag), &diag);
+  fx_cuda_alloc_reset_peak (cuda);
+  fx_cuda_alloc_get_stats (cuda, &s0);
+  CHECK (s0.cached_bytes == 0, "cache not empty: %zu", s0.cached_bytes);
+
+  CHECK_OK (fx_cuda_malloc (cuda, 1000000, NULL, &p, &diag), &diag);
+  CHECK (fx_cuda_alloc_block_size (cuda, p) == fx_cuda_alloc_round (1000000), "block size");
+  fx_cuda_free (cuda, p);
+  CHECK (fx_cuda_alloc_block_size (cuda, p) == 0, "freed block still live");
+  CHECK_OK (fx_cuda_malloc (cuda, 999999, NULL, &q, &diag), &diag);
+  CHECK (q == p, "the same size class was not reused (%llx vs %llx)", (unsigned long long) q,
+         (unsigned long long) p);
+  fx_cuda_free (cuda, q);
+
+  /* A run's worth of buffers, three times: only the first run reaches the driver. */
+  for (int run = 0; run < 3; run++)
+    {
+      if (run == 1)
+        fx_cuda_alloc_get_stats (cuda, &s1);
+      for (int i = 0; i < 64; i++)
+        CHECK_OK (fx_cuda_malloc (cuda, (size_t) (i % 8 + 1) * 300000 + (size_t) i * 8, NULL, &ptrs[i], &diag),
+                  &diag);
+      for (int i = 0; i < 64; i++)
+        fx_cuda_free (cuda, ptrs[i]);
+    }
+  fx_cuda_alloc_get_stats (cuda, &s2);
+  CHECK (s2.n_device_allocs == s1.n_device_allocs, "later runs called cuMemAlloc %llu times",
+         (unsigned long long) (s2.n_device_allocs - s1.n_device_allocs));
+  CHECK (s2.n_cache_hits >= s1.n_cache_hits + 128, "hits %llu -> %llu", (unsigned long long) s1.n_cache_hits,
+         (unsigned long long) s2.n_cache_hits);
+  CHECK (s2.allocated_bytes == s0.allocated_bytes && s2.requested_bytes == s0.requested_bytes, "leak in stats");
+  CHECK (s2.peak_allocated_bytes >= 64 * 300000, "peak %zu", s2.peak_allocated_bytes);
+  CHECK (s2.reserved_bytes == s2.allocated_bytes + s2.cached_bytes, "reserved != allocated + cached");
+  printf ("# allocator: %llu allocs, %llu cache hits, %llu cuMemAlloc; peak allocated %.1f MiB, cached %.1f MiB\n",
+          (unsigned long long) s2.n_allocs, (unsigned long long) s2.n_cache_hits,
+          (unsigned long long) s2.n_device_allocs, s2.peak_allocated_bytes / 1048576.0,
+          s2.cached_bytes / 1048576.0);
+
+  /* A block cached for one stream is not handed to another (no cross-stream hazard without an event). */
+  CHECK_OK (fx_cuda_stream_new (cuda, &other, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, 4096, NULL, &p, &diag), &diag);
+  fx_cuda_free (cuda, p);
+  CHECK_OK (fx_cuda_malloc (cuda, 4096, other, &q, &diag), &diag);
+  CHECK (q != p, "a default-stream block went to another stream");
+  fx_cuda_free (cuda, q);
+  fx_cuda_stream_free (other);
+
+  CHECK_OK (fx_cuda_empty_cache (cuda, &diag), &diag);
+  fx_cuda_alloc_get_stats (cuda, &s2);
+  CHECK (s2.cached_bytes == 0 && s2.reserved_bytes == s2.allocated_bytes, "empty_cache left %zu cached",
+         s2.cached_bytes);
+
+  /* Out of memory is an error, not a crash. */
+  CHECK (fx_cuda_malloc (cuda, (size_t) 1 << 46, NULL, &p, &diag) == FX_ERR_NOMEM, "64 TiB allocated");
+  CHECK (strstr (diag.message, "cuMemAlloc") != NULL, "message: %s", diag.message);
+}
+
+static void
+test_timeline (void)
+{
+  const long long n = 16 << 20;
+  size_t bytes = (size_t) n * sizeof (float);
+  fx_cuda_ptr da = 0, db = 0, dr = 0;
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL;
+  fx_cuda_timeline *tl = NULL;
+  fx_cuda_event *e0 = NULL, *e1 = NULL;
+  float ms = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (build ("cuda_poi_fused_add_0", &module, &kernel, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &da, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &db, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &dr, &diag), &diag);
+  CHECK_OK (fx_cuda_memset (cuda, NULL, da, 0, bytes, &diag), &diag);
+  CHECK_OK (fx_cuda_memset (cuda, NULL, db, 0, bytes, &diag), &diag);
+  CHECK_OK (fx_cuda_timeline_new (cuda, &tl, &diag), &diag);
+  CHECK (fx_cuda_timeline_end (tl, NULL, &diag) == FX_ERR_INVALID, "end without begin");
+  for (int round = 0; round < 2; round++)
+    {
+      fx_cuda_timeline_reset (tl);
+      for (int i = 0; i < 3; i++)
+        {
+          void *args[] = { &da, &db, &dr, (void *) &n };
+          unsigned int grid[3] = { (unsigned int) ((n + 1023) / 1024), 1, 1 }, block[3] = { 256, 1, 1 };
+          char name[64];
+          snprintf (name, sizeof name, "cuda_poi_fused_add_0#%d", i);
+          CHECK_OK (fx_cuda_timeline_begin (tl, NULL, name, &diag), &diag);
+          CHECK_OK (fx_cuda_launch (kernel, NULL, grid, block, 0, args, &diag), &diag);
+          CHECK_OK (fx_cuda_timeline_end (tl, NULL, &diag), &diag);
+        }
+      CHECK_OK (fx_cuda_timeline_collect (tl, &diag), &diag);
+    }
+  CHECK (fx_cuda_timeline_count (tl) == 3, "count %zu", fx_cuda_timeline_count (tl));
+  for (size_t i = 0; i < 3; i++)
+    {
+      CHECK (fx_cuda_timeline_ms (tl, i) > 0 && fx_cuda_timeline_ms (tl, i) < 1000, "span %zu: %g ms", i,
+             fx_cuda_timeline_ms (tl, i));
+      printf ("# %s: %.4f ms (%.0f GB/s)\n", fx_cuda_timeline_name (tl, i), fx_cuda_timeline_ms (tl, i),
+              3.0 * bytes / (fx_cuda_timeline_ms (tl, i) * 1e-3) / 1e9);
+    }
+  CHECK (strcmp (fx_cuda_timeline_name (tl, 2), "cuda_poi_fused_add_0#2") == 0, "name");
+  fx_cuda_timeline_free (tl);
+
+  CHECK_OK (fx_cuda_event_new (cuda, &e0, &diag), &diag);
+  CHECK_OK (fx_cuda_event_new (cuda, &e1, &diag), &diag);
+  CHECK_OK (fx_cuda_event_record (e0, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_event_record (e1, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_event_synchronize (e1, &diag), &diag);
+  CHECK_OK (fx_cuda_event_elapsed_ms (e0, e1, &ms, &diag), &diag);
+  CHECK (ms >= 0 && ms < 100, "empty span %g ms", ms);
+  fx_cuda_event_free (e0);
+  fx_cuda_event_free (e1);
+  fx_cuda_module_free (module);
+  fx_cuda_free (cuda, da);
+  fx_cuda_free (cuda, db);
+  fx_cuda_free (cuda, dr);
+}
+
+static void
+test_graph (void)
+{
+  const int n = 4096, steps = 20, replays = 10;
+  float *h = NULL, *expect = malloc (n * sizeof (float));
+  fx_cuda_ptr dx = 0, tmp = 0, tmp2 = 0, outside = 0;
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL;
+  fx_cuda_stream *stream = NULL;
+  fx_cuda_graph *graph = NULL;
+  fx_diag diag;
+  fx_status st;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (build ("cuda_poi_fused_mul_add_3", &module, &kernel, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_stream_new (cuda, &stream, &diag), &diag);
+  CHECK_OK (fx_cuda_host_alloc (cuda, n * sizeof (float), (void **) &h, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, n * sizeof (float), stream, &dx, &diag), &diag);
+  fill (h, n, 5);
+  for (int i = 0; i < n; i++)
+    expect[i] = h[i];
+  CHECK_OK (fx_cuda_copy_h2d (cuda, stream, dx, h, n * sizeof (float), &diag), &diag);
+  CHECK_OK (fx_cuda_stream_synchronize (stream, &diag), &diag);
+
+  CHECK_OK (fx_cuda_graph_capture_begin (stream, &diag), &diag);
+  CHECK (fx_cuda_graph_capture_begin (stream, &diag) == FX_ERR_INVALID, "nested capture accepted");
+  /* An allocation during capture comes from the graph's pool. */
+  st = fx_cuda_malloc (cuda, 12345, stream, &tmp, &diag);
+  for (int s = 0; s < steps && st == FX_OK; s++)
+    {
+      float a = 1.0f + s / 64.0f, b = (float) s / 8.0f - 1.0f;
+      int xn = n;
+      void *args[] = { &dx, &a, &b, &xn };
+      unsigned int grid[3] = { (unsigned int) ((n + 255) / 256), 1, 1 }, block[3] = { 256, 1, 1 };
+      st = fx_cuda_launch (kernel, stream, grid, block, 0, args, &diag);
+    }
+  {
+    fx_status end = fx_cuda_graph_capture_end (stream, &graph, &diag);
+    CHECK (st == FX_OK, "launch during capture: %s", diag.message);
+    CHECK_OK (end, &diag);
+  }
+  CHECK (fx_cuda_graph_node_count (graph) == (size_t) steps, "graph has %zu nodes", fx_cuda_graph_node_count (graph));
+  /* The graph's block, freed, is not handed to work outside the graph. */
+  fx_cuda_free (cuda, tmp);
+  CHECK_OK (fx_cuda_malloc (cuda, 12345, stream, &outside, &diag), &diag);
+  CHECK (outside != tmp, "a graph pool block leaked to ordinary allocations");
+  fx_cuda_free (cuda, outside);
+
+  /* Capturing records work, it does not run it. */
+  CHECK_OK (fx_cuda_copy_d2h (cuda, stream, h, dx, n * sizeof (float), &diag), &diag);
+  CHECK_OK (fx_cuda_stream_synchronize (stream, &diag), &diag);
+  for (int i = 0; i < n; i++)
+    CHECK (h[i] == expect[i], "capture ran the kernels (x[%d] = %g, was %g)", i, h[i], expect[i]);
+
+  for (int r = 0; r < replays; r++)
+    CHECK_OK (fx_cuda_graph_replay (graph, stream, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, stream, h, dx, n * sizeof (float), &diag), &diag);
+  CHECK_OK (fx_cuda_stream_synchronize (stream, &diag), &diag);
+  for (int r = 0; r < replays; r++)
+    for (int s = 0; s < steps; s++)
+      {
+        float a = 1.0f + s / 64.0f, b = (float) s / 8.0f - 1.0f;
+        for (int i = 0; i < n; i++)
+          expect[i] = __builtin_fmaf (expect[i], a, b);
+      }
+  for (int i = 0; i < n; i++)
+    CHECK (fabsf (h[i] - expect[i]) <= 1e-5f * (1 + fabsf (expect[i])), "x[%d] = %.9g, want %.9g", i, h[i],
+           expect[i]);
+
+  /* After the graph goes, its pool's blocks are ordinary cached blocks again. */
+  fx_cuda_graph_free (graph);
+  CHECK_OK (fx_cuda_malloc (cuda, 12345, NULL, &tmp2, &diag), &diag);
+  CHECK (tmp2 == tmp, "the freed graph's block was not returned to the general cache");
+  fx_cuda_free (cuda, tmp2);
+  CHECK (fx_cuda_graph_capture_end (stream, &graph, &diag) == FX_ERR_INVALID, "end without capture");
+  fx_cuda_free (cuda, dx);
+  fx_cuda_host_free (cuda, h);
+  fx_cuda_stream_free (stream);
+  fx_cuda_module_free (module);
+  free (expect);
+}
+
+/* c = a @ b in double on the CPU; matrices given by logical element accessors. */
+static double
+at (const float *base, const fx_cuda_matrix *m, int64_t batch, int64_t i, int64_t j)
+{
+  return base[batch * m->batch_stride + i * m->row_stride + j * m->col_stride];
+}
+
+static void
+check_gemm (const char *what, int64_t batch, fx_cuda_matrix a, fx_cuda_matrix b, fx_cuda_matrix c, size_t a_elems,
+            size_t b_elems, size_t c_elems, double alpha, double beta)
+{
+  float *ha = malloc (a_elems * 4), *hb = malloc (b_elems * 4), *hc = malloc (c_elems * 4), *hc0 = malloc (c_elems * 4);
+  fx_cuda_ptr da = 0, db = 0, dc = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (ha, a_elems, 11);
+  fill (hb, b_elems, 12);
+  fill (hc0, c_elems, 13);
+  CHECK_OK (fx_cuda_malloc (cuda, a_elems * 4, NULL, &da, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, b_elems * 4, NULL, &db, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, c_elems * 4, NULL, &dc, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, da, ha, a_elems * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, db, hb, b_elems * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dc, hc0, c_elems * 4, &diag), &diag);
+  a.data = da, b.data = db, c.data = dc;
+  CHECK_OK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_F32, batch, alpha, &a, &b, beta, &c, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, hc, dc, c_elems * 4, &diag), &diag);
+  for (int64_t t = 0; t < batch; t++)
+    for (int64_t i = 0; i < c.rows; i++)
+      for (int64_t j = 0; j < c.cols; j++)
+        {
+          double ref = beta * at (hc0, &c, t, i, j), got = at (hc, &c, t, i, j), mag = fabs (ref);
+          for (int64_t k = 0; k < a.cols; k++)
+            {
+              ref += alpha * at (ha, &a, t, i, k) * at (hb, &b, t, k, j);
+              mag += fabs (alpha * at (ha, &a, t, i, k) * at (hb, &b, t, k, j));
+            }
+          CHECK (fabs (got - ref) <= 5e-5 * mag + 1e-6, "%s: c[%lld][%lld][%lld] = %.8g, want %.8g", what,
+                 (long long) t, (long long) i, (long long) j, got, ref);
+        }
+  fx_cuda_free (cuda, da);
+  fx_cuda_free (cuda, db);
+  fx_cuda_free (cuda, dc);
+  free (ha);
+  free (hb);
+  free (hc);
+  free (hc0);
+}
+
+static void
+test_gemm (void)
+{
+  const int64_t M = 257, K = 129, N = 65, B = 3;
+  fx_cuda_blas *blas = NULL;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (fx_cuda_get_blas (cuda, &blas, &diag), &diag);
+  /* mm: row-major everything, beta 0 (c's old contents must not matter... but finite) */
+  check_gemm ("mm", 1, fx_cuda_matrix_rowmajor (0, M, K), fx_cuda_matrix_rowmajor (0, K, N),
+              fx_cuda_matrix_rowmajor (0, M, N), M * K, K * N, M * N, 1.0, 0.0);
+  /* addmm with weight.t(): b is the transposed view of an N x K contiguous weight; beta 1 adds c */
+  {
+    fx_cuda_matrix bt = { 0, K, N, 1, K, 0 };
+    check_gemm ("addmm(weight.t())", 1, fx_cuda_matrix_rowmajor (0, M, K), bt, fx_cuda_matrix_rowmajor (0, M, N),
+                M * K, N * K, M * N, 1.0, 1.0);
+  }
+  /* a transposed too, alpha 0.5, and a column-major output */
+  {
+    fx_cuda_matrix at_ = { 0, M, K, 1, M, 0 }, ct = { 0, M, N, 1, M, 0 };
+    check_gemm ("a.t() @ b -> column-major c", 1, at_, fx_cuda_matrix_rowmajor (0, K, N), ct, M * K, K * N, M * N,
+                0.5, 0.0);
+  }
+  /* bmm, and a weight broadcast over the batch (batch stride 0) */
+  {
+    fx_cuda_matrix a = fx_cuda_matrix_rowmajor (0, M, K), b = fx_cuda_matrix_rowmajor (0, K, N);
+    fx_cuda_matrix c = fx_cuda_matrix_rowmajor (0, M, N);
+    check_gemm ("bmm", B, a, b, c, B * M * K, B * K * N, B * M * N, 1.0, 0.0);
+    b.batch_stride = 0;
+    check_gemm ("bmm, broadcast b", B, a, b, c, B * M * K, K * N, B * M * N, 1.0, 0.0);
+    /* padded rows (a slice of a wider matrix) */
+    a.row_stride = K + 7;
+    a.batch_stride = M * (K + 7);
+    check_gemm ("bmm, padded a", B, a, b, c, B * M * (K + 7), K * N, B * M * N, 1.0, 0.0);
+  }
+  /* errors: shapes, strides, dtype */
+  {
+    fx_cuda_matrix a = fx_cuda_matrix_rowmajor (4096, 4, 5), b = fx_cuda_matrix_rowmajor (4096, 6, 3);
+    fx_cuda_matrix c = fx_cuda_matrix_rowmajor (4096, 4, 3), odd = { 4096, 5, 3, 6, 2, 0 };
+    CHECK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_F32, 1, 1, &a, &b, 0, &c, &diag) == FX_ERR_INVALID, "shapes");
+    CHECK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_F32, 1, 1, &a, &odd, 0, &c, &diag) == FX_ERR_UNSUPPORTED, "strides");
+    CHECK (strstr (diag.message, "contiguous copy") != NULL, "message: %s", diag.message);
+    b.rows = 5;
+    CHECK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_I64, 1, 1, &a, &b, 0, &c, &diag) == FX_ERR_UNSUPPORTED, "i64");
+    c.batch_stride = 0;
+    CHECK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_F32, 2, 1, &a, &b, 0, &c, &diag) == FX_ERR_INVALID,
+           "output broadcast over a batch");
+  }
+  /* f64 */
+  {
+    const int64_t m = 33, k = 17, n = 9;
+    double *ha = malloc (m * k * 8), *hb = malloc (k * n * 8), *hc = malloc (m * n * 8);
+    fx_cuda_ptr da = 0, db = 0, dc = 0;
+    fx_cuda_matrix a = fx_cuda_matrix_rowmajor (0, m, k), b = fx_cuda_matrix_rowmajor (0, k, n);
+    fx_cuda_matrix c = fx_cuda_matrix_rowmajor (0, m, n);
+    for (int64_t i = 0; i < m * k; i++)
+      ha[i] = sin ((double) i);
+    for (int64_t i = 0; i < k * n; i++)
+      hb[i] = cos ((double) i);
+    CHECK_OK (fx_cuda_malloc (cuda, m * k * 8, NULL, &da, &diag), &diag);
+    CHECK_OK (fx_cuda_malloc (cuda, k * n * 8, NULL, &db, &diag), &diag);
+    CHECK_OK (fx_cuda_malloc (cuda, m * n * 8, NULL, &dc, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, da, ha, m * k * 8, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, db, hb, k * n * 8, &diag), &diag);
+    a.data = da, b.data = db, c.data = dc;
+    CHECK_OK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_F64, 1, 1.0, &a, &b, 0.0, &c, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, hc, dc, m * n * 8, &diag), &diag);
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++)
+        {
+          double ref = 0;
+          for (int64_t t = 0; t < k; t++)
+            ref += ha[i * k + t] * hb[t * n + j];
+          CHECK (fabs (hc[i * n + j] - ref) <= 1e-12 * (1 + fabs (ref)), "f64 c[%lld][%lld] = %.17g, want %.17g",
+                 (long long) i, (long long) j, hc[i * n + j], ref);
+        }
+    fx_cuda_free (cuda, da);
+    fx_cuda_free (cuda, db);
+    fx_cuda_free (cuda, dc);
+    free (ha);
+    free (hb);
+    free (hc);
+  }
+}
+
+static void
+test_dlpack (void)
+{
+  fx_cuda_ptr p = 0;
+  int host = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (fx_cuda_malloc (cuda, 1024, NULL, &p, &diag), &diag);
+  CHECK_OK (fx_cuda_check_device_ptr (cuda, p, &diag), &diag);
+  CHECK_OK (fx_cuda_check_device_ptr (cuda, p + 512, &diag), &diag);
+  CHECK (fx_cuda_check_device_ptr (cuda, (fx_cuda_ptr) (uintptr_t) &host, &diag) == FX_ERR_INVALID,
+         "a host pointer passed as device memory");
+  printf ("# host pointer: %s\n", diag.message);
+  CHECK (fx_cuda_check_device_ptr (cuda, 0, &diag) == FX_ERR_INVALID, "null accepted");
+  CHECK_OK (fx_cuda_check_dlpack_device (cuda, FX_CUDA_DLPACK_DEVICE_TYPE, 0, &diag), &diag);
+  CHECK (fx_cuda_check_dlpack_device (cuda, 1, 0, &diag) == FX_ERR_INVALID, "kDLCPU accepted");
+  CHECK (fx_cuda_check_dlpack_device (cuda, 2, 7, &diag) == FX_ERR_INVALID, "cuda:7 accepted");
+  fx_cuda_free (cuda, p);
+}
+
+int
+main (int argc, char **argv)
+{
+  fx_cuda_runtime_info info;
+  fx_diag diag;
+  int rc;
+
+  fx_diag_clear (&diag);
+  kernels_dir = argc > 1 ? argv[1] : "kernels";
+  if (fx_cuda_probe (&info, &diag) != FX_OK)
+    {
+      printf ("1..0 # SKIP %s\n", diag.message);
+      return 77;
+    }
+  if (!info.have_nvrtc)
+    {
+      printf ("1..0 # SKIP %s\n", info.nvrtc_error);
+      return 77;
+    }
+  printf ("# driver %d (%s), NVRTC %d.%d (%s), cuBLAS %s\n", info.driver_version, info.driver_path, info.nvrtc_major,
+          info.nvrtc_minor, info.nvrtc_path, info.have_cublas ? info.cublas_path : info.cublas_error);
+  if (fx_cuda_open (0, &cuda, &diag) != FX_OK)
+    {
+      printf ("Bail out! fx_cuda_open: %s\n", diag.message);
+      return 1;
+    }
+  snprintf (cache_dir, sizeof cache_dir, "/tmp/fx-cuda-gpu-test-cache-%ld", (long) getpid ());
+  cuda_test_run ("/cuda/gpu/device-info", test_device_info);
+  cuda_test_run ("/cuda/gpu/vector-add", test_vector_add);
+  cuda_test_run ("/cuda/gpu/row-sum", test_row_sum);
+  cuda_test_run ("/cuda/gpu/var-mean", test_var_mean);
+  cuda_test_run ("/cuda/gpu/errors", test_errors);
+  cuda_test_run ("/cuda/gpu/allocator", test_allocator);
+  cuda_test_run ("/cuda/gpu/timeline", test_timeline);
+  cuda_test_run ("/cuda/gpu/graph", test_graph);
+  if (info.have_cublas)
+    cuda_test_run ("/cuda/gpu/gemm", test_gemm);
+  else
+    printf ("# SKIP /cuda/gpu/gemm: %s\n", info.cublas_error);
+  cuda_test_run ("/cuda/gpu/dlpack", test_dlpack);
+  rc = cuda_test_finish ();
+  fx_cuda_close (cuda);
+  {
+    char cmd[400];
+    snprintf (cmd, sizeof cmd, "rm -rf /tmp/fx-cuda-gpu-test-cache-%ld", (long) getpid ());
+    if (system (cmd) != 0)
+      printf ("# could not remove the test cache\n");
+  }
+  return rc;
+}
