@@ -73,8 +73,6 @@ fx_cuda_get_blas (fx_cuda *cuda, fx_cuda_blas **out, fx_diag *diag)
   return FX_OK;
 }
 
-void fx_cuda_blas_destroy (fx_cuda *cuda);
-
 /* Called by fx_cuda_close, before the allocator goes. */
 void
 fx_cuda_blas_destroy (fx_cuda *cuda)
@@ -248,4 +246,23 @@ strides:
                       (long long) a->rows, (long long) a->cols, (long long) a->row_stride, (long long) a->col_stride,
                       (long long) b->rows, (long long) b->cols, (long long) b->row_stride, (long long) b->col_stride,
                       (long long) c->rows, (long long) c->cols, (long long) c->row_stride, (long long) c->col_stride);
+}
+
+fx_status
+fx_cuda_addmm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *bias, double beta,
+               const fx_cuda_matrix *a, const fx_cuda_matrix *b, double alpha, const fx_cuda_matrix *c,
+               fx_diag *diag)
+{
+  fx_status st;
+
+  if (c->rows != a->rows || c->cols != b->cols)
+    return fx_diag_set (diag, FX_ERR_INVALID, "addmm output [%lld, %lld] for [%lld, %lld] @ [%lld, %lld]",
+                        (long long) c->rows, (long long) c->cols, (long long) a->rows, (long long) a->cols,
+                        (long long) b->rows, (long long) b->cols);
+  /* beta 0 ignores the bias (NaN in it included), as aten.addmm does. */
+  if (beta == 0.0)
+    return fx_cuda_gemm (cuda, stream, dtype, 1, alpha, a, b, 0.0, c, diag);
+  if ((st = fx_cuda_broadcast_scale (cuda, stream, dtype, bias, beta, c, diag)) != FX_OK)
+    return st;
+  return fx_cuda_gemm (cuda, stream, dtype, 1, alpha, a, b, 1.0, c, diag);
 }

@@ -80,6 +80,7 @@ fx_cuda_open (int ordinal, fx_cuda **out, fx_diag *diag)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   cuda->ordinal = ordinal;
   fx_cuda_alloc_init (&cuda->alloc);
+  pthread_mutex_init (&cuda->builtin_lock, NULL);
   if ((st = fx_cuda_check (l->cu.cuDeviceGet (&cuda->device, ordinal), "cuDeviceGet", diag)) != FX_OK)
     goto fail;
   /* The primary context is the one the CUDA runtime (cuBLAS, PyTorch) uses: pointers and streams are shared. */
@@ -97,11 +98,10 @@ fx_cuda_open (int ordinal, fx_cuda **out, fx_diag *diag)
 
 fail:
   pthread_mutex_destroy (&cuda->alloc.lock);
+  pthread_mutex_destroy (&cuda->builtin_lock);
   free (cuda);
   return st;
 }
-
-void fx_cuda_blas_destroy (fx_cuda *cuda);
 
 void
 fx_cuda_close (fx_cuda *cuda)
@@ -111,10 +111,12 @@ fx_cuda_close (fx_cuda *cuda)
   if (fx_cuda_enter (cuda, NULL) == FX_OK)
     CU.cuCtxSynchronize ();
   fx_cuda_blas_destroy (cuda);
+  fx_cuda_builtin_destroy (cuda);
   fx_cuda_alloc_destroy (cuda);
   fx_cuda_stream_free (cuda->default_stream);
   CU.cuDevicePrimaryCtxRelease (cuda->device);
   pthread_mutex_destroy (&cuda->alloc.lock);
+  pthread_mutex_destroy (&cuda->builtin_lock);
   free (cuda);
 }
 

@@ -287,6 +287,8 @@ struct fx_cuda
   fx_cuda_stream *default_stream;
   fx_cuda_allocator alloc;
   fx_cuda_blas *blas;           /* created on first use */
+  fx_cuda_module *builtin;      /* the runtime's own kernels, built on first use */
+  pthread_mutex_t builtin_lock;
 };
 
 struct fx_cuda_stream
@@ -309,3 +311,5 @@ void fx_cuda_alloc_init (fx_cuda_allocator *alloc);
 /* Returns every block to the driver (live ones too: the device is going away). */
 void fx_cuda_alloc_destroy (fx_cuda *cuda);
 void fx_cuda_pool_release (fx_cuda *cuda, fx_cuda_pool *pool);
+void fx_cuda_blas_destroy (fx_cuda *cuda);
+void fx_cuda_builtin_destroy (fx_cuda *cuda);

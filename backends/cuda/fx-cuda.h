@@ -8,6 +8,7 @@
 
 #include "fx/common.h"
 #include "fx/ir.h"
+#include "fx/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -171,6 +172,26 @@ fx_status fx_cuda_check_device_ptr (fx_cuda *cuda, fx_cuda_ptr ptr, fx_diag *dia
 /* Checks a DLPack device (type, id) against this device: FX_ERR_INVALID with "expected cuda:N" otherwise. */
 fx_status fx_cuda_check_dlpack_device (fx_cuda *cuda, int32_t device_type, int32_t device_id, fx_diag *diag);
 
+/* ---------------------------------------------------------------- engine tensors on the device (fx/tensor.h) */
+
+/* A tensor on cuda:N whose storage is a block of the caching allocator (returned to the cache when the last
+   reference goes). strides NULL: contiguous. The storage is not initialised. */
+fx_status fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides,
+                              fx_tensor **out, fx_diag *diag);
+/* The device address of element 0 (storage + offset). */
+fx_cuda_ptr fx_cuda_tensor_ptr (const fx_tensor *t);
+/* Copies a CPU tensor to the device, keeping its strides when they are dense (else a contiguous copy first). */
+fx_status fx_cuda_tensor_to_device (fx_cuda *cuda, fx_cuda_stream *stream, const fx_tensor *cpu, fx_tensor **out,
+                                    fx_diag *diag);
+/* Copies a device tensor to a new CPU tensor with the same sizes and strides; synchronous. */
+fx_status fx_cuda_tensor_to_host (fx_cuda *cuda, fx_cuda_stream *stream, const fx_tensor *gpu, fx_tensor **out,
+                                  fx_diag *diag);
+/* FX_OK when t is a tensor with storage on this device (device type, index, and the driver's view of the pointer). */
+fx_status fx_cuda_tensor_check (fx_cuda *cuda, const fx_tensor *t, fx_diag *diag);
+/* Imports a kDLCUDA DLPack tensor (PyTorch's __dlpack__ on a GPU) without a copy, checked against this device.
+   On success the tensor owns managed; on failure managed is untouched. */
+fx_status fx_cuda_tensor_from_dlpack (fx_cuda *cuda, fx_dl_managed_tensor *managed, fx_tensor **out, fx_diag *diag);
+
 /* ---------------------------------------------------------------- NVRTC builds, modules, launches */
 
 typedef struct fx_cuda_build_options
@@ -272,6 +293,17 @@ void fx_cuda_blas_set_allow_tf32 (fx_cuda_blas *blas, bool allow);
 fx_status fx_cuda_gemm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, int64_t batch, double alpha,
                         const fx_cuda_matrix *a, const fx_cuda_matrix *b, double beta, const fx_cuda_matrix *c,
                         fx_diag *diag);
+
+/* dst = scale * src broadcast to dst's shape (a size-1 dimension of src repeats), any strides, dtype f32, f64, f16
+   or bf16 (f16/bf16 scaled in f32). A kernel of the runtime's own, built on first use. */
+fx_status fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *src,
+                                   double scale, const fx_cuda_matrix *dst, fx_diag *diag);
+/* The CUDA C of the runtime's own kernels (tests compile it without a device). */
+const char *fx_cuda_builtin_source (void);
+/* aten.addmm: c = beta * bias + alpha * (a @ b), bias broadcast to c's shape (a [N] bias is rows 1, cols N). */
+fx_status fx_cuda_addmm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *bias,
+                         double beta, const fx_cuda_matrix *a, const fx_cuda_matrix *b, double alpha,
+                         const fx_cuda_matrix *c, fx_diag *diag);
 
 #ifdef __cplusplus
 }

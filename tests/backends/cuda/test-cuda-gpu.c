@@ -617,6 +617,161 @@ test_dlpack (void)
   fx_cuda_free (cuda, p);
 }
 
+static void
+test_tensors (void)
+{
+  const int64_t sizes[2] = { 5, 7 }, tsizes[2] = { 7, 5 }, tstrides[2] = { 1, 7 };
+  const int64_t ssizes[2] = { 3, 7 }, sstrides[2] = { 14, 1 };
+  fx_tensor *cpu = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sizes), *view, *slice, *gpu = NULL, *back = NULL;
+  fx_tensor *gpu2 = NULL, *imported = NULL;
+  fx_dl_managed_tensor *managed;
+  fx_cuda_alloc_stats before, after;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK (cpu != NULL, "no CPU tensor");
+  fx_cuda_alloc_get_stats (cuda, &before);
+  for (int64_t i = 0; i < 35; i++)
+    fx_tensor_set_f64 (cpu, i, (double) i * 0.5 - 3);
+  /* A transposed view is dense: it travels with its strides. */
+  view = fx_tensor_as_strided (cpu, 2, tsizes, tstrides, 0);
+  CHECK_OK (fx_cuda_tensor_to_device (cuda, NULL, view, &gpu, &diag), &diag);
+  CHECK (gpu->device.type == FX_DEVICE_CUDA && gpu->strides[0] == 1 && gpu->strides[1] == 7, "strides %lld %lld",
+         (long long) gpu->strides[0], (long long) gpu->strides[1]);
+  CHECK_OK (fx_cuda_tensor_check (cuda, gpu, &diag), &diag);
+  CHECK (fx_cuda_tensor_check (cuda, cpu, &diag) == FX_ERR_INVALID, "a CPU tensor passed the device check");
+  CHECK_OK (fx_cuda_tensor_to_host (cuda, NULL, gpu, &back, &diag), &diag);
+  for (int64_t i = 0; i < 35; i++)
+    CHECK (fx_tensor_get_f64 (back, i) == fx_tensor_get_f64 (view, i), "element %lld", (long long) i);
+  fx_tensor_unref (back);
+  back = NULL;
+  /* A strided slice (every other row) is not: a contiguous copy goes over. */
+  slice = fx_tensor_as_strided (cpu, 2, ssizes, sstrides, 0);
+  CHECK_OK (fx_cuda_tensor_to_device (cuda, fx_cuda_default_stream (cuda), slice, &gpu2, &diag), &diag);
+  CHECK (fx_tensor_is_contiguous (gpu2), "slice not made contiguous");
+  CHECK_OK (fx_cuda_tensor_to_host (cuda, NULL, gpu2, &back, &diag), &diag);
+  for (int64_t i = 0; i < 21; i++)
+    CHECK (fx_tensor_get_f64 (back, i) == fx_tensor_get_f64 (slice, i), "slice element %lld", (long long) i);
+
+  /* DLPack out and back in: the same device memory, no copy; the block returns to the cache at the last unref. */
+  managed = fx_tensor_to_dlpack (gpu);
+  CHECK (managed && managed->dl_tensor.device.device_type == FX_CUDA_DLPACK_DEVICE_TYPE, "export");
+  CHECK_OK (fx_cuda_tensor_from_dlpack (cuda, managed, &imported, &diag), &diag);
+  CHECK (fx_cuda_tensor_ptr (imported) == fx_cuda_tensor_ptr (gpu), "import copied");
+  {
+    fx_tensor *cpu_t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sizes), *none = NULL;
+    fx_dl_managed_tensor *host = fx_tensor_to_dlpack (cpu_t);
+    CHECK (fx_cuda_tensor_from_dlpack (cuda, host, &none, &diag) == FX_ERR_INVALID && none == NULL,
+           "a kDLCPU tensor imported as CUDA");
+    host->deleter (host);
+    fx_tensor_unref (cpu_t);
+  }
+  fx_tensor_unref (imported);
+  fx_tensor_unref (gpu);
+  fx_tensor_unref (gpu2);
+  fx_tensor_unref (back);
+  fx_tensor_unref (view);
+  fx_tensor_unref (slice);
+  fx_tensor_unref (cpu);
+  fx_cuda_alloc_get_stats (cuda, &after);
+  CHECK (after.allocated_bytes == before.allocated_bytes, "device tensors leaked %zu bytes",
+         after.allocated_bytes - before.allocated_bytes);
+}
+
+static void
+test_addmm_half (void)
+{
+  const int64_t M = 130, K = 70, N = 33;
+  float *a = malloc (M * K * 4), *b = malloc (K * N * 4), *bias = malloc (N * 4), *c = malloc (M * N * 4);
+  uint16_t *ha = malloc (M * K * 2), *hb = malloc (K * N * 2), *hc = malloc (M * N * 2);
+  fx_cuda_ptr da, db, dbias, dc, dha, dhb, dhc;
+  fx_cuda_matrix ma = fx_cuda_matrix_rowmajor (0, M, K), mb = fx_cuda_matrix_rowmajor (0, K, N);
+  fx_cuda_matrix mc = fx_cuda_matrix_rowmajor (0, M, N), mbias = fx_cuda_matrix_rowmajor (0, 1, N);
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (a, M * K, 21);
+  fill (b, K * N, 22);
+  fill (bias, N, 23);
+  CHECK_OK (fx_cuda_malloc (cuda, M * K * 4, NULL, &da, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, K * N * 4, NULL, &db, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, N * 4, NULL, &dbias, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, M * N * 4, NULL, &dc, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, da, a, M * K * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, db, b, K * N * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dbias, bias, N * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_memset (cuda, NULL, dc, 0xff, M * N * 4, &diag), &diag);   /* NaN: must be overwritten */
+  ma.data = da, mb.data = db, mc.data = dc, mbias.data = dbias;
+  CHECK_OK (fx_cuda_addmm (cuda, NULL, FX_DTYPE_F32, &mbias, 0.5, &ma, &mb, 2.0, &mc, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, c, dc, M * N * 4, &diag), &diag);
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++)
+      {
+        double ref = 0.5 * bias[j], mag = fabs (ref);
+        for (int64_t k = 0; k < K; k++)
+          ref += 2.0 * a[i * K + k] * b[k * N + j], mag += fabs (2.0 * a[i * K + k] * b[k * N + j]);
+        CHECK (fabs (c[i * N + j] - ref) <= 5e-5 * mag + 1e-6, "addmm c[%lld][%lld] = %g, want %g", (long long) i,
+               (long long) j, c[i * N + j], ref);
+      }
+
+  /* f16 GEMM (f32 accumulation) and a bf16 broadcast */
+  for (int64_t i = 0; i < M * K; i++)
+    ha[i] = fx_f32_to_f16 (a[i]);
+  for (int64_t i = 0; i < K * N; i++)
+    hb[i] = fx_f32_to_f16 (b[i]);
+  CHECK_OK (fx_cuda_malloc (cuda, M * K * 2, NULL, &dha, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, K * N * 2, NULL, &dhb, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, M * N * 2, NULL, &dhc, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dha, ha, M * K * 2, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dhb, hb, K * N * 2, &diag), &diag);
+  ma.data = dha, mb.data = dhb, mc.data = dhc;
+  CHECK_OK (fx_cuda_gemm (cuda, NULL, FX_DTYPE_F16, 1, 1.0, &ma, &mb, 0.0, &mc, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, hc, dhc, M * N * 2, &diag), &diag);
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++)
+      {
+        double ref = 0, mag = 0;
+        for (int64_t k = 0; k < K; k++)
+          {
+            double p = (double) fx_f16_to_f32 (ha[i * K + k]) * fx_f16_to_f32 (hb[k * N + j]);
+            ref += p, mag += fabs (p);
+          }
+        CHECK (fabs (fx_f16_to_f32 (hc[i * N + j]) - ref) <= 2e-3 * mag + 1e-3, "f16 c[%lld][%lld] = %g, want %g",
+               (long long) i, (long long) j, fx_f16_to_f32 (hc[i * N + j]), ref);
+      }
+  {
+    /* bias row of bf16, broadcast down every row of a column-major output, scaled by 1: exact */
+    uint16_t hbias[33], out[130 * 33];
+    fx_cuda_matrix src = fx_cuda_matrix_rowmajor (dha, 1, N), dst = { dhc, M, N, 1, M, 0 };
+    for (int64_t j = 0; j < N; j++)
+      hbias[j] = fx_f32_to_bf16 (bias[j]);
+    CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dha, hbias, N * 2, &diag), &diag);
+    CHECK_OK (fx_cuda_broadcast_scale (cuda, NULL, FX_DTYPE_BF16, &src, 1.0, &dst, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, out, dhc, M * N * 2, &diag), &diag);
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++)
+        CHECK (out[j * M + i] == hbias[j], "bf16 broadcast [%lld][%lld]", (long long) i, (long long) j);
+    src.rows = 2;
+    CHECK (fx_cuda_broadcast_scale (cuda, NULL, FX_DTYPE_BF16, &src, 1.0, &dst, &diag) == FX_ERR_INVALID,
+           "[2, N] broadcast to [M, N]");
+    CHECK (fx_cuda_broadcast_scale (cuda, NULL, FX_DTYPE_I32, &src, 1.0, &dst, &diag) == FX_ERR_UNSUPPORTED, "i32");
+  }
+  fx_cuda_free (cuda, da);
+  fx_cuda_free (cuda, db);
+  fx_cuda_free (cuda, dbias);
+  fx_cuda_free (cuda, dc);
+  fx_cuda_free (cuda, dha);
+  fx_cuda_free (cuda, dhb);
+  fx_cuda_free (cuda, dhc);
+  free (a);
+  free (b);
+  free (bias);
+  free (c);
+  free (ha);
+  free (hb);
+  free (hc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -657,6 +812,9 @@ main (int argc, char **argv)
   else
     printf ("# SKIP /cuda/gpu/gemm: %s\n", info.cublas_error);
   cuda_test_run ("/cuda/gpu/dlpack", test_dlpack);
+  cuda_test_run ("/cuda/gpu/tensors", test_tensors);
+  if (info.have_cublas)
+    cuda_test_run ("/cuda/gpu/addmm-half", test_addmm_half);
   rc = cuda_test_finish ();
   fx_cuda_close (cuda);
   {

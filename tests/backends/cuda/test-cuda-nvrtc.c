@@ -155,6 +155,28 @@ test_compile_error (void)
 }
 
 static void
+test_builtin (void)
+{
+  static const char *const names[] = {
+    "fx_broadcast_scale_f32", "fx_broadcast_scale_f64", "fx_broadcast_scale_f16", "fx_broadcast_scale_bf16",
+  };
+  fx_cuda_build_options opts = { .no_cache = true };
+  fx_cuda_build_info info;
+  void *image = NULL;
+  size_t size = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (fx_cuda_compile (fx_cuda_builtin_source (), "fx-cuda-builtin.cu", 9, 0, &opts, &image, &size, &info,
+                             &diag), &diag);
+  for (size_t i = 0; i < 4; i++)
+    CHECK (image_has (image, size, names[i]), "%s missing", names[i]);
+  CHECK (info.log == NULL || strstr (info.log, "warning") == NULL, "warnings: %s", info.log);
+  free (image);
+  fx_cuda_build_info_clear (&info);
+}
+
+static void
 test_ptx_fallback (void)
 {
   char *src = read_kernel ("cuda_poi_fused_mul_add_3");
@@ -197,6 +219,7 @@ main (int argc, char **argv)
   cuda_test_run ("/cuda/nvrtc/cache", test_cache);
   cuda_test_run ("/cuda/nvrtc/compile-error", test_compile_error);
   cuda_test_run ("/cuda/nvrtc/ptx-fallback", test_ptx_fallback);
+  cuda_test_run ("/cuda/nvrtc/builtin", test_builtin);
   {
     char cmd[400];
     snprintf (cmd, sizeof cmd, "rm -rf /tmp/fx-cuda-test-cache-%ld", (long) getpid ());
