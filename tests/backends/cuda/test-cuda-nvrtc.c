@@ -98,6 +98,7 @@ test_cache (void)
   CHECK (!cold.cache_hit, "a damaged cache entry was used");
   CHECK (nc == na && memcmp (a, c, na) == 0, "rebuilt image differs from the cached one");
   fx_cuda_build_info_clear (&cold);
+  free (c);
   CHECK_OK (fx_cuda_compile (src, "cuda_poi_fused_add_0", 9, 0, &opts, &c, &nc, &cold, &diag), &diag);
   CHECK (cold.cache_hit, "the rebuilt entry was not written back");
 
