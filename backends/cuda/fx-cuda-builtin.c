@@ -62,6 +62,13 @@ builtin_kernel (fx_cuda *cuda, const char *name, fx_cuda_kernel **out, fx_diag *
   return fx_cuda_module_get_kernel (cuda->builtin, name, out, diag);
 }
 
+fx_status
+fx_cuda_builtin_prepare (fx_cuda *cuda, fx_diag *diag)
+{
+  fx_cuda_kernel *k;
+  return builtin_kernel (cuda, "fx_broadcast_scale_f32", &k, diag);
+}
+
 void
 fx_cuda_builtin_destroy (fx_cuda *cuda)
 {

@@ -313,3 +313,5 @@ void fx_cuda_alloc_destroy (fx_cuda *cuda);
 void fx_cuda_pool_release (fx_cuda *cuda, fx_cuda_pool *pool);
 void fx_cuda_blas_destroy (fx_cuda *cuda);
 void fx_cuda_builtin_destroy (fx_cuda *cuda);
+/* Builds the runtime's own kernels now (before a capture, which must not build modules). */
+fx_status fx_cuda_builtin_prepare (fx_cuda *cuda, fx_diag *diag);

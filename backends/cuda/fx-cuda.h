@@ -305,6 +305,98 @@ fx_status fx_cuda_addmm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, 
                          double beta, const fx_cuda_matrix *a, const fx_cuda_matrix *b, double alpha,
                          const fx_cuda_matrix *c, fx_diag *diag);
 
+/* ---------------------------------------------------------------- programs: a compiled graph's wrapper on the GPU */
+
+/* A program is what a CUDA code generator hands the runtime: kernel sources, the buffers (inputs, outputs,
+   temporaries) and the steps in order (kernel launches, GEMMs, broadcasts). It runs eagerly, or, with CUDA graphs on
+   (reduce-overhead), as PyTorch's cudagraph trees do for one graph: the first run is a warm-up (eager), the second
+   records a CUDA graph over static input buffers and replays it, later runs copy the inputs into the static buffers
+   (unless they are already there) and replay. */
+typedef struct fx_cuda_program fx_cuda_program;
+
+typedef enum fx_cuda_arg_kind
+{
+  FX_CUDA_ARG_BUFFER,    /* device address of buffer `buffer` plus `offset` bytes */
+  FX_CUDA_ARG_I32,
+  FX_CUDA_ARG_I64,
+  FX_CUDA_ARG_F32,
+  FX_CUDA_ARG_F64,
+} fx_cuda_arg_kind;
+
+typedef struct fx_cuda_arg
+{
+  fx_cuda_arg_kind kind;
+  int buffer;
+  size_t offset;
+  union
+  {
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+  } v;
+} fx_cuda_arg;
+
+/* A matrix inside a program buffer (see fx_cuda_matrix; data = the buffer's address + offset bytes). */
+typedef struct fx_cuda_buffer_matrix
+{
+  int buffer;
+  size_t offset;
+  int64_t rows, cols;
+  int64_t row_stride, col_stride;
+  int64_t batch_stride;
+} fx_cuda_buffer_matrix;
+
+typedef enum fx_cuda_program_state
+{
+  FX_CUDA_PROGRAM_NONE,        /* never ran */
+  FX_CUDA_PROGRAM_WARMUP,      /* ran eagerly once; the next run records */
+  FX_CUDA_PROGRAM_EXECUTION,   /* recorded: runs replay the graph */
+} fx_cuda_program_state;
+
+fx_status fx_cuda_program_new (fx_cuda *cuda, fx_cuda_program **out, fx_diag *diag);
+void fx_cuda_program_free (fx_cuda_program *program);
+/* Builds a module of kernels through NVRTC and the cache; launches name kernels of any added module. */
+fx_status fx_cuda_program_add_source (fx_cuda_program *program, const char *source, const char *name,
+                                      const fx_cuda_build_options *options, fx_cuda_build_info *info, fx_diag *diag);
+/* Buffers, numbered from 0 in the order added; inputs and outputs are also numbered among themselves. */
+int fx_cuda_program_add_input (fx_cuda_program *program, size_t nbytes);
+int fx_cuda_program_add_output (fx_cuda_program *program, size_t nbytes);
+int fx_cuda_program_add_temp (fx_cuda_program *program, size_t nbytes);
+/* label names the step in timelines (NULL: the kernel name). Arguments are checked against the buffers. */
+fx_status fx_cuda_program_add_launch (fx_cuda_program *program, const char *kernel, const char *label,
+                                      const unsigned int grid[3], const unsigned int block[3],
+                                      unsigned int shared_bytes, const fx_cuda_arg *args, size_t n_args,
+                                      fx_diag *diag);
+/* c = alpha * a @ b + beta * c (fx_cuda_gemm) */
+fx_status fx_cuda_program_add_gemm (fx_cuda_program *program, const char *label, fx_dtype dtype, int64_t batch,
+                                    double alpha, const fx_cuda_buffer_matrix *a, const fx_cuda_buffer_matrix *b,
+                                    double beta, const fx_cuda_buffer_matrix *c, fx_diag *diag);
+/* dst = scale * broadcast(src) (fx_cuda_broadcast_scale) */
+fx_status fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *label, fx_dtype dtype,
+                                         const fx_cuda_buffer_matrix *src, double scale,
+                                         const fx_cuda_buffer_matrix *dst, fx_diag *diag);
+
+/* reduce-overhead on or off (off by default). */
+void fx_cuda_program_use_graphs (fx_cuda_program *program, bool on);
+/* Turns CUDA graphs off for this program and records "skipping cudagraphs due to <reason>", as PyTorch logs it. */
+void fx_cuda_program_skip_graphs (fx_cuda_program *program, const char *reason);
+/* "skipping cudagraphs due to ...", or NULL when graphs are in use or were never asked for. */
+const char *fx_cuda_program_skip_message (const fx_cuda_program *program);
+fx_cuda_program_state fx_cuda_program_get_state (const fx_cuda_program *program);
+size_t fx_cuda_program_n_steps (const fx_cuda_program *program);
+/* The static buffer of input i once recorded (0 before): a caller that writes its inputs there saves the copy. */
+fx_cuda_ptr fx_cuda_program_static_input (const fx_cuda_program *program, size_t i);
+
+/* Runs the program on stream (NULL: the default stream). inputs[i] holds input i (at least its nbytes). outputs
+   receive the output addresses: with graphs in use they belong to the program and are overwritten by the next run
+   (*caller_owns false); otherwise they are fresh blocks the caller frees with fx_cuda_free (*caller_owns true).
+   With a timeline, each step is a span (eager), or the replay is one span named "cudagraph replay". Does not
+   synchronize. */
+fx_status fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_cuda_ptr *inputs,
+                               size_t n_inputs, fx_cuda_ptr *outputs, size_t n_outputs, bool *caller_owns,
+                               fx_cuda_timeline *timeline, fx_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -772,6 +772,211 @@ test_addmm_half (void)
   free (hc);
 }
 
+/* The program of a small graph: y = chain of 5 x*a+b steps over a copy of x; z = 2 * (x.view(M, K) @ w), through a
+   temporary. */
+enum { P_M = 48, P_K = 32, P_N = 24, P_LEN = P_M * P_K, P_STEPS = 5 };
+
+static fx_status
+build_program (fx_cuda_program **out, fx_diag *diag)
+{
+  char *src = read_kernel ("cuda_poi_fused_mul_add_3");
+  fx_cuda_build_options opts = { .cache_dir = cache_dir };
+  fx_cuda_program *p;
+  int x, w, y, z, t;
+  fx_status st;
+
+  if ((st = fx_cuda_program_new (cuda, &p, diag)) != FX_OK)
+    {
+      free (src);
+      return st;
+    }
+  st = fx_cuda_program_add_source (p, src, "cuda_poi_fused_mul_add_3", &opts, NULL, diag);
+  free (src);
+  x = fx_cuda_program_add_input (p, P_LEN * 4);
+  w = fx_cuda_program_add_input (p, P_K * P_N * 4);
+  y = fx_cuda_program_add_output (p, P_LEN * 4);
+  z = fx_cuda_program_add_output (p, P_M * P_N * 4);
+  t = fx_cuda_program_add_temp (p, P_M * P_N * 4);
+  if (st == FX_OK)
+    {
+      fx_cuda_buffer_matrix xs = { x, 0, 1, P_LEN, P_LEN, 1, 0 }, ys = { y, 0, 1, P_LEN, P_LEN, 1, 0 };
+      st = fx_cuda_program_add_broadcast (p, "copy", FX_DTYPE_F32, &xs, 1.0, &ys, diag);
+    }
+  for (int i = 0; i < P_STEPS && st == FX_OK; i++)
+    {
+      fx_cuda_arg args[4] = { { .kind = FX_CUDA_ARG_BUFFER, .buffer = y }, { .kind = FX_CUDA_ARG_F32 },
+                              { .kind = FX_CUDA_ARG_F32 }, { .kind = FX_CUDA_ARG_I32 } };
+      unsigned int grid[3] = { (P_LEN + 255) / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+      args[1].v.f32 = 1.0f + i / 8.0f;
+      args[2].v.f32 = 0.25f * i;
+      args[3].v.i32 = P_LEN;
+      st = fx_cuda_program_add_launch (p, "cuda_poi_fused_mul_add_3", NULL, grid, block, 0, args, 4, diag);
+    }
+  if (st == FX_OK)
+    {
+      fx_cuda_buffer_matrix a = { x, 0, P_M, P_K, P_K, 1, 0 }, b = { w, 0, P_K, P_N, P_N, 1, 0 };
+      fx_cuda_buffer_matrix c = { t, 0, P_M, P_N, P_N, 1, 0 }, zz = { z, 0, P_M, P_N, P_N, 1, 0 };
+      st = fx_cuda_program_add_gemm (p, "extern_kernels.mm", FX_DTYPE_F32, 1, 1.0, &a, &b, 0.0, &c, diag);
+      if (st == FX_OK)
+        st = fx_cuda_program_add_broadcast (p, "scale", FX_DTYPE_F32, &c, 2.0, &zz, diag);
+    }
+  if (st != FX_OK)
+    {
+      fx_cuda_program_free (p);
+      return st;
+    }
+  *out = p;
+  return FX_OK;
+}
+
+static bool
+program_results_ok (const float *x, const float *w, const float *y, const float *z)
+{
+  for (int i = 0; i < P_LEN; i++)
+    {
+      float v = x[i];
+      for (int s = 0; s < P_STEPS; s++)
+        v = __builtin_fmaf (v, 1.0f + s / 8.0f, 0.25f * s);
+      if (fabsf (y[i] - v) > 1e-5f * (1 + fabsf (v)))
+        {
+          printf ("# y[%d] = %g, want %g\n", i, y[i], v);
+          return false;
+        }
+    }
+  for (int i = 0; i < P_M; i++)
+    for (int j = 0; j < P_N; j++)
+      {
+        double ref = 0, mag = 0;
+        for (int k = 0; k < P_K; k++)
+          ref += (double) x[i * P_K + k] * w[k * P_N + j], mag += fabs ((double) x[i * P_K + k] * w[k * P_N + j]);
+        if (fabs (z[i * P_N + j] - 2 * ref) > 1e-4 * mag + 1e-6)
+          {
+            printf ("# z[%d][%d] = %g, want %g\n", i, j, z[i * P_N + j], 2 * ref);
+            return false;
+          }
+      }
+  return true;
+}
+
+static void
+test_program (void)
+{
+  float *x = malloc (P_LEN * 4), *w = malloc (P_K * P_N * 4), *y = malloc (P_LEN * 4), *z = malloc (P_M * P_N * 4);
+  fx_cuda_ptr in[2], in2[2], outs[2];
+  fx_cuda_program *eager = NULL, *graphs = NULL;
+  fx_cuda_timeline *tl = NULL;
+  fx_cuda_alloc_stats s1, s2;
+  bool owned = false;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (build_program (&eager, &diag), &diag);
+  CHECK (fx_cuda_program_n_steps (eager) == P_STEPS + 3, "%zu steps", fx_cuda_program_n_steps (eager));
+  CHECK_OK (fx_cuda_malloc (cuda, P_LEN * 4, NULL, &in[0], &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, P_K * P_N * 4, NULL, &in[1], &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, P_LEN * 4, NULL, &in2[0], &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, P_K * P_N * 4, NULL, &in2[1], &diag), &diag);
+  fill (x, P_LEN, 31);
+  fill (w, P_K * P_N, 32);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[0], x, P_LEN * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[1], w, P_K * P_N * 4, &diag), &diag);
+
+  /* Eager, with per-step timing; a second run reaches the driver no more. */
+  CHECK_OK (fx_cuda_timeline_new (cuda, &tl, &diag), &diag);
+  for (int run = 0; run < 2; run++)
+    {
+      if (run == 1)
+        fx_cuda_alloc_get_stats (cuda, &s1);
+      fx_cuda_timeline_reset (tl);
+      CHECK_OK (fx_cuda_program_run (eager, NULL, in, 2, outs, 2, &owned, tl, &diag), &diag);
+      CHECK (owned, "eager outputs not the caller's");
+      CHECK_OK (fx_cuda_timeline_collect (tl, &diag), &diag);
+      CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
+      CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
+      CHECK (program_results_ok (x, w, y, z), "eager results");
+      fx_cuda_free (cuda, outs[0]);
+      fx_cuda_free (cuda, outs[1]);
+    }
+  fx_cuda_alloc_get_stats (cuda, &s2);
+  CHECK (s2.n_device_allocs == s1.n_device_allocs, "the second eager run called cuMemAlloc");
+  CHECK (fx_cuda_timeline_count (tl) == P_STEPS + 3, "%zu spans", fx_cuda_timeline_count (tl));
+  CHECK (strcmp (fx_cuda_timeline_name (tl, P_STEPS + 1), "extern_kernels.mm") == 0, "span name %s",
+         fx_cuda_timeline_name (tl, P_STEPS + 1));
+  CHECK (fx_cuda_program_get_state (eager) == FX_CUDA_PROGRAM_NONE, "eager program changed state");
+
+  /* reduce-overhead: warm-up, record + replay, replay with new inputs, replay from the static inputs. */
+  CHECK_OK (build_program (&graphs, &diag), &diag);
+  fx_cuda_program_use_graphs (graphs, true);
+  CHECK_OK (fx_cuda_program_run (graphs, NULL, in, 2, outs, 2, &owned, NULL, &diag), &diag);
+  CHECK (owned && fx_cuda_program_get_state (graphs) == FX_CUDA_PROGRAM_WARMUP, "warm-up");
+  fx_cuda_free (cuda, outs[0]);
+  fx_cuda_free (cuda, outs[1]);
+  CHECK_OK (fx_cuda_program_run (graphs, NULL, in, 2, outs, 2, &owned, NULL, &diag), &diag);
+  CHECK (!owned && fx_cuda_program_get_state (graphs) == FX_CUDA_PROGRAM_EXECUTION, "record: %s",
+         fx_cuda_program_skip_message (graphs) ? fx_cuda_program_skip_message (graphs) : "no skip");
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
+  CHECK (program_results_ok (x, w, y, z), "recorded run results");
+  fill (x, P_LEN, 41);
+  fill (w, P_K * P_N, 42);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in2[0], x, P_LEN * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in2[1], w, P_K * P_N * 4, &diag), &diag);
+  fx_cuda_timeline_reset (tl);
+  CHECK_OK (fx_cuda_program_run (graphs, NULL, in2, 2, outs, 2, &owned, tl, &diag), &diag);
+  CHECK_OK (fx_cuda_timeline_collect (tl, &diag), &diag);
+  CHECK (fx_cuda_timeline_count (tl) == 1 && strcmp (fx_cuda_timeline_name (tl, 0), "cudagraph replay") == 0,
+         "replay span");
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
+  CHECK (program_results_ok (x, w, y, z), "replay with new inputs");
+  {
+    fx_cuda_ptr st_in[2] = { fx_cuda_program_static_input (graphs, 0), fx_cuda_program_static_input (graphs, 1) };
+    CHECK (st_in[0] && st_in[1] && st_in[0] != in2[0], "static inputs");
+    fill (x, P_LEN, 51);
+    CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, st_in[0], x, P_LEN * 4, &diag), &diag);
+    CHECK_OK (fx_cuda_program_run (graphs, NULL, st_in, 2, outs, 2, &owned, NULL, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
+    CHECK (program_results_ok (x, w, y, z), "replay from the static inputs");
+  }
+  CHECK (fx_cuda_program_skip_message (graphs) == NULL, "skip message");
+  /* A backend that finds a reason not to use graphs says it as PyTorch does; runs go eager. */
+  fx_cuda_program_skip_graphs (graphs, "mutated inputs (1 instances)");
+  CHECK (strcmp (fx_cuda_program_skip_message (graphs), "skipping cudagraphs due to mutated inputs (1 instances)") == 0,
+         "%s", fx_cuda_program_skip_message (graphs));
+  CHECK_OK (fx_cuda_program_run (graphs, NULL, in2, 2, outs, 2, &owned, NULL, &diag), &diag);
+  CHECK (owned, "skipped program did not run eagerly");
+  fx_cuda_free (cuda, outs[0]);
+  fx_cuda_free (cuda, outs[1]);
+
+  /* Errors */
+  CHECK (fx_cuda_program_run (eager, NULL, in, 1, outs, 2, &owned, NULL, &diag) == FX_ERR_INVALID, "input count");
+  {
+    fx_cuda_arg bad = { .kind = FX_CUDA_ARG_BUFFER, .buffer = 99 };
+    unsigned int one[3] = { 1, 1, 1 };
+    fx_cuda_buffer_matrix big = { 0, 0, P_M, P_K + 1, P_K + 1, 1, 0 }, ok = { 1, 0, P_K, P_N, P_N, 1, 0 };
+    CHECK (fx_cuda_program_add_launch (eager, "nope", NULL, one, one, 0, NULL, 0, &diag) == FX_ERR_NOT_FOUND,
+           "unknown kernel");
+    CHECK (fx_cuda_program_add_launch (eager, "cuda_poi_fused_mul_add_3", NULL, one, one, 0, &bad, 1, &diag)
+           == FX_ERR_INVALID, "buffer 99");
+    CHECK (fx_cuda_program_add_gemm (eager, NULL, FX_DTYPE_F32, 1, 1, &big, &ok, 0, &ok, &diag) == FX_ERR_INVALID,
+           "matrix past its buffer");
+    printf ("# %s\n", diag.message);
+  }
+  fx_cuda_timeline_free (tl);
+  fx_cuda_program_free (eager);
+  fx_cuda_program_free (graphs);
+  for (int i = 0; i < 2; i++)
+    {
+      fx_cuda_free (cuda, in[i]);
+      fx_cuda_free (cuda, in2[i]);
+    }
+  free (x);
+  free (w);
+  free (y);
+  free (z);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -814,7 +1019,10 @@ main (int argc, char **argv)
   cuda_test_run ("/cuda/gpu/dlpack", test_dlpack);
   cuda_test_run ("/cuda/gpu/tensors", test_tensors);
   if (info.have_cublas)
-    cuda_test_run ("/cuda/gpu/addmm-half", test_addmm_half);
+    {
+      cuda_test_run ("/cuda/gpu/addmm-half", test_addmm_half);
+      cuda_test_run ("/cuda/gpu/program", test_program);
+    }
   rc = cuda_test_finish ();
   fx_cuda_close (cuda);
   {
