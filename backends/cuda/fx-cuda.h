@@ -232,6 +232,11 @@ fx_status fx_cuda_module_build (fx_cuda *cuda, const char *source, const char *n
 fx_status fx_cuda_module_load (fx_cuda *cuda, const void *image, size_t image_size, fx_cuda_module **out,
                                fx_diag *diag);
 void fx_cuda_module_free (fx_cuda_module *module);
+/* The CUDA C that generated sources start with (no CUDA headers needed): fx_f16_to_f32 / fx_f32_to_f16 /
+   fx_bf16_to_f32 / fx_f32_to_bf16, NaN-propagating fx_maximum / fx_minimum, fx_warp_reduce, fx_block_sum /
+   fx_block_max / fx_block_min (32 floats of shared scratch), Welford (fx_welford_add / _combine, fx_block_welford),
+   fx_relu, fx_sigmoid, fx_silu, fx_gelu (erf) and fx_gelu_tanh. */
+const char *fx_cuda_prelude_source (void);
 /* The kernel belongs to the module (freed with it). FX_ERR_NOT_FOUND when the module has no such kernel. */
 fx_status fx_cuda_module_get_kernel (fx_cuda_module *module, const char *name, fx_cuda_kernel **out, fx_diag *diag);
 

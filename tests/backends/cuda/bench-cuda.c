@@ -187,6 +187,15 @@ run_rows (void *p)
 }
 
 static void
+run_softmax (void *p)
+{
+  row_ctx *c = p;
+  void *args[] = { &c->x, &c->r, &c->rows };
+  unsigned int grid[3] = { (unsigned int) c->rows, 1, 1 }, block[3] = { 512, 1, 1 };
+  TRY (fx_cuda_launch (c->k, NULL, grid, block, 0, args, D));
+}
+
+static void
 bench_bandwidth (void)
 {
   fx_cuda_module *m1, *m2;
@@ -206,6 +215,27 @@ bench_bandwidth (void)
   printf ("cuda_poi_fused_add_0 64M floats: %.4f ms, %.0f GB/s (2 reads + 1 write)\n", ms,
           3.0 * v.n * 4 / (ms * 1e-3) / 1e9);
 
+  {
+    fx_cuda_build_options opts = { .cache_dir = cache_dir };
+    fx_cuda_module *m3;
+    fx_cuda_kernel *k3;
+    char *body = read_kernel ("prelude/cuda_per_fused__softmax_4");
+    char *src = malloc (strlen (fx_cuda_prelude_source ()) + strlen (body) + 1);
+    row_ctx sm = { .rows = 8192, .cols = 4096 };
+    strcpy (src, fx_cuda_prelude_source ());
+    strcat (src, body);
+    TRY (fx_cuda_module_build (cuda, src, "cuda_per_fused__softmax_4", &opts, &m3, NULL, D));
+    TRY (fx_cuda_module_get_kernel (m3, "cuda_per_fused__softmax_4", &k3, D));
+    sm.k = k3;
+    sm.x = v.a;
+    sm.r = v.b;
+    ms = time_median (run_softmax, &sm, 50);
+    printf ("cuda_per_fused__softmax_4 8192x4096: %.4f ms, %.0f GB/s (fixtures README: inductor 0.137 ms, "
+            "bound 0.085 ms)\n", ms, 2.0 * sm.rows * sm.cols * 4 / (ms * 1e-3) / 1e9);
+    fx_cuda_module_free (m3);
+    free (src);
+    free (body);
+  }
   r.k = load ("cuda_per_fused_sum_1", &m2);
   r.x = v.a;
   r.r = v.b;

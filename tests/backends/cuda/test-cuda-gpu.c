@@ -53,6 +53,30 @@ build (const char *name, fx_cuda_module **module, fx_cuda_kernel **kernel, fx_cu
   return st;
 }
 
+/* A kernel of kernels/prelude/, after the prelude, as a code generator would emit it. */
+static fx_status
+build_with_prelude (const char *name, fx_cuda_module **module, fx_cuda_kernel **kernel, fx_diag *diag)
+{
+  fx_cuda_build_options opts = { .cache_dir = cache_dir };
+  char sub[300];
+  char *body, *src;
+  fx_status st;
+
+  snprintf (sub, sizeof sub, "prelude/%s", name);
+  body = read_kernel (sub);
+  if (!body)
+    return fx_diag_set (diag, FX_ERR_IO, "cannot read kernel %s in %s", sub, kernels_dir);
+  src = malloc (strlen (fx_cuda_prelude_source ()) + strlen (body) + 1);
+  strcpy (src, fx_cuda_prelude_source ());
+  strcat (src, body);
+  st = fx_cuda_module_build (cuda, src, name, &opts, module, NULL, diag);
+  free (src);
+  free (body);
+  if (st == FX_OK && (st = fx_cuda_module_get_kernel (*module, name, kernel, diag)) != FX_OK)
+    fx_cuda_module_free (*module);
+  return st;
+}
+
 static void
 test_device_info (void)
 {
@@ -977,6 +1001,80 @@ test_program (void)
   free (z);
 }
 
+static void
+test_softmax_layernorm (void)
+{
+  const int rows = 600, cols = 4096, lrows = 300, lcols = 3000;
+  size_t bytes = (size_t) rows * cols * 4;
+  float *x = malloc (bytes), *y = malloc (bytes);
+  fx_cuda_ptr dx = 0, dy = 0;
+  fx_cuda_module *m1 = NULL, *m2 = NULL;
+  fx_cuda_kernel *softmax = NULL, *layernorm = NULL;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (x, (size_t) rows * cols, 61);
+  for (size_t i = 0; i < (size_t) rows * cols; i++)
+    x[i] *= 8;
+  CHECK_OK (build_with_prelude ("cuda_per_fused__softmax_4", &m1, &softmax, &diag), &diag);
+  CHECK_OK (build_with_prelude ("cuda_per_fused_native_layer_norm_5", &m2, &layernorm, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &dx, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, bytes, NULL, &dy, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dx, x, bytes, &diag), &diag);
+  {
+    int xn = rows;
+    void *args[] = { &dx, &dy, &xn };
+    unsigned int grid[3] = { (unsigned int) rows, 1, 1 }, block[3] = { 512, 1, 1 };
+    CHECK_OK (fx_cuda_launch (softmax, NULL, grid, block, 0, args, &diag), &diag);
+  }
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, dy, bytes, &diag), &diag);
+  for (int i = 0; i < rows; i++)
+    {
+      double m = -INFINITY, sum = 0;
+      for (int j = 0; j < cols; j++)
+        m = fmax (m, x[(size_t) i * cols + j]);
+      for (int j = 0; j < cols; j++)
+        sum += exp ((double) x[(size_t) i * cols + j] - m);
+      for (int j = 0; j < cols; j++)
+        {
+          double ref = exp ((double) x[(size_t) i * cols + j] - m) / sum;
+          CHECK (fabs (y[(size_t) i * cols + j] - ref) <= 1e-5 * ref + 1e-9, "softmax[%d][%d] = %g, want %g", i, j,
+                 y[(size_t) i * cols + j], ref);
+        }
+    }
+  {
+    int xn = lrows, rn = lcols;
+    float eps = 1e-5f;
+    void *args[] = { &dx, &dy, &xn, &rn, &eps };
+    unsigned int grid[3] = { (unsigned int) lrows, 1, 1 }, block[3] = { 256, 1, 1 };
+    CHECK_OK (fx_cuda_launch (layernorm, NULL, grid, block, 0, args, &diag), &diag);
+  }
+  CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, dy, (size_t) lrows * lcols * 4, &diag), &diag);
+  for (int i = 0; i < lrows; i++)
+    {
+      double mean = 0, var = 0;
+      for (int j = 0; j < lcols; j++)
+        mean += x[(size_t) i * lcols + j];
+      mean /= lcols;
+      for (int j = 0; j < lcols; j++)
+        var += (x[(size_t) i * lcols + j] - mean) * (x[(size_t) i * lcols + j] - mean);
+      var /= lcols;
+      for (int j = 0; j < lcols; j++)
+        {
+          double n = (x[(size_t) i * lcols + j] - mean) / sqrt (var + 1e-5);
+          double ref = 0.5 * n * (1 + erf (n / sqrt (2.0)));
+          CHECK (fabs (y[(size_t) i * lcols + j] - ref) <= 1e-4 * (1 + fabs (ref)), "layernorm+gelu[%d][%d] = %g, want %g",
+                 i, j, y[(size_t) i * lcols + j], ref);
+        }
+    }
+  fx_cuda_module_free (m1);
+  fx_cuda_module_free (m2);
+  fx_cuda_free (cuda, dx);
+  fx_cuda_free (cuda, dy);
+  free (x);
+  free (y);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1008,6 +1106,7 @@ main (int argc, char **argv)
   cuda_test_run ("/cuda/gpu/vector-add", test_vector_add);
   cuda_test_run ("/cuda/gpu/row-sum", test_row_sum);
   cuda_test_run ("/cuda/gpu/var-mean", test_var_mean);
+  cuda_test_run ("/cuda/gpu/softmax-layernorm", test_softmax_layernorm);
   cuda_test_run ("/cuda/gpu/errors", test_errors);
   cuda_test_run ("/cuda/gpu/allocator", test_allocator);
   cuda_test_run ("/cuda/gpu/timeline", test_timeline);

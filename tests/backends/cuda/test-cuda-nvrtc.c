@@ -178,6 +178,38 @@ test_builtin (void)
 }
 
 static void
+test_prelude_kernels (void)
+{
+  static const char *const names[] = { "cuda_per_fused__softmax_4", "cuda_per_fused_native_layer_norm_5" };
+  fx_cuda_build_options opts = { .no_cache = true };
+
+  for (size_t i = 0; i < 2; i++)
+    {
+      char sub[200];
+      char *body, *src;
+      fx_cuda_build_info info;
+      void *image = NULL;
+      size_t size = 0;
+      fx_diag diag;
+
+      fx_diag_clear (&diag);
+      snprintf (sub, sizeof sub, "prelude/%s", names[i]);
+      body = read_kernel (sub);
+      CHECK (body != NULL, "cannot read %s", sub);
+      src = malloc (strlen (fx_cuda_prelude_source ()) + strlen (body) + 1);
+      strcpy (src, fx_cuda_prelude_source ());
+      strcat (src, body);
+      CHECK_OK (fx_cuda_compile (src, names[i], 9, 0, &opts, &image, &size, &info, &diag), &diag);
+      CHECK (image_has (image, size, names[i]), "%s missing", names[i]);
+      CHECK (info.log == NULL || strstr (info.log, "warning") == NULL, "warnings: %s", info.log);
+      free (image);
+      free (src);
+      free (body);
+      fx_cuda_build_info_clear (&info);
+    }
+}
+
+static void
 test_ptx_fallback (void)
 {
   char *src = read_kernel ("cuda_poi_fused_mul_add_3");
@@ -221,6 +253,7 @@ main (int argc, char **argv)
   cuda_test_run ("/cuda/nvrtc/compile-error", test_compile_error);
   cuda_test_run ("/cuda/nvrtc/ptx-fallback", test_ptx_fallback);
   cuda_test_run ("/cuda/nvrtc/builtin", test_builtin);
+  cuda_test_run ("/cuda/nvrtc/prelude-kernels", test_prelude_kernels);
   {
     char cmd[400];
     snprintf (cmd, sizeof cmd, "rm -rf /tmp/fx-cuda-test-cache-%ld", (long) getpid ());
