@@ -310,6 +310,52 @@ fx_status fx_cuda_addmm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, 
                          double beta, const fx_cuda_matrix *a, const fx_cuda_matrix *b, double alpha,
                          const fx_cuda_matrix *c, fx_diag *diag);
 
+/* ---------------------------------------------------------------- benchmarking and autotuning (max-autotune) */
+
+/* One call of the thing measured: enqueue its work on stream. */
+typedef fx_status (*fx_cuda_bench_fn) (void *ctx, fx_cuda_stream *stream, fx_diag *diag);
+
+typedef struct fx_cuda_bench_options
+{
+  int warmup;        /* untimed calls first (0: 3) */
+  int reps;          /* timed calls (0: 20); the median is reported */
+  bool keep_l2;      /* false: the L2 is flushed (a memset over twice its size) before each timed call, as PyTorch's
+                        benchmarker does, so that a kernel is not timed on data the previous call left in L2 */
+} fx_cuda_bench_options;
+
+/* Median milliseconds of fn on stream (NULL: the default stream), each call between two events. */
+fx_status fx_cuda_bench (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_bench_fn fn, void *ctx,
+                         const fx_cuda_bench_options *options, float *median_ms, fx_diag *diag);
+
+typedef struct fx_cuda_autotune_choice
+{
+  const char *name;          /* "cuda_red_fused_sum_0_xblock128" */
+  const char *description;   /* "XBLOCK=1, R0_BLOCK=128, num_warps=4" (may be NULL) */
+  fx_cuda_bench_fn fn;
+  void *ctx;
+} fx_cuda_autotune_choice;
+
+typedef struct fx_cuda_autotune_result
+{
+  size_t best;               /* index into the choices */
+  size_t n;
+  float *ms;                 /* per choice; INFINITY where the choice failed */
+  char *table;               /* PyTorch's AUTOTUNE printout (malloc()ed) */
+  double bench_seconds;
+} fx_cuda_autotune_result;
+
+/* Benchmarks every choice and keeps the fastest. A choice that fails to run is timed as inf and never chosen (its
+   error is in the table's description); all failing is FX_ERR_BACKEND. The table reads, as select_algorithm.py
+   writes it to stderr:
+     AUTOTUNE <title>\n strides: <strides>\n dtypes: <dtypes>\n
+     then up to 10 lines "  <name> <ms .4f> ms <best/ms .1%> <description>", fastest first, and
+     "SingleProcess AUTOTUNE benchmarking takes <s .4f> seconds and <precompile .4f> seconds precompiling for <n> choices". */
+fx_status fx_cuda_autotune (fx_cuda *cuda, fx_cuda_stream *stream, const char *title, const char *strides,
+                            const char *dtypes, const fx_cuda_autotune_choice *choices, size_t n_choices,
+                            const fx_cuda_bench_options *options, double precompile_seconds,
+                            fx_cuda_autotune_result *result, fx_diag *diag);
+void fx_cuda_autotune_result_clear (fx_cuda_autotune_result *result);
+
 /* ---------------------------------------------------------------- programs: a compiled graph's wrapper on the GPU */
 
 /* A program is what a CUDA code generator hands the runtime: kernel sources, the buffers (inputs, outputs,

@@ -9,7 +9,7 @@ cc=${CC:-cc}
 mkdir -p "$out"
 flags="-std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -D_GNU_SOURCE -Iengine/include -Ibackends"
 srcs="engine/ir/fx-common.c engine/ir/fx-types.c engine/ir/fx-arena.c engine/tensor/fx-tensor.c
-      engine/tensor/fx-random.c engine/tensor/fx-dlpack.c backends/cuda/fx-cuda-alloc.c
+      engine/tensor/fx-random.c engine/tensor/fx-dlpack.c backends/cuda/fx-cuda-alloc.c backends/cuda/fx-cuda-autotune.c
       backends/cuda/fx-cuda-blas.c backends/cuda/fx-cuda-builtin.c backends/cuda/fx-cuda-device.c
       backends/cuda/fx-cuda-graph.c backends/cuda/fx-cuda-loader.c backends/cuda/fx-cuda-nvrtc.c backends/cuda/fx-cuda-prelude.c backends/cuda/fx-cuda-program.c
       backends/cuda/fx-cuda-tensor.c"

@@ -1075,6 +1075,77 @@ test_softmax_layernorm (void)
   free (y);
 }
 
+typedef struct rowsum_cfg
+{
+  fx_cuda_kernel *kernel;
+  fx_cuda_ptr x, r;
+  int rows, cols;
+  unsigned int threads;
+} rowsum_cfg;
+
+static fx_status
+run_rowsum (void *ctx, fx_cuda_stream *stream, fx_diag *diag)
+{
+  rowsum_cfg *c = ctx;
+  void *args[] = { &c->x, &c->r, &c->rows, &c->cols };
+  unsigned int grid[3] = { (unsigned int) c->rows, 1, 1 }, block[3] = { c->threads, 1, 1 };
+  return fx_cuda_launch (c->kernel, stream, grid, block, 0, args, diag);
+}
+
+static void
+test_autotune (void)
+{
+  static const unsigned int threads[] = { 128, 256, 512, 1024, 2048 };
+  rowsum_cfg cfg[5];
+  char names[5][64], descs[5][64];
+  fx_cuda_autotune_choice choices[5];
+  fx_cuda_autotune_result res;
+  fx_cuda_module *module = NULL;
+  fx_cuda_kernel *kernel = NULL;
+  fx_cuda_ptr x = 0, r = 0;
+  float ms = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK_OK (build ("cuda_per_fused_sum_1", &module, &kernel, NULL, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, (size_t) 8192 * 4096 * 4, NULL, &x, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, 8192 * 4, NULL, &r, &diag), &diag);
+  CHECK_OK (fx_cuda_memset (cuda, NULL, x, 0, (size_t) 8192 * 4096 * 4, &diag), &diag);
+  for (int i = 0; i < 5; i++)
+    {
+      cfg[i] = (rowsum_cfg) { kernel, x, r, 8192, 4096, threads[i] };
+      snprintf (names[i], sizeof names[i], "cuda_per_fused_sum_1_%u", threads[i]);
+      snprintf (descs[i], sizeof descs[i], "XBLOCK=1, R0_BLOCK=%u, num_warps=%u", threads[i], threads[i] / 32);
+      choices[i] = (fx_cuda_autotune_choice) { names[i], descs[i], run_rowsum, &cfg[i] };
+    }
+  CHECK_OK (fx_cuda_bench (cuda, NULL, run_rowsum, &cfg[1], NULL, &ms, &diag), &diag);
+  CHECK (ms > 0 && ms < 100, "bench %g ms", ms);
+  /* The 2048-thread choice cannot launch on any GPU: it is timed as inf and never chosen. */
+  CHECK_OK (fx_cuda_autotune (cuda, NULL, "sum(8192x4096)", "[4096, 1]", "torch.float32", choices, 5, NULL, 0.0125,
+                              &res, &diag), &diag);
+  printf ("%s", res.table);
+  CHECK (res.n == 5 && res.best < 4 && isinf (res.ms[4]), "best %zu, ms[4] %g", res.best, res.ms[4]);
+  for (int i = 0; i < 4; i++)
+    CHECK (res.ms[res.best] <= res.ms[i], "best is not the fastest");
+  CHECK (strncmp (res.table, "AUTOTUNE sum(8192x4096)\nstrides: [4096, 1]\ndtypes: torch.float32\n  ", 67) == 0,
+         "table head");
+  {
+    char want[128];
+    snprintf (want, sizeof want, "\n  %s %.4f ms 100.0%% %s\n", names[res.best], res.ms[res.best], descs[res.best]);
+    CHECK (strstr (res.table, want) != NULL, "no line '%s'", want);
+  }
+  CHECK (strstr (res.table, "  cuda_per_fused_sum_1_2048 inf ms 0.0% ") != NULL, "failed choice line");
+  CHECK (strstr (res.table, " seconds and 0.0125 seconds precompiling for 5 choices\n") != NULL, "tail");
+  CHECK (strncmp (strstr (res.table, "SingleProcess AUTOTUNE benchmarking takes "), "SingleProcess", 13) == 0, "tail");
+  fx_cuda_autotune_result_clear (&res);
+  /* Nothing that runs is an error. */
+  CHECK (fx_cuda_autotune (cuda, NULL, "sum", "", "", choices + 4, 1, NULL, 0, &res, &diag) == FX_ERR_BACKEND,
+         "all failing accepted");
+  fx_cuda_free (cuda, x);
+  fx_cuda_free (cuda, r);
+  fx_cuda_module_free (module);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1110,6 +1181,7 @@ main (int argc, char **argv)
   cuda_test_run ("/cuda/gpu/errors", test_errors);
   cuda_test_run ("/cuda/gpu/allocator", test_allocator);
   cuda_test_run ("/cuda/gpu/timeline", test_timeline);
+  cuda_test_run ("/cuda/gpu/autotune", test_autotune);
   cuda_test_run ("/cuda/gpu/graph", test_graph);
   if (info.have_cublas)
     cuda_test_run ("/cuda/gpu/gemm", test_gemm);
