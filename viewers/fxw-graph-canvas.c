@@ -20,7 +20,8 @@
 #define MAX_ZOOM          8.0
 #define EDGE_LABEL_LIMIT   3000  /* edges; beyond this, labels cost more layout time than they help */
 #define BIG_LAYOUT_BOXES    800  /* boxes; beyond this, dot's effort is bounded */
-#define SPLIT_INPUTS_ABOVE  150  /* boxes; see the input stubs in layout_worker */
+#define SPLIT_INPUTS_ABOVE   80  /* boxes; see the input stubs in layout_worker */
+#define DOT_MAX_BOXES      2500  /* boxes; beyond this dot takes minutes: layered_layout() instead */
 
 typedef struct
 {
@@ -31,6 +32,7 @@ typedef struct
   fx_opcode op;
   guint n_members;      /* nodes inside a collapsed module */
   gboolean is_stub;     /* a copy of an input drawn next to one of its users */
+  int cluster;          /* innermost enclosing cluster, -1 for none */
   double x, y, w, h;    /* top-left corner, graph coordinates (y down) */
 } CanvasBox;
 
@@ -49,6 +51,7 @@ typedef struct
   char *module;
   char *label;
   int depth;
+  int parent;           /* enclosing cluster, -1 for none */
   double x, y, w, h;
 } CanvasCluster;
 
@@ -213,6 +216,114 @@ set_size (Agnode_t *n, double w_px, double h_px)
   agsafeset (n, (char *) "height", g_ascii_dtostr (buf, sizeof buf, h_px / 72.0), (char *) "");
 }
 
+/* The fallback for graphs too big for dot: rank = longest path from the inputs, boxes side by side within a
+   rank, straight edges. Clusters become the bounding boxes of their members (they may overlap). */
+static void
+layered_layout (CanvasLayout *layout)
+{
+  guint n = layout->boxes->len;
+  g_autofree int *rank = g_new0 (int, n);
+  g_autofree double *cursor = NULL;
+  int max_rank = 0;
+  gboolean changed = TRUE;
+  const double row_h = BOX_HEIGHT + 36, gap = 16;
+
+  /* Node boxes come in graph order, so edges arrive mostly sorted: a few passes settle the ranks. */
+  for (int pass = 0; pass < 8 && changed; pass++)
+    {
+      changed = FALSE;
+      for (guint e = 0; e < layout->edges->len; e++)
+        {
+          CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, e);
+
+          if (g_array_index (layout->boxes, CanvasBox, edge->from).is_stub)
+            continue;
+          if (rank[edge->to] < rank[edge->from] + 1)
+            {
+              rank[edge->to] = rank[edge->from] + 1;
+              changed = TRUE;
+            }
+        }
+    }
+  for (guint e = 0; e < layout->edges->len; e++)
+    {
+      CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, e);
+
+      if (g_array_index (layout->boxes, CanvasBox, edge->from).is_stub)
+        rank[edge->from] = MAX (rank[edge->to] - 1, 0);
+    }
+  for (guint b = 0; b < n; b++)
+    max_rank = MAX (max_rank, rank[b]);
+  cursor = g_new0 (double, max_rank + 1);
+  for (guint b = 0; b < n; b++)
+    {
+      CanvasBox *box = &g_array_index (layout->boxes, CanvasBox, b);
+
+      box->w = MIN (MAX (strlen (box->title), strlen (box->subtitle)), 40) * GLYPH_WIDTH + 20;
+      box->h = box->is_stub ? BOX_HEIGHT * 0.75 : BOX_HEIGHT;
+      box->x = cursor[rank[b]];
+      box->y = rank[b] * row_h;
+      cursor[rank[b]] += box->w + gap;
+      layout->width = MAX (layout->width, box->x + box->w);
+      layout->height = MAX (layout->height, box->y + box->h);
+    }
+  for (guint e = 0; e < layout->edges->len; e++)
+    {
+      CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, e);
+      CanvasBox *a = &g_array_index (layout->boxes, CanvasBox, edge->from);
+      CanvasBox *b = &g_array_index (layout->boxes, CanvasBox, edge->to);
+      double x0 = a->x + a->w / 2, y0 = a->y + a->h, x1 = b->x + b->w / 2, y1 = b->y;
+
+      edge->n_pts = 4;
+      edge->pts = g_new (double, 8);
+      for (int k = 0; k < 4; k++)
+        {
+          edge->pts[2 * k] = x0 + (x1 - x0) * k / 3.0;
+          edge->pts[2 * k + 1] = y0 + (y1 - y0) * k / 3.0;
+        }
+      if (edge->label != NULL)
+        {
+          edge->has_label = TRUE;
+          edge->lx = (x0 + x1) / 2 + 4;
+          edge->ly = (y0 + y1) / 2;
+        }
+    }
+  for (guint c = 0; c < layout->clusters->len; c++)
+    {
+      CanvasCluster *cl = &g_array_index (layout->clusters, CanvasCluster, c);
+
+      cl->x = cl->y = G_MAXDOUBLE;
+      cl->w = cl->h = -G_MAXDOUBLE;   /* right/bottom until the end */
+    }
+  for (guint b = 0; b < n; b++)
+    {
+      CanvasBox *box = &g_array_index (layout->boxes, CanvasBox, b);
+
+      for (int c = box->cluster; c >= 0; c = g_array_index (layout->clusters, CanvasCluster, c).parent)
+        {
+          CanvasCluster *cl = &g_array_index (layout->clusters, CanvasCluster, c);
+          double pad = 8.0 * (1 + cl->depth);
+
+          cl->x = MIN (cl->x, box->x - pad);
+          cl->y = MIN (cl->y, box->y - pad - CLUSTER_LABEL_H);
+          cl->w = MAX (cl->w, box->x + box->w + pad);
+          cl->h = MAX (cl->h, box->y + box->h + pad);
+        }
+    }
+  for (guint c = 0; c < layout->clusters->len; c++)
+    {
+      CanvasCluster *cl = &g_array_index (layout->clusters, CanvasCluster, c);
+
+      if (cl->w < cl->x)
+        cl->x = cl->y = cl->w = cl->h = 0;
+      else
+        {
+          cl->w -= cl->x;
+          cl->h -= cl->y;
+        }
+    }
+}
+
 static void
 layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
@@ -221,6 +332,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   guint n_nodes = fxw_graph_get_n_nodes (job->graph);
   g_autoptr(CanvasLayout) layout = canvas_layout_new ();
   g_autoptr(GHashTable) cluster_sub = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) cluster_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) module_box = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) edge_seen = g_hash_table_new (NULL, NULL);  /* from << 32 | to */
   g_autoptr(GPtrArray) agnodes = g_ptr_array_new ();
@@ -258,6 +370,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
       const fx_meta *meta = &node->meta;
       Agraph_t *parent = g;
       const char *collapsed_at = NULL;
+      int cur_cluster = -1;
       guint box_index;
 
       for (size_t k = 0; k < meta->n_nn_module_stack; k++)
@@ -283,12 +396,15 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               cluster.module = g_strdup (path);
               cluster.label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type);
               cluster.depth = (int) k;
+              cluster.parent = cur_cluster;
+              g_hash_table_insert (cluster_index, g_strdup (path), GUINT_TO_POINTER (layout->clusters->len + 1));
               agsafeset (sub, (char *) "label", cluster.label, (char *) "");
               g_array_append_val (layout->clusters, cluster);
               g_ptr_array_add (agclusters, sub);
               g_hash_table_insert (cluster_sub, g_strdup (path), sub);
             }
           parent = sub;
+          cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, path)) - 1;
         }
 
       if (collapsed_at != NULL)
@@ -302,7 +418,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
             }
           else
             {
-              CanvasBox box = { .node_index = -1, .op = FX_OP_CALL_MODULE, .n_members = 1 };
+              CanvasBox box = { .node_index = -1, .op = FX_OP_CALL_MODULE, .n_members = 1, .cluster = cur_cluster };
               char name[32];
               Agnode_t *an;
               const char *type = "";
@@ -324,7 +440,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
         }
       else
         {
-          CanvasBox box = { .node_index = (int) i, .op = node->op };
+          CanvasBox box = { .node_index = (int) i, .op = node->op, .cluster = cur_cluster };
           char name[32];
           Agnode_t *an;
 
@@ -390,6 +506,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               stub.title = g_strdup (stub.title);
               stub.subtitle = g_strdup (stub.subtitle);
               stub.is_stub = TRUE;
+              stub.cluster = g_array_index (layout->boxes, CanvasBox, to).cluster;
               g_snprintf (name, sizeof name, "b%u", layout->boxes->len);
               an = agnode (g, name, 1);
               set_size (an, MIN (strlen (stub.title), 40) * GLYPH_WIDTH + 20, BOX_HEIGHT * 0.75);
@@ -419,6 +536,16 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   if (g_cancellable_is_cancelled (cancellable))
     goto cancelled;
 
+  if (layout->boxes->len > DOT_MAX_BOXES)
+    {
+      agclose (g);
+      gvFreeContext (gvc);
+      g_mutex_unlock (&graphviz_lock);
+      layered_layout (layout);
+      layout->seconds = g_timer_elapsed (timer, NULL);
+      g_task_return_pointer (task, g_steal_pointer (&layout), (GDestroyNotify) canvas_layout_free);
+      return;
+    }
   if (layout->boxes->len > BIG_LAYOUT_BOXES)
     {
       /* dot's crossing minimisation and network simplex grow much faster than linearly: on big
