@@ -324,6 +324,32 @@ test_graph_synthetic_modules (void)
   fxw_selection_set_graph (selection, NULL);
 }
 
+/* Beyond dot's reach (thousands of boxes) the canvas still lays out, quickly, every node with its clusters. */
+static void
+test_graph_huge_expanded (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
+  g_autoptr(FxwGraph) graph = fxw_graph_new (fxw_test_synthetic_graph (40, 100), "huge");
+  g_autoptr(GTimer) timer = g_timer_new ();
+  double x, y;
+
+  fxw_selection_set_graph (selection, graph);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  fxw_graph_canvas_expand_all (canvas);
+  g_timer_start (timer);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), >=, fxw_graph_get_n_nodes (graph));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_clusters (canvas), ==, 40);
+  g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, 10.0);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &x, &y));
+  fxw_graph_canvas_click (canvas, x, y, 1);
+  g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (selection)), ==, "relu_40");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "08-graph-4000-nodes-expanded"));
+  fxw_selection_set_graph (selection, NULL);
+}
+
 /* A corrupt file and a file that is no graph give a banner, not a crash; the window stays usable. */
 static void
 test_bad_files (void)
@@ -375,6 +401,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
   g_test_add_func ("/FxwWindow/graph-collapse", test_graph_collapse);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
+  g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
