@@ -253,6 +253,8 @@ test_graph_canvas (void)
   names[2] = NULL;
   fxw_selection_set_highlight (selection, names);
   g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, 2);
+  /* Both statements, plus the provenance comments above the call. */
+  g_assert_cmpuint (fxw_code_view_get_n_highlighted_lines (FXW_CODE_VIEW (fxw_window_get_view (window, "code"))), >=, 2);
   fxw_graph_canvas_zoom (canvas, 2.0);
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "05-graph-selected-zoomed"));
