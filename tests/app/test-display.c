@@ -262,33 +262,6 @@ test_graph_canvas (void)
   g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, fxw_graph_get_n_nodes (graph));
 }
 
-/* Collapsing a module replaces its nodes by one box; expanding brings them back. */
-static void
-test_graph_collapse (void)
-{
-  FxwSelection *selection = fxw_window_get_selection (window);
-  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
-  FxwGraph *graph = fxw_selection_get_graph (selection);
-  guint full = fxw_graph_get_n_nodes (graph);
-  guint n_modules;
-
-  g_assert_true (canvas_ready (canvas));
-  n_modules = fxw_graph_canvas_get_n_clusters (canvas);
-  if (n_modules == 0)
-    {
-      g_test_skip ("the fixture graph has no nn_module_stack");
-      return;
-    }
-  fxw_graph_canvas_collapse_all (canvas);
-  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
-  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), <, full);
-  fxw_test_pump (300);
-  g_free (fxw_test_screenshot (GTK_WIDGET (window), "06-graph-collapsed"));
-  fxw_graph_canvas_expand_all (canvas);
-  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
-  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, full);
-}
-
 /* A graph above the collapse threshold opens at module level; a click expands a module, a click on its title folds it. */
 static void
 test_graph_synthetic_modules (void)
@@ -352,6 +325,45 @@ test_graph_huge_expanded (void)
   fxw_selection_set_graph (selection, NULL);
 }
 
+static void
+open_location_cb (FxwProvenancePane *pane, const char *file, int line, gpointer data)
+{
+  char **out = data;
+
+  *out = g_strdup_printf ("%s:%d", file, line);
+}
+
+/* A stack frame whose file exists on this machine opens at its line; one whose file is elsewhere does not. */
+static void
+test_provenance_open_location (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwProvenancePane *pane = FXW_PROVENANCE_PANE (fxw_window_get_view (window, "provenance"));
+  fx_graph *g = fxw_test_synthetic_graph (1, 4);
+  g_autoptr(FxwGraph) graph = NULL;
+  g_autofree char *opened = NULL;
+  g_autofree char *expected = NULL;
+  fx_node *node = fx_graph_find_node (g, "add");
+  const char *here = FX_SOURCE_ROOT "/tests/app/test-display.c";
+
+  node->meta.stack_trace = fx_arena_printf (g->arena,
+                                            "  File \"/nonexistent/outer.py\", line 3, in main\n    run()\n"
+                                            "  File \"%s\", line 7, in forward\n    x = x + 1\n", here);
+  graph = fxw_graph_new (g, "provenance");
+  fxw_selection_set_graph (selection, graph);
+  fxw_selection_select_name (selection, "add");
+  g_assert_cmpuint (fxw_provenance_pane_get_n_frames (pane), ==, 2);
+  g_signal_connect (pane, "open-location", G_CALLBACK (open_location_cb), &opened);
+  g_assert_true (fxw_provenance_pane_activate_frame (pane, 0));   /* innermost: this file */
+  expected = g_strdup_printf ("%s:7", here);
+  g_assert_cmpstr (opened, ==, expected);
+  g_assert_false (fxw_provenance_pane_activate_frame (pane, 1));  /* not on this machine */
+  g_signal_handlers_disconnect_by_func (pane, open_location_cb, &opened);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "09-provenance-open-location"));
+  fxw_selection_set_graph (selection, NULL);
+}
+
 /* A corrupt file and a file that is no graph give a banner, not a crash; the window stays usable. */
 static void
 test_bad_files (void)
@@ -390,7 +402,7 @@ main (int argc, char *argv[])
       g_print ("1..0 # SKIP no display\n");
       return 77;
     }
-  gtk_test_init (&argc, &argv, NULL);
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   adw_init ();
 
   window = fxw_window_new (NULL);
@@ -401,9 +413,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/sidebar-navigation", test_sidebar_navigation);
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
-  g_test_add_func ("/FxwWindow/graph-collapse", test_graph_collapse);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
   g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
+  g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
