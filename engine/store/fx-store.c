@@ -38,8 +38,8 @@ static const char schema_v1[] =
   "CREATE TABLE graph_breaks (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
   " ON DELETE CASCADE, reason TEXT NOT NULL, explanation TEXT, user_stack TEXT, text TEXT);\n"
   "CREATE TABLE kernels (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
-  " ON DELETE CASCADE, ordinal INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, device TEXT,"
-  " code TEXT, nodes TEXT, aten TEXT);\n"
+  " ON DELETE CASCADE, ordinal INTEGER NOT NULL, call_order INTEGER, name TEXT NOT NULL, kind TEXT NOT NULL,"
+  " device TEXT, code TEXT, nodes TEXT, aten TEXT);\n"
   "CREATE TABLE fusion_groups (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
   " ON DELETE CASCADE, name TEXT NOT NULL, nodes TEXT, text TEXT);\n"
   "CREATE TABLE artifacts (id INTEGER PRIMARY KEY, input INTEGER NOT NULL REFERENCES inputs(id)"
@@ -571,11 +571,12 @@ fx_store_add_graph_break (fx_store *store, int64_t compile_row, const char *reas
 }
 
 fx_status
-fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, const char *name, const char *kind,
-                     const char *device, const char *code, const char *nodes, const char *aten, fx_diag *diag)
+fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, int call_order, const char *name,
+                     const char *kind, const char *device, const char *code, const char *nodes, const char *aten,
+                     fx_diag *diag)
 {
-  sqlite3_stmt *stmt = prepare (store, "INSERT INTO kernels (compile, ordinal, name, kind, device, code, nodes, aten)"
-                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", diag);
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO kernels (compile, ordinal, name, kind, device, code, nodes, aten,"
+                                " call_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
   sqlite3_bind_int64 (stmt, 1, compile_row);
@@ -586,6 +587,8 @@ fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, const ch
   bind_text (stmt, 6, code);
   bind_text (stmt, 7, nodes);
   bind_text (stmt, 8, aten);
+  if (call_order >= 0)
+    sqlite3_bind_int (stmt, 9, call_order);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -909,13 +912,14 @@ kernel_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   k->code = col_str (arena, s, 4);
   k->nodes = col_str (arena, s, 5);
   k->aten = col_str (arena, s, 6);
+  k->call_order = sqlite3_column_type (s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 7);
 }
 
 fx_status
 fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out, size_t *n,
                        fx_diag *diag)
 {
-  return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten FROM kernels WHERE compile = ?"
+  return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order FROM kernels WHERE compile = ?"
                      " ORDER BY ordinal, id", compile_row, true, arena, sizeof (fx_store_kernel), kernel_row,
                      (void **) out, n, diag);
 }

@@ -89,7 +89,8 @@ fx_status fx_store_add_graph_break (fx_store *store, int64_t compile_row, const 
                                     const char *explanation, const char *user_stack, const char *text,
                                     fx_diag *diag);
 /* nodes / aten: the comma-separated lists from "# Topologically Sorted Source Nodes: [..], Original ATen: [..]". */
-fx_status fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, const char *name,
+/* ordinal: definition order; call_order: position of its first launch in the wrapper's call() (-1: none). */
+fx_status fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, int call_order, const char *name,
                                const char *kind, const char *device, const char *code, const char *nodes,
                                const char *aten, fx_diag *diag);
 fx_status fx_store_add_fusion_group (fx_store *store, int64_t compile_row, const char *name, const char *nodes,
@@ -171,7 +172,7 @@ fx_status fx_store_list_graph_breaks (fx_store *store, int64_t compile_row, fx_a
 
 typedef struct fx_store_kernel
 {
-  int ordinal;
+  int ordinal, call_order;
   const char *name, *kind, *device, *code, *nodes, *aten;
 } fx_store_kernel;
 fx_status fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out,

@@ -106,7 +106,7 @@ write_sample (fx_store *store, const char *hash, int frame)
   g_assert_cmpint (fx_store_add_guard_failure (store, c, "0/0", "tensor 'a' size mismatch", NULL, &diag), ==, FX_OK);
   g_assert_cmpint (fx_store_add_graph_break (store, c, "Data-dependent branching", "why", "stack", NULL, &diag),
                    ==, FX_OK);
-  g_assert_cmpint (fx_store_add_kernel (store, c, 0, "triton_poi_fused_add_0", "triton", "cuda", "def k(): pass",
+  g_assert_cmpint (fx_store_add_kernel (store, c, 0, 1, "triton_poi_fused_add_0", "triton", "cuda", "def k(): pass",
                                         "add", "aten.add", &diag), ==, FX_OK);
   g_assert_cmpint (fx_store_add_metric (store, c, "guard_count", "11", &diag), ==, FX_OK);
   fx_store_run run = { .backend = "interp", .compile_ms = 1.5, .run_ms_median = 0.25 };
