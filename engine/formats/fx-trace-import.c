@@ -44,6 +44,7 @@ typedef struct
   size_t n_compiles, cap_compiles;
   int *frames;
   size_t n_frames, cap_frames;
+  bool rejected;      /* the current record was skipped as malformed: not counted as read */
 } importer;
 
 static void
@@ -52,6 +53,8 @@ warn (importer *imp, fx_import_warning w, int64_t line, const char *fmt, ...) FX
 static void
 warn (importer *imp, fx_import_warning w, int64_t line, const char *fmt, ...)
 {
+  if (w == FX_IMPORT_WARN_BAD_RECORD || w == FX_IMPORT_WARN_UNKNOWN_STRING)
+    imp->rejected = true;
   int64_t k = imp->stats->warnings[w]++;
   if (k >= FX_IMPORT_EXAMPLES)
     return;
@@ -516,7 +519,6 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
       warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "record without a kind");
       return FX_OK;
     }
-  imp->stats->records++;
 
   const char *want = json_str (env, "has_payload");
   if (want && payload)
@@ -779,7 +781,10 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
         lineno++;
       if (!payload_line && env)
         {
+          imp.rejected = false;
           st = handle_record (&imp, env, has_payload_lines ? payload.data : NULL, payload.len, env_line);
+          if (!imp.rejected)
+            stats->records++;
           json_object_put (env);
           env = NULL;
         }
