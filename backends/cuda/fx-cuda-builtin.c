@@ -1,0 +1,122 @@
+/* fx-cuda-builtin.c: the runtime's own small kernels (built once per device through NVRTC and the cache), such as
+   the strided broadcast that puts addmm's bias into the output before the GEMM accumulates onto it. */
+#include "fx-cuda-impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* No headers: half and bfloat16 are handled as their bits, converted with PTX and integer rounding. */
+static const char builtin_source[] =
+  "// fx-cuda builtin kernels\n"
+  "struct fx_f32 { typedef float S; static __device__ float ld (const float *p) { return *p; }\n"
+  "  static __device__ void st (float *p, float v) { *p = v; } };\n"
+  "struct fx_f64 { typedef double S; static __device__ double ld (const double *p) { return *p; }\n"
+  "  static __device__ void st (double *p, double v) { *p = v; } };\n"
+  "struct fx_f16 { typedef unsigned short S;\n"
+  "  static __device__ float ld (const unsigned short *p) { float f; unsigned short h = *p;\n"
+  "    asm (\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+  "  static __device__ void st (unsigned short *p, float v) { unsigned short h;\n"
+  "    asm (\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(v)); *p = h; } };\n"
+  "struct fx_bf16 { typedef unsigned short S;\n"
+  "  static __device__ float ld (const unsigned short *p) { return __uint_as_float ((unsigned) *p << 16); }\n"
+  "  static __device__ void st (unsigned short *p, float v) { unsigned u = __float_as_uint (v);\n"
+  "    *p = (u & 0x7fffffffu) > 0x7f800000u ? (unsigned short) ((u >> 16) | 0x40u)\n"
+  "                                          : (unsigned short) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); } };\n"
+  "template <typename IO, typename C>\n"
+  "__device__ void fx_broadcast_scale (typename IO::S *out, const typename IO::S *src, long long rows,\n"
+  "    long long cols, long long rs, long long cs, long long ors, long long ocs, double beta)\n"
+  "{\n"
+  "  long long total = rows * cols;\n"
+  "  for (long long idx = (long long) blockIdx.x * blockDim.x + threadIdx.x; idx < total;\n"
+  "       idx += (long long) gridDim.x * blockDim.x)\n"
+  "    {\n"
+  "      long long i = idx / cols, j = idx - i * cols;\n"
+  "      IO::st (out + i * ors + j * ocs, (C) beta * (C) IO::ld (src + i * rs + j * cs));\n"
+  "    }\n"
+  "}\n"
+  "#define FX_BROADCAST(name, IO, C) extern \"C\" __global__ void name (IO::S *out, const IO::S *src,\\\n"
+  "    long long rows, long long cols, long long rs, long long cs, long long ors, long long ocs, double beta)\\\n"
+  "  { fx_broadcast_scale<IO, C> (out, src, rows, cols, rs, cs, ors, ocs, beta); }\n"
+  "FX_BROADCAST (fx_broadcast_scale_f32, fx_f32, float)\n"
+  "FX_BROADCAST (fx_broadcast_scale_f64, fx_f64, double)\n"
+  "FX_BROADCAST (fx_broadcast_scale_f16, fx_f16, float)\n"
+  "FX_BROADCAST (fx_broadcast_scale_bf16, fx_bf16, float)\n";
+
+const char *
+fx_cuda_builtin_source (void)
+{
+  return builtin_source;
+}
+
+static fx_status
+builtin_kernel (fx_cuda *cuda, const char *name, fx_cuda_kernel **out, fx_diag *diag)
+{
+  fx_status st = FX_OK;
+
+  pthread_mutex_lock (&cuda->builtin_lock);
+  if (!cuda->builtin)
+    st = fx_cuda_module_build (cuda, builtin_source, "fx-cuda-builtin.cu", NULL, &cuda->builtin, NULL, diag);
+  pthread_mutex_unlock (&cuda->builtin_lock);
+  if (st != FX_OK)
+    return st;
+  return fx_cuda_module_get_kernel (cuda->builtin, name, out, diag);
+}
+
+fx_status
+fx_cuda_builtin_prepare (fx_cuda *cuda, fx_diag *diag)
+{
+  fx_cuda_kernel *k;
+  return builtin_kernel (cuda, "fx_broadcast_scale_f32", &k, diag);
+}
+
+void
+fx_cuda_builtin_destroy (fx_cuda *cuda)
+{
+  fx_cuda_module_free (cuda->builtin);
+  cuda->builtin = NULL;
+}
+
+fx_status
+fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *src,
+                         double scale, const fx_cuda_matrix *dst, fx_diag *diag)
+{
+  const char *name;
+  fx_cuda_kernel *kernel;
+  long long rows = dst->rows, cols = dst->cols, total;
+  long long rs, cs, ors = dst->row_stride, ocs = dst->col_stride;
+  unsigned int grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+  fx_status st;
+
+  if (dtype == FX_DTYPE_F32)
+    name = "fx_broadcast_scale_f32";
+  else if (dtype == FX_DTYPE_F64)
+    name = "fx_broadcast_scale_f64";
+  else if (dtype == FX_DTYPE_F16)
+    name = "fx_broadcast_scale_f16";
+  else if (dtype == FX_DTYPE_BF16)
+    name = "fx_broadcast_scale_bf16";
+  else
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "broadcast on %s", fx_dtype_name (dtype));
+  /* src broadcasts to dst's shape: a size-1 dimension repeats (stride 0). */
+  if ((src->rows != rows && src->rows != 1) || (src->cols != cols && src->cols != 1))
+    return fx_diag_set (diag, FX_ERR_INVALID, "[%lld, %lld] does not broadcast to [%lld, %lld]",
+                        (long long) src->rows, (long long) src->cols, rows, cols);
+  if (rows < 0 || cols < 0)
+    return fx_diag_set (diag, FX_ERR_INVALID, "negative sizes");
+  rs = src->rows == 1 ? 0 : src->row_stride;
+  cs = src->cols == 1 ? 0 : src->col_stride;
+  total = rows * cols;
+  if (total == 0)
+    return FX_OK;
+  if ((st = builtin_kernel (cuda, name, &kernel, diag)) != FX_OK)
+    return st;
+  {
+    long long blocks = (total + 255) / 256, cap = (long long) cuda->info.sm_count * 16;
+    grid[0] = (unsigned int) (blocks < cap ? blocks : cap);
+  }
+  {
+    fx_cuda_ptr out = dst->data, in = src->data;
+    void *args[] = { &out, &in, &rows, &cols, &rs, &cs, &ors, &ocs, &scale };
+    return fx_cuda_launch (kernel, stream, grid, block, 0, args, diag);
+  }
+}

@@ -1,0 +1,317 @@
+/* fx-cuda-impl.h: the CUDA driver, NVRTC and cuBLAS entry points this backend uses, declared from the public API
+   documentation (the build needs no CUDA headers), the loaded-library tables and the private structs. */
+#pragma once
+
+#include "fx-cuda.h"
+
+#include <pthread.h>
+
+/* ---------------------------------------------------------------- driver API types (cuda.h, by value) */
+
+typedef int fx_CUresult;            /* CUresult: CUDA_SUCCESS = 0 */
+typedef int fx_CUdevice;
+typedef struct fx_CUctx_st *fx_CUcontext;
+typedef struct fx_CUmod_st *fx_CUmodule;
+typedef struct fx_CUfunc_st *fx_CUfunction;
+typedef struct fx_CUstream_st *fx_CUstream;
+typedef struct fx_CUevent_st *fx_CUevent;
+typedef struct fx_CUgraph_st *fx_CUgraph;
+typedef struct fx_CUgraphNode_st *fx_CUgraphNode;
+typedef struct fx_CUgraphExec_st *fx_CUgraphExec;
+typedef unsigned long long fx_CUdeviceptr;
+
+enum
+{
+  FX_CUDA_SUCCESS = 0,
+  FX_CUDA_ERROR_OUT_OF_MEMORY = 2,
+  FX_CUDA_ERROR_NOT_INITIALIZED = 3,
+  FX_CUDA_ERROR_STUB_LIBRARY = 34,
+  FX_CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
+  FX_CUDA_ERROR_NO_DEVICE = 100,
+  FX_CUDA_ERROR_INVALID_DEVICE = 101,
+  FX_CUDA_ERROR_NOT_FOUND = 500,
+  FX_CUDA_ERROR_NOT_READY = 600,
+};
+
+/* CUdevice_attribute values used here */
+enum
+{
+  FX_CU_ATTR_MAX_THREADS_PER_BLOCK = 1,
+  FX_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+  FX_CU_ATTR_WARP_SIZE = 10,
+  FX_CU_ATTR_MAX_REGISTERS_PER_BLOCK = 12,
+  FX_CU_ATTR_MULTIPROCESSOR_COUNT = 16,
+  FX_CU_ATTR_MEMORY_CLOCK_RATE = 36,
+  FX_CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37,
+  FX_CU_ATTR_L2_CACHE_SIZE = 38,
+  FX_CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+  FX_CU_ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
+  FX_CU_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
+  FX_CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+  FX_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+/* CUfunction_attribute */
+enum
+{
+  FX_CU_FUNC_MAX_THREADS_PER_BLOCK = 0,
+  FX_CU_FUNC_SHARED_SIZE_BYTES = 1,
+  FX_CU_FUNC_LOCAL_SIZE_BYTES = 3,
+  FX_CU_FUNC_NUM_REGS = 4,
+  FX_CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+/* CUpointer_attribute and CUmemorytype */
+enum
+{
+  FX_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  FX_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  FX_CU_MEMORYTYPE_DEVICE = 2,
+};
+
+enum
+{
+  FX_CU_STREAM_NON_BLOCKING = 1,
+  FX_CU_EVENT_DEFAULT = 0,
+  FX_CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+  FX_CU_STREAM_CAPTURE_STATUS_NONE = 0,
+  FX_CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+};
+
+typedef struct fx_cuda_driver_api
+{
+  fx_CUresult (*cuInit) (unsigned int flags);
+  fx_CUresult (*cuDriverGetVersion) (int *version);
+  fx_CUresult (*cuGetErrorString) (fx_CUresult error, const char **str);
+  fx_CUresult (*cuGetErrorName) (fx_CUresult error, const char **str);
+  fx_CUresult (*cuDeviceGetCount) (int *count);
+  fx_CUresult (*cuDeviceGet) (fx_CUdevice *device, int ordinal);
+  fx_CUresult (*cuDeviceGetName) (char *name, int len, fx_CUdevice dev);
+  fx_CUresult (*cuDeviceGetAttribute) (int *value, int attrib, fx_CUdevice dev);
+  fx_CUresult (*cuDeviceTotalMem) (size_t *bytes, fx_CUdevice dev);
+  fx_CUresult (*cuDevicePrimaryCtxRetain) (fx_CUcontext *ctx, fx_CUdevice dev);
+  fx_CUresult (*cuDevicePrimaryCtxRelease) (fx_CUdevice dev);
+  fx_CUresult (*cuCtxSetCurrent) (fx_CUcontext ctx);
+  fx_CUresult (*cuCtxSynchronize) (void);
+  fx_CUresult (*cuMemGetInfo) (size_t *free_bytes, size_t *total_bytes);
+  fx_CUresult (*cuMemAlloc) (fx_CUdeviceptr *dptr, size_t bytes);
+  fx_CUresult (*cuMemFree) (fx_CUdeviceptr dptr);
+  fx_CUresult (*cuMemAllocHost) (void **pp, size_t bytes);
+  fx_CUresult (*cuMemFreeHost) (void *p);
+  fx_CUresult (*cuMemcpyHtoD) (fx_CUdeviceptr dst, const void *src, size_t bytes);
+  fx_CUresult (*cuMemcpyDtoH) (void *dst, fx_CUdeviceptr src, size_t bytes);
+  fx_CUresult (*cuMemcpyDtoD) (fx_CUdeviceptr dst, fx_CUdeviceptr src, size_t bytes);
+  fx_CUresult (*cuMemcpyHtoDAsync) (fx_CUdeviceptr dst, const void *src, size_t bytes, fx_CUstream stream);
+  fx_CUresult (*cuMemcpyDtoHAsync) (void *dst, fx_CUdeviceptr src, size_t bytes, fx_CUstream stream);
+  fx_CUresult (*cuMemcpyDtoDAsync) (fx_CUdeviceptr dst, fx_CUdeviceptr src, size_t bytes, fx_CUstream stream);
+  fx_CUresult (*cuMemsetD8Async) (fx_CUdeviceptr dst, unsigned char value, size_t n, fx_CUstream stream);
+  fx_CUresult (*cuPointerGetAttribute) (void *data, int attribute, fx_CUdeviceptr ptr);
+  fx_CUresult (*cuStreamCreate) (fx_CUstream *stream, unsigned int flags);
+  fx_CUresult (*cuStreamDestroy) (fx_CUstream stream);
+  fx_CUresult (*cuStreamSynchronize) (fx_CUstream stream);
+  fx_CUresult (*cuEventCreate) (fx_CUevent *event, unsigned int flags);
+  fx_CUresult (*cuEventDestroy) (fx_CUevent event);
+  fx_CUresult (*cuEventRecord) (fx_CUevent event, fx_CUstream stream);
+  fx_CUresult (*cuEventSynchronize) (fx_CUevent event);
+  fx_CUresult (*cuEventElapsedTime) (float *ms, fx_CUevent start, fx_CUevent end);
+  fx_CUresult (*cuModuleLoadData) (fx_CUmodule *module, const void *image);
+  fx_CUresult (*cuModuleUnload) (fx_CUmodule module);
+  fx_CUresult (*cuModuleGetFunction) (fx_CUfunction *func, fx_CUmodule module, const char *name);
+  fx_CUresult (*cuFuncGetAttribute) (int *value, int attrib, fx_CUfunction func);
+  fx_CUresult (*cuFuncSetAttribute) (fx_CUfunction func, int attrib, int value);
+  fx_CUresult (*cuLaunchKernel) (fx_CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                 unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes,
+                                 fx_CUstream stream, void **params, void **extra);
+  fx_CUresult (*cuStreamBeginCapture) (fx_CUstream stream, int mode);
+  fx_CUresult (*cuStreamEndCapture) (fx_CUstream stream, fx_CUgraph *graph);
+  fx_CUresult (*cuStreamIsCapturing) (fx_CUstream stream, int *status);
+  fx_CUresult (*cuGraphInstantiateWithFlags) (fx_CUgraphExec *exec, fx_CUgraph graph, unsigned long long flags);
+  fx_CUresult (*cuGraphLaunch) (fx_CUgraphExec exec, fx_CUstream stream);
+  fx_CUresult (*cuGraphGetNodes) (fx_CUgraph graph, fx_CUgraphNode *nodes, size_t *count);
+  fx_CUresult (*cuGraphExecDestroy) (fx_CUgraphExec exec);
+  fx_CUresult (*cuGraphDestroy) (fx_CUgraph graph);
+} fx_cuda_driver_api;
+
+/* ---------------------------------------------------------------- NVRTC (nvrtc.h, by value) */
+
+typedef int fx_nvrtcResult;          /* NVRTC_SUCCESS = 0 */
+typedef struct fx_nvrtcProgram_st *fx_nvrtcProgram;
+
+enum
+{
+  FX_NVRTC_SUCCESS = 0,
+  FX_NVRTC_ERROR_COMPILATION = 6,
+};
+
+typedef struct fx_cuda_nvrtc_api
+{
+  const char *(*nvrtcGetErrorString) (fx_nvrtcResult result);
+  fx_nvrtcResult (*nvrtcVersion) (int *major, int *minor);
+  fx_nvrtcResult (*nvrtcGetNumSupportedArchs) (int *n);
+  fx_nvrtcResult (*nvrtcGetSupportedArchs) (int *archs);
+  fx_nvrtcResult (*nvrtcCreateProgram) (fx_nvrtcProgram *prog, const char *src, const char *name, int n_headers,
+                                        const char *const *headers, const char *const *include_names);
+  fx_nvrtcResult (*nvrtcDestroyProgram) (fx_nvrtcProgram *prog);
+  fx_nvrtcResult (*nvrtcCompileProgram) (fx_nvrtcProgram prog, int n_options, const char *const *options);
+  fx_nvrtcResult (*nvrtcGetProgramLogSize) (fx_nvrtcProgram prog, size_t *size);
+  fx_nvrtcResult (*nvrtcGetProgramLog) (fx_nvrtcProgram prog, char *log);
+  fx_nvrtcResult (*nvrtcGetCUBINSize) (fx_nvrtcProgram prog, size_t *size);
+  fx_nvrtcResult (*nvrtcGetCUBIN) (fx_nvrtcProgram prog, char *cubin);
+  fx_nvrtcResult (*nvrtcGetPTXSize) (fx_nvrtcProgram prog, size_t *size);
+  fx_nvrtcResult (*nvrtcGetPTX) (fx_nvrtcProgram prog, char *ptx);
+} fx_cuda_nvrtc_api;
+
+/* ---------------------------------------------------------------- cuBLAS (cublas_api.h, by value) */
+
+typedef int fx_cublasStatus;         /* CUBLAS_STATUS_SUCCESS = 0 */
+typedef struct fx_cublasContext *fx_cublasHandle;
+
+enum
+{
+  FX_CUBLAS_OP_N = 0,
+  FX_CUBLAS_OP_T = 1,
+  FX_CUBLAS_DEFAULT_MATH = 0,
+  FX_CUBLAS_TF32_TENSOR_OP_MATH = 3,
+  FX_CUBLAS_GEMM_DEFAULT = -1,
+  FX_CUBLAS_COMPUTE_32F = 68,
+  FX_CUBLAS_COMPUTE_32F_PEDANTIC = 69,
+  FX_CUBLAS_COMPUTE_64F = 70,
+  FX_CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+  /* cudaDataType */
+  FX_CUDA_R_32F = 0,
+  FX_CUDA_R_64F = 1,
+  FX_CUDA_R_16F = 2,
+  FX_CUDA_R_16BF = 14,
+};
+
+typedef struct fx_cuda_cublas_api
+{
+  fx_cublasStatus (*cublasCreate) (fx_cublasHandle *handle);
+  fx_cublasStatus (*cublasDestroy) (fx_cublasHandle handle);
+  fx_cublasStatus (*cublasGetVersion) (fx_cublasHandle handle, int *version);
+  fx_cublasStatus (*cublasSetStream) (fx_cublasHandle handle, fx_CUstream stream);
+  fx_cublasStatus (*cublasSetWorkspace) (fx_cublasHandle handle, void *workspace, size_t bytes);
+  fx_cublasStatus (*cublasSetMathMode) (fx_cublasHandle handle, int mode);
+  const char *(*cublasGetStatusString) (fx_cublasStatus status);   /* may be NULL (old cuBLAS) */
+  fx_cublasStatus (*cublasGemmStridedBatchedEx) (fx_cublasHandle handle, int transa, int transb, int m, int n, int k,
+                                                 const void *alpha, const void *a, int a_type, int lda,
+                                                 long long stride_a, const void *b, int b_type, int ldb,
+                                                 long long stride_b, const void *beta, void *c, int c_type, int ldc,
+                                                 long long stride_c, int batch, int compute_type, int algo);
+} fx_cuda_cublas_api;
+
+/* ---------------------------------------------------------------- loaded libraries (process-wide, loaded once) */
+
+typedef struct fx_cuda_libs
+{
+  /* driver: usable is true once the library loaded, cuInit succeeded and at least one device exists */
+  bool driver_loaded;
+  bool driver_usable;
+  fx_cuda_driver_api cu;
+  int driver_version;
+  int device_count;
+  char driver_path[256];
+  char driver_error[512];    /* why the driver is not usable, "" when it is */
+
+  bool nvrtc_loaded;
+  fx_cuda_nvrtc_api nvrtc;
+  int nvrtc_major, nvrtc_minor;
+  char nvrtc_path[256];
+  char nvrtc_error[512];
+
+  bool cublas_loaded;
+  fx_cuda_cublas_api cublas;
+  char cublas_path[256];
+  char cublas_error[512];
+} fx_cuda_libs;
+
+/* Loads the driver on first use (thread-safe); never fails, look at the flags. */
+const fx_cuda_libs *fx_cuda_libs_driver (void);
+const fx_cuda_libs *fx_cuda_libs_nvrtc (void);
+const fx_cuda_libs *fx_cuda_libs_cublas (void);
+
+/* Fills diag from a driver error: "what: CUDA_ERROR_X (text)". Maps out-of-memory to FX_ERR_NOMEM, everything else
+   to FX_ERR_BACKEND. Returns the status. */
+fx_status fx_cuda_check (fx_CUresult res, const char *what, fx_diag *diag);
+#define FX_CU_TRY(call, what, diag)                                  \
+  do                                                                 \
+    {                                                                \
+      fx_CUresult fx_cu_res_ = (call);                               \
+      if (fx_cu_res_ != FX_CUDA_SUCCESS)                             \
+        return fx_cuda_check (fx_cu_res_, (what), (diag));           \
+    }                                                                \
+  while (0)
+
+/* ---------------------------------------------------------------- private structs */
+
+typedef struct fx_cuda_block fx_cuda_block;
+typedef struct fx_cuda_pool fx_cuda_pool;
+
+/* Free blocks of one pool, sorted by size (best fit by binary search). */
+struct fx_cuda_pool
+{
+  fx_cuda_block **free_blocks;
+  size_t n_free;
+  size_t cap_free;
+  size_t free_bytes;
+};
+
+struct fx_cuda_block
+{
+  fx_CUdeviceptr ptr;
+  size_t size;            /* size class (what cuMemAlloc got) */
+  size_t requested;       /* what the caller asked for, while live */
+  fx_cuda_stream *stream; /* the stream the block is ordered on (NULL: the device's default stream) */
+  fx_cuda_pool *pool;     /* the general pool, or a CUDA graph's private pool */
+  bool live;
+};
+
+typedef struct fx_cuda_allocator
+{
+  pthread_mutex_t lock;
+  fx_cuda_pool general;
+  fx_cuda_pool *capture_pool;   /* non-NULL while a stream capture is under way */
+  /* every block, live or cached, hashed by device address (open addressing) */
+  fx_cuda_block **table;
+  size_t table_cap;
+  size_t table_count;
+  fx_cuda_alloc_stats stats;
+} fx_cuda_allocator;
+
+struct fx_cuda
+{
+  int ordinal;
+  fx_CUdevice device;
+  fx_CUcontext ctx;
+  fx_cuda_device_info info;
+  fx_cuda_stream *default_stream;
+  fx_cuda_allocator alloc;
+  fx_cuda_blas *blas;           /* created on first use */
+  fx_cuda_module *builtin;      /* the runtime's own kernels, built on first use */
+  pthread_mutex_t builtin_lock;
+};
+
+struct fx_cuda_stream
+{
+  fx_cuda *cuda;
+  fx_CUstream stream;
+  fx_cuda_pool *capture_pool;   /* the graph pool of the capture under way on this stream */
+};
+
+struct fx_cuda_event
+{
+  fx_cuda *cuda;
+  fx_CUevent event;
+};
+
+/* Makes the device's primary context current on the calling thread. */
+fx_status fx_cuda_enter (fx_cuda *cuda, fx_diag *diag);
+
+void fx_cuda_alloc_init (fx_cuda_allocator *alloc);
+/* Returns every block to the driver (live ones too: the device is going away). */
+void fx_cuda_alloc_destroy (fx_cuda *cuda);
+void fx_cuda_pool_release (fx_cuda *cuda, fx_cuda_pool *pool);
+void fx_cuda_blas_destroy (fx_cuda *cuda);
+void fx_cuda_builtin_destroy (fx_cuda *cuda);
+/* Builds the runtime's own kernels now (before a capture, which must not build modules). */
+fx_status fx_cuda_builtin_prepare (fx_cuda *cuda, fx_diag *diag);

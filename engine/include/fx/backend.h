@@ -1,0 +1,261 @@
+/* fx/backend.h: the backend contract (compile a graph for example inputs, mode and options → a runnable compiled
+   object listing its kernels and artifacts), declared options and modes, the registry and plugins. */
+#pragma once
+
+#include "fx/runtime.h"
+#include "fx/accuracy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- options and modes */
+
+typedef enum fx_option_type
+{
+  FX_OPTION_BOOL,
+  FX_OPTION_INT,
+  FX_OPTION_FLOAT,
+  FX_OPTION_STRING,
+  FX_OPTION_TYPE_COUNT
+} fx_option_type;
+
+const char *fx_option_type_name (fx_option_type type);   /* "bool", "int", "float", "str" */
+
+/* One option a backend accepts, as `list_options()` shows it. */
+typedef struct fx_option_decl
+{
+  const char *name;          /* "max_autotune", "triton.cudagraphs", "scheduler" */
+  fx_option_type type;
+  const char *default_text;  /* "False", "0", "'auto'" (Python literal) */
+  const char *doc;           /* one line */
+} fx_option_decl;
+
+typedef struct fx_option_value
+{
+  const char *name;
+  fx_option_type type;
+  bool b;
+  int64_t i;
+  double f;
+  const char *s;
+} fx_option_value;
+
+/* A resolved option set: every declared option of the backend, in declaration order, with its effective value. */
+typedef struct fx_options
+{
+  fx_option_value *items;
+  size_t n;
+  /* Which items the user (or the mode) set explicitly. */
+  bool *explicit_set;
+} fx_options;
+
+const fx_option_value *fx_options_get (const fx_options *opts, const char *name);
+bool fx_options_get_bool (const fx_options *opts, const char *name, bool fallback);
+int64_t fx_options_get_int (const fx_options *opts, const char *name, int64_t fallback);
+double fx_options_get_float (const fx_options *opts, const char *name, double fallback);
+const char *fx_options_get_str (const fx_options *opts, const char *name, const char *fallback);
+/* "{'max_autotune': True, 'triton.cudagraphs': True}" (only explicit ones when explicit_only). */
+void fx_options_format (const fx_options *opts, bool explicit_only, fx_buf *out);
+
+/* A mode expands to option settings ("name=value" texts). */
+typedef struct fx_mode_decl
+{
+  const char *mode;             /* "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs" */
+  const char *const *settings;  /* NULL-terminated: "triton.cudagraphs=True" */
+} fx_mode_decl;
+
+/* A user-given option before validation: "--option k=v" or options={...}. */
+typedef struct fx_option_kv
+{
+  const char *key;
+  const char *value;   /* text: "True", "3", "0.5", "'auto'" or auto */
+} fx_option_kv;
+
+/* ---------------------------------------------------------------- compiled objects */
+
+typedef struct fx_kernel_info
+{
+  const char *name;          /* "cpp_fused_add_mul_0", "extern_mm", "eager:add" */
+  const char *kind;          /* "pointwise", "reduction", "extern", "template", "interpreter", "python" */
+  fx_device device;
+  const char *language;      /* "c", "cuda", "python", NULL */
+  const char *source;        /* generated code or NULL */
+  const char **nodes;        /* names of the graph nodes it covers */
+  size_t n_nodes;
+  double time_ms;            /* measured per call, < 0 when unknown */
+} fx_kernel_info;
+
+typedef struct fx_artifact
+{
+  const char *name;          /* "ir_pre_fusion.txt", "output_code.py", "fx_graph_readable.py", "program.py" */
+  const char *kind;          /* "text", "code", "log" */
+  const char *text;
+  size_t len;
+} fx_artifact;
+
+typedef struct fx_backend fx_backend;
+typedef struct fx_compiled fx_compiled;
+
+/* What compile receives. */
+typedef struct fx_compile_request
+{
+  const fx_graph *graph;           /* not modified; a backend copies it when it rewrites */
+  const fx_value *example_inputs;  /* one per placeholder */
+  size_t n_inputs;
+  const char *mode;                /* "default" when none was given */
+  const fx_options *options;       /* resolved: defaults + mode + user options */
+  fx_device device;
+  fx_generator *gen;               /* for random ops */
+} fx_compile_request;
+
+/* A compiled graph: run it, list its kernels and artifacts. Created by a backend's compile, freed with fx_compiled_free. */
+struct fx_compiled
+{
+  const fx_backend *backend;
+  fx_arena *arena;                 /* owns kernels, artifacts, notes */
+  void *impl;                      /* the backend's state */
+  fx_kernel_info *kernels;
+  size_t n_kernels;
+  fx_artifact *artifacts;
+  size_t n_artifacts;
+  fx_buf notes;                    /* human-readable log: passes run, fallbacks taken and why */
+  double compile_ms;               /* filled by fx_backend_compile */
+};
+
+/* A backend: a static const vtable with designated initializers. NULL members mean "not supported". */
+struct fx_backend
+{
+  const char *name;                /* "eager", "aot_eager", "torch", "inductor" */
+  const char *description;         /* one line */
+  const char *const *tags;         /* NULL-terminated or NULL: "debug", "experimental" */
+  const fx_option_decl *options;
+  size_t n_options;
+  const fx_mode_decl *modes;       /* NULL: only "default" (with no settings) */
+  size_t n_modes;
+
+  fx_status (*compile) (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag);
+  /* Runs once. outputs: values allocated in arena (tensor refs owned by the caller: fx_value_clear them). */
+  fx_status (*run) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                    fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+  void (*release) (fx_compiled *compiled);  /* frees impl; NULL when nothing to free */
+
+  void *user_data;                 /* for composed backends and plugins */
+};
+
+bool fx_backend_has_tag (const fx_backend *backend, const char *tag);
+
+/* ---------------------------------------------------------------- registry */
+
+/* Registers (duplicate name: FX_ERR_INVALID "duplicate name: x"). The struct must outlive the registry. */
+fx_status fx_backend_register (const fx_backend *backend, fx_diag *diag);
+/* Registers the built-in backends and loads plugins (idempotent). */
+void fx_backends_init (void);
+/* Unknown name: FX_ERR_NOT_FOUND "Invalid backend: 'x', see `fxwb backends` for available backends (known: a, b, ...)." */
+const fx_backend *fx_backend_lookup (const char *name, fx_diag *diag);
+/* Sorted names; hidden tags (debug, experimental) excluded unless include_hidden. Returns the count (fills up to max). */
+size_t fx_backend_list (bool include_hidden, const fx_backend **out, size_t max);
+
+/* list_mode_options(mode): the settings of a mode for a backend; NULL mode lists every mode. */
+fx_status fx_backend_list_mode_options (const fx_backend *backend, const char *mode, fx_buf *out, fx_diag *diag);
+/* list_options(): every declared option with type, default and doc. */
+void fx_backend_list_options (const fx_backend *backend, fx_buf *out);
+
+/* Resolves mode + user options into a full option set (arena-owned). Both mode and options given:
+   "Either mode or options can be specified, but both can't be specified at the same time.";
+   unknown option: "Unexpected optimization option k for backend 'b', did you mean 'x'? known options are [...]";
+   a value of the wrong type: "Unexpected type of attr k, got str should be bool". */
+fx_status fx_backend_resolve_options (const fx_backend *backend, const char *mode,
+                                      const fx_option_kv *given, size_t n_given,
+                                      fx_arena *arena, fx_options *out, fx_diag *diag);
+
+/* Resolve options, compile, time the compile. On failure *out is NULL. */
+fx_status fx_backend_compile (const fx_backend *backend, const fx_graph *graph,
+                              const fx_value *example_inputs, size_t n_inputs,
+                              const char *mode, const fx_option_kv *options, size_t n_options,
+                              fx_compiled **out, fx_diag *diag);
+fx_status fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                           fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+void fx_compiled_free (fx_compiled *compiled);
+/* For backends: add a kernel / artifact to a compiled object (strings copied into its arena). */
+fx_kernel_info *fx_compiled_add_kernel (fx_compiled *compiled, const char *name, const char *kind,
+                                        const char *language, const char *source);
+void fx_kernel_add_node (fx_compiled *compiled, fx_kernel_info *kernel, const char *node_name);
+void fx_compiled_add_artifact (fx_compiled *compiled, const char *name, const char *kind,
+                               const char *text, size_t len);
+
+/* ---------------------------------------------------------------- timed runs */
+
+typedef struct fx_run_config
+{
+  const char *backend;             /* registry name */
+  const char *mode;                /* NULL: default */
+  const fx_option_kv *options;
+  size_t n_options;
+  int warmup;                      /* calls before timing (default 1) */
+  int repeat;                      /* timed calls (default 10) */
+} fx_run_config;
+
+/* Compile + warm-up + repeat timed calls; compares the last outputs against ref (and fp64_ref, may be NULL) with
+   same(). Never fails as a function: errors land in result->status / result->error. Outputs of the last call are
+   returned in *outputs (arena) when outputs is non-NULL; compiled, when non-NULL, receives the compiled object
+   (caller frees) for listing kernels. */
+void fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
+                     const fx_run_config *config, const fx_value *ref, const fx_value *fp64_ref, size_t n_ref,
+                     fx_arena *arena, fx_value **outputs, size_t *n_outputs, fx_compiled **compiled,
+                     fx_run_result *result);
+
+/* ---------------------------------------------------------------- composition */
+
+/* A backend that tries each of `chain` in order and keeps the first that compiles (and, when verify is set,
+   runs the example inputs and matches the interpreter); every failure is recorded in the compiled notes. */
+fx_backend *fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify);
+
+/* ---------------------------------------------------------------- plugins */
+
+/* The one C entry point a plugin exports (the analogue of the torch_dynamo_backends entry-point group):
+     int fx_backend_plugin_init (const fx_plugin_api *api);
+   It registers its backends through api->register_backend and returns 0, or non-zero on failure.
+   Plugins are found as *.so in every folder of $FXWB_BACKEND_PATH (':'-separated) and in
+   ~/.local/share/fx-workbench/backends. */
+#define FX_BACKEND_PLUGIN_ENTRY "fx_backend_plugin_init"
+#define FX_PLUGIN_ABI_VERSION 1
+
+typedef fx_status (*fx_diag_set_fn) (fx_diag *diag, fx_status code, const char *fmt, ...);
+
+typedef struct fx_plugin_api
+{
+  uint32_t abi_version;            /* FX_PLUGIN_ABI_VERSION */
+  size_t size;                     /* sizeof (fx_plugin_api), for growth */
+  fx_status (*register_backend) (const fx_backend *backend, fx_diag *diag);
+  const fx_backend *(*lookup_backend) (const char *name, fx_diag *diag);
+  void (*graph_print_tabular) (const fx_graph *graph, fx_buf *out);
+  void (*buf_free) (fx_buf *buf);
+  /* Compile and run with another backend (how a plugin delegates, e.g. to eager). */
+  fx_status (*compile) (const fx_backend *backend, const fx_graph *graph,
+                        const fx_value *example_inputs, size_t n_inputs,
+                        const char *mode, const fx_option_kv *options, size_t n_options,
+                        fx_compiled **out, fx_diag *diag);
+  fx_status (*run) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                    fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+  void (*compiled_free) (fx_compiled *compiled);
+  fx_diag_set_fn diag_set;
+} fx_plugin_api;
+
+typedef int (*fx_backend_plugin_init_fn) (const fx_plugin_api *api);
+
+/* A plugin that failed: its path and why. */
+typedef struct fx_plugin_error
+{
+  char path[512];
+  char message[512];
+} fx_plugin_error;
+
+/* Scans the plugin folders (once; again when rescan) and returns the failures seen so far (static storage). */
+size_t fx_backend_load_plugins (bool rescan, const fx_plugin_error **errors);
+/* Loads one shared object. */
+fx_status fx_backend_load_plugin (const char *path, fx_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,208 @@
+/* fx-ops-decomp.c: decompositions of composite ops into simpler table ops, keeping provenance on every new node. */
+
+/* Switches over op ids and dtypes name the handled cases; `default` covers the rest on purpose. */
+#pragma GCC diagnostic ignored "-Wswitch-enum"
+
+#include "fx-ops-impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void
+inherit_provenance (fx_graph *graph, fx_node *made, const fx_node *from)
+{
+  made->meta.stack_trace = from->meta.stack_trace;
+  made->meta.nn_module_stack = from->meta.nn_module_stack;
+  made->meta.n_nn_module_stack = from->meta.n_nn_module_stack;
+  made->meta.source_fn_stack = from->meta.source_fn_stack;
+  made->meta.n_source_fn_stack = from->meta.n_source_fn_stack;
+  made->meta.seq_nr = from->meta.seq_nr;
+  made->meta.original_aten = from->meta.original_aten
+                               ? from->meta.original_aten
+                               : (from->target.kind == FX_TARGET_OP ? from->target.name : NULL);
+  fx_node_source *src = fx_arena_alloc (graph->arena, sizeof *src);
+  src->name = from->name;
+  src->target = from->target.name;
+  src->graph_id = 0;
+  src->pass_name = "decompose";
+  src->action = "replace";
+  src->from_node = from->meta.from_node;
+  src->n_from = from->meta.n_from_node;
+  made->meta.from_node = src;
+  made->meta.n_from_node = 1;
+}
+
+fx_node *
+fx_decomp_call (fx_graph *graph, fx_node *before, fx_op_id op, const fx_arg *args, size_t n_args,
+                const fx_kwarg *kwargs, size_t n_kwargs)
+{
+  fx_graph_set_insert_point (graph, before);
+  fx_target t = fx_target_op (fx_op_get (op)->target);
+  t.op_id = op;
+  fx_node *n = fx_graph_call_function (graph, t, args, n_args, kwargs, n_kwargs);
+  fx_graph_set_insert_point (graph, NULL);
+  inherit_provenance (graph, n, before);
+  return n;
+}
+
+static fx_node *
+getitem (fx_graph *graph, fx_node *before, fx_node *src, int64_t i)
+{
+  fx_arg a[2] = { fx_arg_node (src), fx_arg_int (i) };
+  fx_graph_set_insert_point (graph, before);
+  fx_node *n = fx_graph_call_function (graph, fx_target_operator ("getitem"), a, 2, NULL, 0);
+  fx_graph_set_insert_point (graph, NULL);
+  inherit_provenance (graph, n, before);
+  return n;
+}
+
+/* Replaces node by single (one output) or by outs[k] for each getitem(node, k) user, then erases node. */
+static fx_status
+replace_node (fx_graph *graph, fx_node *node, fx_node **outs, int n_outs, fx_diag *diag)
+{
+  if (n_outs == 1)
+    fx_node_replace_all_uses_with (node, outs[0]);
+  else
+    {
+      /* users change while we rewrite them: take a copy */
+      size_t nu = node->n_users;
+      fx_node **users = fx_arena_alloc (graph->arena, sizeof (fx_node *) * (nu ? nu : 1));
+      memcpy (users, node->users, sizeof (fx_node *) * nu);
+      for (size_t i = 0; i < nu; i++)
+        {
+          fx_node *u = users[i];
+          bool is_getitem = u->op == FX_OP_CALL_FUNCTION && u->target.kind == FX_TARGET_OPERATOR
+                            && strcmp (u->target.name, "getitem") == 0 && u->n_args == 2
+                            && u->args[1].kind == FX_ARG_INT;
+          if (!is_getitem || u->args[1].u.i < 0 || u->args[1].u.i >= n_outs || outs[u->args[1].u.i] == NULL)
+            {
+              fx_diag_set (diag, FX_ERR_UNSUPPORTED,
+                           "cannot decompose '%s': its result is used other than through getitem", node->name);
+              if (diag != NULL)
+                snprintf (diag->node, sizeof diag->node, "%s", node->name);
+              return FX_ERR_UNSUPPORTED;
+            }
+          fx_node_replace_all_uses_with (u, outs[u->args[1].u.i]);
+          fx_status st = fx_graph_erase_node (graph, u, diag);
+          if (st != FX_OK)
+            return st;
+        }
+    }
+  return fx_graph_erase_node (graph, node, diag);
+}
+
+static int64_t
+node_arg_int (const fx_node *node, int i, const char *kw, int64_t fallback)
+{
+  if ((size_t) i < node->n_args && node->args[i].kind == FX_ARG_INT)
+    return node->args[i].u.i;
+  const fx_arg *a = fx_node_get_kwarg (node, kw);
+  return a && a->kind == FX_ARG_INT ? a->u.i : fallback;
+}
+
+static const fx_arg *
+node_arg (const fx_node *node, int i, const char *kw)
+{
+  if ((size_t) i < node->n_args)
+    return &node->args[i];
+  return fx_node_get_kwarg (node, kw);
+}
+
+fx_status
+fx_decomp_softmax (fx_graph *graph, fx_node *node, fx_diag *diag)
+{
+  const fx_arg *x = node_arg (node, 0, "self");
+  if (x == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': missing input", node->name);
+  const fx_arg *h = node_arg (node, 2, "half_to_float");
+  if (h && h->kind == FX_ARG_BOOL && h->u.b)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': half_to_float softmax is not decomposed", node->name);
+  int64_t dim = node_arg_int (node, 1, "dim", -1);
+  fx_arg dl = fx_arg_int (dim);
+  fx_arg dims = fx_arg_list (&dl, 1);
+  fx_arg a1[3] = { *x, dims, fx_arg_bool (true) };
+  fx_node *amax = fx_decomp_call (graph, node, FX_OP_AMAX, a1, 3, NULL, 0);
+  fx_arg a2[2] = { *x, fx_arg_node (amax) };
+  fx_node *sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a2, 2, NULL, 0);
+  fx_arg a3[1] = { fx_arg_node (sub) };
+  fx_node *ex = fx_decomp_call (graph, node, FX_OP_EXP, a3, 1, NULL, 0);
+  fx_arg a4[3] = { fx_arg_node (ex), dims, fx_arg_bool (true) };
+  fx_node *sum = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a4, 3, NULL, 0);
+  fx_node *res;
+  if (node->target.op_id == FX_OP_LOG_SOFTMAX)
+    {
+      fx_arg a5[1] = { fx_arg_node (sum) };
+      fx_node *lg = fx_decomp_call (graph, node, FX_OP_LOG, a5, 1, NULL, 0);
+      fx_arg a6[2] = { fx_arg_node (sub), fx_arg_node (lg) };
+      res = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a6, 2, NULL, 0);
+    }
+  else
+    {
+      fx_arg a5[2] = { fx_arg_node (ex), fx_arg_node (sum) };
+      res = fx_decomp_call (graph, node, FX_OP_DIV_TENSOR, a5, 2, NULL, 0);
+    }
+  return replace_node (graph, node, &res, 1, diag);
+}
+
+fx_status
+fx_decomp_prepare_softmax (fx_graph *graph, fx_node *node, fx_diag *diag)
+{
+  const fx_arg *x = node_arg (node, 0, "self");
+  if (x == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': missing input", node->name);
+  int64_t dim = node_arg_int (node, 1, "dim", -1);
+  fx_arg dl = fx_arg_int (dim);
+  fx_arg dims = fx_arg_list (&dl, 1);
+  fx_arg a1[3] = { *x, dims, fx_arg_bool (true) };
+  fx_node *amax = fx_decomp_call (graph, node, FX_OP_AMAX, a1, 3, NULL, 0);
+  fx_arg a2[2] = { *x, fx_arg_node (amax) };
+  fx_node *sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a2, 2, NULL, 0);
+  fx_arg a3[1] = { fx_arg_node (sub) };
+  fx_node *ex = fx_decomp_call (graph, node, FX_OP_EXP, a3, 1, NULL, 0);
+  fx_arg a4[3] = { fx_arg_node (ex), dims, fx_arg_bool (true) };
+  fx_node *sum = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a4, 3, NULL, 0);
+  fx_node *outs[2] = { amax, sum };
+  return replace_node (graph, node, outs, 2, diag);
+}
+
+fx_status
+fx_decomp_layer_norm (fx_graph *graph, fx_node *node, fx_diag *diag)
+{
+  const fx_arg *x = node_arg (node, 0, "input");
+  const fx_arg *shape = node_arg (node, 1, "normalized_shape");
+  const fx_arg *w = node_arg (node, 2, "weight");
+  const fx_arg *b = node_arg (node, 3, "bias");
+  const fx_arg *eps = node_arg (node, 4, "eps");
+  if (!x || !shape || (shape->kind != FX_ARG_LIST && shape->kind != FX_ARG_TUPLE) || !eps)
+    return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': malformed native_layer_norm arguments", node->name);
+  size_t nn = shape->u.seq.n;
+  fx_arg dl[FX_TENSOR_MAX_DIMS];
+  for (size_t i = 0; i < nn && i < FX_TENSOR_MAX_DIMS; i++)
+    dl[i] = fx_arg_int (-(int64_t) (nn - i));
+  fx_arg dims = fx_arg_list (dl, nn);
+  fx_arg a1[2] = { *x, dims };
+  fx_kwarg k1[2] = { { "correction", fx_arg_int (0) }, { "keepdim", fx_arg_bool (true) } };
+  fx_node *vm = fx_decomp_call (graph, node, FX_OP_VAR_MEAN_CORRECTION, a1, 2, k1, 2);
+  fx_node *var = getitem (graph, node, vm, 0);
+  fx_node *mean = getitem (graph, node, vm, 1);
+  fx_arg a2[2] = { fx_arg_node (var), *eps };
+  fx_node *add = fx_decomp_call (graph, node, FX_OP_ADD_TENSOR, a2, 2, NULL, 0);
+  fx_arg a3[1] = { fx_arg_node (add) };
+  fx_node *rstd = fx_decomp_call (graph, node, FX_OP_RSQRT, a3, 1, NULL, 0);
+  fx_arg a4[2] = { *x, fx_arg_node (mean) };
+  fx_node *sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a4, 2, NULL, 0);
+  fx_arg a5[2] = { fx_arg_node (sub), fx_arg_node (rstd) };
+  fx_node *out = fx_decomp_call (graph, node, FX_OP_MUL_TENSOR, a5, 2, NULL, 0);
+  if (w && w->kind == FX_ARG_NODE)
+    {
+      fx_arg a6[2] = { fx_arg_node (out), *w };
+      out = fx_decomp_call (graph, node, FX_OP_MUL_TENSOR, a6, 2, NULL, 0);
+    }
+  if (b && b->kind == FX_ARG_NODE)
+    {
+      fx_arg a7[2] = { fx_arg_node (out), *b };
+      out = fx_decomp_call (graph, node, FX_OP_ADD_TENSOR, a7, 2, NULL, 0);
+    }
+  fx_node *outs[3] = { out, mean, rstd };
+  return replace_node (graph, node, outs, 3, diag);
+}

@@ -1,0 +1,516 @@
+/* fx-ops-linalg.c: GEMM (mm, addmm, bmm, baddbmm) and convolution on OpenBLAS, and 2-D pooling. */
+
+/* Switches over op ids and dtypes name the handled cases; `default` covers the rest on purpose. */
+#pragma GCC diagnostic ignored "-Wswitch-enum"
+
+#include "fx-ops-impl.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- GEMM */
+
+fx_status
+fx_meta_matmul (fx_op_call *call)
+{
+  fx_op_id id = call->op->id;
+  bool has_bias = id == FX_OP_ADDMM || id == FX_OP_BADDBMM;
+  bool batched = id == FX_OP_BMM || id == FX_OP_BADDBMM;
+  fx_tensor *a = fx_arg_tensor (call, has_bias ? 1 : 0);
+  fx_tensor *b = fx_arg_tensor (call, has_bias ? 2 : 1);
+  int want = batched ? 3 : 2;
+  if (a->ndim != want || b->ndim != want)
+    return fx_op_error (call, FX_ERR_INVALID, "%s must be a %dD tensor (got %dD and %dD)",
+                        batched ? "batch1/batch2" : "mat1/mat2", want, a->ndim, b->ndim);
+  int o = batched ? 1 : 0;
+  if (a->sizes[o + 1] != b->sizes[o] || (batched && a->sizes[0] != b->sizes[0]))
+    {
+      if (batched)
+        return fx_op_error (call, FX_ERR_INVALID,
+                            "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                            (long long) a->sizes[0], (long long) a->sizes[2], (long long) b->sizes[0],
+                            (long long) b->sizes[1]);
+      return fx_op_error (call, FX_ERR_INVALID, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                          (long long) a->sizes[0], (long long) a->sizes[1], (long long) b->sizes[0],
+                          (long long) b->sizes[1]);
+    }
+  if (a->dtype != b->dtype)
+    return fx_op_error (call, FX_ERR_INVALID, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                        fx_dtype_name (a->dtype), fx_dtype_name (b->dtype));
+  int64_t sizes[3];
+  if (batched)
+    {
+      sizes[0] = a->sizes[0];
+      sizes[1] = a->sizes[1];
+      sizes[2] = b->sizes[2];
+    }
+  else
+    {
+      sizes[0] = a->sizes[0];
+      sizes[1] = b->sizes[1];
+    }
+  if (has_bias)
+    {
+      fx_tensor *c = fx_arg_tensor (call, 0);
+      int nd;
+      int64_t sh[FX_TENSOR_MAX_DIMS];
+      fx_diag d;
+      fx_diag_clear (&d);
+      if (!fx_broadcast_shapes (c->ndim, c->sizes, want, sizes, &nd, sh, &d) || nd != want
+          || memcmp (sh, sizes, sizeof (int64_t) * want) != 0)
+        return fx_op_error (call, FX_ERR_INVALID, "self (bias) of %d dims cannot broadcast to the product's shape",
+                            c->ndim);
+    }
+  fx_out_meta (call, 0, a->dtype, want, sizes);
+  return FX_OK;
+}
+
+/* How a 2-D view can be handed to BLAS without a copy. */
+static bool
+blas_layout (const fx_tensor *t, int o, bool *trans, int64_t *ld)
+{
+  int64_t r = t->sizes[o], c = t->sizes[o + 1];
+  int64_t sr = t->strides[o], sc = t->strides[o + 1];
+  if ((sc == 1 || c == 1) && sr >= (c > 1 ? c : 1))
+    {
+      *trans = false;
+      *ld = sr > 0 ? sr : 1;
+      if (*ld < c)
+        *ld = c;
+      return true;
+    }
+  if ((sr == 1 || r == 1) && sc >= (r > 1 ? r : 1))
+    {
+      *trans = true;
+      *ld = sc > 0 ? sc : 1;
+      if (*ld < r)
+        *ld = r;
+      return true;
+    }
+  return false;
+}
+
+static void
+gemm_generic (const fx_tensor *a, const fx_tensor *b, fx_tensor *o, int64_t bi, bool batched, double alpha,
+              double beta_keep)
+{
+  int off = batched ? 1 : 0;
+  int64_t n = a->sizes[off], k = a->sizes[off + 1], m = b->sizes[off + 1];
+  size_t as = fx_dtype_size (a->dtype), os = fx_dtype_size (o->dtype);
+  const char *ad = (const char *) a->storage->data, *bd = (const char *) b->storage->data;
+  char *od = (char *) o->storage->data;
+  bool integral = fx_dtype_is_integral (o->dtype, true);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < m; j++)
+      {
+        double acc = 0;
+        int64_t iacc = 0;
+        for (int64_t p = 0; p < k; p++)
+          {
+            int64_t ao = a->offset + (batched ? bi * a->strides[0] : 0) + i * a->strides[off] + p * a->strides[off + 1];
+            int64_t bo = b->offset + (batched ? bi * b->strides[0] : 0) + p * b->strides[off] + j * b->strides[off + 1];
+            if (integral)
+              iacc += fx_load_i64 (ad + ao * (int64_t) as, a->dtype) * fx_load_i64 (bd + bo * (int64_t) as, b->dtype);
+            else
+              acc += fx_load_f64 (ad + ao * (int64_t) as, a->dtype) * fx_load_f64 (bd + bo * (int64_t) as, b->dtype);
+          }
+        int64_t oo = o->offset + (batched ? bi * o->strides[0] : 0) + i * o->strides[off] + j * o->strides[off + 1];
+        char *op = od + oo * (int64_t) os;
+        if (integral)
+          fx_store_i64 (op, o->dtype, (int64_t) (beta_keep * (double) fx_load_i64 (op, o->dtype)) + (int64_t) alpha * iacc);
+        else
+          fx_store_f64 (op, o->dtype, beta_keep * fx_load_f64 (op, o->dtype) + alpha * acc);
+      }
+}
+
+fx_status
+fx_kernel_matmul (fx_op_call *call)
+{
+  fx_op_id id = call->op->id;
+  bool has_bias = id == FX_OP_ADDMM || id == FX_OP_BADDBMM;
+  bool batched = id == FX_OP_BMM || id == FX_OP_BADDBMM;
+  fx_tensor *a = fx_arg_tensor (call, has_bias ? 1 : 0);
+  fx_tensor *b = fx_arg_tensor (call, has_bias ? 2 : 1);
+  fx_tensor *o = call->outs[0].u.t;
+  double beta = has_bias ? fx_value_as_f64 (&call->args[3]) : 0.0;
+  double alpha = has_bias ? fx_value_as_f64 (&call->args[4]) : 1.0;
+  if (has_bias && beta != 0.0)
+    {
+      fx_status st = fx_tensor_copy_into (o, fx_arg_tensor (call, 0), call->diag);
+      if (st != FX_OK)
+        return st;
+    }
+  else
+    fx_tensor_fill_f64 (o, 0.0);
+  if (fx_tensor_numel (o) == 0)
+    return FX_OK;
+  int off = batched ? 1 : 0;
+  int64_t nb = batched ? a->sizes[0] : 1;
+  int64_t n = a->sizes[off], k = a->sizes[off + 1], m = b->sizes[off + 1];
+  bool blas = (o->dtype == FX_DTYPE_F32 || o->dtype == FX_DTYPE_F64) && k > 0;
+  fx_tensor *ac = NULL, *bc = NULL;
+  bool ta = false, tb = false;
+  int64_t lda = 0, ldb = 0;
+  if (blas)
+    {
+      if (!blas_layout (a, off, &ta, &lda))
+        {
+          ac = fx_tensor_contiguous_copy (call->alloc, a);
+          a = ac;
+          blas_layout (a, off, &ta, &lda);
+        }
+      if (!blas_layout (b, off, &tb, &ldb))
+        {
+          bc = fx_tensor_contiguous_copy (call->alloc, b);
+          b = bc;
+          blas_layout (b, off, &tb, &ldb);
+        }
+    }
+  for (int64_t bi = 0; bi < nb; bi++)
+    {
+      if (!blas)
+        {
+          gemm_generic (a, b, o, bi, batched, alpha, has_bias ? beta : 0.0);
+          continue;
+        }
+      int64_t ldo = o->strides[off];
+      size_t isz = fx_dtype_size (o->dtype);
+      const char *ap = (const char *) fx_tensor_data (a) + (batched ? bi * a->strides[0] : 0) * (int64_t) isz;
+      const char *bp = (const char *) fx_tensor_data (b) + (batched ? bi * b->strides[0] : 0) * (int64_t) isz;
+      char *op = (char *) fx_tensor_data (o) + (batched ? bi * o->strides[0] : 0) * (int64_t) isz;
+      double bt = has_bias && beta != 0.0 ? beta : 0.0;
+      if (o->dtype == FX_DTYPE_F32)
+        cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int) n, (int) m,
+                     (int) k, (float) alpha, (const float *) ap, (int) lda, (const float *) bp, (int) ldb, (float) bt,
+                     (float *) op, (int) ldo);
+      else
+        cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int) n, (int) m,
+                     (int) k, alpha, (const double *) ap, (int) lda, (const double *) bp, (int) ldb, bt,
+                     (double *) op, (int) ldo);
+    }
+  fx_tensor_unref (ac);
+  fx_tensor_unref (bc);
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- convolution */
+
+typedef struct
+{
+  int nsp;                 /* spatial dims: 1 or 2 (3 unsupported) */
+  int64_t stride[2], pad[2], dil[2];
+  int64_t groups;
+  int64_t n, cin, cout, in[2], k[2], out[2];
+} conv_geo;
+
+static fx_status
+conv_geometry (fx_op_call *call, conv_geo *g)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0), *w = fx_arg_tensor (call, 1);
+  memset (g, 0, sizeof *g);
+  if (call->args[6].u.b)
+    return fx_op_error (call, FX_ERR_UNSUPPORTED, "transposed convolution is not supported by the reference kernels");
+  if (x->ndim != w->ndim || x->ndim < 3 || x->ndim > 4)
+    return fx_op_error (call, FX_ERR_UNSUPPORTED,
+                        "convolution: expected 3-D or 4-D input and weight of the same rank (got %dD input, %dD weight)",
+                        x->ndim, w->ndim);
+  g->nsp = x->ndim - 2;
+  int64_t v[FX_TENSOR_MAX_DIMS];
+  int cnt;
+  for (int which = 0; which < 3; which++)
+    {
+      cnt = fx_value_as_int_list (&call->args[3 + which], v, FX_TENSOR_MAX_DIMS);
+      for (int i = 0; i < g->nsp; i++)
+        {
+          int64_t val = cnt == 1 ? v[0] : (cnt > i ? v[i] : (which == 1 ? 0 : 1));
+          if (which == 0)
+            g->stride[i] = val;
+          else if (which == 1)
+            g->pad[i] = val;
+          else
+            g->dil[i] = val;
+        }
+    }
+  g->groups = call->args[8].u.i;
+  g->n = x->sizes[0];
+  g->cin = x->sizes[1];
+  g->cout = w->sizes[0];
+  if (g->groups < 1 || g->cin % g->groups != 0 || g->cout % g->groups != 0 || w->sizes[1] * g->groups != g->cin)
+    return fx_op_error (call, FX_ERR_INVALID,
+                        "Given groups=%lld, weight of size [%lld, %lld, ...], expected input[%lld, %lld, ...] to have %lld channels, but got %lld channels instead",
+                        (long long) g->groups, (long long) w->sizes[0], (long long) w->sizes[1], (long long) g->n,
+                        (long long) g->cin, (long long) (w->sizes[1] * g->groups), (long long) g->cin);
+  for (int i = 0; i < g->nsp; i++)
+    {
+      g->in[i] = x->sizes[2 + i];
+      g->k[i] = w->sizes[2 + i];
+      if (g->stride[i] < 1 || g->dil[i] < 1 || g->pad[i] < 0)
+        return fx_op_error (call, FX_ERR_INVALID, "non-positive stride/dilation or negative padding");
+      g->out[i] = (g->in[i] + 2 * g->pad[i] - g->dil[i] * (g->k[i] - 1) - 1) / g->stride[i] + 1;
+      if (g->out[i] < 1)
+        return fx_op_error (call, FX_ERR_INVALID, "Kernel size can't be greater than actual input size");
+    }
+  if (g->nsp == 1)
+    {
+      g->in[1] = g->k[1] = g->out[1] = 1;
+      g->stride[1] = g->dil[1] = 1;
+      g->pad[1] = 0;
+    }
+  fx_tensor *b = fx_arg_tensor (call, 2);
+  if (b != NULL && fx_tensor_numel (b) != g->cout)
+    return fx_op_error (call, FX_ERR_INVALID, "bias has %lld elements, expected %lld", (long long) fx_tensor_numel (b),
+                        (long long) g->cout);
+  return FX_OK;
+}
+
+fx_status
+fx_meta_convolution (fx_op_call *call)
+{
+  conv_geo g;
+  fx_status st = conv_geometry (call, &g);
+  if (st != FX_OK)
+    return st;
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  int64_t sizes[4] = { g.n, g.cout, g.out[0], g.out[1] };
+  fx_out_meta (call, 0, x->dtype, 2 + g.nsp, sizes);
+  return FX_OK;
+}
+
+fx_status
+fx_kernel_convolution (fx_op_call *call)
+{
+  conv_geo g;
+  fx_status st = conv_geometry (call, &g);
+  if (st != FX_OK)
+    return st;
+  fx_tensor *x = fx_tensor_contiguous_copy (call->alloc, fx_arg_tensor (call, 0));
+  fx_tensor *w = fx_tensor_to_dtype (call->alloc, fx_arg_tensor (call, 1), FX_DTYPE_F32);
+  fx_tensor *xf = fx_tensor_to_dtype (call->alloc, x, FX_DTYPE_F32);
+  fx_tensor *b = fx_arg_tensor (call, 2);
+  fx_tensor *o = call->outs[0].u.t;
+  int64_t cg = g.cin / g.groups, og = g.cout / g.groups;
+  int64_t kk = cg * g.k[0] * g.k[1];
+  int64_t spatial = g.out[0] * g.out[1];
+  float *col = malloc (sizeof (float) * (size_t) ((kk * spatial) != 0 ? kk * spatial : 1));
+  float *res = malloc (sizeof (float) * (size_t) ((g.cout * spatial) != 0 ? g.cout * spatial : 1));
+  const float *xd = fx_tensor_data (xf), *wd = fx_tensor_data (w);
+  for (int64_t ni = 0; ni < g.n; ni++)
+    {
+      for (int64_t gi = 0; gi < g.groups; gi++)
+        {
+          /* im2col for this group */
+          for (int64_t c = 0; c < cg; c++)
+            for (int64_t ky = 0; ky < g.k[0]; ky++)
+              for (int64_t kx = 0; kx < g.k[1]; kx++)
+                {
+                  int64_t row = (c * g.k[0] + ky) * g.k[1] + kx;
+                  const float *plane = xd + ((ni * g.cin + gi * cg + c) * g.in[0]) * g.in[1];
+                  for (int64_t oy = 0; oy < g.out[0]; oy++)
+                    {
+                      int64_t iy = oy * g.stride[0] - g.pad[0] + ky * g.dil[0];
+                      for (int64_t ox = 0; ox < g.out[1]; ox++)
+                        {
+                          int64_t ix = ox * g.stride[1] - g.pad[1] + kx * g.dil[1];
+                          float v = 0;
+                          if (iy >= 0 && iy < g.in[0] && ix >= 0 && ix < g.in[1])
+                            v = plane[iy * g.in[1] + ix];
+                          col[row * spatial + oy * g.out[1] + ox] = v;
+                        }
+                    }
+                }
+          cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) og, (int) spatial, (int) kk, 1.0f,
+                       wd + gi * og * kk, (int) kk, col, (int) spatial, 0.0f, res + gi * og * spatial, (int) spatial);
+        }
+      for (int64_t co = 0; co < g.cout; co++)
+        {
+          double bias = b ? fx_tensor_get_f64 (b, co) : 0.0;
+          for (int64_t s = 0; s < spatial; s++)
+            fx_tensor_set_f64 (o, (ni * g.cout + co) * spatial + s, res[co * spatial + s] + bias);
+        }
+    }
+  free (col);
+  free (res);
+  fx_tensor_unref (x);
+  fx_tensor_unref (xf);
+  fx_tensor_unref (w);
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+typedef struct
+{
+  int64_t k[2], s[2], p[2], d[2];
+  bool ceil_mode, count_include_pad;
+  int64_t divisor;
+  int64_t in[2], out[2];
+  bool adaptive;
+} pool_geo;
+
+static int64_t
+pool_out (int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode)
+{
+  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t o = num / s + 1;
+  if (ceil_mode && (o - 1) * s >= in + p)
+    o--;
+  return o;
+}
+
+static fx_status
+pool_geometry (fx_op_call *call, pool_geo *g)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  memset (g, 0, sizeof *g);
+  if (x->ndim != 3 && x->ndim != 4)
+    return fx_op_error (call, FX_ERR_INVALID, "expected 3D or 4D (batch mode) tensor for input, got %dD", x->ndim);
+  g->in[0] = x->sizes[x->ndim - 2];
+  g->in[1] = x->sizes[x->ndim - 1];
+  fx_op_id id = call->op->id;
+  int64_t v[4];
+  int n;
+  if (id == FX_OP_ADAPTIVE_AVG_POOL2D || id == FX_OP_ADAPTIVE_AVG_POOL2D_PUBLIC)
+    {
+      n = fx_value_as_int_list (&call->args[1], v, 4);
+      g->out[0] = v[0];
+      g->out[1] = n > 1 ? v[1] : v[0];
+      g->adaptive = true;
+      if (g->out[0] < 0 || g->out[1] < 0)
+        return fx_op_error (call, FX_ERR_INVALID, "output_size must be non-negative");
+      return FX_OK;
+    }
+  n = fx_value_as_int_list (&call->args[1], v, 4);
+  g->k[0] = v[0];
+  g->k[1] = n > 1 ? v[1] : v[0];
+  n = fx_value_as_int_list (&call->args[2], v, 4);
+  g->s[0] = n > 0 ? v[0] : g->k[0];
+  g->s[1] = n > 1 ? v[1] : (n == 1 ? v[0] : g->k[1]);
+  n = fx_value_as_int_list (&call->args[3], v, 4);
+  g->p[0] = n > 0 ? v[0] : 0;
+  g->p[1] = n > 1 ? v[1] : g->p[0];
+  g->d[0] = g->d[1] = 1;
+  if (id == FX_OP_MAX_POOL2D_WITH_INDICES)
+    {
+      n = fx_value_as_int_list (&call->args[4], v, 4);
+      g->d[0] = n > 0 ? v[0] : 1;
+      g->d[1] = n > 1 ? v[1] : g->d[0];
+      g->ceil_mode = call->args[5].u.b;
+    }
+  else
+    {
+      g->ceil_mode = call->args[4].u.b;
+      g->count_include_pad = call->args[5].u.b;
+      g->divisor = call->args[6].kind == FX_VALUE_INT ? call->args[6].u.i : 0;
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      if (g->k[i] < 1 || g->s[i] < 1 || g->d[i] < 1)
+        return fx_op_error (call, FX_ERR_INVALID, "kernel size, stride and dilation must be positive");
+      if (g->p[i] * 2 > g->k[i])
+        return fx_op_error (call, FX_ERR_INVALID, "pad should be at most half of effective kernel size");
+      g->out[i] = pool_out (g->in[i], g->k[i], g->s[i], g->p[i], g->d[i], g->ceil_mode);
+      if (g->out[i] < 1)
+        return fx_op_error (call, FX_ERR_INVALID, "Output size is too small");
+    }
+  return FX_OK;
+}
+
+fx_status
+fx_meta_pool2d (fx_op_call *call)
+{
+  pool_geo g;
+  fx_status st = pool_geometry (call, &g);
+  if (st != FX_OK)
+    return st;
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  int64_t sizes[4];
+  memcpy (sizes, x->sizes, sizeof (int64_t) * x->ndim);
+  sizes[x->ndim - 2] = g.out[0];
+  sizes[x->ndim - 1] = g.out[1];
+  fx_out_meta (call, 0, x->dtype, x->ndim, sizes);
+  if (call->op->id == FX_OP_MAX_POOL2D_WITH_INDICES)
+    fx_out_meta (call, 1, FX_DTYPE_I64, x->ndim, sizes);
+  return FX_OK;
+}
+
+fx_status
+fx_kernel_pool2d (fx_op_call *call)
+{
+  pool_geo g;
+  fx_status st = pool_geometry (call, &g);
+  if (st != FX_OK)
+    return st;
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  fx_tensor *o = call->outs[0].u.t;
+  fx_tensor *oi = call->n_outs > 1 ? call->outs[1].u.t : NULL;
+  int64_t planes = fx_tensor_numel (x) / ((g.in[0] * g.in[1]) != 0 ? g.in[0] * g.in[1] : 1);
+  if (g.in[0] * g.in[1] == 0)
+    planes = fx_tensor_numel (o) / ((g.out[0] * g.out[1]) != 0 ? g.out[0] * g.out[1] : 1);
+  bool is_max = call->op->id == FX_OP_MAX_POOL2D_WITH_INDICES;
+  for (int64_t pl = 0; pl < planes; pl++)
+    for (int64_t oy = 0; oy < g.out[0]; oy++)
+      for (int64_t ox = 0; ox < g.out[1]; ox++)
+        {
+          int64_t y0, y1, x0, x1;
+          if (g.adaptive)
+            {
+              y0 = (oy * g.in[0]) / g.out[0];
+              y1 = ((oy + 1) * g.in[0] + g.out[0] - 1) / g.out[0];
+              x0 = (ox * g.in[1]) / g.out[1];
+              x1 = ((ox + 1) * g.in[1] + g.out[1] - 1) / g.out[1];
+            }
+          else
+            {
+              y0 = oy * g.s[0] - g.p[0];
+              x0 = ox * g.s[1] - g.p[1];
+              y1 = y0 + (g.k[0] - 1) * g.d[0] + 1;
+              x1 = x0 + (g.k[1] - 1) * g.d[1] + 1;
+            }
+          double best = -INFINITY, sum = 0;
+          int64_t best_i = -1, cnt = 0;
+          for (int64_t iy = y0; iy < y1; iy += g.d[0])
+            for (int64_t ix = x0; ix < x1; ix += g.d[1])
+              {
+                if (iy < 0 || iy >= g.in[0] || ix < 0 || ix >= g.in[1])
+                  continue;
+                int64_t idx = iy * g.in[1] + ix;
+                double v = fx_tensor_get_f64 (x, pl * g.in[0] * g.in[1] + idx);
+                if (best_i < 0 || v > best || isnan (v))
+                  {
+                    if (!(best_i >= 0 && isnan (best)))
+                      {
+                        best = v;
+                        best_i = idx;
+                      }
+                  }
+                sum += v;
+                cnt++;
+              }
+          int64_t flat = (pl * g.out[0] + oy) * g.out[1] + ox;
+          if (is_max)
+            {
+              fx_tensor_set_f64 (o, flat, best);
+              fx_tensor_set_i64 (oi, flat, best_i);
+            }
+          else
+            {
+              double div;
+              if (g.adaptive)
+                div = (double) ((y1 - y0) * (x1 - x0));
+              else if (g.divisor)
+                div = (double) g.divisor;
+              else if (g.count_include_pad)
+                {
+                  int64_t hy = y0 + g.k[0] < g.in[0] + g.p[0] ? y0 + g.k[0] : g.in[0] + g.p[0];
+                  int64_t hx = x0 + g.k[1] < g.in[1] + g.p[1] ? x0 + g.k[1] : g.in[1] + g.p[1];
+                  div = (double) ((hy - y0) * (hx - x0));
+                }
+              else
+                div = (double) cnt;
+              fx_tensor_set_f64 (o, flat, sum / div);
+            }
+        }
+  return FX_OK;
+}

@@ -1,0 +1,437 @@
+/* fx-passes.c: shape propagation, DCE, CSE, decomposition and functionalization, the pass table and the pipeline
+   that verifies the graph after each pass. */
+
+/* Switches over opcodes and value kinds name the handled cases; `default` covers the rest on purpose. */
+#pragma GCC diagnostic ignored "-Wswitch-enum"
+#include "fx/passes.h"
+#include "fx/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The IR printers live on the fx-text branch; until it is merged the dump is skipped when they are absent. */
+#pragma weak fx_graph_print_readable
+
+/* ---------------------------------------------------------------- shape propagation */
+
+static void
+value_to_val (const fx_value *v, fx_arena *arena, fx_val *out)
+{
+  memset (out, 0, sizeof *out);
+  switch (v->kind)
+    {
+    case FX_VALUE_TENSOR:
+      out->kind = FX_VAL_TENSOR;
+      fx_tensor_to_meta (v->u.t, arena, &out->tensor);
+      break;
+    case FX_VALUE_INT:
+      out->kind = FX_VAL_INT;
+      out->i = v->u.i;
+      break;
+    case FX_VALUE_FLOAT:
+      out->kind = FX_VAL_FLOAT;
+      out->f = v->u.f;
+      break;
+    case FX_VALUE_BOOL:
+      out->kind = FX_VAL_BOOL;
+      out->b = v->u.b;
+      break;
+    case FX_VALUE_TUPLE:
+    case FX_VALUE_LIST:
+      out->kind = FX_VAL_TUPLE;
+      out->n_items = v->u.seq.n;
+      out->items = fx_arena_alloc (arena, sizeof (fx_val) * (v->u.seq.n ? v->u.seq.n : 1));
+      for (size_t i = 0; i < v->u.seq.n; i++)
+        value_to_val (&v->u.seq.items[i], arena, &out->items[i]);
+      break;
+    default:
+      out->kind = FX_VAL_NONE;
+      break;
+    }
+}
+
+typedef struct
+{
+  fx_graph *graph;
+  size_t changed;
+} prop_ctx;
+
+static void
+record_val (const fx_node *node, const fx_value *value, void *data)
+{
+  prop_ctx *c = data;
+  fx_node *n = (fx_node *) node;
+  if (n->op == FX_OP_OUTPUT || n->op == FX_OP_PLACEHOLDER)
+    return;
+  value_to_val (value, c->graph->arena, &n->meta.val);
+  c->changed++;
+}
+
+fx_status
+fx_pass_shape_prop (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  fx_arena *arena = fx_arena_new ();
+  size_t nph = fx_graph_count_op (graph, FX_OP_PLACEHOLDER);
+  fx_value *inputs = fx_arena_alloc (arena, sizeof (fx_value) * (nph ? nph : 1));
+  size_t i = 0;
+  fx_status st = FX_OK;
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->op != FX_OP_PLACEHOLDER)
+      continue;
+    const fx_val *v = &n->meta.val;
+    if (v->kind == FX_VAL_NONE && i < graph->n_inputs)
+      v = &graph->inputs[i].val;
+    if (v->kind == FX_VAL_TENSOR)
+      {
+        int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS];
+        int nd = v->tensor.ndim > FX_TENSOR_MAX_DIMS ? FX_TENSOR_MAX_DIMS : v->tensor.ndim;
+        for (int d = 0; d < nd; d++)
+          {
+            sizes[d] = v->tensor.sizes[d].value;
+            if (v->tensor.strides)
+              strides[d] = v->tensor.strides[d].value;
+          }
+        inputs[i] = fx_value_tensor (fx_tensor_new_meta (v->tensor.dtype, nd, sizes, v->tensor.strides ? strides : NULL));
+      }
+    else if (v->kind == FX_VAL_INT || v->kind == FX_VAL_SYMINT)
+      inputs[i] = fx_value_int (v->i);
+    else
+      {
+        st = fx_diag_set (diag, FX_ERR_INVALID, "placeholder '%s' has no shape to propagate from", n->name);
+        if (diag)
+          {
+            snprintf (diag->node, sizeof diag->node, "%s", n->name);
+            snprintf (diag->pass, sizeof diag->pass, "shape_prop");
+          }
+        break;
+      }
+    i++;
+  }
+  if (st == FX_OK)
+    {
+      prop_ctx c = { graph, 0 };
+      fx_interp_opts opts = { .meta_only = true, .on_node = record_val, .on_node_data = &c };
+      fx_value *outs;
+      size_t n_outs;
+      st = fx_interp_run (graph, inputs, nph, &opts, arena, &outs, &n_outs, diag);
+      if (st == FX_OK)
+        for (size_t k = 0; k < n_outs; k++)
+          fx_value_clear (&outs[k]);
+      if (changed)
+        *changed = c.changed;
+    }
+  for (size_t k = 0; k < i; k++)
+    fx_value_clear (&inputs[k]);
+  fx_arena_free (arena);
+  return st;
+}
+
+/* ---------------------------------------------------------------- DCE */
+
+fx_status
+fx_pass_dce (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  size_t n = fx_graph_eliminate_dead_code (graph);
+  if (changed)
+    *changed = n;
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- CSE */
+
+static bool
+cse_candidate (const fx_node *n)
+{
+  if (n->op != FX_OP_CALL_FUNCTION || fx_node_is_impure (n))
+    return false;
+  if (n->target.kind == FX_TARGET_OP)
+    {
+      int id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
+      if (id < 0)
+        return false;
+      return fx_op_get ((fx_op_id) id)->kind != FX_OP_KIND_RANDOM;
+    }
+  return n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") == 0;
+}
+
+fx_status
+fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  size_t cap = graph->n_nodes + 1, cnt = 0, removed = 0;
+  char **keys = calloc (cap, sizeof (char *));
+  fx_node **nodes = calloc (cap, sizeof (fx_node *));
+  fx_node *next;
+  for (fx_node *n = graph->first; n != NULL; n = next)
+    {
+      next = n->next;
+      if (!cse_candidate (n))
+        continue;
+      fx_buf key;
+      fx_buf_init (&key);
+      fx_target_format (&n->target, &key);
+      for (size_t i = 0; i < n->n_args; i++)
+        {
+          fx_buf_putc (&key, '|');
+          fx_arg_repr (&n->args[i], FX_REPR_FORMAT, &key);
+        }
+      for (size_t i = 0; i < n->n_kwargs; i++)
+        {
+          fx_buf_printf (&key, "|%s=", n->kwargs[i].name);
+          fx_arg_repr (&n->kwargs[i].value, FX_REPR_FORMAT, &key);
+        }
+      fx_node *same = NULL;
+      for (size_t i = 0; i < cnt && !same; i++)
+        if (strcmp (keys[i], key.data) == 0)
+          same = nodes[i];
+      if (same != NULL)
+        {
+          fx_node_replace_all_uses_with (n, same);
+          fx_status st = fx_graph_erase_node (graph, n, diag);
+          fx_buf_free (&key);
+          if (st != FX_OK)
+            break;
+          removed++;
+          continue;
+        }
+      if (cnt < cap)
+        {
+          keys[cnt] = fx_buf_steal (&key);
+          nodes[cnt++] = n;
+        }
+      fx_buf_free (&key);
+    }
+  for (size_t i = 0; i < cnt; i++)
+    free (keys[i]);
+  free (keys);
+  free (nodes);
+  if (changed)
+    *changed = removed;
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- decomposition */
+
+fx_status
+fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  size_t total = 0;
+  bool again = true;
+  while (again)
+    {
+      again = false;
+      fx_node *next;
+      for (fx_node *n = graph->first; n != NULL; n = next)
+        {
+          next = n->next;
+          if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
+            continue;
+          int id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
+          if (id < 0)
+            continue;
+          const fx_op_info *op = fx_op_get ((fx_op_id) id);
+          if (op->decomp == NULL)
+            continue;
+          n->target.op_id = id;
+          fx_status st = op->decomp (graph, n, diag);
+          if (st != FX_OK)
+            {
+              if (diag)
+                snprintf (diag->pass, sizeof diag->pass, "decompose");
+              return st;
+            }
+          total++;
+          again = true;
+          break;
+        }
+    }
+  if (changed)
+    *changed = total;
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- functionalization */
+
+static void
+replace_later_uses (fx_graph *graph, fx_node *old, fx_node *replacement, fx_node *after)
+{
+  /* rewrite uses of `old` in nodes that come after `after` */
+  for (fx_node *u = after->next; u != NULL; u = u->next)
+    {
+      bool touched = false;
+      fx_arg *args = fx_arena_alloc (graph->arena, sizeof (fx_arg) * (u->n_args ? u->n_args : 1));
+      for (size_t i = 0; i < u->n_args; i++)
+        {
+          args[i] = u->args[i];
+          if (args[i].kind == FX_ARG_NODE && args[i].u.node == old)
+            {
+              args[i] = fx_arg_node (replacement);
+              touched = true;
+            }
+          else if (args[i].kind == FX_ARG_LIST || args[i].kind == FX_ARG_TUPLE)
+            {
+              fx_arg *items = fx_arena_alloc (graph->arena, sizeof (fx_arg) * (args[i].u.seq.n + 1));
+              for (size_t k = 0; k < args[i].u.seq.n; k++)
+                {
+                  items[k] = args[i].u.seq.items[k];
+                  if (items[k].kind == FX_ARG_NODE && items[k].u.node == old)
+                    {
+                      items[k] = fx_arg_node (replacement);
+                      touched = true;
+                    }
+                }
+              args[i].u.seq.items = items;
+            }
+        }
+      if (touched)
+        fx_node_set_args (u, args, u->n_args);
+    }
+}
+
+fx_status
+fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  size_t count = 0;
+  fx_node *next;
+  fx_node *output = fx_graph_output_node (graph);
+  for (fx_node *n = graph->first; n != NULL; n = next)
+    {
+      next = n->next;
+      if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
+        continue;
+      int fid = fx_op_lookup_inplace (n->target.name);
+      if (fid < 0)
+        continue;
+      if (n->n_args < 1 || n->args[0].kind != FX_ARG_NODE)
+        {
+          fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': in-place op without a tensor self", n->name);
+          if (diag)
+            {
+              snprintf (diag->node, sizeof diag->node, "%s", n->name);
+              snprintf (diag->pass, sizeof diag->pass, "functionalize");
+            }
+          return FX_ERR_UNSUPPORTED;
+        }
+      fx_node *self = n->args[0].u.node;
+      fx_graph_set_insert_point (graph, n);
+      fx_target t = fx_target_op (fx_op_get ((fx_op_id) fid)->target);
+      t.op_id = fid;
+      fx_node *f;
+      if (fid == FX_OP_COPY)
+        {
+          /* x.copy_(src) → the value of src broadcast to x: aten.copy(x, src) */
+          f = fx_graph_call_function (graph, t, n->args, n->n_args, n->kwargs, n->n_kwargs);
+        }
+      else
+        f = fx_graph_call_function (graph, t, n->args, n->n_args, n->kwargs, n->n_kwargs);
+      fx_graph_set_insert_point (graph, NULL);
+      f->meta = n->meta;
+      fx_node_source *src = fx_arena_alloc (graph->arena, sizeof *src);
+      src->name = n->name;
+      src->target = n->target.name;
+      src->pass_name = "functionalize";
+      src->action = "replace";
+      f->meta.from_node = src;
+      f->meta.n_from_node = 1;
+      fx_node_replace_all_uses_with (n, f);
+      replace_later_uses (graph, self, f, f);
+      fx_status st = fx_graph_erase_node (graph, n, diag);
+      if (st != FX_OK)
+        return st;
+      if (self->op == FX_OP_PLACEHOLDER && output != NULL)
+        {
+          /* a mutated graph input: write the final value back, as AOTAutograd's epilogue does */
+          fx_graph_set_insert_point (graph, output);
+          fx_arg a[2] = { fx_arg_node (self), fx_arg_node (f) };
+          fx_target ct = fx_target_op ("aten.copy_.default");
+          ct.op_id = -1;
+          fx_node *prev_copy = NULL;
+          for (fx_node *m = self->next; m != NULL && m != output; m = m->next)
+            if (m->target.kind == FX_TARGET_OP && strcmp (m->target.name, "aten.copy_.default") == 0
+                && m->n_args == 2 && m->args[0].kind == FX_ARG_NODE && m->args[0].u.node == self)
+              prev_copy = m;
+          if (prev_copy != NULL)
+            fx_node_set_args (prev_copy, a, 2);
+          else
+            fx_graph_call_function (graph, ct, a, 2, NULL, 0);
+          fx_graph_set_insert_point (graph, NULL);
+        }
+      count++;
+    }
+  if (changed)
+    *changed = count;
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- table and pipeline */
+
+static fx_status
+pass_lower (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  (void) graph;
+  (void) changed;
+  return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "lowering makes a new graph: use fx_lower_to_aten");
+}
+
+static const fx_pass_info passes[] = {
+  { "shape_prop", fx_pass_shape_prop, "fill meta['val'] of every node from the placeholders' shapes" },
+  { "dce", fx_pass_dce, "remove nodes whose results are unused (Graph.eliminate_dead_code)" },
+  { "cse", fx_pass_cse, "merge identical pure calls" },
+  { "decompose", fx_pass_decompose, "replace composite ops (softmax, layer norm, ...) by simpler ATen ops" },
+  { "functionalize", fx_pass_functionalize, "rewrite in-place ops to functional ones" },
+  { "lower", pass_lower, "torch-level graph to ATen (makes a new graph)" },
+  { NULL, NULL, NULL },
+};
+
+const fx_pass_info *
+fx_pass_table (void)
+{
+  return passes;
+}
+
+const fx_pass_info *
+fx_pass_find (const char *name)
+{
+  for (const fx_pass_info *p = passes; p->name != NULL; p++)
+    if (strcmp (p->name, name) == 0)
+      return p;
+  return NULL;
+}
+
+fx_status
+fx_pass_pipeline (fx_graph *graph, const char *const *names, size_t n_names, fx_buf *dump, fx_diag *diag)
+{
+  for (size_t i = 0; i < n_names; i++)
+    {
+      const fx_pass_info *p = fx_pass_find (names[i]);
+      if (p == NULL)
+        {
+          fx_buf known;
+          fx_buf_init (&known);
+          for (const fx_pass_info *q = passes; q->name != NULL; q++)
+            fx_buf_printf (&known, "%s%s", q == passes ? "" : ", ", q->name);
+          fx_status st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "unknown pass '%s' (known: %s)", names[i], known.data);
+          fx_buf_free (&known);
+          return st;
+        }
+      size_t changed = 0;
+      fx_status st = p->fn (graph, &changed, diag);
+      if (st == FX_OK)
+        st = fx_graph_verify (graph, diag);
+      if (st != FX_OK)
+        {
+          if (diag && diag->pass[0] == '\0')
+            snprintf (diag->pass, sizeof diag->pass, "%s", p->name);
+          return st;
+        }
+      if (dump != NULL && fx_graph_print_readable != NULL)
+        {
+          fx_buf_printf (dump, "# after %s: %zu changed\n", p->name, changed);
+          fx_readable_opts ro = { .include_stride = true, .include_device = true };
+          fx_graph_print_readable (graph, &ro, dump);
+          fx_buf_putc (dump, '\n');
+        }
+    }
+  return FX_OK;
+}

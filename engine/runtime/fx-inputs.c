@@ -1,0 +1,335 @@
+/* fx-inputs.c: graph inputs from inputs.json specs, repro load_args specs or placeholder metadata (seeded random),
+   and from saved tensor files. */
+#include "fx/runtime.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fx_status
+fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_arena *arena, fx_input_spec **specs,
+                      size_t *n_specs, fx_diag *diag)
+{
+  *specs = NULL;
+  *n_specs = 0;
+  json_tokener *tok = json_tokener_new ();
+  json_object *root = json_tokener_parse_ex (tok, text, (int) len);
+  enum json_tokener_error jerr = json_tokener_get_error (tok);
+  size_t off = json_tokener_get_parse_end (tok);
+  json_tokener_free (tok);
+  if (root == NULL || jerr != json_tokener_success)
+    {
+      int line = 1, col = 1;
+      const char *ls = text;
+      for (size_t i = 0; i < off && i < len; i++)
+        {
+          if (text[i] == '\n')
+            {
+              line++;
+              col = 1;
+              ls = text + i + 1;
+            }
+          else
+            col++;
+        }
+      const char *le = memchr (ls, '\n', (size_t) (text + len - ls));
+      fx_diag_set (diag, FX_ERR_PARSE, "inputs JSON: %s", json_tokener_error_desc (jerr));
+      fx_diag_locate (diag, filename, line, col, ls, (size_t) ((le ? le : text + len) - ls));
+      json_object_put (root);
+      return FX_ERR_PARSE;
+    }
+  if (!json_object_is_type (root, json_type_array))
+    {
+      json_object_put (root);
+      fx_diag_set (diag, FX_ERR_PARSE, "inputs JSON: expected a list of input specs");
+      fx_diag_locate (diag, filename, 1, 1, text, strcspn (text, "\n"));
+      return FX_ERR_PARSE;
+    }
+  size_t n = json_object_array_length (root);
+  fx_input_spec *out = fx_arena_alloc (arena, sizeof *out * (n ? n : 1));
+  for (size_t i = 0; i < n; i++)
+    {
+      json_object *e = json_object_array_get_idx (root, i);
+      json_object *js, *jst, *jd, *jdev;
+      fx_input_spec *sp = &out[i];
+      sp->name = fx_arena_printf (arena, "arg%zu", i);
+      if (json_object_is_type (e, json_type_int))
+        {
+          sp->kind = FX_INPUT_SYMINT;
+          sp->val.kind = FX_VAL_INT;
+          sp->val.i = json_object_get_int64 (e);
+          continue;
+        }
+      if (!json_object_is_type (e, json_type_object) || !json_object_object_get_ex (e, "shape", &js)
+          || !json_object_is_type (js, json_type_array))
+        {
+          json_object_put (root);
+          fx_diag_set (diag, FX_ERR_PARSE, "%s: input %zu: expected {\"shape\": [...], \"dtype\": ...}",
+                       filename ? filename : "inputs", i);
+          return FX_ERR_PARSE;
+        }
+      sp->kind = FX_INPUT_TENSOR;
+      fx_tensor_meta *m = &sp->val.tensor;
+      sp->val.kind = FX_VAL_TENSOR;
+      m->ndim = (int) json_object_array_length (js);
+      if (m->ndim > FX_TENSOR_MAX_DIMS)
+        {
+          json_object_put (root);
+          return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input %zu has %d dims (at most %d)", i, m->ndim,
+                              FX_TENSOR_MAX_DIMS);
+        }
+      m->sizes = fx_arena_alloc (arena, sizeof (fx_dim) * (size_t) (m->ndim ? m->ndim : 1));
+      for (int d = 0; d < m->ndim; d++)
+        {
+          json_object *v = json_object_array_get_idx (js, (size_t) d);
+          if (!json_object_is_type (v, json_type_int) || json_object_get_int64 (v) < 0)
+            {
+              json_object_put (root);
+              return fx_diag_set (diag, FX_ERR_PARSE, "input %zu: shape entries must be non-negative integers", i);
+            }
+          m->sizes[d].value = json_object_get_int64 (v);
+        }
+      if (json_object_object_get_ex (e, "stride", &jst) && json_object_is_type (jst, json_type_array)
+          && (int) json_object_array_length (jst) == m->ndim)
+        {
+          m->strides = fx_arena_alloc (arena, sizeof (fx_dim) * (size_t) (m->ndim ? m->ndim : 1));
+          for (int d = 0; d < m->ndim; d++)
+            m->strides[d].value = json_object_get_int64 (json_object_array_get_idx (jst, (size_t) d));
+        }
+      m->dtype = FX_DTYPE_F32;
+      if (json_object_object_get_ex (e, "dtype", &jd))
+        {
+          m->dtype = fx_dtype_from_name (json_object_get_string (jd));
+          if (m->dtype == FX_DTYPE_UNKNOWN)
+            {
+              fx_diag_set (diag, FX_ERR_PARSE, "input %zu: unknown dtype '%s'", i, json_object_get_string (jd));
+              json_object_put (root);
+              return FX_ERR_PARSE;
+            }
+        }
+      m->device.type = FX_DEVICE_CPU;
+      m->device.index = -1;
+      if (json_object_object_get_ex (e, "device", &jdev))
+        {
+          m->has_device = fx_device_parse (json_object_get_string (jdev), &m->device);
+        }
+    }
+  json_object_put (root);
+  *specs = out;
+  *n_specs = n;
+  return FX_OK;
+}
+
+fx_status
+fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *alloc, fx_value *out, fx_diag *diag)
+{
+  *out = fx_value_none ();
+  if (spec->kind == FX_INPUT_SYMINT || spec->val.kind == FX_VAL_INT || spec->val.kind == FX_VAL_SYMINT)
+    {
+      *out = fx_value_int (spec->val.i);
+      return FX_OK;
+    }
+  if (spec->val.kind != FX_VAL_TENSOR)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': only tensor and int inputs can be generated",
+                        spec->name ? spec->name : "?");
+  const fx_tensor_meta *m = &spec->val.tensor;
+  if (!fx_dtype_is_supported (m->dtype))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': dtype %s is not supported", spec->name ? spec->name : "?",
+                        fx_dtype_name (m->dtype));
+  if (m->ndim > FX_TENSOR_MAX_DIMS)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': too many dims", spec->name ? spec->name : "?");
+  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS];
+  for (int d = 0; d < m->ndim; d++)
+    {
+      if (m->sizes[d].sym != NULL && m->sizes[d].value < 0)
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint",
+                            spec->name ? spec->name : "?", m->sizes[d].sym);
+      sizes[d] = m->sizes[d].value;
+      if (m->strides)
+        strides[d] = m->strides[d].value;
+    }
+  fx_tensor *t = fx_tensor_new_strided (alloc, m->dtype, m->ndim, sizes, m->strides ? strides : NULL);
+  if (t == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "input '%s': cannot allocate", spec->name ? spec->name : "?");
+  /* fill the whole storage so gaps of strided inputs are defined too */
+  fx_tensor *flat;
+  int64_t nelem = (int64_t) (t->storage->nbytes / fx_dtype_size (t->dtype));
+  flat = fx_tensor_as_strided (t, 1, &nelem, (int64_t[]) { 1 }, 0);
+  if (m->dtype == FX_DTYPE_BOOL)
+    fx_tensor_fill_randint (flat, gen, 0, 2);
+  else if (fx_dtype_is_integral (m->dtype, false))
+    fx_tensor_fill_randint (flat, gen, 0, 16);
+  else
+    fx_tensor_fill_normal (flat, gen, 0.0, 1.0);
+  fx_tensor_unref (flat);
+  *out = fx_value_tensor (t);
+  return FX_OK;
+}
+
+fx_status
+fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path, uint64_t seed, fx_allocator *alloc,
+                fx_arena *arena, fx_value **inputs, size_t *n_inputs, fx_diag *diag)
+{
+  *inputs = NULL;
+  *n_inputs = 0;
+  size_t nph = fx_graph_count_op (graph, FX_OP_PLACEHOLDER);
+  fx_value *vals = fx_arena_alloc (arena, sizeof (fx_value) * (nph ? nph : 1));
+  fx_generator gen;
+  fx_generator_seed (&gen, seed);
+  fx_input_spec *specs = NULL;
+  size_t n_specs = 0;
+  if (source == FX_INPUTS_JSON)
+    {
+      char *text;
+      size_t len;
+      fx_status st = fx_file_read (path, &text, &len, diag);
+      if (st != FX_OK)
+        return st;
+      st = fx_inputs_parse_json (text, len, path, arena, &specs, &n_specs, diag);
+      free (text);
+      if (st != FX_OK)
+        return st;
+      if (n_specs != nph)
+        return fx_diag_set (diag, FX_ERR_INVALID, "%s describes %zu inputs but the graph has %zu placeholders", path,
+                            n_specs, nph);
+    }
+  else if (source == FX_INPUTS_SPEC && graph->n_inputs == nph && nph > 0)
+    {
+      specs = graph->inputs;
+      n_specs = graph->n_inputs;
+    }
+  size_t i = 0;
+  fx_status st = FX_OK;
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->op != FX_OP_PLACEHOLDER)
+      continue;
+    if (source == FX_INPUTS_SAVED)
+      {
+        char p1[4096];
+        fx_tensor *t = NULL;
+        snprintf (p1, sizeof p1, "%s/%s.fxt", path, n->name);
+        FILE *f = fopen (p1, "rb");
+        if (f == NULL)
+          snprintf (p1, sizeof p1, "%s/%zu.fxt", path, i);
+        else
+          fclose (f);
+        st = fx_tensor_load (p1, alloc, &t, diag);
+        if (st != FX_OK)
+          break;
+        vals[i] = fx_value_tensor (t);
+      }
+    else if (specs != NULL)
+      st = fx_input_from_spec (&specs[i], &gen, alloc, &vals[i], diag);
+    else
+      {
+        fx_input_spec sp;
+        memset (&sp, 0, sizeof sp);
+        sp.name = n->name;
+        sp.kind = FX_INPUT_TENSOR;
+        sp.val = n->meta.val;
+        if (sp.val.kind == FX_VAL_NONE)
+          {
+            st = fx_diag_set (diag, FX_ERR_INVALID,
+                              "placeholder '%s' has no shape annotation; give inputs with --inputs FILE", n->name);
+            if (diag)
+              snprintf (diag->node, sizeof diag->node, "%s", n->name);
+          }
+        else
+          st = fx_input_from_spec (&sp, &gen, alloc, &vals[i], diag);
+      }
+    if (st != FX_OK)
+      {
+        if (diag && diag->node[0] == '\0')
+          snprintf (diag->node, sizeof diag->node, "%s", n->name);
+        break;
+      }
+    i++;
+  }
+  if (st != FX_OK)
+    {
+      for (size_t k = 0; k < i; k++)
+        fx_value_clear (&vals[k]);
+      return st;
+    }
+  *inputs = vals;
+  *n_inputs = nph;
+  return FX_OK;
+}
+
+static void
+scale_meta (fx_tensor_meta *m, int64_t divisor, int64_t min_size)
+{
+  for (int d = 0; d < m->ndim; d++)
+    if (m->sizes[d].value >= min_size)
+      m->sizes[d].value = m->sizes[d].value / divisor > 0 ? m->sizes[d].value / divisor : 1;
+  if (m->strides)
+    {
+      int64_t acc = 1;
+      /* keep the stride order, recompute dense strides */
+      int order[FX_TENSOR_MAX_DIMS];
+      for (int d = 0; d < m->ndim; d++)
+        order[d] = d;
+      for (int a = 1; a < m->ndim; a++)
+        for (int b = a; b > 0 && m->strides[order[b - 1]].value < m->strides[order[b]].value; b--)
+          {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+          }
+      for (int k = m->ndim - 1; k >= 0; k--)
+        {
+          m->strides[order[k]].value = acc;
+          acc *= m->sizes[order[k]].value;
+        }
+    }
+}
+
+static void
+scale_int_args (fx_arg *a, int64_t divisor, const int64_t *sizes, size_t n_sizes)
+{
+  if (a->kind == FX_ARG_INT)
+    {
+      for (size_t i = 0; i < n_sizes; i++)
+        if (a->u.i == sizes[i] || a->u.i == -sizes[i])
+          {
+            int64_t v = sizes[i] / divisor > 0 ? sizes[i] / divisor : 1;
+            a->u.i = a->u.i < 0 ? -v : v;
+            return;
+          }
+    }
+  else if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE)
+    for (size_t i = 0; i < a->u.seq.n; i++)
+      scale_int_args (&a->u.seq.items[i], divisor, sizes, n_sizes);
+}
+
+void
+fx_graph_scale_inputs (fx_graph *graph, int64_t divisor, int64_t min_size)
+{
+  /* literal sizes in arguments (view shapes, normalized_shape) that equal a scaled input size scale with it */
+  int64_t sizes[64];
+  size_t n_sizes = 0;
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->op != FX_OP_PLACEHOLDER || n->meta.val.kind != FX_VAL_TENSOR)
+      continue;
+    for (int d = 0; d < n->meta.val.tensor.ndim && n_sizes < 64; d++)
+      if (n->meta.val.tensor.sizes[d].value >= min_size)
+        sizes[n_sizes++] = n->meta.val.tensor.sizes[d].value;
+  }
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->op == FX_OP_CALL_FUNCTION)
+      for (size_t i = 0; i < n->n_args; i++)
+        scale_int_args (&n->args[i], divisor, sizes, n_sizes);
+  }
+  for (size_t i = 0; i < graph->n_inputs; i++)
+    if (graph->inputs[i].val.kind == FX_VAL_TENSOR)
+      scale_meta (&graph->inputs[i].val.tensor, divisor, min_size);
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->op == FX_OP_PLACEHOLDER && n->meta.val.kind == FX_VAL_TENSOR)
+      scale_meta (&n->meta.val.tensor, divisor, min_size);
+  }
+}

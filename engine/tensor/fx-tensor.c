@@ -1,0 +1,774 @@
+/* fx-tensor.c: strided tensors over reference-counted storages, the tracking allocator, element access and copies. */
+
+/* Switches over op ids and dtypes name the handled cases; `default` covers the rest on purpose. */
+#pragma GCC diagnostic ignored "-Wswitch-enum"
+
+#include "fx/tensor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- half precision */
+
+uint16_t
+fx_f32_to_f16 (float value)
+{
+  uint32_t x;
+  memcpy (&x, &value, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t mant = x & 0x7fffffu;
+
+  if (exp == 0xffu)
+    return (uint16_t) (sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0));
+  int32_t e = (int32_t) exp - 127 + 15;
+  if (e >= 31)
+    return (uint16_t) (sign | 0x7c00u);
+  if (e <= 0)
+    {
+      /* subnormal half (or zero): shift the full mantissa, round to nearest even */
+      if (e < -10)
+        return (uint16_t) sign;
+      mant |= 0x800000u;
+      int shift = 14 - e;
+      uint32_t half = mant >> shift;
+      uint32_t rem = mant & ((1u << shift) - 1);
+      uint32_t mid = 1u << (shift - 1);
+      if (rem > mid || (rem == mid && (half & 1)))
+        half++;
+      return (uint16_t) (sign | half);
+    }
+  uint32_t half = sign | ((uint32_t) e << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1)))
+    half++; /* may carry into the exponent, which is the right result (up to inf) */
+  return (uint16_t) half;
+}
+
+float
+fx_f16_to_f32 (uint16_t bits)
+{
+  uint32_t sign = (uint32_t) (bits & 0x8000u) << 16;
+  uint32_t exp = (bits >> 10) & 0x1fu;
+  uint32_t mant = bits & 0x3ffu;
+  uint32_t x;
+  if (exp == 0)
+    {
+      if (mant == 0)
+        x = sign;
+      else
+        {
+          /* normalise the subnormal */
+          int e = -1;
+          do
+            {
+              e++;
+              mant <<= 1;
+            }
+          while (!(mant & 0x400u));
+          x = sign | ((uint32_t) (127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+        }
+    }
+  else if (exp == 31)
+    x = sign | 0x7f800000u | (mant << 13);
+  else
+    x = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  float f;
+  memcpy (&f, &x, 4);
+  return f;
+}
+
+uint16_t
+fx_f32_to_bf16 (float value)
+{
+  uint32_t x;
+  memcpy (&x, &value, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t) ((x >> 16) | 0x40u); /* quiet NaN */
+  uint32_t lsb = (x >> 16) & 1u;
+  x += 0x7fffu + lsb;
+  return (uint16_t) (x >> 16);
+}
+
+float
+fx_bf16_to_f32 (uint16_t bits)
+{
+  uint32_t x = (uint32_t) bits << 16;
+  float f;
+  memcpy (&f, &x, 4);
+  return f;
+}
+
+bool
+fx_dtype_is_supported (fx_dtype dtype)
+{
+  switch (dtype)
+    {
+    case FX_DTYPE_F32: case FX_DTYPE_F64: case FX_DTYPE_F16: case FX_DTYPE_BF16:
+    case FX_DTYPE_I64: case FX_DTYPE_I32: case FX_DTYPE_I16: case FX_DTYPE_I8:
+    case FX_DTYPE_U8: case FX_DTYPE_BOOL:
+      return true;
+    default:
+      return false;
+    }
+}
+
+bool
+fx_dtype_is_integral (fx_dtype dtype, bool include_bool)
+{
+  switch (dtype)
+    {
+    case FX_DTYPE_I64: case FX_DTYPE_I32: case FX_DTYPE_I16: case FX_DTYPE_I8: case FX_DTYPE_U8:
+    case FX_DTYPE_U16: case FX_DTYPE_U32: case FX_DTYPE_U64:
+      return true;
+    case FX_DTYPE_BOOL:
+      return include_bool;
+    default:
+      return false;
+    }
+}
+
+/* ---------------------------------------------------------------- allocator and storage */
+
+static fx_allocator default_allocator;
+
+fx_allocator *
+fx_allocator_default (void)
+{
+  return &default_allocator;
+}
+
+void
+fx_allocator_reset_peak (fx_allocator *alloc)
+{
+  alloc->peak_bytes = alloc->live_bytes;
+}
+
+static fx_storage *
+storage_new (fx_allocator *alloc, size_t nbytes)
+{
+  if (alloc == NULL)
+    alloc = &default_allocator;
+  fx_storage *s = calloc (1, sizeof *s);
+  if (s == NULL)
+    return NULL;
+  size_t rounded = (nbytes + 63) & ~(size_t) 63;
+  if (rounded == 0)
+    rounded = 64;
+  s->data = aligned_alloc (64, rounded);
+  if (s->data == NULL)
+    {
+      free (s);
+      return NULL;
+    }
+  s->refcount = 1;
+  s->nbytes = nbytes;
+  s->device.type = FX_DEVICE_CPU;
+  s->device.index = -1;
+  s->alloc = alloc;
+  __atomic_add_fetch (&alloc->live_bytes, nbytes, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&alloc->total_allocs, 1, __ATOMIC_RELAXED);
+  size_t live = alloc->live_bytes;
+  if (live > alloc->peak_bytes)
+    alloc->peak_bytes = live;
+  return s;
+}
+
+static void
+storage_unref (fx_storage *s)
+{
+  if (s == NULL || __atomic_sub_fetch (&s->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+    return;
+  if (s->alloc != NULL)
+    {
+      __atomic_sub_fetch (&s->alloc->live_bytes, s->nbytes, __ATOMIC_RELAXED);
+      free (s->data);
+    }
+  else if (s->release != NULL)
+    s->release (s->release_ctx);
+  free (s);
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+void
+fx_contiguous_strides (int ndim, const int64_t *sizes, int64_t *strides)
+{
+  int64_t acc = 1;
+  for (int d = ndim - 1; d >= 0; d--)
+    {
+      strides[d] = acc;
+      acc *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+}
+
+static fx_tensor *
+tensor_alloc (fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides)
+{
+  if (ndim < 0 || ndim > FX_TENSOR_MAX_DIMS)
+    return NULL;
+  fx_tensor *t = calloc (1, sizeof *t);
+  if (t == NULL)
+    return NULL;
+  t->refcount = 1;
+  t->dtype = dtype;
+  t->device.type = FX_DEVICE_CPU;
+  t->device.index = -1;
+  t->ndim = ndim;
+  for (int d = 0; d < ndim; d++)
+    t->sizes[d] = sizes[d];
+  if (strides != NULL)
+    for (int d = 0; d < ndim; d++)
+      t->strides[d] = strides[d];
+  else
+    fx_contiguous_strides (ndim, t->sizes, t->strides);
+  return t;
+}
+
+/* Elements the storage must hold for these sizes/strides (0 when any size is 0). */
+static int64_t
+storage_extent (int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
+{
+  int64_t hi = offset;
+  for (int d = 0; d < ndim; d++)
+    {
+      if (sizes[d] == 0)
+        return 0;
+      if (strides[d] > 0)
+        hi += (sizes[d] - 1) * strides[d];
+    }
+  return hi + 1;
+}
+
+fx_tensor *
+fx_tensor_new_strided (fx_allocator *alloc, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides)
+{
+  fx_tensor *t = tensor_alloc (dtype, ndim, sizes, strides);
+  if (t == NULL)
+    return NULL;
+  int64_t n = storage_extent (ndim, t->sizes, t->strides, 0);
+  t->storage = storage_new (alloc, (size_t) n * fx_dtype_size (dtype));
+  if (t->storage == NULL)
+    {
+      free (t);
+      return NULL;
+    }
+  return t;
+}
+
+fx_tensor *
+fx_tensor_new (fx_allocator *alloc, fx_dtype dtype, int ndim, const int64_t *sizes)
+{
+  return fx_tensor_new_strided (alloc, dtype, ndim, sizes, NULL);
+}
+
+fx_tensor *
+fx_tensor_new_meta (fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides)
+{
+  return tensor_alloc (dtype, ndim, sizes, strides);
+}
+
+fx_tensor *
+fx_tensor_ref (fx_tensor *t)
+{
+  if (t != NULL)
+    __atomic_add_fetch (&t->refcount, 1, __ATOMIC_RELAXED);
+  return t;
+}
+
+void
+fx_tensor_unref (fx_tensor *t)
+{
+  if (t == NULL || __atomic_sub_fetch (&t->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+    return;
+  storage_unref (t->storage);
+  free (t);
+}
+
+fx_tensor *
+fx_tensor_as_strided (fx_tensor *t, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
+{
+  fx_tensor *v = tensor_alloc (t->dtype, ndim, sizes, strides);
+  if (v == NULL)
+    return NULL;
+  v->device = t->device;
+  v->offset = offset;
+  v->storage = t->storage;
+  if (v->storage != NULL)
+    __atomic_add_fetch (&v->storage->refcount, 1, __ATOMIC_RELAXED);
+  return v;
+}
+
+bool
+fx_tensor_check_bounds (const fx_tensor *t)
+{
+  if (t->storage == NULL)
+    return true;
+  if (t->offset < 0)
+    return false;
+  int64_t lo = t->offset;
+  for (int d = 0; d < t->ndim; d++)
+    {
+      if (t->sizes[d] == 0)
+        return true;
+      if (t->strides[d] < 0)
+        lo += (t->sizes[d] - 1) * t->strides[d];
+    }
+  if (lo < 0)
+    return false;
+  int64_t n = storage_extent (t->ndim, t->sizes, t->strides, t->offset);
+  return (size_t) n * fx_dtype_size (t->dtype) <= t->storage->nbytes;
+}
+
+int64_t
+fx_tensor_numel (const fx_tensor *t)
+{
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; d++)
+    n *= t->sizes[d];
+  return n;
+}
+
+size_t
+fx_tensor_nbytes (const fx_tensor *t)
+{
+  return (size_t) fx_tensor_numel (t) * fx_dtype_size (t->dtype);
+}
+
+bool
+fx_tensor_is_contiguous (const fx_tensor *t)
+{
+  int64_t acc = 1;
+  for (int d = t->ndim - 1; d >= 0; d--)
+    {
+      if (t->sizes[d] == 0)
+        return true;
+      if (t->sizes[d] != 1 && t->strides[d] != acc)
+        return false;
+      acc *= t->sizes[d];
+    }
+  return true;
+}
+
+bool
+fx_tensor_is_meta (const fx_tensor *t)
+{
+  return t->storage == NULL;
+}
+
+void *
+fx_tensor_data (const fx_tensor *t)
+{
+  if (t->storage == NULL)
+    return NULL;
+  return (char *) t->storage->data + t->offset * (int64_t) fx_dtype_size (t->dtype);
+}
+
+static int64_t
+flat_to_offset (const fx_tensor *t, int64_t flat)
+{
+  int64_t off = t->offset;
+  for (int d = t->ndim - 1; d >= 0; d--)
+    {
+      int64_t s = t->sizes[d];
+      if (s == 0)
+        return off;
+      off += (flat % s) * t->strides[d];
+      flat /= s;
+    }
+  return off;
+}
+
+void *
+fx_tensor_elem_ptr (const fx_tensor *t, int64_t flat_index)
+{
+  return (char *) t->storage->data + flat_to_offset (t, flat_index) * (int64_t) fx_dtype_size (t->dtype);
+}
+
+double
+fx_load_f64 (const void *p, fx_dtype dtype)
+{
+  switch (dtype)
+    {
+    case FX_DTYPE_F32: return *(const float *) p;
+    case FX_DTYPE_F64: return *(const double *) p;
+    case FX_DTYPE_F16: return fx_f16_to_f32 (*(const uint16_t *) p);
+    case FX_DTYPE_BF16: return fx_bf16_to_f32 (*(const uint16_t *) p);
+    case FX_DTYPE_I64: return (double) *(const int64_t *) p;
+    case FX_DTYPE_I32: return *(const int32_t *) p;
+    case FX_DTYPE_I16: return *(const int16_t *) p;
+    case FX_DTYPE_I8: return *(const int8_t *) p;
+    case FX_DTYPE_U8: return *(const uint8_t *) p;
+    case FX_DTYPE_BOOL: return *(const uint8_t *) p ? 1.0 : 0.0;
+    default: return NAN;
+    }
+}
+
+int64_t
+fx_load_i64 (const void *p, fx_dtype dtype)
+{
+  switch (dtype)
+    {
+    case FX_DTYPE_I64: return *(const int64_t *) p;
+    case FX_DTYPE_I32: return *(const int32_t *) p;
+    case FX_DTYPE_I16: return *(const int16_t *) p;
+    case FX_DTYPE_I8: return *(const int8_t *) p;
+    case FX_DTYPE_U8: return *(const uint8_t *) p;
+    case FX_DTYPE_BOOL: return *(const uint8_t *) p ? 1 : 0;
+    default:
+      {
+        double v = fx_load_f64 (p, dtype);
+        if (isnan (v))
+          return INT64_MIN;
+        if (v >= 9.2233720368547758e18)
+          return INT64_MAX;
+        if (v <= -9.2233720368547758e18)
+          return INT64_MIN;
+        return (int64_t) v;
+      }
+    }
+}
+
+/* Float to integer as C++ static_cast does on x86 for in-range values (truncation); out of range wraps through
+   int64 like PyTorch's CPU kernels. */
+static int64_t
+f64_to_int (double v)
+{
+  if (isnan (v))
+    return INT64_MIN;
+  if (v >= 9.2233720368547758e18 || v <= -9.2233720368547758e18)
+    return INT64_MIN;
+  return (int64_t) v;
+}
+
+void
+fx_store_f64 (void *p, fx_dtype dtype, double v)
+{
+  switch (dtype)
+    {
+    case FX_DTYPE_F32: *(float *) p = (float) v; break;
+    case FX_DTYPE_F64: *(double *) p = v; break;
+    case FX_DTYPE_F16: *(uint16_t *) p = fx_f32_to_f16 ((float) v); break;
+    case FX_DTYPE_BF16: *(uint16_t *) p = fx_f32_to_bf16 ((float) v); break;
+    case FX_DTYPE_I64: *(int64_t *) p = f64_to_int (v); break;
+    case FX_DTYPE_I32: *(int32_t *) p = (int32_t) f64_to_int (v); break;
+    case FX_DTYPE_I16: *(int16_t *) p = (int16_t) f64_to_int (v); break;
+    case FX_DTYPE_I8: *(int8_t *) p = (int8_t) f64_to_int (v); break;
+    case FX_DTYPE_U8: *(uint8_t *) p = (uint8_t) f64_to_int (v); break;
+    case FX_DTYPE_BOOL: *(uint8_t *) p = v != 0.0; break;
+    default: break;
+    }
+}
+
+void
+fx_store_i64 (void *p, fx_dtype dtype, int64_t v)
+{
+  switch (dtype)
+    {
+    case FX_DTYPE_I64: *(int64_t *) p = v; break;
+    case FX_DTYPE_I32: *(int32_t *) p = (int32_t) v; break;
+    case FX_DTYPE_I16: *(int16_t *) p = (int16_t) v; break;
+    case FX_DTYPE_I8: *(int8_t *) p = (int8_t) v; break;
+    case FX_DTYPE_U8: *(uint8_t *) p = (uint8_t) v; break;
+    case FX_DTYPE_BOOL: *(uint8_t *) p = v != 0; break;
+    default: fx_store_f64 (p, dtype, (double) v); break;
+    }
+}
+
+double
+fx_tensor_get_f64 (const fx_tensor *t, int64_t i)
+{
+  return fx_load_f64 (fx_tensor_elem_ptr (t, i), t->dtype);
+}
+
+int64_t
+fx_tensor_get_i64 (const fx_tensor *t, int64_t i)
+{
+  return fx_load_i64 (fx_tensor_elem_ptr (t, i), t->dtype);
+}
+
+void
+fx_tensor_set_f64 (fx_tensor *t, int64_t i, double v)
+{
+  fx_store_f64 (fx_tensor_elem_ptr (t, i), t->dtype, v);
+}
+
+void
+fx_tensor_set_i64 (fx_tensor *t, int64_t i, int64_t v)
+{
+  fx_store_i64 (fx_tensor_elem_ptr (t, i), t->dtype, v);
+}
+
+void
+fx_tensor_fill_f64 (fx_tensor *t, double value)
+{
+  int64_t n = fx_tensor_numel (t);
+  if (t->storage == NULL || n == 0)
+    return;
+  size_t isz = fx_dtype_size (t->dtype);
+  char tmp[16];
+  fx_store_f64 (tmp, t->dtype, value);
+  if (fx_tensor_is_contiguous (t))
+    {
+      char *p = fx_tensor_data (t);
+      if (t->dtype == FX_DTYPE_F32)
+        {
+          float f = (float) value;
+          for (int64_t i = 0; i < n; i++)
+            ((float *) p)[i] = f;
+          return;
+        }
+      for (int64_t i = 0; i < n; i++)
+        memcpy (p + i * isz, tmp, isz);
+      return;
+    }
+  for (int64_t i = 0; i < n; i++)
+    memcpy (fx_tensor_elem_ptr (t, i), tmp, isz);
+}
+
+bool
+fx_broadcast_shapes (int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out, fx_diag *diag)
+{
+  int n = na > nb ? na : nb;
+  for (int i = 0; i < n; i++)
+    {
+      int ia = na - n + i, ib = nb - n + i;
+      int64_t sa = ia >= 0 ? a[ia] : 1;
+      int64_t sb = ib >= 0 ? b[ib] : 1;
+      if (sa != sb && sa != 1 && sb != 1)
+        {
+          fx_diag_set (diag, FX_ERR_INVALID,
+                       "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                       (long long) sa, (long long) sb, i);
+          return false;
+        }
+      out[i] = sa == 1 ? sb : sa;
+    }
+  *nout = n;
+  return true;
+}
+
+void
+fx_broadcast_strides (const fx_tensor *t, int ndim, const int64_t *sizes, int64_t *strides)
+{
+  for (int i = 0; i < ndim; i++)
+    {
+      int it = t->ndim - ndim + i;
+      if (it < 0 || (t->sizes[it] == 1 && sizes[i] != 1))
+        strides[i] = 0;
+      else
+        strides[i] = t->strides[it];
+    }
+}
+
+fx_status
+fx_tensor_copy_into (fx_tensor *dst, const fx_tensor *src, fx_diag *diag)
+{
+  int n;
+  int64_t shape[FX_TENSOR_MAX_DIMS];
+  if (!fx_broadcast_shapes (dst->ndim, dst->sizes, src->ndim, src->sizes, &n, shape, diag))
+    return FX_ERR_INVALID;
+  if (n != dst->ndim || memcmp (shape, dst->sizes, sizeof (int64_t) * n) != 0)
+    return fx_diag_set (diag, FX_ERR_INVALID, "cannot copy a tensor of %d dims into one of %d dims", src->ndim,
+                        dst->ndim);
+  int64_t total = fx_tensor_numel (dst);
+  if (total == 0)
+    return FX_OK;
+  fx_tensor view = *src;
+  view.ndim = dst->ndim;
+  fx_broadcast_strides (src, dst->ndim, dst->sizes, view.strides);
+  for (int d = 0; d < dst->ndim; d++)
+    view.sizes[d] = dst->sizes[d];
+  size_t dsz = fx_dtype_size (dst->dtype);
+  if (src->dtype == dst->dtype && fx_tensor_is_contiguous (dst) && fx_tensor_is_contiguous (&view))
+    {
+      memmove (fx_tensor_data (dst), fx_tensor_data (&view), (size_t) total * dsz);
+      return FX_OK;
+    }
+  bool integral = fx_dtype_is_integral (src->dtype, true) && fx_dtype_is_integral (dst->dtype, true);
+  for (int64_t i = 0; i < total; i++)
+    {
+      const void *sp = fx_tensor_elem_ptr (&view, i);
+      void *dp = fx_tensor_elem_ptr (dst, i);
+      if (src->dtype == dst->dtype)
+        memcpy (dp, sp, dsz);
+      else if (integral)
+        fx_store_i64 (dp, dst->dtype, fx_load_i64 (sp, src->dtype));
+      else
+        fx_store_f64 (dp, dst->dtype, fx_load_f64 (sp, src->dtype));
+    }
+  return FX_OK;
+}
+
+fx_tensor *
+fx_tensor_contiguous_copy (fx_allocator *alloc, const fx_tensor *t)
+{
+  fx_tensor *c = fx_tensor_new (alloc, t->dtype, t->ndim, t->sizes);
+  if (c != NULL)
+    fx_tensor_copy_into (c, t, NULL);
+  return c;
+}
+
+fx_tensor *
+fx_tensor_to_dtype (fx_allocator *alloc, const fx_tensor *t, fx_dtype dtype)
+{
+  fx_tensor *c = fx_tensor_new (alloc, dtype, t->ndim, t->sizes);
+  if (c != NULL)
+    fx_tensor_copy_into (c, t, NULL);
+  return c;
+}
+
+void
+fx_tensor_describe (const fx_tensor *t, fx_buf *out)
+{
+  fx_buf_printf (out, "%s[", fx_dtype_abbr (t->dtype));
+  for (int d = 0; d < t->ndim; d++)
+    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->sizes[d]);
+  fx_buf_puts (out, "][");
+  for (int d = 0; d < t->ndim; d++)
+    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->strides[d]);
+  fx_buf_puts (out, "]");
+  fx_device_format (t->device, out);
+}
+
+void
+fx_tensor_format_values (const fx_tensor *t, size_t limit, fx_buf *out)
+{
+  int64_t n = fx_tensor_numel (t);
+  fx_buf_puts (out, "[");
+  for (int64_t i = 0; i < n && (size_t) i < limit; i++)
+    {
+      if (i)
+        fx_buf_puts (out, ", ");
+      if (t->storage == NULL)
+        fx_buf_puts (out, "?");
+      else if (fx_dtype_is_integral (t->dtype, true))
+        fx_buf_printf (out, "%lld", (long long) fx_tensor_get_i64 (t, i));
+      else
+        fx_buf_printf (out, "%.6g", fx_tensor_get_f64 (t, i));
+    }
+  if ((size_t) n > limit)
+    fx_buf_puts (out, ", ...");
+  fx_buf_puts (out, "]");
+}
+
+void
+fx_tensor_to_meta (const fx_tensor *t, fx_arena *arena, fx_tensor_meta *meta)
+{
+  memset (meta, 0, sizeof *meta);
+  meta->dtype = t->dtype;
+  meta->ndim = t->ndim;
+  meta->sizes = fx_arena_alloc (arena, sizeof (fx_dim) * (t->ndim ? t->ndim : 1));
+  meta->strides = fx_arena_alloc (arena, sizeof (fx_dim) * (t->ndim ? t->ndim : 1));
+  for (int d = 0; d < t->ndim; d++)
+    {
+      meta->sizes[d].value = t->sizes[d];
+      meta->strides[d].value = t->strides[d];
+    }
+  meta->storage_offset.value = t->offset;
+  meta->device = t->device;
+  meta->has_device = true;
+}
+
+/* ---------------------------------------------------------------- type promotion */
+
+static int
+dtype_category (fx_dtype d)
+{
+  if (d == FX_DTYPE_BOOL)
+    return 0;
+  if (fx_dtype_is_integral (d, false))
+    return 1;
+  return 2;
+}
+
+fx_dtype
+fx_promote_types (fx_dtype a, fx_dtype b)
+{
+  if (a == FX_DTYPE_UNKNOWN)
+    return b;
+  if (b == FX_DTYPE_UNKNOWN || a == b)
+    return a;
+  int ca = dtype_category (a), cb = dtype_category (b);
+  if (ca != cb)
+    return ca > cb ? a : b;
+  if (ca == 2)
+    {
+      if ((a == FX_DTYPE_F16 && b == FX_DTYPE_BF16) || (a == FX_DTYPE_BF16 && b == FX_DTYPE_F16))
+        return FX_DTYPE_F32;
+      return fx_dtype_size (a) >= fx_dtype_size (b) ? a : b;
+    }
+  if (ca == 1)
+    {
+      /* u8 with a signed type: the signed type large enough (u8 + i8 -> i16) */
+      if (a == FX_DTYPE_U8 || b == FX_DTYPE_U8)
+        {
+          fx_dtype o = a == FX_DTYPE_U8 ? b : a;
+          return o == FX_DTYPE_I8 ? FX_DTYPE_I16 : o;
+        }
+      return fx_dtype_size (a) >= fx_dtype_size (b) ? a : b;
+    }
+  return a;
+}
+
+void
+fx_type_promo_init (fx_type_promo *p)
+{
+  p->dim_result = p->zero_result = p->wrapped_result = FX_DTYPE_UNKNOWN;
+}
+
+void
+fx_type_promo_add_dtype (fx_type_promo *p, fx_dtype dtype, bool zero_dim)
+{
+  if (zero_dim)
+    p->zero_result = fx_promote_types (p->zero_result, dtype);
+  else
+    p->dim_result = fx_promote_types (p->dim_result, dtype);
+}
+
+void
+fx_type_promo_add_tensor (fx_type_promo *p, const fx_tensor *t)
+{
+  fx_type_promo_add_dtype (p, t->dtype, t->ndim == 0);
+}
+
+/* Python scalars take part as the default dtypes of their kind: bool, int64, float32 (torch's default float). */
+void
+fx_type_promo_add_scalar_bool (fx_type_promo *p)
+{
+  p->wrapped_result = fx_promote_types (p->wrapped_result, FX_DTYPE_BOOL);
+}
+
+void
+fx_type_promo_add_scalar_int (fx_type_promo *p)
+{
+  p->wrapped_result = fx_promote_types (p->wrapped_result, FX_DTYPE_I64);
+}
+
+void
+fx_type_promo_add_scalar_float (fx_type_promo *p)
+{
+  p->wrapped_result = fx_promote_types (p->wrapped_result, FX_DTYPE_F32);
+}
+
+/* c10's combine_categories: a higher-priority operand wins unless the lower one is of a higher category. */
+static fx_dtype
+combine_categories (fx_dtype higher, fx_dtype lower)
+{
+  if (higher == FX_DTYPE_UNKNOWN)
+    return lower;
+  if (lower == FX_DTYPE_UNKNOWN)
+    return higher;
+  if (dtype_category (higher) == 2)
+    return higher;
+  if (higher == FX_DTYPE_BOOL || dtype_category (lower) == 2)
+    return fx_promote_types (higher, lower);
+  return higher;
+}
+
+fx_dtype
+fx_type_promo_result (const fx_type_promo *p)
+{
+  return combine_categories (p->dim_result, combine_categories (p->zero_result, p->wrapped_result));
+}
