@@ -68,7 +68,8 @@ fxwb_cmd_import (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("PATH... - import PyTorch artifacts into a workspace");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them.\n"
+                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder of them, or a\n"
+                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/).\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
                                 "nothing. Bad lines are skipped and counted (first examples shown with line numbers).");
   g_option_context_set_description (context,

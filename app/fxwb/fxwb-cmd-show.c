@@ -19,6 +19,7 @@ typedef enum
   SHOW_BREAKS,
   SHOW_KERNELS,
   SHOW_METRICS,
+  SHOW_FUSION,
 } show_what;
 
 static void
@@ -227,6 +228,24 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             printf ("%-40s %s\n", m[i].key, m[i].value ? m[i].value : "null");
         return FX_OK;
       }
+    case SHOW_FUSION:
+      {
+        fx_store_fusion_group *g;
+        if ((st = fx_store_list_fusion_groups (store, c->id, arena, &g, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
+              json_str (g[i].name);
+              printf (", \"nodes\": ");
+              json_str (g[i].nodes);
+              printf ("}\n");
+            }
+          else
+            printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
+        return FX_OK;
+      }
     default:
       break;
     }
@@ -237,7 +256,7 @@ int
 fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
-  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, json = FALSE;
+  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, json = FALSE;
   g_autofree char *stage = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
@@ -252,6 +271,8 @@ fxwb_cmd_show (int argc, char **argv)
     { "breaks", 'b', 0, G_OPTION_ARG_NONE, &breaks, "Graph breaks with their user stacks", NULL },
     { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Generated kernels with the nodes they cover", NULL },
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "compilation_metrics", NULL },
+    { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
+      NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
@@ -270,11 +291,11 @@ fxwb_cmd_show (int argc, char **argv)
                                     "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
-  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics;
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion;
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics\n");
+                       "--breaks, --kernels, --metrics, --fusion\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -285,7 +306,7 @@ fxwb_cmd_show (int argc, char **argv)
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
-                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : SHOW_STAGES;
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : SHOW_STAGES;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
   if (graph_view && argc != 3)
     {

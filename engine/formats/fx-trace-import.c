@@ -932,6 +932,8 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   memset (stats, 0, sizeof *stats);
   if (stat (path, &sb) != 0)
     return fx_diag_set (diag, FX_ERR_IO, "%s: no such file or folder", path);
+  if (S_ISDIR (sb.st_mode) && fx_is_debug_dir (path))
+    return fx_import_debug_dir (store, path, progress, user_data, stats, diag);
   if (!S_ISDIR (sb.st_mode))
     return fx_import_torch_trace (store, path, progress, user_data, stats, diag);
   /* A TORCH_TRACE folder: every *.log in it, in name order. */

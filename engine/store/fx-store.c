@@ -756,7 +756,7 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   c->n_failures = sqlite3_column_int (s, 24);
   /* The status tlparse colours a compile by: a failure wins, then a graph break, then being a recompile. */
   c->status = c->fail_type ? "failed" : (gb || c->n_breaks) ? "graph break"
-              : (rc || c->n_failures || c->cid.frame_compile_id > 0) ? "recompiled" : "ok";
+              : (rc || c->n_failures || (c->cid.frame_id >= 0 && c->cid.frame_compile_id > 0)) ? "recompiled" : "ok";
 }
 
 fx_status
@@ -964,4 +964,21 @@ fx_store_count (fx_store *store, const char *table, int64_t *count, fx_diag *dia
         return find_row (store, sql, NULL, 0, count, diag);
       }
   return fx_diag_set (diag, FX_ERR_NOT_FOUND, "no table '%s' in a workspace", table);
+}
+
+static void
+fusion_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_fusion_group *g = item;
+  g->name = col_str (arena, s, 0);
+  g->nodes = col_str (arena, s, 1);
+  g->text = col_str (arena, s, 2);
+}
+
+fx_status
+fx_store_list_fusion_groups (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_fusion_group **out,
+                             size_t *n, fx_diag *diag)
+{
+  return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile = ? ORDER BY id", compile_row,
+                     true, arena, sizeof (fx_store_fusion_group), fusion_row, (void **) out, n, diag);
 }

@@ -65,8 +65,28 @@ typedef struct fx_kernel_def
 fx_status fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_def **out, size_t *n,
                                 fx_diag *diag);
 
-/* Imports a path, choosing the importer from its content: a TORCH_TRACE log (a file or a folder of
-   dedicated_log_torch_trace_*.log). */
+/* A scheduler node of ir_post_fusion.txt at top level: a FusedSchedulerNode with its members, or a single node. */
+typedef struct fx_fusion_group
+{
+  const char *name;       /* "op0_op1_op3" */
+  const char *kind;       /* "FusedSchedulerNode", "SchedulerNode", "ExternKernelSchedulerNode" */
+  const char *nodes;      /* member scheduler nodes, comma-separated ("op0, op1, op3"); the name for a single node */
+  const char *text;       /* its whole block */
+} fx_fusion_group;
+
+fx_status fx_split_post_fusion (const char *text, size_t len, fx_arena *arena, fx_fusion_group **out, size_t *n,
+                                fx_diag *diag);
+
+/* True when path is a TORCH_COMPILE_DEBUG folder: torch_compile_debug/, a run_* folder, or its torchinductor/. */
+bool fx_is_debug_dir (const char *path);
+/* Imports each torchinductor/model__N_* folder as compile "-/N" (N: Inductor's graph counter): fx_graph_readable.py
+   (stage aot_inference), fx_graph_transformed.py (inductor_transformed), output_code.py kernels, ir_post_fusion.txt
+   fusion groups, and the other files as artifacts. One transaction; the same content twice adds nothing. */
+fx_status fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                               fx_import_stats *stats, fx_diag *diag);
+
+/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, or a TORCH_TRACE log (a file
+   or a folder of *.log). */
 fx_status fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                           fx_import_stats *stats, fx_diag *diag);
 

@@ -178,6 +178,13 @@ typedef struct fx_store_kernel
 fx_status fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out,
                                  size_t *n, fx_diag *diag);
 
+typedef struct fx_store_fusion_group
+{
+  const char *name, *nodes, *text;
+} fx_store_fusion_group;
+fx_status fx_store_list_fusion_groups (fx_store *store, int64_t compile_row, fx_arena *arena,
+                                       fx_store_fusion_group **out, size_t *n, fx_diag *diag);
+
 typedef struct fx_store_kv
 {
   const char *key, *value;
