@@ -536,6 +536,65 @@ test_split_output_code (void)
   fx_arena_free (arena);
 }
 
+/* TORCH_COMPILE_DEBUG: each model__N folder is compile -/N with its kernels and the fused groups of
+   ir_post_fusion.txt (the FusedSchedulerNode lines and their snodes). */
+static void
+test_debug_dir (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/mlp_module-cuda/torch_compile_debug", &stats);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpint (stats.compiles, ==, 2);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
+  check_kernels (store, "traces/mlp_module-cuda/torch_compile_debug", 2);
+  g_autofree char *dpath = fixture_path ("traces/mlp_module-cuda/torch_compile_debug");
+  g_assert_cmpint (fx_import_path (store, dpath, NULL, NULL, &stats, NULL), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+
+  fx_arena *arena = fx_arena_new ();
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "-/0", &row, NULL), ==, FX_OK);
+  fx_store_fusion_group *groups;
+  size_t n;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, row, arena, &groups, &n, NULL), ==, FX_OK);
+  /* The fixture's first run folder, model__0: count top-level nodes and fused ones with a regex. */
+  g_autoptr (GDir) dir = g_dir_open (dpath, 0, NULL);
+  const char *run = g_dir_read_name (dir);
+  g_autofree char *ir = g_build_filename (dpath, run, "torchinductor", "model__0_inference_0.0", "ir_post_fusion.txt",
+                                          NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (ir, &text, NULL, NULL));
+  g_autoptr (GRegex) fused = g_regex_new ("^(\\w+): FusedSchedulerNode\\(", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) all = g_regex_new ("^\\w+: \\w*SchedulerNode\\(", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) members = g_regex_new ("\\.snodes\\[\\d+\\] =$", G_REGEX_MULTILINE, 0, NULL);
+  int n_fused = 0, n_all = 0, n_members = 0;
+  g_autoptr (GMatchInfo) mi = NULL;
+  for (g_regex_match (fused, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n_fused++;
+  g_clear_pointer (&mi, g_match_info_unref);
+  for (g_regex_match (all, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n_all++;
+  g_clear_pointer (&mi, g_match_info_unref);
+  for (g_regex_match (members, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n_members++;
+  g_assert_cmpint (n_fused, >, 0);
+  g_assert_cmpuint (n, ==, (size_t) (n_all - n_members));
+  int seen_fused = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strchr (groups[i].nodes, ','))
+      {
+        seen_fused++;
+        g_assert_true (g_str_has_prefix (groups[i].text, groups[i].name));
+      }
+  g_assert_cmpint (seen_fused, ==, n_fused);
+  g_assert_cmpstr (groups[0].name, ==, "op0_op1_op3");
+  g_assert_cmpstr (groups[0].nodes, ==, "op0, op1, op3");
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -548,5 +607,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/bad-lines", test_bad_lines);
   g_test_add_func ("/trace/nothing-readable", test_nothing_readable);
   g_test_add_func ("/trace/split-output-code", test_split_output_code);
+  g_test_add_func ("/trace/debug-dir", test_debug_dir);
   return g_test_run ();
 }
