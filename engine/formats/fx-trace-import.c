@@ -804,7 +804,8 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
             }
           else if (!skipping && !orphan_run)
             {
-              warn (&imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, lineno, "%.120s", p + 1);
+              warn (&imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, lineno, "%.*s", (int) (llen - 1 < 120 ? llen - 1 : 120),
+                    p + 1);
               orphan_run = true;
             }
         }
@@ -829,8 +830,10 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
                 trailing |= *t != ' ';
               if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
                 {
-                  warn (&imp, FX_IMPORT_WARN_BAD_JSON, lineno, "%s: %.100s",
-                        jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", js);
+                  /* The input is not NUL-terminated: print at most the rest of this line. */
+                  int shown = (int) (p + llen - js < 100 ? p + llen - js : 100);
+                  warn (&imp, FX_IMPORT_WARN_BAD_JSON, lineno, "%s: %.*s",
+                        jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
                   json_object_put (obj);
                   skipping = true;
                 }
