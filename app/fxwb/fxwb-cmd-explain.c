@@ -23,9 +23,24 @@ target_str (const fx_target *t, GString *out)
       g_string_append_printf (out, "<built-in function %s>", t->name);
       break;
     case FX_TARGET_FUNCTION:
-      g_string_append_printf (out, "<function %s>", t->name);
-      break;
+      {
+        /* The same str() print_tabular shows (fx_print_target_str); CPython's addresses are unknowable. */
+        const char *dot = strrchr (t->name, '.');
+        const char *leaf = dot ? dot + 1 : t->name;
+        size_t mlen = dot ? (size_t) (dot - t->name) : 0;
+        if (mlen == 12 && strncmp (t->name, "torch.Tensor", 12) == 0)
+          g_string_append_printf (out, "<method '%s' of 'torch._C.TensorBase' objects>", leaf);
+        else if (mlen == 5 && strncmp (t->name, "torch", 5) == 0)
+          g_string_append_printf (out, "<built-in method %s of type object at 0x7f0000000000>", leaf);
+        else if (mlen > 9 && strncmp (t->name, "torch._C.", 9) == 0)
+          g_string_append_printf (out, "<built-in function %s>", leaf);
+        else
+          g_string_append_printf (out, "<function %s at 0x7f0000000000>", leaf);
+        break;
+      }
     case FX_TARGET_OP:
+      g_string_append (out, g_str_has_prefix (t->name, "higher_order.") ? t->name + 13 : t->name);
+      break;
     case FX_TARGET_STR:
     case FX_TARGET_KIND_COUNT:
     default:
@@ -57,6 +72,14 @@ frame_summaries (const char *stack, GString *out)
       g_string_append_printf (out, "      <FrameSummary file %.*s, line %d in %s>\n", (int) (fend - fstart), fstart,
                               line, in ? in + 5 : "?");
     }
+}
+
+/* Compiles in the order the input first mentions them (row order), which is the order they ran. */
+static int
+by_row (const void *a, const void *b)
+{
+  const fx_store_compile *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id;
 }
 
 int
@@ -97,6 +120,8 @@ fxwb_cmd_explain (int argc, char **argv)
   fx_store_compile *cs = NULL;
   size_t n = 0;
   st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  if (st == FX_OK && n > 1)
+    qsort (cs, n, sizeof *cs, by_row);
   g_autoptr (GString) reasons = g_string_new ("");
   g_autoptr (GString) ops = g_string_new ("");
   g_autoptr (GString) guards = g_string_new ("");

@@ -165,7 +165,9 @@ test_explain (void)
                                           "  Break Reason 1:\n    Reason: Data-dependent branching\n"));
   g_assert_nonnull (strstr (r.out, "      <FrameSummary file "));
   g_assert_nonnull (strstr (r.out, "program.py, line 7 in toy_example>\n"));
-  g_assert_nonnull (strstr (r.out, "Ops per Graph:\n  Ops 1:\n"));
+  g_assert_nonnull (strstr (r.out, "Ops per Graph:\n  Ops 1:\n    <built-in method abs of type object at 0x7f0000000000>\n"
+                                   "    <built-in function add>\n    <built-in function truediv>\n"
+                                   "    <built-in function lt>\n  Ops 2:\n"));
   g_assert_nonnull (strstr (r.out, "Out Guards:\n  Guard 1:\n"));
   run_result_clear (&r);
 }
