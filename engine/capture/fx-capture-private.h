@@ -43,7 +43,20 @@ typedef struct fxc_entry
   int resume_offset;
   PyObject *resume_stack;     /* list of specs, bottom first, or NULL when the entry returns */
   PyObject *resume_locals;    /* list of (index, spec) */
+  int break_kind;             /* FXC_BREAK_* */
+  int break_opcode;           /* JUMP: the POP_JUMP opcode */
+  int call_argc;              /* CALL: argument count */
+  PyObject *call_kwnames;     /* CALL: KW_NAMES tuple or NULL */
+  PyObject *resume_fn[2];     /* resume functions: [0] fallthrough/next instruction, [1] jump target */
+  int resume_at[2];           /* their offsets in code units */
 } fxc_entry;
+
+enum
+{
+  FXC_BREAK_OTHER,            /* continue the frame in CPython from the breaking instruction */
+  FXC_BREAK_JUMP,             /* branch on a tensor: evaluate it, then call the resume function of the branch */
+  FXC_BREAK_CALL,             /* an untraceable call: make it, then call the resume function after it */
+};
 
 /* Result of symbolic interpretation. */
 typedef struct fxc_trace
@@ -60,6 +73,9 @@ typedef struct fxc_trace
   int resume_offset;
   PyObject *resume_stack;
   PyObject *resume_locals;
+  int break_kind, break_opcode, call_argc;
+  PyObject *call_kwnames;
+  int resume_at[2];
   char *break_reason;         /* graph break: Dynamo's reason text (first line is the gb type) */
   char *break_explanation;
   char *break_user_stack;     /* "  File ..., line N, in f\n    code\n" */

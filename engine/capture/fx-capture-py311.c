@@ -1327,6 +1327,14 @@ interpret (tracer *tr, frame *f, var **result)
               }
             else
               r = call_var (tr, f, callee, args, oparg, kwnames);
+            if (!r && !f->parent)
+              {
+                tr->t->break_kind = FXC_BREAK_CALL;
+                tr->t->call_argc = oparg;
+                Py_XINCREF (kwnames);
+                tr->t->call_kwnames = kwnames;
+                tr->t->resume_at[0] = next;
+              }
             kwnames = NULL;
             if (!r)
               {
@@ -1460,6 +1468,14 @@ interpret (tracer *tr, frame *f, var **result)
             var *c = PEEK (1);
             if (c->kind == V_TENSOR)
               {
+                if (!f->parent)
+                  {
+                    bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE;
+                    tr->t->break_kind = FXC_BREAK_JUMP;
+                    tr->t->break_opcode = opcode;
+                    tr->t->resume_at[0] = next;
+                    tr->t->resume_at[1] = backward ? next - oparg : next + oparg;
+                  }
                 rc = fail (tr, 1, "Data-dependent branching\n"
                            "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.\n"
                            "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.\n"
@@ -1588,8 +1604,31 @@ done:
               Py_DECREF (s);
             }
         }
+      /* Liveness (conservative): a local is live when some LOAD_FAST of it follows the break, or anywhere when a
+         backward jump follows. Unchanged inputs stay in the frame. */
+      bool *live = calloc (f->nlocals + 1, sizeof (bool));
+      bool any_back = false;
+      for (int j = cur_ip; j < n; j++)
+        {
+          int op = _Py_OPCODE (code[j]);
+          if (op == JUMP_BACKWARD || op == POP_JUMP_BACKWARD_IF_FALSE || op == POP_JUMP_BACKWARD_IF_TRUE
+              || op == POP_JUMP_BACKWARD_IF_NONE || op == POP_JUMP_BACKWARD_IF_NOT_NONE)
+            any_back = true;
+        }
+      for (int j = any_back ? 0 : cur_ip; j < n; j++)
+        {
+          int op = _Py_OPCODE (code[j]);
+          int arg = _Py_OPARG (code[j]);
+          if (j > 0 && _Py_OPCODE (code[j - 1]) == EXTENDED_ARG)
+            arg |= _Py_OPARG (code[j - 1]) << 8;
+          if (op == LOAD_FAST && arg < f->nlocals)
+            live[arg] = true;
+          j += _PyOpcode_Caches[op];
+        }
       for (int i = 0; i < f->nlocals && ok; i++)
-        if (f->locals[i])
+        if (f->locals[i] && live[i]
+            && !(f->locals[i]->kind == V_TENSOR && f->locals[i]->has_src && f->locals[i]->src.local == i
+                 && !f->locals[i]->src.attrs))
           {
             PyObject *s = out_spec (tr, f->locals[i], outputs);
             if (!s)
@@ -1601,6 +1640,7 @@ done:
                 Py_DECREF (p);
               }
           }
+      free (live);
       if (ok)
         finish_graph (tr, outputs);
       else

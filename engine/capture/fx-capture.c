@@ -1,6 +1,8 @@
 /* fx-capture.c: the PEP 523 frame hook, per-code caches behind guards, recompiles and the _fxcapture module. */
 #include "fx-capture-private.h"
 
+#include <opcode.h>
+
 #include <string.h>
 
 #define Py_BUILD_CORE 1
@@ -184,6 +186,9 @@ entry_free (fxc_entry *e)
       Py_XDECREF (e->out_spec);
       Py_XDECREF (e->resume_stack);
       Py_XDECREF (e->resume_locals);
+      Py_XDECREF (e->call_kwnames);
+      Py_XDECREF (e->resume_fn[0]);
+      Py_XDECREF (e->resume_fn[1]);
       free (e);
       e = next;
     }
@@ -327,6 +332,80 @@ spec_build (PyObject *spec, PyObject *outs)
   return t;
 }
 
+/* After the graph: make the breaking branch or call in C, then call the resume function with the frame's
+   locals and the live stack (Dynamo's resume functions), which capture sees as a new frame. */
+static PyObject *
+entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
+{
+  PyCodeObject *co = frame->f_code;
+  int nl = co->co_nlocalsplus;
+  Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
+  PyObject **vals = calloc (nl + ns + 2, sizeof (PyObject *));
+  PyObject *res = NULL;
+  for (int i = 0; i < nl; i++)
+    vals[i] = Py_XNewRef (frame->localsplus[i]);
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
+    {
+      PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
+      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      if (!v && PyErr_Occurred ())
+        goto out;
+      Py_XSETREF (vals[idx], v);
+    }
+  PyObject **stack = vals + nl;
+  for (Py_ssize_t i = 0; i < ns; i++)
+    {
+      stack[i] = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs);
+      if (!stack[i] && PyErr_Occurred ())
+        goto out;
+    }
+  int which = 0;
+  Py_ssize_t depth = ns;
+  if (e->break_kind == FXC_BREAK_JUMP)
+    {
+      PyObject *cond = stack[--depth];
+      int truth = PyObject_IsTrue (cond);
+      Py_CLEAR (stack[depth]);
+      if (truth < 0)
+        goto out;
+      bool if_true = e->break_opcode == POP_JUMP_FORWARD_IF_TRUE || e->break_opcode == POP_JUMP_BACKWARD_IF_TRUE;
+      which = (if_true ? truth : !truth) ? 1 : 0;
+    }
+  else
+    {
+      /* CALL: [X, Y, args...]: X NULL -> Y(*args), else X(Y, *args) */
+      int argc = e->call_argc;
+      Py_ssize_t base = depth - argc - 2;
+      PyObject *x = stack[base], *y = stack[base + 1];
+      PyObject *callable = x ? x : y;
+      PyObject **args = x ? &stack[base + 1] : &stack[base + 2];
+      size_t nargs = (x ? argc + 1 : argc) - (e->call_kwnames ? PyTuple_GET_SIZE (e->call_kwnames) : 0);
+      PyObject *r = PyObject_Vectorcall (callable, args, nargs, e->call_kwnames);
+      for (Py_ssize_t i = base; i < depth; i++)
+        Py_CLEAR (stack[i]);
+      if (!r)
+        goto out;
+      stack[base] = r;
+      depth = base + 1;
+    }
+  PyObject *fn = e->resume_fn[which];
+  /* Unbound locals are passed as None. */
+  for (int i = 0; i < nl; i++)
+    if (!vals[i])
+      vals[i] = Py_NewRef (Py_None);
+  for (Py_ssize_t i = 0; i < depth; i++)
+    if (!stack[i])
+      stack[i] = Py_NewRef (Py_None);
+  res = PyObject_Vectorcall (fn, vals, nl + depth, NULL);
+out:
+  for (Py_ssize_t i = 0; i < nl + ns; i++)
+    Py_XDECREF (vals[i]);
+  free (vals);
+  Py_DECREF (outs);
+  return res;
+}
+
 /* Runs a compiled entry in place of the frame; a graph break continues the frame in CPython after the graph. */
 static PyObject *
 entry_run (fxc_entry *e, PyThreadState *ts, _PyInterpreterFrame *frame)
@@ -360,6 +439,8 @@ out:
     }
   /* Graph break: restore the live locals and stack, then let CPython run from the breaking instruction. */
   PyCodeObject *co = frame->f_code;
+  if (e->break_kind != FXC_BREAK_OTHER && e->resume_fn[0])
+    return entry_resume (e, frame, outs);
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
@@ -682,6 +763,30 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   e->resume_stack = t.resume_stack;
   e->resume_locals = t.resume_locals;
   t.resume_stack = t.resume_locals = NULL;
+  if (e->resume_stack && (t.break_kind == FXC_BREAK_JUMP || t.break_kind == FXC_BREAK_CALL))
+    {
+      Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
+      int nstack = t.break_kind == FXC_BREAK_JUMP ? (int) ns - 1 : (int) ns - (t.call_argc + 2) + 1;
+      int line = PyCode_Addr2Line (co, e->resume_offset * 2);
+      e->break_kind = t.break_kind;
+      e->break_opcode = t.break_opcode;
+      e->call_argc = t.call_argc;
+      e->call_kwnames = t.call_kwnames;
+      t.call_kwnames = NULL;
+      for (int k = 0; k < (t.break_kind == FXC_BREAK_JUMP ? 2 : 1); k++)
+        {
+          e->resume_at[k] = t.resume_at[k];
+          e->resume_fn[k] = PyObject_CallMethod (fxc.glue, "_make_resume", "OiiiO", co, t.resume_at[k], nstack, line,
+                                                 frame->f_globals);
+          if (!e->resume_fn[k])
+            {
+              /* no resume function: continue the frame in CPython instead */
+              PyErr_Clear ();
+              e->break_kind = FXC_BREAK_OTHER;
+              break;
+            }
+        }
+    }
   PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
   e->grad_enabled = ge == Py_True;
   Py_XDECREF (ge);
@@ -712,6 +817,7 @@ fxc_trace_clear (fxc_trace *t)
   Py_XDECREF (t->out_spec);
   Py_XDECREF (t->resume_stack);
   Py_XDECREF (t->resume_locals);
+  Py_XDECREF (t->call_kwnames);
   free (t->break_reason);
   free (t->break_explanation);
   free (t->break_user_stack);

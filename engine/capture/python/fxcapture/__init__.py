@@ -520,3 +520,108 @@ def install(replace=False):
 
 
 _fxcapture.setup(sys.modules[__name__], _skip_prefixes())
+
+
+# ---------------------------------------------------------------- resume functions (CPython 3.11 bytecode)
+_resume_cache = {}
+_resume_counter = [0]
+
+
+def _loc_varint(val):
+    out = bytearray()
+    while val >= 64:
+        out.append(64 | (val & 63))
+        val >>= 6
+    out.append(val)
+    return out
+
+
+def _loc_svarint(val):
+    return _loc_varint(((-val) << 1) | 1 if val < 0 else val << 1)
+
+
+def _parse_exc_table(tab):
+    it = iter(tab)
+    entries = []
+
+    def varint(b):
+        val = b & 63
+        while b & 64:
+            val <<= 6
+            b = next(it)
+            val |= b & 63
+        return val
+    try:
+        while True:
+            b = next(it)
+            start = varint(b)
+            size = varint(next(it))
+            target = varint(next(it))
+            dl = varint(next(it))
+            entries.append([start, size, target, dl])
+    except StopIteration:
+        pass
+    return entries
+
+
+def _exc_varint(val, first):
+    chunks = [val & 63]
+    val >>= 6
+    while val:
+        chunks.append(val & 63)
+        val >>= 6
+    chunks.reverse()
+    out = bytearray()
+    for i, c in enumerate(chunks):
+        b = c | (64 if i < len(chunks) - 1 else 0)
+        if i == 0 and first:
+            b |= 128
+        out.append(b)
+    return out
+
+
+def _make_resume(code, offset, nstack, lineno, globals_):
+    """A function that continues `code` at `offset` (code units): all original locals as arguments, then the live
+    stack values (Dynamo's resume functions; co_name torch_dynamo_resume_in_<fn>_at_<line>)."""
+    key = (code, offset, nstack)
+    fn = _resume_cache.get(key)
+    if fn is not None:
+        return fn
+    import dis
+    op = dis.opmap
+    names = list(code.co_varnames) + [f"___stack{i}" for i in range(nstack)]
+    nl = len(code.co_varnames)
+    pro = bytearray([op["RESUME"], 0])
+    for i in range(nstack):
+        idx = nl + i
+        pro += bytes([op["EXTENDED_ARG"], idx >> 8, op["LOAD_FAST"], idx & 255])
+    P = len(pro) // 2 + 2
+    pro += bytes([op["EXTENDED_ARG"], offset >> 8, op["JUMP_FORWARD"], offset & 255])
+    # location table: the prologue has no location but moves the line base from lineno back to the original
+    lt = bytearray()
+    remaining = P
+    first = True
+    while remaining:
+        n = min(8, remaining)
+        if first:
+            lt += bytes([0x80 | (14 << 3) | (n - 1)]) + _loc_svarint(code.co_firstlineno - lineno) + \
+                _loc_varint(0) + _loc_varint(0) + _loc_varint(0)
+            first = False
+        else:
+            lt += bytes([0x80 | (15 << 3) | (n - 1)])
+        remaining -= n
+    et = bytearray()
+    for start, size, target, dl in _parse_exc_table(code.co_exceptiontable):
+        et += _exc_varint(start + P, True) + _exc_varint(size, False) + _exc_varint(target + P, False) + \
+            _exc_varint(dl, False)
+    _resume_counter[0] += 1
+    name = f"torch_dynamo_resume_in_{code.co_name}_at_{lineno}"
+    flags = code.co_flags & ~(0x04 | 0x08)  # no *args/**kwargs: everything is positional
+    new = code.replace(co_code=bytes(pro) + code.co_code, co_varnames=tuple(names), co_nlocals=len(names),
+                       co_argcount=len(names), co_posonlyargcount=0, co_kwonlyargcount=0, co_flags=flags,
+                       co_stacksize=code.co_stacksize + nstack + 2, co_name=name, co_qualname=name,
+                       co_firstlineno=lineno, co_linetable=bytes(lt) + code.co_linetable,
+                       co_exceptiontable=bytes(et))
+    fn = types.FunctionType(new, globals_, f"__resume_at_{offset * 2}_{_resume_counter[0]}")
+    _resume_cache[key] = fn
+    return fn
