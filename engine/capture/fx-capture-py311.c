@@ -35,6 +35,8 @@ struct var
   fxc_source src;         /* has_src: guarded/input source */
   bool has_src;
   const char *module_path;/* nn.Module var: "L['self'].fc" for nn_module_stack */
+  bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
+  PyObject *real;         /* lazy: the real tensor */
 };
 
 typedef struct frame
@@ -319,6 +321,8 @@ guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
     }
 }
 
+static int force (tracer *tr, frame *f, var *v);
+
 /* ------------------------------------------------------------------ Python values <-> fx_arg */
 
 static int
@@ -433,6 +437,13 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
   PyObject *pargs = PyTuple_New (npos);
   PyObject *pkw = nkw ? PyDict_New () : NULL;
   var *res = NULL;
+  for (size_t i = 0; i < nargs; i++)
+    if (force (tr, f, args[i]) < 0)
+      {
+        PyErr_Clear ();
+        fail (tr, 0, "could not make a graph input");
+        goto out;
+      }
   for (size_t i = 0; i < nargs; i++)
     {
       fx_arg a;
@@ -584,6 +595,28 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   return v;
 }
 
+/* Turns a lazy tensor var into its graph input, in place: inputs appear in the order of first use. */
+static int
+force (tracer *tr, frame *f, var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      for (size_t i = 0; i < v->n; i++)
+        if (force (tr, f, v->items[i]) < 0)
+          return -1;
+      return 0;
+    }
+  if (!v->lazy)
+    return 0;
+  var *r = realize_tensor (tr, f, v->real, &v->src);
+  if (!r)
+    return -1;
+  v->lazy = false;
+  v->obj = r->obj;
+  v->node = r->node;
+  return 0;
+}
+
 /* Wraps a Python value read from a source: tensors become inputs, plain values constants with guards. */
 static var *
 wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
@@ -674,6 +707,7 @@ call_operator (tracer *tr, frame *f, const char *name, var **args, size_t n)
 }
 
 static int interpret (tracer *tr, frame *f, var **result);
+static int force (tracer *tr, frame *f, var *v);
 
 static bool
 is_torch_callable (PyObject *fn)
@@ -999,6 +1033,8 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
 {
   if (base->kind == V_TENSOR)
     {
+      if (force (tr, f, base) < 0)
+        return NULL;
       const char *n = PyUnicode_AsUTF8 (name);
       if (strcmp (n, "shape") == 0 || strcmp (n, "dtype") == 0 || strcmp (n, "device") == 0 || strcmp (n, "ndim") == 0
           || strcmp (n, "requires_grad") == 0 || strcmp (n, "is_cuda") == 0)
@@ -1138,7 +1174,16 @@ load_local (tracer *tr, frame *f, int idx)
     }
   fxc_source src = { .local = -1 };
   source_set_local (&src, idx, PyUnicode_AsUTF8 (PyTuple_GET_ITEM (f->code->co_localsplusnames, idx)));
-  v = wrap_value (tr, f, tr->top_locals[idx], &src);
+  if (PyObject_TypeCheck (tr->top_locals[idx], (PyTypeObject *) fxc.tensor_type))
+    {
+      v = var_new (tr, V_TENSOR, NULL);
+      v->lazy = true;
+      v->real = tr->top_locals[idx];
+      fxc_source_copy (&v->src, &src);
+      v->has_src = true;
+    }
+  else
+    v = wrap_value (tr, f, tr->top_locals[idx], &src);
   fxc_source_clear (&src);
   f->locals[idx] = v;
   return v;
@@ -1148,6 +1193,8 @@ load_local (tracer *tr, frame *f, int idx)
 static PyObject *
 out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
 {
+  if (v->kind == V_TENSOR && v->lazy && force (tr, NULL, v) < 0)
+    return NULL;
   if (v->kind == V_TENSOR)
     {
       Py_ssize_t n = PyList_GET_SIZE (outputs_nodes);
@@ -1512,6 +1559,36 @@ interpret (tracer *tr, frame *f, var **result)
         case GET_ITER:
           {
             var *s = POP ();
+            if (s->kind == V_OBJ && PyObject_IsInstance (s->obj, fxc.module_type) == 1)
+              {
+                /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */
+                PyObject *mods = PyObject_GetAttrString (s->obj, "_modules");
+                NEED (mods && PyDict_Check (mods));
+                var *seq = var_new (tr, V_SEQ, NULL);
+                seq->items = malloc ((PyDict_Size (mods) + 1) * sizeof (var *));
+                PyObject *k, *m;
+                Py_ssize_t pos = 0;
+                while (PyDict_Next (mods, &pos, &k, &m))
+                  {
+                    if (m == Py_None)
+                      continue;
+                    fxc_source src = { .local = -1 };
+                    var *c;
+                    if (s->has_src)
+                      {
+                        source_attr (&src, &s->src, k, "_modules");
+                        c = wrap_value (tr, f, m, &src);
+                        fxc_source_clear (&src);
+                      }
+                    else
+                      c = wrap_value (tr, f, m, NULL);
+                    if (!c)
+                      break;
+                    seq->items[seq->n++] = c;
+                  }
+                Py_DECREF (mods);
+                s = seq;
+              }
             if (s->kind == V_CONST || (s->kind == V_OBJ && !PyCallable_Check (s->obj)))
               {
                 /* range/tuple/list constants: iterate the materialized list (loops are unrolled) */
