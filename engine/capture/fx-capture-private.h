@@ -37,7 +37,7 @@ typedef struct fxc_entry
   PyObject *compiled;         /* backend's callable */
   fxc_source *inputs;
   size_t n_inputs;
-  PyObject *out_spec;         /* ('t', i) | ('c', obj) | ('tuple'|'list', [...]) */
+  PyObject *out_spec;         /* ('t', i) | ('c', obj) | ('n',) | ('attr', spec, name) | ('T'|'L', [...]) */
   /* A graph break: after the graph runs, the frame continues in CPython at resume_offset (code units) with
      these stack values and locals (specs like out_spec). */
   int resume_offset;

@@ -35,6 +35,7 @@ struct var
   fxc_source src;         /* has_src: guarded/input source */
   bool has_src;
   const char *module_path;/* nn.Module var: "L['self'].fc" for nn_module_stack */
+  bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
   bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
   PyObject *real;         /* lazy: the real tensor */
 };
@@ -956,6 +957,31 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       Py_DECREF (r);
       return v;
     }
+  if (PyType_Check (fn) && PyDict_GetItemString (PyModule_GetDict (fxc.builtins), ((PyTypeObject *) fn)->tp_name) == fn
+      && !kwnames && nargs <= 8)
+    {
+      /* range, tuple, list, int, ... on constants */
+      PyObject *a[8];
+      for (size_t i = 0; i < nargs; i++)
+        {
+          if (args[i]->kind != V_CONST)
+            {
+              fail (tr, 1, "Unsupported function call\n  Explanation: builtin %s on a non-constant", ((PyTypeObject *) fn)->tp_name);
+              return NULL;
+            }
+          a[i] = args[i]->obj;
+        }
+      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
+      if (!r)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "builtin %s raised while tracing", ((PyTypeObject *) fn)->tp_name);
+          return NULL;
+        }
+      var *v = const_var (tr, r);
+      Py_DECREF (r);
+      return v;
+    }
   if (allowed == 1 || is_torch_callable (fn))
     {
       char *qn = qualified_name (fn);
@@ -1224,11 +1250,18 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
             }
           PyList_SET_ITEM (items, i, s);
         }
-      PyObject *r = Py_BuildValue ("(sN)", v->is_list ? "list" : "tuple", items);
+      PyObject *r = Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
       return r;
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
+  if (v->is_iter)
+    return NULL;
+  if (v->kind == V_ATTR)
+    {
+      PyObject *r = out_spec (tr, v->recv, outputs_nodes);
+      return r ? Py_BuildValue ("(sNO)", "attr", r, v->obj) : NULL;
+    }
   if (v->obj)
     return Py_BuildValue ("(sO)", "c", v->obj);
   return NULL;
@@ -1599,6 +1632,7 @@ interpret (tracer *tr, frame *f, var **result)
                 NEED (it);
                 var *v = var_new (tr, V_CONST, it);
                 Py_DECREF (it);
+                v->is_iter = true;
                 PUSH (v);
               }
             else if (s->kind == V_SEQ)
@@ -1615,6 +1649,7 @@ interpret (tracer *tr, frame *f, var **result)
                 var *v = var_new (tr, V_CONST, it);
                 Py_DECREF (it);
                 v->recv = s;
+                v->is_iter = true;
                 PUSH (v);
               }
             else

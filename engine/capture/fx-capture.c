@@ -313,6 +313,15 @@ spec_build (PyObject *spec, PyObject *outs)
     }
   if (kind[0] == 'n')
     return NULL;
+  if (kind[0] == 'a')
+    {
+      PyObject *recv = spec_build (arg, outs);
+      if (!recv)
+        return NULL;
+      PyObject *r = PyObject_GetAttr (recv, PyTuple_GET_ITEM (spec, 2));
+      Py_DECREF (recv);
+      return r;
+    }
   Py_ssize_t n = PyList_GET_SIZE (arg);
   PyObject *l = PyList_New (n);
   for (Py_ssize_t i = 0; i < n; i++)
@@ -325,7 +334,7 @@ spec_build (PyObject *spec, PyObject *outs)
         }
       PyList_SET_ITEM (l, i, o);
     }
-  if (kind[0] == 'l')
+  if (kind[0] == 'L')
     return l;
   PyObject *t = PyList_AsTuple (l);
   Py_DECREF (l);
@@ -1030,9 +1039,9 @@ static PyObject *
 py_recompile_message (PyObject *self, PyObject *args)
 {
   const char *func, *file;
-  int line;
+  int line, verbose = 0;
   PyObject *reasons;
-  if (!PyArg_ParseTuple (args, "ssiO!", &func, &file, &line, &PyList_Type, &reasons))
+  if (!PyArg_ParseTuple (args, "ssiO!|p", &func, &file, &line, &PyList_Type, &reasons, &verbose))
     return NULL;
   Py_ssize_t n = PyList_GET_SIZE (reasons);
   const char **r = calloc (n + 1, sizeof (char *));
@@ -1040,7 +1049,10 @@ py_recompile_message (PyObject *self, PyObject *args)
     r[i] = PyUnicode_AsUTF8 (PyList_GET_ITEM (reasons, i));
   fx_buf b;
   fx_buf_init (&b);
-  fx_guard_recompile_message (func, file, line, r, n, &b);
+  if (verbose)
+    fx_guard_recompile_message_verbose (func, file, line, r, n, &b);
+  else
+    fx_guard_recompile_message (func, file, line, r, n, &b);
   free (r);
   PyObject *s = PyUnicode_FromString (b.data ? b.data : "");
   fx_buf_free (&b);

@@ -279,6 +279,16 @@ fx_guard_recompile_message (const char *func, const char *file, int line,
 }
 
 void
+fx_guard_recompile_message_verbose (const char *func, const char *file, int line,
+                                    const char *const *reasons, size_t n_reasons, fx_buf *out)
+{
+  fx_buf_printf (out, "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):\n"
+                 "    guard 0 failures:", func, file, line);
+  if (n_reasons > 0)
+    fx_buf_printf (out, "\n    - %s", reasons[0]);
+}
+
+void
 fx_guard_recompile_limit_message (int limit, const char *func, const char *file, int line,
                                   const char *last_reason, fx_buf *out)
 {

@@ -182,9 +182,13 @@ class _Ctx:
     def _log_recompile(self, info):
         if info.get("reasons"):
             msg = _fxcapture.recompile_message(info["name"], info["filename"], info["firstlineno"], info["reasons"])
+            vmsg = _fxcapture.recompile_message(info["name"], info["filename"], info["firstlineno"],
+                                                info["reasons"], True)
             _record("recompile", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "message": msg,
-                                  "reasons": list(info["reasons"])})
-            if "recompiles" in _torch_logs():
+                                  "verbose_message": vmsg, "reasons": list(info["reasons"])})
+            if "recompiles_verbose" in _torch_logs():
+                print(vmsg, file=sys.stderr)
+            elif "recompiles" in _torch_logs():
                 print(msg, file=sys.stderr)
 
     def _log_break(self, info):
@@ -216,9 +220,14 @@ class _Ctx:
         self._log_recompile(info)
         self._log_break(info)
         cid = f"{info['frame_id']}/{info['compile_id']}"
-        _record("frame", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
-                          "filename": info["filename"], "firstlineno": info["firstlineno"]})
         gm = build_graph_module(info["nodes"], info["examples"])
+        if not any(n[0].startswith("call_") for n in info["nodes"]):
+            # No operations: Dynamo makes no graph and calls no backend; the frame's outputs are its inputs.
+            _record("frame", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
+                              "filename": info["filename"], "firstlineno": info["firstlineno"], "graph": False})
+            return gm.forward
+        _record("frame", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
+                          "filename": info["filename"], "firstlineno": info["firstlineno"], "graph": True})
         if "graph_code" in _torch_logs():
             print(f"[{cid}] TRACED GRAPH\n{info['readable']}", file=sys.stderr)
         if "guards" in _torch_logs():
