@@ -282,10 +282,10 @@ void
 fx_guard_recompile_message_verbose (const char *func, const char *file, int line,
                                     const char *const *reasons, size_t n_reasons, fx_buf *out)
 {
-  fx_buf_printf (out, "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):\n"
-                 "    guard 0 failures:", func, file, line);
-  if (n_reasons > 0)
-    fx_buf_printf (out, "\n    - %s", reasons[0]);
+  fx_buf_printf (out, "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):", func,
+                 file, line);
+  for (size_t i = 0; i < n_reasons; i++)
+    fx_buf_printf (out, "%s\n    guard %zu failures:\n    - %s", i ? "\n" : "", i, reasons[i]);
 }
 
 void

@@ -79,7 +79,7 @@ void fx_guard_fail_reason (const fx_guard *guard, fx_buf *out);
 /* The recompile message (get_and_maybe_log_recompilation_reasons). reasons[i] is "0/1: reason", newest first. */
 void fx_guard_recompile_message (const char *func, const char *file, int line,
                                  const char *const *reasons, size_t n_reasons, fx_buf *out);
-/* The recompiles_verbose form (2.11): "guard 0 failures:" then the failure of the newest cache entry. */
+/* The recompiles_verbose form (2.11): per cache entry, newest first, "guard i failures:" and its reason. */
 void fx_guard_recompile_message_verbose (const char *func, const char *file, int line,
                                          const char *const *reasons, size_t n_reasons, fx_buf *out);
 /* The recompile-limit warning (convert_frame.py). */

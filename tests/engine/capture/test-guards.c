@@ -93,10 +93,13 @@ test_messages (void)
                    "    - 0/1: n == 3\n"
                    "    - 0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8");
   fx_buf_reset (&b);
-  fx_guard_recompile_message_verbose ("f", "/p/dyn3.py", 3, reasons + 1, 1, &b);
+  fx_guard_recompile_message_verbose ("f", "/p/dyn3.py", 3, reasons, 2, &b);
   g_assert_cmpstr (b.data, ==, "Recompiling function f in /p/dyn3.py:3\n"
                    "    triggered by the following guard failure(s):\n"
                    "    guard 0 failures:\n"
+                   "    - 0/1: n == 3\n"
+                   "\n"
+                   "    guard 1 failures:\n"
                    "    - 0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8");
   fx_buf_reset (&b);
   fx_guard_recompile_limit_message (2, "g", "/p/dyn3.py", 22, "2/1: tensor 'k' dtype mismatch. expected Double, actual Half", &b);

@@ -165,6 +165,7 @@ def build_graph_module(nodes, examples=()):
 
 # ---------------------------------------------------------------- torch.compile
 _config = {"stance": "default", "recompile_limit": 8}
+_seen_breaks = set()
 
 
 class _Ctx:
@@ -199,8 +200,14 @@ class _Ctx:
                                 "filename": info["filename"], "lineno": b["lineno"], "reason": b["reason"],
                                 "user_stack": b["user_stack"]})
         if "graph_breaks" in _torch_logs():
-            print(f"Graph break in user code at {info['filename']}:{b['lineno']}\n"
-                  f"Graph Break Reason: {b['reason']}\nUser code traceback:\n{b['user_stack']}", file=sys.stderr)
+            key = (info["filename"], b["lineno"], b["reason"])
+            if key in _seen_breaks:
+                print("Graph break (user stack suppressed due to duplicate graph break) in user code at "
+                      f"{info['filename']}:{b['lineno']}", file=sys.stderr)
+            else:
+                _seen_breaks.add(key)
+                print(f"Graph break in user code at {info['filename']}:{b['lineno']}\n"
+                      f"Graph Break Reason: {b['reason']}\nUser code traceback:\n{b['user_stack']}", file=sys.stderr)
 
     def _skip(self, info):
         self._log_recompile(info)
