@@ -204,6 +204,13 @@ fxw_code_view_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->selection, self);
   g_clear_object (&self->selection);
   gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_CODE_VIEW);
+  /* dispose_template() only clears bound children; the template's root box goes too. */
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+      gtk_widget_unparent (child);
+  }
   G_OBJECT_CLASS (fxw_code_view_parent_class)->dispose (object);
 }
 

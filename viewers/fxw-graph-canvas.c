@@ -486,6 +486,27 @@ cancelled:
 static void
 fxw_graph_canvas_relayout (FxwGraphCanvas *self);
 
+/* The first view of a graph: all of it when it fits legibly, else its top at a zoom where labels read. */
+static void
+fit_readable (FxwGraphCanvas *self)
+{
+  double w = gtk_widget_get_width (GTK_WIDGET (self));
+  double h = gtk_widget_get_height (GTK_WIDGET (self));
+
+  if (w <= 1 || h <= 1)
+    {
+      self->fit_pending = TRUE;
+      return;
+    }
+  fxw_graph_canvas_fit (self);
+  if (self->zoom < 0.75)
+    {
+      self->zoom = 0.75;
+      self->off_x = MAX (12, (w - self->layout->width * self->zoom) / 2);
+      self->off_y = 12;
+    }
+}
+
 static void
 layout_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -511,7 +532,7 @@ layout_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   if (self->fit_pending)
     {
       self->fit_pending = FALSE;
-      fxw_graph_canvas_fit (self);
+      fit_readable (self);
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_signal_emit_by_name (self, "layout-done");
@@ -1000,7 +1021,7 @@ fxw_graph_canvas_size_allocate (GtkWidget *widget, int width, int height, int ba
   if (self->fit_pending && self->layout != NULL)
     {
       self->fit_pending = FALSE;
-      fxw_graph_canvas_fit (self);
+      fit_readable (self);
     }
 }
 

@@ -26,6 +26,13 @@ static void
 fxw_graph_view_dispose (GObject *object)
 {
   gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_GRAPH_VIEW);
+  /* dispose_template() only clears bound children; the template's root box goes too. */
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+      gtk_widget_unparent (child);
+  }
   G_OBJECT_CLASS (fxw_graph_view_parent_class)->dispose (object);
 }
 

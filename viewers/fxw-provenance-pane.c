@@ -85,6 +85,7 @@ node_changed_cb (FxwProvenancePane *self)
       gtk_label_set_label (self->module_label, "");
       gtk_label_set_label (self->source_fn_label, "");
       gtk_label_set_label (self->from_node_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
       return;
     }
   n = fxw_node_get_node (node);
@@ -179,6 +180,13 @@ fxw_provenance_pane_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->selection, self);
   g_clear_object (&self->selection);
   gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
+  /* dispose_template() only clears bound children; the template's root box goes too. */
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+      gtk_widget_unparent (child);
+  }
   G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->dispose (object);
 }
 

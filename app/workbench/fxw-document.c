@@ -1,0 +1,461 @@
+/* fxw-document.c: loads a document in a worker thread; the sidebar tree and graph models are built on the main thread.
+ *
+ * A folder (a TORCH_COMPILE_DEBUG run, a fixture folder) is scanned for FX code files: one frame per folder holding
+ * graphs, one compile per graph folder (model__N_inference_N.M), one stage per file. Files that do not parse are
+ * reported together as one partial-load error; the rest stays usable. */
+#define G_LOG_DOMAIN "fxw-document"
+
+#include "fx-config.h"
+
+#include <glib/gi18n.h>
+
+#include "fxw-document.h"
+#include "fxw-engine.h"
+
+struct _FxwDocument
+{
+  GObject parent_instance;
+  GFile *file;
+  char *title;
+  gboolean busy;
+  double progress;
+  GError *error;
+  GListStore *frames;
+};
+
+enum { PROP_0, PROP_BUSY, PROP_PROGRESS, PROP_ERROR, PROP_TITLE, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (FxwDocument, fxw_document, G_TYPE_OBJECT)
+
+typedef struct
+{
+  char *frame;     /* folder that holds the compile folders, relative to the root */
+  char *compile;   /* folder of the graph files */
+  char *stage;     /* file name */
+  fx_graph *graph;
+} LoadedGraph;
+
+typedef struct
+{
+  char *path;
+  GPtrArray *graphs;     /* LoadedGraph */
+  GString *errors;
+  guint n_failed;
+  FxwDocument *document; /* for progress, only touched on the main thread */
+} LoadJob;
+
+static void
+loaded_graph_free (LoadedGraph *lg)
+{
+  g_free (lg->frame);
+  g_free (lg->compile);
+  g_free (lg->stage);
+  g_clear_pointer (&lg->graph, fx_graph_free);
+  g_free (lg);
+}
+
+static void
+load_job_free (LoadJob *job)
+{
+  g_free (job->path);
+  g_ptr_array_unref (job->graphs);
+  g_string_free (job->errors, TRUE);
+  g_clear_object (&job->document);
+  g_free (job);
+}
+
+/* Stage order inside a compile: the order the graphs are made in. */
+static int
+stage_rank (const char *name)
+{
+  static const char *order[] = { "fx_graph_readable.py", "fx_graph_runnable.py", "fx_graph_transformed.py" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    if (g_str_equal (name, order[i]))
+      return (int) i;
+  return 10;
+}
+
+static int
+compare_loaded (gconstpointer a, gconstpointer b)
+{
+  const LoadedGraph *x = *(LoadedGraph * const *) a;
+  const LoadedGraph *y = *(LoadedGraph * const *) b;
+  int c;
+
+  if ((c = g_strcmp0 (x->frame, y->frame)) != 0)
+    return c;
+  if ((c = g_utf8_collate (x->compile, y->compile)) != 0)
+    return c;
+  if ((c = stage_rank (x->stage) - stage_rank (y->stage)) != 0)
+    return c;
+  return g_strcmp0 (x->stage, y->stage);
+}
+
+typedef struct
+{
+  GWeakRef document;
+  double progress;
+} ProgressUpdate;
+
+static gboolean
+progress_idle (gpointer data)
+{
+  ProgressUpdate *update = data;
+  g_autoptr(FxwDocument) self = g_weak_ref_get (&update->document);
+
+  if (self != NULL && self->busy)
+    {
+      self->progress = update->progress;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROGRESS]);
+    }
+  g_weak_ref_clear (&update->document);
+  g_free (update);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+post_progress (LoadJob *job, double progress)
+{
+  ProgressUpdate *update = g_new0 (ProgressUpdate, 1);
+
+  g_weak_ref_init (&update->document, job->document);
+  update->progress = progress;
+  g_idle_add (progress_idle, update);
+}
+
+static void
+collect_files (const char *dir, const char *root, GPtrArray *out, int depth)
+{
+  g_autoptr(GDir) d = NULL;
+  const char *name;
+
+  if (depth > 8 || (d = g_dir_open (dir, 0, NULL)) == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (name[0] == '.')
+        continue;
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        collect_files (path, root, out, depth + 1);
+      else if (g_str_has_suffix (name, ".py") && !g_str_equal (name, "program.py")
+               && !g_str_equal (name, "output_code.py"))
+        g_ptr_array_add (out, g_steal_pointer (&path));
+    }
+}
+
+static void
+load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  gboolean is_dir = g_file_test (job->path, G_FILE_TEST_IS_DIR);
+
+  if (is_dir)
+    collect_files (job->path, job->path, files, 0);
+  else
+    g_ptr_array_add (files, g_strdup (job->path));
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *path = g_ptr_array_index (files, i);
+      fx_graph *graph = NULL;
+      fx_diag diag;
+
+      if (g_task_return_error_if_cancelled (task))
+        return;
+      fx_diag_clear (&diag);
+      if (fx_parse_fx_file (path, &graph, &diag) == FX_OK)
+        {
+          LoadedGraph *lg = g_new0 (LoadedGraph, 1);
+          g_autofree char *dir = g_path_get_dirname (path);
+          g_autofree char *parent = g_path_get_dirname (dir);
+
+          lg->stage = g_path_get_basename (path);
+          if (is_dir)
+            {
+              lg->compile = g_path_get_basename (dir);
+              lg->frame = g_str_has_prefix (parent, job->path) && strlen (parent) > strlen (job->path)
+                          ? g_strdup (parent + strlen (job->path) + 1)
+                          : g_path_get_basename (job->path);
+            }
+          else
+            {
+              lg->compile = g_strdup (lg->stage);
+              lg->frame = g_path_get_basename (dir);
+            }
+          lg->graph = graph;
+          g_ptr_array_add (job->graphs, lg);
+        }
+      else
+        {
+          char text[2048];
+          g_autofree char *valid = NULL;
+
+          fx_diag_format (&diag, text, sizeof text);
+          /* A binary file's line is not UTF-8; the banner needs UTF-8. */
+          valid = g_utf8_make_valid (text, -1);
+          g_string_append (job->errors, valid);
+          job->n_failed++;
+        }
+      post_progress (job, (i + 1.0) / files->len);
+    }
+
+  if (job->graphs->len == 0)
+    {
+      if (job->errors->len > 0)
+        g_task_return_new_error (task, FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", job->errors->str);
+      else
+        g_task_return_new_error (task, FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_NOT_FOUND,
+                                 _("%s holds no FX graph"), job->path);
+      return;
+    }
+  g_ptr_array_sort (job->graphs, compare_loaded);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+set_busy (FxwDocument *self, gboolean busy)
+{
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  self->progress = 0;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROGRESS]);
+}
+
+static void
+set_error (FxwDocument *self, GError *error)
+{
+  g_clear_error (&self->error);
+  self->error = error;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ERROR]);
+}
+
+/* Builds the tree from the worker's graphs: on the main thread, because views bind to these models. */
+static void
+populate (FxwDocument *self, LoadJob *job)
+{
+  FxwSidebarItem *frame = NULL, *compile = NULL;
+
+  g_list_store_remove_all (self->frames);
+  for (guint i = 0; i < job->graphs->len; i++)
+    {
+      LoadedGraph *lg = g_ptr_array_index (job->graphs, i);
+      g_autoptr(FxwSidebarItem) stage = NULL;
+      g_autoptr(FxwGraph) graph = NULL;
+      g_autofree char *title = g_strdup_printf ("%s / %s", lg->compile, lg->stage);
+      g_autofree char *nodes = NULL;
+
+      if (frame == NULL || !g_str_equal (fxw_sidebar_item_get_title (frame), lg->frame))
+        {
+          g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame, NULL);
+
+          g_list_store_append (self->frames, f);
+          frame = f;
+          compile = NULL;
+        }
+      if (compile == NULL || !g_str_equal (fxw_sidebar_item_get_title (compile), lg->compile))
+        {
+          g_autoptr(FxwSidebarItem) c = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, lg->compile, NULL);
+
+          fxw_sidebar_item_set_status (c, "ok");
+          fxw_sidebar_item_append (frame, c);
+          compile = c;
+        }
+      graph = fxw_graph_new (g_steal_pointer (&lg->graph), title);
+      /* translators: the subtitle of a graph stage in the sidebar */
+      nodes = g_strdup_printf (ngettext ("%u node", "%u nodes", fxw_graph_get_n_nodes (graph)),
+                               fxw_graph_get_n_nodes (graph));
+      stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
+      fxw_sidebar_item_set_graph (stage, graph);
+      fxw_sidebar_item_append (compile, stage);
+    }
+}
+
+static void
+load_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  FxwDocument *self = g_task_get_source_object (outer);
+  LoadJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+
+  set_busy (self, FALSE);
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      set_error (self, g_error_copy (error));
+      g_task_return_error (outer, g_steal_pointer (&error));
+      return;
+    }
+  populate (self, job);
+  if (job->n_failed > 0)
+    set_error (self, g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE,
+                                  /* translators: a partial load; the details follow on the next lines */
+                                  ngettext ("%u file could not be read:\n%s", "%u files could not be read:\n%s",
+                                            job->n_failed),
+                                  job->n_failed, job->errors->str));
+  else
+    set_error (self, NULL);
+  g_task_return_boolean (outer, TRUE);
+}
+
+void
+fxw_document_load_async (FxwDocument *self, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GTask) outer = NULL;
+  g_autoptr(GTask) inner = NULL;
+  LoadJob *job;
+
+  g_return_if_fail (FXW_IS_DOCUMENT (self));
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, fxw_document_load_async);
+
+  job = g_new0 (LoadJob, 1);
+  job->path = g_file_get_path (self->file);
+  job->graphs = g_ptr_array_new_with_free_func ((GDestroyNotify) loaded_graph_free);
+  job->errors = g_string_new (NULL);
+  job->document = g_object_ref (self);
+  if (job->path == NULL)
+    {
+      load_job_free (job);
+      g_task_return_new_error (outer, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s", _("Only local files can be opened"));
+      return;
+    }
+  set_busy (self, TRUE);
+  inner = g_task_new (NULL, cancellable, load_done, g_steal_pointer (&outer));
+  g_task_set_task_data (inner, job, (GDestroyNotify) load_job_free);
+  g_task_run_in_thread (inner, load_worker);
+}
+
+gboolean
+fxw_document_load_finish (FxwDocument *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+fxw_document_dispose (GObject *object)
+{
+  FxwDocument *self = FXW_DOCUMENT (object);
+
+  g_clear_object (&self->frames);
+  G_OBJECT_CLASS (fxw_document_parent_class)->dispose (object);
+}
+
+static void
+fxw_document_finalize (GObject *object)
+{
+  FxwDocument *self = FXW_DOCUMENT (object);
+
+  g_clear_object (&self->file);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_error (&self->error);
+  G_OBJECT_CLASS (fxw_document_parent_class)->finalize (object);
+}
+
+static void
+fxw_document_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FxwDocument *self = FXW_DOCUMENT (object);
+
+  switch (prop_id)
+    {
+    case PROP_BUSY:
+      g_value_set_boolean (value, self->busy);
+      break;
+    case PROP_PROGRESS:
+      g_value_set_double (value, self->progress);
+      break;
+    case PROP_ERROR:
+      g_value_set_boxed (value, self->error);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fxw_document_class_init (FxwDocumentClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = fxw_document_dispose;
+  object_class->finalize = fxw_document_finalize;
+  object_class->get_property = fxw_document_get_property;
+
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PROGRESS] = g_param_spec_double ("progress", NULL, NULL, 0, 1, 0,
+                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ERROR] = g_param_spec_boxed ("error", NULL, NULL, G_TYPE_ERROR,
+                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+fxw_document_init (FxwDocument *self)
+{
+  self->frames = g_list_store_new (FXW_TYPE_SIDEBAR_ITEM);
+}
+
+FxwDocument *
+fxw_document_new (GFile *file)
+{
+  FxwDocument *self;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  self = g_object_new (FXW_TYPE_DOCUMENT, NULL);
+  self->file = g_object_ref (file);
+  self->title = g_file_get_basename (file);
+  return self;
+}
+
+GFile *
+fxw_document_get_file (FxwDocument *self)
+{
+  return self->file;
+}
+
+const char *
+fxw_document_get_title (FxwDocument *self)
+{
+  return self->title;
+}
+
+gboolean
+fxw_document_get_busy (FxwDocument *self)
+{
+  return self->busy;
+}
+
+double
+fxw_document_get_progress (FxwDocument *self)
+{
+  return self->progress;
+}
+
+const GError *
+fxw_document_get_error (FxwDocument *self)
+{
+  return self->error;
+}
+
+GListModel *
+fxw_document_get_frames (FxwDocument *self)
+{
+  return G_LIST_MODEL (self->frames);
+}

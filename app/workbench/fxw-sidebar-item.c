@@ -1,0 +1,164 @@
+/* fxw-sidebar-item.c: sidebar rows; the tree is GListStores of items, shown through a GtkTreeListModel. */
+#define G_LOG_DOMAIN "fxw-sidebar-item"
+
+#include "fx-config.h"
+
+#include "fxw-sidebar-item.h"
+
+struct _FxwSidebarItem
+{
+  GObject parent_instance;
+  FxwSidebarItemKind kind;
+  char *title;
+  char *subtitle;
+  char *status;
+  GListStore *children;
+  FxwGraph *graph;
+};
+
+G_DEFINE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, G_TYPE_OBJECT)
+
+static void
+fxw_sidebar_item_dispose (GObject *object)
+{
+  FxwSidebarItem *self = FXW_SIDEBAR_ITEM (object);
+
+  g_clear_object (&self->children);
+  g_clear_object (&self->graph);
+  G_OBJECT_CLASS (fxw_sidebar_item_parent_class)->dispose (object);
+}
+
+static void
+fxw_sidebar_item_finalize (GObject *object)
+{
+  FxwSidebarItem *self = FXW_SIDEBAR_ITEM (object);
+
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->subtitle, g_free);
+  g_clear_pointer (&self->status, g_free);
+  G_OBJECT_CLASS (fxw_sidebar_item_parent_class)->finalize (object);
+}
+
+static void
+fxw_sidebar_item_class_init (FxwSidebarItemClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = fxw_sidebar_item_dispose;
+  G_OBJECT_CLASS (klass)->finalize = fxw_sidebar_item_finalize;
+}
+
+static void
+fxw_sidebar_item_init (FxwSidebarItem *self)
+{
+}
+
+FxwSidebarItem *
+fxw_sidebar_item_new (FxwSidebarItemKind kind, const char *title, const char *subtitle)
+{
+  FxwSidebarItem *self = g_object_new (FXW_TYPE_SIDEBAR_ITEM, NULL);
+
+  self->kind = kind;
+  self->title = g_strdup (title ? title : "");
+  self->subtitle = g_strdup (subtitle ? subtitle : "");
+  self->status = g_strdup ("");
+  if (kind != FXW_SIDEBAR_ITEM_STAGE)
+    self->children = g_list_store_new (FXW_TYPE_SIDEBAR_ITEM);
+  return self;
+}
+
+FxwSidebarItemKind
+fxw_sidebar_item_get_kind (FxwSidebarItem *self)
+{
+  return self->kind;
+}
+
+const char *
+fxw_sidebar_item_get_title (FxwSidebarItem *self)
+{
+  return self->title;
+}
+
+const char *
+fxw_sidebar_item_get_subtitle (FxwSidebarItem *self)
+{
+  return self->subtitle;
+}
+
+const char *
+fxw_sidebar_item_get_status (FxwSidebarItem *self)
+{
+  return self->status;
+}
+
+void
+fxw_sidebar_item_set_status (FxwSidebarItem *self, const char *status)
+{
+  g_free (self->status);
+  self->status = g_strdup (status ? status : "");
+}
+
+GListModel *
+fxw_sidebar_item_get_children (FxwSidebarItem *self)
+{
+  return self->children ? G_LIST_MODEL (self->children) : NULL;
+}
+
+void
+fxw_sidebar_item_append (FxwSidebarItem *self, FxwSidebarItem *child)
+{
+  g_return_if_fail (self->children != NULL);
+  g_list_store_append (self->children, child);
+}
+
+FxwGraph *
+fxw_sidebar_item_get_graph (FxwSidebarItem *self)
+{
+  return self->graph;
+}
+
+void
+fxw_sidebar_item_set_graph (FxwSidebarItem *self, FxwGraph *graph)
+{
+  g_set_object (&self->graph, graph);
+}
+
+FxwSidebarItem *
+fxw_sidebar_item_find_stage (FxwSidebarItem *self)
+{
+  if (self->kind == FXW_SIDEBAR_ITEM_STAGE)
+    return self;
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->children)); i++)
+    {
+      g_autoptr(FxwSidebarItem) child = g_list_model_get_item (G_LIST_MODEL (self->children), i);
+      FxwSidebarItem *found = fxw_sidebar_item_find_stage (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+text_matches (const char *text, const char *query_folded)
+{
+  g_autofree char *folded = g_utf8_casefold (text, -1);
+
+  return strstr (folded, query_folded) != NULL;
+}
+
+gboolean
+fxw_sidebar_item_matches (FxwSidebarItem *self, const char *query_folded)
+{
+  if (query_folded == NULL || *query_folded == '\0')
+    return TRUE;
+  if (text_matches (self->title, query_folded) || text_matches (self->subtitle, query_folded)
+      || text_matches (self->status, query_folded))
+    return TRUE;
+  for (guint i = 0; self->children && i < g_list_model_get_n_items (G_LIST_MODEL (self->children)); i++)
+    {
+      g_autoptr(FxwSidebarItem) child = g_list_model_get_item (G_LIST_MODEL (self->children), i);
+
+      if (fxw_sidebar_item_matches (child, query_folded))
+        return TRUE;
+    }
+  return FALSE;
+}

@@ -1,0 +1,44 @@
+/* fxw-sidebar-item.h: one row of the sidebar tree: a frame, a compile of it, or a graph stage of a compile. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "fxw-graph.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  FXW_SIDEBAR_ITEM_FRAME,
+  FXW_SIDEBAR_ITEM_COMPILE,
+  FXW_SIDEBAR_ITEM_STAGE,
+} FxwSidebarItemKind;
+
+#define FXW_TYPE_SIDEBAR_ITEM (fxw_sidebar_item_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, FXW, SIDEBAR_ITEM, GObject)
+
+FxwSidebarItem    *fxw_sidebar_item_new          (FxwSidebarItemKind  kind,
+                                                  const char         *title,
+                                                  const char         *subtitle);
+FxwSidebarItemKind fxw_sidebar_item_get_kind     (FxwSidebarItem     *self);
+const char        *fxw_sidebar_item_get_title    (FxwSidebarItem     *self);
+const char        *fxw_sidebar_item_get_subtitle (FxwSidebarItem     *self);
+/* "ok", "graph-break", "recompiled", "failed" or "" */
+const char        *fxw_sidebar_item_get_status   (FxwSidebarItem     *self);
+void               fxw_sidebar_item_set_status   (FxwSidebarItem     *self,
+                                                  const char         *status);
+/* Children (NULL for stages). */
+GListModel        *fxw_sidebar_item_get_children (FxwSidebarItem     *self);
+void               fxw_sidebar_item_append       (FxwSidebarItem     *self,
+                                                  FxwSidebarItem     *child);
+FxwGraph          *fxw_sidebar_item_get_graph    (FxwSidebarItem     *self);
+void               fxw_sidebar_item_set_graph    (FxwSidebarItem     *self,
+                                                  FxwGraph           *graph);
+/* The first stage at or below this item, for selecting a compile or frame. */
+FxwSidebarItem    *fxw_sidebar_item_find_stage   (FxwSidebarItem     *self);
+/* Whether this item or any descendant matches a casefolded query. */
+gboolean           fxw_sidebar_item_matches      (FxwSidebarItem     *self,
+                                                  const char         *query_folded);
+
+G_END_DECLS

@@ -1,0 +1,702 @@
+/* fxw-window.c: the main window: sidebar, views, provenance pane, error banner; opening files off the main thread. */
+#define G_LOG_DOMAIN "fxw-window"
+
+#include "fx-config.h"
+
+#include <glib/gi18n.h>
+#include <gtksourceview/gtksource.h>
+
+#include "fxw-window.h"
+
+struct _FxwWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  FxwDocument *document;
+  FxwSelection *selection;
+  GCancellable *load_cancellable;
+  GtkTreeListModel *tree_model;
+  GtkFilterListModel *sidebar_filter;
+  GtkSingleSelection *sidebar_selection;
+  GSettings *settings;
+  char *search_folded;
+
+  GtkSpinner *spinner;
+  AdwViewSwitcherTitle *switcher_title;
+  GtkRevealer *progress_revealer;
+  GtkProgressBar *progress_bar;
+  GtkRevealer *banner_revealer;
+  GtkLabel *banner_label;
+  GtkSearchEntry *sidebar_search;
+  GtkListView *sidebar_list;
+  AdwViewStack *view_stack;
+  FxwTableView *table_view;
+  FxwGraphView *graph_view;
+  FxwCodeView *code_view;
+  FxwProvenancePane *provenance_pane;
+  GtkPaned *inner_paned;
+  GMenu *recent_menu;
+};
+
+G_DEFINE_FINAL_TYPE (FxwWindow, fxw_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void
+show_banner (FxwWindow *self, const char *text)
+{
+  gtk_label_set_label (self->banner_label, text ? text : "");
+  gtk_revealer_set_reveal_child (self->banner_revealer, text != NULL && *text);
+}
+
+/* ---------------------------------------------------------------- sidebar */
+
+static GListModel *
+create_child_model (gpointer item, gpointer user_data)
+{
+  GListModel *children = fxw_sidebar_item_get_children (item);
+
+  return children ? g_object_ref (children) : NULL;
+}
+
+static gboolean
+sidebar_filter_func (gpointer item, gpointer user_data)
+{
+  FxwWindow *self = user_data;
+  FxwSidebarItem *sitem = gtk_tree_list_row_get_item (item);
+  gboolean match = fxw_sidebar_item_matches (sitem, self->search_folded);
+
+  g_object_unref (sitem);
+  return match;
+}
+
+static void
+sidebar_search_changed_cb (FxwWindow *self)
+{
+  GtkFilter *filter = gtk_filter_list_model_get_filter (self->sidebar_filter);
+
+  g_free (self->search_folded);
+  self->search_folded = g_utf8_casefold (gtk_editable_get_text (GTK_EDITABLE (self->sidebar_search)), -1);
+  gtk_filter_changed (filter, GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+static const char *
+status_icon (const char *status)
+{
+  if (g_str_equal (status, "failed"))
+    return "dialog-error-symbolic";
+  if (g_str_equal (status, "graph-break"))
+    return "media-playback-pause-symbolic";
+  if (g_str_equal (status, "recompiled"))
+    return "view-refresh-symbolic";
+  if (g_str_equal (status, "ok"))
+    return "emblem-ok-symbolic";
+  return NULL;
+}
+
+static void
+sidebar_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  GtkWidget *expander = gtk_tree_expander_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *title = gtk_label_new (NULL);
+  GtkWidget *subtitle = gtk_label_new (NULL);
+  GtkWidget *icon = gtk_image_new ();
+
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_xalign (GTK_LABEL (subtitle), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (subtitle), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (subtitle, "caption");
+  gtk_widget_add_css_class (subtitle, "dim-label");
+  gtk_widget_set_hexpand (labels, TRUE);
+  gtk_box_append (GTK_BOX (labels), title);
+  gtk_box_append (GTK_BOX (labels), subtitle);
+  gtk_box_append (GTK_BOX (box), labels);
+  gtk_box_append (GTK_BOX (box), icon);
+  gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
+  gtk_list_item_set_child (list_item, expander);
+}
+
+static void
+sidebar_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
+{
+  GtkTreeListRow *row = gtk_list_item_get_item (list_item);
+  GtkWidget *expander = gtk_list_item_get_child (list_item);
+  GtkWidget *box = gtk_tree_expander_get_child (GTK_TREE_EXPANDER (expander));
+  GtkWidget *labels = gtk_widget_get_first_child (box);
+  GtkWidget *title = gtk_widget_get_first_child (labels);
+  GtkWidget *subtitle = gtk_widget_get_next_sibling (title);
+  GtkWidget *icon = gtk_widget_get_next_sibling (labels);
+  g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+  const char *status = fxw_sidebar_item_get_status (item);
+  const char *icon_name = status_icon (status);
+
+  gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), row);
+  gtk_label_set_label (GTK_LABEL (title), fxw_sidebar_item_get_title (item));
+  gtk_label_set_label (GTK_LABEL (subtitle), fxw_sidebar_item_get_subtitle (item));
+  gtk_widget_set_visible (subtitle, *fxw_sidebar_item_get_subtitle (item) != '\0');
+  gtk_image_set_from_icon_name (GTK_IMAGE (icon), icon_name);
+  gtk_widget_set_visible (icon, icon_name != NULL);
+  gtk_widget_set_tooltip_text (icon, status);
+  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_FRAME)
+    gtk_widget_add_css_class (title, "heading");
+  else
+    gtk_widget_remove_css_class (title, "heading");
+}
+
+static void
+sidebar_selected_cb (FxwWindow *self)
+{
+  GtkTreeListRow *row = gtk_single_selection_get_selected_item (self->sidebar_selection);
+  g_autoptr(FxwSidebarItem) item = NULL;
+  FxwSidebarItem *stage;
+
+  if (row == NULL)
+    return;
+  item = gtk_tree_list_row_get_item (row);
+  stage = fxw_sidebar_item_find_stage (item);
+  if (stage != NULL && fxw_sidebar_item_get_graph (stage) != NULL)
+    {
+      FxwGraph *graph = fxw_sidebar_item_get_graph (stage);
+
+      fxw_selection_set_graph (self->selection, graph);
+      adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
+    }
+}
+
+/* ---------------------------------------------------------------- opening */
+
+static void
+document_busy_cb (FxwWindow *self)
+{
+  gboolean busy = fxw_document_get_busy (self->document);
+
+  gtk_revealer_set_reveal_child (self->progress_revealer, busy);
+  gtk_spinner_set_spinning (self->spinner, busy);
+}
+
+static void
+document_progress_cb (FxwWindow *self)
+{
+  gtk_progress_bar_set_fraction (self->progress_bar, fxw_document_get_progress (self->document));
+}
+
+static void
+document_error_cb (FxwWindow *self)
+{
+  const GError *error = fxw_document_get_error (self->document);
+
+  show_banner (self, error ? error->message : NULL);
+}
+
+static void
+select_first_stage (FxwWindow *self)
+{
+  GListModel *model = G_LIST_MODEL (self->sidebar_filter);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          return;
+        }
+    }
+}
+
+static void
+load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(FxwWindow) self = user_data;
+  FxwDocument *document = FXW_DOCUMENT (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!fxw_document_load_finish (document, result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_banner (self, _("Opening was cancelled."));
+      /* Other errors are on the document's error property, which the banner shows. */
+      return;
+    }
+  if (document != self->document)
+    return;
+  select_first_stage (self);
+  g_signal_emit_by_name (self, "document-loaded");
+}
+
+void
+fxw_window_open (FxwWindow *self, GFile *file)
+{
+  g_autofree char *uri = NULL;
+
+  g_return_if_fail (FXW_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_data (self->document, self);
+  g_clear_object (&self->document);
+  fxw_selection_set_graph (self->selection, NULL);
+
+  self->document = fxw_document_new (file);
+  g_signal_connect_object (self->document, "notify::busy", G_CALLBACK (document_busy_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (document_progress_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->document, "notify::error", G_CALLBACK (document_error_cb), self, G_CONNECT_SWAPPED);
+
+  g_clear_object (&self->tree_model);
+  self->tree_model = gtk_tree_list_model_new (g_object_ref (fxw_document_get_frames (self->document)),
+                                              FALSE, TRUE, create_child_model, NULL, NULL);
+  gtk_filter_list_model_set_model (self->sidebar_filter, G_LIST_MODEL (self->tree_model));
+
+  gtk_window_set_title (GTK_WINDOW (self), fxw_document_get_title (self->document));
+  adw_view_switcher_title_set_title (self->switcher_title, fxw_document_get_title (self->document));
+  adw_view_switcher_title_set_subtitle (self->switcher_title, "");
+  show_banner (self, NULL);
+
+  uri = g_file_get_uri (file);
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_REGULAR)
+    gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+
+  self->load_cancellable = g_cancellable_new ();
+  fxw_document_load_async (self->document, self->load_cancellable, load_done_cb, g_object_ref (self));
+}
+
+static void
+open_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (file != NULL)
+        fxw_window_open (self, file);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+run_chooser (FxwWindow *self, GtkFileChooserAction action, const char *title)
+{
+  /* GtkFileDialog is GTK 4.10; Debian 12 has 4.8. */
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, NULL, NULL);
+
+  if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
+    {
+      g_autoptr(GtkFileFilter) fx = gtk_file_filter_new ();
+      g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+      gtk_file_filter_set_name (fx, _("FX graphs, workspaces and traces"));
+      gtk_file_filter_add_pattern (fx, "*.py");
+      gtk_file_filter_add_pattern (fx, "*.fxwb");
+      gtk_file_filter_add_pattern (fx, "*.log");
+      gtk_file_filter_add_pattern (fx, "*.pt2");
+      gtk_file_filter_set_name (all, _("All files"));
+      gtk_file_filter_add_pattern (all, "*");
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), fx);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
+    }
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (open_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+open_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  run_chooser (FXW_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_OPEN, _("Open"));
+}
+
+static void
+open_folder_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  run_chooser (FXW_WINDOW (widget), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("Open Folder"));
+}
+
+static void
+open_recent_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+
+  fxw_window_open (FXW_WINDOW (widget), file);
+}
+
+static void
+cancel_load_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  g_cancellable_cancel (FXW_WINDOW (widget)->load_cancellable);
+}
+
+static void
+dismiss_error_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  show_banner (FXW_WINDOW (widget), NULL);
+}
+
+static gboolean
+drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, FxwWindow *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = g_value_get_boxed (value);
+  if (files == NULL)
+    return FALSE;
+  fxw_window_open (self, files->data);
+  return TRUE;
+}
+
+static void
+rebuild_recent_menu (FxwWindow *self)
+{
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  guint n = 0;
+
+  g_menu_remove_all (self->recent_menu);
+  for (GList *l = items; l != NULL && n < 10; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+
+      if (gtk_recent_info_has_application (info, g_get_application_name ()) && gtk_recent_info_exists (info))
+        {
+          g_autoptr(GMenuItem) item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+
+          g_menu_item_set_action_and_target (item, "win.open-recent", "s", gtk_recent_info_get_uri (info));
+          g_menu_append_item (self->recent_menu, item);
+          n++;
+        }
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+/* ---------------------------------------------------------------- navigation */
+
+static void
+step_compile (FxwWindow *self, int direction)
+{
+  GListModel *model = G_LIST_MODEL (self->sidebar_filter);
+  guint n = g_list_model_get_n_items (model);
+  guint pos = gtk_single_selection_get_selected (self->sidebar_selection);
+  guint i = pos == GTK_INVALID_LIST_POSITION ? (direction > 0 ? 0 : n) : pos;
+
+  for (guint step = 0; step < n; step++)
+    {
+      g_autoptr(GtkTreeListRow) row = NULL;
+      g_autoptr(FxwSidebarItem) item = NULL;
+
+      i = direction > 0 ? i + 1 : i - 1;
+      if (i >= n)
+        return;
+      row = g_list_model_get_item (model, i);
+      item = gtk_tree_list_row_get_item (row);
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          return;
+        }
+    }
+}
+
+static void
+next_compile_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  step_compile (FXW_WINDOW (widget), +1);
+}
+
+static void
+previous_compile_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  step_compile (FXW_WINDOW (widget), -1);
+}
+
+static void
+focus_search_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (FXW_WINDOW (widget)->sidebar_search));
+}
+
+static void
+view_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_window_set_view (FXW_WINDOW (widget), g_variant_get_string (param, NULL));
+}
+
+static void
+open_location_cb (FxwWindow *self, const char *file, int line)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *view = gtk_source_view_new ();
+  GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)));
+  g_autofree char *contents = NULL;
+  g_autofree char *title = g_strdup_printf ("%s:%d", file, line);
+  GtkTextIter iter;
+
+  if (!g_file_get_contents (file, &contents, NULL, NULL) || !g_utf8_validate (contents, -1, NULL))
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), file);
+
+      show_banner (self, msg);
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+  gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
+                                    gtk_source_language_manager_get_default (), "python3"));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), contents, -1);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
+  gtk_source_view_set_show_line_numbers (GTK_SOURCE_VIEW (view), TRUE);
+  gtk_source_view_set_highlight_current_line (GTK_SOURCE_VIEW (view), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_title (GTK_WINDOW (window), title);
+  gtk_window_set_transient_for (GTK_WINDOW (window), GTK_WINDOW (self));
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (buffer), &iter, MAX (line - 1, 0));
+  gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (buffer), &iter);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (buffer)),
+                                0.1, TRUE, 0.0, 0.3);
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+/* The installed schema, or the one compiled into the build tree when run uninstalled. */
+static GSettings *
+settings_new (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GSettingsSchemaSource) built = NULL;
+
+  if (source != NULL && (schema = g_settings_schema_source_lookup (source, "org.fxworkbench.FxWorkbench", TRUE)))
+    return g_settings_new_full (schema, NULL, NULL);
+  built = g_settings_schema_source_new_from_directory (FX_BUILD_ROOT "/data", source, FALSE, NULL);
+  if (built != NULL && (schema = g_settings_schema_source_lookup (built, "org.fxworkbench.FxWorkbench", FALSE)))
+    return g_settings_new_full (schema, NULL, NULL);
+  g_error ("The GSettings schema org.fxworkbench.FxWorkbench is neither installed nor built in %s/data",
+           FX_BUILD_ROOT);
+  return NULL;
+}
+
+static void
+fxw_window_dispose (GObject *object)
+{
+  FxwWindow *self = FXW_WINDOW (object);
+
+  g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_data (self->document, self);
+  g_clear_object (&self->document);
+  g_clear_object (&self->tree_model);
+  g_clear_object (&self->sidebar_filter);
+  g_clear_object (&self->sidebar_selection);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->search_folded, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_WINDOW);
+  G_OBJECT_CLASS (fxw_window_parent_class)->dispose (object);
+}
+
+static gboolean
+fxw_window_close_request (GtkWindow *window)
+{
+  FxwWindow *self = FXW_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set_int (self->settings, "window-width", width);
+  g_settings_set_int (self->settings, "window-height", height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  return GTK_WINDOW_CLASS (fxw_window_parent_class)->close_request (window);
+}
+
+static void
+fxw_window_class_init (FxwWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = fxw_window_dispose;
+  window_class->close_request = fxw_window_close_request;
+
+  /**
+   * FxwWindow::document-loaded:
+   *
+   * A document finished loading and its first graph is selected.
+   */
+  g_signal_new ("document-loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  fxw_viewers_init ();
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/FxWorkbench/fxw-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, switcher_title);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, progress_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, banner_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, sidebar_search);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, sidebar_list);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, table_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, graph_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, code_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, provenance_pane);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, inner_paned);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, recent_menu);
+  gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
+  gtk_widget_class_install_action (widget_class, "win.next-compile", NULL, next_compile_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-compile", NULL, previous_compile_action);
+  gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
+  gtk_widget_class_install_action (widget_class, "win.view", "s", view_action);
+}
+
+static void
+fxw_window_init (FxwWindow *self)
+{
+  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+  GtkCustomFilter *filter;
+  GtkDropTarget *drop;
+  g_autoptr(GPropertyAction) provenance = NULL;
+  g_autoptr(GSimpleActionGroup) group = NULL;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* Once per display, here rather than in the application so windows made by tests look the same. */
+  if (g_object_get_data (G_OBJECT (gdk_display_get_default ()), "fxw-css") == NULL)
+    {
+      GtkCssProvider *css = gtk_css_provider_new ();
+
+      gtk_css_provider_load_from_resource (css, "/org/fxworkbench/FxWorkbench/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+      g_object_set_data_full (G_OBJECT (gdk_display_get_default ()), "fxw-css", css, g_object_unref);
+    }
+
+  self->settings = settings_new ();
+  gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+
+  self->selection = fxw_selection_new ();
+  fxw_table_view_set_selection (self->table_view, self->selection);
+  fxw_graph_view_set_selection (self->graph_view, self->selection);
+  fxw_code_view_set_selection (self->code_view, self->selection);
+  fxw_provenance_pane_set_selection (self->provenance_pane, self->selection);
+  fxw_graph_canvas_set_collapse_threshold (fxw_graph_view_get_canvas (self->graph_view),
+                                           g_settings_get_uint (self->settings, "collapse-threshold"));
+  fxw_graph_canvas_set_edge_labels (fxw_graph_view_get_canvas (self->graph_view),
+                                    g_settings_get_boolean (self->settings, "edge-labels"));
+
+  self->search_folded = g_strdup ("");
+  filter = gtk_custom_filter_new (sidebar_filter_func, self, NULL);
+  self->sidebar_filter = gtk_filter_list_model_new (NULL, GTK_FILTER (filter));
+  self->sidebar_selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sidebar_filter)));
+  gtk_single_selection_set_autoselect (self->sidebar_selection, FALSE);
+  g_signal_connect_object (self->sidebar_selection, "notify::selected-item",
+                           G_CALLBACK (sidebar_selected_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect (factory, "setup", G_CALLBACK (sidebar_setup_cb), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (sidebar_bind_cb), NULL);
+  gtk_list_view_set_factory (self->sidebar_list, factory);
+  gtk_list_view_set_model (self->sidebar_list, GTK_SELECTION_MODEL (self->sidebar_selection));
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect_object (drop, "drop", G_CALLBACK (drop_cb), self, 0);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  /* The provenance pane's visibility is a setting, shown as a stateful action. */
+  gtk_widget_set_visible (GTK_WIDGET (self->provenance_pane),
+                          g_settings_get_boolean (self->settings, "show-provenance"));
+  g_settings_bind (self->settings, "show-provenance", self->provenance_pane, "visible", G_SETTINGS_BIND_DEFAULT);
+  provenance = g_property_action_new ("show-provenance", self->provenance_pane, "visible");
+  group = g_simple_action_group_new ();
+  g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (provenance));
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "pane", G_ACTION_GROUP (group));
+
+  {
+    g_autofree char *view = g_settings_get_string (self->settings, "last-view");
+    adw_view_stack_set_visible_child_name (self->view_stack, view);
+  }
+  g_settings_bind (self->settings, "last-view", self->view_stack, "visible-child-name", G_SETTINGS_BIND_SET);
+
+  rebuild_recent_menu (self);
+}
+
+FxwWindow *
+fxw_window_new (GtkApplication *application)
+{
+  return g_object_new (FXW_TYPE_WINDOW, "application", application, NULL);
+}
+
+FxwDocument *
+fxw_window_get_document (FxwWindow *self)
+{
+  return self->document;
+}
+
+FxwSelection *
+fxw_window_get_selection (FxwWindow *self)
+{
+  return self->selection;
+}
+
+GListModel *
+fxw_window_get_sidebar_model (FxwWindow *self)
+{
+  return G_LIST_MODEL (self->sidebar_filter);
+}
+
+gboolean
+fxw_window_select_stage (FxwWindow *self, guint position)
+{
+  if (position >= g_list_model_get_n_items (G_LIST_MODEL (self->sidebar_filter)))
+    return FALSE;
+  gtk_single_selection_set_selected (self->sidebar_selection, position);
+  sidebar_selected_cb (self);
+  return TRUE;
+}
+
+void
+fxw_window_set_view (FxwWindow *self, const char *name)
+{
+  if (adw_view_stack_get_child_by_name (self->view_stack, name) != NULL)
+    adw_view_stack_set_visible_child_name (self->view_stack, name);
+}
+
+GtkWidget *
+fxw_window_get_view (FxwWindow *self, const char *name)
+{
+  if (g_strcmp0 (name, "provenance") == 0)
+    return GTK_WIDGET (self->provenance_pane);
+  return adw_view_stack_get_child_by_name (self->view_stack, name);
+}
+
+const char *
+fxw_window_get_banner_text (FxwWindow *self)
+{
+  return gtk_label_get_label (self->banner_label);
+}
+
+gboolean
+fxw_window_get_banner_visible (FxwWindow *self)
+{
+  return gtk_revealer_get_reveal_child (self->banner_revealer);
+}

@@ -1,0 +1,32 @@
+/* fxw-window.h: the main window over one document. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "fxw-document.h"
+#include "fxw-viewers.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_WINDOW (fxw_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwWindow, fxw_window, FXW, WINDOW, AdwApplicationWindow)
+
+FxwWindow    *fxw_window_new               (GtkApplication *application);
+/* Loads file (an FX code file or a folder of them) off the main thread; the window stays usable meanwhile. */
+void          fxw_window_open              (FxwWindow      *self,
+                                            GFile          *file);
+FxwDocument  *fxw_window_get_document      (FxwWindow      *self);
+FxwSelection *fxw_window_get_selection     (FxwWindow      *self);
+/* For tests: the sidebar rows as shown (after the search filter), and the views. */
+GListModel   *fxw_window_get_sidebar_model (FxwWindow      *self);
+gboolean      fxw_window_select_stage      (FxwWindow      *self,
+                                            guint          position);
+void          fxw_window_set_view          (FxwWindow      *self,
+                                            const char     *name);
+GtkWidget    *fxw_window_get_view          (FxwWindow      *self,
+                                            const char     *name);
+const char   *fxw_window_get_banner_text   (FxwWindow      *self);
+gboolean      fxw_window_get_banner_visible (FxwWindow     *self);
+
+G_END_DECLS
