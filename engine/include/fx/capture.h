@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fx/common.h"
+#include "fx/store.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,12 @@ typedef struct fx_capture_opts
    (exit status 0); FX_ERR_* with diag filled when it raised (the traceback is printed to stderr) or could not start.
    *exit_code receives the program's exit status. */
 fx_status fx_capture_run_program (const fx_capture_opts *opts, int *exit_code, fx_diag *diag);
+
+/* Writes a capture record (the JSON fx_capture_run_program writes) into the workspace: a source of kind "capture",
+   then frames, compiles, dynamo graphs, guards, guard failures, graph breaks and one backend run per compile.
+   A record already imported (same content) adds nothing. */
+fx_status fx_capture_record_to_store (const char *json_text, size_t len, const char *program, fx_store *store,
+                                      fx_diag *diag);
 
 #ifdef __cplusplus
 }
