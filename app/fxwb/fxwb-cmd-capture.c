@@ -1,9 +1,131 @@
-/* fxwb-cmd-capture.c: `fxwb capture`. This build does not have it yet; the owning change replaces this file. */
+/* fxwb-cmd-capture.c: `fxwb capture PROGRAM.py [ARGS...] -o FILE.fxwb`: run a program under the engine's
+   torch.compile and record every frame, compile, graph, guard, guard failure and graph break. */
 #include "fxwb.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fx-config.h"
+
+#if FX_HAVE_PYTHON
+#include "fx/capture.h"
+#endif
 
 int
 fxwb_cmd_capture (int argc, char **argv)
 {
-  fprintf (stderr, "fxwb capture: this command is not in this build yet\n");
+  g_autofree char *output = NULL, *json_out = NULL, *backend = NULL;
+  gboolean replace = FALSE;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Record into this workspace (.fxwb, created when missing)", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_out, "Also write the capture record as JSON", "FILE" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Backend for torch.compile calls that name none", "NAME" },
+    { "replace-compile", 0, 0, G_OPTION_ARG_NONE, &replace, "Replace torch.compile even when torch has one", NULL },
+    { NULL },
+  };
+  g_set_prgname ("fxwb capture");
+  g_autoptr (GOptionContext) context = g_option_context_new ("PROGRAM.py [ARGS...] - run a program under capture");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_ignore_unknown_options (context, TRUE);
+  g_option_context_set_summary (context,
+                                "Runs PROGRAM.py in an embedded CPython 3.11 (Debian's python3 with torch) with the\n"
+                                "engine's torch.compile, torch._dynamo and torch.compiler installed. ARGS go to the\n"
+                                "program (after `--` when they look like fxwb options).");
+  g_option_context_set_description (context,
+                                    "Exit status:\n"
+                                    "  0  the program ran and exited with status 0; the record was written\n"
+                                    "  1  the program raised or exited non-zero (its traceback is on stderr)\n"
+                                    "  2  wrong command line\n"
+                                    "  3  the workspace or JSON file cannot be written\n"
+                                    "  4  this build has no Python capture\n");
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FXWB_EXIT_USAGE;
+  int first = 1;
+  if (first < argc && strcmp (argv[first], "--") == 0)
+    first++;
+  if (first >= argc)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "fxwb capture: missing PROGRAM.py\n\n%s", help);
+      return FXWB_EXIT_USAGE;
+    }
+  if (!output && !json_out)
+    {
+      fprintf (stderr, "fxwb capture: give -o FILE.fxwb and/or --json FILE\n");
+      return FXWB_EXIT_USAGE;
+    }
+  if (!g_file_test (argv[first], G_FILE_TEST_IS_REGULAR))
+    {
+      fprintf (stderr, "fxwb capture: %s: no such program file\n", argv[first]);
+      return FXWB_EXIT_IO;
+    }
+#if FX_HAVE_PYTHON
+  /* The record always goes through JSON: the program's exceptions cannot leave a half-written workspace. */
+  g_autofree char *tmp_json = NULL;
+  const char *record = json_out;
+  if (!record)
+    {
+      int fd = g_file_open_tmp ("fxwb-capture-XXXXXX.json", &tmp_json, NULL);
+      if (fd < 0)
+        {
+          fprintf (stderr, "fxwb capture: cannot create a temporary file\n");
+          return FXWB_EXIT_IO;
+        }
+      close (fd);
+      record = tmp_json;
+    }
+  /* program args: everything after PROGRAM.py except a leading "--" */
+  char **pargv = argv + first + 1;
+  int pargc = argc - first - 1;
+  if (pargc > 0 && strcmp (pargv[0], "--") == 0)
+    {
+      pargv++;
+      pargc--;
+    }
+  fx_capture_opts opts = { .program = argv[first], .argv = pargv, .argc = pargc, .json_out = record,
+                           .backend = backend, .replace_compile = replace };
+  int exit_code = 0;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_capture_run_program (&opts, &exit_code, &diag);
+  int rc = FXWB_EXIT_OK;
+  if (st != FX_OK)
+    {
+      fprintf (stderr, "fxwb capture: %s\n", diag.message);
+      rc = FXWB_EXIT_FAILURE;
+    }
+  if (output)
+    {
+#ifdef FX_CAPTURE_HAVE_STORE
+      char *text = NULL;
+      size_t len = 0;
+      fx_store *store = NULL;
+      fx_diag d2;
+      fx_diag_clear (&d2);
+      fx_status s2 = fx_file_read (record, &text, &len, &d2);
+      if (s2 == FX_OK)
+        s2 = fx_store_open (output, FX_STORE_CREATE, &store, &d2);
+      if (s2 == FX_OK)
+        s2 = fx_capture_record_to_store (text, len, argv[first], store, &d2);
+      if (store)
+        fx_store_close (store);
+      free (text);
+      if (s2 != FX_OK)
+        {
+          fxwb_print_diag (&d2);
+          rc = rc ? rc : FXWB_EXIT_IO;
+        }
+#else
+      fprintf (stderr, "fxwb capture: this build has no workspace store yet; use --json FILE\n");
+      rc = rc ? rc : FXWB_EXIT_UNAVAILABLE;
+#endif
+    }
+  if (tmp_json)
+    g_unlink (tmp_json);
+  return rc;
+#else
+  fprintf (stderr, "fxwb capture: this build has no Python capture (libpython was not found)\n");
   return FXWB_EXIT_UNAVAILABLE;
+#endif
 }

@@ -776,9 +776,13 @@ parse_atom_expr (fx_pyparser *p, fx_expr **out)
   fx_status st = parse_atom (p, &e);
   if (st != FX_OK)
     return st;
-  for (;;)
+  /* Later passes walk trailer chains recursively (dotted names, module paths): bound them like nesting. */
+  for (int trailers = 0;; trailers++)
     {
       const fx_tok *t = fx_py_peek (p);
+      if (trailers >= FX_PY_MAX_DEPTH)
+        return fx_py_error (p, t, "too many attributes, calls or subscripts in one expression (more than %d)",
+                            FX_PY_MAX_DEPTH);
       if (fx_py_is_op (t, OP_DOT))
         {
           fx_py_next (p);

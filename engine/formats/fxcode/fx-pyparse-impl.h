@@ -10,6 +10,7 @@ enum
 {
   FX_PY_MAX_DEPTH = 200,        /* bracket and expression nesting */
   FX_PY_MAX_INDENT = 100,       /* indentation levels */
+  FX_PY_MAX_GRAPHS = 10000,     /* graphs (child graph modules included) in one file: each owns an arena */
 };
 
 typedef enum
@@ -137,6 +138,7 @@ typedef struct
   fx_input_spec *inputs;
   size_t n_inputs, cap_inputs;
   bool inputs_unnamed;   /* from an `args = [...]` list: named after the placeholders at the end */
+  size_t n_graphs;       /* classes parsed so far, for FX_PY_MAX_GRAPHS */
 } fx_pyparser;
 
 /* Module attributes of one class, allocated in that class's graph arena (attaching one by one is quadratic). */

@@ -1432,6 +1432,8 @@ attach_class (class_ctx *cc)
 static fx_status
 parse_class (fx_pyparser *p, class_ctx *cc, const char **name_out)
 {
+  if (++p->n_graphs > FX_PY_MAX_GRAPHS)
+    return fx_py_error (p, fx_py_peek (p), "too many classes in one file (more than %d)", FX_PY_MAX_GRAPHS);
   fx_py_next (p);
   const fx_tok *first = fx_py_peek (p);
   const fx_tok *last = first;

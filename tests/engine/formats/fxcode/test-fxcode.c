@@ -856,6 +856,7 @@ static const bad_case bad_cases[] = {
   { "deep-brackets", NULL, 2, 218, "brackets nested too deeply" },
   { "deep-unary", NULL, 2, 0, "expression nested too deeply" },
   { "deep-power", NULL, 2, 0, "expression nested too deeply" },
+  { "deep-attributes", NULL, 2, 0, "too many attributes" },
   { "chained-compare", "def forward(self, x):\n    a = x < x < x\n    return a\n", 2, 15, "chained comparisons" },
   { "bad-device", "def forward(self, x):\n    a = torch.foo(x, device = device(type='tpu9'))\n    return a\n", 2, 31, "unknown device" },
   { "bad-escape", "def forward(self, x):\n    a = torch.foo(x, '\\x4')\n    return a\n", 2, 22, "truncated \\xXX" },
@@ -880,7 +881,10 @@ test_bad_input (gconstpointer data)
       /* 5000 levels of nesting: must fail cleanly, not overflow the stack */
       GString *s = g_string_new ("def forward(self, x):\n    a = torch.foo(");
       for (int i = 0; i < 5000; i++)
-        g_string_append (s, strcmp (bc->name, "deep-brackets") == 0 ? "[" : strcmp (bc->name, "deep-unary") == 0 ? "-" : "x**");
+        g_string_append (s, strcmp (bc->name, "deep-brackets") == 0 ? "["
+                            : strcmp (bc->name, "deep-unary") == 0 ? "-"
+                            : strcmp (bc->name, "deep-attributes") == 0 ? (i == 0 ? "self.a" : ".a")
+                            : "x**");
       g_string_append (s, "x)\n    return a\n");
       deep = g_string_free (s, FALSE);
       text = deep;

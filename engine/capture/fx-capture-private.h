@@ -1,0 +1,116 @@
+/* fx-capture-private.h: shared state of the capture hook, cache and the symbolic interpreter (libpython). */
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "fx/guards.h"
+#include "fx/ir.h"
+
+/* Where a graph input or guarded value comes from: a frame local or a global, then attribute reads. */
+typedef struct fxc_source
+{
+  int local;                  /* index in the frame's fast locals, or -1 */
+  PyObject *global;           /* global name (str) when local < 0 */
+  PyObject *attrs;            /* tuple of attribute names read in turn, or NULL */
+  char *name;                 /* L['self']._modules['fc']._parameters['weight'] */
+} fxc_source;
+
+typedef struct fxc_check
+{
+  size_t guard;               /* index in the entry's guard set */
+  fxc_source src;
+  PyObject *expected;         /* EQUALS_MATCH: the value; TYPE_MATCH: the type; ID_MATCH: the object */
+} fxc_check;
+
+/* One compiled entry on a code object: guards, the compiled callable, how to fetch its inputs and rebuild the result. */
+typedef struct fxc_entry
+{
+  struct fxc_entry *next;
+  int frame_id;
+  int compile_id;
+  PyObject *backend;          /* the backend object (per-backend cache) */
+  fx_guard_set guards;
+  fxc_check *checks;
+  size_t n_checks;
+  bool grad_enabled;
+  PyObject *compiled;         /* backend's callable */
+  fxc_source *inputs;
+  size_t n_inputs;
+  PyObject *out_spec;         /* ('t', i) | ('c', obj) | ('n',) | ('attr', spec, name) | ('T'|'L', [...]) */
+  /* A graph break: after the graph runs, the frame continues in CPython at resume_offset (code units) with
+     these stack values and locals (specs like out_spec). */
+  int resume_offset;
+  PyObject *resume_stack;     /* list of specs, bottom first, or NULL when the entry returns */
+  PyObject *resume_locals;    /* list of (index, spec) */
+  int break_kind;             /* FXC_BREAK_* */
+  int break_opcode;           /* JUMP: the POP_JUMP opcode */
+  int call_argc;              /* CALL: argument count */
+  PyObject *call_kwnames;     /* CALL: KW_NAMES tuple or NULL */
+  PyObject *resume_fn[2];     /* resume functions: [0] fallthrough/next instruction, [1] jump target */
+  int resume_at[2];           /* their offsets in code units */
+} fxc_entry;
+
+enum
+{
+  FXC_BREAK_OTHER,            /* continue the frame in CPython from the breaking instruction */
+  FXC_BREAK_JUMP,             /* branch on a tensor: evaluate it, then call the resume function of the branch */
+  FXC_BREAK_CALL,             /* an untraceable call: make it, then call the resume function after it */
+};
+
+/* Result of symbolic interpretation. */
+typedef struct fxc_trace
+{
+  fx_graph *graph;
+  PyObject *targets;          /* dict: node name -> Python target object */
+  PyObject *examples;         /* list of real example inputs, in placeholder order */
+  fxc_source *inputs;
+  size_t n_inputs, cap_inputs;
+  fx_guard_set guards;
+  fxc_check *checks;
+  size_t n_checks, cap_checks;
+  PyObject *out_spec;
+  int resume_offset;
+  PyObject *resume_stack;
+  PyObject *resume_locals;
+  int break_kind, break_opcode, call_argc;
+  PyObject *call_kwnames;
+  int resume_at[2];
+  char *break_reason;         /* graph break: Dynamo's reason text (first line is the gb type) */
+  char *break_explanation;
+  char *break_user_stack;     /* "  File ..., line N, in f\n    code\n" */
+  int break_line;
+  char *fail_reason;          /* the frame could not be captured at all: run it in CPython */
+  bool fullgraph;
+} fxc_trace;
+
+/* Module-level objects the interpreter needs (set up once). */
+typedef struct fxc_state
+{
+  PyObject *torch;
+  PyObject *tensor_type;
+  PyObject *module_type;      /* torch.nn.Module */
+  PyObject *operator_mod;
+  PyObject *builtins;
+  PyObject *linecache_getline;
+  PyObject *graph_break_fn;   /* fxcapture.graph_break */
+  PyObject *glue;             /* the fxcapture Python package */
+  PyObject *disallowed;       /* set of ids */
+  PyObject *allowed;          /* set of ids */
+  PyObject *meta_device;
+} fxc_state;
+
+extern fxc_state fxc;
+
+void fxc_source_clear (fxc_source *src);
+void fxc_source_copy (fxc_source *dst, const fxc_source *src);
+PyObject *fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globals, PyObject *builtins);
+
+void fxc_trace_clear (fxc_trace *trace);
+/* Symbolically interprets the frame (CPython 3.11 bytecode). Returns 0 on success (graph, or graph + break);
+   -1 with a Python error set on an internal error. trace->fail_reason set: not capturable. */
+int fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals, PyObject *globals,
+                         PyObject *builtins, fxc_trace *trace);
+
+/* Tensor metadata for TENSOR_MATCH (reads the tensor through its Python attributes). */
+int fxc_tensor_check_from (PyObject *tensor, fx_tensor_check *out);

@@ -1,0 +1,1836 @@
+/* fx-capture-py311.c: the symbolic interpreter over CPython 3.11 bytecode that records FX graphs and guards. */
+#include "fx-capture-private.h"
+
+#include <opcode.h>
+#include <string.h>
+
+#define NEED_OPCODE_TABLES 1
+#define Py_BUILD_CORE 1
+#include <internal/pycore_opcode.h>
+#undef Py_BUILD_CORE
+
+#define MAX_STACK 256
+#define MAX_DEPTH 16
+
+typedef enum
+{
+  V_NULL,
+  V_CONST,     /* a Python value known at trace time */
+  V_TENSOR,    /* a graph value: node + example (meta) tensor */
+  V_OBJ,       /* a Python object with a source (module, function, nn.Module) */
+  V_ATTR,      /* receiver.attr not yet resolved (tensor methods) */
+  V_SEQ,       /* tuple/list of vars */
+} vkind;
+
+typedef struct var var;
+struct var
+{
+  vkind kind;
+  PyObject *obj;          /* CONST/OBJ value; TENSOR example; ATTR: name */
+  fx_node *node;
+  var *recv;              /* ATTR */
+  var **items;            /* SEQ */
+  size_t n;
+  bool is_list;
+  fxc_source src;         /* has_src: guarded/input source */
+  bool has_src;
+  const char *module_path;/* nn.Module var: "L['self'].fc" for nn_module_stack */
+  bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
+  bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
+  PyObject *real;         /* lazy: the real tensor */
+};
+
+typedef struct frame
+{
+  struct frame *parent;
+  PyCodeObject *code;
+  PyObject *globals;
+  PyObject *func;
+  var **locals;
+  int nlocals;
+  int line;
+  int depth;
+  var *self_module;       /* the nn.Module whose forward this is, or NULL */
+} frame;
+
+typedef struct tracer
+{
+  fxc_trace *t;
+  PyObject *keep;         /* keeps Python objects referenced by vars alive */
+  PyObject *builtins;
+  PyObject *const *top_locals;
+  PyObject *realized;     /* dict: source name -> var capsule index (list idx) */
+  var **vars;
+  size_t n_vars, cap_vars;
+  fx_node *first_body;    /* placeholders go before it */
+  fx_module_entry mod_stack[MAX_DEPTH];
+  int n_mod_stack;
+  PyObject *kw_names;
+  char reason[1024];
+  int break_gb;           /* 1: a graph break (resume), 0: fail */
+} tracer;
+
+/* ------------------------------------------------------------------ vars */
+
+static var *
+var_new (tracer *tr, vkind kind, PyObject *obj)
+{
+  var *v = calloc (1, sizeof *v);
+  if (tr->n_vars == tr->cap_vars)
+    {
+      tr->cap_vars = tr->cap_vars ? tr->cap_vars * 2 : 64;
+      tr->vars = realloc (tr->vars, tr->cap_vars * sizeof *tr->vars);
+    }
+  tr->vars[tr->n_vars++] = v;
+  v->kind = kind;
+  v->src.local = -1;
+  if (obj)
+    {
+      PyList_Append (tr->keep, obj);
+      v->obj = obj;
+    }
+  return v;
+}
+
+static void
+tracer_free_vars (tracer *tr)
+{
+  for (size_t i = 0; i < tr->n_vars; i++)
+    {
+      fxc_source_clear (&tr->vars[i]->src);
+      free (tr->vars[i]->items);
+      free (tr->vars[i]);
+    }
+  free (tr->vars);
+}
+
+static int fail (tracer *tr, int is_break, const char *fmt, ...) FX_PRINTF (3, 4);
+
+static int
+fail (tracer *tr, int is_break, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (tr->reason, sizeof tr->reason, fmt, ap);
+  va_end (ap);
+  tr->break_gb = is_break;
+  return 1;
+}
+
+/* ------------------------------------------------------------------ sources */
+
+static void
+source_set_local (fxc_source *s, int idx, const char *name)
+{
+  s->local = idx;
+  s->global = NULL;
+  s->attrs = NULL;
+  size_t len = strlen (name) + 8;
+  s->name = malloc (len);
+  snprintf (s->name, len, "L['%s']", name);
+}
+
+static void
+source_set_global (fxc_source *s, PyObject *name)
+{
+  s->local = -1;
+  Py_INCREF (name);
+  s->global = name;
+  s->attrs = NULL;
+  const char *n = PyUnicode_AsUTF8 (name);
+  size_t len = strlen (n) + 8;
+  s->name = malloc (len);
+  snprintf (s->name, len, "G['%s']", n);
+}
+
+/* base.attr, with the 2.11 spelling for module children: ._modules['fc'], ._parameters['w'], ._buffers['b']. */
+static void
+source_attr (fxc_source *dst, const fxc_source *base, PyObject *attr, const char *container)
+{
+  fxc_source_copy (dst, base);
+  Py_ssize_t n = base->attrs ? PyTuple_GET_SIZE (base->attrs) : 0;
+  PyObject *t = PyTuple_New (n + 1);
+  for (Py_ssize_t i = 0; i < n; i++)
+    {
+      PyObject *a = PyTuple_GET_ITEM (base->attrs, i);
+      Py_INCREF (a);
+      PyTuple_SET_ITEM (t, i, a);
+    }
+  Py_INCREF (attr);
+  PyTuple_SET_ITEM (t, n, attr);
+  Py_XDECREF (dst->attrs);
+  dst->attrs = t;
+  const char *a = PyUnicode_AsUTF8 (attr);
+  size_t len = strlen (base->name) + strlen (a) + 32;
+  free (dst->name);
+  dst->name = malloc (len);
+  if (container)
+    snprintf (dst->name, len, "%s.%s['%s']", base->name, container, a);
+  else
+    snprintf (dst->name, len, "%s.%s", base->name, a);
+}
+
+/* re.sub(r"[^a-zA-Z0-9]+", "_", name) as builder.py names graph inputs. */
+static char *
+source_input_name (const char *name)
+{
+  size_t len = strlen (name);
+  char *out = malloc (len + 1);
+  size_t j = 0;
+  bool in_run = false;
+  for (size_t i = 0; i < len; i++)
+    {
+      char c = name[i];
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (ok)
+        {
+          out[j++] = c;
+          in_run = false;
+        }
+      else if (!in_run)
+        {
+          out[j++] = '_';
+          in_run = true;
+        }
+    }
+  out[j] = 0;
+  return out;
+}
+
+/* ------------------------------------------------------------------ stack traces and metadata */
+
+static void
+frame_stack_trace (tracer *tr, frame *f, fx_buf *out)
+{
+  if (f->parent)
+    frame_stack_trace (tr, f->parent, out);
+  PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
+  const char *code = "";
+  PyObject *stripped = NULL;
+  if (line)
+    {
+      stripped = PyObject_CallMethod (line, "strip", NULL);
+      if (stripped)
+        code = PyUnicode_AsUTF8 (stripped);
+    }
+  PyErr_Clear ();
+  fx_buf_printf (out, "  File \"%s\", line %d, in %s\n    %s\n", PyUnicode_AsUTF8 (f->code->co_filename), f->line,
+                 PyUnicode_AsUTF8 (f->code->co_name), code ? code : "");
+  Py_XDECREF (line);
+  Py_XDECREF (stripped);
+}
+
+static void
+node_set_meta (tracer *tr, frame *f, fx_node *node, const char *source_fn_target)
+{
+  fx_graph *g = tr->t->graph;
+  fx_buf st;
+  fx_buf_init (&st);
+  frame_stack_trace (tr, f, &st);
+  node->meta.stack_trace = fx_arena_strdup (g->arena, st.data);
+  fx_buf_free (&st);
+  if (tr->n_mod_stack > 0)
+    {
+      node->meta.nn_module_stack = fx_arena_alloc (g->arena, tr->n_mod_stack * sizeof (fx_module_entry));
+      for (int i = 0; i < tr->n_mod_stack; i++)
+        {
+          node->meta.nn_module_stack[i].key = fx_arena_strdup (g->arena, tr->mod_stack[i].key);
+          node->meta.nn_module_stack[i].path = fx_arena_strdup (g->arena, tr->mod_stack[i].path);
+          node->meta.nn_module_stack[i].type = fx_arena_strdup (g->arena, tr->mod_stack[i].type);
+        }
+      node->meta.n_nn_module_stack = tr->n_mod_stack;
+    }
+  node->meta.source_fn_stack = fx_arena_alloc (g->arena, sizeof (fx_source_fn));
+  node->meta.source_fn_stack[0].name = node->name;
+  node->meta.source_fn_stack[0].target = fx_arena_strdup (g->arena, source_fn_target);
+  node->meta.n_source_fn_stack = 1;
+}
+
+static void
+set_example_meta (tracer *tr, fx_node *node, PyObject *example)
+{
+  fx_tensor_check c;
+  if (fxc_tensor_check_from (example, &c) < 0)
+    {
+      PyErr_Clear ();
+      return;
+    }
+  fx_graph *g = tr->t->graph;
+  fx_tensor_meta *m = &node->meta.val.tensor;
+  node->meta.val.kind = FX_VAL_TENSOR;
+  m->dtype = c.dtype;
+  m->ndim = c.ndim;
+  m->sizes = fx_arena_alloc (g->arena, (c.ndim + 1) * sizeof (fx_dim));
+  m->strides = fx_arena_alloc (g->arena, (c.ndim + 1) * sizeof (fx_dim));
+  for (int i = 0; i < c.ndim; i++)
+    {
+      m->sizes[i].value = c.sizes[i];
+      m->strides[i].value = c.strides[i];
+    }
+  m->device = c.device;
+  m->has_device = true;
+  m->requires_grad = c.requires_grad;
+}
+
+/* ------------------------------------------------------------------ guards */
+
+static void
+add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *code, PyObject *expected, frame *f)
+{
+  fxc_trace *t = tr->t;
+  char comment[512] = "";
+  (void) f;
+  fx_guard_set_add (&t->guards, kind, src->name, code, comment[0] ? comment : NULL);
+  if (t->n_checks == t->cap_checks)
+    {
+      t->cap_checks = t->cap_checks ? t->cap_checks * 2 : 16;
+      t->checks = realloc (t->checks, t->cap_checks * sizeof *t->checks);
+    }
+  fxc_check *c = &t->checks[t->n_checks++];
+  memset (c, 0, sizeof *c);
+  c->guard = t->guards.n_guards - 1;
+  fxc_source_copy (&c->src, src);
+  Py_XINCREF (expected);
+  c->expected = expected;
+}
+
+static void
+guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
+{
+  char code[512];
+  if (obj == Py_None || PyBool_Check (obj))
+    {
+      snprintf (code, sizeof code, "___check_obj_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) obj);
+      add_check (tr, FX_GUARD_ID_MATCH, src, code, obj, f);
+    }
+  else if (PyLong_CheckExact (obj) || PyFloat_CheckExact (obj) || PyUnicode_CheckExact (obj))
+    {
+      PyObject *r = PyObject_Repr (obj);
+      snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
+      Py_XDECREF (r);
+      add_check (tr, FX_GUARD_EQUALS_MATCH, src, code, obj, f);
+    }
+  else if (PyObject_IsInstance (obj, fxc.module_type) == 1)
+    {
+      snprintf (code, sizeof code, "___check_type_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) Py_TYPE (obj));
+      add_check (tr, FX_GUARD_TYPE_MATCH, src, code, (PyObject *) Py_TYPE (obj), f);
+    }
+  else
+    {
+      snprintf (code, sizeof code, "___check_obj_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) obj);
+      add_check (tr, FX_GUARD_ID_MATCH, src, code, obj, f);
+    }
+}
+
+static int force (tracer *tr, frame *f, var *v);
+
+/* ------------------------------------------------------------------ Python values <-> fx_arg */
+
+static int
+py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
+{
+  if (v->kind == V_TENSOR)
+    {
+      *out = fx_arg_node (v->node);
+      return 0;
+    }
+  if (v->kind == V_SEQ)
+    {
+      fx_arg *items = fx_arena_alloc (arena, (v->n + 1) * sizeof (fx_arg));
+      for (size_t i = 0; i < v->n; i++)
+        if (py_to_arg (tr, v->items[i], &items[i], arena))
+          return 1;
+      *out = v->is_list ? fx_arg_list (items, v->n) : fx_arg_tuple (items, v->n);
+      return 0;
+    }
+  if (v->kind != V_CONST && v->kind != V_OBJ)
+    return 1;
+  PyObject *o = v->obj;
+  if (o == Py_None)
+    *out = fx_arg_none ();
+  else if (PyBool_Check (o))
+    *out = fx_arg_bool (o == Py_True);
+  else if (PyLong_Check (o))
+    *out = fx_arg_int (PyLong_AsLongLong (o));
+  else if (PyFloat_Check (o))
+    *out = fx_arg_float (PyFloat_AsDouble (o));
+  else if (PyUnicode_Check (o))
+    *out = fx_arg_str (fx_arena_strdup (arena, PyUnicode_AsUTF8 (o)));
+  else if (PyTuple_Check (o) || PyList_Check (o))
+    {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE (o);
+      fx_arg *items = fx_arena_alloc (arena, (n + 1) * sizeof (fx_arg));
+      for (Py_ssize_t i = 0; i < n; i++)
+        {
+          var tmp = { .kind = V_CONST, .obj = PySequence_Fast_GET_ITEM (o, i) };
+          if (py_to_arg (tr, &tmp, &items[i], arena))
+            return 1;
+        }
+      *out = PyList_Check (o) ? fx_arg_list (items, n) : fx_arg_tuple (items, n);
+    }
+  else
+    {
+      PyObject *s = PyObject_Str (o);
+      const char *text = s ? PyUnicode_AsUTF8 (s) : NULL;
+      PyErr_Clear ();
+      if (text && strncmp (text, "torch.", 6) == 0 && fx_dtype_from_name (text) != FX_DTYPE_UNKNOWN)
+        *out = fx_arg_dtype (fx_dtype_from_name (text));
+      else
+        {
+          Py_XDECREF (s);
+          return 1;
+        }
+      Py_XDECREF (s);
+    }
+  return 0;
+}
+
+/* The example value of an argument for running the op on meta tensors. */
+static PyObject *
+var_example (var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      PyObject *t = v->is_list ? PyList_New (v->n) : PyTuple_New (v->n);
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *e = var_example (v->items[i]);
+          if (!e)
+            {
+              Py_DECREF (t);
+              return NULL;
+            }
+          if (v->is_list)
+            PyList_SET_ITEM (t, i, e);
+          else
+            PyTuple_SET_ITEM (t, i, e);
+        }
+      return t;
+    }
+  if (!v->obj)
+    return NULL;
+  Py_INCREF (v->obj);
+  return v->obj;
+}
+
+static bool
+var_has_tensor (var *v)
+{
+  if (v->kind == V_TENSOR)
+    return true;
+  if (v->kind == V_SEQ)
+    for (size_t i = 0; i < v->n; i++)
+      if (var_has_tensor (v->items[i]))
+        return true;
+  return false;
+}
+
+/* Emits a node; runs fn on the examples (meta tensors) to get the result's metadata. */
+static var *
+emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj, PyObject *run_fn,
+      var **args, size_t nargs, PyObject *kwnames, const char *source_fn)
+{
+  fx_graph *g = tr->t->graph;
+  size_t nkw = kwnames ? PyTuple_GET_SIZE (kwnames) : 0;
+  size_t npos = nargs - nkw;
+  fx_arg *fargs = fx_arena_alloc (g->arena, (npos + 1) * sizeof (fx_arg));
+  fx_kwarg *fkw = fx_arena_alloc (g->arena, (nkw + 1) * sizeof (fx_kwarg));
+  PyObject *pargs = PyTuple_New (npos);
+  PyObject *pkw = nkw ? PyDict_New () : NULL;
+  var *res = NULL;
+  for (size_t i = 0; i < nargs; i++)
+    if (force (tr, f, args[i]) < 0)
+      {
+        PyErr_Clear ();
+        fail (tr, 0, "could not make a graph input");
+        goto out;
+      }
+  for (size_t i = 0; i < nargs; i++)
+    {
+      fx_arg a;
+      if (py_to_arg (tr, args[i], &a, g->arena))
+        {
+          fail (tr, 1, "Unsupported function call\n  Explanation: an argument of %s cannot be put into the graph",
+                fx_target_base_name (&target, g->arena));
+          goto out;
+        }
+      PyObject *e = var_example (args[i]);
+      if (!e)
+        {
+          fail (tr, 1, "Unsupported function call\n  Explanation: an argument has no value");
+          goto out;
+        }
+      if (i < npos)
+        {
+          fargs[i] = a;
+          PyTuple_SET_ITEM (pargs, i, e);
+        }
+      else
+        {
+          PyObject *k = PyTuple_GET_ITEM (kwnames, i - npos);
+          fkw[i - npos].name = fx_arena_strdup (g->arena, PyUnicode_AsUTF8 (k));
+          fkw[i - npos].value = a;
+          PyDict_SetItem (pkw, k, e);
+          Py_DECREF (e);
+        }
+    }
+  PyObject *result = PyObject_Call (run_fn, pargs, pkw);
+  if (!result)
+    {
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch (&et, &ev, &tb);
+      PyObject *s = ev ? PyObject_Str (ev) : NULL;
+      PyErr_Clear ();
+      fail (tr, 1, "Unsupported function call\n  Explanation: %s failed on meta tensors: %s",
+            fx_target_base_name (&target, g->arena), s ? PyUnicode_AsUTF8 (s) : "?");
+      Py_XDECREF (s);
+      Py_XDECREF (et);
+      Py_XDECREF (ev);
+      Py_XDECREF (tb);
+      PyErr_Clear ();
+      goto out;
+    }
+  if (!PyObject_TypeCheck (result, (PyTypeObject *) fxc.tensor_type))
+    {
+      Py_DECREF (result);
+      fail (tr, 1, "Unsupported function call\n  Explanation: %s does not return a tensor",
+            fx_target_base_name (&target, g->arena));
+      goto out;
+    }
+  fx_node *node = fx_graph_create_node (g, op, target, fargs, npos, fkw, nkw, NULL);
+  if (!tr->first_body)
+    tr->first_body = node;
+  node_set_meta (tr, f, node, source_fn);
+  set_example_meta (tr, node, result);
+  PyDict_SetItemString (tr->t->targets, node->name, target_obj);
+  res = var_new (tr, V_TENSOR, result);
+  Py_DECREF (result);
+  res->node = node;
+out:
+  Py_DECREF (pargs);
+  Py_XDECREF (pkw);
+  return res;
+}
+
+/* A meta-device copy of a real tensor with the same sizes, strides, dtype and requires_grad. */
+static PyObject *
+meta_like (PyObject *t)
+{
+  PyObject *size = PyObject_CallMethod (t, "size", NULL);
+  PyObject *stride = PyObject_CallMethod (t, "stride", NULL);
+  PyObject *dtype = PyObject_GetAttrString (t, "dtype");
+  PyObject *res = NULL;
+  if (size && stride && dtype)
+    {
+      PyObject *fn = PyObject_GetAttrString (fxc.torch, "empty_strided");
+      PyObject *args = PyTuple_Pack (2, size, stride);
+      PyObject *kw = Py_BuildValue ("{s:O,s:O}", "dtype", dtype, "device", fxc.meta_device);
+      res = PyObject_Call (fn, args, kw);
+      Py_XDECREF (fn);
+      Py_DECREF (args);
+      Py_DECREF (kw);
+      if (res)
+        {
+          PyObject *rg = PyObject_GetAttrString (t, "requires_grad");
+          if (rg == Py_True)
+            {
+              PyObject *r2 = PyObject_CallMethod (res, "requires_grad_", NULL);
+              Py_XDECREF (r2);
+            }
+          Py_XDECREF (rg);
+        }
+    }
+  Py_XDECREF (size);
+  Py_XDECREF (stride);
+  Py_XDECREF (dtype);
+  return res;
+}
+
+/* A real tensor read from a source becomes a placeholder (graph input) guarded by TENSOR_MATCH. */
+static var *
+realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
+{
+  PyObject *known = PyDict_GetItemString (tr->realized, src->name);
+  if (known)
+    return tr->vars[PyLong_AsSsize_t (known)];
+  fx_graph *g = tr->t->graph;
+  PyObject *example = meta_like (tensor);
+  if (!example)
+    return NULL;
+  char *pname = source_input_name (src->name);
+  fx_graph_set_insert_point (g, tr->first_body);
+  fx_node *ph = fx_graph_placeholder (g, pname);
+  fx_graph_set_insert_point (g, NULL);
+  free (pname);
+  ph->type_expr = "torch.Tensor";
+  set_example_meta (tr, ph, example);
+  var *v = var_new (tr, V_TENSOR, example);
+  Py_DECREF (example);
+  v->node = ph;
+  fxc_source_copy (&v->src, src);
+  v->has_src = true;
+  /* graph input */
+  fxc_trace *t = tr->t;
+  if (t->n_inputs == t->cap_inputs)
+    {
+      t->cap_inputs = t->cap_inputs ? t->cap_inputs * 2 : 8;
+      t->inputs = realloc (t->inputs, t->cap_inputs * sizeof *t->inputs);
+    }
+  fxc_source_copy (&t->inputs[t->n_inputs++], src);
+  PyList_Append (t->examples, tensor);
+  /* TENSOR_MATCH */
+  fx_tensor_check chk;
+  if (fxc_tensor_check_from (tensor, &chk) == 0)
+    {
+      fx_buf code;
+      fx_buf_init (&code);
+      fx_tensor_check_code (&chk, src->name, &code);
+      add_check (tr, FX_GUARD_TENSOR_MATCH, src, code.data, NULL, f);
+      t->guards.guards[t->guards.n_guards - 1].tensor = chk;
+      fx_buf_free (&code);
+    }
+  PyErr_Clear ();
+  PyObject *idx = PyLong_FromSsize_t (tr->n_vars - 1);
+  PyDict_SetItemString (tr->realized, src->name, idx);
+  Py_DECREF (idx);
+  return v;
+}
+
+/* Turns a lazy tensor var into its graph input, in place: inputs appear in the order of first use. */
+static int
+force (tracer *tr, frame *f, var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      for (size_t i = 0; i < v->n; i++)
+        if (force (tr, f, v->items[i]) < 0)
+          return -1;
+      return 0;
+    }
+  if (!v->lazy)
+    return 0;
+  var *r = realize_tensor (tr, f, v->real, &v->src);
+  if (!r)
+    return -1;
+  v->lazy = false;
+  v->obj = r->obj;
+  v->node = r->node;
+  return 0;
+}
+
+/* Wraps a Python value read from a source: tensors become inputs, plain values constants with guards. */
+static var *
+wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
+{
+  if (PyObject_TypeCheck (obj, (PyTypeObject *) fxc.tensor_type))
+    return realize_tensor (tr, f, obj, src);
+  var *v;
+  if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
+      || PyObject_IsInstance (obj, fxc.module_type) == 1)
+    v = var_new (tr, V_OBJ, obj);
+  else
+    v = var_new (tr, V_CONST, obj);
+  if (src)
+    {
+      fxc_source_copy (&v->src, src);
+      v->has_src = true;
+      PyObject *known = PyDict_GetItemString (tr->realized, src->name);
+      if (!known)
+        {
+          /* Modules (torch, F) are guarded by identity once; plain values by value. */
+          guard_value (tr, src, obj, f);
+          PyObject *idx = PyLong_FromSsize_t (tr->n_vars - 1);
+          PyDict_SetItemString (tr->realized, src->name, idx);
+          Py_DECREF (idx);
+        }
+    }
+  return v;
+}
+
+static var *
+const_var (tracer *tr, PyObject *obj)
+{
+  return var_new (tr, V_CONST, obj);
+}
+
+/* ------------------------------------------------------------------ calls */
+
+static const char *const binop_names[] = {
+  "add", "and_", "floordiv", "lshift", "matmul", "mul", "mod", "or_", "pow", "rshift", "sub", "truediv", "xor",
+  "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imul", "imod", "ior", "ipow", "irshift", "isub", "itruediv", "ixor",
+};
+static const char *const cmp_names[] = { "lt", "le", "eq", "ne", "gt", "ge" };
+
+static var *
+call_operator (tracer *tr, frame *f, const char *name, var **args, size_t n)
+{
+  PyObject *fn = PyObject_GetAttrString (fxc.operator_mod, name);
+  if (!fn)
+    return NULL;
+  bool has_tensor = false;
+  for (size_t i = 0; i < n; i++)
+    has_tensor |= var_has_tensor (args[i]);
+  var *res = NULL;
+  if (!has_tensor)
+    {
+      PyObject *a[4];
+      bool ok = true;
+      for (size_t i = 0; i < n; i++)
+        {
+          if (args[i]->kind != V_CONST && args[i]->kind != V_OBJ)
+            ok = false;
+          a[i] = args[i]->obj;
+        }
+      if (ok)
+        {
+          PyObject *r = PyObject_Vectorcall (fn, a, n, NULL);
+          if (r)
+            {
+              res = const_var (tr, r);
+              Py_DECREF (r);
+            }
+          else
+            {
+              PyErr_Clear ();
+              fail (tr, 0, "constant operator %s raised", name);
+            }
+        }
+      else
+        fail (tr, 1, "Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator `%s`", name);
+      Py_DECREF (fn);
+      return res;
+    }
+  char repr[64];
+  snprintf (repr, sizeof repr, "<built-in function %s>", name);
+  res = emit (tr, f, FX_OP_CALL_FUNCTION, fx_target_operator (name), fn, fn, args, n, NULL, repr);
+  Py_DECREF (fn);
+  return res;
+}
+
+static int interpret (tracer *tr, frame *f, var **result);
+static int force (tracer *tr, frame *f, var *v);
+
+static bool
+is_torch_callable (PyObject *fn)
+{
+  PyObject *mod = PyObject_GetAttrString (fn, "__module__");
+  PyErr_Clear ();
+  bool yes = false;
+  if (mod && PyUnicode_Check (mod))
+    {
+      const char *m = PyUnicode_AsUTF8 (mod);
+      yes = strcmp (m, "torch") == 0 || strncmp (m, "torch.nn.functional", 19) == 0 || strcmp (m, "torch._C._nn") == 0
+            || strcmp (m, "torch._C._special") == 0 || strcmp (m, "torch.functional") == 0
+            || strcmp (m, "torch._C._linalg") == 0 || strcmp (m, "torch._C._fft") == 0;
+    }
+  Py_XDECREF (mod);
+  if (!yes && PyCFunction_Check (fn))
+    {
+      /* torch.abs etc.: builtins bound to torch._C._VariableFunctions */
+      PyObject *self = PyCFunction_GET_SELF (fn);
+      if (self && PyType_Check (self))
+        yes = strstr (((PyTypeObject *) self)->tp_name, "VariableFunctions") != NULL;
+    }
+  return yes;
+}
+
+static char *
+qualified_name (PyObject *fn)
+{
+  PyObject *mod = PyObject_GetAttrString (fn, "__module__");
+  PyObject *name = PyObject_GetAttrString (fn, "__name__");
+  PyErr_Clear ();
+  char buf[512];
+  const char *m = mod && PyUnicode_Check (mod) ? PyUnicode_AsUTF8 (mod) : "torch";
+  if (PyCFunction_Check (fn) && PyCFunction_GET_SELF (fn) && PyType_Check (PyCFunction_GET_SELF (fn))
+      && strstr (((PyTypeObject *) PyCFunction_GET_SELF (fn))->tp_name, "VariableFunctions"))
+    m = "torch";
+  snprintf (buf, sizeof buf, "%s.%s", m ? m : "torch", name ? PyUnicode_AsUTF8 (name) : "?");
+  Py_XDECREF (mod);
+  Py_XDECREF (name);
+  return strdup (buf);
+}
+
+static var *
+inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames, var *self_module)
+{
+  PyCodeObject *co = (PyCodeObject *) PyFunction_GET_CODE (func);
+  if (f->depth + 1 >= MAX_DEPTH)
+    {
+      fail (tr, 1, "Unsupported function call\n  Explanation: inlining too deep (recursion)");
+      return NULL;
+    }
+  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARARGS | CO_VARKEYWORDS))
+    {
+      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (generator, coroutine or *args)",
+            PyUnicode_AsUTF8 (co->co_name));
+      return NULL;
+    }
+  if (co->co_nfreevars || co->co_ncellvars)
+    {
+      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (closure)", PyUnicode_AsUTF8 (co->co_name));
+      return NULL;
+    }
+  frame nf = { 0 };
+  nf.parent = f;
+  nf.code = co;
+  nf.globals = PyFunction_GET_GLOBALS (func);
+  nf.func = func;
+  nf.nlocals = co->co_nlocalsplus;
+  nf.locals = calloc (nf.nlocals + 1, sizeof (var *));
+  nf.depth = f->depth + 1;
+  nf.self_module = self_module;
+  size_t nkw = kwnames ? PyTuple_GET_SIZE (kwnames) : 0;
+  size_t npos = nargs - nkw;
+  int argc = co->co_argcount + co->co_kwonlyargcount;
+  var *res = NULL;
+  if ((int) npos > co->co_argcount)
+    {
+      fail (tr, 1, "Unsupported function call\n  Explanation: too many arguments for %s", PyUnicode_AsUTF8 (co->co_name));
+      goto out;
+    }
+  for (size_t i = 0; i < npos; i++)
+    nf.locals[i] = args[i];
+  for (size_t k = 0; k < nkw; k++)
+    {
+      PyObject *kn = PyTuple_GET_ITEM (kwnames, k);
+      int found = -1;
+      for (int j = 0; j < argc; j++)
+        if (PyUnicode_Compare (PyTuple_GET_ITEM (co->co_localsplusnames, j), kn) == 0)
+          found = j;
+      if (found < 0)
+        {
+          fail (tr, 1, "Unsupported function call\n  Explanation: unexpected keyword %s", PyUnicode_AsUTF8 (kn));
+          goto out;
+        }
+      nf.locals[found] = args[npos + k];
+    }
+  /* defaults */
+  PyObject *defaults = PyFunction_GET_DEFAULTS (func);
+  PyObject *kwdefaults = PyFunction_GET_KW_DEFAULTS (func);
+  Py_ssize_t nd = defaults ? PyTuple_GET_SIZE (defaults) : 0;
+  for (int j = 0; j < argc; j++)
+    if (!nf.locals[j])
+      {
+        PyObject *d = NULL;
+        if (j < co->co_argcount && j >= co->co_argcount - nd)
+          d = PyTuple_GET_ITEM (defaults, j - (co->co_argcount - nd));
+        else if (kwdefaults)
+          d = PyDict_GetItem (kwdefaults, PyTuple_GET_ITEM (co->co_localsplusnames, j));
+        if (!d)
+          {
+            fail (tr, 1, "Unsupported function call\n  Explanation: missing argument for %s", PyUnicode_AsUTF8 (co->co_name));
+            goto out;
+          }
+        nf.locals[j] = const_var (tr, d);
+      }
+  var *r = NULL;
+  int rc = interpret (tr, &nf, &r);
+  if (rc == 0)
+    res = r;
+  else if (rc > 0 && tr->break_gb)
+    /* A break inside an inlined call: Dynamo breaks at the call site in the outer frame. */
+    tr->break_gb = 1;
+out:
+  free (nf.locals);
+  return res;
+}
+
+static var *
+call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames)
+{
+  fx_graph *g = tr->t->graph;
+  if (fnv->kind == V_ATTR && fnv->recv->kind == V_TENSOR)
+    {
+      const char *meth = PyUnicode_AsUTF8 (fnv->obj);
+      if (strcmp (meth, "item") == 0)
+        {
+          fail (tr, 1, "Unsupported Tensor.item() call with capture_scalar_outputs=False\n"
+                "  Explanation: Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.");
+          return NULL;
+        }
+      if (strcmp (meth, "tolist") == 0 || strcmp (meth, "numpy") == 0 || strcmp (meth, "__bool__") == 0)
+        {
+          fail (tr, 1, "Unsupported Tensor.%s() call", meth);
+          return NULL;
+        }
+      if (!kwnames && (strcmp (meth, "size") == 0 || strcmp (meth, "dim") == 0 || strcmp (meth, "stride") == 0
+                       || strcmp (meth, "numel") == 0 || strcmp (meth, "ndimension") == 0))
+        {
+          /* Static shapes: these are constants guarded by TENSOR_MATCH. */
+          PyObject *bound = PyObject_GetAttr (fnv->recv->obj, fnv->obj);
+          PyObject *a[4];
+          for (size_t i = 0; i < nargs && i < 4; i++)
+            a[i] = args[i]->obj;
+          PyObject *r = bound ? PyObject_Vectorcall (bound, a, nargs, NULL) : NULL;
+          Py_XDECREF (bound);
+          if (!r)
+            {
+              PyErr_Clear ();
+              fail (tr, 1, "Unsupported method call\n  Explanation: Tensor.%s failed", meth);
+              return NULL;
+            }
+          var *v = const_var (tr, r);
+          Py_DECREF (r);
+          return v;
+        }
+      var **all = malloc ((nargs + 1) * sizeof (var *));
+      all[0] = fnv->recv;
+      memcpy (all + 1, args, nargs * sizeof (var *));
+      PyObject *method = PyObject_GetAttr (fxc.tensor_type, fnv->obj);
+      var *res = NULL;
+      if (!method)
+        {
+          PyErr_Clear ();
+          fail (tr, 1, "Unsupported method call\n  Explanation: Tensor has no method %s", meth);
+        }
+      else
+        {
+          res = emit (tr, f, FX_OP_CALL_METHOD, fx_target_str (fx_arena_strdup (g->arena, meth)), fnv->obj, method,
+                      all, nargs + 1, kwnames, meth);
+          Py_DECREF (method);
+        }
+      free (all);
+      return res;
+    }
+  if (fnv->kind == V_ATTR)
+    {
+      fail (tr, 1, "Unsupported method call\n  Explanation: call to %s on an unsupported value", PyUnicode_AsUTF8 (fnv->obj));
+      return NULL;
+    }
+  if (fnv->kind != V_OBJ && fnv->kind != V_CONST)
+    {
+      fail (tr, 1, "Unsupported function call\n  Explanation: the callee is not a known object");
+      return NULL;
+    }
+  PyObject *fn = fnv->obj;
+  if (fn == fxc.graph_break_fn)
+    {
+      fail (tr, 1, "Call to `torch._dynamo.graph_break()`\n  Explanation: User-inserted graph break. Message: None");
+      return NULL;
+    }
+  PyObject *fid = PyLong_FromVoidPtr (fn);
+  int disallowed = PySet_Contains (fxc.disallowed, fid);
+  int allowed = PySet_Contains (fxc.allowed, fid);
+  Py_DECREF (fid);
+  if (disallowed == 1)
+    {
+      fail (tr, 1, "Attempted to call function marked as skipped\n  Explanation: the function was passed to disallow_in_graph");
+      return NULL;
+    }
+  if (PyCFunction_Check (fn) && PyCFunction_GET_SELF (fn) == fxc.builtins)
+    {
+      /* A Python builtin. */
+      const char *bn = ((PyCFunctionObject *) fn)->m_ml->ml_name;
+      bool any_tensor = false;
+      for (size_t i = 0; i < nargs; i++)
+        any_tensor |= var_has_tensor (args[i]);
+      if (strcmp (bn, "print") == 0 || any_tensor || kwnames)
+        {
+          fail (tr, 1, "Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator `%s` with argument types [...] (has_kwargs %s)",
+                bn, kwnames ? "True" : "False");
+          return NULL;
+        }
+      PyObject *a[8];
+      if (nargs > 8)
+        {
+          fail (tr, 1, "Failed to trace builtin operator `%s`", bn);
+          return NULL;
+        }
+      for (size_t i = 0; i < nargs; i++)
+        {
+          if (args[i]->kind != V_CONST && args[i]->kind != V_OBJ)
+            {
+              fail (tr, 1, "Failed to trace builtin operator `%s`", bn);
+              return NULL;
+            }
+          a[i] = args[i]->obj;
+        }
+      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
+      if (!r)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "builtin %s raised while tracing", bn);
+          return NULL;
+        }
+      var *v = const_var (tr, r);
+      Py_DECREF (r);
+      return v;
+    }
+  if (PyType_Check (fn) && PyDict_GetItemString (PyModule_GetDict (fxc.builtins), ((PyTypeObject *) fn)->tp_name) == fn
+      && !kwnames && nargs <= 8)
+    {
+      /* range, tuple, list, int, ... on constants */
+      PyObject *a[8];
+      for (size_t i = 0; i < nargs; i++)
+        {
+          if (args[i]->kind != V_CONST)
+            {
+              fail (tr, 1, "Unsupported function call\n  Explanation: builtin %s on a non-constant", ((PyTypeObject *) fn)->tp_name);
+              return NULL;
+            }
+          a[i] = args[i]->obj;
+        }
+      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
+      if (!r)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "builtin %s raised while tracing", ((PyTypeObject *) fn)->tp_name);
+          return NULL;
+        }
+      var *v = const_var (tr, r);
+      Py_DECREF (r);
+      return v;
+    }
+  if (allowed == 1 || is_torch_callable (fn))
+    {
+      char *qn = qualified_name (fn);
+      PyObject *r = PyObject_Repr (fn);
+      var *res = emit (tr, f, FX_OP_CALL_FUNCTION, fx_target_function (fx_arena_strdup (g->arena, qn)), fn, fn, args,
+                       nargs, kwnames, r ? PyUnicode_AsUTF8 (r) : qn);
+      if (res)
+        res->node->target.repr = fx_arena_strdup (g->arena, r ? PyUnicode_AsUTF8 (r) : qn);
+      Py_XDECREF (r);
+      free (qn);
+      return res;
+    }
+  if (PyFunction_Check (fn))
+    return inline_function (tr, f, fn, args, nargs, kwnames, NULL);
+  if (PyMethod_Check (fn) && PyFunction_Check (PyMethod_GET_FUNCTION (fn)))
+    {
+      var **all = malloc ((nargs + 1) * sizeof (var *));
+      all[0] = wrap_value (tr, f, PyMethod_GET_SELF (fn), NULL);
+      memcpy (all + 1, args, nargs * sizeof (var *));
+      var *res = inline_function (tr, f, PyMethod_GET_FUNCTION (fn), all, nargs + 1, kwnames, NULL);
+      free (all);
+      return res;
+    }
+  if (PyObject_IsInstance (fn, fxc.module_type) == 1)
+    {
+      /* nn.Module.__call__ with no hooks: inline forward (inline_inbuilt_nn_modules). */
+      PyObject *fwd = PyObject_GetAttrString ((PyObject *) Py_TYPE (fn), "forward");
+      if (!fwd || !PyFunction_Check (fwd))
+        {
+          Py_XDECREF (fwd);
+          PyErr_Clear ();
+          fail (tr, 1, "Unsupported function call\n  Explanation: module without a Python forward");
+          return NULL;
+        }
+      if (tr->n_mod_stack >= MAX_DEPTH)
+        {
+          Py_DECREF (fwd);
+          fail (tr, 1, "Unsupported function call\n  Explanation: modules nested too deep");
+          return NULL;
+        }
+      char key[64], type[512];
+      snprintf (key, sizeof key, "%lu", (unsigned long) (uintptr_t) fn);
+      PyObject *tmod = PyObject_GetAttrString ((PyObject *) Py_TYPE (fn), "__module__");
+      snprintf (type, sizeof type, "%s.%s", tmod ? PyUnicode_AsUTF8 (tmod) : "?", _PyType_Name (Py_TYPE (fn)));
+      Py_XDECREF (tmod);
+      PyErr_Clear ();
+      fx_module_entry *e = &tr->mod_stack[tr->n_mod_stack++];
+      e->key = strdup (key);
+      e->path = strdup (fnv->has_src ? fnv->src.name : "?");
+      e->type = strdup (type);
+      var **all = malloc ((nargs + 1) * sizeof (var *));
+      all[0] = fnv;
+      memcpy (all + 1, args, nargs * sizeof (var *));
+      var *res = inline_function (tr, f, fwd, all, nargs + 1, kwnames, fnv);
+      free (all);
+      tr->n_mod_stack--;
+      free ((char *) e->key);
+      free ((char *) e->path);
+      free ((char *) e->type);
+      Py_DECREF (fwd);
+      return res;
+    }
+  PyObject *r = PyObject_Repr (fn);
+  fail (tr, 1, "Unsupported function call\n  Explanation: Dynamo does not know how to trace the function `%s`",
+        r ? PyUnicode_AsUTF8 (r) : "?");
+  Py_XDECREF (r);
+  PyErr_Clear ();
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ attributes */
+
+static var *
+load_attr (tracer *tr, frame *f, var *base, PyObject *name)
+{
+  if (base->kind == V_TENSOR)
+    {
+      if (force (tr, f, base) < 0)
+        return NULL;
+      const char *n = PyUnicode_AsUTF8 (name);
+      if (strcmp (n, "shape") == 0 || strcmp (n, "dtype") == 0 || strcmp (n, "device") == 0 || strcmp (n, "ndim") == 0
+          || strcmp (n, "requires_grad") == 0 || strcmp (n, "is_cuda") == 0)
+        {
+          PyObject *r = PyObject_GetAttr (base->obj, name);
+          if (!r)
+            return NULL;
+          if (strcmp (n, "device") == 0)
+            {
+              /* the example lives on meta; the real device is in the node's metadata */
+              fx_device d = base->node->meta.val.tensor.device;
+              fx_buf b;
+              fx_buf_init (&b);
+              fx_device_format (d, &b);
+              Py_DECREF (r);
+              PyObject *dev = PyObject_GetAttrString (fxc.torch, "device");
+              r = PyObject_CallFunction (dev, "s", b.data);
+              Py_XDECREF (dev);
+              fx_buf_free (&b);
+              if (!r)
+                return NULL;
+            }
+          var *v = const_var (tr, r);
+          Py_DECREF (r);
+          return v;
+        }
+      var *v = var_new (tr, V_ATTR, name);
+      v->recv = base;
+      return v;
+    }
+  if (base->kind == V_OBJ && PyObject_IsInstance (base->obj, fxc.module_type) == 1)
+    {
+      /* parameters, buffers and submodules get 2.11's source spelling */
+      static const char *const containers[] = { "_parameters", "_buffers", "_modules" };
+      for (int i = 0; i < 3; i++)
+        {
+          PyObject *d = PyObject_GetAttrString (base->obj, containers[i]);
+          PyObject *item = d && PyDict_Check (d) ? PyDict_GetItem (d, name) : NULL;
+          Py_XINCREF (item);
+          Py_XDECREF (d);
+          PyErr_Clear ();
+          if (item && item != Py_None)
+            {
+              fxc_source src = { .local = -1 };
+              var *v = NULL;
+              if (base->has_src)
+                {
+                  source_attr (&src, &base->src, name, containers[i]);
+                  v = wrap_value (tr, f, item, &src);
+                  fxc_source_clear (&src);
+                }
+              else
+                v = wrap_value (tr, f, item, NULL);
+              Py_DECREF (item);
+              return v;
+            }
+          Py_XDECREF (item);
+        }
+    }
+  if (base->kind == V_OBJ || base->kind == V_CONST)
+    {
+      PyObject *r = PyObject_GetAttr (base->obj, name);
+      if (!r)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "attribute %s not found", PyUnicode_AsUTF8 (name));
+          return NULL;
+        }
+      var *v;
+      if (PyObject_TypeCheck (r, (PyTypeObject *) fxc.tensor_type) && base->has_src)
+        {
+          fxc_source src = { .local = -1 };
+          source_attr (&src, &base->src, name, NULL);
+          v = realize_tensor (tr, f, r, &src);
+          fxc_source_clear (&src);
+        }
+      else if (PyModule_Check (base->obj) && base->has_src)
+        {
+          /* torch.abs: no guard per attribute of a module; the module itself is ID-matched */
+          v = (PyModule_Check (r) || PyCallable_Check (r)) ? var_new (tr, V_OBJ, r) : const_var (tr, r);
+        }
+      else if (PyCallable_Check (r) && !PyType_Check (r))
+        v = var_new (tr, V_OBJ, r);
+      else
+        v = const_var (tr, r);
+      Py_DECREF (r);
+      return v;
+    }
+  fail (tr, 1, "Unsupported attribute access %s", PyUnicode_AsUTF8 (name));
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ the interpreter loop */
+
+static var *
+load_global (tracer *tr, frame *f, PyObject *name)
+{
+  PyObject *obj = PyDict_GetItem (f->globals, name);
+  if (!obj)
+    {
+      obj = PyDict_GetItem (tr->builtins, name);
+      if (!obj)
+        {
+          fail (tr, 0, "name '%s' is not defined", PyUnicode_AsUTF8 (name));
+          return NULL;
+        }
+      return var_new (tr, V_OBJ, obj);
+    }
+  if (f->parent)
+    {
+      /* Globals of inlined functions: not sourced (Dynamo names them by module); treat as constants. */
+      if (PyObject_TypeCheck (obj, (PyTypeObject *) fxc.tensor_type))
+        {
+          fail (tr, 1, "Unsupported global tensor in an inlined function");
+          return NULL;
+        }
+      return (PyModule_Check (obj) || PyCallable_Check (obj)) ? var_new (tr, V_OBJ, obj) : const_var (tr, obj);
+    }
+  fxc_source src = { .local = -1 };
+  source_set_global (&src, name);
+  var *v = wrap_value (tr, f, obj, &src);
+  fxc_source_clear (&src);
+  return v;
+}
+
+static var *
+load_local (tracer *tr, frame *f, int idx)
+{
+  var *v = f->locals[idx];
+  if (v)
+    return v;
+  if (f->parent || !tr->top_locals[idx])
+    {
+      fail (tr, 0, "local variable '%s' referenced before assignment",
+            PyUnicode_AsUTF8 (PyTuple_GET_ITEM (f->code->co_localsplusnames, idx)));
+      return NULL;
+    }
+  fxc_source src = { .local = -1 };
+  source_set_local (&src, idx, PyUnicode_AsUTF8 (PyTuple_GET_ITEM (f->code->co_localsplusnames, idx)));
+  if (PyObject_TypeCheck (tr->top_locals[idx], (PyTypeObject *) fxc.tensor_type))
+    {
+      v = var_new (tr, V_TENSOR, NULL);
+      v->lazy = true;
+      v->real = tr->top_locals[idx];
+      fxc_source_copy (&v->src, &src);
+      v->has_src = true;
+    }
+  else
+    v = wrap_value (tr, f, tr->top_locals[idx], &src);
+  fxc_source_clear (&src);
+  f->locals[idx] = v;
+  return v;
+}
+
+/* Describes how to rebuild a value after the graph ran: tensors by graph output index. */
+static PyObject *
+out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
+{
+  if (v->kind == V_TENSOR && v->lazy && force (tr, NULL, v) < 0)
+    return NULL;
+  if (v->kind == V_TENSOR)
+    {
+      Py_ssize_t n = PyList_GET_SIZE (outputs_nodes);
+      Py_ssize_t idx = -1;
+      for (Py_ssize_t i = 0; i < n; i++)
+        if (PyLong_AsVoidPtr (PyList_GET_ITEM (outputs_nodes, i)) == v->node)
+          idx = i;
+      if (idx < 0)
+        {
+          PyObject *p = PyLong_FromVoidPtr (v->node);
+          PyList_Append (outputs_nodes, p);
+          Py_DECREF (p);
+          idx = n;
+        }
+      return Py_BuildValue ("(sn)", "t", idx);
+    }
+  if (v->kind == V_SEQ)
+    {
+      PyObject *items = PyList_New (v->n);
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
+          if (!s)
+            {
+              Py_DECREF (items);
+              return NULL;
+            }
+          PyList_SET_ITEM (items, i, s);
+        }
+      PyObject *r = Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
+      return r;
+    }
+  if (v->kind == V_NULL)
+    return Py_BuildValue ("(sO)", "null", Py_None);
+  if (v->is_iter)
+    return NULL;
+  if (v->kind == V_ATTR)
+    {
+      PyObject *r = out_spec (tr, v->recv, outputs_nodes);
+      return r ? Py_BuildValue ("(sNO)", "attr", r, v->obj) : NULL;
+    }
+  if (v->obj)
+    return Py_BuildValue ("(sO)", "c", v->obj);
+  return NULL;
+}
+
+static void
+finish_graph (tracer *tr, PyObject *outputs_nodes)
+{
+  fx_graph *g = tr->t->graph;
+  Py_ssize_t n = PyList_GET_SIZE (outputs_nodes);
+  fx_arg *items = fx_arena_alloc (g->arena, (n + 1) * sizeof (fx_arg));
+  for (Py_ssize_t i = 0; i < n; i++)
+    items[i] = fx_arg_node (PyLong_AsVoidPtr (PyList_GET_ITEM (outputs_nodes, i)));
+  fx_arg tuple = fx_arg_tuple (items, n);
+  fx_graph_output (g, tuple);
+}
+
+static void
+record_break (tracer *tr, frame *f)
+{
+  fxc_trace *t = tr->t;
+  fx_buf st;
+  fx_buf_init (&st);
+  frame_stack_trace (tr, f, &st);
+  t->break_user_stack = fx_buf_steal (&st);
+  t->break_line = f->line;
+  t->break_reason = strdup (tr->reason);
+}
+
+#define PUSH(v) do { if (sp >= MAX_STACK) { rc = fail (tr, 0, "stack overflow"); goto done; } stack[sp++] = (v); } while (0)
+#define POP() (stack[--sp])
+#define PEEK(n) (stack[sp - (n)])
+#define NEED(cond) do { if (!(cond)) { if (!PyErr_Occurred () && !tr->reason[0]) fail (tr, 0, "internal"); rc = tr->reason[0] ? 1 : -1; goto done; } } while (0)
+
+static int
+interpret (tracer *tr, frame *f, var **result)
+{
+  PyCodeObject *co = f->code;
+  PyObject *bytes = PyCode_GetCode (co);
+  if (!bytes)
+    return -1;
+  const _Py_CODEUNIT *code = (const _Py_CODEUNIT *) PyBytes_AS_STRING (bytes);
+  int n = (int) (PyBytes_GET_SIZE (bytes) / 2);
+  var *stack[MAX_STACK];
+  int sp = 0;
+  int rc = 0;
+  int ip = 0;
+  int cur_ip = 0;
+  int steps = 0;
+  PyObject *kwnames = NULL;
+  while (ip < n)
+    {
+      int inst_ip = ip;
+      cur_ip = ip;
+      int opcode = _Py_OPCODE (code[ip]);
+      int oparg = _Py_OPARG (code[ip]);
+      while (opcode == EXTENDED_ARG)
+        {
+          ip++;
+          opcode = _Py_OPCODE (code[ip]);
+          oparg = (oparg << 8) | _Py_OPARG (code[ip]);
+        }
+      int next = ip + 1 + _PyOpcode_Caches[opcode];
+      f->line = PyCode_Addr2Line (co, inst_ip * 2);
+      if (++steps > 100000)
+        {
+          rc = fail (tr, 0, "trace too long");
+          goto done;
+        }
+      switch (opcode)
+        {
+        case RESUME:
+        case NOP:
+        case PRECALL:
+        case CACHE:
+          break;
+        case POP_TOP:
+          (void) POP ();
+          break;
+        case PUSH_NULL:
+          PUSH (var_new (tr, V_NULL, NULL));
+          break;
+        case LOAD_CONST:
+          PUSH (const_var (tr, PyTuple_GET_ITEM (co->co_consts, oparg)));
+          break;
+        case LOAD_FAST:
+          {
+            var *v = load_local (tr, f, oparg);
+            NEED (v);
+            PUSH (v);
+          }
+          break;
+        case STORE_FAST:
+          f->locals[oparg] = POP ();
+          break;
+        case DELETE_FAST:
+          f->locals[oparg] = NULL;
+          break;
+        case LOAD_GLOBAL:
+          {
+            if (oparg & 1)
+              PUSH (var_new (tr, V_NULL, NULL));
+            var *v = load_global (tr, f, PyTuple_GET_ITEM (co->co_names, oparg >> 1));
+            NEED (v);
+            PUSH (v);
+          }
+          break;
+        case LOAD_ATTR:
+          {
+            var *b = POP ();
+            var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
+            NEED (v);
+            PUSH (v);
+          }
+          break;
+        case LOAD_METHOD:
+          {
+            var *b = POP ();
+            var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
+            NEED (v);
+            PUSH (var_new (tr, V_NULL, NULL));
+            PUSH (v);
+          }
+          break;
+        case KW_NAMES:
+          kwnames = PyTuple_GET_ITEM (co->co_consts, oparg);
+          break;
+        case CALL:
+          {
+            NEED (sp >= oparg + 2);
+            var **args = &stack[sp - oparg];
+            var *callee = PEEK (oparg + 1);
+            var *first = PEEK (oparg + 2);
+            var *r;
+            if (first->kind != V_NULL)
+              {
+                /* (method, self, args): our LOAD_METHOD never does this, but bytecode from LOAD_ATTR may */
+                var **all = malloc ((oparg + 1) * sizeof (var *));
+                all[0] = callee;
+                memcpy (all + 1, args, oparg * sizeof (var *));
+                r = call_var (tr, f, first, all, oparg + 1, kwnames);
+                free (all);
+              }
+            else
+              r = call_var (tr, f, callee, args, oparg, kwnames);
+            if (!r && !f->parent)
+              {
+                tr->t->break_kind = FXC_BREAK_CALL;
+                tr->t->call_argc = oparg;
+                Py_XINCREF (kwnames);
+                tr->t->call_kwnames = kwnames;
+                tr->t->resume_at[0] = next;
+              }
+            kwnames = NULL;
+            if (!r)
+              {
+                rc = tr->reason[0] ? 1 : -1;
+                goto done;
+              }
+            sp -= oparg + 2;
+            PUSH (r);
+          }
+          break;
+        case BINARY_OP:
+          {
+            var *rhs = POP ();
+            var *lhs = POP ();
+            var *a[2] = { lhs, rhs };
+            if (oparg < 0 || oparg >= (int) (sizeof binop_names / sizeof *binop_names))
+              {
+                rc = fail (tr, 1, "unsupported binary op %d", oparg);
+                goto done;
+              }
+            var *r = call_operator (tr, f, binop_names[oparg], a, 2);
+            NEED (r);
+            PUSH (r);
+          }
+          break;
+        case COMPARE_OP:
+          {
+            var *rhs = POP ();
+            var *lhs = POP ();
+            var *a[2] = { lhs, rhs };
+            var *r = call_operator (tr, f, cmp_names[oparg], a, 2);
+            NEED (r);
+            PUSH (r);
+          }
+          break;
+        case UNARY_NEGATIVE:
+        case UNARY_INVERT:
+        case UNARY_NOT:
+          {
+            var *a[1] = { POP () };
+            const char *name = opcode == UNARY_NEGATIVE ? "neg" : opcode == UNARY_INVERT ? "invert" : "not_";
+            if (opcode == UNARY_NOT && var_has_tensor (a[0]))
+              {
+                sp++;
+                rc = fail (tr, 1, "Data-dependent branching\n  Explanation: `not` on a tensor");
+                goto done;
+              }
+            var *r = call_operator (tr, f, name, a, 1);
+            NEED (r);
+            PUSH (r);
+          }
+          break;
+        case BINARY_SUBSCR:
+          {
+            var *idx = POP ();
+            var *obj = POP ();
+            var *a[2] = { obj, idx };
+            if (obj->kind == V_SEQ && idx->kind == V_CONST && PyLong_Check (idx->obj))
+              {
+                Py_ssize_t i = PyLong_AsSsize_t (idx->obj);
+                if (i < 0)
+                  i += obj->n;
+                NEED (i >= 0 && (size_t) i < obj->n);
+                PUSH (obj->items[i]);
+                break;
+              }
+            var *r = call_operator (tr, f, "getitem", a, 2);
+            NEED (r);
+            PUSH (r);
+          }
+          break;
+        case BUILD_TUPLE:
+        case BUILD_LIST:
+          {
+            var *v = var_new (tr, V_SEQ, NULL);
+            v->n = oparg;
+            v->is_list = opcode == BUILD_LIST;
+            v->items = malloc ((oparg + 1) * sizeof (var *));
+            for (int i = 0; i < oparg; i++)
+              v->items[i] = stack[sp - oparg + i];
+            sp -= oparg;
+            PUSH (v);
+          }
+          break;
+        case UNPACK_SEQUENCE:
+          {
+            var *s = POP ();
+            if (s->kind == V_CONST && (PyTuple_Check (s->obj) || PyList_Check (s->obj))
+                && PySequence_Fast_GET_SIZE (s->obj) == oparg)
+              {
+                for (int i = oparg - 1; i >= 0; i--)
+                  PUSH (const_var (tr, PySequence_Fast_GET_ITEM (s->obj, i)));
+                break;
+              }
+            NEED (s->kind == V_SEQ && (int) s->n == oparg);
+            for (int i = oparg - 1; i >= 0; i--)
+              PUSH (s->items[i]);
+          }
+          break;
+        case COPY:
+          {
+            NEED (sp >= oparg);
+            var *v = PEEK (oparg);
+            PUSH (v);
+          }
+          break;
+        case SWAP:
+          {
+            NEED (sp >= oparg);
+            var *tmp = PEEK (1);
+            PEEK (1) = PEEK (oparg);
+            PEEK (oparg) = tmp;
+          }
+          break;
+        case JUMP_FORWARD:
+          next = next + oparg;
+          break;
+        case JUMP_BACKWARD:
+        case JUMP_BACKWARD_NO_INTERRUPT:
+          next = next - oparg;
+          break;
+        case POP_JUMP_FORWARD_IF_FALSE:
+        case POP_JUMP_FORWARD_IF_TRUE:
+        case POP_JUMP_BACKWARD_IF_FALSE:
+        case POP_JUMP_BACKWARD_IF_TRUE:
+        case POP_JUMP_FORWARD_IF_NONE:
+        case POP_JUMP_FORWARD_IF_NOT_NONE:
+        case POP_JUMP_BACKWARD_IF_NONE:
+        case POP_JUMP_BACKWARD_IF_NOT_NONE:
+          {
+            var *c = PEEK (1);
+            if (c->kind == V_TENSOR)
+              {
+                if (!f->parent)
+                  {
+                    bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE;
+                    tr->t->break_kind = FXC_BREAK_JUMP;
+                    tr->t->break_opcode = opcode;
+                    tr->t->resume_at[0] = next;
+                    tr->t->resume_at[1] = backward ? next - oparg : next + oparg;
+                  }
+                rc = fail (tr, 1, "Data-dependent branching\n"
+                           "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.\n"
+                           "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.\n"
+                           "  Hint: Use `torch.cond` to express dynamic control flow.\n"
+                           "\n"
+                           "  Developer debug context: attempted to jump with TensorVariable()\n"
+                           "\n"
+                           " For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html");
+                goto done;
+              }
+            if (c->kind != V_CONST && c->kind != V_OBJ)
+              {
+                rc = fail (tr, 1, "Unsupported jump on a non-constant value");
+                goto done;
+              }
+            (void) POP ();
+            bool jump;
+            bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE
+                            || opcode == POP_JUMP_BACKWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
+            if (opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE)
+              jump = c->obj == Py_None;
+            else if (opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE)
+              jump = c->obj != Py_None;
+            else
+              {
+                int truth = PyObject_IsTrue (c->obj);
+                NEED (truth >= 0);
+                jump = (opcode == POP_JUMP_FORWARD_IF_TRUE || opcode == POP_JUMP_BACKWARD_IF_TRUE) ? truth : !truth;
+              }
+            if (jump)
+              next = backward ? next - oparg : next + oparg;
+          }
+          break;
+        case GET_ITER:
+          {
+            var *s = POP ();
+            if (s->kind == V_OBJ && PyObject_IsInstance (s->obj, fxc.module_type) == 1)
+              {
+                /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */
+                PyObject *mods = PyObject_GetAttrString (s->obj, "_modules");
+                NEED (mods && PyDict_Check (mods));
+                var *seq = var_new (tr, V_SEQ, NULL);
+                seq->items = malloc ((PyDict_Size (mods) + 1) * sizeof (var *));
+                PyObject *k, *m;
+                Py_ssize_t pos = 0;
+                while (PyDict_Next (mods, &pos, &k, &m))
+                  {
+                    if (m == Py_None)
+                      continue;
+                    fxc_source src = { .local = -1 };
+                    var *c;
+                    if (s->has_src)
+                      {
+                        source_attr (&src, &s->src, k, "_modules");
+                        c = wrap_value (tr, f, m, &src);
+                        fxc_source_clear (&src);
+                      }
+                    else
+                      c = wrap_value (tr, f, m, NULL);
+                    if (!c)
+                      break;
+                    seq->items[seq->n++] = c;
+                  }
+                Py_DECREF (mods);
+                s = seq;
+              }
+            if (s->kind == V_CONST || (s->kind == V_OBJ && !PyCallable_Check (s->obj)))
+              {
+                /* range/tuple/list constants: iterate the materialized list (loops are unrolled) */
+                PyObject *lst = PySequence_List (s->obj);
+                NEED (lst);
+                PyObject *it = PyObject_GetIter (lst);
+                Py_DECREF (lst);
+                NEED (it);
+                var *v = var_new (tr, V_CONST, it);
+                Py_DECREF (it);
+                v->is_iter = true;
+                PUSH (v);
+              }
+            else if (s->kind == V_SEQ)
+              {
+                PyObject *idx = PyList_New (0);
+                for (size_t i = 0; i < s->n; i++)
+                  {
+                    PyObject *p = PyLong_FromSize_t (i);
+                    PyList_Append (idx, p);
+                    Py_DECREF (p);
+                  }
+                PyObject *it = PyObject_GetIter (idx);
+                Py_DECREF (idx);
+                var *v = var_new (tr, V_CONST, it);
+                Py_DECREF (it);
+                v->recv = s;
+                v->is_iter = true;
+                PUSH (v);
+              }
+            else
+              {
+                rc = fail (tr, 1, "Unsupported iteration over a non-constant value");
+                goto done;
+              }
+          }
+          break;
+        case FOR_ITER:
+          {
+            var *it = PEEK (1);
+            PyObject *item = PyIter_Next (it->obj);
+            if (!item)
+              {
+                NEED (!PyErr_Occurred ());
+                (void) POP ();
+                next = next + oparg;
+                break;
+              }
+            if (it->recv)
+              {
+                PUSH (it->recv->items[PyLong_AsSsize_t (item)]);
+                Py_DECREF (item);
+              }
+            else
+              {
+                var *v = const_var (tr, item);
+                Py_DECREF (item);
+                PUSH (v);
+              }
+          }
+          break;
+        case RETURN_VALUE:
+          *result = POP ();
+          rc = 0;
+          goto done;
+        default:
+          rc = fail (tr, f->parent ? 1 : 0, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
+          goto done;
+        }
+      ip = next;
+    }
+  rc = fail (tr, 0, "fell off the end of the bytecode");
+done:
+  if (rc > 0 && tr->break_gb && !f->parent)
+    {
+      /* Top frame: remember where to resume and what the stack and locals hold. */
+      if (!tr->t->break_reason)
+        record_break (tr, f);
+      tr->t->resume_offset = cur_ip;
+      tr->t->resume_stack = PyList_New (0);
+      tr->t->resume_locals = PyList_New (0);
+      PyObject *outputs = PyList_New (0);
+      bool ok = true;
+      for (int i = 0; i < sp && ok; i++)
+        {
+          PyObject *s = out_spec (tr, stack[i], outputs);
+          if (!s)
+            ok = false;
+          else
+            {
+              PyList_Append (tr->t->resume_stack, s);
+              Py_DECREF (s);
+            }
+        }
+      /* Liveness (conservative): a local is live when some LOAD_FAST of it follows the break, or anywhere when a
+         backward jump follows. Unchanged inputs stay in the frame. */
+      bool *live = calloc (f->nlocals + 1, sizeof (bool));
+      bool any_back = false;
+      for (int j = cur_ip; j < n; j++)
+        {
+          int op = _Py_OPCODE (code[j]);
+          if (op == JUMP_BACKWARD || op == POP_JUMP_BACKWARD_IF_FALSE || op == POP_JUMP_BACKWARD_IF_TRUE
+              || op == POP_JUMP_BACKWARD_IF_NONE || op == POP_JUMP_BACKWARD_IF_NOT_NONE)
+            any_back = true;
+        }
+      for (int j = any_back ? 0 : cur_ip; j < n; j++)
+        {
+          int op = _Py_OPCODE (code[j]);
+          int arg = _Py_OPARG (code[j]);
+          if (j > 0 && _Py_OPCODE (code[j - 1]) == EXTENDED_ARG)
+            arg |= _Py_OPARG (code[j - 1]) << 8;
+          if (op == LOAD_FAST && arg < f->nlocals)
+            live[arg] = true;
+          j += _PyOpcode_Caches[op];
+        }
+      for (int i = 0; i < f->nlocals && ok; i++)
+        if (f->locals[i] && live[i]
+            && !(f->locals[i]->kind == V_TENSOR && f->locals[i]->has_src && f->locals[i]->src.local == i
+                 && !f->locals[i]->src.attrs))
+          {
+            PyObject *s = out_spec (tr, f->locals[i], outputs);
+            if (!s)
+              ok = false;
+            else
+              {
+                PyObject *p = Py_BuildValue ("(iN)", i, s);
+                PyList_Append (tr->t->resume_locals, p);
+                Py_DECREF (p);
+              }
+          }
+      free (live);
+      if (ok)
+        finish_graph (tr, outputs);
+      else
+        {
+          PyErr_Clear ();
+          free (tr->t->fail_reason);
+          tr->t->fail_reason = strdup ("a value live at the graph break cannot be rebuilt");
+        }
+      Py_DECREF (outputs);
+      rc = 0;
+    }
+  else if (rc > 0 && tr->break_gb && f->parent && !tr->t->break_reason)
+    record_break (tr, f);
+  Py_DECREF (bytes);
+  return rc;
+}
+
+int
+fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals, PyObject *globals,
+                     PyObject *builtins, fxc_trace *t)
+{
+  tracer tr;
+  memset (&tr, 0, sizeof tr);
+  tr.t = t;
+  tr.keep = PyList_New (0);
+  tr.realized = PyDict_New ();
+  tr.builtins = builtins;
+  tr.top_locals = locals;
+  t->graph = fx_graph_new ();
+  t->targets = PyDict_New ();
+  t->examples = PyList_New (0);
+  t->resume_offset = -1;
+  fx_guard_set_init (&t->guards);
+  frame f = { 0 };
+  f.code = code;
+  f.globals = globals;
+  f.func = func;
+  f.nlocals = code->co_nlocalsplus;
+  f.locals = calloc (f.nlocals + 1, sizeof (var *));
+  int rc;
+  if (code->co_nfreevars || code->co_ncellvars)
+    rc = fail (&tr, 0, "frames with closures or cells are not captured in this version");
+  else if (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+    rc = fail (&tr, 0, "generator or coroutine frames are skipped");
+  else
+    {
+      var *res = NULL;
+      rc = interpret (&tr, &f, &res);
+      if (rc == 0 && res)
+        {
+          PyObject *outputs = PyList_New (0);
+          t->out_spec = out_spec (&tr, res, outputs);
+          if (t->out_spec)
+            finish_graph (&tr, outputs);
+          else
+            {
+              PyErr_Clear ();
+              rc = fail (&tr, 0, "the return value cannot be rebuilt");
+            }
+          Py_DECREF (outputs);
+        }
+    }
+  if (rc > 0)
+    {
+      if (tr.break_gb && t->fullgraph)
+        t->fail_reason = strdup (tr.reason);
+      else
+        t->fail_reason = strdup (tr.reason);
+      rc = 0;
+    }
+  else if (rc == 0 && t->break_reason && t->fullgraph)
+    {
+      free (t->fail_reason);
+      t->fail_reason = strdup (t->break_reason);
+    }
+  free (f.locals);
+  tracer_free_vars (&tr);
+  Py_DECREF (tr.keep);
+  Py_DECREF (tr.realized);
+  return rc < 0 ? -1 : 0;
+}

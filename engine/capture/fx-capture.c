@@ -1,0 +1,1084 @@
+/* fx-capture.c: the PEP 523 frame hook, per-code caches behind guards, recompiles and the _fxcapture module. */
+#include "fx-capture-private.h"
+
+#include <opcode.h>
+
+#include <string.h>
+
+#define Py_BUILD_CORE 1
+#include <internal/pycore_frame.h>
+#undef Py_BUILD_CORE
+
+fxc_state fxc;
+
+/* Per code object: its frame id (Dynamo numbers frames in first-compile order) and compiled entries. */
+typedef struct code_cache
+{
+  int frame_id;
+  int n_compiles;
+  bool skip;
+  bool warned_limit;
+  char *skip_reason;
+  fxc_entry *entries;         /* newest first */
+} code_cache;
+
+static PyObject *caches;          /* dict: code -> capsule(code_cache) */
+static int next_frame_id;
+static int recompile_limit = 8;
+static _Thread_local PyObject *tls_ctx; /* the compile context of the running torch.compile call */
+static _Thread_local int tls_busy;      /* compiling or running a backend: frames run as they are */
+static char *skip_prefixes[8];
+static int n_skip_prefixes;
+static PyObject *grad_enabled_fn;
+static PyObject *dtype_cache;     /* dict: torch.dtype -> int (fx_dtype) */
+static PyObject *s_size, *s_stride, *s_dtype, *s_device, *s_requires_grad, *s_type, *s_index;
+static char stance[32] = "default";
+
+/* ------------------------------------------------------------------ sources */
+
+void
+fxc_source_clear (fxc_source *src)
+{
+  Py_CLEAR (src->global);
+  Py_CLEAR (src->attrs);
+  free (src->name);
+  src->name = NULL;
+}
+
+void
+fxc_source_copy (fxc_source *dst, const fxc_source *src)
+{
+  dst->local = src->local;
+  dst->global = src->global;
+  Py_XINCREF (dst->global);
+  dst->attrs = src->attrs;
+  Py_XINCREF (dst->attrs);
+  dst->name = src->name ? strdup (src->name) : NULL;
+}
+
+/* New reference, or NULL with an error set. */
+PyObject *
+fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globals, PyObject *builtins)
+{
+  PyObject *o;
+  if (src->local >= 0)
+    {
+      o = locals[src->local];
+      if (!o)
+        {
+          PyErr_SetString (PyExc_UnboundLocalError, src->name);
+          return NULL;
+        }
+      Py_INCREF (o);
+    }
+  else
+    {
+      o = PyDict_GetItemWithError (globals, src->global);
+      if (!o && !PyErr_Occurred ())
+        o = PyDict_GetItemWithError (builtins, src->global);
+      if (!o)
+        {
+          if (!PyErr_Occurred ())
+            PyErr_SetString (PyExc_NameError, src->name);
+          return NULL;
+        }
+      Py_INCREF (o);
+    }
+  if (src->attrs)
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (src->attrs); i++)
+      {
+        PyObject *n = PyObject_GetAttr (o, PyTuple_GET_ITEM (src->attrs, i));
+        Py_DECREF (o);
+        if (!n)
+          return NULL;
+        o = n;
+      }
+  return o;
+}
+
+/* ------------------------------------------------------------------ tensor metadata */
+
+int
+fxc_tensor_check_from (PyObject *t, fx_tensor_check *out)
+{
+  memset (out, 0, sizeof *out);
+  out->type_name = _PyType_Name (Py_TYPE (t));
+  PyObject *dt = PyObject_GetAttr (t, s_dtype);
+  if (!dt)
+    return -1;
+  PyObject *code = PyDict_GetItem (dtype_cache, dt);
+  if (!code)
+    {
+      PyObject *s = PyObject_Str (dt);
+      fx_dtype d = s ? fx_dtype_from_name (PyUnicode_AsUTF8 (s)) : FX_DTYPE_UNKNOWN;
+      Py_XDECREF (s);
+      code = PyLong_FromLong (d);
+      PyDict_SetItem (dtype_cache, dt, code);
+      Py_DECREF (code);
+    }
+  out->dtype = (fx_dtype) PyLong_AsLong (code);
+  Py_DECREF (dt);
+  PyObject *dev = PyObject_GetAttr (t, s_device);
+  if (!dev)
+    return -1;
+  PyObject *ty = PyObject_GetAttr (dev, s_type);
+  PyObject *ix = PyObject_GetAttr (dev, s_index);
+  Py_DECREF (dev);
+  if (!ty || !ix)
+    {
+      Py_XDECREF (ty);
+      Py_XDECREF (ix);
+      return -1;
+    }
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_buf_puts (&b, PyUnicode_AsUTF8 (ty));
+  fx_device_parse (b.data, &out->device);
+  fx_buf_free (&b);
+  out->device.index = ix == Py_None ? -1 : (int) PyLong_AsLong (ix);
+  Py_DECREF (ty);
+  Py_DECREF (ix);
+  PyObject *rg = PyObject_GetAttr (t, s_requires_grad);
+  if (!rg)
+    return -1;
+  out->requires_grad = rg == Py_True;
+  Py_DECREF (rg);
+  PyObject *size = PyObject_CallMethodNoArgs (t, s_size);
+  PyObject *stride = size ? PyObject_CallMethodNoArgs (t, s_stride) : NULL;
+  if (!size || !stride)
+    {
+      Py_XDECREF (size);
+      return -1;
+    }
+  out->ndim = (int) PyTuple_GET_SIZE (size);
+  if (out->ndim > FX_GUARD_MAX_DIMS)
+    out->ndim = FX_GUARD_MAX_DIMS;
+  for (int i = 0; i < out->ndim; i++)
+    {
+      out->sizes[i] = PyLong_AsLongLong (PyTuple_GET_ITEM (size, i));
+      out->strides[i] = PyLong_AsLongLong (PyTuple_GET_ITEM (stride, i));
+    }
+  Py_DECREF (size);
+  Py_DECREF (stride);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ entries */
+
+static void
+entry_free (fxc_entry *e)
+{
+  while (e)
+    {
+      fxc_entry *next = e->next;
+      fx_guard_set_clear (&e->guards);
+      for (size_t i = 0; i < e->n_checks; i++)
+        {
+          fxc_source_clear (&e->checks[i].src);
+          Py_XDECREF (e->checks[i].expected);
+        }
+      free (e->checks);
+      for (size_t i = 0; i < e->n_inputs; i++)
+        fxc_source_clear (&e->inputs[i]);
+      free (e->inputs);
+      Py_XDECREF (e->compiled);
+      Py_XDECREF (e->backend);
+      Py_XDECREF (e->out_spec);
+      Py_XDECREF (e->resume_stack);
+      Py_XDECREF (e->resume_locals);
+      Py_XDECREF (e->call_kwnames);
+      Py_XDECREF (e->resume_fn[0]);
+      Py_XDECREF (e->resume_fn[1]);
+      free (e);
+      e = next;
+    }
+}
+
+static void
+cache_capsule_free (PyObject *cap)
+{
+  code_cache *c = PyCapsule_GetPointer (cap, "fxc.cache");
+  if (!c)
+    return;
+  entry_free (c->entries);
+  free (c->skip_reason);
+  free (c);
+}
+
+/* Evaluates an entry's guards; on failure writes the first failing reason (Dynamo reports only the first). */
+static int
+entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, fx_buf *reason)
+{
+  for (size_t i = 0; i < e->n_checks; i++)
+    {
+      fxc_check *c = &e->checks[i];
+      fx_guard *g = &e->guards.guards[c->guard];
+      PyObject *o = fxc_source_eval (&c->src, locals, globals, builtins);
+      if (!o)
+        {
+          PyErr_Clear ();
+          if (reason)
+            fx_guard_fail_reason (g, reason);
+          return 0;
+        }
+      int ok = 1;
+      switch (g->kind)
+        {
+        case FX_GUARD_TENSOR_MATCH:
+          {
+            if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
+              {
+                if (reason)
+                  {
+                    fx_buf nm;
+                    fx_buf_init (&nm);
+                    fx_guard_strip_local_scope (c->src.name, &nm);
+                    fx_buf_printf (reason, "expected type of '%s' to be <class 'torch.Tensor'>, but found <class '%s'>",
+                                   nm.data, Py_TYPE (o)->tp_name);
+                    fx_buf_free (&nm);
+                  }
+                ok = 0;
+                break;
+              }
+            fx_tensor_check actual;
+            if (fxc_tensor_check_from (o, &actual) < 0)
+              {
+                PyErr_Clear ();
+                ok = 0;
+                break;
+              }
+            if (reason)
+              {
+                fx_buf nm;
+                fx_buf_init (&nm);
+                fx_guard_strip_local_scope (c->src.name, &nm);
+                ok = fx_tensor_check_verbose (&g->tensor, &actual, nm.data, reason);
+                fx_buf_free (&nm);
+              }
+            else
+              ok = fx_tensor_check_verbose (&g->tensor, &actual, "", NULL);
+          }
+          break;
+        case FX_GUARD_EQUALS_MATCH:
+          ok = Py_TYPE (o) == Py_TYPE (c->expected) && PyObject_RichCompareBool (o, c->expected, Py_EQ) == 1;
+          PyErr_Clear ();
+          break;
+        case FX_GUARD_TYPE_MATCH:
+          ok = (PyObject *) Py_TYPE (o) == c->expected;
+          break;
+        case FX_GUARD_ID_MATCH:
+          ok = o == c->expected;
+          break;
+        case FX_GUARD_GLOBAL_STATE:
+        case FX_GUARD_BACKEND_MATCH:
+        case FX_GUARD_KIND_COUNT:
+          break;
+        }
+      Py_DECREF (o);
+      if (!ok)
+        {
+          if (reason && g->kind != FX_GUARD_TENSOR_MATCH)
+            fx_guard_fail_reason (g, reason);
+          return 0;
+        }
+    }
+  PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
+  bool grad = ge == Py_True;
+  Py_XDECREF (ge);
+  if (grad != e->grad_enabled)
+    {
+      if (reason)
+        fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
+      return 0;
+    }
+  return 1;
+}
+
+/* Rebuilds a value from its spec and the graph's outputs. */
+static PyObject *
+spec_build (PyObject *spec, PyObject *outs)
+{
+  const char *kind = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (spec, 0));
+  PyObject *arg = PyTuple_GET_ITEM (spec, 1);
+  if (kind[0] == 't')
+    {
+      Py_ssize_t i = PyLong_AsSsize_t (arg);
+      PyObject *o = PySequence_GetItem (outs, i);
+      return o;
+    }
+  if (kind[0] == 'c')
+    {
+      Py_INCREF (arg);
+      return arg;
+    }
+  if (kind[0] == 'n')
+    return NULL;
+  if (kind[0] == 'a')
+    {
+      PyObject *recv = spec_build (arg, outs);
+      if (!recv)
+        return NULL;
+      PyObject *r = PyObject_GetAttr (recv, PyTuple_GET_ITEM (spec, 2));
+      Py_DECREF (recv);
+      return r;
+    }
+  Py_ssize_t n = PyList_GET_SIZE (arg);
+  PyObject *l = PyList_New (n);
+  for (Py_ssize_t i = 0; i < n; i++)
+    {
+      PyObject *o = spec_build (PyList_GET_ITEM (arg, i), outs);
+      if (!o)
+        {
+          Py_DECREF (l);
+          return NULL;
+        }
+      PyList_SET_ITEM (l, i, o);
+    }
+  if (kind[0] == 'L')
+    return l;
+  PyObject *t = PyList_AsTuple (l);
+  Py_DECREF (l);
+  return t;
+}
+
+/* After the graph: make the breaking branch or call in C, then call the resume function with the frame's
+   locals and the live stack (Dynamo's resume functions), which capture sees as a new frame. */
+static PyObject *
+entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
+{
+  PyCodeObject *co = frame->f_code;
+  int nl = co->co_nlocalsplus;
+  Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
+  PyObject **vals = calloc (nl + ns + 2, sizeof (PyObject *));
+  PyObject *res = NULL;
+  for (int i = 0; i < nl; i++)
+    vals[i] = Py_XNewRef (frame->localsplus[i]);
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
+    {
+      PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
+      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      if (!v && PyErr_Occurred ())
+        goto out;
+      Py_XSETREF (vals[idx], v);
+    }
+  PyObject **stack = vals + nl;
+  for (Py_ssize_t i = 0; i < ns; i++)
+    {
+      stack[i] = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs);
+      if (!stack[i] && PyErr_Occurred ())
+        goto out;
+    }
+  int which = 0;
+  Py_ssize_t depth = ns;
+  if (e->break_kind == FXC_BREAK_JUMP)
+    {
+      PyObject *cond = stack[--depth];
+      int truth = PyObject_IsTrue (cond);
+      Py_CLEAR (stack[depth]);
+      if (truth < 0)
+        goto out;
+      bool if_true = e->break_opcode == POP_JUMP_FORWARD_IF_TRUE || e->break_opcode == POP_JUMP_BACKWARD_IF_TRUE;
+      which = (if_true ? truth : !truth) ? 1 : 0;
+    }
+  else
+    {
+      /* CALL: [X, Y, args...]: X NULL -> Y(*args), else X(Y, *args) */
+      int argc = e->call_argc;
+      Py_ssize_t base = depth - argc - 2;
+      PyObject *x = stack[base], *y = stack[base + 1];
+      PyObject *callable = x ? x : y;
+      PyObject **args = x ? &stack[base + 1] : &stack[base + 2];
+      size_t nargs = (x ? argc + 1 : argc) - (e->call_kwnames ? PyTuple_GET_SIZE (e->call_kwnames) : 0);
+      PyObject *r = PyObject_Vectorcall (callable, args, nargs, e->call_kwnames);
+      for (Py_ssize_t i = base; i < depth; i++)
+        Py_CLEAR (stack[i]);
+      if (!r)
+        goto out;
+      stack[base] = r;
+      depth = base + 1;
+    }
+  PyObject *fn = e->resume_fn[which];
+  /* Unbound locals are passed as None. */
+  for (int i = 0; i < nl; i++)
+    if (!vals[i])
+      vals[i] = Py_NewRef (Py_None);
+  for (Py_ssize_t i = 0; i < depth; i++)
+    if (!stack[i])
+      stack[i] = Py_NewRef (Py_None);
+  res = PyObject_Vectorcall (fn, vals, nl + depth, NULL);
+out:
+  for (Py_ssize_t i = 0; i < nl + ns; i++)
+    Py_XDECREF (vals[i]);
+  free (vals);
+  Py_DECREF (outs);
+  return res;
+}
+
+/* Runs a compiled entry in place of the frame; a graph break continues the frame in CPython after the graph. */
+static PyObject *
+entry_run (fxc_entry *e, PyThreadState *ts, _PyInterpreterFrame *frame)
+{
+  PyObject *const *locals = frame->localsplus;
+  PyObject *stack_inputs[64];
+  PyObject **inputs = e->n_inputs <= 64 ? stack_inputs : malloc (e->n_inputs * sizeof (PyObject *));
+  size_t got = 0;
+  PyObject *outs = NULL;
+  for (; got < e->n_inputs; got++)
+    {
+      inputs[got] = fxc_source_eval (&e->inputs[got], locals, frame->f_globals, frame->f_builtins);
+      if (!inputs[got])
+        goto out;
+    }
+  tls_busy++;
+  outs = PyObject_Vectorcall (e->compiled, inputs, e->n_inputs, NULL);
+  tls_busy--;
+out:
+  for (size_t i = 0; i < got; i++)
+    Py_DECREF (inputs[i]);
+  if (inputs != stack_inputs)
+    free (inputs);
+  if (!outs)
+    return NULL;
+  if (!e->resume_stack)
+    {
+      PyObject *r = spec_build (e->out_spec, outs);
+      Py_DECREF (outs);
+      return r;
+    }
+  /* Graph break: restore the live locals and stack, then let CPython run from the breaking instruction. */
+  PyCodeObject *co = frame->f_code;
+  if (e->break_kind != FXC_BREAK_OTHER && e->resume_fn[0])
+    return entry_resume (e, frame, outs);
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
+    {
+      PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
+      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      if (!v && PyErr_Occurred ())
+        {
+          Py_DECREF (outs);
+          return NULL;
+        }
+      Py_XSETREF (frame->localsplus[idx], v);
+    }
+  int base = co->co_nlocalsplus;
+  Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
+  for (Py_ssize_t i = 0; i < ns; i++)
+    {
+      PyObject *v = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs);
+      if (!v && PyErr_Occurred ())
+        {
+          for (Py_ssize_t j = 0; j < i; j++)
+            Py_XDECREF (frame->localsplus[base + j]);
+          Py_DECREF (outs);
+          return NULL;
+        }
+      frame->localsplus[base + i] = v;
+    }
+  frame->stacktop = base + (int) ns;
+  frame->prev_instr = _PyCode_CODE (co) + e->resume_offset - 1;
+  Py_DECREF (outs);
+  return _PyEval_EvalFrameDefault (ts, frame, 0);
+}
+
+/* ------------------------------------------------------------------ the hook */
+
+static bool
+code_is_skipped (PyCodeObject *co)
+{
+  const char *fn = PyUnicode_AsUTF8 (co->co_filename);
+  if (!fn || fn[0] == '<')
+    return strcmp (fn ? fn : "", "<string>") != 0 && strcmp (fn ? fn : "", "<stdin>") != 0;
+  for (int i = 0; i < n_skip_prefixes; i++)
+    if (strncmp (fn, skip_prefixes[i], strlen (skip_prefixes[i])) == 0)
+      return true;
+  return false;
+}
+
+static code_cache *
+cache_get (PyCodeObject *co)
+{
+  PyObject *cap = PyDict_GetItem (caches, (PyObject *) co);
+  if (cap)
+    return PyCapsule_GetPointer (cap, "fxc.cache");
+  code_cache *c = calloc (1, sizeof *c);
+  c->frame_id = -1;
+  c->skip = code_is_skipped (co);
+  cap = PyCapsule_New (c, "fxc.cache", cache_capsule_free);
+  PyDict_SetItem (caches, (PyObject *) co, cap);
+  Py_DECREF (cap);
+  return c;
+}
+
+static PyObject *
+record (const char *kind, PyObject *data)
+{
+  if (!data)
+    return NULL;
+  PyObject *r = PyObject_CallMethod (fxc.glue, "_record", "sO", kind, data);
+  Py_DECREF (data);
+  return r;
+}
+
+static PyObject *
+arg_to_py (const fx_arg *a, PyObject *noderef)
+{
+  switch (a->kind)
+    {
+    case FX_ARG_NONE:
+      Py_RETURN_NONE;
+    case FX_ARG_NODE:
+      return PyObject_CallFunction (noderef, "s", a->u.node->name);
+    case FX_ARG_BOOL:
+      return PyBool_FromLong (a->u.b);
+    case FX_ARG_INT:
+      return PyLong_FromLongLong (a->u.i);
+    case FX_ARG_FLOAT:
+      return PyFloat_FromDouble (a->u.f);
+    case FX_ARG_STR:
+      return PyUnicode_FromString (a->u.s);
+    case FX_ARG_DTYPE:
+      return PyObject_GetAttrString (fxc.torch, fx_dtype_name (a->u.dtype));
+    case FX_ARG_LIST:
+    case FX_ARG_TUPLE:
+      {
+        PyObject *l = PyList_New (a->u.seq.n);
+        for (size_t i = 0; i < a->u.seq.n; i++)
+          {
+            PyObject *o = arg_to_py (&a->u.seq.items[i], noderef);
+            if (!o)
+              {
+                Py_DECREF (l);
+                return NULL;
+              }
+            PyList_SET_ITEM (l, i, o);
+          }
+        if (a->kind == FX_ARG_LIST)
+          return l;
+        PyObject *t = PyList_AsTuple (l);
+        Py_DECREF (l);
+        return t;
+      }
+    case FX_ARG_DEVICE:
+    case FX_ARG_LAYOUT:
+    case FX_ARG_MEMFMT:
+    case FX_ARG_DICT:
+    case FX_ARG_SLICE:
+    case FX_ARG_ELLIPSIS:
+    case FX_ARG_SYM:
+    case FX_ARG_GLOBAL:
+    case FX_ARG_KIND_COUNT:
+      break;
+    }
+  PyErr_SetString (PyExc_TypeError, "argument kind not supported by capture");
+  return NULL;
+}
+
+/* The graph as Python tuples (op, name, target, args, kwargs, meta) for building a torch.fx.GraphModule. */
+static PyObject *
+graph_to_py (const fx_graph *g, PyObject *targets)
+{
+  PyObject *noderef = PyObject_GetAttrString (fxc.glue, "NodeRef");
+  if (!noderef)
+    return NULL;
+  PyObject *nodes = PyList_New (0);
+  fx_graph_foreach_node (g, n)
+  {
+    PyObject *target;
+    if (n->op == FX_OP_CALL_FUNCTION)
+      {
+        target = PyDict_GetItemString (targets, n->name);
+        Py_XINCREF (target);
+      }
+    else
+      target = PyUnicode_FromString (n->target.name);
+    PyObject *args = PyList_New (n->n_args);
+    for (size_t i = 0; i < n->n_args; i++)
+      PyList_SET_ITEM (args, i, arg_to_py (&n->args[i], noderef));
+    PyObject *kwargs = PyDict_New ();
+    for (size_t i = 0; i < n->n_kwargs; i++)
+      {
+        PyObject *v = arg_to_py (&n->kwargs[i].value, noderef);
+        if (v)
+          {
+            PyDict_SetItemString (kwargs, n->kwargs[i].name, v);
+            Py_DECREF (v);
+          }
+      }
+    PyObject *mstack = PyList_New (n->meta.n_nn_module_stack);
+    for (size_t i = 0; i < n->meta.n_nn_module_stack; i++)
+      PyList_SET_ITEM (mstack, i,
+                       Py_BuildValue ("(sss)", n->meta.nn_module_stack[i].key, n->meta.nn_module_stack[i].path,
+                                      n->meta.nn_module_stack[i].type));
+    PyObject *sfs = PyList_New (n->meta.n_source_fn_stack);
+    for (size_t i = 0; i < n->meta.n_source_fn_stack; i++)
+      PyList_SET_ITEM (sfs, i,
+                       Py_BuildValue ("(ss)", n->meta.source_fn_stack[i].name, n->meta.source_fn_stack[i].target));
+    PyObject *meta = Py_BuildValue ("{s:z,s:N,s:N}", "stack_trace", n->meta.stack_trace, "nn_module_stack", mstack,
+                                    "source_fn_stack", sfs);
+    PyObject *tup = Py_BuildValue ("(ssONNN)", fx_opcode_name (n->op), n->name, target ? target : Py_None, args,
+                                   kwargs, meta);
+    Py_XDECREF (target);
+    if (!tup || PyErr_Occurred ())
+      {
+        Py_XDECREF (tup);
+        Py_DECREF (nodes);
+        Py_DECREF (noderef);
+        return NULL;
+      }
+    PyList_Append (nodes, tup);
+    Py_DECREF (tup);
+  }
+  Py_DECREF (noderef);
+  return nodes;
+}
+
+static PyObject *
+buf_to_str (void (*print) (const fx_graph *, fx_buf *), const fx_graph *g)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  print (g, &b);
+  PyObject *s = PyUnicode_FromString (b.data ? b.data : "");
+  fx_buf_free (&b);
+  return s;
+}
+
+static PyObject *
+readable_str (const fx_graph *g)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_readable_opts o = { .include_stride = true, .include_device = true };
+  fx_graph_print_readable (g, &o, &b);
+  PyObject *s = PyUnicode_FromString (b.data ? b.data : "");
+  fx_buf_free (&b);
+  return s;
+}
+
+/* Traces the frame and asks the glue to build the GraphModule and run the backend. Returns a new entry, or NULL
+   with *skip set (frame not capturable) or an error set. */
+static fxc_entry *
+compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObject *reasons)
+{
+  PyCodeObject *co = frame->f_code;
+  if (cc->frame_id < 0)
+    cc->frame_id = next_frame_id++;
+  int compile_id = cc->n_compiles++;
+  fxc_trace t;
+  memset (&t, 0, sizeof t);
+  PyObject *fg = PyObject_GetAttrString (ctx, "fullgraph");
+  t.fullgraph = fg == Py_True;
+  Py_XDECREF (fg);
+  PyErr_Clear ();
+  fxc_entry *e = NULL;
+  PyObject *info = NULL;
+  tls_busy++;
+  int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, frame->localsplus, frame->f_globals,
+                                frame->f_builtins, &t);
+  if (rc < 0)
+    goto out;
+  info = Py_BuildValue ("{s:i,s:i,s:O,s:O,s:i,s:O}", "frame_id", cc->frame_id, "compile_id", compile_id, "name",
+                        co->co_name, "filename", co->co_filename, "firstlineno", co->co_firstlineno, "reasons",
+                        reasons ? reasons : Py_None);
+  if (t.fail_reason && !t.break_reason)
+    {
+      PyDict_SetItemString (info, "reason", PyUnicode_FromString (t.fail_reason));
+      PyObject *r = PyObject_CallMethod (ctx, "_skip", "O", info);
+      if (!r)
+        goto out;
+      Py_DECREF (r);
+      cc->skip = true;
+      free (cc->skip_reason);
+      cc->skip_reason = strdup (t.fail_reason);
+      goto out;
+    }
+  if (t.break_reason)
+    {
+      PyObject *b = Py_BuildValue ("{s:s,s:s,s:i,s:O}", "reason", t.break_reason, "user_stack",
+                                   t.break_user_stack ? t.break_user_stack : "", "lineno", t.break_line, "fullgraph",
+                                   t.fullgraph ? Py_True : Py_False);
+      PyDict_SetItemString (info, "graph_break", b);
+      Py_DECREF (b);
+      if (t.fullgraph || t.fail_reason)
+        {
+          PyObject *r = PyObject_CallMethod (ctx, "_skip", "O", info);
+          if (!r)
+            goto out; /* fullgraph: the glue raised Unsupported */
+          Py_DECREF (r);
+          cc->skip = true;
+          goto out;
+        }
+    }
+  PyObject *nodes = graph_to_py (t.graph, t.targets);
+  if (!nodes)
+    goto out;
+  PyDict_SetItemString (info, "nodes", nodes);
+  Py_DECREF (nodes);
+  PyDict_SetItemString (info, "examples", t.examples);
+  PyObject *s;
+  s = buf_to_str (fx_graph_print_tabular, t.graph);
+  PyDict_SetItemString (info, "tabular", s);
+  Py_XDECREF (s);
+  s = buf_to_str (fx_graph_print_code, t.graph);
+  PyDict_SetItemString (info, "code", s);
+  Py_XDECREF (s);
+  s = readable_str (t.graph);
+  PyDict_SetItemString (info, "readable", s);
+  Py_XDECREF (s);
+  s = buf_to_str (fx_graph_to_json, t.graph);
+  PyDict_SetItemString (info, "graph_json", s);
+  Py_XDECREF (s);
+  fx_buf gt;
+  fx_buf_init (&gt);
+  fx_guard_set_print_tree (&t.guards, &gt);
+  s = PyUnicode_FromString (gt.data ? gt.data : "");
+  fx_buf_free (&gt);
+  PyDict_SetItemString (info, "guards", s);
+  Py_XDECREF (s);
+  PyObject *gl = PyList_New (0);
+  for (size_t i = 0; i < t.guards.n_guards; i++)
+    {
+      PyObject *g = Py_BuildValue ("{s:s,s:z,s:z}", "kind", fx_guard_kind_name (t.guards.guards[i].kind), "source",
+                                   t.guards.guards[i].source, "code", t.guards.guards[i].code);
+      PyList_Append (gl, g);
+      Py_DECREF (g);
+    }
+  PyDict_SetItemString (info, "guard_list", gl);
+  Py_DECREF (gl);
+  PyObject *compiled = PyObject_CallMethod (ctx, "_compile", "O", info);
+  if (!compiled)
+    goto out;
+  e = calloc (1, sizeof *e);
+  e->frame_id = cc->frame_id;
+  e->compile_id = compile_id;
+  e->backend = PyObject_GetAttrString (ctx, "backend_key");
+  PyErr_Clear ();
+  e->compiled = compiled;
+  e->guards = t.guards;
+  fx_guard_set_init (&t.guards);
+  e->checks = t.checks;
+  e->n_checks = t.n_checks;
+  t.checks = NULL;
+  t.n_checks = 0;
+  e->inputs = t.inputs;
+  e->n_inputs = t.n_inputs;
+  t.inputs = NULL;
+  t.n_inputs = 0;
+  e->out_spec = t.out_spec;
+  t.out_spec = NULL;
+  e->resume_offset = t.resume_offset;
+  e->resume_stack = t.resume_stack;
+  e->resume_locals = t.resume_locals;
+  t.resume_stack = t.resume_locals = NULL;
+  if (e->resume_stack && (t.break_kind == FXC_BREAK_JUMP || t.break_kind == FXC_BREAK_CALL))
+    {
+      Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
+      int nstack = t.break_kind == FXC_BREAK_JUMP ? (int) ns - 1 : (int) ns - (t.call_argc + 2) + 1;
+      int line = PyCode_Addr2Line (co, e->resume_offset * 2);
+      e->break_kind = t.break_kind;
+      e->break_opcode = t.break_opcode;
+      e->call_argc = t.call_argc;
+      e->call_kwnames = t.call_kwnames;
+      t.call_kwnames = NULL;
+      for (int k = 0; k < (t.break_kind == FXC_BREAK_JUMP ? 2 : 1); k++)
+        {
+          e->resume_at[k] = t.resume_at[k];
+          e->resume_fn[k] = PyObject_CallMethod (fxc.glue, "_make_resume", "OiiiO", co, t.resume_at[k], nstack, line,
+                                                 frame->f_globals);
+          if (!e->resume_fn[k])
+            {
+              /* no resume function: continue the frame in CPython instead */
+              PyErr_Clear ();
+              e->break_kind = FXC_BREAK_OTHER;
+              break;
+            }
+        }
+    }
+  PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
+  e->grad_enabled = ge == Py_True;
+  Py_XDECREF (ge);
+out:
+  tls_busy--;
+  Py_XDECREF (info);
+  fxc_trace_clear (&t);
+  return e;
+}
+
+void
+fxc_trace_clear (fxc_trace *t)
+{
+  if (t->graph)
+    fx_graph_free (t->graph);
+  Py_XDECREF (t->targets);
+  Py_XDECREF (t->examples);
+  for (size_t i = 0; i < t->n_inputs; i++)
+    fxc_source_clear (&t->inputs[i]);
+  free (t->inputs);
+  fx_guard_set_clear (&t->guards);
+  for (size_t i = 0; i < t->n_checks; i++)
+    {
+      fxc_source_clear (&t->checks[i].src);
+      Py_XDECREF (t->checks[i].expected);
+    }
+  free (t->checks);
+  Py_XDECREF (t->out_spec);
+  Py_XDECREF (t->resume_stack);
+  Py_XDECREF (t->resume_locals);
+  Py_XDECREF (t->call_kwnames);
+  free (t->break_reason);
+  free (t->break_explanation);
+  free (t->break_user_stack);
+  free (t->fail_reason);
+  memset (t, 0, sizeof *t);
+}
+
+static PyObject *
+fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
+{
+  PyObject *ctx = tls_ctx;
+  if (throwflag || !ctx || tls_busy || frame->owner != FRAME_OWNED_BY_THREAD || !frame->f_func
+      || strcmp (stance, "force_eager") == 0)
+    return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+  PyCodeObject *co = frame->f_code;
+  code_cache *cc = cache_get (co);
+  if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)))
+    return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+  PyObject *backend = PyObject_GetAttrString (ctx, "backend_key");
+  PyErr_Clear ();
+  /* cache lookup: entries of this backend only (one cache per backend) */
+  for (fxc_entry *e = cc->entries; e; e = e->next)
+    if (e->backend == backend && entry_check (e, frame->localsplus, frame->f_globals, frame->f_builtins, NULL))
+      {
+        Py_XDECREF (backend);
+        return entry_run (e, ts, frame);
+      }
+  /* miss: collect reasons newest first */
+  PyObject *reasons = PyList_New (0);
+  int n_same = 0;
+  for (fxc_entry *e = cc->entries; e; e = e->next)
+    if (e->backend == backend)
+      {
+        fx_buf r;
+        fx_buf_init (&r);
+        entry_check (e, frame->localsplus, frame->f_globals, frame->f_builtins, &r);
+        PyObject *s = PyUnicode_FromFormat ("%d/%d: %s", e->frame_id, e->compile_id, r.data ? r.data : "");
+        PyList_Append (reasons, s);
+        Py_DECREF (s);
+        fx_buf_free (&r);
+        n_same++;
+      }
+  Py_XDECREF (backend);
+  if (n_same > 0)
+    {
+      if (strcmp (stance, "eager_on_recompile") == 0)
+        {
+          Py_DECREF (reasons);
+          return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+        }
+      if (strcmp (stance, "fail_on_recompile") == 0)
+        {
+          PyObject *r = PyObject_CallMethod (fxc.glue, "_fail_on_recompile", "OOiO", co->co_filename, co->co_name,
+                                             PyCode_Addr2Line (co, 0) > 0 ? co->co_firstlineno : co->co_firstlineno,
+                                             reasons);
+          Py_XDECREF (r);
+          Py_DECREF (reasons);
+          return NULL;
+        }
+      if (n_same >= recompile_limit)
+        {
+          if (!cc->warned_limit)
+            {
+              cc->warned_limit = true;
+              fx_buf m;
+              fx_buf_init (&m);
+              fx_guard_recompile_limit_message (recompile_limit, PyUnicode_AsUTF8 (co->co_name),
+                                                PyUnicode_AsUTF8 (co->co_filename), co->co_firstlineno,
+                                                PyUnicode_AsUTF8 (PyList_GET_ITEM (reasons, 0)), &m);
+              PyObject *r = record ("recompile_limit", Py_BuildValue ("{s:i,s:s}", "frame_id", cc->frame_id,
+                                                                      "message", m.data));
+              Py_XDECREF (r);
+              fx_buf_free (&m);
+            }
+          Py_DECREF (reasons);
+          if (PyErr_Occurred ())
+            return NULL;
+          return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+        }
+    }
+  fxc_entry *e = compile_frame (ctx, cc, frame, n_same ? reasons : NULL);
+  Py_DECREF (reasons);
+  if (!e)
+    {
+      if (PyErr_Occurred ())
+        return NULL;
+      return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+    }
+  e->next = cc->entries;
+  cc->entries = e;
+  return entry_run (e, ts, frame);
+}
+
+/* ------------------------------------------------------------------ module functions */
+
+static PyObject *
+py_setup (PyObject *self, PyObject *args)
+{
+  PyObject *glue, *prefixes;
+  if (!PyArg_ParseTuple (args, "OO", &glue, &prefixes))
+    return NULL;
+  Py_XSETREF (fxc.glue, Py_NewRef (glue));
+  fxc.torch = PyImport_ImportModule ("torch");
+  if (!fxc.torch)
+    return NULL;
+  fxc.tensor_type = PyObject_GetAttrString (fxc.torch, "Tensor");
+  PyObject *nn = PyImport_ImportModule ("torch.nn");
+  fxc.module_type = nn ? PyObject_GetAttrString (nn, "Module") : NULL;
+  Py_XDECREF (nn);
+  fxc.operator_mod = PyImport_ImportModule ("operator");
+  fxc.builtins = PyImport_ImportModule ("builtins");
+  PyObject *lc = PyImport_ImportModule ("linecache");
+  fxc.linecache_getline = lc ? PyObject_GetAttrString (lc, "getline") : NULL;
+  Py_XDECREF (lc);
+  fxc.graph_break_fn = PyObject_GetAttrString (glue, "graph_break");
+  fxc.disallowed = PyObject_GetAttrString (glue, "_disallowed_ids");
+  fxc.allowed = PyObject_GetAttrString (glue, "_allowed_ids");
+  fxc.meta_device = PyUnicode_FromString ("meta");
+  grad_enabled_fn = PyObject_GetAttrString (fxc.torch, "is_grad_enabled");
+  dtype_cache = PyDict_New ();
+  caches = PyDict_New ();
+  s_size = PyUnicode_InternFromString ("size");
+  s_stride = PyUnicode_InternFromString ("stride");
+  s_dtype = PyUnicode_InternFromString ("dtype");
+  s_device = PyUnicode_InternFromString ("device");
+  s_requires_grad = PyUnicode_InternFromString ("requires_grad");
+  s_type = PyUnicode_InternFromString ("type");
+  s_index = PyUnicode_InternFromString ("index");
+  if (PyErr_Occurred ())
+    return NULL;
+  n_skip_prefixes = 0;
+  for (Py_ssize_t i = 0; i < PySequence_Size (prefixes) && n_skip_prefixes < 8; i++)
+    {
+      PyObject *p = PySequence_GetItem (prefixes, i);
+      skip_prefixes[n_skip_prefixes++] = strdup (PyUnicode_AsUTF8 (p));
+      Py_DECREF (p);
+    }
+  _PyInterpreterState_SetEvalFrameFunc (PyInterpreterState_Get (), fx_eval_frame);
+  Py_RETURN_NONE;
+}
+
+/* call(ctx, fn, args, kwargs): runs fn with capture on. */
+static PyObject *
+py_call (PyObject *self, PyObject *args)
+{
+  PyObject *ctx, *fn, *a, *kw;
+  if (!PyArg_ParseTuple (args, "OOOO", &ctx, &fn, &a, &kw))
+    return NULL;
+  PyObject *prev = tls_ctx;
+  int prev_busy = tls_busy;
+  tls_ctx = ctx == Py_None ? NULL : ctx;
+  tls_busy = 0;
+  PyObject *r = PyObject_Call (fn, a, kw == Py_None ? NULL : kw);
+  tls_ctx = prev;
+  tls_busy = prev_busy;
+  return r;
+}
+
+static PyObject *
+py_reset (PyObject *self, PyObject *noargs)
+{
+  if (caches)
+    PyDict_Clear (caches);
+  next_frame_id = 0;
+  Py_RETURN_NONE;
+}
+
+static PyObject *
+py_set_config (PyObject *self, PyObject *args)
+{
+  const char *st;
+  int limit;
+  if (!PyArg_ParseTuple (args, "si", &st, &limit))
+    return NULL;
+  snprintf (stance, sizeof stance, "%s", st);
+  recompile_limit = limit;
+  Py_RETURN_NONE;
+}
+
+static PyObject *
+py_is_compiling (PyObject *self, PyObject *noargs)
+{
+  return PyBool_FromLong (tls_busy > 0 && tls_ctx != NULL);
+}
+
+/* print_tabular/code of a graph given as canonical JSON: the engine's printers for tests and tools. */
+static PyObject *
+py_format_graph (PyObject *self, PyObject *args)
+{
+  const char *json, *form;
+  Py_ssize_t len;
+  if (!PyArg_ParseTuple (args, "s#s", &json, &len, &form))
+    return NULL;
+  fx_graph *g = NULL;
+  fx_diag d;
+  fx_diag_clear (&d);
+  if (fx_graph_from_json (json, (size_t) len, &g, &d) != FX_OK)
+    {
+      PyErr_SetString (PyExc_ValueError, d.message);
+      return NULL;
+    }
+  PyObject *s = strcmp (form, "tabular") == 0 ? buf_to_str (fx_graph_print_tabular, g)
+                : strcmp (form, "str") == 0   ? buf_to_str (fx_graph_print_str, g)
+                                              : buf_to_str (fx_graph_print_code, g);
+  fx_graph_free (g);
+  return s;
+}
+
+static PyObject *
+py_recompile_message (PyObject *self, PyObject *args)
+{
+  const char *func, *file;
+  int line, verbose = 0;
+  PyObject *reasons;
+  if (!PyArg_ParseTuple (args, "ssiO!|p", &func, &file, &line, &PyList_Type, &reasons, &verbose))
+    return NULL;
+  Py_ssize_t n = PyList_GET_SIZE (reasons);
+  const char **r = calloc (n + 1, sizeof (char *));
+  for (Py_ssize_t i = 0; i < n; i++)
+    r[i] = PyUnicode_AsUTF8 (PyList_GET_ITEM (reasons, i));
+  fx_buf b;
+  fx_buf_init (&b);
+  if (verbose)
+    fx_guard_recompile_message_verbose (func, file, line, r, n, &b);
+  else
+    fx_guard_recompile_message (func, file, line, r, n, &b);
+  free (r);
+  PyObject *s = PyUnicode_FromString (b.data ? b.data : "");
+  fx_buf_free (&b);
+  return s;
+}
+
+static PyMethodDef methods[] = {
+  { "recompile_message", py_recompile_message, METH_VARARGS, "recompile_message(func, file, line, reasons)" },
+  { "setup", py_setup, METH_VARARGS, "setup(glue, skip_prefixes): install the frame hook" },
+  { "call", py_call, METH_VARARGS, "call(ctx, fn, args, kwargs): run fn with capture on" },
+  { "reset", py_reset, METH_NOARGS, "clear every cache" },
+  { "set_config", py_set_config, METH_VARARGS, "set_config(stance, recompile_limit)" },
+  { "is_compiling", py_is_compiling, METH_NOARGS, "True while capture traces or compiles" },
+  { "format_graph", py_format_graph, METH_VARARGS, "format_graph(json, 'tabular'|'str'|'code')" },
+  { NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module_def = {
+  PyModuleDef_HEAD_INIT, "_fxcapture", "FX Workbench capture: PEP 523 hook and symbolic interpreter", -1, methods,
+  NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fxcapture (void);
+
+PyMODINIT_FUNC
+PyInit__fxcapture (void)
+{
+  return PyModule_Create (&module_def);
+}

@@ -1,0 +1,643 @@
+"""fxcapture: FX Workbench's torch.compile for CPython 3.11 and torch 1.13.
+
+The frame hook, the symbolic interpreter and the guards are C (_fxcapture); this package holds the
+Python-facing surface: torch.compile and its forms, the backend registry, GraphModule construction
+for the custom-backend contract, torch._dynamo-style helpers and the in-memory capture record.
+"""
+import contextlib
+import functools
+import json
+import logging
+import os
+import sys
+import sysconfig
+import types
+
+import torch
+import torch.fx
+
+import _fxcapture
+
+__all__ = [
+    "compile", "reset", "list_backends", "register_backend", "lookup_backend", "allow_in_graph",
+    "disallow_in_graph", "graph_break", "disable", "mark_static", "mark_dynamic", "explain", "set_stance",
+    "is_compiling", "records", "dump_json", "install", "Unsupported",
+]
+
+log = logging.getLogger("torch._dynamo")
+
+# ---------------------------------------------------------------- the record (frames, compiles, graphs, guards, breaks)
+records = []
+_disallowed_ids = set()
+_allowed_ids = set()
+
+
+def _torch_logs():
+    return [p.strip().lstrip("+") for p in os.environ.get("TORCH_LOGS", "").split(",") if p.strip()]
+
+
+def _record(kind, data):
+    entry = {"kind": kind}
+    entry.update(data)
+    records.append(entry)
+    if kind == "recompile_limit":
+        log.warning("%s", data["message"])
+
+
+def _jsonable(obj):
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items() if k not in ("examples", "nodes")}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return str(obj)
+
+
+def dump_json(path):
+    """Writes the capture record as JSON (format version 1)."""
+    with open(path, "w") as f:
+        json.dump({"format": "fxcapture-record", "version": 1, "records": _jsonable(records)}, f, indent=1)
+
+
+class Unsupported(RuntimeError):
+    """A graph break under fullgraph=True (torch._dynamo.exc.Unsupported)."""
+
+
+# ---------------------------------------------------------------- backends
+_backends = {}
+_backend_tags = {}
+
+
+def register_backend(compiler_fn=None, name=None, tags=()):
+    """Registers a backend under a name (decorator or call), as torch._dynamo.register_backend."""
+    if compiler_fn is None:
+        return functools.partial(register_backend, name=name, tags=tags)
+    name = name or compiler_fn.__name__
+    if name in _backends:
+        raise AssertionError(f"duplicate name: {name}")
+    _backends[name] = compiler_fn
+    _backend_tags[name] = tuple(tags)
+    return compiler_fn
+
+
+def list_backends(exclude_tags=("debug", "experimental")):
+    exclude = set(exclude_tags or ())
+    return sorted(n for n, t in _backend_tags.items() if not exclude.intersection(t))
+
+
+def lookup_backend(compiler_fn):
+    if isinstance(compiler_fn, str):
+        if compiler_fn not in _backends:
+            raise InvalidBackend(compiler_fn)
+        return _backends[compiler_fn]
+    return compiler_fn
+
+
+class InvalidBackend(RuntimeError):
+    def __init__(self, name):
+        super().__init__(
+            f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends.")
+
+
+@register_backend(name="eager", tags=("debug",))
+def _eager(gm, example_inputs, **kwargs):
+    return gm.forward
+
+
+@register_backend(name="aot_eager", tags=("debug",))
+def _aot_eager(gm, example_inputs, **kwargs):
+    # Without the engine's registry merged this runs the captured graph through torch eager.
+    return gm.forward
+
+
+@register_backend(name="inductor")
+def _inductor(gm, example_inputs, **kwargs):
+    # Runs through torch eager until the engine's inductor backend is reachable from here.
+    return gm.forward
+
+
+# ---------------------------------------------------------------- GraphModule construction (custom-backend contract)
+class NodeRef:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _map_arg(a, env):
+    if isinstance(a, NodeRef):
+        return env[a.name]
+    if isinstance(a, list):
+        return [_map_arg(x, env) for x in a]
+    if isinstance(a, tuple):
+        return tuple(_map_arg(x, env) for x in a)
+    if isinstance(a, dict):
+        return {k: _map_arg(v, env) for k, v in a.items()}
+    return a
+
+
+def build_graph_module(nodes, examples=()):
+    """A real torch.fx.GraphModule from the engine graph's node tuples (op, name, target, args, kwargs, meta)."""
+    g = torch.fx.Graph()
+    env = {}
+    ph = 0
+    for op, name, target, args, kwargs, meta in nodes:
+        if op == "output":
+            n = g.output(_map_arg(args[0], env))
+        else:
+            n = g.create_node(op, target, tuple(_map_arg(args, env)), _map_arg(kwargs, env), name=name,
+                              type_expr=torch.Tensor if op == "placeholder" else None)
+            if n.name != name:
+                raise AssertionError(f"FX renamed {name} to {n.name}")
+        if meta.get("stack_trace"):
+            n.meta["stack_trace"] = meta["stack_trace"]
+        if meta.get("nn_module_stack"):
+            n.meta["nn_module_stack"] = {k: (p, t) for k, p, t in meta["nn_module_stack"]}
+        if meta.get("source_fn_stack") and op not in ("placeholder", "output"):
+            n.meta["source_fn_stack"] = [tuple(x) for x in meta["source_fn_stack"]]
+        if op == "placeholder" and ph < len(examples):
+            n.meta["example_value"] = examples[ph]
+            ph += 1
+        env[name] = n
+    return torch.fx.GraphModule(torch.nn.Module(), g)
+
+
+# ---------------------------------------------------------------- torch.compile
+_config = {"stance": "default", "recompile_limit": 8}
+_seen_breaks = set()
+
+
+class _Ctx:
+    """One torch.compile call's settings; the C hook calls _compile/_skip on it."""
+
+    def __init__(self, backend, fullgraph, dynamic, mode, options):
+        self.backend = backend
+        self.backend_key = lookup_backend(backend)
+        self.fullgraph = bool(fullgraph)
+        self.dynamic = dynamic
+        self.mode = mode
+        self.options = options
+        self.name = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+
+    def _log_recompile(self, info):
+        if info.get("reasons"):
+            msg = _fxcapture.recompile_message(info["name"], info["filename"], info["firstlineno"], info["reasons"])
+            vmsg = _fxcapture.recompile_message(info["name"], info["filename"], info["firstlineno"],
+                                                info["reasons"], True)
+            _record("recompile", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "message": msg,
+                                  "verbose_message": vmsg, "reasons": list(info["reasons"])})
+            if "recompiles_verbose" in _torch_logs():
+                print(vmsg, file=sys.stderr)
+            elif "recompiles" in _torch_logs():
+                print(msg, file=sys.stderr)
+
+    def _log_break(self, info):
+        b = info.get("graph_break")
+        if not b:
+            return
+        _record("graph_break", {"frame_id": info["frame_id"], "compile_id": info["compile_id"],
+                                "filename": info["filename"], "lineno": b["lineno"], "reason": b["reason"],
+                                "user_stack": b["user_stack"]})
+        if "graph_breaks" in _torch_logs():
+            key = (info["filename"], b["lineno"], b["reason"])
+            if key in _seen_breaks:
+                print("Graph break (user stack suppressed due to duplicate graph break) in user code at "
+                      f"{info['filename']}:{b['lineno']}", file=sys.stderr)
+            else:
+                _seen_breaks.add(key)
+                print(f"Graph break in user code at {info['filename']}:{b['lineno']}\n"
+                      f"Graph Break Reason: {b['reason']}\nUser code traceback:\n{b['user_stack']}", file=sys.stderr)
+
+    def _skip(self, info):
+        self._log_recompile(info)
+        b = info.get("graph_break")
+        if b and self.fullgraph:
+            raise Unsupported(f"{b['reason']}\n\nfrom user code:\n{b['user_stack']}\n"
+                              "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if "
+                              "you're reporting a bug to PyTorch). For even more developer context, set "
+                              "TORCH_LOGS=\"+dynamo\"")
+        self._log_break(info)
+        _record("skip", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
+                         "filename": info["filename"], "firstlineno": info["firstlineno"],
+                         "reason": info.get("reason") or (b and b["reason"])})
+        return None
+
+    def _compile(self, info):
+        self._log_recompile(info)
+        self._log_break(info)
+        cid = f"{info['frame_id']}/{info['compile_id']}"
+        gm = build_graph_module(info["nodes"], info["examples"])
+        if not any(n[0].startswith("call_") for n in info["nodes"]):
+            # No operations: Dynamo makes no graph and calls no backend; the frame's outputs are its inputs.
+            _record("frame", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
+                              "filename": info["filename"], "firstlineno": info["firstlineno"], "graph": False})
+            return gm.forward
+        _record("frame", {"frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
+                          "filename": info["filename"], "firstlineno": info["firstlineno"], "graph": True})
+        if "graph_code" in _torch_logs():
+            print(f"[{cid}] TRACED GRAPH\n{info['readable']}", file=sys.stderr)
+        if "guards" in _torch_logs():
+            print(f"[{cid}] GUARDS:\n{info['guards']}", file=sys.stderr)
+        fn = self.backend_key
+        examples = list(info["examples"])
+        if isinstance(self.backend, str):
+            compiled = fn(gm, examples, mode=self.mode, options=self.options)
+        else:
+            compiled = fn(gm, examples)
+        ops = [n["op"] if isinstance(n, dict) else n[0] for n in info["nodes"]]
+        _record("compile", {
+            "frame_id": info["frame_id"], "compile_id": info["compile_id"], "name": info["name"],
+            "filename": info["filename"], "firstlineno": info["firstlineno"], "backend": self.name,
+            "graph_tabular": info["tabular"], "graph_code": info["code"], "graph_readable": info["readable"],
+            "graph_json": info["graph_json"], "guards": info["guards"], "guard_list": info["guard_list"],
+            "n_ops": sum(1 for o in ops if o.startswith("call_")),
+            "graph_break": info.get("graph_break"),
+        })
+        return compiled
+
+
+class OptimizedModule(torch.nn.Module):
+    """What torch.compile(module) returns: calls capture, forwards attributes to the original module."""
+
+    def __init__(self, mod, ctx):
+        super().__init__()
+        self._orig_mod = mod
+        self._fx_ctx = ctx
+
+    def forward(self, *args, **kwargs):
+        return _fxcapture.call(self._fx_ctx, self._orig_mod, args, kwargs)
+
+    def __getattr__(self, name):
+        if name == "_orig_mod":
+            return self._modules["_orig_mod"]
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["_orig_mod"], name)
+
+    def __repr__(self):
+        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """torch.compile: function, module or decorator (with and without arguments)."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if model is None:
+        def deco(m):
+            return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                           disable=disable)
+        return deco
+    if disable:
+        return model
+    ctx = _Ctx(backend, fullgraph, dynamic, mode, options)
+    if isinstance(model, torch.nn.Module):
+        return OptimizedModule(model, ctx)
+    if not callable(model):
+        raise RuntimeError(f"torch.compile expects a callable, got {type(model).__name__}")
+
+    @functools.wraps(model)
+    def compiled_fn(*args, **kwargs):
+        return _fxcapture.call(ctx, model, args, kwargs)
+
+    compiled_fn._torchdynamo_orig_callable = model
+    return compiled_fn
+
+
+# ---------------------------------------------------------------- helpers (torch._dynamo / torch.compiler)
+def reset():
+    _fxcapture.reset()
+
+
+def graph_break(msg=""):
+    """Forces a graph break when traced; a no-op when run."""
+
+
+def allow_in_graph(fn):
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(x) for x in fn]
+    _allowed_ids.add(id(fn))
+    _disallowed_ids.discard(id(fn))
+    return fn
+
+
+def disallow_in_graph(fn):
+    if isinstance(fn, (list, tuple)):
+        return [disallow_in_graph(x) for x in fn]
+    if id(fn) not in _allowed_ids and not getattr(fn, "__module__", "").startswith("torch"):
+        raise AssertionError("disallow_in_graph is expected to be used on an already allowed callable (like torch.* "
+                             "ops). Allowed callables means callables that TorchDynamo puts as-is in the extracted "
+                             "graph.")
+    _disallowed_ids.add(id(fn))
+    _allowed_ids.discard(id(fn))
+    return fn
+
+
+def disable(fn=None, recursive=True, *, reason=None):
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return _fxcapture.call(None, fn, args, kwargs)
+
+    _disallowed_ids.add(id(wrapper))
+    return wrapper
+
+
+def mark_dynamic(t, index, *, min=None, max=None):
+    idx = getattr(t, "_dynamo_dynamic_indices", set())
+    idx |= set(index if isinstance(index, (list, tuple)) else [index])
+    t._dynamo_dynamic_indices = idx
+    _record("mark_dynamic", {"index": sorted(idx), "min": min, "max": max})
+
+
+def mark_static(t, index=None):
+    t._dynamo_static_indices = getattr(t, "_dynamo_static_indices", set()) | (
+        set(index if isinstance(index, (list, tuple)) else [index]) if index is not None else set())
+    _record("mark_static", {"index": None if index is None else index})
+
+
+def is_compiling():
+    return _fxcapture.is_compiling()
+
+
+_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile",
+            "aot_eager_then_compile")
+
+
+class _StanceCtx:
+    def __init__(self, prev):
+        self.prev = prev
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _set_stance(self.prev)
+        return False
+
+    def __call__(self, fn):
+        new = _config["stance"]
+        _set_stance(self.prev)
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            prev = _config["stance"]
+            _set_stance(new)
+            try:
+                return fn(*a, **k)
+            finally:
+                _set_stance(prev)
+        return wrapper
+
+
+def _set_stance(stance):
+    _config["stance"] = stance
+    _fxcapture.set_config(stance, _config["recompile_limit"])
+
+
+def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
+    """torch.compiler.set_stance: function, context manager or decorator."""
+    if stance not in _STANCES:
+        raise RuntimeError(f"invalid torch.compile stance '{stance}'")
+    if _fxcapture.is_compiling():
+        raise RuntimeError("Attempt to trace forbidden callable torch.compiler.set_stance")
+    prev = _config["stance"]
+    _set_stance(stance)
+    return _StanceCtx(prev)
+
+
+def _fail_on_recompile(filename, name, line, reasons):
+    raise RuntimeError(
+        f"Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '{filename}', "
+        f"function name: '{name}', line number: {line}\n    triggered by the following guard failure(s):"
+        + "".join(f"\n    - {r}" for r in reasons))
+
+
+class _Config:
+    """torch._dynamo.config: recompile_limit (cache_size_limit) and friends."""
+
+    def __getattr__(self, name):
+        if name in ("recompile_limit", "cache_size_limit"):
+            return _config["recompile_limit"]
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        if name in ("recompile_limit", "cache_size_limit"):
+            _config["recompile_limit"] = int(value)
+            _fxcapture.set_config(_config["stance"], _config["recompile_limit"])
+        else:
+            object.__setattr__(self, name, value)
+
+
+config = _Config()
+
+
+class ExplainOutput:
+    def __init__(self, graphs, break_reasons, ops_per_graph, out_guards):
+        self.graphs = graphs
+        self.graph_count = len(graphs)
+        self.graph_break_count = len(break_reasons)
+        self.break_reasons = break_reasons
+        self.ops_per_graph = ops_per_graph
+        self.op_count = sum(len(o) for o in ops_per_graph)
+        self.out_guards = out_guards
+        self.compile_times = ""
+
+    def __str__(self):
+        out = [f"Graph Count: {self.graph_count}", f"Graph Break Count: {self.graph_break_count}",
+               f"Op Count: {self.op_count}", "Break Reasons:"]
+        for i, b in enumerate(self.break_reasons):
+            out.append(f"  Break Reason {i + 1}:")
+            out.append(f"    Reason: {b['reason']}")
+            out.append("    User Stack:")
+            out.append(f"      <FrameSummary file {b['filename']}, line {b['lineno']} in {b['name']}>")
+        out.append("Ops per Graph:")
+        for i, ops in enumerate(self.ops_per_graph):
+            out.append(f"  Ops {i + 1}:")
+            out.extend(f"    {o}" for o in ops)
+        out.append("Out Guards:")
+        for i, g in enumerate(self.out_guards):
+            out.append(f"  Guard {i + 1}:")
+            out.append(f"    Name: {g['source']!r}" if g["source"] else "    Name: ''")
+            out.append(f"    Source: {'local' if (g['source'] or '').startswith('L[') else 'global'}")
+            out.append(f"    Create Function: {g['kind']}")
+            out.append(f"    Code List: {[g['code']]}")
+        return "\n".join(out) + "\n"
+
+
+def explain(f, *extra_args, **extra_kwargs):
+    """explain(fn)(*args): graphs, graph breaks, ops and guards of a fresh capture of fn."""
+    def inner(*args, **kwargs):
+        reset()
+        start = len(records)
+        graphs = []
+
+        def collect(gm, ex):
+            graphs.append(gm)
+            return gm.forward
+
+        compile(f, backend=collect)(*args, **kwargs)
+        new = records[start:]
+        breaks = [dict(r, name=next((c["name"] for c in new if c["kind"] == "frame"
+                                     and c["frame_id"] == r["frame_id"]), "?"))
+                  for r in new if r["kind"] == "graph_break"]
+        ops = [[str(n.target) for n in gm.graph.nodes if n.op.startswith("call_")] for gm in graphs]
+        guards = [g for r in new if r["kind"] == "compile" for g in r["guard_list"]]
+        reset()
+        return ExplainOutput(graphs, breaks, ops, guards)
+
+    if extra_args or extra_kwargs:
+        return inner(*extra_args, **extra_kwargs)
+    return inner
+
+
+# ---------------------------------------------------------------- installation
+def _skip_prefixes():
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    paths = {here, os.path.dirname(torch.__file__) + os.sep}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            paths.add(p.rstrip(os.sep) + os.sep)
+    for p in sys.path:
+        if p.endswith(("dist-packages", "site-packages")):
+            paths.add(p.rstrip(os.sep) + os.sep)
+    return sorted(paths)
+
+
+def install(replace=False):
+    """Puts the engine's torch.compile, torch._dynamo and torch.compiler in place (when torch has none, or always
+    with replace=True)."""
+    if replace or not hasattr(torch, "compile"):
+        torch.compile = compile
+    if replace or "torch._dynamo" not in sys.modules:
+        dyn = types.ModuleType("torch._dynamo")
+        for name in ("reset", "list_backends", "register_backend", "lookup_backend", "allow_in_graph",
+                     "disallow_in_graph", "graph_break", "disable", "mark_static", "mark_dynamic", "explain",
+                     "is_compiling", "config"):
+            setattr(dyn, name, globals()[name])
+        exc = types.ModuleType("torch._dynamo.exc")
+        exc.Unsupported = Unsupported
+        dyn.exc = exc
+        sys.modules["torch._dynamo"] = dyn
+        sys.modules["torch._dynamo.exc"] = exc
+        torch._dynamo = dyn
+    if replace or not hasattr(torch, "compiler"):
+        comp = types.ModuleType("torch.compiler")
+        for name in ("reset", "list_backends", "allow_in_graph", "disable", "is_compiling", "set_stance"):
+            setattr(comp, name, globals()[name])
+        comp.is_dynamo_compiling = is_compiling
+        sys.modules["torch.compiler"] = comp
+        torch.compiler = comp
+
+
+_fxcapture.setup(sys.modules[__name__], _skip_prefixes())
+
+
+# ---------------------------------------------------------------- resume functions (CPython 3.11 bytecode)
+_resume_cache = {}
+_resume_counter = [0]
+
+
+def _loc_varint(val):
+    out = bytearray()
+    while val >= 64:
+        out.append(64 | (val & 63))
+        val >>= 6
+    out.append(val)
+    return out
+
+
+def _loc_svarint(val):
+    return _loc_varint(((-val) << 1) | 1 if val < 0 else val << 1)
+
+
+def _parse_exc_table(tab):
+    it = iter(tab)
+    entries = []
+
+    def varint(b):
+        val = b & 63
+        while b & 64:
+            val <<= 6
+            b = next(it)
+            val |= b & 63
+        return val
+    try:
+        while True:
+            b = next(it)
+            start = varint(b)
+            size = varint(next(it))
+            target = varint(next(it))
+            dl = varint(next(it))
+            entries.append([start, size, target, dl])
+    except StopIteration:
+        pass
+    return entries
+
+
+def _exc_varint(val, first):
+    chunks = [val & 63]
+    val >>= 6
+    while val:
+        chunks.append(val & 63)
+        val >>= 6
+    chunks.reverse()
+    out = bytearray()
+    for i, c in enumerate(chunks):
+        b = c | (64 if i < len(chunks) - 1 else 0)
+        if i == 0 and first:
+            b |= 128
+        out.append(b)
+    return out
+
+
+def _make_resume(code, offset, nstack, lineno, globals_):
+    """A function that continues `code` at `offset` (code units): all original locals as arguments, then the live
+    stack values (Dynamo's resume functions; co_name torch_dynamo_resume_in_<fn>_at_<line>)."""
+    key = (code, offset, nstack)
+    fn = _resume_cache.get(key)
+    if fn is not None:
+        return fn
+    import dis
+    op = dis.opmap
+    names = list(code.co_varnames) + [f"___stack{i}" for i in range(nstack)]
+    nl = len(code.co_varnames)
+    pro = bytearray([op["RESUME"], 0])
+    for i in range(nstack):
+        idx = nl + i
+        pro += bytes([op["EXTENDED_ARG"], idx >> 8, op["LOAD_FAST"], idx & 255])
+    P = len(pro) // 2 + 2
+    pro += bytes([op["EXTENDED_ARG"], offset >> 8, op["JUMP_FORWARD"], offset & 255])
+    # location table: the prologue has no location but moves the line base from lineno back to the original
+    lt = bytearray()
+    remaining = P
+    first = True
+    while remaining:
+        n = min(8, remaining)
+        if first:
+            lt += bytes([0x80 | (14 << 3) | (n - 1)]) + _loc_svarint(code.co_firstlineno - lineno) + \
+                _loc_varint(0) + _loc_varint(0) + _loc_varint(0)
+            first = False
+        else:
+            lt += bytes([0x80 | (15 << 3) | (n - 1)])
+        remaining -= n
+    et = bytearray()
+    for start, size, target, dl in _parse_exc_table(code.co_exceptiontable):
+        et += _exc_varint(start + P, True) + _exc_varint(size, False) + _exc_varint(target + P, False) + \
+            _exc_varint(dl, False)
+    _resume_counter[0] += 1
+    name = f"torch_dynamo_resume_in_{code.co_name}_at_{lineno}"
+    flags = code.co_flags & ~(0x04 | 0x08)  # no *args/**kwargs: everything is positional
+    new = code.replace(co_code=bytes(pro) + code.co_code, co_varnames=tuple(names), co_nlocals=len(names),
+                       co_argcount=len(names), co_posonlyargcount=0, co_kwonlyargcount=0, co_flags=flags,
+                       co_stacksize=code.co_stacksize + nstack + 2, co_name=name, co_qualname=name,
+                       co_firstlineno=lineno, co_linetable=bytes(lt) + code.co_linetable,
+                       co_exceptiontable=bytes(et))
+    fn = types.FunctionType(new, globals_, f"__resume_at_{offset * 2}_{_resume_counter[0]}")
+    _resume_cache[key] = fn
+    return fn

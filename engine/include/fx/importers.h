@@ -1,0 +1,95 @@
+/* fx/importers.h: importers of real PyTorch artifacts (TORCH_TRACE logs, ...) into a workspace store. */
+#pragma once
+
+#include "fx/common.h"
+#include "fx/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What can go wrong in an input without stopping the import: counted, with the first examples kept. */
+typedef enum fx_import_warning
+{
+  FX_IMPORT_WARN_BAD_LINE,        /* a line that is not a glog record nor a payload line */
+  FX_IMPORT_WARN_BAD_JSON,        /* a record whose metadata is not a JSON object */
+  FX_IMPORT_WARN_ORPHAN_PAYLOAD,  /* payload lines with no record before them */
+  FX_IMPORT_WARN_UNKNOWN_STRING,  /* a stack frame naming a string-table id never defined */
+  FX_IMPORT_WARN_MD5_MISMATCH,    /* has_payload differs from the payload's md5 (kept) */
+  FX_IMPORT_WARN_UNKNOWN_KIND,    /* a record kind this importer does not know (kept raw as an artifact) */
+  FX_IMPORT_WARN_GRAPH_PARSE,     /* a graph payload the FX parser rejected (its text is kept) */
+  FX_IMPORT_WARN_BAD_RECORD,      /* a known record whose content is not what PyTorch writes (skipped) */
+  FX_IMPORT_WARN_COUNT
+} fx_import_warning;
+
+const char *fx_import_warning_name (fx_import_warning w);
+
+#define FX_IMPORT_EXAMPLES 3
+
+typedef struct fx_import_example
+{
+  int64_t line;
+  char text[160];
+} fx_import_example;
+
+typedef struct fx_import_stats
+{
+  bool already_imported;          /* the same content was imported before: nothing was added */
+  int64_t lines, records;
+  int64_t frames, compiles, graphs, kernels, guards, artifacts, events;
+  int64_t warnings[FX_IMPORT_WARN_COUNT];
+  fx_import_example examples[FX_IMPORT_WARN_COUNT][FX_IMPORT_EXAMPLES];
+} fx_import_stats;
+
+typedef void (*fx_import_progress_fn) (double fraction, void *user_data);
+
+/* Imports one TORCH_TRACE log into store in one transaction. Bad lines are skipped and counted in stats; the
+   import fails (nothing written) only when the file cannot be read, holds no record at all, or the store fails. */
+fx_status fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn progress,
+                                 void *user_data, fx_import_stats *stats, fx_diag *diag);
+/* The same from memory; name is used for diagnostics and as the input's path. */
+fx_status fx_import_torch_trace_data (fx_store *store, const char *name, const char *data, size_t len,
+                                      fx_import_progress_fn progress, void *user_data, fx_import_stats *stats,
+                                      fx_diag *diag);
+
+/* Splits Inductor output code (output_code.py or an inductor_output_code payload) into kernels. */
+typedef struct fx_kernel_def
+{
+  const char *name, *kind, *device;     /* kind: "triton", "cpp", "extern"; device "cuda"/"cpu"/NULL */
+  const char *code;                     /* the kernel's source text (the string passed to async_compile) */
+  const char *nodes, *aten;             /* from "# Topologically Sorted Source Nodes: [..], Original ATen: [..]" */
+  int call_order;                       /* position of its first launch in call(); -1 when not launched */
+} fx_kernel_def;
+
+/* Results are allocated from arena. */
+fx_status fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_def **out, size_t *n,
+                                fx_diag *diag);
+
+/* A scheduler node of ir_post_fusion.txt at top level: a FusedSchedulerNode with its members, or a single node. */
+typedef struct fx_fusion_group
+{
+  const char *name;       /* "op0_op1_op3" */
+  const char *kind;       /* "FusedSchedulerNode", "SchedulerNode", "ExternKernelSchedulerNode" */
+  const char *nodes;      /* member scheduler nodes, comma-separated ("op0, op1, op3"); the name for a single node */
+  const char *text;       /* its whole block */
+} fx_fusion_group;
+
+fx_status fx_split_post_fusion (const char *text, size_t len, fx_arena *arena, fx_fusion_group **out, size_t *n,
+                                fx_diag *diag);
+
+/* True when path is a TORCH_COMPILE_DEBUG folder: torch_compile_debug/, a run_* folder, or its torchinductor/. */
+bool fx_is_debug_dir (const char *path);
+/* Imports each torchinductor/model__N_* folder as compile "-/N" (N: Inductor's graph counter): fx_graph_readable.py
+   (stage aot_inference), fx_graph_transformed.py (inductor_transformed), output_code.py kernels, ir_post_fusion.txt
+   fusion groups, and the other files as artifacts. One transaction; the same content twice adds nothing. */
+fx_status fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                               fx_import_stats *stats, fx_diag *diag);
+
+/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, or a TORCH_TRACE log (a file
+   or a folder of *.log). */
+fx_status fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                          fx_import_stats *stats, fx_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,203 @@
+/* fx/store.h: the workspace store, one sqlite file (.fxwb) per workspace holding imported compiles, graphs,
+   guards, kernels and runs. WAL mode: one writer and any number of readers may work at once. */
+#pragma once
+
+#include "fx/common.h"
+#include "fx/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
+#define FX_STORE_SCHEMA_VERSION 1
+
+typedef struct fx_store fx_store;
+
+/* Opens (create: creates when missing) a workspace file, enables WAL and foreign keys and migrates the schema.
+   A file written by a newer schema than this build knows is refused with FX_ERR_UNSUPPORTED. */
+fx_status fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag);
+void fx_store_close (fx_store *store);
+int fx_store_schema_version (fx_store *store);
+/* The workspace row (created on open), for inputs. */
+int64_t fx_store_workspace_id (fx_store *store);
+
+/* ------------------------------------------------------------------ writing (inside a transaction) */
+
+/* Writes are grouped: begin, add..., commit. A process killed before commit leaves the file as it was. */
+fx_status fx_store_begin (fx_store *store, fx_diag *diag);
+fx_status fx_store_commit (fx_store *store, fx_diag *diag);
+void fx_store_rollback (fx_store *store);
+
+/* An input already imported (same content hash) returns FX_OK with *existing set to its id, else *existing = 0. */
+fx_status fx_store_find_input (fx_store *store, const char *hash, int64_t *existing, fx_diag *diag);
+fx_status fx_store_add_input (fx_store *store, const char *path, const char *kind, const char *hash,
+                              int64_t size, int64_t *id, fx_diag *diag);
+
+/* A compile id as PyTorch writes it: [frame/frame_compile_id] plus attempt; -1 = missing. */
+typedef struct fx_compile_id
+{
+  int compiled_autograd_id;
+  int frame_id;
+  int frame_compile_id;
+  int attempt;
+} fx_compile_id;
+
+/* "0/1", "0/1_2" (attempt shown when not 0), "!0/0/1" with a compiled-autograd id, "-" for missing parts. */
+void fx_compile_id_format (const fx_compile_id *cid, char *out, size_t size);
+/* Parses the forms above, with or without the surrounding [ ]. */
+fx_status fx_compile_id_parse (const char *text, fx_compile_id *cid, fx_diag *diag);
+
+/* Finds or creates the frame and compile rows of cid within an input. */
+fx_status fx_store_ensure_compile (fx_store *store, int64_t input_id, const fx_compile_id *cid,
+                                   int64_t *compile_row, fx_diag *diag);
+
+/* What an importer learns about a compile; NULL strings / negative numbers leave the stored value. */
+typedef struct fx_store_compile_update
+{
+  const char *function;
+  const char *file;
+  int line;                  /* -1: unknown */
+  const char *user_stack;    /* the stack that triggered the compile, "file:line in fn" per line */
+  int has_graph_break;       /* -1 unknown, 0/1 */
+  int has_recompile;
+  const char *fail_type;
+  const char *fail_reason;
+  double start_time;         /* seconds since the epoch; < 0 unknown */
+  double entire_frame_compile_s;
+  double backend_compile_s;
+  double inductor_compile_s;
+  int graph_op_count;
+  int guard_count;
+  int has_metrics;           /* 1 once compilation_metrics was seen */
+} fx_store_compile_update;
+
+void fx_store_compile_update_init (fx_store_compile_update *u);
+fx_status fx_store_update_compile (fx_store *store, int64_t compile_row, const fx_store_compile_update *u,
+                                   fx_diag *diag);
+
+/* Graph stages: "dynamo", "aot_forward", "aot_backward", "aot_inference", "aot_joint", "pre_grad", "post_grad",
+   "inductor_transformed", "user", "minified", or a raw artifact name (e.g. "before_post_grad_graph").
+   graph may be NULL (text did not parse); text is the original text. */
+fx_status fx_store_add_graph (fx_store *store, int64_t compile_row, const char *stage, const fx_graph *graph,
+                              const char *text, int64_t *id, fx_diag *diag);
+fx_status fx_store_add_guard (fx_store *store, int64_t compile_row, const char *kind, const char *source,
+                              const char *code, const char *user_line, fx_diag *diag);
+fx_status fx_store_add_guard_failure (fx_store *store, int64_t compile_row, const char *failed_compile,
+                                      const char *reason, const char *user_stack, fx_diag *diag);
+fx_status fx_store_add_graph_break (fx_store *store, int64_t compile_row, const char *reason,
+                                    const char *explanation, const char *user_stack, const char *text,
+                                    fx_diag *diag);
+/* nodes / aten: the comma-separated lists from "# Topologically Sorted Source Nodes: [..], Original ATen: [..]". */
+/* ordinal: definition order; call_order: position of its first launch in the wrapper's call() (-1: none). */
+fx_status fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, int call_order, const char *name,
+                               const char *kind, const char *device, const char *code, const char *nodes,
+                               const char *aten, fx_diag *diag);
+fx_status fx_store_add_fusion_group (fx_store *store, int64_t compile_row, const char *name, const char *nodes,
+                                     const char *text, fx_diag *diag);
+/* compile_row 0: an artifact of the input rather than of one compile. */
+fx_status fx_store_add_artifact (fx_store *store, int64_t input_id, int64_t compile_row, const char *name,
+                                 const char *kind, const char *text, fx_diag *diag);
+fx_status fx_store_add_metric (fx_store *store, int64_t compile_row, const char *key, const char *value,
+                               fx_diag *diag);
+fx_status fx_store_add_event (fx_store *store, int64_t input_id, int64_t compile_row, const char *name,
+                              const char *phase, double ts_us, const char *json, fx_diag *diag);
+
+typedef struct fx_store_run
+{
+  const char *backend, *mode, *options_json, *device, *error;
+  double compile_ms, run_ms_median, run_ms_min, run_ms_max, accuracy;
+  int64_t peak_bytes;
+} fx_store_run;
+
+fx_status fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id,
+                            fx_diag *diag);
+
+/* ------------------------------------------------------------------ reading
+   Results are plain structs allocated from the caller's arena (free the arena to free them). */
+
+typedef struct fx_store_compile
+{
+  int64_t id;
+  int64_t input_id;
+  char compile_id[48];       /* "0/1" */
+  fx_compile_id cid;
+  const char *function, *file, *user_stack, *status;  /* status: "ok", "graph break", "recompiled", "failed" */
+  int line;
+  const char *fail_type, *fail_reason;
+  double start_time, entire_frame_compile_s, backend_compile_s, inductor_compile_s;
+  int graph_op_count, guard_count;
+  int n_graphs, n_kernels, n_guards, n_breaks, n_failures;
+} fx_store_compile;
+
+fx_status fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out, size_t *n,
+                                  fx_diag *diag);
+/* Finds a compile by its id text ("0/1", "[0/1]"); the first input holding it. */
+fx_status fx_store_find_compile (fx_store *store, const char *compile_id, int64_t *compile_row, fx_diag *diag);
+
+typedef struct fx_store_graph_info
+{
+  int64_t id;
+  int64_t compile_row;
+  const char *stage;
+  int n_nodes;
+  bool parsed;               /* false: only the original text is stored */
+} fx_store_graph_info;
+
+fx_status fx_store_list_graphs (fx_store *store, int64_t compile_row, fx_arena *arena,
+                                fx_store_graph_info **out, size_t *n, fx_diag *diag);
+/* The graph from its canonical JSON (*graph NULL when it did not parse) and/or its original text (malloc'd). */
+fx_status fx_store_get_graph (fx_store *store, int64_t graph_id, fx_graph **graph, char **text, fx_diag *diag);
+
+typedef struct fx_store_guard
+{
+  const char *kind, *source, *code, *user_line;
+} fx_store_guard;
+fx_status fx_store_list_guards (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_guard **out,
+                                size_t *n, fx_diag *diag);
+
+typedef struct fx_store_guard_failure
+{
+  const char *failed_compile, *reason, *user_stack;
+} fx_store_guard_failure;
+fx_status fx_store_list_guard_failures (fx_store *store, int64_t compile_row, fx_arena *arena,
+                                        fx_store_guard_failure **out, size_t *n, fx_diag *diag);
+
+typedef struct fx_store_graph_break
+{
+  const char *reason, *explanation, *user_stack, *text;
+} fx_store_graph_break;
+fx_status fx_store_list_graph_breaks (fx_store *store, int64_t compile_row, fx_arena *arena,
+                                      fx_store_graph_break **out, size_t *n, fx_diag *diag);
+
+typedef struct fx_store_kernel
+{
+  int ordinal, call_order;
+  const char *name, *kind, *device, *code, *nodes, *aten;
+} fx_store_kernel;
+fx_status fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out,
+                                 size_t *n, fx_diag *diag);
+
+typedef struct fx_store_fusion_group
+{
+  const char *name, *nodes, *text;
+} fx_store_fusion_group;
+fx_status fx_store_list_fusion_groups (fx_store *store, int64_t compile_row, fx_arena *arena,
+                                       fx_store_fusion_group **out, size_t *n, fx_diag *diag);
+
+typedef struct fx_store_kv
+{
+  const char *key, *value;
+} fx_store_kv;
+fx_status fx_store_list_metrics (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
+                                 size_t *n, fx_diag *diag);
+/* Artifacts: key = name, value = text. */
+fx_status fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
+                                   size_t *n, fx_diag *diag);
+
+/* Row counts for summaries: table is one of the schema's table names (checked against a fixed list). */
+fx_status fx_store_count (fx_store *store, const char *table, int64_t *count, fx_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,401 @@
+"""Capture tests: the custom-backend contract, guards and recompiles, graph breaks and resume functions,
+modules, stances and helpers. Run with Debian's /usr/bin/python3 (torch 1.13); no GPU needed."""
+import io
+import logging
+import os
+import re
+import sys
+import unittest
+
+import torch
+import torch.nn as nn
+
+import fxcapture
+
+fxcapture.install()
+
+
+def masked(text):
+    return re.sub(r"0x[0-9a-f]+", "0x...", text)
+
+
+def compiles(start=0):
+    return [r for r in fxcapture.records[start:] if r["kind"] == "compile"]
+
+
+def kinds(start, kind):
+    return [r for r in fxcapture.records[start:] if r["kind"] == kind]
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        fxcapture.reset()
+        fxcapture.set_stance("default")
+        fxcapture.config.recompile_limit = 8
+        self.start = len(fxcapture.records)
+
+
+# ---------------------------------------------------------------- the documentation's debugging backends
+class CustomBackend(Base):
+    def test_cos_sin(self):
+        seen = []
+
+        def my_compiler(gm, example_inputs):
+            seen.append((gm, example_inputs))
+            return gm.forward
+
+        def fn(x, y):
+            a = torch.cos(x)
+            b = torch.sin(y)
+            return a + b
+
+        x, y = torch.randn(10), torch.randn(10)
+        out = torch.compile(fn, backend=my_compiler)(x, y)
+        self.assertTrue(torch.allclose(out, fn(x, y)))
+        self.assertEqual(len(seen), 1)
+        gm, ex = seen[0]
+        self.assertIsInstance(gm, torch.fx.GraphModule)
+        self.assertEqual([e.shape for e in ex], [torch.Size([10]), torch.Size([10])])
+        # torch.fx's own view of the graph the backend received
+        self.assertEqual([(n.op, n.name, str(n.target)) for n in gm.graph.nodes][:2],
+                         [("placeholder", "l_x_", "L_x_"), ("placeholder", "l_y_", "L_y_")])
+        self.assertIs([n for n in gm.graph.nodes][2].target, torch.cos)
+        self.assertEqual(masked(compiles(self.start)[0]["graph_tabular"]), masked(
+            "opcode         name    target                                                  args        kwargs\n"
+            "-------------  ------  ------------------------------------------------------  ----------  --------\n"
+            "placeholder    l_x_    L_x_                                                    ()          {}\n"
+            "placeholder    l_y_    L_y_                                                    ()          {}\n"
+            "call_function  cos     <built-in method cos of type object at 0x7f00000000>  (l_x_,)     {}\n"
+            "call_function  sin     <built-in method sin of type object at 0x7f00000000>  (l_y_,)     {}\n"
+            "call_function  add     <built-in function add>                                 (cos, sin)  {}\n"
+            "output         output  output                                                  ((add,),)   {}\n"))
+        self.assertEqual(gm.code, "\n\n\ndef forward(self, L_x_ : torch.Tensor, L_y_ : torch.Tensor):\n"
+                         "    l_x_ = L_x_\n    l_y_ = L_y_\n"
+                         "    cos = torch.cos(l_x_);  l_x_ = None\n"
+                         "    sin = torch.sin(l_y_);  l_y_ = None\n"
+                         "    add = cos + sin;  cos = sin = None\n"
+                         "    return (add,)\n    ")
+        node = [n for n in gm.graph.nodes][2]
+        self.assertIn('in fn\n    a = torch.cos(x)\n', node.meta["stack_trace"])
+        self.assertEqual(node.meta["source_fn_stack"][0][0], "cos")
+
+    def test_mock_module(self):
+        class MockModule(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.relu = nn.ReLU()
+
+            def forward(self, x):
+                return self.relu(torch.cos(x))
+
+        graphs = []
+        mod = MockModule()
+        opt = torch.compile(mod, backend=lambda gm, ex: graphs.append(gm) or gm.forward)
+        x = torch.randn(4)
+        self.assertTrue(torch.allclose(opt(x), mod(x)))
+        self.assertEqual(len(graphs), 1)
+        code = graphs[0].code
+        self.assertIn("cos = torch.cos(l_x_)", code)
+        self.assertIn("relu = torch.nn.functional.relu(cos, inplace = False)", code)
+        relu = [n for n in graphs[0].graph.nodes if n.name == "relu"][0]
+        self.assertEqual([v[0] for v in relu.meta["nn_module_stack"].values()], ["L['self']._modules['relu']"])
+        # the optimized module forwards attributes to the original
+        self.assertIs(opt.relu, mod.relu)
+
+    def test_toy_example_three_graphs(self):
+        graphs = []
+
+        def toy_example(a, b):
+            x = a / (torch.abs(a) + 1)
+            if b.sum() < 0:
+                b = b * -1
+            return x * b
+
+        opt = torch.compile(toy_example, backend=lambda gm, ex: graphs.append(gm.code) or gm.forward)
+        torch.manual_seed(1)
+        for _ in range(100):
+            a, b = torch.randn(10), torch.randn(10)
+            self.assertTrue(torch.allclose(opt(a, b), toy_example(a, b)))
+        self.assertEqual(len(graphs), 3)
+        body = [re.findall(r"^    (\w+) = (.*?)(?:;|$)", g, re.M) for g in graphs]
+        self.assertEqual(body[0], [("l_a_", "L_a_"), ("l_b_", "L_b_"), ("abs_1", "torch.abs(l_a_)"),
+                                   ("add", "abs_1 + 1"), ("truediv", "l_a_ / add"), ("sum_1", "l_b_.sum()"),
+                                   ("lt", "sum_1 < 0")])
+        self.assertIn("return (lt, truediv)", graphs[0])
+        rest = sorted(tuple(x for x in b if not x[0].startswith("l_")) for b in body[1:])
+        self.assertEqual(rest, [(("mul", "l_b_ * -1"), ("mul_1", "l_x_ * mul")), (("mul", "l_x_ * l_b_"),)])
+        frames = kinds(self.start, "frame")
+        self.assertEqual([(f["frame_id"], f["compile_id"]) for f in frames], [(0, 0), (1, 0), (2, 0)])
+        self.assertEqual({f["name"] for f in frames[1:]}, {"torch_dynamo_resume_in_toy_example_at_7"}.__class__(
+            [f"torch_dynamo_resume_in_toy_example_at_{toy_example.__code__.co_firstlineno + 2}"]))
+
+
+# ---------------------------------------------------------------- guards and recompiles
+class Guards(Base):
+    def test_tensor_reasons(self):
+        def f(a):
+            return a * 2
+
+        opt = torch.compile(f, backend="eager")
+        opt(torch.randn(10))
+        opt(torch.randn(16))
+        opt(torch.randn(8, 3))
+        opt(torch.randn(10, dtype=torch.float64))
+        opt(torch.randn(10, requires_grad=True))
+        msgs = [r["reasons"][0] for r in kinds(self.start, "recompile")]
+        self.assertEqual(msgs, [
+            "0/0: tensor 'a' size mismatch at index 0. expected 10, actual 16",
+            "0/1: tensor 'a' rank mismatch. expected 1, actual 2",
+            "0/2: tensor 'a' dtype mismatch. expected Float, actual Double",
+            "0/3: tensor 'a' dtype mismatch. expected Double, actual Float",
+        ])
+        self.assertEqual(kinds(self.start, "recompile")[3]["reasons"][-1],
+                         "0/0: tensor 'a' requires_grad mismatch. expected requires_grad=0")
+        rec = kinds(self.start, "recompile")[0]
+        self.assertEqual(rec["message"], f"Recompiling function f in {__file__}:{f.__code__.co_firstlineno}\n"
+                         "    triggered by the following guard failure(s):\n"
+                         "    - 0/0: tensor 'a' size mismatch at index 0. expected 10, actual 16")
+        self.assertEqual(rec["verbose_message"].splitlines()[2], "    guard 0 failures:")
+        g = compiles(self.start)[0]["guards"]
+        self.assertIn("| | +- TENSOR_MATCH: check_tensor(L['a'], Tensor, DispatchKeySet(CPU, BackendSelect, "
+                      "ADInplaceOrView, AutogradCPU), torch.float32, device=None, requires_grad=False, size=[10], "
+                      "stride=[1])", g)
+        # a cache hit does not recompile
+        n = len(compiles(self.start))
+        opt(torch.randn(16))
+        self.assertEqual(len(compiles(self.start)), n)
+
+    def test_equals_and_globals(self):
+        def f(x, n):
+            return x * n + SCALE
+
+        global SCALE
+        SCALE = 2.0
+        opt = torch.compile(f, backend="eager")
+        x = torch.randn(3)
+        self.assertTrue(torch.allclose(opt(x, 3), f(x, 3)))
+        opt(x, 4)
+        SCALE = 5.0
+        self.assertTrue(torch.allclose(opt(x, 4), f(x, 4)))
+        reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
+        self.assertEqual(reasons[0], "0/0: n == 3")
+        self.assertEqual(reasons[1], "0/1: G['SCALE'] == 2.0")
+        self.assertIn("EQUALS_MATCH: L['n'] == 3", compiles(self.start)[0]["guards"])
+
+    def test_recompile_limit(self):
+        def g(k):
+            return k + 1
+
+        fxcapture.config.recompile_limit = 2
+        opt = torch.compile(g, backend="eager")
+        stream = io.StringIO()
+        handler = logging.StreamHandler(stream)
+        logging.getLogger("torch._dynamo").addHandler(handler)
+        try:
+            for n in (2, 3, 4, 5):
+                self.assertTrue(torch.equal(opt(torch.ones(n)), torch.ones(n) + 1))
+        finally:
+            logging.getLogger("torch._dynamo").removeHandler(handler)
+        self.assertEqual(len(compiles(self.start)), 2)
+        self.assertEqual(stream.getvalue(), (
+            "torch._dynamo hit config.recompile_limit (2)\n"
+            f"   function: 'g' ({__file__}:{g.__code__.co_firstlineno})\n"
+            "   last reason: 0/1: tensor 'k' size mismatch at index 0. expected 3, actual 4\n"
+            "To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n"
+            "To diagnose recompilation issues, see "
+            "https://docs.pytorch.org/docs/main/user_guide/torch_compiler/compile/programming_model.recompilation.html\n"))
+
+    def test_stances(self):
+        def k(x):
+            return x - 1
+
+        opt = torch.compile(k, backend="eager")
+        opt(torch.ones(3))
+        with fxcapture.set_stance("fail_on_recompile"):
+            with self.assertRaises(RuntimeError) as cm:
+                opt(torch.ones(4))
+        self.assertEqual(str(cm.exception), (
+            f"Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '{__file__}', "
+            f"function name: 'k', line number: {k.__code__.co_firstlineno}\n"
+            "    triggered by the following guard failure(s):\n"
+            "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4"))
+        n = len(compiles(self.start))
+        with fxcapture.set_stance("force_eager"):
+            self.assertTrue(torch.equal(opt(torch.ones(5)), torch.zeros(5)))
+        self.assertEqual(len(compiles(self.start)), n)
+
+        @fxcapture.set_stance("eager_on_recompile")
+        def run():
+            return opt(torch.ones(6))
+        self.assertTrue(torch.equal(run(), torch.zeros(6)))
+        self.assertEqual(len(compiles(self.start)), n)
+        self.assertEqual(fxcapture._config["stance"], "default")
+        with self.assertRaises(RuntimeError):
+            fxcapture.set_stance("bogus")
+
+    def test_backend_cache(self):
+        def h(x):
+            return x.relu()
+
+        x = torch.randn(4)
+        torch.compile(h, backend="eager")(x)
+        torch.compile(h, backend="eager")(x)
+        self.assertEqual(len(compiles(self.start)), 1)
+        torch.compile(h, backend="aot_eager")(x)
+        self.assertEqual(len(compiles(self.start)), 2)
+        self.assertEqual(kinds(self.start, "recompile"), [])
+
+
+# ---------------------------------------------------------------- graph breaks
+class Breaks(Base):
+    def test_print_item_graph_break(self):
+        def f(x):
+            y = x + 1
+            print("hi")
+            z = y * 2
+            v = z.sum().item()
+            fxcapture.graph_break()
+            return z - v
+
+        x = torch.randn(5)
+        graphs = []
+        out = io.StringIO()
+        old, sys.stdout = sys.stdout, out
+        try:
+            res = torch.compile(f, backend=lambda gm, ex: graphs.append(gm.code) or gm.forward)(x)
+        finally:
+            sys.stdout = old
+        self.assertEqual(out.getvalue(), "hi\n")
+        self.assertTrue(torch.allclose(res, f(x)))
+        reasons = [b["reason"].splitlines()[0] for b in kinds(self.start, "graph_break")]
+        self.assertEqual(reasons, ["Failed to trace builtin operator",
+                                   "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+                                   "Call to `torch._dynamo.graph_break()`"])
+        # graph_break() right after .item() leaves an empty segment: no graph, as in Dynamo
+        self.assertEqual(len(graphs), 3)
+
+    def test_fullgraph(self):
+        def fb(x):
+            if x.sum() > 0:
+                return x
+            return -x
+
+        with self.assertRaises(fxcapture.Unsupported) as cm:
+            torch.compile(fb, backend="eager", fullgraph=True)(torch.ones(2))
+        text = str(cm.exception)
+        self.assertTrue(text.startswith("Data-dependent branching\n  Explanation: Detected data-dependent branching"))
+        self.assertIn(f"\n\nfrom user code:\n  File \"{__file__}\", line {fb.__code__.co_firstlineno + 1}, in fb\n"
+                      "    if x.sum() > 0:\n", text)
+
+    def test_explain(self):
+        def f(x):
+            x = x * 2
+            if x.sum() > 0:
+                return x + 1
+            return x - 1
+
+        e = fxcapture.explain(f)(torch.ones(3))
+        self.assertEqual((e.graph_count, e.graph_break_count), (2, 1))
+        text = str(e)
+        self.assertTrue(text.startswith("Graph Count: 2\nGraph Break Count: 1\nOp Count: 4\nBreak Reasons:\n"
+                                        "  Break Reason 1:\n    Reason: Data-dependent branching"))
+        self.assertIn("Ops per Graph:\n  Ops 1:\n    <built-in function mul>\n    sum\n    <built-in function gt>\n", text)
+
+
+# ---------------------------------------------------------------- robustness and the differential test
+def p_loop(x, w):
+    for i in range(3):
+        x = torch.tanh(x @ w) + i
+    return x, x.shape[0]
+
+
+def p_helpers(x):
+    def inner(t):
+        return t.clamp(min=-1.0, max=1.0)
+    return torch.nn.functional.softmax(x, dim=-1) + x.view(-1).sum() + len([1, 2])
+
+
+def helper(a, b=2):
+    return a * b
+
+
+def p_calls(x, y):
+    t = (x, y)
+    return helper(t[0]) + helper(y, b=3), {"k": 1}["k"]
+
+
+def p_raises(x):
+    return x + undefined_name  # noqa: F821
+
+
+class Robust(Base):
+    def test_differential(self):
+        torch.manual_seed(0)
+        cases = [(p_loop, (torch.randn(4, 4), torch.randn(4, 4))), (p_helpers, (torch.randn(2, 3),)),
+                 (p_calls, (torch.randn(3), torch.randn(3)))]
+        for fn, args in cases:
+            for backend in ("eager", "aot_eager"):
+                got = torch.compile(fn, backend=backend)(*args)
+                want = fn(*args)
+                self.assertEqual(type(got), type(want))
+                for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+                    if isinstance(w, torch.Tensor):
+                        self.assertTrue(torch.allclose(g, w), fn.__name__)
+                    else:
+                        self.assertEqual(g, w)
+
+    def test_exception_reaches_caller(self):
+        with self.assertRaises(NameError):
+            torch.compile(p_raises, backend="eager")(torch.ones(1))
+
+    def test_generators_and_recursion_are_skipped(self):
+        def gen(x):
+            yield x + 1
+
+        def rec(x, n):
+            return x if n == 0 else rec(x + 1, n - 1)
+
+        self.assertTrue(torch.equal(next(torch.compile(gen, backend="eager")(torch.ones(1))), torch.ones(1) * 2))
+        self.assertTrue(torch.equal(torch.compile(rec, backend="eager")(torch.zeros(1), 20), torch.ones(1) * 20))
+
+    def test_helpers(self):
+        self.assertIn("inductor", fxcapture.list_backends())
+        self.assertNotIn("eager", fxcapture.list_backends())
+        self.assertIn("eager", fxcapture.list_backends(None))
+
+        @fxcapture.register_backend(name="mine_test")
+        def mine(gm, ex, **kw):
+            return gm.forward
+        self.assertIn("mine_test", fxcapture.list_backends())
+        with self.assertRaises(RuntimeError):
+            torch.compile(lambda x: x, backend="no_such_backend")
+        with self.assertRaises(RuntimeError):
+            torch.compile(lambda x: x, mode="max-autotune", options={"a": 1})
+
+        def uses(x):
+            return torch.sigmoid(x) + 1
+        fxcapture.disallow_in_graph(torch.sigmoid)
+        try:
+            torch.compile(uses, backend="eager")(torch.ones(2))
+        finally:
+            fxcapture._disallowed_ids.discard(id(torch.sigmoid))
+        self.assertEqual(kinds(self.start, "graph_break")[0]["reason"].splitlines()[0],
+                         "Attempted to call function marked as skipped")
+        self.assertIs(torch.compile(uses, disable=True), uses)
+
+        @torch.compile(backend="eager")
+        def deco(x):
+            return x + 1
+
+        @torch.compile
+        def deco2(x):
+            return x + 2
+        self.assertTrue(torch.equal(deco(torch.ones(1)), torch.ones(1) * 2))
+        self.assertTrue(torch.equal(deco2(torch.ones(1)), torch.ones(1) * 3))
+        t = torch.ones(3)
+        fxcapture.mark_dynamic(t, 0)
+        self.assertEqual(t._dynamo_dynamic_indices, {0})
+
+
+if __name__ == "__main__":
+    unittest.main()

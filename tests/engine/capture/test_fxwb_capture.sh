@@ -1,0 +1,31 @@
+#!/bin/sh
+# fxwb capture end to end: a program under capture writes its JSON record; bad input gives clear errors and exit codes.
+set -u
+FXWB="$1"
+FIX="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail () { echo "not ok: $*"; exit 1; }
+
+"$FXWB" capture "$FIX/toy_graph_break.py" --json "$tmp/rec.json" >"$tmp/out" 2>"$tmp/err" || fail "capture exited $?: $(cat "$tmp/err")"
+grep -q '"kind": "compile"' "$tmp/rec.json" || fail "no compile in the record"
+grep -q 'torch_dynamo_resume_in_toy_example_at_7' "$tmp/rec.json" || fail "no resume frame in the record"
+grep -q "tensor 'a' size mismatch at index 0. expected 10, actual 16" "$tmp/rec.json" || fail "no recompile reason"
+
+"$FXWB" capture "$tmp/missing.py" --json "$tmp/x.json" 2>"$tmp/err"; rc=$?
+[ $rc -eq 3 ] || fail "missing program: exit $rc"
+grep -q "no such program file" "$tmp/err" || fail "missing program: message"
+
+"$FXWB" capture "$FIX/toy_graph_break.py" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "no output: exit $rc"
+
+printf 'import torch\ndef f(x):\n    return x + 1\ng = torch.compile(f, backend="eager")\ng(torch.ones(2))\nraise ValueError("boom")\n' >"$tmp/raises.py"
+"$FXWB" capture "$tmp/raises.py" --json "$tmp/r.json" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "raising program: exit $rc"
+grep -q "ValueError: boom" "$tmp/err" || fail "raising program: traceback"
+grep -q '"kind": "compile"' "$tmp/r.json" || fail "raising program: record not written"
+
+printf 'import sys\nsys.exit(3)\n' >"$tmp/exits.py"
+"$FXWB" capture "$tmp/exits.py" --json "$tmp/e.json" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "exit 3 program: exit $rc"
+echo "ok"
