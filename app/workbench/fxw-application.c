@@ -19,12 +19,20 @@ GFile *
 fxw_application_demo_file (void)
 {
   const char *env = g_getenv ("FXW_DEMO");
+  /* The demo workspace (data/demo.fxwb, imported from the fixtures' TORCH_TRACE logs) comes first; the fixture
+     folders are the fallback when it was not built. */
+  g_autofree char *installed_fxwb = g_build_filename (FX_PKGDATADIR, "demo.fxwb", NULL);
+  g_autofree char *built_fxwb = g_build_filename (FX_BUILD_ROOT, "data", "demo.fxwb", NULL);
   g_autofree char *installed = g_build_filename (FX_PKGDATADIR, "demo", NULL);
   g_autofree char *built = g_build_filename (FX_BUILD_ROOT, "data", "demo", NULL);
   g_autofree char *source = g_build_filename (FX_SOURCE_ROOT, "tests", "fixtures", "traces", NULL);
 
   if (env != NULL && *env)
     return g_file_new_for_path (env);
+  if (g_file_test (built_fxwb, G_FILE_TEST_IS_REGULAR))
+    return g_file_new_for_path (built_fxwb);
+  if (g_file_test (installed_fxwb, G_FILE_TEST_IS_REGULAR))
+    return g_file_new_for_path (installed_fxwb);
   if (g_file_test (built, G_FILE_TEST_EXISTS))
     return g_file_new_for_path (built);
   if (g_file_test (installed, G_FILE_TEST_EXISTS))
