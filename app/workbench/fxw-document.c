@@ -2,7 +2,10 @@
  *
  * A folder (a TORCH_COMPILE_DEBUG run, a fixture folder) is scanned for FX code files: one frame per folder holding
  * graphs, one compile per graph folder (model__N_inference_N.M), one stage per file. Files that do not parse are
- * reported together as one partial-load error; the rest stays usable. */
+ * reported together as one partial-load error; the rest stays usable.
+ *
+ * A workspace file (.fxwb, sqlite) is read through fx/store.h: one frame per traced frame, its compiles with the
+ * status the importer stored, and one stage per stored graph that parsed. */
 #define G_LOG_DOMAIN "fxw-document"
 
 #include "fx-config.h"
@@ -11,6 +14,11 @@
 
 #include "fxw-document.h"
 #include "fxw-engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fx/store.h"
 
 struct _FxwDocument
 {
@@ -34,6 +42,9 @@ typedef struct
   char *compile;   /* folder of the graph files */
   char *stage;     /* file name */
   fx_graph *graph;
+  /* Set by the store loader only (folder loads group by equal titles). */
+  char *frame_subtitle, *compile_subtitle, *status;
+  gboolean new_frame, new_compile;
 } LoadedGraph;
 
 typedef struct
@@ -51,6 +62,9 @@ loaded_graph_free (LoadedGraph *lg)
   g_free (lg->frame);
   g_free (lg->compile);
   g_free (lg->stage);
+  g_free (lg->frame_subtitle);
+  g_free (lg->compile_subtitle);
+  g_free (lg->status);
   g_clear_pointer (&lg->graph, fx_graph_free);
   g_free (lg);
 }
@@ -147,6 +161,153 @@ collect_files (const char *dir, const char *root, GPtrArray *out, int depth)
     }
 }
 
+/* Whether path is an sqlite file (a workspace), by its header rather than its name. */
+static gboolean
+is_workspace_file (const char *path)
+{
+  static const char magic[16] = "SQLite format 3";
+  char head[16] = { 0 };
+  FILE *f = fopen (path, "rb");
+  gboolean yes;
+
+  if (f == NULL)
+    return FALSE;
+  yes = fread (head, 1, sizeof head, f) == sizeof head && memcmp (head, magic, sizeof magic) == 0;
+  fclose (f);
+  return yes;
+}
+
+static GError *
+store_error (const fx_diag *diag)
+{
+  char text[2048];
+
+  fx_diag_format (diag, text, sizeof text);
+  return g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", text);
+}
+
+/* The sidebar status names of the store's compile statuses. */
+static const char *
+sidebar_status (const char *status)
+{
+  if (status == NULL)
+    return "";
+  if (g_str_equal (status, "graph break"))
+    return "graph-break";
+  return status;
+}
+
+/* Reads a workspace: every compile in the store's order, every stage of it whose graph parsed. Graphs that did not
+   parse (only their text is stored) are counted as a partial load. */
+static void
+load_store (GTask *task, LoadJob *job)
+{
+  fx_store *store = NULL;
+  fx_arena *arena = NULL;
+  fx_store_compile *compiles = NULL;
+  size_t n_compiles = 0;
+  fx_diag diag;
+  int64_t last_input = -1;
+  int last_ca = -2, last_frame = -2;
+  GError *error = NULL;
+
+  fx_diag_clear (&diag);
+  if (fx_store_open (job->path, false, &store, &diag) != FX_OK)
+    {
+      g_task_return_error (task, store_error (&diag));
+      return;
+    }
+  arena = fx_arena_new ();
+  if (fx_store_list_compiles (store, arena, &compiles, &n_compiles, &diag) != FX_OK)
+    {
+      error = store_error (&diag);
+      goto out;
+    }
+  for (size_t i = 0; i < n_compiles; i++)
+    {
+      const fx_store_compile *c = &compiles[i];
+      fx_store_graph_info *graphs = NULL;
+      size_t n_graphs = 0;
+      gboolean first_stage = TRUE;
+      g_autofree char *where = NULL;
+
+      if (g_task_return_error_if_cancelled (task))
+        goto out_quiet;
+      if (fx_store_list_graphs (store, c->id, arena, &graphs, &n_graphs, &diag) != FX_OK)
+        {
+          error = store_error (&diag);
+          goto out;
+        }
+      /* The base name: the sidebar is narrow and the traced machine's folders mean little here. */
+      if (c->file != NULL)
+        {
+          g_autofree char *base = g_path_get_basename (c->file);
+
+          where = c->line >= 0 ? g_strdup_printf ("%s:%d", base, c->line) : g_steal_pointer (&base);
+        }
+      else
+        where = g_strdup ("");
+      for (size_t k = 0; k < n_graphs; k++)
+        {
+          fx_graph *graph = NULL;
+          LoadedGraph *lg;
+
+          if (!graphs[k].parsed)
+            {
+              g_string_append_printf (job->errors, _("[%s] %s: only the text of this graph is stored\n"),
+                                      c->compile_id, graphs[k].stage);
+              job->n_failed++;
+              continue;
+            }
+          if (fx_store_get_graph (store, graphs[k].id, &graph, NULL, &diag) != FX_OK || graph == NULL)
+            {
+              char text[2048];
+
+              fx_diag_format (&diag, text, sizeof text);
+              g_string_append_printf (job->errors, "[%s] %s: %s\n", c->compile_id, graphs[k].stage, text);
+              job->n_failed++;
+              fx_diag_clear (&diag);
+              continue;
+            }
+          lg = g_new0 (LoadedGraph, 1);
+          lg->graph = graph;
+          lg->stage = g_strdup (graphs[k].stage);
+          lg->compile = g_strdup_printf ("[%s]", c->compile_id);
+          lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
+          lg->status = g_strdup (sidebar_status (c->status));
+          lg->frame = c->cid.compiled_autograd_id >= 0
+                      ? g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
+                                         c->cid.compiled_autograd_id)
+                      : g_strdup_printf (_("frame %d"), c->cid.frame_id);
+          lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
+          lg->new_frame = c->input_id != last_input || c->cid.compiled_autograd_id != last_ca
+                          || c->cid.frame_id != last_frame;
+          lg->new_compile = first_stage;
+          last_input = c->input_id;
+          last_ca = c->cid.compiled_autograd_id;
+          last_frame = c->cid.frame_id;
+          first_stage = FALSE;
+          g_ptr_array_add (job->graphs, lg);
+        }
+      post_progress (job, (i + 1.0) / n_compiles);
+    }
+  if (job->graphs->len == 0)
+    {
+      if (job->errors->len > 0)
+        error = g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", job->errors->str);
+      else
+        error = g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_NOT_FOUND, _("%s holds no FX graph"), job->path);
+    }
+out:
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+out_quiet:
+  fx_arena_free (arena);
+  fx_store_close (store);
+}
+
 static void
 load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
@@ -154,6 +315,11 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   gboolean is_dir = g_file_test (job->path, G_FILE_TEST_IS_DIR);
 
+  if (!is_dir && is_workspace_file (job->path))
+    {
+      load_store (task, job);
+      return;
+    }
   if (is_dir)
     collect_files (job->path, job->path, files, 0);
   else
@@ -251,19 +417,21 @@ populate (FxwDocument *self, LoadJob *job)
       g_autofree char *title = g_strdup_printf ("%s / %s", lg->compile, lg->stage);
       g_autofree char *nodes = NULL;
 
-      if (frame == NULL || !g_str_equal (fxw_sidebar_item_get_title (frame), lg->frame))
+      if (frame == NULL || lg->new_frame || !g_str_equal (fxw_sidebar_item_get_title (frame), lg->frame))
         {
-          g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame, NULL);
+          g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame,
+                                                              lg->frame_subtitle);
 
           g_list_store_append (self->frames, f);
           frame = f;
           compile = NULL;
         }
-      if (compile == NULL || !g_str_equal (fxw_sidebar_item_get_title (compile), lg->compile))
+      if (compile == NULL || lg->new_compile || !g_str_equal (fxw_sidebar_item_get_title (compile), lg->compile))
         {
-          g_autoptr(FxwSidebarItem) c = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, lg->compile, NULL);
+          g_autoptr(FxwSidebarItem) c = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, lg->compile,
+                                                              lg->compile_subtitle);
 
-          fxw_sidebar_item_set_status (c, "ok");
+          fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
           fxw_sidebar_item_append (frame, c);
           compile = c;
         }
