@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "display-util.h"
+#include "fxw-application.h"
 #include "fxw-window.h"
 #include "synthetic-graph.h"
 
@@ -364,6 +365,96 @@ test_provenance_open_location (void)
   fxw_selection_set_graph (selection, NULL);
 }
 
+/* The demo workspace (data/demo.fxwb, imported from the fixtures' TORCH_TRACE logs by the build) is what the demo
+   lookup finds; opened, the sidebar shows its frames and compiles with the store's ids and statuses, and a stage's
+   graph reaches the table. */
+static void
+test_demo_workspace (void)
+{
+  g_autoptr(GFile) demo = NULL;
+  g_autofree char *path = NULL;
+  GListModel *rows;
+  guint n_frames = 0, n_compiles = 0, n_stages = 0, n_break = 0, n_recompiled = 0, n_ok = 0;
+  int first_compile = -1, stage_row = -1;
+  gboolean saw_resume = FALSE;
+  FxwTableView *table;
+  FxwGraph *graph;
+
+  g_unsetenv ("FXW_DEMO");
+  demo = fxw_application_demo_file ();
+  path = g_file_get_path (demo);
+  g_assert_true (g_str_has_suffix (path, "demo.fxwb"));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+
+  open_path (path);
+  g_assert_true (has_graph (window));
+  rows = fxw_window_get_sidebar_model (window);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+      const char *title = fxw_sidebar_item_get_title (item);
+      const char *status = fxw_sidebar_item_get_status (item);
+
+      switch (fxw_sidebar_item_get_kind (item))
+        {
+        case FXW_SIDEBAR_ITEM_FRAME:
+          n_frames++;
+          g_assert_true (g_str_has_prefix (title, "frame "));
+          break;
+        case FXW_SIDEBAR_ITEM_COMPILE:
+          if (n_compiles++ == 0)
+            {
+              first_compile = (int) i;
+              g_assert_cmpstr (title, ==, "[0/0]");
+              /* toy_example breaks the graph at line 7 */
+              g_assert_cmpstr (status, ==, "graph-break");
+              g_assert_nonnull (strstr (fxw_sidebar_item_get_subtitle (item), "toy_example"));
+              g_assert_nonnull (strstr (fxw_sidebar_item_get_subtitle (item), "program.py:5"));
+            }
+          g_assert_true (title[0] == '[' && title[strlen (title) - 1] == ']');
+          if (strstr (fxw_sidebar_item_get_subtitle (item), "torch_dynamo_resume_in_toy_example_at_7"))
+            saw_resume = TRUE;
+          n_break += g_str_equal (status, "graph-break");
+          n_recompiled += g_str_equal (status, "recompiled");
+          n_ok += g_str_equal (status, "ok");
+          break;
+        case FXW_SIDEBAR_ITEM_STAGE:
+          n_stages++;
+          g_assert_nonnull (fxw_sidebar_item_get_graph (item));
+          if (stage_row < 0 && g_str_equal (title, "dynamo"))
+            stage_row = (int) i;
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  /* `fxwb ls` of the same file: toy_graph_break frames 0, 1, 2 and mlp_module frame 0; 11 compiles. */
+  g_assert_cmpuint (n_frames, ==, 4);
+  g_assert_cmpuint (n_compiles, ==, 11);
+  g_assert_cmpint (first_compile, ==, 1);
+  g_assert_cmpuint (n_break, ==, 4);
+  g_assert_cmpuint (n_recompiled, ==, 4);
+  g_assert_cmpuint (n_ok, ==, 3);
+  g_assert_true (saw_resume);
+  g_assert_cmpuint (n_stages, >=, n_compiles);
+
+  /* Selecting the first compile's Dynamo graph shows its nodes in the table. */
+  g_assert_cmpint (stage_row, >, first_compile);
+  g_assert_true (fxw_window_select_stage (window, (guint) stage_row));
+  fxw_test_pump (100);
+  graph = fxw_selection_get_graph (fxw_window_get_selection (window));
+  g_assert_nonnull (graph);
+  g_assert_nonnull (strstr (fxw_graph_get_title (graph), "[0/0]"));
+  table = FXW_TABLE_VIEW (fxw_window_get_view (window, "table"));
+  g_assert_cmpuint (fxw_graph_get_n_nodes (graph), >, 2);
+  g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, fxw_graph_get_n_nodes (graph));
+  g_assert_cmpstr (fxw_node_get_opcode (fxw_table_view_get_row (table, 0)), ==, "placeholder");
+  fxw_window_set_view (window, "table");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "10-demo-workspace"));
+}
+
 /* A corrupt file and a file that is no graph give a banner, not a crash; the window stays usable. */
 static void
 test_bad_files (void)
@@ -386,6 +477,20 @@ test_bad_files (void)
   open_path (binary);
   g_assert_true (fxw_window_get_banner_visible (window));
   g_assert_null (fxw_selection_get_graph (fxw_window_get_selection (window)));
+
+  /* A workspace file that is cut off after the sqlite header: a banner from the store, no crash. */
+  {
+    g_autofree char *ws = g_build_filename (dir, "broken.fxwb", NULL);
+    char bytes[600] = "SQLite format 3";
+
+    memset (bytes + 16, 0x5a, sizeof bytes - 16);
+    g_assert_true (g_file_set_contents (ws, bytes, sizeof bytes, NULL));
+    open_path (ws);
+    g_assert_true (fxw_window_get_banner_visible (window));
+    g_assert_null (fxw_selection_get_graph (fxw_window_get_selection (window)));
+    g_test_message ("broken workspace: %s", fxw_window_get_banner_text (window));
+    g_unlink (ws);
+  }
 
   g_unlink (corrupt);
   g_unlink (binary);
@@ -417,6 +522,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
   g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
+  g_test_add_func ("/FxwWindow/demo-workspace", test_demo_workspace);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;
