@@ -43,7 +43,7 @@ typedef struct
   char *stage;     /* file name */
   fx_graph *graph;
   /* Set by the store loader only (folder loads group by equal titles). */
-  char *frame_subtitle, *compile_subtitle, *status;
+  char *frame_subtitle, *compile_subtitle, *status, *guards;
   gboolean new_frame, new_compile;
 } LoadedGraph;
 
@@ -65,6 +65,7 @@ loaded_graph_free (LoadedGraph *lg)
   g_free (lg->frame_subtitle);
   g_free (lg->compile_subtitle);
   g_free (lg->status);
+  g_free (lg->guards);
   g_clear_pointer (&lg->graph, fx_graph_free);
   g_free (lg);
 }
@@ -197,6 +198,59 @@ sidebar_status (const char *status)
   return status;
 }
 
+/* The Guards view's text of one compile: why it was (re)compiled, where the graph broke, what it guards on. */
+static char *
+compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena, fx_diag *diag)
+{
+  GString *out = g_string_new (NULL);
+  fx_store_guard_failure *failures = NULL;
+  fx_store_graph_break *breaks = NULL;
+  fx_store_guard *guards = NULL;
+  size_t n_failures = 0, n_breaks = 0, n_guards = 0;
+
+  g_string_append_printf (out, "[%s] %s  %s:%d  (%s)\n", c->compile_id, c->function ? c->function : "?",
+                          c->file ? c->file : "?", c->line, c->status ? c->status : "?");
+  if (c->fail_type != NULL || c->fail_reason != NULL)
+    g_string_append_printf (out, _("Failed: %s: %s\n"), c->fail_type ? c->fail_type : "",
+                            c->fail_reason ? c->fail_reason : "");
+  if (fx_store_list_guard_failures (store, c->id, arena, &failures, &n_failures, diag) == FX_OK && n_failures > 0)
+    {
+      g_string_append_printf (out, _("\nRecompile reasons (%zu)\n"), n_failures);
+      for (size_t i = 0; i < n_failures; i++)
+        g_string_append_printf (out, "  %s%s%s\n", failures[i].failed_compile ? failures[i].failed_compile : "",
+                                failures[i].failed_compile ? ": " : "", failures[i].reason ? failures[i].reason : "");
+    }
+  if (fx_store_list_graph_breaks (store, c->id, arena, &breaks, &n_breaks, diag) == FX_OK && n_breaks > 0)
+    {
+      g_string_append_printf (out, _("\nGraph breaks (%zu)\n"), n_breaks);
+      for (size_t i = 0; i < n_breaks; i++)
+        {
+          g_string_append_printf (out, "  %s\n", breaks[i].reason ? breaks[i].reason : "");
+          if (breaks[i].user_stack != NULL && *breaks[i].user_stack)
+            {
+              g_auto(GStrv) lines = g_strsplit (breaks[i].user_stack, "\n", -1);
+
+              for (guint k = 0; lines[k] != NULL; k++)
+                if (*lines[k])
+                  g_string_append_printf (out, "    %s\n", lines[k]);
+            }
+        }
+    }
+  if (fx_store_list_guards (store, c->id, arena, &guards, &n_guards, diag) == FX_OK)
+    {
+      g_string_append_printf (out, _("\nGuards (%zu)\n"), n_guards);
+      for (size_t i = 0; i < n_guards; i++)
+        {
+          g_string_append_printf (out, "  %-14s %s\n", guards[i].kind ? guards[i].kind : "",
+                                  guards[i].code ? guards[i].code : (guards[i].source ? guards[i].source : ""));
+          if (guards[i].user_line != NULL && *guards[i].user_line)
+            g_string_append_printf (out, "  %-14s   %s\n", "", guards[i].user_line);
+        }
+    }
+  fx_diag_clear (diag);
+  return g_string_free (out, FALSE);
+}
+
 /* Reads a workspace: every compile in the store's order, every stage of it whose graph parsed. Graphs that did not
    parse (only their text is stored) are counted as a partial load. */
 static void
@@ -230,6 +284,7 @@ load_store (GTask *task, LoadJob *job)
       size_t n_graphs = 0;
       gboolean first_stage = TRUE;
       g_autofree char *where = NULL;
+      g_autofree char *guards_text = NULL;
 
       if (g_task_return_error_if_cancelled (task))
         goto out_quiet;
@@ -247,6 +302,7 @@ load_store (GTask *task, LoadJob *job)
         }
       else
         where = g_strdup ("");
+      guards_text = compile_guards_text (store, c, arena, &diag);
       for (size_t k = 0; k < n_graphs; k++)
         {
           fx_graph *graph = NULL;
@@ -275,6 +331,7 @@ load_store (GTask *task, LoadJob *job)
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
           lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
           lg->status = g_strdup (sidebar_status (c->status));
+          lg->guards = g_strdup (guards_text);
           lg->frame = c->cid.compiled_autograd_id >= 0
                       ? g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
                                          c->cid.compiled_autograd_id)
@@ -432,6 +489,7 @@ populate (FxwDocument *self, LoadJob *job)
                                                               lg->compile_subtitle);
 
           fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
+          fxw_sidebar_item_set_guards (c, lg->guards);
           fxw_sidebar_item_append (frame, c);
           compile = c;
         }
@@ -441,6 +499,7 @@ populate (FxwDocument *self, LoadJob *job)
                                fxw_graph_get_n_nodes (graph));
       stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
       fxw_sidebar_item_set_graph (stage, graph);
+      fxw_sidebar_item_set_guards (stage, lg->guards);
       fxw_sidebar_item_append (compile, stage);
     }
 }

@@ -12,6 +12,7 @@ struct _FxwSidebarItem
   char *title;
   char *subtitle;
   char *status;
+  char *guards;
   GListStore *children;
   FxwGraph *graph;
 };
@@ -36,6 +37,7 @@ fxw_sidebar_item_finalize (GObject *object)
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->subtitle, g_free);
   g_clear_pointer (&self->status, g_free);
+  g_clear_pointer (&self->guards, g_free);
   G_OBJECT_CLASS (fxw_sidebar_item_parent_class)->finalize (object);
 }
 
@@ -94,6 +96,19 @@ fxw_sidebar_item_set_status (FxwSidebarItem *self, const char *status)
 {
   g_free (self->status);
   self->status = g_strdup (status ? status : "");
+}
+
+const char *
+fxw_sidebar_item_get_guards (FxwSidebarItem *self)
+{
+  return self->guards;
+}
+
+void
+fxw_sidebar_item_set_guards (FxwSidebarItem *self, const char *text)
+{
+  g_free (self->guards);
+  self->guards = g_strdup (text);
 }
 
 GListModel *

@@ -28,6 +28,11 @@ const char        *fxw_sidebar_item_get_subtitle (FxwSidebarItem     *self);
 const char        *fxw_sidebar_item_get_status   (FxwSidebarItem     *self);
 void               fxw_sidebar_item_set_status   (FxwSidebarItem     *self,
                                                   const char         *status);
+/* The Guards view's text of a compile (guards, recompile reasons, graph breaks), also set on its stages; NULL
+   when the document has none (folders of FX files). */
+const char        *fxw_sidebar_item_get_guards   (FxwSidebarItem     *self);
+void               fxw_sidebar_item_set_guards   (FxwSidebarItem     *self,
+                                                  const char         *text);
 /* Children (NULL for stages). */
 GListModel        *fxw_sidebar_item_get_children (FxwSidebarItem     *self);
 void               fxw_sidebar_item_append       (FxwSidebarItem     *self,

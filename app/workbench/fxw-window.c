@@ -35,6 +35,8 @@ struct _FxwWindow
   FxwCodeView *code_view;
   FxwProvenancePane *provenance_pane;
   GtkPaned *inner_paned;
+  GtkStack *guards_stack;
+  GtkTextView *guards_text;
   GMenu *recent_menu;
 };
 
@@ -144,6 +146,18 @@ sidebar_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
     gtk_widget_remove_css_class (title, "heading");
 }
 
+/* The Guards view follows the selected compile (or the compile of the selected stage). */
+static void
+show_guards (FxwWindow *self, FxwSidebarItem *item)
+{
+  const char *text = item != NULL ? fxw_sidebar_item_get_guards (item) : NULL;
+
+  if (text == NULL && item != NULL && fxw_sidebar_item_find_stage (item) != NULL)
+    text = fxw_sidebar_item_get_guards (fxw_sidebar_item_find_stage (item));
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->guards_text), text ? text : "", -1);
+  gtk_stack_set_visible_child_name (self->guards_stack, text != NULL ? "text" : "empty");
+}
+
 static void
 sidebar_selected_cb (FxwWindow *self)
 {
@@ -154,6 +168,7 @@ sidebar_selected_cb (FxwWindow *self)
   if (row == NULL)
     return;
   item = gtk_tree_list_row_get_item (row);
+  show_guards (self, item);
   stage = fxw_sidebar_item_find_stage (item);
   if (stage != NULL && fxw_sidebar_item_get_graph (stage) != NULL)
     {
@@ -242,6 +257,7 @@ fxw_window_open (FxwWindow *self, GFile *file)
     g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
   fxw_selection_set_graph (self->selection, NULL);
+  show_guards (self, NULL);
 
   self->document = fxw_document_new (file);
   g_signal_connect_object (self->document, "notify::busy", G_CALLBACK (document_busy_cb), self, G_CONNECT_SWAPPED);
@@ -553,6 +569,8 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, code_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, provenance_pane);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, inner_paned);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_stack);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_text);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, recent_menu);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
@@ -687,6 +705,18 @@ fxw_window_get_view (FxwWindow *self, const char *name)
   if (g_strcmp0 (name, "provenance") == 0)
     return GTK_WIDGET (self->provenance_pane);
   return adw_view_stack_get_child_by_name (self->view_stack, name);
+}
+
+char *
+fxw_window_dup_guards_text (FxwWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->guards_text);
+  GtkTextIter start, end;
+
+  if (!g_str_equal (gtk_stack_get_visible_child_name (self->guards_stack), "text"))
+    return NULL;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
 
 const char *

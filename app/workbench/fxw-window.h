@@ -27,6 +27,8 @@ void          fxw_window_set_view          (FxwWindow      *self,
 GtkWidget    *fxw_window_get_view          (FxwWindow      *self,
                                             const char     *name);
 const char   *fxw_window_get_banner_text   (FxwWindow      *self);
+/* For tests: the Guards view's text (free it), NULL while it shows its empty page. */
+char         *fxw_window_dup_guards_text   (FxwWindow      *self);
 gboolean      fxw_window_get_banner_visible (FxwWindow     *self);
 
 G_END_DECLS

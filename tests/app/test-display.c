@@ -455,6 +455,50 @@ test_demo_workspace (void)
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "10-demo-workspace"));
 }
 
+/* The Guards view of the demo's [0/1]: recompiled because [0/0]'s guard on a's size failed; its guards follow. A
+   folder of FX files has no guards: the empty page. */
+static void
+test_demo_guards (void)
+{
+  g_autoptr(GFile) demo = fxw_application_demo_file ();
+  g_autofree char *path = g_file_get_path (demo);
+  g_autofree char *traces = fixture ("traces");
+  GListModel *rows;
+  int row_01 = -1;
+
+  open_path (path);
+  rows = fxw_window_get_sidebar_model (window);
+  for (guint i = 0; i < g_list_model_get_n_items (rows) && row_01 < 0; i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE
+          && g_str_equal (fxw_sidebar_item_get_title (item), "[0/1]"))
+        row_01 = (int) i;
+    }
+  g_assert_cmpint (row_01, >, 0);
+  g_assert_true (fxw_window_select_stage (window, (guint) row_01));
+  fxw_window_set_view (window, "guards");
+  fxw_test_pump (300);
+  {
+    g_autofree char *text = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (text);
+    g_assert_true (g_str_has_prefix (text, "[0/1] toy_example"));
+    g_assert_nonnull (strstr (text, "Recompile reasons (1)"));
+    g_assert_nonnull (strstr (text, "0/0: tensor 'a' size mismatch at index 0. expected 10, actual 16"));
+    g_assert_nonnull (strstr (text, "Graph breaks (1)"));
+    g_assert_nonnull (strstr (text, "Guards ("));
+    g_assert_nonnull (strstr (text, "TENSOR_MATCH"));
+  }
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "11-demo-guards"));
+
+  open_path (traces);
+  g_assert_null (fxw_window_dup_guards_text (window));
+  fxw_window_set_view (window, "table");
+}
+
 /* A corrupt file and a file that is no graph give a banner, not a crash; the window stays usable. */
 static void
 test_bad_files (void)
@@ -523,6 +567,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   g_test_add_func ("/FxwWindow/demo-workspace", test_demo_workspace);
+  g_test_add_func ("/FxwWindow/demo-guards", test_demo_guards);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;
