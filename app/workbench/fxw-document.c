@@ -162,19 +162,24 @@ collect_files (const char *dir, const char *root, GPtrArray *out, int depth)
     }
 }
 
-/* Whether path is an sqlite file (a workspace), by its header rather than its name. */
+/* Whether path is an sqlite file, by its header rather than its name. *user_version: the schema version in the header
+   (offset 60, big-endian); 0 for an sqlite file that is no workspace, which must not be opened through the store:
+   fx_store_open would add the workspace tables to it. */
 static gboolean
-is_workspace_file (const char *path)
+is_sqlite_file (const char *path, guint32 *user_version)
 {
   static const char magic[16] = "SQLite format 3";
-  char head[16] = { 0 };
+  guchar head[64] = { 0 };
   FILE *f = fopen (path, "rb");
   gboolean yes;
 
+  *user_version = 0;
   if (f == NULL)
     return FALSE;
-  yes = fread (head, 1, sizeof head, f) == sizeof head && memcmp (head, magic, sizeof magic) == 0;
+  yes = fread (head, 1, sizeof head, f) >= 16 && memcmp (head, magic, sizeof magic) == 0;
   fclose (f);
+  if (yes)
+    *user_version = (guint32) head[60] << 24 | (guint32) head[61] << 16 | (guint32) head[62] << 8 | head[63];
   return yes;
 }
 
@@ -371,10 +376,15 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
   LoadJob *job = task_data;
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   gboolean is_dir = g_file_test (job->path, G_FILE_TEST_IS_DIR);
+  guint32 user_version;
 
-  if (!is_dir && is_workspace_file (job->path))
+  if (!is_dir && is_sqlite_file (job->path, &user_version))
     {
-      load_store (task, job);
+      if (user_version == 0)
+        g_task_return_new_error (task, FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_UNSUPPORTED,
+                                 _("%s: an sqlite file that is not an FX Workbench workspace"), job->path);
+      else
+        load_store (task, job);
       return;
     }
   if (is_dir)

@@ -536,6 +536,23 @@ test_bad_files (void)
     g_unlink (ws);
   }
 
+  /* An sqlite file of something else (user_version 0) is refused without being touched: the store would add its
+     tables to it. */
+  {
+    g_autofree char *db = g_build_filename (dir, "places.sqlite", NULL);
+    g_autofree char *back = NULL;
+    char bytes[1024] = "SQLite format 3";
+    gsize len = 0;
+
+    g_assert_true (g_file_set_contents (db, bytes, sizeof bytes, NULL));
+    open_path (db);
+    g_assert_true (fxw_window_get_banner_visible (window));
+    g_assert_nonnull (strstr (fxw_window_get_banner_text (window), "not an FX Workbench workspace"));
+    g_assert_true (g_file_get_contents (db, &back, &len, NULL));
+    g_assert_cmpmem (back, len, bytes, sizeof bytes);
+    g_unlink (db);
+  }
+
   g_unlink (corrupt);
   g_unlink (binary);
   g_rmdir (dir);
