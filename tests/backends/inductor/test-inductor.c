@@ -170,6 +170,356 @@ test_fixture (gconstpointer data)
   g_free (path);
 }
 
+/* ---------------------------------------------------------------- random graphs */
+
+typedef struct rg_val
+{
+  fx_node *node;
+  int ndim;
+  int64_t sizes[3];
+} rg_val;
+
+static fx_node *
+rg_call (fx_graph *g, const char *target, const fx_arg *args, size_t n, const fx_kwarg *kw, size_t nk)
+{
+  return fx_graph_call_function (g, fx_target_op (target), args, n, kw, nk);
+}
+
+/* items: caller storage that outlives the node creation (the graph deep-copies it) */
+static fx_arg
+int_list (fx_arg *items, const int64_t *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    items[i] = fx_arg_int (v[i]);
+  return fx_arg_list (items, n);
+}
+
+/* A chain of pointwise, reduction, view and broadcast ops over 2-D inputs with random sizes. */
+static fx_graph *
+random_graph (GRand *rng, fx_value **inputs, size_t *n_inputs, fx_arena *arena)
+{
+  fx_graph *g = fx_graph_new ();
+  int64_t A = g_rand_int_range (rng, 1, 40), B = g_rand_int_range (rng, 1, 70);
+  if (g_rand_int_range (rng, 0, 4) == 0)
+    B = g_rand_int_range (rng, 200, 700);
+  rg_val vals[64];
+  int nv = 0;
+  const char *names[] = { "arg0_1", "arg1_1", "arg2_1" };
+  *n_inputs = 3;
+  *inputs = fx_arena_alloc (arena, sizeof (fx_value) * 3);
+  fx_generator gen;
+  fx_generator_seed (&gen, g_rand_int (rng));
+  for (int i = 0; i < 3; i++)
+    {
+      fx_node *ph = fx_graph_placeholder (g, names[i]);
+      int64_t sz[2] = { A, B };
+      int nd = i == 2 ? 1 : 2;
+      const int64_t *s = i == 2 ? &sz[1] : sz;
+      fx_tensor *t;
+      if (i == 1 && g_rand_boolean (rng))
+        {
+          /* a transposed (non-contiguous) input */
+          int64_t st[2] = { 1, A };
+          t = fx_tensor_new_strided (NULL, FX_DTYPE_F32, 2, sz, st);
+        }
+      else
+        t = fx_tensor_new (NULL, FX_DTYPE_F32, nd, s);
+      fx_tensor_fill_normal (t, &gen, 0, 1);
+      (*inputs)[i] = fx_value_tensor (t);
+      vals[nv].node = ph;
+      vals[nv].ndim = nd;
+      memcpy (vals[nv].sizes, s, sizeof (int64_t) * (size_t) nd);
+      nv++;
+    }
+  static const char *unary[] = { "aten.tanh.default", "aten.sigmoid.default", "aten.neg.default", "aten.relu.default",
+                                 "aten.abs.default", "aten.sin.default", "aten.cos.default", "aten.erf.default",
+                                 "aten.gelu.default" };
+  static const char *binary[] = { "aten.add.Tensor", "aten.mul.Tensor", "aten.sub.Tensor", "aten.maximum.default" };
+  int steps = g_rand_int_range (rng, 3, 12);
+  for (int s = 0; s < steps && nv < 60; s++)
+    {
+      rg_val *a = &vals[g_rand_int_range (rng, 0, nv)];
+      if (g_rand_int_range (rng, 0, 3) == 0)
+        a = &vals[nv - 1];
+      rg_val r = *a;
+      int kind = g_rand_int_range (rng, 0, 9);
+      fx_arg args[4];
+      fx_arg li[4];
+      if (kind <= 1)
+        {
+          args[0] = fx_arg_node (a->node);
+          r.node = rg_call (g, unary[g_rand_int_range (rng, 0, G_N_ELEMENTS (unary))], args, 1, NULL, 0);
+        }
+      else if (kind <= 3)
+        {
+          /* a partner that broadcasts against a */
+          rg_val *b = NULL;
+          for (int tries = 0; tries < 8 && !b; tries++)
+            {
+              rg_val *c = &vals[g_rand_int_range (rng, 0, nv)];
+              int64_t out[3];
+              int no;
+              if (fx_broadcast_shapes (a->ndim, a->sizes, c->ndim, c->sizes, &no, out, NULL) && no == a->ndim
+                  && memcmp (out, a->sizes, sizeof (int64_t) * (size_t) no) == 0)
+                b = c;
+            }
+          args[0] = fx_arg_node (a->node);
+          if (b)
+            args[1] = fx_arg_node (b->node);
+          else
+            args[1] = fx_arg_float (g_rand_double_range (rng, -2, 2));
+          r.node = rg_call (g, binary[g_rand_int_range (rng, 0, G_N_ELEMENTS (binary))], args, 2, NULL, 0);
+        }
+      else if (kind == 4 && a->ndim == 2)
+        {
+          static const char *red[] = { "aten.sum.dim_IntList", "aten.amax.default", "aten.mean.dim" };
+          int64_t dim = g_rand_boolean (rng) ? -1 : 0;
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, &dim, 1);
+          args[2] = fx_arg_bool (true);
+          r.node = rg_call (g, red[g_rand_int_range (rng, 0, 3)], args, 3, NULL, 0);
+          r.sizes[dim == -1 ? 1 : 0] = 1;
+        }
+      else if (kind == 5 && a->ndim == 2)
+        {
+          int64_t perm[2] = { 1, 0 };
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, perm, 2);
+          r.node = rg_call (g, "aten.permute.default", args, 2, NULL, 0);
+          r.sizes[0] = a->sizes[1];
+          r.sizes[1] = a->sizes[0];
+        }
+      else if (kind == 6 && a->ndim == 2)
+        {
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_int (-1);
+          args[2] = fx_arg_bool (false);
+          r.node = rg_call (g, "aten._softmax.default", args, 3, NULL, 0);
+        }
+      else if (kind == 7 && a->ndim == 2 && a->sizes[1] == 1)
+        {
+          int64_t to[2] = { a->sizes[0], B };
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, to, 2);
+          r.node = rg_call (g, "aten.expand.default", args, 2, NULL, 0);
+          r.sizes[1] = B;
+        }
+      else if (kind == 8 && a->ndim == 2)
+        {
+          int64_t dim = -1;
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, &dim, 1);
+          fx_kwarg kw[2] = { { "correction", fx_arg_int (1) }, { "keepdim", fx_arg_bool (true) } };
+          r.node = rg_call (g, "aten.var.correction", args, 2, kw, 2);
+          r.sizes[1] = 1;
+        }
+      else
+        {
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_float (0.5);
+          r.node = rg_call (g, "aten.mul.Tensor", args, 2, NULL, 0);
+        }
+      vals[nv++] = r;
+    }
+  fx_arg outs[2] = { fx_arg_node (vals[nv - 1].node), fx_arg_node (vals[g_rand_int_range (rng, 3, nv)].node) };
+  fx_graph_output (g, fx_arg_tuple (outs, 2));
+  fx_graph_resolve_ops (g);
+  return g;
+}
+
+static void
+test_random_graphs (void)
+{
+  GRand *rng = g_rand_new_with_seed (20261121);
+  for (int i = 0; i < 30; i++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *inputs;
+      size_t n_inputs;
+      fx_graph *g = random_graph (rng, &inputs, &n_inputs, arena);
+      char label[64];
+      g_snprintf (label, sizeof label, "random graph %d", i);
+      fx_compiled *c = check_graph (g, inputs, n_inputs, NULL, 0, label);
+      g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+      fx_inductor_free (c);
+      clear_values (inputs, n_inputs);
+      fx_graph_free (g);
+      fx_arena_free (arena);
+    }
+  g_rand_free (rng);
+}
+
+/* ---------------------------------------------------------------- small hand-made graphs */
+
+static fx_graph *
+softmax_graph (fx_value *inputs, int64_t rows, int64_t cols)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg args[3] = { fx_arg_node (x), fx_arg_int (-1), fx_arg_bool (false) };
+  fx_node *s = rg_call (g, "aten._softmax.default", args, 3, NULL, 0);
+  fx_arg out = fx_arg_node (s);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { rows, cols };
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 7);
+  fx_tensor_fill_normal (t, &gen, 0, 1);
+  inputs[0] = fx_value_tensor (t);
+  return g;
+}
+
+static void
+test_cache (void)
+{
+  fx_value in[1];
+  fx_graph *g = softmax_graph (in, 9, 31);
+  ind_have_openmp ();
+  size_t before = fx_inductor_compiler_invocations ();
+  fx_compiled *c = check_graph (g, in, 1, NULL, 0, "cache cold");
+  size_t after_cold = fx_inductor_compiler_invocations ();
+  g_assert_cmpuint (after_cold, ==, before + 1);
+  g_assert_nonnull (strstr (c->notes.data, "compiled"));
+  fx_inductor_free (c);
+  c = check_graph (g, in, 1, NULL, 0, "cache warm");
+  g_assert_cmpuint (fx_inductor_compiler_invocations (), ==, after_cold);
+  g_assert_nonnull (strstr (c->notes.data, "cache hit"));
+  g_assert_cmpfloat (c->compile_ms, <, 1000.0);
+  fx_inductor_free (c);
+  /* another option set changes the source (num_threads) and so the key */
+  fx_option_kv kv = { "cpp.simdlen", "4" };
+  c = check_graph (g, in, 1, &kv, 1, "cache other options");
+  g_assert_cmpuint (fx_inductor_compiler_invocations (), ==, after_cold + 1);
+  fx_inductor_free (c);
+  fx_value_clear (&in[0]);
+  fx_graph_free (g);
+}
+
+static const char *
+artifact (const fx_compiled *c, const char *name)
+{
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    if (strcmp (c->artifacts[i].name, name) == 0)
+      return c->artifacts[i].text;
+  return NULL;
+}
+
+static void
+test_hostile_names (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_create_node (g, FX_OP_PLACEHOLDER, fx_target_str ("x"), NULL, 0, NULL, 0,
+                                     "x*/ int evil(void){return system(\"id\");} /*");
+  fx_arg a1[1] = { fx_arg_node (x) };
+  fx_node *e = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_op ("aten.exp.default"), a1, 1, NULL, 0,
+                                     "a\"b\n#include <stdlib.h>\n");
+  fx_arg a2[2] = { fx_arg_node (e), fx_arg_node (x) };
+  fx_node *m = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_op ("aten.mul.Tensor"), a2, 2, NULL, 0,
+                                     "buf0; system(\"rm -rf ~\")");
+  fx_arg out = fx_arg_node (m);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 5, 7 };
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 3);
+  fx_tensor_fill_normal (t, &gen, 0, 1);
+  fx_value in = fx_value_tensor (t);
+  fx_compiled *c = check_graph (g, &in, 1, NULL, 0, "hostile names");
+  const char *src = artifact (c, "output_code.c");
+  g_assert_nonnull (src);
+  /* names reach the source only as sanitized comments ([A-Za-z0-9_.], others '?') */
+  g_assert_null (strstr (src, "system("));
+  g_assert_null (strstr (src, "*/ int"));
+  g_assert_null (strstr (src, "#include <stdlib"));
+  g_assert_null (strstr (src, "rm -rf"));
+  g_assert_null (strstr (src, "\"id\""));
+  /* the kernel still lists the graph's node names for the UI */
+  g_assert_cmpuint (c->n_kernels, ==, 1);
+  g_assert_cmpuint (c->kernels[0].n_nodes, ==, 2);
+  g_assert_cmpstr (c->kernels[0].name, ==, "cpp_fused_exp_mul_0");
+  fx_inductor_free (c);
+  fx_value_clear (&in);
+  fx_graph_free (g);
+}
+
+static void
+test_fallback (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg a1[2] = { fx_arg_node (x), fx_arg_int (1) };
+  fx_node *cs = rg_call (g, "aten.cumsum.default", a1, 2, NULL, 0);
+  fx_arg a2[2] = { fx_arg_node (cs), fx_arg_node (x) };
+  fx_node *ad = rg_call (g, "aten.add.Tensor", a2, 2, NULL, 0);
+  fx_arg a3[1] = { fx_arg_node (ad) };
+  fx_node *th = rg_call (g, "aten.tanh.default", a3, 1, NULL, 0);
+  fx_arg out = fx_arg_node (th);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 6, 50 };
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 5);
+  fx_tensor_fill_normal (t, &gen, 0, 1);
+  fx_value in = fx_value_tensor (t);
+  fx_compiled *c = check_graph (g, &in, 1, NULL, 0, "fallback");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 1);
+  g_assert_cmpuint (count_kind (c, "pointwise"), ==, 1);
+  g_assert_nonnull (strstr (c->notes.data, "fallback: cumsum"));
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "cannot fuse"));
+  fx_inductor_free (c);
+  fx_value_clear (&in);
+  fx_graph_free (g);
+}
+
+static void
+test_compiler_error (void)
+{
+  ind_library lib;
+  fx_buf out;
+  fx_buf_init (&out);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  const char *bad = "this is not C at all;\n";
+  bool invoked = false;
+  fx_status st = ind_build (bad, strlen (bad), NULL, &invoked, &lib, &out, &diag);
+  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_true (invoked);
+  g_assert_nonnull (strstr (diag.message, "C compiler failed"));
+  g_assert_nonnull (strstr (out.data, "error"));
+  fx_buf_free (&out);
+}
+
+static void
+test_option_errors (void)
+{
+  fx_value in[1];
+  fx_graph *g = softmax_graph (in, 3, 4);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_compiled *c = NULL;
+  fx_option_kv bad = { "max_autotun", "True" };
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, NULL, &bad, 1, &c, &diag), ==, FX_ERR_INVALID);
+  g_assert_null (c);
+  g_assert_true (g_str_has_prefix (diag.message, "Unexpected optimization option max_autotun for backend 'inductor'"));
+  fx_option_kv wrong = { "epilogue_fusion", "'yes'" };
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, NULL, &wrong, 1, &c, &diag), ==, FX_ERR_INVALID);
+  g_assert_cmpstr (diag.message, ==, "Unexpected type of attr epilogue_fusion, got str should be bool");
+  fx_option_kv ok = { "epilogue_fusion", "False" };
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, "max-autotune", &ok, 1, &c, &diag), ==, FX_ERR_INVALID);
+  g_assert_cmpstr (diag.message, ==,
+                   "Either mode or options can be specified, but both can't be specified at the same time.");
+  /* epilogue_fusion=False splits softmax's reductions from its pointwise epilogue */
+  c = check_graph (g, in, 1, &ok, 1, "no epilogue fusion");
+  g_assert_cmpuint (c->n_kernels, >, 1);
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "epilogue fusion is disabled"));
+  fx_inductor_free (c);
+  fx_value_clear (&in[0]);
+  fx_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -182,6 +532,12 @@ main (int argc, char **argv)
       g_test_add_data_func (name, &fixture_cases[i], test_fixture);
       g_free (name);
     }
+  g_test_add_func ("/inductor/random-graphs", test_random_graphs);
+  g_test_add_func ("/inductor/cache", test_cache);
+  g_test_add_func ("/inductor/hostile-names", test_hostile_names);
+  g_test_add_func ("/inductor/fallback", test_fallback);
+  g_test_add_func ("/inductor/compiler-error", test_compiler_error);
+  g_test_add_func ("/inductor/option-errors", test_option_errors);
   int rc = g_test_run ();
   g_free (cache);
   return rc;
