@@ -196,7 +196,8 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
     }
   else
     lib->cache_hit = true;
-  lib->handle = dlopen (so, RTLD_NOW | RTLD_LOCAL);
+  /* never unloaded: OpenMP worker threads may still reference the code after a kernel returns */
+  lib->handle = dlopen (so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (lib->handle == NULL)
     return fx_diag_set (diag, FX_ERR_BACKEND, "inductor: dlopen %s failed: %s", so, dlerror ());
   snprintf (lib->so_path, sizeof lib->so_path, "%s", so);
