@@ -164,72 +164,133 @@ fx_graph_find_node (const fx_graph *graph, const char *name)
   return s ? s->node : NULL;
 }
 
+/* _name_regex = ^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$ : splits a valid name into a base and an optional number. */
+static bool
+name_regex_match (const char *s, size_t *base_len, const char **num)
+{
+  size_t n = strlen (s);
+  if (n == 0 || !(isalpha ((unsigned char) s[0]) || s[0] == '_'))
+    return false;
+  for (size_t i = 1; i < n; i++)
+    if (!(isalnum ((unsigned char) s[i]) || s[i] == '_'))
+      return false;
+  /* The lazy base is the shortest prefix whose rest is "_<digits>": the maximal trailing digit run after a '_'. */
+  size_t k = n;
+  while (k > 0 && isdigit ((unsigned char) s[k - 1]))
+    k--;
+  if (k < n && k >= 2 && s[k - 1] == '_')
+    {
+      *base_len = k - 1;
+      *num = s + k;
+    }
+  else
+    {
+      *base_len = n;
+      *num = NULL;
+    }
+  return true;
+}
+
+static int64_t
+parse_count (const char *digits)
+{
+  int64_t v = 0;
+  for (; *digits; digits++)
+    v = v < INT64_MAX / 10 - 10 ? v * 10 + (*digits - '0') : v;
+  return v;
+}
+
+/* torch/fx/graph.py _Namespace.create_name (2.x), with obj = None. */
 const char *
 fx_graph_unique_name (fx_graph *graph, const char *candidate)
 {
   fx_arena *arena = graph->arena;
-  size_t n = candidate ? strlen (candidate) : 0;
-  char *clean = fx_arena_alloc (arena, n + 2);
-  size_t j = 0;
+  size_t base_len;
+  const char *num_text;
+  char *name;
 
-  /* _illegal_char_regex = [^0-9a-zA-Z_]+ : each run of illegal characters becomes one '_' */
-  for (size_t i = 0; i < n; i++)
+  if (candidate == NULL)
+    candidate = "";
+  if (name_regex_match (candidate, &base_len, &num_text))
+    name = fx_arena_strdup (arena, candidate);
+  else
     {
-      unsigned char c = (unsigned char) candidate[i];
-      if (isalnum (c) || c == '_')
-        clean[j++] = (char) c;
-      else if (i == 0 || isalnum ((unsigned char) candidate[i - 1]) || candidate[i - 1] == '_')
-        clean[j++] = '_';
-    }
-  clean[j] = '\0';
-  if (j == 0)
-    clean = fx_arena_strdup (arena, "_unnamed");
-  else if (isdigit ((unsigned char) clean[0]))
-    clean = fx_arena_printf (arena, "_%s", clean);
-
-  /* _name_suffix_regex = (.*)_(\d+)$ */
-  const char *base = clean;
-  int64_t num = 0;
-  bool has_num = false;
-  size_t len = strlen (clean);
-  size_t k = len;
-  while (k > 0 && isdigit ((unsigned char) clean[k - 1]))
-    k--;
-  if (k < len && k >= 1 && clean[k - 1] == '_' && len - k < 18)
-    {
-      base = fx_arena_strndup (arena, clean, k - 1);
-      num = strtoll (clean + k, NULL, 10);
-      has_num = true;
+      /* _illegal_char_regex = [^0-9a-zA-Z_]+ : each run of illegal characters becomes one '_' */
+      size_t n = strlen (candidate), j = 0;
+      char *clean = fx_arena_alloc (arena, n + 2);
+      for (size_t i = 0; i < n; i++)
+        {
+          unsigned char c = (unsigned char) candidate[i];
+          if (isalnum (c) || c == '_')
+            clean[j++] = (char) c;
+          else if (i == 0 || isalnum ((unsigned char) candidate[i - 1]) || candidate[i - 1] == '_')
+            clean[j++] = '_';
+        }
+      clean[j] = '\0';
+      if (j == 0)
+        clean = fx_arena_strdup (arena, "_unnamed");
+      else if (isdigit ((unsigned char) clean[0]))
+        clean = fx_arena_printf (arena, "_%s", clean);
+      name = clean;
+      name_regex_match (name, &base_len, &num_text);
     }
 
-  const char *name = has_num ? fx_arena_printf (arena, "%s_%lld", base, (long long) num) : base;
-  if (!has_num || num == 0)
+  const char *base = fx_arena_strndup (arena, name, base_len);
+  const char *result = name;
+  int64_t num;
+  if (num_text == NULL || fx_graph_name_taken (graph, name))
     {
-      name_slot *b = map_find (&graph->names->bases, base, false);
+      name_slot *b = map_find (&graph->names->bases, name, false);
       num = b ? b->count : 0;
+      if (is_reserved (name))
+        {
+          num++;
+          result = fx_arena_printf (arena, "%s_%lld", base, (long long) num);
+        }
     }
-  while (fx_graph_name_taken (graph, name) || is_reserved (name))
+  else
+    num = parse_count (num_text);
+  while (fx_graph_name_taken (graph, result))
     {
       num++;
-      name = fx_arena_printf (arena, "%s_%lld", base, (long long) num);
+      result = fx_arena_printf (arena, "%s_%lld", base, (long long) num);
     }
-  name_slot *u = map_find (&graph->names->used, name, true);
-  u->key = name;
+  name_slot *u = map_find (&graph->names->used, result, true);
+  u->key = result;
   u->node = NULL;
   name_slot *b = map_find (&graph->names->bases, base, true);
   b->key = base;
   b->count = num;
-  return name;
+  return result;
 }
 
 /* ---------------------------------------------------------------- users */
 
 static void
+users_add_unchecked (fx_node *def, fx_node *user);
+
+/* During one argument update a repeated input meets its user as the last entry, so only that is checked;
+   callers that may add an older user (replace_all_uses_with) use users_add_scan. */
+static void
 users_add (fx_node *def, fx_node *user)
+{
+  if (def->n_users > 0 && def->users[def->n_users - 1] == user)
+    return;
+  users_add_unchecked (def, user);
+}
+
+static void
+users_add_scan (fx_node *def, fx_node *user)
 {
   for (size_t i = 0; i < def->n_users; i++)
     if (def->users[i] == user)
       return;
+  users_add_unchecked (def, user);
+}
+
+static void
+users_add_unchecked (fx_node *def, fx_node *user)
+{
   if (def->n_users == def->users_cap)
     {
       size_t cap = def->users_cap ? def->users_cap * 2 : 4;
@@ -242,10 +303,11 @@ users_add (fx_node *def, fx_node *user)
   def->users[def->n_users++] = user;
 }
 
+/* Scans from the end: the users edited most are usually the newest ones. */
 static void
 users_remove (fx_node *def, fx_node *user)
 {
-  for (size_t i = 0; i < def->n_users; i++)
+  for (size_t i = def->n_users; i-- > 0;)
     if (def->users[i] == user)
       {
         memmove (&def->users[i], &def->users[i + 1], (def->n_users - i - 1) * sizeof *def->users);
@@ -275,7 +337,8 @@ node_foreach_input (const fx_node *node, void (*fn) (fx_node *, void *), void *d
     fx_arg_foreach_node (&node->kwargs[i].value, fn, data);
 }
 
-/* As FX's __update_args_kwargs: drop every old use, then register the new inputs in order. */
+/* As FX's __update_args_kwargs: drop every old use (args and kwargs), then register the new inputs in order.
+   Afterwards no input lists this node twice, which users_add relies on. */
 static void
 node_update_uses (fx_node *node, const fx_arg *old_args, size_t n_old_args, const fx_kwarg *old_kwargs,
                   size_t n_old_kwargs)
@@ -287,37 +350,53 @@ node_update_uses (fx_node *node, const fx_arg *old_args, size_t n_old_args, cons
   node_foreach_input (node, add_use_cb, node);
 }
 
+static fx_arg *
+copy_args (fx_arena *arena, const fx_arg *args, size_t n)
+{
+  fx_arg *copy = n ? fx_arena_alloc (arena, n * sizeof *copy) : NULL;
+  for (size_t i = 0; i < n; i++)
+    copy[i] = fx_arg_copy (arena, &args[i]);
+  return copy;
+}
+
+static fx_kwarg *
+copy_kwargs (fx_arena *arena, const fx_kwarg *kwargs, size_t n)
+{
+  fx_kwarg *copy = n ? fx_arena_alloc (arena, n * sizeof *copy) : NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      copy[i].name = fx_arena_strdup (arena, kwargs[i].name);
+      copy[i].value = fx_arg_copy (arena, &kwargs[i].value);
+    }
+  return copy;
+}
+
+/* Sets both at once, so a new node registers its uses without first scanning its inputs' users. */
+static void
+node_set_args_kwargs (fx_node *node, const fx_arg *args, size_t n_args, const fx_kwarg *kwargs, size_t n_kwargs)
+{
+  fx_arena *arena = node->graph->arena;
+  fx_arg *old_args = node->args;
+  fx_kwarg *old_kwargs = node->kwargs;
+  size_t n_old_args = node->n_args, n_old_kwargs = node->n_kwargs;
+
+  node->args = copy_args (arena, args, n_args);
+  node->n_args = n_args;
+  node->kwargs = copy_kwargs (arena, kwargs, n_kwargs);
+  node->n_kwargs = n_kwargs;
+  node_update_uses (node, old_args, n_old_args, old_kwargs, n_old_kwargs);
+}
+
 void
 fx_node_set_args (fx_node *node, const fx_arg *args, size_t n_args)
 {
-  fx_arena *arena = node->graph->arena;
-  fx_arg *old = node->args;
-  size_t n_old = node->n_args;
-  fx_arg *copy = n_args ? fx_arena_alloc (arena, n_args * sizeof *copy) : NULL;
-
-  for (size_t i = 0; i < n_args; i++)
-    copy[i] = fx_arg_copy (arena, &args[i]);
-  node->args = copy;
-  node->n_args = n_args;
-  node_update_uses (node, old, n_old, NULL, 0);
+  node_set_args_kwargs (node, args, n_args, node->kwargs, node->n_kwargs);
 }
 
 void
 fx_node_set_kwargs (fx_node *node, const fx_kwarg *kwargs, size_t n_kwargs)
 {
-  fx_arena *arena = node->graph->arena;
-  fx_kwarg *old = node->kwargs;
-  size_t n_old = node->n_kwargs;
-  fx_kwarg *copy = n_kwargs ? fx_arena_alloc (arena, n_kwargs * sizeof *copy) : NULL;
-
-  for (size_t i = 0; i < n_kwargs; i++)
-    {
-      copy[i].name = fx_arena_strdup (arena, kwargs[i].name);
-      copy[i].value = fx_arg_copy (arena, &kwargs[i].value);
-    }
-  node->kwargs = copy;
-  node->n_kwargs = n_kwargs;
-  node_update_uses (node, NULL, 0, old, n_old);
+  node_set_args_kwargs (node, node->args, node->n_args, kwargs, n_kwargs);
 }
 
 const fx_arg *
@@ -394,8 +473,7 @@ fx_graph_create_node (fx_graph *graph, fx_opcode op, fx_target target, const fx_
 
   link_before (graph, node, graph->insert_before);
   graph->n_nodes++;
-  fx_node_set_args (node, args, n_args);
-  fx_node_set_kwargs (node, kwargs, n_kwargs);
+  node_set_args_kwargs (node, args, n_args, kwargs, n_kwargs);
   return node;
 }
 
@@ -497,7 +575,7 @@ fx_node_replace_all_uses_with (fx_node *node, fx_node *replacement)
       for (size_t k = 0; k < u->n_kwargs; k++)
         arg_replace (&u->kwargs[k].value, node, replacement);
       users_remove (node, u);
-      users_add (replacement, u);
+      users_add_scan (replacement, u);
     }
   free (users);
   return n;
@@ -654,28 +732,114 @@ fx_graph_is_topological (const fx_graph *graph, fx_diag *diag)
   return ok;
 }
 
+/* A set of (definition, user) edges, so that checking users against inputs stays linear. */
+typedef struct
+{
+  uint64_t *keys;   /* 0 = empty; keys are (def id + 1) << 32 | (user id + 1) */
+  size_t cap;
+  size_t len;
+} edge_set;
+
+static uint64_t
+edge_key (const fx_node *def, const fx_node *user)
+{
+  return ((uint64_t) def->id + 1) << 32 | ((uint64_t) user->id + 1);
+}
+
+/* Returns true when the key was new. */
+static bool
+edge_set_add (edge_set *set, uint64_t key)
+{
+  if ((set->len + 1) * 2 >= set->cap)
+    {
+      size_t ncap = set->cap ? set->cap * 2 : 256;
+      uint64_t *keys = calloc (ncap, sizeof *keys);
+      if (keys == NULL)
+        abort ();
+      for (size_t i = 0; i < set->cap; i++)
+        if (set->keys[i] != 0)
+          {
+            size_t j = (set->keys[i] * 0x9E3779B97F4A7C15ULL) >> 40 & (ncap - 1);
+            while (keys[j] != 0)
+              j = (j + 1) & (ncap - 1);
+            keys[j] = set->keys[i];
+          }
+      free (set->keys);
+      set->keys = keys;
+      set->cap = ncap;
+    }
+  size_t i = (key * 0x9E3779B97F4A7C15ULL) >> 40 & (set->cap - 1);
+  while (set->keys[i] != 0)
+    {
+      if (set->keys[i] == key)
+        return false;
+      i = (i + 1) & (set->cap - 1);
+    }
+  set->keys[i] = key;
+  set->len++;
+  return true;
+}
+
+static bool
+edge_set_has (const edge_set *set, uint64_t key)
+{
+  if (set->cap == 0)
+    return false;
+  size_t i = (key * 0x9E3779B97F4A7C15ULL) >> 40 & (set->cap - 1);
+  while (set->keys[i] != 0)
+    {
+      if (set->keys[i] == key)
+        return true;
+      i = (i + 1) & (set->cap - 1);
+    }
+  return false;
+}
+
 typedef struct
 {
   const fx_node *user;
-  bool found;
-} has_use_ctx;
+  const edge_set *listed;  /* edges from the users lists */
+  edge_set *used;          /* edges from the inputs */
+  const fx_node *missing;
+} edge_check_ctx;
 
 static void
-is_input_cb (fx_node *def, void *data)
+input_edge_cb (fx_node *def, void *data)
 {
-  has_use_ctx *c = data;
-  for (size_t i = 0; i < def->n_users; i++)
-    if (def->users[i] == c->user)
-      return;
-  c->found = false;
+  edge_check_ctx *c = data;
+  uint64_t key = edge_key (def, c->user);
+  edge_set_add (c->used, key);
+  if (c->missing == NULL && !edge_set_has (c->listed, key))
+    c->missing = def;
 }
 
-static void
-find_input_cb (fx_node *def, void *data)
+static fx_status
+verify_users (const fx_graph *graph, fx_diag *diag)
 {
-  has_use_ctx *c = data;
-  if (def == c->user)
-    c->found = true;
+  edge_set listed = { 0 }, used = { 0 };
+  fx_status st = FX_OK;
+
+  fx_graph_foreach_node (graph, n)
+    for (size_t i = 0; i < n->n_users && st == FX_OK; i++)
+      if (!edge_set_add (&listed, edge_key (n, n->users[i])))
+        st = fx_diag_set (diag, FX_ERR_INVALID, "node %s lists %s as a user twice", n->name, n->users[i]->name);
+  fx_graph_foreach_node (graph, n)
+    {
+      if (st != FX_OK)
+        break;
+      edge_check_ctx c = { n, &listed, &used, NULL };
+      node_foreach_input (n, input_edge_cb, &c);
+      if (c.missing != NULL)
+        st = fx_diag_set (diag, FX_ERR_INVALID, "node %s is missing from the users of its input %s",
+                          n->name, c.missing->name);
+    }
+  /* Every listed edge is a real use when both sets hold the same number of distinct edges. */
+  if (st == FX_OK && used.len != listed.len)
+    st = fx_diag_set (diag, FX_ERR_INVALID, "users lists name %zu uses but the arguments hold %zu",
+                      listed.len, used.len);
+  free (listed.keys);
+  free (used.keys);
+  return st;
 }
 
 fx_status
@@ -705,20 +869,10 @@ fx_graph_verify (const fx_graph *graph, fx_diag *diag)
         return fx_diag_set (diag, FX_ERR_INVALID, "node %s has an empty target", n->name);
       if (n->op == FX_OP_CALL_METHOD && n->n_args == 0)
         return fx_diag_set (diag, FX_ERR_INVALID, "call_method node %s has no receiver", n->name);
-      /* users <-> inputs must agree both ways */
-      has_use_ctx c = { n, true };
-      node_foreach_input (n, is_input_cb, &c);
-      if (!c.found)
-        return fx_diag_set (diag, FX_ERR_INVALID, "node %s is missing from the users of one of its inputs", n->name);
-      for (size_t i = 0; i < n->n_users; i++)
-        {
-          has_use_ctx u = { n, false };
-          node_foreach_input (n->users[i], find_input_cb, &u);
-          if (!u.found)
-            return fx_diag_set (diag, FX_ERR_INVALID, "node %s lists %s as a user, which does not use it",
-                                n->name, n->users[i]->name);
-        }
     }
+  fx_status users_st = verify_users (graph, diag);
+  if (users_st != FX_OK)
+    return users_st;
   if (count != graph->n_nodes)
     return fx_diag_set (diag, FX_ERR_INVALID, "node count %zu does not match the list (%zu)", graph->n_nodes, count);
   if (outputs > 1)

@@ -10,6 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The form (version 1):
+     { "format": "fxwb-graph", "version": 1, "class_name": s, "source_file": s,
+       "nodes": [ { "name": s, "op": "call_function", "target": { "kind": "op", "name": "aten.add.Tensor", "repr": s },
+                    "args": [arg...], "kwargs": [[name, arg]...], "type": s, "default": arg,
+                    "meta": { "val": val, "stack_trace": s, "nn_module_stack": [{ "key", "path", "type" }...],
+                              "source_fn_stack": [{ "name", "target" }...], "original_aten": s,
+                              "from_node": [{ "name", "target", "graph_id", "pass_name", "action", "from_node" }...],
+                              "seq_nr": n, "extra": [[key, text]...] } } ... ],
+       "children": [{ "attr": s, "graph": graph }...], "attrs": [{ "name", "kind", "val", "text" }...],
+       "inputs": [{ "name", "kind", "val", "storage", "is_leaf", "requires_grad" }...] }
+   arg: null, true/false, an integer, a string, or one tagged member: {"node": name}, {"float": "1e-05"|"inf"|"nan"},
+   {"dtype": "float32"}, {"device": "cuda:0"}, {"layout": "strided"}, {"memory_format": "contiguous_format"},
+   {"list": [...]}, {"tuple": [...]}, {"slice": [start, stop, step]}, {"dict": [[key, value]...]},
+   {"ellipsis": true}, {"sym": "s77"}, {"global": "torch.ops.aten.add.Tensor"}.
+   val: { "kind": "tensor", "dtype", "sizes": [dim...], "strides", "storage_offset", "device", "requires_grad",
+   "subclass" } with dim an integer or { "sym": "s77", "hint": n }; or symint/int { "sym", "value" }, symfloat/float,
+   symbool/bool, tuple { "items" }, other { "text" }. Members that hold their default are left out. */
 #define FORMAT_NAME "fxwb-graph"
 
 /* ---------------------------------------------------------------- writing */

@@ -592,7 +592,8 @@ gen_python_code (const fx_graph *graph, bool verbose, bool include_stride, bool 
       emit_node (&cg, node);
       delete_unused_values (&cg, node);
     }
-  if (graph->first == NULL)
+  /* CodeGen: `if len(body) == 0: body.append("pass\n")` (placeholders alone emit nothing) */
+  if (cg.body.len == 0)
     fx_buf_puts (&cg.body, "pass\n");
 
   /* fn_code = "\n{wrap_stmts}\n\n{prologue}\n{code}" */

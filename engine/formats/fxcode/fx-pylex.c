@@ -99,6 +99,45 @@ push (lexer *L, fx_tok_kind kind, size_t off, size_t len)
   return t;
 }
 
+static void
+push_bracket_comment (lexer *L, size_t off, size_t len)
+{
+  fx_lexed *lx = L->lx;
+  if (lx->n_bcomments == lx->cap_bcomments)
+    {
+      size_t cap = lx->cap_bcomments ? lx->cap_bcomments * 2 : 64;
+      fx_tok *t = realloc (lx->bcomments, cap * sizeof *t);
+      if (t == NULL)
+        abort ();
+      lx->bcomments = t;
+      lx->cap_bcomments = cap;
+    }
+  fx_tok *t = &lx->bcomments[lx->n_bcomments++];
+  t->kind = TK_COMMENT;
+  t->op = OP_NONE;
+  t->off = (uint32_t) off;
+  t->len = (uint32_t) len;
+  t->line = L->line;
+  t->col = (uint32_t) (off - L->line_start + 1);
+}
+
+const fx_tok *
+fx_py_bracket_comment (const fx_lexed *lx, uint32_t line, uint32_t after)
+{
+  size_t lo = 0, hi = lx->n_bcomments;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (lx->bcomments[mid].line < line)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < lx->n_bcomments && lx->bcomments[lo].line == line && lx->bcomments[lo].off > after)
+    return &lx->bcomments[lo];
+  return NULL;
+}
+
 static bool
 is_id_start (unsigned char c)
 {
@@ -523,6 +562,8 @@ fx_py_tokenize (fx_lexed *lx, const char *text, size_t len, const char *filename
             L.p++;
           if (L.n_brackets == 0)
             push (&L, TK_COMMENT, start, L.p - start);
+          else
+            push_bracket_comment (&L, start, L.p - start);
           continue;
         }
       if (is_id_start (c))
@@ -578,7 +619,7 @@ fx_py_tokenize (fx_lexed *lx, const char *text, size_t len, const char *filename
       /* Point at the bracket that was never closed. */
       L.line = L.brackets[L.n_brackets - 1].line;
       L.line_start = L.brackets[L.n_brackets - 1].off - (L.brackets[L.n_brackets - 1].col - 1);
-      return lex_error (&L, L.brackets[L.n_brackets - 1].off, "'%s' was never closed (the file ends inside it)",
+      return lex_error (&L, L.brackets[L.n_brackets - 1].off, "'%s' was never closed",
                         op_texts[L.brackets[L.n_brackets - 1].op]);
     }
   if (lx->n_toks > 0)
@@ -603,8 +644,11 @@ void
 fx_py_lexed_free (fx_lexed *lx)
 {
   free (lx->toks);
+  free (lx->bcomments);
   lx->toks = NULL;
+  lx->bcomments = NULL;
   lx->n_toks = lx->cap = 0;
+  lx->n_bcomments = lx->cap_bcomments = 0;
 }
 
 /* ---------------------------------------------------------------- string literals */

@@ -57,6 +57,9 @@ typedef struct
   fx_tok *toks;
   size_t n_toks;
   size_t cap;
+  fx_tok *bcomments;     /* comments inside brackets (expanded_def descriptors), in source order */
+  size_t n_bcomments;
+  size_t cap_bcomments;
 } fx_lexed;
 
 /* Tokenizes text as Python does (INDENT/DEDENT, implicit line joining, all string forms).
@@ -70,6 +73,9 @@ void fx_py_locate (const fx_lexed *lx, const fx_tok *tok, fx_diag *diag);
 bool fx_py_decode_string (const fx_lexed *lx, const fx_tok *tok, fx_arena *arena, char **out, size_t *out_len,
                           const char **err);
 const char *fx_py_op_text (fx_op_kind op);
+/* The comment inside brackets on the given line after offset `after` (expanded_def's `# PlainAOTInput(idx=0)`),
+   or NULL. */
+const fx_tok *fx_py_bracket_comment (const fx_lexed *lx, uint32_t line, uint32_t after);
 
 /* ---------------------------------------------------------------- expressions */
 
@@ -130,6 +136,7 @@ typedef struct
   /* input specs (from load_args) collected in the scratch arena; attached to the final graph at the end */
   fx_input_spec *inputs;
   size_t n_inputs, cap_inputs;
+  bool inputs_unnamed;   /* from an `args = [...]` list: named after the placeholders at the end */
 } fx_pyparser;
 
 /* Module attributes of one class, allocated in that class's graph arena (attaching one by one is quadratic). */
@@ -219,6 +226,9 @@ void fx_py_map_free (fx_py_map *m);
 fx_status fx_py_parse_init (fx_pyparser *p, fx_graph *g, fx_attr_vec *attrs);
 /* At `def load_args`: appends the reader.tensor/storage/symint/const inputs to p->inputs. */
 fx_status fx_py_parse_load_args (fx_pyparser *p);
+/* At a top-level `args = [((shape), (stride), dtype, 'device'), ...]` (older repro.py files): records the inputs
+   when the list has that shape, else skips the statement. */
+fx_status fx_py_parse_args_list (fx_pyparser *p);
 /* Parses a block body after ':' (NEWLINE INDENT ... DEDENT, or statements on the same line) by calling stmt for
    each statement; comments are passed to stmt too (as TK_COMMENT tokens, left for it to consume). */
 typedef fx_status (*fx_py_stmt_fn) (fx_pyparser *p, void *data);

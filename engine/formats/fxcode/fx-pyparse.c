@@ -16,6 +16,7 @@ typedef struct
   fx_expr *annot;
   fx_expr *defval;
   const char *rename;      /* from `name = target` at the top of the body */
+  const fx_tok *desc;      /* expanded_def's `# PlainAOTInput(idx=0)` after the parameter */
 } param;
 
 typedef struct
@@ -663,6 +664,19 @@ make_node (fn_ctx *c, const fx_tok *name_tok, fx_opcode op, fx_target target, co
   return set_annotation (c, node, annot);
 }
 
+/* A comment's text without the '#' and the spaces around it. */
+static const char *
+comment_text (fx_pyparser *p, const fx_tok *t)
+{
+  const char *s = p->lx.text + t->off + 1;
+  const char *e = p->lx.text + t->off + t->len;
+  while (s < e && (*s == ' ' || *s == '\t'))
+    s++;
+  while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+    e--;
+  return fx_arena_strndup (p->arena, s, (size_t) (e - s));
+}
+
 /* Creates the placeholder nodes, in signature order, with the names the `name = target` lines gave them. */
 static fx_status
 materialize (fn_ctx *c)
@@ -695,6 +709,8 @@ materialize (fn_ctx *c)
           *node->default_value = fx_arg_copy (c->g->arena, &v);
         }
       set_annotation (c, node, pa->annot);
+      if (pa->desc != NULL)
+        fx_meta_set_extra (c->g, &node->meta, "desc", comment_text (c->p, pa->desc));
     }
   return FX_OK;
 }
@@ -746,17 +762,12 @@ lower_value (fn_ctx *c, const fx_tok *name_tok, fx_expr *annot, fx_expr *value)
         fx_arg *a;
         size_t n;
         fx_kwarg *kw;
+        /* self.sub.fc(x), getattr(self.layers, "0")(x) */
         char *path = self_path (p, callee);
-        if (path != NULL && path[0] != '\0' && callee->kind != E_CALL)
+        if (path != NULL && path[0] == '\0')
+          return fx_py_error (p, expr_tok (p, callee), "calling the module itself is not FX code");
+        if (path != NULL)
           {
-            if ((st = eval_call_args (c, value, NULL, &a, &n, &kw)) != FX_OK)
-              return st;
-            return make_node (c, name_tok, FX_OP_CALL_MODULE, fx_target_str (path), a, n, kw, value->n_kw, annot,
-                              &node);
-          }
-        if (path != NULL && path[0] != '\0')
-          {
-            /* getattr(self.layers, "0")(x) */
             if ((st = eval_call_args (c, value, NULL, &a, &n, &kw)) != FX_OK)
               return st;
             return make_node (c, name_tok, FX_OP_CALL_MODULE, fx_target_str (path), a, n, kw, value->n_kw, annot,
@@ -1012,6 +1023,7 @@ parse_small_statement (fn_ctx *c)
       fx_py_next (p);
       const fx_tok *n = fx_py_peek (p);
       fx_arg value = fx_arg_none ();
+      fx_expr *ret_expr = NULL;
       if (n->kind != TK_NEWLINE && n->kind != TK_COMMENT && n->kind != TK_EOF && !fx_py_is_op (n, OP_SEMI))
         {
           fx_expr *e;
@@ -1021,10 +1033,32 @@ parse_small_statement (fn_ctx *c)
           char *callee = e->kind == E_CALL ? fx_py_dotted_name (p, e->a, p->arena) : NULL;
           if (callee != NULL && strcmp (callee, "pytree.tree_unflatten") == 0 && e->n == 2 && e->n_kw == 0)
             e = e->items[0];
+          ret_expr = e;
           if ((st = eval_arg (p, c, e, &value)) != FX_OK)
             return st;
         }
       fx_node *out = fx_graph_output (c->g, value);
+      if (ret_expr != NULL && (ret_expr->kind == E_TUPLE || ret_expr->kind == E_LIST) && ret_expr->n > 0)
+        {
+          /* expanded_def: one `# PlainAOTOutput(idx=0)` per returned value; meta['desc'] is their list */
+          fx_buf descs;
+          fx_buf_init (&descs);
+          fx_buf_putc (&descs, '[');
+          bool all = true;
+          for (size_t i = 0; i < ret_expr->n && all; i++)
+            {
+              const fx_tok *first = &p->lx.toks[ret_expr->items[i]->tok_first];
+              const fx_tok *d = fx_py_bracket_comment (&p->lx, first->line, first->off);
+              if (d == NULL)
+                all = false;
+              else
+                fx_buf_printf (&descs, "%s%s", i ? ", " : "", comment_text (p, d));
+            }
+          fx_buf_putc (&descs, ']');
+          if (all)
+            fx_meta_set_extra (c->g, &out->meta, "desc", descs.data);
+          fx_buf_free (&descs);
+        }
       if (c->ret_annot != NULL)
         out->type_expr = fx_py_expr_text (p, c->ret_annot, c->g->arena);
       c->returned = true;
@@ -1213,6 +1247,7 @@ parse_function (fx_pyparser *p, fx_graph *g)
         }
       fx_py_next (p);
       param pa = { .tok = t };
+      pa.desc = fx_py_bracket_comment (&p->lx, t->line, t->off);
       pa.raw = tok_str (p, t);
       pa.target = fx_arena_printf (p->arena, "%s%s", stars, pa.raw);
       if (fx_py_is_op (fx_py_peek (p), OP_COLON))
@@ -1537,9 +1572,28 @@ parse_module (fx_pyparser *p)
               continue;
             }
         }
+      if (fx_py_is_name (p, t, "args") && fx_py_is_op (fx_py_peek_at (p, 1), OP_EQUAL))
+        {
+          if ((st = fx_py_parse_args_list (p)) != FX_OK)
+            return st;
+          continue;
+        }
       if ((st = fx_py_skip_statement (p)) != FX_OK)
         return st;
     }
+}
+
+/* "V1121 16:41:15.923000 1273 torch/...": glog's record prefix, as every TORCH_LOGS/TORCH_TRACE line has. */
+static bool
+looks_like_glog (const char *t, size_t n)
+{
+  static const char shape[] = "X0000 00:00:00";
+  if (t == NULL || n < sizeof shape - 1 || strchr ("VIWEF", t[0]) == NULL || t[0] == '\0')
+    return false;
+  for (size_t i = 1; i < sizeof shape - 1; i++)
+    if (shape[i] == '0' ? (t[i] < '0' || t[i] > '9') : t[i] != shape[i])
+      return false;
+  return true;
 }
 
 fx_status
@@ -1557,6 +1611,15 @@ fx_parse_fx_code (const char *text, size_t len, const char *filename, fx_graph *
   p.diag = diag;
   if (text == NULL)
     len = 0;
+  if (looks_like_glog (text, len))
+    {
+      /* A TORCH_LOGS or TORCH_TRACE file: the graphs are inside its records, which the trace importer reads. */
+      fx_diag_set (diag, FX_ERR_PARSE, "this is a PyTorch log (TORCH_LOGS/TORCH_TRACE), not FX code: "
+                                       "import it with `fxwb import`");
+      const char *eol = memchr (text, '\n', len);
+      fx_diag_locate (diag, filename ? filename : "<string>", 1, 1, text, eol ? (size_t) (eol - text) : len);
+      return FX_ERR_PARSE;
+    }
   st = fx_py_tokenize (&p.lx, text ? text : "", len, filename, diag);
   if (st != FX_OK)
     {
@@ -1571,6 +1634,14 @@ fx_parse_fx_code (const char *text, size_t len, const char *filename, fx_graph *
   if (st == FX_OK)
     {
       fx_graph *g = p.root;
+      if (p.n_inputs > 0 && p.inputs_unnamed && p.n_inputs == fx_graph_count_op (g, FX_OP_PLACEHOLDER))
+        {
+          /* an `args = [...]` list is positional: its inputs are the placeholders, in order */
+          size_t i = 0;
+          fx_graph_foreach_node (g, n)
+            if (n->op == FX_OP_PLACEHOLDER)
+              p.inputs[i++].name = n->name;
+        }
       if (p.n_inputs > 0)
         {
           g->inputs = fx_arena_alloc (g->arena, p.n_inputs * sizeof *g->inputs);

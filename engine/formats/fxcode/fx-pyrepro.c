@@ -401,6 +401,23 @@ init_statement (fx_pyparser *p, void *data)
       fx_diag_clear (p->diag);
       p->pos = start;
       p->depth = 0;
+      /* `self.true_graph_0 = <lambda>()`: a child GraphModule's repr is not Python, but it names a submodule. */
+      const fx_tok *attr = fx_py_peek_at (p, 2);
+      const fx_tok *eq = fx_py_peek_at (p, 3);
+      if (fx_py_is_op (fx_py_peek_at (p, 1), OP_DOT) && attr->kind == TK_NAME && fx_py_is_op (eq, OP_EQUAL))
+        {
+          size_t i = p->pos + 4, last = i;
+          while (i < p->lx.n_toks && p->lx.toks[i].kind != TK_NEWLINE && p->lx.toks[i].kind != TK_COMMENT
+                 && p->lx.toks[i].kind != TK_EOF && p->lx.toks[i].kind != TK_DEDENT)
+            last = i++;
+          if (last > p->pos + 3)
+            {
+              const fx_tok *a = &p->lx.toks[p->pos + 4], *b = &p->lx.toks[last];
+              char *text = fx_arena_strndup (p->arena, p->lx.text + a->off, (size_t) (b->off + b->len - a->off));
+              char *name = fx_arena_strndup (p->arena, p->lx.text + attr->off, attr->len);
+              add_attr (ic->attrs, ic->g->arena, name, text[0] == '<' ? FX_ATTR_MODULE : FX_ATTR_OTHER, NULL, text);
+            }
+        }
       return fx_py_skip_statement (p);
     }
   if (value != NULL && is_self_attr (lhs))
@@ -663,4 +680,63 @@ fx_py_parse_load_args (fx_pyparser *p)
     st = fx_py_parse_block (p, load_statement, &lc);
   fx_py_map_free (&lc.storages);
   return st;
+}
+
+/* ---------------------------------------------------------------- args = [...] (older repro.py) */
+
+fx_status
+fx_py_parse_args_list (fx_pyparser *p)
+{
+  size_t start = p->pos;
+  fx_expr *lhs, *value;
+  fx_status st;
+
+  p->depth = 0;
+  st = fx_py_parse_testlist (p, &lhs);
+  if (st == FX_OK)
+    st = fx_py_expect_op (p, OP_EQUAL, NULL);
+  if (st == FX_OK)
+    st = fx_py_parse_testlist (p, &value);
+  if (st == FX_OK)
+    st = fx_py_end_statement (p, NULL);
+  /* `args = [rand_strided(...) for ...]` and the like: not the list this reads */
+  if (st != FX_OK || value->kind != E_LIST)
+    {
+      fx_diag_clear (p->diag);
+      p->pos = start;
+      p->depth = 0;
+      return fx_py_skip_statement (p);
+    }
+  for (size_t i = 0; i < value->n; i++)
+    {
+      const fx_expr *t = value->items[i];
+      if (t->kind != E_TUPLE || t->n != 4)
+        return FX_OK;
+    }
+  for (size_t i = 0; i < value->n; i++)
+    {
+      const fx_expr *t = value->items[i];
+      fx_input_spec *spec = new_input (p, NULL, FX_INPUT_TENSOR);
+      fx_val *v = &spec->val;
+      int n_strides = 0;
+      fx_arg dtype, dev;
+      if (!sym_dims (p, t->items[0], &v->tensor.sizes, &v->tensor.ndim)
+          || !sym_dims (p, t->items[1], &v->tensor.strides, &n_strides) || n_strides != v->tensor.ndim)
+        return fx_py_error (p, &p->lx.toks[t->tok_first], "expected (shape, stride, dtype, device) with matching "
+                                                         "shape and stride");
+      if ((st = const_arg (p, t->items[2], &dtype)) != FX_OK || (st = const_arg (p, t->items[3], &dev)) != FX_OK)
+        return st;
+      if (dtype.kind != FX_ARG_DTYPE)
+        return fx_py_error (p, &p->lx.toks[t->items[2]->tok_first], "expected a torch dtype");
+      v->kind = FX_VAL_TENSOR;
+      v->tensor.dtype = dtype.u.dtype;
+      if (dev.kind == FX_ARG_DEVICE)
+        v->tensor.device = dev.u.device, v->tensor.has_device = true;
+      else if (dev.kind == FX_ARG_STR && fx_device_parse (dev.u.s, &v->tensor.device))
+        v->tensor.has_device = true;
+      else
+        return fx_py_error (p, &p->lx.toks[t->items[3]->tok_first], "expected a device");
+    }
+  p->inputs_unnamed = true;
+  return FX_OK;
 }

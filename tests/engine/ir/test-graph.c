@@ -41,6 +41,13 @@ test_names (void)
   g_assert_cmpstr (fx_graph_unique_name (g, ""), ==, "_unnamed");
   g_assert_cmpstr (fx_graph_unique_name (g, "class"), ==, "class_1");
   g_assert_cmpstr (fx_graph_unique_name (g, "torch"), ==, "torch_1");
+  /* a given number is kept as written while free (FX 2.x _name_regex) */
+  g_assert_cmpstr (fx_graph_unique_name (g, "mul_01"), ==, "mul_01");
+  g_assert_cmpstr (fx_graph_unique_name (g, "mul_01"), ==, "mul_1"); /* _base_count is read by the candidate, not the base */
+  g_assert_cmpstr (fx_graph_unique_name (g, "x_0"), ==, "x_0");
+  g_assert_cmpstr (fx_graph_unique_name (g, "_2"), ==, "_2");
+  g_assert_cmpstr (fx_graph_unique_name (g, "a__7"), ==, "a__7");
+  g_assert_cmpstr (fx_graph_unique_name (g, "a__7"), ==, "a__1");
 
   fx_target t = fx_target_function ("torch._C._nn.gelu");
   g_assert_cmpstr (fx_target_base_name (&t, g->arena), ==, "gelu");
@@ -105,6 +112,51 @@ test_users_and_edit (void)
   fx_graph_set_insert_point (g, NULL);
   g_assert_true (neg->next == fx_graph_output_node (g));
   g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_OK);
+  fx_graph_free (g);
+}
+
+static void
+test_users_kwargs (void)
+{
+  fx_node *x, *add, *mul;
+  fx_graph *g = build_chain (&x, &add, &mul);
+  fx_diag diag;
+
+  /* re-setting add's kwargs must not list add twice among x's users (x's last user is mul) */
+  fx_kwarg kw[1] = { { "alpha", fx_arg_node (x) } };
+  fx_node_set_kwargs (add, kw, 1);
+  g_assert_cmpuint (x->n_users, ==, 2);
+  g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_OK);
+  fx_node_set_kwargs (add, NULL, 0);
+  fx_node_set_args (add, (fx_arg[]) { fx_arg_node (x), fx_arg_node (x), fx_arg_node (x) }, 3);
+  g_assert_cmpuint (x->n_users, ==, 2);
+  g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_OK);
+
+  /* a corrupted users list is caught, both ways */
+  x->n_users--;
+  g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_ERR_INVALID);
+  g_assert_nonnull (strstr (diag.message, "missing from the users"));
+  x->n_users++;
+  fx_node *saved = x->users[0];
+  x->users[0] = fx_graph_output_node (g);
+  g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_ERR_INVALID);
+  x->users[0] = saved;
+  g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_OK);
+  fx_graph_free (g);
+}
+
+static void
+test_hub_is_linear (void)
+{
+  /* 200k users of one node: quadratic bookkeeping would take minutes */
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "x");
+  fx_node *prev = x;
+  for (int i = 0; i < 200000; i++)
+    prev = add_op (g, "aten.add.Tensor", prev, x);
+  fx_graph_output (g, fx_arg_node (prev));
+  g_assert_cmpuint (x->n_users, ==, 200000);
+  g_assert_cmpint (fx_graph_verify (g, NULL), ==, FX_OK);
   fx_graph_free (g);
 }
 
@@ -299,6 +351,8 @@ main (int argc, char **argv)
   g_test_add_func ("/FxGraph/names", test_names);
   g_test_add_func ("/FxGraph/users-and-edit", test_users_and_edit);
   g_test_add_func ("/FxGraph/verify-order", test_verify_order);
+  g_test_add_func ("/FxGraph/users-kwargs", test_users_kwargs);
+  g_test_add_func ("/FxGraph/hub-is-linear", test_hub_is_linear);
   g_test_add_func ("/FxGraph/dce-keeps-impure", test_dce_keeps_impure);
   g_test_add_func ("/FxGraph/args-copy-equal", test_args_copy_equal);
   g_test_add_func ("/FxGraph/annotations", test_annotations);

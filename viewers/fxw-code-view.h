@@ -1,0 +1,28 @@
+/* fxw-code-view.h: the Code view: print_readable of a graph with provenance comments; lines map to nodes. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fxw-selection.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_CODE_VIEW (fxw_code_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, GtkWidget)
+
+GtkWidget *fxw_code_view_new             (void);
+void       fxw_code_view_set_selection   (FxwCodeView  *self,
+                                          FxwSelection *selection);
+/* 1-based line of the node's statement, 0 when it has none. */
+guint      fxw_code_view_get_node_line   (FxwCodeView  *self,
+                                          FxwNode      *node);
+/* The node a 1-based line belongs to, or NULL. */
+FxwNode   *fxw_code_view_get_line_node   (FxwCodeView  *self,
+                                          guint         line);
+/* Moves the cursor to a 1-based line, as a click would. */
+void       fxw_code_view_place_cursor    (FxwCodeView  *self,
+                                          guint         line);
+guint      fxw_code_view_get_cursor_line (FxwCodeView  *self);
+
+G_END_DECLS

@@ -1,0 +1,1297 @@
+/* fxw-graph-canvas.c: the Graph view's canvas. Layout runs in a GTask worker (Graphviz dot through
+ * cgraph + gvc); the main thread only draws the finished layout and handles input. */
+#define G_LOG_DOMAIN "fxw-graph-canvas"
+
+#include "fx-config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <adwaita.h>
+
+#include "fxw-autocleanups.h"
+#include "fxw-graph-canvas.h"
+
+#define BOX_HEIGHT       40.0
+#define GLYPH_WIDTH        7.0
+#define CLUSTER_LABEL_H  18.0
+#define MIN_ZOOM          0.02
+#define MAX_ZOOM          8.0
+#define EDGE_LABEL_LIMIT 3000  /* beyond this many edges labels cost more layout time than they help */
+
+typedef struct
+{
+  int node_index;       /* index in the FxwGraph, or -1 for a collapsed module */
+  char *module;         /* collapsed module path (node_index == -1) */
+  char *title;
+  char *subtitle;
+  fx_opcode op;
+  guint n_members;      /* nodes inside a collapsed module */
+  double x, y, w, h;    /* top-left corner, graph coordinates (y down) */
+} CanvasBox;
+
+typedef struct
+{
+  int from, to;         /* box indices */
+  double *pts;          /* cubic bezier control points, x/y pairs */
+  int n_pts;
+  char *label;
+  double lx, ly;
+  gboolean has_label;
+} CanvasEdge;
+
+typedef struct
+{
+  char *module;
+  char *label;
+  int depth;
+  double x, y, w, h;
+} CanvasCluster;
+
+typedef struct
+{
+  GArray *boxes;        /* CanvasBox */
+  GArray *edges;        /* CanvasEdge */
+  GArray *clusters;     /* CanvasCluster */
+  GHashTable *node_box; /* node index -> box index + 1 */
+  double width, height;
+  double seconds;
+} CanvasLayout;
+
+typedef struct
+{
+  FxwGraph *graph;           /* ref; the worker only reads the engine graph */
+  GHashTable *collapsed;     /* module paths, a copy owned by the job */
+  gboolean edge_labels;
+} LayoutJob;
+
+struct _FxwGraphCanvas
+{
+  GtkWidget parent_instance;
+
+  FxwSelection *selection;
+  FxwGraph *graph;
+  CanvasLayout *layout;
+  GHashTable *collapsed;
+  GCancellable *cancellable;
+  guint collapse_threshold;
+  gboolean edge_labels;
+  gboolean busy;
+  gboolean fit_pending;
+
+  double zoom;
+  double off_x, off_y;       /* widget = graph * zoom + off */
+  double drag_off_x, drag_off_y;
+  int hover_box;
+};
+
+G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
+
+/* ---------------------------------------------------------------- layout data */
+
+static void
+canvas_box_clear (gpointer data)
+{
+  CanvasBox *box = data;
+
+  g_free (box->module);
+  g_free (box->title);
+  g_free (box->subtitle);
+}
+
+static void
+canvas_edge_clear (gpointer data)
+{
+  CanvasEdge *edge = data;
+
+  g_free (edge->pts);
+  g_free (edge->label);
+}
+
+static void
+canvas_cluster_clear (gpointer data)
+{
+  CanvasCluster *cluster = data;
+
+  g_free (cluster->module);
+  g_free (cluster->label);
+}
+
+static void
+canvas_layout_free (CanvasLayout *layout)
+{
+  if (layout == NULL)
+    return;
+  g_array_unref (layout->boxes);
+  g_array_unref (layout->edges);
+  g_array_unref (layout->clusters);
+  g_hash_table_unref (layout->node_box);
+  g_free (layout);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CanvasLayout, canvas_layout_free)
+
+static CanvasLayout *
+canvas_layout_new (void)
+{
+  CanvasLayout *layout = g_new0 (CanvasLayout, 1);
+
+  layout->boxes = g_array_new (FALSE, TRUE, sizeof (CanvasBox));
+  g_array_set_clear_func (layout->boxes, canvas_box_clear);
+  layout->edges = g_array_new (FALSE, TRUE, sizeof (CanvasEdge));
+  g_array_set_clear_func (layout->edges, canvas_edge_clear);
+  layout->clusters = g_array_new (FALSE, TRUE, sizeof (CanvasCluster));
+  g_array_set_clear_func (layout->clusters, canvas_cluster_clear);
+  layout->node_box = g_hash_table_new (NULL, NULL);
+  return layout;
+}
+
+static void
+layout_job_free (LayoutJob *job)
+{
+  g_clear_object (&job->graph);
+  g_clear_pointer (&job->collapsed, g_hash_table_unref);
+  g_free (job);
+}
+
+/* ---------------------------------------------------------------- the worker */
+
+/* Graphviz keeps global state (error handler, plugin registry): one layout at a time. */
+static GMutex graphviz_lock;
+
+static const char *
+short_target (const fx_node *node, fx_buf *buf)
+{
+  fx_buf_reset (buf);
+  switch (node->op)
+    {
+    case FX_OP_PLACEHOLDER:
+      fx_buf_puts (buf, "input");
+      break;
+    case FX_OP_OUTPUT:
+      fx_buf_puts (buf, "output");
+      break;
+    case FX_OP_GET_ATTR:
+    case FX_OP_CALL_METHOD:
+    case FX_OP_CALL_MODULE:
+      fx_buf_puts (buf, node->target.name ? node->target.name : "");
+      break;
+    case FX_OP_CALL_FUNCTION:
+    case FX_OPCODE_COUNT:
+    default:
+      fx_buf_puts (buf, node->target.name ? node->target.name : "");
+      break;
+    }
+  return buf->data ? buf->data : "";
+}
+
+typedef struct
+{
+  GHashTable *seen;     /* input node ptr, for dedup */
+  GPtrArray *inputs;
+} CollectInputs;
+
+static void
+collect_input (fx_node *node, void *data)
+{
+  CollectInputs *ci = data;
+
+  if (g_hash_table_add (ci->seen, node))
+    g_ptr_array_add (ci->inputs, node);
+}
+
+static void
+set_size (Agnode_t *n, double w_px, double h_px)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  agsafeset (n, (char *) "width", g_ascii_dtostr (buf, sizeof buf, w_px / 72.0), (char *) "");
+  agsafeset (n, (char *) "height", g_ascii_dtostr (buf, sizeof buf, h_px / 72.0), (char *) "");
+}
+
+static void
+layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  LayoutJob *job = task_data;
+  const fx_graph *graph = fxw_graph_get_graph (job->graph);
+  guint n_nodes = fxw_graph_get_n_nodes (job->graph);
+  g_autoptr(CanvasLayout) layout = canvas_layout_new ();
+  g_autoptr(GHashTable) cluster_sub = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) module_box = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) edge_seen = g_hash_table_new (NULL, NULL);  /* from << 32 | to */
+  g_autoptr(GPtrArray) agnodes = g_ptr_array_new ();
+  g_autoptr(GPtrArray) agedges = g_ptr_array_new ();
+  g_autoptr(GPtrArray) agclusters = g_ptr_array_new ();
+  g_auto(fx_buf) buf;
+  g_autoptr(GTimer) timer = g_timer_new ();
+  GVC_t *gvc;
+  Agraph_t *g;
+  boxf bb;
+  guint n_edges_est = 0;
+  gboolean labels;
+
+  fx_buf_init (&buf);
+  g_mutex_lock (&graphviz_lock);
+
+  gvc = gvContext ();
+  g = agopen ((char *) "fx", Agdirected, NULL);
+  agattr (g, AGRAPH, (char *) "rankdir", (char *) "TB");
+  agattr (g, AGRAPH, (char *) "nodesep", (char *) "0.25");
+  agattr (g, AGRAPH, (char *) "ranksep", (char *) "0.35");
+  agattr (g, AGRAPH, (char *) "fontsize", (char *) "11");
+  agattr (g, AGRAPH, (char *) "label", (char *) "");
+  agattr (g, AGNODE, (char *) "shape", (char *) "box");
+  agattr (g, AGNODE, (char *) "fixedsize", (char *) "true");
+  agattr (g, AGNODE, (char *) "label", (char *) "");
+  agattr (g, AGEDGE, (char *) "label", (char *) "");
+  agattr (g, AGEDGE, (char *) "fontsize", (char *) "9");
+
+  /* Boxes: a node is drawn inside the clusters of its modules until the first collapsed one. */
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      const fx_node *node = fxw_node_get_node (fxw_graph_get_node (job->graph, i));
+      const fx_meta *meta = &node->meta;
+      Agraph_t *parent = g;
+      const char *collapsed_at = NULL;
+      guint box_index;
+
+      for (size_t k = 0; k < meta->n_nn_module_stack; k++)
+        {
+          const char *path = meta->nn_module_stack[k].path ? meta->nn_module_stack[k].path : "";
+          Agraph_t *sub;
+
+          if (g_hash_table_contains (job->collapsed, path))
+            {
+              collapsed_at = path;
+              break;
+            }
+          sub = g_hash_table_lookup (cluster_sub, path);
+          if (sub == NULL)
+            {
+              char name[32];
+              CanvasCluster cluster = { 0 };
+              const char *type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
+              const char *cls = strrchr (type, '.');
+
+              g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
+              sub = agsubg (parent, name, 1);
+              cluster.module = g_strdup (path);
+              cluster.label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type);
+              cluster.depth = (int) k;
+              agsafeset (sub, (char *) "label", cluster.label, (char *) "");
+              g_array_append_val (layout->clusters, cluster);
+              g_ptr_array_add (agclusters, sub);
+              g_hash_table_insert (cluster_sub, g_strdup (path), sub);
+            }
+          parent = sub;
+        }
+
+      if (collapsed_at != NULL)
+        {
+          gpointer found = g_hash_table_lookup (module_box, collapsed_at);
+
+          if (found != NULL)
+            {
+              box_index = GPOINTER_TO_UINT (found) - 1;
+              g_array_index (layout->boxes, CanvasBox, box_index).n_members++;
+            }
+          else
+            {
+              CanvasBox box = { .node_index = -1, .op = FX_OP_CALL_MODULE, .n_members = 1 };
+              char name[32];
+              Agnode_t *an;
+              const char *type = "";
+
+              for (size_t k = 0; k < meta->n_nn_module_stack; k++)
+                if (g_strcmp0 (meta->nn_module_stack[k].path, collapsed_at) == 0)
+                  type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
+              box.module = g_strdup (collapsed_at);
+              box.title = g_strdup (collapsed_at);
+              box.subtitle = g_strdup (strrchr (type, '.') ? strrchr (type, '.') + 1 : type);
+              box_index = layout->boxes->len;
+              g_snprintf (name, sizeof name, "b%u", box_index);
+              an = agnode (parent, name, 1);
+              set_size (an, MAX (strlen (box.title), strlen (box.subtitle) + 8) * GLYPH_WIDTH + 24, BOX_HEIGHT + 8);
+              g_array_append_val (layout->boxes, box);
+              g_ptr_array_add (agnodes, an);
+              g_hash_table_insert (module_box, g_strdup (collapsed_at), GUINT_TO_POINTER (box_index + 1));
+            }
+        }
+      else
+        {
+          CanvasBox box = { .node_index = (int) i, .op = node->op };
+          char name[32];
+          Agnode_t *an;
+
+          box.title = g_strdup (node->name);
+          box.subtitle = g_strdup (short_target (node, &buf));
+          box_index = layout->boxes->len;
+          g_snprintf (name, sizeof name, "b%u", box_index);
+          an = agnode (parent, name, 1);
+          set_size (an, MIN (MAX (strlen (box.title), strlen (box.subtitle)), 40) * GLYPH_WIDTH + 20, BOX_HEIGHT);
+          g_array_append_val (layout->boxes, box);
+          g_ptr_array_add (agnodes, an);
+        }
+      g_hash_table_insert (layout->node_box, GUINT_TO_POINTER (i), GUINT_TO_POINTER (box_index + 1));
+      n_edges_est += node->n_args;
+
+      if ((i & 1023) == 0 && g_cancellable_is_cancelled (cancellable))
+        goto cancelled;
+    }
+
+  /* Edges between boxes, labelled with the shape of the value they carry. */
+  labels = job->edge_labels && n_edges_est <= EDGE_LABEL_LIMIT;
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      const fx_node *node = fxw_node_get_node (fxw_graph_get_node (job->graph, i));
+      CollectInputs ci = { g_hash_table_new (NULL, NULL), g_ptr_array_new () };
+      guint to = GPOINTER_TO_UINT (g_hash_table_lookup (layout->node_box, GUINT_TO_POINTER (i))) - 1;
+
+      for (size_t a = 0; a < node->n_args; a++)
+        fx_arg_foreach_node (&node->args[a], collect_input, &ci);
+      for (size_t a = 0; a < node->n_kwargs; a++)
+        fx_arg_foreach_node (&node->kwargs[a].value, collect_input, &ci);
+
+      for (guint k = 0; k < ci.inputs->len; k++)
+        {
+          fx_node *input = g_ptr_array_index (ci.inputs, k);
+          FxwNode *in_node = fxw_graph_lookup_node (job->graph, input);
+          guint from;
+          gpointer key;
+          CanvasEdge edge = { 0 };
+          Agedge_t *ae;
+
+          if (in_node == NULL)
+            continue;
+          from = GPOINTER_TO_UINT (g_hash_table_lookup (layout->node_box,
+                                                        GUINT_TO_POINTER (fxw_node_get_index (in_node)))) - 1;
+          if (from == to)
+            continue;
+          G_STATIC_ASSERT (sizeof (gpointer) >= sizeof (guint64));
+          key = GSIZE_TO_POINTER (((gsize) from << 32) | to);   /* never 0: from != to */
+          if (!g_hash_table_add (edge_seen, key))
+            continue;
+          edge.from = (int) from;
+          edge.to = (int) to;
+          ae = agedge (g, g_ptr_array_index (agnodes, from), g_ptr_array_index (agnodes, to), NULL, 1);
+          if (labels)
+            {
+              fx_buf_reset (&buf);
+              if (fx_val_annotation (&input->meta.val, FALSE, FALSE, &buf) && buf.len > 0)
+                {
+                  edge.label = g_strdup (buf.data);
+                  agsafeset (ae, (char *) "label", edge.label, (char *) "");
+                }
+            }
+          g_array_append_val (layout->edges, edge);
+          g_ptr_array_add (agedges, ae);
+        }
+      g_hash_table_unref (ci.seen);
+      g_ptr_array_unref (ci.inputs);
+    }
+
+  if (g_cancellable_is_cancelled (cancellable))
+    goto cancelled;
+
+  if (gvLayout (gvc, g, "dot") != 0)
+    {
+      agclose (g);
+      gvFreeContext (gvc);
+      g_mutex_unlock (&graphviz_lock);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", _("Graphviz could not lay out this graph"));
+      return;
+    }
+
+  bb = GD_bb (g);
+  layout->width = bb.UR.x - bb.LL.x;
+  layout->height = bb.UR.y - bb.LL.y;
+#define GX(px) ((px) - bb.LL.x)
+#define GY(py) (bb.UR.y - (py))
+  for (guint i = 0; i < layout->boxes->len; i++)
+    {
+      CanvasBox *box = &g_array_index (layout->boxes, CanvasBox, i);
+      Agnode_t *an = g_ptr_array_index (agnodes, i);
+
+      box->w = ND_width (an) * 72.0;
+      box->h = ND_height (an) * 72.0;
+      box->x = GX (ND_coord (an).x) - box->w / 2;
+      box->y = GY (ND_coord (an).y) - box->h / 2;
+    }
+  for (guint i = 0; i < layout->edges->len; i++)
+    {
+      CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, i);
+      Agedge_t *ae = g_ptr_array_index (agedges, i);
+      splines *spl = ED_spl (ae);
+
+      if (spl != NULL && spl->size > 0)
+        {
+          bezier *bz = &spl->list[0];
+          int n = (int) bz->size + (bz->eflag ? 1 : 0);
+          int k = 0;
+
+          edge->pts = g_new (double, 2 * n);
+          for (size_t p = 0; p < bz->size; p++, k++)
+            {
+              edge->pts[2 * k] = GX (bz->list[p].x);
+              edge->pts[2 * k + 1] = GY (bz->list[p].y);
+            }
+          if (bz->eflag)
+            {
+              edge->pts[2 * k] = GX (bz->ep.x);
+              edge->pts[2 * k + 1] = GY (bz->ep.y);
+              k++;
+            }
+          edge->n_pts = k;
+        }
+      if (edge->label != NULL && ED_label (ae) != NULL)
+        {
+          edge->has_label = TRUE;
+          edge->lx = GX (ED_label (ae)->pos.x);
+          edge->ly = GY (ED_label (ae)->pos.y);
+        }
+    }
+  for (guint i = 0; i < layout->clusters->len; i++)
+    {
+      CanvasCluster *cluster = &g_array_index (layout->clusters, CanvasCluster, i);
+      boxf cb = GD_bb ((Agraph_t *) g_ptr_array_index (agclusters, i));
+
+      cluster->x = GX (cb.LL.x);
+      cluster->y = GY (cb.UR.y);
+      cluster->w = cb.UR.x - cb.LL.x;
+      cluster->h = cb.UR.y - cb.LL.y;
+    }
+#undef GX
+#undef GY
+
+  gvFreeLayout (gvc, g);
+  agclose (g);
+  gvFreeContext (gvc);
+  g_mutex_unlock (&graphviz_lock);
+
+  layout->seconds = g_timer_elapsed (timer, NULL);
+  (void) graph;
+  g_task_return_pointer (task, g_steal_pointer (&layout), (GDestroyNotify) canvas_layout_free);
+  return;
+
+cancelled:
+  agclose (g);
+  gvFreeContext (gvc);
+  g_mutex_unlock (&graphviz_lock);
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("Layout cancelled"));
+}
+
+/* ---------------------------------------------------------------- main thread */
+
+static void
+fxw_graph_canvas_relayout (FxwGraphCanvas *self);
+
+static void
+layout_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(FxwGraphCanvas) self = user_data;
+  g_autoptr(GError) error = NULL;
+  CanvasLayout *layout = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (layout == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_warning ("%s", error->message);
+          self->busy = FALSE;
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+        }
+      return;
+    }
+  g_clear_pointer (&self->layout, canvas_layout_free);
+  self->layout = layout;
+  self->busy = FALSE;
+  self->hover_box = -1;
+  g_debug ("layout: %u boxes, %u edges in %.3f s", layout->boxes->len, layout->edges->len, layout->seconds);
+  if (self->fit_pending)
+    {
+      self->fit_pending = FALSE;
+      fxw_graph_canvas_fit (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit_by_name (self, "layout-done");
+}
+
+static void
+fxw_graph_canvas_relayout (FxwGraphCanvas *self)
+{
+  g_autoptr(GTask) task = NULL;
+  LayoutJob *job;
+  GHashTableIter iter;
+  gpointer key;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->graph == NULL)
+    {
+      g_clear_pointer (&self->layout, canvas_layout_free);
+      self->busy = FALSE;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      return;
+    }
+
+  job = g_new0 (LayoutJob, 1);
+  job->graph = g_object_ref (self->graph);
+  job->edge_labels = self->edge_labels;
+  job->collapsed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_iter_init (&iter, self->collapsed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (job->collapsed, g_strdup (key));
+
+  self->cancellable = g_cancellable_new ();
+  self->busy = TRUE;
+  task = g_task_new (NULL, self->cancellable, layout_done_cb, g_object_ref (self));
+  g_task_set_source_tag (task, fxw_graph_canvas_relayout);
+  g_task_set_task_data (task, job, (GDestroyNotify) layout_job_free);
+  g_task_run_in_thread (task, layout_worker);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+graph_changed_cb (FxwGraphCanvas *self)
+{
+  FxwGraph *graph = fxw_selection_get_graph (self->selection);
+
+  if (!g_set_object (&self->graph, graph))
+    return;
+  g_hash_table_remove_all (self->collapsed);
+  g_clear_pointer (&self->layout, canvas_layout_free);
+  if (graph != NULL && fxw_graph_get_n_nodes (graph) > self->collapse_threshold)
+    {
+      /* Large graphs start collapsed at module level: one box per top-level module. */
+      for (guint i = 0; i < fxw_graph_get_n_nodes (graph); i++)
+        {
+          const fx_meta *meta = &fxw_node_get_node (fxw_graph_get_node (graph, i))->meta;
+
+          if (meta->n_nn_module_stack > 0 && meta->nn_module_stack[0].path != NULL)
+            g_hash_table_add (self->collapsed, g_strdup (meta->nn_module_stack[0].path));
+        }
+    }
+  self->fit_pending = TRUE;
+  fxw_graph_canvas_relayout (self);
+}
+
+static int
+box_for_node (FxwGraphCanvas *self, FxwNode *node)
+{
+  gpointer v;
+
+  if (self->layout == NULL || node == NULL)
+    return -1;
+  v = g_hash_table_lookup (self->layout->node_box, GUINT_TO_POINTER (fxw_node_get_index (node)));
+  return v ? (int) GPOINTER_TO_UINT (v) - 1 : -1;
+}
+
+static void
+center_on_box (FxwGraphCanvas *self, int b)
+{
+  CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  double w = gtk_widget_get_width (GTK_WIDGET (self));
+  double h = gtk_widget_get_height (GTK_WIDGET (self));
+  double cx = (box->x + box->w / 2) * self->zoom + self->off_x;
+  double cy = (box->y + box->h / 2) * self->zoom + self->off_y;
+
+  /* Only scroll when the box is off screen: keeps the view still while clicking around. */
+  if (cx < 0 || cy < 0 || cx > w || cy > h)
+    {
+      self->off_x += w / 2 - cx;
+      self->off_y += h / 2 - cy;
+    }
+}
+
+static void
+node_changed_cb (FxwGraphCanvas *self)
+{
+  int b = box_for_node (self, fxw_selection_get_node (self->selection));
+
+  if (b >= 0)
+    center_on_box (self, b);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+op_color (fx_opcode op, gboolean dark, GdkRGBA *rgba)
+{
+  const char *light_colors[] = { "#d1f0da", "#fcefc2", "#dbe8fb", "#e8ddf6", "#eadff8", "#e4e4e4" };
+  const char *dark_colors[] = { "#26503a", "#5a4a14", "#233f63", "#42305a", "#42305a", "#3a3a3a" };
+
+  gdk_rgba_parse (rgba, (dark ? dark_colors : light_colors)[MIN ((int) op, 5)]);
+}
+
+static gboolean
+is_dark (void)
+{
+  return adw_style_manager_get_dark (adw_style_manager_get_default ());
+}
+
+static void
+draw_text (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y, double max_w, gboolean bold)
+{
+  PangoFontDescription *fd = pango_font_description_from_string (bold ? "Sans Bold 9" : "Monospace 8");
+
+  pango_layout_set_font_description (pl, fd);
+  pango_font_description_free (fd);
+  pango_layout_set_text (pl, text, -1);
+  pango_layout_set_width (pl, (int) (max_w * PANGO_SCALE));
+  pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+  cairo_move_to (cr, x, y);
+  pango_cairo_show_layout (cr, pl);
+}
+
+static void
+draw_arrow (cairo_t *cr, const CanvasEdge *edge)
+{
+  double x1 = edge->pts[2 * (edge->n_pts - 2)], y1 = edge->pts[2 * (edge->n_pts - 2) + 1];
+  double x2 = edge->pts[2 * (edge->n_pts - 1)], y2 = edge->pts[2 * (edge->n_pts - 1) + 1];
+  double a = atan2 (y2 - y1, x2 - x1);
+
+  cairo_move_to (cr, x2, y2);
+  cairo_line_to (cr, x2 - 8 * cos (a - 0.4), y2 - 8 * sin (a - 0.4));
+  cairo_line_to (cr, x2 - 8 * cos (a + 0.4), y2 - 8 * sin (a + 0.4));
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+static void
+rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
+{
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
+  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
+  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
+  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+}
+
+static void
+fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  double w = gtk_widget_get_width (widget);
+  double h = gtk_widget_get_height (widget);
+  gboolean dark = is_dark ();
+  GdkRGBA fg, bg;
+  cairo_t *cr;
+  PangoLayout *pl;
+  double vx0, vy0, vx1, vy1;   /* visible rectangle in graph coordinates */
+  FxwNode *selected = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+  int selected_box = box_for_node (self, selected);
+  gboolean any_highlight = self->selection && fxw_selection_get_n_highlighted (self->selection) > 0;
+
+  gdk_rgba_parse (&bg, dark ? "#1e1e1e" : "#fafafa");
+  gdk_rgba_parse (&fg, dark ? "#e0e0e0" : "#2e3436");
+  gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (0, 0, w, h));
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  pl = pango_cairo_create_layout (cr);
+
+  if (self->layout == NULL)
+    {
+      const char *msg = self->busy ? _("Laying out the graph…")
+                                   : self->graph ? "" : _("No graph selected");
+      gdk_cairo_set_source_rgba (cr, &fg);
+      draw_text (cr, pl, msg, w / 2 - 100, h / 2 - 10, 240, TRUE);
+      goto out;
+    }
+
+  cairo_translate (cr, self->off_x, self->off_y);
+  cairo_scale (cr, self->zoom, self->zoom);
+  vx0 = -self->off_x / self->zoom;
+  vy0 = -self->off_y / self->zoom;
+  vx1 = vx0 + w / self->zoom;
+  vy1 = vy0 + h / self->zoom;
+
+  /* Module clusters, outermost first so inner ones paint over them. */
+  for (guint i = 0; i < self->layout->clusters->len; i++)
+    {
+      CanvasCluster *c = &g_array_index (self->layout->clusters, CanvasCluster, i);
+      double shade = dark ? 0.16 + 0.04 * (c->depth % 4) : 0.95 - 0.035 * (c->depth % 4);
+
+      if (c->x > vx1 || c->y > vy1 || c->x + c->w < vx0 || c->y + c->h < vy0)
+        continue;
+      rounded_rect (cr, c->x, c->y, c->w, c->h, 6);
+      cairo_set_source_rgb (cr, shade, shade, dark ? shade + 0.03 : shade + 0.02);
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgba (cr, 0.5, 0.55, 0.65, 0.8);
+      cairo_set_line_width (cr, 1.0 / MAX (self->zoom, 0.5));
+      cairo_stroke (cr);
+      if (self->zoom > 0.3)
+        {
+          gdk_cairo_set_source_rgba (cr, &fg);
+          /* translators: the ▾ marks a module cluster that a click on its title collapses */
+          {
+            g_autofree char *title = g_strdup_printf ("▾ %s", c->label);
+            draw_text (cr, pl, title, c->x + 6, c->y + 2, c->w - 12, TRUE);
+          }
+        }
+    }
+
+  /* Edges. */
+  cairo_set_line_width (cr, 1.2 / MAX (self->zoom, 0.5));
+  for (guint i = 0; i < self->layout->edges->len; i++)
+    {
+      CanvasEdge *e = &g_array_index (self->layout->edges, CanvasEdge, i);
+      CanvasBox *a = &g_array_index (self->layout->boxes, CanvasBox, e->from);
+      CanvasBox *b = &g_array_index (self->layout->boxes, CanvasBox, e->to);
+      gboolean sel = e->from == selected_box || e->to == selected_box;
+
+      if (e->n_pts < 2)
+        continue;
+      if (MAX (a->x + a->w, b->x + b->w) < vx0 || MIN (a->x, b->x) > vx1
+          || MAX (a->y + a->h, b->y + b->h) < vy0 || MIN (a->y, b->y) > vy1)
+        continue;
+      if (sel)
+        cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
+      else
+        cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.55);
+      cairo_move_to (cr, e->pts[0], e->pts[1]);
+      for (int p = 1; p + 2 < e->n_pts; p += 3)
+        cairo_curve_to (cr, e->pts[2 * p], e->pts[2 * p + 1], e->pts[2 * p + 2], e->pts[2 * p + 3],
+                        e->pts[2 * p + 4], e->pts[2 * p + 5]);
+      cairo_stroke (cr);
+      draw_arrow (cr, e);
+      if (e->has_label && self->zoom > 0.6)
+        {
+          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.8);
+          draw_text (cr, pl, e->label, e->lx - 40, e->ly - 7, 120, FALSE);
+        }
+    }
+
+  /* Boxes. */
+  for (guint i = 0; i < self->layout->boxes->len; i++)
+    {
+      CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, i);
+      GdkRGBA fill;
+      gboolean highlighted = FALSE;
+
+      if (box->x > vx1 || box->y > vy1 || box->x + box->w < vx0 || box->y + box->h < vy0)
+        continue;
+      if (any_highlight && box->node_index >= 0)
+        highlighted = fxw_selection_is_highlighted (self->selection,
+                                                    fxw_node_get_name (fxw_graph_get_node (self->graph, box->node_index)));
+      op_color (box->op, dark, &fill);
+      if (highlighted)
+        gdk_rgba_parse (&fill, dark ? "#8a6a00" : "#ffd866");
+      else if (any_highlight)
+        fill.alpha = 0.45;
+      rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
+      gdk_cairo_set_source_rgba (cr, &fill);
+      cairo_fill_preserve (cr);
+      if ((int) i == selected_box)
+        {
+          cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
+          cairo_set_line_width (cr, 3.0 / MAX (self->zoom, 0.5));
+        }
+      else
+        {
+          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, (int) i == self->hover_box ? 0.9 : 0.45);
+          cairo_set_line_width (cr, (box->node_index < 0 ? 2.0 : 1.0) / MAX (self->zoom, 0.5));
+        }
+      cairo_stroke (cr);
+      if (self->zoom > 0.3)
+        {
+          g_autofree char *sub = NULL;
+
+          gdk_cairo_set_source_rgba (cr, &fg);
+          draw_text (cr, pl, box->title, box->x + 6, box->y + 4, box->w - 12, TRUE);
+          if (box->node_index < 0)
+            /* translators: a collapsed module box: its class and how many nodes it holds */
+            sub = g_strdup_printf (ngettext ("▸ %s, %u node", "▸ %s, %u nodes", box->n_members),
+                                   box->subtitle, box->n_members);
+          draw_text (cr, pl, sub ? sub : box->subtitle, box->x + 6, box->y + 21, box->w - 12, FALSE);
+        }
+    }
+
+out:
+  g_object_unref (pl);
+  cairo_destroy (cr);
+
+  if (self->busy && self->layout != NULL)
+    {
+      GdkRGBA veil = { bg.red, bg.green, bg.blue, 0.6 };
+      gtk_snapshot_append_color (snapshot, &veil, &GRAPHENE_RECT_INIT (0, 0, w, 24));
+    }
+}
+
+/* Returns the box under widget point (x, y), or -1. */
+static int
+box_at (FxwGraphCanvas *self, double x, double y)
+{
+  double gx, gy;
+
+  if (self->layout == NULL)
+    return -1;
+  gx = (x - self->off_x) / self->zoom;
+  gy = (y - self->off_y) / self->zoom;
+  for (guint i = 0; i < self->layout->boxes->len; i++)
+    {
+      CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, i);
+
+      if (gx >= box->x && gx <= box->x + box->w && gy >= box->y && gy <= box->y + box->h)
+        return (int) i;
+    }
+  return -1;
+}
+
+/* Returns the innermost cluster whose title strip is under (x, y), or -1. */
+static int
+cluster_title_at (FxwGraphCanvas *self, double x, double y)
+{
+  double gx, gy;
+  int found = -1;
+
+  if (self->layout == NULL)
+    return -1;
+  gx = (x - self->off_x) / self->zoom;
+  gy = (y - self->off_y) / self->zoom;
+  for (guint i = 0; i < self->layout->clusters->len; i++)
+    {
+      CanvasCluster *c = &g_array_index (self->layout->clusters, CanvasCluster, i);
+
+      if (gx >= c->x && gx <= c->x + c->w && gy >= c->y && gy <= c->y + CLUSTER_LABEL_H)
+        found = (int) i;
+    }
+  return found;
+}
+
+void
+fxw_graph_canvas_click (FxwGraphCanvas *self, double x, double y, int n_press)
+{
+  int b = box_at (self, x, y);
+
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+
+  if (b >= 0)
+    {
+      CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+
+      if (box->node_index >= 0 && self->selection != NULL)
+        fxw_selection_set_node (self->selection, fxw_graph_get_node (self->graph, box->node_index));
+      else if (box->node_index < 0)
+        fxw_graph_canvas_set_collapsed (self, box->module, FALSE);
+      return;
+    }
+  b = cluster_title_at (self, x, y);
+  if (b >= 0)
+    fxw_graph_canvas_set_collapsed (self, g_array_index (self->layout->clusters, CanvasCluster, b).module, TRUE);
+}
+
+static void
+click_released_cb (GtkGestureClick *gesture, int n_press, double x, double y, FxwGraphCanvas *self)
+{
+  double ox, oy;
+
+  /* A drag that moved the view is a pan, not a click. */
+  if (gtk_gesture_drag_get_offset (g_object_get_data (G_OBJECT (self), "drag"), &ox, &oy)
+      && (fabs (ox) > 3 || fabs (oy) > 3))
+    return;
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  fxw_graph_canvas_click (self, x, y, n_press);
+}
+
+static void
+drag_begin_cb (GtkGestureDrag *gesture, double x, double y, FxwGraphCanvas *self)
+{
+  self->drag_off_x = self->off_x;
+  self->drag_off_y = self->off_y;
+}
+
+static void
+drag_update_cb (GtkGestureDrag *gesture, double dx, double dy, FxwGraphCanvas *self)
+{
+  self->off_x = self->drag_off_x + dx;
+  self->off_y = self->drag_off_y + dy;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+zoom_at (FxwGraphCanvas *self, double factor, double x, double y)
+{
+  double z = CLAMP (self->zoom * factor, MIN_ZOOM, MAX_ZOOM);
+
+  self->off_x = x - (x - self->off_x) * z / self->zoom;
+  self->off_y = y - (y - self->off_y) * z / self->zoom;
+  self->zoom = z;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static gboolean
+scroll_cb (GtkEventControllerScroll *controller, double dx, double dy, FxwGraphCanvas *self)
+{
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+
+  if (mods & GDK_CONTROL_MASK)
+    {
+      double x = gtk_widget_get_width (GTK_WIDGET (self)) / 2.0;
+      double y = gtk_widget_get_height (GTK_WIDGET (self)) / 2.0;
+      GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
+      double ex, ey;
+
+      if (event != NULL && gdk_event_get_position (event, &ex, &ey))
+        {
+          graphene_point_t p;
+          GtkNative *native = gtk_widget_get_native (GTK_WIDGET (self));
+          double nx, ny;
+
+          gtk_native_get_surface_transform (native, &nx, &ny);
+          if (gtk_widget_compute_point (GTK_WIDGET (native), GTK_WIDGET (self),
+                                        &GRAPHENE_POINT_INIT (ex - nx, ey - ny), &p))
+            {
+              x = p.x;
+              y = p.y;
+            }
+        }
+      zoom_at (self, dy < 0 ? 1.15 : 1 / 1.15, x, y);
+    }
+  else
+    fxw_graph_canvas_pan (self, -dx * 40, -dy * 40);
+  return TRUE;
+}
+
+static void
+motion_cb (GtkEventControllerMotion *controller, double x, double y, FxwGraphCanvas *self)
+{
+  int b = box_at (self, x, y);
+
+  if (b != self->hover_box)
+    {
+      self->hover_box = b;
+      gtk_widget_trigger_tooltip_query (GTK_WIDGET (self));
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static gboolean
+fxw_graph_canvas_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  int b = box_at (self, x, y);
+  CanvasBox *box;
+
+  if (b < 0)
+    return FALSE;
+  box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  if (box->node_index >= 0)
+    {
+      g_autofree char *markup = fxw_node_dup_summary (fxw_graph_get_node (self->graph, box->node_index));
+      gtk_tooltip_set_markup (tooltip, markup);
+    }
+  else
+    {
+      /* translators: tooltip of a collapsed module in the Graph view */
+      g_autofree char *text = g_strdup_printf (ngettext ("%s (%s): %u node. Click to expand.",
+                                                         "%s (%s): %u nodes. Click to expand.", box->n_members),
+                                               box->module, box->subtitle, box->n_members);
+      gtk_tooltip_set_text (tooltip, text);
+    }
+  return TRUE;
+}
+
+static void
+fxw_graph_canvas_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+
+  if (self->fit_pending && self->layout != NULL)
+    {
+      self->fit_pending = FALSE;
+      fxw_graph_canvas_fit (self);
+    }
+}
+
+static void
+zoom_in_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_graph_canvas_zoom (FXW_GRAPH_CANVAS (widget), 1.25);
+}
+
+static void
+zoom_out_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_graph_canvas_zoom (FXW_GRAPH_CANVAS (widget), 0.8);
+}
+
+static void
+zoom_fit_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_graph_canvas_fit (FXW_GRAPH_CANVAS (widget));
+}
+
+static void
+expand_all_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_graph_canvas_expand_all (FXW_GRAPH_CANVAS (widget));
+}
+
+static void
+collapse_all_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_graph_canvas_collapse_all (FXW_GRAPH_CANVAS (widget));
+}
+
+static void
+fxw_graph_canvas_dispose (GObject *object)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->graph);
+  G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->dispose (object);
+}
+
+static void
+fxw_graph_canvas_finalize (GObject *object)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (object);
+
+  g_clear_pointer (&self->layout, canvas_layout_free);
+  g_clear_pointer (&self->collapsed, g_hash_table_unref);
+  G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->finalize (object);
+}
+
+static void
+fxw_graph_canvas_class_init (FxwGraphCanvasClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = fxw_graph_canvas_dispose;
+  object_class->finalize = fxw_graph_canvas_finalize;
+  widget_class->snapshot = fxw_graph_canvas_snapshot;
+  widget_class->query_tooltip = fxw_graph_canvas_query_tooltip;
+  widget_class->size_allocate = fxw_graph_canvas_size_allocate;
+
+  /**
+   * FxwGraphCanvas::layout-done:
+   *
+   * A layout finished and is on screen with the next frame.
+   */
+  g_signal_new ("layout-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_install_action (widget_class, "canvas.zoom-in", NULL, zoom_in_action);
+  gtk_widget_class_install_action (widget_class, "canvas.zoom-out", NULL, zoom_out_action);
+  gtk_widget_class_install_action (widget_class, "canvas.fit", NULL, zoom_fit_action);
+  gtk_widget_class_install_action (widget_class, "canvas.expand-all", NULL, expand_all_action);
+  gtk_widget_class_install_action (widget_class, "canvas.collapse-all", NULL, collapse_all_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "canvas.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "canvas.fit", NULL);
+  gtk_widget_class_set_css_name (widget_class, "fxwgraphcanvas");
+}
+
+static void
+fxw_graph_canvas_init (FxwGraphCanvas *self)
+{
+  GtkGesture *click = gtk_gesture_click_new ();
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+
+  self->collapsed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->collapse_threshold = 300;
+  self->edge_labels = TRUE;
+  self->zoom = 1.0;
+  self->hover_box = -1;
+
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
+
+  g_signal_connect (click, "released", G_CALLBACK (click_released_cb), self);
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (drag_update_cb), self);
+  g_object_set_data (G_OBJECT (self), "drag", drag);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (scroll_cb), self);
+  g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+}
+
+GtkWidget *
+fxw_graph_canvas_new (void)
+{
+  return g_object_new (FXW_TYPE_GRAPH_CANVAS, NULL);
+}
+
+void
+fxw_graph_canvas_set_selection (FxwGraphCanvas *self, FxwSelection *selection)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  g_set_object (&self->selection, selection);
+  if (selection != NULL)
+    {
+      g_signal_connect_object (selection, "notify::graph", G_CALLBACK (graph_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (selection, "highlight-changed", G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
+      graph_changed_cb (self);
+    }
+}
+
+gboolean
+fxw_graph_canvas_get_busy (FxwGraphCanvas *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  return self->busy;
+}
+
+guint
+fxw_graph_canvas_get_n_boxes (FxwGraphCanvas *self)
+{
+  return self->layout ? self->layout->boxes->len : 0;
+}
+
+guint
+fxw_graph_canvas_get_n_edges (FxwGraphCanvas *self)
+{
+  return self->layout ? self->layout->edges->len : 0;
+}
+
+guint
+fxw_graph_canvas_get_n_clusters (FxwGraphCanvas *self)
+{
+  return self->layout ? self->layout->clusters->len : 0;
+}
+
+double
+fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self)
+{
+  return self->layout ? self->layout->seconds : 0.0;
+}
+
+void
+fxw_graph_canvas_set_collapse_threshold (FxwGraphCanvas *self, guint n_nodes)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  self->collapse_threshold = n_nodes;
+}
+
+void
+fxw_graph_canvas_set_edge_labels (FxwGraphCanvas *self, gboolean edge_labels)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  if (self->edge_labels == !!edge_labels)
+    return;
+  self->edge_labels = !!edge_labels;
+  fxw_graph_canvas_relayout (self);
+}
+
+void
+fxw_graph_canvas_set_collapsed (FxwGraphCanvas *self, const char *module_path, gboolean collapsed)
+{
+  gboolean changed;
+
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  g_return_if_fail (module_path != NULL);
+
+  if (collapsed)
+    changed = g_hash_table_add (self->collapsed, g_strdup (module_path));
+  else
+    changed = g_hash_table_remove (self->collapsed, module_path);
+  if (changed)
+    fxw_graph_canvas_relayout (self);
+}
+
+void
+fxw_graph_canvas_collapse_all (FxwGraphCanvas *self)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  if (self->graph == NULL)
+    return;
+  g_hash_table_remove_all (self->collapsed);
+  for (guint i = 0; i < fxw_graph_get_n_nodes (self->graph); i++)
+    {
+      const fx_meta *meta = &fxw_node_get_node (fxw_graph_get_node (self->graph, i))->meta;
+
+      if (meta->n_nn_module_stack > 0 && meta->nn_module_stack[0].path != NULL)
+        g_hash_table_add (self->collapsed, g_strdup (meta->nn_module_stack[0].path));
+    }
+  self->fit_pending = TRUE;
+  fxw_graph_canvas_relayout (self);
+}
+
+void
+fxw_graph_canvas_expand_all (FxwGraphCanvas *self)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  g_hash_table_remove_all (self->collapsed);
+  self->fit_pending = TRUE;
+  fxw_graph_canvas_relayout (self);
+}
+
+void
+fxw_graph_canvas_zoom (FxwGraphCanvas *self, double factor)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  zoom_at (self, factor, gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+           gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
+}
+
+void
+fxw_graph_canvas_fit (FxwGraphCanvas *self)
+{
+  double w = gtk_widget_get_width (GTK_WIDGET (self));
+  double h = gtk_widget_get_height (GTK_WIDGET (self));
+
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  if (self->layout == NULL || w <= 1 || h <= 1)
+    {
+      self->fit_pending = TRUE;
+      return;
+    }
+  /* Fit, but never blow a small graph up beyond 1:1 where text looks best. */
+  self->zoom = CLAMP (MIN ((w - 24) / MAX (self->layout->width, 1), (h - 24) / MAX (self->layout->height, 1)),
+                      MIN_ZOOM, 1.0);
+  self->off_x = (w - self->layout->width * self->zoom) / 2;
+  self->off_y = MAX (12, (h - self->layout->height * self->zoom) / 2);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+fxw_graph_canvas_pan (FxwGraphCanvas *self, double dx, double dy)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  self->off_x += dx;
+  self->off_y += dy;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+double
+fxw_graph_canvas_get_zoom (FxwGraphCanvas *self)
+{
+  return self->zoom;
+}
+
+gboolean
+fxw_graph_canvas_get_node_center (FxwGraphCanvas *self, const char *node_name, double *x, double *y)
+{
+  FxwNode *node;
+  int b;
+  CanvasBox *box;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  if (self->graph == NULL || (node = fxw_graph_lookup (self->graph, node_name)) == NULL
+      || (b = box_for_node (self, node)) < 0)
+    return FALSE;
+  box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  *x = (box->x + box->w / 2) * self->zoom + self->off_x;
+  *y = (box->y + box->h / 2) * self->zoom + self->off_y;
+  return TRUE;
+}

@@ -1,0 +1,52 @@
+/* fxw-graph-canvas.h: the interactive graph diagram: Graphviz layout off the main thread, drawn with GtkSnapshot. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fxw-selection.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_GRAPH_CANVAS (fxw_graph_canvas_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, FXW, GRAPH_CANVAS, GtkWidget)
+
+GtkWidget *fxw_graph_canvas_new               (void);
+void       fxw_graph_canvas_set_selection     (FxwGraphCanvas *self,
+                                               FxwSelection   *selection);
+gboolean   fxw_graph_canvas_get_busy          (FxwGraphCanvas *self);
+/* Boxes (nodes or collapsed modules), edges and module clusters of the current layout. */
+guint      fxw_graph_canvas_get_n_boxes       (FxwGraphCanvas *self);
+guint      fxw_graph_canvas_get_n_edges       (FxwGraphCanvas *self);
+guint      fxw_graph_canvas_get_n_clusters    (FxwGraphCanvas *self);
+/* Graphs with more nodes than this open collapsed at module level. */
+void       fxw_graph_canvas_set_collapse_threshold (FxwGraphCanvas *self,
+                                                    guint           n_nodes);
+void       fxw_graph_canvas_set_edge_labels   (FxwGraphCanvas *self,
+                                               gboolean        edge_labels);
+void       fxw_graph_canvas_set_collapsed     (FxwGraphCanvas *self,
+                                               const char     *module_path,
+                                               gboolean        collapsed);
+void       fxw_graph_canvas_collapse_all      (FxwGraphCanvas *self);
+void       fxw_graph_canvas_expand_all        (FxwGraphCanvas *self);
+void       fxw_graph_canvas_zoom              (FxwGraphCanvas *self,
+                                               double          factor);
+void       fxw_graph_canvas_fit               (FxwGraphCanvas *self);
+void       fxw_graph_canvas_pan               (FxwGraphCanvas *self,
+                                               double          dx,
+                                               double          dy);
+double     fxw_graph_canvas_get_zoom          (FxwGraphCanvas *self);
+/* Simulates a primary click at widget coordinates (tests). */
+void       fxw_graph_canvas_click             (FxwGraphCanvas *self,
+                                               double          x,
+                                               double          y,
+                                               int             n_press);
+/* Widget coordinates of the centre of the box that shows node_name; FALSE when not laid out. */
+gboolean   fxw_graph_canvas_get_node_center   (FxwGraphCanvas *self,
+                                               const char     *node_name,
+                                               double         *x,
+                                               double         *y);
+/* Seconds the last layout took in its worker thread. */
+double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
+
+G_END_DECLS

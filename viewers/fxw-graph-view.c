@@ -1,0 +1,73 @@
+/* fxw-graph-view.c: the Graph view; its actions forward to the canvas so the overlay buttons reach it. */
+#define G_LOG_DOMAIN "fxw-graph-view"
+
+#include "fx-config.h"
+
+#include "fxw-graph-view.h"
+
+struct _FxwGraphView
+{
+  GtkWidget parent_instance;
+  FxwGraphCanvas *canvas;
+};
+
+G_DEFINE_FINAL_TYPE (FxwGraphView, fxw_graph_view, GTK_TYPE_WIDGET)
+
+static void
+forward_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwGraphView *self = FXW_GRAPH_VIEW (widget);
+  g_autofree char *target = g_strconcat ("canvas.", strchr (name, '.') + 1, NULL);
+
+  gtk_widget_activate_action (GTK_WIDGET (self->canvas), target, NULL);
+}
+
+static void
+fxw_graph_view_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_GRAPH_VIEW);
+  G_OBJECT_CLASS (fxw_graph_view_parent_class)->dispose (object);
+}
+
+static void
+fxw_graph_view_class_init (FxwGraphViewClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = fxw_graph_view_dispose;
+  g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-graph-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, FxwGraphView, canvas);
+  gtk_widget_class_install_action (widget_class, "graph.zoom-in", NULL, forward_action);
+  gtk_widget_class_install_action (widget_class, "graph.zoom-out", NULL, forward_action);
+  gtk_widget_class_install_action (widget_class, "graph.fit", NULL, forward_action);
+  gtk_widget_class_install_action (widget_class, "graph.expand-all", NULL, forward_action);
+  gtk_widget_class_install_action (widget_class, "graph.collapse-all", NULL, forward_action);
+}
+
+static void
+fxw_graph_view_init (FxwGraphView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkWidget *
+fxw_graph_view_new (void)
+{
+  return g_object_new (FXW_TYPE_GRAPH_VIEW, NULL);
+}
+
+FxwGraphCanvas *
+fxw_graph_view_get_canvas (FxwGraphView *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_VIEW (self), NULL);
+  return self->canvas;
+}
+
+void
+fxw_graph_view_set_selection (FxwGraphView *self, FxwSelection *selection)
+{
+  g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
+  fxw_graph_canvas_set_selection (self->canvas, selection);
+}

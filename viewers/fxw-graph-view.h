@@ -1,0 +1,17 @@
+/* fxw-graph-view.h: the Graph view: an FxwGraphCanvas with zoom, fit and collapse controls. */
+#pragma once
+
+#include "fxw-graph-canvas.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_GRAPH_VIEW (fxw_graph_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW, GRAPH_VIEW, GtkWidget)
+
+GtkWidget      *fxw_graph_view_new           (void);
+FxwGraphCanvas *fxw_graph_view_get_canvas    (FxwGraphView *self);
+void            fxw_graph_view_set_selection (FxwGraphView *self,
+                                              FxwSelection *selection);
+
+G_END_DECLS

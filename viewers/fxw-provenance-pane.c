@@ -1,0 +1,249 @@
+/* fxw-provenance-pane.c: the provenance pane; activating a frame whose file exists emits open-location. */
+#define G_LOG_DOMAIN "fxw-provenance-pane"
+
+#include "fx-config.h"
+
+#include <glib/gi18n.h>
+
+#include "fxw-autocleanups.h"
+#include "fxw-provenance-pane.h"
+
+struct _FxwProvenancePane
+{
+  GtkWidget parent_instance;
+
+  FxwSelection *selection;
+  guint n_frames;
+
+  GtkLabel *title_label;
+  GtkLabel *summary_label;
+  GtkListBox *stack_list;
+  GtkLabel *module_label;
+  GtkLabel *source_fn_label;
+  GtkLabel *from_node_label;
+};
+
+enum { OPEN_LOCATION, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, GTK_TYPE_WIDGET)
+
+static void
+append_from_node (GString *s, const fx_node_source *src, size_t n, int depth)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_markup_escape_text (src[i].name ? src[i].name : "?", -1);
+      g_autofree char *target = g_markup_escape_text (src[i].target ? src[i].target : "", -1);
+      g_autofree char *pass = g_markup_escape_text (src[i].pass_name ? src[i].pass_name : "", -1);
+
+      for (int d = 0; d < depth; d++)
+        g_string_append (s, "  ");
+      g_string_append_printf (s, "%s<b>%s</b> <tt>%s</tt> <i>%s</i>\n", depth ? "↳ " : "", name, target, pass);
+      if (depth < 16)
+        append_from_node (s, src[i].from_node, src[i].n_from, depth + 1);
+    }
+}
+
+static void
+frame_activated_cb (FxwProvenancePane *self, GtkListBoxRow *row)
+{
+  const char *file = g_object_get_data (G_OBJECT (row), "file");
+  int line = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (row), "line"));
+
+  if (file != NULL && g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    g_signal_emit (self, signals[OPEN_LOCATION], 0, file, line);
+}
+
+static void
+clear_list (GtkListBox *list)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
+    gtk_list_box_remove (list, child);
+}
+
+static void
+node_changed_cb (FxwProvenancePane *self)
+{
+  FxwNode *node = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+  const fx_node *n;
+  const fx_meta *meta;
+  g_autoptr(fx_arena) arena = NULL;
+  fx_stack_frame *frames = NULL;
+  size_t n_frames = 0;
+  g_autoptr(GString) s = NULL;
+  g_autofree char *summary = NULL;
+
+  clear_list (self->stack_list);
+  self->n_frames = 0;
+  if (node == NULL)
+    {
+      gtk_label_set_label (self->title_label, _("Select a node to see where it came from."));
+      gtk_label_set_label (self->summary_label, "");
+      gtk_label_set_label (self->module_label, "");
+      gtk_label_set_label (self->source_fn_label, "");
+      gtk_label_set_label (self->from_node_label, "");
+      return;
+    }
+  n = fxw_node_get_node (node);
+  meta = &n->meta;
+  gtk_label_set_label (self->title_label, n->name);
+  summary = fxw_node_dup_summary (node);
+  gtk_label_set_markup (self->summary_label, summary);
+
+  arena = fx_arena_new ();
+  if (meta->stack_trace != NULL)
+    n_frames = fx_stack_trace_parse (meta->stack_trace, arena, &frames);
+  /* Innermost first: the line that made the node is what users look for. */
+  for (size_t k = n_frames; k > 0; k--)
+    {
+      const fx_stack_frame *f = &frames[k - 1];
+      GtkWidget *row = gtk_list_box_row_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      g_autofree char *where = g_strdup_printf ("%s:%d, in %s", f->file ? f->file : "?", f->line,
+                                                f->func ? f->func : "?");
+      GtkWidget *where_label = gtk_label_new (where);
+      gboolean exists = f->file != NULL && g_file_test (f->file, G_FILE_TEST_IS_REGULAR);
+
+      gtk_label_set_xalign (GTK_LABEL (where_label), 0);
+      gtk_label_set_wrap (GTK_LABEL (where_label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (where_label), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_add_css_class (where_label, "caption");
+      gtk_box_append (GTK_BOX (box), where_label);
+      if (f->code != NULL)
+        {
+          GtkWidget *code_label = gtk_label_new (f->code);
+
+          gtk_label_set_xalign (GTK_LABEL (code_label), 0);
+          gtk_label_set_wrap (GTK_LABEL (code_label), TRUE);
+          gtk_widget_add_css_class (code_label, "monospace");
+          gtk_box_append (GTK_BOX (box), code_label);
+        }
+      gtk_widget_set_margin_start (box, 8);
+      gtk_widget_set_margin_end (box, 8);
+      gtk_widget_set_margin_top (box, 4);
+      gtk_widget_set_margin_bottom (box, 4);
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), exists);
+      if (exists)
+        gtk_widget_set_tooltip_text (row, _("Open this file at this line"));
+      else
+        gtk_widget_add_css_class (where_label, "dim-label");
+      g_object_set_data_full (G_OBJECT (row), "file", g_strdup (f->file), g_free);
+      g_object_set_data (G_OBJECT (row), "line", GINT_TO_POINTER (f->line));
+      gtk_list_box_append (self->stack_list, row);
+      self->n_frames++;
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->stack_list), n_frames > 0);
+
+  s = g_string_new (NULL);
+  for (size_t k = 0; k < meta->n_nn_module_stack; k++)
+    {
+      g_autofree char *path = g_markup_escape_text (meta->nn_module_stack[k].path ? meta->nn_module_stack[k].path : "", -1);
+      g_autofree char *type = g_markup_escape_text (meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "", -1);
+
+      g_string_append_printf (s, "%*s<b>%s</b>  <tt>%s</tt>\n", (int) k * 2, "", path, type);
+    }
+  gtk_label_set_markup (self->module_label, s->len ? s->str : _("<i>none</i>"));
+
+  g_string_truncate (s, 0);
+  for (size_t k = 0; k < meta->n_source_fn_stack; k++)
+    {
+      g_autofree char *name = g_markup_escape_text (meta->source_fn_stack[k].name ? meta->source_fn_stack[k].name : "", -1);
+      g_autofree char *target = g_markup_escape_text (meta->source_fn_stack[k].target ? meta->source_fn_stack[k].target : "", -1);
+
+      g_string_append_printf (s, "<b>%s</b>  <tt>%s</tt>\n", name, target);
+    }
+  if (meta->original_aten != NULL)
+    {
+      g_autofree char *aten = g_markup_escape_text (meta->original_aten, -1);
+      g_string_append_printf (s, "original_aten: <tt>%s</tt>\n", aten);
+    }
+  if (meta->seq_nr >= 0)
+    g_string_append_printf (s, "seq_nr: %" G_GINT64_FORMAT "\n", meta->seq_nr);
+  gtk_label_set_markup (self->source_fn_label, s->len ? s->str : _("<i>none</i>"));
+
+  g_string_truncate (s, 0);
+  append_from_node (s, meta->from_node, meta->n_from_node, 0);
+  gtk_label_set_markup (self->from_node_label, s->len ? s->str : _("<i>none</i>"));
+}
+
+static void
+fxw_provenance_pane_dispose (GObject *object)
+{
+  FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
+
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  g_clear_object (&self->selection);
+  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
+  G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->dispose (object);
+}
+
+static void
+fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = fxw_provenance_pane_dispose;
+
+  /**
+   * FxwProvenancePane::open-location:
+   * @file: a path that exists on this machine
+   * @line: 1-based line
+   */
+  signals[OPEN_LOCATION] =
+    g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-provenance-pane.ui");
+  gtk_widget_class_set_css_name (widget_class, "fxwprovenancepane");
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, title_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, stack_list);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, module_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, source_fn_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, from_node_label);
+  gtk_widget_class_bind_template_callback (widget_class, frame_activated_cb);
+}
+
+static void
+fxw_provenance_pane_init (FxwProvenancePane *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
+}
+
+GtkWidget *
+fxw_provenance_pane_new (void)
+{
+  return g_object_new (FXW_TYPE_PROVENANCE_PANE, NULL);
+}
+
+void
+fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *selection)
+{
+  g_return_if_fail (FXW_IS_PROVENANCE_PANE (self));
+
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  g_set_object (&self->selection, selection);
+  if (selection != NULL)
+    g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
+  node_changed_cb (self);
+}
+
+guint
+fxw_provenance_pane_get_n_frames (FxwProvenancePane *self)
+{
+  return self->n_frames;
+}
+
+const char *
+fxw_provenance_pane_get_title (FxwProvenancePane *self)
+{
+  return gtk_label_get_label (self->title_label);
+}

@@ -1,0 +1,197 @@
+/* fxw-selection.c: the shared selection; views bind to its properties instead of talking to each other. */
+#define G_LOG_DOMAIN "fxw-selection"
+
+#include "fx-config.h"
+
+#include "fxw-selection.h"
+
+struct _FxwSelection
+{
+  GObject parent_instance;
+  FxwGraph *graph;
+  FxwNode *node;
+  GHashTable *highlight;  /* owned names */
+};
+
+enum { PROP_0, PROP_GRAPH, PROP_NODE, N_PROPS };
+enum { HIGHLIGHT_CHANGED, N_SIGNALS };
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (FxwSelection, fxw_selection, G_TYPE_OBJECT)
+
+static void
+fxw_selection_dispose (GObject *object)
+{
+  FxwSelection *self = FXW_SELECTION (object);
+
+  g_clear_object (&self->node);
+  g_clear_object (&self->graph);
+  G_OBJECT_CLASS (fxw_selection_parent_class)->dispose (object);
+}
+
+static void
+fxw_selection_finalize (GObject *object)
+{
+  FxwSelection *self = FXW_SELECTION (object);
+
+  g_clear_pointer (&self->highlight, g_hash_table_unref);
+  G_OBJECT_CLASS (fxw_selection_parent_class)->finalize (object);
+}
+
+static void
+fxw_selection_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FxwSelection *self = FXW_SELECTION (object);
+
+  switch (prop_id)
+    {
+    case PROP_GRAPH:
+      g_value_set_object (value, self->graph);
+      break;
+    case PROP_NODE:
+      g_value_set_object (value, self->node);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fxw_selection_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  FxwSelection *self = FXW_SELECTION (object);
+
+  switch (prop_id)
+    {
+    case PROP_GRAPH:
+      fxw_selection_set_graph (self, g_value_get_object (value));
+      break;
+    case PROP_NODE:
+      fxw_selection_set_node (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fxw_selection_class_init (FxwSelectionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = fxw_selection_dispose;
+  object_class->finalize = fxw_selection_finalize;
+  object_class->get_property = fxw_selection_get_property;
+  object_class->set_property = fxw_selection_set_property;
+
+  properties[PROP_GRAPH] =
+    g_param_spec_object ("graph", NULL, NULL, FXW_TYPE_GRAPH,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NODE] =
+    g_param_spec_object ("node", NULL, NULL, FXW_TYPE_NODE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * FxwSelection::highlight-changed:
+   *
+   * The set of highlighted nodes changed (a kernel was picked or dropped).
+   */
+  signals[HIGHLIGHT_CHANGED] =
+    g_signal_new ("highlight-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+fxw_selection_init (FxwSelection *self)
+{
+  self->highlight = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+FxwSelection *
+fxw_selection_new (void)
+{
+  return g_object_new (FXW_TYPE_SELECTION, NULL);
+}
+
+/* Returns: (transfer none) (nullable) */
+FxwGraph *
+fxw_selection_get_graph (FxwSelection *self)
+{
+  g_return_val_if_fail (FXW_IS_SELECTION (self), NULL);
+  return self->graph;
+}
+
+void
+fxw_selection_set_graph (FxwSelection *self, FxwGraph *graph)
+{
+  g_return_if_fail (FXW_IS_SELECTION (self));
+  g_return_if_fail (graph == NULL || FXW_IS_GRAPH (graph));
+
+  if (self->graph == graph)
+    return;
+  /* Drop the node first so no view sees a node of another graph. */
+  fxw_selection_set_node (self, NULL);
+  fxw_selection_set_highlight (self, NULL);
+  g_set_object (&self->graph, graph);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GRAPH]);
+}
+
+/* Returns: (transfer none) (nullable) */
+FxwNode *
+fxw_selection_get_node (FxwSelection *self)
+{
+  g_return_val_if_fail (FXW_IS_SELECTION (self), NULL);
+  return self->node;
+}
+
+void
+fxw_selection_set_node (FxwSelection *self, FxwNode *node)
+{
+  g_return_if_fail (FXW_IS_SELECTION (self));
+  g_return_if_fail (node == NULL || FXW_IS_NODE (node));
+
+  if (g_set_object (&self->node, node))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NODE]);
+}
+
+gboolean
+fxw_selection_select_name (FxwSelection *self, const char *name)
+{
+  FxwNode *node;
+
+  g_return_val_if_fail (FXW_IS_SELECTION (self), FALSE);
+
+  if (self->graph == NULL || (node = fxw_graph_lookup (self->graph, name)) == NULL)
+    return FALSE;
+  fxw_selection_set_node (self, node);
+  return TRUE;
+}
+
+void
+fxw_selection_set_highlight (FxwSelection *self, const char * const *names)
+{
+  g_return_if_fail (FXW_IS_SELECTION (self));
+
+  if (g_hash_table_size (self->highlight) == 0 && (names == NULL || names[0] == NULL))
+    return;
+  g_hash_table_remove_all (self->highlight);
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    g_hash_table_add (self->highlight, g_strdup (names[i]));
+  g_signal_emit (self, signals[HIGHLIGHT_CHANGED], 0);
+}
+
+gboolean
+fxw_selection_is_highlighted (FxwSelection *self, const char *name)
+{
+  g_return_val_if_fail (FXW_IS_SELECTION (self), FALSE);
+  return name != NULL && g_hash_table_contains (self->highlight, name);
+}
+
+guint
+fxw_selection_get_n_highlighted (FxwSelection *self)
+{
+  g_return_val_if_fail (FXW_IS_SELECTION (self), 0);
+  return g_hash_table_size (self->highlight);
+}

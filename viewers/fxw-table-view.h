@@ -1,0 +1,27 @@
+/* fxw-table-view.h: the Table view: print_tabular columns plus shape, module and source line. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fxw-selection.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_TABLE_VIEW (fxw_table_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwTableView, fxw_table_view, FXW, TABLE_VIEW, GtkWidget)
+
+GtkWidget    *fxw_table_view_new           (void);
+FxwSelection *fxw_table_view_get_selection (FxwTableView *self);
+void          fxw_table_view_set_selection (FxwTableView *self,
+                                            FxwSelection *selection);
+/* Rows shown after filtering, and the node shown in row position (for tests). */
+guint         fxw_table_view_get_n_rows    (FxwTableView *self);
+FxwNode      *fxw_table_view_get_row       (FxwTableView *self,
+                                            guint         position);
+void          fxw_table_view_set_filter    (FxwTableView *self,
+                                            const char   *text,
+                                            const char   *opcode,
+                                            const char   *module);
+
+G_END_DECLS

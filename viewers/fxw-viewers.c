@@ -1,0 +1,27 @@
+/* fxw-viewers.c: registers the viewers' resources and types; linking a static library keeps only what is referenced. */
+#define G_LOG_DOMAIN "fxw-viewers"
+
+#include "fx-config.h"
+
+#include "fxw-viewers.h"
+#include "fxw-viewers-resources.h"
+
+void
+fxw_viewers_init (void)
+{
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      g_resources_register (fxw_viewers_get_resource ());
+      g_type_ensure (FXW_TYPE_GRAPH);
+      g_type_ensure (FXW_TYPE_NODE);
+      g_type_ensure (FXW_TYPE_SELECTION);
+      g_type_ensure (FXW_TYPE_TABLE_VIEW);
+      g_type_ensure (FXW_TYPE_CODE_VIEW);
+      g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
+      g_type_ensure (FXW_TYPE_GRAPH_VIEW);
+      g_type_ensure (FXW_TYPE_PROVENANCE_PANE);
+      g_once_init_leave (&once, 1);
+    }
+}

@@ -1,0 +1,16 @@
+/* fxw-viewers.h: one entry point that registers the viewers' types and resources. */
+#pragma once
+
+#include "fxw-code-view.h"
+#include "fxw-graph-canvas.h"
+#include "fxw-graph-view.h"
+#include "fxw-graph.h"
+#include "fxw-provenance-pane.h"
+#include "fxw-selection.h"
+#include "fxw-table-view.h"
+
+G_BEGIN_DECLS
+
+void fxw_viewers_init (void);
+
+G_END_DECLS
