@@ -130,6 +130,42 @@ ind_have_openmp (void)
   return known;
 }
 
+bool
+ind_have_mvec (void)
+{
+  static int known = -1;
+  if (known >= 0)
+    return known;
+  const char *dir = ind_cache_dir ();
+  mkdir_p (dir);
+  char ok[1100], no[1100];
+  snprintf (ok, sizeof ok, "%s/mvec-yes", dir);
+  snprintf (no, sizeof no, "%s/mvec-no", dir);
+  if (access (ok, F_OK) == 0)
+    return (known = 1);
+  if (access (no, F_OK) == 0)
+    return (known = 0);
+  char src[1100], so[1100], log[1100];
+  snprintf (src, sizeof src, "%s/mvec-probe.c", dir);
+  snprintf (so, sizeof so, "%s/mvec-probe.so", dir);
+  snprintf (log, sizeof log, "%s/mvec-probe.log", dir);
+  FILE *f = fopen (src, "w");
+  if (!f)
+    return (known = 0);
+  fputs ("#include <math.h>\nextern float expf (float) __attribute__ ((__simd__ (\"notinbranch\")));\n"
+         "void fx_probe (float *restrict a, int n) {\n#pragma omp simd\n for (int i = 0; i < n; i++) a[i] = expf (a[i]);\n}\n",
+         f);
+  fclose (f);
+  char *argv[] = { (char *) compiler (), (char *) "-O2", (char *) "-fPIC", (char *) "-shared",
+                   (char *) "-fopenmp-simd", (char *) "-march=native", (char *) "-o", so, src, (char *) "-lmvec",
+                   (char *) "-lm", NULL };
+  known = run_compiler (argv, log) == 0;
+  f = fopen (known ? ok : no, "w");
+  if (f)
+    fclose (f);
+  return known;
+}
+
 fx_status
 ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler_invoked, ind_library *lib,
            fx_buf *compiler_output, fx_diag *diag)
@@ -169,6 +205,8 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
       argv[k++] = (char *) "-o";
       argv[k++] = tmp;
       argv[k++] = src;
+      if (ind_have_mvec ())
+        argv[k++] = (char *) "-lmvec";
       argv[k++] = (char *) "-lm";
       argv[k] = NULL;
       if (compiler_invoked)

@@ -59,6 +59,7 @@ typedef struct ind_operand
   double c;                 /* constant (as the compute dtype) */
   fx_dtype cast;            /* converted to this before the body */
   int local;                /* scheduler: node whose in-register value this load reads, or -1 (memory) */
+  bool recompute;           /* local is an r-loop node of an earlier segment: re-evaluate its body here */
 } ind_operand;
 
 typedef enum ind_node_kind
@@ -156,6 +157,7 @@ typedef struct ind_program
   int simdlen;
   bool epilogue_fusion;
   int max_fusion;
+  bool use_mvec;            /* glibc's vector math (libmvec) is available: declare simd clones */
 } ind_program;
 
 /* fx-inductor-lower.c */
@@ -183,3 +185,4 @@ fx_status ind_build (const char *source, size_t len, const char *cache_dir, bool
                      ind_library *lib, fx_buf *compiler_output, fx_diag *diag);
 const char *ind_cache_dir (void);
 bool ind_have_openmp (void);
+bool ind_have_mvec (void);

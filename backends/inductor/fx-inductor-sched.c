@@ -116,6 +116,21 @@ group_of_buf (const ind_program *p, int buf)
   return pr >= 0 ? p->nodes[pr].group : -1;
 }
 
+/* Ops re-evaluated when node pi's value is recomputed in a later segment (its r-level register inputs too). */
+static int
+recompute_cost (const ind_program *p, int pi)
+{
+  const ind_node *n = &p->nodes[pi];
+  int cost = 1;
+  for (int o = 0; o < n->n_opnd; o++)
+    {
+      int l = n->opnd[o].local;
+      if (l >= 0 && p->nodes[l].kind == IND_NODE_POINTWISE && !p->nodes[l].xlevel)
+        cost += recompute_cost (p, l);
+    }
+  return cost;
+}
+
 /* Tries to put node i into group g. On success fills the per-operand local-value choices and the segment. */
 static bool
 try_fuse (ind_program *p, int g, int i, bool horizontal)
@@ -282,14 +297,23 @@ try_fuse (ind_program *p, int g, int i, bool horizontal)
   n->group = g;
   for (int o = 0; o < n->n_opnd; o++)
     n->opnd[o].local = locals[o];
-  /* a register read is only valid inside the same r-loop segment for r-level producers */
+  /* a register read is only valid inside the same r-loop segment for r-level producers; from a later segment a
+     cheap producer is re-evaluated (as Inductor inlines pointwise bodies), an expensive one is read from memory */
   for (int o = 0; o < n->n_opnd; o++)
-    if (locals[o] >= 0)
-      {
-        const ind_node *pn = &p->nodes[locals[o]];
-        if (!pn->xlevel && pn->kind != IND_NODE_REDUCTION && pn->segment != seg)
-          n->opnd[o].local = -1;
-      }
+    {
+      n->opnd[o].recompute = false;
+      if (locals[o] >= 0)
+        {
+          const ind_node *pn = &p->nodes[locals[o]];
+          if (!pn->xlevel && pn->kind != IND_NODE_REDUCTION && pn->segment != seg)
+            {
+              if (recompute_cost (p, locals[o]) <= 8)
+                n->opnd[o].recompute = true;
+              else
+                n->opnd[o].local = -1;
+            }
+        }
+    }
   if (G->n_nodes == G->cap_nodes)
     {
       G->cap_nodes = G->cap_nodes ? G->cap_nodes * 2 : 8;
@@ -309,7 +333,10 @@ new_group (ind_program *p, int i)
   n->group = p->n_groups;
   n->segment = 0;
   for (int o = 0; o < n->n_opnd; o++)
-    n->opnd[o].local = -1;
+    {
+      n->opnd[o].local = -1;
+      n->opnd[o].recompute = false;
+    }
   G->cap_nodes = 8;
   G->nodes = malloc (sizeof (int) * 8);
   G->nodes[G->n_nodes++] = i;

@@ -354,6 +354,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       ind_dump_ir (p, true, &text);
       add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
       fx_buf_reset (&text);
+      p->use_mvec = ind_have_mvec ();
       ind_codegen (p, &text);
       add_artifact (out, "output_code.c", "code", text.data, text.len);
       double t1 = now_ms ();
