@@ -242,7 +242,7 @@ random_graph (GRand *rng, fx_value **inputs, size_t *n_inputs, fx_arena *arena)
       if (g_rand_int_range (rng, 0, 3) == 0)
         a = &vals[nv - 1];
       rg_val r = *a;
-      int kind = g_rand_int_range (rng, 0, 9);
+      int kind = g_rand_int_range (rng, 0, 11);
       fx_arg args[4];
       fx_arg li[4];
       if (kind <= 1)
@@ -313,6 +313,23 @@ random_graph (GRand *rng, fx_value **inputs, size_t *n_inputs, fx_arena *arena)
           r.node = rg_call (g, "aten.var.correction", args, 2, kw, 2);
           r.sizes[1] = 1;
         }
+      else if (kind == 9)
+        {
+          /* to float64 and back later through promotion with float32 values */
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_dtype (g_rand_boolean (rng) ? FX_DTYPE_F64 : FX_DTYPE_F32);
+          r.node = rg_call (g, "prims.convert_element_type.default", args, 2, NULL, 0);
+        }
+      else if (kind == 10)
+        {
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_float (0.0);
+          fx_node *cond = rg_call (g, "aten.gt.Scalar", args, 2, NULL, 0);
+          fx_arg wargs[3] = { fx_arg_node (cond), fx_arg_node (a->node), fx_arg_float (-1.5) };
+          fx_node *neg = rg_call (g, "aten.mul.Tensor", wargs + 1, 2, NULL, 0);
+          wargs[2] = fx_arg_node (neg);
+          r.node = rg_call (g, "aten.where.self", wargs, 3, NULL, 0);
+        }
       else
         {
           args[0] = fx_arg_node (a->node);
@@ -331,7 +348,7 @@ static void
 test_random_graphs (void)
 {
   GRand *rng = g_rand_new_with_seed (20261121);
-  for (int i = 0; i < 30; i++)
+  for (int i = 0; i < 40; i++)
     {
       fx_arena *arena = fx_arena_new ();
       fx_value *inputs;
