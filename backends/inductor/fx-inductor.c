@@ -288,6 +288,106 @@ now_ms (void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                               fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+
+/* Median of a few timed runs of the current library on the example inputs (ms), or -1 when a run fails. */
+static double
+time_variant (fx_compiled *out, const fx_compile_request *req)
+{
+  double t[5];
+  for (int r = -1; r < 5; r++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      fx_diag d;
+      fx_diag_clear (&d);
+      double t0 = now_ms ();
+      fx_status st = inductor_run (out, req->example_inputs, req->n_inputs, arena, &res, &n_res, &d);
+      double dt = now_ms () - t0;
+      for (size_t i = 0; i < n_res; i++)
+        fx_value_clear (&res[i]);
+      fx_arena_free (arena);
+      if (st != FX_OK)
+        return -1;
+      if (r >= 0)
+        t[r] = dt;
+    }
+  for (int i = 1; i < 5; i++)
+    for (int j = i; j > 0 && t[j] < t[j - 1]; j--)
+      {
+        double x = t[j];
+        t[j] = t[j - 1];
+        t[j - 1] = x;
+      }
+  return t[2];
+}
+
+/* max_autotune: whole-program variants (OpenMP thread count, vector length) built and timed on the example inputs;
+   the fastest is kept and its source replaces output_code.c. */
+static fx_status
+autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf *text, fx_diag *diag)
+{
+  ind_program *p = &s->prog;
+  int base_threads = p->threads, base_simd = p->simdlen;
+  const int variants[][2] = { { base_threads, base_simd }, { 1, base_simd }, { base_threads, 8 }, { base_threads, 16 } };
+  double best = time_variant (out, req);
+  int best_v = 0;
+  ind_library best_lib = s->lib;
+  ind_call_fn best_call = s->call;
+  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, best);
+  for (size_t v = 1; v < sizeof variants / sizeof variants[0]; v++)
+    {
+      p->threads = variants[v][0];
+      p->simdlen = variants[v][1];
+      fx_buf src;
+      fx_buf_init (&src);
+      ind_codegen (p, &src);
+      ind_library lib;
+      fx_diag d;
+      fx_diag_clear (&d);
+      if (ind_build (src.data, src.len, NULL, NULL, &lib, NULL, &d) != FX_OK)
+        {
+          fx_buf_printf (&out->notes, "max_autotune: variant %zu failed to build: %s\n", v, d.message);
+          fx_buf_free (&src);
+          continue;
+        }
+      s->lib = lib;
+      s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
+      double t = s->call ? time_variant (out, req) : -1;
+      fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", p->threads, p->simdlen, t);
+      if (t >= 0 && (best < 0 || t < best))
+        {
+          best = t;
+          best_v = (int) v;
+          best_lib = lib;
+          best_call = s->call;
+          fx_buf_reset (text);
+          fx_buf_append (text, src.data, src.len);
+        }
+      fx_buf_free (&src);
+    }
+  s->lib = best_lib;
+  s->call = best_call;
+  p->threads = variants[best_v][0];
+  p->simdlen = variants[best_v][1];
+  /* group source offsets must match the kept text */
+  fx_buf again;
+  fx_buf_init (&again);
+  ind_codegen (p, &again);
+  fx_buf_free (&again);
+  for (size_t i = 0; i < out->n_artifacts; i++)
+    if (strcmp (out->artifacts[i].name, "output_code.c") == 0)
+      {
+        out->artifacts[i].text = fx_arena_strndup (out->arena, text->data, text->len);
+        out->artifacts[i].len = text->len;
+      }
+  fx_buf_printf (&out->notes, "max_autotune: kept threads=%d simdlen=%d\n", p->threads, p->simdlen);
+  (void) diag;
+  return best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
+}
+
 static fx_status
 inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
 {
@@ -374,6 +474,8 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
           if (s->call == NULL)
             st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
         }
+      if (st == FX_OK && opt_bool (req->options, "max_autotune", false))
+        st = autotune (s, out, req, &text, diag);
       for (int gi = 0; st == FX_OK && gi < p->n_groups; gi++)
         {
           const ind_group *G = &p->groups[gi];
@@ -566,6 +668,8 @@ static fx_status
 inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
               size_t *n_outputs, fx_diag *diag)
 {
+  if (c == NULL || c->impl == NULL || ((ind_state *) c->impl)->call == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: run of a graph that did not compile");
   ind_state *s = c->impl;
   ind_program *p = &s->prog;
   run_ctx r;
