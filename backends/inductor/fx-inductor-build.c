@@ -97,6 +97,16 @@ run_compiler (char *const *argv, const char *log_path)
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
+/* Runs a tool (argv[0] looked up in PATH, no shell) with stdout+stderr into log_path; its exit status or -1. */
+int
+ind_run_tool (char *const *argv, const char *log_path)
+{
+  size_t before = compiler_invocations;
+  int rc = run_compiler (argv, log_path);
+  compiler_invocations = before;
+  return rc;
+}
+
 bool
 ind_have_openmp (void)
 {

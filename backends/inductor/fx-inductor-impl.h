@@ -186,3 +186,4 @@ fx_status ind_build (const char *source, size_t len, const char *cache_dir, bool
 const char *ind_cache_dir (void);
 bool ind_have_openmp (void);
 bool ind_have_mvec (void);
+int ind_run_tool (char *const *argv, const char *log_path);

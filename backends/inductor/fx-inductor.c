@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 size_t ind_compiler_invocations (void);
 
@@ -280,6 +281,33 @@ diagram (const ind_program *p, fx_buf *out)
   fx_buf_puts (out, "}\n");
 }
 
+/* graph_diagram.svg through Graphviz's dot, when it is installed (a note otherwise). */
+static void
+render_svg (fx_compiled *out, const char *dot_text, size_t len)
+{
+  char dot_path[1200], svg_path[1200], log_path[1200];
+  snprintf (dot_path, sizeof dot_path, "%.1000s/diagram-%d.dot", ind_cache_dir (), (int) getpid ());
+  snprintf (svg_path, sizeof svg_path, "%.1000s/diagram-%d.svg", ind_cache_dir (), (int) getpid ());
+  snprintf (log_path, sizeof log_path, "%.1000s/diagram-%d.log", ind_cache_dir (), (int) getpid ());
+  FILE *f = fopen (dot_path, "w");
+  if (f == NULL)
+    return;
+  fwrite (dot_text, 1, len, f);
+  fclose (f);
+  char *argv[] = { (char *) "dot", (char *) "-Tsvg", (char *) "-o", svg_path, dot_path, NULL };
+  char *svg = NULL;
+  size_t svg_len = 0;
+  fx_diag d;
+  if (ind_run_tool (argv, log_path) == 0 && fx_file_read (svg_path, &svg, &svg_len, &d) == FX_OK)
+    add_artifact (out, "graph_diagram.svg", "text", svg, svg_len);
+  else
+    fx_buf_puts (&out->notes, "inductor: graph_diagram.svg not drawn (Graphviz dot failed or is not installed)\n");
+  free (svg);
+  unlink (dot_path);
+  unlink (svg_path);
+  unlink (log_path);
+}
+
 static double
 now_ms (void)
 {
@@ -524,6 +552,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_buf_reset (&text);
       diagram (p, &text);
       add_artifact (out, "graph_diagram.dot", "text", text.data, text.len);
+      render_svg (out, text.data, text.len);
     }
   fx_buf_free (&text);
   out->compile_ms = now_ms () - t0;

@@ -491,6 +491,43 @@ test_fallback (void)
   fx_graph_free (g);
 }
 
+/* Two fallbacks split the graph into four kernels; the first stored intermediate is dead before the third is made,
+   so its memory is reused. */
+static void
+test_buffer_reuse (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg a[2] = { fx_arg_node (x) };
+  fx_node *e = rg_call (g, "aten.exp.default", a, 1, NULL, 0);
+  a[0] = fx_arg_node (e);
+  a[1] = fx_arg_int (1);
+  fx_node *c1 = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
+  a[0] = fx_arg_node (c1);
+  fx_node *t = rg_call (g, "aten.tanh.default", a, 1, NULL, 0);
+  a[0] = fx_arg_node (t);
+  a[1] = fx_arg_int (0);
+  fx_node *c2 = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
+  a[0] = fx_arg_node (c2);
+  a[1] = fx_arg_float (1.0);
+  fx_node *o = rg_call (g, "aten.add.Tensor", a, 2, NULL, 0);
+  fx_arg out = fx_arg_node (o);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 7, 9 };
+  fx_tensor *in = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 11);
+  fx_tensor_fill_normal (in, &gen, 0, 0.5);
+  fx_value v = fx_value_tensor (in);
+  fx_compiled *c = check_graph (g, &v, 1, NULL, 0, "buffer reuse");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 2);
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "reuse: buf"));
+  fx_inductor_free (c);
+  fx_value_clear (&v);
+  fx_graph_free (g);
+}
+
 static void
 test_compiler_error (void)
 {
@@ -553,6 +590,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/cache", test_cache);
   g_test_add_func ("/inductor/hostile-names", test_hostile_names);
   g_test_add_func ("/inductor/fallback", test_fallback);
+  g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
   g_test_add_func ("/inductor/compiler-error", test_compiler_error);
   g_test_add_func ("/inductor/option-errors", test_option_errors);
   int rc = g_test_run ();
