@@ -200,6 +200,9 @@ fxwb_cmd_compile (int argc, char **argv)
         }
       for (size_t i = 0; i < n_ref; i++)
         fx_value_clear (&ref[i]);
+      if (st == FX_OK && fx_inductor_profile (c, inputs, n_inputs, repeat, &diag) == FX_OK)
+        for (size_t k = 0; k < c->n_kernels; k++)
+          printf ("  %-48s %10.3f ms\n", c->kernels[k].name, c->kernels[k].time_ms);
       printf ("accuracy vs interpreter: %s\n", ok ? "pass" : "FAIL");
       printf ("time: inductor %.3f ms (best of %d), interpreter %.3f ms (one call)\n", best, repeat, interp_ms);
       if (!ok)

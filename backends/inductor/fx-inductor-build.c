@@ -186,7 +186,12 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
   const char *dir = cache_dir ? cache_dir : ind_cache_dir ();
   mkdir_p (dir);
   bool omp = ind_have_openmp ();
-  const char *flags[] = { "-O2", "-fPIC", "-shared", "-std=gnu11", "-march=native", "-fno-strict-aliasing",
+  /* $FXWB_INDUCTOR_MARCH picks another target (e.g. x86-64-v2 for valgrind, which lacks AVX-512) */
+  char march[64] = "-march=native";
+  const char *m = getenv ("FXWB_INDUCTOR_MARCH");
+  if (m && m[0] && strlen (m) < 40 && strspn (m, "abcdefghijklmnopqrstuvwxyz0123456789-_.") == strlen (m))
+    snprintf (march, sizeof march, "-march=%s", m);
+  const char *flags[] = { "-O2", "-fPIC", "-shared", "-std=gnu11", march, "-fno-strict-aliasing",
                           omp ? "-fopenmp" : "-Wno-unknown-pragmas" };
   size_t n_flags = sizeof flags / sizeof flags[0];
   uint64_t h = 14695981039346656037ULL;

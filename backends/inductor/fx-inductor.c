@@ -164,12 +164,15 @@ resolve_options (const char *mode, const fx_option_kv *given, size_t n_given, fx
 /* ---------------------------------------------------------------- compiled state */
 
 typedef void (*ind_call_fn) (void **bufs, void (*ext) (void *, int), void *ctx);
+typedef void (*ind_call_timed_fn) (void **bufs, void (*ext) (void *, int), void *ctx, double *ms);
 
 typedef struct ind_state
 {
   ind_program prog;
   ind_library lib;
   ind_call_fn call;
+  ind_call_timed_fn call_timed;
+  double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
 } ind_state;
 
@@ -232,6 +235,7 @@ inductor_release (fx_compiled *c)
   if (s->lib.handle)
     dlclose (s->lib.handle);
   program_free (&s->prog);
+  free (s->kernel_ms);
   free (s);
   c->impl = NULL;
 }
@@ -364,6 +368,7 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
   int best_v = 0;
   ind_library best_lib = s->lib;
   ind_call_fn best_call = s->call;
+  ind_call_timed_fn best_timed = s->call_timed;
   fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, best);
   for (size_t v = 1; v < sizeof variants / sizeof variants[0]; v++)
     {
@@ -383,6 +388,9 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
         }
       s->lib = lib;
       s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
+      s->call_timed = (ind_call_timed_fn) dlsym (lib.handle, "fx_inductor_call_timed");
+      if (s->call_timed == NULL)
+        s->call = NULL;
       double t = s->call ? time_variant (out, req) : -1;
       fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", p->threads, p->simdlen, t);
       if (t >= 0 && (best < 0 || t < best))
@@ -391,6 +399,7 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
           best_v = (int) v;
           best_lib = lib;
           best_call = s->call;
+          best_timed = s->call_timed;
           fx_buf_reset (text);
           fx_buf_append (text, src.data, src.len);
         }
@@ -398,6 +407,7 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
     }
   s->lib = best_lib;
   s->call = best_call;
+  s->call_timed = best_timed;
   p->threads = variants[best_v][0];
   p->simdlen = variants[best_v][1];
   /* group source offsets must match the kept text */
@@ -499,7 +509,8 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       if (st == FX_OK)
         {
           s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
-          if (s->call == NULL)
+          s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
+          if (s->call == NULL || s->call_timed == NULL)
             st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
         }
       if (st == FX_OK && opt_bool (req->options, "max_autotune", false))
@@ -766,7 +777,10 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
     }
   if (st == FX_OK)
     {
-      s->call (r.bufs, run_extern, &r);
+      if (s->kernel_ms)
+        s->call_timed (r.bufs, run_extern, &r, s->kernel_ms);
+      else
+        s->call (r.bufs, run_extern, &r);
       st = r.status;
     }
   if (st == FX_OK)
@@ -877,4 +891,32 @@ fx_inductor_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *dia
       fclose (f);
     }
   return FX_OK;
+}
+
+fx_status
+fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+{
+  if (c == NULL || c->impl == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: profile of a graph that did not compile");
+  ind_state *s = c->impl;
+  int n = s->prog.n_groups;
+  s->kernel_ms = calloc ((size_t) n + 1, sizeof (double));
+  fx_status st = FX_OK;
+  if (repeat < 1)
+    repeat = 1;
+  for (int r = 0; r < repeat && st == FX_OK; r++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      st = inductor_run (c, inputs, n_inputs, arena, &res, &n_res, diag);
+      for (size_t i = 0; i < n_res; i++)
+        fx_value_clear (&res[i]);
+      fx_arena_free (arena);
+    }
+  for (size_t k = 0; k < c->n_kernels && (int) k < n; k++)
+    c->kernels[k].time_ms = st == FX_OK ? s->kernel_ms[k] / repeat : -1;
+  free (s->kernel_ms);
+  s->kernel_ms = NULL;
+  return st;
 }

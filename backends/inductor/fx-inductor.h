@@ -17,6 +17,9 @@ fx_status fx_inductor_compile (const fx_graph *graph, const fx_value *inputs, si
 fx_status fx_inductor_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                            fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 void fx_inductor_free (fx_compiled *compiled);
+/* Runs repeat times with per-kernel timing; fills every kernel's time_ms (mean per call). */
+fx_status fx_inductor_profile (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat,
+                               fx_diag *diag);
 /* How many times this process started the C compiler (the cache test reads it). */
 size_t fx_inductor_compiler_invocations (void);
 /* Writes every artifact of a compiled object into dir (created). */
