@@ -393,6 +393,20 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
       if (!fx_dtype_is_floating (n->compute_dtype))
         return NULL;
       break;
+    case FX_OP_DIV_TENSOR_MODE: case FX_OP_DIV_SCALAR_MODE:
+      {
+        if (!fx_dtype_is_floating (n->compute_dtype))
+          return NULL;
+        OPND (0);
+        OPND (1);
+        if (a[2].kind != FX_VALUE_STR)
+          return "$0 / $1";
+        if (strcmp (a[2].u.s, "trunc") == 0)
+          return "trunc($0 / $1)";
+        if (strcmp (a[2].u.s, "floor") == 0)
+          return "floor($0 / $1)";
+        return NULL;
+      }
     case FX_OP_ABS:
       OPND (0);
       return fx_dtype_is_floating (n->compute_dtype) ? "fabs($0)" : "($0 < 0 ? -$0 : $0)";
@@ -773,6 +787,9 @@ lower_call (lower_state *s, const fx_node *node, const fx_op_call *call, const f
     {
       const fx_value *a = &call->args[i];
       n->arg_views[i] = -1;
+      /* strings point into the graph being lowered, which does not outlive the compile */
+      if (a->kind == FX_VALUE_STR)
+        n->call->args[i].u.s = fx_arena_strdup (p->arena, a->u.s);
       if (a->kind == FX_VALUE_TENSOR)
         {
           n->arg_views[i] = lookup_tensor (s, a->u.t);
