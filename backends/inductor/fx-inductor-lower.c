@@ -255,6 +255,22 @@ map_tensor (lower_state *s, const fx_tensor *t, int view)
   s->tv[s->n_tp++] = view;
 }
 
+/* The user's node a lowered node comes from: decomposition and functionalization made new nodes in the compile's
+   copy of the graph; their provenance names the node the user wrote. */
+static const char *
+origin_name (const fx_node *n)
+{
+  const char *name = n->name;
+  const fx_node_source *src = n->meta.n_from_node ? &n->meta.from_node[0] : NULL;
+  while (src && src->name && src->pass_name
+         && (strcmp (src->pass_name, "decompose") == 0 || strcmp (src->pass_name, "functionalize") == 0))
+    {
+      name = src->name;
+      src = src->n_from ? &src->from_node[0] : NULL;
+    }
+  return name;
+}
+
 static int
 lookup_tensor (const lower_state *s, const fx_tensor *t)
 {
@@ -623,7 +639,7 @@ lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, co
   dst->group = -1;
   dst->out_buf = ind_add_buffer (p, IND_BUF_COMPUTED, out->dtype, out->ndim, out->sizes, NULL);
   p->bufs[dst->out_buf].producer = p->n_nodes - 1;
-  node_add_origin (p, dst, node->name);
+  node_add_origin (p, dst, origin_name (node));
   *view_out = add_view (p, dst->out_buf, out->ndim, out->sizes, p->bufs[dst->out_buf].strides, 0);
   return true;
 }
@@ -701,7 +717,7 @@ add_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, int 
   n->ndim = k;
   n->out_buf = ind_add_buffer (p, IND_BUF_COMPUTED, out->dtype, out->ndim, out->sizes, NULL);
   p->bufs[n->out_buf].producer = p->n_nodes - 1;
-  node_add_origin (p, n, node->name);
+  node_add_origin (p, n, origin_name (node));
   return add_view (p, n->out_buf, out->ndim, out->sizes, p->bufs[n->out_buf].strides, 0);
 }
 
@@ -836,7 +852,7 @@ lower_call (lower_state *s, const fx_node *node, const fx_op_call *call, const f
     }
   n = &p->nodes[ni];
   n->out_buf = n->n_outs > 0 ? n->out_bufs[0] : -1;
-  node_add_origin (p, n, node->name);
+  node_add_origin (p, n, origin_name (node));
   if (val->kind == FX_VALUE_TENSOR)
     s->node_view[node->id] = views[0];
   else
@@ -893,7 +909,7 @@ lower_view (lower_state *s, const fx_node *node, fx_op_call *call, fx_diag *diag
           fx_op_call_clear (&c);
           fx_tensor_unref (m);
           fx_diag_clear (diag);
-          vw = realize_contiguous (s, vw, node->name);
+          vw = realize_contiguous (s, vw, origin_name (node));
           continue;
         }
       int buf = p->views[vw].buf;

@@ -155,6 +155,15 @@ test_fixture (gconstpointer data)
                fc->kernels, fc->externs);
     }
   g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+  /* kernels list the user's nodes (decomposed ones map back through from_node) */
+  for (size_t k = 0; k < c->n_kernels; k++)
+    {
+      g_assert_cmpuint (c->kernels[k].n_nodes, >, 0);
+      for (size_t i = 0; i < c->kernels[k].n_nodes; i++)
+        if (fx_graph_find_node (graph, c->kernels[k].nodes[i]) == NULL)
+          g_error ("%s: kernel %s lists '%s', not a node of the graph", fc->name, c->kernels[k].name,
+                   c->kernels[k].nodes[i]);
+    }
   if (fc->first_kernel)
     {
       const char *first = NULL;
