@@ -274,7 +274,19 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   for (int d = 0; d < G->kr; d++)
     {
       indent (depth + d, out);
-      if (d == G->kr - 1 && simd_ok && G->rs[d] >= 8)
+      if (d == 0 && G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD)
+        {
+          /* no outer loop to spread over threads: split the reduction itself (per-thread partial accumulators
+             combined by OpenMP) */
+          fx_buf_printf (out, "#pragma omp parallel for simd schedule(static)%s", red.data ? red.data : "");
+          if (p->threads > 0)
+            fx_buf_printf (out, " num_threads(%d)", p->threads);
+          if (p->simdlen > 0)
+            fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+          fx_buf_putc (out, '\n');
+          indent (depth + d, out);
+        }
+      else if (d == G->kr - 1 && simd_ok && G->rs[d] >= 8)
         {
           fx_buf_printf (out, "#pragma omp simd%s", red.data ? red.data : "");
           if (p->simdlen > 0)

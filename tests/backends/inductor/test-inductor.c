@@ -555,6 +555,37 @@ test_buffer_reuse (void)
   fx_graph_free (g);
 }
 
+/* A full reduction of a large tensor runs the reduction loop itself in parallel (per-thread accumulators). */
+static void
+test_full_reduction (void)
+{
+  static const char *red[] = { "aten.sum.default", "aten.amax.default", "aten.mean.default" };
+  for (size_t k = 0; k < G_N_ELEMENTS (red); k++)
+    {
+      fx_graph *g = fx_graph_new ();
+      fx_node *x = fx_graph_placeholder (g, "arg0_1");
+      fx_arg a[2] = { fx_arg_node (x) };
+      fx_node *e = rg_call (g, "aten.sin.default", a, 1, NULL, 0);
+      a[0] = fx_arg_node (e);
+      fx_node *s = rg_call (g, red[k], a, 1, NULL, 0);
+      fx_arg outs[2] = { fx_arg_node (s), fx_arg_node (e) };
+      fx_graph_output (g, fx_arg_tuple (outs, 2));
+      fx_graph_resolve_ops (g);
+      int64_t n = 300007;
+      fx_tensor *in = fx_tensor_new (NULL, FX_DTYPE_F32, 1, &n);
+      fx_generator gen;
+      fx_generator_seed (&gen, 13);
+      fx_tensor_fill_normal (in, &gen, 0, 1);
+      fx_value v = fx_value_tensor (in);
+      fx_compiled *c = check_graph (g, &v, 1, NULL, 0, red[k]);
+      g_assert_cmpuint (c->n_kernels, ==, 1);
+      g_assert_nonnull (strstr (artifact (c, "output_code.c"), "#pragma omp parallel for simd"));
+      fx_inductor_free (c);
+      fx_value_clear (&v);
+      fx_graph_free (g);
+    }
+}
+
 static void
 test_compiler_error (void)
 {
@@ -618,6 +649,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/hostile-names", test_hostile_names);
   g_test_add_func ("/inductor/fallback", test_fallback);
   g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
+  g_test_add_func ("/inductor/full-reduction", test_full_reduction);
   g_test_add_func ("/inductor/compiler-error", test_compiler_error);
   g_test_add_func ("/inductor/option-errors", test_option_errors);
   int rc = g_test_run ();
