@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define PAR_THRESHOLD 32768
+#define IND_LANES 16
 
 static void
 put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, fx_buf *out)
@@ -218,87 +219,11 @@ max_of (fx_dtype d)
     }
 }
 
+/* The statements of one r-loop segment's body. lanes: inside the lane-blocked Welford loop (lane rl). */
 static void
-gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
+emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int bd, bool lanes,
+             fx_buf *out)
 {
-  int64_t rn = 1;
-  for (int d = 0; d < G->kr; d++)
-    rn *= G->rs[d];
-  bool simd_ok = true;
-  fx_buf red;
-  fx_buf_init (&red);
-  for (int k = 0; k < G->n_nodes; k++)
-    {
-      int ni = G->nodes[k];
-      const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
-        continue;
-      const char *ct = ind_ctype (n->compute_dtype);
-      indent (depth, out);
-      switch ((int) n->red)
-        {
-        case IND_RED_SUM: case IND_RED_MEAN:
-          fx_buf_printf (out, "%s acc%d = 0;\n", ct, ni);
-          fx_buf_printf (&red, " reduction(+:acc%d)", ni);
-          break;
-        case IND_RED_PROD:
-          fx_buf_printf (out, "%s acc%d = 1;\n", ct, ni);
-          fx_buf_printf (&red, " reduction(*:acc%d)", ni);
-          break;
-        case IND_RED_MAX: case IND_RED_MIN:
-          /* max/min vectorize; NaN propagates through a separate flag (a NaN anywhere makes the result NaN) */
-          fx_buf_printf (out, "%s acc%d = %s; int acc%d_nan = 0;\n", ct, ni,
-                         n->red == IND_RED_MAX ? min_of (n->compute_dtype) : max_of (n->compute_dtype), ni);
-          if (n->compute_dtype == FX_DTYPE_BOOL)
-            simd_ok = false;
-          else
-            fx_buf_printf (&red, " reduction(%s:acc%d) reduction(|:acc%d_nan)", n->red == IND_RED_MAX ? "max" : "min",
-                           ni, ni);
-          break;
-        case IND_RED_ANY:
-          fx_buf_printf (out, "bool acc%d = false;\n", ni);
-          simd_ok = false;
-          break;
-        case IND_RED_ALL:
-          fx_buf_printf (out, "bool acc%d = true;\n", ni);
-          simd_ok = false;
-          break;
-        case IND_RED_WELFORD_VAR:
-          fx_buf_printf (out, "%s acc%d_mean = 0, acc%d_m2 = 0; int64_t acc%d_n = 0;\n", ct, ni, ni, ni);
-          simd_ok = false;
-          break;
-        default:
-          break;
-        }
-    }
-  for (int d = 0; d < G->kr; d++)
-    {
-      indent (depth + d, out);
-      if (d == 0 && G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD)
-        {
-          /* no outer loop to spread over threads: split the reduction itself (per-thread partial accumulators
-             combined by OpenMP) */
-          fx_buf_printf (out, "#pragma omp parallel for simd schedule(static)%s", red.data ? red.data : "");
-          if (p->threads > 0)
-            fx_buf_printf (out, " num_threads(%d)", p->threads);
-          if (p->simdlen > 0)
-            fx_buf_printf (out, " simdlen(%d)", p->simdlen);
-          fx_buf_putc (out, '\n');
-          indent (depth + d, out);
-        }
-      else if (d == G->kr - 1 && simd_ok && G->rs[d] >= 8)
-        {
-          fx_buf_printf (out, "#pragma omp simd%s", red.data ? red.data : "");
-          if (p->simdlen > 0)
-            fx_buf_printf (out, " simdlen(%d)", p->simdlen);
-          fx_buf_putc (out, '\n');
-          indent (depth + d, out);
-        }
-      fx_buf_printf (out, "for (int64_t r%d = 0; r%d < %lldLL; r%d++)\n", d, d, (long long) G->rs[d], d);
-    }
-  int bd = depth + G->kr;
-  indent (bd - 1, out);
-  fx_buf_puts (out, "{\n");
   for (int k = 0; k < G->n_nodes; k++)
     {
       int ni = G->nodes[k];
@@ -335,15 +260,212 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         case IND_RED_ANY: fx_buf_printf (out, "acc%d = acc%d || v%d;\n", ni, ni, ni); break;
         case IND_RED_ALL: fx_buf_printf (out, "acc%d = acc%d && v%d;\n", ni, ni, ni); break;
         case IND_RED_WELFORD_VAR:
-          fx_buf_printf (out, "{ acc%d_n++; const %s delta = v%d - acc%d_mean; acc%d_mean += delta / (%s) acc%d_n; "
-                              "acc%d_m2 += delta * (v%d - acc%d_mean); }\n",
-                         ni, ct, ni, ni, ni, ct, ni, ni, ni, ni);
+          if (lanes)
+            fx_buf_printf (out, "{ const %s delta = v%d - acc%d_wm[rl]; acc%d_wm[rl] += delta * acc%d_inv; "
+                                "acc%d_wm2[rl] += delta * (v%d - acc%d_wm[rl]); }\n",
+                           ct, ni, ni, ni, ni, ni, ni, ni);
+          else
+            fx_buf_printf (out, "{ acc%d_n++; const %s delta = v%d - acc%d_mean; acc%d_mean += delta / (%s) acc%d_n; "
+                                "acc%d_m2 += delta * (v%d - acc%d_mean); }\n",
+                           ni, ct, ni, ni, ni, ct, ni, ni, ni, ni);
           break;
         default: break;
         }
     }
-  indent (bd - 1, out);
-  fx_buf_puts (out, "}\n");
+}
+
+static void
+gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
+{
+  int64_t rn = 1;
+  for (int d = 0; d < G->kr; d++)
+    rn *= G->rs[d];
+  bool simd_ok = true;
+  bool lanes_ok = true;     /* every other reduction of the segment has an OpenMP reduction clause */
+  fx_buf red;
+  fx_buf_init (&red);
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      int ni = G->nodes[k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
+        continue;
+      const char *ct = ind_ctype (n->compute_dtype);
+      indent (depth, out);
+      switch ((int) n->red)
+        {
+        case IND_RED_SUM: case IND_RED_MEAN:
+          fx_buf_printf (out, "%s acc%d = 0;\n", ct, ni);
+          fx_buf_printf (&red, " reduction(+:acc%d)", ni);
+          break;
+        case IND_RED_PROD:
+          fx_buf_printf (out, "%s acc%d = 1;\n", ct, ni);
+          fx_buf_printf (&red, " reduction(*:acc%d)", ni);
+          break;
+        case IND_RED_MAX: case IND_RED_MIN:
+          /* max/min vectorize; NaN propagates through a separate flag (a NaN anywhere makes the result NaN) */
+          fx_buf_printf (out, "%s acc%d = %s; int acc%d_nan = 0;\n", ct, ni,
+                         n->red == IND_RED_MAX ? min_of (n->compute_dtype) : max_of (n->compute_dtype), ni);
+          if (n->compute_dtype == FX_DTYPE_BOOL)
+            simd_ok = lanes_ok = false;
+          else
+            fx_buf_printf (&red, " reduction(%s:acc%d) reduction(|:acc%d_nan)", n->red == IND_RED_MAX ? "max" : "min",
+                           ni, ni);
+          break;
+        case IND_RED_ANY:
+          fx_buf_printf (out, "bool acc%d = false;\n", ni);
+          simd_ok = lanes_ok = false;
+          break;
+        case IND_RED_ALL:
+          fx_buf_printf (out, "bool acc%d = true;\n", ni);
+          simd_ok = lanes_ok = false;
+          break;
+        case IND_RED_WELFORD_VAR:
+          fx_buf_printf (out, "%s acc%d_mean = 0, acc%d_m2 = 0; int64_t acc%d_n = 0;\n", ct, ni, ni, ni);
+          simd_ok = false;
+          break;
+        default:
+          break;
+        }
+    }
+  bool has_welford = false;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      has_welford |= n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR;
+    }
+  if (has_welford && lanes_ok && G->kr == 1 && G->rs[0] >= 2 * IND_LANES)
+    {
+      /* Welford vectorized: IND_LANES independent Welford accumulators (lane rl sees elements rb + rl), a scalar
+         Welford over the tail, then Chan's combination of the lanes and the tail */
+      int64_t full = G->rs[0] / IND_LANES * IND_LANES;
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+            {
+              indent (depth, out);
+              fx_buf_printf (out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni,
+                             IND_LANES, ni, IND_LANES);
+            }
+        }
+      indent (depth, out);
+      fx_buf_printf (out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
+      indent (depth, out);
+      fx_buf_puts (out, "{\n");
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+            {
+              const char *ct = ind_ctype (n->compute_dtype);
+              indent (depth + 1, out);
+              fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, IND_LANES);
+            }
+        }
+      indent (depth + 1, out);
+      fx_buf_printf (out, "#pragma omp simd%s\n", red.data ? red.data : "");
+      indent (depth + 1, out);
+      fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
+      indent (depth + 1, out);
+      fx_buf_puts (out, "{\n");
+      indent (depth + 2, out);
+      fx_buf_puts (out, "const int64_t r0 = rb + rl;\n");
+      emit_r_body (p, G, kp, seg, depth + 2, true, out);
+      indent (depth + 1, out);
+      fx_buf_puts (out, "}\n");
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
+      indent (depth, out);
+      fx_buf_printf (out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n", (long long) full, (long long) G->rs[0]);
+      indent (depth, out);
+      fx_buf_puts (out, "{\n");
+      emit_r_body (p, G, kp, seg, depth + 1, false, out);
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (!(n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR))
+            continue;
+          const char *ct = ind_ctype (n->compute_dtype);
+          indent (depth, out);
+          fx_buf_printf (out, "{\n");
+          indent (depth + 1, out);
+          fx_buf_printf (out, "%s mean = 0, m2 = 0, cnt = 0;\n", ct);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "{\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "const %s nb = (%s) %lldLL, n = cnt + nb, delta = acc%d_wm[l] - mean;\n", ct, ct,
+                         (long long) (full / IND_LANES), ni);
+          indent (depth + 2, out);
+          fx_buf_printf (out, "mean += delta * nb / n;\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "m2 += acc%d_wm2[l] + delta * delta * cnt * nb / n;\n", ni);
+          indent (depth + 2, out);
+          fx_buf_puts (out, "cnt = n;\n");
+          indent (depth + 1, out);
+          fx_buf_puts (out, "}\n");
+          indent (depth + 1, out);
+          fx_buf_printf (out, "if (acc%d_n > 0)\n", ni);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "{\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "const %s nb = (%s) acc%d_n, n = cnt + nb, delta = acc%d_mean - mean;\n", ct, ct, ni, ni);
+          indent (depth + 2, out);
+          fx_buf_printf (out, "mean += delta * nb / n;\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "m2 += acc%d_m2 + delta * delta * cnt * nb / n;\n", ni);
+          indent (depth + 1, out);
+          fx_buf_puts (out, "}\n");
+          indent (depth + 1, out);
+          fx_buf_printf (out, "acc%d_mean = mean;\n", ni);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "acc%d_m2 = m2;\n", ni);
+          indent (depth, out);
+          fx_buf_puts (out, "}\n");
+        }
+    }
+  else
+    {
+    for (int d = 0; d < G->kr; d++)
+      {
+        indent (depth + d, out);
+        if (d == 0 && G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD)
+          {
+            /* no outer loop to spread over threads: split the reduction itself (per-thread partial accumulators
+               combined by OpenMP) */
+            fx_buf_printf (out, "#pragma omp parallel for simd schedule(static)%s", red.data ? red.data : "");
+            if (p->threads > 0)
+              fx_buf_printf (out, " num_threads(%d)", p->threads);
+            if (p->simdlen > 0)
+              fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+            fx_buf_putc (out, '\n');
+            indent (depth + d, out);
+          }
+        else if (d == G->kr - 1 && simd_ok && G->rs[d] >= 8)
+          {
+            fx_buf_printf (out, "#pragma omp simd%s", red.data ? red.data : "");
+            if (p->simdlen > 0)
+              fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+            fx_buf_putc (out, '\n');
+            indent (depth + d, out);
+          }
+        fx_buf_printf (out, "for (int64_t r%d = 0; r%d < %lldLL; r%d++)\n", d, d, (long long) G->rs[d], d);
+      }
+    int bd = depth + G->kr;
+    indent (bd - 1, out);
+    fx_buf_puts (out, "{\n");
+
+      emit_r_body (p, G, kp, seg, bd, false, out);
+      indent (bd - 1, out);
+      fx_buf_puts (out, "}\n");
+    }
   for (int k = 0; k < G->n_nodes; k++)
     {
       int ni = G->nodes[k];
