@@ -536,8 +536,12 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
   for (int k = 0; k < kp.n_params; k++)
     {
       int b = kp.params[k];
-      fx_buf_printf (out, "%s%s%s *restrict ", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
-                     ind_ctype (p->bufs[b].dtype));
+      /* buffers written in place over another parameter alias it: no restrict on either */
+      bool aliased = false;
+      for (int j = 0; j < kp.n_params; j++)
+        aliased |= j != k && p->bufs[b].slot >= 0 && p->bufs[kp.params[j]].slot == p->bufs[b].slot;
+      fx_buf_printf (out, "%s%s%s *%s", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
+                     ind_ctype (p->bufs[b].dtype), aliased ? "" : "restrict ");
       param_name (&kp, b, out);
     }
   if (kp.n_params == 0)

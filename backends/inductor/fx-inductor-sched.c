@@ -404,6 +404,47 @@ name_groups (ind_program *p)
     }
 }
 
+/* Whether buffer b (computed by group g) may be written over buffer a's memory. */
+static bool
+inplace_ok (const ind_program *p, int g, int a, int b)
+{
+  const ind_buffer *A = &p->bufs[a], *B = &p->bufs[b];
+  if (A->kind != IND_BUF_COMPUTED || A->is_output || A->last_use != g || group_of_buf (p, a) >= g
+      || fx_dtype_size (A->dtype) != fx_dtype_size (B->dtype))
+    return false;
+  const ind_group *G = &p->groups[g];
+  int bi = B->producer;
+  const ind_node *bn = &p->nodes[bi];
+  kidx S;
+  node_store_k (p, bn, G->kx, &S);
+  bool read = false;
+  for (int k = 0; k < G->n_nodes; k++)
+    for (int o = 0; o < p->nodes[G->nodes[k]].n_opnd; o++)
+      if (p->nodes[G->nodes[k]].opnd[o].recompute)
+        return false;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      int ni = G->nodes[k];
+      const ind_node *n = &p->nodes[ni];
+      for (int o = 0; o < n->n_opnd; o++)
+        {
+          const ind_operand *op = &n->opnd[o];
+          if (op->kind != IND_OPND_LOAD || op->buf != a)
+            continue;
+          kidx L;
+          to_kernel (n, op->coef, op->offset, G->kx, &L);
+          /* a recomputed body could read a again after the write */
+          for (int q = 0; q < n->n_opnd; q++)
+            if (n->opnd[q].recompute)
+              return false;
+          if (ni > bi || n->segment != bn->segment || memcmp (&L, &S, sizeof L) != 0)
+            return false;
+          read = true;
+        }
+    }
+  return read && bn->kind == IND_NODE_POINTWISE;
+}
+
 fx_status
 ind_schedule (ind_program *p, fx_diag *diag)
 {
@@ -496,6 +537,16 @@ ind_schedule (ind_program *p, fx_diag *diag)
           for (int s = 0; s < p->n_slots; s++)
             if (slot_free[s] && (best < 0 || p->slot_bytes[s] >= need))
               best = s;
+          /* in place: an input of this kernel whose last reader is this kernel, read only at the index this
+             buffer is written at, by nodes that run before the write */
+          for (int a = 0; a < p->n_bufs && best < 0; a++)
+            if (p->bufs[a].slot >= 0 && !slot_free[p->bufs[a].slot] && p->slot_bytes[p->bufs[a].slot] >= need
+                && inplace_ok (p, g, a, b))
+              {
+                best = p->bufs[a].slot;
+                fx_buf_printf (&p->fusion_log, "inplace: buf%d is written over buf%d (slot %d)\n", b, a, best);
+                slot_free[best] = 1;   /* taken below */
+              }
           if (best < 0)
             {
               best = p->n_slots++;
@@ -508,9 +559,14 @@ ind_schedule (ind_program *p, fx_diag *diag)
             p->slot_bytes[best] = need;
           B->slot = best;
         }
-      for (int b = 0; b < p->n_bufs; b++)
-        if (p->bufs[b].slot >= 0 && p->bufs[b].last_use <= g && group_of_buf (p, b) <= g)
-          slot_free[p->bufs[b].slot] = 1;
+      /* a slot is free once every buffer that ever held it is dead */
+      for (int sl = 0; sl < p->n_slots; sl++)
+        {
+          bool live = false;
+          for (int b = 0; b < p->n_bufs && !live; b++)
+            live = p->bufs[b].slot == sl && p->bufs[b].last_use > g;
+          slot_free[sl] = !live;
+        }
     }
   /* never-read, non-output computed buffers still need somewhere to go when stored: none are stored */
   free (slot_free);

@@ -569,7 +569,14 @@ test_buffer_reuse (void)
   fx_node *c2 = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
   a[0] = fx_arg_node (c2);
   a[1] = fx_arg_float (1.0);
-  fx_node *o = rg_call (g, "aten.add.Tensor", a, 2, NULL, 0);
+  fx_node *o1 = rg_call (g, "aten.add.Tensor", a, 2, NULL, 0);
+  /* t's last reader, at the index it writes: written in place over t */
+  a[0] = fx_arg_node (t);
+  a[1] = fx_arg_node (o1);
+  fx_node *m = rg_call (g, "aten.mul.Tensor", a, 2, NULL, 0);
+  a[0] = fx_arg_node (m);
+  a[1] = fx_arg_int (1);
+  fx_node *o = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
   fx_arg out = fx_arg_node (o);
   fx_graph_output (g, fx_arg_tuple (&out, 1));
   fx_graph_resolve_ops (g);
@@ -580,8 +587,9 @@ test_buffer_reuse (void)
   fx_tensor_fill_normal (in, &gen, 0, 0.5);
   fx_value v = fx_value_tensor (in);
   fx_compiled *c = check_graph (g, &v, 1, NULL, 0, "buffer reuse");
-  g_assert_cmpuint (count_kind (c, "fallback"), ==, 2);
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 3);
   g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "reuse: buf"));
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "inplace: buf"));
   fx_inductor_free (c);
   fx_value_clear (&v);
   fx_graph_free (g);
