@@ -668,6 +668,38 @@ test_views (void)
   fx_graph_free (g);
 }
 
+/* mode="max-autotune" maps to max_autotune=True: variants are built and timed, the fastest kept (and still right). */
+static void
+test_max_autotune (void)
+{
+  fx_value in[1];
+  fx_graph *g = softmax_graph (in, 64, 300);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_compiled *c = NULL;
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, "max-autotune", NULL, 0, &c, &diag), ==, FX_OK);
+  g_assert_nonnull (strstr (c->notes.data, "max_autotune: kept"));
+  g_assert_nonnull (strstr (c->notes.data, "max_autotune: threads=1"));
+  fx_arena *arena = fx_arena_new ();
+  fx_value *ref = NULL, *res = NULL;
+  size_t n_ref = 0, n_res = 0;
+  g_assert_cmpint (fx_interp_run (g, in, 1, NULL, arena, &ref, &n_ref, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_inductor_run (c, in, 1, arena, &res, &n_res, &diag), ==, FX_OK);
+  GString *why = g_string_new (NULL);
+  g_assert_true (close_values (res, ref, n_ref, 1e-4, why));
+  g_string_free (why, TRUE);
+  /* per-kernel timing fills every kernel's time */
+  g_assert_cmpint (fx_inductor_profile (c, in, 1, 3, &diag), ==, FX_OK);
+  for (size_t k = 0; k < c->n_kernels; k++)
+    g_assert_cmpfloat (c->kernels[k].time_ms, >=, 0.0);
+  clear_values (ref, n_ref);
+  clear_values (res, n_res);
+  fx_arena_free (arena);
+  fx_inductor_free (c);
+  fx_value_clear (&in[0]);
+  fx_graph_free (g);
+}
+
 static void
 test_compiler_error (void)
 {
@@ -733,6 +765,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
   g_test_add_func ("/inductor/full-reduction", test_full_reduction);
   g_test_add_func ("/inductor/views", test_views);
+  g_test_add_func ("/inductor/max-autotune", test_max_autotune);
   g_test_add_func ("/inductor/compiler-error", test_compiler_error);
   g_test_add_func ("/inductor/option-errors", test_option_errors);
   int rc = g_test_run ();
