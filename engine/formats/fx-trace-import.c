@@ -938,6 +938,17 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   if (S_ISDIR (sb.st_mode) && fx_is_debug_dir (path))
     return fx_import_debug_dir (store, path, progress, user_data, stats, diag);
   if (!S_ISDIR (sb.st_mode))
+    {
+      /* A zip archive starts with "PK\3\4". */
+      FILE *f = fopen (path, "rb");
+      char magic[4] = { 0 };
+      bool zip = f && fread (magic, 1, 4, f) == 4 && memcmp (magic, "PK\3\4", 4) == 0;
+      if (f)
+        fclose (f);
+      if (zip)
+        return fx_import_pt2 (store, path, stats, diag);
+    }
+  if (!S_ISDIR (sb.st_mode))
     return fx_import_torch_trace (store, path, progress, user_data, stats, diag);
   /* A TORCH_TRACE folder: every *.log in it, in name order. */
   DIR *dir = opendir (path);
