@@ -46,8 +46,13 @@ show_graph (fx_store *store, const fx_store_compile *c, const char *stage, show_
     return st;
   const fx_store_graph_info *found = NULL;
   for (size_t i = 0; i < n; i++)
-    if (strcmp (gi[i].stage, stage) == 0)
+    if (strcmp (gi[i].stage, stage ? stage : "dynamo") == 0)
       found = &gi[i];
+  /* No --stage and no Dynamo graph (a .pt2 or TORCH_COMPILE_DEBUG import): the compile's first graph. */
+  if (!found && !stage && n)
+    found = &gi[0];
+  if (!stage)
+    stage = "dynamo";
   if (!found)
     return fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s has no '%s' graph (see fxwb show FILE %s)",
                         c->compile_id, stage, c->compile_id);
@@ -260,7 +265,7 @@ fxwb_cmd_show (int argc, char **argv)
   g_autofree char *stage = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
-      "Graph stage: dynamo (default), aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
+      "Graph stage (default: dynamo, else the compile's first graph): dynamo, aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
       "or an artifact name such as before_post_grad_graph", "S" },
     { "tabular", 't', 0, G_OPTION_ARG_NONE, &tabular, "The graph as Graph.print_tabular()", NULL },
     { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The graph as GraphModule.code", NULL },
@@ -338,7 +343,7 @@ fxwb_cmd_show (int argc, char **argv)
     {
       if (want && cs[i].id != want)
         continue;
-      st = show_one (store, &cs[i], what, stage ? stage : "dynamo", json, !want, arena, &diag);
+      st = show_one (store, &cs[i], what, stage, json, !want, arena, &diag);
     }
   if (st != FX_OK)
     fxwb_print_diag (&diag);
