@@ -42,6 +42,9 @@ typedef struct
   size_t n_strings;
   compile_entry *compiles;
   size_t n_compiles, cap_compiles;
+  /* Open-addressing index over compiles (slot = index + 1, 0 empty); cap_slots is a power of two. */
+  uint32_t *slots;
+  size_t cap_slots;
   int *frames;
   size_t n_frames, cap_frames;
   bool rejected;      /* the current record was skipped as malformed: not counted as read */
@@ -73,16 +76,42 @@ same_cid (const fx_compile_id *a, const fx_compile_id *b)
          && a->frame_compile_id == b->frame_compile_id && a->attempt == b->attempt;
 }
 
+static size_t
+cid_hash (const fx_compile_id *cid)
+{
+  uint64_t h = 1469598103934665603ull;
+  int parts[4] = { cid->compiled_autograd_id, cid->frame_id, cid->frame_compile_id, cid->attempt };
+  for (int i = 0; i < 4; i++)
+    h = (h ^ (uint64_t) (uint32_t) parts[i]) * 1099511628211ull;
+  return (size_t) (h ^ (h >> 29));
+}
+
+static void
+index_compile (importer *imp, size_t index)
+{
+  size_t mask = imp->cap_slots - 1;
+  for (size_t s = cid_hash (&imp->compiles[index].cid) & mask;; s = (s + 1) & mask)
+    if (!imp->slots[s])
+      {
+        imp->slots[s] = (uint32_t) index + 1;
+        return;
+      }
+}
+
 /* The compile row of cid, created on first use. */
 static fx_status
 compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
 {
-  for (size_t i = 0; i < imp->n_compiles; i++)
-    if (same_cid (&imp->compiles[i].cid, cid))
-      {
-        *row = imp->compiles[i].row;
-        return FX_OK;
-      }
+  if (imp->cap_slots)
+    {
+      size_t mask = imp->cap_slots - 1;
+      for (size_t s = cid_hash (cid) & mask; imp->slots[s]; s = (s + 1) & mask)
+        if (same_cid (&imp->compiles[imp->slots[s] - 1].cid, cid))
+          {
+            *row = imp->compiles[imp->slots[s] - 1].row;
+            return FX_OK;
+          }
+    }
   fx_status st = fx_store_ensure_compile (imp->store, imp->input, cid, row, imp->diag);
   if (st != FX_OK)
     return st;
@@ -92,6 +121,17 @@ compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
       imp->compiles = realloc (imp->compiles, imp->cap_compiles * sizeof *imp->compiles);
     }
   imp->compiles[imp->n_compiles++] = (compile_entry) { *cid, *row };
+  /* Keep the table at most half full. */
+  if (imp->n_compiles * 2 > imp->cap_slots)
+    {
+      free (imp->slots);
+      imp->cap_slots = imp->cap_slots ? imp->cap_slots * 2 : 64;
+      imp->slots = calloc (imp->cap_slots, sizeof *imp->slots);
+      for (size_t i = 0; i < imp->n_compiles; i++)
+        index_compile (imp, i);
+    }
+  else
+    index_compile (imp, imp->n_compiles - 1);
   imp->stats->compiles++;
   int fkey = cid->frame_id * 1024 + cid->compiled_autograd_id + 1;
   bool seen = false;
@@ -733,6 +773,7 @@ free_importer (importer *imp)
     free (imp->strings[i]);
   free (imp->strings);
   free (imp->compiles);
+  free (imp->slots);
   free (imp->frames);
 }
 
