@@ -20,6 +20,7 @@ typedef enum
   SHOW_KERNELS,
   SHOW_METRICS,
   SHOW_FUSION,
+  SHOW_INPUTS,
 } show_what;
 
 static void
@@ -251,6 +252,26 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
         return FX_OK;
       }
+    case SHOW_INPUTS:
+      {
+        fx_store_kv *a;
+        if ((st = fx_store_list_artifacts (store, c->id, arena, &a, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          {
+            if (strcmp (a[i].key, "input") != 0)
+              continue;
+            if (json)
+              {
+                printf ("{\"compile_id\": \"%s\", \"input\": ", c->compile_id);
+                json_str (a[i].value);
+                printf ("}\n");
+              }
+            else
+              printf ("%s\n", a[i].value);
+          }
+        return FX_OK;
+      }
     default:
       break;
     }
@@ -261,7 +282,8 @@ int
 fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
-  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, json = FALSE;
+  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE;
+  gboolean json = FALSE;
   g_autofree char *stage = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
@@ -278,6 +300,7 @@ fxwb_cmd_show (int argc, char **argv)
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "compilation_metrics", NULL },
     { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
       NULL },
+    { "inputs", 'i', 0, G_OPTION_ARG_NONE, &inputs, "Input tensors by source (describe_tensor/describe_source)", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
@@ -296,11 +319,11 @@ fxwb_cmd_show (int argc, char **argv)
                                     "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
-  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion;
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + inputs;
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion\n");
+                       "--breaks, --kernels, --metrics, --fusion, --inputs\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -311,7 +334,7 @@ fxwb_cmd_show (int argc, char **argv)
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
-                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : SHOW_STAGES;
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : inputs ? SHOW_INPUTS : SHOW_STAGES;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
   if (graph_view && argc != 3)
     {

@@ -48,6 +48,14 @@ typedef struct
   int *frames;
   size_t n_frames, cap_frames;
   bool rejected;      /* the current record was skipped as malformed: not counted as read */
+  /* describe_tensor records waiting for their describe_source: (compile, describer, id) -> summary text */
+  struct described
+  {
+    int64_t crow;
+    int64_t describer, id;
+    char *text;
+  } *described;
+  size_t n_described, cap_described;
 } importer;
 
 static void
@@ -606,6 +614,44 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
   if (has_cid && (st = compile_for (imp, &cid, &crow)) != FX_OK)
     return st;
 
+  if (strcmp (kind, "describe_tensor") == 0 && meta && json_object_get_type (meta) == json_type_object)
+    {
+      /* "torch.float32[10] stride=[1] device(type='cuda', index=0)", named once describe_source arrives. */
+      fx_buf text;
+      fx_buf_init (&text);
+      json_object *size = NULL, *stride = NULL;
+      json_object_object_get_ex (meta, "size", &size);
+      json_object_object_get_ex (meta, "stride", &stride);
+      const char *dtype = json_str (meta, "dtype"), *device = json_str (meta, "device");
+      fx_buf_printf (&text, "%s%s stride=%s %s", dtype ? dtype : "?",
+                     size ? json_object_to_json_string_ext (size, JSON_C_TO_STRING_PLAIN) : "[?]",
+                     stride ? json_object_to_json_string_ext (stride, JSON_C_TO_STRING_PLAIN) : "[?]",
+                     device ? device : "");
+      if (imp->n_described == imp->cap_described)
+        {
+          imp->cap_described = imp->cap_described ? imp->cap_described * 2 : 16;
+          imp->described = realloc (imp->described, imp->cap_described * sizeof *imp->described);
+        }
+      imp->described[imp->n_described++] = (struct described) { crow, json_int (meta, "describer_id", -1),
+                                                                 json_int (meta, "id", -1), fx_buf_steal (&text) };
+    }
+  if (strcmp (kind, "describe_source") == 0 && meta && crow)
+    {
+      int64_t describer = json_int (meta, "describer_id", -1), id = json_int (meta, "id", -1);
+      const char *source = json_str (meta, "source");
+      for (size_t i = imp->n_described; i-- > 0 && source;)
+        if (imp->described[i].crow == crow && imp->described[i].describer == describer && imp->described[i].id == id)
+          {
+            fx_buf text;
+            fx_buf_init (&text);
+            fx_buf_printf (&text, "%s: %s", source, imp->described[i].text);
+            st = fx_store_add_artifact (imp->store, imp->input, crow, "input", "input", text.data, imp->diag);
+            fx_buf_free (&text);
+            if (st != FX_OK)
+              return st;
+            break;
+          }
+    }
   if (strcmp (kind, "chromium_event") == 0)
     {
       json_object *ev = payload ? json_tokener_parse (payload) : NULL;
@@ -772,6 +818,9 @@ free_importer (importer *imp)
   for (size_t i = 0; i < imp->n_strings; i++)
     free (imp->strings[i]);
   free (imp->strings);
+  for (size_t i = 0; i < imp->n_described; i++)
+    free (imp->described[i].text);
+  free (imp->described);
   free (imp->compiles);
   free (imp->slots);
   free (imp->frames);
