@@ -59,8 +59,18 @@ static const char schema_v1[] =
   "CREATE INDEX metrics_compile ON metrics(compile);\n"
   "CREATE INDEX events_input ON events(input);\n";
 
+/* Version 2: indexes for the per-compile counts fxwb ls shows. */
+static const char schema_v2[] =
+  "CREATE INDEX guard_failures_compile ON guard_failures(compile);\n"
+  "CREATE INDEX graph_breaks_compile ON graph_breaks(compile);\n"
+  "CREATE INDEX fusion_groups_compile ON fusion_groups(compile);\n"
+  "CREATE INDEX compiles_frame ON compiles(frame);\n"
+  "CREATE INDEX frames_input ON frames(input);\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1 };
+static const char *const migrations[] = { schema_v1, schema_v2 };
+_Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
+                "one migration per schema version");
 
 static fx_status
 db_error (fx_store *store, fx_diag *diag, const char *what)

@@ -221,6 +221,37 @@ test_bad_files (void)
   remove_workspace (path);
 }
 
+/* A version-1 file (before the v2 indexes) is migrated on open, keeping its rows. */
+static void
+test_migration (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  write_sample (store, "h1", 0);
+  fx_store_close (store);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "DROP INDEX guard_failures_compile; DROP INDEX graph_breaks_compile;"
+                                 " DROP INDEX fusion_groups_compile; DROP INDEX compiles_frame; DROP INDEX frames_input;"
+                                 " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  store = open_ok (path);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 2);
+  int64_t count = 0;
+  g_assert_cmpint (fx_store_count (store, "compiles", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 1);
+  fx_store_close (store);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name ="
+                                       " 'graph_breaks_compile'", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 1);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  remove_workspace (path);
+}
+
 /* A reader sees the last committed state while a writer holds an open transaction (WAL). */
 static void
 test_reader_writer (void)
@@ -335,6 +366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/roundtrip", test_roundtrip);
   g_test_add_func ("/store/bad-files", test_bad_files);
   g_test_add_func ("/store/reader-writer", test_reader_writer);
+  g_test_add_func ("/store/migration", test_migration);
   g_test_add_func ("/store/sigkill", test_sigkill);
   return g_test_run ();
 }
