@@ -182,7 +182,11 @@ set_val (builder *b, fx_node *node)
       if (index && json_object_get_type (index) == json_type_int)
         fx_buf_printf (&ann, ":%d", json_object_get_int (index));
     }
-  fx_val_parse_annotation (ann.data, b->graph->arena, &node->meta.val);
+  /* Only a fully parsed annotation is kept (a failed parse may leave the value half-filled). */
+  fx_val val;
+  memset (&val, 0, sizeof val);
+  if (fx_val_parse_annotation (ann.data, b->graph->arena, &val))
+    node->meta.val = val;
   fx_buf_free (&ann);
 }
 
@@ -384,6 +388,9 @@ read_entry (zip_t *za, zip_int64_t i, size_t *len)
   return data;
 }
 
+static fx_status import_archive (fx_store *store, const char *path, zip_t *za, fx_import_stats *stats,
+                                 fx_diag *diag);
+
 fx_status
 fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag)
 {
@@ -393,6 +400,34 @@ fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *stats, fx_dia
   if (!za)
     return fx_diag_set (diag, zerr == ZIP_ER_NOENT || zerr == ZIP_ER_OPEN || zerr == ZIP_ER_READ ? FX_ERR_IO
                         : FX_ERR_PARSE, "%s: not a readable .pt2 (zip) archive (libzip error %d)", path, zerr);
+  return import_archive (store, path, za, stats, diag);
+}
+
+fx_status
+fx_import_pt2_data (fx_store *store, const char *name, const void *data, size_t len, fx_import_stats *stats,
+                    fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  zip_error_t zerr;
+  zip_error_init (&zerr);
+  zip_source_t *src = zip_source_buffer_create (data, len, 0, &zerr);
+  zip_t *za = src ? zip_open_from_source (src, ZIP_RDONLY, &zerr) : NULL;
+  if (!za)
+    {
+      fx_status st = fx_diag_set (diag, FX_ERR_PARSE, "%s: not a readable .pt2 (zip) archive: %s", name,
+                                  zip_error_strerror (&zerr));
+      zip_source_free (src);
+      zip_error_fini (&zerr);
+      return st;
+    }
+  zip_error_fini (&zerr);
+  return import_archive (store, name, za, stats, diag);
+}
+
+/* Takes za (discarded at the end). */
+static fx_status
+import_archive (fx_store *store, const char *path, zip_t *za, fx_import_stats *stats, fx_diag *diag)
+{
   zip_int64_t n = zip_get_num_entries (za, 0);
   fx_md5 md5;
   fx_md5_init (&md5);
