@@ -21,7 +21,11 @@ typedef enum
   SHOW_METRICS,
   SHOW_FUSION,
   SHOW_INPUTS,
+  SHOW_ARTIFACTS,
+  SHOW_ARTIFACT,
 } show_what;
+
+static const char *artifact_name;
 
 static void
 json_str (const char *s)
@@ -272,6 +276,45 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
           }
         return FX_OK;
       }
+    case SHOW_ARTIFACTS:
+    case SHOW_ARTIFACT:
+      {
+        fx_store_kv *a;
+        if ((st = fx_store_list_artifacts (store, c->id, arena, &a, &n, diag)) != FX_OK)
+          return st;
+        size_t shown = 0;
+        for (size_t i = 0; i < n; i++)
+          {
+            if (what == SHOW_ARTIFACT && strcmp (a[i].key, artifact_name) != 0)
+              continue;
+            shown++;
+            if (json)
+              {
+                printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
+                json_str (a[i].key);
+                if (what == SHOW_ARTIFACT)
+                  {
+                    printf (", \"text\": ");
+                    json_str (a[i].value);
+                  }
+                else
+                  printf (", \"bytes\": %zu", a[i].value ? strlen (a[i].value) : 0);
+                printf ("}\n");
+              }
+            else if (what == SHOW_ARTIFACTS)
+              printf ("%-48s %8zu bytes\n", a[i].key, a[i].value ? strlen (a[i].value) : 0);
+            else
+              {
+                fputs (a[i].value ? a[i].value : "", stdout);
+                if (a[i].value && *a[i].value && a[i].value[strlen (a[i].value) - 1] != '\n')
+                  putchar ('\n');
+              }
+          }
+        if (what == SHOW_ARTIFACT && !shown && !many)
+          return fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s has no artifact '%s' (see --artifacts)",
+                              c->compile_id, artifact_name);
+        return FX_OK;
+      }
     default:
       break;
     }
@@ -283,8 +326,8 @@ fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
   gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE;
-  gboolean json = FALSE;
-  g_autofree char *stage = NULL;
+  gboolean json = FALSE, artifacts = FALSE;
+  g_autofree char *stage = NULL, *artifact = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
       "Graph stage (default: dynamo, else the compile's first graph): dynamo, aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
@@ -301,6 +344,9 @@ fxwb_cmd_show (int argc, char **argv)
     { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
       NULL },
     { "inputs", 'i', 0, G_OPTION_ARG_NONE, &inputs, "Input tensors by source (describe_tensor/describe_source)", NULL },
+    { "artifacts", 'a', 0, G_OPTION_ARG_NONE, &artifacts, "Raw artifacts kept for the compile (names and sizes)", NULL },
+    { "artifact", 0, 0, G_OPTION_ARG_STRING, &artifact,
+      "Print one artifact's text (inductor_output_code, fx_graph_runnable, dynamo_cpp_guards_str, ...)", "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
@@ -319,11 +365,12 @@ fxwb_cmd_show (int argc, char **argv)
                                     "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
-  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + inputs;
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + inputs + artifacts
+                + (artifact != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion, --inputs\n");
+                       "--breaks, --kernels, --metrics, --fusion, --inputs, --artifacts, --artifact\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -334,7 +381,9 @@ fxwb_cmd_show (int argc, char **argv)
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
-                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : inputs ? SHOW_INPUTS : SHOW_STAGES;
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
+                   : artifact ? SHOW_ARTIFACT : SHOW_STAGES;
+  artifact_name = artifact;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
   if (graph_view && argc != 3)
     {

@@ -210,10 +210,26 @@ test_bad_files (void)
   g_assert_nonnull (strstr (diag.message, path));
   g_unlink (path);
 
+  /* Another program's sqlite file is refused and left alone. */
+  sqlite3 *other = NULL;
+  g_assert_cmpint (sqlite3_open (path, &other), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (other, "CREATE TABLE sources (id INTEGER PRIMARY KEY); PRAGMA user_version = 1",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
+  g_assert_nonnull (strstr (diag.message, "not an FX Workbench workspace"));
+  g_unlink (path);
+  g_assert_cmpint (sqlite3_open (path, &other), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (other, "CREATE TABLE t (x)", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
+  g_unlink (path);
+
   /* A newer schema is refused. */
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, "PRAGMA user_version = 99", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA user_version = 99; PRAGMA application_id = 1180194626", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   fx_diag_clear (&diag);
   g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
