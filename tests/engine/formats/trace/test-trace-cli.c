@@ -30,6 +30,9 @@ run_fxwb (const char *const *args)
   if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err, &wait_status, &error))
     g_error ("cannot run %s: %s", fxwb_path, error->message);
   r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
+  if (!WIFEXITED (wait_status))
+    g_test_message ("fxwb %s killed by signal %d; stderr:\n%s", args[0], WTERMSIG (wait_status),
+                    r.err ? r.err + (strlen (r.err) > 4000 ? strlen (r.err) - 4000 : 0) : "");
   return r;
 }
 
