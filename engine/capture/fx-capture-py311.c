@@ -585,7 +585,14 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
       fx_buf code;
       fx_buf_init (&code);
       fx_tensor_check_code (&chk, src->name, &code);
-      add_check (tr, FX_GUARD_TENSOR_MATCH, src, code.data, NULL, f);
+      /* dtype and device objects for the fast check on a cache hit */
+      PyObject *dt = PyObject_GetAttrString (tensor, "dtype");
+      PyObject *dev = PyObject_GetAttrString (tensor, "device");
+      PyObject *exp = dt && dev ? PyTuple_Pack (2, dt, dev) : NULL;
+      Py_XDECREF (dt);
+      Py_XDECREF (dev);
+      add_check (tr, FX_GUARD_TENSOR_MATCH, src, code.data, exp, f);
+      Py_XDECREF (exp);
       t->guards.guards[t->guards.n_guards - 1].tensor = chk;
       fx_buf_free (&code);
     }

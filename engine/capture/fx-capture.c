@@ -205,6 +205,52 @@ cache_capsule_free (PyObject *cap)
   free (c);
 }
 
+/* TENSOR_MATCH on a cache hit: dtype by identity, device by equality, then requires_grad, sizes and strides; the
+   verbose path (fx_tensor_check_verbose) only runs to explain a failure. */
+static int
+tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
+{
+  PyObject *dt = PyObject_GetAttr (t, s_dtype);
+  if (!dt)
+    goto error;
+  Py_DECREF (dt);
+  if (dt != PyTuple_GET_ITEM (expected, 0))
+    return 0;
+  PyObject *dev = PyObject_GetAttr (t, s_device);
+  if (!dev)
+    goto error;
+  int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
+  Py_DECREF (dev);
+  if (same != 1)
+    goto error_or_false;
+  PyObject *rg = PyObject_GetAttr (t, s_requires_grad);
+  if (!rg)
+    goto error;
+  Py_DECREF (rg);
+  if ((rg == Py_True) != e->requires_grad)
+    return 0;
+  PyObject *size = PyObject_CallMethodNoArgs (t, s_size);
+  if (!size)
+    goto error;
+  int ok = PyTuple_GET_SIZE (size) == e->ndim;
+  for (int i = 0; ok && i < e->ndim; i++)
+    ok = e->sizes[i] < 0 || PyLong_AsLongLong (PyTuple_GET_ITEM (size, i)) == e->sizes[i];
+  Py_DECREF (size);
+  if (!ok)
+    return 0;
+  PyObject *stride = PyObject_CallMethodNoArgs (t, s_stride);
+  if (!stride)
+    goto error;
+  for (int i = 0; ok && i < e->ndim; i++)
+    ok = e->strides[i] < 0 || PyLong_AsLongLong (PyTuple_GET_ITEM (stride, i)) == e->strides[i];
+  Py_DECREF (stride);
+  return ok;
+error_or_false:
+error:
+  PyErr_Clear ();
+  return 0;
+}
+
 /* Evaluates an entry's guards; on failure writes the first failing reason (Dynamo reports only the first). */
 static int
 entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, fx_buf *reason)
@@ -238,6 +284,11 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
                     fx_buf_free (&nm);
                   }
                 ok = 0;
+                break;
+              }
+            if (!reason && c->expected)
+              {
+                ok = tensor_fast_match (o, &g->tensor, c->expected);
                 break;
               }
             fx_tensor_check actual;
