@@ -298,12 +298,12 @@ static void
 guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
 {
   char code[512];
-  if (obj == Py_None || PyBool_Check (obj))
+  if (obj == Py_None)
     {
       snprintf (code, sizeof code, "___check_obj_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) obj);
       add_check (tr, FX_GUARD_ID_MATCH, src, code, obj, f);
     }
-  else if (PyLong_CheckExact (obj) || PyFloat_CheckExact (obj) || PyUnicode_CheckExact (obj))
+  else if (PyBool_Check (obj) || PyLong_CheckExact (obj) || PyFloat_CheckExact (obj) || PyUnicode_CheckExact (obj))
     {
       PyObject *r = PyObject_Repr (obj);
       snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
@@ -1151,6 +1151,16 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
         }
       else if (PyCallable_Check (r) && !PyType_Check (r))
         v = var_new (tr, V_OBJ, r);
+      else if (base->has_src && PyObject_IsInstance (base->obj, fxc.module_type) == 1
+               && (r == Py_None || PyBool_Check (r) || PyLong_CheckExact (r) || PyFloat_CheckExact (r)
+                   || PyUnicode_CheckExact (r)))
+        {
+          /* module attributes the trace relied on (training, eps, inplace) are guarded by value */
+          fxc_source src = { .local = -1 };
+          source_attr (&src, &base->src, name, NULL);
+          v = wrap_value (tr, f, r, &src);
+          fxc_source_clear (&src);
+        }
       else
         v = const_var (tr, r);
       Py_DECREF (r);

@@ -182,6 +182,36 @@ class Guards(Base):
         self.assertEqual(reasons[1], "0/1: G['SCALE'] == 2.0")
         self.assertIn("EQUALS_MATCH: L['n'] == 3", compiles(self.start)[0]["guards"])
 
+    def test_module_training_and_global_flag(self):
+        global USE_RELU
+        USE_RELU = True
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.drop = nn.Dropout(0.5)
+
+            def forward(self, x):
+                y = self.drop(self.fc(x))
+                if USE_RELU:
+                    y = torch.relu(y)
+                return y
+
+        m = M()
+        opt = torch.compile(m, backend="eager")
+        x = torch.randn(2, 3)
+        opt(x)
+        m.eval()
+        self.assertTrue(torch.allclose(opt(x), m(x)))
+        USE_RELU = False
+        self.assertTrue(torch.allclose(opt(x), m(x)))
+        reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
+        self.assertEqual(reasons, ["0/0: self._modules['drop'].training == True", "0/1: G['USE_RELU'] == True"])
+        g = compiles(self.start)[0]["guards"]
+        self.assertIn("EQUALS_MATCH: G['USE_RELU'] == True", g)
+        self.assertIn("TENSOR_MATCH: check_tensor(L['self']._modules['fc']._parameters['weight'], Parameter, ", g)
+
     def test_recompile_limit(self):
         def g(k):
             return k + 1
