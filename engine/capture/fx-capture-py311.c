@@ -279,7 +279,20 @@ add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *co
 {
   fxc_trace *t = tr->t;
   char comment[512] = "";
-  (void) f;
+  if (f && kind != FX_GUARD_TENSOR_MATCH && kind != FX_GUARD_TYPE_MATCH)
+    {
+      /* the user line that installed the guard: "return x * n  # prog.py:4 in f" */
+      PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
+      PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+      const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
+      const char *base = file ? strrchr (file, '/') : NULL;
+      if (stripped && file)
+        snprintf (comment, sizeof comment, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), base ? base + 1 : file,
+                  f->line, PyUnicode_AsUTF8 (f->code->co_name));
+      Py_XDECREF (line);
+      Py_XDECREF (stripped);
+      PyErr_Clear ();
+    }
   fx_guard_set_add (&t->guards, kind, src->name, code, comment[0] ? comment : NULL);
   if (t->n_checks == t->cap_checks)
     {
