@@ -4,6 +4,7 @@
 #include <opcode.h>
 
 #include <string.h>
+#include <time.h>
 
 #define Py_BUILD_CORE 1
 #include <internal/pycore_frame.h>
@@ -1110,7 +1111,36 @@ py_recompile_message (PyObject *self, PyObject *args)
   return s;
 }
 
+/* bench_guards(code, args, n): ns per guard evaluation of the newest cache entry of code, args as its locals. */
+static PyObject *
+py_bench_guards (PyObject *self, PyObject *args)
+{
+  PyObject *code, *locals;
+  int n;
+  if (!PyArg_ParseTuple (args, "O!O!i", &PyCode_Type, &code, &PyTuple_Type, &locals, &n))
+    return NULL;
+  PyObject *cap = PyDict_GetItem (caches, code);
+  code_cache *cc = cap ? PyCapsule_GetPointer (cap, "fxc.cache") : NULL;
+  if (!cc || !cc->entries)
+    {
+      PyErr_SetString (PyExc_ValueError, "no compiled entry for this code object");
+      return NULL;
+    }
+  PyObject *globals = PyEval_GetGlobals ();
+  PyObject *builtins = PyEval_GetBuiltins ();
+  PyObject *const *l = &PyTuple_GET_ITEM (locals, 0);
+  struct timespec t0, t1;
+  int ok = 1;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < n; i++)
+    ok &= entry_check (cc->entries, l, globals, builtins, NULL);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (n > 0 ? n : 1);
+  return Py_BuildValue ("(dO)", ns, ok ? Py_True : Py_False);
+}
+
 static PyMethodDef methods[] = {
+  { "bench_guards", py_bench_guards, METH_VARARGS, "bench_guards(code, locals, n) -> (ns per check, passed)" },
   { "recompile_message", py_recompile_message, METH_VARARGS, "recompile_message(func, file, line, reasons)" },
   { "setup", py_setup, METH_VARARGS, "setup(glue, skip_prefixes): install the frame hook" },
   { "call", py_call, METH_VARARGS, "call(ctx, fn, args, kwargs): run fn with capture on" },

@@ -389,6 +389,31 @@ class Robust(Base):
         self.assertTrue(torch.equal(next(torch.compile(gen, backend="eager")(torch.ones(1))), torch.ones(1) * 2))
         self.assertTrue(torch.equal(torch.compile(rec, backend="eager")(torch.zeros(1), 20), torch.ones(1) * 20))
 
+    def test_threads(self):
+        import threading
+
+        def tf(x):
+            return torch.sin(x) * 2
+
+        opt = torch.compile(tf, backend="eager")
+        errors = []
+
+        def worker(n):
+            try:
+                for _ in range(50):
+                    x = torch.randn(n)
+                    if not torch.allclose(opt(x), tf(x)):
+                        errors.append(n)
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in (3, 4, 3, 5)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+
     def test_helpers(self):
         self.assertIn("inductor", fxcapture.list_backends())
         self.assertNotIn("eager", fxcapture.list_backends())
