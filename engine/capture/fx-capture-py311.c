@@ -643,7 +643,14 @@ static var *
 wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
 {
   if (PyObject_TypeCheck (obj, (PyTypeObject *) fxc.tensor_type))
-    return realize_tensor (tr, f, obj, src);
+    {
+      if (!src)
+        {
+          fail (tr, 1, "Unsupported tensor access\n  Explanation: a tensor reached through a value capture cannot guard");
+          return NULL;
+        }
+      return realize_tensor (tr, f, obj, src);
+    }
   var *v;
   if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
       || PyObject_IsInstance (obj, fxc.module_type) == 1)
@@ -786,9 +793,9 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
             PyUnicode_AsUTF8 (co->co_name));
       return NULL;
     }
-  if (co->co_nfreevars || co->co_ncellvars)
+  if (co->co_ncellvars)
     {
-      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (closure)", PyUnicode_AsUTF8 (co->co_name));
+      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (cell variables)", PyUnicode_AsUTF8 (co->co_name));
       return NULL;
     }
   frame nf = { 0 };
@@ -1020,6 +1027,11 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
     {
       var **all = malloc ((nargs + 1) * sizeof (var *));
       all[0] = wrap_value (tr, f, PyMethod_GET_SELF (fn), NULL);
+      if (!all[0])
+        {
+          free (all);
+          return NULL;
+        }
       memcpy (all + 1, args, nargs * sizeof (var *));
       var *res = inline_function (tr, f, PyMethod_GET_FUNCTION (fn), all, nargs + 1, kwnames, NULL);
       free (all);
@@ -1713,6 +1725,45 @@ interpret (tracer *tr, frame *f, var **result)
               }
           }
           break;
+        case COPY_FREE_VARS:
+          break;
+        case LOAD_DEREF:
+        case LOAD_CLOSURE:
+          {
+            int k = oparg - (co->co_nlocalsplus - co->co_nfreevars);
+            if (opcode == LOAD_CLOSURE || k < 0 || k >= co->co_nfreevars)
+              {
+                rc = fail (tr, f->parent ? 1 : 0, "cell variables are not supported");
+                goto done;
+              }
+            var *v = f->locals[oparg];
+            if (!v)
+              {
+                const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
+                PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
+                PyObject *cell = closure && k < PyTuple_GET_SIZE (closure) ? PyTuple_GET_ITEM (closure, k) : NULL;
+                PyObject *val = cell ? PyCell_GET (cell) : NULL;
+                if (!val)
+                  {
+                    rc = fail (tr, 0, "free variable '%s' referenced before assignment", nm);
+                    goto done;
+                  }
+                if (f->parent)
+                  v = wrap_value (tr, f, val, NULL);
+                else
+                  {
+                    fxc_source src = { .local = -1 };
+                    source_set_local (&src, oparg, nm);
+                    src.deref = true;
+                    v = wrap_value (tr, f, val, &src);
+                    fxc_source_clear (&src);
+                  }
+                NEED (v);
+                f->locals[oparg] = v;
+              }
+            PUSH (v);
+          }
+          break;
         case RETURN_VALUE:
           *result = POP ();
           rc = 0;
@@ -1823,8 +1874,8 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   f.nlocals = code->co_nlocalsplus;
   f.locals = calloc (f.nlocals + 1, sizeof (var *));
   int rc;
-  if (code->co_nfreevars || code->co_ncellvars)
-    rc = fail (&tr, 0, "frames with closures or cells are not captured in this version");
+  if (code->co_ncellvars)
+    rc = fail (&tr, 0, "frames with cell variables (inner functions closing over locals) are not captured in this version");
   else if (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
     rc = fail (&tr, 0, "generator or coroutine frames are skipped");
   else

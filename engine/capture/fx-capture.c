@@ -50,6 +50,7 @@ void
 fxc_source_copy (fxc_source *dst, const fxc_source *src)
 {
   dst->local = src->local;
+  dst->deref = src->deref;
   dst->global = src->global;
   Py_XINCREF (dst->global);
   dst->attrs = src->attrs;
@@ -65,6 +66,8 @@ fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globa
   if (src->local >= 0)
     {
       o = locals[src->local];
+      if (o && src->deref)
+        o = PyCell_Check (o) ? PyCell_GET (o) : NULL;
       if (!o)
         {
           PyErr_SetString (PyExc_UnboundLocalError, src->name);
@@ -469,9 +472,8 @@ out:
 
 /* Runs a compiled entry in place of the frame; a graph break continues the frame in CPython after the graph. */
 static PyObject *
-entry_run (fxc_entry *e, PyThreadState *ts, _PyInterpreterFrame *frame)
+entry_run (fxc_entry *e, PyThreadState *ts, _PyInterpreterFrame *frame, PyObject *const *locals)
 {
-  PyObject *const *locals = frame->localsplus;
   PyObject *stack_inputs[64];
   PyObject **inputs = e->n_inputs <= 64 ? stack_inputs : malloc (e->n_inputs * sizeof (PyObject *));
   size_t got = 0;
@@ -527,6 +529,14 @@ out:
           return NULL;
         }
       frame->localsplus[base + i] = v;
+    }
+  /* what COPY_FREE_VARS would have done before the breaking instruction */
+  if (co->co_nfreevars)
+    {
+      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      int off = co->co_nlocalsplus - co->co_nfreevars;
+      for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
+        Py_XSETREF (frame->localsplus[off + i], Py_NewRef (PyTuple_GET_ITEM (closure, i)));
     }
   frame->stacktop = base + (int) ns;
   frame->prev_instr = _PyCode_CODE (co) + e->resume_offset - 1;
@@ -712,7 +722,7 @@ readable_str (const fx_graph *g)
 /* Traces the frame and asks the glue to build the GraphModule and run the backend. Returns a new entry, or NULL
    with *skip set (frame not capturable) or an error set. */
 static fxc_entry *
-compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObject *reasons)
+compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObject *const *locals, PyObject *reasons)
 {
   PyCodeObject *co = frame->f_code;
   if (cc->frame_id < 0)
@@ -727,7 +737,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   fxc_entry *e = NULL;
   PyObject *info = NULL;
   tls_busy++;
-  int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, frame->localsplus, frame->f_globals,
+  int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals,
                                 frame->f_builtins, &t);
   if (rc < 0)
     goto out;
@@ -895,16 +905,30 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
   PyCodeObject *co = frame->f_code;
   code_cache *cc = cache_get (co);
-  if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)))
+  if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+      || co->co_nlocalsplus > 256)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+  /* Free variables are copied into the frame by COPY_FREE_VARS, which has not run yet: guards and inputs read
+     them from a view of the locals with the closure's cells in place. */
+  PyObject *view[257];
+  PyObject **locals = frame->localsplus;
+  if (co->co_nfreevars)
+    {
+      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      int off = co->co_nlocalsplus - co->co_nfreevars;
+      memcpy (view, frame->localsplus, co->co_nlocalsplus * sizeof (PyObject *));
+      for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
+        view[off + i] = PyTuple_GET_ITEM (closure, i);
+      locals = view;
+    }
   PyObject *backend = PyObject_GetAttrString (ctx, "backend_key");
   PyErr_Clear ();
   /* cache lookup: entries of this backend only (one cache per backend) */
   for (fxc_entry *e = cc->entries; e; e = e->next)
-    if (e->backend == backend && entry_check (e, frame->localsplus, frame->f_globals, frame->f_builtins, NULL))
+    if (e->backend == backend && entry_check (e, locals, frame->f_globals, frame->f_builtins, NULL))
       {
         Py_XDECREF (backend);
-        return entry_run (e, ts, frame);
+        return entry_run (e, ts, frame, locals);
       }
   /* miss: collect reasons newest first */
   PyObject *reasons = PyList_New (0);
@@ -914,7 +938,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       {
         fx_buf r;
         fx_buf_init (&r);
-        entry_check (e, frame->localsplus, frame->f_globals, frame->f_builtins, &r);
+        entry_check (e, locals, frame->f_globals, frame->f_builtins, &r);
         PyObject *s = PyUnicode_FromFormat ("%d/%d: %s", e->frame_id, e->compile_id, r.data ? r.data : "");
         PyList_Append (reasons, s);
         Py_DECREF (s);
@@ -959,7 +983,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
           return _PyEval_EvalFrameDefault (ts, frame, throwflag);
         }
     }
-  fxc_entry *e = compile_frame (ctx, cc, frame, n_same ? reasons : NULL);
+  fxc_entry *e = compile_frame (ctx, cc, frame, locals, n_same ? reasons : NULL);
   Py_DECREF (reasons);
   if (!e)
     {
@@ -969,7 +993,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     }
   e->next = cc->entries;
   cc->entries = e;
-  return entry_run (e, ts, frame);
+  return entry_run (e, ts, frame, locals);
 }
 
 /* ------------------------------------------------------------------ module functions */

@@ -389,6 +389,28 @@ class Robust(Base):
         self.assertTrue(torch.equal(next(torch.compile(gen, backend="eager")(torch.ones(1))), torch.ones(1) * 2))
         self.assertTrue(torch.equal(torch.compile(rec, backend="eager")(torch.zeros(1), 20), torch.ones(1) * 20))
 
+    def test_closures(self):
+        def make(scale, bias):
+            def f(x):
+                y = x * scale + bias
+                if y.sum() > 0:
+                    y = y + 1
+                return y
+            return f
+
+        f = make(2.0, torch.ones(3))
+        g = torch.compile(f, backend="eager")
+        torch.manual_seed(3)
+        for _ in range(4):
+            x = torch.randn(3)
+            self.assertTrue(torch.allclose(g(x), f(x)))
+        f3 = make(3.0, torch.ones(3))
+        x = torch.randn(3)
+        self.assertTrue(torch.allclose(torch.compile(f3, backend="eager")(x), f3(x)))
+        self.assertIn("EQUALS_MATCH: L['scale'] == 2.0", compiles(self.start)[0]["guards"])
+        self.assertIn("TENSOR_MATCH: check_tensor(L['bias'], ", compiles(self.start)[0]["guards"])
+        self.assertTrue(kinds(self.start, "recompile")[0]["reasons"][0].startswith("0/0: scale == 2.0  "))
+
     def test_threads(self):
         import threading
 

@@ -599,6 +599,9 @@ def _exc_varint(val, first):
 def _make_resume(code, offset, nstack, lineno, globals_):
     """A function that continues `code` at `offset` (code units): all original locals as arguments, then the live
     stack values (Dynamo's resume functions; co_name torch_dynamo_resume_in_<fn>_at_<line>)."""
+    if code.co_freevars or code.co_cellvars:
+        # the new locals would shift the cell slots: these frames continue in CPython instead
+        raise ValueError("no resume function for a frame with closures")
     key = (code, offset, nstack)
     fn = _resume_cache.get(key)
     if fn is not None:
