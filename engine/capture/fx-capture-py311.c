@@ -369,6 +369,23 @@ py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
     *out = fx_arg_float (PyFloat_AsDouble (o));
   else if (PyUnicode_Check (o))
     *out = fx_arg_str (fx_arena_strdup (arena, PyUnicode_AsUTF8 (o)));
+  else if (o == Py_Ellipsis)
+    out->kind = FX_ARG_ELLIPSIS;
+  else if (PySlice_Check (o))
+    {
+      PySliceObject *sl = (PySliceObject *) o;
+      PyObject *parts[3] = { sl->start, sl->stop, sl->step };
+      fx_arg *items = fx_arena_alloc (arena, 3 * sizeof (fx_arg));
+      for (int i = 0; i < 3; i++)
+        {
+          var tmp = { .kind = V_CONST, .obj = parts[i] };
+          if (py_to_arg (tr, &tmp, &items[i], arena))
+            return 1;
+        }
+      out->kind = FX_ARG_SLICE;
+      out->u.seq.items = items;
+      out->u.seq.n = 3;
+    }
   else if (PyTuple_Check (o) || PyList_Check (o))
     {
       Py_ssize_t n = PySequence_Fast_GET_SIZE (o);
@@ -787,7 +804,7 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
       fail (tr, 1, "Unsupported function call\n  Explanation: inlining too deep (recursion)");
       return NULL;
     }
-  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARARGS | CO_VARKEYWORDS))
+  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARKEYWORDS))
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (generator, coroutine or *args)",
             PyUnicode_AsUTF8 (co->co_name));
@@ -811,13 +828,24 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
   size_t npos = nargs - nkw;
   int argc = co->co_argcount + co->co_kwonlyargcount;
   var *res = NULL;
-  if ((int) npos > co->co_argcount)
+  if ((int) npos > co->co_argcount && !(co->co_flags & CO_VARARGS))
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: too many arguments for %s", PyUnicode_AsUTF8 (co->co_name));
       goto out;
     }
-  for (size_t i = 0; i < npos; i++)
+  for (size_t i = 0; i < npos && (int) i < co->co_argcount; i++)
     nf.locals[i] = args[i];
+  if (co->co_flags & CO_VARARGS)
+    {
+      /* *args: the extra positional arguments as a tuple, in the local after the keyword-only ones */
+      var *rest = var_new (tr, V_SEQ, NULL);
+      size_t extra = npos > (size_t) co->co_argcount ? npos - co->co_argcount : 0;
+      rest->items = malloc ((extra + 1) * sizeof (var *));
+      for (size_t i = 0; i < extra; i++)
+        rest->items[i] = args[co->co_argcount + i];
+      rest->n = extra;
+      nf.locals[argc] = rest;
+    }
   for (size_t k = 0; k < nkw; k++)
     {
       PyObject *kn = PyTuple_GET_ITEM (kwnames, k);
@@ -1352,12 +1380,14 @@ interpret (tracer *tr, frame *f, var **result)
   int rc = 0;
   int ip = 0;
   int cur_ip = 0;
+  int inst_sp = 0;
   int steps = 0;
   PyObject *kwnames = NULL;
   while (ip < n)
     {
       int inst_ip = ip;
       cur_ip = ip;
+      inst_sp = sp;
       int opcode = _Py_OPCODE (code[ip]);
       int oparg = _Py_OPARG (code[ip]);
       while (opcode == EXTENDED_ARG)
@@ -1521,6 +1551,19 @@ interpret (tracer *tr, frame *f, var **result)
                   i += obj->n;
                 NEED (i >= 0 && (size_t) i < obj->n);
                 PUSH (obj->items[i]);
+                break;
+              }
+            if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
+              {
+                Py_ssize_t start, stop, step, len;
+                NEED (PySlice_GetIndicesEx (idx->obj, obj->n, &start, &stop, &step, &len) == 0);
+                var *v = var_new (tr, V_SEQ, NULL);
+                v->is_list = obj->is_list;
+                v->items = malloc ((len + 1) * sizeof (var *));
+                for (Py_ssize_t i = 0; i < len; i++)
+                  v->items[i] = obj->items[start + i * step];
+                v->n = len;
+                PUSH (v);
                 break;
               }
             var *r = call_operator (tr, f, "getitem", a, 2);
@@ -1764,6 +1807,181 @@ interpret (tracer *tr, frame *f, var **result)
             PUSH (v);
           }
           break;
+        case CALL_FUNCTION_EX:
+          {
+            var *kw = (oparg & 1) ? POP () : NULL;
+            var *pa = POP ();
+            var *callee = POP ();
+            NEED (sp >= 1);
+            if (pa->kind == V_CONST && PyTuple_Check (pa->obj))
+              {
+                /* a constant tuple of positional arguments */
+                var *seq = var_new (tr, V_SEQ, NULL);
+                seq->n = PyTuple_GET_SIZE (pa->obj);
+                seq->items = malloc ((seq->n + 1) * sizeof (var *));
+                for (size_t i = 0; i < seq->n; i++)
+                  seq->items[i] = const_var (tr, PyTuple_GET_ITEM (pa->obj, i));
+                pa = seq;
+              }
+            if (pa->kind != V_SEQ || (kw && !(kw->kind == V_CONST && PyDict_Check (kw->obj))))
+              {
+                sp += kw ? 3 : 2;
+                rc = fail (tr, 1, "Unsupported function call\n  Explanation: *args/**kwargs of traced values");
+                goto done;
+              }
+            Py_ssize_t nkw = kw ? PyDict_Size (kw->obj) : 0;
+            var **all = malloc ((pa->n + nkw + 1) * sizeof (var *));
+            memcpy (all, pa->items, pa->n * sizeof (var *));
+            PyObject *names = nkw ? PyTuple_New (nkw) : NULL;
+            Py_ssize_t pos = 0, i = 0;
+            PyObject *k, *val;
+            while (kw && PyDict_Next (kw->obj, &pos, &k, &val))
+              {
+                Py_INCREF (k);
+                PyTuple_SET_ITEM (names, i, k);
+                all[pa->n + i] = const_var (tr, val);
+                i++;
+              }
+            if (names)
+              {
+                PyList_Append (tr->keep, names);
+                Py_DECREF (names);
+              }
+            var *r = call_var (tr, f, callee, all, pa->n + nkw, names);
+            free (all);
+            if (!r)
+              {
+                rc = tr->reason[0] ? 1 : -1;
+                goto done;
+              }
+            (void) POP (); /* the NULL below the callable */
+            PUSH (r);
+          }
+          break;
+        case LIST_TO_TUPLE:
+          {
+            var *l = PEEK (1);
+            if (l->kind == V_SEQ)
+              {
+                var *t = var_new (tr, V_SEQ, NULL);
+                t->n = l->n;
+                t->items = malloc ((l->n + 1) * sizeof (var *));
+                memcpy (t->items, l->items, l->n * sizeof (var *));
+                PEEK (1) = t;
+              }
+            else
+              {
+                rc = fail (tr, 1, "Unsupported list to tuple conversion");
+                goto done;
+              }
+          }
+          break;
+        case BUILD_SLICE:
+          {
+            int k = oparg == 3 ? 3 : 2;
+            PyObject *parts[3] = { Py_None, Py_None, Py_None };
+            for (int i = 0; i < k; i++)
+              {
+                var *p = stack[sp - k + i];
+                if (p->kind != V_CONST)
+                  {
+                    rc = fail (tr, 1, "Unsupported slice with a non-constant bound");
+                    goto done;
+                  }
+                parts[i] = p->obj;
+              }
+            sp -= k;
+            PyObject *slice = PySlice_New (parts[0], parts[1], parts[2]);
+            NEED (slice);
+            var *v = const_var (tr, slice);
+            Py_DECREF (slice);
+            PUSH (v);
+          }
+          break;
+        case IS_OP:
+        case CONTAINS_OP:
+          {
+            var *rhs = POP ();
+            var *lhs = POP ();
+            if ((lhs->kind != V_CONST && lhs->kind != V_OBJ) || (rhs->kind != V_CONST && rhs->kind != V_OBJ))
+              {
+                sp += 2;
+                rc = fail (tr, 1, "Unsupported %s on a traced value", opcode == IS_OP ? "`is`" : "`in`");
+                goto done;
+              }
+            int r = opcode == IS_OP ? lhs->obj == rhs->obj : PySequence_Contains (rhs->obj, lhs->obj);
+            NEED (r >= 0);
+            if (oparg)
+              r = !r;
+            PUSH (const_var (tr, r ? Py_True : Py_False));
+          }
+          break;
+        case BUILD_MAP:
+          {
+            PyObject *d = PyDict_New ();
+            bool ok = true;
+            for (int i = 0; ok && i < oparg; i++)
+              {
+                var *k = stack[sp - 2 * oparg + 2 * i], *v = stack[sp - 2 * oparg + 2 * i + 1];
+                ok = k->kind == V_CONST && (v->kind == V_CONST || v->kind == V_OBJ) && PyDict_SetItem (d, k->obj, v->obj) == 0;
+              }
+            if (!ok)
+              {
+                Py_DECREF (d);
+                PyErr_Clear ();
+                rc = fail (tr, 1, "Unsupported dict of traced values");
+                goto done;
+              }
+            sp -= 2 * oparg;
+            var *v = const_var (tr, d);
+            Py_DECREF (d);
+            PUSH (v);
+          }
+          break;
+        case DICT_MERGE:
+        case DICT_UPDATE:
+          {
+            var *upd = POP ();
+            NEED (sp >= oparg);
+            var *d = PEEK (oparg);
+            if (d->kind != V_CONST || !PyDict_Check (d->obj) || upd->kind != V_CONST || !PyDict_Check (upd->obj))
+              {
+                rc = fail (tr, 1, "Unsupported **kwargs of traced values");
+                goto done;
+              }
+            PyObject *m = PyDict_Copy (d->obj);
+            NEED (m && PyDict_Update (m, upd->obj) == 0);
+            var *v = const_var (tr, m);
+            Py_DECREF (m);
+            PEEK (oparg) = v;
+          }
+          break;
+        case BUILD_CONST_KEY_MAP:
+          {
+            /* dict of constants only; a dict holding tensors is not supported in this version */
+            var *keys = POP ();
+            PyObject *d = PyDict_New ();
+            bool ok = keys->kind == V_CONST && PyTuple_Check (keys->obj) && PyTuple_GET_SIZE (keys->obj) == oparg;
+            for (int i = 0; ok && i < oparg; i++)
+              {
+                var *v = stack[sp - oparg + i];
+                ok = v->kind == V_CONST || v->kind == V_OBJ;
+                if (ok)
+                  PyDict_SetItem (d, PyTuple_GET_ITEM (keys->obj, i), v->obj);
+              }
+            if (!ok)
+              {
+                Py_DECREF (d);
+                sp++;
+                rc = fail (tr, 1, "Unsupported dict of traced values");
+                goto done;
+              }
+            sp -= oparg;
+            var *v = const_var (tr, d);
+            Py_DECREF (d);
+            PUSH (v);
+          }
+          break;
         case RETURN_VALUE:
           *result = POP ();
           rc = 0;
@@ -1778,6 +1996,9 @@ interpret (tracer *tr, frame *f, var **result)
 done:
   if (rc > 0 && tr->break_gb && !f->parent)
     {
+      /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
+         the slots, and nothing is pushed before a failure). */
+      sp = inst_sp;
       /* Top frame: remember where to resume and what the stack and locals hold. */
       if (!tr->t->break_reason)
         record_break (tr, f);

@@ -458,10 +458,14 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   for (int i = 0; i < nl; i++)
     if (!vals[i])
       vals[i] = Py_NewRef (Py_None);
+  /* NULL stack slots are re-created by the resume function (PUSH_NULL): pass only the values */
+  Py_ssize_t npass = 0;
   for (Py_ssize_t i = 0; i < depth; i++)
-    if (!stack[i])
-      stack[i] = Py_NewRef (Py_None);
-  res = PyObject_Vectorcall (fn, vals, nl + depth, NULL);
+    if (stack[i])
+      stack[npass++] = stack[i];
+  for (Py_ssize_t i = npass; i < depth; i++)
+    stack[i] = NULL;
+  res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
 out:
   for (Py_ssize_t i = 0; i < nl + ns; i++)
     Py_XDECREF (vals[i]);
@@ -622,12 +626,22 @@ arg_to_py (const fx_arg *a, PyObject *noderef)
         Py_DECREF (l);
         return t;
       }
+    case FX_ARG_ELLIPSIS:
+      return Py_NewRef (Py_Ellipsis);
+    case FX_ARG_SLICE:
+      {
+        PyObject *p[3];
+        for (int i = 0; i < 3; i++)
+          p[i] = arg_to_py (&a->u.seq.items[i], noderef);
+        PyObject *sl = p[0] && p[1] && p[2] ? PySlice_New (p[0], p[1], p[2]) : NULL;
+        for (int i = 0; i < 3; i++)
+          Py_XDECREF (p[i]);
+        return sl;
+      }
     case FX_ARG_DEVICE:
     case FX_ARG_LAYOUT:
     case FX_ARG_MEMFMT:
     case FX_ARG_DICT:
-    case FX_ARG_SLICE:
-    case FX_ARG_ELLIPSIS:
     case FX_ARG_SYM:
     case FX_ARG_GLOBAL:
     case FX_ARG_KIND_COUNT:
@@ -844,10 +858,22 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
       e->call_argc = t.call_argc;
       e->call_kwnames = t.call_kwnames;
       t.call_kwnames = NULL;
+      /* NULL slots (below a callable) are pushed by the resume function's prologue, not passed */
+      PyObject *nulls = PyTuple_New (nstack > 0 ? nstack : 0);
+      for (int i = 0; i < nstack; i++)
+        {
+          bool is_null = false;
+          if (i < ns && !(t.break_kind == FXC_BREAK_CALL && i == nstack - 1))
+            {
+              PyObject *spec = PyList_GET_ITEM (e->resume_stack, i);
+              is_null = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (spec, 0))[0] == 'n';
+            }
+          PyTuple_SET_ITEM (nulls, i, PyBool_FromLong (is_null));
+        }
       for (int k = 0; k < (t.break_kind == FXC_BREAK_JUMP ? 2 : 1); k++)
         {
           e->resume_at[k] = t.resume_at[k];
-          e->resume_fn[k] = PyObject_CallMethod (fxc.glue, "_make_resume", "OiiiO", co, t.resume_at[k], nstack, line,
+          e->resume_fn[k] = PyObject_CallMethod (fxc.glue, "_make_resume", "OiOiO", co, t.resume_at[k], nulls, line,
                                                  frame->f_globals);
           if (!e->resume_fn[k])
             {
@@ -857,6 +883,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
               break;
             }
         }
+      Py_DECREF (nulls);
     }
   PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
   e->grad_enabled = ge == Py_True;

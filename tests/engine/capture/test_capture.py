@@ -329,7 +329,7 @@ class Breaks(Base):
         self.assertEqual((e.graph_count, e.graph_break_count), (2, 1))
         text = str(e)
         self.assertTrue(text.startswith("Graph Count: 2\nGraph Break Count: 1\nOp Count: 4\nBreak Reasons:\n"
-                                        "  Break Reason 1:\n    Reason: Data-dependent branching"))
+                                        "  Break Reason 1:\n    Reason: generic_jump TensorVariable()\n    User Stack:\n"))
         self.assertIn("Ops per Graph:\n  Ops 1:\n    <built-in function mul>\n    sum\n    <built-in function gt>\n", text)
 
 
@@ -355,6 +355,34 @@ def p_calls(x, y):
     return helper(t[0]) + helper(y, b=3), {"k": 1}["k"]
 
 
+def p_slices(x, opts):
+    a = x[:, 1:]
+    b = x[0]
+    c = x[..., ::2]
+    d = {"k": 2}
+    if opts is None:
+        return a.sum() + b.sum() + c.sum() * d["k"]
+    return a
+
+
+def vsum(*xs):
+    out = xs[0]
+    for t in xs[1:]:
+        out = out + t
+    return out
+
+
+def p_varargs(x, y):
+    args = (x, y)
+    return vsum(*args) + vsum(x, y, x) + torch.add(*args, **{"alpha": 2})
+
+
+def p_break_in_call(x):
+    y = torch.relu(x)
+    n = int(y.sum().item() > 0)
+    return y * n
+
+
 def p_raises(x):
     return x + undefined_name  # noqa: F821
 
@@ -363,7 +391,8 @@ class Robust(Base):
     def test_differential(self):
         torch.manual_seed(0)
         cases = [(p_loop, (torch.randn(4, 4), torch.randn(4, 4))), (p_helpers, (torch.randn(2, 3),)),
-                 (p_calls, (torch.randn(3), torch.randn(3)))]
+                 (p_calls, (torch.randn(3), torch.randn(3))), (p_slices, (torch.randn(4, 5), None)),
+                 (p_varargs, (torch.randn(3), torch.randn(3))), (p_break_in_call, (torch.randn(6),))]
         for fn, args in cases:
             for backend in ("eager", "aot_eager"):
                 got = torch.compile(fn, backend=backend)(*args)
@@ -374,6 +403,14 @@ class Robust(Base):
                         self.assertTrue(torch.allclose(g, w), fn.__name__)
                     else:
                         self.assertEqual(g, w)
+
+    def test_no_unexpected_skips(self):
+        torch.compile(p_slices, backend="eager")(torch.randn(4, 5), None)
+        torch.compile(p_varargs, backend="eager")(torch.randn(3), torch.randn(3))
+        self.assertEqual(kinds(self.start, "skip"), [])
+        self.assertEqual(kinds(self.start, "graph_break"), [])
+        self.assertIn("getitem = l_x_[(slice(None, None, None), slice(1, None, None))]",
+                      compiles(self.start)[0]["graph_code"])
 
     def test_exception_reaches_caller(self):
         with self.assertRaises(NameError):
