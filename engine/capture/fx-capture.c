@@ -553,6 +553,8 @@ out:
 static bool
 code_is_skipped (PyCodeObject *co)
 {
+  if (PyUnicode_CompareWithASCIIString (co->co_name, "<module>") == 0)
+    return true;
   const char *fn = PyUnicode_AsUTF8 (co->co_filename);
   if (!fn || fn[0] == '<')
     return strcmp (fn ? fn : "", "<string>") != 0 && strcmp (fn ? fn : "", "<stdin>") != 0;
@@ -754,7 +756,22 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals,
                                 frame->f_builtins, &t);
   if (rc < 0)
-    goto out;
+    {
+      /* an internal failure of the trace must not change what the program does: run the frame as it is */
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch (&et, &ev, &tb);
+      PyObject *msg = ev ? PyObject_Str (ev) : NULL;
+      PyErr_Clear ();
+      free (t.fail_reason);
+      t.fail_reason = strdup (msg && PyUnicode_Check (msg) ? PyUnicode_AsUTF8 (msg) : "internal error while tracing");
+      PyErr_Clear ();
+      Py_XDECREF (msg);
+      Py_XDECREF (et);
+      Py_XDECREF (ev);
+      Py_XDECREF (tb);
+      free (t.break_reason);
+      t.break_reason = NULL;
+    }
   info = Py_BuildValue ("{s:i,s:i,s:O,s:O,s:i,s:O}", "frame_id", cc->frame_id, "compile_id", compile_id, "name",
                         co->co_name, "filename", co->co_filename, "firstlineno", co->co_firstlineno, "reasons",
                         reasons ? reasons : Py_None);

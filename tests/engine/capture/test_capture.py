@@ -412,6 +412,24 @@ class Robust(Base):
         self.assertIn("getitem = l_x_[(slice(None, None, None), slice(1, None, None))]",
                       compiles(self.start)[0]["graph_code"])
 
+    def test_untraceable_inputs_and_backend_errors(self):
+        def f(x):
+            return x * 2
+
+        def g(x):
+            import json  # noqa: F401  (IMPORT_NAME: the frame runs in CPython)
+            return x + 1
+
+        x = torch.randn(3)
+        self.assertTrue(torch.equal(torch.compile(f, backend="eager")(x.to_sparse()).to_dense(), x * 2))
+        self.assertTrue(torch.equal(torch.compile(g, backend="eager")(x), x + 1))
+        self.assertTrue(any("unsupported bytecode" in r["reason"] for r in kinds(self.start, "skip")))
+
+        def bad(gm, ex):
+            raise RuntimeError("backend exploded")
+        with self.assertRaisesRegex(RuntimeError, "backend exploded"):
+            torch.compile(lambda t: t * 3, backend=bad)(x)
+
     def test_exception_reaches_caller(self):
         with self.assertRaises(NameError):
             torch.compile(p_raises, backend="eager")(torch.ones(1))
