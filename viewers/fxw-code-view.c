@@ -20,6 +20,8 @@ struct _FxwCodeView
   GtkScrolledWindow *scroller;
   GtkSourceView *source_view;
   GtkSourceBuffer *buffer;
+  GtkTextTag *highlight_tag;
+  guint n_highlighted_lines;
 };
 
 G_DEFINE_FINAL_TYPE (FxwCodeView, fxw_code_view, GTK_TYPE_WIDGET)
@@ -167,6 +169,30 @@ graph_changed_cb (FxwCodeView *self)
     }
 }
 
+/* Lines of highlighted nodes (a kernel's nodes) get a background, comments included. */
+static void
+highlight_changed_cb (FxwCodeView *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->highlight_tag, &start, &end);
+  self->n_highlighted_lines = 0;
+  for (guint line = 0; line < self->line_nodes->len; line++)
+    {
+      FxwNode *node = g_ptr_array_index (self->line_nodes, line);
+
+      if (node == NULL || !fxw_selection_is_highlighted (self->selection, fxw_node_get_name (node)))
+        continue;
+      gtk_text_buffer_get_iter_at_line (buffer, &start, (int) line);
+      end = start;
+      gtk_text_iter_forward_line (&end);
+      gtk_text_buffer_apply_tag (buffer, self->highlight_tag, &start, &end);
+      self->n_highlighted_lines++;
+    }
+}
+
 static void
 cursor_moved_cb (FxwCodeView *self)
 {
@@ -251,6 +277,8 @@ fxw_code_view_init (FxwCodeView *self)
   self->buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view)));
   gtk_source_buffer_set_language (self->buffer, gtk_source_language_manager_get_language (langs, "python3"));
   gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
+  self->highlight_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (self->buffer), "fxw-highlight",
+                                                    "paragraph-background", "rgba(246,211,45,0.35)", NULL);
   g_signal_connect_object (self->buffer, "notify::cursor-position", G_CALLBACK (cursor_moved_cb),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
@@ -276,6 +304,7 @@ fxw_code_view_set_selection (FxwCodeView *self, FxwSelection *selection)
     {
       g_signal_connect_object (selection, "notify::graph", G_CALLBACK (graph_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (selection, "highlight-changed", G_CALLBACK (highlight_changed_cb), self, G_CONNECT_SWAPPED);
       graph_changed_cb (self);
     }
 }
@@ -304,6 +333,13 @@ fxw_code_view_place_cursor (FxwCodeView *self, guint line)
   g_return_if_fail (FXW_IS_CODE_VIEW (self));
   gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (self->buffer), &iter, (int) line - 1);
   gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &iter);
+}
+
+guint
+fxw_code_view_get_n_highlighted_lines (FxwCodeView *self)
+{
+  g_return_val_if_fail (FXW_IS_CODE_VIEW (self), 0);
+  return self->n_highlighted_lines;
 }
 
 guint

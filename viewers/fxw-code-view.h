@@ -24,5 +24,7 @@ FxwNode   *fxw_code_view_get_line_node   (FxwCodeView  *self,
 void       fxw_code_view_place_cursor    (FxwCodeView  *self,
                                           guint         line);
 guint      fxw_code_view_get_cursor_line (FxwCodeView  *self);
+/* Lines shown highlighted because their node is in the selection's highlight set. */
+guint      fxw_code_view_get_n_highlighted_lines (FxwCodeView *self);
 
 G_END_DECLS

@@ -18,7 +18,10 @@
 #define CLUSTER_LABEL_H  18.0
 #define MIN_ZOOM          0.02
 #define MAX_ZOOM          8.0
-#define EDGE_LABEL_LIMIT 3000  /* beyond this many edges labels cost more layout time than they help */
+#define EDGE_LABEL_LIMIT   3000  /* edges; beyond this, labels cost more layout time than they help */
+#define BIG_LAYOUT_BOXES    800  /* boxes; beyond this, dot's effort is bounded */
+#define SPLIT_INPUTS_ABOVE   80  /* boxes; see the input stubs in layout_worker */
+#define DOT_MAX_BOXES      2500  /* boxes; beyond this dot takes minutes: layered_layout() instead */
 
 typedef struct
 {
@@ -28,6 +31,8 @@ typedef struct
   char *subtitle;
   fx_opcode op;
   guint n_members;      /* nodes inside a collapsed module */
+  gboolean is_stub;     /* a copy of an input drawn next to one of its users */
+  int cluster;          /* innermost enclosing cluster, -1 for none */
   double x, y, w, h;    /* top-left corner, graph coordinates (y down) */
 } CanvasBox;
 
@@ -46,6 +51,7 @@ typedef struct
   char *module;
   char *label;
   int depth;
+  int parent;           /* enclosing cluster, -1 for none */
   double x, y, w, h;
 } CanvasCluster;
 
@@ -159,6 +165,10 @@ layout_job_free (LayoutJob *job)
 
 /* Graphviz keeps global state (error handler, plugin registry): one layout at a time. */
 static GMutex graphviz_lock;
+/* One Graphviz context for the process, used under graphviz_lock. Graphviz's pango plugin caches a pointer
+   to the last font name, which lives in the context's font dictionary: freeing a context leaves the cache
+   dangling and the next layout reads freed memory (seen with ASan). */
+static GVC_t *graphviz_context;
 
 static const char *
 short_target (const fx_node *node, fx_buf *buf)
@@ -210,6 +220,114 @@ set_size (Agnode_t *n, double w_px, double h_px)
   agsafeset (n, (char *) "height", g_ascii_dtostr (buf, sizeof buf, h_px / 72.0), (char *) "");
 }
 
+/* The fallback for graphs too big for dot: rank = longest path from the inputs, boxes side by side within a
+   rank, straight edges. Clusters become the bounding boxes of their members (they may overlap). */
+static void
+layered_layout (CanvasLayout *layout)
+{
+  guint n = layout->boxes->len;
+  g_autofree int *rank = g_new0 (int, n);
+  g_autofree double *cursor = NULL;
+  int max_rank = 0;
+  gboolean changed = TRUE;
+  const double row_h = BOX_HEIGHT + 36, gap = 16;
+
+  /* Node boxes come in graph order, so edges arrive mostly sorted: a few passes settle the ranks. */
+  for (int pass = 0; pass < 8 && changed; pass++)
+    {
+      changed = FALSE;
+      for (guint e = 0; e < layout->edges->len; e++)
+        {
+          CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, e);
+
+          if (g_array_index (layout->boxes, CanvasBox, edge->from).is_stub)
+            continue;
+          if (rank[edge->to] < rank[edge->from] + 1)
+            {
+              rank[edge->to] = rank[edge->from] + 1;
+              changed = TRUE;
+            }
+        }
+    }
+  for (guint e = 0; e < layout->edges->len; e++)
+    {
+      CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, e);
+
+      if (g_array_index (layout->boxes, CanvasBox, edge->from).is_stub)
+        rank[edge->from] = MAX (rank[edge->to] - 1, 0);
+    }
+  for (guint b = 0; b < n; b++)
+    max_rank = MAX (max_rank, rank[b]);
+  cursor = g_new0 (double, max_rank + 1);
+  for (guint b = 0; b < n; b++)
+    {
+      CanvasBox *box = &g_array_index (layout->boxes, CanvasBox, b);
+
+      box->w = MIN (MAX (strlen (box->title), strlen (box->subtitle)), 40) * GLYPH_WIDTH + 20;
+      box->h = box->is_stub ? BOX_HEIGHT * 0.75 : BOX_HEIGHT;
+      box->x = cursor[rank[b]];
+      box->y = rank[b] * row_h;
+      cursor[rank[b]] += box->w + gap;
+      layout->width = MAX (layout->width, box->x + box->w);
+      layout->height = MAX (layout->height, box->y + box->h);
+    }
+  for (guint e = 0; e < layout->edges->len; e++)
+    {
+      CanvasEdge *edge = &g_array_index (layout->edges, CanvasEdge, e);
+      CanvasBox *a = &g_array_index (layout->boxes, CanvasBox, edge->from);
+      CanvasBox *b = &g_array_index (layout->boxes, CanvasBox, edge->to);
+      double x0 = a->x + a->w / 2, y0 = a->y + a->h, x1 = b->x + b->w / 2, y1 = b->y;
+
+      edge->n_pts = 4;
+      edge->pts = g_new (double, 8);
+      for (int k = 0; k < 4; k++)
+        {
+          edge->pts[2 * k] = x0 + (x1 - x0) * k / 3.0;
+          edge->pts[2 * k + 1] = y0 + (y1 - y0) * k / 3.0;
+        }
+      if (edge->label != NULL)
+        {
+          edge->has_label = TRUE;
+          edge->lx = (x0 + x1) / 2 + 4;
+          edge->ly = (y0 + y1) / 2;
+        }
+    }
+  for (guint c = 0; c < layout->clusters->len; c++)
+    {
+      CanvasCluster *cl = &g_array_index (layout->clusters, CanvasCluster, c);
+
+      cl->x = cl->y = G_MAXDOUBLE;
+      cl->w = cl->h = -G_MAXDOUBLE;   /* right/bottom until the end */
+    }
+  for (guint b = 0; b < n; b++)
+    {
+      CanvasBox *box = &g_array_index (layout->boxes, CanvasBox, b);
+
+      for (int c = box->cluster; c >= 0; c = g_array_index (layout->clusters, CanvasCluster, c).parent)
+        {
+          CanvasCluster *cl = &g_array_index (layout->clusters, CanvasCluster, c);
+          double pad = 8.0 * (1 + cl->depth);
+
+          cl->x = MIN (cl->x, box->x - pad);
+          cl->y = MIN (cl->y, box->y - pad - CLUSTER_LABEL_H);
+          cl->w = MAX (cl->w, box->x + box->w + pad);
+          cl->h = MAX (cl->h, box->y + box->h + pad);
+        }
+    }
+  for (guint c = 0; c < layout->clusters->len; c++)
+    {
+      CanvasCluster *cl = &g_array_index (layout->clusters, CanvasCluster, c);
+
+      if (cl->w < cl->x)
+        cl->x = cl->y = cl->w = cl->h = 0;
+      else
+        {
+          cl->w -= cl->x;
+          cl->h -= cl->y;
+        }
+    }
+}
+
 static void
 layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
@@ -218,6 +336,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   guint n_nodes = fxw_graph_get_n_nodes (job->graph);
   g_autoptr(CanvasLayout) layout = canvas_layout_new ();
   g_autoptr(GHashTable) cluster_sub = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) cluster_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) module_box = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) edge_seen = g_hash_table_new (NULL, NULL);  /* from << 32 | to */
   g_autoptr(GPtrArray) agnodes = g_ptr_array_new ();
@@ -230,11 +349,14 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   boxf bb;
   guint n_edges_est = 0;
   gboolean labels;
+  gboolean split_inputs;
 
   fx_buf_init (&buf);
   g_mutex_lock (&graphviz_lock);
 
-  gvc = gvContext ();
+  if (graphviz_context == NULL)
+    graphviz_context = gvContext ();
+  gvc = graphviz_context;
   g = agopen ((char *) "fx", Agdirected, NULL);
   agattr (g, AGRAPH, (char *) "rankdir", (char *) "TB");
   agattr (g, AGRAPH, (char *) "nodesep", (char *) "0.25");
@@ -254,6 +376,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
       const fx_meta *meta = &node->meta;
       Agraph_t *parent = g;
       const char *collapsed_at = NULL;
+      int cur_cluster = -1;
       guint box_index;
 
       for (size_t k = 0; k < meta->n_nn_module_stack; k++)
@@ -279,12 +402,15 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               cluster.module = g_strdup (path);
               cluster.label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type);
               cluster.depth = (int) k;
+              cluster.parent = cur_cluster;
+              g_hash_table_insert (cluster_index, g_strdup (path), GUINT_TO_POINTER (layout->clusters->len + 1));
               agsafeset (sub, (char *) "label", cluster.label, (char *) "");
               g_array_append_val (layout->clusters, cluster);
               g_ptr_array_add (agclusters, sub);
               g_hash_table_insert (cluster_sub, g_strdup (path), sub);
             }
           parent = sub;
+          cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, path)) - 1;
         }
 
       if (collapsed_at != NULL)
@@ -298,7 +424,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
             }
           else
             {
-              CanvasBox box = { .node_index = -1, .op = FX_OP_CALL_MODULE, .n_members = 1 };
+              CanvasBox box = { .node_index = -1, .op = FX_OP_CALL_MODULE, .n_members = 1, .cluster = cur_cluster };
               char name[32];
               Agnode_t *an;
               const char *type = "";
@@ -320,7 +446,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
         }
       else
         {
-          CanvasBox box = { .node_index = (int) i, .op = node->op };
+          CanvasBox box = { .node_index = (int) i, .op = node->op, .cluster = cur_cluster };
           char name[32];
           Agnode_t *an;
 
@@ -342,6 +468,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
 
   /* Edges between boxes, labelled with the shape of the value they carry. */
   labels = job->edge_labels && n_edges_est <= EDGE_LABEL_LIMIT;
+  split_inputs = layout->boxes->len > SPLIT_INPUTS_ABOVE;
   for (guint i = 0; i < n_nodes; i++)
     {
       const fx_node *node = fxw_node_get_node (fxw_graph_get_node (job->graph, i));
@@ -372,6 +499,27 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           key = GSIZE_TO_POINTER (((gsize) from << 32) | to);   /* never 0: from != to */
           if (!g_hash_table_add (edge_seen, key))
             continue;
+          if (split_inputs && (input->op == FX_OP_PLACEHOLDER || input->op == FX_OP_GET_ATTR)
+              && g_array_index (layout->boxes, CanvasBox, from).node_index >= 0)
+            {
+              /* Inputs of big graphs are drawn again next to each user: a weight used 40 layers down would
+                 otherwise be a 40-rank edge, and long edges are what makes dot slow and the picture unreadable. */
+              CanvasBox stub = g_array_index (layout->boxes, CanvasBox, from);
+              char name[32];
+              Agnode_t *an;
+
+              stub.module = NULL;
+              stub.title = g_strdup (stub.title);
+              stub.subtitle = g_strdup (stub.subtitle);
+              stub.is_stub = TRUE;
+              stub.cluster = g_array_index (layout->boxes, CanvasBox, to).cluster;
+              g_snprintf (name, sizeof name, "b%u", layout->boxes->len);
+              an = agnode (g, name, 1);
+              set_size (an, MIN (strlen (stub.title), 40) * GLYPH_WIDTH + 20, BOX_HEIGHT * 0.75);
+              from = layout->boxes->len;
+              g_array_append_val (layout->boxes, stub);
+              g_ptr_array_add (agnodes, an);
+            }
           edge.from = (int) from;
           edge.to = (int) to;
           ae = agedge (g, g_ptr_array_index (agnodes, from), g_ptr_array_index (agnodes, to), NULL, 1);
@@ -394,15 +542,36 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   if (g_cancellable_is_cancelled (cancellable))
     goto cancelled;
 
+  if (layout->boxes->len > DOT_MAX_BOXES)
+    {
+      agclose (g);
+          g_mutex_unlock (&graphviz_lock);
+      layered_layout (layout);
+      layout->seconds = g_timer_elapsed (timer, NULL);
+      g_task_return_pointer (task, g_steal_pointer (&layout), (GDestroyNotify) canvas_layout_free);
+      return;
+    }
+  if (layout->boxes->len > BIG_LAYOUT_BOXES)
+    {
+      /* dot's crossing minimisation and network simplex grow much faster than linearly: on big
+         graphs bound their iterations and draw straight edges, trading some crossings for seconds. */
+      agsafeset (g, (char *) "mclimit", (char *) "0.05", (char *) "");
+      agsafeset (g, (char *) "nslimit", (char *) "2", (char *) "");
+      agsafeset (g, (char *) "nslimit1", (char *) "2", (char *) "");
+      agsafeset (g, (char *) "searchsize", (char *) "5", (char *) "");
+      agsafeset (g, (char *) "remincross", (char *) "false", (char *) "");
+      agsafeset (g, (char *) "splines", (char *) "line", (char *) "");
+    }
+  g_debug ("layout: graph built in %.3f s", g_timer_elapsed (timer, NULL));
   if (gvLayout (gvc, g, "dot") != 0)
     {
       agclose (g);
-      gvFreeContext (gvc);
-      g_mutex_unlock (&graphviz_lock);
+          g_mutex_unlock (&graphviz_lock);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", _("Graphviz could not lay out this graph"));
       return;
     }
 
+  g_debug ("layout: dot ran until %.3f s", g_timer_elapsed (timer, NULL));
   bb = GD_bb (g);
   layout->width = bb.UR.x - bb.LL.x;
   layout->height = bb.UR.y - bb.LL.y;
@@ -466,7 +635,6 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
 
   gvFreeLayout (gvc, g);
   agclose (g);
-  gvFreeContext (gvc);
   g_mutex_unlock (&graphviz_lock);
 
   layout->seconds = g_timer_elapsed (timer, NULL);
@@ -476,7 +644,6 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
 
 cancelled:
   agclose (g);
-  gvFreeContext (gvc);
   g_mutex_unlock (&graphviz_lock);
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("Layout cancelled"));
 }
@@ -801,9 +968,12 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       else if (any_highlight)
         fill.alpha = 0.45;
       rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
+      if (box->is_stub)
+        fill.alpha *= 0.6;
       gdk_cairo_set_source_rgba (cr, &fill);
       cairo_fill_preserve (cr);
-      if ((int) i == selected_box)
+      if ((int) i == selected_box
+          || (box->is_stub && selected != NULL && box->node_index == (int) fxw_node_get_index (selected)))
         {
           cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
           cairo_set_line_width (cr, 3.0 / MAX (self->zoom, 0.5));
@@ -824,7 +994,8 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
             /* translators: a collapsed module box: its class and how many nodes it holds */
             sub = g_strdup_printf (ngettext ("▸ %s, %u node", "▸ %s, %u nodes", box->n_members),
                                    box->subtitle, box->n_members);
-          draw_text (cr, pl, sub ? sub : box->subtitle, box->x + 6, box->y + 21, box->w - 12, FALSE);
+          if (!box->is_stub)
+            draw_text (cr, pl, sub ? sub : box->subtitle, box->x + 6, box->y + 21, box->w - 12, FALSE);
         }
     }
 

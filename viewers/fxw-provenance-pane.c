@@ -244,6 +244,20 @@ fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *select
   node_changed_cb (self);
 }
 
+/* Activates the index-th frame row (innermost first), as a click does; FALSE when its file does not exist. */
+gboolean
+fxw_provenance_pane_activate_frame (FxwProvenancePane *self, guint index)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), FALSE);
+  row = gtk_list_box_get_row_at_index (self->stack_list, (int) index);
+  if (row == NULL || !gtk_list_box_row_get_activatable (row))
+    return FALSE;
+  frame_activated_cb (self, row);
+  return TRUE;
+}
+
 guint
 fxw_provenance_pane_get_n_frames (FxwProvenancePane *self)
 {

@@ -15,6 +15,8 @@ GtkWidget  *fxw_provenance_pane_new            (void);
 void        fxw_provenance_pane_set_selection  (FxwProvenancePane *self,
                                                 FxwSelection      *selection);
 guint       fxw_provenance_pane_get_n_frames   (FxwProvenancePane *self);
+gboolean    fxw_provenance_pane_activate_frame (FxwProvenancePane *self,
+                                                guint              index);
 const char *fxw_provenance_pane_get_title      (FxwProvenancePane *self);
 
 G_END_DECLS

@@ -1,9 +1,118 @@
-/* fxwb-cmd-import.c: `fxwb import`. This build does not have it yet; the owning change replaces this file. */
+/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import TORCH_TRACE logs into a workspace file. */
 #include "fxwb.h"
+
+#include <string.h>
+
+#include "fx/importers.h"
+#include "fx/store.h"
+
+static void
+progress_cb (double fraction, void *user_data)
+{
+  fxwb_progress (user_data, fraction);
+}
+
+static void
+print_summary (const char *path, const fx_import_stats *s, gboolean json)
+{
+  if (json)
+    {
+      printf ("{\"input\": \"%s\", \"already_imported\": %s, \"lines\": %" G_GINT64_FORMAT
+              ", \"records\": %" G_GINT64_FORMAT ", \"frames\": %" G_GINT64_FORMAT ", \"compiles\": %" G_GINT64_FORMAT
+              ", \"graphs\": %" G_GINT64_FORMAT ", \"kernels\": %" G_GINT64_FORMAT ", \"guards\": %" G_GINT64_FORMAT
+              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"warnings\": {",
+              g_strescape (path, NULL), s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
+              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events);
+      gboolean first = TRUE;
+      for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+        if (s->warnings[w])
+          {
+            printf ("%s\"%s\": %" G_GINT64_FORMAT, first ? "" : ", ", fx_import_warning_name (w), s->warnings[w]);
+            first = FALSE;
+          }
+      printf ("}}\n");
+      return;
+    }
+  if (s->already_imported)
+    {
+      printf ("%s: already imported (same content), nothing added\n", path);
+      return;
+    }
+  printf ("%s: %" G_GINT64_FORMAT " frames, %" G_GINT64_FORMAT " compiles, %" G_GINT64_FORMAT " graphs, %"
+          G_GINT64_FORMAT " kernels, %" G_GINT64_FORMAT " guards, %" G_GINT64_FORMAT " artifacts, %" G_GINT64_FORMAT
+          " events (%" G_GINT64_FORMAT " records, %" G_GINT64_FORMAT " lines)\n",
+          path, s->frames, s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->records,
+          s->lines);
+  for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+    {
+      if (!s->warnings[w])
+        continue;
+      printf ("  warning: %" G_GINT64_FORMAT " x %s\n", s->warnings[w], fx_import_warning_name (w));
+      for (int k = 0; k < FX_IMPORT_EXAMPLES && k < s->warnings[w]; k++)
+        printf ("    %s:%" G_GINT64_FORMAT ": %s\n", path, s->examples[w][k].line, s->examples[w][k].text);
+    }
+}
 
 int
 fxwb_cmd_import (int argc, char **argv)
 {
-  fprintf (stderr, "fxwb import: this command is not in this build yet\n");
-  return FXWB_EXIT_UNAVAILABLE;
+  g_autofree char *output = NULL;
+  gboolean json = FALSE, quiet = FALSE;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The workspace file to create or add to (required)", "FILE.fxwb" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object per input", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
+    { NULL },
+  };
+  g_set_prgname ("fxwb import");
+  g_autoptr (GOptionContext) context = g_option_context_new ("PATH... - import PyTorch artifacts into a workspace");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder of them, or a\n"
+                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/).\n"
+                                "Each input is imported in one transaction; importing the same content twice adds\n"
+                                "nothing. Bad lines are skipped and counted (first examples shown with line numbers).");
+  g_option_context_set_description (context,
+                                    "Exit status:\n"
+                                    "  0  every input was imported (possibly with warnings) or was already there\n"
+                                    "  1  an input held no readable record (nothing of it was stored)\n"
+                                    "  2  wrong command line\n"
+                                    "  3  an input or the workspace cannot be read or written\n");
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FXWB_EXIT_USAGE;
+  if (!output || argc < 2)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "fxwb import: %s\n\n%s", !output ? "missing -o FILE.fxwb" : "missing PATH", help);
+      return FXWB_EXIT_USAGE;
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_store *store = NULL;
+  fx_status st = fx_store_open (output, true, &store, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  int rc = FXWB_EXIT_OK;
+  for (int i = 1; i < argc; i++)
+    {
+      fx_import_stats stats;
+      fx_diag_clear (&diag);
+      g_autofree char *label = g_path_get_basename (argv[i]);
+      st = fx_import_path (store, argv[i], quiet ? NULL : progress_cb, label, &stats, &diag);
+      if (!quiet)
+        fxwb_progress_done ();
+      if (st != FX_OK)
+        {
+          fxwb_print_diag (&diag);
+          int code = fxwb_exit_for_status (st);
+          rc = MAX (rc, code);
+          continue;
+        }
+      print_summary (argv[i], &stats, json);
+    }
+  fx_store_close (store);
+  return rc;
 }

@@ -1,9 +1,95 @@
-/* fxwb-cmd-ls.c: `fxwb ls`. This build does not have it yet; the owning change replaces this file. */
+/* fxwb-cmd-ls.c: `fxwb ls FILE.fxwb`: the frames and compiles of a workspace, like tlparse's index. */
 #include "fxwb.h"
+
+#include "fx/store.h"
+
+static void
+json_str (const char *s)
+{
+  if (!s)
+    {
+      fputs ("null", stdout);
+      return;
+    }
+  g_autofree char *esc = g_strescape (s, NULL);
+  printf ("\"%s\"", esc);
+}
 
 int
 fxwb_cmd_ls (int argc, char **argv)
 {
-  fprintf (stderr, "fxwb ls: this command is not in this build yet\n");
-  return FXWB_EXIT_UNAVAILABLE;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON array of compiles, for scripts", NULL },
+    { NULL },
+  };
+  g_set_prgname ("fxwb ls");
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb - list the compiles of a workspace");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
+                                "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs, kernels.");
+  g_option_context_set_description (context,
+                                    "Exit status:\n"
+                                    "  0  listed\n"
+                                    "  1  FILE is not a workspace this build can read\n"
+                                    "  2  wrong command line\n"
+                                    "  3  FILE cannot be read\n");
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FXWB_EXIT_USAGE;
+  if (argc != 2)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "fxwb ls: %s\n\n%s", argc < 2 ? "missing FILE.fxwb" : "more than one FILE", help);
+      return FXWB_EXIT_USAGE;
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_store *store = NULL;
+  fx_status st = fx_store_open (argv[1], false, &store, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs = NULL;
+  size_t n = 0;
+  st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  if (st != FX_OK)
+    fxwb_print_diag (&diag);
+  else if (json)
+    {
+      printf ("[");
+      for (size_t i = 0; i < n; i++)
+        {
+          printf ("%s\n  {\"compile_id\": \"%s\", \"frame_id\": %d, \"frame_compile_id\": %d, \"attempt\": %d, "
+                  "\"function\": ", i ? "," : "", cs[i].compile_id, cs[i].cid.frame_id, cs[i].cid.frame_compile_id,
+                  cs[i].cid.attempt);
+          json_str (cs[i].function);
+          printf (", \"file\": ");
+          json_str (cs[i].file);
+          printf (", \"line\": %d, \"status\": \"%s\", \"graphs\": %d, \"kernels\": %d, \"guards\": %d, "
+                  "\"graph_breaks\": %d, \"guard_failures\": %d, \"fail_type\": ", cs[i].line, cs[i].status,
+                  cs[i].n_graphs, cs[i].n_kernels, cs[i].n_guards, cs[i].n_breaks, cs[i].n_failures);
+          json_str (cs[i].fail_type);
+          printf (", \"compile_time_s\": %g}", cs[i].entire_frame_compile_s);
+        }
+      printf ("%s]\n", n ? "\n" : "");
+    }
+  else
+    {
+      printf ("%-10s %-42s %-44s %-12s %6s %7s\n", "COMPILE", "FUNCTION", "FILE:LINE", "STATUS", "GRAPHS",
+              "KERNELS");
+      for (size_t i = 0; i < n; i++)
+        {
+          g_autofree char *id = g_strdup_printf ("[%s]", cs[i].compile_id);
+          g_autofree char *loc = cs[i].file ? g_strdup_printf ("%s:%d", cs[i].file, cs[i].line) : g_strdup ("-");
+          printf ("%-10s %-42s %-44s %-12s %6d %7d\n", id, cs[i].function ? cs[i].function : "-", loc,
+                  cs[i].status, cs[i].n_graphs, cs[i].n_kernels);
+        }
+    }
+  fx_arena_free (arena);
+  fx_store_close (store);
+  return fxwb_exit_for_status (st);
 }

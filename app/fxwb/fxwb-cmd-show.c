@@ -1,9 +1,348 @@
-/* fxwb-cmd-show.c: `fxwb show`. This build does not have it yet; the owning change replaces this file. */
+/* fxwb-cmd-show.c: `fxwb show FILE [COMPILE_ID]`: one compile's graphs (tabular, code, readable), guards,
+   recompile reasons, graph breaks, kernels and metrics from a workspace. */
 #include "fxwb.h"
+
+#include <string.h>
+
+#include "fx/pyparse.h"
+#include "fx/store.h"
+
+typedef enum
+{
+  SHOW_STAGES,
+  SHOW_TABULAR,
+  SHOW_CODE,
+  SHOW_READABLE,
+  SHOW_TEXT,
+  SHOW_GUARDS,
+  SHOW_RECOMPILES,
+  SHOW_BREAKS,
+  SHOW_KERNELS,
+  SHOW_METRICS,
+  SHOW_FUSION,
+} show_what;
+
+static void
+json_str (const char *s)
+{
+  if (!s)
+    {
+      fputs ("null", stdout);
+      return;
+    }
+  g_autofree char *esc = g_strescape (s, NULL);
+  printf ("\"%s\"", esc);
+}
+
+/* Prints the compile's graph of the stage (the last one stored under that stage). */
+static fx_status
+show_graph (fx_store *store, const fx_store_compile *c, const char *stage, show_what what, fx_arena *arena,
+            fx_diag *diag)
+{
+  fx_store_graph_info *gi = NULL;
+  size_t n = 0;
+  fx_status st = fx_store_list_graphs (store, c->id, arena, &gi, &n, diag);
+  if (st != FX_OK)
+    return st;
+  const fx_store_graph_info *found = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (gi[i].stage, stage) == 0)
+      found = &gi[i];
+  if (!found)
+    return fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s has no '%s' graph (see fxwb show FILE %s)",
+                        c->compile_id, stage, c->compile_id);
+  fx_graph *graph = NULL;
+  char *text = NULL;
+  st = fx_store_get_graph (store, found->id, what == SHOW_TEXT ? NULL : &graph, &text, diag);
+  if (st != FX_OK)
+    return st;
+  if (what == SHOW_TEXT || !graph)
+    {
+      if (what != SHOW_TEXT)
+        fprintf (stderr, "fxwb show: the %s graph of %s did not parse; printing its original text\n", stage,
+                 c->compile_id);
+      fputs (text ? text : "", stdout);
+    }
+  else
+    {
+      fx_buf out;
+      fx_buf_init (&out);
+      if (what == SHOW_TABULAR)
+        fx_graph_print_tabular (graph, &out);
+      else if (what == SHOW_CODE)
+        fx_graph_print_code (graph, &out);
+      else
+        {
+          fx_readable_opts opts;
+          memset (&opts, 0, sizeof opts);
+          fx_parse_readable_opts (graph, &opts);
+          fx_graph_print_readable (graph, &opts, &out);
+        }
+      fputs (out.data ? out.data : "", stdout);
+      fx_buf_free (&out);
+    }
+  fx_graph_free (graph);
+  free (text);
+  return FX_OK;
+}
+
+static fx_status
+show_one (fx_store *store, const fx_store_compile *c, show_what what, const char *stage, gboolean json,
+          gboolean many, fx_arena *arena, fx_diag *diag)
+{
+  size_t n = 0;
+  fx_status st = FX_OK;
+  if (many && !json)
+    printf ("== [%s] %s\n", c->compile_id, c->function ? c->function : "");
+  switch (what)
+    {
+    case SHOW_TABULAR:
+    case SHOW_CODE:
+    case SHOW_READABLE:
+    case SHOW_TEXT:
+      return show_graph (store, c, stage, what, arena, diag);
+    case SHOW_STAGES:
+      {
+        fx_store_graph_info *gi;
+        if ((st = fx_store_list_graphs (store, c->id, arena, &gi, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            printf ("%s{\"compile_id\": \"%s\", \"stage\": \"%s\", \"nodes\": %d, \"parsed\": %s}\n", "",
+                    c->compile_id, gi[i].stage, gi[i].n_nodes, gi[i].parsed ? "true" : "false");
+          else
+            printf ("%-28s %5d nodes%s\n", gi[i].stage, gi[i].n_nodes, gi[i].parsed ? "" : " (text only: did not parse)");
+        return FX_OK;
+      }
+    case SHOW_GUARDS:
+      {
+        fx_store_guard *g;
+        if ((st = fx_store_list_guards (store, c->id, arena, &g, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"kind\": ", c->compile_id);
+              json_str (g[i].kind);
+              printf (", \"source\": ");
+              json_str (g[i].source);
+              printf (", \"code\": ");
+              json_str (g[i].code);
+              printf (", \"user_line\": ");
+              json_str (g[i].user_line);
+              printf ("}\n");
+            }
+          else
+            printf ("%-26s %-24s %s%s%s\n", g[i].kind, g[i].source ? g[i].source : "-", g[i].code,
+                    g[i].user_line ? "  # " : "", g[i].user_line ? g[i].user_line : "");
+        return FX_OK;
+      }
+    case SHOW_RECOMPILES:
+      {
+        fx_store_guard_failure *f;
+        if ((st = fx_store_list_guard_failures (store, c->id, arena, &f, &n, diag)) != FX_OK)
+          return st;
+        if (n && !json)
+          printf ("Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):\n",
+                  c->function ? c->function : "?", c->file ? c->file : "?", c->line);
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"failed_compile\": ", c->compile_id);
+              json_str (f[i].failed_compile);
+              printf (", \"reason\": ");
+              json_str (f[i].reason);
+              printf ("}\n");
+            }
+          else
+            printf ("    - %s%s%s\n", f[i].failed_compile ? f[i].failed_compile : "",
+                    f[i].failed_compile ? ": " : "", f[i].reason);
+        return FX_OK;
+      }
+    case SHOW_BREAKS:
+      {
+        fx_store_graph_break *b;
+        if ((st = fx_store_list_graph_breaks (store, c->id, arena, &b, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"reason\": ", c->compile_id);
+              json_str (b[i].reason);
+              printf (", \"explanation\": ");
+              json_str (b[i].explanation);
+              printf (", \"user_stack\": ");
+              json_str (b[i].user_stack);
+              printf ("}\n");
+            }
+          else
+            printf ("%s\n", b[i].text ? b[i].text : b[i].reason);
+        return FX_OK;
+      }
+    case SHOW_KERNELS:
+      {
+        fx_store_kernel *k;
+        if ((st = fx_store_list_kernels (store, c->id, arena, &k, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"ordinal\": %d, \"call_order\": %d, \"name\": ", c->compile_id,
+                      k[i].ordinal, k[i].call_order);
+              json_str (k[i].name);
+              printf (", \"kind\": ");
+              json_str (k[i].kind);
+              printf (", \"device\": ");
+              json_str (k[i].device);
+              printf (", \"nodes\": ");
+              json_str (k[i].nodes);
+              printf (", \"aten\": ");
+              json_str (k[i].aten);
+              printf ("}\n");
+            }
+          else
+            printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
+                    k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
+                    k[i].aten ? k[i].aten : "");
+        return FX_OK;
+      }
+    case SHOW_METRICS:
+      {
+        fx_store_kv *m;
+        if ((st = fx_store_list_metrics (store, c->id, arena, &m, &n, diag)) != FX_OK)
+          return st;
+        if (json)
+          {
+            printf ("{\"compile_id\": \"%s\"", c->compile_id);
+            for (size_t i = 0; i < n; i++)
+              {
+                printf (", ");
+                json_str (m[i].key);
+                printf (": ");
+                json_str (m[i].value);
+              }
+            printf ("}\n");
+          }
+        else
+          for (size_t i = 0; i < n; i++)
+            printf ("%-40s %s\n", m[i].key, m[i].value ? m[i].value : "null");
+        return FX_OK;
+      }
+    case SHOW_FUSION:
+      {
+        fx_store_fusion_group *g;
+        if ((st = fx_store_list_fusion_groups (store, c->id, arena, &g, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
+              json_str (g[i].name);
+              printf (", \"nodes\": ");
+              json_str (g[i].nodes);
+              printf ("}\n");
+            }
+          else
+            printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
+        return FX_OK;
+      }
+    default:
+      break;
+    }
+  return st;
+}
 
 int
 fxwb_cmd_show (int argc, char **argv)
 {
-  fprintf (stderr, "fxwb show: this command is not in this build yet\n");
-  return FXWB_EXIT_UNAVAILABLE;
+  gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
+  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, json = FALSE;
+  g_autofree char *stage = NULL;
+  GOptionEntry entries[] = {
+    { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
+      "Graph stage: dynamo (default), aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
+      "or an artifact name such as before_post_grad_graph", "S" },
+    { "tabular", 't', 0, G_OPTION_ARG_NONE, &tabular, "The graph as Graph.print_tabular()", NULL },
+    { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The graph as GraphModule.code", NULL },
+    { "readable", 'r', 0, G_OPTION_ARG_NONE, &readable, "The graph as print_readable()", NULL },
+    { "text", 0, 0, G_OPTION_ARG_NONE, &text, "The graph's original text as PyTorch logged it", NULL },
+    { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards: kind, source, code, the user line", NULL },
+    { "recompiles", 0, 0, G_OPTION_ARG_NONE, &recompiles, "Recompile reasons (guard failures)", NULL },
+    { "breaks", 'b', 0, G_OPTION_ARG_NONE, &breaks, "Graph breaks with their user stacks", NULL },
+    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Generated kernels with the nodes they cover", NULL },
+    { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "compilation_metrics", NULL },
+    { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
+      NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
+    { NULL },
+  };
+  g_set_prgname ("fxwb show");
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb [COMPILE_ID] - show what a compile holds");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1). Without a view option,\n"
+                                "lists the compile's graph stages. Without COMPILE_ID, listings cover every compile;\n"
+                                "graph views need one.");
+  g_option_context_set_description (context,
+                                    "Exit status:\n"
+                                    "  0  shown\n"
+                                    "  1  no such compile or stage, or FILE is not a workspace\n"
+                                    "  2  wrong command line\n"
+                                    "  3  FILE cannot be read\n");
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FXWB_EXIT_USAGE;
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion;
+  if (n_views > 1)
+    {
+      fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
+                       "--breaks, --kernels, --metrics, --fusion\n");
+      return FXWB_EXIT_USAGE;
+    }
+  if (argc < 2 || argc > 3)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "fxwb show: %s\n\n%s", argc < 2 ? "missing FILE.fxwb" : "too many arguments", help);
+      return FXWB_EXIT_USAGE;
+    }
+  show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
+                   : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : SHOW_STAGES;
+  gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
+  if (graph_view && argc != 3)
+    {
+      fprintf (stderr, "fxwb show: a graph view needs a COMPILE_ID (see fxwb ls)\n");
+      return FXWB_EXIT_USAGE;
+    }
+  if (stage && !graph_view)
+    {
+      fprintf (stderr, "fxwb show: --stage applies to --tabular, --code, --readable and --text only\n");
+      return FXWB_EXIT_USAGE;
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_store *store = NULL;
+  fx_status st = fx_store_open (argv[1], false, &store, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs = NULL;
+  size_t n = 0;
+  int64_t want = 0;
+  st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  if (st == FX_OK && argc == 3)
+    st = fx_store_find_compile (store, argv[2], &want, &diag);
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      if (want && cs[i].id != want)
+        continue;
+      st = show_one (store, &cs[i], what, stage ? stage : "dynamo", json, !want, arena, &diag);
+    }
+  if (st != FX_OK)
+    fxwb_print_diag (&diag);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  return fxwb_exit_for_status (st);
 }

@@ -117,6 +117,49 @@ test_sidebar (void)
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "01-sidebar-table"));
 }
 
+/* Keyboard navigation walks the compiles; the sidebar search keeps matching rows and their ancestors. */
+static void
+test_sidebar_navigation (void)
+{
+  GListModel *rows = fxw_window_get_sidebar_model (window);
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraph *first, *second;
+  guint n_all = g_list_model_get_n_items (rows);
+  GtkWidget *search;
+
+  g_assert_true (has_graph (window));
+  first = fxw_selection_get_graph (selection);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.next-compile", NULL));
+  fxw_test_pump (50);
+  second = fxw_selection_get_graph (selection);
+  g_assert_true (second != NULL && second != first);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.previous-compile", NULL));
+  fxw_test_pump (50);
+  g_assert_true (fxw_selection_get_graph (selection) == first);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.view", "s", "code"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.focus-search", NULL));
+  search = gtk_window_get_focus (GTK_WINDOW (window));
+  while (search != NULL && !GTK_IS_SEARCH_ENTRY (search))
+    search = gtk_widget_get_parent (search);
+  g_assert_nonnull (search);
+  gtk_editable_set_text (GTK_EDITABLE (search), "model__1_");
+  fxw_test_pump (400);  /* search-changed is debounced */
+  g_assert_cmpuint (g_list_model_get_n_items (rows), <, n_all);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >=, 2);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+        g_assert_nonnull (strstr (fxw_sidebar_item_get_title (item), "model__1_"));
+    }
+  gtk_editable_set_text (GTK_EDITABLE (search), "");
+  fxw_test_pump (400);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, n_all);
+}
+
 /* The table shows one row per node; a filter narrows it; selecting a row updates code and provenance. */
 static void
 test_table_selection (void)
@@ -210,38 +253,13 @@ test_graph_canvas (void)
   names[2] = NULL;
   fxw_selection_set_highlight (selection, names);
   g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, 2);
+  /* Both statements, plus the provenance comments above the call. */
+  g_assert_cmpuint (fxw_code_view_get_n_highlighted_lines (FXW_CODE_VIEW (fxw_window_get_view (window, "code"))), >=, 2);
   fxw_graph_canvas_zoom (canvas, 2.0);
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "05-graph-selected-zoomed"));
   fxw_selection_set_highlight (selection, NULL);
   g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, fxw_graph_get_n_nodes (graph));
-}
-
-/* Collapsing a module replaces its nodes by one box; expanding brings them back. */
-static void
-test_graph_collapse (void)
-{
-  FxwSelection *selection = fxw_window_get_selection (window);
-  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
-  FxwGraph *graph = fxw_selection_get_graph (selection);
-  guint full = fxw_graph_get_n_nodes (graph);
-  guint n_modules;
-
-  g_assert_true (canvas_ready (canvas));
-  n_modules = fxw_graph_canvas_get_n_clusters (canvas);
-  if (n_modules == 0)
-    {
-      g_test_skip ("the fixture graph has no nn_module_stack");
-      return;
-    }
-  fxw_graph_canvas_collapse_all (canvas);
-  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
-  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), <, full);
-  fxw_test_pump (300);
-  g_free (fxw_test_screenshot (GTK_WIDGET (window), "06-graph-collapsed"));
-  fxw_graph_canvas_expand_all (canvas);
-  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
-  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, full);
 }
 
 /* A graph above the collapse threshold opens at module level; a click expands a module, a click on its title folds it. */
@@ -278,6 +296,71 @@ test_graph_synthetic_modules (void)
   fxw_graph_canvas_set_collapsed (canvas, "layers.0", TRUE);
   g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
   g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), ==, 23);
+  fxw_selection_set_graph (selection, NULL);
+}
+
+/* Beyond dot's reach (thousands of boxes) the canvas still lays out, quickly, every node with its clusters. */
+static void
+test_graph_huge_expanded (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
+  g_autoptr(FxwGraph) graph = fxw_graph_new (fxw_test_synthetic_graph (40, 100), "huge");
+  g_autoptr(GTimer) timer = g_timer_new ();
+  double x, y;
+
+  fxw_selection_set_graph (selection, graph);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  fxw_graph_canvas_expand_all (canvas);
+  g_timer_start (timer);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_boxes (canvas), >=, fxw_graph_get_n_nodes (graph));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_clusters (canvas), ==, 40);
+  g_assert_cmpfloat (g_timer_elapsed (timer, NULL), <, 10.0);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &x, &y));
+  fxw_graph_canvas_click (canvas, x, y, 1);
+  g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (selection)), ==, "relu_40");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "08-graph-4000-nodes-expanded"));
+  fxw_selection_set_graph (selection, NULL);
+}
+
+static void
+open_location_cb (FxwProvenancePane *pane, const char *file, int line, gpointer data)
+{
+  char **out = data;
+
+  *out = g_strdup_printf ("%s:%d", file, line);
+}
+
+/* A stack frame whose file exists on this machine opens at its line; one whose file is elsewhere does not. */
+static void
+test_provenance_open_location (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwProvenancePane *pane = FXW_PROVENANCE_PANE (fxw_window_get_view (window, "provenance"));
+  fx_graph *g = fxw_test_synthetic_graph (1, 4);
+  g_autoptr(FxwGraph) graph = NULL;
+  g_autofree char *opened = NULL;
+  g_autofree char *expected = NULL;
+  fx_node *node = fx_graph_find_node (g, "add");
+  const char *here = FX_SOURCE_ROOT "/tests/app/test-display.c";
+
+  node->meta.stack_trace = fx_arena_printf (g->arena,
+                                            "  File \"/nonexistent/outer.py\", line 3, in main\n    run()\n"
+                                            "  File \"%s\", line 7, in forward\n    x = x + 1\n", here);
+  graph = fxw_graph_new (g, "provenance");
+  fxw_selection_set_graph (selection, graph);
+  fxw_selection_select_name (selection, "add");
+  g_assert_cmpuint (fxw_provenance_pane_get_n_frames (pane), ==, 2);
+  g_signal_connect (pane, "open-location", G_CALLBACK (open_location_cb), &opened);
+  g_assert_true (fxw_provenance_pane_activate_frame (pane, 0));   /* innermost: this file */
+  expected = g_strdup_printf ("%s:7", here);
+  g_assert_cmpstr (opened, ==, expected);
+  g_assert_false (fxw_provenance_pane_activate_frame (pane, 1));  /* not on this machine */
+  g_signal_handlers_disconnect_by_func (pane, open_location_cb, &opened);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "09-provenance-open-location"));
   fxw_selection_set_graph (selection, NULL);
 }
 
@@ -319,7 +402,7 @@ main (int argc, char *argv[])
       g_print ("1..0 # SKIP no display\n");
       return 77;
     }
-  gtk_test_init (&argc, &argv, NULL);
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   adw_init ();
 
   window = fxw_window_new (NULL);
@@ -327,10 +410,12 @@ main (int argc, char *argv[])
   gtk_window_present (GTK_WINDOW (window));
 
   g_test_add_func ("/FxwWindow/sidebar", test_sidebar);
+  g_test_add_func ("/FxwWindow/sidebar-navigation", test_sidebar_navigation);
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
-  g_test_add_func ("/FxwWindow/graph-collapse", test_graph_collapse);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
+  g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
+  g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

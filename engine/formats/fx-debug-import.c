@@ -1,0 +1,347 @@
+/* fx-debug-import.c: the TORCH_COMPILE_DEBUG importer: each torchinductor/model__N_* folder's graphs
+   (fx_graph_readable.py, fx_graph_transformed.py), kernels (output_code.py), fusion groups (ir_post_fusion.txt)
+   and raw files, as compile "-/N" of the input. */
+#include "fx/importers.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fx-md5.h"
+#include "fx/pyparse.h"
+
+static bool
+is_dir (const char *path)
+{
+  struct stat sb;
+  return stat (path, &sb) == 0 && S_ISDIR (sb.st_mode);
+}
+
+static char *
+join (const char *a, const char *b)
+{
+  size_t n = strlen (a) + strlen (b) + 2;
+  char *s = malloc (n);
+  snprintf (s, n, "%s/%s", a, b);
+  return s;
+}
+
+/* Sorted names of the entries of dir starting with prefix. */
+static char **
+list_dir (const char *dir, const char *prefix, size_t *n)
+{
+  *n = 0;
+  DIR *d = opendir (dir);
+  if (!d)
+    return NULL;
+  char **names = NULL;
+  struct dirent *de;
+  while ((de = readdir (d)))
+    if (strncmp (de->d_name, prefix, strlen (prefix)) == 0 && de->d_name[0] != '.')
+      {
+        names = realloc (names, (*n + 1) * sizeof *names);
+        names[(*n)++] = strdup (de->d_name);
+      }
+  closedir (d);
+  for (size_t i = 1; i < *n; i++)
+    for (size_t j = i; j > 0 && strcmp (names[j - 1], names[j]) > 0; j--)
+      {
+        char *t = names[j];
+        names[j] = names[j - 1];
+        names[j - 1] = t;
+      }
+  return names;
+}
+
+static void
+free_names (char **names, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (names[i]);
+  free (names);
+}
+
+/* The torchinductor folder under path: path itself, path/torchinductor, or path/run_N/torchinductor. */
+static char *
+find_inductor_dir (const char *path)
+{
+  size_t n;
+  char **models = list_dir (path, "model__", &n);
+  free_names (models, n);
+  if (n)
+    return strdup (path);
+  char *ti = join (path, "torchinductor");
+  if (is_dir (ti))
+    return ti;
+  free (ti);
+  char **runs = list_dir (path, "run_", &n);
+  char *found = NULL;
+  for (size_t i = n; i-- > 0 && !found;)
+    {
+      char *run = join (path, runs[i]);
+      char *t = join (run, "torchinductor");
+      if (is_dir (t))
+        found = t;
+      else
+        free (t);
+      free (run);
+    }
+  free_names (runs, n);
+  return found;
+}
+
+bool
+fx_is_debug_dir (const char *path)
+{
+  char *ti = find_inductor_dir (path);
+  bool ok = ti != NULL;
+  free (ti);
+  return ok;
+}
+
+static bool
+find_in_line (const char *p, const char *eol, const char *needle)
+{
+  size_t n = strlen (needle);
+  for (; p + n <= eol; p++)
+    if (memcmp (p, needle, n) == 0)
+      return true;
+  return false;
+}
+
+/* "FusedSchedulerNode(", "SchedulerNode(", "ExternKernelSchedulerNode(", "NopKernelSchedulerNode(" ... */
+static bool
+find_sched (const char *p, const char *eol)
+{
+  const char *paren = memchr (p, '(', (size_t) (eol - p));
+  return paren && paren - p >= 13 && memcmp (paren - 13, "SchedulerNode", 13) == 0;
+}
+
+fx_status
+fx_split_post_fusion (const char *text, size_t len, fx_arena *arena, fx_fusion_group **out, size_t *n,
+                      fx_diag *diag)
+{
+  (void) diag;
+  *out = NULL;
+  *n = 0;
+  size_t cap = 0;
+  fx_fusion_group *groups = NULL;
+  const char *end = text + len, *p = text;
+  bool member_next = false;
+  fx_buf members;
+  fx_buf_init (&members);
+  const char *group_start = NULL;
+  while (p < end)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      if (!eol)
+        eol = end;
+      /* NAME: KindSchedulerNode(...) at column 0 */
+      const char *q = p;
+      while (q < eol && (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
+        q++;
+      bool header = q > p && eol - q > 2 && q[0] == ':' && q[1] == ' ' && find_sched (q + 2, eol);
+      if (header && !member_next)
+        {
+          if (*n)
+            {
+              groups[*n - 1].text = fx_arena_strndup (arena, group_start, (size_t) (p - group_start));
+              if (members.len)
+                groups[*n - 1].nodes = fx_arena_strdup (arena, members.data);
+            }
+          if (*n == cap)
+            {
+              size_t ncap = cap ? cap * 2 : 16;
+              fx_fusion_group *grown = fx_arena_alloc (arena, ncap * sizeof *grown);
+              if (groups)
+                memcpy (grown, groups, cap * sizeof *grown);
+              groups = grown;
+              cap = ncap;
+            }
+          fx_fusion_group *g = &groups[(*n)++];
+          memset (g, 0, sizeof *g);
+          g->name = fx_arena_strndup (arena, p, (size_t) (q - p));
+          const char *k = q + 2, *paren = memchr (k, '(', (size_t) (eol - k));
+          g->kind = fx_arena_strndup (arena, k, (size_t) ((paren ? paren : eol) - k));
+          g->nodes = g->name;
+          group_start = p;
+          fx_buf_reset (&members);
+        }
+      else if (header && member_next)
+        {
+          if (members.len)
+            fx_buf_puts (&members, ", ");
+          fx_buf_append (&members, p, (size_t) (q - p));
+        }
+      /* "X.snodes[i] =" announces a member of the fused node X */
+      member_next = eol - p > 3 && eol[-1] == '=' && find_in_line (p, eol, ".snodes[");
+      p = eol < end ? eol + 1 : end;
+    }
+  if (*n)
+    {
+      groups[*n - 1].text = fx_arena_strndup (arena, group_start, (size_t) (end - group_start));
+      if (members.len)
+        groups[*n - 1].nodes = fx_arena_strdup (arena, members.data);
+    }
+  fx_buf_free (&members);
+  *out = groups;
+  return FX_OK;
+}
+
+/* Adds one file's text to the input hash; NULL when the file is absent. */
+static char *
+read_part (const char *dir, const char *name, fx_md5 *md5, size_t *len)
+{
+  char *path = join (dir, name);
+  char *data = NULL;
+  *len = 0;
+  if (fx_file_read (path, &data, len, NULL) != FX_OK)
+    data = NULL;
+  free (path);
+  if (data)
+    {
+      fx_md5_update (md5, name, strlen (name) + 1);
+      fx_md5_update (md5, data, *len);
+    }
+  return data;
+}
+
+static fx_status
+import_graph_file (fx_store *store, int64_t crow, const char *stage, const char *text, size_t len,
+                   const char *file, fx_import_stats *stats, fx_diag *diag)
+{
+  fx_graph *graph = NULL;
+  fx_diag pd;
+  fx_diag_clear (&pd);
+  if (fx_parse_fx_code (text, len, file, &graph, &pd) != FX_OK)
+    {
+      int64_t k = stats->warnings[FX_IMPORT_WARN_GRAPH_PARSE]++;
+      if (k < FX_IMPORT_EXAMPLES)
+        {
+          stats->examples[FX_IMPORT_WARN_GRAPH_PARSE][k].line = pd.line;
+          snprintf (stats->examples[FX_IMPORT_WARN_GRAPH_PARSE][k].text, 160, "%.60s: %.90s", file, pd.message);
+        }
+    }
+  fx_status st = fx_store_add_graph (store, crow, stage, graph, text, NULL, diag);
+  fx_graph_free (graph);
+  if (st == FX_OK)
+    stats->graphs++;
+  return st;
+}
+
+fx_status
+fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                     fx_import_stats *stats, fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  char *ti = find_inductor_dir (path);
+  if (!ti)
+    return fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: not a TORCH_COMPILE_DEBUG folder (no torchinductor/model__*)",
+                        path);
+  size_t nm = 0;
+  char **models = list_dir (ti, "model__", &nm);
+  /* model__N_...: sort by N, the graph counter, which is the compile order. */
+  for (size_t i = 1; i < nm; i++)
+    for (size_t j = i; j > 0 && atoi (models[j - 1] + 7) > atoi (models[j] + 7); j--)
+      {
+        char *t = models[j];
+        models[j] = models[j - 1];
+        models[j - 1] = t;
+      }
+  static const char *const files[] = { "fx_graph_readable.py", "fx_graph_transformed.py", "output_code.py",
+                                       "ir_post_fusion.txt", "ir_pre_fusion.txt", "fx_graph_runnable.py",
+                                       "inductor_provenance_tracking_node_mappings.json" };
+  enum { N_FILES = sizeof files / sizeof files[0] };
+  char **texts = calloc (nm * N_FILES + 1, sizeof *texts);
+  size_t *lens = calloc (nm * N_FILES + 1, sizeof *lens);
+  fx_md5 md5;
+  fx_md5_init (&md5);
+  for (size_t m = 0; m < nm; m++)
+    {
+      char *mdir = join (ti, models[m]);
+      fx_md5_update (&md5, models[m], strlen (models[m]) + 1);
+      for (size_t f = 0; f < N_FILES; f++)
+        texts[m * N_FILES + f] = read_part (mdir, files[f], &md5, &lens[m * N_FILES + f]);
+      free (mdir);
+    }
+  char hash[33];
+  fx_md5_final_hex (&md5, hash);
+  int64_t input = 0, existing = 0;
+  fx_status st = fx_store_begin (store, diag);
+  if (st == FX_OK)
+    st = fx_store_find_input (store, hash, &existing, diag);
+  if (st == FX_OK && existing)
+    {
+      stats->already_imported = true;
+      fx_store_rollback (store);
+      goto done;
+    }
+  if (st == FX_OK)
+    st = fx_store_add_input (store, path, "torch_compile_debug", hash, 0, &input, diag);
+  for (size_t m = 0; m < nm && st == FX_OK; m++)
+    {
+      char **t = texts + m * N_FILES;
+      size_t *l = lens + m * N_FILES;
+      fx_compile_id cid = { -1, -1, atoi (models[m] + 7), 0 };
+      int64_t crow = 0;
+      if ((st = fx_store_ensure_compile (store, input, &cid, &crow, diag)) != FX_OK)
+        break;
+      stats->compiles++;
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      u.function = models[m];
+      if ((st = fx_store_update_compile (store, crow, &u, diag)) != FX_OK)
+        break;
+      if (t[0] && (st = import_graph_file (store, crow, "aot_inference", t[0], l[0], files[0], stats, diag)) != FX_OK)
+        break;
+      if (t[1] && (st = import_graph_file (store, crow, "inductor_transformed", t[1], l[1], files[1], stats,
+                                           diag)) != FX_OK)
+        break;
+      if (t[2])
+        {
+          fx_arena *arena = fx_arena_new ();
+          fx_kernel_def *defs;
+          size_t nk = 0;
+          st = fx_split_output_code (t[2], l[2], arena, &defs, &nk, diag);
+          for (size_t k = 0; k < nk && st == FX_OK; k++, stats->kernels++)
+            st = fx_store_add_kernel (store, crow, (int) k, defs[k].call_order, defs[k].name, defs[k].kind,
+                                      defs[k].device, defs[k].code, defs[k].nodes, defs[k].aten, diag);
+          fx_arena_free (arena);
+        }
+      if (t[3] && st == FX_OK)
+        {
+          fx_arena *arena = fx_arena_new ();
+          fx_fusion_group *groups;
+          size_t ng = 0;
+          st = fx_split_post_fusion (t[3], l[3], arena, &groups, &ng, diag);
+          for (size_t k = 0; k < ng && st == FX_OK; k++)
+            st = fx_store_add_fusion_group (store, crow, groups[k].name, groups[k].nodes, groups[k].text, diag);
+          fx_arena_free (arena);
+        }
+      for (size_t f = 2; f < N_FILES && st == FX_OK; f++)
+        if (t[f])
+          {
+            st = fx_store_add_artifact (store, input, crow, files[f], "file", t[f], diag);
+            stats->artifacts += st == FX_OK;
+          }
+      if (progress)
+        progress ((double) (m + 1) / (double) nm, user_data);
+    }
+  if (st == FX_OK && !existing)
+    st = fx_store_commit (store, diag);
+  if (st != FX_OK)
+    fx_store_rollback (store);
+  if (st == FX_OK && nm)
+    stats->frames = 1;
+
+done:
+  for (size_t i = 0; i < nm * N_FILES; i++)
+    free (texts[i]);
+  free (texts);
+  free (lens);
+  free_names (models, nm);
+  free (ti);
+  return st;
+}

@@ -1,0 +1,984 @@
+/* fx-trace-import.c: the TORCH_TRACE importer (glog-prefixed JSON envelopes with tab-prefixed payload lines, as
+   written by torch._logging's trace handler and read by tlparse) into a workspace store. */
+#include "fx/importers.h"
+
+#include <dirent.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fx-md5.h"
+#include "fx/pyparse.h"
+
+static const char *const warning_names[FX_IMPORT_WARN_COUNT] = {
+  "bad line", "invalid JSON", "payload without record", "unknown string id", "md5 mismatch", "unknown record kind",
+  "graph did not parse", "malformed record",
+};
+
+const char *
+fx_import_warning_name (fx_import_warning w)
+{
+  return w < FX_IMPORT_WARN_COUNT ? warning_names[w] : "?";
+}
+
+typedef struct
+{
+  fx_compile_id cid;
+  int64_t row;
+} compile_entry;
+
+typedef struct
+{
+  fx_store *store;
+  const char *name;
+  fx_import_stats *stats;
+  fx_diag *diag;
+  fx_arena *arena;
+  int64_t input;
+  /* The str table: index -> file name. */
+  char **strings;
+  size_t n_strings;
+  compile_entry *compiles;
+  size_t n_compiles, cap_compiles;
+  int *frames;
+  size_t n_frames, cap_frames;
+  bool rejected;      /* the current record was skipped as malformed: not counted as read */
+} importer;
+
+static void
+warn (importer *imp, fx_import_warning w, int64_t line, const char *fmt, ...) FX_PRINTF (4, 5);
+
+static void
+warn (importer *imp, fx_import_warning w, int64_t line, const char *fmt, ...)
+{
+  if (w == FX_IMPORT_WARN_BAD_RECORD || w == FX_IMPORT_WARN_UNKNOWN_STRING)
+    imp->rejected = true;
+  int64_t k = imp->stats->warnings[w]++;
+  if (k >= FX_IMPORT_EXAMPLES)
+    return;
+  fx_import_example *ex = &imp->stats->examples[w][k];
+  ex->line = line;
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (ex->text, sizeof ex->text, fmt, ap);
+  va_end (ap);
+}
+
+static bool
+same_cid (const fx_compile_id *a, const fx_compile_id *b)
+{
+  return a->compiled_autograd_id == b->compiled_autograd_id && a->frame_id == b->frame_id
+         && a->frame_compile_id == b->frame_compile_id && a->attempt == b->attempt;
+}
+
+/* The compile row of cid, created on first use. */
+static fx_status
+compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
+{
+  for (size_t i = 0; i < imp->n_compiles; i++)
+    if (same_cid (&imp->compiles[i].cid, cid))
+      {
+        *row = imp->compiles[i].row;
+        return FX_OK;
+      }
+  fx_status st = fx_store_ensure_compile (imp->store, imp->input, cid, row, imp->diag);
+  if (st != FX_OK)
+    return st;
+  if (imp->n_compiles == imp->cap_compiles)
+    {
+      imp->cap_compiles = imp->cap_compiles ? imp->cap_compiles * 2 : 16;
+      imp->compiles = realloc (imp->compiles, imp->cap_compiles * sizeof *imp->compiles);
+    }
+  imp->compiles[imp->n_compiles++] = (compile_entry) { *cid, *row };
+  imp->stats->compiles++;
+  int fkey = cid->frame_id * 1024 + cid->compiled_autograd_id + 1;
+  bool seen = false;
+  for (size_t i = 0; i < imp->n_frames; i++)
+    seen |= imp->frames[i] == fkey;
+  if (!seen)
+    {
+      if (imp->n_frames == imp->cap_frames)
+        {
+          imp->cap_frames = imp->cap_frames ? imp->cap_frames * 2 : 16;
+          imp->frames = realloc (imp->frames, imp->cap_frames * sizeof *imp->frames);
+        }
+      imp->frames[imp->n_frames++] = fkey;
+      imp->stats->frames++;
+    }
+  return FX_OK;
+}
+
+static int
+json_int (json_object *obj, const char *key, int dflt)
+{
+  json_object *v;
+  if (!json_object_object_get_ex (obj, key, &v) || !v)
+    return dflt;
+  if (json_object_get_type (v) != json_type_int)
+    return dflt;
+  int64_t x = json_object_get_int64 (v);
+  return x < 0 || x > 1000000000 ? dflt : (int) x;
+}
+
+static const char *
+json_str (json_object *obj, const char *key)
+{
+  json_object *v;
+  if (!obj || !json_object_object_get_ex (obj, key, &v) || !v || json_object_get_type (v) != json_type_string)
+    return NULL;
+  return json_object_get_string (v);
+}
+
+static double
+json_num (json_object *obj, const char *key)
+{
+  json_object *v;
+  if (!json_object_object_get_ex (obj, key, &v) || !v)
+    return -1;
+  json_type t = json_object_get_type (v);
+  if (t != json_type_double && t != json_type_int)
+    return -1;
+  return json_object_get_double (v);
+}
+
+/* Reserved context keys of an envelope; the record kind is the remaining key. */
+static bool
+is_context_key (const char *key)
+{
+  static const char *const keys[] = { "rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt",
+                                      "has_payload", "severity", "timestamp", "pathname", "thread", "stack" };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp (key, keys[i]) == 0)
+      return true;
+  return false;
+}
+
+/* "file:line in name" per frame, innermost last; false when a frame names an unknown string id. */
+static bool
+format_stack (importer *imp, json_object *stack, fx_buf *out, const char **fn, const char **file, int *line,
+              int *bad_id)
+{
+  size_t n = json_object_array_length (stack);
+  for (size_t i = 0; i < n; i++)
+    {
+      json_object *fr = json_object_array_get_idx (stack, i);
+      if (!fr || json_object_get_type (fr) != json_type_object)
+        continue;
+      json_object *fv;
+      const char *fname = NULL;
+      if (json_object_object_get_ex (fr, "filename", &fv) && fv)
+        {
+          if (json_object_get_type (fv) == json_type_int)
+            {
+              int64_t id = json_object_get_int64 (fv);
+              if (id < 0 || (size_t) id >= imp->n_strings || !imp->strings[id])
+                {
+                  *bad_id = (int) id;
+                  return false;
+                }
+              fname = imp->strings[id];
+            }
+          else if (json_object_get_type (fv) == json_type_string)
+            fname = json_object_get_string (fv);
+        }
+      int ln = json_int (fr, "line", 0);
+      const char *name = json_str (fr, "name");
+      const char *loc = json_str (fr, "loc");
+      fx_buf_printf (out, "  File \"%s\", line %d, in %s\n", fname ? fname : "?", ln, name ? name : "?");
+      if (loc)
+        fx_buf_printf (out, "    %s\n", loc);
+      if (i == n - 1)
+        {
+          *fn = name;
+          *file = fname;
+          *line = ln;
+        }
+    }
+  return true;
+}
+
+static void
+strip_trailing (char *s)
+{
+  size_t n = strlen (s);
+  while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r'))
+    s[--n] = 0;
+}
+
+static fx_status
+add_graph (importer *imp, int64_t crow, const char *stage, const char *payload, size_t plen, int64_t line)
+{
+  fx_graph *graph = NULL;
+  fx_diag pd;
+  fx_diag_clear (&pd);
+  if (!payload)
+    payload = "", plen = 0;
+  if (fx_parse_fx_code (payload, plen, stage, &graph, &pd) != FX_OK)
+    warn (imp, FX_IMPORT_WARN_GRAPH_PARSE, line, "%s: %d:%d: %s", stage, pd.line, pd.col, pd.message);
+  fx_status st = fx_store_add_graph (imp->store, crow, stage, graph, payload, NULL, imp->diag);
+  fx_graph_free (graph);
+  if (st == FX_OK)
+    imp->stats->graphs++;
+  return st;
+}
+
+/* One guard per `+- KIND: code  # user line` line of the C++ guard tree; source from the enclosing manager. */
+static fx_status
+add_cpp_guards (importer *imp, int64_t crow, const char *text)
+{
+  char *sources[64] = { 0 };
+  fx_status st = FX_OK;
+  const char *p = text;
+  while (*p && st == FX_OK)
+    {
+      const char *eol = strchr (p, '\n');
+      size_t len = eol ? (size_t) (eol - p) : strlen (p);
+      char *line = strndup (p, len);
+      p = eol ? eol + 1 : p + len;
+      int depth = 0;
+      char *q = line;
+      while (q[0] == '|' && q[1] == ' ')
+        q += 2, depth++;
+      if (strncmp (q, "+- ", 3) != 0 || depth >= 63)
+        {
+          free (line);
+          continue;
+        }
+      q += 3;
+      char *colon = strchr (q, ':');
+      size_t kind_len = colon ? (size_t) (colon - q) : strcspn (q, " ");
+      if (strstr (q, "GuardManager") && strstr (q, "GuardManager") < q + kind_len)
+        {
+          /* A manager: remember its source for the guards below it. */
+          free (sources[depth]);
+          sources[depth] = NULL;
+          char *src = strstr (q, "source=");
+          if (src)
+            {
+              src += 7;
+              char *e = strstr (src, ", accessed_by=");
+              sources[depth] = strndup (src, e ? (size_t) (e - src) : strlen (src));
+            }
+          for (int d = depth + 1; d < 64; d++)
+            free (sources[d]), sources[d] = NULL;
+          free (line);
+          continue;
+        }
+      char *kind = strndup (q, kind_len);
+      char *code = strdup (colon ? colon + 1 : "");
+      char *user = NULL;
+      char *hash = strstr (code, "  # ");
+      if (hash)
+        {
+          user = strdup (hash + 4);
+          *hash = 0;
+          strip_trailing (user);
+        }
+      strip_trailing (code);
+      const char *c = code;
+      while (*c == ' ')
+        c++;
+      st = fx_store_add_guard (imp->store, crow, kind, depth > 0 ? sources[depth - 1] : NULL, c, user,
+                               imp->diag);
+      if (st == FX_OK)
+        imp->stats->guards++;
+      free (kind);
+      free (code);
+      free (user);
+      free (line);
+    }
+  for (int d = 0; d < 64; d++)
+    free (sources[d]);
+  return st;
+}
+
+/* The text of a line starting (after spaces) with prefix, up to the end of that line. */
+static char *
+line_after (const char *text, const char *prefix)
+{
+  const char *p = text;
+  while (p && *p)
+    {
+      const char *s = p;
+      while (*s == ' ')
+        s++;
+      const char *eol = strchr (s, '\n');
+      if (strncmp (s, prefix, strlen (prefix)) == 0)
+        {
+          s += strlen (prefix);
+          return strndup (s, eol ? (size_t) (eol - s) : strlen (s));
+        }
+      p = eol ? eol + 1 : NULL;
+    }
+  return NULL;
+}
+
+static fx_status
+add_graph_break (importer *imp, int64_t crow, const char *text)
+{
+  char *reason = line_after (text, "Graph Break Reason: ");
+  char *expl = line_after (text, "Explanation: ");
+  const char *tb = strstr (text, "User code traceback:\n");
+  char *stack = NULL;
+  if (tb)
+    {
+      stack = strdup (tb + strlen ("User code traceback:\n"));
+      strip_trailing (stack);
+    }
+  if (!reason)
+    {
+      const char *eol = strchr (text, '\n');
+      reason = strndup (text, eol ? (size_t) (eol - text) : strlen (text));
+    }
+  fx_status st = fx_store_add_graph_break (imp->store, crow, reason, expl, stack, text, imp->diag);
+  free (reason);
+  free (expl);
+  free (stack);
+  return st;
+}
+
+static fx_status
+add_recompile_reasons (importer *imp, int64_t crow, const char *payload, int64_t line)
+{
+  json_object *list = payload ? json_tokener_parse (payload) : NULL;
+  if (!list || json_object_get_type (list) != json_type_array)
+    {
+      /* PyTorch writes a list one item per line, strings unquoted: each payload line is one reason. */
+      json_object_put (list);
+      if (!payload)
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "recompile_reasons without a payload");
+          return FX_OK;
+        }
+      list = json_object_new_array ();
+      for (const char *p = payload; *p;)
+        {
+          const char *eol = strchr (p, '\n');
+          size_t n = eol ? (size_t) (eol - p) : strlen (p);
+          if (n)
+            json_object_array_add (list, json_object_new_string_len (p, (int) n));
+          p += n + (eol ? 1 : 0);
+        }
+    }
+  fx_status st = FX_OK;
+  for (size_t i = 0; i < json_object_array_length (list) && st == FX_OK; i++)
+    {
+      json_object *item = json_object_array_get_idx (list, i);
+      if (!item || json_object_get_type (item) != json_type_string)
+        continue;
+      char *text = strdup (json_object_get_string (item));
+      strip_trailing (text);
+      /* "0/0: reason": the compile whose guards failed, then the reason. */
+      char *sep = strstr (text, ": ");
+      char *failed = NULL;
+      const char *reason = text;
+      if (sep)
+        {
+          fx_compile_id cid;
+          char *prefix = strndup (text, (size_t) (sep - text));
+          if (fx_compile_id_parse (prefix, &cid, NULL) == FX_OK)
+            {
+              failed = prefix;
+              reason = sep + 2;
+            }
+          else
+            free (prefix);
+        }
+      st = fx_store_add_guard_failure (imp->store, crow, failed, reason, NULL, imp->diag);
+      free (failed);
+      free (text);
+    }
+  json_object_put (list);
+  if (st == FX_OK)
+    {
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      u.has_recompile = 1;
+      st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+    }
+  return st;
+}
+
+static fx_status
+add_metrics (importer *imp, int64_t crow, json_object *m)
+{
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  u.fail_type = json_str (m, "fail_type");
+  u.fail_reason = json_str (m, "fail_reason");
+  u.start_time = json_num (m, "start_time");
+  u.entire_frame_compile_s = json_num (m, "entire_frame_compile_time_s");
+  u.backend_compile_s = json_num (m, "backend_compile_time_s");
+  u.inductor_compile_s = json_num (m, "inductor_compile_time_s");
+  u.graph_op_count = json_int (m, "graph_op_count", -1);
+  u.guard_count = json_int (m, "guard_count", -1);
+  u.has_metrics = 1;
+  json_object *rr;
+  if (json_object_object_get_ex (m, "restart_reasons", &rr) && rr && json_object_get_type (rr) == json_type_array
+      && json_object_array_length (rr) > 0)
+    u.has_graph_break = 1;
+  fx_status st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+  json_object_object_foreach (m, key, val)
+    {
+      if (st != FX_OK)
+        break;
+      const char *text = !val ? "null"
+                         : json_object_get_type (val) == json_type_string ? json_object_get_string (val)
+                         : json_object_to_json_string_ext (val, JSON_C_TO_STRING_PLAIN);
+      st = fx_store_add_metric (imp->store, crow, key, text, imp->diag);
+    }
+  return st;
+}
+
+static fx_status
+add_output_code (importer *imp, int64_t crow, const char *payload, size_t plen)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_kernel_def *defs = NULL;
+  size_t n = 0;
+  fx_status st = fx_split_output_code (payload, plen, arena, &defs, &n, imp->diag);
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      st = fx_store_add_kernel (imp->store, crow, (int) i, defs[i].call_order, defs[i].name, defs[i].kind,
+                                defs[i].device, defs[i].code, defs[i].nodes, defs[i].aten, imp->diag);
+      if (st == FX_OK)
+        imp->stats->kernels++;
+    }
+  fx_arena_free (arena);
+  return st;
+}
+
+/* A raw record as an artifact: its metadata JSON, then the payload. */
+static fx_status
+add_raw (importer *imp, int64_t crow, const char *kind, json_object *meta, const char *payload)
+{
+  fx_buf text;
+  fx_buf_init (&text);
+  fx_buf_puts (&text, meta ? json_object_to_json_string_ext (meta, JSON_C_TO_STRING_PLAIN) : "null");
+  if (payload)
+    {
+      fx_buf_putc (&text, '\n');
+      fx_buf_puts (&text, payload);
+    }
+  fx_status st = fx_store_add_artifact (imp->store, imp->input, crow, kind, "record", text.data, imp->diag);
+  fx_buf_free (&text);
+  if (st == FX_OK)
+    imp->stats->artifacts++;
+  return st;
+}
+
+static const char *
+graph_stage (const char *kind)
+{
+  static const char *const map[][2] = {
+    { "dynamo_output_graph", "dynamo" },      { "aot_forward_graph", "aot_forward" },
+    { "aot_backward_graph", "aot_backward" }, { "aot_inference_graph", "aot_inference" },
+    { "aot_joint_graph", "aot_joint" },       { "inductor_pre_grad_graph", "pre_grad" },
+    { "inductor_post_grad_graph", "post_grad" }, { "compiled_autograd_graph", "compiled_autograd" },
+    { "optimize_ddp_split_graph", "optimize_ddp_split" },
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp (kind, map[i][0]) == 0)
+      return map[i][1];
+  return NULL;
+}
+
+static bool
+is_known_raw (const char *kind)
+{
+  static const char *const kinds[] = {
+    "describe_storage", "describe_tensor", "describe_source", "create_symbol", "guard_added", "guard_added_fast",
+    "symbolic_shape_specialization", "propagate_real_tensors_provenance", "create_unbacked_symbol",
+    "expression_created", "missing_fake_kernel", "mismatched_fake_kernel", "link", "dump_file", "exported_program",
+    "compilation_metrics_runtime", "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics",
+    "dynamo_error", "optimize_ddp_split_child", "graph_dump", "dynamo_guards",
+  };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strcmp (kind, kinds[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Handles one complete record (envelope + payload). */
+static fx_status
+handle_record (importer *imp, json_object *env, const char *payload, size_t plen, int64_t line)
+{
+  const char *kind = NULL;
+  json_object *meta = NULL;
+  json_object_object_foreach (env, key, val)
+    if (!is_context_key (key))
+      {
+        kind = key;
+        meta = val;
+        break;
+      }
+  if (!kind)
+    {
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "record without a kind");
+      return FX_OK;
+    }
+
+  const char *want = json_str (env, "has_payload");
+  if (want && payload)
+    {
+      char hex[33];
+      fx_md5_hex (payload, plen, hex);
+      if (strcmp (hex, want) != 0)
+        warn (imp, FX_IMPORT_WARN_MD5_MISMATCH, line, "%s: has_payload %.32s, payload md5 %s", kind, want, hex);
+    }
+
+  if (strcmp (kind, "str") == 0)
+    {
+      /* {"str": ["file name", id]} */
+      if (!meta || json_object_get_type (meta) != json_type_array || json_object_array_length (meta) != 2
+          || json_object_get_type (json_object_array_get_idx (meta, 0)) != json_type_string
+          || json_object_get_type (json_object_array_get_idx (meta, 1)) != json_type_int)
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "str: expected [\"text\", id]");
+          return FX_OK;
+        }
+      int64_t id = json_object_get_int64 (json_object_array_get_idx (meta, 1));
+      if (id < 0 || id > 10000000)
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "str: id %lld out of range", (long long) id);
+          return FX_OK;
+        }
+      if ((size_t) id >= imp->n_strings)
+        {
+          size_t n = (size_t) id + 1 > imp->n_strings * 2 ? (size_t) id + 1 : imp->n_strings * 2;
+          imp->strings = realloc (imp->strings, n * sizeof *imp->strings);
+          memset (imp->strings + imp->n_strings, 0, (n - imp->n_strings) * sizeof *imp->strings);
+          imp->n_strings = n;
+        }
+      free (imp->strings[id]);
+      imp->strings[id] = strdup (json_object_get_string (json_object_array_get_idx (meta, 0)));
+      return FX_OK;
+    }
+
+  /* The compile this record belongs to; records outside a compile go to the input ("-/-"). */
+  fx_compile_id cid = { json_int (env, "compiled_autograd_id", -1), json_int (env, "frame_id", -1),
+                        json_int (env, "frame_compile_id", -1), json_int (env, "attempt", 0) };
+  bool has_cid = cid.frame_id >= 0 || cid.compiled_autograd_id >= 0;
+  int64_t crow = 0;
+  fx_status st = FX_OK;
+  if (has_cid && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+    return st;
+
+  if (strcmp (kind, "chromium_event") == 0)
+    {
+      json_object *ev = payload ? json_tokener_parse (payload) : NULL;
+      if (!ev || json_object_get_type (ev) != json_type_object)
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "chromium_event: payload is not a JSON object");
+          json_object_put (ev);
+          return FX_OK;
+        }
+      double ts = json_num (ev, "ts");
+      st = fx_store_add_event (imp->store, imp->input, crow, json_str (ev, "name"), json_str (ev, "ph"),
+                               ts, payload, imp->diag);
+      json_object_put (ev);
+      if (st == FX_OK)
+        imp->stats->events++;
+      return st;
+    }
+
+  const char *stage = graph_stage (kind);
+  const char *art_name = strcmp (kind, "artifact") == 0 ? json_str (meta, "name") : NULL;
+  const char *art_enc = art_name ? json_str (meta, "encoding") : NULL;
+  if (art_name && strcmp (art_name, "inductor_post_grad_graph") == 0)
+    stage = "post_grad";
+  else if (art_name && strcmp (art_name, "inductor_pre_grad_graph") == 0)
+    stage = "pre_grad";
+  else if (art_name && art_enc && strcmp (art_enc, "string") == 0 && strlen (art_name) > 6
+           && strcmp (art_name + strlen (art_name) - 6, "_graph") == 0)
+    stage = art_name;
+
+  if (stage)
+    {
+      if (!crow && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+        return st;
+      return add_graph (imp, crow, stage, payload, plen, line);
+    }
+
+  if (strcmp (kind, "dynamo_start") == 0)
+    {
+      json_object *stack;
+      if (!crow || !meta || !json_object_object_get_ex (meta, "stack", &stack) || !stack
+          || json_object_get_type (stack) != json_type_array)
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "dynamo_start without a compile id or stack");
+          return FX_OK;
+        }
+      fx_buf text;
+      fx_buf_init (&text);
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      int bad_id = -1;
+      if (!format_stack (imp, stack, &text, &u.function, &u.file, &u.line, &bad_id))
+        {
+          warn (imp, FX_IMPORT_WARN_UNKNOWN_STRING, line, "dynamo_start: string id %d was never defined", bad_id);
+          fx_buf_free (&text);
+          return FX_OK;
+        }
+      u.user_stack = text.data;
+      st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+      fx_buf_free (&text);
+      return st;
+    }
+  if (strcmp (kind, "compilation_metrics") == 0)
+    {
+      if (!crow || !meta || json_object_get_type (meta) != json_type_object)
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compilation_metrics without a compile id or object");
+          return FX_OK;
+        }
+      return add_metrics (imp, crow, meta);
+    }
+  if (strcmp (kind, "dynamo_cpp_guards_str") == 0 && crow && payload)
+    {
+      st = add_cpp_guards (imp, crow, payload);
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, kind, "string", payload, imp->diag);
+      return st;
+    }
+  if (strcmp (kind, "inductor_output_code") == 0 && crow && payload)
+    {
+      st = add_output_code (imp, crow, payload, plen);
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, "inductor_output_code", "string", payload,
+                                    imp->diag);
+      if (st == FX_OK)
+        imp->stats->artifacts++;
+      return st;
+    }
+  if (art_name && crow && strcmp (art_name, "recompile_reasons") == 0)
+    {
+      st = add_recompile_reasons (imp, crow, payload, line);
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, "json", payload, imp->diag);
+      return st;
+    }
+  if (art_name && crow && payload && strcmp (art_name, "dynamo_graph_break_reason") == 0)
+    {
+      st = add_graph_break (imp, crow, payload);
+      if (st == FX_OK)
+        {
+          fx_store_compile_update u;
+          fx_store_compile_update_init (&u);
+          u.has_graph_break = 1;
+          st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+        }
+      return st;
+    }
+  if (art_name)
+    {
+      st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, art_enc ? art_enc : "string",
+                                  payload ? payload : "", imp->diag);
+      if (st == FX_OK)
+        imp->stats->artifacts++;
+      return st;
+    }
+  if (!is_known_raw (kind) && strcmp (kind, "dynamo_cpp_guards_str") != 0
+      && strcmp (kind, "inductor_output_code") != 0)
+    warn (imp, FX_IMPORT_WARN_UNKNOWN_KIND, line, "%.100s", kind);
+  return add_raw (imp, crow, kind, meta, payload);
+}
+
+/* A glog prefix: optional [rankN]:, then L MMDD HH:MM:SS.uuuuuu THREAD PATH:LINE] ... {json. Returns the JSON start. */
+static const char *
+glog_json_start (const char *p, const char *eol)
+{
+  if (p < eol && *p == '[')
+    {
+      const char *c = memchr (p, ']', (size_t) (eol - p));
+      if (!c || c + 1 >= eol || c[1] != ':')
+        return NULL;
+      p = c + 2;
+    }
+  if (eol - p < 24 || !strchr ("VIWEC", *p))
+    return NULL;
+  static const char shape[] = "dddd dd:dd:dd.dddddd ";
+  for (size_t i = 0; i < sizeof shape - 1; i++)
+    {
+      char c = p[1 + i];
+      if (shape[i] == 'd' ? (c < '0' || c > '9') : c != shape[i])
+        return NULL;
+    }
+  const char *q = p + sizeof shape;
+  if (q >= eol || *q < '0' || *q > '9')
+    return NULL;
+  while (q < eol && *q >= '0' && *q <= '9')
+    q++;
+  if (q >= eol || *q != ' ')
+    return NULL;
+  const char *close = memchr (q, ']', (size_t) (eol - q));
+  if (!close)
+    return NULL;
+  /* PATH:LINE right before the ] */
+  const char *d = close;
+  while (d > q && d[-1] >= '0' && d[-1] <= '9')
+    d--;
+  if (d == close || d[-1] != ':')
+    return NULL;
+  const char *brace = memchr (close, '{', (size_t) (eol - close));
+  return brace;
+}
+
+static void
+free_importer (importer *imp)
+{
+  for (size_t i = 0; i < imp->n_strings; i++)
+    free (imp->strings[i]);
+  free (imp->strings);
+  free (imp->compiles);
+  free (imp->frames);
+}
+
+fx_status
+fx_import_torch_trace_data (fx_store *store, const char *name, const char *data, size_t len,
+                            fx_import_progress_fn progress, void *user_data, fx_import_stats *stats, fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  importer imp = { .store = store, .name = name, .stats = stats, .diag = diag };
+  char hash[33];
+  fx_md5_hex (data, len, hash);
+  fx_status st = fx_store_begin (store, diag);
+  if (st != FX_OK)
+    return st;
+  int64_t existing = 0;
+  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+    goto fail;
+  if (existing)
+    {
+      stats->already_imported = true;
+      fx_store_rollback (store);
+      return FX_OK;
+    }
+  if ((st = fx_store_add_input (store, name, "torch_trace", hash, (int64_t) len, &imp.input, diag)) != FX_OK)
+    goto fail;
+
+  json_tokener *tok = json_tokener_new ();
+  fx_buf payload;
+  fx_buf_init (&payload);
+  json_object *env = NULL;   /* the record whose payload lines are being collected */
+  int64_t env_line = 0;
+  bool skipping = false;     /* payload lines of a rejected record */
+  bool orphan_run = false;
+  bool has_payload_lines = false;
+  const char *p = data, *end = data + len;
+  int64_t lineno = 0;
+  size_t next_progress = 0;
+  while (st == FX_OK)
+    {
+      const char *eol = p < end ? memchr (p, '\n', (size_t) (end - p)) : NULL;
+      if (p < end && !eol)
+        eol = end;
+      bool at_end = p >= end;
+      bool payload_line = !at_end && *p == '\t';
+      if (!at_end)
+        lineno++;
+      if (!payload_line && env)
+        {
+          imp.rejected = false;
+          st = handle_record (&imp, env, has_payload_lines ? payload.data : NULL, payload.len, env_line);
+          if (!imp.rejected)
+            stats->records++;
+          json_object_put (env);
+          env = NULL;
+        }
+      if (at_end || st != FX_OK)
+        break;
+      size_t llen = (size_t) (eol - p);
+      if (llen && p[llen - 1] == '\r')
+        llen--;
+      if (payload_line)
+        {
+          if (env)
+            {
+              if (has_payload_lines)
+                fx_buf_putc (&payload, '\n');
+              fx_buf_append (&payload, p + 1, llen - 1);
+              has_payload_lines = true;
+            }
+          else if (!skipping && !orphan_run)
+            {
+              warn (&imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, lineno, "%.*s", (int) (llen - 1 < 120 ? llen - 1 : 120),
+                    p + 1);
+              orphan_run = true;
+            }
+        }
+      else if (llen > 0)
+        {
+          orphan_run = false;
+          skipping = false;
+          const char *js = glog_json_start (p, p + llen);
+          if (!js)
+            {
+              warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (llen < 120 ? llen : 120), p);
+              skipping = true;
+            }
+          else
+            {
+              json_tokener_reset (tok);
+              json_object *obj = json_tokener_parse_ex (tok, js, (int) (p + llen - js));
+              enum json_tokener_error jerr = json_tokener_get_error (tok);
+              size_t used = json_tokener_get_parse_end (tok);
+              bool trailing = false;
+              for (const char *t = js + used; t < p + llen; t++)
+                trailing |= *t != ' ';
+              if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
+                {
+                  /* The input is not NUL-terminated: print at most the rest of this line. */
+                  int shown = (int) (p + llen - js < 100 ? p + llen - js : 100);
+                  warn (&imp, FX_IMPORT_WARN_BAD_JSON, lineno, "%s: %.*s",
+                        jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
+                  json_object_put (obj);
+                  skipping = true;
+                }
+              else
+                {
+                  env = obj;
+                  env_line = lineno;
+                  fx_buf_reset (&payload);
+                  has_payload_lines = false;
+                }
+            }
+        }
+      p = eol < end ? eol + 1 : end;
+      if (progress && (size_t) (p - data) >= next_progress)
+        {
+          progress ((double) (p - data) / (double) (len ? len : 1), user_data);
+          next_progress = (size_t) (p - data) + len / 100 + 1;
+        }
+    }
+  json_object_put (env);
+  json_tokener_free (tok);
+  fx_buf_free (&payload);
+  stats->lines = lineno;
+  if (st != FX_OK)
+    goto fail;
+  if (stats->records == 0)
+    {
+      const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
+      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_TRACE record in %s", name);
+      if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
+        fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+      else if (stats->warnings[FX_IMPORT_WARN_BAD_JSON])
+        {
+          ex = &stats->examples[FX_IMPORT_WARN_BAD_JSON][0];
+          fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+        }
+      goto fail;
+    }
+  if ((st = fx_store_commit (store, diag)) != FX_OK)
+    goto fail;
+  if (progress)
+    progress (1.0, user_data);
+  free_importer (&imp);
+  return FX_OK;
+
+fail:
+  fx_store_rollback (store);
+  free_importer (&imp);
+  return st;
+}
+
+fx_status
+fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                       fx_import_stats *stats, fx_diag *diag)
+{
+  char *data = NULL;
+  size_t len = 0;
+  memset (stats, 0, sizeof *stats);
+  fx_status st = fx_file_read (path, &data, &len, diag);
+  if (st != FX_OK)
+    return st;
+  st = fx_import_torch_trace_data (store, path, data, len, progress, user_data, stats, diag);
+  free (data);
+  return st;
+}
+
+static void
+merge_stats (fx_import_stats *into, const fx_import_stats *s)
+{
+  into->lines += s->lines;
+  into->records += s->records;
+  into->frames += s->frames;
+  into->compiles += s->compiles;
+  into->graphs += s->graphs;
+  into->kernels += s->kernels;
+  into->guards += s->guards;
+  into->artifacts += s->artifacts;
+  into->events += s->events;
+  for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+    {
+      for (int64_t k = 0; k < s->warnings[w] && k < FX_IMPORT_EXAMPLES; k++)
+        if (into->warnings[w] + k < FX_IMPORT_EXAMPLES)
+          into->examples[w][into->warnings[w] + k] = s->examples[w][k];
+      into->warnings[w] += s->warnings[w];
+    }
+}
+
+static int
+cmp_str (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+fx_status
+fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                fx_import_stats *stats, fx_diag *diag)
+{
+  struct stat sb;
+  memset (stats, 0, sizeof *stats);
+  if (stat (path, &sb) != 0)
+    return fx_diag_set (diag, FX_ERR_IO, "%s: no such file or folder", path);
+  if (S_ISDIR (sb.st_mode) && fx_is_debug_dir (path))
+    return fx_import_debug_dir (store, path, progress, user_data, stats, diag);
+  if (!S_ISDIR (sb.st_mode))
+    return fx_import_torch_trace (store, path, progress, user_data, stats, diag);
+  /* A TORCH_TRACE folder: every *.log in it, in name order. */
+  DIR *dir = opendir (path);
+  if (!dir)
+    return fx_diag_set (diag, FX_ERR_IO, "%s: cannot open folder", path);
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *de;
+  while ((de = readdir (dir)))
+    {
+      size_t l = strlen (de->d_name);
+      if (l > 4 && strcmp (de->d_name + l - 4, ".log") == 0)
+        {
+          names = realloc (names, (n + 1) * sizeof *names);
+          names[n++] = strdup (de->d_name);
+        }
+    }
+  closedir (dir);
+  fx_status st = FX_OK;
+  if (n == 0)
+    st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: no TORCH_TRACE *.log file in this folder", path);
+  else
+    qsort (names, n, sizeof *names, cmp_str);
+  bool all_seen = n > 0;
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      size_t plen = strlen (path) + strlen (names[i]) + 2;
+      char *full = malloc (plen);
+      snprintf (full, plen, "%s/%s", path, names[i]);
+      fx_import_stats one;
+      st = fx_import_torch_trace (store, full, progress, user_data, &one, diag);
+      if (st == FX_OK)
+        {
+          all_seen &= one.already_imported;
+          merge_stats (stats, &one);
+        }
+      free (full);
+    }
+  stats->already_imported = all_seen && st == FX_OK;
+  for (size_t i = 0; i < n; i++)
+    free (names[i]);
+  free (names);
+  return st;
+}

@@ -1,0 +1,984 @@
+/* fx-store.c: the sqlite workspace store (schema, migrations, transactional writes, plain-struct reads). */
+#include "fx/store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fx_store
+{
+  sqlite3 *db;
+  int64_t workspace_id;
+  char path[512];
+};
+
+/* Version 1 of the schema. Later versions append steps to migrations[] instead of editing this text, so an old
+   file is brought up step by step. */
+static const char schema_v1[] =
+  "CREATE TABLE workspaces (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created REAL NOT NULL);\n"
+  "CREATE TABLE inputs (id INTEGER PRIMARY KEY, workspace INTEGER NOT NULL REFERENCES workspaces(id)"
+  " ON DELETE CASCADE, path TEXT NOT NULL, kind TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, size INTEGER,"
+  " imported REAL NOT NULL);\n"
+  "CREATE TABLE frames (id INTEGER PRIMARY KEY, input INTEGER NOT NULL REFERENCES inputs(id) ON DELETE CASCADE,"
+  " frame_id INTEGER NOT NULL, ca_id INTEGER NOT NULL, UNIQUE (input, ca_id, frame_id));\n"
+  "CREATE TABLE compiles (id INTEGER PRIMARY KEY, frame INTEGER NOT NULL REFERENCES frames(id) ON DELETE CASCADE,"
+  " compile_id TEXT NOT NULL, frame_compile_id INTEGER NOT NULL, attempt INTEGER NOT NULL,"
+  " function TEXT, file TEXT, line INTEGER, user_stack TEXT, has_graph_break INTEGER NOT NULL DEFAULT 0,"
+  " has_recompile INTEGER NOT NULL DEFAULT 0, has_metrics INTEGER NOT NULL DEFAULT 0, fail_type TEXT,"
+  " fail_reason TEXT, start_time REAL, entire_frame_compile_s REAL, backend_compile_s REAL,"
+  " inductor_compile_s REAL, graph_op_count INTEGER, guard_count INTEGER,"
+  " UNIQUE (frame, frame_compile_id, attempt));\n"
+  "CREATE TABLE graphs (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, stage TEXT NOT NULL, n_nodes INTEGER NOT NULL, json TEXT, text TEXT);\n"
+  "CREATE TABLE guards (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, kind TEXT NOT NULL, source TEXT, code TEXT NOT NULL, user_line TEXT);\n"
+  "CREATE TABLE guard_failures (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, failed_compile TEXT, reason TEXT NOT NULL, user_stack TEXT);\n"
+  "CREATE TABLE graph_breaks (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, reason TEXT NOT NULL, explanation TEXT, user_stack TEXT, text TEXT);\n"
+  "CREATE TABLE kernels (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, ordinal INTEGER NOT NULL, call_order INTEGER, name TEXT NOT NULL, kind TEXT NOT NULL,"
+  " device TEXT, code TEXT, nodes TEXT, aten TEXT);\n"
+  "CREATE TABLE fusion_groups (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, name TEXT NOT NULL, nodes TEXT, text TEXT);\n"
+  "CREATE TABLE artifacts (id INTEGER PRIMARY KEY, input INTEGER NOT NULL REFERENCES inputs(id)"
+  " ON DELETE CASCADE, compile INTEGER REFERENCES compiles(id) ON DELETE CASCADE, name TEXT NOT NULL,"
+  " kind TEXT NOT NULL, text TEXT);\n"
+  "CREATE TABLE metrics (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, key TEXT NOT NULL, value TEXT);\n"
+  "CREATE TABLE events (id INTEGER PRIMARY KEY, input INTEGER NOT NULL REFERENCES inputs(id) ON DELETE CASCADE,"
+  " compile INTEGER REFERENCES compiles(id) ON DELETE CASCADE, name TEXT, phase TEXT, ts_us REAL, json TEXT);\n"
+  "CREATE TABLE runs (id INTEGER PRIMARY KEY, graph INTEGER REFERENCES graphs(id) ON DELETE CASCADE,"
+  " backend TEXT NOT NULL, mode TEXT, options TEXT, device TEXT, compile_ms REAL, run_ms_median REAL,"
+  " run_ms_min REAL, run_ms_max REAL, peak_bytes INTEGER, accuracy REAL, error TEXT, created REAL);\n"
+  "CREATE INDEX graphs_compile ON graphs(compile);\n"
+  "CREATE INDEX guards_compile ON guards(compile);\n"
+  "CREATE INDEX kernels_compile ON kernels(compile);\n"
+  "CREATE INDEX artifacts_compile ON artifacts(compile);\n"
+  "CREATE INDEX metrics_compile ON metrics(compile);\n"
+  "CREATE INDEX events_input ON events(input);\n";
+
+/* migrations[v] brings a file from user_version v to v + 1. */
+static const char *const migrations[] = { schema_v1 };
+
+static fx_status
+db_error (fx_store *store, fx_diag *diag, const char *what)
+{
+  return fx_diag_set (diag, FX_ERR_IO, "%s: %s: %s", store->path, what, sqlite3_errmsg (store->db));
+}
+
+static fx_status
+exec (fx_store *store, const char *sql, fx_diag *diag)
+{
+  char *err = NULL;
+  if (sqlite3_exec (store->db, sql, NULL, NULL, &err) != SQLITE_OK)
+    {
+      fx_status st = fx_diag_set (diag, FX_ERR_IO, "%s: %s", store->path, err ? err : "sqlite error");
+      sqlite3_free (err);
+      return st;
+    }
+  return FX_OK;
+}
+
+static sqlite3_stmt *
+prepare (fx_store *store, const char *sql, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = NULL;
+  if (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    {
+      db_error (store, diag, "prepare");
+      return NULL;
+    }
+  return stmt;
+}
+
+static void
+bind_text (sqlite3_stmt *stmt, int i, const char *s)
+{
+  if (s)
+    sqlite3_bind_text (stmt, i, s, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (stmt, i);
+}
+
+/* Runs a prepared statement that returns no rows and finalizes it. */
+static fx_status
+step_done (fx_store *store, sqlite3_stmt *stmt, fx_diag *diag)
+{
+  int rc = sqlite3_step (stmt);
+  fx_status st = FX_OK;
+  if (rc != SQLITE_DONE)
+    st = db_error (store, diag, "write");
+  sqlite3_finalize (stmt);
+  return st;
+}
+
+static int
+user_version (fx_store *store)
+{
+  sqlite3_stmt *stmt = prepare (store, "PRAGMA user_version", NULL);
+  int v = -1;
+  if (stmt && sqlite3_step (stmt) == SQLITE_ROW)
+    v = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  return v;
+}
+
+static fx_status
+migrate (fx_store *store, fx_diag *diag)
+{
+  int v = user_version (store);
+  int target = (int) (sizeof migrations / sizeof migrations[0]);
+  if (v < 0)
+    return db_error (store, diag, "reading the schema version");
+  if (v > target)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: schema version %d is newer than this build's %d",
+                        store->path, v, target);
+  for (; v < target; v++)
+    {
+      fx_status st = exec (store, "BEGIN IMMEDIATE", diag);
+      if (st != FX_OK)
+        return st;
+      char pragma[64];
+      snprintf (pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+      if ((st = exec (store, migrations[v], diag)) != FX_OK || (st = exec (store, pragma, diag)) != FX_OK)
+        {
+          exec (store, "ROLLBACK", NULL);
+          return st;
+        }
+      if ((st = exec (store, "COMMIT", diag)) != FX_OK)
+        return st;
+    }
+  return FX_OK;
+}
+
+fx_status
+fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
+{
+  *out = NULL;
+  fx_store *store = calloc (1, sizeof *store);
+  if (!store)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+  snprintf (store->path, sizeof store->path, "%s", path);
+  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2 (path, &store->db, flags, NULL) != SQLITE_OK)
+    {
+      fx_status st = fx_diag_set (diag, FX_ERR_IO, "%s: cannot open workspace: %s", path,
+                                  store->db ? sqlite3_errmsg (store->db) : "out of memory");
+      fx_store_close (store);
+      return st;
+    }
+  /* A reader waits for a writer's checkpoint instead of failing at once. */
+  sqlite3_busy_timeout (store->db, 10000);
+  fx_status st = exec (store, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+                       diag);
+  if (st == FX_OK)
+    {
+      /* A file that is not sqlite fails here with "file is not a database". */
+      st = migrate (store, diag);
+    }
+  if (st == FX_OK)
+    {
+      sqlite3_stmt *stmt = prepare (store, "SELECT id FROM workspaces ORDER BY id LIMIT 1", diag);
+      if (!stmt)
+        st = FX_ERR_IO;
+      else if (sqlite3_step (stmt) == SQLITE_ROW)
+        store->workspace_id = sqlite3_column_int64 (stmt, 0);
+      sqlite3_finalize (stmt);
+      if (st == FX_OK && store->workspace_id == 0)
+        {
+          stmt = prepare (store, "INSERT INTO workspaces (name, created) VALUES (?, julianday('now'))", diag);
+          if (!stmt)
+            st = FX_ERR_IO;
+          else
+            {
+              const char *base = strrchr (path, '/');
+              bind_text (stmt, 1, base ? base + 1 : path);
+              st = step_done (store, stmt, diag);
+              store->workspace_id = sqlite3_last_insert_rowid (store->db);
+            }
+        }
+    }
+  if (st != FX_OK)
+    {
+      fx_store_close (store);
+      return st;
+    }
+  *out = store;
+  return FX_OK;
+}
+
+void
+fx_store_close (fx_store *store)
+{
+  if (!store)
+    return;
+  sqlite3_close (store->db);
+  free (store);
+}
+
+int
+fx_store_schema_version (fx_store *store)
+{
+  return user_version (store);
+}
+
+int64_t
+fx_store_workspace_id (fx_store *store)
+{
+  return store->workspace_id;
+}
+
+fx_status
+fx_store_begin (fx_store *store, fx_diag *diag)
+{
+  return exec (store, "BEGIN IMMEDIATE", diag);
+}
+
+fx_status
+fx_store_commit (fx_store *store, fx_diag *diag)
+{
+  return exec (store, "COMMIT", diag);
+}
+
+void
+fx_store_rollback (fx_store *store)
+{
+  if (!sqlite3_get_autocommit (store->db))
+    exec (store, "ROLLBACK", NULL);
+}
+
+/* ------------------------------------------------------------------ compile ids */
+
+static void
+put_part (char *out, size_t size, int v)
+{
+  if (v < 0)
+    snprintf (out, size, "-");
+  else
+    snprintf (out, size, "%d", v);
+}
+
+void
+fx_compile_id_format (const fx_compile_id *cid, char *out, size_t size)
+{
+  char f[16], c[16], a[16];
+  put_part (f, sizeof f, cid->frame_id);
+  put_part (c, sizeof c, cid->frame_compile_id);
+  if (cid->compiled_autograd_id >= 0)
+    {
+      char ca[16];
+      put_part (ca, sizeof ca, cid->compiled_autograd_id);
+      snprintf (out, size, "!%s/%s/%s", ca, f, c);
+    }
+  else
+    snprintf (out, size, "%s/%s", f, c);
+  if (cid->attempt > 0)
+    {
+      put_part (a, sizeof a, cid->attempt);
+      size_t len = strlen (out);
+      snprintf (out + len, size - len, "_%s", a);
+    }
+}
+
+static const char *
+parse_part (const char *p, int *v)
+{
+  if (*p == '-')
+    {
+      *v = -1;
+      return p + 1;
+    }
+  if (*p < '0' || *p > '9')
+    return NULL;
+  long x = 0;
+  while (*p >= '0' && *p <= '9')
+    {
+      x = x * 10 + (*p++ - '0');
+      if (x > 1000000000)
+        return NULL;
+    }
+  *v = (int) x;
+  return p;
+}
+
+fx_status
+fx_compile_id_parse (const char *text, fx_compile_id *cid, fx_diag *diag)
+{
+  const char *p = text;
+  cid->compiled_autograd_id = -1;
+  cid->attempt = 0;
+  if (*p == '[')
+    p++;
+  int parts[3];
+  int n = 0;
+  bool ca = false;
+  if (*p == '!')
+    {
+      ca = true;
+      p++;
+    }
+  while (p && n < 3)
+    {
+      p = parse_part (p, &parts[n++]);
+      if (!p || *p != '/')
+        break;
+      p++;
+    }
+  if (p && *p == '_')
+    p = parse_part (p + 1, &cid->attempt);
+  if (p && *p == ']' && text[0] == '[')
+    p++;
+  if (!p || *p || n != (ca ? 3 : 2))
+    return fx_diag_set (diag, FX_ERR_PARSE, "'%s' is not a compile id (expected e.g. 0/1, 0/1_1 or !0/0/1)", text);
+  if (ca)
+    {
+      cid->compiled_autograd_id = parts[0];
+      cid->frame_id = parts[1];
+      cid->frame_compile_id = parts[2];
+    }
+  else
+    {
+      cid->frame_id = parts[0];
+      cid->frame_compile_id = parts[1];
+    }
+  return FX_OK;
+}
+
+/* ------------------------------------------------------------------ writing */
+
+fx_status
+fx_store_find_input (fx_store *store, const char *hash, int64_t *existing, fx_diag *diag)
+{
+  *existing = 0;
+  sqlite3_stmt *stmt = prepare (store, "SELECT id FROM inputs WHERE hash = ?", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  bind_text (stmt, 1, hash);
+  int rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    *existing = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return db_error (store, diag, "looking up the input");
+  return FX_OK;
+}
+
+static fx_status
+insert (fx_store *store, sqlite3_stmt *stmt, int64_t *id, fx_diag *diag)
+{
+  fx_status st = step_done (store, stmt, diag);
+  if (id)
+    *id = st == FX_OK ? sqlite3_last_insert_rowid (store->db) : 0;
+  return st;
+}
+
+fx_status
+fx_store_add_input (fx_store *store, const char *path, const char *kind, const char *hash, int64_t size,
+                    int64_t *id, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO inputs (workspace, path, kind, hash, size, imported)"
+                                " VALUES (?, ?, ?, ?, ?, julianday('now'))", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, store->workspace_id);
+  bind_text (stmt, 2, path);
+  bind_text (stmt, 3, kind);
+  bind_text (stmt, 4, hash);
+  sqlite3_bind_int64 (stmt, 5, size);
+  return insert (store, stmt, id, diag);
+}
+
+/* Finds a row by a query whose parameters are all integers; 0 when absent. */
+static fx_status
+find_row (fx_store *store, const char *sql, const int64_t *args, int nargs, int64_t *id, fx_diag *diag)
+{
+  *id = 0;
+  sqlite3_stmt *stmt = prepare (store, sql, diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  for (int i = 0; i < nargs; i++)
+    sqlite3_bind_int64 (stmt, i + 1, args[i]);
+  int rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    *id = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return db_error (store, diag, "lookup");
+  return FX_OK;
+}
+
+fx_status
+fx_store_ensure_compile (fx_store *store, int64_t input_id, const fx_compile_id *cid, int64_t *compile_row,
+                         fx_diag *diag)
+{
+  int64_t frame = 0;
+  int64_t fargs[3] = { input_id, cid->compiled_autograd_id, cid->frame_id };
+  fx_status st = find_row (store, "SELECT id FROM frames WHERE input = ? AND ca_id = ? AND frame_id = ?",
+                           fargs, 3, &frame, diag);
+  if (st != FX_OK)
+    return st;
+  if (!frame)
+    {
+      sqlite3_stmt *stmt = prepare (store, "INSERT INTO frames (input, ca_id, frame_id) VALUES (?, ?, ?)", diag);
+      if (!stmt)
+        return FX_ERR_IO;
+      for (int i = 0; i < 3; i++)
+        sqlite3_bind_int64 (stmt, i + 1, fargs[i]);
+      if ((st = insert (store, stmt, &frame, diag)) != FX_OK)
+        return st;
+    }
+  int64_t cargs[3] = { frame, cid->frame_compile_id, cid->attempt };
+  st = find_row (store, "SELECT id FROM compiles WHERE frame = ? AND frame_compile_id = ? AND attempt = ?",
+                 cargs, 3, compile_row, diag);
+  if (st != FX_OK || *compile_row)
+    return st;
+  char text[48];
+  fx_compile_id_format (cid, text, sizeof text);
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO compiles (frame, compile_id, frame_compile_id, attempt)"
+                                " VALUES (?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, frame);
+  bind_text (stmt, 2, text);
+  sqlite3_bind_int (stmt, 3, cid->frame_compile_id);
+  sqlite3_bind_int (stmt, 4, cid->attempt);
+  return insert (store, stmt, compile_row, diag);
+}
+
+void
+fx_store_compile_update_init (fx_store_compile_update *u)
+{
+  memset (u, 0, sizeof *u);
+  u->line = -1;
+  u->has_graph_break = -1;
+  u->has_recompile = -1;
+  u->start_time = u->entire_frame_compile_s = u->backend_compile_s = u->inductor_compile_s = -1;
+  u->graph_op_count = u->guard_count = -1;
+  u->has_metrics = -1;
+}
+
+fx_status
+fx_store_update_compile (fx_store *store, int64_t compile_row, const fx_store_compile_update *u, fx_diag *diag)
+{
+  /* COALESCE keeps the stored value where the update has none (NULL). */
+  sqlite3_stmt *stmt = prepare (store,
+    "UPDATE compiles SET function = COALESCE(?1, function), file = COALESCE(?2, file), line = COALESCE(?3, line),"
+    " user_stack = COALESCE(?4, user_stack), has_graph_break = COALESCE(?5, has_graph_break),"
+    " has_recompile = COALESCE(?6, has_recompile), fail_type = COALESCE(?7, fail_type),"
+    " fail_reason = COALESCE(?8, fail_reason), start_time = COALESCE(?9, start_time),"
+    " entire_frame_compile_s = COALESCE(?10, entire_frame_compile_s),"
+    " backend_compile_s = COALESCE(?11, backend_compile_s), inductor_compile_s = COALESCE(?12, inductor_compile_s),"
+    " graph_op_count = COALESCE(?13, graph_op_count), guard_count = COALESCE(?14, guard_count),"
+    " has_metrics = COALESCE(?15, has_metrics) WHERE id = ?16", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  bind_text (stmt, 1, u->function);
+  bind_text (stmt, 2, u->file);
+  if (u->line >= 0)
+    sqlite3_bind_int (stmt, 3, u->line);
+  bind_text (stmt, 4, u->user_stack);
+  if (u->has_graph_break >= 0)
+    sqlite3_bind_int (stmt, 5, u->has_graph_break);
+  if (u->has_recompile >= 0)
+    sqlite3_bind_int (stmt, 6, u->has_recompile);
+  bind_text (stmt, 7, u->fail_type);
+  bind_text (stmt, 8, u->fail_reason);
+  double reals[4] = { u->start_time, u->entire_frame_compile_s, u->backend_compile_s, u->inductor_compile_s };
+  for (int i = 0; i < 4; i++)
+    if (reals[i] >= 0)
+      sqlite3_bind_double (stmt, 9 + i, reals[i]);
+  if (u->graph_op_count >= 0)
+    sqlite3_bind_int (stmt, 13, u->graph_op_count);
+  if (u->guard_count >= 0)
+    sqlite3_bind_int (stmt, 14, u->guard_count);
+  if (u->has_metrics >= 0)
+    sqlite3_bind_int (stmt, 15, u->has_metrics);
+  sqlite3_bind_int64 (stmt, 16, compile_row);
+  return step_done (store, stmt, diag);
+}
+
+fx_status
+fx_store_add_graph (fx_store *store, int64_t compile_row, const char *stage, const fx_graph *graph,
+                    const char *text, int64_t *id, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO graphs (compile, stage, n_nodes, json, text)"
+                                " VALUES (?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  bind_text (stmt, 2, stage);
+  sqlite3_bind_int64 (stmt, 3, graph ? (int64_t) graph->n_nodes : 0);
+  fx_buf json;
+  fx_buf_init (&json);
+  if (graph)
+    {
+      fx_graph_to_json (graph, &json);
+      sqlite3_bind_text (stmt, 4, json.data, (int) json.len, SQLITE_TRANSIENT);
+    }
+  bind_text (stmt, 5, text);
+  fx_status st = insert (store, stmt, id, diag);
+  fx_buf_free (&json);
+  return st;
+}
+
+fx_status
+fx_store_add_guard (fx_store *store, int64_t compile_row, const char *kind, const char *source, const char *code,
+                    const char *user_line, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO guards (compile, kind, source, code, user_line)"
+                                " VALUES (?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  bind_text (stmt, 2, kind);
+  bind_text (stmt, 3, source);
+  bind_text (stmt, 4, code);
+  bind_text (stmt, 5, user_line);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_guard_failure (fx_store *store, int64_t compile_row, const char *failed_compile, const char *reason,
+                            const char *user_stack, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO guard_failures (compile, failed_compile, reason, user_stack)"
+                                " VALUES (?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  bind_text (stmt, 2, failed_compile);
+  bind_text (stmt, 3, reason);
+  bind_text (stmt, 4, user_stack);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_graph_break (fx_store *store, int64_t compile_row, const char *reason, const char *explanation,
+                          const char *user_stack, const char *text, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO graph_breaks (compile, reason, explanation, user_stack, text)"
+                                " VALUES (?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  bind_text (stmt, 2, reason);
+  bind_text (stmt, 3, explanation);
+  bind_text (stmt, 4, user_stack);
+  bind_text (stmt, 5, text);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, int call_order, const char *name,
+                     const char *kind, const char *device, const char *code, const char *nodes, const char *aten,
+                     fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO kernels (compile, ordinal, name, kind, device, code, nodes, aten,"
+                                " call_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  sqlite3_bind_int (stmt, 2, ordinal);
+  bind_text (stmt, 3, name);
+  bind_text (stmt, 4, kind);
+  bind_text (stmt, 5, device);
+  bind_text (stmt, 6, code);
+  bind_text (stmt, 7, nodes);
+  bind_text (stmt, 8, aten);
+  if (call_order >= 0)
+    sqlite3_bind_int (stmt, 9, call_order);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_fusion_group (fx_store *store, int64_t compile_row, const char *name, const char *nodes,
+                           const char *text, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO fusion_groups (compile, name, nodes, text) VALUES (?, ?, ?, ?)",
+                                diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  bind_text (stmt, 2, name);
+  bind_text (stmt, 3, nodes);
+  bind_text (stmt, 4, text);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_artifact (fx_store *store, int64_t input_id, int64_t compile_row, const char *name, const char *kind,
+                       const char *text, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO artifacts (input, compile, name, kind, text) VALUES (?, ?, ?, ?, ?)",
+                                diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, input_id);
+  if (compile_row)
+    sqlite3_bind_int64 (stmt, 2, compile_row);
+  bind_text (stmt, 3, name);
+  bind_text (stmt, 4, kind);
+  bind_text (stmt, 5, text);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_metric (fx_store *store, int64_t compile_row, const char *key, const char *value, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO metrics (compile, key, value) VALUES (?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, compile_row);
+  bind_text (stmt, 2, key);
+  bind_text (stmt, 3, value);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_event (fx_store *store, int64_t input_id, int64_t compile_row, const char *name, const char *phase,
+                    double ts_us, const char *json, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO events (input, compile, name, phase, ts_us, json)"
+                                " VALUES (?, ?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, input_id);
+  if (compile_row)
+    sqlite3_bind_int64 (stmt, 2, compile_row);
+  bind_text (stmt, 3, name);
+  bind_text (stmt, 4, phase);
+  sqlite3_bind_double (stmt, 5, ts_us);
+  bind_text (stmt, 6, json);
+  return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store,
+    "INSERT INTO runs (graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min, run_ms_max,"
+    " peak_bytes, accuracy, error, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, julianday('now'))", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  if (graph_id)
+    sqlite3_bind_int64 (stmt, 1, graph_id);
+  bind_text (stmt, 2, run->backend ? run->backend : "");
+  bind_text (stmt, 3, run->mode);
+  bind_text (stmt, 4, run->options_json);
+  bind_text (stmt, 5, run->device);
+  sqlite3_bind_double (stmt, 6, run->compile_ms);
+  sqlite3_bind_double (stmt, 7, run->run_ms_median);
+  sqlite3_bind_double (stmt, 8, run->run_ms_min);
+  sqlite3_bind_double (stmt, 9, run->run_ms_max);
+  sqlite3_bind_int64 (stmt, 10, run->peak_bytes);
+  sqlite3_bind_double (stmt, 11, run->accuracy);
+  bind_text (stmt, 12, run->error);
+  return insert (store, stmt, id, diag);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+static const char *
+col_str (fx_arena *arena, sqlite3_stmt *stmt, int i)
+{
+  const unsigned char *s = sqlite3_column_text (stmt, i);
+  return s ? fx_arena_strdup (arena, (const char *) s) : NULL;
+}
+
+/* Runs a query with one optional integer parameter; calls row() for each row into a growing array. */
+typedef void (*row_fn) (fx_arena *arena, sqlite3_stmt *stmt, void *item);
+
+static fx_status
+query_list (fx_store *store, const char *sql, int64_t param, bool has_param, fx_arena *arena, size_t item_size,
+            row_fn row, void **out, size_t *n, fx_diag *diag)
+{
+  *out = NULL;
+  *n = 0;
+  sqlite3_stmt *stmt = prepare (store, sql, diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  if (has_param)
+    sqlite3_bind_int64 (stmt, 1, param);
+  size_t cap = 0;
+  char *items = NULL;
+  int rc;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      if (*n == cap)
+        {
+          size_t ncap = cap ? cap * 2 : 16;
+          char *grown = fx_arena_alloc (arena, ncap * item_size);
+          if (items)
+            memcpy (grown, items, cap * item_size);
+          items = grown;
+          cap = ncap;
+        }
+      row (arena, stmt, items + *n * item_size);
+      (*n)++;
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return db_error (store, diag, "read");
+  *out = items;
+  return FX_OK;
+}
+
+static void
+compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_compile *c = item;
+  c->id = sqlite3_column_int64 (s, 0);
+  c->input_id = sqlite3_column_int64 (s, 1);
+  c->cid.compiled_autograd_id = sqlite3_column_int (s, 2);
+  c->cid.frame_id = sqlite3_column_int (s, 3);
+  c->cid.frame_compile_id = sqlite3_column_int (s, 4);
+  c->cid.attempt = sqlite3_column_int (s, 5);
+  fx_compile_id_format (&c->cid, c->compile_id, sizeof c->compile_id);
+  c->function = col_str (arena, s, 6);
+  c->file = col_str (arena, s, 7);
+  c->line = sqlite3_column_type (s, 8) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 8);
+  c->user_stack = col_str (arena, s, 9);
+  int gb = sqlite3_column_int (s, 10), rc = sqlite3_column_int (s, 11);
+  c->fail_type = col_str (arena, s, 12);
+  c->fail_reason = col_str (arena, s, 13);
+  c->start_time = sqlite3_column_double (s, 14);
+  c->entire_frame_compile_s = sqlite3_column_double (s, 15);
+  c->backend_compile_s = sqlite3_column_double (s, 16);
+  c->inductor_compile_s = sqlite3_column_double (s, 17);
+  c->graph_op_count = sqlite3_column_type (s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 18);
+  c->guard_count = sqlite3_column_type (s, 19) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 19);
+  c->n_graphs = sqlite3_column_int (s, 20);
+  c->n_kernels = sqlite3_column_int (s, 21);
+  c->n_guards = sqlite3_column_int (s, 22);
+  c->n_breaks = sqlite3_column_int (s, 23);
+  c->n_failures = sqlite3_column_int (s, 24);
+  /* The status tlparse colours a compile by: a failure wins, then a graph break, then being a recompile. */
+  c->status = c->fail_type ? "failed" : (gb || c->n_breaks) ? "graph break"
+              : (rc || c->n_failures || (c->cid.frame_id >= 0 && c->cid.frame_compile_id > 0)) ? "recompiled" : "ok";
+}
+
+fx_status
+fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out, size_t *n, fx_diag *diag)
+{
+  return query_list (store,
+    "SELECT c.id, f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt, c.function, c.file, c.line,"
+    " c.user_stack, c.has_graph_break, c.has_recompile, c.fail_type, c.fail_reason, c.start_time,"
+    " c.entire_frame_compile_s, c.backend_compile_s, c.inductor_compile_s, c.graph_op_count, c.guard_count,"
+    " (SELECT count(*) FROM graphs g WHERE g.compile = c.id),"
+    " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"
+    " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"
+    " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"
+    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id)"
+    " FROM compiles c JOIN frames f ON c.frame = f.id"
+    " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt",
+    0, false, arena, sizeof (fx_store_compile), compile_from_row, (void **) out, n, diag);
+}
+
+fx_status
+fx_store_find_compile (fx_store *store, const char *compile_id, int64_t *row, fx_diag *diag)
+{
+  fx_compile_id cid;
+  *row = 0;
+  fx_status st = fx_compile_id_parse (compile_id, &cid, diag);
+  if (st != FX_OK)
+    return st;
+  int64_t args[4] = { cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt };
+  st = find_row (store, "SELECT c.id FROM compiles c JOIN frames f ON c.frame = f.id WHERE f.ca_id = ?"
+                 " AND f.frame_id = ? AND c.frame_compile_id = ? AND c.attempt = ? ORDER BY f.input LIMIT 1",
+                 args, 4, row, diag);
+  if (st == FX_OK && !*row)
+    return fx_diag_set (diag, FX_ERR_NOT_FOUND, "no compile %s in %s", compile_id, store->path);
+  return st;
+}
+
+static void
+graph_info_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_graph_info *g = item;
+  g->id = sqlite3_column_int64 (s, 0);
+  g->compile_row = sqlite3_column_int64 (s, 1);
+  g->stage = col_str (arena, s, 2);
+  g->n_nodes = sqlite3_column_int (s, 3);
+  g->parsed = sqlite3_column_int (s, 4) != 0;
+}
+
+fx_status
+fx_store_list_graphs (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_graph_info **out, size_t *n,
+                      fx_diag *diag)
+{
+  if (compile_row)
+    return query_list (store, "SELECT id, compile, stage, n_nodes, json IS NOT NULL FROM graphs WHERE compile = ?"
+                       " ORDER BY id", compile_row, true, arena, sizeof (fx_store_graph_info), graph_info_row,
+                       (void **) out, n, diag);
+  return query_list (store, "SELECT id, compile, stage, n_nodes, json IS NOT NULL FROM graphs ORDER BY id", 0, false,
+                     arena, sizeof (fx_store_graph_info), graph_info_row, (void **) out, n, diag);
+}
+
+fx_status
+fx_store_get_graph (fx_store *store, int64_t graph_id, fx_graph **graph, char **text, fx_diag *diag)
+{
+  if (graph)
+    *graph = NULL;
+  if (text)
+    *text = NULL;
+  sqlite3_stmt *stmt = prepare (store, "SELECT json, text FROM graphs WHERE id = ?", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  sqlite3_bind_int64 (stmt, 1, graph_id);
+  int rc = sqlite3_step (stmt);
+  fx_status st = FX_OK;
+  if (rc == SQLITE_ROW)
+    {
+      const char *json = (const char *) sqlite3_column_text (stmt, 0);
+      if (graph && json)
+        st = fx_graph_from_json (json, (size_t) sqlite3_column_bytes (stmt, 0), graph, diag);
+      const char *t = (const char *) sqlite3_column_text (stmt, 1);
+      if (text && t)
+        *text = strdup (t);
+    }
+  else if (rc == SQLITE_DONE)
+    st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "no graph %lld", (long long) graph_id);
+  else
+    st = db_error (store, diag, "read");
+  sqlite3_finalize (stmt);
+  return st;
+}
+
+static void
+guard_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_guard *g = item;
+  g->kind = col_str (arena, s, 0);
+  g->source = col_str (arena, s, 1);
+  g->code = col_str (arena, s, 2);
+  g->user_line = col_str (arena, s, 3);
+}
+
+fx_status
+fx_store_list_guards (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_guard **out, size_t *n,
+                      fx_diag *diag)
+{
+  return query_list (store, "SELECT kind, source, code, user_line FROM guards WHERE compile = ? ORDER BY id",
+                     compile_row, true, arena, sizeof (fx_store_guard), guard_row, (void **) out, n, diag);
+}
+
+static void
+failure_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_guard_failure *g = item;
+  g->failed_compile = col_str (arena, s, 0);
+  g->reason = col_str (arena, s, 1);
+  g->user_stack = col_str (arena, s, 2);
+}
+
+fx_status
+fx_store_list_guard_failures (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_guard_failure **out,
+                              size_t *n, fx_diag *diag)
+{
+  return query_list (store, "SELECT failed_compile, reason, user_stack FROM guard_failures WHERE compile = ?"
+                     " ORDER BY id", compile_row, true, arena, sizeof (fx_store_guard_failure), failure_row,
+                     (void **) out, n, diag);
+}
+
+static void
+break_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_graph_break *g = item;
+  g->reason = col_str (arena, s, 0);
+  g->explanation = col_str (arena, s, 1);
+  g->user_stack = col_str (arena, s, 2);
+  g->text = col_str (arena, s, 3);
+}
+
+fx_status
+fx_store_list_graph_breaks (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_graph_break **out,
+                            size_t *n, fx_diag *diag)
+{
+  return query_list (store, "SELECT reason, explanation, user_stack, text FROM graph_breaks WHERE compile = ?"
+                     " ORDER BY id", compile_row, true, arena, sizeof (fx_store_graph_break), break_row,
+                     (void **) out, n, diag);
+}
+
+static void
+kernel_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_kernel *k = item;
+  k->ordinal = sqlite3_column_int (s, 0);
+  k->name = col_str (arena, s, 1);
+  k->kind = col_str (arena, s, 2);
+  k->device = col_str (arena, s, 3);
+  k->code = col_str (arena, s, 4);
+  k->nodes = col_str (arena, s, 5);
+  k->aten = col_str (arena, s, 6);
+  k->call_order = sqlite3_column_type (s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 7);
+}
+
+fx_status
+fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out, size_t *n,
+                       fx_diag *diag)
+{
+  return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order FROM kernels WHERE compile = ?"
+                     " ORDER BY ordinal, id", compile_row, true, arena, sizeof (fx_store_kernel), kernel_row,
+                     (void **) out, n, diag);
+}
+
+static void
+kv_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_kv *kv = item;
+  kv->key = col_str (arena, s, 0);
+  kv->value = col_str (arena, s, 1);
+}
+
+fx_status
+fx_store_list_metrics (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out, size_t *n,
+                       fx_diag *diag)
+{
+  return query_list (store, "SELECT key, value FROM metrics WHERE compile = ? ORDER BY id", compile_row, true,
+                     arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
+}
+
+fx_status
+fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out, size_t *n,
+                         fx_diag *diag)
+{
+  return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ? ORDER BY id", compile_row, true,
+                     arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
+}
+
+fx_status
+fx_store_count (fx_store *store, const char *table, int64_t *count, fx_diag *diag)
+{
+  /* Table names cannot be bound, so only names from this fixed list reach the SQL text. */
+  static const char *const tables[] = { "workspaces", "inputs", "frames", "compiles", "graphs", "guards",
+                                        "guard_failures", "graph_breaks", "kernels", "fusion_groups",
+                                        "artifacts", "metrics", "events", "runs" };
+  *count = 0;
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+    if (strcmp (table, tables[i]) == 0)
+      {
+        char sql[64];
+        snprintf (sql, sizeof sql, "SELECT count(*) FROM %s", tables[i]);
+        return find_row (store, sql, NULL, 0, count, diag);
+      }
+  return fx_diag_set (diag, FX_ERR_NOT_FOUND, "no table '%s' in a workspace", table);
+}
+
+static void
+fusion_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_fusion_group *g = item;
+  g->name = col_str (arena, s, 0);
+  g->nodes = col_str (arena, s, 1);
+  g->text = col_str (arena, s, 2);
+}
+
+fx_status
+fx_store_list_fusion_groups (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_fusion_group **out,
+                             size_t *n, fx_diag *diag)
+{
+  return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile = ? ORDER BY id", compile_row,
+                     true, arena, sizeof (fx_store_fusion_group), fusion_row, (void **) out, n, diag);
+}

@@ -1,0 +1,612 @@
+/* test-trace.c: the TORCH_TRACE importer against real PyTorch 2.11 traces (toy_graph_break-cuda, mlp_module-cuda)
+   and malformed input. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "fx/importers.h"
+#include "fx/pyparse.h"
+#include "fx/store.h"
+
+static char *
+fixture_path (const char *rel)
+{
+  const char *dir = g_getenv ("FX_FIXTURES");
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, rel, NULL);
+}
+
+static char *
+tmp_workspace (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("fxtrace-XXXXXX", &error);
+  g_assert_no_error (error);
+  char *path = g_build_filename (dir, "w.fxwb", NULL);
+  g_free (dir);
+  return path;
+}
+
+static void
+remove_workspace (const char *path)
+{
+  const char *suffixes[] = { "", "-wal", "-shm" };
+  for (int i = 0; i < 3; i++)
+    {
+      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
+      g_unlink (p);
+    }
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_rmdir (dir);
+}
+
+static fx_store *
+import_fixture (const char *path, const char *rel, fx_import_stats *stats)
+{
+  fx_store *store = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_OK);
+  g_autofree char *trace = fixture_path (rel);
+  fx_status st = fx_import_path (store, trace, NULL, NULL, stats, &diag);
+  if (st != FX_OK)
+    g_error ("import %s: %s", trace, diag.message);
+  return store;
+}
+
+/* The compiles in the order the trace first mentions them (row order). */
+static int
+by_row (const void *a, const void *b)
+{
+  const fx_store_compile *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void
+test_toy_compiles (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpint (stats.frames, ==, 3);
+  g_assert_cmpint (stats.compiles, ==, 9);
+  /* Every graph of this trace parses; nothing malformed. */
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_JSON], ==, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_RECORD], ==, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_UNKNOWN_STRING], ==, 0);
+
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 9);
+  static const struct
+  {
+    const char *id, *function, *status;
+    int line;
+  } want[] = {
+    { "0/0", "toy_example", "graph break", 5 },
+    { "0/1", "toy_example", "graph break", 5 },
+    { "0/2", "toy_example", "graph break", 5 },
+    { "0/3", "toy_example", "graph break", 5 },
+    { "1/0", "torch_dynamo_resume_in_toy_example_at_7", "ok", 7 },
+    { "2/0", "torch_dynamo_resume_in_toy_example_at_7", "ok", 7 },
+    { "2/1", "torch_dynamo_resume_in_toy_example_at_7", "recompiled", 7 },
+    { "2/2", "torch_dynamo_resume_in_toy_example_at_7", "recompiled", 7 },
+    { "2/3", "torch_dynamo_resume_in_toy_example_at_7", "recompiled", 7 },
+  };
+  for (size_t i = 0; i < n; i++)
+    {
+      g_assert_cmpstr (cs[i].compile_id, ==, want[i].id);
+      g_assert_cmpstr (cs[i].function, ==, want[i].function);
+      g_assert_cmpstr (cs[i].status, ==, want[i].status);
+      g_assert_cmpint (cs[i].line, ==, want[i].line);
+      g_assert_true (g_str_has_suffix (cs[i].file, "toy_graph_break-cuda/program.py"));
+      g_assert_cmpint (cs[i].guard_count, >, 0);
+      g_assert_cmpfloat (cs[i].entire_frame_compile_s, >, 0);
+      g_assert_null (cs[i].fail_type);
+    }
+  g_assert_cmpint (cs[0].n_breaks, ==, 1);
+  g_assert_nonnull (strstr (cs[6].user_stack, "size change -> recompile"));
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+/* Lines "[C] [__recompiles_verbose]     - F: reason" of torch_logs.txt, as "C|F: reason". */
+static GPtrArray *
+logged_recompiles (void)
+{
+  g_autofree char *path = fixture_path ("traces/toy_graph_break-cuda/torch_logs.txt");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GRegex) re = g_regex_new ("\\] \\[([0-9/_]+)\\] \\[__recompiles_verbose\\]     - (.*)$",
+                                       G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GMatchInfo) mi = NULL;
+  g_regex_match (re, text, 0, &mi);
+  while (g_match_info_matches (mi))
+    {
+      g_autofree char *c = g_match_info_fetch (mi, 1);
+      g_autofree char *r = g_match_info_fetch (mi, 2);
+      g_ptr_array_add (out, g_strdup_printf ("%s|%s", c, r));
+      g_match_info_next (mi, NULL);
+    }
+  return out;
+}
+
+static void
+test_toy_recompiles_and_guards (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  g_autoptr (GPtrArray) logged = logged_recompiles ();
+  g_assert_cmpuint (logged->len, ==, 12);
+
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  guint matched = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      fx_store_guard_failure *f;
+      size_t nf;
+      g_assert_cmpint (fx_store_list_guard_failures (store, cs[i].id, arena, &f, &nf, NULL), ==, FX_OK);
+      for (size_t k = 0; k < nf; k++)
+        {
+          g_autofree char *key = g_strdup_printf ("%s|%s: %s", cs[i].compile_id, f[k].failed_compile, f[k].reason);
+          gboolean found = FALSE;
+          for (guint j = 0; j < logged->len; j++)
+            found |= strcmp (key, logged->pdata[j]) == 0;
+          if (!found)
+            g_error ("recompile reason not in torch_logs.txt: %s", key);
+          matched++;
+        }
+    }
+  g_assert_cmpuint (matched, ==, logged->len);
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "0/1", &row, NULL), ==, FX_OK);
+  fx_store_guard_failure *f;
+  g_assert_cmpint (fx_store_list_guard_failures (store, row, arena, &f, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (f[0].failed_compile, ==, "0/0");
+  g_assert_cmpstr (f[0].reason, ==, "tensor 'a' size mismatch at index 0. expected 10, actual 16");
+
+  /* The guards of 0/0: the guard kinds of the [0/0] GUARDS tree of torch_logs.txt, in order. */
+  g_autofree char *logs_path = fixture_path ("traces/toy_graph_break-cuda/torch_logs.txt");
+  g_autofree char *logs = NULL;
+  g_assert_true (g_file_get_contents (logs_path, &logs, NULL, NULL));
+  g_autoptr (GRegex) re = g_regex_new ("\\] \\[0/0\\] \\[__guards\\] [| ]*\\+- ([A-Z_]+)(:|$)", G_REGEX_MULTILINE,
+                                       0, NULL);
+  g_autoptr (GMatchInfo) mi = NULL;
+  g_autoptr (GPtrArray) kinds = g_ptr_array_new_with_free_func (g_free);
+  g_regex_match (re, logs, 0, &mi);
+  while (g_match_info_matches (mi))
+    {
+      g_ptr_array_add (kinds, g_match_info_fetch (mi, 1));
+      g_match_info_next (mi, NULL);
+    }
+  g_assert_cmpint (fx_store_find_compile (store, "0/0", &row, NULL), ==, FX_OK);
+  fx_store_guard *g;
+  g_assert_cmpint (fx_store_list_guards (store, row, arena, &g, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, kinds->len);
+  g_assert_cmpuint (n, >, 5);
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpstr (g[i].kind, ==, kinds->pdata[i]);
+  gboolean saw_tensor_match = FALSE;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (g[i].kind, "TENSOR_MATCH") == 0 && strcmp (g[i].source, "L['a']") == 0)
+      {
+        saw_tensor_match = TRUE;
+        g_assert_true (g_str_has_prefix (g[i].code, "check_tensor(L['a'], Tensor,"));
+        g_assert_true (g_str_has_prefix (g[i].user_line, "x = a / (torch.abs(a) + 1)"));
+      }
+  g_assert_true (saw_tensor_match);
+
+  /* The graph break of 0/0. */
+  fx_store_graph_break *b;
+  g_assert_cmpint (fx_store_list_graph_breaks (store, row, arena, &b, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (b[0].reason, ==, "Data-dependent branching");
+  g_assert_true (g_str_has_prefix (b[0].explanation, "Detected data-dependent branching"));
+  g_assert_nonnull (strstr (b[0].user_stack, "line 7, in toy_example"));
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+/* Each stored graph prints the same tabular as the parser + printer give for its original text. */
+static void
+check_graphs (fx_store *store, int min_graphs)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi;
+  size_t n;
+  g_assert_cmpint (fx_store_list_graphs (store, 0, arena, &gi, &n, NULL), ==, FX_OK);
+  g_assert_cmpint ((int) n, >=, min_graphs);
+  int dynamo = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      fx_graph *stored = NULL, *parsed = NULL;
+      char *text = NULL;
+      g_assert_cmpint (fx_store_get_graph (store, gi[i].id, &stored, &text, NULL), ==, FX_OK);
+      g_assert_nonnull (stored);
+      g_assert_cmpint (fx_parse_fx_code (text, strlen (text), "t", &parsed, NULL), ==, FX_OK);
+      fx_buf a, b;
+      fx_buf_init (&a);
+      fx_buf_init (&b);
+      fx_graph_print_tabular (stored, &a);
+      fx_graph_print_tabular (parsed, &b);
+      g_assert_cmpstr (a.data, ==, b.data);
+      g_assert_cmpuint (stored->n_nodes, ==, (size_t) gi[i].n_nodes);
+      if (strcmp (gi[i].stage, "dynamo") == 0)
+        {
+          dynamo++;
+          g_assert_nonnull (strstr (a.data, "placeholder"));
+        }
+      fx_buf_free (&a);
+      fx_buf_free (&b);
+      fx_graph_free (stored);
+      fx_graph_free (parsed);
+      free (text);
+    }
+  g_assert_cmpint (dynamo, >, 0);
+  fx_arena_free (arena);
+}
+
+/* Kernel names per compile equal the `NAME = async_compile.` definitions of that compile's output_code.py in the
+   TORCH_COMPILE_DEBUG folder (model__K is the K-th compile in time order). */
+static void
+check_kernels (fx_store *store, const char *debug_rel, size_t n_compiles)
+{
+  g_autofree char *debug = fixture_path (debug_rel);
+  g_autoptr (GDir) dir = g_dir_open (debug, 0, NULL);
+  g_assert_nonnull (dir);
+  const char *run = g_dir_read_name (dir);
+  g_assert_nonnull (run);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, n_compiles);
+  qsort (cs, n, sizeof *cs, by_row);
+  g_autoptr (GRegex) re = g_regex_new ("^(\\w+) = async_compile\\.", G_REGEX_MULTILINE, 0, NULL);
+  int total = 0;
+  for (size_t k = 0; k < n; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("model__%zu_inference_%zu.%zu", k, k, k);
+      g_autofree char *path = g_build_filename (debug, run, "torchinductor", name, "output_code.py", NULL);
+      g_autofree char *code = NULL;
+      g_assert_true (g_file_get_contents (path, &code, NULL, NULL));
+      g_autoptr (GMatchInfo) mi = NULL;
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      g_regex_match (re, code, 0, &mi);
+      while (g_match_info_matches (mi))
+        {
+          g_ptr_array_add (names, g_match_info_fetch (mi, 1));
+          g_match_info_next (mi, NULL);
+        }
+      fx_store_kernel *ks;
+      size_t nk;
+      g_assert_cmpint (fx_store_list_kernels (store, cs[k].id, arena, &ks, &nk, NULL), ==, FX_OK);
+      g_assert_cmpuint (nk, ==, names->len);
+      for (size_t i = 0; i < nk; i++)
+        {
+          g_assert_cmpstr (ks[i].name, ==, names->pdata[i]);
+          g_assert_cmpstr (ks[i].kind, ==, "triton");
+          g_assert_cmpstr (ks[i].device, ==, "cuda");
+          g_assert_nonnull (ks[i].nodes);
+          g_assert_nonnull (ks[i].aten);
+          g_assert_nonnull (strstr (ks[i].code, "@triton.jit"));
+          g_assert_cmpint (ks[i].call_order, >=, 0);
+        }
+      total += (int) nk;
+    }
+  g_assert_cmpint (total, >, 0);
+  fx_arena_free (arena);
+}
+
+static void
+test_toy_graphs_kernels (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  check_graphs (store, 9);
+  check_kernels (store, "traces/toy_graph_break-cuda/torch_compile_debug", 9);
+  /* 0/0's first kernel covers sum_1 and lt. */
+  fx_arena *arena = fx_arena_new ();
+  int64_t row;
+  g_assert_cmpint (fx_store_find_compile (store, "0/0", &row, NULL), ==, FX_OK);
+  fx_store_kernel *ks;
+  size_t n;
+  g_assert_cmpint (fx_store_list_kernels (store, row, arena, &ks, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (ks[0].name, ==, "triton_per_fused_lt_sum_0");
+  g_assert_cmpstr (ks[0].nodes, ==, "sum_1, lt");
+  g_assert_cmpstr (ks[0].aten, ==, "aten.sum, aten.lt");
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+static void
+test_idempotent (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  int64_t graphs = 0, compiles = 0, after = 0;
+  g_assert_cmpint (fx_store_count (store, "graphs", &graphs, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_count (store, "compiles", &compiles, NULL), ==, FX_OK);
+  g_autofree char *trace = fixture_path ("traces/toy_graph_break-cuda/torch_trace");
+  g_assert_cmpint (fx_import_path (store, trace, NULL, NULL, &stats, NULL), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+  g_assert_cmpint (fx_store_count (store, "graphs", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, ==, graphs);
+  g_assert_cmpint (fx_store_count (store, "compiles", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, ==, compiles);
+  /* A second input goes into the same workspace. */
+  g_autofree char *mlp = fixture_path ("traces/mlp_module-cuda/torch_trace");
+  g_assert_cmpint (fx_import_path (store, mlp, NULL, NULL, &stats, NULL), ==, FX_OK);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpint (fx_store_count (store, "inputs", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, ==, 2);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+static void
+test_mlp (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/mlp_module-cuda/torch_trace", &stats);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
+  g_assert_cmpint (stats.kernels, >, 0);
+  check_graphs (store, 2);
+  int64_t ncomp = 0;
+  g_assert_cmpint (fx_store_count (store, "compiles", &ncomp, NULL), ==, FX_OK);
+  check_kernels (store, "traces/mlp_module-cuda/torch_compile_debug", (size_t) ncomp);
+  /* The Dynamo graph keeps the module hierarchy in its parameter names and File: lines. */
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi;
+  size_t n;
+  g_assert_cmpint (fx_store_list_graphs (store, 0, arena, &gi, &n, NULL), ==, FX_OK);
+  fx_graph *g = NULL;
+  g_assert_cmpint (fx_store_get_graph (store, gi[0].id, &g, NULL, NULL), ==, FX_OK);
+  g_assert_cmpstr (gi[0].stage, ==, "dynamo");
+  int with_stack = 0;
+  fx_graph_foreach_node (g, node)
+    if (node->meta.stack_trace && strstr (node->meta.stack_trace, "mlp_module-cuda/program.py"))
+      with_stack++;
+  g_assert_cmpint (with_stack, >, 0);
+  fx_graph_free (g);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+static fx_status
+import_text (const char *text, fx_import_stats *stats, int64_t *records_stored, fx_diag *diag)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_store *store = NULL;
+  g_assert_cmpint (fx_store_open (ws, true, &store, NULL), ==, FX_OK);
+  fx_status st = fx_import_torch_trace_data (store, "bad.log", text, strlen (text), NULL, NULL, stats, diag);
+  fx_store_count (store, "inputs", records_stored, NULL);
+  fx_store_close (store);
+  remove_workspace (ws);
+  return st;
+}
+
+#define PFX "V1121 16:41:15.747000 1273 torch/_dynamo/convert_frame.py:276] "
+
+static void
+test_bad_lines (void)
+{
+  const char *text =
+    PFX "{\"str\": [\"/p/prog.py\", 1]}\n"
+    "garbage line here\n"
+    "\tpayload of the garbage line (skipped with it)\n"
+    PFX "{\"dynamo_start\": {\"stack\": [{\"line\": 5, \"name\": \"f\", \"filename\": 1}]}, \"frame_id\": 0, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    PFX "{\"dynamo_start\": {\"stack\": [{\"line\": 5, \"name\": \"g\", \"filename\": 77}]}, \"frame_id\": 1, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    PFX "{\"dynamo_output_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, "
+    "\"has_payload\": \"00000000000000000000000000000000\"}\n"
+    "\tdef forward(self, x):\n"
+    "\t    add = x + 1;  x = None\n"
+    "\t    return (add,)\n"
+    "\t\n"
+    PFX "{\"dynamo_output_graph\": {, \"frame_id\": 0}\n"
+    "\tdef forward(self, x):\n"
+    PFX "{\"aot_inference_graph\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n"
+    "\tdef forward(self, x):\n"
+    "\t    return (x +,)\n"
+    PFX "{\"brand_new_kind\": {\"a\": 1}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n"
+    "\n"
+    "\torphan payload line\n"
+    PFX "{\"artifact\": {\"name\": \"recompile_reasons\", \"encoding\": \"json\"}, \"frame_id\": 0, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    "\t0/0: tensor 'a' size mismatch\n";
+  fx_import_stats stats;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  int64_t inputs = 0;
+  g_assert_cmpint (import_text (text, &stats, &inputs, &diag), ==, FX_OK);
+  g_assert_cmpint (inputs, ==, 1);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 1);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_BAD_LINE][0].line, ==, 2);
+  g_assert_cmpstr (stats.examples[FX_IMPORT_WARN_BAD_LINE][0].text, ==, "garbage line here");
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_UNKNOWN_STRING], ==, 1);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_UNKNOWN_STRING][0].line, ==, 5);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_MD5_MISMATCH], ==, 1);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_MD5_MISMATCH][0].line, ==, 6);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_JSON], ==, 1);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_BAD_JSON][0].line, ==, 11);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 1);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_GRAPH_PARSE][0].line, ==, 13);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_UNKNOWN_KIND], ==, 1);
+  g_assert_cmpstr (stats.examples[FX_IMPORT_WARN_UNKNOWN_KIND][0].text, ==, "brand_new_kind");
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_ORPHAN_PAYLOAD], ==, 1);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_ORPHAN_PAYLOAD][0].line, ==, 18);
+  /* Both graphs stored (the bad one as text only), the unknown kind kept as an artifact. */
+  g_assert_cmpint (stats.graphs, ==, 2);
+  g_assert_cmpint (stats.compiles, ==, 2);
+  g_assert_cmpint (stats.artifacts, ==, 1);
+}
+
+static void
+test_nothing_readable (void)
+{
+  fx_import_stats stats;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  int64_t inputs = -1;
+  g_assert_cmpint (import_text ("hello\nworld\n", &stats, &inputs, &diag), ==, FX_ERR_PARSE);
+  g_assert_cmpint (inputs, ==, 0);
+  g_assert_cmpstr (diag.file, ==, "bad.log");
+  g_assert_cmpint (diag.line, ==, 1);
+  g_assert_nonnull (strstr (diag.message, "no TORCH_TRACE record"));
+  fx_diag_clear (&diag);
+  g_assert_cmpint (import_text ("", &stats, &inputs, &diag), ==, FX_ERR_PARSE);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (import_text (PFX "{not json\n", &stats, &inputs, &diag), ==, FX_ERR_PARSE);
+  g_assert_cmpint (diag.line, ==, 1);
+  /* Binary noise, truncated records, huge ids: no crash. */
+  char noise[4096];
+  for (size_t i = 0; i < sizeof noise - 1; i++)
+    noise[i] = (char) (1 + (i * 7919) % 255);
+  noise[sizeof noise - 1] = 0;
+  g_assert_cmpint (import_text (noise, &stats, &inputs, NULL), ==, FX_ERR_PARSE);
+  g_assert_cmpint (import_text (PFX "{\"str\": [\"x\", 99999999999]}\n" PFX "{\"frame_id\": 5}\n", &stats, &inputs,
+                                NULL), ==, FX_ERR_PARSE);
+  /* A missing file is an I/O error. */
+  g_autofree char *ws = tmp_workspace ();
+  fx_store *store = NULL;
+  g_assert_cmpint (fx_store_open (ws, true, &store, NULL), ==, FX_OK);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_path (store, "/nonexistent/trace.log", NULL, NULL, &stats, &diag), ==, FX_ERR_IO);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+static void
+test_split_output_code (void)
+{
+  const char *code =
+    "# kernel path: /tmp/a.py\n"
+    "# Topologically Sorted Source Nodes: [add], Original ATen: [aten.add]\n"
+    "triton_poi_fused_add_0 = async_compile.triton('triton_poi_fused_add_0', '''\n"
+    "@triton.jit\n"
+    "def triton_poi_fused_add_0(in_ptr0, out_ptr0):\n"
+    "    pass\n"
+    "''', device_str='cuda')\n"
+    "cpp_fused_mul_1 = async_compile.cpp_pybinding(['float*'], '''\n"
+    "extern \"C\" void kernel(float* x) {}\n"
+    "''')\n"
+    "def call(args):\n"
+    "    cpp_fused_mul_1(buf0)\n"
+    "    triton_poi_fused_add_0.run(arg0_1, buf0, 10, stream=stream0)\n";
+  fx_arena *arena = fx_arena_new ();
+  fx_kernel_def *defs;
+  size_t n;
+  g_assert_cmpint (fx_split_output_code (code, strlen (code), arena, &defs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (defs[0].name, ==, "triton_poi_fused_add_0");
+  g_assert_cmpstr (defs[0].device, ==, "cuda");
+  g_assert_cmpstr (defs[0].nodes, ==, "add");
+  g_assert_cmpint (defs[0].call_order, ==, 1);
+  g_assert_cmpstr (defs[0].code, ==, "@triton.jit\ndef triton_poi_fused_add_0(in_ptr0, out_ptr0):\n    pass\n");
+  g_assert_cmpstr (defs[1].name, ==, "cpp_fused_mul_1");
+  g_assert_cmpstr (defs[1].kind, ==, "cpp");
+  g_assert_cmpstr (defs[1].device, ==, "cpu");
+  g_assert_null (defs[1].nodes);
+  g_assert_cmpint (defs[1].call_order, ==, 0);
+  /* Unterminated kernel string: no crash, no overrun. */
+  const char *cut = "k = async_compile.triton('k', '''\n@triton.jit\n";
+  g_assert_cmpint (fx_split_output_code (cut, strlen (cut), arena, &defs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  fx_arena_free (arena);
+}
+
+/* TORCH_COMPILE_DEBUG: each model__N folder is compile -/N with its kernels and the fused groups of
+   ir_post_fusion.txt (the FusedSchedulerNode lines and their snodes). */
+static void
+test_debug_dir (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/mlp_module-cuda/torch_compile_debug", &stats);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpint (stats.compiles, ==, 2);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
+  check_kernels (store, "traces/mlp_module-cuda/torch_compile_debug", 2);
+  g_autofree char *dpath = fixture_path ("traces/mlp_module-cuda/torch_compile_debug");
+  g_assert_cmpint (fx_import_path (store, dpath, NULL, NULL, &stats, NULL), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+
+  fx_arena *arena = fx_arena_new ();
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "-/0", &row, NULL), ==, FX_OK);
+  fx_store_fusion_group *groups;
+  size_t n;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, row, arena, &groups, &n, NULL), ==, FX_OK);
+  /* The fixture's first run folder, model__0: count top-level nodes and fused ones with a regex. */
+  g_autoptr (GDir) dir = g_dir_open (dpath, 0, NULL);
+  const char *run = g_dir_read_name (dir);
+  g_autofree char *ir = g_build_filename (dpath, run, "torchinductor", "model__0_inference_0.0", "ir_post_fusion.txt",
+                                          NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (ir, &text, NULL, NULL));
+  g_autoptr (GRegex) fused = g_regex_new ("^(\\w+): FusedSchedulerNode\\(", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) all = g_regex_new ("^\\w+: \\w*SchedulerNode\\(", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) members = g_regex_new ("\\.snodes\\[\\d+\\] =$", G_REGEX_MULTILINE, 0, NULL);
+  int n_fused = 0, n_all = 0, n_members = 0;
+  g_autoptr (GMatchInfo) mi = NULL;
+  for (g_regex_match (fused, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n_fused++;
+  g_clear_pointer (&mi, g_match_info_unref);
+  for (g_regex_match (all, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n_all++;
+  g_clear_pointer (&mi, g_match_info_unref);
+  for (g_regex_match (members, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n_members++;
+  g_assert_cmpint (n_fused, >, 0);
+  g_assert_cmpuint (n, ==, (size_t) (n_all - n_members));
+  int seen_fused = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strchr (groups[i].nodes, ','))
+      {
+        seen_fused++;
+        g_assert_true (g_str_has_prefix (groups[i].text, groups[i].name));
+      }
+  g_assert_cmpint (seen_fused, ==, n_fused);
+  g_assert_cmpstr (groups[0].name, ==, "op0_op1_op3");
+  g_assert_cmpstr (groups[0].nodes, ==, "op0, op1, op3");
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/trace/toy/compiles", test_toy_compiles);
+  g_test_add_func ("/trace/toy/recompiles-guards-breaks", test_toy_recompiles_and_guards);
+  g_test_add_func ("/trace/toy/graphs-kernels", test_toy_graphs_kernels);
+  g_test_add_func ("/trace/idempotent", test_idempotent);
+  g_test_add_func ("/trace/mlp", test_mlp);
+  g_test_add_func ("/trace/bad-lines", test_bad_lines);
+  g_test_add_func ("/trace/nothing-readable", test_nothing_readable);
+  g_test_add_func ("/trace/split-output-code", test_split_output_code);
+  g_test_add_func ("/trace/debug-dir", test_debug_dir);
+  return g_test_run ();
+}

@@ -1,0 +1,340 @@
+/* test-store.c: the sqlite workspace store: schema, transactional writes, reads, WAL reader+writer, SIGKILL safety. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fx/pyparse.h"
+#include "fx/store.h"
+
+static char *
+tmp_workspace (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("fxstore-XXXXXX", &error);
+  g_assert_no_error (error);
+  char *path = g_build_filename (dir, "w.fxwb", NULL);
+  g_free (dir);
+  return path;
+}
+
+static void
+remove_workspace (const char *path)
+{
+  const char *suffixes[] = { "", "-wal", "-shm" };
+  for (int i = 0; i < 3; i++)
+    {
+      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
+      g_unlink (p);
+    }
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_rmdir (dir);
+}
+
+static fx_store *
+open_ok (const char *path)
+{
+  fx_store *store = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_open (path, true, &store, &diag);
+  if (st != FX_OK)
+    g_error ("fx_store_open: %s", diag.message);
+  return store;
+}
+
+static void
+test_compile_id (void)
+{
+  fx_compile_id cid;
+  char buf[48];
+  g_assert_cmpint (fx_compile_id_parse ("0/1", &cid, NULL), ==, FX_OK);
+  g_assert_cmpint (cid.frame_id, ==, 0);
+  g_assert_cmpint (cid.frame_compile_id, ==, 1);
+  g_assert_cmpint (cid.attempt, ==, 0);
+  g_assert_cmpint (cid.compiled_autograd_id, ==, -1);
+  g_assert_cmpint (fx_compile_id_parse ("[2/3_1]", &cid, NULL), ==, FX_OK);
+  fx_compile_id_format (&cid, buf, sizeof buf);
+  g_assert_cmpstr (buf, ==, "2/3_1");
+  g_assert_cmpint (fx_compile_id_parse ("!0/-/-", &cid, NULL), ==, FX_OK);
+  fx_compile_id_format (&cid, buf, sizeof buf);
+  g_assert_cmpstr (buf, ==, "!0/-/-");
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_compile_id_parse ("0/", &cid, &diag), ==, FX_ERR_PARSE);
+  g_assert_nonnull (strstr (diag.message, "not a compile id"));
+  g_assert_cmpint (fx_compile_id_parse ("x", &cid, NULL), ==, FX_ERR_PARSE);
+  g_assert_cmpint (fx_compile_id_parse ("0/1/2/3", &cid, NULL), ==, FX_ERR_PARSE);
+  g_assert_cmpint (fx_compile_id_parse ("0/99999999999", &cid, NULL), ==, FX_ERR_PARSE);
+}
+
+/* Writes one compile with a graph, guards, a failure, a break and a kernel. */
+static void
+write_sample (fx_store *store, const char *hash, int frame)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  int64_t input = 0, existing = 0, c = 0, g = 0;
+  g_assert_cmpint (fx_store_begin (store, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_find_input (store, hash, &existing, &diag), ==, FX_OK);
+  g_assert_cmpint (existing, ==, 0);
+  g_assert_cmpint (fx_store_add_input (store, "/x/trace.log", "torch_trace", hash, 10, &input, &diag), ==, FX_OK);
+  fx_compile_id cid = { -1, frame, 1, 0 };
+  g_assert_cmpint (fx_store_ensure_compile (store, input, &cid, &c, &diag), ==, FX_OK);
+  int64_t again = 0;
+  g_assert_cmpint (fx_store_ensure_compile (store, input, &cid, &again, &diag), ==, FX_OK);
+  g_assert_cmpint (again, ==, c);
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  u.function = "toy_example";
+  u.file = "prog.py";
+  u.line = 5;
+  u.has_recompile = 1;
+  g_assert_cmpint (fx_store_update_compile (store, c, &u, &diag), ==, FX_OK);
+
+  const char *code = "def forward(self, x):\n    add = x + 1;  x = None\n    return (add,)\n";
+  fx_graph *graph = NULL;
+  g_assert_cmpint (fx_parse_fx_code (code, strlen (code), "t", &graph, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_graph (store, c, "dynamo", graph, code, &g, &diag), ==, FX_OK);
+  fx_graph_free (graph);
+  /* Values with quotes and SQL text go in as data. */
+  g_assert_cmpint (fx_store_add_guard (store, c, "TENSOR_MATCH", "L['x']", "x'); DROP TABLE guards; --", NULL,
+                                       &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_guard_failure (store, c, "0/0", "tensor 'a' size mismatch", NULL, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_graph_break (store, c, "Data-dependent branching", "why", "stack", NULL, &diag),
+                   ==, FX_OK);
+  g_assert_cmpint (fx_store_add_kernel (store, c, 0, 1, "triton_poi_fused_add_0", "triton", "cuda", "def k(): pass",
+                                        "add", "aten.add", &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_metric (store, c, "guard_count", "11", &diag), ==, FX_OK);
+  fx_store_run run = { .backend = "interp", .compile_ms = 1.5, .run_ms_median = 0.25 };
+  int64_t run_id = 0;
+  g_assert_cmpint (fx_store_add_run (store, g, &run, &run_id, &diag), ==, FX_OK);
+  g_assert_cmpint (run_id, >, 0);
+  g_assert_cmpint (fx_store_commit (store, &diag), ==, FX_OK);
+}
+
+static void
+test_roundtrip (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  g_assert_cmpint (fx_store_schema_version (store), ==, FX_STORE_SCHEMA_VERSION);
+  write_sample (store, "h1", 0);
+  fx_store_close (store);
+
+  /* Reopening migrates nothing and reads back what was written. */
+  store = open_ok (path);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (cs[0].compile_id, ==, "0/1");
+  g_assert_cmpstr (cs[0].function, ==, "toy_example");
+  g_assert_cmpint (cs[0].line, ==, 5);
+  g_assert_cmpstr (cs[0].status, ==, "graph break");
+  g_assert_cmpint (cs[0].n_graphs, ==, 1);
+  g_assert_cmpint (cs[0].n_kernels, ==, 1);
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "[0/1]", &row, NULL), ==, FX_OK);
+  g_assert_cmpint (row, ==, cs[0].id);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_find_compile (store, "7/0", &row, &diag), ==, FX_ERR_NOT_FOUND);
+
+  fx_store_guard *guards;
+  g_assert_cmpint (fx_store_list_guards (store, cs[0].id, arena, &guards, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (guards[0].code, ==, "x'); DROP TABLE guards; --");
+  g_assert_cmpstr (guards[0].source, ==, "L['x']");
+  g_assert_null (guards[0].user_line);
+
+  fx_store_graph_info *gi;
+  g_assert_cmpint (fx_store_list_graphs (store, cs[0].id, arena, &gi, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (gi[0].parsed);
+  g_assert_cmpstr (gi[0].stage, ==, "dynamo");
+  fx_graph *graph = NULL;
+  char *text = NULL;
+  g_assert_cmpint (fx_store_get_graph (store, gi[0].id, &graph, &text, NULL), ==, FX_OK);
+  g_assert_nonnull (graph);
+  fx_buf out;
+  fx_buf_init (&out);
+  fx_graph_print_code (graph, &out);
+  g_assert_nonnull (strstr (out.data, "add = x + 1"));
+  g_assert_nonnull (strstr (text, "return (add,)"));
+  fx_buf_free (&out);
+  fx_graph_free (graph);
+  free (text);
+
+  fx_store_guard_failure *gf;
+  g_assert_cmpint (fx_store_list_guard_failures (store, cs[0].id, arena, &gf, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (gf[0].reason, ==, "tensor 'a' size mismatch");
+  fx_store_kernel *ks;
+  g_assert_cmpint (fx_store_list_kernels (store, cs[0].id, arena, &ks, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (ks[0].name, ==, "triton_poi_fused_add_0");
+  int64_t count = 0;
+  g_assert_cmpint (fx_store_count (store, "runs", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 1);
+  g_assert_cmpint (fx_store_count (store, "sqlite_master; --", &count, NULL), ==, FX_ERR_NOT_FOUND);
+  /* Same hash: found, so an importer adds nothing. */
+  int64_t existing = 0;
+  g_assert_cmpint (fx_store_find_input (store, "h1", &existing, NULL), ==, FX_OK);
+  g_assert_cmpint (existing, >, 0);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+static void
+test_bad_files (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_store *store = NULL;
+  /* Missing without create. */
+  g_assert_cmpint (fx_store_open (path, false, &store, &diag), ==, FX_ERR_IO);
+  g_assert_null (store);
+  /* Not a database. */
+  g_assert_true (g_file_set_contents (path, "this is not sqlite, just some text that is long enough......", -1,
+                                      NULL));
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), !=, FX_OK);
+  g_assert_null (store);
+  g_assert_nonnull (strstr (diag.message, path));
+  g_unlink (path);
+
+  /* A newer schema is refused. */
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA user_version = 99", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
+  g_assert_nonnull (strstr (diag.message, "newer"));
+  remove_workspace (path);
+}
+
+/* A reader sees the last committed state while a writer holds an open transaction (WAL). */
+static void
+test_reader_writer (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *writer = open_ok (path);
+  write_sample (writer, "h1", 0);
+  fx_store *reader = open_ok (path);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_begin (writer, &diag), ==, FX_OK);
+  int64_t input = 0, c = 0;
+  g_assert_cmpint (fx_store_add_input (writer, "/y", "torch_trace", "h2", 1, &input, &diag), ==, FX_OK);
+  fx_compile_id cid = { -1, 5, 0, 0 };
+  g_assert_cmpint (fx_store_ensure_compile (writer, input, &cid, &c, &diag), ==, FX_OK);
+
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (reader, arena, &cs, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (fx_store_commit (writer, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_list_compiles (reader, arena, &cs, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 2);
+  fx_arena_free (arena);
+  fx_store_close (reader);
+  fx_store_close (writer);
+  remove_workspace (path);
+}
+
+/* A child writes committed transactions then is SIGKILLed inside an open one: the file stays valid and holds
+   exactly the committed ones. */
+static void
+test_sigkill (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  fx_store_close (store);
+  int pipefd[2];
+  g_assert_cmpint (pipe (pipefd), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (pipefd[0]);
+      fx_store *s = NULL;
+      if (fx_store_open (path, true, &s, NULL) != FX_OK)
+        _exit (1);
+      for (int i = 0; i < 3; i++)
+        {
+          char hash[16];
+          snprintf (hash, sizeof hash, "c%d", i);
+          write_sample (s, hash, i);
+        }
+      fx_store_begin (s, NULL);
+      int64_t input = 0, c = 0;
+      fx_store_add_input (s, "/z", "torch_trace", "uncommitted", 1, &input, NULL);
+      for (int i = 0; i < 2000; i++)
+        {
+          fx_compile_id cid = { -1, 100 + i, 0, 0 };
+          fx_store_ensure_compile (s, input, &cid, &c, NULL);
+        }
+      if (write (pipefd[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        {
+          fx_compile_id cid = { -1, 5000, 0, 0 };
+          fx_store_ensure_compile (s, input, &cid, &c, NULL);
+          fx_store_add_artifact (s, input, c, "spin", "string", "payload", NULL);
+        }
+    }
+  close (pipefd[1]);
+  char ch;
+  g_assert_cmpint (read (pipefd[0], &ch, 1), ==, 1);
+  close (pipefd[0]);
+  g_usleep (20000);
+  kill (pid, SIGKILL);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFSIGNALED (status));
+
+  store = open_ok (path);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 3);
+  int64_t count = 0;
+  g_assert_cmpint (fx_store_count (store, "inputs", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 3);
+  g_assert_cmpint (fx_store_count (store, "artifacts", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 0);
+  fx_arena_free (arena);
+  /* The integrity check passes. */
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA integrity_check", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "ok");
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/store/compile-id", test_compile_id);
+  g_test_add_func ("/store/roundtrip", test_roundtrip);
+  g_test_add_func ("/store/bad-files", test_bad_files);
+  g_test_add_func ("/store/reader-writer", test_reader_writer);
+  g_test_add_func ("/store/sigkill", test_sigkill);
+  return g_test_run ();
+}
