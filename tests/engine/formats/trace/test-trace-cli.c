@@ -129,6 +129,19 @@ test_show (void)
   g_assert_nonnull (strstr (r.out, "torch.ops.aten."));
   run_result_clear (&r);
 
+  const char *iargs[] = { "show", workspace, "0/2", "--inputs", NULL };
+  r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "L['a']: torch.float32[8,3] stride=[3,1] device(type='cuda', index=0)\n"
+                              "L['b']: torch.float32[8,3] stride=[3,1] device(type='cuda', index=0)\n");
+  run_result_clear (&r);
+
+  const char *aargs[] = { "show", workspace, "1/0", "--artifact", "inductor_output_code", NULL };
+  r = run_fxwb (aargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "triton_poi_fused_mul_0 = async_compile.triton('triton_poi_fused_mul_0', '" "''"));
+  run_result_clear (&r);
+
   /* Errors: unknown compile, unknown stage, bad compile id, missing file, two views. */
   const char *e1[] = { "show", workspace, "7/7", "--guards", NULL };
   r = run_fxwb (e1);
