@@ -19,6 +19,7 @@ typedef struct code_cache
   int n_compiles;
   bool skip;
   bool warned_limit;
+  bool seen_eager;            /* eager_then_compile: the first call ran eagerly */
   char *skip_reason;
   fxc_entry *entries;         /* newest first */
 } code_cache;
@@ -964,6 +965,13 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
         view[off + i] = PyTuple_GET_ITEM (closure, i);
       locals = view;
+    }
+  if (!cc->seen_eager && !cc->entries
+      && (strcmp (stance, "eager_then_compile") == 0 || strcmp (stance, "aot_eager_then_compile") == 0))
+    {
+      /* the first call of each frame runs eagerly (aot_eager is torch eager in this version), later calls compile */
+      cc->seen_eager = true;
+      return _PyEval_EvalFrameDefault (ts, frame, throwflag);
     }
   PyObject *backend = PyObject_GetAttrString (ctx, "backend_key");
   PyErr_Clear ();

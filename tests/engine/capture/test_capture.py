@@ -261,6 +261,15 @@ class Guards(Base):
         self.assertTrue(torch.equal(run(), torch.zeros(6)))
         self.assertEqual(len(compiles(self.start)), n)
         self.assertEqual(fxcapture._config["stance"], "default")
+
+        def k2(x):
+            return x * 5
+        with fxcapture.set_stance("eager_then_compile"):
+            opt2 = torch.compile(k2, backend="eager")
+            opt2(torch.ones(2))
+            self.assertEqual(len(compiles(self.start)), n)
+            opt2(torch.ones(2))
+            self.assertEqual(len(compiles(self.start)), n + 1)
         with self.assertRaises(RuntimeError):
             fxcapture.set_stance("bogus")
 
