@@ -191,7 +191,8 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
   const char *m = getenv ("FXWB_INDUCTOR_MARCH");
   if (m && m[0] && strlen (m) < 40 && strspn (m, "abcdefghijklmnopqrstuvwxyz0123456789-_.") == strlen (m))
     snprintf (march, sizeof march, "-march=%s", m);
-  const char *flags[] = { "-O2", "-fPIC", "-shared", "-std=gnu11", march, "-fno-strict-aliasing",
+  /* -fwrapv: integer ops wrap as PyTorch's do; without it gcc folds overflow checks away (a*INT_MAX < 0). */
+  const char *flags[] = { "-O2", "-fPIC", "-shared", "-std=gnu11", march, "-fno-strict-aliasing", "-fwrapv",
                           omp ? "-fopenmp" : "-Wno-unknown-pragmas" };
   size_t n_flags = sizeof flags / sizeof flags[0];
   uint64_t h = 14695981039346656037ULL;
