@@ -1,8 +1,8 @@
 #!/bin/sh
 # test-inductor-edge.sh: edge-case graphs (0-d, zero-size, broadcast, permuted/strided views, int/bool/f64/f16/bf16,
-# wrap_int32_mul.py fails while the generated C multiplies signed ints without -fwrapv (gcc folds a*2147483647<0 to a<0).
 # NaN-producing inputs, extern mm, fallbacks, aliasing outputs) compiled by fxwb compile --run against the interpreter;
 # malformed graphs must give a located error and exit 1; a hostile source comment must not reach the generated C.
+# wrap_int32_mul.py fails while the generated C multiplies signed ints without -fwrapv (gcc folds a*2147483647<0 to a<0).
 # usage: test-inductor-edge.sh FXWB EDGE_DIR
 set -u
 fxwb=$1
