@@ -8,7 +8,7 @@ packages=(
   # engine and backends
   libsqlite3-dev libjson-c-dev libzip-dev libopenblas-dev
   # capture (embedded CPython 3.11 with Debian's torch)
-  python3-dev python3-torch
+  python3-dev python3-torch python3-tabulate
   # CLI, app and viewers
   libglib2.0-dev libsoup-3.0-dev libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev libgraphviz-dev
   # data validation, translations, tests

@@ -165,6 +165,10 @@ layout_job_free (LayoutJob *job)
 
 /* Graphviz keeps global state (error handler, plugin registry): one layout at a time. */
 static GMutex graphviz_lock;
+/* One Graphviz context for the process, used under graphviz_lock. Graphviz's pango plugin caches a pointer
+   to the last font name, which lives in the context's font dictionary: freeing a context leaves the cache
+   dangling and the next layout reads freed memory (seen with ASan). */
+static GVC_t *graphviz_context;
 
 static const char *
 short_target (const fx_node *node, fx_buf *buf)
@@ -350,7 +354,9 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   fx_buf_init (&buf);
   g_mutex_lock (&graphviz_lock);
 
-  gvc = gvContext ();
+  if (graphviz_context == NULL)
+    graphviz_context = gvContext ();
+  gvc = graphviz_context;
   g = agopen ((char *) "fx", Agdirected, NULL);
   agattr (g, AGRAPH, (char *) "rankdir", (char *) "TB");
   agattr (g, AGRAPH, (char *) "nodesep", (char *) "0.25");
@@ -539,8 +545,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   if (layout->boxes->len > DOT_MAX_BOXES)
     {
       agclose (g);
-      gvFreeContext (gvc);
-      g_mutex_unlock (&graphviz_lock);
+          g_mutex_unlock (&graphviz_lock);
       layered_layout (layout);
       layout->seconds = g_timer_elapsed (timer, NULL);
       g_task_return_pointer (task, g_steal_pointer (&layout), (GDestroyNotify) canvas_layout_free);
@@ -561,8 +566,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   if (gvLayout (gvc, g, "dot") != 0)
     {
       agclose (g);
-      gvFreeContext (gvc);
-      g_mutex_unlock (&graphviz_lock);
+          g_mutex_unlock (&graphviz_lock);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", _("Graphviz could not lay out this graph"));
       return;
     }
@@ -631,7 +635,6 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
 
   gvFreeLayout (gvc, g);
   agclose (g);
-  gvFreeContext (gvc);
   g_mutex_unlock (&graphviz_lock);
 
   layout->seconds = g_timer_elapsed (timer, NULL);
@@ -641,7 +644,6 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
 
 cancelled:
   agclose (g);
-  gvFreeContext (gvc);
   g_mutex_unlock (&graphviz_lock);
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("Layout cancelled"));
 }

@@ -105,7 +105,7 @@ fxwb_cmd_capture (int argc, char **argv)
       fx_diag_clear (&d2);
       fx_status s2 = fx_file_read (record, &text, &len, &d2);
       if (s2 == FX_OK)
-        s2 = fx_store_open (output, FX_STORE_CREATE, &store, &d2);
+        s2 = fx_store_open (output, true, &store, &d2);
       if (s2 == FX_OK)
         s2 = fx_capture_record_to_store (text, len, argv[first], store, &d2);
       if (store)

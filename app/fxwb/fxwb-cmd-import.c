@@ -17,11 +17,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
 {
   if (json)
     {
+      g_autofree char *escaped = g_strescape (path, NULL);
       printf ("{\"input\": \"%s\", \"already_imported\": %s, \"lines\": %" G_GINT64_FORMAT
               ", \"records\": %" G_GINT64_FORMAT ", \"frames\": %" G_GINT64_FORMAT ", \"compiles\": %" G_GINT64_FORMAT
               ", \"graphs\": %" G_GINT64_FORMAT ", \"kernels\": %" G_GINT64_FORMAT ", \"guards\": %" G_GINT64_FORMAT
               ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"warnings\": {",
-              g_strescape (path, NULL), s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
+              escaped, s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
               s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events);
       gboolean first = TRUE;
       for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)

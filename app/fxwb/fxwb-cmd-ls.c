@@ -84,7 +84,8 @@ fxwb_cmd_ls (int argc, char **argv)
       for (size_t i = 0; i < n; i++)
         {
           g_autofree char *id = g_strdup_printf ("[%s]", cs[i].compile_id);
-          g_autofree char *loc = cs[i].file ? g_strdup_printf ("%s:%d", cs[i].file, cs[i].line) : g_strdup ("-");
+          g_autofree char *loc = !cs[i].file ? g_strdup ("-") : cs[i].line < 0 ? g_strdup (cs[i].file)
+                                : g_strdup_printf ("%s:%d", cs[i].file, cs[i].line);
           printf ("%-10s %-42s %-44s %-12s %6d %7d\n", id, cs[i].function ? cs[i].function : "-", loc,
                   cs[i].status, cs[i].n_graphs, cs[i].n_kernels);
         }

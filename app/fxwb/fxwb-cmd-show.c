@@ -20,7 +20,12 @@ typedef enum
   SHOW_KERNELS,
   SHOW_METRICS,
   SHOW_FUSION,
+  SHOW_INPUTS,
+  SHOW_ARTIFACTS,
+  SHOW_ARTIFACT,
 } show_what;
+
+static const char *artifact_name;
 
 static void
 json_str (const char *s)
@@ -46,8 +51,13 @@ show_graph (fx_store *store, const fx_store_compile *c, const char *stage, show_
     return st;
   const fx_store_graph_info *found = NULL;
   for (size_t i = 0; i < n; i++)
-    if (strcmp (gi[i].stage, stage) == 0)
+    if (strcmp (gi[i].stage, stage ? stage : "dynamo") == 0)
       found = &gi[i];
+  /* No --stage and no Dynamo graph (a .pt2 or TORCH_COMPILE_DEBUG import): the compile's first graph. */
+  if (!found && !stage && n)
+    found = &gi[0];
+  if (!stage)
+    stage = "dynamo";
   if (!found)
     return fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s has no '%s' graph (see fxwb show FILE %s)",
                         c->compile_id, stage, c->compile_id);
@@ -246,6 +256,65 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
         return FX_OK;
       }
+    case SHOW_INPUTS:
+      {
+        fx_store_kv *a;
+        if ((st = fx_store_list_artifacts (store, c->id, arena, &a, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          {
+            if (strcmp (a[i].key, "input") != 0)
+              continue;
+            if (json)
+              {
+                printf ("{\"compile_id\": \"%s\", \"input\": ", c->compile_id);
+                json_str (a[i].value);
+                printf ("}\n");
+              }
+            else
+              printf ("%s\n", a[i].value);
+          }
+        return FX_OK;
+      }
+    case SHOW_ARTIFACTS:
+    case SHOW_ARTIFACT:
+      {
+        fx_store_kv *a;
+        if ((st = fx_store_list_artifacts (store, c->id, arena, &a, &n, diag)) != FX_OK)
+          return st;
+        size_t shown = 0;
+        for (size_t i = 0; i < n; i++)
+          {
+            if (what == SHOW_ARTIFACT && strcmp (a[i].key, artifact_name) != 0)
+              continue;
+            shown++;
+            if (json)
+              {
+                printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
+                json_str (a[i].key);
+                if (what == SHOW_ARTIFACT)
+                  {
+                    printf (", \"text\": ");
+                    json_str (a[i].value);
+                  }
+                else
+                  printf (", \"bytes\": %zu", a[i].value ? strlen (a[i].value) : 0);
+                printf ("}\n");
+              }
+            else if (what == SHOW_ARTIFACTS)
+              printf ("%-48s %8zu bytes\n", a[i].key, a[i].value ? strlen (a[i].value) : 0);
+            else
+              {
+                fputs (a[i].value ? a[i].value : "", stdout);
+                if (a[i].value && *a[i].value && a[i].value[strlen (a[i].value) - 1] != '\n')
+                  putchar ('\n');
+              }
+          }
+        if (what == SHOW_ARTIFACT && !shown && !many)
+          return fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s has no artifact '%s' (see --artifacts)",
+                              c->compile_id, artifact_name);
+        return FX_OK;
+      }
     default:
       break;
     }
@@ -256,11 +325,12 @@ int
 fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
-  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, json = FALSE;
-  g_autofree char *stage = NULL;
+  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE;
+  gboolean json = FALSE, artifacts = FALSE;
+  g_autofree char *stage = NULL, *artifact = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
-      "Graph stage: dynamo (default), aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
+      "Graph stage (default: dynamo, else the compile's first graph): dynamo, aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
       "or an artifact name such as before_post_grad_graph", "S" },
     { "tabular", 't', 0, G_OPTION_ARG_NONE, &tabular, "The graph as Graph.print_tabular()", NULL },
     { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The graph as GraphModule.code", NULL },
@@ -273,6 +343,10 @@ fxwb_cmd_show (int argc, char **argv)
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "compilation_metrics", NULL },
     { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
       NULL },
+    { "inputs", 'i', 0, G_OPTION_ARG_NONE, &inputs, "Input tensors by source (describe_tensor/describe_source)", NULL },
+    { "artifacts", 'a', 0, G_OPTION_ARG_NONE, &artifacts, "Raw artifacts kept for the compile (names and sizes)", NULL },
+    { "artifact", 0, 0, G_OPTION_ARG_STRING, &artifact,
+      "Print one artifact's text (inductor_output_code, fx_graph_runnable, dynamo_cpp_guards_str, ...)", "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
@@ -291,11 +365,12 @@ fxwb_cmd_show (int argc, char **argv)
                                     "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
-  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion;
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + inputs + artifacts
+                + (artifact != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion\n");
+                       "--breaks, --kernels, --metrics, --fusion, --inputs, --artifacts, --artifact\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -306,7 +381,9 @@ fxwb_cmd_show (int argc, char **argv)
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
-                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : SHOW_STAGES;
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
+                   : artifact ? SHOW_ARTIFACT : SHOW_STAGES;
+  artifact_name = artifact;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
   if (graph_view && argc != 3)
     {
@@ -338,7 +415,7 @@ fxwb_cmd_show (int argc, char **argv)
     {
       if (want && cs[i].id != want)
         continue;
-      st = show_one (store, &cs[i], what, stage ? stage : "dynamo", json, !want, arena, &diag);
+      st = show_one (store, &cs[i], what, stage, json, !want, arena, &diag);
     }
   if (st != FX_OK)
     fxwb_print_diag (&diag);

@@ -11,6 +11,7 @@
 typedef struct fxc_source
 {
   int local;                  /* index in the frame's fast locals, or -1 */
+  bool deref;                 /* the local is a free variable's cell: read its contents */
   PyObject *global;           /* global name (str) when local < 0 */
   PyObject *attrs;            /* tuple of attribute names read in turn, or NULL */
   char *name;                 /* L['self']._modules['fc']._parameters['weight'] */

@@ -279,7 +279,20 @@ add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *co
 {
   fxc_trace *t = tr->t;
   char comment[512] = "";
-  (void) f;
+  if (f && kind != FX_GUARD_TENSOR_MATCH && kind != FX_GUARD_TYPE_MATCH)
+    {
+      /* the user line that installed the guard: "return x * n  # prog.py:4 in f" */
+      PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
+      PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+      const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
+      const char *base = file ? strrchr (file, '/') : NULL;
+      if (stripped && file)
+        snprintf (comment, sizeof comment, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), base ? base + 1 : file,
+                  f->line, PyUnicode_AsUTF8 (f->code->co_name));
+      Py_XDECREF (line);
+      Py_XDECREF (stripped);
+      PyErr_Clear ();
+    }
   fx_guard_set_add (&t->guards, kind, src->name, code, comment[0] ? comment : NULL);
   if (t->n_checks == t->cap_checks)
     {
@@ -298,12 +311,12 @@ static void
 guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
 {
   char code[512];
-  if (obj == Py_None || PyBool_Check (obj))
+  if (obj == Py_None)
     {
       snprintf (code, sizeof code, "___check_obj_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) obj);
       add_check (tr, FX_GUARD_ID_MATCH, src, code, obj, f);
     }
-  else if (PyLong_CheckExact (obj) || PyFloat_CheckExact (obj) || PyUnicode_CheckExact (obj))
+  else if (PyBool_Check (obj) || PyLong_CheckExact (obj) || PyFloat_CheckExact (obj) || PyUnicode_CheckExact (obj))
     {
       PyObject *r = PyObject_Repr (obj);
       snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
@@ -356,6 +369,23 @@ py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
     *out = fx_arg_float (PyFloat_AsDouble (o));
   else if (PyUnicode_Check (o))
     *out = fx_arg_str (fx_arena_strdup (arena, PyUnicode_AsUTF8 (o)));
+  else if (o == Py_Ellipsis)
+    out->kind = FX_ARG_ELLIPSIS;
+  else if (PySlice_Check (o))
+    {
+      PySliceObject *sl = (PySliceObject *) o;
+      PyObject *parts[3] = { sl->start, sl->stop, sl->step };
+      fx_arg *items = fx_arena_alloc (arena, 3 * sizeof (fx_arg));
+      for (int i = 0; i < 3; i++)
+        {
+          var tmp = { .kind = V_CONST, .obj = parts[i] };
+          if (py_to_arg (tr, &tmp, &items[i], arena))
+            return 1;
+        }
+      out->kind = FX_ARG_SLICE;
+      out->u.seq.items = items;
+      out->u.seq.n = 3;
+    }
   else if (PyTuple_Check (o) || PyList_Check (o))
     {
       Py_ssize_t n = PySequence_Fast_GET_SIZE (o);
@@ -585,7 +615,14 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
       fx_buf code;
       fx_buf_init (&code);
       fx_tensor_check_code (&chk, src->name, &code);
-      add_check (tr, FX_GUARD_TENSOR_MATCH, src, code.data, NULL, f);
+      /* dtype and device objects for the fast check on a cache hit */
+      PyObject *dt = PyObject_GetAttrString (tensor, "dtype");
+      PyObject *dev = PyObject_GetAttrString (tensor, "device");
+      PyObject *exp = dt && dev ? PyTuple_Pack (2, dt, dev) : NULL;
+      Py_XDECREF (dt);
+      Py_XDECREF (dev);
+      add_check (tr, FX_GUARD_TENSOR_MATCH, src, code.data, exp, f);
+      Py_XDECREF (exp);
       t->guards.guards[t->guards.n_guards - 1].tensor = chk;
       fx_buf_free (&code);
     }
@@ -623,7 +660,14 @@ static var *
 wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
 {
   if (PyObject_TypeCheck (obj, (PyTypeObject *) fxc.tensor_type))
-    return realize_tensor (tr, f, obj, src);
+    {
+      if (!src)
+        {
+          fail (tr, 1, "Unsupported tensor access\n  Explanation: a tensor reached through a value capture cannot guard");
+          return NULL;
+        }
+      return realize_tensor (tr, f, obj, src);
+    }
   var *v;
   if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
       || PyObject_IsInstance (obj, fxc.module_type) == 1)
@@ -760,15 +804,15 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
       fail (tr, 1, "Unsupported function call\n  Explanation: inlining too deep (recursion)");
       return NULL;
     }
-  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARARGS | CO_VARKEYWORDS))
+  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARKEYWORDS))
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (generator, coroutine or *args)",
             PyUnicode_AsUTF8 (co->co_name));
       return NULL;
     }
-  if (co->co_nfreevars || co->co_ncellvars)
+  if (co->co_ncellvars)
     {
-      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (closure)", PyUnicode_AsUTF8 (co->co_name));
+      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (cell variables)", PyUnicode_AsUTF8 (co->co_name));
       return NULL;
     }
   frame nf = { 0 };
@@ -784,13 +828,24 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
   size_t npos = nargs - nkw;
   int argc = co->co_argcount + co->co_kwonlyargcount;
   var *res = NULL;
-  if ((int) npos > co->co_argcount)
+  if ((int) npos > co->co_argcount && !(co->co_flags & CO_VARARGS))
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: too many arguments for %s", PyUnicode_AsUTF8 (co->co_name));
       goto out;
     }
-  for (size_t i = 0; i < npos; i++)
+  for (size_t i = 0; i < npos && (int) i < co->co_argcount; i++)
     nf.locals[i] = args[i];
+  if (co->co_flags & CO_VARARGS)
+    {
+      /* *args: the extra positional arguments as a tuple, in the local after the keyword-only ones */
+      var *rest = var_new (tr, V_SEQ, NULL);
+      size_t extra = npos > (size_t) co->co_argcount ? npos - co->co_argcount : 0;
+      rest->items = malloc ((extra + 1) * sizeof (var *));
+      for (size_t i = 0; i < extra; i++)
+        rest->items[i] = args[co->co_argcount + i];
+      rest->n = extra;
+      nf.locals[argc] = rest;
+    }
   for (size_t k = 0; k < nkw; k++)
     {
       PyObject *kn = PyTuple_GET_ITEM (kwnames, k);
@@ -1000,6 +1055,11 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
     {
       var **all = malloc ((nargs + 1) * sizeof (var *));
       all[0] = wrap_value (tr, f, PyMethod_GET_SELF (fn), NULL);
+      if (!all[0])
+        {
+          free (all);
+          return NULL;
+        }
       memcpy (all + 1, args, nargs * sizeof (var *));
       var *res = inline_function (tr, f, PyMethod_GET_FUNCTION (fn), all, nargs + 1, kwnames, NULL);
       free (all);
@@ -1144,6 +1204,16 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
         }
       else if (PyCallable_Check (r) && !PyType_Check (r))
         v = var_new (tr, V_OBJ, r);
+      else if (base->has_src && PyObject_IsInstance (base->obj, fxc.module_type) == 1
+               && (r == Py_None || PyBool_Check (r) || PyLong_CheckExact (r) || PyFloat_CheckExact (r)
+                   || PyUnicode_CheckExact (r)))
+        {
+          /* module attributes the trace relied on (training, eps, inplace) are guarded by value */
+          fxc_source src = { .local = -1 };
+          source_attr (&src, &base->src, name, NULL);
+          v = wrap_value (tr, f, r, &src);
+          fxc_source_clear (&src);
+        }
       else
         v = const_var (tr, r);
       Py_DECREF (r);
@@ -1310,12 +1380,14 @@ interpret (tracer *tr, frame *f, var **result)
   int rc = 0;
   int ip = 0;
   int cur_ip = 0;
+  int inst_sp = 0;
   int steps = 0;
   PyObject *kwnames = NULL;
   while (ip < n)
     {
       int inst_ip = ip;
       cur_ip = ip;
+      inst_sp = sp;
       int opcode = _Py_OPCODE (code[ip]);
       int oparg = _Py_OPARG (code[ip]);
       while (opcode == EXTENDED_ARG)
@@ -1479,6 +1551,19 @@ interpret (tracer *tr, frame *f, var **result)
                   i += obj->n;
                 NEED (i >= 0 && (size_t) i < obj->n);
                 PUSH (obj->items[i]);
+                break;
+              }
+            if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
+              {
+                Py_ssize_t start, stop, step, len;
+                NEED (PySlice_GetIndicesEx (idx->obj, obj->n, &start, &stop, &step, &len) == 0);
+                var *v = var_new (tr, V_SEQ, NULL);
+                v->is_list = obj->is_list;
+                v->items = malloc ((len + 1) * sizeof (var *));
+                for (Py_ssize_t i = 0; i < len; i++)
+                  v->items[i] = obj->items[start + i * step];
+                v->n = len;
+                PUSH (v);
                 break;
               }
             var *r = call_operator (tr, f, "getitem", a, 2);
@@ -1683,6 +1768,220 @@ interpret (tracer *tr, frame *f, var **result)
               }
           }
           break;
+        case COPY_FREE_VARS:
+          break;
+        case LOAD_DEREF:
+        case LOAD_CLOSURE:
+          {
+            int k = oparg - (co->co_nlocalsplus - co->co_nfreevars);
+            if (opcode == LOAD_CLOSURE || k < 0 || k >= co->co_nfreevars)
+              {
+                rc = fail (tr, f->parent ? 1 : 0, "cell variables are not supported");
+                goto done;
+              }
+            var *v = f->locals[oparg];
+            if (!v)
+              {
+                const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
+                PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
+                PyObject *cell = closure && k < PyTuple_GET_SIZE (closure) ? PyTuple_GET_ITEM (closure, k) : NULL;
+                PyObject *val = cell ? PyCell_GET (cell) : NULL;
+                if (!val)
+                  {
+                    rc = fail (tr, 0, "free variable '%s' referenced before assignment", nm);
+                    goto done;
+                  }
+                if (f->parent)
+                  v = wrap_value (tr, f, val, NULL);
+                else
+                  {
+                    fxc_source src = { .local = -1 };
+                    source_set_local (&src, oparg, nm);
+                    src.deref = true;
+                    v = wrap_value (tr, f, val, &src);
+                    fxc_source_clear (&src);
+                  }
+                NEED (v);
+                f->locals[oparg] = v;
+              }
+            PUSH (v);
+          }
+          break;
+        case CALL_FUNCTION_EX:
+          {
+            var *kw = (oparg & 1) ? POP () : NULL;
+            var *pa = POP ();
+            var *callee = POP ();
+            NEED (sp >= 1);
+            if (pa->kind == V_CONST && PyTuple_Check (pa->obj))
+              {
+                /* a constant tuple of positional arguments */
+                var *seq = var_new (tr, V_SEQ, NULL);
+                seq->n = PyTuple_GET_SIZE (pa->obj);
+                seq->items = malloc ((seq->n + 1) * sizeof (var *));
+                for (size_t i = 0; i < seq->n; i++)
+                  seq->items[i] = const_var (tr, PyTuple_GET_ITEM (pa->obj, i));
+                pa = seq;
+              }
+            if (pa->kind != V_SEQ || (kw && !(kw->kind == V_CONST && PyDict_Check (kw->obj))))
+              {
+                sp += kw ? 3 : 2;
+                rc = fail (tr, 1, "Unsupported function call\n  Explanation: *args/**kwargs of traced values");
+                goto done;
+              }
+            Py_ssize_t nkw = kw ? PyDict_Size (kw->obj) : 0;
+            var **all = malloc ((pa->n + nkw + 1) * sizeof (var *));
+            memcpy (all, pa->items, pa->n * sizeof (var *));
+            PyObject *names = nkw ? PyTuple_New (nkw) : NULL;
+            Py_ssize_t pos = 0, i = 0;
+            PyObject *k, *val;
+            while (kw && PyDict_Next (kw->obj, &pos, &k, &val))
+              {
+                Py_INCREF (k);
+                PyTuple_SET_ITEM (names, i, k);
+                all[pa->n + i] = const_var (tr, val);
+                i++;
+              }
+            if (names)
+              {
+                PyList_Append (tr->keep, names);
+                Py_DECREF (names);
+              }
+            var *r = call_var (tr, f, callee, all, pa->n + nkw, names);
+            free (all);
+            if (!r)
+              {
+                rc = tr->reason[0] ? 1 : -1;
+                goto done;
+              }
+            (void) POP (); /* the NULL below the callable */
+            PUSH (r);
+          }
+          break;
+        case LIST_TO_TUPLE:
+          {
+            var *l = PEEK (1);
+            if (l->kind == V_SEQ)
+              {
+                var *t = var_new (tr, V_SEQ, NULL);
+                t->n = l->n;
+                t->items = malloc ((l->n + 1) * sizeof (var *));
+                memcpy (t->items, l->items, l->n * sizeof (var *));
+                PEEK (1) = t;
+              }
+            else
+              {
+                rc = fail (tr, 1, "Unsupported list to tuple conversion");
+                goto done;
+              }
+          }
+          break;
+        case BUILD_SLICE:
+          {
+            int k = oparg == 3 ? 3 : 2;
+            PyObject *parts[3] = { Py_None, Py_None, Py_None };
+            for (int i = 0; i < k; i++)
+              {
+                var *p = stack[sp - k + i];
+                if (p->kind != V_CONST)
+                  {
+                    rc = fail (tr, 1, "Unsupported slice with a non-constant bound");
+                    goto done;
+                  }
+                parts[i] = p->obj;
+              }
+            sp -= k;
+            PyObject *slice = PySlice_New (parts[0], parts[1], parts[2]);
+            NEED (slice);
+            var *v = const_var (tr, slice);
+            Py_DECREF (slice);
+            PUSH (v);
+          }
+          break;
+        case IS_OP:
+        case CONTAINS_OP:
+          {
+            var *rhs = POP ();
+            var *lhs = POP ();
+            if ((lhs->kind != V_CONST && lhs->kind != V_OBJ) || (rhs->kind != V_CONST && rhs->kind != V_OBJ))
+              {
+                sp += 2;
+                rc = fail (tr, 1, "Unsupported %s on a traced value", opcode == IS_OP ? "`is`" : "`in`");
+                goto done;
+              }
+            int r = opcode == IS_OP ? lhs->obj == rhs->obj : PySequence_Contains (rhs->obj, lhs->obj);
+            NEED (r >= 0);
+            if (oparg)
+              r = !r;
+            PUSH (const_var (tr, r ? Py_True : Py_False));
+          }
+          break;
+        case BUILD_MAP:
+          {
+            PyObject *d = PyDict_New ();
+            bool ok = true;
+            for (int i = 0; ok && i < oparg; i++)
+              {
+                var *k = stack[sp - 2 * oparg + 2 * i], *v = stack[sp - 2 * oparg + 2 * i + 1];
+                ok = k->kind == V_CONST && (v->kind == V_CONST || v->kind == V_OBJ) && PyDict_SetItem (d, k->obj, v->obj) == 0;
+              }
+            if (!ok)
+              {
+                Py_DECREF (d);
+                PyErr_Clear ();
+                rc = fail (tr, 1, "Unsupported dict of traced values");
+                goto done;
+              }
+            sp -= 2 * oparg;
+            var *v = const_var (tr, d);
+            Py_DECREF (d);
+            PUSH (v);
+          }
+          break;
+        case DICT_MERGE:
+        case DICT_UPDATE:
+          {
+            var *upd = POP ();
+            NEED (sp >= oparg);
+            var *d = PEEK (oparg);
+            if (d->kind != V_CONST || !PyDict_Check (d->obj) || upd->kind != V_CONST || !PyDict_Check (upd->obj))
+              {
+                rc = fail (tr, 1, "Unsupported **kwargs of traced values");
+                goto done;
+              }
+            PyObject *m = PyDict_Copy (d->obj);
+            NEED (m && PyDict_Update (m, upd->obj) == 0);
+            var *v = const_var (tr, m);
+            Py_DECREF (m);
+            PEEK (oparg) = v;
+          }
+          break;
+        case BUILD_CONST_KEY_MAP:
+          {
+            /* dict of constants only; a dict holding tensors is not supported in this version */
+            var *keys = POP ();
+            PyObject *d = PyDict_New ();
+            bool ok = keys->kind == V_CONST && PyTuple_Check (keys->obj) && PyTuple_GET_SIZE (keys->obj) == oparg;
+            for (int i = 0; ok && i < oparg; i++)
+              {
+                var *v = stack[sp - oparg + i];
+                ok = v->kind == V_CONST || v->kind == V_OBJ;
+                if (ok)
+                  PyDict_SetItem (d, PyTuple_GET_ITEM (keys->obj, i), v->obj);
+              }
+            if (!ok)
+              {
+                Py_DECREF (d);
+                sp++;
+                rc = fail (tr, 1, "Unsupported dict of traced values");
+                goto done;
+              }
+            sp -= oparg;
+            var *v = const_var (tr, d);
+            Py_DECREF (d);
+            PUSH (v);
+          }
+          break;
         case RETURN_VALUE:
           *result = POP ();
           rc = 0;
@@ -1697,6 +1996,9 @@ interpret (tracer *tr, frame *f, var **result)
 done:
   if (rc > 0 && tr->break_gb && !f->parent)
     {
+      /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
+         the slots, and nothing is pushed before a failure). */
+      sp = inst_sp;
       /* Top frame: remember where to resume and what the stack and locals hold. */
       if (!tr->t->break_reason)
         record_break (tr, f);
@@ -1793,8 +2095,8 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   f.nlocals = code->co_nlocalsplus;
   f.locals = calloc (f.nlocals + 1, sizeof (var *));
   int rc;
-  if (code->co_nfreevars || code->co_ncellvars)
-    rc = fail (&tr, 0, "frames with closures or cells are not captured in this version");
+  if (code->co_ncellvars)
+    rc = fail (&tr, 0, "frames with cell variables (inner functions closing over locals) are not captured in this version");
   else if (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
     rc = fail (&tr, 0, "generator or coroutine frames are skipped");
   else

@@ -37,36 +37,27 @@ hash_hex (const char *text, size_t len, char out[17])
   snprintf (out, 17, "%016llx", (unsigned long long) h);
 }
 
+/* The compile row of a record, with what the record says about it. */
 static fx_status
-put_compile (fx_store *store, fx_id source, json_object *r, fx_compile_status status, fx_id *out, fx_diag *diag)
+put_compile (fx_store *store, int64_t input, json_object *r, int64_t *row, fx_diag *diag)
 {
-  fx_store_frame fr = { 0 };
-  fr.frame = jint (r, "frame_id", 0);
-  fr.function = jstr (r, "name");
-  fr.file = jstr (r, "filename");
-  fr.line = jint (r, "firstlineno", 0);
-  fx_id frame_id;
-  fx_status st = fx_store_put_frame (store, source, &fr, &frame_id, diag);
+  fx_compile_id cid = { -1, jint (r, "frame_id", 0), jint (r, "compile_id", 0), 0 };
+  fx_status st = fx_store_ensure_compile (store, input, &cid, row, diag);
   if (st != FX_OK)
     return st;
-  fx_store_compile c = { 0 };
-  c.source = source;
-  c.frame = frame_id;
-  c.cid = FX_COMPILE_ID_NONE;
-  c.cid.frame = fr.frame;
-  c.cid.frame_compile = jint (r, "compile_id", 0);
-  c.cid.attempt = 0;
-  c.function = fr.function;
-  c.file = fr.file;
-  c.line = fr.line;
-  c.status = status;
-  c.compile_time_s = -1;
-  if (status == FX_COMPILE_FAILED)
-    {
-      c.fail_type = "skipped frame";
-      c.fail_reason = jstr (r, "reason");
-    }
-  return fx_store_put_compile (store, &c, out, diag);
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  u.function = jstr (r, "name");
+  u.file = jstr (r, "filename");
+  if (jint (r, "firstlineno", -1) >= 0)
+    u.line = jint (r, "firstlineno", -1);
+  return fx_store_update_compile (store, *row, &u, diag);
+}
+
+static fx_status
+update_compile (fx_store *store, int64_t row, const fx_store_compile_update *u, fx_diag *diag)
+{
+  return fx_store_update_compile (store, row, u, diag);
 }
 
 fx_status
@@ -93,82 +84,72 @@ fx_capture_record_to_store (const char *json_text, size_t len, const char *progr
     }
   char hash[17];
   hash_hex (json_text, len, hash);
-  fx_store_source src = { 0 };
-  src.path = program;
-  src.kind = "capture";
-  src.hash = hash;
-  src.size = (int64_t) len;
-  fx_id source;
-  bool exists = false;
-  st = fx_store_add_source (store, &src, &source, &exists, diag);
+  int64_t existing = 0, input = 0;
+  st = fx_store_find_input (store, hash, &existing, diag);
+  if (st == FX_OK && !existing)
+    st = fx_store_add_input (store, program, "capture", hash, (int64_t) len, &input, diag);
   size_t n = json_object_array_length (records);
-  for (size_t i = 0; st == FX_OK && !exists && i < n; i++)
+  for (size_t i = 0; st == FX_OK && !existing && i < n; i++)
     {
       json_object *r = json_object_array_get_idx (records, i);
       const char *kind = jstr (r, "kind");
-      if (!kind)
+      int64_t row = 0;
+      if (!kind || (strcmp (kind, "compile") && strcmp (kind, "skip") && strcmp (kind, "frame")
+                    && strcmp (kind, "recompile") && strcmp (kind, "graph_break")))
         continue;
-      fx_id compile = 0;
+      st = put_compile (store, input, r, &row, diag);
+      if (st != FX_OK)
+        break;
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
       if (strcmp (kind, "compile") == 0)
         {
           json_object *gb;
-          bool has_break = json_object_object_get_ex (r, "graph_break", &gb) && gb
-                           && json_object_get_type (gb) == json_type_object;
-          st = put_compile (store, source, r, has_break ? FX_COMPILE_GRAPH_BREAK : FX_COMPILE_OK, &compile, diag);
-          if (st != FX_OK)
-            break;
+          u.has_graph_break = json_object_object_get_ex (r, "graph_break", &gb) && gb
+                              && json_object_get_type (gb) == json_type_object;
+          u.graph_op_count = jint (r, "n_ops", -1);
           const char *gjson = jstr (r, "graph_json");
           fx_graph *g = NULL;
           fx_diag gd;
           fx_diag_clear (&gd);
           if (gjson && fx_graph_from_json (gjson, strlen (gjson), &g, &gd) != FX_OK)
             g = NULL;
-          fx_store_graph row = { 0 };
-          row.compile = compile;
-          row.stage = FX_STAGE_DYNAMO;
-          row.name = "dynamo_output_graph";
-          row.text = jstr (r, "graph_readable");
-          row.json = g ? gjson : NULL;
-          row.parse_error = g ? NULL : gd.message;
-          row.n_nodes = g ? (int) g->n_nodes : -1;
-          st = fx_store_add_graph (store, &row, g, NULL, diag);
+          int64_t gid = 0;
+          st = fx_store_add_graph (store, row, "dynamo", g, jstr (r, "graph_readable"), &gid, diag);
           if (g)
             fx_graph_free (g);
           json_object *guards;
+          int n_guards = 0;
           if (st == FX_OK && json_object_object_get_ex (r, "guard_list", &guards)
               && json_object_get_type (guards) == json_type_array)
-            for (size_t k = 0; st == FX_OK && k < json_object_array_length (guards); k++)
+            for (size_t k = 0; st == FX_OK && k < json_object_array_length (guards); k++, n_guards++)
               {
                 json_object *gr = json_object_array_get_idx (guards, k);
-                fx_store_guard grow = { 0 };
-                grow.compile = compile;
-                grow.kind = jstr (gr, "kind");
-                grow.source = jstr (gr, "source");
-                grow.code = jstr (gr, "code");
-                grow.depth = grow.source ? 2 : 1;
-                st = fx_store_add_guard (store, &grow, diag);
+                st = fx_store_add_guard (store, row, jstr (gr, "kind"), jstr (gr, "source"), jstr (gr, "code"), NULL,
+                                         diag);
               }
+          u.guard_count = n_guards;
           if (st == FX_OK)
             {
+              /* the backend call that compiled this graph */
               fx_store_run run = { 0 };
-              run.compile = compile;
               run.backend = jstr (r, "backend");
-              run.device = NULL;
-              run.compile_ms = -1;
-              run.run_ms_median = run.run_ms_min = run.run_ms_max = -1;
-              st = fx_store_add_run (store, &run, NULL, diag);
+              run.compile_ms = run.run_ms_median = run.run_ms_min = run.run_ms_max = -1;
+              run.accuracy = -1;
+              run.peak_bytes = -1;
+              st = fx_store_add_run (store, gid, &run, NULL, diag);
             }
         }
       else if (strcmp (kind, "skip") == 0)
-        st = put_compile (store, source, r, FX_COMPILE_FAILED, &compile, diag);
-      else if (strcmp (kind, "frame") == 0)
-        st = put_compile (store, source, r, FX_COMPILE_OK, &compile, diag);
+        {
+          u.fail_type = "skipped frame";
+          u.fail_reason = jstr (r, "reason");
+        }
       else if (strcmp (kind, "recompile") == 0)
         {
-          st = put_compile (store, source, r, FX_COMPILE_UNKNOWN, &compile, diag);
+          u.has_recompile = 1;
           json_object *reasons;
-          if (st == FX_OK && json_object_object_get_ex (r, "reasons", &reasons)
-              && json_object_get_type (reasons) == json_type_array)
+          if (json_object_object_get_ex (r, "reasons", &reasons) && json_object_get_type (reasons) == json_type_array)
             for (size_t k = 0; st == FX_OK && k < json_object_array_length (reasons); k++)
               {
                 const char *reason = json_object_get_string (json_object_array_get_idx (reasons, k));
@@ -176,38 +157,25 @@ fx_capture_record_to_store (const char *json_text, size_t len, const char *progr
                 const char *colon = reason ? strchr (reason, ':') : NULL;
                 if (colon && colon - reason < (long) sizeof failed)
                   memcpy (failed, reason, colon - reason);
-                fx_store_guard_failure gf = { 0 };
-                gf.compile = compile;
-                gf.failed = failed;
-                gf.reason = reason;
-                st = fx_store_add_guard_failure (store, &gf, diag);
+                /* the store keeps the failed compile id apart: "0/0: reason" -> "0/0", "reason" */
+                st = fx_store_add_guard_failure (store, row, failed, colon ? colon + 2 : reason, NULL, diag);
               }
         }
       else if (strcmp (kind, "graph_break") == 0)
         {
-          st = put_compile (store, source, r, FX_COMPILE_GRAPH_BREAK, &compile, diag);
-          if (st == FX_OK)
+          u.has_graph_break = 1;
+          const char *reason = jstr (r, "reason");
+          char first[512] = "";
+          if (reason)
             {
-              const char *reason = jstr (r, "reason");
-              char first[512] = "";
-              if (reason)
-                {
-                  size_t l = strcspn (reason, "\n");
-                  snprintf (first, sizeof first, "%.*s", (int) (l < sizeof first - 1 ? l : sizeof first - 1), reason);
-                }
-              fx_store_graph_break b = { 0 };
-              b.compile = compile;
-              b.reason = first;
-              b.explanation = reason;
-              b.user_stack = jstr (r, "user_stack");
-              b.file = jstr (r, "filename");
-              b.line = jint (r, "lineno", 0);
-              st = fx_store_add_graph_break (store, &b, diag);
+              size_t l = strcspn (reason, "\n");
+              snprintf (first, sizeof first, "%.*s", (int) (l < sizeof first - 1 ? l : sizeof first - 1), reason);
             }
+          st = fx_store_add_graph_break (store, row, first, reason, jstr (r, "user_stack"), reason, diag);
         }
+      if (st == FX_OK)
+        st = update_compile (store, row, &u, diag);
     }
-  if (st == FX_OK)
-    st = fx_store_update_statuses (store, diag);
   if (st == FX_OK)
     st = fx_store_commit (store, diag);
   else

@@ -4,6 +4,7 @@
 #include <opcode.h>
 
 #include <string.h>
+#include <time.h>
 
 #define Py_BUILD_CORE 1
 #include <internal/pycore_frame.h>
@@ -18,6 +19,7 @@ typedef struct code_cache
   int n_compiles;
   bool skip;
   bool warned_limit;
+  bool seen_eager;            /* eager_then_compile: the first call ran eagerly */
   char *skip_reason;
   fxc_entry *entries;         /* newest first */
 } code_cache;
@@ -49,6 +51,7 @@ void
 fxc_source_copy (fxc_source *dst, const fxc_source *src)
 {
   dst->local = src->local;
+  dst->deref = src->deref;
   dst->global = src->global;
   Py_XINCREF (dst->global);
   dst->attrs = src->attrs;
@@ -64,6 +67,8 @@ fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globa
   if (src->local >= 0)
     {
       o = locals[src->local];
+      if (o && src->deref)
+        o = PyCell_Check (o) ? PyCell_GET (o) : NULL;
       if (!o)
         {
           PyErr_SetString (PyExc_UnboundLocalError, src->name);
@@ -205,6 +210,52 @@ cache_capsule_free (PyObject *cap)
   free (c);
 }
 
+/* TENSOR_MATCH on a cache hit: dtype by identity, device by equality, then requires_grad, sizes and strides; the
+   verbose path (fx_tensor_check_verbose) only runs to explain a failure. */
+static int
+tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
+{
+  PyObject *dt = PyObject_GetAttr (t, s_dtype);
+  if (!dt)
+    goto error;
+  Py_DECREF (dt);
+  if (dt != PyTuple_GET_ITEM (expected, 0))
+    return 0;
+  PyObject *dev = PyObject_GetAttr (t, s_device);
+  if (!dev)
+    goto error;
+  int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
+  Py_DECREF (dev);
+  if (same != 1)
+    goto error_or_false;
+  PyObject *rg = PyObject_GetAttr (t, s_requires_grad);
+  if (!rg)
+    goto error;
+  Py_DECREF (rg);
+  if ((rg == Py_True) != e->requires_grad)
+    return 0;
+  PyObject *size = PyObject_CallMethodNoArgs (t, s_size);
+  if (!size)
+    goto error;
+  int ok = PyTuple_GET_SIZE (size) == e->ndim;
+  for (int i = 0; ok && i < e->ndim; i++)
+    ok = e->sizes[i] < 0 || PyLong_AsLongLong (PyTuple_GET_ITEM (size, i)) == e->sizes[i];
+  Py_DECREF (size);
+  if (!ok)
+    return 0;
+  PyObject *stride = PyObject_CallMethodNoArgs (t, s_stride);
+  if (!stride)
+    goto error;
+  for (int i = 0; ok && i < e->ndim; i++)
+    ok = e->strides[i] < 0 || PyLong_AsLongLong (PyTuple_GET_ITEM (stride, i)) == e->strides[i];
+  Py_DECREF (stride);
+  return ok;
+error_or_false:
+error:
+  PyErr_Clear ();
+  return 0;
+}
+
 /* Evaluates an entry's guards; on failure writes the first failing reason (Dynamo reports only the first). */
 static int
 entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, fx_buf *reason)
@@ -238,6 +289,11 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
                     fx_buf_free (&nm);
                   }
                 ok = 0;
+                break;
+              }
+            if (!reason && c->expected)
+              {
+                ok = tensor_fast_match (o, &g->tensor, c->expected);
                 break;
               }
             fx_tensor_check actual;
@@ -403,10 +459,14 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   for (int i = 0; i < nl; i++)
     if (!vals[i])
       vals[i] = Py_NewRef (Py_None);
+  /* NULL stack slots are re-created by the resume function (PUSH_NULL): pass only the values */
+  Py_ssize_t npass = 0;
   for (Py_ssize_t i = 0; i < depth; i++)
-    if (!stack[i])
-      stack[i] = Py_NewRef (Py_None);
-  res = PyObject_Vectorcall (fn, vals, nl + depth, NULL);
+    if (stack[i])
+      stack[npass++] = stack[i];
+  for (Py_ssize_t i = npass; i < depth; i++)
+    stack[i] = NULL;
+  res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
 out:
   for (Py_ssize_t i = 0; i < nl + ns; i++)
     Py_XDECREF (vals[i]);
@@ -417,9 +477,8 @@ out:
 
 /* Runs a compiled entry in place of the frame; a graph break continues the frame in CPython after the graph. */
 static PyObject *
-entry_run (fxc_entry *e, PyThreadState *ts, _PyInterpreterFrame *frame)
+entry_run (fxc_entry *e, PyThreadState *ts, _PyInterpreterFrame *frame, PyObject *const *locals)
 {
-  PyObject *const *locals = frame->localsplus;
   PyObject *stack_inputs[64];
   PyObject **inputs = e->n_inputs <= 64 ? stack_inputs : malloc (e->n_inputs * sizeof (PyObject *));
   size_t got = 0;
@@ -476,6 +535,14 @@ out:
         }
       frame->localsplus[base + i] = v;
     }
+  /* what COPY_FREE_VARS would have done before the breaking instruction */
+  if (co->co_nfreevars)
+    {
+      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      int off = co->co_nlocalsplus - co->co_nfreevars;
+      for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
+        Py_XSETREF (frame->localsplus[off + i], Py_NewRef (PyTuple_GET_ITEM (closure, i)));
+    }
   frame->stacktop = base + (int) ns;
   frame->prev_instr = _PyCode_CODE (co) + e->resume_offset - 1;
   Py_DECREF (outs);
@@ -487,6 +554,8 @@ out:
 static bool
 code_is_skipped (PyCodeObject *co)
 {
+  if (PyUnicode_CompareWithASCIIString (co->co_name, "<module>") == 0)
+    return true;
   const char *fn = PyUnicode_AsUTF8 (co->co_filename);
   if (!fn || fn[0] == '<')
     return strcmp (fn ? fn : "", "<string>") != 0 && strcmp (fn ? fn : "", "<stdin>") != 0;
@@ -560,12 +629,22 @@ arg_to_py (const fx_arg *a, PyObject *noderef)
         Py_DECREF (l);
         return t;
       }
+    case FX_ARG_ELLIPSIS:
+      return Py_NewRef (Py_Ellipsis);
+    case FX_ARG_SLICE:
+      {
+        PyObject *p[3];
+        for (int i = 0; i < 3; i++)
+          p[i] = arg_to_py (&a->u.seq.items[i], noderef);
+        PyObject *sl = p[0] && p[1] && p[2] ? PySlice_New (p[0], p[1], p[2]) : NULL;
+        for (int i = 0; i < 3; i++)
+          Py_XDECREF (p[i]);
+        return sl;
+      }
     case FX_ARG_DEVICE:
     case FX_ARG_LAYOUT:
     case FX_ARG_MEMFMT:
     case FX_ARG_DICT:
-    case FX_ARG_SLICE:
-    case FX_ARG_ELLIPSIS:
     case FX_ARG_SYM:
     case FX_ARG_GLOBAL:
     case FX_ARG_KIND_COUNT:
@@ -660,7 +739,7 @@ readable_str (const fx_graph *g)
 /* Traces the frame and asks the glue to build the GraphModule and run the backend. Returns a new entry, or NULL
    with *skip set (frame not capturable) or an error set. */
 static fxc_entry *
-compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObject *reasons)
+compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObject *const *locals, PyObject *reasons)
 {
   PyCodeObject *co = frame->f_code;
   if (cc->frame_id < 0)
@@ -675,10 +754,25 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   fxc_entry *e = NULL;
   PyObject *info = NULL;
   tls_busy++;
-  int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, frame->localsplus, frame->f_globals,
+  int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals,
                                 frame->f_builtins, &t);
   if (rc < 0)
-    goto out;
+    {
+      /* an internal failure of the trace must not change what the program does: run the frame as it is */
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch (&et, &ev, &tb);
+      PyObject *msg = ev ? PyObject_Str (ev) : NULL;
+      PyErr_Clear ();
+      free (t.fail_reason);
+      t.fail_reason = strdup (msg && PyUnicode_Check (msg) ? PyUnicode_AsUTF8 (msg) : "internal error while tracing");
+      PyErr_Clear ();
+      Py_XDECREF (msg);
+      Py_XDECREF (et);
+      Py_XDECREF (ev);
+      Py_XDECREF (tb);
+      free (t.break_reason);
+      t.break_reason = NULL;
+    }
   info = Py_BuildValue ("{s:i,s:i,s:O,s:O,s:i,s:O}", "frame_id", cc->frame_id, "compile_id", compile_id, "name",
                         co->co_name, "filename", co->co_filename, "firstlineno", co->co_firstlineno, "reasons",
                         reasons ? reasons : Py_None);
@@ -782,10 +876,22 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
       e->call_argc = t.call_argc;
       e->call_kwnames = t.call_kwnames;
       t.call_kwnames = NULL;
+      /* NULL slots (below a callable) are pushed by the resume function's prologue, not passed */
+      PyObject *nulls = PyTuple_New (nstack > 0 ? nstack : 0);
+      for (int i = 0; i < nstack; i++)
+        {
+          bool is_null = false;
+          if (i < ns && !(t.break_kind == FXC_BREAK_CALL && i == nstack - 1))
+            {
+              PyObject *spec = PyList_GET_ITEM (e->resume_stack, i);
+              is_null = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (spec, 0))[0] == 'n';
+            }
+          PyTuple_SET_ITEM (nulls, i, PyBool_FromLong (is_null));
+        }
       for (int k = 0; k < (t.break_kind == FXC_BREAK_JUMP ? 2 : 1); k++)
         {
           e->resume_at[k] = t.resume_at[k];
-          e->resume_fn[k] = PyObject_CallMethod (fxc.glue, "_make_resume", "OiiiO", co, t.resume_at[k], nstack, line,
+          e->resume_fn[k] = PyObject_CallMethod (fxc.glue, "_make_resume", "OiOiO", co, t.resume_at[k], nulls, line,
                                                  frame->f_globals);
           if (!e->resume_fn[k])
             {
@@ -795,6 +901,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
               break;
             }
         }
+      Py_DECREF (nulls);
     }
   PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
   e->grad_enabled = ge == Py_True;
@@ -843,16 +950,37 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
   PyCodeObject *co = frame->f_code;
   code_cache *cc = cache_get (co);
-  if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)))
+  if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+      || co->co_nlocalsplus > 256)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+  /* Free variables are copied into the frame by COPY_FREE_VARS, which has not run yet: guards and inputs read
+     them from a view of the locals with the closure's cells in place. */
+  PyObject *view[257];
+  PyObject **locals = frame->localsplus;
+  if (co->co_nfreevars)
+    {
+      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      int off = co->co_nlocalsplus - co->co_nfreevars;
+      memcpy (view, frame->localsplus, co->co_nlocalsplus * sizeof (PyObject *));
+      for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
+        view[off + i] = PyTuple_GET_ITEM (closure, i);
+      locals = view;
+    }
+  if (!cc->seen_eager && !cc->entries
+      && (strcmp (stance, "eager_then_compile") == 0 || strcmp (stance, "aot_eager_then_compile") == 0))
+    {
+      /* the first call of each frame runs eagerly (aot_eager is torch eager in this version), later calls compile */
+      cc->seen_eager = true;
+      return _PyEval_EvalFrameDefault (ts, frame, throwflag);
+    }
   PyObject *backend = PyObject_GetAttrString (ctx, "backend_key");
   PyErr_Clear ();
   /* cache lookup: entries of this backend only (one cache per backend) */
   for (fxc_entry *e = cc->entries; e; e = e->next)
-    if (e->backend == backend && entry_check (e, frame->localsplus, frame->f_globals, frame->f_builtins, NULL))
+    if (e->backend == backend && entry_check (e, locals, frame->f_globals, frame->f_builtins, NULL))
       {
         Py_XDECREF (backend);
-        return entry_run (e, ts, frame);
+        return entry_run (e, ts, frame, locals);
       }
   /* miss: collect reasons newest first */
   PyObject *reasons = PyList_New (0);
@@ -862,7 +990,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       {
         fx_buf r;
         fx_buf_init (&r);
-        entry_check (e, frame->localsplus, frame->f_globals, frame->f_builtins, &r);
+        entry_check (e, locals, frame->f_globals, frame->f_builtins, &r);
         PyObject *s = PyUnicode_FromFormat ("%d/%d: %s", e->frame_id, e->compile_id, r.data ? r.data : "");
         PyList_Append (reasons, s);
         Py_DECREF (s);
@@ -907,7 +1035,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
           return _PyEval_EvalFrameDefault (ts, frame, throwflag);
         }
     }
-  fxc_entry *e = compile_frame (ctx, cc, frame, n_same ? reasons : NULL);
+  fxc_entry *e = compile_frame (ctx, cc, frame, locals, n_same ? reasons : NULL);
   Py_DECREF (reasons);
   if (!e)
     {
@@ -917,7 +1045,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     }
   e->next = cc->entries;
   cc->entries = e;
-  return entry_run (e, ts, frame);
+  return entry_run (e, ts, frame, locals);
 }
 
 /* ------------------------------------------------------------------ module functions */
@@ -1059,7 +1187,36 @@ py_recompile_message (PyObject *self, PyObject *args)
   return s;
 }
 
+/* bench_guards(code, args, n): ns per guard evaluation of the newest cache entry of code, args as its locals. */
+static PyObject *
+py_bench_guards (PyObject *self, PyObject *args)
+{
+  PyObject *code, *locals;
+  int n;
+  if (!PyArg_ParseTuple (args, "O!O!i", &PyCode_Type, &code, &PyTuple_Type, &locals, &n))
+    return NULL;
+  PyObject *cap = PyDict_GetItem (caches, code);
+  code_cache *cc = cap ? PyCapsule_GetPointer (cap, "fxc.cache") : NULL;
+  if (!cc || !cc->entries)
+    {
+      PyErr_SetString (PyExc_ValueError, "no compiled entry for this code object");
+      return NULL;
+    }
+  PyObject *globals = PyEval_GetGlobals ();
+  PyObject *builtins = PyEval_GetBuiltins ();
+  PyObject *const *l = &PyTuple_GET_ITEM (locals, 0);
+  struct timespec t0, t1;
+  int ok = 1;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < n; i++)
+    ok &= entry_check (cc->entries, l, globals, builtins, NULL);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (n > 0 ? n : 1);
+  return Py_BuildValue ("(dO)", ns, ok ? Py_True : Py_False);
+}
+
 static PyMethodDef methods[] = {
+  { "bench_guards", py_bench_guards, METH_VARARGS, "bench_guards(code, locals, n) -> (ns per check, passed)" },
   { "recompile_message", py_recompile_message, METH_VARARGS, "recompile_message(func, file, line, reasons)" },
   { "setup", py_setup, METH_VARARGS, "setup(glue, skip_prefixes): install the frame hook" },
   { "call", py_call, METH_VARARGS, "call(ctx, fn, args, kwargs): run fn with capture on" },

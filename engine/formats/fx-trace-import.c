@@ -42,9 +42,20 @@ typedef struct
   size_t n_strings;
   compile_entry *compiles;
   size_t n_compiles, cap_compiles;
+  /* Open-addressing index over compiles (slot = index + 1, 0 empty); cap_slots is a power of two. */
+  uint32_t *slots;
+  size_t cap_slots;
   int *frames;
   size_t n_frames, cap_frames;
   bool rejected;      /* the current record was skipped as malformed: not counted as read */
+  /* describe_tensor records waiting for their describe_source: (compile, describer, id) -> summary text */
+  struct described
+  {
+    int64_t crow;
+    int64_t describer, id;
+    char *text;
+  } *described;
+  size_t n_described, cap_described;
 } importer;
 
 static void
@@ -73,16 +84,42 @@ same_cid (const fx_compile_id *a, const fx_compile_id *b)
          && a->frame_compile_id == b->frame_compile_id && a->attempt == b->attempt;
 }
 
+static size_t
+cid_hash (const fx_compile_id *cid)
+{
+  uint64_t h = 1469598103934665603ull;
+  int parts[4] = { cid->compiled_autograd_id, cid->frame_id, cid->frame_compile_id, cid->attempt };
+  for (int i = 0; i < 4; i++)
+    h = (h ^ (uint64_t) (uint32_t) parts[i]) * 1099511628211ull;
+  return (size_t) (h ^ (h >> 29));
+}
+
+static void
+index_compile (importer *imp, size_t index)
+{
+  size_t mask = imp->cap_slots - 1;
+  for (size_t s = cid_hash (&imp->compiles[index].cid) & mask;; s = (s + 1) & mask)
+    if (!imp->slots[s])
+      {
+        imp->slots[s] = (uint32_t) index + 1;
+        return;
+      }
+}
+
 /* The compile row of cid, created on first use. */
 static fx_status
 compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
 {
-  for (size_t i = 0; i < imp->n_compiles; i++)
-    if (same_cid (&imp->compiles[i].cid, cid))
-      {
-        *row = imp->compiles[i].row;
-        return FX_OK;
-      }
+  if (imp->cap_slots)
+    {
+      size_t mask = imp->cap_slots - 1;
+      for (size_t s = cid_hash (cid) & mask; imp->slots[s]; s = (s + 1) & mask)
+        if (same_cid (&imp->compiles[imp->slots[s] - 1].cid, cid))
+          {
+            *row = imp->compiles[imp->slots[s] - 1].row;
+            return FX_OK;
+          }
+    }
   fx_status st = fx_store_ensure_compile (imp->store, imp->input, cid, row, imp->diag);
   if (st != FX_OK)
     return st;
@@ -92,6 +129,17 @@ compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
       imp->compiles = realloc (imp->compiles, imp->cap_compiles * sizeof *imp->compiles);
     }
   imp->compiles[imp->n_compiles++] = (compile_entry) { *cid, *row };
+  /* Keep the table at most half full. */
+  if (imp->n_compiles * 2 > imp->cap_slots)
+    {
+      free (imp->slots);
+      imp->cap_slots = imp->cap_slots ? imp->cap_slots * 2 : 64;
+      imp->slots = calloc (imp->cap_slots, sizeof *imp->slots);
+      for (size_t i = 0; i < imp->n_compiles; i++)
+        index_compile (imp, i);
+    }
+  else
+    index_compile (imp, imp->n_compiles - 1);
   imp->stats->compiles++;
   int fkey = cid->frame_id * 1024 + cid->compiled_autograd_id + 1;
   bool seen = false;
@@ -566,6 +614,44 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
   if (has_cid && (st = compile_for (imp, &cid, &crow)) != FX_OK)
     return st;
 
+  if (strcmp (kind, "describe_tensor") == 0 && meta && json_object_get_type (meta) == json_type_object)
+    {
+      /* "torch.float32[10] stride=[1] device(type='cuda', index=0)", named once describe_source arrives. */
+      fx_buf text;
+      fx_buf_init (&text);
+      json_object *size = NULL, *stride = NULL;
+      json_object_object_get_ex (meta, "size", &size);
+      json_object_object_get_ex (meta, "stride", &stride);
+      const char *dtype = json_str (meta, "dtype"), *device = json_str (meta, "device");
+      fx_buf_printf (&text, "%s%s stride=%s %s", dtype ? dtype : "?",
+                     size ? json_object_to_json_string_ext (size, JSON_C_TO_STRING_PLAIN) : "[?]",
+                     stride ? json_object_to_json_string_ext (stride, JSON_C_TO_STRING_PLAIN) : "[?]",
+                     device ? device : "");
+      if (imp->n_described == imp->cap_described)
+        {
+          imp->cap_described = imp->cap_described ? imp->cap_described * 2 : 16;
+          imp->described = realloc (imp->described, imp->cap_described * sizeof *imp->described);
+        }
+      imp->described[imp->n_described++] = (struct described) { crow, json_int (meta, "describer_id", -1),
+                                                                 json_int (meta, "id", -1), fx_buf_steal (&text) };
+    }
+  if (strcmp (kind, "describe_source") == 0 && meta && crow)
+    {
+      int64_t describer = json_int (meta, "describer_id", -1), id = json_int (meta, "id", -1);
+      const char *source = json_str (meta, "source");
+      for (size_t i = imp->n_described; i-- > 0 && source;)
+        if (imp->described[i].crow == crow && imp->described[i].describer == describer && imp->described[i].id == id)
+          {
+            fx_buf text;
+            fx_buf_init (&text);
+            fx_buf_printf (&text, "%s: %s", source, imp->described[i].text);
+            st = fx_store_add_artifact (imp->store, imp->input, crow, "input", "input", text.data, imp->diag);
+            fx_buf_free (&text);
+            if (st != FX_OK)
+              return st;
+            break;
+          }
+    }
   if (strcmp (kind, "chromium_event") == 0)
     {
       json_object *ev = payload ? json_tokener_parse (payload) : NULL;
@@ -732,7 +818,11 @@ free_importer (importer *imp)
   for (size_t i = 0; i < imp->n_strings; i++)
     free (imp->strings[i]);
   free (imp->strings);
+  for (size_t i = 0; i < imp->n_described; i++)
+    free (imp->described[i].text);
+  free (imp->described);
   free (imp->compiles);
+  free (imp->slots);
   free (imp->frames);
 }
 
@@ -937,6 +1027,17 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
     return fx_diag_set (diag, FX_ERR_IO, "%s: no such file or folder", path);
   if (S_ISDIR (sb.st_mode) && fx_is_debug_dir (path))
     return fx_import_debug_dir (store, path, progress, user_data, stats, diag);
+  if (!S_ISDIR (sb.st_mode))
+    {
+      /* A zip archive starts with "PK\3\4". */
+      FILE *f = fopen (path, "rb");
+      char magic[4] = { 0 };
+      bool zip = f && fread (magic, 1, 4, f) == 4 && memcmp (magic, "PK\3\4", 4) == 0;
+      if (f)
+        fclose (f);
+      if (zip)
+        return fx_import_pt2 (store, path, stats, diag);
+    }
   if (!S_ISDIR (sb.st_mode))
     return fx_import_torch_trace (store, path, progress, user_data, stats, diag);
   /* A TORCH_TRACE folder: every *.log in it, in name order. */

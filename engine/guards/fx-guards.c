@@ -261,11 +261,12 @@ fx_guard_set_print_tree (const fx_guard_set *set, fx_buf *out)
 void
 fx_guard_fail_reason (const fx_guard *guard, fx_buf *out)
 {
-  fx_buf code;
-  fx_buf_init (&code);
-  fx_guard_strip_local_scope (guard->code ? guard->code : "", &code);
-  put_code_with_comment (out, code.data ? code.data : "", guard->user_comment);
-  fx_buf_free (&code);
+  /* guards.py pads the verbose code part first, then strip_local_scope rewrites the whole line */
+  fx_buf line;
+  fx_buf_init (&line);
+  put_code_with_comment (&line, guard->code ? guard->code : "", guard->user_comment);
+  fx_guard_strip_local_scope (line.data ? line.data : "", out);
+  fx_buf_free (&line);
 }
 
 void

@@ -571,8 +571,20 @@ parse_dims (const char *p, fx_arena *arena, fx_dim **dims, int *ndim)
   return p + 1;
 }
 
+static bool parse_annotation (const char *text, fx_arena *arena, fx_val *val);
+
+/* On failure val is left as FX_VAL_NONE, never half filled. */
 bool
 fx_val_parse_annotation (const char *text, fx_arena *arena, fx_val *val)
+{
+  if (parse_annotation (text, arena, val))
+    return true;
+  memset (val, 0, sizeof *val);
+  return false;
+}
+
+static bool
+parse_annotation (const char *text, fx_arena *arena, fx_val *val)
 {
   memset (val, 0, sizeof *val);
   if (strncmp (text, "Sym(", 4) == 0)

@@ -59,8 +59,18 @@ static const char schema_v1[] =
   "CREATE INDEX metrics_compile ON metrics(compile);\n"
   "CREATE INDEX events_input ON events(input);\n";
 
+/* Version 2: indexes for the per-compile counts fxwb ls shows. */
+static const char schema_v2[] =
+  "CREATE INDEX guard_failures_compile ON guard_failures(compile);\n"
+  "CREATE INDEX graph_breaks_compile ON graph_breaks(compile);\n"
+  "CREATE INDEX fusion_groups_compile ON fusion_groups(compile);\n"
+  "CREATE INDEX compiles_frame ON compiles(frame);\n"
+  "CREATE INDEX frames_input ON frames(input);\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1 };
+static const char *const migrations[] = { schema_v1, schema_v2 };
+_Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
+                "one migration per schema version");
 
 static fx_status
 db_error (fx_store *store, fx_diag *diag, const char *what)
@@ -125,6 +135,20 @@ user_version (fx_store *store)
   return v;
 }
 
+/* "FXWB": marks the sqlite files this store writes (PRAGMA application_id). */
+#define FX_STORE_APPLICATION_ID 0x46585742 /* = 1180194626, written by the first migration */
+
+static int64_t
+pragma_int (fx_store *store, const char *sql)
+{
+  sqlite3_stmt *stmt = prepare (store, sql, NULL);
+  int64_t v = -1;
+  if (stmt && sqlite3_step (stmt) == SQLITE_ROW)
+    v = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  return v;
+}
+
 static fx_status
 migrate (fx_store *store, fx_diag *diag)
 {
@@ -132,6 +156,14 @@ migrate (fx_store *store, fx_diag *diag)
   int target = (int) (sizeof migrations / sizeof migrations[0]);
   if (v < 0)
     return db_error (store, diag, "reading the schema version");
+  /* Another program's sqlite file is refused rather than altered. */
+  int64_t app = pragma_int (store, "PRAGMA application_id");
+  int64_t ours = pragma_int (store, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                                    " ('workspaces', 'inputs', 'frames', 'compiles')");
+  int64_t tables = pragma_int (store, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+  if ((v == 0 && tables > 0) || (v > 0 && app != FX_STORE_APPLICATION_ID && (app != 0 || ours != 4)))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: an sqlite file, but not an FX Workbench workspace",
+                        store->path);
   if (v > target)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: schema version %d is newer than this build's %d",
                         store->path, v, target);
@@ -142,6 +174,11 @@ migrate (fx_store *store, fx_diag *diag)
         return st;
       char pragma[64];
       snprintf (pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+      if (v == 0 && (st = exec (store, "PRAGMA application_id = 1180194626", diag)) != FX_OK)
+        {
+          exec (store, "ROLLBACK", NULL);
+          return st;
+        }
       if ((st = exec (store, migrations[v], diag)) != FX_OK || (st = exec (store, pragma, diag)) != FX_OK)
         {
           exec (store, "ROLLBACK", NULL);

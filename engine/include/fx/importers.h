@@ -85,8 +85,16 @@ bool fx_is_debug_dir (const char *path);
 fx_status fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                                fx_import_stats *stats, fx_diag *diag);
 
-/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, or a TORCH_TRACE log (a file
-   or a folder of *.log). */
+/* Imports a torch.export .pt2 archive: each models/<name>.json becomes compile "-/N" with an "export" graph (args,
+   getitem nodes for multi-output ops, meta val from tensor_values, stack_trace, nn_module_stack, torch_fn) and a
+   graph_signature artifact; the weights/constants configs are kept raw, the weights are not loaded. */
+fx_status fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag);
+/* The same from memory (data must stay valid during the call). */
+fx_status fx_import_pt2_data (fx_store *store, const char *name, const void *data, size_t len, fx_import_stats *stats,
+                              fx_diag *diag);
+
+/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, a .pt2 archive (zip), or a
+   TORCH_TRACE log (a file or a folder of *.log). */
 fx_status fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                           fx_import_stats *stats, fx_diag *diag);
 

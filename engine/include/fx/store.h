@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 1
+#define FX_STORE_SCHEMA_VERSION 2
 
 typedef struct fx_store fx_store;
 

@@ -178,9 +178,40 @@ class Guards(Base):
         SCALE = 5.0
         self.assertTrue(torch.allclose(opt(x, 4), f(x, 4)))
         reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
-        self.assertEqual(reasons[0], "0/0: n == 3")
-        self.assertEqual(reasons[1], "0/1: G['SCALE'] == 2.0")
+        line = f.__code__.co_firstlineno + 1
+        self.assertEqual(reasons[0], "0/0: n == 3" + " " * 51 + f"# return x * n + SCALE  # test_capture.py:{line} in f")
+        self.assertTrue(reasons[1].startswith("0/1: G['SCALE'] == 2.0  "))
         self.assertIn("EQUALS_MATCH: L['n'] == 3", compiles(self.start)[0]["guards"])
+
+    def test_module_training_and_global_flag(self):
+        global USE_RELU
+        USE_RELU = True
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.drop = nn.Dropout(0.5)
+
+            def forward(self, x):
+                y = self.drop(self.fc(x))
+                if USE_RELU:
+                    y = torch.relu(y)
+                return y
+
+        m = M()
+        opt = torch.compile(m, backend="eager")
+        x = torch.randn(2, 3)
+        opt(x)
+        m.eval()
+        self.assertTrue(torch.allclose(opt(x), m(x)))
+        USE_RELU = False
+        self.assertTrue(torch.allclose(opt(x), m(x)))
+        reasons = [r["reasons"][0].split("  #")[0].rstrip() for r in kinds(self.start, "recompile")]
+        self.assertEqual(reasons, ["0/0: self._modules['drop'].training == True", "0/1: G['USE_RELU'] == True"])
+        g = compiles(self.start)[0]["guards"]
+        self.assertIn("EQUALS_MATCH: G['USE_RELU'] == True", g)
+        self.assertIn("TENSOR_MATCH: check_tensor(L['self']._modules['fc']._parameters['weight'], Parameter, ", g)
 
     def test_recompile_limit(self):
         def g(k):
@@ -230,6 +261,15 @@ class Guards(Base):
         self.assertTrue(torch.equal(run(), torch.zeros(6)))
         self.assertEqual(len(compiles(self.start)), n)
         self.assertEqual(fxcapture._config["stance"], "default")
+
+        def k2(x):
+            return x * 5
+        with fxcapture.set_stance("eager_then_compile"):
+            opt2 = torch.compile(k2, backend="eager")
+            opt2(torch.ones(2))
+            self.assertEqual(len(compiles(self.start)), n)
+            opt2(torch.ones(2))
+            self.assertEqual(len(compiles(self.start)), n + 1)
         with self.assertRaises(RuntimeError):
             fxcapture.set_stance("bogus")
 
@@ -298,7 +338,7 @@ class Breaks(Base):
         self.assertEqual((e.graph_count, e.graph_break_count), (2, 1))
         text = str(e)
         self.assertTrue(text.startswith("Graph Count: 2\nGraph Break Count: 1\nOp Count: 4\nBreak Reasons:\n"
-                                        "  Break Reason 1:\n    Reason: Data-dependent branching"))
+                                        "  Break Reason 1:\n    Reason: generic_jump TensorVariable()\n    User Stack:\n"))
         self.assertIn("Ops per Graph:\n  Ops 1:\n    <built-in function mul>\n    sum\n    <built-in function gt>\n", text)
 
 
@@ -324,6 +364,34 @@ def p_calls(x, y):
     return helper(t[0]) + helper(y, b=3), {"k": 1}["k"]
 
 
+def p_slices(x, opts):
+    a = x[:, 1:]
+    b = x[0]
+    c = x[..., ::2]
+    d = {"k": 2}
+    if opts is None:
+        return a.sum() + b.sum() + c.sum() * d["k"]
+    return a
+
+
+def vsum(*xs):
+    out = xs[0]
+    for t in xs[1:]:
+        out = out + t
+    return out
+
+
+def p_varargs(x, y):
+    args = (x, y)
+    return vsum(*args) + vsum(x, y, x) + torch.add(*args, **{"alpha": 2})
+
+
+def p_break_in_call(x):
+    y = torch.relu(x)
+    n = int(y.sum().item() > 0)
+    return y * n
+
+
 def p_raises(x):
     return x + undefined_name  # noqa: F821
 
@@ -332,7 +400,8 @@ class Robust(Base):
     def test_differential(self):
         torch.manual_seed(0)
         cases = [(p_loop, (torch.randn(4, 4), torch.randn(4, 4))), (p_helpers, (torch.randn(2, 3),)),
-                 (p_calls, (torch.randn(3), torch.randn(3)))]
+                 (p_calls, (torch.randn(3), torch.randn(3))), (p_slices, (torch.randn(4, 5), None)),
+                 (p_varargs, (torch.randn(3), torch.randn(3))), (p_break_in_call, (torch.randn(6),))]
         for fn, args in cases:
             for backend in ("eager", "aot_eager"):
                 got = torch.compile(fn, backend=backend)(*args)
@@ -343,6 +412,32 @@ class Robust(Base):
                         self.assertTrue(torch.allclose(g, w), fn.__name__)
                     else:
                         self.assertEqual(g, w)
+
+    def test_no_unexpected_skips(self):
+        torch.compile(p_slices, backend="eager")(torch.randn(4, 5), None)
+        torch.compile(p_varargs, backend="eager")(torch.randn(3), torch.randn(3))
+        self.assertEqual(kinds(self.start, "skip"), [])
+        self.assertEqual(kinds(self.start, "graph_break"), [])
+        self.assertIn("getitem = l_x_[(slice(None, None, None), slice(1, None, None))]",
+                      compiles(self.start)[0]["graph_code"])
+
+    def test_untraceable_inputs_and_backend_errors(self):
+        def f(x):
+            return x * 2
+
+        def g(x):
+            import json  # noqa: F401  (IMPORT_NAME: the frame runs in CPython)
+            return x + 1
+
+        x = torch.randn(3)
+        self.assertTrue(torch.equal(torch.compile(f, backend="eager")(x.to_sparse()).to_dense(), x * 2))
+        self.assertTrue(torch.equal(torch.compile(g, backend="eager")(x), x + 1))
+        self.assertTrue(any("unsupported bytecode" in r["reason"] for r in kinds(self.start, "skip")))
+
+        def bad(gm, ex):
+            raise RuntimeError("backend exploded")
+        with self.assertRaisesRegex(RuntimeError, "backend exploded"):
+            torch.compile(lambda t: t * 3, backend=bad)(x)
 
     def test_exception_reaches_caller(self):
         with self.assertRaises(NameError):
@@ -357,6 +452,53 @@ class Robust(Base):
 
         self.assertTrue(torch.equal(next(torch.compile(gen, backend="eager")(torch.ones(1))), torch.ones(1) * 2))
         self.assertTrue(torch.equal(torch.compile(rec, backend="eager")(torch.zeros(1), 20), torch.ones(1) * 20))
+
+    def test_closures(self):
+        def make(scale, bias):
+            def f(x):
+                y = x * scale + bias
+                if y.sum() > 0:
+                    y = y + 1
+                return y
+            return f
+
+        f = make(2.0, torch.ones(3))
+        g = torch.compile(f, backend="eager")
+        torch.manual_seed(3)
+        for _ in range(4):
+            x = torch.randn(3)
+            self.assertTrue(torch.allclose(g(x), f(x)))
+        f3 = make(3.0, torch.ones(3))
+        x = torch.randn(3)
+        self.assertTrue(torch.allclose(torch.compile(f3, backend="eager")(x), f3(x)))
+        self.assertIn("EQUALS_MATCH: L['scale'] == 2.0", compiles(self.start)[0]["guards"])
+        self.assertIn("TENSOR_MATCH: check_tensor(L['bias'], ", compiles(self.start)[0]["guards"])
+        self.assertTrue(kinds(self.start, "recompile")[0]["reasons"][0].startswith("0/0: scale == 2.0  "))
+
+    def test_threads(self):
+        import threading
+
+        def tf(x):
+            return torch.sin(x) * 2
+
+        opt = torch.compile(tf, backend="eager")
+        errors = []
+
+        def worker(n):
+            try:
+                for _ in range(50):
+                    x = torch.randn(n)
+                    if not torch.allclose(opt(x), tf(x)):
+                        errors.append(n)
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in (3, 4, 3, 5)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
 
     def test_helpers(self):
         self.assertIn("inductor", fxcapture.list_backends())

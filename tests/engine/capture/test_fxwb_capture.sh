@@ -12,6 +12,24 @@ grep -q '"kind": "compile"' "$tmp/rec.json" || fail "no compile in the record"
 grep -q 'torch_dynamo_resume_in_toy_example_at_7' "$tmp/rec.json" || fail "no resume frame in the record"
 grep -q "tensor 'a' size mismatch at index 0. expected 10, actual 16" "$tmp/rec.json" || fail "no recompile reason"
 
+# into a workspace (when this build has the store): the compiles show up like imported ones
+"$FXWB" capture "$FIX/toy_graph_break.py" -o "$tmp/w.fxwb" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ]; then
+  "$FXWB" ls "$tmp/w.fxwb" >"$tmp/ls" || fail "fxwb ls on the captured workspace"
+  grep -q '^\[0/0\] *toy_example .*graph break' "$tmp/ls" || fail "ls: no [0/0] graph break: $(cat "$tmp/ls")"
+  grep -q '^\[2/0\] *torch_dynamo_resume_in_toy_example_at_7' "$tmp/ls" || fail "ls: no resume frame"
+  "$FXWB" show --tabular "$tmp/w.fxwb" 0/0 >"$tmp/tab" || fail "show --tabular"
+  grep -q '^call_method    sum_1    sum ' "$tmp/tab" || fail "show --tabular: $(cat "$tmp/tab")"
+  "$FXWB" show --recompiles "$tmp/w.fxwb" 0/1 >"$tmp/rc" || fail "show --recompiles"
+  grep -q "^    - 0/0: tensor 'a' size mismatch at index 0. expected 10, actual 16$" "$tmp/rc" || fail "recompiles: $(cat "$tmp/rc")"
+  n1=$(wc -l <"$tmp/ls")
+  "$FXWB" capture "$FIX/toy_graph_break.py" -o "$tmp/w.fxwb" 2>/dev/null || fail "second capture"
+  "$FXWB" ls "$tmp/w.fxwb" >"$tmp/ls2"
+  [ "$(wc -l <"$tmp/ls2")" -ge "$n1" ] || fail "second capture lost rows"
+elif [ $rc -ne 4 ]; then
+  fail "capture -o exited $rc: $(cat "$tmp/err")"
+fi
+
 "$FXWB" capture "$tmp/missing.py" --json "$tmp/x.json" 2>"$tmp/err"; rc=$?
 [ $rc -eq 3 ] || fail "missing program: exit $rc"
 grep -q "no such program file" "$tmp/err" || fail "missing program: message"

@@ -137,6 +137,14 @@ class Programs(unittest.TestCase):
         ours = {f"{r['frame_id']}/{r['compile_id']}": r["reasons"] for r in recs if r["kind"] == "recompile"}
         self.assertEqual(ours, reasons)
         self.assertEqual(breaks, [])
+        # TENSOR_MATCH guards of [0/0] are Dynamo's, CUDA replaced by CPU
+        with open(os.path.join(FIX, "mlp_module.torch_logs.txt")) as f:
+            real = {re.sub(r"AutogradCUDA", "AutogradCPU", re.sub(r"\(CUDA,", "(CPU,", m)).replace("device=0", "device=None")
+                    for line in f if "[0/0] [__guards]" in line
+                    for m in re.findall(r"check_tensor\(.*?, stride=\[[^\]]*\]\)", line)}
+        ours_guards = set(re.findall(r"check_tensor\(.*?, stride=\[[^\]]*\]\)", compiles["0/0"]["guards"]))
+        self.assertEqual(len(real), 15)
+        self.assertEqual(ours_guards, real)
         # parameters are graph inputs named by their source, in Dynamo's order
         code = compiles["0/0"]["graph_code"]
         sig = re.search(r"def forward\(self, (.*)\):", code).group(1)

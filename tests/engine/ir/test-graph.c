@@ -269,7 +269,10 @@ test_annotations (void)
 
   static const char *const bad[] = { "", "f32", "x32[1]", "f32[1", "f32[1][1, 2]", "f32[1]gpu", "Sym(", "f32[1,]" };
   for (size_t i = 0; i < G_N_ELEMENTS (bad); i++)
-    g_assert_false (fx_val_parse_annotation (bad[i], a, &v));
+    {
+      g_assert_false (fx_val_parse_annotation (bad[i], a, &v));
+      g_assert_cmpint (v.kind, ==, FX_VAL_NONE);
+    }
   fx_arena_free (a);
 }
 

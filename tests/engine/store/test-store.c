@@ -210,14 +210,61 @@ test_bad_files (void)
   g_assert_nonnull (strstr (diag.message, path));
   g_unlink (path);
 
+  /* Another program's sqlite file is refused and left alone. */
+  sqlite3 *other = NULL;
+  g_assert_cmpint (sqlite3_open (path, &other), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (other, "CREATE TABLE sources (id INTEGER PRIMARY KEY); PRAGMA user_version = 1",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
+  g_assert_nonnull (strstr (diag.message, "not an FX Workbench workspace"));
+  g_unlink (path);
+  g_assert_cmpint (sqlite3_open (path, &other), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (other, "CREATE TABLE t (x)", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+  g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
+  g_unlink (path);
+
   /* A newer schema is refused. */
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, "PRAGMA user_version = 99", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA user_version = 99; PRAGMA application_id = 1180194626", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   fx_diag_clear (&diag);
   g_assert_cmpint (fx_store_open (path, true, &store, &diag), ==, FX_ERR_UNSUPPORTED);
   g_assert_nonnull (strstr (diag.message, "newer"));
+  remove_workspace (path);
+}
+
+/* A version-1 file (before the v2 indexes) is migrated on open, keeping its rows. */
+static void
+test_migration (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  write_sample (store, "h1", 0);
+  fx_store_close (store);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "DROP INDEX guard_failures_compile; DROP INDEX graph_breaks_compile;"
+                                 " DROP INDEX fusion_groups_compile; DROP INDEX compiles_frame; DROP INDEX frames_input;"
+                                 " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  store = open_ok (path);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 2);
+  int64_t count = 0;
+  g_assert_cmpint (fx_store_count (store, "compiles", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 1);
+  fx_store_close (store);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name ="
+                                       " 'graph_breaks_compile'", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 1);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
   remove_workspace (path);
 }
 
@@ -335,6 +382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/roundtrip", test_roundtrip);
   g_test_add_func ("/store/bad-files", test_bad_files);
   g_test_add_func ("/store/reader-writer", test_reader_writer);
+  g_test_add_func ("/store/migration", test_migration);
   g_test_add_func ("/store/sigkill", test_sigkill);
   return g_test_run ();
 }

@@ -452,7 +452,10 @@ class ExplainOutput:
                f"Op Count: {self.op_count}", "Break Reasons:"]
         for i, b in enumerate(self.break_reasons):
             out.append(f"  Break Reason {i + 1}:")
-            out.append(f"    Reason: {b['reason']}")
+            reason = b["reason"]
+            if reason.startswith("Data-dependent branching\n"):
+                reason = "generic_jump TensorVariable()"  # explain() shows the jump's own reason
+            out.append(f"    Reason: {reason}")
             out.append("    User Stack:")
             out.append(f"      <FrameSummary file {b['filename']}, line {b['lineno']} in {b['name']}>")
         out.append("Ops per Graph:")
@@ -596,10 +599,16 @@ def _exc_varint(val, first):
     return out
 
 
-def _make_resume(code, offset, nstack, lineno, globals_):
+def _make_resume(code, offset, nulls, lineno, globals_):
     """A function that continues `code` at `offset` (code units): all original locals as arguments, then the live
-    stack values (Dynamo's resume functions; co_name torch_dynamo_resume_in_<fn>_at_<line>)."""
-    key = (code, offset, nstack)
+    stack values (Dynamo's resume functions; co_name torch_dynamo_resume_in_<fn>_at_<line>). nulls[i] is true for a
+    stack slot holding NULL (below a callable): the prologue pushes it instead of taking an argument."""
+    nulls = tuple(bool(n) for n in nulls)
+    nstack = sum(1 for n in nulls if not n)
+    if code.co_freevars or code.co_cellvars:
+        # the new locals would shift the cell slots: these frames continue in CPython instead
+        raise ValueError("no resume function for a frame with closures")
+    key = (code, offset, nulls)
     fn = _resume_cache.get(key)
     if fn is not None:
         return fn
@@ -608,9 +617,14 @@ def _make_resume(code, offset, nstack, lineno, globals_):
     names = list(code.co_varnames) + [f"___stack{i}" for i in range(nstack)]
     nl = len(code.co_varnames)
     pro = bytearray([op["RESUME"], 0])
-    for i in range(nstack):
-        idx = nl + i
-        pro += bytes([op["EXTENDED_ARG"], idx >> 8, op["LOAD_FAST"], idx & 255])
+    arg = 0
+    for is_null in nulls:
+        if is_null:
+            pro += bytes([op["NOP"], 0, op["PUSH_NULL"], 0])
+        else:
+            idx = nl + arg
+            arg += 1
+            pro += bytes([op["EXTENDED_ARG"], idx >> 8, op["LOAD_FAST"], idx & 255])
     P = len(pro) // 2 + 2
     pro += bytes([op["EXTENDED_ARG"], offset >> 8, op["JUMP_FORWARD"], offset & 255])
     # location table: the prologue has no location but moves the line base from lineno back to the original

@@ -30,6 +30,9 @@ run_fxwb (const char *const *args)
   if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err, &wait_status, &error))
     g_error ("cannot run %s: %s", fxwb_path, error->message);
   r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
+  if (!WIFEXITED (wait_status))
+    g_test_message ("fxwb %s killed by signal %d; stderr:\n%s", args[0], WTERMSIG (wait_status),
+                    r.err ? r.err + (strlen (r.err) > 4000 ? strlen (r.err) - 4000 : 0) : "");
   return r;
 }
 
@@ -127,6 +130,19 @@ test_show (void)
   r = run_fxwb (sargs);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "torch.ops.aten."));
+  run_result_clear (&r);
+
+  const char *iargs[] = { "show", workspace, "0/2", "--inputs", NULL };
+  r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "L['a']: torch.float32[8,3] stride=[3,1] device(type='cuda', index=0)\n"
+                              "L['b']: torch.float32[8,3] stride=[3,1] device(type='cuda', index=0)\n");
+  run_result_clear (&r);
+
+  const char *aargs[] = { "show", workspace, "1/0", "--artifact", "inductor_output_code", NULL };
+  r = run_fxwb (aargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "triton_poi_fused_mul_0 = async_compile.triton('triton_poi_fused_mul_0', '" "''"));
   run_result_clear (&r);
 
   /* Errors: unknown compile, unknown stage, bad compile id, missing file, two views. */

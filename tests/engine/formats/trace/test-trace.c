@@ -595,6 +595,92 @@ test_debug_dir (void)
   remove_workspace (ws);
 }
 
+/* A torch.export .pt2: the graph prints as the fixture's `print(ExportedProgram)` (small_module.export.txt; the
+   archive was written from another checkout path), nn_module_stack and the signature are kept. */
+static void
+test_pt2 (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "export/small_module.pt2", &stats);
+  g_assert_cmpint (stats.compiles, ==, 1);
+  g_assert_cmpint (stats.graphs, ==, 1);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi;
+  size_t n;
+  g_assert_cmpint (fx_store_list_graphs (store, 0, arena, &gi, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (gi[0].stage, ==, "export");
+  fx_graph *g = NULL;
+  g_assert_cmpint (fx_store_get_graph (store, gi[0].id, &g, NULL, NULL), ==, FX_OK);
+  fx_readable_opts opts = { 0 };
+  fx_buf out;
+  fx_buf_init (&out);
+  fx_graph_print_readable (g, &opts, &out);
+
+  g_autofree char *txt_path = fixture_path ("export/small_module.export.txt");
+  g_autofree char *txt = NULL;
+  g_assert_true (g_file_get_contents (txt_path, &txt, NULL, NULL));
+  const char *start = strstr (txt, "    class GraphModule");
+  const char *end = strstr (txt, "Graph signature:");
+  g_assert_nonnull (start);
+  g_assert_nonnull (end);
+  g_autofree char *block = g_strndup (start, (gsize) (end - start));
+  g_auto (GStrv) lines = g_strsplit (block, "\n", -1);
+  GString *want = g_string_new ("");
+  for (int i = 0; lines[i] && lines[i + 1]; i++)
+    {
+      const char *l = lines[i];
+      g_string_append (want, strlen (l) >= 4 ? l + 4 : "");
+      g_string_append_c (want, '\n');
+    }
+  /* The export.txt ends its graph with a blank line before "Graph signature". */
+  while (want->len >= 2 && want->str[want->len - 1] == '\n' && want->str[want->len - 2] == '\n')
+    g_string_truncate (want, want->len - 1);
+  g_autofree char *got = g_strdup (out.data);
+  g_autoptr (GRegex) path_re = g_regex_new ("/work/steering/anchors/gen_export.py", 0, 0, NULL);
+  g_autofree char *got_fixed = g_regex_replace_literal (path_re, got, -1, 0, "/home/user/bench/gen_export.py", 0,
+                                                        NULL);
+  g_assert_cmpstr (got_fixed, ==, want->str);
+  g_string_free (want, TRUE);
+  fx_buf_free (&out);
+
+  fx_node *linear = fx_graph_find_node (g, "linear");
+  g_assert_nonnull (linear);
+  g_assert_cmpuint (linear->meta.n_nn_module_stack, ==, 3);
+  g_assert_cmpstr (linear->meta.nn_module_stack[2].path, ==, "sub.fc");
+  g_assert_cmpstr (linear->meta.nn_module_stack[2].type, ==, "torch.nn.modules.linear.Linear");
+  g_assert_cmpstr (fx_meta_get_extra (&linear->meta, "torch_fn"), ==, "linear_1;builtin_function_or_method.linear");
+  fx_graph_free (g);
+
+  fx_store_kv *arts;
+  g_assert_cmpint (fx_store_list_artifacts (store, gi[0].compile_row, arena, &arts, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (arts[0].key, ==, "graph_signature");
+  g_assert_nonnull (strstr (arts[0].value, "p_sub_fc_weight: PARAMETER target='sub.fc.weight'\n"));
+  g_assert_nonnull (strstr (arts[0].value, "b_sub_scale: BUFFER target='sub.scale' persistent=True\n"));
+  g_assert_nonnull (strstr (arts[0].value, "x: USER_INPUT\n"));
+  g_assert_nonnull (strstr (arts[0].value, "softmax: USER_OUTPUT\n"));
+  fx_arena_free (arena);
+
+  /* Again: nothing added. A zip that is not an export, and a truncated archive: clear errors. */
+  g_autofree char *pt2 = fixture_path ("export/small_module.pt2");
+  g_assert_cmpint (fx_import_path (store, pt2, NULL, NULL, &stats, NULL), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (pt2, &data, &len, NULL));
+  g_autofree char *cut = g_build_filename (g_get_tmp_dir (), "fxtest-cut.pt2", NULL);
+  g_assert_true (g_file_set_contents (cut, data, (gssize) (len / 2), NULL));
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_path (store, cut, NULL, NULL, &stats, &diag), !=, FX_OK);
+  g_assert_nonnull (strstr (diag.message, "fxtest-cut.pt2"));
+  g_unlink (cut);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -608,5 +694,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/nothing-readable", test_nothing_readable);
   g_test_add_func ("/trace/split-output-code", test_split_output_code);
   g_test_add_func ("/trace/debug-dir", test_debug_dir);
+  g_test_add_func ("/trace/pt2", test_pt2);
   return g_test_run ();
 }

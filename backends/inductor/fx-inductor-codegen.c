@@ -1,0 +1,699 @@
+/* fx-inductor-codegen.c: the C generator: one function per fused kernel (OpenMP outer loops, omp simd inner loops,
+   per-row accumulators, Welford for variance) and a wrapper that calls kernels and extern kernels in order.
+   Every identifier in the output is generated (bufN, tmpN, kernel names from the op table). */
+#include "fx-inductor-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAR_THRESHOLD 32768
+#define IND_LANES 16
+
+static void
+put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, fx_buf *out)
+{
+  bool any = false;
+  for (int i = 0; i < kx; i++)
+    if (xc[i])
+      {
+        fx_buf_printf (out, "%sx%d", any ? " + " : "", i);
+        if (xc[i] != 1)
+          fx_buf_printf (out, " * %lldLL", (long long) xc[i]);
+        any = true;
+      }
+  for (int i = 0; i < kr; i++)
+    if (rc[i])
+      {
+        fx_buf_printf (out, "%sr%d", any ? " + " : "", i);
+        if (rc[i] != 1)
+          fx_buf_printf (out, " * %lldLL", (long long) rc[i]);
+        any = true;
+      }
+  if (off || !any)
+    fx_buf_printf (out, "%s%lldLL", any ? " + " : "", (long long) off);
+}
+
+/* node coefficients (per node variable) -> kernel x / r coefficients (non-unit dims in order) */
+static void
+split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc)
+{
+  memset (xc, 0, sizeof (int64_t) * IND_MAXD);
+  memset (rc, 0, sizeof (int64_t) * IND_MAXD);
+  int j = 0;
+  for (int i = 0; i < n->ndim; i++)
+    {
+      if (n->sizes[i] == 1)
+        continue;
+      if (j < kx)
+        xc[j] = coef[i];
+      else
+        rc[j - kx] = coef[i];
+      j++;
+    }
+}
+
+static void
+node_store_coef (const ind_node *n, int64_t *coef)
+{
+  memset (coef, 0, sizeof (int64_t) * IND_MAXD);
+  int kept = n->ndim - n->nred;
+  int64_t st = 1;
+  for (int i = kept - 1; i >= 0; i--)
+    {
+      coef[i] = n->sizes[i] == 1 ? 0 : st;
+      st *= n->sizes[i];
+    }
+}
+
+typedef struct kernel_params
+{
+  int *buf_param;     /* per buffer: param index or -1 */
+  bool *buf_written;
+  int n_params;
+  int *params;        /* buffer of each param */
+} kernel_params;
+
+static void
+collect_params (const ind_program *p, const ind_group *G, kernel_params *kp)
+{
+  kp->buf_param = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
+  kp->buf_written = calloc ((size_t) p->n_bufs + 1, sizeof (bool));
+  kp->params = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
+  kp->n_params = 0;
+  for (int b = 0; b < p->n_bufs; b++)
+    kp->buf_param[b] = -1;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      for (int o = 0; o < n->n_opnd; o++)
+        if (n->opnd[o].kind == IND_OPND_LOAD && n->opnd[o].local < 0 && kp->buf_param[n->opnd[o].buf] < 0)
+          {
+            kp->buf_param[n->opnd[o].buf] = kp->n_params;
+            kp->params[kp->n_params++] = n->opnd[o].buf;
+          }
+      if (p->bufs[n->out_buf].stored)
+        {
+          if (kp->buf_param[n->out_buf] < 0)
+            {
+              kp->buf_param[n->out_buf] = kp->n_params;
+              kp->params[kp->n_params++] = n->out_buf;
+            }
+          kp->buf_written[n->out_buf] = true;
+        }
+    }
+}
+
+static void
+free_params (kernel_params *kp)
+{
+  free (kp->buf_param);
+  free (kp->buf_written);
+  free (kp->params);
+}
+
+static void
+param_name (const kernel_params *kp, int buf, fx_buf *out)
+{
+  fx_buf_printf (out, "%s%d", kp->buf_written[buf] ? "out_ptr" : "in_ptr", kp->buf_param[buf]);
+}
+
+static void
+indent (int depth, fx_buf *out)
+{
+  for (int i = 0; i < depth; i++)
+    fx_buf_puts (out, "  ");
+}
+
+/* The body value of node n as a C expression. */
+static void node_value_in (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n,
+                           bool recomputing, fx_buf *out);
+
+static void
+node_value (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n, fx_buf *out)
+{
+  node_value_in (p, G, kp, n, false, out);
+}
+
+/* recomputing: n's body is re-evaluated outside its own segment, so its r-level register inputs are re-evaluated
+   too (per-row values stay in scope). */
+static void
+node_value_in (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n, bool recomputing,
+               fx_buf *out)
+{
+  fx_buf texts[IND_MAX_OPERANDS];
+  const char *tp[IND_MAX_OPERANDS];
+  for (int o = 0; o < n->n_opnd; o++)
+    {
+      fx_buf_init (&texts[o]);
+      const ind_operand *op = &n->opnd[o];
+      if (op->kind == IND_OPND_LOAD)
+        {
+          const ind_node *src = op->local >= 0 ? &p->nodes[op->local] : NULL;
+          bool again = src && (op->recompute || (recomputing && src->kind == IND_NODE_POINTWISE && !src->xlevel));
+          if (again)
+            node_value_in (p, G, kp, src, true, &texts[o]);
+          else if (op->local >= 0)
+            fx_buf_printf (&texts[o], "tmp%d", op->local);
+          else
+            {
+              int64_t xc[IND_MAXD], rc[IND_MAXD];
+              split_coef (n, op->coef, G->kx, xc, rc);
+              param_name (kp, op->buf, &texts[o]);
+              fx_buf_putc (&texts[o], '[');
+              put_index (xc, G->kx, rc, G->kr, op->offset, &texts[o]);
+              fx_buf_putc (&texts[o], ']');
+            }
+        }
+      else
+        fx_buf_puts (&texts[o], "");
+      tp[o] = texts[o].data ? texts[o].data : "";
+    }
+  ind_node_expr (p, n, tp, out);
+  for (int o = 0; o < n->n_opnd; o++)
+    fx_buf_free (&texts[o]);
+}
+
+static void
+store_stmt (const ind_program *p, const ind_group *G, const kernel_params *kp, int ni, int depth, fx_buf *out)
+{
+  const ind_node *n = &p->nodes[ni];
+  if (!p->bufs[n->out_buf].stored)
+    return;
+  int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
+  node_store_coef (n, c);
+  split_coef (n, c, G->kx, xc, rc);
+  indent (depth, out);
+  param_name (kp, n->out_buf, out);
+  fx_buf_putc (out, '[');
+  put_index (xc, G->kx, rc, n->kind == IND_NODE_REDUCTION ? 0 : G->kr, 0, out);
+  fx_buf_printf (out, "] = tmp%d;\n", ni);
+}
+
+static const char *
+min_of (fx_dtype d)
+{
+  switch ((int) d)
+    {
+    case FX_DTYPE_F32: case FX_DTYPE_F64: return "-INFINITY";
+    case FX_DTYPE_I64: return "INT64_MIN";
+    case FX_DTYPE_I32: return "INT32_MIN";
+    case FX_DTYPE_I16: return "INT16_MIN";
+    case FX_DTYPE_I8: return "INT8_MIN";
+    default: return "0";
+    }
+}
+
+static const char *
+max_of (fx_dtype d)
+{
+  switch ((int) d)
+    {
+    case FX_DTYPE_F32: case FX_DTYPE_F64: return "INFINITY";
+    case FX_DTYPE_I64: return "INT64_MAX";
+    case FX_DTYPE_I32: return "INT32_MAX";
+    case FX_DTYPE_I16: return "INT16_MAX";
+    case FX_DTYPE_I8: return "INT8_MAX";
+    case FX_DTYPE_U8: return "UINT8_MAX";
+    default: return "1";
+    }
+}
+
+/* The statements of one r-loop segment's body. lanes: inside the lane-blocked Welford loop (lane rl). */
+static void
+emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int bd, bool lanes,
+             fx_buf *out)
+{
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      int ni = G->nodes[k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg)
+        continue;
+      const char *ct = ind_ctype (n->compute_dtype);
+      if (n->kind == IND_NODE_POINTWISE)
+        {
+          indent (bd, out);
+          fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+          node_value (p, G, kp, n, out);
+          fx_buf_puts (out, ";\n");
+          store_stmt (p, G, kp, ni, bd, out);
+          continue;
+        }
+      indent (bd, out);
+      fx_buf_printf (out, "const %s v%d = ", ct, ni);
+      ind_node tmp = *n;
+      tmp.out_dtype = n->compute_dtype;
+      node_value (p, G, kp, &tmp, out);
+      fx_buf_puts (out, ";\n");
+      indent (bd, out);
+      switch ((int) n->red)
+        {
+        case IND_RED_SUM: case IND_RED_MEAN: fx_buf_printf (out, "acc%d = acc%d + v%d;\n", ni, ni, ni); break;
+        case IND_RED_PROD: fx_buf_printf (out, "acc%d = acc%d * v%d;\n", ni, ni, ni); break;
+        case IND_RED_MAX:
+          fx_buf_printf (out, "acc%d = v%d > acc%d ? v%d : acc%d; acc%d_nan |= v%d != v%d;\n", ni, ni, ni, ni, ni, ni, ni, ni);
+          break;
+        case IND_RED_MIN:
+          fx_buf_printf (out, "acc%d = v%d < acc%d ? v%d : acc%d; acc%d_nan |= v%d != v%d;\n", ni, ni, ni, ni, ni, ni, ni, ni);
+          break;
+        case IND_RED_ANY: fx_buf_printf (out, "acc%d = acc%d || v%d;\n", ni, ni, ni); break;
+        case IND_RED_ALL: fx_buf_printf (out, "acc%d = acc%d && v%d;\n", ni, ni, ni); break;
+        case IND_RED_WELFORD_VAR:
+          if (lanes)
+            fx_buf_printf (out, "{ const %s delta = v%d - acc%d_wm[rl]; acc%d_wm[rl] += delta * acc%d_inv; "
+                                "acc%d_wm2[rl] += delta * (v%d - acc%d_wm[rl]); }\n",
+                           ct, ni, ni, ni, ni, ni, ni, ni);
+          else
+            fx_buf_printf (out, "{ acc%d_n++; const %s delta = v%d - acc%d_mean; acc%d_mean += delta / (%s) acc%d_n; "
+                                "acc%d_m2 += delta * (v%d - acc%d_mean); }\n",
+                           ni, ct, ni, ni, ni, ct, ni, ni, ni, ni);
+          break;
+        default: break;
+        }
+    }
+}
+
+static void
+gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
+{
+  int64_t rn = 1;
+  for (int d = 0; d < G->kr; d++)
+    rn *= G->rs[d];
+  bool simd_ok = true;
+  bool lanes_ok = true;     /* every other reduction of the segment has an OpenMP reduction clause */
+  fx_buf red;
+  fx_buf_init (&red);
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      int ni = G->nodes[k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
+        continue;
+      const char *ct = ind_ctype (n->compute_dtype);
+      indent (depth, out);
+      switch ((int) n->red)
+        {
+        case IND_RED_SUM: case IND_RED_MEAN:
+          fx_buf_printf (out, "%s acc%d = 0;\n", ct, ni);
+          fx_buf_printf (&red, " reduction(+:acc%d)", ni);
+          break;
+        case IND_RED_PROD:
+          fx_buf_printf (out, "%s acc%d = 1;\n", ct, ni);
+          fx_buf_printf (&red, " reduction(*:acc%d)", ni);
+          break;
+        case IND_RED_MAX: case IND_RED_MIN:
+          /* max/min vectorize; NaN propagates through a separate flag (a NaN anywhere makes the result NaN) */
+          fx_buf_printf (out, "%s acc%d = %s; int acc%d_nan = 0;\n", ct, ni,
+                         n->red == IND_RED_MAX ? min_of (n->compute_dtype) : max_of (n->compute_dtype), ni);
+          if (n->compute_dtype == FX_DTYPE_BOOL)
+            simd_ok = lanes_ok = false;
+          else
+            fx_buf_printf (&red, " reduction(%s:acc%d) reduction(|:acc%d_nan)", n->red == IND_RED_MAX ? "max" : "min",
+                           ni, ni);
+          break;
+        case IND_RED_ANY:
+          fx_buf_printf (out, "bool acc%d = false;\n", ni);
+          simd_ok = lanes_ok = false;
+          break;
+        case IND_RED_ALL:
+          fx_buf_printf (out, "bool acc%d = true;\n", ni);
+          simd_ok = lanes_ok = false;
+          break;
+        case IND_RED_WELFORD_VAR:
+          fx_buf_printf (out, "%s acc%d_mean = 0, acc%d_m2 = 0; int64_t acc%d_n = 0;\n", ct, ni, ni, ni);
+          simd_ok = false;
+          break;
+        default:
+          break;
+        }
+    }
+  bool has_welford = false;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      has_welford |= n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR;
+    }
+  if (has_welford && lanes_ok && G->kr == 1 && G->rs[0] >= 2 * IND_LANES)
+    {
+      /* Welford vectorized: IND_LANES independent Welford accumulators (lane rl sees elements rb + rl), a scalar
+         Welford over the tail, then Chan's combination of the lanes and the tail */
+      int64_t full = G->rs[0] / IND_LANES * IND_LANES;
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+            {
+              indent (depth, out);
+              fx_buf_printf (out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni,
+                             IND_LANES, ni, IND_LANES);
+            }
+        }
+      indent (depth, out);
+      fx_buf_printf (out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
+      indent (depth, out);
+      fx_buf_puts (out, "{\n");
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+            {
+              const char *ct = ind_ctype (n->compute_dtype);
+              indent (depth + 1, out);
+              fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, IND_LANES);
+            }
+        }
+      indent (depth + 1, out);
+      fx_buf_printf (out, "#pragma omp simd%s\n", red.data ? red.data : "");
+      indent (depth + 1, out);
+      fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
+      indent (depth + 1, out);
+      fx_buf_puts (out, "{\n");
+      indent (depth + 2, out);
+      fx_buf_puts (out, "const int64_t r0 = rb + rl;\n");
+      emit_r_body (p, G, kp, seg, depth + 2, true, out);
+      indent (depth + 1, out);
+      fx_buf_puts (out, "}\n");
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
+      indent (depth, out);
+      fx_buf_printf (out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n", (long long) full, (long long) G->rs[0]);
+      indent (depth, out);
+      fx_buf_puts (out, "{\n");
+      emit_r_body (p, G, kp, seg, depth + 1, false, out);
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (!(n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR))
+            continue;
+          const char *ct = ind_ctype (n->compute_dtype);
+          indent (depth, out);
+          fx_buf_printf (out, "{\n");
+          indent (depth + 1, out);
+          fx_buf_printf (out, "%s mean = 0, m2 = 0, cnt = 0;\n", ct);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "{\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "const %s nb = (%s) %lldLL, n = cnt + nb, delta = acc%d_wm[l] - mean;\n", ct, ct,
+                         (long long) (full / IND_LANES), ni);
+          indent (depth + 2, out);
+          fx_buf_printf (out, "mean += delta * nb / n;\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "m2 += acc%d_wm2[l] + delta * delta * cnt * nb / n;\n", ni);
+          indent (depth + 2, out);
+          fx_buf_puts (out, "cnt = n;\n");
+          indent (depth + 1, out);
+          fx_buf_puts (out, "}\n");
+          indent (depth + 1, out);
+          fx_buf_printf (out, "if (acc%d_n > 0)\n", ni);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "{\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "const %s nb = (%s) acc%d_n, n = cnt + nb, delta = acc%d_mean - mean;\n", ct, ct, ni, ni);
+          indent (depth + 2, out);
+          fx_buf_printf (out, "mean += delta * nb / n;\n");
+          indent (depth + 2, out);
+          fx_buf_printf (out, "m2 += acc%d_m2 + delta * delta * cnt * nb / n;\n", ni);
+          indent (depth + 1, out);
+          fx_buf_puts (out, "}\n");
+          indent (depth + 1, out);
+          fx_buf_printf (out, "acc%d_mean = mean;\n", ni);
+          indent (depth + 1, out);
+          fx_buf_printf (out, "acc%d_m2 = m2;\n", ni);
+          indent (depth, out);
+          fx_buf_puts (out, "}\n");
+        }
+    }
+  else
+    {
+    for (int d = 0; d < G->kr; d++)
+      {
+        indent (depth + d, out);
+        if (d == 0 && G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD)
+          {
+            /* no outer loop to spread over threads: split the reduction itself (per-thread partial accumulators
+               combined by OpenMP) */
+            fx_buf_printf (out, "#pragma omp parallel for simd schedule(static)%s", red.data ? red.data : "");
+            if (p->threads > 0)
+              fx_buf_printf (out, " num_threads(%d)", p->threads);
+            if (p->simdlen > 0)
+              fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+            fx_buf_putc (out, '\n');
+            indent (depth + d, out);
+          }
+        else if (d == G->kr - 1 && simd_ok && G->rs[d] >= 8)
+          {
+            fx_buf_printf (out, "#pragma omp simd%s", red.data ? red.data : "");
+            if (p->simdlen > 0)
+              fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+            fx_buf_putc (out, '\n');
+            indent (depth + d, out);
+          }
+        fx_buf_printf (out, "for (int64_t r%d = 0; r%d < %lldLL; r%d++)\n", d, d, (long long) G->rs[d], d);
+      }
+    int bd = depth + G->kr;
+    indent (bd - 1, out);
+    fx_buf_puts (out, "{\n");
+
+      emit_r_body (p, G, kp, seg, bd, false, out);
+      indent (bd - 1, out);
+      fx_buf_puts (out, "}\n");
+    }
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      int ni = G->nodes[k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
+        continue;
+      const char *ot = ind_ctype (n->out_dtype);
+      indent (depth, out);
+      if (n->red == IND_RED_MEAN)
+        fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lldLL);\n", ot, ni, ot, ni,
+                       ind_ctype (n->compute_dtype), (long long) rn);
+      else if (n->red == IND_RED_WELFORD_VAR)
+        fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d_m2 / (%s) (%lldLL - (%s) %.17g));\n", ot, ni, ot, ni,
+                       ind_ctype (n->compute_dtype), (long long) rn, ind_ctype (n->compute_dtype), n->red_param);
+      else if ((n->red == IND_RED_MAX || n->red == IND_RED_MIN) && fx_dtype_is_floating (n->compute_dtype))
+        fx_buf_printf (out, "const %s tmp%d = acc%d_nan ? (%s) NAN : (%s) acc%d;\n", ot, ni, ni, ot, ot, ni);
+      else
+        fx_buf_printf (out, "const %s tmp%d = (%s) acc%d;\n", ot, ni, ot, ni);
+      store_stmt (p, G, kp, ni, depth, out);
+    }
+  fx_buf_free (&red);
+}
+
+static void
+gen_segment_x (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
+{
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      int ni = G->nodes[k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg)
+        continue;
+      indent (depth, out);
+      fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+      node_value (p, G, kp, n, out);
+      fx_buf_puts (out, ";\n");
+      store_stmt (p, G, kp, ni, depth, out);
+    }
+}
+
+static void
+sanitized_comment (const char *s, fx_buf *out)
+{
+  for (; *s; s++)
+    {
+      char c = *s;
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+      fx_buf_putc (out, ok ? c : '?');
+    }
+}
+
+static void
+gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
+{
+  kernel_params kp;
+  collect_params (p, G, &kp);
+  fx_buf_puts (out, "/* Topologically Sorted Source Nodes: [");
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      for (size_t o = 0; o < n->n_origins; o++)
+        {
+          fx_buf_puts (out, k || o ? ", " : "");
+          sanitized_comment (n->origins[o], out);
+        }
+    }
+  fx_buf_printf (out, "] */\nvoid %s (", G->name);
+  for (int k = 0; k < kp.n_params; k++)
+    {
+      int b = kp.params[k];
+      /* buffers written in place over another parameter alias it: no restrict on either */
+      bool aliased = false;
+      for (int j = 0; j < kp.n_params; j++)
+        aliased |= j != k && p->bufs[b].slot >= 0 && p->bufs[kp.params[j]].slot == p->bufs[b].slot;
+      fx_buf_printf (out, "%s%s%s *%s", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
+                     ind_ctype (p->bufs[b].dtype), aliased ? "" : "restrict ");
+      param_name (&kp, b, out);
+    }
+  if (kp.n_params == 0)
+    fx_buf_puts (out, "void");
+  fx_buf_puts (out, ")\n{\n");
+  int64_t xn = 1, rn = 1;
+  for (int d = 0; d < G->kx; d++)
+    xn *= G->xs[d];
+  for (int d = 0; d < G->kr; d++)
+    rn *= G->rs[d];
+  bool par = xn * rn >= PAR_THRESHOLD && xn > 1;
+  int depth = 1;
+  bool pointwise_only = G->kr == 0;
+  int outer = pointwise_only ? G->kx - 1 : G->kx;
+  if (pointwise_only && G->kx == 1)
+    {
+      /* one flat loop: parallel and vectorized together */
+      indent (depth, out);
+      if (par)
+        {
+          fx_buf_puts (out, "#pragma omp parallel for simd schedule(static)");
+          if (p->threads > 0)
+            fx_buf_printf (out, " num_threads(%d)", p->threads);
+        }
+      else
+        fx_buf_puts (out, "#pragma omp simd");
+      if (p->simdlen > 0)
+        fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+      fx_buf_printf (out, "\n  for (int64_t x0 = 0; x0 < %lldLL; x0++)\n", (long long) G->xs[0]);
+      fx_buf_puts (out, "    {\n");
+      gen_segment_x (p, G, &kp, 0, 3, out);
+      fx_buf_puts (out, "    }\n}\n\n");
+      free_params (&kp);
+      return;
+    }
+  if (outer > 0)
+    {
+      if (par)
+        {
+          indent (depth, out);
+          fx_buf_printf (out, "#pragma omp parallel for collapse(%d) schedule(static)", outer);
+          if (p->threads > 0)
+            fx_buf_printf (out, " num_threads(%d)", p->threads);
+          fx_buf_putc (out, '\n');
+        }
+      for (int d = 0; d < outer; d++)
+        {
+          indent (depth + d, out);
+          fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
+        }
+      depth += outer;
+    }
+  indent (depth - 1, out);
+  fx_buf_puts (out, "{\n");
+  if (pointwise_only && G->kx >= 2)
+    {
+      int d = G->kx - 1;
+      indent (depth, out);
+      fx_buf_puts (out, "#pragma omp simd");
+      if (p->simdlen > 0)
+        fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+      fx_buf_putc (out, '\n');
+      indent (depth, out);
+      fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
+      indent (depth, out);
+      fx_buf_puts (out, "{\n");
+      gen_segment_x (p, G, &kp, 0, depth + 1, out);
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
+    }
+  else
+    for (int s = 0; s < G->n_segs; s++)
+      {
+        if (G->seg_kind[s] == IND_SEG_X)
+          gen_segment_x (p, G, &kp, s, depth, out);
+        else
+          gen_segment_r (p, G, &kp, s, depth, out);
+      }
+  indent (depth - 1, out);
+  fx_buf_puts (out, "}\n}\n\n");
+  free_params (&kp);
+}
+
+static void gen_calls (const ind_program *p, bool timed, fx_buf *out);
+
+void
+ind_codegen (ind_program *p, fx_buf *out)
+{
+  fx_buf_puts (out, "/* Generated by the FX Workbench inductor backend (C, CPU). */\n"
+                    "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stddef.h>\n#include <time.h>\n\n");
+  if (p->use_mvec)
+    {
+      /* glibc's libmvec vector variants (<= 4 ulp, IEEE special values kept): what math.h declares under
+         -ffast-math, declared here without relaxing anything else */
+      static const char *const fns[] = { "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+                                         "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "erf", "erfc" };
+      for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        fx_buf_printf (out, "extern float %sf (float) __attribute__ ((__simd__ (\"notinbranch\")));\n"
+                            "extern double %s (double) __attribute__ ((__simd__ (\"notinbranch\")));\n", fns[i], fns[i]);
+      fx_buf_puts (out, "extern float powf (float, float) __attribute__ ((__simd__ (\"notinbranch\")));\n"
+                        "extern double pow (double, double) __attribute__ ((__simd__ (\"notinbranch\")));\n\n");
+    }
+  fx_buf_puts (out, "#include <tgmath.h>\n\n");
+  for (int g = 0; g < p->n_groups; g++)
+    if (!p->groups[g].is_extern)
+      {
+        p->groups[g].src_begin = out->len;
+        gen_kernel (p, &p->groups[g], out);
+        p->groups[g].src_end = out->len;
+      }
+  fx_buf_puts (out, "typedef void (*fx_ind_extern_fn) (void *ctx, int node);\n\n"
+                    "static double\nfx_now_ms (void)\n{\n  struct timespec ts;\n"
+                    "  clock_gettime (CLOCK_MONOTONIC, &ts);\n  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;\n}\n\n");
+  for (int timed = 0; timed < 2; timed++)
+    {
+      fx_buf_printf (out, "void\nfx_inductor_call%s (void **bufs, fx_ind_extern_fn ext, void *ctx%s)\n{\n",
+                     timed ? "_timed" : "", timed ? ", double *ms" : "");
+      if (timed)
+        fx_buf_puts (out, "  double t;\n");
+      gen_calls (p, timed, out);
+      fx_buf_puts (out, "}\n\n");
+    }
+}
+
+/* The wrapper body: kernels and extern calls in order (timed: each call's wall time added to ms[group]). */
+static void
+gen_calls (const ind_program *p, bool timed, fx_buf *out)
+{
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      const ind_group *G = &p->groups[g];
+      if (timed)
+        fx_buf_puts (out, "  t = fx_now_ms ();\n");
+      if (G->is_extern)
+        {
+          fx_buf_printf (out, "  ext (ctx, %d);  /* %s */\n", G->nodes[0], G->name);
+          if (timed)
+            fx_buf_printf (out, "  ms[%d] += fx_now_ms () - t;\n", g);
+          continue;
+        }
+      kernel_params kp;
+      collect_params (p, G, &kp);
+      fx_buf_printf (out, "  %s (", G->name);
+      for (int k = 0; k < kp.n_params; k++)
+        {
+          int b = kp.params[k];
+          fx_buf_printf (out, "%s(%s%s *) bufs[%d]", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
+                         ind_ctype (p->bufs[b].dtype), b);
+        }
+      fx_buf_puts (out, ");\n");
+      if (timed)
+        fx_buf_printf (out, "  ms[%d] += fx_now_ms () - t;\n", g);
+      free_params (&kp);
+    }
+}

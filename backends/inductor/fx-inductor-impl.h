@@ -1,0 +1,189 @@
+/* fx-inductor-impl.h: the inductor backend's device-independent loop IR, scheduler groups and the C generator's
+   entry points (internal to backends/inductor). */
+#pragma once
+
+#include "fx/backend.h"
+#include "fx/passes.h"
+
+#define IND_MAXD FX_TENSOR_MAX_DIMS
+#define IND_MAX_OPERANDS 4
+#define IND_MAX_FUSION 64
+
+/* A buffer: graph input, computed by a loop node, or written by an extern/fallback kernel. */
+typedef enum ind_buf_kind
+{
+  IND_BUF_INPUT,
+  IND_BUF_COMPUTED,
+  IND_BUF_EXTERN,
+} ind_buf_kind;
+
+typedef struct ind_buffer
+{
+  ind_buf_kind kind;
+  fx_dtype dtype;
+  int ndim;
+  int64_t sizes[IND_MAXD];
+  int64_t strides[IND_MAXD];
+  int input_index;          /* IND_BUF_INPUT: placeholder position */
+  int producer;             /* node index writing it (-1 for inputs) */
+  int last_use;             /* last group index reading it (after scheduling) */
+  bool is_output;           /* a graph output views it: never reused, always stored */
+  bool stored;              /* computed buffers: the kernel must write it (after fusion) */
+  int slot;                 /* memory slot (reuse), -1 when own allocation */
+  int n_readers;
+} ind_buffer;
+
+/* A strided view over a buffer: what every FX value lowers to (views are index rewrites, no copies). */
+typedef struct ind_view
+{
+  int buf;
+  int ndim;
+  int64_t sizes[IND_MAXD];
+  int64_t strides[IND_MAXD];
+  int64_t offset;
+} ind_view;
+
+/* An operand of a node body: a load through an affine index over the node's iteration variables, or a constant. */
+typedef enum ind_operand_kind
+{
+  IND_OPND_LOAD,
+  IND_OPND_CONST,
+} ind_operand_kind;
+
+typedef struct ind_operand
+{
+  ind_operand_kind kind;
+  int buf;
+  int64_t offset;
+  int64_t coef[IND_MAXD];   /* per node iteration variable */
+  double c;                 /* constant (as the compute dtype) */
+  fx_dtype cast;            /* converted to this before the body */
+  int local;                /* scheduler: node whose in-register value this load reads, or -1 (memory) */
+  bool recompute;           /* local is an r-loop node of an earlier segment: re-evaluate its body here */
+} ind_operand;
+
+typedef enum ind_node_kind
+{
+  IND_NODE_POINTWISE,
+  IND_NODE_REDUCTION,
+  IND_NODE_EXTERN,          /* mm / addmm / bmm on the engine's GEMM kernels */
+  IND_NODE_FALLBACK,        /* any op without a lowering: the engine's reference kernel */
+} ind_node_kind;
+
+typedef enum ind_red
+{
+  IND_RED_NONE,
+  IND_RED_SUM,
+  IND_RED_PROD,
+  IND_RED_MAX,
+  IND_RED_MIN,
+  IND_RED_MEAN,
+  IND_RED_ANY,
+  IND_RED_ALL,
+  IND_RED_WELFORD_VAR,      /* variance with correction, Welford's update */
+} ind_red;
+
+typedef struct ind_node
+{
+  ind_node_kind kind;
+  int op_id;                /* fx_op_id of the op it computes (pointwise body / reduction / extern) */
+  const char *op_name;      /* "add", "sum", "_softmax": for kernel names (from the op table, never the input) */
+  const char *tmpl;         /* the body: C with $0.. operands and $T the compute type (fx-inductor-lower.c) */
+  fx_dtype out_dtype;
+  fx_dtype compute_dtype;
+  int ndim;                 /* iteration: kept dims first, reduced dims last */
+  int64_t sizes[IND_MAXD];
+  int nred;
+  ind_red red;
+  double red_param;         /* welford: correction */
+  ind_operand opnd[IND_MAX_OPERANDS];
+  int n_opnd;
+  int out_buf;
+  /* extern / fallback: the bound call, its tensor arguments as views */
+  fx_op_call *call;
+  int *arg_views;           /* per call arg: index into the lowering's view table or -1 */
+  int **arg_list_views;     /* per call arg: views of a Tensor[] argument's items, or NULL */
+  int *out_bufs;            /* per call out */
+  int n_outs;
+  const char **origins;     /* FX node names (for listings; never in generated code) */
+  size_t n_origins;
+  int group;
+  bool xlevel;              /* placed at x level (not inside an r loop) in its group */
+  int segment;
+} ind_node;
+
+/* One scheduled kernel: a fused group of loop nodes over outer dims X and reduction dims R, or one extern node. */
+typedef enum ind_seg_kind
+{
+  IND_SEG_X,
+  IND_SEG_R,
+} ind_seg_kind;
+
+typedef struct ind_group
+{
+  bool is_extern;
+  int kx, kr;
+  int64_t xs[IND_MAXD], rs[IND_MAXD];
+  int *nodes;
+  int n_nodes, cap_nodes;
+  ind_seg_kind seg_kind[IND_MAX_FUSION];
+  int n_segs;
+  const char *name;
+  size_t src_begin, src_end; /* its function in the generated source */
+} ind_group;
+
+typedef struct ind_program
+{
+  fx_arena *arena;
+  fx_arena *scratch;        /* bound-call values that fallback nodes reference */
+  ind_buffer *bufs;
+  int n_bufs, cap_bufs;
+  ind_node *nodes;
+  int n_nodes, cap_nodes;
+  ind_view *views;
+  int n_views, cap_views;
+  ind_group *groups;
+  int n_groups;
+  int n_inputs;
+  int *outputs;             /* views of the graph outputs */
+  int n_outputs;
+  int n_fallbacks;
+  int n_slots;
+  int64_t *slot_bytes;
+  fx_buf fusion_log;        /* "cannot fuse buf1 with buf3: ..." */
+  fx_buf fallback_log;
+  /* options */
+  int threads;
+  int simdlen;
+  bool epilogue_fusion;
+  int max_fusion;
+  bool use_mvec;            /* glibc's vector math (libmvec) is available: declare simd clones */
+} ind_program;
+
+/* fx-inductor-lower.c */
+fx_status ind_lower (ind_program *p, const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_diag *diag);
+int ind_add_buffer (ind_program *p, ind_buf_kind kind, fx_dtype dtype, int ndim, const int64_t *sizes,
+                    const int64_t *strides);
+const char *ind_ctype (fx_dtype dtype);
+void ind_node_expr (const ind_program *p, const ind_node *n, const char *const *opnd_text, fx_buf *out);
+
+/* fx-inductor-sched.c */
+fx_status ind_schedule (ind_program *p, fx_diag *diag);
+void ind_dump_ir (const ind_program *p, bool post_fusion, fx_buf *out);
+
+/* fx-inductor-codegen.c */
+void ind_codegen (ind_program *p, fx_buf *out);
+
+/* fx-inductor-build.c */
+typedef struct ind_library
+{
+  void *handle;
+  char so_path[1024];
+  bool cache_hit;
+} ind_library;
+fx_status ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler_invoked,
+                     ind_library *lib, fx_buf *compiler_output, fx_diag *diag);
+const char *ind_cache_dir (void);
+bool ind_have_openmp (void);
+bool ind_have_mvec (void);
+int ind_run_tool (char *const *argv, const char *log_path);

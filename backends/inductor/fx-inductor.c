@@ -1,0 +1,922 @@
+/* fx-inductor.c: the inductor backend: options and modes, the compile pipeline (decompose → lower → schedule →
+   generate C → build), the run-time wrapper state (buffers, reuse slots, extern and fallback calls), artifacts. */
+#include "fx-inductor.h"
+#include "fx-inductor-impl.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+size_t ind_compiler_invocations (void);
+
+static const fx_option_decl inductor_options[] = {
+  { "max_autotune", FX_OPTION_BOOL, "False", "try kernel variants (threads, vector width) and keep the fastest" },
+  { "epilogue_fusion", FX_OPTION_BOOL, "True", "fuse pointwise consumers into reduction kernels" },
+  { "fallback_random", FX_OPTION_BOOL, "False", "run random ops on the reference kernels (always on for CPU)" },
+  { "cpp.threads", FX_OPTION_INT, "-1", "OpenMP threads per kernel (-1: the OpenMP default)" },
+  { "cpp.simdlen", FX_OPTION_INT, "None", "vector length given to omp simd (None: the compiler's choice)" },
+  { "max_fusion_size", FX_OPTION_INT, "64", "most nodes in one fused kernel" },
+  { "trace.enabled", FX_OPTION_BOOL, "False", "keep the debug artifacts (IR dumps, generated C)" },
+  { "trace.graph_diagram", FX_OPTION_BOOL, "False", "draw the fused graph as dot" },
+  { "debug", FX_OPTION_BOOL, "False", "log fusion decisions into the compiled notes" },
+};
+
+static const char *const mode_default[] = { NULL };
+static const char *const mode_max_autotune[] = { "max_autotune=True", NULL };
+static const fx_mode_decl inductor_modes[] = {
+  { "default", mode_default },
+  { "reduce-overhead", mode_default },
+  { "max-autotune", mode_max_autotune },
+  { "max-autotune-no-cudagraphs", mode_max_autotune },
+};
+
+/* ---------------------------------------------------------------- option helpers (no registry on this branch) */
+
+static const fx_option_value *
+opt_find (const fx_options *o, const char *name)
+{
+  if (o == NULL)
+    return NULL;
+  for (size_t i = 0; i < o->n; i++)
+    if (strcmp (o->items[i].name, name) == 0)
+      return &o->items[i];
+  return NULL;
+}
+
+static bool
+opt_bool (const fx_options *o, const char *name, bool def)
+{
+  const fx_option_value *v = opt_find (o, name);
+  return v && v->type == FX_OPTION_BOOL ? v->b : def;
+}
+
+static int64_t
+opt_int (const fx_options *o, const char *name, int64_t def)
+{
+  const fx_option_value *v = opt_find (o, name);
+  return v && v->type == FX_OPTION_INT ? v->i : def;
+}
+
+static fx_status
+parse_option_value (const fx_option_decl *d, const char *text, fx_option_value *v, fx_diag *diag)
+{
+  v->name = d->name;
+  v->type = d->type;
+  char *end;
+  switch ((int) d->type)
+    {
+    case FX_OPTION_BOOL:
+      if (strcmp (text, "True") == 0 || strcmp (text, "true") == 0 || strcmp (text, "1") == 0)
+        v->b = true;
+      else if (strcmp (text, "False") == 0 || strcmp (text, "false") == 0 || strcmp (text, "0") == 0)
+        v->b = false;
+      else
+        return fx_diag_set (diag, FX_ERR_INVALID, "Unexpected type of attr %s, got str should be bool", d->name);
+      return FX_OK;
+    case FX_OPTION_INT:
+      if (strcmp (text, "None") == 0)
+        {
+          v->i = -1;
+          return FX_OK;
+        }
+      errno = 0;
+      v->i = strtoll (text, &end, 10);
+      if (errno || *end || end == text)
+        return fx_diag_set (diag, FX_ERR_INVALID, "Unexpected type of attr %s, got str should be int", d->name);
+      return FX_OK;
+    case FX_OPTION_FLOAT:
+      v->f = strtod (text, &end);
+      if (*end || end == text)
+        return fx_diag_set (diag, FX_ERR_INVALID, "Unexpected type of attr %s, got str should be float", d->name);
+      return FX_OK;
+    default:
+      v->s = text;
+      return FX_OK;
+    }
+}
+
+static fx_status
+resolve_options (const char *mode, const fx_option_kv *given, size_t n_given, fx_arena *arena, fx_options *out,
+                 fx_diag *diag)
+{
+  size_t n = sizeof inductor_options / sizeof inductor_options[0];
+  out->n = n;
+  out->items = fx_arena_alloc (arena, sizeof (fx_option_value) * n);
+  out->explicit_set = fx_arena_alloc (arena, sizeof (bool) * n);
+  for (size_t i = 0; i < n; i++)
+    if (parse_option_value (&inductor_options[i], inductor_options[i].default_text, &out->items[i], diag) != FX_OK)
+      return diag->code;
+  if (mode && given && n_given)
+    return fx_diag_set (diag, FX_ERR_INVALID,
+                        "Either mode or options can be specified, but both can't be specified at the same time.");
+  fx_option_kv mkv[8];
+  size_t n_mkv = 0;
+  if (mode && strcmp (mode, "default") != 0)
+    {
+      const fx_mode_decl *m = NULL;
+      for (size_t i = 0; i < sizeof inductor_modes / sizeof inductor_modes[0]; i++)
+        if (strcmp (inductor_modes[i].mode, mode) == 0)
+          m = &inductor_modes[i];
+      if (m == NULL)
+        return fx_diag_set (diag, FX_ERR_INVALID, "Unrecognized mode=%s, should be one of: default, reduce-overhead, "
+                            "max-autotune, max-autotune-no-cudagraphs", mode);
+      for (size_t k = 0; m->settings[k] && n_mkv < 8; k++)
+        {
+          const char *eq = strchr (m->settings[k], '=');
+          mkv[n_mkv].key = fx_arena_strndup (arena, m->settings[k], (size_t) (eq - m->settings[k]));
+          mkv[n_mkv].value = eq + 1;
+          n_mkv++;
+        }
+      given = mkv;
+      n_given = n_mkv;
+    }
+  for (size_t k = 0; k < n_given; k++)
+    {
+      size_t i;
+      for (i = 0; i < n; i++)
+        if (strcmp (inductor_options[i].name, given[k].key) == 0)
+          break;
+      if (i == n)
+        {
+          fx_buf known;
+          fx_buf_init (&known);
+          for (size_t j = 0; j < n; j++)
+            fx_buf_printf (&known, "%s'%s'", j ? ", " : "", inductor_options[j].name);
+          fx_status st = fx_diag_set (diag, FX_ERR_INVALID,
+                                      "Unexpected optimization option %s for backend 'inductor', known options are [%s]",
+                                      given[k].key, known.data);
+          fx_buf_free (&known);
+          return st;
+        }
+      if (parse_option_value (&inductor_options[i], given[k].value, &out->items[i], diag) != FX_OK)
+        return diag->code;
+      out->explicit_set[i] = true;
+    }
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- compiled state */
+
+typedef void (*ind_call_fn) (void **bufs, void (*ext) (void *, int), void *ctx);
+typedef void (*ind_call_timed_fn) (void **bufs, void (*ext) (void *, int), void *ctx, double *ms);
+
+typedef struct ind_state
+{
+  ind_program prog;
+  ind_library lib;
+  ind_call_fn call;
+  ind_call_timed_fn call_timed;
+  double *kernel_ms;        /* per group, filled by timed runs */
+  fx_generator gen;
+} ind_state;
+
+static fx_kernel_info *
+add_kernel (fx_compiled *c, const char *name, const char *kind, const char *lang, const char *src, size_t src_len)
+{
+  fx_kernel_info *k = fx_arena_alloc (c->arena, sizeof (fx_kernel_info) * (c->n_kernels + 1));
+  if (c->n_kernels)
+    memcpy (k, c->kernels, sizeof (fx_kernel_info) * c->n_kernels);
+  c->kernels = k;
+  fx_kernel_info *ki = &k[c->n_kernels++];
+  memset (ki, 0, sizeof *ki);
+  ki->name = fx_arena_strdup (c->arena, name);
+  ki->kind = kind;
+  ki->language = lang;
+  ki->source = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
+  ki->device.type = FX_DEVICE_CPU;
+  ki->time_ms = -1;
+  return ki;
+}
+
+static void
+add_artifact (fx_compiled *c, const char *name, const char *kind, const char *text, size_t len)
+{
+  fx_artifact *a = fx_arena_alloc (c->arena, sizeof (fx_artifact) * (c->n_artifacts + 1));
+  if (c->n_artifacts)
+    memcpy (a, c->artifacts, sizeof (fx_artifact) * c->n_artifacts);
+  c->artifacts = a;
+  fx_artifact *ai = &a[c->n_artifacts++];
+  ai->name = fx_arena_strdup (c->arena, name);
+  ai->kind = kind;
+  ai->text = fx_arena_strndup (c->arena, text ? text : "", len);
+  ai->len = len;
+}
+
+static void
+program_free (ind_program *p)
+{
+  for (int g = 0; g < p->n_groups; g++)
+    free (p->groups[g].nodes);
+  free (p->groups);
+  free (p->nodes);
+  free (p->bufs);
+  free (p->views);
+  free (p->slot_bytes);
+  fx_buf_free (&p->fusion_log);
+  fx_buf_free (&p->fallback_log);
+  if (p->scratch)
+    fx_arena_free (p->scratch);
+  if (p->arena)
+    fx_arena_free (p->arena);
+}
+
+static void
+inductor_release (fx_compiled *c)
+{
+  ind_state *s = c->impl;
+  if (s == NULL)
+    return;
+  if (s->lib.handle)
+    dlclose (s->lib.handle);
+  program_free (&s->prog);
+  free (s->kernel_ms);
+  free (s);
+  c->impl = NULL;
+}
+
+static void
+diagram (const ind_program *p, fx_buf *out)
+{
+  fx_buf_puts (out, "digraph fused {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+  for (int b = 0; b < p->n_bufs; b++)
+    if (p->bufs[b].kind == IND_BUF_INPUT)
+      fx_buf_printf (out, "  arg%d_1 [shape=ellipse];\n", p->bufs[b].input_index);
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      const ind_group *G = &p->groups[g];
+      fx_buf_printf (out, "  subgraph cluster_k%d {\n    label=\"%s\";\n", g, G->name);
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          const ind_node *n = &p->nodes[G->nodes[k]];
+          fx_buf_printf (out, "    op%d [label=\"op%d: %s%s\"];\n", G->nodes[k], G->nodes[k], n->op_name,
+                         n->out_buf >= 0 && !p->bufs[n->out_buf].stored ? " (not stored)" : "");
+        }
+      fx_buf_puts (out, "  }\n");
+    }
+  for (int i = 0; i < p->n_nodes; i++)
+    {
+      const ind_node *n = &p->nodes[i];
+      for (int o = 0; o < n->n_opnd; o++)
+        if (n->opnd[o].kind == IND_OPND_LOAD)
+          {
+            const ind_buffer *b = &p->bufs[n->opnd[o].buf];
+            if (b->kind == IND_BUF_INPUT)
+              fx_buf_printf (out, "  arg%d_1 -> op%d;\n", b->input_index, i);
+            else
+              fx_buf_printf (out, "  op%d -> op%d;\n", b->producer, i);
+          }
+      if (n->call)
+        for (int a = 0; a < n->call->n_args; a++)
+          if (n->arg_views[a] >= 0)
+            {
+              const ind_buffer *b = &p->bufs[p->views[n->arg_views[a]].buf];
+              if (b->kind == IND_BUF_INPUT)
+                fx_buf_printf (out, "  arg%d_1 -> op%d;\n", b->input_index, i);
+              else
+                fx_buf_printf (out, "  op%d -> op%d;\n", b->producer, i);
+            }
+    }
+  fx_buf_puts (out, "}\n");
+}
+
+/* graph_diagram.svg through Graphviz's dot, when it is installed (a note otherwise). */
+static void
+render_svg (fx_compiled *out, const char *dot_text, size_t len)
+{
+  char dot_path[1200], svg_path[1200], log_path[1200];
+  snprintf (dot_path, sizeof dot_path, "%.1000s/diagram-%d.dot", ind_cache_dir (), (int) getpid ());
+  snprintf (svg_path, sizeof svg_path, "%.1000s/diagram-%d.svg", ind_cache_dir (), (int) getpid ());
+  snprintf (log_path, sizeof log_path, "%.1000s/diagram-%d.log", ind_cache_dir (), (int) getpid ());
+  FILE *f = fopen (dot_path, "w");
+  if (f == NULL)
+    return;
+  fwrite (dot_text, 1, len, f);
+  fclose (f);
+  char *argv[] = { (char *) "dot", (char *) "-Tsvg", (char *) "-o", svg_path, dot_path, NULL };
+  char *svg = NULL;
+  size_t svg_len = 0;
+  fx_diag d;
+  if (ind_run_tool (argv, log_path) == 0 && fx_file_read (svg_path, &svg, &svg_len, &d) == FX_OK)
+    add_artifact (out, "graph_diagram.svg", "text", svg, svg_len);
+  else
+    fx_buf_puts (&out->notes, "inductor: graph_diagram.svg not drawn (Graphviz dot failed or is not installed)\n");
+  free (svg);
+  unlink (dot_path);
+  unlink (svg_path);
+  unlink (log_path);
+}
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                               fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+
+/* Median of a few timed runs of the current library on the example inputs (ms), or -1 when a run fails. */
+static double
+time_variant (fx_compiled *out, const fx_compile_request *req)
+{
+  double t[5];
+  for (int r = -1; r < 5; r++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      fx_diag d;
+      fx_diag_clear (&d);
+      double t0 = now_ms ();
+      fx_status st = inductor_run (out, req->example_inputs, req->n_inputs, arena, &res, &n_res, &d);
+      double dt = now_ms () - t0;
+      for (size_t i = 0; i < n_res; i++)
+        fx_value_clear (&res[i]);
+      fx_arena_free (arena);
+      if (st != FX_OK)
+        return -1;
+      if (r >= 0)
+        t[r] = dt;
+    }
+  for (int i = 1; i < 5; i++)
+    for (int j = i; j > 0 && t[j] < t[j - 1]; j--)
+      {
+        double x = t[j];
+        t[j] = t[j - 1];
+        t[j - 1] = x;
+      }
+  return t[2];
+}
+
+/* max_autotune: whole-program variants (OpenMP thread count, vector length) built and timed on the example inputs;
+   the fastest is kept and its source replaces output_code.c. */
+static fx_status
+autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf *text, fx_diag *diag)
+{
+  ind_program *p = &s->prog;
+  int base_threads = p->threads, base_simd = p->simdlen;
+  const int variants[][2] = { { base_threads, base_simd }, { 1, base_simd }, { base_threads, 8 }, { base_threads, 16 } };
+  double best = time_variant (out, req);
+  int best_v = 0;
+  ind_library best_lib = s->lib;
+  ind_call_fn best_call = s->call;
+  ind_call_timed_fn best_timed = s->call_timed;
+  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, best);
+  for (size_t v = 1; v < sizeof variants / sizeof variants[0]; v++)
+    {
+      p->threads = variants[v][0];
+      p->simdlen = variants[v][1];
+      fx_buf src;
+      fx_buf_init (&src);
+      ind_codegen (p, &src);
+      ind_library lib;
+      fx_diag d;
+      fx_diag_clear (&d);
+      if (ind_build (src.data, src.len, NULL, NULL, &lib, NULL, &d) != FX_OK)
+        {
+          fx_buf_printf (&out->notes, "max_autotune: variant %zu failed to build: %s\n", v, d.message);
+          fx_buf_free (&src);
+          continue;
+        }
+      s->lib = lib;
+      s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
+      s->call_timed = (ind_call_timed_fn) dlsym (lib.handle, "fx_inductor_call_timed");
+      if (s->call_timed == NULL)
+        s->call = NULL;
+      double t = s->call ? time_variant (out, req) : -1;
+      fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", p->threads, p->simdlen, t);
+      if (t >= 0 && (best < 0 || t < best))
+        {
+          best = t;
+          best_v = (int) v;
+          best_lib = lib;
+          best_call = s->call;
+          best_timed = s->call_timed;
+          fx_buf_reset (text);
+          fx_buf_append (text, src.data, src.len);
+        }
+      fx_buf_free (&src);
+    }
+  s->lib = best_lib;
+  s->call = best_call;
+  s->call_timed = best_timed;
+  p->threads = variants[best_v][0];
+  p->simdlen = variants[best_v][1];
+  /* group source offsets must match the kept text */
+  fx_buf again;
+  fx_buf_init (&again);
+  ind_codegen (p, &again);
+  fx_buf_free (&again);
+  for (size_t i = 0; i < out->n_artifacts; i++)
+    if (strcmp (out->artifacts[i].name, "output_code.c") == 0)
+      {
+        out->artifacts[i].text = fx_arena_strndup (out->arena, text->data, text->len);
+        out->artifacts[i].len = text->len;
+      }
+  fx_buf_printf (&out->notes, "max_autotune: kept threads=%d simdlen=%d\n", p->threads, p->simdlen);
+  (void) diag;
+  return best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
+}
+
+static fx_status
+inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  double t0 = now_ms ();
+  ind_state *s = calloc (1, sizeof *s);
+  out->impl = s;
+  ind_program *p = &s->prog;
+  p->arena = fx_arena_new ();
+  fx_buf_init (&p->fusion_log);
+  fx_buf_init (&p->fallback_log);
+  p->epilogue_fusion = opt_bool (req->options, "epilogue_fusion", true);
+  p->threads = (int) opt_int (req->options, "cpp.threads", -1);
+  p->simdlen = (int) opt_int (req->options, "cpp.simdlen", -1);
+  p->max_fusion = (int) opt_int (req->options, "max_fusion_size", IND_MAX_FUSION);
+  if (p->max_fusion <= 0 || p->max_fusion > IND_MAX_FUSION)
+    p->max_fusion = IND_MAX_FUSION;
+  if (req->gen)
+    s->gen = *req->gen;
+  else
+    fx_generator_seed (&s->gen, 0);
+  bool trace = opt_bool (req->options, "trace.enabled", false);
+  fx_buf text;
+  fx_buf_init (&text);
+  /* the graph as given, then decomposed (the analogue of AOTAutograd's decompositions) */
+  fx_readable_opts ro = { true, false, false };
+  fx_graph_print_readable (req->graph, &ro, &text);
+  add_artifact (out, "fx_graph_readable.py", "code", text.data, text.len);
+  fx_buf_reset (&text);
+  fx_graph *g = NULL;
+  fx_status st;
+  if (fx_graph_is_torch_level (req->graph))
+    st = fx_lower_to_aten (req->graph, &g, diag);
+  else
+    {
+      g = fx_graph_copy (req->graph);
+      st = g ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot copy the graph");
+    }
+  if (st == FX_OK)
+    {
+      fx_graph_resolve_ops (g);
+      const char *passes[] = { "functionalize", "decompose", "dce" };
+      st = fx_pass_pipeline (g, passes, 3, NULL, diag);
+      fx_graph_resolve_ops (g);
+    }
+  if (st == FX_OK)
+    {
+      fx_graph_print_readable (g, &ro, &text);
+      add_artifact (out, "fx_graph_transformed.py", "code", text.data, text.len);
+      fx_buf_reset (&text);
+      st = ind_lower (p, g, req->example_inputs, req->n_inputs, diag);
+    }
+  if (g)
+    fx_graph_free (g);
+  if (st == FX_OK)
+    {
+      ind_dump_ir (p, false, &text);
+      add_artifact (out, "ir_pre_fusion.txt", "text", text.data, text.len);
+      fx_buf_reset (&text);
+      st = ind_schedule (p, diag);
+    }
+  if (st == FX_OK)
+    {
+      ind_dump_ir (p, true, &text);
+      add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
+      fx_buf_reset (&text);
+      p->use_mvec = ind_have_mvec ();
+      ind_codegen (p, &text);
+      add_artifact (out, "output_code.c", "code", text.data, text.len);
+      double t1 = now_ms ();
+      fx_buf cc_out;
+      fx_buf_init (&cc_out);
+      bool invoked = false;
+      st = ind_build (text.data, text.len, NULL, &invoked, &s->lib, &cc_out, diag);
+      fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels, %d fallbacks; C build %s (%.1f ms)\n",
+                     p->n_nodes, p->n_groups, p->n_fallbacks,
+                     invoked ? "compiled" : "cache hit", now_ms () - t1);
+      if (cc_out.len)
+        add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
+      fx_buf_free (&cc_out);
+      if (st == FX_OK)
+        {
+          s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
+          s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
+          if (s->call == NULL || s->call_timed == NULL)
+            st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
+        }
+      if (st == FX_OK && opt_bool (req->options, "max_autotune", false))
+        st = autotune (s, out, req, &text, diag);
+      for (int gi = 0; st == FX_OK && gi < p->n_groups; gi++)
+        {
+          const ind_group *G = &p->groups[gi];
+          const ind_node *n0 = &p->nodes[G->nodes[0]];
+          bool red = false;
+          for (int k = 0; k < G->n_nodes; k++)
+            red |= p->nodes[G->nodes[k]].kind == IND_NODE_REDUCTION;
+          const char *kind = G->is_extern ? (n0->kind == IND_NODE_EXTERN ? "extern" : "fallback")
+                                          : red ? "reduction" : "pointwise";
+          fx_kernel_info *ki = add_kernel (out, G->name, kind, G->is_extern ? NULL : "c",
+                                           G->is_extern ? NULL : text.data + G->src_begin,
+                                           G->is_extern ? 0 : G->src_end - G->src_begin);
+          size_t cnt = 0;
+          for (int k = 0; k < G->n_nodes; k++)
+            cnt += p->nodes[G->nodes[k]].n_origins;
+          ki->nodes = fx_arena_alloc (out->arena, sizeof (char *) * (cnt + 1));
+          for (int k = 0; k < G->n_nodes; k++)
+            {
+              const ind_node *n = &p->nodes[G->nodes[k]];
+              for (size_t o = 0; o < n->n_origins; o++)
+                {
+                  bool dup = false;
+                  for (size_t q = 0; q < ki->n_nodes; q++)
+                    dup |= strcmp (ki->nodes[q], n->origins[o]) == 0;
+                  if (!dup)
+                    ki->nodes[ki->n_nodes++] = fx_arena_strdup (out->arena, n->origins[o]);
+                }
+            }
+        }
+    }
+  if (p->fusion_log.len || p->fallback_log.len)
+    {
+      fx_buf_reset (&text);
+      if (p->fallback_log.len)
+        fx_buf_append (&text, p->fallback_log.data, p->fallback_log.len);
+      if (p->fusion_log.len)
+        fx_buf_append (&text, p->fusion_log.data, p->fusion_log.len);
+      add_artifact (out, "fusion_log.txt", "log", text.data, text.len);
+      if (p->fallback_log.len)
+        fx_buf_append (&out->notes, p->fallback_log.data, p->fallback_log.len);
+      if (opt_bool (req->options, "debug", false) && p->fusion_log.len)
+        fx_buf_append (&out->notes, p->fusion_log.data, p->fusion_log.len);
+    }
+  if (st == FX_OK && (opt_bool (req->options, "trace.graph_diagram", false) || trace))
+    {
+      fx_buf_reset (&text);
+      diagram (p, &text);
+      add_artifact (out, "graph_diagram.dot", "text", text.data, text.len);
+      render_svg (out, text.data, text.len);
+    }
+  fx_buf_free (&text);
+  out->compile_ms = now_ms () - t0;
+  return st;
+}
+
+/* ---------------------------------------------------------------- run */
+
+typedef struct run_ctx
+{
+  ind_state *s;
+  fx_tensor **bt;           /* per buffer */
+  void **bufs;
+  fx_arena *arena;
+  fx_status status;
+  fx_diag *diag;
+} run_ctx;
+
+static fx_tensor *
+view_tensor (run_ctx *r, int view)
+{
+  const ind_view *v = &r->s->prog.views[view];
+  fx_tensor *base = r->bt[v->buf];
+  if (base == NULL)
+    return NULL;
+  return fx_tensor_as_strided (base, v->ndim, v->sizes, v->strides, base->offset + v->offset);
+}
+
+static fx_tensor *
+buffer_tensor (const ind_buffer *b)
+{
+  return fx_tensor_new_strided (NULL, b->dtype, b->ndim, b->sizes, b->strides);
+}
+
+static bool
+same_layout (const fx_tensor *t, const ind_buffer *b)
+{
+  if (t->dtype != b->dtype || t->ndim != b->ndim)
+    return false;
+  for (int d = 0; d < b->ndim; d++)
+    if (t->sizes[d] != b->sizes[d] || (b->sizes[d] != 1 && t->strides[d] != b->strides[d]))
+      return false;
+  return true;
+}
+
+static void
+run_extern (void *ctx, int ni)
+{
+  run_ctx *r = ctx;
+  ind_program *p = &r->s->prog;
+  const ind_node *n = &p->nodes[ni];
+  fx_op_call call = *n->call;
+  call.arena = r->arena;
+  call.alloc = NULL;
+  call.gen = &r->s->gen;
+  call.diag = r->diag;
+  call.n_outs = 0;
+  memset (call.outs, 0, sizeof call.outs);
+  fx_tensor *made[256];
+  int n_made = 0;
+  bool ok = r->status == FX_OK;
+  for (int a = 0; ok && a < call.n_args; a++)
+    {
+      if (n->arg_views[a] >= 0)
+        {
+          fx_tensor *t = view_tensor (r, n->arg_views[a]);
+          if (t == NULL || n_made >= 256)
+            {
+              ok = false;
+              break;
+            }
+          made[n_made++] = t;
+          call.args[a] = fx_value_tensor (t);
+        }
+      else if (n->arg_list_views[a])
+        {
+          size_t cnt = call.args[a].u.seq.n;
+          fx_value *items = fx_arena_alloc (r->arena, sizeof (fx_value) * (cnt + 1));
+          memcpy (items, call.args[a].u.seq.items, sizeof (fx_value) * cnt);
+          for (size_t k = 0; k < cnt; k++)
+            if (n->arg_list_views[a][k] >= 0)
+              {
+                fx_tensor *t = view_tensor (r, n->arg_list_views[a][k]);
+                if (t == NULL || n_made >= 256)
+                  {
+                    ok = false;
+                    break;
+                  }
+                made[n_made++] = t;
+                items[k] = fx_value_tensor (t);
+              }
+          call.args[a].u.seq.items = items;
+        }
+    }
+  if (ok)
+    {
+      fx_status st = fx_op_execute (&call);
+      if (st != FX_OK)
+        {
+          r->status = st;
+          ok = false;
+        }
+    }
+  else if (r->status == FX_OK)
+    r->status = fx_diag_set (r->diag, FX_ERR_BACKEND, "inductor: extern kernel %s has a missing input", n->op_name);
+  const fx_value *outs = call.outs;
+  int n_outs = call.n_outs;
+  if (ok && n_outs == 1 && call.outs[0].kind == FX_VALUE_LIST)
+    {
+      outs = call.outs[0].u.seq.items;
+      n_outs = (int) call.outs[0].u.seq.n;
+    }
+  for (int k = 0; k < n->n_outs; k++)
+    {
+      int b = n->out_bufs[k];
+      if (b < 0)
+        continue;
+      const ind_buffer *B = &p->bufs[b];
+      fx_tensor *res = ok && k < n_outs && outs[k].kind == FX_VALUE_TENSOR ? outs[k].u.t : NULL;
+      fx_tensor *dst;
+      if (res && same_layout (res, B))
+        dst = fx_tensor_ref (res);
+      else
+        {
+          /* a layout other than the compiled one (or a failed call): copy into the planned layout so that the
+             kernels after it still read valid memory */
+          dst = buffer_tensor (B);
+          if (res && dst)
+            fx_tensor_copy_into (dst, res, NULL);
+        }
+      if (r->bt[b])
+        fx_tensor_unref (r->bt[b]);
+      r->bt[b] = dst;
+      r->bufs[b] = dst ? fx_tensor_data (dst) : NULL;
+    }
+  fx_op_call_clear (&call);
+  for (int k = 0; k < n_made; k++)
+    fx_tensor_unref (made[k]);
+}
+
+static fx_status
+inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
+              size_t *n_outputs, fx_diag *diag)
+{
+  if (c == NULL || c->impl == NULL || ((ind_state *) c->impl)->call == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: run of a graph that did not compile");
+  ind_state *s = c->impl;
+  ind_program *p = &s->prog;
+  run_ctx r;
+  memset (&r, 0, sizeof r);
+  r.s = s;
+  r.arena = arena;
+  r.diag = diag;
+  r.bt = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));
+  r.bufs = calloc ((size_t) p->n_bufs + 1, sizeof (void *));
+  fx_tensor **slots = calloc ((size_t) p->n_slots + 1, sizeof (fx_tensor *));
+  fx_status st = FX_OK;
+  for (int b = 0; st == FX_OK && b < p->n_bufs; b++)
+    {
+      const ind_buffer *B = &p->bufs[b];
+      if (B->kind == IND_BUF_INPUT)
+        {
+          if ((size_t) B->input_index >= n_inputs || inputs[B->input_index].kind != FX_VALUE_TENSOR)
+            {
+              st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing or not a tensor", B->input_index);
+              break;
+            }
+          fx_tensor *t = inputs[B->input_index].u.t;
+          bool shape_ok = t->dtype == B->dtype && t->ndim == B->ndim;
+          for (int d = 0; shape_ok && d < B->ndim; d++)
+            shape_ok = t->sizes[d] == B->sizes[d];
+          if (!shape_ok)
+            {
+              fx_buf want;
+              fx_buf_init (&want);
+              fx_tensor_describe (t, &want);
+              st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is %s; the graph was compiled for "
+                                "another shape or dtype (recompile)", B->input_index, want.data);
+              fx_buf_free (&want);
+              break;
+            }
+          if (same_layout (t, B))
+            r.bt[b] = fx_tensor_ref (t);
+          else
+            {
+              r.bt[b] = buffer_tensor (B);
+              st = fx_tensor_copy_into (r.bt[b], t, diag);
+            }
+          r.bufs[b] = r.bt[b] ? fx_tensor_data (r.bt[b]) : NULL;
+        }
+      else if (B->kind == IND_BUF_COMPUTED && B->stored)
+        {
+          if (B->slot >= 0)
+            {
+              if (slots[B->slot] == NULL)
+                {
+                  int64_t bytes = p->slot_bytes[B->slot];
+                  slots[B->slot] = fx_tensor_new (NULL, FX_DTYPE_U8, 1, &bytes);
+                }
+              fx_tensor *v = fx_tensor_as_strided (slots[B->slot], B->ndim, B->sizes, B->strides, 0);
+              v->dtype = B->dtype;
+              r.bt[b] = v;
+            }
+          else
+            r.bt[b] = buffer_tensor (B);
+          if (r.bt[b] == NULL)
+            st = fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot allocate buf%d", b);
+          else
+            r.bufs[b] = fx_tensor_data (r.bt[b]);
+        }
+    }
+  if (st == FX_OK)
+    {
+      if (s->kernel_ms)
+        s->call_timed (r.bufs, run_extern, &r, s->kernel_ms);
+      else
+        s->call (r.bufs, run_extern, &r);
+      st = r.status;
+    }
+  if (st == FX_OK)
+    {
+      *n_outputs = (size_t) p->n_outputs;
+      *outputs = fx_arena_alloc (arena, sizeof (fx_value) * ((size_t) p->n_outputs + 1));
+      for (int k = 0; k < p->n_outputs; k++)
+        (*outputs)[k] = p->outputs[k] >= 0 ? fx_value_tensor (view_tensor (&r, p->outputs[k])) : fx_value_none ();
+    }
+  for (int b = 0; b < p->n_bufs; b++)
+    if (r.bt[b])
+      fx_tensor_unref (r.bt[b]);
+  for (int k = 0; k < p->n_slots; k++)
+    if (slots[k])
+      fx_tensor_unref (slots[k]);
+  free (slots);
+  free (r.bt);
+  free (r.bufs);
+  return st;
+}
+
+const fx_backend fx_inductor_backend = {
+  .name = "inductor",
+  .description = "fuses the graph into C loop kernels (OpenMP, omp simd), GEMMs on the engine's BLAS kernels",
+  .tags = NULL,
+  .options = inductor_options,
+  .n_options = sizeof inductor_options / sizeof inductor_options[0],
+  .modes = inductor_modes,
+  .n_modes = sizeof inductor_modes / sizeof inductor_modes[0],
+  .compile = inductor_compile,
+  .run = inductor_run,
+  .release = inductor_release,
+};
+
+/* ---------------------------------------------------------------- direct entry points */
+
+fx_status
+fx_inductor_compile (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const char *mode,
+                     const fx_option_kv *options, size_t n_options, fx_compiled **out, fx_diag *diag)
+{
+  *out = NULL;
+  fx_compiled *c = calloc (1, sizeof *c);
+  c->backend = &fx_inductor_backend;
+  c->arena = fx_arena_new ();
+  fx_buf_init (&c->notes);
+  fx_options opts;
+  fx_status st = resolve_options (mode, options, n_options, c->arena, &opts, diag);
+  if (st == FX_OK)
+    {
+      fx_compile_request req;
+      memset (&req, 0, sizeof req);
+      req.graph = graph;
+      req.example_inputs = inputs;
+      req.n_inputs = n_inputs;
+      req.mode = mode ? mode : "default";
+      req.options = &opts;
+      req.device.type = FX_DEVICE_CPU;
+      st = inductor_compile (&fx_inductor_backend, &req, c, diag);
+    }
+  if (st != FX_OK)
+    {
+      fx_inductor_free (c);
+      return st;
+    }
+  *out = c;
+  return FX_OK;
+}
+
+fx_status
+fx_inductor_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                 fx_value **outputs, size_t *n_outputs, fx_diag *diag)
+{
+  return inductor_run (compiled, inputs, n_inputs, arena, outputs, n_outputs, diag);
+}
+
+void
+fx_inductor_free (fx_compiled *c)
+{
+  if (c == NULL)
+    return;
+  inductor_release (c);
+  fx_buf_free (&c->notes);
+  fx_arena_free (c->arena);
+  free (c);
+}
+
+size_t
+fx_inductor_compiler_invocations (void)
+{
+  return ind_compiler_invocations ();
+}
+
+fx_status
+fx_inductor_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
+{
+  mkdir (dir, 0755);
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    {
+      const fx_artifact *a = &c->artifacts[i];
+      if (strchr (a->name, '/') || a->name[0] == '.')
+        continue;
+      char path[2048];
+      snprintf (path, sizeof path, "%s/%s", dir, a->name);
+      FILE *f = fopen (path, "w");
+      if (f == NULL)
+        return fx_diag_set (diag, FX_ERR_IO, "cannot write %s: %s", path, strerror (errno));
+      fwrite (a->text, 1, a->len, f);
+      fclose (f);
+    }
+  return FX_OK;
+}
+
+fx_status
+fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+{
+  if (c == NULL || c->impl == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: profile of a graph that did not compile");
+  ind_state *s = c->impl;
+  int n = s->prog.n_groups;
+  s->kernel_ms = calloc ((size_t) n + 1, sizeof (double));
+  fx_status st = FX_OK;
+  if (repeat < 1)
+    repeat = 1;
+  for (int r = 0; r < repeat && st == FX_OK; r++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      st = inductor_run (c, inputs, n_inputs, arena, &res, &n_res, diag);
+      for (size_t i = 0; i < n_res; i++)
+        fx_value_clear (&res[i]);
+      fx_arena_free (arena);
+    }
+  for (size_t k = 0; k < c->n_kernels && (int) k < n; k++)
+    c->kernels[k].time_ms = st == FX_OK ? s->kernel_ms[k] / repeat : -1;
+  free (s->kernel_ms);
+  s->kernel_ms = NULL;
+  return st;
+}

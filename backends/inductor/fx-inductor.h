@@ -1,0 +1,30 @@
+/* fx-inductor.h: the inductor backend (loop IR → fused C kernels → shared object) as a registry backend, plus direct
+   entry points for tests and the CLI while the registry is not on this branch. */
+#pragma once
+
+#include "fx/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const fx_backend fx_inductor_backend;
+
+/* Resolves options (kv texts against the declared options; mode may be NULL) and compiles. *out is freed with
+   fx_inductor_free. */
+fx_status fx_inductor_compile (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const char *mode,
+                               const fx_option_kv *options, size_t n_options, fx_compiled **out, fx_diag *diag);
+fx_status fx_inductor_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                           fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+void fx_inductor_free (fx_compiled *compiled);
+/* Runs repeat times with per-kernel timing; fills every kernel's time_ms (mean per call). */
+fx_status fx_inductor_profile (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat,
+                               fx_diag *diag);
+/* How many times this process started the C compiler (the cache test reads it). */
+size_t fx_inductor_compiler_invocations (void);
+/* Writes every artifact of a compiled object into dir (created). */
+fx_status fx_inductor_write_artifacts (const fx_compiled *compiled, const char *dir, fx_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,774 @@
+/* test-inductor.c: inductor against the interpreter on every fixture graph (scaled down) and on fixed-seed random
+   graphs; the on-disk cache; hostile node names; compiler errors; option errors. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx-inductor.h"
+#include "fx-inductor-impl.h"
+#include "fx/pyparse.h"
+
+static const char *
+fixtures_dir (void)
+{
+  const char *d = g_getenv ("FX_FIXTURES");
+  return d ? d : "tests/fixtures";
+}
+
+/* PyTorch's default fp32 tolerances for same(): allclose with rtol = atol = 1e-4 here (tighter than same()'s 1e-3). */
+static gboolean
+close_values (const fx_value *a, const fx_value *b, size_t n, double tol, GString *why)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (a[i].kind != b[i].kind)
+        {
+          g_string_append_printf (why, "output %zu: kind %d vs %d", i, a[i].kind, b[i].kind);
+          return FALSE;
+        }
+      if (a[i].kind != FX_VALUE_TENSOR)
+        continue;
+      const fx_tensor *x = a[i].u.t, *y = b[i].u.t;
+      if (x->ndim != y->ndim || fx_tensor_numel (x) != fx_tensor_numel (y))
+        {
+          g_string_append_printf (why, "output %zu: shape differs", i);
+          return FALSE;
+        }
+      int64_t n_el = fx_tensor_numel (x);
+      for (int64_t k = 0; k < n_el; k++)
+        {
+          double u = fx_tensor_get_f64 (x, k), v = fx_tensor_get_f64 (y, k);
+          if (isnan (u) && isnan (v))
+            continue;
+          if (!(fabs (u - v) <= tol + tol * fabs (v)))
+            {
+              g_string_append_printf (why, "output %zu element %lld: inductor %.9g vs interpreter %.9g", i,
+                                      (long long) k, u, v);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static void
+clear_values (fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    fx_value_clear (&v[i]);
+}
+
+/* Compiles and runs graph on inputs, compares with the interpreter; returns the compiled object (caller frees). */
+static fx_compiled *
+check_graph (const fx_graph *graph, fx_value *inputs, size_t n_inputs, const fx_option_kv *opts, size_t n_opts,
+             const char *label)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *ref = NULL, *res = NULL;
+  size_t n_ref = 0, n_res = 0;
+  fx_status st = fx_interp_run (graph, inputs, n_inputs, NULL, arena, &ref, &n_ref, &diag);
+  if (st != FX_OK)
+    g_error ("%s: interpreter: %s", label, diag.message);
+  fx_compiled *c = NULL;
+  st = fx_inductor_compile (graph, inputs, n_inputs, NULL, opts, n_opts, &c, &diag);
+  if (st != FX_OK)
+    g_error ("%s: inductor compile: %s", label, diag.message);
+  st = fx_inductor_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
+  if (st != FX_OK)
+    g_error ("%s: inductor run: %s", label, diag.message);
+  g_assert_cmpuint (n_res, ==, n_ref);
+  GString *why = g_string_new (NULL);
+  if (!close_values (res, ref, n_ref, 1e-4, why))
+    {
+      for (size_t i = 0; i < c->n_artifacts; i++)
+        if (strcmp (c->artifacts[i].name, "output_code.c") == 0 || strcmp (c->artifacts[i].name, "ir_post_fusion.txt") == 0)
+          g_printerr ("---- %s\n%s\n", c->artifacts[i].name, c->artifacts[i].text);
+      g_error ("%s: %s", label, why->str);
+    }
+  g_string_free (why, TRUE);
+  clear_values (ref, n_ref);
+  clear_values (res, n_res);
+  fx_arena_free (arena);
+  return c;
+}
+
+static size_t
+count_kind (const fx_compiled *c, const char *kind)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < c->n_kernels; i++)
+    n += strcmp (c->kernels[i].kind, kind) == 0;
+  return n;
+}
+
+/* ---------------------------------------------------------------- fixture graphs */
+
+typedef struct fixture_case
+{
+  const char *name;
+  size_t kernels;            /* loop kernels expected after fusion */
+  size_t externs;
+  const char *first_kernel;  /* expected name of the first loop kernel */
+} fixture_case;
+
+static const fixture_case fixture_cases[] = {
+  { "softmax_rows.core_aten.0", 1, 0, "cpp_fused__softmax_0" },
+  { "softmax_rows.aten.0", 1, 0, "cpp_fused__softmax_0" },
+  { "pointwise_chain.core_aten.0", 1, 0, "cpp_fused_add_cos_mul_sigmoid_sin_0" },
+  { "pointwise_chain.aten.0", 1, 0, "cpp_fused_add_cos_mul_sigmoid_sin_0" },
+  { "rmsnorm_residual.core_aten.0", 1, 0, NULL },
+  { "rmsnorm_residual.aten.0", 1, 0, NULL },
+  { "layernorm_gelu.core_aten.0", 1, 0, NULL },
+  { "layernorm_gelu.aten.0", 1, 0, NULL },
+  { "mlp_block.core_aten.0", 2, 2, NULL },
+  { "mlp_block.aten.0", 2, 2, NULL },
+};
+
+static void
+test_fixture (gconstpointer data)
+{
+  const fixture_case *fc = data;
+  char *path = g_strdup_printf ("%s/graphs/%s.py", fixtures_dir (), fc->name);
+  fx_graph *graph = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_parse_fx_file (path, &graph, &diag) != FX_OK)
+    g_error ("%s: %s", path, diag.message);
+  fx_graph_resolve_ops (graph);
+  fx_graph_scale_inputs (graph, 64, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *inputs = NULL;
+  size_t n_inputs = 0;
+  if (fx_inputs_make (graph, FX_INPUTS_SPEC, NULL, 1234, NULL, arena, &inputs, &n_inputs, &diag) != FX_OK)
+    g_error ("%s: inputs: %s", path, diag.message);
+  fx_compiled *c = check_graph (graph, inputs, n_inputs, NULL, 0, fc->name);
+  size_t loops = count_kind (c, "pointwise") + count_kind (c, "reduction");
+  if (loops != fc->kernels || count_kind (c, "extern") != fc->externs)
+    {
+      for (size_t i = 0; i < c->n_kernels; i++)
+        g_printerr ("kernel %s (%s)\n", c->kernels[i].name, c->kernels[i].kind);
+      g_error ("%s: %zu loop kernels, %zu extern (expected %zu, %zu)", fc->name, loops, count_kind (c, "extern"),
+               fc->kernels, fc->externs);
+    }
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+  /* kernels list the user's nodes (decomposed ones map back through from_node) */
+  for (size_t k = 0; k < c->n_kernels; k++)
+    {
+      g_assert_cmpuint (c->kernels[k].n_nodes, >, 0);
+      for (size_t i = 0; i < c->kernels[k].n_nodes; i++)
+        if (fx_graph_find_node (graph, c->kernels[k].nodes[i]) == NULL)
+          g_error ("%s: kernel %s lists '%s', not a node of the graph", fc->name, c->kernels[k].name,
+                   c->kernels[k].nodes[i]);
+    }
+  if (fc->first_kernel)
+    {
+      const char *first = NULL;
+      for (size_t i = 0; i < c->n_kernels && !first; i++)
+        if (c->kernels[i].language)
+          first = c->kernels[i].name;
+      g_assert_cmpstr (first, ==, fc->first_kernel);
+    }
+  fx_inductor_free (c);
+  clear_values (inputs, n_inputs);
+  fx_arena_free (arena);
+  fx_graph_free (graph);
+  g_free (path);
+}
+
+/* ---------------------------------------------------------------- random graphs */
+
+typedef struct rg_val
+{
+  fx_node *node;
+  int ndim;
+  int64_t sizes[3];
+} rg_val;
+
+static fx_node *
+rg_call (fx_graph *g, const char *target, const fx_arg *args, size_t n, const fx_kwarg *kw, size_t nk)
+{
+  return fx_graph_call_function (g, fx_target_op (target), args, n, kw, nk);
+}
+
+/* items: caller storage that outlives the node creation (the graph deep-copies it) */
+static fx_arg
+int_list (fx_arg *items, const int64_t *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    items[i] = fx_arg_int (v[i]);
+  return fx_arg_list (items, n);
+}
+
+/* A chain of pointwise, reduction, view and broadcast ops over 2-D inputs with random sizes. */
+static fx_graph *
+random_graph (GRand *rng, fx_value **inputs, size_t *n_inputs, fx_arena *arena)
+{
+  fx_graph *g = fx_graph_new ();
+  int64_t A = g_rand_int_range (rng, 1, 40), B = g_rand_int_range (rng, 1, 70);
+  if (g_rand_int_range (rng, 0, 4) == 0)
+    B = g_rand_int_range (rng, 200, 700);
+  rg_val vals[64];
+  int nv = 0;
+  const char *names[] = { "arg0_1", "arg1_1", "arg2_1" };
+  *n_inputs = 3;
+  *inputs = fx_arena_alloc (arena, sizeof (fx_value) * 3);
+  fx_generator gen;
+  fx_generator_seed (&gen, g_rand_int (rng));
+  for (int i = 0; i < 3; i++)
+    {
+      fx_node *ph = fx_graph_placeholder (g, names[i]);
+      int64_t sz[2] = { A, B };
+      int nd = i == 2 ? 1 : 2;
+      const int64_t *s = i == 2 ? &sz[1] : sz;
+      fx_tensor *t;
+      if (i == 1 && g_rand_boolean (rng))
+        {
+          /* a transposed (non-contiguous) input */
+          int64_t st[2] = { 1, A };
+          t = fx_tensor_new_strided (NULL, FX_DTYPE_F32, 2, sz, st);
+        }
+      else
+        t = fx_tensor_new (NULL, FX_DTYPE_F32, nd, s);
+      fx_tensor_fill_normal (t, &gen, 0, 1);
+      (*inputs)[i] = fx_value_tensor (t);
+      vals[nv].node = ph;
+      vals[nv].ndim = nd;
+      memcpy (vals[nv].sizes, s, sizeof (int64_t) * (size_t) nd);
+      nv++;
+    }
+  static const char *unary[] = { "aten.tanh.default", "aten.sigmoid.default", "aten.neg.default", "aten.relu.default",
+                                 "aten.abs.default", "aten.sin.default", "aten.cos.default", "aten.erf.default",
+                                 "aten.gelu.default" };
+  static const char *binary[] = { "aten.add.Tensor", "aten.mul.Tensor", "aten.sub.Tensor", "aten.maximum.default" };
+  int steps = g_rand_int_range (rng, 3, 12);
+  for (int s = 0; s < steps && nv < 60; s++)
+    {
+      rg_val *a = &vals[g_rand_int_range (rng, 0, nv)];
+      if (g_rand_int_range (rng, 0, 3) == 0)
+        a = &vals[nv - 1];
+      rg_val r = *a;
+      int kind = g_rand_int_range (rng, 0, 14);
+      fx_arg args[4];
+      fx_arg li[4];
+      if (kind <= 1)
+        {
+          args[0] = fx_arg_node (a->node);
+          r.node = rg_call (g, unary[g_rand_int_range (rng, 0, G_N_ELEMENTS (unary))], args, 1, NULL, 0);
+        }
+      else if (kind <= 3)
+        {
+          /* a partner that broadcasts against a */
+          rg_val *b = NULL;
+          for (int tries = 0; tries < 8 && !b; tries++)
+            {
+              rg_val *c = &vals[g_rand_int_range (rng, 0, nv)];
+              int64_t out[3];
+              int no;
+              if (fx_broadcast_shapes (a->ndim, a->sizes, c->ndim, c->sizes, &no, out, NULL) && no == a->ndim
+                  && memcmp (out, a->sizes, sizeof (int64_t) * (size_t) no) == 0)
+                b = c;
+            }
+          args[0] = fx_arg_node (a->node);
+          if (b)
+            args[1] = fx_arg_node (b->node);
+          else
+            args[1] = fx_arg_float (g_rand_double_range (rng, -2, 2));
+          r.node = rg_call (g, binary[g_rand_int_range (rng, 0, G_N_ELEMENTS (binary))], args, 2, NULL, 0);
+        }
+      else if (kind == 4 && a->ndim == 2)
+        {
+          static const char *red[] = { "aten.sum.dim_IntList", "aten.amax.default", "aten.mean.dim" };
+          int64_t dim = g_rand_boolean (rng) ? -1 : 0;
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, &dim, 1);
+          args[2] = fx_arg_bool (true);
+          r.node = rg_call (g, red[g_rand_int_range (rng, 0, 3)], args, 3, NULL, 0);
+          r.sizes[dim == -1 ? 1 : 0] = 1;
+        }
+      else if (kind == 5 && a->ndim == 2)
+        {
+          int64_t perm[2] = { 1, 0 };
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, perm, 2);
+          r.node = rg_call (g, "aten.permute.default", args, 2, NULL, 0);
+          r.sizes[0] = a->sizes[1];
+          r.sizes[1] = a->sizes[0];
+        }
+      else if (kind == 6 && a->ndim == 2)
+        {
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_int (-1);
+          args[2] = fx_arg_bool (false);
+          r.node = rg_call (g, "aten._softmax.default", args, 3, NULL, 0);
+        }
+      else if (kind == 7 && a->ndim == 2 && a->sizes[1] == 1)
+        {
+          int64_t to[2] = { a->sizes[0], B };
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, to, 2);
+          r.node = rg_call (g, "aten.expand.default", args, 2, NULL, 0);
+          r.sizes[1] = B;
+        }
+      else if (kind == 8 && a->ndim == 2)
+        {
+          int64_t dim = -1;
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, &dim, 1);
+          fx_kwarg kw[2] = { { "correction", fx_arg_int (1) }, { "keepdim", fx_arg_bool (true) } };
+          r.node = rg_call (g, "aten.var.correction", args, 2, kw, 2);
+          r.sizes[1] = 1;
+        }
+      else if (kind == 9)
+        {
+          /* to float64 and back later through promotion with float32 values */
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_dtype (g_rand_boolean (rng) ? FX_DTYPE_F64 : FX_DTYPE_F32);
+          r.node = rg_call (g, "prims.convert_element_type.default", args, 2, NULL, 0);
+        }
+      else if (kind == 10)
+        {
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_float (0.0);
+          fx_node *cond = rg_call (g, "aten.gt.Scalar", args, 2, NULL, 0);
+          fx_arg wargs[3] = { fx_arg_node (cond), fx_arg_node (a->node), fx_arg_float (-1.5) };
+          fx_node *neg = rg_call (g, "aten.mul.Tensor", wargs + 1, 2, NULL, 0);
+          wargs[2] = fx_arg_node (neg);
+          r.node = rg_call (g, "aten.where.self", wargs, 3, NULL, 0);
+        }
+      else if (kind == 11 && a->ndim == 2 && a->sizes[1] > 2)
+        {
+          /* slice: an offset and a narrower row */
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_int (1);
+          args[2] = fx_arg_int (1);
+          args[3] = fx_arg_int (a->sizes[1] - 1);
+          r.node = rg_call (g, "aten.slice.Tensor", args, 4, NULL, 0);
+          r.sizes[1] = a->sizes[1] - 2;
+        }
+      else if (kind == 12 && a->ndim == 2)
+        {
+          /* reshape to 1-D and back: a view when a is contiguous, a copy when it is permuted */
+          int64_t flat = a->sizes[0] * a->sizes[1];
+          args[0] = fx_arg_node (a->node);
+          args[1] = int_list (li, &flat, 1);
+          fx_node *f = rg_call (g, "aten.reshape.default", args, 2, NULL, 0);
+          fx_arg li2[2];
+          args[0] = fx_arg_node (f);
+          args[1] = int_list (li2, a->sizes, 2);
+          r.node = rg_call (g, "aten.reshape.default", args, 2, NULL, 0);
+        }
+      else if (kind == 13 && a->ndim == 2)
+        {
+          /* unsqueeze then squeeze */
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_int (1);
+          fx_node *u = rg_call (g, "aten.unsqueeze.default", args, 2, NULL, 0);
+          args[0] = fx_arg_node (u);
+          args[1] = fx_arg_int (1);
+          r.node = rg_call (g, "aten.squeeze.dim", args, 2, NULL, 0);
+        }
+      else
+        {
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_float (0.5);
+          r.node = rg_call (g, "aten.mul.Tensor", args, 2, NULL, 0);
+        }
+      vals[nv++] = r;
+    }
+  fx_arg outs[2] = { fx_arg_node (vals[nv - 1].node), fx_arg_node (vals[g_rand_int_range (rng, 3, nv)].node) };
+  fx_graph_output (g, fx_arg_tuple (outs, 2));
+  fx_graph_resolve_ops (g);
+  return g;
+}
+
+static void
+test_random_graphs (void)
+{
+  GRand *rng = g_rand_new_with_seed (20261121);
+  for (int i = 0; i < 60; i++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *inputs;
+      size_t n_inputs;
+      fx_graph *g = random_graph (rng, &inputs, &n_inputs, arena);
+      char label[64];
+      g_snprintf (label, sizeof label, "random graph %d", i);
+      fx_compiled *c = check_graph (g, inputs, n_inputs, NULL, 0, label);
+      g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+      fx_inductor_free (c);
+      clear_values (inputs, n_inputs);
+      fx_graph_free (g);
+      fx_arena_free (arena);
+    }
+  g_rand_free (rng);
+}
+
+/* ---------------------------------------------------------------- small hand-made graphs */
+
+static fx_graph *
+softmax_graph (fx_value *inputs, int64_t rows, int64_t cols)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg args[3] = { fx_arg_node (x), fx_arg_int (-1), fx_arg_bool (false) };
+  fx_node *s = rg_call (g, "aten._softmax.default", args, 3, NULL, 0);
+  fx_arg out = fx_arg_node (s);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { rows, cols };
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 7);
+  fx_tensor_fill_normal (t, &gen, 0, 1);
+  inputs[0] = fx_value_tensor (t);
+  return g;
+}
+
+static void
+test_cache (void)
+{
+  fx_value in[1];
+  fx_graph *g = softmax_graph (in, 9, 31);
+  ind_have_openmp ();
+  size_t before = fx_inductor_compiler_invocations ();
+  fx_compiled *c = check_graph (g, in, 1, NULL, 0, "cache cold");
+  size_t after_cold = fx_inductor_compiler_invocations ();
+  g_assert_cmpuint (after_cold, ==, before + 1);
+  g_assert_nonnull (strstr (c->notes.data, "compiled"));
+  fx_inductor_free (c);
+  c = check_graph (g, in, 1, NULL, 0, "cache warm");
+  g_assert_cmpuint (fx_inductor_compiler_invocations (), ==, after_cold);
+  g_assert_nonnull (strstr (c->notes.data, "cache hit"));
+  g_assert_cmpfloat (c->compile_ms, <, 1000.0);
+  fx_inductor_free (c);
+  /* another option set changes the source (num_threads) and so the key */
+  fx_option_kv kv = { "cpp.simdlen", "4" };
+  c = check_graph (g, in, 1, &kv, 1, "cache other options");
+  g_assert_cmpuint (fx_inductor_compiler_invocations (), ==, after_cold + 1);
+  fx_inductor_free (c);
+  fx_value_clear (&in[0]);
+  fx_graph_free (g);
+}
+
+static const char *
+artifact (const fx_compiled *c, const char *name)
+{
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    if (strcmp (c->artifacts[i].name, name) == 0)
+      return c->artifacts[i].text;
+  return NULL;
+}
+
+static void
+test_hostile_names (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_create_node (g, FX_OP_PLACEHOLDER, fx_target_str ("x"), NULL, 0, NULL, 0,
+                                     "x*/ int evil(void){return system(\"id\");} /*");
+  fx_arg a1[1] = { fx_arg_node (x) };
+  fx_node *e = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_op ("aten.exp.default"), a1, 1, NULL, 0,
+                                     "a\"b\n#include <stdlib.h>\n");
+  fx_arg a2[2] = { fx_arg_node (e), fx_arg_node (x) };
+  fx_node *m = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_op ("aten.mul.Tensor"), a2, 2, NULL, 0,
+                                     "buf0; system(\"rm -rf ~\")");
+  fx_arg out = fx_arg_node (m);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 5, 7 };
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 3);
+  fx_tensor_fill_normal (t, &gen, 0, 1);
+  fx_value in = fx_value_tensor (t);
+  fx_compiled *c = check_graph (g, &in, 1, NULL, 0, "hostile names");
+  const char *src = artifact (c, "output_code.c");
+  g_assert_nonnull (src);
+  /* names reach the source only as sanitized comments ([A-Za-z0-9_.], others '?') */
+  g_assert_null (strstr (src, "system("));
+  g_assert_null (strstr (src, "*/ int"));
+  g_assert_null (strstr (src, "#include <stdlib"));
+  g_assert_null (strstr (src, "rm -rf"));
+  g_assert_null (strstr (src, "\"id\""));
+  /* the kernel still lists the graph's node names for the UI */
+  g_assert_cmpuint (c->n_kernels, ==, 1);
+  g_assert_cmpuint (c->kernels[0].n_nodes, ==, 2);
+  g_assert_cmpstr (c->kernels[0].name, ==, "cpp_fused_exp_mul_0");
+  fx_inductor_free (c);
+  fx_value_clear (&in);
+  fx_graph_free (g);
+}
+
+static void
+test_fallback (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg a1[2] = { fx_arg_node (x), fx_arg_int (1) };
+  fx_node *cs = rg_call (g, "aten.cumsum.default", a1, 2, NULL, 0);
+  fx_arg a2[2] = { fx_arg_node (cs), fx_arg_node (x) };
+  fx_node *ad = rg_call (g, "aten.add.Tensor", a2, 2, NULL, 0);
+  fx_arg a3[1] = { fx_arg_node (ad) };
+  fx_node *th = rg_call (g, "aten.tanh.default", a3, 1, NULL, 0);
+  /* integer floor division has no lowering: a fallback whose string argument must outlive the compile */
+  fx_arg a4[2] = { fx_arg_node (ad), fx_arg_float (10.0) };
+  fx_node *sc = rg_call (g, "aten.mul.Tensor", a4, 2, NULL, 0);
+  fx_arg a5[2] = { fx_arg_node (sc), fx_arg_dtype (FX_DTYPE_I64) };
+  fx_node *iv = rg_call (g, "prims.convert_element_type.default", a5, 2, NULL, 0);
+  fx_arg a6[2] = { fx_arg_node (iv), fx_arg_int (3) };
+  fx_kwarg kw[1] = { { "rounding_mode", fx_arg_str ("floor") } };
+  fx_node *fd = rg_call (g, "aten.div.Scalar_mode", a6, 2, kw, 1);
+  /* and float floor division has one */
+  fx_arg a7[2] = { fx_arg_node (th), fx_arg_float (0.3) };
+  fx_node *ff = rg_call (g, "aten.div.Scalar_mode", a7, 2, kw, 1);
+  fx_arg outs[3] = { fx_arg_node (th), fx_arg_node (fd), fx_arg_node (ff) };
+  fx_graph_output (g, fx_arg_tuple (outs, 3));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 6, 50 };
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 5);
+  fx_tensor_fill_normal (t, &gen, 0, 1);
+  fx_value in = fx_value_tensor (t);
+  fx_compiled *c = check_graph (g, &in, 1, NULL, 0, "fallback");
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  fx_arena *arena = fx_arena_new ();
+  fx_diag diag;
+  /* a second run: the fallback's bound arguments are still valid */
+  g_assert_cmpint (fx_inductor_run (c, &in, 1, arena, &res, &n_res, &diag), ==, FX_OK);
+  clear_values (res, n_res);
+  fx_arena_free (arena);
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 2);
+  g_assert_nonnull (strstr (c->notes.data, "fallback: cumsum"));
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "cannot fuse"));
+  fx_inductor_free (c);
+  fx_value_clear (&in);
+  fx_graph_free (g);
+}
+
+/* Two fallbacks split the graph into four kernels; the first stored intermediate is dead before the third is made,
+   so its memory is reused. */
+static void
+test_buffer_reuse (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg a[2] = { fx_arg_node (x) };
+  fx_node *e = rg_call (g, "aten.exp.default", a, 1, NULL, 0);
+  a[0] = fx_arg_node (e);
+  a[1] = fx_arg_int (1);
+  fx_node *c1 = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
+  a[0] = fx_arg_node (c1);
+  fx_node *t = rg_call (g, "aten.tanh.default", a, 1, NULL, 0);
+  a[0] = fx_arg_node (t);
+  a[1] = fx_arg_int (0);
+  fx_node *c2 = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
+  a[0] = fx_arg_node (c2);
+  a[1] = fx_arg_float (1.0);
+  fx_node *o1 = rg_call (g, "aten.add.Tensor", a, 2, NULL, 0);
+  /* t's last reader, at the index it writes: written in place over t */
+  a[0] = fx_arg_node (t);
+  a[1] = fx_arg_node (o1);
+  fx_node *m = rg_call (g, "aten.mul.Tensor", a, 2, NULL, 0);
+  a[0] = fx_arg_node (m);
+  a[1] = fx_arg_int (1);
+  fx_node *o = rg_call (g, "aten.cumsum.default", a, 2, NULL, 0);
+  fx_arg out = fx_arg_node (o);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 7, 9 };
+  fx_tensor *in = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 11);
+  fx_tensor_fill_normal (in, &gen, 0, 0.5);
+  fx_value v = fx_value_tensor (in);
+  fx_compiled *c = check_graph (g, &v, 1, NULL, 0, "buffer reuse");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 3);
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "reuse: buf"));
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "inplace: buf"));
+  fx_inductor_free (c);
+  fx_value_clear (&v);
+  fx_graph_free (g);
+}
+
+/* A full reduction of a large tensor runs the reduction loop itself in parallel (per-thread accumulators). */
+static void
+test_full_reduction (void)
+{
+  static const char *red[] = { "aten.sum.default", "aten.amax.default", "aten.mean.default" };
+  for (size_t k = 0; k < G_N_ELEMENTS (red); k++)
+    {
+      fx_graph *g = fx_graph_new ();
+      fx_node *x = fx_graph_placeholder (g, "arg0_1");
+      fx_arg a[2] = { fx_arg_node (x) };
+      fx_node *e = rg_call (g, "aten.sin.default", a, 1, NULL, 0);
+      a[0] = fx_arg_node (e);
+      fx_node *s = rg_call (g, red[k], a, 1, NULL, 0);
+      fx_arg outs[2] = { fx_arg_node (s), fx_arg_node (e) };
+      fx_graph_output (g, fx_arg_tuple (outs, 2));
+      fx_graph_resolve_ops (g);
+      int64_t n = 300007;
+      fx_tensor *in = fx_tensor_new (NULL, FX_DTYPE_F32, 1, &n);
+      fx_generator gen;
+      fx_generator_seed (&gen, 13);
+      fx_tensor_fill_normal (in, &gen, 0, 1);
+      fx_value v = fx_value_tensor (in);
+      fx_compiled *c = check_graph (g, &v, 1, NULL, 0, red[k]);
+      g_assert_cmpuint (c->n_kernels, ==, 1);
+      g_assert_nonnull (strstr (artifact (c, "output_code.c"), "#pragma omp parallel for simd"));
+      fx_inductor_free (c);
+      fx_value_clear (&v);
+      fx_graph_free (g);
+    }
+}
+
+/* Views are index rewrites; a reshape that is not a view of a permuted tensor realizes it contiguously first. */
+static void
+test_views (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg a[4], li[2];
+  int64_t perm[2] = { 1, 0 }, flat = 6 * 10;
+  a[0] = fx_arg_node (x);
+  a[1] = int_list (li, perm, 2);
+  fx_node *pm = rg_call (g, "aten.permute.default", a, 2, NULL, 0);
+  a[0] = fx_arg_node (pm);
+  a[1] = int_list (li, &flat, 1);
+  fx_node *rs = rg_call (g, "aten.reshape.default", a, 2, NULL, 0);
+  a[0] = fx_arg_node (rs);
+  a[1] = fx_arg_int (0);
+  a[2] = fx_arg_int (5);
+  a[3] = fx_arg_int (45);
+  fx_node *sl = rg_call (g, "aten.slice.Tensor", a, 4, NULL, 0);
+  a[0] = fx_arg_node (sl);
+  a[1] = fx_arg_float (1.0);
+  fx_node *ad = rg_call (g, "aten.add.Tensor", a, 2, NULL, 0);
+  fx_arg outs[2] = { fx_arg_node (ad), fx_arg_node (pm) };
+  fx_graph_output (g, fx_arg_tuple (outs, 2));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 6, 10 };
+  fx_tensor *in = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_generator gen;
+  fx_generator_seed (&gen, 17);
+  fx_tensor_fill_normal (in, &gen, 0, 1);
+  fx_value v = fx_value_tensor (in);
+  fx_compiled *c = check_graph (g, &v, 1, NULL, 0, "views");
+  const char *pre = artifact (c, "ir_pre_fusion.txt");
+  /* one copy for the reshape, one add; the permute output is a view of the input (no kernel) */
+  g_assert_nonnull (strstr (pre, "ops.clone("));
+  g_assert_nonnull (strstr (pre, "ops.add("));
+  g_assert_null (strstr (pre, "ops.permute("));
+  fx_inductor_free (c);
+  fx_value_clear (&v);
+  fx_graph_free (g);
+}
+
+/* mode="max-autotune" maps to max_autotune=True: variants are built and timed, the fastest kept (and still right). */
+static void
+test_max_autotune (void)
+{
+  fx_value in[1];
+  fx_graph *g = softmax_graph (in, 64, 300);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_compiled *c = NULL;
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, "max-autotune", NULL, 0, &c, &diag), ==, FX_OK);
+  g_assert_nonnull (strstr (c->notes.data, "max_autotune: kept"));
+  g_assert_nonnull (strstr (c->notes.data, "max_autotune: threads=1"));
+  fx_arena *arena = fx_arena_new ();
+  fx_value *ref = NULL, *res = NULL;
+  size_t n_ref = 0, n_res = 0;
+  g_assert_cmpint (fx_interp_run (g, in, 1, NULL, arena, &ref, &n_ref, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_inductor_run (c, in, 1, arena, &res, &n_res, &diag), ==, FX_OK);
+  GString *why = g_string_new (NULL);
+  g_assert_true (close_values (res, ref, n_ref, 1e-4, why));
+  g_string_free (why, TRUE);
+  /* per-kernel timing fills every kernel's time */
+  g_assert_cmpint (fx_inductor_profile (c, in, 1, 3, &diag), ==, FX_OK);
+  for (size_t k = 0; k < c->n_kernels; k++)
+    g_assert_cmpfloat (c->kernels[k].time_ms, >=, 0.0);
+  clear_values (ref, n_ref);
+  clear_values (res, n_res);
+  fx_arena_free (arena);
+  fx_inductor_free (c);
+  fx_value_clear (&in[0]);
+  fx_graph_free (g);
+}
+
+static void
+test_compiler_error (void)
+{
+  ind_library lib;
+  fx_buf out;
+  fx_buf_init (&out);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  const char *bad = "this is not C at all;\n";
+  bool invoked = false;
+  fx_status st = ind_build (bad, strlen (bad), NULL, &invoked, &lib, &out, &diag);
+  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_true (invoked);
+  g_assert_nonnull (strstr (diag.message, "C compiler failed"));
+  g_assert_nonnull (strstr (out.data, "error"));
+  fx_buf_free (&out);
+}
+
+static void
+test_option_errors (void)
+{
+  fx_value in[1];
+  fx_graph *g = softmax_graph (in, 3, 4);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_compiled *c = NULL;
+  fx_option_kv bad = { "max_autotun", "True" };
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, NULL, &bad, 1, &c, &diag), ==, FX_ERR_INVALID);
+  g_assert_null (c);
+  g_assert_true (g_str_has_prefix (diag.message, "Unexpected optimization option max_autotun for backend 'inductor'"));
+  fx_option_kv wrong = { "epilogue_fusion", "'yes'" };
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, NULL, &wrong, 1, &c, &diag), ==, FX_ERR_INVALID);
+  g_assert_cmpstr (diag.message, ==, "Unexpected type of attr epilogue_fusion, got str should be bool");
+  fx_option_kv ok = { "epilogue_fusion", "False" };
+  g_assert_cmpint (fx_inductor_compile (g, in, 1, "max-autotune", &ok, 1, &c, &diag), ==, FX_ERR_INVALID);
+  g_assert_cmpstr (diag.message, ==,
+                   "Either mode or options can be specified, but both can't be specified at the same time.");
+  /* epilogue_fusion=False splits softmax's reductions from its pointwise epilogue */
+  c = check_graph (g, in, 1, &ok, 1, "no epilogue fusion");
+  g_assert_cmpuint (c->n_kernels, >, 1);
+  g_assert_nonnull (strstr (artifact (c, "fusion_log.txt"), "epilogue fusion is disabled"));
+  fx_inductor_free (c);
+  fx_value_clear (&in[0]);
+  fx_graph_free (g);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  char *cache = g_dir_make_tmp ("fx-inductor-test-XXXXXX", NULL);
+  g_setenv ("FXWB_INDUCTOR_CACHE", cache, TRUE);
+  for (size_t i = 0; i < G_N_ELEMENTS (fixture_cases); i++)
+    {
+      char *name = g_strdup_printf ("/inductor/fixture/%s", fixture_cases[i].name);
+      g_test_add_data_func (name, &fixture_cases[i], test_fixture);
+      g_free (name);
+    }
+  g_test_add_func ("/inductor/random-graphs", test_random_graphs);
+  g_test_add_func ("/inductor/cache", test_cache);
+  g_test_add_func ("/inductor/hostile-names", test_hostile_names);
+  g_test_add_func ("/inductor/fallback", test_fallback);
+  g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
+  g_test_add_func ("/inductor/full-reduction", test_full_reduction);
+  g_test_add_func ("/inductor/views", test_views);
+  g_test_add_func ("/inductor/max-autotune", test_max_autotune);
+  g_test_add_func ("/inductor/compiler-error", test_compiler_error);
+  g_test_add_func ("/inductor/option-errors", test_option_errors);
+  int rc = g_test_run ();
+  g_free (cache);
+  return rc;
+}
