@@ -10,6 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The target as Graph.__str__ names it ("torch.ops.aten.add.Tensor", "operator.add"). */
+static void
+target_text (const fx_target *t, fx_buf *out)
+{
+  switch (t->kind)
+    {
+    case FX_TARGET_OP: fx_buf_printf (out, "torch.ops.%s", t->name); break;
+    case FX_TARGET_OPERATOR: fx_buf_printf (out, "operator.%s", t->name); break;
+    case FX_TARGET_BUILTIN: fx_buf_printf (out, "builtins.%s", t->name); break;
+    case FX_TARGET_STR: case FX_TARGET_FUNCTION: case FX_TARGET_KIND_COUNT:
+    default: fx_buf_puts (out, t->name ? t->name : "?"); break;
+    }
+}
+
 /* The IR printers live on the fx-text branch; until it is merged the dump is skipped when they are absent. */
 #pragma weak fx_graph_print_readable
 
@@ -141,6 +155,36 @@ fx_pass_dce (fx_graph *graph, size_t *changed, fx_diag *diag)
 
 /* ---------------------------------------------------------------- CSE */
 
+static void
+arg_key (const fx_arg *a, fx_buf *out)
+{
+  switch (a->kind)
+    {
+    case FX_ARG_NODE: fx_buf_printf (out, "%%%s", a->u.node->name); break;
+    case FX_ARG_BOOL: fx_buf_puts (out, a->u.b ? "True" : "False"); break;
+    case FX_ARG_INT: fx_buf_printf (out, "%lld", (long long) a->u.i); break;
+    case FX_ARG_FLOAT: fx_buf_printf (out, "%.17g", a->u.f); break;
+    case FX_ARG_STR: case FX_ARG_SYM: case FX_ARG_GLOBAL: fx_buf_printf (out, "'%s'", a->u.s); break;
+    case FX_ARG_DTYPE: fx_buf_printf (out, "dtype%d", (int) a->u.dtype); break;
+    case FX_ARG_DEVICE: fx_buf_printf (out, "dev%d:%d", (int) a->u.device.type, a->u.device.index); break;
+    case FX_ARG_LAYOUT: fx_buf_printf (out, "layout%d", (int) a->u.layout); break;
+    case FX_ARG_MEMFMT: fx_buf_printf (out, "memfmt%d", (int) a->u.memfmt); break;
+    case FX_ARG_LIST: case FX_ARG_TUPLE: case FX_ARG_SLICE:
+      fx_buf_printf (out, "%d[", (int) a->kind);
+      for (size_t i = 0; i < a->u.seq.n; i++)
+        {
+          arg_key (&a->u.seq.items[i], out);
+          fx_buf_putc (out, ',');
+        }
+      fx_buf_putc (out, ']');
+      break;
+    case FX_ARG_DICT:
+      fx_buf_printf (out, "{%p}", (const void *) a);  /* dicts are never merged */
+      break;
+    default: fx_buf_puts (out, "None"); break;
+    }
+}
+
 static bool
 cse_candidate (const fx_node *n)
 {
@@ -170,16 +214,16 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
         continue;
       fx_buf key;
       fx_buf_init (&key);
-      fx_target_format (&n->target, &key);
+      target_text (&n->target, &key);
       for (size_t i = 0; i < n->n_args; i++)
         {
           fx_buf_putc (&key, '|');
-          fx_arg_repr (&n->args[i], FX_REPR_FORMAT, &key);
+          arg_key (&n->args[i], &key);
         }
       for (size_t i = 0; i < n->n_kwargs; i++)
         {
           fx_buf_printf (&key, "|%s=", n->kwargs[i].name);
-          fx_arg_repr (&n->kwargs[i].value, FX_REPR_FORMAT, &key);
+          arg_key (&n->kwargs[i].value, &key);
         }
       fx_node *same = NULL;
       for (size_t i = 0; i < cnt && !same; i++)

@@ -107,9 +107,9 @@ fx_value_describe (const fx_value *v, fx_buf *out)
     case FX_VALUE_NONE: fx_buf_puts (out, "None"); break;
     case FX_VALUE_TENSOR: fx_tensor_describe (v->u.t, out); break;
     case FX_VALUE_INT: fx_buf_printf (out, "%lld", (long long) v->u.i); break;
-    case FX_VALUE_FLOAT: fx_py_float_repr (v->u.f, out); break;
+    case FX_VALUE_FLOAT: fx_buf_printf (out, "%.17g", v->u.f); break;
     case FX_VALUE_BOOL: fx_buf_puts (out, v->u.b ? "True" : "False"); break;
-    case FX_VALUE_STR: fx_py_str_repr (v->u.s, out); break;
+    case FX_VALUE_STR: fx_buf_printf (out, "'%s'", v->u.s); break;
     case FX_VALUE_DTYPE: fx_buf_printf (out, "torch.%s", fx_dtype_name (v->u.dtype)); break;
     case FX_VALUE_DEVICE: fx_device_format (v->u.device, out); break;
     case FX_VALUE_LAYOUT: fx_buf_printf (out, "torch.%s", fx_layout_name (v->u.layout)); break;
