@@ -377,6 +377,7 @@ pool_geometry (fx_op_call *call, pool_geo *g)
       g->out[0] = v[0];
       g->out[1] = n > 1 ? v[1] : v[0];
       g->adaptive = true;
+      g->d[0] = g->d[1] = 1;
       if (g->out[0] < 0 || g->out[1] < 0)
         return fx_op_error (call, FX_ERR_INVALID, "output_size must be non-negative");
       return FX_OK;

@@ -804,7 +804,7 @@ fx_kernel_indexing (fx_op_call *call)
           rem /= o->sizes[k];
         }
       int64_t j = id == FX_OP_GATHER ? fx_tensor_get_i64 (idx, i) : fx_tensor_get_i64 (idx, x->ndim ? coord[d] : 0);
-      if (j < -len || j >= len)
+      if (j < (id == FX_OP_GATHER ? 0 : -len) || j >= len)
         return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
                             (long long) j, (long long) d, (long long) len);
       if (j < 0)
