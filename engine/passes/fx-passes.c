@@ -24,9 +24,6 @@ target_text (const fx_target *t, fx_buf *out)
     }
 }
 
-/* The IR printers live on the fx-text branch; until it is merged the dump is skipped when they are absent. */
-#pragma weak fx_graph_print_readable
-
 /* ---------------------------------------------------------------- shape propagation */
 
 static void
@@ -469,7 +466,7 @@ fx_pass_pipeline (fx_graph *graph, const char *const *names, size_t n_names, fx_
             snprintf (diag->pass, sizeof diag->pass, "%s", p->name);
           return st;
         }
-      if (dump != NULL && fx_graph_print_readable != NULL)
+      if (dump != NULL)
         {
           fx_buf_printf (dump, "# after %s: %zu changed\n", p->name, changed);
           fx_readable_opts ro = { .include_stride = true, .include_device = true };
