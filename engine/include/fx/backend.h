@@ -139,6 +139,13 @@ struct fx_backend
   fx_status (*run) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                     fx_value **outputs, size_t *n_outputs, fx_diag *diag);
   void (*release) (fx_compiled *compiled);  /* frees impl; NULL when nothing to free */
+  /* Optional: times its own calls, for backends whose calls cannot be timed from outside (a subprocess: the
+     pipe and process overhead is not the graph's time). Runs warmup untimed calls, then repeat timed ones into
+     times_ms[0..repeat); the last call's outputs go to *outputs (arena, as run); *peak_bytes gets the peak memory
+     of the calls (0 when unknown). NULL: fx_run_backend times run() itself. */
+  fx_status (*bench) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int warmup, int repeat,
+                      fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes,
+                      fx_diag *diag);
 
   void *user_data;                 /* for composed backends and plugins */
 };
