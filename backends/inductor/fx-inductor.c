@@ -25,141 +25,26 @@ static const fx_option_decl inductor_options[] = {
   { "trace.enabled", FX_OPTION_BOOL, "False", "keep the debug artifacts (IR dumps, generated C)" },
   { "trace.graph_diagram", FX_OPTION_BOOL, "False", "draw the fused graph as dot" },
   { "debug", FX_OPTION_BOOL, "False", "log fusion decisions into the compiled notes" },
+  { "triton.cudagraphs", FX_OPTION_BOOL, "False", "replay the graph as a CUDA graph (GPU code only; no effect on CPU)" },
+  { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "tune kernel parameters one at a time (with max_autotune)" },
 };
 
+/* list_mode_options() of PyTorch 2.11 (specs §4.2); the CPU code generator ignores the CUDA-graph setting. */
 static const char *const mode_default[] = { NULL };
-static const char *const mode_max_autotune[] = { "max_autotune=True", NULL };
+static const char *const mode_reduce_overhead[] = { "triton.cudagraphs=True", NULL };
+static const char *const mode_max_autotune_no_cg[] = { "max_autotune=True", "coordinate_descent_tuning=True", NULL };
+static const char *const mode_max_autotune[] = { "max_autotune=True", "triton.cudagraphs=True",
+                                                 "coordinate_descent_tuning=True", NULL };
 static const fx_mode_decl inductor_modes[] = {
   { "default", mode_default },
-  { "reduce-overhead", mode_default },
+  { "reduce-overhead", mode_reduce_overhead },
+  { "max-autotune-no-cudagraphs", mode_max_autotune_no_cg },
   { "max-autotune", mode_max_autotune },
-  { "max-autotune-no-cudagraphs", mode_max_autotune },
 };
 
-/* ---------------------------------------------------------------- option helpers (no registry on this branch) */
-
-static const fx_option_value *
-opt_find (const fx_options *o, const char *name)
-{
-  if (o == NULL)
-    return NULL;
-  for (size_t i = 0; i < o->n; i++)
-    if (strcmp (o->items[i].name, name) == 0)
-      return &o->items[i];
-  return NULL;
-}
-
-static bool
-opt_bool (const fx_options *o, const char *name, bool def)
-{
-  const fx_option_value *v = opt_find (o, name);
-  return v && v->type == FX_OPTION_BOOL ? v->b : def;
-}
-
-static int64_t
-opt_int (const fx_options *o, const char *name, int64_t def)
-{
-  const fx_option_value *v = opt_find (o, name);
-  return v && v->type == FX_OPTION_INT ? v->i : def;
-}
-
-static fx_status
-parse_option_value (const fx_option_decl *d, const char *text, fx_option_value *v, fx_diag *diag)
-{
-  v->name = d->name;
-  v->type = d->type;
-  char *end;
-  switch ((int) d->type)
-    {
-    case FX_OPTION_BOOL:
-      if (strcmp (text, "True") == 0 || strcmp (text, "true") == 0 || strcmp (text, "1") == 0)
-        v->b = true;
-      else if (strcmp (text, "False") == 0 || strcmp (text, "false") == 0 || strcmp (text, "0") == 0)
-        v->b = false;
-      else
-        return fx_diag_set (diag, FX_ERR_INVALID, "Unexpected type of attr %s, got str should be bool", d->name);
-      return FX_OK;
-    case FX_OPTION_INT:
-      if (strcmp (text, "None") == 0)
-        {
-          v->i = -1;
-          return FX_OK;
-        }
-      errno = 0;
-      v->i = strtoll (text, &end, 10);
-      if (errno || *end || end == text)
-        return fx_diag_set (diag, FX_ERR_INVALID, "Unexpected type of attr %s, got str should be int", d->name);
-      return FX_OK;
-    case FX_OPTION_FLOAT:
-      v->f = strtod (text, &end);
-      if (*end || end == text)
-        return fx_diag_set (diag, FX_ERR_INVALID, "Unexpected type of attr %s, got str should be float", d->name);
-      return FX_OK;
-    default:
-      v->s = text;
-      return FX_OK;
-    }
-}
-
-static fx_status
-resolve_options (const char *mode, const fx_option_kv *given, size_t n_given, fx_arena *arena, fx_options *out,
-                 fx_diag *diag)
-{
-  size_t n = sizeof inductor_options / sizeof inductor_options[0];
-  out->n = n;
-  out->items = fx_arena_alloc (arena, sizeof (fx_option_value) * n);
-  out->explicit_set = fx_arena_alloc (arena, sizeof (bool) * n);
-  for (size_t i = 0; i < n; i++)
-    if (parse_option_value (&inductor_options[i], inductor_options[i].default_text, &out->items[i], diag) != FX_OK)
-      return diag->code;
-  if (mode && given && n_given)
-    return fx_diag_set (diag, FX_ERR_INVALID,
-                        "Either mode or options can be specified, but both can't be specified at the same time.");
-  fx_option_kv mkv[8];
-  size_t n_mkv = 0;
-  if (mode && strcmp (mode, "default") != 0)
-    {
-      const fx_mode_decl *m = NULL;
-      for (size_t i = 0; i < sizeof inductor_modes / sizeof inductor_modes[0]; i++)
-        if (strcmp (inductor_modes[i].mode, mode) == 0)
-          m = &inductor_modes[i];
-      if (m == NULL)
-        return fx_diag_set (diag, FX_ERR_INVALID, "Unrecognized mode=%s, should be one of: default, reduce-overhead, "
-                            "max-autotune, max-autotune-no-cudagraphs", mode);
-      for (size_t k = 0; m->settings[k] && n_mkv < 8; k++)
-        {
-          const char *eq = strchr (m->settings[k], '=');
-          mkv[n_mkv].key = fx_arena_strndup (arena, m->settings[k], (size_t) (eq - m->settings[k]));
-          mkv[n_mkv].value = eq + 1;
-          n_mkv++;
-        }
-      given = mkv;
-      n_given = n_mkv;
-    }
-  for (size_t k = 0; k < n_given; k++)
-    {
-      size_t i;
-      for (i = 0; i < n; i++)
-        if (strcmp (inductor_options[i].name, given[k].key) == 0)
-          break;
-      if (i == n)
-        {
-          fx_buf known;
-          fx_buf_init (&known);
-          for (size_t j = 0; j < n; j++)
-            fx_buf_printf (&known, "%s'%s'", j ? ", " : "", inductor_options[j].name);
-          fx_status st = fx_diag_set (diag, FX_ERR_INVALID,
-                                      "Unexpected optimization option %s for backend 'inductor', known options are [%s]",
-                                      given[k].key, known.data);
-          fx_buf_free (&known);
-          return st;
-        }
-      if (parse_option_value (&inductor_options[i], given[k].value, &out->items[i], diag) != FX_OK)
-        return diag->code;
-      out->explicit_set[i] = true;
-    }
-  return FX_OK;
-}
+/* Option lookups go through the registry's resolved option set. */
+#define opt_bool fx_options_get_bool
+#define opt_int fx_options_get_int
 
 /* ---------------------------------------------------------------- compiled state */
 
@@ -179,34 +64,11 @@ typedef struct ind_state
 static fx_kernel_info *
 add_kernel (fx_compiled *c, const char *name, const char *kind, const char *lang, const char *src, size_t src_len)
 {
-  fx_kernel_info *k = fx_arena_alloc (c->arena, sizeof (fx_kernel_info) * (c->n_kernels + 1));
-  if (c->n_kernels)
-    memcpy (k, c->kernels, sizeof (fx_kernel_info) * c->n_kernels);
-  c->kernels = k;
-  fx_kernel_info *ki = &k[c->n_kernels++];
-  memset (ki, 0, sizeof *ki);
-  ki->name = fx_arena_strdup (c->arena, name);
-  ki->kind = kind;
-  ki->language = lang;
-  ki->source = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
-  ki->device.type = FX_DEVICE_CPU;
-  ki->time_ms = -1;
-  return ki;
+  char *copy = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
+  return fx_compiled_add_kernel (c, name, kind, lang, copy);
 }
 
-static void
-add_artifact (fx_compiled *c, const char *name, const char *kind, const char *text, size_t len)
-{
-  fx_artifact *a = fx_arena_alloc (c->arena, sizeof (fx_artifact) * (c->n_artifacts + 1));
-  if (c->n_artifacts)
-    memcpy (a, c->artifacts, sizeof (fx_artifact) * c->n_artifacts);
-  c->artifacts = a;
-  fx_artifact *ai = &a[c->n_artifacts++];
-  ai->name = fx_arena_strdup (c->arena, name);
-  ai->kind = kind;
-  ai->text = fx_arena_strndup (c->arena, text ? text : "", len);
-  ai->len = len;
-}
+#define add_artifact fx_compiled_add_artifact
 
 static void
 program_free (ind_program *p)
@@ -821,32 +683,7 @@ fx_status
 fx_inductor_compile (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const char *mode,
                      const fx_option_kv *options, size_t n_options, fx_compiled **out, fx_diag *diag)
 {
-  *out = NULL;
-  fx_compiled *c = calloc (1, sizeof *c);
-  c->backend = &fx_inductor_backend;
-  c->arena = fx_arena_new ();
-  fx_buf_init (&c->notes);
-  fx_options opts;
-  fx_status st = resolve_options (mode, options, n_options, c->arena, &opts, diag);
-  if (st == FX_OK)
-    {
-      fx_compile_request req;
-      memset (&req, 0, sizeof req);
-      req.graph = graph;
-      req.example_inputs = inputs;
-      req.n_inputs = n_inputs;
-      req.mode = mode ? mode : "default";
-      req.options = &opts;
-      req.device.type = FX_DEVICE_CPU;
-      st = inductor_compile (&fx_inductor_backend, &req, c, diag);
-    }
-  if (st != FX_OK)
-    {
-      fx_inductor_free (c);
-      return st;
-    }
-  *out = c;
-  return FX_OK;
+  return fx_backend_compile (&fx_inductor_backend, graph, inputs, n_inputs, mode, options, n_options, out, diag);
 }
 
 fx_status
@@ -859,12 +696,7 @@ fx_inductor_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs,
 void
 fx_inductor_free (fx_compiled *c)
 {
-  if (c == NULL)
-    return;
-  inductor_release (c);
-  fx_buf_free (&c->notes);
-  fx_arena_free (c->arena);
-  free (c);
+  fx_compiled_free (c);
 }
 
 size_t

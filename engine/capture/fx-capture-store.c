@@ -137,6 +137,7 @@ fx_capture_record_to_store (const char *json_text, size_t len, const char *progr
               run.compile_ms = run.run_ms_median = run.run_ms_min = run.run_ms_max = -1;
               run.accuracy = -1;
               run.peak_bytes = -1;
+              run.n_kernels = -1;
               st = fx_store_add_run (store, gid, &run, NULL, diag);
             }
         }

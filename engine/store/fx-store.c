@@ -67,8 +67,17 @@ static const char schema_v2[] =
   "CREATE INDEX compiles_frame ON compiles(frame);\n"
   "CREATE INDEX frames_input ON frames(input);\n";
 
+/* Version 3: what a run found (accuracy verdict, timed calls, kernel count) and the engine compile that holds the
+   kernels a run's backend generated. */
+static const char schema_v3[] =
+  "ALTER TABLE runs ADD COLUMN verdict TEXT;\n"
+  "ALTER TABLE runs ADD COLUMN repeat INTEGER;\n"
+  "ALTER TABLE runs ADD COLUMN n_kernels INTEGER;\n"
+  "ALTER TABLE runs ADD COLUMN engine_compile INTEGER REFERENCES compiles(id) ON DELETE SET NULL;\n"
+  "CREATE INDEX runs_graph ON runs(graph);\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1, schema_v2 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
 _Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
                 "one migration per schema version");
 
@@ -696,7 +705,8 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
 {
   sqlite3_stmt *stmt = prepare (store,
     "INSERT INTO runs (graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min, run_ms_max,"
-    " peak_bytes, accuracy, error, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, julianday('now'))", diag);
+    " peak_bytes, accuracy, error, created, verdict, repeat, n_kernels, engine_compile)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, julianday('now'), ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
   if (graph_id)
@@ -712,6 +722,13 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
   sqlite3_bind_int64 (stmt, 10, run->peak_bytes);
   sqlite3_bind_double (stmt, 11, run->accuracy);
   bind_text (stmt, 12, run->error);
+  bind_text (stmt, 13, run->verdict);
+  if (run->repeat > 0)
+    sqlite3_bind_int (stmt, 14, run->repeat);
+  if (run->n_kernels >= 0)
+    sqlite3_bind_int (stmt, 15, run->n_kernels);
+  if (run->engine_compile > 0)
+    sqlite3_bind_int64 (stmt, 16, run->engine_compile);
   return insert (store, stmt, id, diag);
 }
 

@@ -193,6 +193,12 @@ void fx_compiled_add_artifact (fx_compiled *compiled, const char *name, const ch
 
 /* ---------------------------------------------------------------- timed runs */
 
+/* A backend spec as the CLI takes it: "inductor"; "torch:inductor" (a backend with a `backend` option, the part
+   after ':' going to it); "inductor|eager" (a composed fallback: the first that compiles). *sub_backend is NULL or
+   arena-owned. */
+fx_status fx_backend_parse_spec (const char *spec, fx_arena *arena, const fx_backend **backend,
+                                 const char **sub_backend, fx_diag *diag);
+
 typedef struct fx_run_config
 {
   const char *backend;             /* registry name */
@@ -217,6 +223,8 @@ void fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inp
 /* A backend that tries each of `chain` in order and keeps the first that compiles (and, when verify is set,
    runs the example inputs and matches the interpreter); every failure is recorded in the compiled notes. */
 fx_backend *fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify);
+/* Frees a backend made by fx_backend_new_fallback (not while registered or compiled objects of it live). */
+void fx_backend_free_fallback (fx_backend *backend);
 
 /* ---------------------------------------------------------------- plugins */
 
@@ -228,7 +236,7 @@ fx_backend *fx_backend_new_fallback (const char *name, const char *const *chain,
 #define FX_BACKEND_PLUGIN_ENTRY "fx_backend_plugin_init"
 #define FX_PLUGIN_ABI_VERSION 1
 
-typedef fx_status (*fx_diag_set_fn) (fx_diag *diag, fx_status code, const char *fmt, ...);
+typedef fx_status (*fx_diag_set_fn) (fx_diag *diag, fx_status code, const char *fmt, ...) FX_PRINTF (3, 4);
 
 typedef struct fx_plugin_api
 {
@@ -257,6 +265,11 @@ typedef struct fx_plugin_error
   char path[512];
   char message[512];
 } fx_plugin_error;
+
+/* For the plugin loader: how many backends are registered, and dropping those registered after a count (what a
+   plugin registered before its init failed). */
+size_t fx_backend_registered_count (void);
+void fx_backend_unregister_from (size_t count);
 
 /* Scans the plugin folders (once; again when rescan) and returns the failures seen so far (static storage). */
 size_t fx_backend_load_plugins (bool rescan, const fx_plugin_error **errors);

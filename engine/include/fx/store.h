@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 2
+#define FX_STORE_SCHEMA_VERSION 3
 
 typedef struct fx_store fx_store;
 
@@ -108,6 +108,12 @@ typedef struct fx_store_run
   const char *backend, *mode, *options_json, *device, *error;
   double compile_ms, run_ms_median, run_ms_min, run_ms_max, accuracy;
   int64_t peak_bytes;
+  /* Schema 3. verdict: "pass", "fail", "error", "not checked" (NULL: unknown); repeat: timed calls (0: unknown);
+     n_kernels: -1 unknown; engine_compile: the compile row holding the kernels this run generated (0: none). */
+  const char *verdict;
+  int repeat;
+  int n_kernels;
+  int64_t engine_compile;
 } fx_store_run;
 
 fx_status fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id,

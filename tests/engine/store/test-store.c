@@ -237,7 +237,7 @@ test_bad_files (void)
   remove_workspace (path);
 }
 
-/* A version-1 file (before the v2 indexes) is migrated on open, keeping its rows. */
+/* A version-1 file (before the v2 indexes and the v3 run columns) is migrated on open, keeping its rows. */
 static void
 test_migration (void)
 {
@@ -249,10 +249,19 @@ test_migration (void)
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "DROP INDEX guard_failures_compile; DROP INDEX graph_breaks_compile;"
                                  " DROP INDEX fusion_groups_compile; DROP INDEX compiles_frame; DROP INDEX frames_input;"
+                                 " DROP INDEX runs_graph; DROP TABLE runs;"
+                                 " CREATE TABLE runs (id INTEGER PRIMARY KEY, graph INTEGER REFERENCES graphs(id)"
+                                 " ON DELETE CASCADE, backend TEXT NOT NULL, mode TEXT, options TEXT, device TEXT,"
+                                 " compile_ms REAL, run_ms_median REAL, run_ms_min REAL, run_ms_max REAL,"
+                                 " peak_bytes INTEGER, accuracy REAL, error TEXT, created REAL);"
                                  " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 2);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 3);
+  fx_store_run run = { .backend = "eager", .verdict = "pass", .repeat = 5, .n_kernels = 2 };
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_run (store, 0, &run, NULL, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
   int64_t count = 0;
   g_assert_cmpint (fx_store_count (store, "compiles", &count, NULL), ==, FX_OK);
   g_assert_cmpint (count, ==, 1);
@@ -263,6 +272,13 @@ test_migration (void)
                                        " 'graph_breaks_compile'", -1, &stmt, NULL), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
   g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 1);
+  sqlite3_finalize (stmt);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT verdict, repeat, n_kernels FROM runs", -1, &stmt, NULL), ==,
+                   SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "pass");
+  g_assert_cmpint (sqlite3_column_int (stmt, 1), ==, 5);
+  g_assert_cmpint (sqlite3_column_int (stmt, 2), ==, 2);
   sqlite3_finalize (stmt);
   sqlite3_close (db);
   remove_workspace (path);

@@ -1,0 +1,487 @@
+/* fx-registry.c: the backend registry (register, look up with PyTorch's InvalidBackend message, list without the
+   debug/experimental tags), compiled objects (kernels, artifacts, timed compile) and composed fallback backends. */
+#include "fx/backend.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eager/fx-eager.h"
+#include "inductor/fx-inductor.h"
+#if __has_include("torch/fx-torch-backend.h")
+#include "torch/fx-torch-backend.h"
+#define HAVE_TORCH_BACKEND 1
+#endif
+
+enum { REGISTRY_MAX = 128 };
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static const fx_backend *registry[REGISTRY_MAX];
+static size_t registry_n;
+/* Recursive: a plugin's init may look up a backend (fx_backend_lookup calls fx_backends_init) on the thread
+   that is initializing. */
+static pthread_mutex_t init_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static bool init_started;
+static int init_done;
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+bool
+fx_backend_has_tag (const fx_backend *backend, const char *tag)
+{
+  for (size_t i = 0; backend->tags && backend->tags[i]; i++)
+    if (strcmp (backend->tags[i], tag) == 0)
+      return true;
+  return false;
+}
+
+static const fx_backend *
+find_locked (const char *name)
+{
+  for (size_t i = 0; i < registry_n; i++)
+    if (strcmp (registry[i]->name, name) == 0)
+      return registry[i];
+  return NULL;
+}
+
+/* A name becomes a kernel name, an option prefix and a table cell: keep it to identifier-ish characters. */
+static bool
+valid_name (const char *name)
+{
+  if (name == NULL || *name == '\0' || strlen (name) > 63)
+    return false;
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'
+          || *p == '-' || *p == '.'))
+      return false;
+  return true;
+}
+
+fx_status
+fx_backend_register (const fx_backend *backend, fx_diag *diag)
+{
+  if (backend == NULL || !valid_name (backend->name))
+    return fx_diag_set (diag, FX_ERR_INVALID, "a backend name must be 1-63 letters, digits, '_', '-' or '.' (got '%s')",
+                        backend && backend->name ? backend->name : "(null)");
+  if (backend->compile == NULL || backend->run == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' has no compile or run function", backend->name);
+  pthread_mutex_lock (&registry_lock);
+  fx_status st = FX_OK;
+  if (find_locked (backend->name))
+    st = fx_diag_set (diag, FX_ERR_INVALID, "duplicate name: %s", backend->name);
+  else if (registry_n == REGISTRY_MAX)
+    st = fx_diag_set (diag, FX_ERR_INVALID, "too many backends (%d)", REGISTRY_MAX);
+  else
+    registry[registry_n++] = backend;
+  pthread_mutex_unlock (&registry_lock);
+  return st;
+}
+
+size_t
+fx_backend_registered_count (void)
+{
+  pthread_mutex_lock (&registry_lock);
+  size_t n = registry_n;
+  pthread_mutex_unlock (&registry_lock);
+  return n;
+}
+
+void
+fx_backend_unregister_from (size_t count)
+{
+  pthread_mutex_lock (&registry_lock);
+  if (count < registry_n)
+    registry_n = count;
+  pthread_mutex_unlock (&registry_lock);
+}
+
+static void
+init_builtins (void)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_backend_register (&fx_eager_backend, &diag);
+  fx_backend_register (&fx_aot_eager_backend, &diag);
+  fx_backend_register (&fx_inductor_backend, &diag);
+#ifdef HAVE_TORCH_BACKEND
+  fx_backend_register (&fx_torch_backend, &diag);
+#endif
+  fx_backend_load_plugins (false, NULL);
+}
+
+void
+fx_backends_init (void)
+{
+  if (__atomic_load_n (&init_done, __ATOMIC_ACQUIRE))
+    return;
+  pthread_mutex_lock (&init_lock);
+  if (!init_started)
+    {
+      init_started = true;
+      init_builtins ();
+      __atomic_store_n (&init_done, 1, __ATOMIC_RELEASE);
+    }
+  pthread_mutex_unlock (&init_lock);
+}
+
+static int
+cmp_backend_name (const void *a, const void *b)
+{
+  return strcmp ((*(const fx_backend *const *) a)->name, (*(const fx_backend *const *) b)->name);
+}
+
+size_t
+fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
+{
+  fx_backends_init ();
+  const fx_backend *all[REGISTRY_MAX];
+  size_t n = 0;
+  pthread_mutex_lock (&registry_lock);
+  for (size_t i = 0; i < registry_n; i++)
+    if (include_hidden
+        || (!fx_backend_has_tag (registry[i], "debug") && !fx_backend_has_tag (registry[i], "experimental")))
+      all[n++] = registry[i];
+  pthread_mutex_unlock (&registry_lock);
+  qsort (all, n, sizeof all[0], cmp_backend_name);
+  for (size_t i = 0; i < n && i < max; i++)
+    out[i] = all[i];
+  return n;
+}
+
+const fx_backend *
+fx_backend_lookup (const char *name, fx_diag *diag)
+{
+  fx_backends_init ();
+  if (name == NULL)
+    name = "";
+  pthread_mutex_lock (&registry_lock);
+  const fx_backend *b = find_locked (name);
+  pthread_mutex_unlock (&registry_lock);
+  if (b)
+    return b;
+  const fx_backend *all[REGISTRY_MAX];
+  size_t n = fx_backend_list (true, all, REGISTRY_MAX);
+  fx_buf known;
+  fx_buf_init (&known);
+  for (size_t i = 0; i < n; i++)
+    fx_buf_printf (&known, "%s%s", i ? ", " : "", all[i]->name);
+  fx_diag_set (diag, FX_ERR_NOT_FOUND,
+               "Invalid backend: '%s', see `fxwb backends` for available backends (known: %s).", name, known.data);
+  fx_buf_free (&known);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- compiled objects */
+
+fx_kernel_info *
+fx_compiled_add_kernel (fx_compiled *c, const char *name, const char *kind, const char *language,
+                        const char *source)
+{
+  fx_kernel_info *k = fx_arena_alloc (c->arena, sizeof (fx_kernel_info) * (c->n_kernels + 1));
+  if (c->n_kernels)
+    memcpy (k, c->kernels, sizeof (fx_kernel_info) * c->n_kernels);
+  c->kernels = k;
+  fx_kernel_info *ki = &k[c->n_kernels++];
+  memset (ki, 0, sizeof *ki);
+  ki->name = fx_arena_strdup (c->arena, name ? name : "?");
+  ki->kind = fx_arena_strdup (c->arena, kind ? kind : "?");
+  ki->language = fx_arena_strdup (c->arena, language);
+  ki->source = fx_arena_strdup (c->arena, source);
+  ki->device.type = FX_DEVICE_CPU;
+  ki->device.index = -1;
+  ki->time_ms = -1;
+  return ki;
+}
+
+void
+fx_kernel_add_node (fx_compiled *c, fx_kernel_info *kernel, const char *node_name)
+{
+  const char **nodes = fx_arena_alloc (c->arena, sizeof (char *) * (kernel->n_nodes + 1));
+  if (kernel->n_nodes)
+    memcpy (nodes, kernel->nodes, sizeof (char *) * kernel->n_nodes);
+  nodes[kernel->n_nodes++] = fx_arena_strdup (c->arena, node_name);
+  kernel->nodes = nodes;
+}
+
+void
+fx_compiled_add_artifact (fx_compiled *c, const char *name, const char *kind, const char *text, size_t len)
+{
+  fx_artifact *a = fx_arena_alloc (c->arena, sizeof (fx_artifact) * (c->n_artifacts + 1));
+  if (c->n_artifacts)
+    memcpy (a, c->artifacts, sizeof (fx_artifact) * c->n_artifacts);
+  c->artifacts = a;
+  fx_artifact *ai = &a[c->n_artifacts++];
+  ai->name = fx_arena_strdup (c->arena, name);
+  ai->kind = fx_arena_strdup (c->arena, kind ? kind : "text");
+  ai->text = fx_arena_strndup (c->arena, text ? text : "", text ? len : 0);
+  ai->len = text ? len : 0;
+}
+
+void
+fx_compiled_free (fx_compiled *c)
+{
+  if (c == NULL)
+    return;
+  if (c->backend && c->backend->release)
+    c->backend->release (c);
+  fx_buf_free (&c->notes);
+  fx_arena_free (c->arena);
+  free (c);
+}
+
+static fx_device
+inputs_device (const fx_value *inputs, size_t n)
+{
+  fx_device d = { .type = FX_DEVICE_CPU, .index = -1 };
+  for (size_t i = 0; i < n; i++)
+    if (inputs[i].kind == FX_VALUE_TENSOR && inputs[i].u.t)
+      return inputs[i].u.t->device;
+  return d;
+}
+
+fx_status
+fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_value *example_inputs,
+                    size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
+                    fx_compiled **out, fx_diag *diag)
+{
+  *out = NULL;
+  if (backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
+  fx_compiled *c = calloc (1, sizeof *c);
+  if (c == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+  c->backend = backend;
+  c->arena = fx_arena_new ();
+  fx_buf_init (&c->notes);
+  fx_options *opts = fx_arena_alloc (c->arena, sizeof *opts);
+  fx_status st = fx_backend_resolve_options (backend, mode, options, n_options, c->arena, opts, diag);
+  if (st == FX_OK)
+    {
+      fx_compile_request req;
+      memset (&req, 0, sizeof req);
+      req.graph = graph;
+      req.example_inputs = example_inputs;
+      req.n_inputs = n_inputs;
+      req.mode = mode ? mode : "default";
+      req.options = opts;
+      req.device = inputs_device (example_inputs, n_inputs);
+      double t0 = now_ms ();
+      st = backend->compile (backend, &req, c, diag);
+      c->compile_ms = now_ms () - t0;
+      if (st != FX_OK && diag && diag->message[0] && strncmp (diag->message, backend->name, strlen (backend->name)))
+        {
+          /* Say which backend failed: "backend 'inductor' failed: ..." as torch's BackendCompilerFailed does. */
+          char msg[sizeof diag->message + 96];
+          snprintf (msg, sizeof msg, "backend='%s' raised:\n%s", backend->name, diag->message);
+          memcpy (diag->message, msg, sizeof diag->message - 1);
+          diag->message[sizeof diag->message - 1] = '\0';
+        }
+    }
+  if (st != FX_OK)
+    {
+      if (diag && diag->code == FX_OK)
+        fx_diag_set (diag, st, "backend '%s' failed to compile", backend->name);
+      fx_compiled_free (c);
+      return st;
+    }
+  *out = c;
+  return FX_OK;
+}
+
+fx_status
+fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                 fx_value **outputs, size_t *n_outputs, fx_diag *diag)
+{
+  *outputs = NULL;
+  *n_outputs = 0;
+  if (compiled == NULL || compiled->backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "run of a graph that did not compile");
+  return compiled->backend->run (compiled, inputs, n_inputs, arena, outputs, n_outputs, diag);
+}
+
+/* ---------------------------------------------------------------- composition */
+
+typedef struct fallback_data
+{
+  char **chain;
+  size_t n_chain;
+  bool verify;
+} fallback_data;
+
+typedef struct fallback_impl
+{
+  fx_compiled *inner;
+} fallback_impl;
+
+static const char *const fallback_tags[] = { "experimental", NULL };
+
+static fx_status
+outputs_match_interpreter (fx_compiled *inner, const fx_compile_request *req, fx_diag *diag)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_value *ref = NULL, *res = NULL;
+  size_t n_ref = 0, n_res = 0;
+  fx_interp_opts io;
+  memset (&io, 0, sizeof io);
+  io.gen = req->gen;
+  fx_status st = fx_interp_run (req->graph, req->example_inputs, req->n_inputs, &io, arena, &ref, &n_ref, diag);
+  if (st == FX_OK)
+    st = fx_compiled_run (inner, req->example_inputs, req->n_inputs, arena, &res, &n_res, diag);
+  if (st == FX_OK)
+    {
+      fx_same_opts so;
+      fx_same_opts_init (&so);
+      fx_same_report rep;
+      if (n_ref != n_res)
+        st = fx_diag_set (diag, FX_ERR_BACKEND, "returned %zu outputs, the interpreter %zu", n_res, n_ref);
+      else if (!fx_same_values (ref, res, NULL, n_ref, &so, &rep))
+        st = fx_diag_set (diag, FX_ERR_BACKEND, "outputs differ from the interpreter: %s", rep.message);
+    }
+  for (size_t i = 0; i < n_ref; i++)
+    fx_value_clear (&ref[i]);
+  for (size_t i = 0; i < n_res; i++)
+    fx_value_clear (&res[i]);
+  fx_arena_free (arena);
+  return st;
+}
+
+static fx_status
+fallback_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  const fallback_data *fd = self->user_data;
+  fx_buf why;
+  fx_buf_init (&why);
+  for (size_t i = 0; i < fd->n_chain; i++)
+    {
+      fx_diag d;
+      fx_diag_clear (&d);
+      const fx_backend *b = fx_backend_lookup (fd->chain[i], &d);
+      fx_compiled *inner = NULL;
+      fx_status st = b ? fx_backend_compile (b, req->graph, req->example_inputs, req->n_inputs, req->mode, NULL, 0,
+                                             &inner, &d)
+                       : d.code;
+      if (st == FX_OK && fd->verify)
+        {
+          st = outputs_match_interpreter (inner, req, &d);
+          if (st != FX_OK)
+            {
+              fx_compiled_free (inner);
+              inner = NULL;
+            }
+        }
+      if (st == FX_OK)
+        {
+          fallback_impl *impl = calloc (1, sizeof *impl);
+          impl->inner = inner;
+          out->impl = impl;
+          fx_buf_append (&out->notes, why.data, why.len);
+          fx_buf_printf (&out->notes, "%s: using '%s'\n", self->name, fd->chain[i]);
+          /* The chosen backend's kernels and artifacts are the composed one's. */
+          for (size_t k = 0; k < inner->n_kernels; k++)
+            {
+              const fx_kernel_info *src = &inner->kernels[k];
+              fx_kernel_info *ki = fx_compiled_add_kernel (out, src->name, src->kind, src->language, src->source);
+              ki->device = src->device;
+              for (size_t j = 0; j < src->n_nodes; j++)
+                fx_kernel_add_node (out, ki, src->nodes[j]);
+            }
+          for (size_t a = 0; a < inner->n_artifacts; a++)
+            fx_compiled_add_artifact (out, inner->artifacts[a].name, inner->artifacts[a].kind,
+                                      inner->artifacts[a].text, inner->artifacts[a].len);
+          fx_buf_append (&out->notes, inner->notes.data, inner->notes.len);
+          fx_buf_free (&why);
+          return FX_OK;
+        }
+      fx_buf_printf (&why, "%s: '%s' failed: %s\n", self->name, fd->chain[i], d.message);
+    }
+  fx_status st = fx_diag_set (diag, FX_ERR_BACKEND, "every backend of '%s' failed:\n%s", self->name,
+                              why.data ? why.data : "");
+  fx_buf_free (&why);
+  return st;
+}
+
+static fx_status
+fallback_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
+              size_t *n_outputs, fx_diag *diag)
+{
+  fallback_impl *impl = c->impl;
+  return fx_compiled_run (impl->inner, inputs, n_inputs, arena, outputs, n_outputs, diag);
+}
+
+static fx_status
+fallback_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup, int repeat, fx_arena *arena,
+                double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes, fx_diag *diag)
+{
+  fallback_impl *impl = c->impl;
+  const fx_backend *b = impl->inner->backend;
+  if (b->bench)
+    return b->bench (impl->inner, inputs, n_inputs, warmup, repeat, arena, times_ms, outputs, n_outputs, peak_bytes,
+                     diag);
+  /* fx_run_backend times run() itself on this answer. */
+  return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "no bench hook");
+}
+
+static void
+fallback_release (fx_compiled *c)
+{
+  fallback_impl *impl = c->impl;
+  if (impl == NULL)
+    return;
+  fx_compiled_free (impl->inner);
+  free (impl);
+  c->impl = NULL;
+}
+
+static const char *const plain_modes_none[] = { NULL };
+static const fx_mode_decl fallback_modes[] = {
+  { "default", plain_modes_none },
+  { "reduce-overhead", plain_modes_none },
+  { "max-autotune", plain_modes_none },
+  { "max-autotune-no-cudagraphs", plain_modes_none },
+};
+
+fx_backend *
+fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify)
+{
+  fx_backend *b = calloc (1, sizeof *b);
+  fallback_data *fd = calloc (1, sizeof *fd);
+  fd->chain = calloc (n_chain + 1, sizeof (char *));
+  for (size_t i = 0; i < n_chain; i++)
+    fd->chain[i] = strdup (chain[i]);
+  fd->n_chain = n_chain;
+  fd->verify = verify;
+  b->name = strdup (name);
+  b->description = "tries each backend in turn and keeps the first that compiles";
+  b->tags = fallback_tags;
+  b->modes = fallback_modes;
+  b->n_modes = sizeof fallback_modes / sizeof fallback_modes[0];
+  b->compile = fallback_compile;
+  b->run = fallback_run;
+  b->release = fallback_release;
+  b->bench = fallback_bench;
+  b->user_data = fd;
+  return b;
+}
+
+
+void
+fx_backend_free_fallback (fx_backend *b)
+{
+  if (b == NULL)
+    return;
+  fallback_data *fd = b->user_data;
+  for (size_t i = 0; i < fd->n_chain; i++)
+    free (fd->chain[i]);
+  free (fd->chain);
+  free (fd);
+  free ((char *) b->name);
+  free (b);
+}

@@ -1,0 +1,290 @@
+/* fx-run.c: a timed run of one backend configuration: parse the backend spec ("inductor", "torch:inductor",
+   "inductor|eager"), compile, warm up, time N calls (median/min/max), measure peak memory, and check the outputs
+   against the reference with same(). Errors never escape as return values: they land in the result. */
+#include "fx/backend.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Composed backends made from "a|b" specs live for the process (compiled objects point at them). */
+static pthread_mutex_t composed_lock = PTHREAD_MUTEX_INITIALIZER;
+static fx_backend *composed[32];
+static size_t n_composed;
+
+static const fx_backend *
+composed_backend (const char *spec, fx_diag *diag)
+{
+  pthread_mutex_lock (&composed_lock);
+  for (size_t i = 0; i < n_composed; i++)
+    if (strcmp (composed[i]->name, spec) == 0)
+      {
+        pthread_mutex_unlock (&composed_lock);
+        return composed[i];
+      }
+  char *copy = strdup (spec);
+  const char *chain[16];
+  size_t n = 0;
+  char *save = NULL;
+  for (char *p = strtok_r (copy, "|", &save); p && n < 16; p = strtok_r (NULL, "|", &save))
+    chain[n++] = p;
+  fx_backend *b = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (fx_backend_lookup (chain[i], diag) == NULL)
+      goto out;
+  if (n_composed == sizeof composed / sizeof composed[0])
+    {
+      fx_diag_set (diag, FX_ERR_INVALID, "too many composed backends");
+      goto out;
+    }
+  b = fx_backend_new_fallback (spec, chain, n, false);
+  composed[n_composed++] = b;
+out:
+  free (copy);
+  pthread_mutex_unlock (&composed_lock);
+  return b;
+}
+
+fx_status
+fx_backend_parse_spec (const char *spec, fx_arena *arena, const fx_backend **backend, const char **sub_backend,
+                       fx_diag *diag)
+{
+  *backend = NULL;
+  *sub_backend = NULL;
+  if (spec == NULL || *spec == '\0')
+    return fx_diag_set (diag, FX_ERR_INVALID, "no backend given");
+  if (strchr (spec, '|'))
+    {
+      *backend = composed_backend (spec, diag);
+      return *backend ? FX_OK : diag->code;
+    }
+  const char *colon = strchr (spec, ':');
+  if (colon)
+    {
+      char *name = fx_arena_strndup (arena, spec, (size_t) (colon - spec));
+      *backend = fx_backend_lookup (name, diag);
+      if (*backend == NULL)
+        return diag->code;
+      if (colon[1] == '\0')
+        return fx_diag_set (diag, FX_ERR_INVALID, "backend spec '%s': nothing after ':'", spec);
+      bool takes_sub = false;
+      for (size_t i = 0; i < (*backend)->n_options; i++)
+        if (strcmp ((*backend)->options[i].name, "backend") == 0)
+          takes_sub = true;
+      if (!takes_sub)
+        return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' runs no other backend ('%s' has a ':' part)",
+                            name, spec);
+      *sub_backend = fx_arena_strdup (arena, colon + 1);
+      return FX_OK;
+    }
+  *backend = fx_backend_lookup (spec, diag);
+  return *backend ? FX_OK : diag->code;
+}
+
+static void
+set_error (fx_run_result *r, fx_status st, const fx_diag *diag)
+{
+  r->status = st == FX_OK ? FX_ERR_BACKEND : st;
+  if (diag->node[0])
+    snprintf (r->error, sizeof r->error, "node '%s': %s", diag->node, diag->message);
+  else
+    snprintf (r->error, sizeof r->error, "%s", diag->message[0] ? diag->message : fx_status_name (r->status));
+  r->verdict = FX_VERDICT_ERROR;
+}
+
+static void
+clear_values (fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    fx_value_clear (&v[i]);
+}
+
+void
+fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const fx_run_config *config,
+                const fx_value *ref, const fx_value *fp64_ref, size_t n_ref, fx_arena *arena, fx_value **outputs,
+                size_t *n_outputs, fx_compiled **compiled, fx_run_result *result)
+{
+  memset (result, 0, sizeof *result);
+  result->compile_ms = result->median_ms = result->min_ms = result->max_ms = NAN;
+  result->max_abs_err = result->max_rel_err = NAN;
+  if (outputs)
+    {
+      *outputs = NULL;
+      *n_outputs = 0;
+    }
+  if (compiled)
+    *compiled = NULL;
+  int warmup = config->warmup < 0 ? 1 : config->warmup;
+  int repeat = config->repeat <= 0 ? 10 : config->repeat;
+  result->warmup = warmup;
+  result->repeat = repeat;
+  snprintf (result->backend, sizeof result->backend, "%s", config->backend ? config->backend : "");
+  snprintf (result->mode, sizeof result->mode, "%s", config->mode ? config->mode : "default");
+  snprintf (result->device, sizeof result->device, "cpu");
+  for (size_t i = 0; i < n_inputs; i++)
+    if (inputs[i].kind == FX_VALUE_TENSOR && inputs[i].u.t)
+      {
+        fx_buf d;
+        fx_buf_init (&d);
+        fx_device_format (inputs[i].u.t->device, &d);
+        snprintf (result->device, sizeof result->device, "%s", d.data ? d.data : "cpu");
+        fx_buf_free (&d);
+        break;
+      }
+
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *scratch = fx_arena_new ();
+  const fx_backend *backend = NULL;
+  const char *sub = NULL;
+  fx_compiled *c = NULL;
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  double *times = NULL;
+  fx_status st = fx_backend_parse_spec (config->backend, scratch, &backend, &sub, &diag);
+  if (st != FX_OK)
+    goto fail;
+
+  /* "torch:inductor" is the torch backend with backend='inductor' in front of the user's options. */
+  size_t n_kv = config->n_options + (sub ? 1 : 0);
+  fx_option_kv *kv = fx_arena_alloc (scratch, sizeof (fx_option_kv) * (n_kv + 1));
+  size_t k = 0;
+  if (sub)
+    {
+      kv[k].key = "backend";
+      kv[k].value = sub;
+      k++;
+    }
+  for (size_t i = 0; i < config->n_options; i++)
+    kv[k++] = config->options[i];
+  st = fx_backend_compile (backend, graph, inputs, n_inputs, config->mode, kv, n_kv, &c, &diag);
+  if (st != FX_OK)
+    goto fail;
+  result->compile_ms = c->compile_ms;
+  result->n_kernels = c->n_kernels;
+  {
+    fx_options shown;
+    memset (&shown, 0, sizeof shown);
+    fx_buf ob;
+    fx_buf_init (&ob);
+    fx_arena *oa = fx_arena_new ();
+    fx_diag od;
+    fx_diag_clear (&od);
+    if (fx_backend_resolve_options (backend, NULL, config->options, config->n_options, oa, &shown, &od) == FX_OK)
+      fx_options_format (&shown, true, &ob);
+    snprintf (result->options, sizeof result->options, "%s", ob.data ? ob.data : "{}");
+    fx_buf_free (&ob);
+    fx_arena_free (oa);
+  }
+
+  times = calloc ((size_t) repeat, sizeof (double));
+  fx_allocator *alloc = fx_allocator_default ();
+  bool timed = false;
+  if (backend->bench)
+    {
+      size_t peak = 0;
+      fx_diag bd;
+      fx_diag_clear (&bd);
+      st = backend->bench (c, inputs, n_inputs, warmup, repeat, arena, times, &res, &n_res, &peak, &bd);
+      if (st == FX_OK)
+        {
+          timed = true;
+          result->peak_bytes = peak;
+        }
+      else if (st != FX_ERR_UNSUPPORTED)
+        {
+          diag = bd;
+          goto fail;
+        }
+      st = FX_OK;
+    }
+  if (!timed)
+    {
+      for (int i = 0; i < warmup + repeat; i++)
+        {
+          clear_values (res, n_res);
+          res = NULL;
+          n_res = 0;
+          if (i == warmup)
+            fx_allocator_reset_peak (alloc);
+          size_t live_before = alloc->live_bytes;
+          double t0 = now_ms ();
+          st = fx_compiled_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
+          double t1 = now_ms ();
+          if (st != FX_OK)
+            goto fail;
+          if (i >= warmup)
+            {
+              times[i - warmup] = t1 - t0;
+              size_t extra = alloc->peak_bytes > live_before ? alloc->peak_bytes - live_before : 0;
+              if (extra > result->peak_bytes)
+                result->peak_bytes = extra;
+            }
+        }
+    }
+  qsort (times, (size_t) repeat, sizeof (double), cmp_double);
+  result->min_ms = times[0];
+  result->max_ms = times[repeat - 1];
+  result->median_ms = repeat % 2 ? times[repeat / 2] : (times[repeat / 2 - 1] + times[repeat / 2]) / 2;
+  result->status = FX_OK;
+
+  if (ref && n_ref)
+    {
+      fx_same_opts so;
+      fx_same_opts_init (&so);
+      fx_same_report rep;
+      memset (&rep, 0, sizeof rep);
+      if (n_res != n_ref)
+        {
+          result->verdict = FX_VERDICT_FAIL;
+          snprintf (result->accuracy_report, sizeof result->accuracy_report,
+                    "returned %zu outputs, the reference has %zu", n_res, n_ref);
+        }
+      else
+        {
+          bool ok = fx_same_values (ref, res, fp64_ref, n_ref, &so, &rep);
+          result->verdict = ok ? FX_VERDICT_PASS : FX_VERDICT_FAIL;
+          result->max_abs_err = rep.max_abs_err;
+          result->max_rel_err = rep.max_rel_err;
+          snprintf (result->accuracy_report, sizeof result->accuracy_report, "%s", rep.message);
+        }
+    }
+  else
+    result->verdict = FX_VERDICT_NOT_CHECKED;
+  goto done;
+
+fail:
+  set_error (result, st, &diag);
+done:
+  if (outputs && result->status == FX_OK)
+    {
+      *outputs = res;
+      *n_outputs = n_res;
+    }
+  else
+    clear_values (res, n_res);
+  if (compiled)
+    *compiled = c;
+  else
+    fx_compiled_free (c);
+  free (times);
+  fx_arena_free (scratch);
+}
