@@ -1,9 +1,172 @@
-/* fxwb-cmd-compare.c: `fxwb compare`. This build does not have it yet; the owning change replaces this file. */
-#include "fxwb.h"
+/* fxwb-cmd-compare.c: `fxwb compare FILE|WORKSPACE:COMPILE --backend A --backend B ...`: the same graph and inputs
+   through several backend/mode/option columns, side by side: compile ms, median ms, speedup against the first
+   column, accuracy verdict and max error, kernel count; per-kernel times with --kernels; --json. */
+#include "fxwb-runs.h"
+
+#include <math.h>
+#include <string.h>
+
+static void
+print_table (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_run *runs, size_t n,
+             const fxwb_run_opts *o)
+{
+  printf ("graph: %s (%zu nodes, %zu inputs, seed %" G_GINT64_FORMAT "), %d timed calls after %d warm-up\n",
+          src->label, src->graph->n_nodes, in->n_inputs, o->seed, o->repeat, o->warmup);
+  if (!in->ref)
+    printf ("reference: none, the interpreter cannot run this graph (%s)\n", in->ref_error);
+  int w = 7;
+  for (size_t i = 0; i < n; i++)
+    if ((int) strlen (runs[i].result.backend) > w)
+      w = (int) strlen (runs[i].result.backend);
+  printf ("%-*s  %-26s  %11s  %10s  %8s  %-11s  %9s  %7s\n", w, "backend", "mode / options", "compile ms", "median ms",
+          "speedup", "accuracy", "max error", "kernels");
+  double base = runs[0].result.status == FX_OK ? runs[0].result.median_ms : NAN;
+  for (size_t i = 0; i < n; i++)
+    {
+      const fx_run_result *r = &runs[i].result;
+      g_autofree char *mo = NULL;
+      if (strcmp (r->mode, "default") != 0)
+        mo = g_strdup (r->mode);
+      else
+        mo = g_strdup (r->options[0] && strcmp (r->options, "{}") != 0 ? r->options : "default");
+      if (strlen (mo) > 26)
+        strcpy (mo + 23, "...");
+      if (r->status != FX_OK)
+        {
+          printf ("%-*s  %-26s  %11s  %10s  %8s  %-11s  %9s  %7s\n", w, r->backend, mo, "-", "-", "-", "error", "-",
+                  "-");
+          continue;
+        }
+      char speed[32] = "-", err[32] = "-";
+      if (isfinite (base) && r->median_ms > 0)
+        g_snprintf (speed, sizeof speed, "%.2fx", base / r->median_ms);
+      if (r->verdict == FX_VERDICT_PASS || r->verdict == FX_VERDICT_FAIL)
+        g_snprintf (err, sizeof err, "%.2g", r->max_abs_err);
+      printf ("%-*s  %-26s  %11.2f  %10.4f  %8s  %-11s  %9s  %7zu\n", w, r->backend, mo, r->compile_ms, r->median_ms,
+              speed, fx_verdict_name (r->verdict), err, r->n_kernels);
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const fx_run_result *r = &runs[i].result;
+      if (r->status != FX_OK)
+        printf ("\n%s failed (%s):\n%s\n", r->backend, fx_status_name (r->status), r->error);
+      else if (r->verdict == FX_VERDICT_FAIL)
+        printf ("\n%s does not match the interpreter: %s\n", r->backend, r->accuracy_report);
+    }
+  if (o->kernels)
+    for (size_t i = 0; i < n; i++)
+      if (runs[i].compiled && runs[i].compiled->n_kernels)
+        {
+          printf ("\nkernels of %s:\n", runs[i].result.backend);
+          fxwb_print_kernels (runs[i].compiled);
+        }
+}
 
 int
 fxwb_cmd_compare (int argc, char **argv)
 {
-  fprintf (stderr, "fxwb compare: this command is not in this build yet\n");
-  return FXWB_EXIT_UNAVAILABLE;
+  fxwb_run_opts o;
+  fxwb_run_opts_init (&o);
+  g_auto (GStrv) backends = NULL;
+  GOptionEntry entries[] = {
+    { "backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backends,
+      "A column (repeatable; default: eager, aot_eager, inductor)", "SPEC" },
+    { NULL },
+  };
+  g_set_prgname ("fxwb compare");
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - compare backends side by side");
+  g_option_context_add_main_entries (context, entries, NULL);
+  fxwb_run_opts_add_entries (context, &o);
+  g_option_context_set_summary (context,
+                                "Runs the graph on the same inputs with every --backend column and prints them side\n"
+                                "by side; the first column is the baseline of the speedups. --mode and --option\n"
+                                "apply to every column; a column's own @MODE and ,KEY=VALUE to it alone.\n"
+                                "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune");
+  g_option_context_set_description (context, fxwb_run_opts_description ());
+  if (!fxwb_parse_options (context, &argc, &argv))
+    {
+      fxwb_run_opts_clear (&o);
+      return FXWB_EXIT_USAGE;
+    }
+  if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "fxwb compare: %s\n\n%s",
+               argc < 2 ? "missing FILE" : argc > 2 ? "one graph at a time" : "--repeat and --scale must be >= 1", help);
+      fxwb_run_opts_clear (&o);
+      return FXWB_EXIT_USAGE;
+    }
+  static const char *const default_columns[] = { "eager", "aot_eager", "inductor", NULL };
+  const char *const *specs = backends ? (const char *const *) backends : default_columns;
+  size_t n = 0;
+  while (specs[n])
+    n++;
+  fxwb_column *cols = g_new0 (fxwb_column, n);
+  int rc = FXWB_EXIT_OK;
+  size_t n_parsed = 0;
+  for (; n_parsed < n && rc == FXWB_EXIT_OK; n_parsed++)
+    if (!fxwb_column_parse ("fxwb compare", specs[n_parsed], &o, &cols[n_parsed])
+        || !fxwb_column_validate ("fxwb compare", &cols[n_parsed]))
+      rc = FXWB_EXIT_USAGE;
+  fxwb_source src;
+  memset (&src, 0, sizeof src);
+  fxwb_inputs in;
+  memset (&in, 0, sizeof in);
+  fxwb_column_run *runs = g_new0 (fxwb_column_run, n);
+  if (rc == FXWB_EXIT_OK)
+    rc = fxwb_source_load ("fxwb compare", argv[1], &o, &src);
+  if (rc == FXWB_EXIT_OK)
+    rc = fxwb_inputs_make ("fxwb compare", &src, &o, &in);
+  gboolean any_failed = FALSE;
+  for (size_t i = 0; rc == FXWB_EXIT_OK && i < n; i++)
+    {
+      if (fxwb_stderr_is_tty () && !o.json)
+        {
+          g_autofree char *label = g_strdup_printf ("%s (%zu/%zu)", cols[i].label, i + 1, n);
+          fxwb_progress (label, (double) i / (double) n);
+        }
+      fxwb_column_run_exec (&src, &in, &cols[i], &o, &runs[i]);
+      if (runs[i].result.status != FX_OK || runs[i].result.verdict == FX_VERDICT_FAIL)
+        any_failed = TRUE;
+      if (!o.no_store)
+        rc = fxwb_store_run ("fxwb compare", &src, &runs[i]);
+    }
+  if (fxwb_stderr_is_tty () && !o.json)
+    fxwb_progress_done ();
+  if (rc == FXWB_EXIT_OK)
+    {
+      if (o.json)
+        {
+          fx_buf out;
+          fx_buf_init (&out);
+          fx_buf_puts (&out, "[");
+          for (size_t i = 0; i < n; i++)
+            {
+              if (i)
+                fx_buf_puts (&out, ",\n ");
+              fx_run_result_to_json (&runs[i].result, &out);
+            }
+          fx_buf_puts (&out, "]");
+          printf ("%s\n", out.data);
+          fx_buf_free (&out);
+        }
+      else
+        {
+          print_table (&src, &in, runs, n, &o);
+          if (src.store)
+            printf ("\nstored %zu runs in %s\n", n, src.store_path);
+        }
+      if (any_failed)
+        rc = FXWB_EXIT_FAILURE;
+    }
+  for (size_t i = 0; i < n; i++)
+    fxwb_column_run_clear (&runs[i]);
+  g_free (runs);
+  for (size_t i = 0; i < n_parsed; i++)
+    fxwb_column_clear (&cols[i]);
+  g_free (cols);
+  fxwb_inputs_clear (&in);
+  fxwb_source_clear (&src);
+  fxwb_run_opts_clear (&o);
+  return rc;
 }

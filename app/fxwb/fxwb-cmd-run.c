@@ -1,9 +1,116 @@
-/* fxwb-cmd-run.c: `fxwb run`. This build does not have it yet; the owning change replaces this file. */
-#include "fxwb.h"
+/* fxwb-cmd-run.c: `fxwb run FILE|WORKSPACE:COMPILE --backend B [--mode M] [--option k=v]...`: compile the graph
+   with one backend, time it, check it against the interpreter and (optionally) store the run. */
+#include "fxwb-runs.h"
+
+#include <math.h>
+#include <string.h>
+
+static void
+print_result (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_run *run, const fxwb_run_opts *o)
+{
+  const fx_run_result *r = &run->result;
+  printf ("graph      %s (%zu nodes, %zu inputs)\n", src->label, src->graph->n_nodes, in->n_inputs);
+  printf ("backend    %s   mode %s   options %s   device %s\n", r->backend, r->mode, r->options[0] ? r->options : "{}",
+          r->device);
+  if (r->status != FX_OK)
+    {
+      printf ("status     failed (%s)\n%s\n", fx_status_name (r->status), r->error);
+      return;
+    }
+  printf ("compile    %.2f ms\n", r->compile_ms);
+  printf ("run        median %.4f ms   min %.4f ms   max %.4f ms   (%d calls after %d warm-up)\n", r->median_ms,
+          r->min_ms, r->max_ms, r->repeat, r->warmup);
+  printf ("memory     peak %.2f MiB beyond the inputs\n", (double) r->peak_bytes / (1024.0 * 1024.0));
+  if (r->verdict == FX_VERDICT_NOT_CHECKED)
+    printf ("accuracy   not checked: the interpreter cannot run this graph (%s)\n", in->ref_error);
+  else
+    printf ("accuracy   %s   max abs error %.3g   max rel error %.3g%s%s\n", fx_verdict_name (r->verdict),
+            r->max_abs_err, r->max_rel_err, r->accuracy_report[0] ? "\n           " : "", r->accuracy_report);
+  printf ("kernels    %zu\n", r->n_kernels);
+  if (run->compiled && (o->kernels || run->compiled->n_kernels <= 12))
+    fxwb_print_kernels (run->compiled);
+  if (run->compiled && run->compiled->notes.len)
+    printf ("notes\n%s", run->compiled->notes.data);
+}
 
 int
 fxwb_cmd_run (int argc, char **argv)
 {
-  fprintf (stderr, "fxwb run: this command is not in this build yet\n");
-  return FXWB_EXIT_UNAVAILABLE;
+  fxwb_run_opts o;
+  fxwb_run_opts_init (&o);
+  g_autofree char *backend = NULL;
+  GOptionEntry entries[] = {
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "The backend (default: eager; see below)", "SPEC" },
+    { NULL },
+  };
+  g_set_prgname ("fxwb run");
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - run a graph with a backend");
+  g_option_context_add_main_entries (context, entries, NULL);
+  fxwb_run_opts_add_entries (context, &o);
+  g_option_context_set_summary (context, "Compiles the graph with the backend, runs it --warmup times untimed and\n"
+                                         "--repeat times timed, and checks the outputs against the interpreter.");
+  g_option_context_set_description (context, fxwb_run_opts_description ());
+  int rc = FXWB_EXIT_OK;
+  if (!fxwb_parse_options (context, &argc, &argv))
+    {
+      fxwb_run_opts_clear (&o);
+      return FXWB_EXIT_USAGE;
+    }
+  if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      fprintf (stderr, "fxwb run: %s\n\n%s",
+               argc < 2 ? "missing FILE" : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
+                                                    : "--repeat and --scale must be >= 1, --warmup >= 0", help);
+      fxwb_run_opts_clear (&o);
+      return FXWB_EXIT_USAGE;
+    }
+  fxwb_column col;
+  if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col))
+    {
+      fxwb_run_opts_clear (&o);
+      return FXWB_EXIT_USAGE;
+    }
+  if (!fxwb_column_validate ("fxwb run", &col))
+    {
+      fxwb_column_clear (&col);
+      fxwb_run_opts_clear (&o);
+      return FXWB_EXIT_USAGE;
+    }
+  fxwb_source src;
+  fxwb_inputs in;
+  memset (&in, 0, sizeof in);
+  fxwb_column_run run;
+  memset (&run, 0, sizeof run);
+  rc = fxwb_source_load ("fxwb run", argv[1], &o, &src);
+  if (rc == FXWB_EXIT_OK)
+    rc = fxwb_inputs_make ("fxwb run", &src, &o, &in);
+  if (rc == FXWB_EXIT_OK)
+    {
+      if (!in.ref && !o.json)
+        fprintf (stderr, "fxwb run: warning: no reference, the interpreter failed: %s\n", in.ref_error);
+      fxwb_column_run_exec (&src, &in, &col, &o, &run);
+      if (o.json)
+        {
+          fx_buf out;
+          fx_buf_init (&out);
+          fx_run_result_to_json (&run.result, &out);
+          printf ("%s\n", out.data);
+          fx_buf_free (&out);
+        }
+      else
+        print_result (&src, &in, &run, &o);
+      if (!o.no_store)
+        rc = fxwb_store_run ("fxwb run", &src, &run);
+      if (rc == FXWB_EXIT_OK && src.store && !o.json)
+        printf ("stored in %s\n", src.store_path);
+      if (rc == FXWB_EXIT_OK && (run.result.status != FX_OK || run.result.verdict == FX_VERDICT_FAIL))
+        rc = FXWB_EXIT_FAILURE;
+    }
+  fxwb_column_run_clear (&run);
+  fxwb_inputs_clear (&in);
+  fxwb_source_clear (&src);
+  fxwb_column_clear (&col);
+  fxwb_run_opts_clear (&o);
+  return rc;
 }

@@ -103,7 +103,9 @@ static void
 set_error (fx_run_result *r, fx_status st, const fx_diag *diag)
 {
   r->status = st == FX_OK ? FX_ERR_BACKEND : st;
-  if (diag->node[0])
+  char prefix[160];
+  snprintf (prefix, sizeof prefix, "node '%s'", diag->node);
+  if (diag->node[0] && strstr (diag->message, prefix) == NULL)
     snprintf (r->error, sizeof r->error, "node '%s': %s", diag->node, diag->message);
   else
     snprintf (r->error, sizeof r->error, "%s", diag->message[0] ? diag->message : fx_status_name (r->status));

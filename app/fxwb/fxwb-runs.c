@@ -1,0 +1,612 @@
+/* fxwb-runs.c: the parts `fxwb run` and `fxwb compare` share: loading the graph (FX file or WORKSPACE:COMPILE),
+   inputs and the interpreter's reference, backend column specs, per-kernel times and storing runs. */
+#include "fxwb-runs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fx/pyparse.h"
+#include "fx/runtime.h"
+#include "inductor/fx-inductor.h"
+
+void
+fxwb_run_opts_init (fxwb_run_opts *o)
+{
+  memset (o, 0, sizeof *o);
+  o->scale = 1;
+  o->repeat = 10;
+  o->warmup = 1;
+}
+
+void
+fxwb_run_opts_clear (fxwb_run_opts *o)
+{
+  g_free (o->stage);
+  g_free (o->inputs);
+  g_free (o->workspace);
+  g_free (o->mode);
+  g_strfreev (o->options);
+  memset (o, 0, sizeof *o);
+}
+
+void
+fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
+{
+  GOptionEntry entries[] = {
+    { "stage", 0, 0, G_OPTION_ARG_STRING, &o->stage,
+      "The graph stage of a workspace compile (default: aot_inference, aot_forward, post_grad, dynamo, in that "
+      "order of preference)", "STAGE" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode,
+      "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs", "MODE" },
+    { "option", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &o->options,
+      "A backend option, e.g. cpp.threads=2 (repeatable; see `fxwb backends --options`)", "KEY=VALUE" },
+    { "inputs", 'i', 0, G_OPTION_ARG_FILENAME, &o->inputs,
+      "spec (random, from the graph's annotations; the default), repro (a repro.py's load_args), an inputs.json "
+      "file, or a folder of saved tensors", "SOURCE" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed, "Seed of the random inputs (default 0)", "S" },
+    { "scale", 0, 0, G_OPTION_ARG_INT, &o->scale, "Divide every input size >= 64 by N (machine-sized runs)", "N" },
+    { "repeat", 'n', 0, G_OPTION_ARG_INT, &o->repeat, "Timed calls (default 10)", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &o->warmup, "Untimed calls before timing (default 1)", "N" },
+    { "workspace", 'w', 0, G_OPTION_ARG_FILENAME, &o->workspace,
+      "Store the runs (and generated kernels) in this workspace (created when missing)", "FILE.fxwb" },
+    { "no-store", 0, 0, G_OPTION_ARG_NONE, &o->no_store,
+      "Do not store runs of a workspace's compile back into the workspace", NULL },
+    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &o->kernels, "Time and list every generated kernel", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the results as JSON", NULL },
+    { NULL },
+  };
+  /* GOptionContext copies the entries. */
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+const char *
+fxwb_run_opts_description (void)
+{
+  return "Graphs:\n"
+         "  FILE              an FX graph (print_readable, GraphModule.code, repro.py, canonical JSON)\n"
+         "  WORKSPACE:COMPILE a compile of a workspace, e.g. run.fxwb:0/1 (see `fxwb ls`)\n"
+         "\n"
+         "Backends:\n"
+         "  NAME              a registered backend (see `fxwb backends`)\n"
+         "  torch:NAME        PyTorch in a subprocess with torch.compile(backend=NAME); torch:eager runs it eagerly\n"
+         "  A|B               A, falling back to B when A does not compile\n"
+         "  SPEC@MODE         with a mode, e.g. inductor@max-autotune\n"
+         "  SPEC,KEY=VALUE    with options, e.g. inductor,cpp.threads=1,epilogue_fusion=False\n"
+         "\n"
+         "Every run is checked against the engine's interpreter with PyTorch's same() (tolerance 1e-3).\n"
+         "\n"
+         "Exit status:\n"
+         "  0  every run worked and matched the reference\n"
+         "  1  a run failed or did not match, or the graph is malformed\n"
+         "  2  wrong command line (unknown backend, option or mode)\n"
+         "  3  a file could not be read or written\n";
+}
+
+/* ---------------------------------------------------------------- graph source */
+
+static const char *const stage_preference[] = {
+  "aot_inference", "aot_forward", "post_grad", "inductor_transformed", "user", "dynamo", NULL,
+};
+
+static gboolean
+is_regular_file (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && S_ISREG (st.st_mode);
+}
+
+static gboolean
+is_workspace_path (const char *path)
+{
+  return g_str_has_suffix (path, ".fxwb");
+}
+
+static int
+open_store (const char *cmd, const char *path, gboolean create, fxwb_source *src)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_open (path, create, &src->store, &diag);
+  if (st != FX_OK)
+    {
+      fprintf (stderr, "%s: cannot open workspace %s: %s\n", cmd, path, diag.message);
+      return fxwb_exit_for_status (st);
+    }
+  src->store_path = g_strdup (path);
+  return FXWB_EXIT_OK;
+}
+
+static int
+load_from_workspace (const char *cmd, const char *path, const char *compile_id, const fxwb_run_opts *o,
+                     fxwb_source *src)
+{
+  int rc = open_store (cmd, path, FALSE, src);
+  if (rc != FXWB_EXIT_OK)
+    return rc;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_find_compile (src->store, compile_id, &src->compile_row, &diag);
+  if (st != FX_OK)
+    {
+      fprintf (stderr, "%s: %s: no compile %s: %s (see `fxwb ls %s`)\n", cmd, path, compile_id, diag.message, path);
+      return FXWB_EXIT_FAILURE;
+    }
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi = NULL;
+  size_t n = 0;
+  st = fx_store_list_graphs (src->store, src->compile_row, arena, &gi, &n, &diag);
+  const fx_store_graph_info *found = NULL;
+  if (st == FX_OK && o->stage)
+    {
+      for (size_t i = 0; i < n; i++)
+        if (strcmp (gi[i].stage, o->stage) == 0)
+          found = &gi[i];
+    }
+  else if (st == FX_OK)
+    for (const char *const *p = stage_preference; *p && !found; p++)
+      for (size_t i = 0; i < n; i++)
+        if (strcmp (gi[i].stage, *p) == 0 && gi[i].parsed)
+          found = &gi[i];
+  if (st == FX_OK && found == NULL)
+    {
+      GString *stages = g_string_new (NULL);
+      for (size_t i = 0; i < n; i++)
+        g_string_append_printf (stages, "%s%s", i ? ", " : "", gi[i].stage);
+      fprintf (stderr, "%s: compile %s of %s has no %s graph (stages: %s)\n", cmd, compile_id, path,
+               o->stage ? o->stage : "runnable", n ? stages->str : "none");
+      g_string_free (stages, TRUE);
+      fx_arena_free (arena);
+      return FXWB_EXIT_FAILURE;
+    }
+  if (st == FX_OK)
+    {
+      src->graph_id = found->id;
+      st = fx_store_get_graph (src->store, found->id, &src->graph, &src->text, &diag);
+      if (st == FX_OK && src->graph == NULL)
+        {
+          fprintf (stderr, "%s: the %s graph of compile %s did not parse when it was imported\n", cmd, found->stage,
+                   compile_id);
+          fx_arena_free (arena);
+          return FXWB_EXIT_FAILURE;
+        }
+      src->label = g_strdup_printf ("%s:[%s] %s", path, compile_id, found->stage);
+    }
+  fx_arena_free (arena);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  if (o->no_store)
+    {
+      fx_store_close (src->store);
+      src->store = NULL;
+    }
+  return FXWB_EXIT_OK;
+}
+
+int
+fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src)
+{
+  memset (src, 0, sizeof *src);
+  if (!is_regular_file (arg))
+    {
+      /* WORKSPACE:COMPILE: the workspace part is the longest prefix before a ':' that is a file. */
+      const char *colon = strrchr (arg, ':');
+      if (colon)
+        {
+          g_autofree char *path = g_strndup (arg, (gsize) (colon - arg));
+          if (is_regular_file (path))
+            {
+              if (o->workspace)
+                {
+                  fprintf (stderr, "%s: --workspace is for FX files; runs of %s are stored in %s itself\n", cmd,
+                           arg, path);
+                  return FXWB_EXIT_USAGE;
+                }
+              return load_from_workspace (cmd, path, colon + 1, o, src);
+            }
+        }
+      fprintf (stderr, "%s: %s: %s\n", cmd, arg, access (arg, F_OK) == 0 ? "not a regular file"
+                                                                          : "no such file (or WORKSPACE:COMPILE)");
+      return FXWB_EXIT_IO;
+    }
+  if (is_workspace_path (arg))
+    {
+      fprintf (stderr, "%s: %s is a workspace: name a compile, e.g. %s:0/0 (see `fxwb ls %s`)\n", cmd, arg, arg, arg);
+      return FXWB_EXIT_USAGE;
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  size_t len = 0;
+  fx_status st = fx_file_read (arg, &src->text, &len, &diag);
+  if (st == FX_OK)
+    st = fx_parse_fx_file (arg, &src->graph, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  src->file = g_strdup (arg);
+  src->label = g_strdup (arg);
+  if (o->workspace && !o->no_store)
+    return open_store (cmd, o->workspace, TRUE, src);
+  return FXWB_EXIT_OK;
+}
+
+void
+fxwb_source_clear (fxwb_source *src)
+{
+  if (src->graph)
+    fx_graph_free (src->graph);
+  if (src->store)
+    fx_store_close (src->store);
+  g_free (src->label);
+  free (src->text);
+  g_free (src->file);
+  g_free (src->store_path);
+  memset (src, 0, sizeof *src);
+}
+
+/* ---------------------------------------------------------------- columns */
+
+static gboolean
+add_kv (const char *cmd, GArray *kv, const char *text)
+{
+  const char *eq = strchr (text, '=');
+  if (eq == NULL || eq == text)
+    {
+      fprintf (stderr, "%s: an option is KEY=VALUE, got '%s'\n", cmd, text);
+      return FALSE;
+    }
+  fx_option_kv item = { g_strndup (text, (gsize) (eq - text)), g_strdup (eq + 1) };
+  g_array_append_val (kv, item);
+  return TRUE;
+}
+
+gboolean
+fxwb_column_parse (const char *cmd, const char *text, const fxwb_run_opts *o, fxwb_column *col)
+{
+  memset (col, 0, sizeof *col);
+  col->label = g_strdup (text);
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  GArray *kv = g_array_new (FALSE, TRUE, sizeof (fx_option_kv));
+  gboolean ok = TRUE;
+  char *at = strchr (parts[0], '@');
+  if (at)
+    {
+      *at = '\0';
+      col->mode = g_strdup (at + 1);
+    }
+  col->spec = g_strdup (parts[0]);
+  if (*col->spec == '\0')
+    {
+      fprintf (stderr, "%s: empty backend in '%s'\n", cmd, text);
+      ok = FALSE;
+    }
+  for (int i = 1; ok && parts[i]; i++)
+    ok = add_kv (cmd, kv, parts[i]);
+  for (int i = 0; ok && o->options && o->options[i]; i++)
+    ok = add_kv (cmd, kv, o->options[i]);
+  if (col->mode == NULL && o->mode)
+    col->mode = g_strdup (o->mode);
+  col->n_kv = kv->len;
+  col->kv = (fx_option_kv *) g_array_free (kv, FALSE);
+  if (!ok)
+    fxwb_column_clear (col);
+  return ok;
+}
+
+void
+fxwb_column_clear (fxwb_column *col)
+{
+  for (size_t i = 0; i < col->n_kv; i++)
+    {
+      g_free ((char *) col->kv[i].key);
+      g_free ((char *) col->kv[i].value);
+    }
+  g_free (col->kv);
+  g_free (col->spec);
+  g_free (col->mode);
+  g_free (col->label);
+  memset (col, 0, sizeof *col);
+}
+
+gboolean
+fxwb_column_validate (const char *cmd, const fxwb_column *col)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *arena = fx_arena_new ();
+  const fx_backend *b = NULL;
+  const char *sub = NULL;
+  fx_status st = fx_backend_parse_spec (col->spec, arena, &b, &sub, &diag);
+  if (st == FX_OK)
+    {
+      fx_options opts;
+      st = fx_backend_resolve_options (b, col->mode, col->kv, col->n_kv, arena, &opts, &diag);
+    }
+  fx_arena_free (arena);
+  if (st != FX_OK)
+    fprintf (stderr, "%s: %s: %s\n", cmd, col->label, diag.message);
+  return st == FX_OK;
+}
+
+/* ---------------------------------------------------------------- inputs and reference */
+
+int
+fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in)
+{
+  memset (in, 0, sizeof *in);
+  in->arena = fx_arena_new ();
+  if (o->scale > 1)
+    fx_graph_scale_inputs (src->graph, o->scale, 64);
+  fx_inputs_source kind = FX_INPUTS_SPEC;
+  const char *path = NULL;
+  if (o->inputs && strcmp (o->inputs, "spec") != 0 && strcmp (o->inputs, "repro") != 0)
+    {
+      struct stat st;
+      if (stat (o->inputs, &st) != 0)
+        {
+          fprintf (stderr, "%s: --inputs %s: %s\n", cmd, o->inputs, g_strerror (errno));
+          return FXWB_EXIT_IO;
+        }
+      kind = S_ISDIR (st.st_mode) ? FX_INPUTS_SAVED : FX_INPUTS_JSON;
+      path = o->inputs;
+    }
+  if (o->inputs && strcmp (o->inputs, "repro") == 0 && src->graph->n_inputs == 0)
+    {
+      fprintf (stderr, "%s: --inputs repro: %s has no load_args (not a repro.py)\n", cmd, src->label);
+      return FXWB_EXIT_FAILURE;
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_inputs_make (src->graph, kind, path, (uint64_t) o->seed, NULL, in->arena, &in->inputs,
+                                 &in->n_inputs, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  fx_interp_opts io;
+  memset (&io, 0, sizeof io);
+  fx_generator gen;
+  fx_generator_seed (&gen, 0);
+  io.gen = &gen;
+  fx_diag_clear (&diag);
+  st = fx_interp_run (src->graph, in->inputs, in->n_inputs, &io, in->arena, &in->ref, &in->n_ref, &diag);
+  if (st != FX_OK)
+    {
+      if (diag.node[0])
+        g_snprintf (in->ref_error, sizeof in->ref_error, "node '%s': %s", diag.node, diag.message);
+      else
+        g_snprintf (in->ref_error, sizeof in->ref_error, "%s", diag.message);
+      in->ref = NULL;
+      in->n_ref = 0;
+    }
+  return FXWB_EXIT_OK;
+}
+
+void
+fxwb_inputs_clear (fxwb_inputs *in)
+{
+  for (size_t i = 0; i < in->n_inputs; i++)
+    fx_value_clear (&in->inputs[i]);
+  for (size_t i = 0; i < in->n_ref; i++)
+    fx_value_clear (&in->ref[i]);
+  if (in->arena)
+    fx_arena_free (in->arena);
+  memset (in, 0, sizeof *in);
+}
+
+/* ---------------------------------------------------------------- running a column */
+
+void
+fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column *col, const fxwb_run_opts *o,
+                      fxwb_column_run *out)
+{
+  memset (out, 0, sizeof *out);
+  fx_run_config cfg = {
+    .backend = col->spec,
+    .mode = col->mode,
+    .options = col->kv,
+    .n_options = col->n_kv,
+    .warmup = o->warmup,
+    .repeat = o->repeat,
+  };
+  fx_arena *arena = fx_arena_new ();
+  fx_run_backend (src->graph, in->inputs, in->n_inputs, &cfg, in->ref, NULL, in->n_ref, arena, NULL, NULL,
+                  &out->compiled, &out->result);
+  fx_arena_free (arena);
+  g_strlcpy (out->result.backend, col->label, sizeof out->result.backend);
+  if (out->compiled && o->kernels && out->compiled->backend == &fx_inductor_backend)
+    {
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      if (fx_inductor_profile (out->compiled, in->inputs, in->n_inputs, o->repeat, &diag) != FX_OK)
+        fprintf (stderr, "per-kernel timing of %s failed: %s\n", col->label, diag.message);
+    }
+}
+
+void
+fxwb_column_run_clear (fxwb_column_run *run)
+{
+  fx_compiled_free (run->compiled);
+  memset (run, 0, sizeof *run);
+}
+
+/* ---------------------------------------------------------------- storing */
+
+static gboolean
+has_generated_kernels (const fx_compiled *c)
+{
+  for (size_t k = 0; c && k < c->n_kernels; k++)
+    if (strcmp (c->kernels[k].kind, "interpreter") != 0)
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+join_nodes (const fx_kernel_info *k)
+{
+  GString *s = g_string_new (NULL);
+  for (size_t i = 0; i < k->n_nodes; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", k->nodes[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* A file's graph becomes a workspace input with one compile holding it, once per content. */
+static fx_status
+ensure_file_graph (fxwb_source *src, fx_diag *diag)
+{
+  if (src->graph_id)
+    return FX_OK;
+  g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, src->text ? src->text : "", -1);
+  int64_t input = 0;
+  fx_status st = fx_store_find_input (src->store, hash, &input, diag);
+  if (st == FX_OK && input == 0)
+    st = fx_store_add_input (src->store, src->file, "fx_graph", hash, (int64_t) (src->text ? strlen (src->text) : 0),
+                             &input, diag);
+  fx_compile_id cid = { -1, 0, 0, 0 };
+  if (st == FX_OK)
+    st = fx_store_ensure_compile (src->store, input, &cid, &src->compile_row, diag);
+  if (st != FX_OK)
+    return st;
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi = NULL;
+  size_t n = 0;
+  st = fx_store_list_graphs (src->store, src->compile_row, arena, &gi, &n, diag);
+  for (size_t i = 0; st == FX_OK && i < n; i++)
+    if (strcmp (gi[i].stage, "user") == 0)
+      src->graph_id = gi[i].id;
+  fx_arena_free (arena);
+  if (st == FX_OK && src->graph_id == 0)
+    {
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      u.file = src->file;
+      u.function = "forward";
+      u.graph_op_count = (int) src->graph->n_nodes;
+      st = fx_store_update_compile (src->store, src->compile_row, &u, diag);
+      if (st == FX_OK)
+        st = fx_store_add_graph (src->store, src->compile_row, "user", src->graph, src->text, &src->graph_id, diag);
+    }
+  return st;
+}
+
+/* The kernels a backend generated become a compile of their own ("engine" input): the app's Kernels view and
+   fusion overlay show it like an imported Inductor compile. */
+static fx_status
+store_engine_compile (fxwb_source *src, const fxwb_column_run *run, int64_t *compile_row, fx_diag *diag)
+{
+  const fx_compiled *c = run->compiled;
+  g_autofree char *path = g_strdup_printf ("%s of %s", run->result.backend, src->label);
+  g_autofree char *unique = g_strdup_printf ("engine:%s:%" G_GINT64_FORMAT ":%d", path, g_get_real_time (),
+                                             (int) getpid ());
+  g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, unique, -1);
+  int64_t input = 0;
+  fx_status st = fx_store_add_input (src->store, path, "engine_compile", hash, 0, &input, diag);
+  fx_compile_id cid = { -1, 0, 0, 0 };
+  if (st == FX_OK)
+    st = fx_store_ensure_compile (src->store, input, &cid, compile_row, diag);
+  if (st == FX_OK)
+    {
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      u.function = run->result.backend;
+      u.file = src->file;
+      u.backend_compile_s = run->result.compile_ms / 1e3;
+      u.graph_op_count = (int) src->graph->n_nodes;
+      st = fx_store_update_compile (src->store, *compile_row, &u, diag);
+    }
+  if (st == FX_OK)
+    st = fx_store_add_graph (src->store, *compile_row, "user", src->graph, src->text, NULL, diag);
+  for (size_t k = 0; st == FX_OK && k < c->n_kernels; k++)
+    {
+      const fx_kernel_info *ki = &c->kernels[k];
+      g_autofree char *nodes = join_nodes (ki);
+      fx_buf dev;
+      fx_buf_init (&dev);
+      fx_device_format (ki->device, &dev);
+      st = fx_store_add_kernel (src->store, *compile_row, (int) k, (int) k, ki->name, ki->kind,
+                                dev.data ? dev.data : "cpu", ki->source, nodes, NULL, diag);
+      fx_buf_free (&dev);
+      if (st == FX_OK && ki->n_nodes > 0 && strcmp (ki->kind, "extern") != 0)
+        st = fx_store_add_fusion_group (src->store, *compile_row, ki->name, nodes, NULL, diag);
+      if (st == FX_OK && ki->time_ms >= 0)
+        {
+          g_autofree char *key = g_strdup_printf ("kernel_ms.%s", ki->name);
+          g_autofree char *val = g_strdup_printf ("%.6f", ki->time_ms);
+          st = fx_store_add_metric (src->store, *compile_row, key, val, diag);
+        }
+    }
+  for (size_t a = 0; st == FX_OK && a < c->n_artifacts; a++)
+    st = fx_store_add_artifact (src->store, input, *compile_row, c->artifacts[a].name, c->artifacts[a].kind,
+                                c->artifacts[a].text, diag);
+  return st;
+}
+
+int
+fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run)
+{
+  if (src->store == NULL)
+    return FXWB_EXIT_OK;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_begin (src->store, &diag);
+  if (st == FX_OK && src->file)
+    st = ensure_file_graph (src, &diag);
+  int64_t engine_compile = 0;
+  if (st == FX_OK && has_generated_kernels (run->compiled))
+    st = store_engine_compile (src, run, &engine_compile, &diag);
+  const fx_run_result *r = &run->result;
+  fx_store_run sr = {
+    .backend = r->backend,
+    .mode = r->mode,
+    .options_json = r->options,
+    .device = r->device,
+    .error = r->status == FX_OK ? (r->verdict == FX_VERDICT_FAIL ? r->accuracy_report : NULL) : r->error,
+    .compile_ms = r->compile_ms,
+    .run_ms_median = r->median_ms,
+    .run_ms_min = r->min_ms,
+    .run_ms_max = r->max_ms,
+    .accuracy = r->max_abs_err,
+    .peak_bytes = (int64_t) r->peak_bytes,
+    .verdict = fx_verdict_name (r->verdict),
+    .repeat = r->status == FX_OK ? r->repeat : 0,
+    .n_kernels = r->status == FX_OK ? (int) r->n_kernels : -1,
+    .engine_compile = engine_compile,
+  };
+  if (st == FX_OK)
+    st = fx_store_add_run (src->store, src->graph_id, &sr, NULL, &diag);
+  if (st == FX_OK)
+    st = fx_store_commit (src->store, &diag);
+  if (st != FX_OK)
+    {
+      fx_store_rollback (src->store);
+      fprintf (stderr, "%s: cannot store the run in %s: %s\n", cmd, src->store_path, diag.message);
+      return fxwb_exit_for_status (st);
+    }
+  return FXWB_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- printing */
+
+void
+fxwb_print_kernels (const fx_compiled *c)
+{
+  for (size_t k = 0; k < c->n_kernels; k++)
+    {
+      const fx_kernel_info *ki = &c->kernels[k];
+      if (ki->time_ms >= 0)
+        printf ("  %-44s %-10s %9.4f ms  [", ki->name, ki->kind, ki->time_ms);
+      else
+        printf ("  %-44s %-10s %12s  [", ki->name, ki->kind, "");
+      for (size_t i = 0; i < ki->n_nodes; i++)
+        printf ("%s%s", i ? ", " : "", ki->nodes[i]);
+      printf ("]\n");
+    }
+}

@@ -1,0 +1,95 @@
+/* fxwb-runs.h: what `fxwb run` and `fxwb compare` share: the graph source (FX file or WORKSPACE:COMPILE), inputs,
+   the interpreter's reference, column specs ("inductor@max-autotune,cpp.threads=2") and storing runs. */
+#pragma once
+
+#include "fxwb.h"
+
+#include "fx/backend.h"
+#include "fx/store.h"
+
+typedef struct
+{
+  fx_graph *graph;         /* owned */
+  char *label;             /* "model.py", "run.fxwb:[0/1] aot_inference" */
+  char *text;              /* the graph's original text (for storing a file's graph) */
+  char *file;              /* the FX file, or NULL for a workspace source */
+  fx_store *store;         /* open when results are stored */
+  char *store_path;
+  int64_t graph_id;        /* the stored graph runs attach to (0: none yet) */
+  int64_t compile_row;
+} fxwb_source;
+
+/* Common options of run and compare. */
+typedef struct
+{
+  char *stage;
+  char *inputs;            /* "spec", "repro", a .json file or a folder of saved tensors */
+  char *workspace;         /* store runs there (a workspace source stores into itself unless --no-store) */
+  gboolean no_store;
+  gboolean json;
+  gboolean kernels;        /* per-kernel times */
+  gint64 seed;
+  int scale;
+  int repeat;
+  int warmup;
+  char *mode;
+  char **options;          /* KEY=VALUE */
+} fxwb_run_opts;
+
+void fxwb_run_opts_init (fxwb_run_opts *o);
+void fxwb_run_opts_clear (fxwb_run_opts *o);
+/* Adds the shared entries to a GOptionContext's main group. */
+void fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o);
+const char *fxwb_run_opts_description (void);
+
+/* Loads FILE or WORKSPACE:COMPILE ("w.fxwb:0/1", "w.fxwb:[0/1]"); opens the store when one is to be written. */
+int fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src);
+void fxwb_source_clear (fxwb_source *src);
+
+/* One column: backend spec, mode, options. */
+typedef struct
+{
+  char *spec;              /* "inductor", "torch:inductor", "inductor|eager" */
+  char *mode;
+  fx_option_kv *kv;
+  size_t n_kv;
+  char *label;             /* as given on the command line */
+} fxwb_column;
+
+/* Parses "BACKEND[@MODE][,KEY=VALUE...]" and adds the shared --mode / --option. */
+gboolean fxwb_column_parse (const char *cmd, const char *text, const fxwb_run_opts *o, fxwb_column *col);
+void fxwb_column_clear (fxwb_column *col);
+/* Checks the backend, mode and options before anything runs (prints the error; FALSE = a usage error). */
+gboolean fxwb_column_validate (const char *cmd, const fxwb_column *col);
+
+/* Inputs and the interpreter's reference outputs (ref NULL when the interpreter cannot run the graph; the reason
+   goes to stderr). */
+typedef struct
+{
+  fx_arena *arena;
+  fx_value *inputs;
+  size_t n_inputs;
+  fx_value *ref;
+  size_t n_ref;
+  char ref_error[1024];
+} fxwb_inputs;
+
+int fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in);
+void fxwb_inputs_clear (fxwb_inputs *in);
+
+/* One column run: result, and the compiled object (for kernels) when the run compiled. */
+typedef struct
+{
+  fx_run_result result;
+  fx_compiled *compiled;
+} fxwb_column_run;
+
+void fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column *col,
+                           const fxwb_run_opts *o, fxwb_column_run *out);
+void fxwb_column_run_clear (fxwb_column_run *run);
+
+/* Stores a run (and, when its backend generated kernels, an engine compile holding them) into src->store. */
+int fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run);
+
+/* Prints a compiled object's kernels with their nodes and per-call times. */
+void fxwb_print_kernels (const fx_compiled *c);
