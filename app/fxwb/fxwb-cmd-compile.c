@@ -49,7 +49,7 @@ fxwb_cmd_compile (int argc, char **argv)
   int scale = 1, repeat = 10;
   gboolean run = FALSE, show_source = FALSE;
   GOptionEntry entries[] = {
-    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Backend to compile with (default: inductor)", "NAME" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Backend to compile with (default: inductor; any of `fxwb backends`)", "NAME" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs", "MODE" },
     { "option", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &options,
@@ -80,7 +80,7 @@ fxwb_cmd_compile (int argc, char **argv)
                                     "     result does not match the interpreter\n"
                                     "  2  wrong command line\n"
                                     "  3  a file could not be read or written\n"
-                                    "  4  the backend is not available in this build\n");
+                                    "  4  the backend is not available here (no CUDA device, no PyTorch)\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2)
@@ -89,11 +89,13 @@ fxwb_cmd_compile (int argc, char **argv)
       fprintf (stderr, "fxwb compile: %s\n\n%s", argc < 2 ? "missing FILE" : "more than one FILE", help);
       return FXWB_EXIT_USAGE;
     }
-  if (backend && strcmp (backend, "inductor") != 0)
+  fx_diag bdiag;
+  fx_diag_clear (&bdiag);
+  const fx_backend *be = fx_backend_lookup (backend ? backend : "inductor", &bdiag);
+  if (be == NULL)
     {
-      fprintf (stderr, "fxwb compile: backend '%s' cannot compile here; this build compiles with 'inductor' "
-                       "(see `fxwb backends`)\n", backend);
-      return FXWB_EXIT_UNAVAILABLE;
+      fprintf (stderr, "fxwb compile: %s\n", bdiag.message);
+      return FXWB_EXIT_USAGE;
     }
   if (scale < 1 || repeat < 1)
     {
@@ -125,14 +127,14 @@ fxwb_cmd_compile (int argc, char **argv)
   fx_compiled *c = NULL;
   int rc = FXWB_EXIT_OK;
   if (st == FX_OK)
-    st = fx_inductor_compile (graph, inputs, n_inputs, mode, kv, n_kv, &c, &diag);
+    st = fx_backend_compile (be, graph, inputs, n_inputs, mode, kv, n_kv, &c, &diag);
   if (st != FX_OK)
     {
       fxwb_print_diag (&diag);
       rc = fxwb_exit_for_status (st);
       goto out;
     }
-  printf ("compiled %s with inductor in %.1f ms: %zu kernels\n", argv[1], c->compile_ms, c->n_kernels);
+  printf ("compiled %s with %s in %.1f ms: %zu kernels\n", argv[1], be->name, c->compile_ms, c->n_kernels);
   for (size_t k = 0; k < c->n_kernels; k++)
     {
       const fx_kernel_info *ki = &c->kernels[k];
@@ -166,7 +168,7 @@ fxwb_cmd_compile (int argc, char **argv)
       st = fx_interp_run (graph, inputs, n_inputs, NULL, arena, &ref, &n_ref, &diag);
       double interp_ms = now_ms () - t0;
       if (st == FX_OK)
-        st = fx_inductor_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
+        st = fx_compiled_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
       if (st != FX_OK)
         {
           fxwb_print_diag (&diag);
@@ -189,7 +191,7 @@ fxwb_cmd_compile (int argc, char **argv)
       for (int r = 0; r < repeat; r++)
         {
           double t1 = now_ms ();
-          st = fx_inductor_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
+          st = fx_compiled_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
           double dt = now_ms () - t1;
           for (size_t i = 0; i < n_res; i++)
             fx_value_clear (&res[i]);
@@ -200,17 +202,17 @@ fxwb_cmd_compile (int argc, char **argv)
         }
       for (size_t i = 0; i < n_ref; i++)
         fx_value_clear (&ref[i]);
-      if (st == FX_OK && fx_inductor_profile (c, inputs, n_inputs, repeat, &diag) == FX_OK)
+      if (st == FX_OK && be == &fx_inductor_backend && fx_inductor_profile (c, inputs, n_inputs, repeat, &diag) == FX_OK)
         for (size_t k = 0; k < c->n_kernels; k++)
           printf ("  %-48s %10.3f ms\n", c->kernels[k].name, c->kernels[k].time_ms);
       printf ("accuracy vs interpreter: %s\n", ok ? "pass" : "FAIL");
-      printf ("time: inductor %.3f ms (best of %d), interpreter %.3f ms (one call)\n", best, repeat, interp_ms);
+      printf ("time: %s %.3f ms (best of %d), interpreter %.3f ms (one call)\n", be->name, best, repeat, interp_ms);
       if (!ok)
         rc = FXWB_EXIT_FAILURE;
     }
 out:
   if (c)
-    fx_inductor_free (c);
+    fx_compiled_free (c);
   for (size_t i = 0; i < n_inputs; i++)
     fx_value_clear (&inputs[i]);
   fx_arena_free (arena);

@@ -27,9 +27,14 @@ rc=$?
 test $rc -eq 1 || fail "malformed file: exit $rc"
 grep -q "bad.py:" "$tmp/bad.txt" || fail "error is not located: $(cat "$tmp/bad.txt")"
 
-"$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --backend eager > /dev/null 2>&1
+"$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --backend aot_eager --scale 64 --run --repeat 1 > "$tmp/aot.txt" 2>&1 \
+  || fail "aot_eager compile: exit $?"
+grep -q "with aot_eager" "$tmp/aot.txt" || fail "aot_eager not named"
+grep -q "accuracy vs interpreter: pass" "$tmp/aot.txt" || fail "aot_eager accuracy"
+"$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --backend nope > "$tmp/nope.txt" 2>&1
 rc=$?
-test $rc -eq 4 || fail "other backend: exit $rc"
+test $rc -eq 2 || fail "unknown backend: exit $rc"
+grep -q "Invalid backend: 'nope'" "$tmp/nope.txt" || fail "unknown backend message"
 "$fxwb" compile > /dev/null 2>&1
 rc=$?
 test $rc -eq 2 || fail "no FILE: exit $rc"
