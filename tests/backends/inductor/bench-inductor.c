@@ -1,6 +1,7 @@
 /* bench-inductor.c: the fixture graphs at scaled shapes: inductor (cold and warm compile, run) against the
    interpreter and torch 1.13 eager (/usr/bin/python3, when it imports torch), side by side in one run.
-   usage: bench-inductor [bench-torch-eager.py]; fixtures from $FX_FIXTURES; env BENCH_SCALE (default 8), BENCH_REPEAT (50).
+   usage: bench-inductor [bench-torch-eager.py]; fixtures from $FX_FIXTURES; env BENCH_SCALE (default 8), BENCH_REPEAT (50),
+   BENCH_PYTHON (default /usr/bin/python3), BENCH_TORCH_COMPILE=1 (the torch column is torch.compile's Inductor).
    Reports the minimum of the timed calls of each (the machine may be shared). */
 #include <glib.h>
 #include <math.h>
@@ -35,7 +36,8 @@ eager_ms (const char *script, const char *path, int scale, int repeat)
   g_snprintf (s_scale, sizeof s_scale, "%d", scale);
   g_snprintf (s_rep, sizeof s_rep, "%d", repeat);
   g_snprintf (s_thr, sizeof s_thr, "%d", (int) g_get_num_processors ());
-  const char *argv[] = { "/usr/bin/python3", script, path, s_scale, s_rep, s_thr, NULL };
+  const char *python = g_getenv ("BENCH_PYTHON") ? g_getenv ("BENCH_PYTHON") : "/usr/bin/python3";
+  const char *argv[] = { python, script, path, s_scale, s_rep, s_thr, NULL };
   char *out = NULL, *err = NULL;
   int status = 0;
   if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL)

@@ -1,5 +1,7 @@
 # bench-torch-eager.py: times a fixture FX graph (print_readable form) in torch eager on random inputs at scaled shapes.
 # usage: python3 bench-torch-eager.py FILE SCALE REPEAT THREADS  -> prints "median_ms min_ms"
+# With BENCH_TORCH_COMPILE=1 (PyTorch >= 2.0) the module runs through torch.compile (Inductor, CPU) instead.
+import os
 import re
 import sys
 import time
@@ -21,6 +23,8 @@ src = "\n".join(scale_call(l) for l in src.split("\n"))
 ns = {"torch": torch}
 exec(compile(src, path, "exec"), ns)
 m = ns["M"]()
+if os.environ.get("BENCH_TORCH_COMPILE") == "1":
+    m = torch.compile(m, backend="inductor")
 sig = re.search(r"def forward\(self, (.*?)\):", src).group(1)
 dtypes = {"f32": torch.float32, "f64": torch.float64, "i64": torch.int64, "f16": torch.float16, "bf16": torch.bfloat16}
 args = []
