@@ -575,6 +575,18 @@ softmax_range (int64_t begin, int64_t end, void *data)
       if (fast)
         {
           const float *p = (const float *) fx_tensor_data (j->x) + a * j->len;
+          double vsum;
+          float vmax;
+          if (j->mode == 1 && fx_simd_softmax_row_f32 (NULL, p, j->len, false, &vsum, &vmax))
+            {
+              ((float *) fx_tensor_data (j->o))[a] = vmax;
+              fx_tensor_set_f64 (j->o2, a, vsum);
+              continue;
+            }
+          if (j->mode == 0
+              && fx_simd_softmax_row_f32 ((float *) fx_tensor_data (j->o) + a * j->len, p, j->len, j->log, &vsum,
+                                          &vmax))
+            continue;
           float mx = -INFINITY;
           for (int64_t i = 0; i < j->len; i++)
             mx = p[i] > mx || isnan (p[i]) ? p[i] : mx;
@@ -748,6 +760,15 @@ layer_norm_range (int64_t begin, int64_t end, void *data)
       if (fast)
         {
           const float *p = (const float *) fx_tensor_data (j->x) + r * j->n;
+          double vmean, vrstd;
+          if (fx_simd_layer_norm_row_f32 ((float *) fx_tensor_data (j->o) + r * j->n, p,
+                                          j->w ? fx_tensor_data (j->w) : NULL, j->b ? fx_tensor_data (j->b) : NULL,
+                                          j->n, j->eps, &vmean, &vrstd))
+            {
+              fx_tensor_set_f64 (j->mean, r, vmean);
+              fx_tensor_set_f64 (j->rstd, r, vrstd);
+              continue;
+            }
           for (int64_t i = 0; i < j->n; i++)
             sum += p[i];
           double mean = sum / (double) j->n;

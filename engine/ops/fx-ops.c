@@ -775,10 +775,19 @@ par_main (void *data)
   return NULL;
 }
 
+static int cached_threads;
+
+/* Set by fx_runtime_set_threads (benchmarks pin both sides to the same count); 0: from the environment. */
+void
+fx_parallel_set_threads (int n)
+{
+  cached_threads = n > 32 ? 32 : n > 0 ? n : 0;
+}
+
 static int
 thread_count (void)
 {
-  static int cached;
+  int cached = cached_threads;
   if (cached == 0)
     {
       const char *env = getenv ("FX_NUM_THREADS");
@@ -788,6 +797,7 @@ thread_count (void)
       if (n > 32)
         n = 32;
       cached = (int) n;
+      cached_threads = cached;
     }
   return cached;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The target as Graph.__str__ names it ("torch.ops.aten.add.Tensor", "operator.add"). */
 static void
@@ -356,4 +357,29 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
       *n_outputs = 0;
     }
   return st;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+void fx_parallel_set_threads (int n);   /* engine/ops/fx-ops.c */
+
+/* OpenBLAS's setter, when the BLAS linked in is OpenBLAS (a weak reference: other BLAS builds lack it). */
+#pragma weak openblas_set_num_threads
+void openblas_set_num_threads (int n);
+
+void
+fx_runtime_set_threads (int n)
+{
+  fx_parallel_set_threads (n);
+  if (openblas_set_num_threads != NULL)
+    {
+      int t = n;
+      if (t < 1)
+        {
+          const char *env = getenv ("FX_NUM_THREADS");
+          long v = env ? strtol (env, NULL, 10) : sysconf (_SC_NPROCESSORS_ONLN);
+          t = v < 1 ? 1 : v > 32 ? 32 : (int) v;
+        }
+      openblas_set_num_threads (t);
+    }
 }

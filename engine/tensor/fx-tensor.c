@@ -6,6 +6,7 @@
 #include "fx/tensor.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,78 @@ fx_allocator_reset_peak (fx_allocator *alloc)
   alloc->peak_bytes = alloc->live_bytes;
 }
 
+/* Freed large blocks are kept for the next allocation of the same size: an interpreter run allocates the same
+   shapes again and again, and fresh memory from the kernel costs a page fault per 4 KiB on first touch (glibc's own
+   reuse stops at 32 MiB). Bounded in count and bytes; the allocator's live/peak figures count only live storages. */
+#define BLOCK_CACHE_SLOTS 16
+#define BLOCK_CACHE_MIN ((size_t) 256 << 10)
+#define BLOCK_CACHE_MAX_BYTES ((size_t) 1 << 30)
+
+static struct
+{
+  pthread_mutex_t lock;
+  void *data[BLOCK_CACHE_SLOTS];
+  size_t size[BLOCK_CACHE_SLOTS];
+  size_t bytes;
+} block_cache = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 }, 0 };
+
+static void *
+block_alloc (size_t rounded)
+{
+  if (rounded >= BLOCK_CACHE_MIN)
+    {
+      pthread_mutex_lock (&block_cache.lock);
+      for (int i = 0; i < BLOCK_CACHE_SLOTS; i++)
+        if (block_cache.data[i] != NULL && block_cache.size[i] == rounded)
+          {
+            void *p = block_cache.data[i];
+            block_cache.data[i] = NULL;
+            block_cache.bytes -= rounded;
+            pthread_mutex_unlock (&block_cache.lock);
+            return p;
+          }
+      pthread_mutex_unlock (&block_cache.lock);
+    }
+  return aligned_alloc (64, rounded);
+}
+
+static void
+block_free (void *p, size_t rounded)
+{
+  if (p != NULL && rounded >= BLOCK_CACHE_MIN)
+    {
+      pthread_mutex_lock (&block_cache.lock);
+      int slot = -1;
+      for (int i = 0; i < BLOCK_CACHE_SLOTS && slot < 0; i++)
+        if (block_cache.data[i] == NULL)
+          slot = i;
+      if (slot < 0)
+        {
+          /* full: the oldest-looking slot (0) makes room */
+          free (block_cache.data[0]);
+          block_cache.bytes -= block_cache.size[0];
+          block_cache.data[0] = NULL;
+          slot = 0;
+        }
+      if (block_cache.bytes + rounded <= BLOCK_CACHE_MAX_BYTES)
+        {
+          block_cache.data[slot] = p;
+          block_cache.size[slot] = rounded;
+          block_cache.bytes += rounded;
+          p = NULL;
+        }
+      pthread_mutex_unlock (&block_cache.lock);
+    }
+  free (p);
+}
+
+static size_t
+rounded_size (size_t nbytes)
+{
+  size_t rounded = (nbytes + 63) & ~(size_t) 63;
+  return rounded == 0 ? 64 : rounded;
+}
+
 static fx_storage *
 storage_new (fx_allocator *alloc, size_t nbytes)
 {
@@ -153,10 +226,7 @@ storage_new (fx_allocator *alloc, size_t nbytes)
   fx_storage *s = calloc (1, sizeof *s);
   if (s == NULL)
     return NULL;
-  size_t rounded = (nbytes + 63) & ~(size_t) 63;
-  if (rounded == 0)
-    rounded = 64;
-  s->data = aligned_alloc (64, rounded);
+  s->data = block_alloc (rounded_size (nbytes));
   if (s->data == NULL)
     {
       free (s);
@@ -183,7 +253,7 @@ storage_unref (fx_storage *s)
   if (s->alloc != NULL)
     {
       __atomic_sub_fetch (&s->alloc->live_bytes, s->nbytes, __ATOMIC_RELAXED);
-      free (s->data);
+      block_free (s->data, rounded_size (s->nbytes));
     }
   else if (s->release != NULL)
     s->release (s->release_ctx);

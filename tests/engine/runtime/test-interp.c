@@ -333,7 +333,7 @@ run_torch (void)
   g_assert_cmpint (fx_file_write (jobs, j.data, j.len, NULL), ==, FX_OK);
   fx_buf_free (&j);
   char *script = g_strdup_printf ("%s/tests/engine/runtime/torch_graph.py", source_root ());
-  char *argv[] = { "/usr/bin/python3", script, jobs, NULL };
+  char *argv[] = { (char *) "/usr/bin/python3", script, jobs, NULL };
   int status = 0;
   GError *err = NULL;
   bool ok = g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &err);
