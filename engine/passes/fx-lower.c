@@ -210,6 +210,45 @@ get_arg (const fx_node *n, size_t i, const char *kw)
   return kw ? fx_node_get_kwarg (n, kw) : NULL;
 }
 
+static bool
+is_compare (const char *aten)
+{
+  static const char *const cmp[] = { "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",
+                                     "aten.eq.Tensor", "aten.ne.Tensor" };
+  for (size_t i = 0; i < sizeof cmp / sizeof cmp[0]; i++)
+    if (strcmp (aten, cmp[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The concrete shape of a torch-level argument from its node's meta; false when unknown or symbolic. */
+static bool
+arg_shape (const fx_arg *a, int *ndim, int64_t *sizes)
+{
+  if (a == NULL || a->kind != FX_ARG_NODE || a->u.node->meta.val.kind != FX_VAL_TENSOR)
+    return false;
+  const fx_tensor_meta *m = &a->u.node->meta.val.tensor;
+  if (m->ndim > FX_TENSOR_MAX_DIMS)
+    return false;
+  for (int d = 0; d < m->ndim; d++)
+    {
+      if (m->sizes[d].sym != NULL || m->sizes[d].value < 0)
+        return false;
+      sizes[d] = m->sizes[d].value;
+    }
+  *ndim = m->ndim;
+  return true;
+}
+
+static fx_arg
+int_list (lower_ctx *c, const int64_t *v, int n)
+{
+  fx_arg *items = fx_arena_alloc (c->out->arena, sizeof (fx_arg) * (size_t) (n ? n : 1));
+  for (int i = 0; i < n; i++)
+    items[i] = fx_arg_int (v[i]);
+  return fx_arg_list (items, (size_t) n);
+}
+
 static fx_status
 lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
 {
@@ -270,6 +309,19 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         }
       if (strcmp (r->aten, "aten.pow.Tensor_Tensor") == 0 && na == 2 && args[1].kind != FX_ARG_NODE)
         res = emit (c, n, "aten.pow.Tensor_Scalar", args, na, kw, nk);
+      else if (na == 2 && is_compare (r->aten) && (args[0].kind != FX_ARG_NODE || args[1].kind != FX_ARG_NODE))
+        {
+          /* x < 0 → aten.lt.Scalar(x, 0); 0 < x → aten.gt.Scalar(x, 0), as AOTAutograd traces them */
+          char name[64];
+          const char *op = r->aten + 5;   /* "lt.Tensor" */
+          bool swap = args[0].kind != FX_ARG_NODE;
+          if (swap)
+            op = strncmp (op, "lt.", 3) == 0 ? "gt." : strncmp (op, "gt.", 3) == 0 ? "lt." : strncmp (op, "le.", 3) == 0
+                 ? "ge." : strncmp (op, "ge.", 3) == 0 ? "le." : op;
+          snprintf (name, sizeof name, "aten.%.3sScalar", op);
+          fx_arg a2[2] = { swap ? args[1] : args[0], swap ? args[0] : args[1] };
+          res = emit (c, n, fx_arena_strdup (c->out->arena, name), a2, 2, NULL, 0);
+        }
       else
         res = emit (c, n, r->aten, args, na, kw, nk);
       break;
@@ -305,15 +357,42 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
           return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': linear without weight", n->name);
         fx_arg wa = map_arg (c, w);
         fx_node *t = emit (c, n, "aten.t.default", &wa, 1, NULL, 0);
+        /* x of more than 2 dims: view to 2-D, GEMM, view back (AOTAutograd's decomposition of linear) */
+        int xnd = 2, wnd = 0;
+        int64_t xs[FX_TENSOR_MAX_DIMS], ws[FX_TENSOR_MAX_DIMS];
+        bool known = arg_shape (&n->args[0], &xnd, xs) && arg_shape (w, &wnd, ws) && wnd == 2;
+        if (!known && n->args[0].kind == FX_ARG_NODE && n->args[0].u.node->meta.val.kind == FX_VAL_TENSOR
+            && n->args[0].u.node->meta.val.tensor.ndim != 2)
+          return fx_diag_set (diag, FX_ERR_UNSUPPORTED,
+                              "node '%s': linear of a %d-D input needs concrete sizes to lower", n->name,
+                              n->args[0].u.node->meta.val.tensor.ndim);
+        fx_arg x2 = args[0];
+        if (known && xnd != 2)
+          {
+            int64_t rows = 1;
+            for (int d = 0; d < xnd - 1; d++)
+              rows *= xs[d];
+            int64_t v2[2] = { rows, xs[xnd - 1] };
+            fx_arg av[2] = { args[0], int_list (c, v2, 2) };
+            x2 = fx_arg_node (emit (c, n, "aten.view.default", av, 2, NULL, 0));
+          }
         if (b != NULL && b->kind == FX_ARG_NODE)
           {
-            fx_arg a3[3] = { map_arg (c, b), args[0], fx_arg_node (t) };
+            fx_arg a3[3] = { map_arg (c, b), x2, fx_arg_node (t) };
             res = emit (c, n, "aten.addmm.default", a3, 3, NULL, 0);
           }
         else
           {
-            fx_arg a2[2] = { args[0], fx_arg_node (t) };
+            fx_arg a2[2] = { x2, fx_arg_node (t) };
             res = emit (c, n, "aten.mm.default", a2, 2, NULL, 0);
+          }
+        if (known && xnd != 2)
+          {
+            int64_t vo[FX_TENSOR_MAX_DIMS];
+            memcpy (vo, xs, sizeof (int64_t) * (size_t) xnd);
+            vo[xnd - 1] = ws[0];
+            fx_arg av[2] = { fx_arg_node (res), int_list (c, vo, xnd) };
+            res = emit (c, n, "aten.view.default", av, 2, NULL, 0);
           }
         break;
       }
@@ -361,6 +440,7 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
   c.out->class_name = "<lambda>";
   c.map = calloc (graph->next_id + 1, sizeof (fx_node *));
   fx_status st = FX_OK;
+  size_t n_ph = 0;
   /* the graph's input specs travel along */
   for (size_t i = 0; i < graph->n_inputs; i++)
     {
@@ -373,7 +453,10 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
       {
       case FX_OP_PLACEHOLDER:
         {
-          fx_node *p = fx_graph_placeholder (c.out, n->name);
+          /* AOTAutograd's names: arg0_1, arg1_1, ... in order */
+          char pname[32];
+          snprintf (pname, sizeof pname, "arg%zu_1", n_ph++);
+          fx_node *p = fx_graph_placeholder (c.out, pname);
           p->meta = n->meta;
           c.map[n->id] = p;
           break;

@@ -457,9 +457,15 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
         else
           fclose (f);
         st = fx_tensor_load (p1, alloc, &t, diag);
-        if (st != FX_OK)
-          break;
-        vals[i] = fx_value_tensor (t);
+        if (st == FX_OK)
+          vals[i] = fx_value_tensor (t);
+        else if (diag)
+          {
+            char msg[sizeof diag->message];
+            snprintf (msg, sizeof msg, "%s", diag->message);
+            fx_diag_set (diag, st, "placeholder '%s': no saved tensor %s/%s.fxt or %s/%zu.fxt (%.400s)", n->name,
+                         path, n->name, path, i, msg);
+          }
       }
     else if (specs != NULL)
       {

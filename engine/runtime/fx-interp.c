@@ -117,6 +117,25 @@ note_uses (fx_node *n, void *data)
   s->last_use[n->id] = pos;
 }
 
+/* "f32[4, 8]" for a tensor operand (lists of tensors item by item); nothing for the rest. */
+static void
+describe_operand (const fx_value *v, fx_buf *out)
+{
+  if (v->kind == FX_VALUE_TENSOR)
+    {
+      if (out->len)
+        fx_buf_puts (out, ", ");
+      fx_buf_puts (out, fx_dtype_abbr (v->u.t->dtype));
+      fx_buf_putc (out, '[');
+      for (int d = 0; d < v->u.t->ndim; d++)
+        fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v->u.t->sizes[d]);
+      fx_buf_putc (out, ']');
+    }
+  else if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)
+    for (size_t i = 0; i < v->u.seq.n; i++)
+      describe_operand (&v->u.seq.items[i], out);
+}
+
 static fx_status
 run_op (interp_state *s, const fx_node *node, const fx_interp_opts *opts, fx_diag *diag)
 {
@@ -168,9 +187,28 @@ run_op (interp_state *s, const fx_node *node, const fx_interp_opts *opts, fx_dia
     }
   if (st != FX_OK)
     {
+      if (diag)
+        {
+          if (diag->node[0] == '\0')
+            snprintf (diag->node, sizeof diag->node, "%s", node->name);
+          /* the operands' shapes locate a shape error at run time */
+          fx_buf d;
+          fx_buf_init (&d);
+          for (size_t i = 0; i < node->n_args; i++)
+            describe_operand (&args[i], &d);
+          for (size_t i = 0; i < node->n_kwargs; i++)
+            describe_operand (&kwv[i], &d);
+          if (d.len > 0 && strstr (diag->message, "(operands: ") == NULL)
+            {
+              fx_buf m;
+              fx_buf_init (&m);
+              fx_buf_printf (&m, "%s (operands: %s)", diag->message, d.data);
+              snprintf (diag->message, sizeof diag->message, "%s", m.data);
+              fx_buf_free (&m);
+            }
+          fx_buf_free (&d);
+        }
       fx_op_call_clear (&call);
-      if (diag && diag->node[0] == '\0')
-        snprintf (diag->node, sizeof diag->node, "%s", node->name);
       return st;
     }
   fx_value result;
