@@ -161,10 +161,17 @@ static struct
   size_t bytes;
 } block_cache = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 }, 0 };
 
+/* Under AddressSanitizer every block goes back to malloc, so a use after free is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BLOCK_CACHE_ON 0
+#else
+#define BLOCK_CACHE_ON 1
+#endif
+
 static void *
 block_alloc (size_t rounded)
 {
-  if (rounded >= BLOCK_CACHE_MIN)
+  if (BLOCK_CACHE_ON && rounded >= BLOCK_CACHE_MIN)
     {
       pthread_mutex_lock (&block_cache.lock);
       for (int i = 0; i < BLOCK_CACHE_SLOTS; i++)
@@ -184,7 +191,7 @@ block_alloc (size_t rounded)
 static void
 block_free (void *p, size_t rounded)
 {
-  if (p != NULL && rounded >= BLOCK_CACHE_MIN)
+  if (BLOCK_CACHE_ON && p != NULL && rounded >= BLOCK_CACHE_MIN)
     {
       pthread_mutex_lock (&block_cache.lock);
       int slot = -1;
@@ -632,6 +639,68 @@ fx_broadcast_strides (const fx_tensor *t, int ndim, const int64_t *sizes, int64_
     }
 }
 
+/* Same-dtype strided copy (src already viewed at dst's shape, broadcast dims with stride 0): row by row over the
+   last dim, the row offsets advanced like an odometer instead of divided out per element. */
+#define COPY_ROW(T)                                                                                   \
+  do                                                                                                  \
+    {                                                                                                 \
+      T *d = (T *) dp;                                                                                \
+      const T *sv = (const T *) sp;                                                                   \
+      if (ss == 0)                                                                                    \
+        {                                                                                             \
+          T v = sv[0];                                                                                \
+          for (int64_t k = 0; k < inner; k++)                                                         \
+            d[k * ds] = v;                                                                            \
+        }                                                                                             \
+      else                                                                                            \
+        for (int64_t k = 0; k < inner; k++)                                                           \
+          d[k * ds] = sv[k * ss];                                                                     \
+    }                                                                                                 \
+  while (0)
+
+static void
+copy_rows_same_dtype (fx_tensor *dst, const fx_tensor *view, int64_t total, size_t esz)
+{
+  int nd = dst->ndim;
+  int64_t inner = dst->sizes[nd - 1];
+  int64_t ds = dst->strides[nd - 1], ss = view->strides[nd - 1];
+  int64_t rows = inner ? total / inner : 0;
+  int64_t idx[FX_TENSOR_MAX_DIMS] = { 0 };
+  int64_t doff = 0, soff = 0;
+  char *dbase = (char *) fx_tensor_data (dst);
+  const char *sbase = (const char *) fx_tensor_data (view);
+  for (int64_t r = 0; r < rows; r++)
+    {
+      char *dp = dbase + doff * (int64_t) esz;
+      const char *sp = sbase + soff * (int64_t) esz;
+      if (ds == 1 && ss == 1)
+        memcpy (dp, sp, (size_t) inner * esz);
+      else if (esz == 4)
+        COPY_ROW (uint32_t);
+      else if (esz == 8)
+        COPY_ROW (uint64_t);
+      else if (esz == 2)
+        COPY_ROW (uint16_t);
+      else if (esz == 1)
+        COPY_ROW (uint8_t);
+      else
+        for (int64_t k = 0; k < inner; k++)
+          memcpy (dp + k * ds * (int64_t) esz, sp + k * ss * (int64_t) esz, esz);
+      /* next row: advance the odometer over dims nd-2 .. 0 */
+      for (int d = nd - 2; d >= 0; d--)
+        {
+          idx[d]++;
+          doff += dst->strides[d];
+          soff += view->strides[d];
+          if (idx[d] < dst->sizes[d])
+            break;
+          doff -= dst->strides[d] * dst->sizes[d];
+          soff -= view->strides[d] * dst->sizes[d];
+          idx[d] = 0;
+        }
+    }
+}
+
 fx_status
 fx_tensor_copy_into (fx_tensor *dst, const fx_tensor *src, fx_diag *diag)
 {
@@ -654,6 +723,11 @@ fx_tensor_copy_into (fx_tensor *dst, const fx_tensor *src, fx_diag *diag)
   if (src->dtype == dst->dtype && fx_tensor_is_contiguous (dst) && fx_tensor_is_contiguous (&view))
     {
       memmove (fx_tensor_data (dst), fx_tensor_data (&view), (size_t) total * dsz);
+      return FX_OK;
+    }
+  if (src->dtype == dst->dtype && dst->ndim > 0)
+    {
+      copy_rows_same_dtype (dst, &view, total, dsz);
       return FX_OK;
     }
   bool integral = fx_dtype_is_integral (src->dtype, true) && fx_dtype_is_integral (dst->dtype, true);
