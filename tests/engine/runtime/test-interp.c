@@ -256,6 +256,29 @@ add_dynamo_cases (const char *trace)
   g_free (dir);
 }
 
+/* A hand-written Dynamo-style graph (tests/engine/runtime/graphs/NAME.py) covering the torch-level forms the
+   lowering knows: torch.*, F.*, methods, operators with numbers on either side, indexing. */
+static void
+add_torch_level_case (const char *name)
+{
+  char *path = g_strdup_printf ("%s/tests/engine/runtime/graphs/%s.py", source_root (), name);
+  fx_graph *g = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_parse_fx_file (path, &g, &diag) != FX_OK)
+    g_error ("%s: %s", path, diag.message);
+  g_assert_true (fx_graph_is_torch_level (g));
+  char *cname = g_strdup_printf ("torch-level/%s", name);
+  graph_case *c = new_case (cname, g, path);
+  c->torch_level = true;
+  if (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 3, NULL, c->arena, &c->inputs, &c->n_inputs, &diag) != FX_OK)
+    g_error ("%s: inputs: %s", cname, diag.message);
+  if (fx_lower_to_aten (g, &c->run_graph, &diag) != FX_OK)
+    g_error ("%s: lowering: %s", cname, diag.message);
+  g_free (cname);
+  g_free (path);
+}
+
 /* The fx_graph_runnable.py (repro.py) files of a trace's TORCH_COMPILE_DEBUG folder: inputs from load_args. */
 static void
 add_repro_cases (const char *trace)
@@ -504,6 +527,7 @@ main (int argc, char **argv)
     add_dynamo_cases (traces[i]);
   for (size_t i = 0; i < G_N_ELEMENTS (traces); i++)
     add_repro_cases (traces[i]);
+  add_torch_level_case ("torch_level_ops");
   have_torch = access ("/usr/bin/python3", X_OK) == 0 && run_torch ();
   for (guint k = 0; k < cases->len; k++)
     {
