@@ -75,6 +75,18 @@ record_val (const fx_node *node, const fx_value *value, void *data)
   fx_node *n = (fx_node *) node;
   if (n->op == FX_OP_OUTPUT || n->op == FX_OP_PLACEHOLDER)
     return;
+  if (n->graph != c->graph)
+    {
+      /* a torch-level graph runs as its ATen lowering: the value belongs to the torch node the ATen node came
+         from (the last ATen node of a torch node holds its result, and comes last) */
+      if (n->meta.n_from_node == 0 || n->meta.from_node[0].name == NULL)
+        return;
+      n = fx_graph_find_node (c->graph, n->meta.from_node[0].name);
+      if (n == NULL || n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT)
+        return;
+      value_to_val (value, c->graph->arena, &n->meta.val);
+      return;
+    }
   value_to_val (value, c->graph->arena, &n->meta.val);
   c->changed++;
 }
@@ -132,6 +144,17 @@ fx_pass_shape_prop (fx_graph *graph, size_t *changed, fx_diag *diag)
           fx_value_clear (&outs[k]);
       if (changed)
         *changed = c.changed;
+      if (st == FX_OK && fx_graph_is_torch_level (graph))
+        {
+          size_t k = 0;
+          fx_graph_foreach_node (graph, m)
+          {
+            if (m->op != FX_OP_PLACEHOLDER && m->op != FX_OP_OUTPUT && m->meta.val.kind != FX_VAL_NONE)
+              k++;
+          }
+          if (changed)
+            *changed = k;
+        }
     }
   for (size_t k = 0; k < i; k++)
     fx_value_clear (&inputs[k]);
@@ -207,6 +230,15 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
   for (fx_node *n = graph->first; n != NULL; n = next)
     {
       next = n->next;
+      if (n->op == FX_OP_CALL_FUNCTION && fx_node_is_impure (n))
+        {
+          /* a mutation (x.add_(1), copy_): a later identical call may read other values, so nothing seen before
+             it is reused after it */
+          for (size_t i = 0; i < cnt; i++)
+            free (keys[i]);
+          cnt = 0;
+          continue;
+        }
       if (!cse_candidate (n))
         continue;
       fx_buf key;

@@ -123,6 +123,19 @@ test_cse (void)
   clear_values (in, n_in);
   fx_arena_free (arena);
   fx_graph_free (g);
+
+  /* a mutation in between: the second add reads the mutated x and must stay */
+  g = parse ("class G(torch.nn.Module):\n"
+             "    def forward(self, x: \"f32[4]\", y: \"f32[4]\"):\n"
+             "        add = torch.ops.aten.add.Tensor(x, y)\n"
+             "        add_ = torch.ops.aten.add_.Tensor(x, 1)\n"
+             "        add_1 = torch.ops.aten.add.Tensor(x, y)\n"
+             "        sub = torch.ops.aten.sub.Tensor(add_1, add)\n"
+             "        return (sub,)\n");
+  g_assert_cmpint (fx_pass_cse (g, &changed, &diag), ==, FX_OK);
+  g_assert_cmpuint (changed, ==, 0);
+  g_assert_nonnull (fx_graph_find_node (g, "add_1"));
+  fx_graph_free (g);
 }
 
 /* ---------------------------------------------------------------- DCE */
@@ -361,6 +374,27 @@ test_shape_prop (void)
   clear_values (outs, n_out);
   clear_values (in, n_in);
   fx_arena_free (arena);
+  fx_graph_free (g);
+
+  /* a torch-level graph: the metas land on the torch nodes */
+  g = parse ("class GraphModule(torch.nn.Module):\n"
+             "    def forward(self, L_x_: \"f32[3, 4]\", L_w_: \"f32[5, 4]\"):\n"
+             "        l_x_ = L_x_\n"
+             "        l_w_ = L_w_\n"
+             "        linear = torch._C._nn.linear(l_x_, l_w_)\n"
+             "        sum_1 = linear.sum(1)\n"
+             "        return (sum_1,)\n");
+  fx_diag_clear (&diag);
+  if (fx_pass_shape_prop (g, &changed, &diag) != FX_OK)
+    g_error ("shape_prop (torch-level): %s", diag.message);
+  g_assert_cmpuint (changed, ==, 2);
+  fx_node *lin = fx_graph_find_node (g, "linear");
+  g_assert_cmpint (lin->meta.val.kind, ==, FX_VAL_TENSOR);
+  g_assert_cmpint (lin->meta.val.tensor.sizes[0].value, ==, 3);
+  g_assert_cmpint (lin->meta.val.tensor.sizes[1].value, ==, 5);
+  fx_node *s1 = fx_graph_find_node (g, "sum_1");
+  g_assert_cmpint (s1->meta.val.tensor.ndim, ==, 1);
+  g_assert_cmpint (s1->meta.val.tensor.sizes[0].value, ==, 3);
   fx_graph_free (g);
 
   /* a placeholder with no shape: a located error */
