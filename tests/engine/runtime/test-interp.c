@@ -110,6 +110,16 @@ add_fixture_case (const char *name)
       s->val = specs[i].val;
     }
   fx_graph_scale_inputs (g, FIXTURE_DIVISOR, 16);
+  /* literal sizes scaled with the inputs: shape propagation goes through (and the printed annotations follow) */
+  size_t changed = 0;
+  if (fx_pass_shape_prop (g, &changed, &diag) != FX_OK)
+    g_error ("%s: scaled graph does not propagate: %s", name, diag.message);
+  g_assert_cmpuint (changed, >, 0);
+  fx_graph_foreach_node (g, n)
+  {
+    if (n->target.name && strcmp (n->target.name, "aten.native_layer_norm.default") == 0)
+      g_assert_cmpint (n->args[1].u.seq.items[0].u.i, ==, 4096 / FIXTURE_DIVISOR);
+  }
   fx_buf code;
   fx_buf_init (&code);
   fx_readable_opts ro = { .include_stride = true, .include_device = false };
