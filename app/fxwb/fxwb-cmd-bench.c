@@ -401,6 +401,22 @@ interp_graph_clear (interp_graph *ig)
   g_free (ig->name);
 }
 
+/* The temp folder: inputs, outputs and scaled graph texts. */
+static void
+remove_tmp (const char *tmp)
+{
+  GDir *td = g_dir_open (tmp, 0, NULL);
+  const char *e;
+  while (td && (e = g_dir_read_name (td)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (tmp, e, NULL);
+      g_unlink (p);
+    }
+  if (td)
+    g_dir_close (td);
+  g_rmdir (tmp);
+}
+
 static int
 cmp_str (const void *a, const void *b)
 {
@@ -489,6 +505,8 @@ bench_interp (int argc, char **argv)
       if (tmp == NULL)
         memset (&tp, 0, sizeof tp);
       torch_stop (&tp);
+      if (tmp != NULL)
+        remove_tmp (tmp);
       g_ptr_array_unref (names);
       return FXWB_EXIT_UNAVAILABLE;
     }
@@ -651,16 +669,7 @@ bench_interp (int argc, char **argv)
   g_free (times);
   g_free (torch_times);
   torch_stop (&tp);
-  /* the temp folder: inputs, outputs and scaled graph texts */
-  GDir *td = g_dir_open (tmp, 0, NULL);
-  while (td && (e = g_dir_read_name (td)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (tmp, e, NULL);
-      g_unlink (p);
-    }
-  if (td)
-    g_dir_close (td);
-  g_rmdir (tmp);
+  remove_tmp (tmp);
   g_ptr_array_unref (names);
   return status;
 }
