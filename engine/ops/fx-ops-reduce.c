@@ -472,7 +472,7 @@ fx_kernel_reduce (fx_op_call *call)
   int64_t nout = fx_tensor_numel (j.out0);
   if (nout == 0)
     return FX_OK;
-  int64_t grain = j.rcount >= 4096 ? 1 : 4096 / (j.rcount ? j.rcount : 1);
+  int64_t grain = j.rcount >= 16384 ? 1 : 16384 / (j.rcount ? j.rcount : 1);
   fx_parallel_for (nout, grain, reduce_range, &j);
   return FX_OK;
 }
@@ -666,7 +666,7 @@ fx_kernel_softmax (fx_op_call *call)
   smax_job j = { .x = x, .o = call->outs[0].u.t, .log = call->op->id == FX_OP_LOG_SOFTMAX };
   int64_t rows;
   softmax_geometry (x, d, &j.len, &j.inner, &rows);
-  fx_parallel_for (rows, j.len >= 1024 ? 1 : 64, softmax_range, &j);
+  fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
   return FX_OK;
 }
 
@@ -695,7 +695,7 @@ fx_kernel_prepare_softmax (fx_op_call *call)
   smax_job j = { .x = x, .o = call->outs[0].u.t, .o2 = call->outs[1].u.t, .mode = 1 };
   int64_t rows;
   softmax_geometry (x, d, &j.len, &j.inner, &rows);
-  fx_parallel_for (rows, 64, softmax_range, &j);
+  fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
   return FX_OK;
 }
 
@@ -832,7 +832,7 @@ fx_kernel_layer_norm (fx_op_call *call)
   int64_t rows = j.n ? fx_tensor_numel (x) / j.n : 0;
   if (j.n == 0)
     return FX_OK;
-  fx_parallel_for (rows, j.n >= 1024 ? 1 : 64, layer_norm_range, &j);
+  fx_parallel_for (rows, j.n >= 8192 ? 1 : 8192 / j.n, layer_norm_range, &j);
   return FX_OK;
 }
 
