@@ -151,7 +151,7 @@ fx_allocator_reset_peak (fx_allocator *alloc)
    reuse stops at 32 MiB). Bounded in count and bytes; the allocator's live/peak figures count only live storages. */
 #define BLOCK_CACHE_SLOTS 16
 #define BLOCK_CACHE_MIN ((size_t) 256 << 10)
-#define BLOCK_CACHE_MAX_BYTES ((size_t) 1 << 30)
+#define BLOCK_CACHE_MAX_BYTES ((size_t) 512 << 20)
 
 static struct
 {
