@@ -231,9 +231,11 @@ typedef struct
   const char *p;
   const sym_env *env;
   bool ok;
+  int depth;      /* nesting of parentheses and unary minus, bounded */
 } sym_parser;
 
 static int64_t sym_sum (sym_parser *sp);
+static int64_t sym_atom_inner (sym_parser *sp, const char *p);
 
 static void
 sym_ws (sym_parser *sp)
@@ -247,6 +249,19 @@ sym_atom (sym_parser *sp)
 {
   sym_ws (sp);
   const char *p = sp->p;
+  if (++sp->depth > 64)
+    {
+      sp->ok = false;
+      return 0;
+    }
+  int64_t r = sym_atom_inner (sp, p);
+  sp->depth--;
+  return r;
+}
+
+static int64_t
+sym_atom_inner (sym_parser *sp, const char *p)
+{
   if (*p == '(')
     {
       sp->p++;
@@ -261,13 +276,23 @@ sym_atom (sym_parser *sp)
   if (*p == '-')
     {
       sp->p++;
-      return -sym_atom (sp);
+      int64_t v = sym_atom (sp);
+      if (v == INT64_MIN)
+        {
+          sp->ok = false;
+          return 0;
+        }
+      return -v;
     }
   if (*p >= '0' && *p <= '9')
     {
       int64_t v = 0;
       while (*sp->p >= '0' && *sp->p <= '9')
-        v = v * 10 + (*sp->p++ - '0');
+        {
+          if (__builtin_mul_overflow (v, 10, &v) || __builtin_add_overflow (v, *sp->p - '0', &v))
+            sp->ok = false;
+          sp->p++;
+        }
       return v;
     }
   const char *s = p;
@@ -290,13 +315,14 @@ sym_product (sym_parser *sp)
       if (sp->p[0] == '*')
         {
           sp->p++;
-          v *= sym_atom (sp);
+          if (__builtin_mul_overflow (v, sym_atom (sp), &v))
+            sp->ok = false;
         }
       else if (sp->p[0] == '/' && sp->p[1] == '/')
         {
           sp->p += 2;
           int64_t d = sym_atom (sp);
-          if (d == 0)
+          if (d == 0 || (d == -1 && v == INT64_MIN))
             sp->ok = false;
           else
             v /= d;
@@ -316,12 +342,14 @@ sym_sum (sym_parser *sp)
       if (*sp->p == '+')
         {
           sp->p++;
-          v += sym_product (sp);
+          if (__builtin_add_overflow (v, sym_product (sp), &v))
+            sp->ok = false;
         }
       else if (*sp->p == '-')
         {
           sp->p++;
-          v -= sym_product (sp);
+          if (__builtin_sub_overflow (v, sym_product (sp), &v))
+            sp->ok = false;
         }
       else
         return v;
@@ -336,7 +364,7 @@ sym_eval (const sym_env *env, const fx_dim *d, int64_t *out)
       *out = d->value;
       return d->value >= 0;
     }
-  sym_parser sp = { d->sym, env, true };
+  sym_parser sp = { d->sym, env, true, 0 };
   int64_t v = sym_sum (&sp);
   sym_ws (&sp);
   if (!sp.ok || *sp.p != '\0')
@@ -367,6 +395,9 @@ resolve_spec (const fx_input_spec *spec, const sym_env *env, fx_arena *arena, fx
       if (!sym_eval (env, &m->sizes[d], &v))
         return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint",
                             spec->name ? spec->name : "?", m->sizes[d].sym ? m->sizes[d].sym : "?");
+      if (v < 0)
+        return fx_diag_set (diag, FX_ERR_INVALID, "input '%s': size %s is negative (%lld)",
+                            spec->name ? spec->name : "?", m->sizes[d].sym ? m->sizes[d].sym : "?", (long long) v);
       r->sizes[d] = (fx_dim) { v, NULL };
       if (m->strides)
         {

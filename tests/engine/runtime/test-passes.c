@@ -719,6 +719,50 @@ test_inputs_repro (void)
   clear_values (in, n);
   fx_arena_free (arena);
   fx_graph_free (g);
+
+  /* size expressions over the bound symbols; nonsense ones are errors, not crashes */
+  static const struct
+  {
+    const char *expr;
+    int64_t want;   /* -1: an error */
+  } exprs[] = {
+    { "(s0 + 1)*2", 8 }, { "s0*s0 - 1", 8 }, { "2*(s0//2)", 2 }, { "99999999999999999999*s0", -1 },
+    { "s0*9223372036854775807", -1 }, { "s1", -1 }, { "(((s0", -1 }, { "s0 - 7", -1 },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (exprs); k++)
+    {
+      g = parse ("class G(torch.nn.Module):\n"
+                 "    def forward(self, n, x):\n"
+                 "        return (x,)\n");
+      fx_input_spec *sn = fx_graph_add_input_spec (g, "n", FX_INPUT_SYMINT);
+      sn->val.kind = FX_VAL_SYMINT;
+      sn->val.i = 3;
+      fx_input_spec *sx = fx_graph_add_input_spec (g, "x", FX_INPUT_TENSOR);
+      sx->val.kind = FX_VAL_TENSOR;
+      sx->val.tensor.dtype = FX_DTYPE_F32;
+      sx->val.tensor.ndim = 2;
+      sx->val.tensor.sizes = fx_arena_alloc (g->arena, 2 * sizeof (fx_dim));
+      sx->val.tensor.sizes[0] = (fx_dim) { -1, "s0" };
+      sx->val.tensor.sizes[1] = (fx_dim) { -1, exprs[k].expr };
+      arena = fx_arena_new ();
+      fx_diag_clear (&diag);
+      fx_status st = fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 1, NULL, arena, &in, &n, &diag);
+      if (exprs[k].want < 0)
+        {
+          g_assert_cmpint (st, !=, FX_OK);
+          g_assert_cmpstr (diag.node, ==, "x");
+        }
+      else
+        {
+          if (st != FX_OK)
+            g_error ("%s: %s", exprs[k].expr, diag.message);
+          g_assert_cmpint (in[1].u.t->sizes[0], ==, 3);
+          g_assert_cmpint (in[1].u.t->sizes[1], ==, exprs[k].want);
+          clear_values (in, n);
+        }
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
 }
 
 /* ---------------------------------------------------------------- errors */
