@@ -143,7 +143,8 @@ fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *
   for (int d = 0; d < m->ndim; d++)
     {
       if (m->sizes[d].sym != NULL && m->sizes[d].value < 0)
-        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint",
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint; give concrete inputs "
+                            "(inputs.json, a repro's load_args or saved tensors)",
                             spec->name ? spec->name : "?", m->sizes[d].sym);
       sizes[d] = m->sizes[d].value;
       if (m->strides)
@@ -393,7 +394,8 @@ resolve_spec (const fx_input_spec *spec, const sym_env *env, fx_arena *arena, fx
     {
       int64_t v;
       if (!sym_eval (env, &m->sizes[d], &v))
-        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint",
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint; give concrete inputs "
+                            "(inputs.json, a repro's load_args or saved tensors)",
                             spec->name ? spec->name : "?", m->sizes[d].sym ? m->sizes[d].sym : "?");
       if (v < 0)
         return fx_diag_set (diag, FX_ERR_INVALID, "input '%s': size %s is negative (%lld)",
