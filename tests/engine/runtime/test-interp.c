@@ -289,7 +289,8 @@ add_torch_level_case (const char *name)
   g_free (path);
 }
 
-/* The fx_graph_runnable.py (repro.py) files of a trace's TORCH_COMPILE_DEBUG folder: inputs from load_args. */
+/* The fx_graph_runnable.py (repro.py) files of a trace's TORCH_COMPILE_DEBUG folder (inputs from load_args), and
+   the fx_graph_readable.py / fx_graph_transformed.py graphs next to them. */
 static void
 add_repro_cases (const char *trace)
 {
@@ -316,6 +317,30 @@ add_repro_cases (const char *trace)
             {
               g_free (path);
               continue;
+            }
+          /* the same compile's print_readable graphs (before and after Inductor's passes): symbolic sizes get
+             concrete values */
+          static const char *const readable[] = { "fx_graph_readable", "fx_graph_transformed" };
+          for (size_t r = 0; r < G_N_ELEMENTS (readable); r++)
+            {
+              char *rp = g_strdup_printf ("%s/%s/%s.py", ind, m, readable[r]);
+              fx_graph *rg = NULL;
+              fx_diag rd;
+              fx_diag_clear (&rd);
+              if (g_file_test (rp, G_FILE_TEST_EXISTS))
+                {
+                  if (fx_parse_fx_file (rp, &rg, &rd) != FX_OK)
+                    g_error ("%s: %s", rp, rd.message);
+                  concretize_syms (rg);
+                  char *rname = g_strdup_printf ("aot/%s/%s/%s", trace, m, readable[r]);
+                  graph_case *rc = new_case (rname, rg, rp);
+                  if (fx_inputs_make (rg, FX_INPUTS_SPEC, NULL, 13, NULL, rc->arena, &rc->inputs, &rc->n_inputs, &rd)
+                      != FX_OK)
+                    g_error ("%s: inputs: %s", rname, rd.message);
+                  damp_inputs (rc);
+                  g_free (rname);
+                }
+              g_free (rp);
             }
           fx_graph *g = NULL;
           fx_diag diag;

@@ -50,11 +50,19 @@ def save(t, path):
         f.write(raw.numpy().tobytes() if raw.numel() else b"")
 
 
-# ATen overloads torch 1.13 lacks, written with what it has.
+def _prepare_softmax_online(x, dim):
+    m = x.amax(dim, keepdim=True)
+    return m, (x - m).exp().sum(dim, keepdim=True)
+
+
+# ATen/prims overloads torch 1.13 lacks (newer Inductor graphs use them), written with what it has.
 FALLBACK = {
     ("aten", "_native_batch_norm_legit_no_training", "default"):
         lambda x, w, b, rm, rv, mom, eps: torch.ops.aten.native_batch_norm.default(x, w, b, rm, rv, False, mom, eps),
     ("prims", "convert_element_type", "default"): lambda x, dt: x.to(dt),
+    ("prims", "prepare_softmax_online", "default"): _prepare_softmax_online,
+    ("prims", "iota", "default"): lambda n, start, step, dtype, device, requires_grad:
+        torch.arange(start, start + n * step, step, dtype=dtype),
 }
 
 
