@@ -220,23 +220,41 @@ cse_candidate (const fx_node *n)
   return n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") == 0;
 }
 
+static uint64_t
+key_hash (const char *s)
+{
+  uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char) *s) * 1099511628211ull;
+  return h;
+}
+
 fx_status
 fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
 {
-  size_t cap = graph->n_nodes + 1, cnt = 0, removed = 0;
-  char **keys = calloc (cap, sizeof (char *));
-  fx_node **nodes = calloc (cap, sizeof (fx_node *));
+  /* open addressing: keys (the call's target and arguments as text) → the first node with that key */
+  size_t slots = 16;
+  while (slots < 2 * (graph->n_nodes + 1))
+    slots *= 2;
+  char **keys = calloc (slots, sizeof (char *));
+  fx_node **nodes = calloc (slots, sizeof (fx_node *));
+  size_t *used = calloc (graph->n_nodes + 1, sizeof (size_t));
+  size_t n_used = 0, removed = 0;
+  fx_status st = FX_OK;
   fx_node *next;
-  for (fx_node *n = graph->first; n != NULL; n = next)
+  for (fx_node *n = graph->first; n != NULL && st == FX_OK; n = next)
     {
       next = n->next;
       if (n->op == FX_OP_CALL_FUNCTION && fx_node_is_impure (n))
         {
           /* a mutation (x.add_(1), copy_): a later identical call may read other values, so nothing seen before
              it is reused after it */
-          for (size_t i = 0; i < cnt; i++)
-            free (keys[i]);
-          cnt = 0;
+          for (size_t i = 0; i < n_used; i++)
+            {
+              free (keys[used[i]]);
+              keys[used[i]] = NULL;
+            }
+          n_used = 0;
           continue;
         }
       if (!cse_candidate (n))
@@ -254,34 +272,34 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
           fx_buf_printf (&key, "|%s=", n->kwargs[i].name);
           arg_key (&n->kwargs[i].value, &key);
         }
-      fx_node *same = NULL;
-      for (size_t i = 0; i < cnt && !same; i++)
-        if (strcmp (keys[i], key.data) == 0)
-          same = nodes[i];
-      if (same != NULL)
+      size_t slot = (size_t) key_hash (key.data) & (slots - 1);
+      while (keys[slot] != NULL && strcmp (keys[slot], key.data) != 0)
+        slot = (slot + 1) & (slots - 1);
+      if (keys[slot] != NULL)
         {
-          fx_node_replace_all_uses_with (n, same);
-          fx_status st = fx_graph_erase_node (graph, n, diag);
-          fx_buf_free (&key);
-          if (st != FX_OK)
-            break;
-          removed++;
-          continue;
+          fx_node_replace_all_uses_with (n, nodes[slot]);
+          st = fx_graph_erase_node (graph, n, diag);
+          if (st == FX_OK)
+            removed++;
+          else if (diag)
+            snprintf (diag->pass, sizeof diag->pass, "cse");
         }
-      if (cnt < cap)
+      else if (n_used < graph->n_nodes + 1)
         {
-          keys[cnt] = fx_buf_steal (&key);
-          nodes[cnt++] = n;
+          keys[slot] = fx_buf_steal (&key);
+          nodes[slot] = n;
+          used[n_used++] = slot;
         }
       fx_buf_free (&key);
     }
-  for (size_t i = 0; i < cnt; i++)
-    free (keys[i]);
+  for (size_t i = 0; i < n_used; i++)
+    free (keys[used[i]]);
   free (keys);
   free (nodes);
+  free (used);
   if (changed)
     *changed = removed;
-  return FX_OK;
+  return st;
 }
 
 /* ---------------------------------------------------------------- decomposition */

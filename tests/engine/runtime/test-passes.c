@@ -124,6 +124,27 @@ test_cse (void)
   fx_arena_free (arena);
   fx_graph_free (g);
 
+  /* a long graph: 3000 identical adds feeding a chain of muls merge into one add */
+  g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "x");
+  fx_node *acc = x;
+  for (int k = 0; k < 3000; k++)
+    {
+      fx_arg a1[2] = { fx_arg_node (x), fx_arg_int (1) };
+      fx_node *e = fx_graph_call_function (g, fx_target_op ("aten.add.Tensor"), a1, 2, NULL, 0);
+      fx_arg a2[2] = { fx_arg_node (acc), fx_arg_node (e) };
+      acc = fx_graph_call_function (g, fx_target_op ("aten.mul.Tensor"), a2, 2, NULL, 0);
+    }
+  fx_arg out1[1] = { fx_arg_node (acc) };
+  fx_graph_output (g, fx_arg_tuple (out1, 1));
+  fx_graph_resolve_ops (g);
+  g_assert_cmpint (fx_pass_cse (g, &changed, &diag), ==, FX_OK);
+  g_assert_cmpuint (changed, ==, 2999);
+  g_assert_cmpint (count_target (g, "aten.add.Tensor"), ==, 1);
+  g_assert_cmpint (count_target (g, "aten.mul.Tensor"), ==, 3000);
+  g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_OK);
+  fx_graph_free (g);
+
   /* a mutation in between: the second add reads the mutated x and must stay */
   g = parse ("class G(torch.nn.Module):\n"
              "    def forward(self, x: \"f32[4]\", y: \"f32[4]\"):\n"
