@@ -307,35 +307,45 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
 fx_status
 fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
 {
-  size_t total = 0;
-  bool again = true;
-  while (again)
+  size_t total = 0, limit = 16 * (graph->n_nodes + 16);
+  fx_node *n = graph->first;
+  while (n != NULL)
     {
-      again = false;
-      fx_node *next;
-      for (fx_node *n = graph->first; n != NULL; n = next)
+      fx_node *next = n->next;
+      int id = -1;
+      if (n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP)
+        id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
+      const fx_op_info *op = id >= 0 ? fx_op_get ((fx_op_id) id) : NULL;
+      if (op == NULL || op->decomp == NULL)
         {
-          next = n->next;
-          if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
-            continue;
-          int id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
-          if (id < 0)
-            continue;
-          const fx_op_info *op = fx_op_get ((fx_op_id) id);
-          if (op->decomp == NULL)
-            continue;
-          n->target.op_id = id;
-          fx_status st = op->decomp (graph, n, diag);
-          if (st != FX_OK)
-            {
-              if (diag)
-                snprintf (diag->pass, sizeof diag->pass, "decompose");
-              return st;
-            }
-          total++;
-          again = true;
-          break;
+          n = next;
+          continue;
         }
+      if (total >= limit)
+        {
+          /* a decomposition that keeps producing composite ops would never end */
+          fx_diag_set (diag, FX_ERR_INVALID, "node '%s' (%s): decompositions do not reach a fixed point", n->name,
+                       n->target.name);
+          if (diag)
+            {
+              snprintf (diag->node, sizeof diag->node, "%s", n->name);
+              snprintf (diag->pass, sizeof diag->pass, "decompose");
+            }
+          return FX_ERR_INVALID;
+        }
+      /* the new nodes go before n (its getitem users after it are replaced): resume from n's predecessor, so
+         they are decomposed in turn */
+      fx_node *prev = n->prev;
+      n->target.op_id = id;
+      fx_status st = op->decomp (graph, n, diag);
+      if (st != FX_OK)
+        {
+          if (diag)
+            snprintf (diag->pass, sizeof diag->pass, "decompose");
+          return st;
+        }
+      total++;
+      n = prev ? prev->next : graph->first;
     }
   if (changed)
     *changed = total;

@@ -198,10 +198,16 @@ check_decomposed (const char *code, const char *composite, const char *const *ex
   fx_diag_clear (&diag);
   g_assert_cmpint (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 5, NULL, arena, &in, &n_in, &diag), ==, FX_OK);
   size_t nb = run (g, in, n_in, arena, &before);
-  size_t changed = 0;
+  size_t changed = 0, composites = 0;
+  fx_graph_foreach_node (g, n)
+  {
+    if (n->op == FX_OP_CALL_FUNCTION && n->target.op_id >= 0 && fx_op_get ((fx_op_id) n->target.op_id)->decomp)
+      composites++;
+  }
   if (fx_pass_decompose (g, &changed, &diag) != FX_OK)
     g_error ("decompose: %s", diag.message);
-  g_assert_cmpuint (changed, >=, 1);
+  g_assert_cmpuint (changed, ==, composites);
+  g_assert_cmpuint (composites, >=, 1);
   g_assert_cmpint (fx_graph_verify (g, &diag), ==, FX_OK);
   g_assert_cmpint (count_target (g, composite), ==, 0);
   for (size_t i = 0; i < n_expect; i++)
@@ -257,6 +263,18 @@ test_decompose (void)
                     "        getitem = native_layer_norm[0]\n"
                     "        return (getitem,)\n",
                     "aten.native_layer_norm.default", ln_ops, G_N_ELEMENTS (ln_ops));
+  /* several composites in a chain, each decomposed once */
+  static const char *const chain_ops[] = { "aten.exp.default", "aten.var_mean.correction", "aten.log.default" };
+  check_decomposed ("class G(torch.nn.Module):\n"
+                    "    def forward(self, x: \"f32[5, 16]\"):\n"
+                    "        # File: /m.py:3 in forward, code: return ...\n"
+                    "        _softmax = torch.ops.aten._softmax.default(x, -1, False)\n"
+                    "        native_layer_norm = torch.ops.aten.native_layer_norm.default(_softmax, [16], None, None, 1e-05)\n"
+                    "        getitem = native_layer_norm[0]\n"
+                    "        _log_softmax = torch.ops.aten._log_softmax.default(getitem, 0, False)\n"
+                    "        _softmax_1 = torch.ops.aten._softmax.default(_log_softmax, 1, False)\n"
+                    "        return (_softmax_1, getitem)\n",
+                    "aten._softmax.default", chain_ops, G_N_ELEMENTS (chain_ops));
 }
 
 /* ---------------------------------------------------------------- functionalization */
