@@ -41,6 +41,7 @@ typedef enum
   MAP_TO,         /* x.float(), x.to(dtype): _to_copy, or the input itself when the dtype is already that */
   MAP_MATMUL,     /* a @ b: mm / bmm by rank, views around for N-D @ 2-D */
   MAP_DROPOUT,    /* F.dropout(x, p, training): the input in eval mode */
+  MAP_CONTIGUOUS, /* x.contiguous(): the input when its strides are contiguous, else a contiguous clone */
 } map_kind;
 
 typedef struct
@@ -185,9 +186,9 @@ static const lower_rule rules[] = {
   { "mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
   { "torch.mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
   { "view", MAP_VIEW, "aten.view.default", NULL },
-  { "reshape", MAP_VIEW, "aten.view.default", NULL },
-  { "torch.reshape", MAP_VIEW, "aten.view.default", NULL },
-  { "contiguous", MAP_IDENTITY, NULL, NULL },
+  { "reshape", MAP_VIEW, "aten.reshape.default", NULL },
+  { "torch.reshape", MAP_VIEW, "aten.reshape.default", NULL },
+  { "contiguous", MAP_CONTIGUOUS, NULL, NULL },
   { "softmax", MAP_SOFTMAX, "aten._softmax.default", NULL },
   { "permute", MAP_VIEW, "aten.permute.default", NULL },
   { "transpose", MAP_SAME, "aten.transpose.int", NULL },
@@ -630,6 +631,36 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
     case MAP_IDENTITY:
       c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
       return FX_OK;
+    case MAP_CONTIGUOUS:
+      {
+        const fx_node *src = n->args[0].kind == FX_ARG_NODE ? n->args[0].u.node : NULL;
+        bool contiguous = false;
+        if (src != NULL && src->meta.val.kind == FX_VAL_TENSOR && src->meta.val.tensor.strides != NULL)
+          {
+            const fx_tensor_meta *m = &src->meta.val.tensor;
+            int64_t expect = 1;
+            contiguous = true;
+            for (int d = m->ndim - 1; d >= 0; d--)
+              {
+                if (m->sizes[d].sym != NULL || m->strides[d].sym != NULL)
+                  {
+                    contiguous = false;
+                    break;
+                  }
+                if (m->sizes[d].value != 1 && m->strides[d].value != expect)
+                  contiguous = false;
+                expect *= m->sizes[d].value;
+              }
+          }
+        if (contiguous)
+          {
+            c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
+            return FX_OK;
+          }
+        fx_kwarg k1[1] = { { "memory_format", fx_arg_memfmt (FX_MEMFMT_CONTIGUOUS) } };
+        res = emit (c, n, "aten.clone.default", args, 1, k1, 1);
+        break;
+      }
     case MAP_DROPOUT:
       {
         const fx_arg *train = get_arg (n, 2, "training");
