@@ -1,4 +1,5 @@
-/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import TORCH_TRACE logs into a workspace file. */
+/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import PyTorch artifacts (TORCH_TRACE logs, TORCH_COMPILE_DEBUG
+   folders, .pt2 archives, TORCH_LOGS text) into a workspace file. */
 #include "fxwb.h"
 
 #include <string.h>
@@ -69,8 +70,9 @@ fxwb_cmd_import (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("PATH... - import PyTorch artifacts into a workspace");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder of them, or a\n"
-                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/).\n"
+                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
+                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
+                                "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
                                 "nothing. Bad lines are skipped and counted (first examples shown with line numbers).");
   g_option_context_set_description (context,

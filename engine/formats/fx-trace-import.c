@@ -990,6 +990,269 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
   return st;
 }
 
+/* ------------------------------------------------------------------ TORCH_LOGS text */
+
+/* Graph text inside a TORCH_LOGS record: from the "class " of the first class line (print_readable prefixes it with
+   the module file path), else from the first "def forward". */
+static const char *
+graph_start (const char *text)
+{
+  const char *c = strstr (text, "class ");
+  const char *d = strstr (text, "def forward");
+  return c && (!d || c < d) ? c : d;
+}
+
+/* One TORCH_LOGS record: consecutive lines with the same "path:line] [cid] [__artifact]" prefix. */
+static fx_status
+handle_log_record (importer *imp, const char *cid_text, const char *artifact, const char *text, int64_t line)
+{
+  fx_compile_id cid;
+  if (fx_compile_id_parse (cid_text, &cid, NULL) != FX_OK)
+    {
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compile id [%.40s]", cid_text);
+      return FX_OK;
+    }
+  int64_t crow = 0;
+  fx_status st = compile_for (imp, &cid, &crow);
+  if (st != FX_OK)
+    return st;
+  imp->stats->records++;
+  size_t len = strlen (text);
+  if (strcmp (artifact, "guards") == 0 && strstr (text, "+- "))
+    return add_cpp_guards (imp, crow, text);
+  if (strcmp (artifact, "recompiles") == 0 || strcmp (artifact, "recompiles_verbose") == 0)
+    {
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      u.has_recompile = 1;
+      for (const char *p = text; *p && st == FX_OK;)
+        {
+          const char *eol = strchr (p, '\n');
+          size_t n = eol ? (size_t) (eol - p) : strlen (p);
+          char *l = strndup (p, n);
+          const char *s = l;
+          while (*s == ' ')
+            s++;
+          if (strncmp (s, "Recompiling function ", 21) == 0)
+            {
+              /* "Recompiling function F in FILE:LINE" */
+              const char *in = strstr (s + 21, " in ");
+              const char *colon = in ? strrchr (in + 4, ':') : NULL;
+              if (in && colon)
+                {
+                  char *fn = strndup (s + 21, (size_t) (in - s - 21));
+                  char *file = strndup (in + 4, (size_t) (colon - in - 4));
+                  fx_store_compile_update fu;
+                  fx_store_compile_update_init (&fu);
+                  fu.function = fn;
+                  fu.file = file;
+                  fu.line = atoi (colon + 1);
+                  st = fx_store_update_compile (imp->store, crow, &fu, imp->diag);
+                  free (fn);
+                  free (file);
+                }
+            }
+          else if (strncmp (s, "- ", 2) == 0)
+            {
+              char *sep = strstr (s + 2, ": ");
+              fx_compile_id failed;
+              if (sep)
+                *sep = 0;
+              if (sep && fx_compile_id_parse (s + 2, &failed, NULL) == FX_OK)
+                st = fx_store_add_guard_failure (imp->store, crow, s + 2, sep + 2, NULL, imp->diag);
+              else
+                {
+                  if (sep)
+                    *sep = ':';
+                  st = fx_store_add_guard_failure (imp->store, crow, NULL, s + 2, NULL, imp->diag);
+                }
+            }
+          free (l);
+          p += n + (eol ? 1 : 0);
+        }
+      return st == FX_OK ? fx_store_update_compile (imp->store, crow, &u, imp->diag) : st;
+    }
+  if (strcmp (artifact, "graph_breaks") == 0)
+    {
+      /* Several breaks can follow each other under one prefix: each starts with "Graph break". */
+      const char *p = text;
+      while (p && *p && st == FX_OK)
+        {
+          const char *next = strstr (p + 1, "\nGraph break");
+          char *one = strndup (p, next ? (size_t) (next - p) : strlen (p));
+          st = add_graph_break (imp, crow, one);
+          free (one);
+          p = next ? next + 1 : NULL;
+        }
+      if (st == FX_OK)
+        {
+          fx_store_compile_update u;
+          fx_store_compile_update_init (&u);
+          u.has_graph_break = 1;
+          st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+        }
+      return st;
+    }
+  if ((strcmp (artifact, "graph_code") == 0 || strcmp (artifact, "aot_graphs") == 0
+       || strcmp (artifact, "post_grad_graphs") == 0) && strstr (text, "TRACED GRAPH") && graph_start (text))
+    {
+      const char *stage = strcmp (artifact, "graph_code") == 0 ? "dynamo"
+                          : strcmp (artifact, "post_grad_graphs") == 0 ? "post_grad"
+                          : strstr (text, "Joint graph") ? "aot_joint"
+                          : strstr (text, "Backward graph") ? "aot_backward"
+                          : strstr (text, "Forward graph") ? "aot_forward" : "aot_inference";
+      const char *g = graph_start (text);
+      return add_graph (imp, crow, stage, g, strlen (g), line);
+    }
+  if (strcmp (artifact, "output_code") == 0 && strncmp (text, "Output code:", 12) == 0)
+    {
+      const char *code = strchr (text, '\n');
+      code = code ? code + 1 : text + len;
+      st = add_output_code (imp, crow, code, strlen (code));
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, "inductor_output_code", "string", code, imp->diag);
+      return st;
+    }
+  st = fx_store_add_artifact (imp->store, imp->input, crow, artifact, "log", text, imp->diag);
+  if (st == FX_OK)
+    imp->stats->artifacts++;
+  return st;
+}
+
+/* "[0/1] [__guards] text": returns the text start and fills cid / artifact; NULL when the line has no such tags. */
+static const char *
+log_tags (const char *p, const char *eol, char *cid, size_t cid_size, char *artifact, size_t art_size)
+{
+  if (p >= eol || *p != '[')
+    return NULL;
+  const char *c = memchr (p, ']', (size_t) (eol - p));
+  if (!c || (size_t) (c - p - 1) >= cid_size || c + 4 >= eol || memcmp (c, "] [__", 5) != 0)
+    return NULL;
+  snprintf (cid, cid_size, "%.*s", (int) (c - p - 1), p + 1);
+  const char *a = c + 5;
+  const char *ae = memchr (a, ']', (size_t) (eol - a));
+  if (!ae || (size_t) (ae - a) >= art_size)
+    return NULL;
+  snprintf (artifact, art_size, "%.*s", (int) (ae - a), a);
+  ae++;
+  return ae < eol && *ae == ' ' ? ae + 1 : ae;
+}
+
+fx_status
+fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, size_t len, fx_import_stats *stats,
+                           fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  importer imp = { .store = store, .name = name, .stats = stats, .diag = diag };
+  char hash[33];
+  fx_md5_hex (data, len, hash);
+  fx_status st = fx_store_begin (store, diag);
+  if (st != FX_OK)
+    return st;
+  int64_t existing = 0;
+  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+    goto fail;
+  if (existing)
+    {
+      stats->already_imported = true;
+      fx_store_rollback (store);
+      free_importer (&imp);
+      return FX_OK;
+    }
+  if ((st = fx_store_add_input (store, name, "torch_logs", hash, (int64_t) len, &imp.input, diag)) != FX_OK)
+    goto fail;
+  fx_buf text, key;
+  fx_buf_init (&text);
+  fx_buf_init (&key);
+  char cur_cid[48] = "", cur_art[64] = "";
+  int64_t rec_line = 0, lineno = 0;
+  const char *p = data, *end = data + len;
+  while (st == FX_OK)
+    {
+      const char *eol = p < end ? memchr (p, '\n', (size_t) (end - p)) : NULL;
+      if (p < end && !eol)
+        eol = end;
+      char cid[48] = "", art[64] = "";
+      const char *body = NULL, *js = NULL;
+      size_t klen = 0;
+      if (p < end)
+        {
+          lineno++;
+          /* The glog prefix up to "] " (reusing the TORCH_TRACE check, which wants a '{' after it: not here). */
+          const char *close = memchr (p, ']', (size_t) (eol - p));
+          js = close && close + 2 < eol && close[1] == ' ' ? close + 2 : NULL;
+          body = js ? log_tags (js, eol, cid, sizeof cid, art, sizeof art) : NULL;
+          /* path:line] [cid] [__art]: the key of a record (timestamps differ within one). */
+          const char *path = body ? memchr (p, ' ', (size_t) (close - p)) : NULL;
+          path = path ? memchr (path + 1, ' ', (size_t) (close - path - 1)) : NULL;
+          path = path ? memchr (path + 1, ' ', (size_t) (close - path - 1)) : NULL;
+          if (path)
+            {
+              klen = (size_t) (body - path);
+              (void) klen;
+            }
+          if (!body || !path)
+            body = NULL;
+          if (body && (key.len != (size_t) (body - path) || memcmp (key.data, path, key.len) != 0))
+            {
+              if (key.len && text.len)
+                st = handle_log_record (&imp, cur_cid, cur_art, text.data, rec_line);
+              fx_buf_reset (&text);
+              fx_buf_reset (&key);
+              fx_buf_append (&key, path, (size_t) (body - path));
+              snprintf (cur_cid, sizeof cur_cid, "%s", cid);
+              snprintf (cur_art, sizeof cur_art, "%s", art);
+              rec_line = lineno;
+            }
+          else if (body && text.len)
+            fx_buf_putc (&text, '\n');
+          if (body)
+            fx_buf_append (&text, body, (size_t) (eol - body));
+          else if (eol > p && !js)
+            /* Lines with a glog prefix but no [__artifact] tag are ordinary log lines: skipped quietly. */
+            warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (eol - p < 120 ? eol - p : 120), p);
+          p = eol < end ? eol + 1 : end;
+          continue;
+        }
+      if (key.len && text.len)
+        st = handle_log_record (&imp, cur_cid, cur_art, text.data, rec_line);
+      break;
+    }
+  fx_buf_free (&text);
+  fx_buf_free (&key);
+  stats->lines = lineno;
+  if (st != FX_OK)
+    goto fail;
+  if (stats->records == 0)
+    {
+      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_LOGS record ([frame/compile] [__artifact] lines) in %s", name);
+      goto fail;
+    }
+  if ((st = fx_store_commit (store, diag)) != FX_OK)
+    goto fail;
+  free_importer (&imp);
+  return FX_OK;
+
+fail:
+  fx_store_rollback (store);
+  free_importer (&imp);
+  return st;
+}
+
+fx_status
+fx_import_torch_logs (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag)
+{
+  char *data = NULL;
+  size_t len = 0;
+  memset (stats, 0, sizeof *stats);
+  fx_status st = fx_file_read (path, &data, &len, diag);
+  if (st != FX_OK)
+    return st;
+  st = fx_import_torch_logs_data (store, path, data, len, stats, diag);
+  free (data);
+  return st;
+}
+
 static void
 merge_stats (fx_import_stats *into, const fx_import_stats *s)
 {
@@ -1037,6 +1300,20 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
         fclose (f);
       if (zip)
         return fx_import_pt2 (store, path, stats, diag);
+    }
+  if (!S_ISDIR (sb.st_mode))
+    {
+      /* TORCH_LOGS text: "...] [0/0] [__guards] ..." in the first kilobyte, and no JSON envelope. */
+      FILE *f = fopen (path, "rb");
+      char head[1024] = "";
+      size_t got = f ? fread (head, 1, sizeof head - 1, f) : 0;
+      if (f)
+        fclose (f);
+      head[got] = 0;
+      char *tag = strstr (head, "] [__");
+      char *nl = strchr (head, '\n');
+      if (tag && (!nl || tag < nl) && !strstr (head, "] {\""))
+        return fx_import_torch_logs (store, path, stats, diag);
     }
   if (!S_ISDIR (sb.st_mode))
     return fx_import_torch_trace (store, path, progress, user_data, stats, diag);

@@ -1,5 +1,5 @@
-/* fuzz-trace.c: libFuzzer target for the TORCH_TRACE importer (into an in-memory workspace), the output-code kernel
-   splitter and the ir_post_fusion.txt splitter. */
+/* fuzz-trace.c: libFuzzer target for the TORCH_TRACE and TORCH_LOGS importers (into an in-memory workspace), the
+   output-code kernel splitter and the ir_post_fusion.txt splitter. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -30,6 +30,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (st != FX_OK && st != FX_ERR_PARSE)
     abort ();
   if (st == FX_OK && !stats.already_imported && stats.records == 0)
+    abort ();
+
+  fx_diag_clear (&diag);
+  st = fx_import_torch_logs_data (store, "fuzz.txt", (const char *) data, size, &stats, &diag);
+  if (st != FX_OK && st != FX_ERR_PARSE)
     abort ();
 
   fx_arena *arena = fx_arena_new ();

@@ -93,8 +93,15 @@ fx_status fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *sta
 fx_status fx_import_pt2_data (fx_store *store, const char *name, const void *data, size_t len, fx_import_stats *stats,
                               fx_diag *diag);
 
-/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, a .pt2 archive (zip), or a
-   TORCH_TRACE log (a file or a folder of *.log). */
+/* Imports TORCH_LOGS text (torch_logs.txt: glog lines tagged "[0/1] [__guards]"): guards (the GUARDS tree),
+   recompile reasons, graph breaks, graphs (graph_code, aot_graphs, post_grad_graphs), output code kernels; other
+   artifacts kept raw. Each input is its own set of compiles. */
+fx_status fx_import_torch_logs (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag);
+fx_status fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, size_t len,
+                                     fx_import_stats *stats, fx_diag *diag);
+
+/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, a .pt2 archive (zip), TORCH_LOGS
+   text, or a TORCH_TRACE log (a file or a folder of *.log). */
 fx_status fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                           fx_import_stats *stats, fx_diag *diag);
 
