@@ -1,0 +1,317 @@
+/* fxw-compare-view.c: the Compare view. Each run's median time is set against the first run's (the baseline):
+ * a speedup above 1 is faster. A run with an error or a failed accuracy check says so in its verdict. */
+#define G_LOG_DOMAIN "fxw-compare-view"
+
+#include "fx-config.h"
+
+#include <math.h>
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "fxw-compare-view.h"
+
+typedef enum
+{
+  COL_BACKEND, COL_MODE, COL_DEVICE, COL_OPTIONS, COL_COMPILE, COL_MEDIAN, COL_MIN, COL_MAX, COL_SPEEDUP,
+  COL_ACCURACY, COL_PEAK, COL_VERDICT, COL_ERROR, N_COLS
+} Column;
+
+struct _FxwCompareView
+{
+  GtkWidget parent_instance;
+
+  GListModel *runs;
+  GtkStack *stack;
+  GtkLabel *summary_label;
+  GtkColumnView *column_view;
+  GtkNoSelection *selection_model;
+};
+
+G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
+
+static char *
+format_ms (double ms)
+{
+  return isnan (ms) ? g_strdup (C_("time", "—")) : g_strdup_printf ("%.3f", ms);
+}
+
+static double
+speedup_of (FxwCompareView *self, FxwRun *run)
+{
+  g_autoptr(FxwRun) first = NULL;
+  double base, mine;
+
+  if (self->runs == NULL || g_list_model_get_n_items (self->runs) == 0)
+    return NAN;
+  first = g_list_model_get_item (self->runs, 0);
+  base = fxw_run_get_median_ms (first);
+  mine = fxw_run_get_median_ms (run);
+  if (isnan (base) || isnan (mine) || mine <= 0 || *fxw_run_get_error (run) || *fxw_run_get_error (first))
+    return NAN;
+  return base / mine;
+}
+
+static char *
+verdict_of (FxwCompareView *self, FxwRun *run, gboolean is_first)
+{
+  double speedup = speedup_of (self, run);
+  double accuracy = fxw_run_get_accuracy (run);
+
+  if (*fxw_run_get_error (run))
+    return g_strdup (_("failed"));
+  /* accuracy: 1 when the outputs matched the reference as PyTorch's same() checks them, 0 when not. */
+  if (!isnan (accuracy) && accuracy < 0.5)
+    return g_strdup (_("inaccurate"));
+  if (is_first)
+    return g_strdup (_("baseline"));
+  if (isnan (speedup))
+    return g_strdup (_("not timed"));
+  if (speedup > 1.05)
+    return g_strdup (_("faster"));
+  if (speedup < 1 / 1.05)
+    return g_strdup (_("slower"));
+  return g_strdup (_("same speed"));
+}
+
+static char *
+cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
+{
+  switch (column)
+    {
+    case COL_BACKEND:
+      return g_strdup (fxw_run_get_backend (run));
+    case COL_MODE:
+      return g_strdup (fxw_run_get_mode (run));
+    case COL_DEVICE:
+      return g_strdup (fxw_run_get_device (run));
+    case COL_OPTIONS:
+      return g_strdup (fxw_run_get_options (run));
+    case COL_COMPILE:
+      return format_ms (fxw_run_get_compile_ms (run));
+    case COL_MEDIAN:
+      return format_ms (fxw_run_get_median_ms (run));
+    case COL_MIN:
+      return format_ms (fxw_run_get_min_ms (run));
+    case COL_MAX:
+      return format_ms (fxw_run_get_max_ms (run));
+    case COL_SPEEDUP:
+      {
+        double s = speedup_of (self, run);
+
+        return isnan (s) ? g_strdup (C_("speedup", "—")) : g_strdup_printf ("%.2f×", s);
+      }
+    case COL_ACCURACY:
+      {
+        double a = fxw_run_get_accuracy (run);
+
+        if (isnan (a))
+          return g_strdup (C_("accuracy", "—"));
+        if (a == 1.0)
+          return g_strdup (_("pass"));
+        if (a == 0.0)
+          return g_strdup (_("fail"));
+        return g_strdup_printf ("%.4g", a);
+      }
+    case COL_PEAK:
+      return fxw_run_get_peak_bytes (run) < 0 ? g_strdup (C_("memory", "—"))
+                                              : g_format_size_full ((guint64) fxw_run_get_peak_bytes (run),
+                                                                    G_FORMAT_SIZE_IEC_UNITS);
+    case COL_VERDICT:
+      return verdict_of (self, run, is_first);
+    case COL_ERROR:
+      return g_strdup (fxw_run_get_error (run));
+    case N_COLS:
+    default:
+      return g_strdup ("");
+    }
+}
+
+static gboolean
+is_first_run (FxwCompareView *self, FxwRun *run)
+{
+  g_autoptr(FxwRun) first = NULL;
+
+  if (self->runs == NULL || g_list_model_get_n_items (self->runs) == 0)
+    return FALSE;
+  first = g_list_model_get_item (self->runs, 0);
+  return first == run;
+}
+
+static void
+cell_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  Column column = GPOINTER_TO_INT (data);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), column >= COL_COMPILE && column <= COL_PEAK ? 1 : 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  if (column >= COL_COMPILE && column <= COL_PEAK)
+    gtk_widget_add_css_class (label, "numeric");
+  if (column == COL_ERROR)
+    gtk_widget_add_css_class (label, "error");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+cell_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  FxwCompareView *self = g_object_get_data (G_OBJECT (factory), "fxw-view");
+  Column column = GPOINTER_TO_INT (data);
+  FxwRun *run = gtk_list_item_get_item (item);
+  GtkWidget *label = gtk_list_item_get_child (item);
+  g_autofree char *text = cell_text (self, run, column, is_first_run (self, run));
+
+  gtk_label_set_label (GTK_LABEL (label), text);
+  /* Long cells (options, error text) are cut; the tooltip has all of it. */
+  gtk_widget_set_tooltip_text (label, column == COL_OPTIONS || column == COL_ERROR ? text : NULL);
+  if (column == COL_VERDICT)
+    {
+      const char *error = fxw_run_get_error (run);
+      double s = speedup_of (self, run);
+
+      gtk_widget_remove_css_class (label, "success");
+      gtk_widget_remove_css_class (label, "error");
+      gtk_widget_remove_css_class (label, "warning");
+      if (*error || (!isnan (fxw_run_get_accuracy (run)) && fxw_run_get_accuracy (run) < 0.5))
+        gtk_widget_add_css_class (label, "error");
+      else if (!isnan (s) && s > 1.05)
+        gtk_widget_add_css_class (label, "success");
+      else if (!isnan (s) && s < 1 / 1.05)
+        gtk_widget_add_css_class (label, "warning");
+    }
+}
+
+static void
+add_column (FxwCompareView *self, const char *title, Column column, gboolean expand)
+{
+  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+  g_autoptr(GtkColumnViewColumn) col = NULL;
+
+  g_object_set_data (G_OBJECT (factory), "fxw-view", self);
+  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup_cb), GINT_TO_POINTER (column));
+  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind_cb), GINT_TO_POINTER (column));
+  col = gtk_column_view_column_new (title, g_object_ref (factory));
+  gtk_column_view_column_set_expand (col, expand);
+  gtk_column_view_column_set_resizable (col, TRUE);
+  gtk_column_view_append_column (self->column_view, col);
+}
+
+static void
+fxw_compare_view_dispose (GObject *object)
+{
+  FxwCompareView *self = FXW_COMPARE_VIEW (object);
+
+  g_clear_object (&self->runs);
+  gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_COMPARE_VIEW);
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+      gtk_widget_unparent (child);
+  }
+  G_OBJECT_CLASS (fxw_compare_view_parent_class)->dispose (object);
+}
+
+static void
+fxw_compare_view_class_init (FxwCompareViewClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = fxw_compare_view_dispose;
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-compare-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, stack);
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, selection_model);
+}
+
+static void
+fxw_compare_view_init (FxwCompareView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  add_column (self, _("Backend"), COL_BACKEND, FALSE);
+  add_column (self, _("Mode"), COL_MODE, FALSE);
+  add_column (self, _("Device"), COL_DEVICE, FALSE);
+  add_column (self, _("Options"), COL_OPTIONS, FALSE);
+  /* translators: column titles; times are in milliseconds */
+  add_column (self, _("Compile ms"), COL_COMPILE, FALSE);
+  add_column (self, _("Median ms"), COL_MEDIAN, FALSE);
+  add_column (self, _("Min ms"), COL_MIN, FALSE);
+  add_column (self, _("Max ms"), COL_MAX, FALSE);
+  add_column (self, _("Speedup"), COL_SPEEDUP, FALSE);
+  add_column (self, _("Accuracy"), COL_ACCURACY, FALSE);
+  add_column (self, _("Peak Memory"), COL_PEAK, FALSE);
+  add_column (self, _("Verdict"), COL_VERDICT, FALSE);
+  add_column (self, _("Error"), COL_ERROR, TRUE);
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+}
+
+GtkWidget *
+fxw_compare_view_new (void)
+{
+  return g_object_new (FXW_TYPE_COMPARE_VIEW, NULL);
+}
+
+void
+fxw_compare_view_set_runs (FxwCompareView *self, GListModel *runs)
+{
+  guint n;
+
+  g_return_if_fail (FXW_IS_COMPARE_VIEW (self));
+
+  g_set_object (&self->runs, runs);
+  gtk_no_selection_set_model (self->selection_model, runs);
+  n = runs != NULL ? g_list_model_get_n_items (runs) : 0;
+  gtk_stack_set_visible_child_name (self->stack, n > 0 ? "runs" : "empty");
+  if (n > 0)
+    {
+      g_autoptr(FxwRun) first = g_list_model_get_item (runs, 0);
+      /* translators: the baseline run's backend and mode */
+      g_autofree char *text = g_strdup_printf (ngettext ("%u run of this graph. Speedups are against the first, %s %s.",
+                                                         "%u runs of this graph. Speedups are against the first, %s %s.",
+                                                         n),
+                                               n, fxw_run_get_backend (first), fxw_run_get_mode (first));
+      gtk_label_set_label (self->summary_label, text);
+    }
+}
+
+guint
+fxw_compare_view_get_n_runs (FxwCompareView *self)
+{
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), 0);
+  return self->runs != NULL ? g_list_model_get_n_items (self->runs) : 0;
+}
+
+char *
+fxw_compare_view_dup_row_text (FxwCompareView *self, guint row)
+{
+  g_autoptr(FxwRun) run = NULL;
+  GString *out;
+
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), NULL);
+  if (row >= fxw_compare_view_get_n_runs (self))
+    return NULL;
+  run = g_list_model_get_item (self->runs, row);
+  out = g_string_new (NULL);
+  for (Column c = 0; c < N_COLS; c++)
+    {
+      g_autofree char *cell = cell_text (self, run, c, row == 0);
+
+      g_string_append_printf (out, "%s%s", c ? "\t" : "", cell);
+    }
+  return g_string_free (out, FALSE);
+}
+
+double
+fxw_compare_view_get_speedup (FxwCompareView *self, guint row)
+{
+  g_autoptr(FxwRun) run = NULL;
+
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), NAN);
+  if (row >= fxw_compare_view_get_n_runs (self))
+    return NAN;
+  run = g_list_model_get_item (self->runs, row);
+  return speedup_of (self, run);
+}
