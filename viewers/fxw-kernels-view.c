@@ -363,15 +363,16 @@ fxw_kernels_view_set_kernels (FxwKernelsView *self, GListModel *kernels, gboolea
   g_return_if_fail (FXW_IS_KERNELS_VIEW (self));
 
   self->by_name = by_name;
+  /* Another stage of the same compile keeps the kernel selected: its covered nodes are looked up anew. */
   if (self->kernels != kernels)
     {
       g_set_object (&self->kernels, kernels);
       gtk_single_selection_set_model (self->selection_model, kernels);
+      gtk_single_selection_set_selected (self->selection_model, GTK_INVALID_LIST_POSITION);
     }
-  gtk_single_selection_set_selected (self->selection_model, GTK_INVALID_LIST_POSITION);
   gtk_stack_set_visible_child_name (self->stack,
                                     kernels != NULL && g_list_model_get_n_items (kernels) > 0 ? "kernels" : "empty");
-  show_kernel (self, NULL);
+  kernel_selected_cb (self);
   node_changed_cb (self);
 }
 
