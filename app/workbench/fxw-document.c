@@ -596,7 +596,8 @@ import_input (GTask *task, LoadJob *job, GCancellable *cancellable)
     }
   st = fx_import_path (store, job->path, import_progress_cb, job, &stats, &diag);
   fx_store_close (store);
-  if (!g_task_set_return_on_cancel (task, FALSE) || g_cancellable_is_cancelled (cancellable))
+  /* Cancelled meanwhile: the task returned then (FALSE here), or returns now. */
+  if (!g_task_set_return_on_cancel (task, FALSE) || g_task_return_error_if_cancelled (task))
     {
       remove_workspace_files (out);
       return FALSE;
