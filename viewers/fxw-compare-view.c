@@ -23,8 +23,7 @@ struct _FxwCompareView
   GListModel *runs;
   GtkStack *stack;
   GtkLabel *summary_label;
-  GtkColumnView *column_view;
-  GtkNoSelection *selection_model;
+  GtkGrid *grid;
 };
 
 G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
@@ -126,74 +125,72 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
     }
 }
 
-static gboolean
-is_first_run (FxwCompareView *self, FxwRun *run)
-{
-  g_autoptr(FxwRun) first = NULL;
+/* translators: the row titles of the Compare view; times are in milliseconds */
+static const char *const row_titles[N_COLS] = {
+  N_("Backend"), N_("Mode"), N_("Device"), N_("Options"), N_("Compile ms"), N_("Median ms"), N_("Min ms"),
+  N_("Max ms"), N_("Speedup"), N_("Accuracy"), N_("Peak Memory"), N_("Verdict"), N_("Error"),
+};
 
-  if (self->runs == NULL || g_list_model_get_n_items (self->runs) == 0)
-    return FALSE;
-  first = g_list_model_get_item (self->runs, 0);
-  return first == run;
-}
-
+/* Runs side by side: one column per run, one row per measure, the first run (the baseline) leftmost. */
 static void
-cell_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+rebuild_grid (FxwCompareView *self)
 {
-  Column column = GPOINTER_TO_INT (data);
-  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *child;
+  guint n = self->runs != NULL ? g_list_model_get_n_items (self->runs) : 0;
 
-  gtk_label_set_xalign (GTK_LABEL (label), column >= COL_COMPILE && column <= COL_PEAK ? 1 : 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  if (column >= COL_COMPILE && column <= COL_PEAK)
-    gtk_widget_add_css_class (label, "numeric");
-  if (column == COL_ERROR)
-    gtk_widget_add_css_class (label, "error");
-  gtk_list_item_set_child (item, label);
-}
-
-static void
-cell_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
-{
-  FxwCompareView *self = g_object_get_data (G_OBJECT (factory), "fxw-view");
-  Column column = GPOINTER_TO_INT (data);
-  FxwRun *run = gtk_list_item_get_item (item);
-  GtkWidget *label = gtk_list_item_get_child (item);
-  g_autofree char *text = cell_text (self, run, column, is_first_run (self, run));
-
-  gtk_label_set_label (GTK_LABEL (label), text);
-  /* Long cells (options, error text) are cut; the tooltip has all of it. */
-  gtk_widget_set_tooltip_text (label, column == COL_OPTIONS || column == COL_ERROR ? text : NULL);
-  if (column == COL_VERDICT)
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
+    gtk_grid_remove (self->grid, child);
+  for (Column c = 0; c < N_COLS; c++)
     {
-      const char *error = fxw_run_get_error (run);
-      double s = speedup_of (self, run);
+      GtkWidget *title = gtk_label_new (_(row_titles[c]));
 
-      gtk_widget_remove_css_class (label, "success");
-      gtk_widget_remove_css_class (label, "error");
-      gtk_widget_remove_css_class (label, "warning");
-      if (*error || (!isnan (fxw_run_get_accuracy (run)) && fxw_run_get_accuracy (run) < 0.5))
-        gtk_widget_add_css_class (label, "error");
-      else if (!isnan (s) && s > 1.05)
-        gtk_widget_add_css_class (label, "success");
-      else if (!isnan (s) && s < 1 / 1.05)
-        gtk_widget_add_css_class (label, "warning");
+      gtk_label_set_xalign (GTK_LABEL (title), 0);
+      gtk_label_set_yalign (GTK_LABEL (title), 0);
+      gtk_widget_add_css_class (title, "heading");
+      gtk_grid_attach (self->grid, title, 0, (int) c + 1, 1, 1);
     }
-}
+  for (guint r = 0; r < n; r++)
+    {
+      g_autoptr(FxwRun) run = g_list_model_get_item (self->runs, r);
+      /* translators: the title of a run's column in the Compare view */
+      g_autofree char *head = g_strdup_printf (_("Run %u"), r + 1);
+      GtkWidget *header = gtk_label_new (head);
+      double speedup = speedup_of (self, run);
+      double accuracy = fxw_run_get_accuracy (run);
 
-static void
-add_column (FxwCompareView *self, const char *title, Column column, gboolean expand)
-{
-  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
-  g_autoptr(GtkColumnViewColumn) col = NULL;
+      gtk_label_set_xalign (GTK_LABEL (header), 0);
+      gtk_widget_add_css_class (header, "dim-label");
+      gtk_grid_attach (self->grid, header, (int) r + 1, 0, 1, 1);
+      for (Column c = 0; c < N_COLS; c++)
+        {
+          g_autofree char *text = cell_text (self, run, c, r == 0);
+          GtkWidget *cell = gtk_label_new (text);
 
-  g_object_set_data (G_OBJECT (factory), "fxw-view", self);
-  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup_cb), GINT_TO_POINTER (column));
-  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind_cb), GINT_TO_POINTER (column));
-  col = gtk_column_view_column_new (title, g_object_ref (factory));
-  gtk_column_view_column_set_expand (col, expand);
-  gtk_column_view_column_set_resizable (col, TRUE);
-  gtk_column_view_append_column (self->column_view, col);
+          gtk_label_set_xalign (GTK_LABEL (cell), 0);
+          gtk_label_set_yalign (GTK_LABEL (cell), 0);
+          gtk_label_set_selectable (GTK_LABEL (cell), TRUE);
+          gtk_label_set_wrap (GTK_LABEL (cell), TRUE);
+          gtk_label_set_wrap_mode (GTK_LABEL (cell), PANGO_WRAP_WORD_CHAR);
+          gtk_label_set_max_width_chars (GTK_LABEL (cell), 36);
+          if (c >= COL_COMPILE && c <= COL_PEAK)
+            gtk_widget_add_css_class (cell, "numeric");
+          if (c == COL_OPTIONS || c == COL_ERROR)
+            gtk_widget_add_css_class (cell, "monospace");
+          if (c == COL_ERROR && *text)
+            gtk_widget_add_css_class (cell, "error");
+          if (c == COL_VERDICT)
+            {
+              if (*fxw_run_get_error (run) || (!isnan (accuracy) && accuracy < 0.5))
+                gtk_widget_add_css_class (cell, "error");
+              else if (!isnan (speedup) && speedup > 1.05)
+                gtk_widget_add_css_class (cell, "success");
+              else if (!isnan (speedup) && speedup < 1 / 1.05)
+                gtk_widget_add_css_class (cell, "warning");
+              gtk_widget_add_css_class (cell, "heading");
+            }
+          gtk_grid_attach (self->grid, cell, (int) r + 1, (int) c + 1, 1, 1);
+        }
+    }
 }
 
 static void
@@ -223,28 +220,13 @@ fxw_compare_view_class_init (FxwCompareViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-compare-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, summary_label);
-  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, column_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, selection_model);
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, grid);
 }
 
 static void
 fxw_compare_view_init (FxwCompareView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  add_column (self, _("Backend"), COL_BACKEND, FALSE);
-  add_column (self, _("Mode"), COL_MODE, FALSE);
-  add_column (self, _("Device"), COL_DEVICE, FALSE);
-  add_column (self, _("Options"), COL_OPTIONS, FALSE);
-  /* translators: column titles; times are in milliseconds */
-  add_column (self, _("Compile ms"), COL_COMPILE, FALSE);
-  add_column (self, _("Median ms"), COL_MEDIAN, FALSE);
-  add_column (self, _("Min ms"), COL_MIN, FALSE);
-  add_column (self, _("Max ms"), COL_MAX, FALSE);
-  add_column (self, _("Speedup"), COL_SPEEDUP, FALSE);
-  add_column (self, _("Accuracy"), COL_ACCURACY, FALSE);
-  add_column (self, _("Peak Memory"), COL_PEAK, FALSE);
-  add_column (self, _("Verdict"), COL_VERDICT, FALSE);
-  add_column (self, _("Error"), COL_ERROR, TRUE);
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }
 
@@ -262,7 +244,7 @@ fxw_compare_view_set_runs (FxwCompareView *self, GListModel *runs)
   g_return_if_fail (FXW_IS_COMPARE_VIEW (self));
 
   g_set_object (&self->runs, runs);
-  gtk_no_selection_set_model (self->selection_model, runs);
+  rebuild_grid (self);
   n = runs != NULL ? g_list_model_get_n_items (runs) : 0;
   gtk_stack_set_visible_child_name (self->stack, n > 0 ? "runs" : "empty");
   if (n > 0)

@@ -52,6 +52,13 @@ show_banner (FxwWindow *self, const char *text)
   const char *notice = self->document != NULL ? fxw_document_get_notice (self->document) : NULL;
   g_autofree char *both = NULL;
 
+  GtkWidget *banner = gtk_revealer_get_child (self->banner_revealer);
+
+  /* A notice alone (read-only, import warnings) is a warning, not an error. */
+  if (notice != NULL && *notice && !fxw_document_get_busy (self->document) && (text == NULL || !*text))
+    gtk_widget_add_css_class (banner, "notice");
+  else
+    gtk_widget_remove_css_class (banner, "notice");
   if (notice != NULL && *notice && !fxw_document_get_busy (self->document))
     text = both = text != NULL && *text ? g_strconcat (notice, "\n", text, NULL) : g_strdup (notice);
   gtk_label_set_label (self->banner_label, text ? text : "");
