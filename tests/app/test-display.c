@@ -904,6 +904,19 @@ test_import_trace (void)
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "15-import-trace"));
 
+  /* A TORCH_COMPILE_DEBUG run folder: one compile per model__N folder, with the kernels of its output_code.py. */
+  {
+    g_autofree char *run = fixture ("traces/toy_graph_break-cuda/torch_compile_debug/"
+                                    "run_2026_11_21_16_41_15_749790-pid_1273");
+
+    open_path (run);
+    g_assert_true (has_graph (window));
+    g_assert_nonnull (fxw_document_get_workspace_path (fxw_window_get_document (window)));
+    g_assert_cmpuint (count_compiles (), ==, 9);
+    select_row ("[-/0]", "aot_inference");
+    g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), ==, 2);
+  }
+
   /* A .pt2 archive: its exported graph. */
   open_path (pt2);
   g_assert_true (has_graph (window));
@@ -970,6 +983,30 @@ test_read_only_workspace (void)
   fxw_window_set_view (window, "kernels");
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "16-read-only"));
+  after = file_checksum (ws);
+  g_assert_cmpstr (before, ==, after);
+
+  /* The store's read-only handle reads, and refuses to write. */
+  {
+    fx_store *store = NULL;
+    fx_diag diag;
+    int64_t compile_row = 0;
+
+    fx_diag_clear (&diag);
+    g_assert_cmpint (fx_store_open_readonly (ws, &store, &diag), ==, FX_OK);
+    g_assert_cmpint (fx_store_find_compile (store, "0/1", &compile_row, &diag), ==, FX_OK);
+    g_assert_cmpint (compile_row, >, 0);
+    if (fx_store_begin (store, &diag) == FX_OK)
+      {
+        g_assert_cmpint (fx_store_add_metric (store, compile_row, "k", "v", &diag), !=, FX_OK);
+        fx_store_rollback (store);
+      }
+    fx_store_close (store);
+    /* Not a workspace: refused like fx_store_open refuses it. */
+    g_assert_cmpint (fx_store_open_readonly (FX_SOURCE_ROOT "/meson.build", &store, &diag), !=, FX_OK);
+    g_assert_null (store);
+  }
+  g_free (after);
   after = file_checksum (ws);
   g_assert_cmpstr (before, ==, after);
 
