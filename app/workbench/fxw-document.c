@@ -447,8 +447,9 @@ glog_payload (const char *line)
 {
   const char *close;
 
-  if (strchr ("VIWEFD", line[0]) == NULL || !g_ascii_isdigit (line[1]) || !g_ascii_isdigit (line[4])
-      || line[5] != ' ' || (close = strstr (line, "] ")) == NULL || close - line > 200)
+  /* strchr() finds the terminating NUL too: an empty line must not pass the first test. */
+  if (strlen (line) < 6 || strchr ("VIWEFD", line[0]) == NULL || !g_ascii_isdigit (line[1])
+      || !g_ascii_isdigit (line[4]) || line[5] != ' ' || (close = strstr (line, "] ")) == NULL || close - line > 200)
     return NULL;
   return close + 2;
 }
