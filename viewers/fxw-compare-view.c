@@ -1,5 +1,6 @@
 /* fxw-compare-view.c: the Compare view. Each run's median time is set against the first run's (the baseline):
- * a speedup above 1 is faster. A run with an error or a failed accuracy check says so in its verdict. */
+ * a speedup above 1 is faster. A run with an error or a failed accuracy check says so in its verdict. The runs
+ * shown are those of a compile: `fxwb compare WORKSPACE:COMPILE` runs one stage of it (aot_inference first). */
 #define G_LOG_DOMAIN "fxw-compare-view"
 
 #include "fx-config.h"
@@ -12,8 +13,8 @@
 
 typedef enum
 {
-  COL_BACKEND, COL_MODE, COL_DEVICE, COL_OPTIONS, COL_COMPILE, COL_MEDIAN, COL_MIN, COL_MAX, COL_SPEEDUP,
-  COL_ACCURACY, COL_PEAK, COL_VERDICT, COL_ERROR, N_COLS
+  COL_STAGE, COL_BACKEND, COL_MODE, COL_DEVICE, COL_OPTIONS, COL_COMPILE, COL_MEDIAN, COL_MIN, COL_MAX,
+  COL_SPEEDUP, COL_ACCURACY, COL_KERNELS, COL_PEAK, COL_VERDICT, COL_ERROR, N_COLS
 } Column;
 
 struct _FxwCompareView
@@ -34,6 +35,20 @@ format_ms (double ms)
   return isnan (ms) ? g_strdup (C_("time", "—")) : g_strdup_printf ("%.3f", ms);
 }
 
+/* The stored verdict says whether the outputs matched the reference (PyTorch's same()); an accuracy failure is
+   stored with its report in the error text, so the verdict comes first. */
+static gboolean
+is_inaccurate (FxwRun *run)
+{
+  return g_strcmp0 (fxw_run_get_verdict (run), "fail") == 0;
+}
+
+static gboolean
+is_failed (FxwRun *run)
+{
+  return !is_inaccurate (run) && (*fxw_run_get_error (run) || g_strcmp0 (fxw_run_get_verdict (run), "error") == 0);
+}
+
 static double
 speedup_of (FxwCompareView *self, FxwRun *run)
 {
@@ -45,7 +60,7 @@ speedup_of (FxwCompareView *self, FxwRun *run)
   first = g_list_model_get_item (self->runs, 0);
   base = fxw_run_get_median_ms (first);
   mine = fxw_run_get_median_ms (run);
-  if (isnan (base) || isnan (mine) || mine <= 0 || *fxw_run_get_error (run) || *fxw_run_get_error (first))
+  if (isnan (base) || isnan (mine) || mine <= 0 || is_failed (run) || is_failed (first))
     return NAN;
   return base / mine;
 }
@@ -54,13 +69,11 @@ static char *
 verdict_of (FxwCompareView *self, FxwRun *run, gboolean is_first)
 {
   double speedup = speedup_of (self, run);
-  double accuracy = fxw_run_get_accuracy (run);
 
-  if (*fxw_run_get_error (run))
-    return g_strdup (_("failed"));
-  /* accuracy: 1 when the outputs matched the reference as PyTorch's same() checks them, 0 when not. */
-  if (!isnan (accuracy) && accuracy < 0.5)
+  if (is_inaccurate (run))
     return g_strdup (_("inaccurate"));
+  if (is_failed (run))
+    return g_strdup (_("failed"));
   if (is_first)
     return g_strdup (_("baseline"));
   if (isnan (speedup))
@@ -77,6 +90,8 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
 {
   switch (column)
     {
+    case COL_STAGE:
+      return g_strdup (fxw_run_get_stage (run));
     case COL_BACKEND:
       return g_strdup (fxw_run_get_backend (run));
     case COL_MODE:
@@ -102,15 +117,21 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
     case COL_ACCURACY:
       {
         double a = fxw_run_get_accuracy (run);
+        const char *verdict = fxw_run_get_verdict (run);
+        g_autofree char *number = isnan (a) ? NULL : g_strdup_printf ("%.3g", a);
 
-        if (isnan (a))
-          return g_strdup (C_("accuracy", "—"));
-        if (a == 1.0)
-          return g_strdup (_("pass"));
-        if (a == 0.0)
-          return g_strdup (_("fail"));
-        return g_strdup_printf ("%.4g", a);
+        /* translators: the accuracy verdict, then the largest absolute error */
+        if (g_strcmp0 (verdict, "pass") == 0)
+          return number ? g_strdup_printf (_("pass (max error %s)"), number) : g_strdup (_("pass"));
+        if (g_strcmp0 (verdict, "fail") == 0)
+          return number ? g_strdup_printf (_("fail (max error %s)"), number) : g_strdup (_("fail"));
+        if (g_strcmp0 (verdict, "not checked") == 0)
+          return g_strdup (_("not checked"));
+        return number ? g_steal_pointer (&number) : g_strdup (C_("accuracy", "—"));
       }
+    case COL_KERNELS:
+      return fxw_run_get_n_kernels (run) < 0 ? g_strdup (C_("kernels", "—"))
+                                             : g_strdup_printf ("%d", fxw_run_get_n_kernels (run));
     case COL_PEAK:
       return fxw_run_get_peak_bytes (run) < 0 ? g_strdup (C_("memory", "—"))
                                               : g_format_size_full ((guint64) fxw_run_get_peak_bytes (run),
@@ -127,8 +148,9 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
 
 /* translators: the row titles of the Compare view; times are in milliseconds */
 static const char *const row_titles[N_COLS] = {
-  N_("Backend"), N_("Mode"), N_("Device"), N_("Options"), N_("Compile ms"), N_("Median ms"), N_("Min ms"),
-  N_("Max ms"), N_("Speedup"), N_("Accuracy"), N_("Peak Memory"), N_("Verdict"), N_("Error"),
+  N_("Graph"), N_("Backend"), N_("Mode"), N_("Device"), N_("Options"), N_("Compile ms"), N_("Median ms"),
+  N_("Min ms"), N_("Max ms"), N_("Speedup"), N_("Accuracy"), N_("Kernels"), N_("Peak Memory"), N_("Verdict"),
+  N_("Error"),
 };
 
 /* Runs side by side: one column per run, one row per measure, the first run (the baseline) leftmost. */
@@ -156,7 +178,6 @@ rebuild_grid (FxwCompareView *self)
       g_autofree char *head = g_strdup_printf (_("Run %u"), r + 1);
       GtkWidget *header = gtk_label_new (head);
       double speedup = speedup_of (self, run);
-      double accuracy = fxw_run_get_accuracy (run);
 
       gtk_label_set_xalign (GTK_LABEL (header), 0);
       gtk_widget_add_css_class (header, "dim-label");
@@ -172,7 +193,7 @@ rebuild_grid (FxwCompareView *self)
           gtk_label_set_wrap (GTK_LABEL (cell), TRUE);
           gtk_label_set_wrap_mode (GTK_LABEL (cell), PANGO_WRAP_WORD_CHAR);
           gtk_label_set_max_width_chars (GTK_LABEL (cell), 36);
-          if (c >= COL_COMPILE && c <= COL_PEAK)
+          if (c >= COL_COMPILE && c <= COL_PEAK && c != COL_ACCURACY)
             gtk_widget_add_css_class (cell, "numeric");
           if (c == COL_OPTIONS || c == COL_ERROR)
             gtk_widget_add_css_class (cell, "monospace");
@@ -180,7 +201,7 @@ rebuild_grid (FxwCompareView *self)
             gtk_widget_add_css_class (cell, "error");
           if (c == COL_VERDICT)
             {
-              if (*fxw_run_get_error (run) || (!isnan (accuracy) && accuracy < 0.5))
+              if (is_failed (run) || is_inaccurate (run))
                 gtk_widget_add_css_class (cell, "error");
               else if (!isnan (speedup) && speedup > 1.05)
                 gtk_widget_add_css_class (cell, "success");
@@ -251,8 +272,8 @@ fxw_compare_view_set_runs (FxwCompareView *self, GListModel *runs)
     {
       g_autoptr(FxwRun) first = g_list_model_get_item (runs, 0);
       /* translators: the baseline run's backend and mode */
-      g_autofree char *text = g_strdup_printf (ngettext ("%u run of this graph. Speedups are against the first, %s %s.",
-                                                         "%u runs of this graph. Speedups are against the first, %s %s.",
+      g_autofree char *text = g_strdup_printf (ngettext ("%u run of this compile. Speedups are against the first, %s %s.",
+                                                         "%u runs of this compile. Speedups are against the first, %s %s.",
                                                          n),
                                                n, fxw_run_get_backend (first), fxw_run_get_mode (first));
       gtk_label_set_label (self->summary_label, text);

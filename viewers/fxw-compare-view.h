@@ -1,4 +1,4 @@
-/* fxw-compare-view.h: the Compare view: the stored runs of a graph side by side, timed against the first. */
+/* fxw-compare-view.h: the Compare view: the stored runs of a compile's graphs side by side, timed against the first. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -16,8 +16,8 @@ GtkWidget *fxw_compare_view_new          (void);
 void       fxw_compare_view_set_runs     (FxwCompareView *self,
                                           GListModel     *runs);
 guint      fxw_compare_view_get_n_runs   (FxwCompareView *self);
-/* The cells of a row as shown, tab-separated (backend, mode, device, options, compile, median, min, max, speedup,
-   accuracy, peak memory, verdict, error); NULL past the end. */
+/* The cells of a run as shown, tab-separated (graph stage, backend, mode, device, options, compile, median, min,
+   max, speedup, accuracy, kernels, peak memory, verdict, error); NULL past the end. */
 char      *fxw_compare_view_dup_row_text (FxwCompareView *self,
                                           guint           row);
 /* The speedup of row against the first run (median / median), NAN when either was not timed. */

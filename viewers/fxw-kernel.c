@@ -245,7 +245,8 @@ fxw_kernels_map_nodes (GListModel *kernels, FxwGraph *graph, gboolean by_name)
 struct _FxwRun
 {
   GObject parent_instance;
-  char *backend, *mode, *options, *device, *error;
+  char *backend, *mode, *options, *device, *error, *stage, *verdict;
+  int n_kernels;
   double compile_ms, median_ms, min_ms, max_ms, accuracy;
   gint64 peak_bytes;
 };
@@ -262,6 +263,8 @@ fxw_run_finalize (GObject *object)
   g_free (self->options);
   g_free (self->device);
   g_free (self->error);
+  g_free (self->stage);
+  g_free (self->verdict);
   G_OBJECT_CLASS (fxw_run_parent_class)->finalize (object);
 }
 
@@ -274,6 +277,8 @@ fxw_run_class_init (FxwRunClass *klass)
 static void
 fxw_run_init (FxwRun *self)
 {
+  self->stage = g_strdup ("");
+  self->n_kernels = -1;
 }
 
 /* The capture importer writes -1 for what it did not measure. */
@@ -367,4 +372,32 @@ const char *
 fxw_run_get_error (FxwRun *self)
 {
   return self->error;
+}
+
+void
+fxw_run_set_details (FxwRun *self, const char *stage, const char *verdict, int n_kernels)
+{
+  g_free (self->stage);
+  self->stage = g_strdup (stage ? stage : "");
+  g_free (self->verdict);
+  self->verdict = g_strdup (verdict);
+  self->n_kernels = n_kernels >= 0 ? n_kernels : -1;
+}
+
+const char *
+fxw_run_get_stage (FxwRun *self)
+{
+  return self->stage;
+}
+
+const char *
+fxw_run_get_verdict (FxwRun *self)
+{
+  return self->verdict;
+}
+
+int
+fxw_run_get_n_kernels (FxwRun *self)
+{
+  return self->n_kernels;
 }

@@ -55,7 +55,8 @@ int         *fxw_kernels_map_nodes       (GListModel  *kernels,
                                           FxwGraph    *graph,
                                           gboolean     by_name);
 
-/* Numbers that were not measured are NAN (negative values in the store read as unknown too); peak_bytes -1. */
+/* Numbers that were not measured are NAN (negative values in the store read as unknown too); peak_bytes -1.
+   accuracy: the largest absolute error against the reference, as `fxwb run/compare` store it. */
 FxwRun      *fxw_run_new                 (const char  *backend,
                                           const char  *mode,
                                           const char  *options,
@@ -78,5 +79,14 @@ double       fxw_run_get_max_ms          (FxwRun      *self);
 double       fxw_run_get_accuracy        (FxwRun      *self);
 gint64       fxw_run_get_peak_bytes      (FxwRun      *self);
 const char  *fxw_run_get_error           (FxwRun      *self);
+/* What newer workspaces also store: the graph stage run ("aot_inference"), the verdict of the accuracy check
+   ("pass", "fail", "error", "not checked"; NULL unknown) and the number of generated kernels (-1 unknown). */
+void         fxw_run_set_details         (FxwRun      *self,
+                                          const char  *stage,
+                                          const char  *verdict,
+                                          int          n_kernels);
+const char  *fxw_run_get_stage           (FxwRun      *self);
+const char  *fxw_run_get_verdict         (FxwRun      *self);
+int          fxw_run_get_n_kernels       (FxwRun      *self);
 
 G_END_DECLS

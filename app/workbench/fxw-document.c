@@ -61,7 +61,7 @@ typedef struct
   char *frame_subtitle, *compile_subtitle, *status, *guards;
   gboolean new_frame, new_compile;
   GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
-  GPtrArray *runs;       /* FxwRun of this graph; NULL when none */
+  GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
 } LoadedGraph;
 
 typedef struct
@@ -318,8 +318,11 @@ load_store (GTask *task, LoadJob *job)
       g_autofree char *where = NULL;
       g_autofree char *guards_text = NULL;
       g_autoptr(GPtrArray) kernels = NULL;
+      g_autoptr(GPtrArray) runs = NULL;
+      g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
       fx_store_kernel *stored = NULL;
-      size_t n_stored = 0;
+      fx_store_kv *metrics = NULL;
+      size_t n_stored = 0, n_metrics = 0;
 
       if (g_task_return_error_if_cancelled (task))
         goto out_quiet;
@@ -343,13 +346,53 @@ load_store (GTask *task, LoadJob *job)
           error = store_error (&diag);
           goto out;
         }
+      /* Kernel times, where a run measured them: metrics "kernel_ms.NAME" of the compile holding the kernels. */
+      if (n_stored > 0 && fx_store_list_metrics (store, c->id, arena, &metrics, &n_metrics, &diag) != FX_OK)
+        {
+          error = store_error (&diag);
+          goto out;
+        }
+      for (size_t m = 0; m < n_metrics; m++)
+        if (metrics[m].key != NULL && metrics[m].value != NULL && g_str_has_prefix (metrics[m].key, "kernel_ms."))
+          g_hash_table_insert (kernel_ms, (char *) metrics[m].key + strlen ("kernel_ms."), (char *) metrics[m].value);
       if (n_stored > 0)
         {
           kernels = g_ptr_array_new_with_free_func (g_object_unref);
           for (size_t k = 0; k < n_stored; k++)
-            g_ptr_array_add (kernels, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind,
-                                                      stored[k].device, stored[k].code, stored[k].nodes,
-                                                      stored[k].aten, NAN));
+            {
+              const char *ms = stored[k].name ? g_hash_table_lookup (kernel_ms, stored[k].name) : NULL;
+              char *end = NULL;
+              double time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
+
+              if (ms != NULL && (end == ms || *end != '\0' || !isfinite (time_ms) || time_ms < 0))
+                time_ms = NAN;
+              g_ptr_array_add (kernels, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind,
+                                                        stored[k].device, stored[k].code, stored[k].nodes,
+                                                        stored[k].aten, time_ms));
+            }
+        }
+      /* The runs of every graph of the compile: `fxwb compare WORKSPACE:COMPILE` runs one stage of it. */
+      for (size_t k = 0; k < n_graphs; k++)
+        {
+          fx_store_run_row *rows = NULL;
+          size_t n_rows = 0;
+
+          if (fx_store_list_runs (store, graphs[k].id, arena, &rows, &n_rows, &diag) != FX_OK)
+            {
+              error = store_error (&diag);
+              goto out;
+            }
+          if (n_rows > 0 && runs == NULL)
+            runs = g_ptr_array_new_with_free_func (g_object_unref);
+          for (size_t r = 0; r < n_rows; r++)
+            {
+              FxwRun *run = fxw_run_new (rows[r].backend, rows[r].mode, rows[r].options_json, rows[r].device,
+                                         rows[r].compile_ms, rows[r].run_ms_median, rows[r].run_ms_min,
+                                         rows[r].run_ms_max, rows[r].accuracy, rows[r].peak_bytes, rows[r].error);
+
+              fxw_run_set_details (run, graphs[k].stage, rows[r].verdict, rows[r].n_kernels);
+              g_ptr_array_add (runs, run);
+            }
         }
       for (size_t k = 0; k < n_graphs; k++)
         {
@@ -377,24 +420,7 @@ load_store (GTask *task, LoadJob *job)
           lg->graph = graph;
           lg->stage = g_strdup (graphs[k].stage);
           lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
-          {
-            fx_store_run_row *runs = NULL;
-            size_t n_runs = 0;
-
-            if (fx_store_list_runs (store, graphs[k].id, arena, &runs, &n_runs, &diag) != FX_OK)
-              {
-                loaded_graph_free (lg);
-                error = store_error (&diag);
-                goto out;
-              }
-            if (n_runs > 0)
-              lg->runs = g_ptr_array_new_with_free_func (g_object_unref);
-            for (size_t r = 0; r < n_runs; r++)
-              g_ptr_array_add (lg->runs, fxw_run_new (runs[r].backend, runs[r].mode, runs[r].options_json,
-                                                      runs[r].device, runs[r].compile_ms, runs[r].run_ms_median,
-                                                      runs[r].run_ms_min, runs[r].run_ms_max, runs[r].accuracy,
-                                                      runs[r].peak_bytes, runs[r].error));
-          }
+          lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
           lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
           lg->status = g_strdup (sidebar_status (c->status));
@@ -810,6 +836,12 @@ populate (FxwDocument *self, LoadJob *job)
 
               fxw_sidebar_item_set_kernels (c, G_LIST_MODEL (kernels), FALSE);
             }
+          if (lg->runs != NULL)
+            {
+              g_autoptr(GListStore) runs = store_from_array (lg->runs, FXW_TYPE_RUN);
+
+              fxw_sidebar_item_set_runs (c, G_LIST_MODEL (runs));
+            }
           fxw_sidebar_item_append (frame, c);
           compile = c;
           first_stage = TRUE;
@@ -824,12 +856,7 @@ populate (FxwDocument *self, LoadJob *job)
       /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. */
       fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);
       first_stage = FALSE;
-      if (lg->runs != NULL)
-        {
-          g_autoptr(GListStore) runs = store_from_array (lg->runs, FXW_TYPE_RUN);
-
-          fxw_sidebar_item_set_runs (stage, G_LIST_MODEL (runs));
-        }
+      fxw_sidebar_item_set_runs (stage, fxw_sidebar_item_get_runs (compile));
       fxw_sidebar_item_append (compile, stage);
     }
 }

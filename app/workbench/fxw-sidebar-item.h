@@ -41,7 +41,7 @@ gboolean           fxw_sidebar_item_get_kernels_by_name (FxwSidebarItem *self);
 void               fxw_sidebar_item_set_kernels  (FxwSidebarItem     *self,
                                                   GListModel         *kernels,
                                                   gboolean            by_name);
-/* A stage's stored runs (FxwRun; NULL when none). */
+/* The stored runs of the compile's graphs (FxwRun; NULL when none), set on the compile and its stages. */
 GListModel        *fxw_sidebar_item_get_runs     (FxwSidebarItem     *self);
 void               fxw_sidebar_item_set_runs     (FxwSidebarItem     *self,
                                                   GListModel         *runs);

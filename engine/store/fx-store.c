@@ -1047,15 +1047,43 @@ run_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   r->accuracy = col_double_or_nan (s, 11);
   r->error = col_str (arena, s, 12);
   r->created = col_double_or_nan (s, 13);
+  /* Columns of later schemas read as NULL (see fx_store_list_runs). */
+  r->verdict = col_str (arena, s, 14);
+  r->repeat = sqlite3_column_type (s, 15) == SQLITE_NULL ? 0 : sqlite3_column_int (s, 15);
+  r->n_kernels = sqlite3_column_type (s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 16);
+  r->engine_compile = sqlite3_column_type (s, 17) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 17);
+}
+
+/* Whether table runs has column name: files of older schemas lack the run columns later schemas add. */
+static bool
+runs_has_column (fx_store *store, const char *name)
+{
+  sqlite3_stmt *stmt = prepare (store, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = ?", NULL);
+  bool yes = false;
+  if (!stmt)
+    return false;
+  bind_text (stmt, 1, name);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    yes = sqlite3_column_int (stmt, 0) > 0;
+  sqlite3_finalize (stmt);
+  return yes;
 }
 
 fx_status
 fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store_run_row **out, size_t *n,
                     fx_diag *diag)
 {
-  return query_list (store, "SELECT id, graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min,"
-                     " run_ms_max, peak_bytes, accuracy, error, created FROM runs WHERE graph = ? ORDER BY id",
-                     graph_id, true, arena, sizeof (fx_store_run_row), run_row, (void **) out, n, diag);
+  /* Column names come from this fixed list only; a missing one is selected as NULL. */
+  static const char *const later[] = { "verdict", "repeat", "n_kernels", "engine_compile" };
+  char sql[512] = "SELECT id, graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min,"
+                  " run_ms_max, peak_bytes, accuracy, error, created";
+  for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+    {
+      strcat (sql, ", ");
+      strcat (sql, runs_has_column (store, later[i]) ? later[i] : "NULL");
+    }
+  strcat (sql, " FROM runs WHERE graph = ? ORDER BY id");
+  return query_list (store, sql, graph_id, true, arena, sizeof (fx_store_run_row), run_row, (void **) out, n, diag);
 }
 
 /* Opens path read-only; immutable: as an sqlite URI with immutable=1 (no locks, no -shm, nothing created). */

@@ -789,7 +789,8 @@ copy_demo (const char *dir, const char *name)
   return g_steal_pointer (&path);
 }
 
-/* Runs stored with fx_store_add_run against [0/0]'s Dynamo graph show side by side, timed against the first. */
+/* Runs stored with fx_store_add_run against [0/0]'s Dynamo graph show side by side, timed against the first;
+   kernel times stored as metrics reach the Kernels view. */
 static void
 test_compare_view (void)
 {
@@ -803,9 +804,11 @@ test_compare_view (void)
   fx_store_graph_info *graphs = NULL;
   fx_store_run_row *back = NULL;
   size_t n_graphs = 0, n_back = 0;
-  fx_store_run eager = { "eager", "default", "{}", "cpu", NULL, 0.0, 2.0, 1.8, 2.6, 1.0, 1 << 20 };
+  /* accuracy: the largest absolute error against the reference, as fxwb run/compare store it */
+  fx_store_run eager = { "eager", "default", "{}", "cpu", NULL, 0.0, 2.0, 1.8, 2.6, 0.0, 1 << 20 };
   fx_store_run inductor = { "inductor", "default", "{\"max_autotune\": false}", "cpu", NULL, 812.5, 1.0, 0.9, 1.3,
-                            1.0, 3 << 20 };
+                            2.5e-7, 3 << 20 };
+  FxwKernelsView *kernels = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
   fx_store_run broken = { "inductor", "max-autotune", "{\"max_autotune\": true}", "cpu",
                           "RuntimeError: generated code did not compile", -1, -1, -1, -1, -1, -1 };
 
@@ -819,6 +822,8 @@ test_compare_view (void)
   g_assert_cmpint (fx_store_add_run (store, graphs[0].id, &eager, NULL, &diag), ==, FX_OK);
   g_assert_cmpint (fx_store_add_run (store, graphs[0].id, &inductor, NULL, &diag), ==, FX_OK);
   g_assert_cmpint (fx_store_add_run (store, graphs[0].id, &broken, NULL, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_metric (store, compile_row, "kernel_ms.triton_poi_fused_abs_add_div_1", "0.0123",
+                                        &diag), ==, FX_OK);
   g_assert_cmpint (fx_store_commit (store, &diag), ==, FX_OK);
   /* The reader gives back what was written, in order; an unmeasured time reads as stored (-1). */
   g_assert_cmpint (fx_store_list_runs (store, graphs[0].id, arena, &back, &n_back, &diag), ==, FX_OK);
@@ -827,6 +832,7 @@ test_compare_view (void)
   g_assert_cmpfloat (back[1].compile_ms, ==, 812.5);
   g_assert_cmpint (back[1].peak_bytes, ==, 3 << 20);
   g_assert_cmpstr (back[2].error, ==, "RuntimeError: generated code did not compile");
+  g_assert_null (back[2].verdict);   /* a schema without the verdict column reads it as NULL */
   g_assert_cmpint (fx_store_list_runs (store, graphs[1].id, arena, &back, &n_back, &diag), ==, FX_OK);
   g_assert_cmpuint (n_back, ==, 0);
   fx_store_close (store);
@@ -843,18 +849,26 @@ test_compare_view (void)
     g_autofree char *row1 = fxw_compare_view_dup_row_text (view, 1);
     g_autofree char *row2 = fxw_compare_view_dup_row_text (view, 2);
 
-    g_assert_true (g_str_has_prefix (row0, "eager\tdefault\tcpu\t"));
+    g_assert_true (g_str_has_prefix (row0, "dynamo\teager\tdefault\tcpu\t"));
     g_assert_nonnull (strstr (row0, "\tbaseline\t"));
     g_test_message ("row1: %s", row1);
-    g_assert_nonnull (strstr (row1, "\t812.500\t1.000\t0.900\t1.300\t2.00×\tpass\t3.0\xc2\xa0MiB\tfaster\t"));
+    g_assert_nonnull (strstr (row1, "\t812.500\t1.000\t0.900\t1.300\t2.00×\t2.5e-07\t—\t3.0\xc2\xa0MiB\tfaster\t"));
     g_assert_nonnull (strstr (row2, "\tfailed\tRuntimeError: generated code did not compile"));
     g_assert_null (fxw_compare_view_dup_row_text (view, 3));
   }
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "14-compare-runs"));
 
-  /* Another graph has no runs: the empty page says how to make some. */
+  /* The runs belong to the compile: another of its stages shows them too; another compile has none, and the empty
+     page says how to make some. */
   select_row ("[0/0]", "post_grad");
+  g_assert_cmpuint (fxw_compare_view_get_n_runs (view), ==, 3);
+  select_row ("[0/0]", "dynamo");
+  fxw_kernels_view_select (kernels, 1);
+  g_assert_cmpfloat_with_epsilon (fxw_kernel_get_time_ms (fxw_kernels_view_get_selected (kernels)), 0.0123, 1e-9);
+  fxw_kernels_view_select (kernels, 0);
+  g_assert_true (isnan (fxw_kernel_get_time_ms (fxw_kernels_view_get_selected (kernels))));
+  select_row ("[0/1]", "dynamo");
   g_assert_cmpuint (fxw_compare_view_get_n_runs (view), ==, 0);
   fxw_test_pump (200);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "14-compare-empty"));

@@ -210,6 +210,13 @@ typedef struct fx_store_run_row
   double compile_ms, run_ms_median, run_ms_min, run_ms_max, accuracy;
   int64_t peak_bytes;
   double created;            /* julian day; NAN when unknown */
+  /* Read when the file's schema has them (fxwb run/compare write them), else NULL / 0 / -1 / 0: verdict "pass",
+     "fail", "error", "not checked"; repeat: timed calls; n_kernels; engine_compile: the compile row of the kernels
+     the run generated. */
+  const char *verdict;
+  int repeat;
+  int n_kernels;
+  int64_t engine_compile;
 } fx_store_run_row;
 
 /* The runs of one graph in the order they were stored. */
