@@ -464,7 +464,7 @@ typedef enum
 {
   INPUT_FX,           /* FX code files: parsed directly */
   INPUT_IMPORT,       /* a TORCH_TRACE log or folder of them, a TORCH_COMPILE_DEBUG folder, a .pt2 archive */
-  INPUT_TORCH_LOGS,   /* TORCH_LOGS text: no importer reads it */
+  INPUT_TORCH_LOGS,   /* TORCH_LOGS text: imported too (guards, recompiles, breaks, graphs, kernels) */
 } InputKind;
 
 /* A glog record prefix, "V1121 16:43:11.182000 1700 file.py:12] ": returns what follows it, or NULL. */
@@ -693,14 +693,7 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
     kind = is_import_dir (job->path) ? INPUT_IMPORT : INPUT_FX;
   else if (g_file_test (job->path, G_FILE_TEST_IS_REGULAR) && !g_str_has_suffix (job->path, ".py"))
     kind = classify_file (job->path);
-  if (kind == INPUT_TORCH_LOGS)
-    {
-      g_task_return_new_error (task, FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_UNSUPPORTED,
-                               _("%s is TORCH_LOGS text, which cannot be imported yet. Run the program again with "
-                                 "TORCH_TRACE=DIR and open the log written there."), job->path);
-      return;
-    }
-  if (kind == INPUT_IMPORT)
+  if (kind == INPUT_IMPORT || kind == INPUT_TORCH_LOGS)
     {
       if (import_input (task, job, cancellable))
         load_store (task, job);

@@ -939,11 +939,14 @@ test_import_trace (void)
   g_assert_nonnull (fxw_document_get_workspace_path (fxw_window_get_document (window)));
   g_assert_cmpuint (count_compiles (), ==, 1);
 
-  /* TORCH_LOGS text has no importer: said so, rather than an empty import. */
+  /* TORCH_LOGS text: its compiles, graphs and kernels (mlp_module: one frame, one compile) */
   open_path (logs_text);
-  g_assert_true (fxw_window_get_banner_visible (window));
-  g_assert_nonnull (strstr (fxw_window_get_banner_text (window), "TORCH_LOGS"));
-  g_assert_null (fxw_selection_get_graph (fxw_window_get_selection (window)));
+  g_assert_true (has_graph (window));
+  g_assert_nonnull (fxw_document_get_workspace_path (fxw_window_get_document (window)));
+  g_assert_cmpuint (count_compiles (), >=, 1);
+  g_assert_cmpint (find_row ("[0/0]", "dynamo"), >, 0);
+  select_row ("[0/0]", "dynamo");
+  g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), >, 0);
 }
 
 /* Cancel during an import: the window is free at once, the banner says so, and no graph is half shown. */
