@@ -182,12 +182,12 @@ worker_died (fx_torch_worker *w, const char *what, fx_diag *diag)
 }
 
 static fx_status
-worker_timed_out (fx_torch_worker *w, const char *what, fx_diag *diag)
+worker_timed_out (fx_torch_worker *w, const char *what, double seconds, fx_diag *diag)
 {
   kill_worker (w, NULL);
   char head[512];
-  snprintf (head, sizeof head, "torch worker (%s) did not answer %s within %.1f s (option timeout); killed it",
-            w->python, what, w->timeout_s);
+  snprintf (head, sizeof head, "torch worker (%s) did not answer %s within %.1f s%s; killed it", w->python, what,
+            seconds, seconds == w->timeout_s ? " (option timeout)" : "");
   return fail_with_stderr (w, FX_ERR_BACKEND, head, diag);
 }
 
@@ -300,12 +300,13 @@ consume_line (fx_torch_worker *w, size_t line_len)
 
 /* Waits for one reply line and parses it. */
 static fx_status
-read_reply (fx_torch_worker *w, const char *what, double deadline, json_object **reply, fx_diag *diag)
+read_reply (fx_torch_worker *w, const char *what, double deadline, double seconds, json_object **reply,
+            fx_diag *diag)
 {
   size_t len = 0;
   io_result r = read_line (w, deadline, &len);
   if (r == IO_TIMEOUT)
-    return worker_timed_out (w, what, diag);
+    return worker_timed_out (w, what, seconds, diag);
   if (r != IO_OK)
     return worker_died (w, what, diag);
   w->rbuf.data[len] = '\0';
@@ -466,7 +467,10 @@ fx_torch_worker_start (const char *python, double timeout_s, fx_torch_worker **o
   fcntl (w->to_child, F_SETFL, fcntl (w->to_child, F_GETFL) | O_NONBLOCK);
 
   json_object *hello = NULL;
-  st = read_reply (w, "start-up (import torch)", now_ms () + w->timeout_s * 1e3, &hello, diag);
+  /* Importing torch takes seconds on a busy machine: the start-up gets at least two minutes, whatever the
+     per-request timeout. */
+  double startup_s = w->timeout_s > 120 ? w->timeout_s : 120;
+  st = read_reply (w, "start-up (import torch)", now_ms () + startup_s * 1e3, startup_s, &hello, diag);
   if (st != FX_OK)
     {
       fx_torch_worker_stop (w);
@@ -536,11 +540,11 @@ fx_torch_worker_call (fx_torch_worker *w, json_object *request, const char *what
   io_result r = write_all (w->to_child, line.data, line.len, deadline);
   fx_buf_free (&line);
   if (r == IO_TIMEOUT)
-    return worker_timed_out (w, what, diag);
+    return worker_timed_out (w, what, w->timeout_s, diag);
   if (r != IO_OK)
     return worker_died (w, what, diag);
   json_object *j = NULL;
-  fx_status st = read_reply (w, what, deadline, &j, diag);
+  fx_status st = read_reply (w, what, deadline, w->timeout_s, &j, diag);
   if (st != FX_OK)
     return st;
   if (!jbool (j, "ok"))

@@ -33,8 +33,10 @@ import ast
 import ctypes
 import importlib
 import json
+import linecache
 import math
 import os
+import re
 import sys
 import time
 import traceback
@@ -290,19 +292,22 @@ class Worker:
 
         base = FxwbAttrModule if attrs else torch.nn.Module
 
-        def make(code, ns):
-            exec(compile("from __future__ import annotations\n" + code, "<fxwb graph>", "exec"), ns)
+        def make(code, ns, filename):
+            src = "from __future__ import annotations\n" + code
+            # Tracebacks show the graph's lines.
+            linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+            exec(compile(src, filename, "exec"), ns)
             # A class with a real forward, so that Dynamo sees an ordinary nn.Module.
             return type("GraphModule", (base,), {"forward": ns["forward"]})()
 
         self.ns = _namespace(req.get("globals") or {})
-        root = make(req["code"], dict(self.ns))
+        root = make(req["code"], dict(self.ns), "<fxwb graph>")
         for sub in req.get("modules") or []:
             owner = root
             parts = sub["path"].split(".")
             for p in parts[:-1]:
                 owner = getattr(owner, p)
-            owner.add_module(parts[-1], make(sub["code"], dict(self.ns)))
+            owner.add_module(parts[-1], make(sub["code"], dict(self.ns), "<fxwb graph %s>" % sub["path"]))
         self.code = req["code"]
         return root
 
@@ -394,7 +399,9 @@ class Worker:
                             text = fh.read()
                     except OSError:
                         continue
-                    if "def call(args" in text and "async_compile" in text:
+                    # the wrapper module: it defines call() (a Runner's method in recent versions) and builds
+                    # its kernels through async_compile; kernel modules do neither
+                    if re.search(r"^\s*def call\((self, )?args", text, re.M) and "async_compile" in text:
                         cands.append((os.path.getmtime(p), p))
             found = [p for _m, p in sorted(cands)]
         found.sort(key=lambda p: os.path.getmtime(p))
@@ -483,13 +490,18 @@ class Worker:
 
 
 def _error_reply(e):
-    tb = traceback.format_exception(type(e), e, e.__traceback__)
-    text = "".join(tb)
-    lines = text.rstrip("\n").split("\n")
-    msg = "".join(traceback.format_exception_only(type(e), e)).strip()
     if isinstance(e, WorkerError):
         return {"ok": False, "error": str(e), "traceback": ""}
-    return {"ok": False, "error": msg, "traceback": "\n".join(lines[-12:])}
+    msg = "".join(traceback.format_exception_only(type(e), e)).strip()
+    frames = traceback.extract_tb(e.__traceback__)
+    # From the graph's frame on (the runner's own frames say nothing); all frames when the graph has none.
+    first = next((i for i, f in enumerate(frames) if f.filename.startswith("<fxwb graph")), 0)
+    lines = []
+    for f in frames[first:]:
+        lines.append('  File "%s", line %d, in %s' % (f.filename, f.lineno, f.name))
+        if f.line:
+            lines.append("    " + f.line.strip())
+    return {"ok": False, "error": msg, "traceback": "\n".join(lines[-16:])}
 
 
 def main():
