@@ -369,8 +369,8 @@ check_node (const fx_node *n, graph_check *gc, fx_diag *diag)
     case FX_OP_CALL_MODULE:
       if (!is_dotted (target, false))
         return node_fail (diag, n, "attribute path '%s' is not a dotted Python name", target);
-      if (n->op == FX_OP_GET_ATTR)
-        json_object_array_add (gc->attrs, json_object_new_string (target));
+      /* their values (weights, submodules) are not stored with a graph: the worker names them when asked */
+      json_object_array_add (gc->attrs, json_object_new_string (target));
       break;
     case FX_OP_PLACEHOLDER:
     case FX_OP_OUTPUT:
@@ -653,9 +653,8 @@ add_debug_files (fx_compiled *out, json_object *reply)
 /* ---------------------------------------------------------------- compile, run, bench */
 
 static fx_status
-torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
 {
-  (void) self;
   const fx_options *o = req->options;
   const char *backend = opt_str (o, "backend", "eager");
   const char *mode = req->mode && req->mode[0] ? req->mode : "default";
@@ -775,6 +774,17 @@ torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compile
   fx_buf_free (&code);
   json_object_put (reply);
   return FX_OK;
+}
+
+/* A failed compile leaves no worker behind, whether or not the caller calls release. */
+static fx_status
+torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  fx_status st = torch_compile_impl (req, out, diag);
+  if (st != FX_OK)
+    torch_release (out);
+  return st;
 }
 
 static fx_status

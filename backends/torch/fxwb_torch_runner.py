@@ -28,6 +28,10 @@
 # "storage" is the number of elements from the tensor's first element to its last reachable one, which is exactly
 # what the body holds: the tensor is body.as_strided(shape, stride). Without "storage" the body is contiguous
 # (fxwb's fx_tensor_save format). No numpy: bytes go through torch.frombuffer and ctypes.
+#
+# Devices: inputs arrive on the CPU and move to the request's "device" when one is given; every device literal in
+# the graph's code (`device(type='cuda', index=0)`) means that same device, so a graph captured on a GPU runs on
+# the CPU with CPU inputs. Outputs come back to the CPU.
 
 import ast
 import ctypes
@@ -285,9 +289,9 @@ class Worker:
                 try:
                     return super().__getattr__(name)
                 except AttributeError:
-                    if name in attrs:
-                        raise WorkerError("get_attr '%s' has no value: module attributes are not stored with the "
-                                          "graph" % name) from None
+                    if name in attrs or any(a.startswith(name + ".") for a in attrs):
+                        raise WorkerError("the graph uses the module attribute '%s' (get_attr or call_module), "
+                                          "and module attributes are not stored with a graph" % name) from None
                     raise
 
         base = FxwbAttrModule if attrs else torch.nn.Module
@@ -301,6 +305,10 @@ class Worker:
             return type("GraphModule", (base,), {"forward": ns["forward"]})()
 
         self.ns = _namespace(req.get("globals") or {})
+        # A graph runs where its inputs are (or on the device option): the device literals in its code
+        # (`device(type='cuda', index=0)` in a full() captured on a GPU) name the run's device.
+        run_device = torch.device(req.get("device") or "cpu")
+        self.ns["device"] = lambda *args, **kwargs: run_device
         root = make(req["code"], dict(self.ns), "<fxwb graph>")
         for sub in req.get("modules") or []:
             owner = root

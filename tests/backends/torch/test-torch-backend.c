@@ -204,14 +204,18 @@ test_eager_fixture (gconstpointer data)
   const char *name = data;
   if (!need_torch ())
     return;
-  char *path = g_strdup_printf ("%s/graphs/%s.py", fixtures_dir (), name);
+  /* a fixture graph (scaled), or a path under the fixtures (at its own sizes) */
+  gboolean is_path = strchr (name, '/') != NULL;
+  char *path = is_path ? g_strdup_printf ("%s/%s", fixtures_dir (), name)
+                       : g_strdup_printf ("%s/graphs/%s.py", fixtures_dir (), name);
   fx_graph *graph = NULL;
   fx_diag diag;
   fx_diag_clear (&diag);
   if (fx_parse_fx_file (path, &graph, &diag) != FX_OK)
     g_error ("%s: %s", path, diag.message);
   fx_graph_resolve_ops (graph);
-  fx_graph_scale_inputs (graph, 64, 64);
+  if (!is_path)
+    fx_graph_scale_inputs (graph, 64, 64);
   fx_arena *arena = fx_arena_new ();
   fx_value *inputs = NULL, *ref = NULL, *res = NULL;
   size_t n_inputs = 0, n_ref = 0, n_res = 0;
@@ -690,6 +694,65 @@ test_graph_exception (void)
   fx_graph_free (g);
 }
 
+/* A torch-level graph as Dynamo writes it: call_method, operator calls printed inline, torch functions,
+   torch.nn.functional, a non-inline operator through its namespace name, getitem. */
+static void
+test_torch_level (void)
+{
+  if (!need_torch ())
+    return;
+  fx_graph *g = parse_code ("def forward(self, L_x_ : torch.Tensor):\n"
+                            "    l_x_ = L_x_\n"
+                            "    sum_1 = l_x_.sum(dim = 1)\n"
+                            "    add = sum_1 + 1\n"
+                            "    relu = torch.nn.functional.relu(add, inplace = False)\n"
+                            "    abs_1 = torch.abs(relu)\n"
+                            "    getitem = abs_1[0]\n"
+                            "    size = l_x_.size(1)\n"
+                            "    floordiv = size // 2\n"
+                            "    return (getitem, floordiv)\n");
+  int64_t sz[2] = { 2, 5 };
+  fx_value in = fx_value_tensor (fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz));
+  fx_tensor_fill_f64 (in.u.t, -1.0);
+  fx_diag diag;
+  fx_status st;
+  fx_compiled *c = torch_compile (g, &in, 1, NULL, NULL, &st, &diag);
+  if (c == NULL)
+    g_error ("compile: %s", diag.message);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  if (c->backend->run (c, &in, 1, arena, &res, &n_res, &diag) != FX_OK)
+    g_error ("run: %s", diag.message);
+  g_assert_cmpuint (n_res, ==, 2);
+  g_assert_cmpint (res[0].u.t->ndim, ==, 0);
+  g_assert_cmpfloat (fx_tensor_get_f64 (res[0].u.t, 0), ==, 0.0);   /* relu(-5 + 1) */
+  g_assert_cmpint (res[1].kind, ==, FX_VALUE_INT);
+  g_assert_cmpint (res[1].u.i, ==, 2);
+  /* kernels for call_method nodes too */
+  gboolean has_sum = FALSE;
+  for (size_t k = 0; k < c->n_kernels; k++)
+    has_sum |= strcmp (c->kernels[k].name, "eager:sum_1") == 0
+               && strstr (c->kernels[k].source, "l_x_.sum(dim = 1)") != NULL;
+  g_assert_true (has_sum);
+  clear_values (res, n_res);
+  compiled_free (c);
+
+  /* module attributes are not stored with a graph: a clear error naming the attribute */
+  fx_graph *ga = parse_code ("def forward(self, x):\n"
+                             "    _tensor_constant0 = self._tensor_constant0\n"
+                             "    add = torch.ops.aten.add.Tensor(x, _tensor_constant0)\n"
+                             "    return (add,)\n");
+  g_assert_null (torch_compile (ga, &in, 1, NULL, NULL, &st, &diag));
+  g_test_message ("%s", diag.message);
+  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_nonnull (strstr (diag.message, "module attribute '_tensor_constant0'"));
+  fx_graph_free (ga);
+  fx_value_clear (&in);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
 /* Graphs whose text would run something other than torch are refused before any process starts. */
 static void
 test_refused_graphs (void)
@@ -892,16 +955,20 @@ main (int argc, char **argv)
   have_torch = probe_torch ();
   static const char *const fixtures[] = {
     "pointwise_chain.aten.0", "rmsnorm_residual.aten.0", "layernorm_gelu.aten.0", "softmax_rows.core_aten.0",
+    /* a whole MLP block as PyTorch 2.11's AOTAutograd wrote it (var_mean.correction, addmm, erf, 15 inputs) */
+    "traces/mlp_module-cuda/torch_compile_debug/run_2026_11_21_16_43_10_989637-pid_1700/torchinductor/"
+    "model__0_inference_0.0/fx_graph_readable.py",
   };
   for (size_t i = 0; i < G_N_ELEMENTS (fixtures); i++)
     {
-      char *p = g_strdup_printf ("/torch/eager/%s", fixtures[i]);
+      char *p = g_strdup_printf ("/torch/eager/%s", strchr (fixtures[i], '/') ? "mlp_module-aot-graph" : fixtures[i]);
       g_test_add_data_func (p, fixtures[i], test_eager_fixture);
       g_free (p);
     }
   g_test_add_func ("/torch/eager/bench", test_eager_bench);
   g_test_add_func ("/torch/eager/layout-dtypes", test_layout_dtypes);
   g_test_add_func ("/torch/eager/scalars", test_scalars);
+  g_test_add_func ("/torch/eager/torch-level", test_torch_level);
   g_test_add_func ("/torch/compile/no-torch-compile", test_no_torch_compile);
   g_test_add_func ("/torch/compile/fake-torch-compile", test_fake_compile);
   for (size_t i = 0; i < G_N_ELEMENTS (crash_cases); i++)
