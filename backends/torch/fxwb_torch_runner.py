@@ -544,6 +544,10 @@ def main():
         except Exception as e:
             reply = _error_reply(e)
         _say(out, reply)
+        if worker.crash == "exit-reply":  # test hook: gone before the next request (fxwb then writes to a dead pipe)
+            sys.stderr.write("fxwb test: crashing the worker (exit) after a reply\n")
+            sys.stderr.flush()
+            os._exit(3)
     return 0
 
 

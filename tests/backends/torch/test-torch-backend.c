@@ -594,6 +594,36 @@ test_crash (gconstpointer data)
   g_free (crash);
 }
 
+/* The worker dies between two requests: the next request is written into a pipe nobody reads (SIGPIPE, which
+   must not kill this process) and fails with the worker's exit status. */
+static void
+test_dead_pipe (void)
+{
+  if (!need_torch ())
+    return;
+  fx_graph *g = small_graph ();
+  fx_value in = small_input ();
+  fx_diag diag;
+  fx_status st;
+  const char *const opts[] = { "_crash_for_test='exit-reply'", NULL };
+  fx_compiled *c = torch_compile (g, &in, 1, NULL, opts, &st, &diag);
+  if (c == NULL)
+    g_error ("compile: %s", diag.message);
+  g_usleep (G_USEC_PER_SEC / 2);   /* let it exit */
+  fx_arena *arena = fx_arena_new ();
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  st = c->backend->run (c, &in, 1, arena, &res, &n_res, &diag);
+  g_test_message ("%s", diag.message);
+  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_nonnull (strstr (diag.message, "exited with status 3 during run"));
+  g_assert_nonnull (strstr (diag.message, "crashing the worker (exit) after a reply"));
+  compiled_free (c);
+  fx_arena_free (arena);
+  fx_value_clear (&in);
+  fx_graph_free (g);
+}
+
 /* Interpreters that are missing, not Python, or Python without torch: clear errors naming them. */
 static void
 test_bad_python (void)
@@ -977,6 +1007,7 @@ main (int argc, char **argv)
       g_test_add_data_func (p, &crash_cases[i], test_crash);
       g_free (p);
     }
+  g_test_add_func ("/torch/errors/dead-pipe", test_dead_pipe);
   g_test_add_func ("/torch/errors/bad-python", test_bad_python);
   g_test_add_func ("/torch/errors/graph-exception", test_graph_exception);
   g_test_add_func ("/torch/errors/refused-graphs", test_refused_graphs);
