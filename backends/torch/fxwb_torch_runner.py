@@ -385,13 +385,23 @@ class Worker:
     def _collect_output_code(self):
         found, debug = [], []
         droot = os.path.join(self.workdir, "debug")
+        models = set()
         for dirpath, _dirs, files in os.walk(droot):
+            model = os.path.basename(dirpath)
+            if not model.startswith("model__"):
+                continue
+            models.add(model)
             for f in sorted(files):
                 p = os.path.join(dirpath, f)
                 if f == "output_code.py":
                     found.append(p)
-                elif os.path.basename(os.path.dirname(p)).startswith("model__") and os.path.getsize(p) < (4 << 20):
-                    debug.append({"name": f, "path": p})
+                elif os.path.getsize(p) < (4 << 20):
+                    debug.append({"name": f, "path": p, "model": model})
+        # One Inductor graph: its files by their own names; several (graph breaks): prefixed by their folder.
+        for d in debug:
+            model = d.pop("model")
+            if len(models) > 1:
+                d["name"] = model + "/" + d["name"]
         if not found:
             # No trace folder: the output code modules Inductor wrote into its code cache (TORCHINDUCTOR_CACHE_DIR
             # points into WORKDIR), recognised by their call() entry point.

@@ -851,15 +851,28 @@ test_refused_graphs (void)
    is found, kept as an artifact and split into kernels with their source nodes. */
 
 static const char fake_compile_py[] =
-  "import json, os, shutil, torch\n"
+  "import json, os, shutil, sys, types, torch\n"
+  "# the config knobs fxwb sets for Inductor's debug folder (torch._dynamo/_inductor do not exist in 1.13)\n"
+  "dynamo = types.ModuleType('torch._dynamo'); dcfg = types.ModuleType('torch._dynamo.config')\n"
+  "inductor = types.ModuleType('torch._inductor'); icfg = types.ModuleType('torch._inductor.config')\n"
+  "dcfg.debug_dir_root = '/nonexistent'; icfg.trace = types.SimpleNamespace(enabled=False)\n"
+  "dynamo.config = dcfg; inductor.config = icfg\n"
+  "sys.modules.update({'torch._dynamo': dynamo, 'torch._dynamo.config': dcfg, 'torch._inductor': inductor,\n"
+  "                    'torch._inductor.config': icfg})\n"
   "def _fake_compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mode=None, options=None,\n"
   "                  disable=False):\n"
   "    with open(os.environ['FXWB_TEST_COMPILE_LOG'], 'w') as f:\n"
   "        json.dump({'backend': backend, 'mode': mode, 'options': options, 'dynamic': dynamic,\n"
   "                   'fullgraph': fullgraph, 'model': type(model).__name__}, f, sort_keys=True)\n"
-  "    d = os.path.join(os.environ['TORCHINDUCTOR_CACHE_DIR'], 'zz')\n"
-  "    os.makedirs(d, exist_ok=True)\n"
-  "    shutil.copy(os.environ['FXWB_TEST_OUTPUT_CODE'], os.path.join(d, 'czzfakeoutputcode.py'))\n"
+  "    src = os.environ['FXWB_TEST_DEBUG_MODEL']\n"
+  "    if icfg.trace.enabled:\n"
+  "        # TORCH_COMPILE_DEBUG's layout: run_*/torchinductor/model__*/\n"
+  "        shutil.copytree(src, os.path.join(dcfg.debug_dir_root, 'torch_compile_debug', 'run_fake-pid_1',\n"
+  "                                          'torchinductor', os.path.basename(src)))\n"
+  "    else:\n"
+  "        d = os.path.join(os.environ['TORCHINDUCTOR_CACHE_DIR'], 'zz')\n"
+  "        os.makedirs(d, exist_ok=True)\n"
+  "        shutil.copy(os.path.join(src, 'output_code.py'), os.path.join(d, 'czzfakeoutputcode.py'))\n"
   "    return model\n"
   "torch.compile = _fake_compile\n";
 
@@ -872,14 +885,14 @@ test_fake_compile (void)
   char *site = g_build_filename (dir, "sitecustomize.py", NULL);
   char *log = g_build_filename (dir, "compile.json", NULL);
   char *oc = g_strdup_printf ("%s/traces/mlp_module-cuda/torch_compile_debug/"
-                              "run_2026_11_21_16_43_10_989637-pid_1700/torchinductor/model__0_inference_0.0/"
-                              "output_code.py", fixtures_dir ());
-  g_assert_true (g_file_test (oc, G_FILE_TEST_EXISTS));
+                              "run_2026_11_21_16_43_10_989637-pid_1700/torchinductor/model__0_inference_0.0",
+                              fixtures_dir ());
+  g_assert_true (g_file_test (oc, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_set_contents (site, fake_compile_py, -1, NULL));
   char *old = g_strdup (g_getenv ("PYTHONPATH"));
   g_setenv ("PYTHONPATH", dir, TRUE);
   g_setenv ("FXWB_TEST_COMPILE_LOG", log, TRUE);
-  g_setenv ("FXWB_TEST_OUTPUT_CODE", oc, TRUE);
+  g_setenv ("FXWB_TEST_DEBUG_MODEL", oc, TRUE);
 
   fx_graph *g = parse_code ("def forward(self, x):\n"
                             "    native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [4], None, None, 1e-05)\n"
@@ -942,10 +955,31 @@ test_fake_compile (void)
   g_assert_true (g_file_get_contents (log, &got, NULL, NULL));
   g_assert_cmpstr (got, ==, "{\"backend\": \"aot_eager\", \"dynamic\": null, \"fullgraph\": false, \"mode\": null, "
                             "\"model\": \"GraphModule\", \"options\": null}");
+  g_assert_cmpuint (c->n_kernels, ==, 0);   /* only Inductor's output code is looked for */
+  compiled_free (c);
+
+  /* Inductor with its debug folder (option trace, on by default): output_code.py and the IR dumps as artifacts */
+  const char *const traced[] = { "backend='inductor'", NULL };
+  g_setenv ("PYTHONPATH", dir, TRUE);
+  c = torch_compile (g, &in, 1, NULL, traced, &st, &diag);
+  if (old)
+    g_setenv ("PYTHONPATH", old, TRUE);
+  else
+    g_unsetenv ("PYTHONPATH");
+  if (c == NULL)
+    g_error ("compile: %s", diag.message);
+  g_test_message ("%s", c->notes.data);
+  static const char *const files[] = { "output_code.py", "ir_post_fusion.txt", "fx_graph_readable.py",
+                                       "fx_graph_runnable.py", "fx_graph_transformed.py" };
+  for (size_t i = 0; i < G_N_ELEMENTS (files); i++)
+    if (find_artifact (c, files[i]) == NULL)
+      g_error ("no artifact %s", files[i]);
+  g_assert_nonnull (strstr (find_artifact (c, "ir_post_fusion.txt")->text, "FusedSchedulerNode"));
+  g_assert_cmpuint (c->n_kernels, ==, 7);
   compiled_free (c);
 
   g_unsetenv ("FXWB_TEST_COMPILE_LOG");
-  g_unsetenv ("FXWB_TEST_OUTPUT_CODE");
+  g_unsetenv ("FXWB_TEST_DEBUG_MODEL");
   g_unlink (site);
   g_unlink (log);
   g_rmdir (dir);
