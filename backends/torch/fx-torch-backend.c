@@ -664,7 +664,7 @@ torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *di
   if (eager && strcmp (mode, "default") != 0)
     return fx_diag_set (diag, FX_ERR_INVALID,
                         "mode '%s' is a torch.compile mode, and backend='eager' runs the graph without "
-                        "torch.compile; give a backend (for example --backend torch:inductor)", mode);
+                        "torch.compile; give option backend too (for example backend='inductor')", mode);
 
   graph_check gc;
   gc.arena = out->arena;

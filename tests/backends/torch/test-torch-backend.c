@@ -525,7 +525,6 @@ static const crash_case crash_cases[] = {
   { "segv-run", "run", "killed by signal 11" },
   { "raise-run", "run", "RuntimeError: fxwb test: an exception in run" },
   { "exit-bench", "bench", "exited with status 3 during bench" },
-  { "hang-load", "compile", "did not answer compile within 1.5 s" },
   { "hang-run", "run", "did not answer run within 1.5 s" },
 };
 
