@@ -727,6 +727,15 @@ torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *di
       snprintf (device, sizeof device, "%s", d.data ? d.data : "cuda");
       fx_buf_free (&d);
     }
+  if (strncmp (device, "cuda", 4) == 0 && !w->has_cuda)
+    {
+      fx_buf_free (&code);
+      json_object_put (inputs);
+      json_object_put (request);
+      return fx_diag_set (diag, FX_ERR_NO_DEVICE,
+                          "torch %s at %s cannot use CUDA (torch.cuda.is_available() is False), so it cannot run "
+                          "on device '%s'", w->torch_version, python, device);
+    }
   json_object_object_add (request, "op", json_object_new_string ("load"));
   json_object_object_add (request, "code", json_object_new_string (code.data ? code.data : ""));
   json_object_object_add (request, "inputs", inputs);

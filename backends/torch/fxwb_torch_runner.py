@@ -512,8 +512,8 @@ def _error_reply(e):
         return {"ok": False, "error": str(e), "traceback": ""}
     msg = "".join(traceback.format_exception_only(type(e), e)).strip()
     frames = traceback.extract_tb(e.__traceback__)
-    # From the graph's frame on (the runner's own frames say nothing); all frames when the graph has none.
-    first = next((i for i, f in enumerate(frames) if f.filename.startswith("<fxwb graph")), 0)
+    # From the graph's frame on (the runner's own frames say nothing); the last two when the graph has none.
+    first = next((i for i, f in enumerate(frames) if f.filename.startswith("<fxwb graph")), max(len(frames) - 2, 0))
     lines = []
     for f in frames[first:]:
         lines.append('  File "%s", line %d, in %s' % (f.filename, f.lineno, f.name))

@@ -636,6 +636,18 @@ test_bad_python (void)
   g_assert_cmpint (st, ==, FX_ERR_NOT_FOUND);
   g_assert_nonnull (strstr (diag.message, "python interpreter '/nonexistent/bin/python3' not found"));
 
+  /* $FXWB_PYTHON when the option is not given */
+  char *old_env = g_strdup (g_getenv ("FXWB_PYTHON"));
+  g_setenv ("FXWB_PYTHON", "/nonexistent/fxwb-env-python", TRUE);
+  g_assert_null (torch_compile (g, &in, 1, NULL, NULL, &st, &diag));
+  if (old_env)
+    g_setenv ("FXWB_PYTHON", old_env, TRUE);
+  else
+    g_unsetenv ("FXWB_PYTHON");
+  g_free (old_env);
+  g_assert_cmpint (st, ==, FX_ERR_NOT_FOUND);
+  g_assert_nonnull (strstr (diag.message, "'/nonexistent/fxwb-env-python' not found"));
+
   const char *const on_path[] = { "python='no-such-python-fxwb'", NULL };
   g_assert_null (torch_compile (g, &in, 1, NULL, on_path, &st, &diag));
   g_assert_cmpint (st, ==, FX_ERR_NOT_FOUND);
@@ -777,6 +789,40 @@ test_torch_level (void)
   fx_graph_free (ga);
   fx_value_clear (&in);
   fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
+/* option device: the graph runs there (inputs moved, outputs back on the CPU); a torch without CUDA says so. */
+static void
+test_device_option (void)
+{
+  if (!need_torch ())
+    return;
+  fx_graph *g = small_graph ();
+  fx_value in = small_input ();
+  fx_diag diag;
+  fx_status st;
+  const char *const opts[] = { "device='cuda'", NULL };
+  fx_compiled *c = torch_compile (g, &in, 1, NULL, opts, &st, &diag);
+  if (c == NULL)
+    {
+      g_test_message ("%s", diag.message);
+      g_assert_cmpint (st, ==, FX_ERR_NO_DEVICE);
+      g_assert_nonnull (strstr (diag.message, "cannot use CUDA (torch.cuda.is_available() is False)"));
+    }
+  else
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      g_assert_cmpint (c->backend->run (c, &in, 1, arena, &res, &n_res, &diag), ==, FX_OK);
+      g_assert_cmpint (res[0].u.t->storage->device.type, ==, FX_DEVICE_CPU);
+      g_assert_cmpfloat (fabs (fx_tensor_get_f64 (res[0].u.t, 0) - sin (0.5)), <, 1e-6);
+      clear_values (res, n_res);
+      fx_arena_free (arena);
+      compiled_free (c);
+    }
+  fx_value_clear (&in);
   fx_graph_free (g);
 }
 
@@ -1039,6 +1085,7 @@ main (int argc, char **argv)
       g_free (p);
     }
   g_test_add_func ("/torch/errors/dead-pipe", test_dead_pipe);
+  g_test_add_func ("/torch/errors/device", test_device_option);
   g_test_add_func ("/torch/errors/bad-python", test_bad_python);
   g_test_add_func ("/torch/errors/graph-exception", test_graph_exception);
   g_test_add_func ("/torch/errors/refused-graphs", test_refused_graphs);
