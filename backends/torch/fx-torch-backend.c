@@ -757,7 +757,6 @@ torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *di
       fx_buf_free (&code);
       return st;
     }
-  /* The example outputs came back as files; they are not needed (run gives them), so nothing is read. */
   double compile_ms = jdouble (reply, "compile_ms");
   out->compile_ms = compile_ms;
   fx_buf_printf (&out->notes,
