@@ -66,6 +66,11 @@ class WorkerError(Exception):
     pass
 
 
+class MissingAttribute(WorkerError, AttributeError):
+    # An AttributeError still, so that hasattr() (nn.Module.add_module asks it) answers False.
+    pass
+
+
 def _say(out, obj):
     out.write(json.dumps(obj) + "\n")
     out.flush()
@@ -291,7 +296,7 @@ class Worker:
                     return super().__getattr__(name)
                 except AttributeError:
                     if name in attrs or any(a.startswith(name + ".") for a in attrs):
-                        raise WorkerError("the graph uses the module attribute '%s' (get_attr or call_module), "
+                        raise MissingAttribute("the graph uses the module attribute '%s' (get_attr or call_module), "
                                           "and module attributes are not stored with a graph" % name) from None
                     raise
 

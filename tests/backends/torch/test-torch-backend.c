@@ -826,6 +826,43 @@ test_device_option (void)
   fx_graph_free (g);
 }
 
+/* Child graph modules (print_readable's nested classes) are built as submodules and called. */
+static void
+test_child_module (void)
+{
+  if (!need_torch ())
+    return;
+  fx_graph *g = parse_code ("class GraphModule(torch.nn.Module):\n"
+                            "    def forward(self, x: \"f32[4]\"):\n"
+                            "        sub = self.sub(x);  x = None\n"
+                            "        return (sub,)\n"
+                            "\n"
+                            "    class sub(torch.nn.Module):\n"
+                            "        def forward(self, x: \"f32[4]\"):\n"
+                            "            sin: \"f32[4]\" = torch.ops.aten.sin.default(x);  x = None\n"
+                            "            return sin\n");
+  g_assert_cmpuint (g->n_children, ==, 1);
+  fx_value in = small_input ();
+  fx_diag diag;
+  fx_status st;
+  fx_compiled *c = torch_compile (g, &in, 1, NULL, NULL, &st, &diag);
+  if (c == NULL)
+    g_error ("compile: %s", diag.message);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  if (c->backend->run (c, &in, 1, arena, &res, &n_res, &diag) != FX_OK)
+    g_error ("run: %s", diag.message);
+  g_assert_cmpuint (n_res, ==, 1);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat (fabs (fx_tensor_get_f64 (res[0].u.t, i) - sin (0.5)), <, 1e-6);
+  clear_values (res, n_res);
+  compiled_free (c);
+  fx_arena_free (arena);
+  fx_value_clear (&in);
+  fx_graph_free (g);
+}
+
 /* Graphs whose text would run something other than torch are refused before any process starts. */
 static void
 test_refused_graphs (void)
@@ -1076,6 +1113,7 @@ main (int argc, char **argv)
   g_test_add_func ("/torch/eager/layout-dtypes", test_layout_dtypes);
   g_test_add_func ("/torch/eager/scalars", test_scalars);
   g_test_add_func ("/torch/eager/torch-level", test_torch_level);
+  g_test_add_func ("/torch/eager/child-module", test_child_module);
   g_test_add_func ("/torch/compile/no-torch-compile", test_no_torch_compile);
   g_test_add_func ("/torch/compile/fake-torch-compile", test_fake_compile);
   for (size_t i = 0; i < G_N_ELEMENTS (crash_cases); i++)
