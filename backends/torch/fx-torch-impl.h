@@ -31,8 +31,8 @@ typedef struct fx_torch_worker
    "python3" (looked up on PATH). */
 const char *fx_torch_pick_python (const char *option_value);
 
-/* Starts a worker and waits for its hello. Errors name the interpreter: not found, not executable, no torch, or
-   what it printed on stderr before dying. */
+/* Starts a worker and waits for its hello (importing torch: at least 120 s, or timeout_s when longer). Errors name
+   the interpreter: not found, not executable, no torch, or what it printed on stderr before dying. */
 fx_status fx_torch_worker_start (const char *python, double timeout_s, fx_torch_worker **out, fx_diag *diag);
 /* Sends one request and waits (timeout_s) for its reply. A reply {"ok": false} becomes FX_ERR_BACKEND with the
    worker's error and traceback tail; a worker that dies or hangs (killed after timeout_s) becomes FX_ERR_BACKEND
