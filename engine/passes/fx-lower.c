@@ -46,6 +46,8 @@ typedef enum
   MAP_PAD,        /* F.pad(x, pad, mode='constant', value) → constant_pad_nd */
   MAP_CONV,       /* F.conv1d/conv2d(x, w, b, stride, padding, dilation, groups) → convolution */
   MAP_CROSS_ENTROPY, /* F.cross_entropy(x, target) → _log_softmax + nll_loss_forward */
+  MAP_FACTORY,    /* torch.ones(2, 3) / torch.ones((2, 3)) / torch.full(size, v): sizes as one list, kwargs kept */
+  MAP_ARANGE,     /* torch.arange(end) / (start, end) / (start, end, step) */
 } map_kind;
 
 typedef struct
@@ -164,6 +166,15 @@ static const lower_rule rules[] = {
   { "torch.nn.functional.conv2d", MAP_CONV, "2", NULL },
   { "torch.nn.functional.conv1d", MAP_CONV, "1", NULL },
   { "torch.nn.functional.cross_entropy", MAP_CROSS_ENTROPY, NULL, NULL },
+  { "torch.ones", MAP_FACTORY, "aten.ones.default", NULL },
+  { "torch.zeros", MAP_FACTORY, "aten.zeros.default", NULL },
+  { "torch.empty", MAP_FACTORY, "aten.empty.memory_format", NULL },
+  { "torch.full", MAP_SAME, "aten.full.default", NULL },
+  { "torch.arange", MAP_ARANGE, NULL, NULL },
+  { "torch.tril", MAP_SAME, "aten.tril.default", NULL },
+  { "tril", MAP_SAME, "aten.tril.default", NULL },
+  { "torch.triu", MAP_SAME, "aten.triu.default", NULL },
+  { "triu", MAP_SAME, "aten.triu.default", NULL },
   { "torch.nn.functional.hardtanh", MAP_SAME, "aten.hardtanh.default", NULL },
   { "torch.nn.functional.leaky_relu", MAP_SAME, "aten.leaky_relu.default", NULL },
   { "torch.nn.functional.hardswish", MAP_SAME, "aten.hardswish.default", NULL },
@@ -754,6 +765,25 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         fx_arg g0[2] = { fx_arg_node (nll), fx_arg_int (0) };
         res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
         provenance (c->out, res, n);
+        break;
+      }
+    case MAP_FACTORY:
+      {
+        fx_arg size;
+        if (na == 1 && (args[0].kind == FX_ARG_LIST || args[0].kind == FX_ARG_TUPLE))
+          size = args[0];
+        else
+          size = fx_arg_list (args, na);
+        size.kind = FX_ARG_LIST;
+        res = emit (c, n, r->aten, &size, 1, kw, nk);
+        break;
+      }
+    case MAP_ARANGE:
+      {
+        const char *ov = na <= 1 ? "aten.arange.default" : na == 2 ? "aten.arange.start" : "aten.arange.start_step";
+        if (na == 0 || na > 3)
+          return lower_error (diag, n, "arange takes end, start and end, or start, end and step");
+        res = emit (c, n, ov, args, na, kw, nk);
         break;
       }
     case MAP_DROPOUT:

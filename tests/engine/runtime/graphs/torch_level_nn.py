@@ -18,8 +18,13 @@ class GraphModule(torch.nn.Module):
         transpose_1: "f32[2, 2, 8, 5][80, 8, 1, 16]cpu" = transpose.transpose(-2, -1)
         matmul: "f32[2, 2, 5, 5][50, 25, 5, 1]cpu" = transpose @ transpose_1
         mul: "f32[2, 2, 5, 5][50, 25, 5, 1]cpu" = matmul * 0.35355339059327373
-        gt: "b8[2, 2, 5, 5][50, 25, 5, 1]cpu" = mul > 0.5
-        masked_fill: "f32[2, 2, 5, 5][50, 25, 5, 1]cpu" = mul.masked_fill(gt, -1000000000.0)
+        ones: "f32[5, 5][5, 1]cpu" = torch.ones(5, 5, dtype = torch.float32, device = device(type='cpu'))
+        tril: "f32[5, 5][5, 1]cpu" = torch.tril(ones)
+        eq: "b8[5, 5][5, 1]cpu" = tril == 0
+        masked_fill: "f32[2, 2, 5, 5][50, 25, 5, 1]cpu" = mul.masked_fill(eq, -1000000000.0)
+        arange: "i64[5][1]cpu" = torch.arange(5)
+        arange_1: "i64[3][1]cpu" = torch.arange(1, 7, 2)
+        mul_2: "i64[5][1]cpu" = arange * 3
         softmax: "f32[2, 2, 5, 5][50, 25, 5, 1]cpu" = masked_fill.softmax(dim = -1)
         matmul_1: "f32[2, 2, 5, 8][80, 40, 8, 1]cpu" = softmax @ transpose
         transpose_2: "f32[2, 5, 2, 8][80, 8, 40, 1]cpu" = matmul_1.transpose(1, 2)
@@ -38,4 +43,4 @@ class GraphModule(torch.nn.Module):
         mean: "f32[2, 4][4, 1]cpu" = pad.mean((2, 3))
         # File: /work/torch_level_nn.py:19 in forward, code: loss = F.cross_entropy(logits, tgt)
         cross_entropy: "f32[][]cpu" = torch.nn.functional.cross_entropy(l_logits_, l_tgt_, None, None, -100, None, 'mean', 0.0)
-        return (add, add_1, mean, cross_entropy)
+        return (add, add_1, mean, cross_entropy, mul_2, arange_1)
