@@ -42,6 +42,12 @@ typedef enum
   MAP_MATMUL,     /* a @ b: mm / bmm by rank, views around for N-D @ 2-D */
   MAP_DROPOUT,    /* F.dropout(x, p, training): the input in eval mode */
   MAP_CONTIGUOUS, /* x.contiguous(): the input when its strides are contiguous, else a contiguous clone */
+  MAP_EMBEDDING,  /* F.embedding(input, weight) → aten.embedding(weight, input) */
+  MAP_PAD,        /* F.pad(x, pad, mode='constant', value) → constant_pad_nd */
+  MAP_CONV,       /* F.conv1d/conv2d(x, w, b, stride, padding, dilation, groups) → convolution */
+  MAP_CROSS_ENTROPY, /* F.cross_entropy(x, target) → _log_softmax + nll_loss_forward */
+  MAP_FACTORY,    /* torch.ones(2, 3) / torch.ones((2, 3)) / torch.full(size, v): sizes as one list, kwargs kept */
+  MAP_ARANGE,     /* torch.arange(end) / (start, end) / (start, end, step) */
 } map_kind;
 
 typedef struct
@@ -153,13 +159,27 @@ static const lower_rule rules[] = {
   { "log_softmax", MAP_SOFTMAX, "aten._log_softmax.default", NULL },
   { "torch.nn.functional.dropout", MAP_DROPOUT, NULL, NULL },
   { "torch.dropout", MAP_DROPOUT, NULL, NULL },
-  { "torch.nn.functional.embedding", MAP_SAME, "aten.embedding.default", NULL },
-  { "torch.nn.functional.pad", MAP_SAME, "aten.constant_pad_nd.default", NULL },
+  { "torch.nn.functional.embedding", MAP_EMBEDDING, "aten.embedding.default", NULL },
+  { "torch.nn.functional.pad", MAP_PAD, "aten.constant_pad_nd.default", NULL },
+  { "torch.conv2d", MAP_CONV, "2", NULL },
+  { "torch.conv1d", MAP_CONV, "1", NULL },
+  { "torch.nn.functional.conv2d", MAP_CONV, "2", NULL },
+  { "torch.nn.functional.conv1d", MAP_CONV, "1", NULL },
+  { "torch.nn.functional.cross_entropy", MAP_CROSS_ENTROPY, NULL, NULL },
+  { "torch.ones", MAP_FACTORY, "aten.ones.default", NULL },
+  { "torch.zeros", MAP_FACTORY, "aten.zeros.default", NULL },
+  { "torch.empty", MAP_FACTORY, "aten.empty.memory_format", NULL },
+  { "torch.full", MAP_SAME, "aten.full.default", NULL },
+  { "torch.arange", MAP_ARANGE, NULL, NULL },
+  { "torch.tril", MAP_SAME, "aten.tril.default", NULL },
+  { "tril", MAP_SAME, "aten.tril.default", NULL },
+  { "torch.triu", MAP_SAME, "aten.triu.default", NULL },
+  { "triu", MAP_SAME, "aten.triu.default", NULL },
   { "torch.nn.functional.hardtanh", MAP_SAME, "aten.hardtanh.default", NULL },
   { "torch.nn.functional.leaky_relu", MAP_SAME, "aten.leaky_relu.default", NULL },
   { "torch.nn.functional.hardswish", MAP_SAME, "aten.hardswish.default", NULL },
   { "torch.nn.functional.hardsigmoid", MAP_SAME, "aten.hardsigmoid.default", NULL },
-  { "torch._C._nn.pad", MAP_SAME, "aten.constant_pad_nd.default", NULL },
+  { "torch._C._nn.pad", MAP_PAD, "aten.constant_pad_nd.default", NULL },
   { "torch.add", MAP_BINARY, "aten.add.Tensor", NULL },
   { "torch.sub", MAP_BINARY, "aten.sub.Tensor", NULL },
   { "torch.mul", MAP_BINARY, "aten.mul.Tensor", NULL },
@@ -455,6 +475,18 @@ lower_getitem (lower_ctx *c, const fx_node *n, fx_diag *diag)
   return FX_OK;
 }
 
+/* A conv size argument as ATen takes it: a list of nsp ints (F.conv2d accepts one int for all dims). */
+static fx_arg
+conv_list (lower_ctx *c, const fx_arg *a, int64_t dflt, int nsp)
+{
+  int64_t v[2] = { dflt, dflt };
+  if (a != NULL && a->kind == FX_ARG_INT)
+    v[0] = v[1] = a->u.i;
+  else if (a != NULL && a->kind != FX_ARG_NONE)
+    return *a;
+  return int_list (c, v, nsp);
+}
+
 static fx_status
 lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
 {
@@ -661,6 +693,99 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         res = emit (c, n, "aten.clone.default", args, 1, k1, 1);
         break;
       }
+    case MAP_EMBEDDING:
+      {
+        const fx_arg *w = get_arg (n, 1, "weight");
+        const fx_arg *pi = get_arg (n, 2, "padding_idx");
+        if (w == NULL)
+          return lower_error (diag, n, "embedding without weight");
+        fx_arg a3[3] = { map_arg (c, w), args[0], pi && pi->kind == FX_ARG_INT ? *pi : fx_arg_int (-1) };
+        res = emit (c, n, r->aten, a3, 3, NULL, 0);
+        break;
+      }
+    case MAP_PAD:
+      {
+        const fx_arg *pad = get_arg (n, 1, "pad");
+        const fx_arg *mode = get_arg (n, 2, "mode");
+        const fx_arg *value = get_arg (n, 3, "value");
+        if (pad == NULL)
+          return lower_error (diag, n, "pad without the pad sizes");
+        if (mode != NULL && mode->kind == FX_ARG_STR && strcmp (mode->u.s, "constant") != 0)
+          return lower_error (diag, n, "only mode='constant' padding is lowered");
+        fx_arg a3[3] = { args[0], *pad, value && value->kind != FX_ARG_NONE ? *value : fx_arg_float (0.0) };
+        res = emit (c, n, r->aten, a3, 3, NULL, 0);
+        break;
+      }
+    case MAP_CONV:
+      {
+        int nsp = r->aten[0] - '0';
+        const fx_arg *w = get_arg (n, 1, "weight"), *b = get_arg (n, 2, "bias");
+        const fx_arg *stride = get_arg (n, 3, "stride"), *padding = get_arg (n, 4, "padding");
+        const fx_arg *dil = get_arg (n, 5, "dilation"), *groups = get_arg (n, 6, "groups");
+        if (w == NULL)
+          return lower_error (diag, n, "convolution without weight");
+        if (padding != NULL && padding->kind == FX_ARG_STR)
+          return lower_error (diag, n, "padding='same'/'valid' is not lowered; give the sizes");
+        int64_t zeros[2] = { 0, 0 };
+        fx_arg a9[9] = { args[0], map_arg (c, w), b ? map_arg (c, b) : fx_arg_none (),
+                         conv_list (c, stride, 1, nsp), conv_list (c, padding, 0, nsp), conv_list (c, dil, 1, nsp),
+                         fx_arg_bool (false), int_list (c, zeros, nsp),
+                         groups && groups->kind == FX_ARG_INT ? *groups : fx_arg_int (1) };
+        res = emit (c, n, "aten.convolution.default", a9, 9, NULL, 0);
+        break;
+      }
+    case MAP_CROSS_ENTROPY:
+      {
+        const fx_arg *target = get_arg (n, 1, "target"), *weight = get_arg (n, 2, "weight");
+        const fx_arg *ignore = get_arg (n, 4, "ignore_index"), *red = get_arg (n, 6, "reduction");
+        const fx_arg *smooth = get_arg (n, 7, "label_smoothing");
+        if (target == NULL)
+          return lower_error (diag, n, "cross_entropy without target");
+        if (smooth != NULL && !(smooth->kind == FX_ARG_FLOAT && smooth->u.f == 0.0) && smooth->kind != FX_ARG_NONE)
+          return lower_error (diag, n, "cross_entropy with label_smoothing is not lowered");
+        int64_t reduction = 1;   /* mean */
+        if (red != NULL && red->kind == FX_ARG_STR)
+          {
+            if (strcmp (red->u.s, "none") == 0)
+              reduction = 0;
+            else if (strcmp (red->u.s, "sum") == 0)
+              reduction = 2;
+            else if (strcmp (red->u.s, "mean") != 0)
+              return lower_error (diag, n, "cross_entropy reduction must be 'none', 'mean' or 'sum'");
+          }
+        int xnd = 0;
+        int64_t xs[FX_TENSOR_MAX_DIMS];
+        if (!arg_shape (&n->args[0], &xnd, xs) || xnd != 2)
+          return lower_error (diag, n, "cross_entropy is lowered for 2-D inputs (N, C) of known shape");
+        fx_arg ls[3] = { args[0], fx_arg_int (1), fx_arg_bool (false) };
+        fx_node *lsm = emit (c, n, "aten._log_softmax.default", ls, 3, NULL, 0);
+        fx_arg nl[5] = { fx_arg_node (lsm), map_arg (c, target), weight ? map_arg (c, weight) : fx_arg_none (),
+                         fx_arg_int (reduction), ignore && ignore->kind == FX_ARG_INT ? *ignore : fx_arg_int (-100) };
+        fx_node *nll = emit (c, n, "aten.nll_loss_forward.default", nl, 5, NULL, 0);
+        fx_arg g0[2] = { fx_arg_node (nll), fx_arg_int (0) };
+        res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
+        provenance (c->out, res, n);
+        break;
+      }
+    case MAP_FACTORY:
+      {
+        fx_arg size;
+        if (na == 1 && (args[0].kind == FX_ARG_LIST || args[0].kind == FX_ARG_TUPLE))
+          size = args[0];
+        else
+          size = fx_arg_list (args, na);
+        size.kind = FX_ARG_LIST;
+        res = emit (c, n, r->aten, &size, 1, kw, nk);
+        break;
+      }
+    case MAP_ARANGE:
+      {
+        const char *ov = na <= 1 ? "aten.arange.default" : na == 2 ? "aten.arange.start" : "aten.arange.start_step";
+        if (na == 0 || na > 3)
+          return lower_error (diag, n, "arange takes end, start and end, or start, end and step");
+        res = emit (c, n, ov, args, na, kw, nk);
+        break;
+      }
     case MAP_DROPOUT:
       {
         const fx_arg *train = get_arg (n, 2, "training");
@@ -755,8 +880,27 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
             fx_arg ao[2] = { fx_arg_node (mm), int_list (c, vo, an) };
             res = emit (c, n, "aten.view.default", ao, 2, NULL, 0);
           }
+        else if (an == bn && an > 3 && memcmp (as, bs, sizeof (int64_t) * (size_t) (an - 2)) == 0)
+          {
+            /* batched: fold the batch dims into one, bmm, unfold */
+            int64_t batch = 1;
+            for (int d = 0; d < an - 2; d++)
+              batch *= as[d];
+            int64_t va[3] = { batch, as[an - 2], as[an - 1] }, vb[3] = { batch, bs[bn - 2], bs[bn - 1] };
+            fx_arg ra[2] = { args[0], int_list (c, va, 3) }, rb[2] = { args[1], int_list (c, vb, 3) };
+            fx_node *a3 = emit (c, n, "aten.reshape.default", ra, 2, NULL, 0);
+            fx_node *b3 = emit (c, n, "aten.reshape.default", rb, 2, NULL, 0);
+            fx_arg ab[2] = { fx_arg_node (a3), fx_arg_node (b3) };
+            fx_node *bmm = emit (c, n, "aten.bmm.default", ab, 2, NULL, 0);
+            int64_t vo[FX_TENSOR_MAX_DIMS];
+            memcpy (vo, as, sizeof (int64_t) * (size_t) an);
+            vo[an - 1] = bs[bn - 1];
+            fx_arg ao[2] = { fx_arg_node (bmm), int_list (c, vo, an) };
+            res = emit (c, n, "aten.view.default", ao, 2, NULL, 0);
+          }
         else
-          return lower_error (diag, n, "matmul of these ranks is not lowered (2-D @ 2-D, 3-D @ 3-D, N-D @ 2-D are)");
+          return lower_error (diag, n, "matmul of these ranks is not lowered (2-D @ 2-D, 3-D @ 3-D, N-D @ 2-D and "
+                                       "N-D @ N-D with equal batch dims are)");
         break;
       }
     default:
@@ -828,6 +972,16 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
               }
             fx_node *m = fx_graph_call_function (c.out, n->target, args, na, kw, nk);
             m->meta = n->meta;
+            /* already ATen (or a getitem of a multi-output call): kept as it is, with where it came from */
+            fx_node_source *src = fx_arena_alloc (c.out->arena, sizeof *src);
+            src->name = fx_arena_strdup (c.out->arena, n->name);
+            src->target = fx_arena_strdup (c.out->arena, n->target.name);
+            src->pass_name = "lower_to_aten";
+            src->action = "copy";
+            src->from_node = n->meta.from_node;
+            src->n_from = n->meta.n_from_node;
+            m->meta.from_node = src;
+            m->meta.n_from_node = 1;
             c.map[n->id] = m;
             break;
           }

@@ -563,6 +563,7 @@ main (int argc, char **argv)
   for (size_t i = 0; i < G_N_ELEMENTS (traces); i++)
     add_repro_cases (traces[i]);
   add_torch_level_case ("torch_level_ops");
+  add_torch_level_case ("torch_level_nn");
   have_torch = access ("/usr/bin/python3", X_OK) == 0 && run_torch ();
   for (guint k = 0; k < cases->len; k++)
     {
