@@ -21,9 +21,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
       printf ("{\"input\": \"%s\", \"already_imported\": %s, \"lines\": %" G_GINT64_FORMAT
               ", \"records\": %" G_GINT64_FORMAT ", \"frames\": %" G_GINT64_FORMAT ", \"compiles\": %" G_GINT64_FORMAT
               ", \"graphs\": %" G_GINT64_FORMAT ", \"kernels\": %" G_GINT64_FORMAT ", \"guards\": %" G_GINT64_FORMAT
-              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"warnings\": {",
+              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"ir_nodes\": %"
+              G_GINT64_FORMAT ", \"provenance\": %" G_GINT64_FORMAT ", \"links\": %" G_GINT64_FORMAT
+              ", \"warnings\": {",
               escaped, s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
-              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events);
+              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->ir_nodes, s->provenance,
+              s->links);
       gboolean first = TRUE;
       for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
         if (s->warnings[w])
@@ -44,6 +47,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
           " events (%" G_GINT64_FORMAT " records, %" G_GINT64_FORMAT " lines)\n",
           path, s->frames, s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->records,
           s->lines);
+  if (s->ir_nodes || s->provenance)
+    printf ("  %" G_GINT64_FORMAT " scheduler nodes, %" G_GINT64_FORMAT " kernel provenance mappings\n", s->ir_nodes,
+            s->provenance);
+  if (s->links)
+    printf ("  %" G_GINT64_FORMAT " TORCH_COMPILE_DEBUG compiles linked to trace compiles (same output code)\n",
+            s->links);
   for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
     {
       if (!s->warnings[w])

@@ -1,6 +1,8 @@
 /* fx-output-code.c: splits Inductor's generated wrapper (output_code.py) into its kernels, with the source-node
    comments Inductor writes above each and the order call() launches them in. */
 #include "fx/importers.h"
+#include "fx-import-util.h"
+#include "fx-md5.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +157,40 @@ fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_d
   free (first);
   *out = defs;
   return FX_OK;
+}
+
+fx_status
+fx_store_output_code_kernels (fx_store *store, int64_t input, int64_t compile_row, const char *text, size_t len,
+                              int64_t *n_kernels, fx_diag *diag)
+{
+  *n_kernels = 0;
+  fx_arena *arena = fx_arena_new ();
+  fx_kernel_def *defs = NULL;
+  size_t n = 0;
+  fx_buf names;
+  fx_buf_init (&names);
+  fx_status st = fx_split_output_code (text, len, arena, &defs, &n, diag);
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      st = fx_store_add_kernel (store, compile_row, (int) i, defs[i].call_order, defs[i].name, defs[i].kind,
+                                defs[i].device, defs[i].code, defs[i].nodes, defs[i].aten, diag);
+      if (st == FX_OK)
+        (*n_kernels)++;
+      if (names.len)
+        fx_buf_putc (&names, ' ');
+      fx_buf_puts (&names, defs[i].name ? defs[i].name : "?");
+    }
+  if (st == FX_OK)
+    {
+      /* The trace payload and output_code.py differ at most in trailing newlines. */
+      size_t trimmed = len;
+      while (trimmed && (text[trimmed - 1] == '\n' || text[trimmed - 1] == '\r' || text[trimmed - 1] == ' '))
+        trimmed--;
+      char hex[33];
+      fx_md5_hex (text, trimmed, hex);
+      st = fx_store_add_output_code (store, input, compile_row, hex, names.len ? names.data : NULL, diag);
+    }
+  fx_buf_free (&names);
+  fx_arena_free (arena);
+  return st;
 }

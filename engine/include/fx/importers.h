@@ -19,6 +19,7 @@ typedef enum fx_import_warning
   FX_IMPORT_WARN_UNKNOWN_KIND,    /* a record kind this importer does not know (kept raw as an artifact) */
   FX_IMPORT_WARN_GRAPH_PARSE,     /* a graph payload the FX parser rejected (its text is kept) */
   FX_IMPORT_WARN_BAD_RECORD,      /* a known record whose content is not what PyTorch writes (skipped) */
+  FX_IMPORT_WARN_IR_DUMP,         /* lines of an ir_*_fusion.txt that are no scheduler node (skipped) */
   FX_IMPORT_WARN_COUNT
 } fx_import_warning;
 
@@ -37,6 +38,7 @@ typedef struct fx_import_stats
   bool already_imported;          /* the same content was imported before: nothing was added */
   int64_t lines, records;
   int64_t frames, compiles, graphs, kernels, guards, artifacts, events;
+  int64_t ir_nodes, provenance, links;   /* scheduler nodes, kernel mappings, debug folders linked to compiles */
   int64_t warnings[FX_IMPORT_WARN_COUNT];
   fx_import_example examples[FX_IMPORT_WARN_COUNT][FX_IMPORT_EXAMPLES];
 } fx_import_stats;
@@ -75,6 +77,26 @@ typedef struct fx_fusion_group
 } fx_fusion_group;
 
 fx_status fx_split_post_fusion (const char *text, size_t len, fx_arena *arena, fx_fusion_group **out, size_t *n,
+                                fx_diag *diag);
+
+/* What fx_parse_ir_dump skipped: non-blank lines before the first scheduler node. */
+typedef struct fx_ir_dump_issues
+{
+  int64_t skipped_lines;
+  int first_line;
+  char first_text[128];
+} fx_ir_dump_issues;
+
+/* Parses ir_pre_fusion.txt / ir_post_fusion.txt (stage "pre_fusion" / "post_fusion", copied into each node) into
+   scheduler nodes in dump order: a FusedSchedulerNode is followed by its members (fused_into set). Never fails on
+   content: what is not a node is skipped (issues may be NULL). Results are allocated from arena. */
+fx_status fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_arena *arena, fx_store_ir_node **out,
+                            size_t *n, fx_ir_dump_issues *issues, fx_diag *diag);
+
+/* Parses inductor_provenance_tracking_node_mappings (JSON: preToPost, postToPre, cppCodeToPost) and stores one
+   provenance row per cppCodeToPost entry with the pre-grad nodes of its post-grad nodes. Bad JSON: FX_ERR_PARSE with
+   nothing stored. *n_rows (may be NULL): rows stored. */
+fx_status fx_import_provenance (fx_store *store, int64_t compile_row, const char *json, size_t len, int64_t *n_rows,
                                 fx_diag *diag);
 
 /* True when path is a TORCH_COMPILE_DEBUG folder: torch_compile_debug/, a run_* folder, or its torchinductor/. */

@@ -237,7 +237,8 @@ test_bad_files (void)
   remove_workspace (path);
 }
 
-/* A version-1 file (before the v2 indexes and the v3 run columns) is migrated on open, keeping its rows. */
+/* A version-1 file (before the v2 indexes, the v3 run columns and the v4 IR/provenance/shape/link tables) is
+   migrated on open, keeping its rows. */
 static void
 test_migration (void)
 {
@@ -249,7 +250,9 @@ test_migration (void)
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "DROP INDEX guard_failures_compile; DROP INDEX graph_breaks_compile;"
                                  " DROP INDEX fusion_groups_compile; DROP INDEX compiles_frame; DROP INDEX frames_input;"
-                                 " DROP INDEX runs_graph; DROP TABLE runs;"
+                                 " DROP INDEX runs_graph; DROP TABLE runs; DROP TABLE ir_nodes;"
+                                 " DROP TABLE provenance; DROP TABLE shape_events; DROP TABLE output_codes;"
+                                 " DROP TABLE compile_links;"
                                  " CREATE TABLE runs (id INTEGER PRIMARY KEY, graph INTEGER REFERENCES graphs(id)"
                                  " ON DELETE CASCADE, backend TEXT NOT NULL, mode TEXT, options TEXT, device TEXT,"
                                  " compile_ms REAL, run_ms_median REAL, run_ms_min REAL, run_ms_max REAL,"
@@ -257,7 +260,25 @@ test_migration (void)
                                  " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 3);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 4);
+  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 4);
+  /* The v4 tables are back and usable on the migrated file. */
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs = NULL;
+  size_t nc = 0;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &nc, NULL), ==, FX_OK);
+  g_assert_cmpuint (nc, ==, 1);
+  g_assert_null (cs[0].linked);
+  fx_store_ir_node node = { .stage = "post_fusion", .name = "op0", .kind = "SchedulerNode", .writes = "buf0" };
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_ir_node (store, cs[0].id, &node, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_provenance (store, cs[0].id, "k0", 1, "add", "linear", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_store_ir_node *nodes = NULL;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, cs[0].id, NULL, arena, &nodes, &nc, NULL), ==, FX_OK);
+  g_assert_cmpuint (nc, ==, 1);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0");
+  fx_arena_free (arena);
   fx_store_run run = { .backend = "eager", .verdict = "pass", .repeat = 5, .n_kernels = 2 };
   g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
   g_assert_cmpint (fx_store_add_run (store, 0, &run, NULL, NULL), ==, FX_OK);

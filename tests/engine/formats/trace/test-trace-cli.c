@@ -57,7 +57,7 @@ test_import (void)
   const char *args[] = { "import", trace, "-o", workspace, NULL };
   run_result r = run_fxwb (args);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "3 frames, 9 compiles, 72 graphs, 13 kernels"));
+  g_assert_nonnull (strstr (r.out, "3 frames, 9 compiles, 81 graphs, 13 kernels"));
   run_result_clear (&r);
   /* Again: nothing added. */
   r = run_fxwb (args);
