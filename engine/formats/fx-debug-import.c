@@ -272,8 +272,8 @@ fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn pr
               if (k < FX_IMPORT_EXAMPLES)
                 {
                   stats->examples[FX_IMPORT_WARN_BAD_RECORD][k].line = 1;
-                  snprintf (stats->examples[FX_IMPORT_WARN_BAD_RECORD][k].text, 160, "%.60s/%s: %.80s", models[m],
-                            files[6], pd.message);
+                  snprintf (stats->examples[FX_IMPORT_WARN_BAD_RECORD][k].text, 160, "%.40s/%.48s: %.60s",
+                            models[m], files[6], pd.message);
                 }
             }
           else if (ps != FX_OK)

@@ -1149,6 +1149,27 @@ fx_store_list_inputs (fx_store *store, fx_arena *arena, fx_store_input **out, si
                      sizeof (fx_store_input), input_row, (void **) out, n, diag);
 }
 
+static void
+event_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_event *e = item;
+  e->input_id = sqlite3_column_int64 (s, 0);
+  e->compile_row = sqlite3_column_int64 (s, 1);
+  e->name = col_str (arena, s, 2);
+  e->phase = col_str (arena, s, 3);
+  e->ts_us = sqlite3_column_double (s, 4);
+  e->json = col_str (arena, s, 5);
+}
+
+fx_status
+fx_store_list_events (fx_store *store, int64_t input_id, fx_arena *arena, fx_store_event **out, size_t *n,
+                      fx_diag *diag)
+{
+  return query_list (store, "SELECT input, compile, name, phase, ts_us, json FROM events WHERE ?1 = 0 OR input = ?1"
+                     " ORDER BY id", input_id, true, arena, sizeof (fx_store_event), event_row, (void **) out, n,
+                     diag);
+}
+
 /* ------------------------------------------------------------------ reading: compiles, graphs, guards, kernels */
 
 static void

@@ -201,6 +201,17 @@ typedef struct fx_store_input
 
 fx_status fx_store_list_inputs (fx_store *store, fx_arena *arena, fx_store_input **out, size_t *n, fx_diag *diag);
 
+/* Timeline events (chromium_event records) in file order; input_id 0: of every input. json: the whole event. */
+typedef struct fx_store_event
+{
+  int64_t input_id, compile_row;
+  const char *name, *phase, *json;
+  double ts_us;
+} fx_store_event;
+
+fx_status fx_store_list_events (fx_store *store, int64_t input_id, fx_arena *arena, fx_store_event **out, size_t *n,
+                                fx_diag *diag);
+
 /* ------------------------------------------------------------------ reading
    Results are plain structs allocated from the caller's arena (free the arena to free them). */
 
