@@ -208,12 +208,21 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
               json_str (k[i].nodes);
               printf (", \"aten\": ");
               json_str (k[i].aten);
+              printf (", \"post_grad_nodes\": ");
+              json_str (k[i].post_nodes);
+              printf (", \"pre_grad_nodes\": ");
+              json_str (k[i].pre_nodes);
               printf ("}\n");
             }
           else
-            printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
-                    k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
-                    k[i].aten ? k[i].aten : "");
+            {
+              printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
+                      k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
+                      k[i].aten ? k[i].aten : "");
+              if (k[i].pre_nodes)
+                printf ("    pre-grad nodes: [%s]  (post-grad: [%s])\n", k[i].pre_nodes,
+                        k[i].post_nodes ? k[i].post_nodes : "");
+            }
         return FX_OK;
       }
     case SHOW_METRICS:
@@ -240,20 +249,57 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
       }
     case SHOW_FUSION:
       {
+        /* The fusion groups of ir_post_fusion.txt (the compile's own, or those of its linked TORCH_COMPILE_DEBUG
+           folder), each with the scheduler nodes it fuses, what they write and read, and their output layouts. */
         fx_store_fusion_group *g;
-        if ((st = fx_store_list_fusion_groups (store, c->id, arena, &g, &n, diag)) != FX_OK)
+        fx_store_ir_node *nodes;
+        size_t nn = 0;
+        if ((st = fx_store_list_fusion_groups (store, c->id, arena, &g, &n, diag)) != FX_OK
+            || (st = fx_store_list_ir_nodes (store, c->id, "post_fusion", arena, &nodes, &nn, diag)) != FX_OK)
           return st;
         for (size_t i = 0; i < n; i++)
-          if (json)
-            {
-              printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
-              json_str (g[i].name);
-              printf (", \"nodes\": ");
-              json_str (g[i].nodes);
-              printf ("}\n");
-            }
-          else
+          {
+            const fx_store_ir_node *top = NULL;
+            for (size_t k = 0; k < nn && !top; k++)
+              if (!nodes[k].fused_into && strcmp (nodes[k].name, g[i].name) == 0)
+                top = &nodes[k];
+            if (json)
+              {
+                printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
+                json_str (g[i].name);
+                printf (", \"nodes\": ");
+                json_str (g[i].nodes);
+                printf (", \"kind\": ");
+                json_str (top ? top->kind : NULL);
+                printf (", \"writes\": ");
+                json_str (top ? top->writes : NULL);
+                printf (", \"reads\": ");
+                json_str (top ? top->reads : NULL);
+                printf (", \"buffers\": ");
+                json_str (top ? top->buffers : NULL);
+                printf (", \"extern_kernel\": ");
+                json_str (top ? top->extern_kernel : NULL);
+                printf ("}\n");
+                continue;
+              }
             printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
+            if (!top)
+              continue;
+            printf ("    %s(%s)%s%s\n", top->kind, top->ir_type ? top->ir_type : "",
+                    top->extern_kernel ? "  kernel: " : "", top->extern_kernel ? top->extern_kernel : "");
+            printf ("    writes: [%s]  reads: [%s]\n", top->writes ? top->writes : "", top->reads ? top->reads : "");
+            if (top->buffers)
+              {
+                g_auto (GStrv) bufs = g_strsplit (top->buffers, "\n", -1);
+                for (int b = 0; bufs[b]; b++)
+                  printf ("    %s\n", bufs[b]);
+              }
+            for (size_t k = 0; k < nn; k++)
+              if (nodes[k].fused_into && strcmp (nodes[k].fused_into, g[i].name) == 0)
+                printf ("    - %s: %s  iteration %s  writes [%s]  reads [%s]\n", nodes[k].name, nodes[k].kind,
+                        nodes[k].iteration ? nodes[k].iteration : "-", nodes[k].writes ? nodes[k].writes : "",
+                        nodes[k].reads ? nodes[k].reads : "");
+          }
         return FX_OK;
       }
     case SHOW_INPUTS:
@@ -339,10 +385,12 @@ fxwb_cmd_show (int argc, char **argv)
     { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards: kind, source, code, the user line", NULL },
     { "recompiles", 0, 0, G_OPTION_ARG_NONE, &recompiles, "Recompile reasons (guard failures)", NULL },
     { "breaks", 'b', 0, G_OPTION_ARG_NONE, &breaks, "Graph breaks with their user stacks", NULL },
-    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Generated kernels with the nodes they cover", NULL },
+    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels,
+      "Generated kernels with the nodes they cover (and their pre-grad nodes from the provenance mappings)", NULL },
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "compilation_metrics", NULL },
-    { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
-      NULL },
+    { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion,
+      "Fusion groups of ir_post_fusion.txt with their nodes, writes, reads and layouts (a TORCH_COMPILE_DEBUG import,"
+      " or its folder linked to a trace compile)", NULL },
     { "inputs", 'i', 0, G_OPTION_ARG_NONE, &inputs, "Input tensors by source (describe_tensor/describe_source)", NULL },
     { "artifacts", 'a', 0, G_OPTION_ARG_NONE, &artifacts, "Raw artifacts kept for the compile (names and sizes)", NULL },
     { "artifact", 0, 0, G_OPTION_ARG_STRING, &artifact,

@@ -281,7 +281,7 @@ fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_arena *are
               const char *id = s;
               while (s < re && is_ident_char (*s))
                 s++;
-              if (s > id && s + 2 <= re && s[0] == ':' && s[1] == ' ' && s - r == 4)
+              if (s > id && s + 2 <= re && s[0] == ':' && s[1] == ' ' && id - r == 4)
                 {
                   if (a->buffers.len)
                     fx_buf_putc (&a->buffers, '\n');
