@@ -1,5 +1,6 @@
 /* fx-trace-import.c: the TORCH_TRACE importer (glog-prefixed JSON envelopes with tab-prefixed payload lines, as
-   written by torch._logging's trace handler and read by tlparse) into a workspace store. */
+   written by torch._logging's trace handler and read by tlparse) into a workspace store, and the TORCH_LOGS text
+   importer (guards, recompiles and graph_breaks channels), which shares its record handlers. */
 #include "fx/importers.h"
 
 #include <dirent.h>
@@ -921,9 +922,10 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
   return add_raw (imp, crow, kind, meta, payload);
 }
 
-/* A glog prefix: optional [rankN]:, then L MMDD HH:MM:SS.uuuuuu THREAD PATH:LINE] ... {json. Returns the JSON start. */
+/* A glog prefix: optional [rankN]:, then L MMDD HH:MM:SS.uuuuuu THREAD PATH:LINE]. Returns its closing ], NULL when
+   the line has none. */
 static const char *
-glog_json_start (const char *p, const char *eol)
+glog_prefix_close (const char *p, const char *eol)
 {
   if (p < eol && *p == '[')
     {
@@ -957,8 +959,15 @@ glog_json_start (const char *p, const char *eol)
     d--;
   if (d == close || d[-1] != ':')
     return NULL;
-  const char *brace = memchr (close, '{', (size_t) (eol - close));
-  return brace;
+  return close;
+}
+
+/* The JSON start of a TORCH_TRACE line: the first { after the glog prefix. */
+static const char *
+glog_json_start (const char *p, const char *eol)
+{
+  const char *close = glog_prefix_close (p, eol);
+  return close ? memchr (close, '{', (size_t) (eol - close)) : NULL;
 }
 
 static void
@@ -1126,6 +1135,259 @@ fail:
   return st;
 }
 
+/* ------------------------------------------------------------------ TORCH_LOGS text */
+
+/* One log message: the consecutive lines sharing a glog prefix, compile id and channel. */
+typedef struct
+{
+  fx_buf key;            /* prefix text + compile id + channel */
+  char cid[48];
+  char channel[48];
+  fx_buf text;
+  int64_t line;
+  bool active;
+} log_message;
+
+static fx_status
+flush_log_message (importer *imp, log_message *m)
+{
+  fx_status st = FX_OK;
+  if (!m->active)
+    return FX_OK;
+  m->active = false;
+  const char *t = m->text.len ? m->text.data : "";
+  fx_compile_id cid;
+  bool has_cid = m->cid[0] && fx_compile_id_parse (m->cid, &cid, NULL) == FX_OK;
+  int64_t crow = 0;
+  const char *tree = strcmp (m->channel, "__guards") == 0 ? strstr (t, "TREE_GUARD_MANAGER:") : NULL;
+  bool recompile = (strcmp (m->channel, "__recompiles") == 0 || strcmp (m->channel, "__recompiles_verbose") == 0)
+                   && strncmp (t, "Recompiling function ", 21) == 0;
+  bool graph_break = strcmp (m->channel, "__graph_breaks") == 0 && strncmp (t, "Graph break", 11) == 0;
+  if (!tree && !recompile && !graph_break)
+    return FX_OK;
+  if (!has_cid)
+    {
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, m->line, "%s message without a compile id", m->channel);
+      return FX_OK;
+    }
+  if ((st = compile_for (imp, &cid, &crow)) != FX_OK)
+    return st;
+  imp->stats->records++;
+  if (tree)
+    return add_cpp_guards (imp, crow, tree);
+  if (graph_break)
+    {
+      st = add_graph_break (imp, crow, t);
+      fx_store_compile_update u;
+      fx_store_compile_update_init (&u);
+      u.has_graph_break = 1;
+      return st == FX_OK ? fx_store_update_compile (imp->store, crow, &u, imp->diag) : st;
+    }
+  /* "Recompiling function F in FILE:LINE\n    triggered by ...\n    - 0/0: reason" (one "- " line per failure). */
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  u.has_recompile = 1;
+  const char *eol = strchr (t, '\n');
+  char *head = strndup (t + 21, eol ? (size_t) (eol - t - 21) : strlen (t + 21));
+  char *in = strstr (head, " in ");
+  char *colon = in ? strrchr (in, ':') : NULL;
+  if (in && colon && colon[1] >= '0' && colon[1] <= '9')
+    {
+      *in = 0;
+      *colon = 0;
+      u.function = head;
+      u.file = in + 4;
+      u.line = atoi (colon + 1);
+    }
+  st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+  free (head);
+  for (const char *p = eol; p && st == FX_OK;)
+    {
+      p++;
+      const char *e = strchr (p, '\n');
+      size_t n = e ? (size_t) (e - p) : strlen (p);
+      const char *s = p;
+      while (s < p + n && *s == ' ')
+        s++;
+      if (s + 2 <= p + n && s[0] == '-' && s[1] == ' ')
+        {
+          char *text = strndup (s + 2, (size_t) (p + n - s - 2));
+          char *sep = strstr (text, ": ");
+          char *failed = NULL;
+          const char *reason = text;
+          fx_compile_id fc;
+          if (sep)
+            {
+              failed = strndup (text, (size_t) (sep - text));
+              if (fx_compile_id_parse (failed, &fc, NULL) == FX_OK)
+                reason = sep + 2;
+              else
+                {
+                  free (failed);
+                  failed = NULL;
+                }
+            }
+          st = fx_store_add_guard_failure (imp->store, crow, failed, reason, NULL, imp->diag);
+          free (failed);
+          free (text);
+        }
+      p = e;
+    }
+  return st;
+}
+
+fx_status
+fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, size_t len, fx_import_stats *stats,
+                           fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  importer imp = { .store = store, .name = name, .stats = stats, .diag = diag };
+  char hash[33];
+  fx_md5_hex (data, len, hash);
+  fx_status st = fx_store_begin (store, diag);
+  if (st != FX_OK)
+    return st;
+  int64_t existing = 0;
+  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+    goto fail;
+  if (existing)
+    {
+      stats->already_imported = true;
+      fx_store_rollback (store);
+      return FX_OK;
+    }
+  if ((st = fx_store_add_input (store, name, "torch_logs", hash, (int64_t) len, &imp.input, diag)) != FX_OK)
+    goto fail;
+  log_message m = { 0 };
+  fx_buf_init (&m.key);
+  fx_buf_init (&m.text);
+  fx_buf key;
+  fx_buf_init (&key);
+  int64_t lineno = 0, glog_lines = 0;
+  for (const char *p = data, *end = data + len; p < end && st == FX_OK;)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      if (!eol)
+        eol = end;
+      const char *next = eol < end ? eol + 1 : end;
+      if (eol > p && eol[-1] == '\r')
+        eol--;
+      lineno++;
+      const char *close = glog_prefix_close (p, eol);
+      if (!close)
+        {
+          bool blank = true;
+          for (const char *c = p; c < eol; c++)
+            blank &= *c == ' ' || *c == '\t';
+          /* print() output and tracebacks interleave with the log: counted, not fatal. */
+          if (!blank)
+            warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (eol - p < 120 ? eol - p : 120), p);
+          st = flush_log_message (&imp, &m);
+          p = next;
+          continue;
+        }
+      glog_lines++;
+      /* "] [0/1] [__guards] message" or "] [__channel] message" */
+      const char *s = close + 1, *msg = NULL;
+      char cid[48] = "", channel[48] = "";
+      if (s < eol && *s == ' ')
+        s++;
+      for (int part = 0; part < 2 && s < eol && *s == '['; part++)
+        {
+          const char *e = memchr (s, ']', (size_t) (eol - s));
+          if (!e)
+            break;
+          size_t n = (size_t) (e - s - 1);
+          bool is_channel = n >= 2 && s[1] == '_' && s[2] == '_';
+          char *dst = is_channel ? channel : cid;
+          if (n < 48)
+            {
+              memcpy (dst, s + 1, n);
+              dst[n] = 0;
+            }
+          s = e + 1;
+          msg = s < eol && *s == ' ' ? s + 1 : s;
+          if (is_channel)
+            break;
+          if (s < eol && *s == ' ')
+            s++;
+        }
+      if (!channel[0] || !msg)
+        {
+          st = flush_log_message (&imp, &m);
+          p = next;
+          continue;
+        }
+      fx_buf_reset (&key);
+      fx_buf_append (&key, p, (size_t) (close - p));
+      fx_buf_printf (&key, "|%s|%s", cid, channel);
+      if (!m.active || strcmp (m.key.data, key.data) != 0)
+        {
+          if ((st = flush_log_message (&imp, &m)) != FX_OK)
+            break;
+          fx_buf_reset (&m.key);
+          fx_buf_puts (&m.key, key.data);
+          fx_buf_reset (&m.text);
+          snprintf (m.cid, sizeof m.cid, "%s", cid);
+          snprintf (m.channel, sizeof m.channel, "%s", channel);
+          m.line = lineno;
+          m.active = true;
+        }
+      else
+        fx_buf_putc (&m.text, '\n');
+      fx_buf_append (&m.text, msg, (size_t) (eol - msg));
+      p = next;
+    }
+  if (st == FX_OK)
+    st = flush_log_message (&imp, &m);
+  fx_buf_free (&m.key);
+  fx_buf_free (&m.text);
+  fx_buf_free (&key);
+  stats->lines = lineno;
+  if (st != FX_OK)
+    goto fail;
+  if (glog_lines == 0)
+    {
+      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_LOGS line in %s", name);
+      if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
+        {
+          const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
+          fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+        }
+      goto fail;
+    }
+  if ((st = fx_store_commit (store, diag)) != FX_OK)
+    goto fail;
+  free_importer (&imp);
+  return FX_OK;
+
+fail:
+  fx_store_rollback (store);
+  free_importer (&imp);
+  return st;
+}
+
+/* True when the first line that is not blank is a glog record whose message starts with "[": TORCH_LOGS text
+   ("] [0/0] [__guards] ...") rather than TORCH_TRACE ("] {json}"). */
+static bool
+looks_like_torch_logs (const char *data, size_t len)
+{
+  const char *end = data + (len < 65536 ? len : 65536);
+  for (const char *p = data; p < end;)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      if (!eol)
+        eol = end;
+      if (eol > p)
+        {
+          const char *close = glog_prefix_close (p, eol);
+          return close && close + 2 < eol && close[1] == ' ' && close[2] == '[';
+        }
+      p = eol + 1;
+    }
+  return false;
+}
+
 fx_status
 fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                        fx_import_stats *stats, fx_diag *diag)
@@ -1136,7 +1398,10 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
   fx_status st = fx_file_read (path, &data, &len, diag);
   if (st != FX_OK)
     return st;
-  st = fx_import_torch_trace_data (store, path, data, len, progress, user_data, stats, diag);
+  if (looks_like_torch_logs (data, len))
+    st = fx_import_torch_logs_data (store, path, data, len, stats, diag);
+  else
+    st = fx_import_torch_trace_data (store, path, data, len, progress, user_data, stats, diag);
   free (data);
   return st;
 }

@@ -1104,6 +1104,97 @@ test_shape_error_runnable_records (void)
   remove_workspace (ws);
 }
 
+
+/* TORCH_LOGS text of the same run as the toy trace: the same guards, recompile reasons and graph breaks per compile
+   as the trace gives. */
+static void
+test_torch_logs (void)
+{
+  g_autofree char *ws1 = tmp_workspace ();
+  g_autofree char *ws2 = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *trace = import_fixture (ws1, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  fx_store *logs = import_fixture (ws2, "traces/toy_graph_break-cuda/torch_logs.txt", &stats);
+  g_assert_cmpint (stats.compiles, ==, 9);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 0);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_input *in;
+  size_t n;
+  g_assert_cmpint (fx_store_list_inputs (logs, arena, &in, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (in[0].kind, ==, "torch_logs");
+  fx_store_compile *cs;
+  g_assert_cmpint (fx_store_list_compiles (trace, arena, &cs, &n, NULL), ==, FX_OK);
+  int total_guards = 0, total_failures = 0, total_breaks = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t row = 0;
+      g_assert_cmpint (fx_store_find_compile (logs, cs[i].compile_id, &row, NULL), ==, FX_OK);
+      fx_store_guard *g1, *g2;
+      size_t n1, n2;
+      g_assert_cmpint (fx_store_list_guards (trace, cs[i].id, arena, &g1, &n1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_guards (logs, row, arena, &g2, &n2, NULL), ==, FX_OK);
+      g_assert_cmpuint (n1, ==, n2);
+      total_guards += (int) n2;
+      for (size_t k = 0; k < n1; k++)
+        {
+          g_assert_cmpstr (g1[k].kind, ==, g2[k].kind);
+          g_assert_cmpstr (g1[k].source, ==, g2[k].source);
+          g_assert_cmpstr (g1[k].code, ==, g2[k].code);
+        }
+      fx_store_guard_failure *f1, *f2;
+      g_assert_cmpint (fx_store_list_guard_failures (trace, cs[i].id, arena, &f1, &n1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_guard_failures (logs, row, arena, &f2, &n2, NULL), ==, FX_OK);
+      g_assert_cmpuint (n1, ==, n2);
+      for (size_t k = 0; k < n1; k++)
+        {
+          g_assert_cmpstr (f1[k].failed_compile, ==, f2[k].failed_compile);
+          g_assert_cmpstr (f1[k].reason, ==, f2[k].reason);
+        }
+      fx_store_graph_break *b1, *b2;
+      size_t nb1, nb2;
+      g_assert_cmpint (fx_store_list_graph_breaks (trace, cs[i].id, arena, &b1, &nb1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_graph_breaks (logs, row, arena, &b2, &nb2, NULL), ==, FX_OK);
+      g_assert_cmpuint (nb1, ==, nb2);
+      for (size_t k = 0; k < nb1; k++)
+        {
+          g_assert_cmpstr (b1[k].reason, ==, b2[k].reason);
+          g_assert_cmpstr (b1[k].explanation, ==, b2[k].explanation);
+        }
+      total_failures += (int) n1;
+      total_breaks += (int) nb1;
+    }
+  g_assert_cmpint (total_guards, >, 100);
+  g_assert_cmpint (total_failures, ==, 12);
+  g_assert_cmpint (total_breaks, ==, 4);
+  fx_arena_free (arena);
+  fx_store_close (trace);
+  fx_store_close (logs);
+  remove_workspace (ws1);
+  remove_workspace (ws2);
+
+  /* print() lines between log lines are counted with their line numbers; no log line at all is an error. */
+  const char *mixed = "hello from print\n" PFX "[0/0] [__graph_breaks] Graph break in user code at /p.py:3\n"
+                      PFX "[0/0] [__graph_breaks] Graph Break Reason: Data-dependent branching\n"
+                      "tensor([1., 2.])\n" PFX "[__output_code] Output code written to: /tmp/x.py\n";
+  g_autofree char *ws3 = tmp_workspace ();
+  fx_store *store = NULL;
+  g_assert_cmpint (fx_store_open (ws3, true, &store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_import_torch_logs_data (store, "mixed.txt", mixed, strlen (mixed), &stats, NULL), ==, FX_OK);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 2);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_BAD_LINE][1].line, ==, 4);
+  g_assert_cmpint (stats.records, ==, 1);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_torch_logs_data (store, "none.txt", "a\nb\n", 4, &stats, &diag), ==, FX_ERR_PARSE);
+  g_assert_cmpint (diag.line, ==, 1);
+  int64_t inputs = 0;
+  g_assert_cmpint (fx_store_count (store, "inputs", &inputs, NULL), ==, FX_OK);
+  g_assert_cmpint (inputs, ==, 1);
+  fx_store_close (store);
+  remove_workspace (ws3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1119,6 +1210,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/debug-dir", test_debug_dir);
   g_test_add_func ("/trace/pt2", test_pt2);
   g_test_add_func ("/trace/ir-dump", test_ir_dump);
+  g_test_add_func ("/trace/torch-logs", test_torch_logs);
   g_test_add_func ("/trace/link-debug-trace", test_link_debug_trace);
   g_test_add_func ("/trace/provenance", test_provenance);
   g_test_add_func ("/trace/shape-error-runnable", test_shape_error_runnable_records);
