@@ -20,6 +20,7 @@ typedef enum
   SHOW_KERNELS,
   SHOW_METRICS,
   SHOW_FUSION,
+  SHOW_SHAPES,
   SHOW_INPUTS,
   SHOW_ARTIFACTS,
   SHOW_ARTIFACT,
@@ -302,6 +303,41 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
           }
         return FX_OK;
       }
+    case SHOW_SHAPES:
+      {
+        /* symbolic_shape_specialization: "s0 (L['x'].size()[0]) specialized to 4: reason", then the user stack;
+           guard_added: the expression and the user stack that added it. */
+        fx_store_shape_event *ev;
+        if ((st = fx_store_list_shape_events (store, c->id, arena, &ev, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          if (json)
+            {
+              printf ("{\"compile_id\": \"%s\", \"kind\": ", c->compile_id);
+              json_str (ev[i].kind);
+              const char *keys[] = { "symbol", "sources", "value", "expr", "reason", "user_stack" };
+              const char *vals[] = { ev[i].symbol, ev[i].sources, ev[i].value, ev[i].expr, ev[i].reason,
+                                     ev[i].user_stack };
+              for (int k = 0; k < 6; k++)
+                {
+                  printf (", \"%s\": ", keys[k]);
+                  json_str (vals[k]);
+                }
+              printf ("}\n");
+            }
+          else
+            {
+              if (strcmp (ev[i].kind, "specialization") == 0)
+                printf ("specialization: %s (%s) = %s: %s\n", ev[i].symbol ? ev[i].symbol : "?",
+                        ev[i].sources ? ev[i].sources : "", ev[i].value ? ev[i].value : "?",
+                        ev[i].reason ? ev[i].reason : "");
+              else
+                printf ("%s: %s\n", ev[i].kind, ev[i].expr ? ev[i].expr : "");
+              if (ev[i].user_stack)
+                fputs (ev[i].user_stack, stdout);
+            }
+        return FX_OK;
+      }
     case SHOW_INPUTS:
       {
         fx_store_kv *a;
@@ -371,7 +407,7 @@ int
 fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
-  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE;
+  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE, shapes = FALSE;
   gboolean json = FALSE, artifacts = FALSE;
   g_autofree char *stage = NULL, *artifact = NULL;
   GOptionEntry entries[] = {
@@ -391,6 +427,8 @@ fxwb_cmd_show (int argc, char **argv)
     { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion,
       "Fusion groups of ir_post_fusion.txt with their nodes, writes, reads and layouts (a TORCH_COMPILE_DEBUG import,"
       " or its folder linked to a trace compile)", NULL },
+    { "shapes", 0, 0, G_OPTION_ARG_NONE, &shapes,
+      "Symbolic-shape specializations (symbol, sources, value, reason) and guards added, with user stacks", NULL },
     { "inputs", 'i', 0, G_OPTION_ARG_NONE, &inputs, "Input tensors by source (describe_tensor/describe_source)", NULL },
     { "artifacts", 'a', 0, G_OPTION_ARG_NONE, &artifacts, "Raw artifacts kept for the compile (names and sizes)", NULL },
     { "artifact", 0, 0, G_OPTION_ARG_STRING, &artifact,
@@ -413,12 +451,13 @@ fxwb_cmd_show (int argc, char **argv)
                                     "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
-  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + inputs + artifacts
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
+                + inputs + artifacts
                 + (artifact != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion, --inputs, --artifacts, --artifact\n");
+                       "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -429,7 +468,8 @@ fxwb_cmd_show (int argc, char **argv)
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
-                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION
+                   : shapes ? SHOW_SHAPES : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
                    : artifact ? SHOW_ARTIFACT : SHOW_STAGES;
   artifact_name = artifact;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;

@@ -290,6 +290,42 @@ test_import_errors (void)
   run_result_clear (&r);
 }
 
+
+#define PFX "V1121 16:41:15.747000 1273 torch/fx/experimental/symbolic_shapes.py:276] "
+
+/* show --shapes: a specialization with its sources and user stack; a dynamo_error marks the compile failed. */
+static void
+test_shapes_cli (void)
+{
+  const char *text =
+    PFX "{\"str\": [\"/p/prog.py\", 1]}\n"
+    PFX "{\"dynamo_start\": {\"stack\": [{\"line\": 5, \"name\": \"f\", \"filename\": 1}]}, \"frame_id\": 0, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    PFX "{\"symbolic_shape_specialization\": {\"symbol\": \"s0\", \"sources\": [\"L['x'].size()[0]\"], \"value\": \"4\","
+    " \"reason\": \"Eq(s0, 4)\", \"stack\": [], \"user_stack\": [{\"line\": 7, \"name\": \"f\", \"filename\": 1, "
+    "\"loc\": \"return x.view(4)\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n"
+    PFX "{\"artifact\": {\"name\": \"dynamo_error\", \"encoding\": \"string\"}, \"frame_id\": 0, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    "\tTraceback (most recent call last):\n\t  File \"/p/prog.py\", line 7, in f\n\tRuntimeError: boom\n";
+  g_autofree char *log = g_build_filename (tmp_dir, "shapes.log", NULL);
+  g_assert_true (g_file_set_contents (log, text, -1, NULL));
+  g_autofree char *ws = g_build_filename (tmp_dir, "s.fxwb", NULL);
+  const char *iargs[] = { "import", log, "-o", ws, NULL };
+  run_result r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  const char *sargs[] = { "show", ws, "0/0", "--shapes", NULL };
+  r = run_fxwb (sargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "specialization: s0 (L['x'].size()[0]) = 4: Eq(s0, 4)\n"
+                              "  File \"/p/prog.py\", line 7, in f\n    return x.view(4)\n");
+  run_result_clear (&r);
+  const char *largs[] = { "ls", ws, NULL };
+  r = run_fxwb (largs);
+  g_assert_nonnull (strstr (r.out, " failed "));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -304,6 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-cli/show", test_show);
   g_test_add_func ("/trace-cli/explain", test_explain);
   g_test_add_func ("/trace-cli/debug-link", test_debug_link_cli);
+  g_test_add_func ("/trace-cli/shapes", test_shapes_cli);
   g_test_add_func ("/trace-cli/import-errors", test_import_errors);
   int rc = g_test_run ();
   GDir *dir = g_dir_open (tmp_dir, 0, NULL);
