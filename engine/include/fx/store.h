@@ -1,5 +1,6 @@
 /* fx/store.h: the workspace store, one sqlite file (.fxwb) per workspace holding imported compiles, graphs,
-   guards, kernels and runs. WAL mode: one writer and any number of readers may work at once. */
+   guards, kernels and runs. WAL mode: one writer and any number of readers may work at once, each with its own
+   fx_store (an fx_store keeps prepared statements: use it from one thread at a time). */
 #pragma once
 
 #include "fx/common.h"
