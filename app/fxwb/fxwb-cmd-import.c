@@ -1,4 +1,5 @@
-/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import TORCH_TRACE logs into a workspace file. */
+/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import PyTorch artifacts (TORCH_TRACE, TORCH_COMPILE_DEBUG,
+   TORCH_LOGS, .pt2) into a workspace file. */
 #include "fxwb.h"
 
 #include <string.h>
@@ -78,10 +79,13 @@ fxwb_cmd_import (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("PATH... - import PyTorch artifacts into a workspace");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder of them, or a\n"
-                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/).\n"
+                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder of them, a\n"
+                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
+                                "TORCH_LOGS text file (guards, recompiles, graph_breaks) or a torch.export .pt2.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
-                                "nothing. Bad lines are skipped and counted (first examples shown with line numbers).");
+                                "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
+                                "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"
+                                "compile (same output code), in whichever order they are imported.");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  every input was imported (possibly with warnings) or was already there\n"

@@ -204,9 +204,12 @@ fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_arena *are
             {
               if (!issues->skipped_lines)
                 {
+                  /* Shown to users: control bytes of a binary file become '?'. */
+                  size_t k = 0;
+                  for (const char *c = p; c < eol && k < 100; c++, k++)
+                    issues->first_text[k] = (unsigned char) *c < 0x20 || *c == 0x7f ? '?' : *c;
+                  issues->first_text[k] = 0;
                   issues->first_line = lineno;
-                  snprintf (issues->first_text, sizeof issues->first_text, "%.*s",
-                            (int) (eol - p < 100 ? eol - p : 100), p);
                 }
               issues->skipped_lines++;
             }

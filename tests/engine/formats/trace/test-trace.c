@@ -2,6 +2,7 @@
    and malformed input. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fx/importers.h"
@@ -1195,6 +1196,111 @@ test_torch_logs (void)
   remove_workspace (ws3);
 }
 
+
+/* A damaged TORCH_COMPILE_DEBUG folder beside an imported trace: garbage and binary IR dumps, cut output code, bad
+   provenance JSON and a graph that does not parse are counted; the trace's rows stay; the intact folder links. */
+static void
+test_debug_dir_bad (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  int64_t graphs = 0, guards = 0, after = 0;
+  g_assert_cmpint (fx_store_count (store, "graphs", &graphs, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_count (store, "guards", &guards, NULL), ==, FX_OK);
+
+  g_autofree char *root = g_dir_make_tmp ("fxdebug-XXXXXX", NULL);
+  g_autofree char *m0 = g_build_filename (root, "torchinductor", "model__0_inference_0.0", NULL);
+  g_autofree char *m1 = g_build_filename (root, "torchinductor", "model__1_inference_1.1", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (m0, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (m1, 0700), ==, 0);
+  g_autofree char *code0_path = debug_model_file ("traces/toy_graph_break-cuda/torch_compile_debug",
+                                                  "model__0_inference_0.0", "output_code.py");
+  g_autofree char *code0 = NULL;
+  gsize code0_len = 0;
+  g_assert_true (g_file_get_contents (code0_path, &code0, &code0_len, NULL));
+  char binary[512];
+  for (size_t i = 0; i < sizeof binary; i++)
+    binary[i] = (char) (i * 37 % 256);
+  struct
+  {
+    const char *dir, *name, *text;
+    gssize len;
+  } files[] = {
+    { m0, "ir_post_fusion.txt", "garbage\n\x01\x02 more\nop0: SchedulerNode(ComputedBuffer)\nop0.writes = "
+                                "[MemoryDep('buf0', c0, {c0: 4})]\n", -1 },
+    { m0, "ir_pre_fusion.txt", binary, sizeof binary },
+    { m0, "output_code.py", code0, (gssize) code0_len / 3 },
+    { m0, "inductor_provenance_tracking_node_mappings.json", "{not json", -1 },
+    { m0, "fx_graph_readable.py", "def forward(self, x):\n    return (x +,)\n", -1 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *f = g_build_filename (files[i].dir, files[i].name, NULL);
+      g_assert_true (g_file_set_contents (f, files[i].text, files[i].len, NULL));
+    }
+  static const char *const intact[] = { "output_code.py", "ir_post_fusion.txt", "ir_pre_fusion.txt",
+                                        "fx_graph_readable.py" };
+  for (size_t i = 0; i < G_N_ELEMENTS (intact); i++)
+    {
+      g_autofree char *src = debug_model_file ("traces/toy_graph_break-cuda/torch_compile_debug",
+                                               "model__1_inference_1.1", intact[i]);
+      g_autofree char *data = NULL;
+      gsize len = 0;
+      g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+      g_autofree char *dst = g_build_filename (m1, intact[i], NULL);
+      g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_path (store, root, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_cmpint (stats.compiles, ==, 2);
+  /* 2 garbage lines of the post-fusion dump, and every non-blank line of the binary pre-fusion one. */
+  int binary_lines = 0;
+  for (size_t i = 0, start = 0; i <= sizeof binary; i++)
+    if (i == sizeof binary || binary[i] == '\n')
+      {
+        gboolean blank = TRUE;
+        for (size_t k = start; k < i; k++)
+          blank &= binary[k] == ' ' || binary[k] == '\t' || binary[k] == '\r';
+        binary_lines += !blank;
+        start = i + 1;
+      }
+  g_assert_cmpint (binary_lines, >, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_IR_DUMP], ==, 2 + binary_lines);
+  /* The pre-fusion dump is read first: its first skipped line is the example, control bytes shown as '?'. */
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_IR_DUMP][0].line, ==, 1);
+  g_assert_true (g_str_has_prefix (stats.examples[FX_IMPORT_WARN_IR_DUMP][0].text, "ir_pre_fusion.txt: ?%J"));
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_RECORD], ==, 1);
+  g_assert_nonnull (strstr (stats.examples[FX_IMPORT_WARN_BAD_RECORD][0].text, "provenance"));
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 1);
+  /* The intact folder is linked to 1/0; the cut one matches nothing. */
+  g_assert_cmpint (stats.links, ==, 1);
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "1/0", &row, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_fusion_group *g;
+  size_t n;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, row, arena, &g, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, >, 0);
+  /* What the damaged folder still had: the one node after the garbage, with its write. */
+  g_assert_cmpint (fx_store_find_compile (store, "-/0", &row, NULL), ==, FX_OK);
+  fx_store_ir_node *nodes;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, row, "post_fusion", arena, &nodes, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0");
+  fx_arena_free (arena);
+  /* Nothing of the trace was lost. */
+  g_assert_cmpint (fx_store_count (store, "guards", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, ==, guards);
+  g_assert_cmpint (fx_store_count (store, "graphs", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, >=, graphs);
+  fx_store_close (store);
+  remove_workspace (ws);
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+  g_assert_cmpint (system (cmd), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1210,6 +1316,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/debug-dir", test_debug_dir);
   g_test_add_func ("/trace/pt2", test_pt2);
   g_test_add_func ("/trace/ir-dump", test_ir_dump);
+  g_test_add_func ("/trace/debug-dir-bad", test_debug_dir_bad);
   g_test_add_func ("/trace/torch-logs", test_torch_logs);
   g_test_add_func ("/trace/link-debug-trace", test_link_debug_trace);
   g_test_add_func ("/trace/provenance", test_provenance);
