@@ -228,7 +228,9 @@ compile_times (fx_store_event *ev, size_t n, GString *out)
       g_array_set_size (k->open, k->open->len - 1);
       if (!k->single->len)
         g_ptr_array_add (order, k);
-      g_autofree char *v = g_strdup_printf ("%.4f", (ev[i].ts_us - start) / 1e6);
+      /* Python formats with '.' whatever the locale. */
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *v = g_strdup (g_ascii_formatd (buf, sizeof buf, "%.4f", (ev[i].ts_us - start) / 1e6));
       g_string_append_printf (k->values, "%s%s", k->values->len ? ", " : "", v);
       g_ptr_array_add (k->single, g_steal_pointer (&v));
     }
@@ -244,7 +246,9 @@ compile_times (fx_store_event *ev, size_t n, GString *out)
   for (guint i = 0; i < order->len; i++)
     {
       timed_key *k = order->pdata[i];
-      char *c = numeric ? g_strdup_printf ("%g", g_ascii_strtod (k->single->pdata[0], NULL)) : g_strdup (k->values->str);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      char *c = numeric ? g_strdup (g_ascii_formatd (buf, sizeof buf, "%g", g_ascii_strtod (k->single->pdata[0], NULL)))
+                        : g_strdup (k->values->str);
       maxdec = MAX (maxdec, after_point (c));
       g_ptr_array_add (cells, c);
     }

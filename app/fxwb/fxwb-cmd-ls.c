@@ -28,9 +28,9 @@ fxwb_cmd_ls (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
-                                "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs, kernels;\n"
-                                "a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG folder of a trace\n"
-                                "compile, or the trace compile of a folder, when both were imported.");
+                                "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs,\n"
+                                "kernels; a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG\n"
+                                "folder of a trace compile, or the trace compile of a folder, when both were imported.");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  listed\n"

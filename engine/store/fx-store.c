@@ -993,8 +993,8 @@ fx_store_list_ir_nodes (fx_store *store, int64_t compile_row, const char *stage,
 {
   return query_list_ex (store, "SELECT stage, ordinal, name, kind, ir_type, fused_into, members, device, iteration,"
                         " sizes, writes, reads, unmet, buffers, extern_kernel, text FROM ir_nodes WHERE compile"
-                        OWN_OR_LINKED ("ir_nodes") " AND (?2 IS NULL OR stage = ?2) ORDER BY stage = 'post_fusion', compile,"
-                        " ordinal", compile_row, true, stage, true, arena, sizeof (fx_store_ir_node), ir_node_row,
+                        OWN_OR_LINKED ("ir_nodes") " AND (?2 IS NULL OR stage = ?2)"
+                        " ORDER BY stage = 'post_fusion', compile, ordinal", compile_row, true, stage, true, arena, sizeof (fx_store_ir_node), ir_node_row,
                         (void **) out, n, diag);
 }
 
@@ -1480,7 +1480,8 @@ fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx
                      " (SELECT group_concat(p.pre_nodes, ', ') FROM provenance p WHERE p.compile"
                      OWN_OR_LINKED ("provenance")
                      " AND p.kernel = k.name)"
-                     " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena, sizeof (fx_store_kernel), kernel_row,
+                     " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena,
+                     sizeof (fx_store_kernel), kernel_row,
                      (void **) out, n, diag);
 }
 

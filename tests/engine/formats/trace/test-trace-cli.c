@@ -326,6 +326,49 @@ test_shapes_cli (void)
   run_result_clear (&r);
 }
 
+
+/* compile_times() of one compile, where every dynamo_timed key ran once: tabulate's numeric column (%g, aligned
+   on the decimal point). compile-times-0_0.txt is tabulate 0.8.9's output for the same durations. */
+static void
+test_compile_times_numeric (void)
+{
+  g_autofree char *dir = fixture_path ("traces/toy_graph_break-cuda/torch_trace");
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree char *log = g_build_filename (dir, g_dir_read_name (d), NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  /* The chromium events of compile 0/0 with their payload lines. */
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *one = g_string_new ("");
+  gboolean keep = FALSE;
+  for (int i = 0; lines[i]; i++)
+    {
+      if (lines[i][0] != '\t')
+        keep = strstr (lines[i], "\"chromium_event\"") && strstr (lines[i], "\"frame_id\": 0, \"frame_compile_id\": 0,");
+      if (keep)
+        g_string_append_printf (one, "%s\n", lines[i]);
+    }
+  g_autofree char *path = g_build_filename (tmp_dir, "one.log", NULL);
+  g_assert_true (g_file_set_contents (path, one->str, (gssize) one->len, NULL));
+  g_string_free (one, TRUE);
+  g_autofree char *ws = g_build_filename (tmp_dir, "one.fxwb", NULL);
+  const char *iargs[] = { "import", path, "-o", ws, NULL };
+  run_result r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  const char *eargs[] = { "explain", ws, NULL };
+  r = run_fxwb (eargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *want_path = g_build_filename (g_getenv ("FX_SOURCE_ROOT"), "tests", "engine", "formats", "trace",
+                                                 "compile-times-0_0.txt", NULL);
+  g_autofree char *want = NULL;
+  g_assert_true (g_file_get_contents (want_path, &want, NULL, NULL));
+  const char *ct = strstr (r.out, "Compile Times: ");
+  g_assert_nonnull (ct);
+  g_assert_cmpstr (ct + strlen ("Compile Times: "), ==, want);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,6 +384,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-cli/explain", test_explain);
   g_test_add_func ("/trace-cli/debug-link", test_debug_link_cli);
   g_test_add_func ("/trace-cli/shapes", test_shapes_cli);
+  g_test_add_func ("/trace-cli/compile-times-numeric", test_compile_times_numeric);
   g_test_add_func ("/trace-cli/import-errors", test_import_errors);
   int rc = g_test_run ();
   GDir *dir = g_dir_open (tmp_dir, 0, NULL);
