@@ -1505,7 +1505,10 @@ fx_status
 fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out, size_t *n,
                          fx_diag *diag)
 {
-  return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ? ORDER BY id", compile_row, true,
+  /* A trace compile also lists the files of its linked TORCH_COMPILE_DEBUG folder (ir_post_fusion.txt, ...),
+     after its own. */
+  return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ?1 OR compile IN (SELECT debug_compile"
+                     " FROM compile_links WHERE compile = ?1) ORDER BY compile != ?1, id", compile_row, true,
                      arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
 }
 

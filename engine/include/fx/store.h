@@ -296,7 +296,7 @@ typedef struct fx_store_kv
 } fx_store_kv;
 fx_status fx_store_list_metrics (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
                                  size_t *n, fx_diag *diag);
-/* Artifacts: key = name, value = text. */
+/* Artifacts: key = name, value = text; a trace compile's own, then those of its linked debug folder (schema 4). */
 fx_status fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
                                    size_t *n, fx_diag *diag);
 

@@ -257,6 +257,12 @@ test_debug_link_cli (void)
                    "    writes: [buf1]  reads: [arg0_1]\n"
                    "    buf1: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[10], stride=[1])\n");
   run_result_clear (&r);
+  /* The folder's raw files too: ir_post_fusion.txt of model__0 through 0/0. */
+  const char *aargs[] = { "show", ws, "0/0", "--artifact", "ir_post_fusion.txt", NULL };
+  r = run_fxwb (aargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "op0_op2: FusedSchedulerNode(SchedulerNode,SchedulerNode)\n"));
+  run_result_clear (&r);
   const char *kargs[] = { "show", ws, "0/0", "--kernels", NULL };
   r = run_fxwb (kargs);
   g_assert_nonnull (strstr (r.out, "    pre-grad nodes: [x, add, abs_1]  (post-grad: [div, add, abs_1])\n"));
