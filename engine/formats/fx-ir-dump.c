@@ -247,16 +247,24 @@ fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_arena *are
       for (const char *c = field; c + 3 <= eol && !eq; c++)
         if (c[0] == ' ' && c[1] == '=' && c[2] == ' ')
           eq = c;
-      if (!eq)
+      bool bare = !eq && eol - field >= 3 && eol[-1] == '=' && eol[-2] == ' ';
+      if (bare && eol - field >= 9 && memcmp (field, "snodes[", 7) == 0)
         {
-          /* "X.snodes[0] =" ends with " =" and no value: the next header is a member of X. */
-          if (eol - field >= 9 && memcmp (field, "snodes[", 7) == 0 && eol[-1] == '=' && eol[-2] == ' ')
-            member_next = true;
+          /* "X.snodes[0] =" has no value: the next header is a member of X. */
+          member_next = true;
           p = next;
           continue;
         }
+      if (!eq && !bare)
+        {
+          p = next;
+          continue;
+        }
+      /* "X.writes = " with the value on the next lines; its trailing blank may have been trimmed. */
+      if (!eq)
+        eq = eol - 2;
       size_t flen = (size_t) (eq - field);
-      const char *val = eq + 3;
+      const char *val = eq + 3 <= eol ? eq + 3 : eol;
       /* A value continues on the following indented lines; "outputs = [" runs to a "]" line. */
       bool to_bracket = flen == 7 && memcmp (field, "outputs", 7) == 0 && eol[-1] == '[';
       const char *vend = eol, *q = next;

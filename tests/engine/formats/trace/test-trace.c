@@ -833,6 +833,14 @@ test_ir_dump (void)
   for (size_t k = 0; k < sizeof noise; k++)
     noise[k] = (char) (k * 131 % 256);
   g_assert_cmpint (fx_parse_ir_dump (noise, sizeof noise, "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  /* Trailing blanks trimmed by an editor: "X.writes =" still takes its value from the next lines. */
+  g_autoptr (GRegex) trail = g_regex_new (" +$", G_REGEX_MULTILINE, 0, NULL);
+  g_autofree char *trimmed = g_regex_replace_literal (trail, post, -1, 0, "", 0, NULL);
+  g_assert_cmpint (fx_parse_ir_dump (trimmed, strlen (trimmed), "post_fusion", arena, &nodes, &n, &issues, NULL), ==,
+                   FX_OK);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0, buf1, buf3");
+  g_assert_cmpstr (nodes[0].reads, ==, "arg0_1, arg1_1, arg2_1");
+  g_assert_cmpstr (nodes[0].members, ==, "op0, op1, op3");
   const char *odd = "x: SchedulerNode(\nx.writes = [MemoryDep('unterminated\nop9: SchedulerNode(A)\nop9.outputs = [\n";
   g_assert_cmpint (fx_parse_ir_dump (odd, strlen (odd), "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
   g_assert_cmpuint (n, ==, 1);
