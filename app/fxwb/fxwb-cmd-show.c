@@ -280,6 +280,12 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
                 json_str (top ? top->buffers : NULL);
                 printf (", \"extern_kernel\": ");
                 json_str (top ? top->extern_kernel : NULL);
+                printf (", \"kernel\": ");
+                json_str (top ? top->kernel : NULL);
+                printf (", \"handle\": %d, \"origins\": ", top ? top->handle : -1);
+                json_str (top ? top->post_nodes : NULL);
+                printf (", \"pre_grad_nodes\": ");
+                json_str (top ? top->pre_nodes : NULL);
                 printf ("}\n");
                 continue;
               }
@@ -289,6 +295,17 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             printf ("    %s(%s)%s%s\n", top->kind, top->ir_type ? top->ir_type : "",
                     top->extern_kernel ? "  kernel: " : "", top->extern_kernel ? top->extern_kernel : "");
             printf ("    writes: [%s]  reads: [%s]\n", top->writes ? top->writes : "", top->reads ? top->reads : "");
+            if (top->kernel)
+              {
+                printf ("    kernel: %s", top->kernel);
+                if (top->handle >= 0)
+                  printf (":%d", top->handle);
+                if (top->post_nodes)
+                  printf ("  origins: [%s]", top->post_nodes);
+                if (top->pre_nodes)
+                  printf ("  pre-grad: [%s]", top->pre_nodes);
+                putchar ('\n');
+              }
             if (top->buffers)
               {
                 g_auto (GStrv) bufs = g_strsplit (top->buffers, "\n", -1);

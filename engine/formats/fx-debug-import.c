@@ -144,9 +144,10 @@ import_graph_file (fx_store *store, int64_t crow, const char *stage, const char 
   return st;
 }
 
+/* launches: the output code's kernel launches (post-fusion nodes are matched to the one computing them). */
 static fx_status
 import_ir_dump (fx_store *store, int64_t crow, const char *stage, const char *text, size_t len, const char *file,
-                fx_import_stats *stats, fx_diag *diag)
+                const fx_kernel_launch *launches, size_t n_launches, fx_import_stats *stats, fx_diag *diag)
 {
   fx_arena *arena = fx_arena_new ();
   fx_store_ir_node *nodes;
@@ -164,8 +165,21 @@ import_ir_dump (fx_store *store, int64_t crow, const char *stage, const char *te
         }
     }
   bool post = strcmp (stage, "post_fusion") == 0;
+  int top_launch = -1;
   for (size_t i = 0; i < n && st == FX_OK; i++)
     {
+      if (post && n_launches)
+        {
+          /* A fused node's members run in its kernel. */
+          int l = nodes[i].fused_into ? top_launch : fx_launch_writing (launches, n_launches, nodes[i].writes);
+          if (!nodes[i].fused_into)
+            top_launch = l;
+          if (l >= 0)
+            {
+              nodes[i].kernel = launches[l].kernel;
+              nodes[i].handle = launches[l].handle;
+            }
+        }
       st = fx_store_add_ir_node (store, crow, &nodes[i], diag);
       if (st == FX_OK)
         stats->ir_nodes++;
@@ -256,9 +270,16 @@ fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn pr
         }
       /* ir_pre_fusion.txt then ir_post_fusion.txt: scheduler nodes; the post-fusion top-level nodes are the fusion
          groups. */
+      fx_arena *la = fx_arena_new ();
+      fx_kernel_launch *launches = NULL;
+      size_t n_launches = 0;
+      if (t[2] && st == FX_OK)
+        st = fx_output_code_launches (t[2], l[2], la, &launches, &n_launches, diag);
       for (size_t f = 4; f >= 3 && st == FX_OK; f--)
         if (t[f])
-          st = import_ir_dump (store, crow, f == 4 ? "pre_fusion" : "post_fusion", t[f], l[f], files[f], stats, diag);
+          st = import_ir_dump (store, crow, f == 4 ? "pre_fusion" : "post_fusion", t[f], l[f], files[f], launches,
+                               n_launches, stats, diag);
+      fx_arena_free (la);
       if (t[6] && st == FX_OK)
         {
           int64_t rows = 0;

@@ -337,6 +337,7 @@ fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_arena *are
         e--;
       r->stage = stage;
       r->ordinal = a->ordinal;
+      r->handle = -1;
       r->name = arena_buf (arena, &a->name);
       r->kind = arena_buf (arena, &a->kind);
       r->ir_type = arena_buf (arena, &a->ir_type);

@@ -98,7 +98,7 @@ static const char schema_v4[] =
   "CREATE TABLE ir_nodes (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
   " ON DELETE CASCADE, stage TEXT NOT NULL, ordinal INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,"
   " ir_type TEXT, fused_into TEXT, members TEXT, device TEXT, iteration TEXT, sizes TEXT, writes TEXT,"
-  " reads TEXT, unmet TEXT, buffers TEXT, extern_kernel TEXT, text TEXT);\n"
+  " reads TEXT, unmet TEXT, buffers TEXT, extern_kernel TEXT, text TEXT, kernel TEXT, handle INTEGER);\n"
   "CREATE INDEX ir_nodes_compile ON ir_nodes(compile);\n"
   "CREATE TABLE provenance (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
   " ON DELETE CASCADE, kernel TEXT NOT NULL, handle INTEGER, post_nodes TEXT, pre_nodes TEXT);\n"
@@ -945,13 +945,21 @@ query_list (fx_store *store, const char *sql, int64_t param, bool has_param, fx_
   " FROM compile_links WHERE compile = ?1) WHERE EXISTS (SELECT 1 FROM " table " x WHERE x.compile = c)"          \
   " ORDER BY o LIMIT 1)"
 
+/* The provenance column col of an IR node's launch: from its own compile's mappings, else the linked trace
+   compile's. */
+#define PROVENANCE_OF_NODE(col)                                                                                  \
+  "COALESCE((SELECT p." col " FROM provenance p WHERE p.compile = n.compile AND p.kernel = n.kernel"             \
+  " AND p.handle IS n.handle LIMIT 1), (SELECT p." col " FROM provenance p JOIN compile_links l"                  \
+  " ON p.compile = l.compile WHERE l.debug_compile = n.compile AND p.kernel = n.kernel AND p.handle IS n.handle"  \
+  " LIMIT 1))"
+
 fx_status
 fx_store_add_ir_node (fx_store *store, int64_t compile_row, const fx_store_ir_node *node, fx_diag *diag)
 {
   sqlite3_stmt *stmt = prepare (store, "INSERT INTO ir_nodes (compile, stage, ordinal, name, kind, ir_type,"
                                 " fused_into, members, device, iteration, sizes, writes, reads, unmet, buffers,"
-                                " extern_kernel, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                diag);
+                                " extern_kernel, text, kernel, handle)"
+                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
   binder b = binder_of (stmt);
@@ -972,6 +980,8 @@ fx_store_add_ir_node (fx_store *store, int64_t compile_row, const fx_store_ir_no
   b_text (&b, node->buffers);
   b_text (&b, node->extern_kernel);
   b_text (&b, node->text);
+  b_text (&b, node->kernel);
+  b_int_if (&b, node->handle, node->kernel && node->handle >= 0);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -985,6 +995,10 @@ ir_node_row (fx_arena *arena, sqlite3_stmt *s, void *item)
                           &r->sizes, &r->writes, &r->reads, &r->unmet, &r->buffers, &r->extern_kernel, &r->text };
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     *cols[i] = col_str (arena, s, (int) i + 2);
+  r->kernel = col_str (arena, s, 16);
+  r->handle = sqlite3_column_type (s, 17) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 17);
+  r->post_nodes = col_str (arena, s, 18);
+  r->pre_nodes = col_str (arena, s, 19);
 }
 
 fx_status
@@ -992,7 +1006,9 @@ fx_store_list_ir_nodes (fx_store *store, int64_t compile_row, const char *stage,
                         fx_store_ir_node **out, size_t *n, fx_diag *diag)
 {
   return query_list_ex (store, "SELECT stage, ordinal, name, kind, ir_type, fused_into, members, device, iteration,"
-                        " sizes, writes, reads, unmet, buffers, extern_kernel, text FROM ir_nodes WHERE compile"
+                        " sizes, writes, reads, unmet, buffers, extern_kernel, text, kernel, handle,"
+                        " " PROVENANCE_OF_NODE ("post_nodes") ", " PROVENANCE_OF_NODE ("pre_nodes")
+                        " FROM ir_nodes n WHERE compile"
                         OWN_OR_LINKED ("ir_nodes") " AND (?2 IS NULL OR stage = ?2)"
                         " ORDER BY stage = 'post_fusion', compile, ordinal", compile_row, true, stage, true, arena, sizeof (fx_store_ir_node), ir_node_row,
                         (void **) out, n, diag);

@@ -75,6 +75,22 @@ typedef struct fx_kernel_def
 fx_status fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_def **out, size_t *n,
                                 fx_diag *diag);
 
+/* A kernel launch in the wrapper's call(): the kernel ("triton_poi_fused_add_0", "extern_kernels.mm"), its debug
+   handle from the "# [Provenance debug handles] NAME:N" comment above it (-1: none), the text after "(". */
+typedef struct fx_kernel_launch
+{
+  const char *kernel;
+  int handle;
+  const char *args;
+} fx_kernel_launch;
+
+/* The launches of output code's call(), in order (allocated from arena). */
+fx_status fx_output_code_launches (const char *text, size_t len, fx_arena *arena, fx_kernel_launch **out, size_t *n,
+                                   fx_diag *diag);
+/* The launch that computes a scheduler node writing writes ("buf0, buf3"): the first one naming one of those
+   buffers among its arguments; -1 when none does. */
+int fx_launch_writing (const fx_kernel_launch *launches, size_t n, const char *writes);
+
 /* A scheduler node of ir_post_fusion.txt at top level: a FusedSchedulerNode with its members, or a single node. */
 typedef struct fx_fusion_group
 {

@@ -144,6 +144,13 @@ typedef struct fx_store_ir_node
   const char *buffers;        /* one line per output: "buf0: ComputedBuffer FixedLayout('cuda:0', ...)" */
   const char *extern_kernel;  /* node.kernel: "extern_kernels.mm" */
   const char *text;           /* the node's block */
+  /* The launch in output code's call() that computes the node (post-fusion nodes; a member shares its fused
+     node's): kernel name and provenance debug handle (-1: none); NULL when output code was not there. */
+  const char *kernel;
+  int handle;
+  /* Read only: the node's origins, the post-grad nodes its launch computes and their pre-grad nodes (from the
+     provenance mappings of its compile or of the linked trace compile); NULL when unknown. */
+  const char *post_nodes, *pre_nodes;
 } fx_store_ir_node;
 
 fx_status fx_store_add_ir_node (fx_store *store, int64_t compile_row, const fx_store_ir_node *node, fx_diag *diag);

@@ -248,6 +248,7 @@ test_debug_link_cli (void)
                    "op0_op2                          [op0, op2]\n"
                    "    FusedSchedulerNode(SchedulerNode,SchedulerNode)\n"
                    "    writes: [buf0, buf2]  reads: [arg1_1]\n"
+                   "    kernel: triton_per_fused_lt_sum_0:1  origins: [sum_1, lt]  pre-grad: [sum_1, lt]\n"
                    "    buf0: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[], stride=[])\n"
                    "    buf2: ComputedBuffer FixedLayout('cuda:0', torch.bool, size=[], stride=[])\n"
                    "    - op0: SchedulerNode  iteration (1, 10)  writes [buf0]  reads [arg1_1]\n"
@@ -255,6 +256,7 @@ test_debug_link_cli (void)
                    "op1                              [op1]\n"
                    "    SchedulerNode(ComputedBuffer)\n"
                    "    writes: [buf1]  reads: [arg0_1]\n"
+                   "    kernel: triton_poi_fused_abs_add_div_1:2  origins: [div, add, abs_1]  pre-grad: [x, add, abs_1]\n"
                    "    buf1: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[10], stride=[1])\n");
   run_result_clear (&r);
   /* The folder's raw files too: ir_post_fusion.txt of model__0 through 0/0. */

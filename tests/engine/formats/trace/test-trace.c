@@ -986,6 +986,39 @@ test_provenance (void)
       g_assert_cmpstr (dp[i].kernel, ==, p[i].kernel);
       g_assert_cmpstr (dp[i].pre_nodes, ==, p[i].pre_nodes);
     }
+  /* Each fusion group after fusion maps to the call() launch that computes it, in launch order, each launch once,
+     with its origins (post-grad nodes) and pre-grad nodes from the provenance of that launch. */
+  fx_store_ir_node *nodes;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, row, "post_fusion", arena, &nodes, &n, NULL), ==, FX_OK);
+  g_autofree char *code_path = debug_model_file ("traces/mlp_module-cuda/torch_compile_debug",
+                                                 "model__0_inference_0.0", "output_code.py");
+  g_autofree char *code = NULL;
+  g_assert_true (g_file_get_contents (code_path, &code, NULL, NULL));
+  fx_kernel_launch *launches;
+  size_t nl;
+  g_assert_cmpint (fx_output_code_launches (code, strlen (code), arena, &launches, &nl, NULL), ==, FX_OK);
+  g_assert_cmpint ((int) nl, ==, count_matches ("^ +(\\w+\\.run|extern_kernels\\.\\w+)\\(", code));
+  size_t top = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      g_assert_nonnull (nodes[i].kernel);
+      if (nodes[i].fused_into)
+        continue;
+      g_assert_cmpuint (top, <, nl);
+      g_assert_cmpstr (nodes[i].kernel, ==, launches[top].kernel);
+      g_assert_cmpint (nodes[i].handle, ==, launches[top].handle);
+      g_assert_cmpint (nodes[i].handle, >, 0);
+      g_assert_nonnull (nodes[i].post_nodes);
+      g_assert_nonnull (nodes[i].pre_nodes);
+      top++;
+    }
+  g_assert_cmpuint (top, ==, nl);
+  g_assert_cmpstr (nodes[0].name, ==, "op0_op1_op3");
+  g_assert_cmpstr (nodes[0].kernel, ==, "triton_per_fused_native_layer_norm_0");
+  g_assert_cmpstr (nodes[0].post_nodes, ==, "var_mean, add_1, mul_1, mul, sub, rsqrt, add");
+  g_assert_cmpstr (nodes[0].pre_nodes, ==, "layer_norm");
+  g_assert_cmpstr (nodes[1].kernel, ==, "triton_per_fused_native_layer_norm_0");
+
   /* A kernel launched twice lists the pre-grad nodes of both launches once. */
   fx_store_kernel *ks;
   g_assert_cmpint (fx_store_list_kernels (store, row, arena, &ks, &n, NULL), ==, FX_OK);
