@@ -1,5 +1,6 @@
 /* fuzz-irdump.c: libFuzzer target for the Inductor IR-dump parser (ir_pre_fusion.txt / ir_post_fusion.txt), its
-   fusion-group view, and the provenance-mapping reader, storing what they return into an in-memory workspace. */
+   fusion-group view, the output-code launch reader and the provenance-mapping reader, storing what they return into
+   an in-memory workspace. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   if (fx_split_post_fusion (text, size, arena, &groups, &ng, NULL) != FX_OK || ng > n)
     abort ();
+  /* The same bytes as output code: its launches, and the launch writing each node's buffers. */
+  fx_kernel_launch *launches;
+  size_t nl = 0;
+  if (fx_output_code_launches (text, size, arena, &launches, &nl, NULL) != FX_OK)
+    abort ();
+  for (size_t i = 0; i < n; i++)
+    {
+      int l = fx_launch_writing (launches, nl, nodes[i].writes);
+      if (l < -1 || l >= (int) nl)
+        abort ();
+    }
   fx_status st = fx_import_provenance (store, compile_row, text, size, NULL, NULL);
   if (st != FX_OK && st != FX_ERR_PARSE)
     abort ();
