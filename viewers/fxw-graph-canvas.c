@@ -12,6 +12,7 @@
 
 #include "fxw-autocleanups.h"
 #include "fxw-graph-canvas.h"
+#include "fxw-kernel.h"
 
 #define BOX_HEIGHT       40.0
 #define GLYPH_WIDTH        7.0
@@ -90,6 +91,12 @@ struct _FxwGraphCanvas
   double off_x, off_y;       /* widget = graph * zoom + off */
   double drag_off_x, drag_off_y;
   int hover_box;
+
+  /* The fusion overlay: each node coloured by the first kernel that computes it. */
+  GListModel *kernels;
+  gboolean kernels_by_name;
+  int *node_kernel;          /* node index -> kernel index or -1; NULL without kernels */
+  gboolean show_fusion;
 };
 
 G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
@@ -741,12 +748,22 @@ fxw_graph_canvas_relayout (FxwGraphCanvas *self)
 }
 
 static void
+update_fusion_map (FxwGraphCanvas *self)
+{
+  g_clear_pointer (&self->node_kernel, g_free);
+  if (self->graph != NULL && self->kernels != NULL && g_list_model_get_n_items (self->kernels) > 0)
+    self->node_kernel = fxw_kernels_map_nodes (self->kernels, self->graph, self->kernels_by_name);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
 graph_changed_cb (FxwGraphCanvas *self)
 {
   FxwGraph *graph = fxw_selection_get_graph (self->selection);
 
   if (!g_set_object (&self->graph, graph))
     return;
+  update_fusion_map (self);
   g_hash_table_remove_all (self->collapsed);
   g_clear_pointer (&self->layout, canvas_layout_free);
   if (graph != NULL && fxw_graph_get_n_nodes (graph) > self->collapse_threshold)
@@ -811,6 +828,18 @@ op_color (fx_opcode op, gboolean dark, GdkRGBA *rgba)
   gdk_rgba_parse (rgba, (dark ? dark_colors : light_colors)[MIN ((int) op, 5)]);
 }
 
+/* Distinct hues for the fusion overlay; kernel i takes colour i modulo the palette. */
+static void
+kernel_color (int kernel, gboolean dark, GdkRGBA *rgba)
+{
+  static const char *light_colors[] = { "#8fd19e", "#f7c873", "#8ab8f0", "#e39be0", "#f19a8e", "#7fd8d2",
+                                        "#c8d67a", "#b9a3ef", "#f2b07b", "#9ec3a8", "#e7a3b7", "#a7c7e7" };
+  static const char *dark_colors[] = { "#2f7a43", "#8a6417", "#2b5f9e", "#7e3a7b", "#8f3b30", "#1f7a74",
+                                       "#6b7a1f", "#5a44a0", "#8f5524", "#3f6b4c", "#86435a", "#3b5f86" };
+
+  gdk_rgba_parse (rgba, (dark ? dark_colors : light_colors)[kernel % G_N_ELEMENTS (light_colors)]);
+}
+
 static gboolean
 is_dark (void)
 {
@@ -854,6 +883,61 @@ rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
   cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
   cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
   cairo_close_path (cr);
+}
+
+#define LEGEND_MAX_ROWS 14
+
+/* The overlay's legend, top left in widget coordinates: one swatch per kernel that covers a node of this graph. */
+static void
+draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, const GdkRGBA *fg, const GdkRGBA *bg)
+{
+  guint n_kernels = g_list_model_get_n_items (self->kernels);
+  g_autofree gboolean *used = g_new0 (gboolean, n_kernels);
+  guint n_used = 0, rows, row = 0;
+  double x = 8, y = 8, width = 300;
+
+  for (guint i = 0; i < fxw_graph_get_n_nodes (self->graph); i++)
+    if (self->node_kernel[i] >= 0 && !used[self->node_kernel[i]])
+      {
+        used[self->node_kernel[i]] = TRUE;
+        n_used++;
+      }
+  rows = MIN (n_used, LEGEND_MAX_ROWS) + 1 + (n_used > LEGEND_MAX_ROWS);
+  rounded_rect (cr, x, y, width, 10 + rows * 18, 6);
+  cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.9);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  gdk_cairo_set_source_rgba (cr, fg);
+  {
+    /* translators: the title of the fusion overlay's legend in the Graph view */
+    g_autofree char *title = g_strdup_printf (ngettext ("%u kernel", "%u kernels", n_used), n_used);
+    draw_text (cr, pl, n_used ? title : _("No kernel covers a node of this graph"), x + 8, y + 5, width - 16, TRUE);
+  }
+  for (guint k = 0; k < n_kernels && row < LEGEND_MAX_ROWS; k++)
+    {
+      g_autoptr(FxwKernel) kernel = NULL;
+      GdkRGBA swatch;
+      double ry = y + 5 + (row + 1) * 18;
+
+      if (!used[k])
+        continue;
+      kernel = g_list_model_get_item (self->kernels, k);
+      kernel_color ((int) k, dark, &swatch);
+      rounded_rect (cr, x + 8, ry + 2, 14, 12, 2);
+      gdk_cairo_set_source_rgba (cr, &swatch);
+      cairo_fill (cr);
+      gdk_cairo_set_source_rgba (cr, fg);
+      draw_text (cr, pl, fxw_kernel_get_name (kernel), x + 28, ry + 1, width - 36, FALSE);
+      row++;
+    }
+  if (n_used > LEGEND_MAX_ROWS)
+    {
+      /* translators: the legend lists this many kernels less than there are */
+      g_autofree char *more = g_strdup_printf (_("… and %u more"), n_used - LEGEND_MAX_ROWS);
+      draw_text (cr, pl, more, x + 28, y + 5 + (row + 1) * 18, width - 36, FALSE);
+    }
 }
 
 static void
@@ -963,6 +1047,15 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
         highlighted = fxw_selection_is_highlighted (self->selection,
                                                     fxw_node_get_name (fxw_graph_get_node (self->graph, box->node_index)));
       op_color (box->op, dark, &fill);
+      if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
+        {
+          int k = self->node_kernel[box->node_index];
+
+          if (k >= 0)
+            kernel_color (k, dark, &fill);
+          else
+            fill.alpha = 0.35;   /* computed by no kernel: inputs, outputs, views folded away */
+        }
       if (highlighted)
         gdk_rgba_parse (&fill, dark ? "#8a6a00" : "#ffd866");
       else if (any_highlight)
@@ -997,6 +1090,12 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
           if (!box->is_stub)
             draw_text (cr, pl, sub ? sub : box->subtitle, box->x + 6, box->y + 21, box->w - 12, FALSE);
         }
+    }
+
+  if (self->show_fusion && self->node_kernel != NULL)
+    {
+      cairo_identity_matrix (cr);
+      draw_legend (self, cr, pl, dark, &fg, &bg);
     }
 
 out:
@@ -1158,29 +1257,53 @@ motion_cb (GtkEventControllerMotion *controller, double x, double y, FxwGraphCan
     }
 }
 
+/* The tooltip of box b as Pango markup: a node's summary and the kernels computing it, or a collapsed module. */
+static char *
+box_tooltip_markup (FxwGraphCanvas *self, int b)
+{
+  CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+
+  if (box->node_index >= 0)
+    {
+      FxwNode *node = fxw_graph_get_node (self->graph, box->node_index);
+      g_autofree char *summary = fxw_node_dup_summary (node);
+      GString *markup = g_string_new (summary);
+
+      /* Which kernel the node ended up in. */
+      for (guint k = 0; self->kernels != NULL && k < g_list_model_get_n_items (self->kernels); k++)
+        {
+          g_autoptr(FxwKernel) kernel = g_list_model_get_item (self->kernels, k);
+
+          if (fxw_kernel_covers (kernel, node, self->kernels_by_name))
+            {
+              g_autofree char *esc = g_markup_escape_text (fxw_kernel_get_name (kernel), -1);
+
+              /* translators: tooltip line of a node in the Graph view; the kernel's name follows */
+              g_string_append_printf (markup, "\n%s <b>%s</b>", _("Kernel:"), esc);
+            }
+        }
+      return g_string_free (markup, FALSE);
+    }
+  {
+    /* translators: tooltip of a collapsed module in the Graph view */
+    g_autofree char *text = g_strdup_printf (ngettext ("%s (%s): %u node. Click to expand.",
+                                                       "%s (%s): %u nodes. Click to expand.", box->n_members),
+                                             box->module, box->subtitle, box->n_members);
+    return g_markup_escape_text (text, -1);
+  }
+}
+
 static gboolean
 fxw_graph_canvas_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip)
 {
   FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
   int b = box_at (self, x, y);
-  CanvasBox *box;
+  g_autofree char *markup = NULL;
 
   if (b < 0)
     return FALSE;
-  box = &g_array_index (self->layout->boxes, CanvasBox, b);
-  if (box->node_index >= 0)
-    {
-      g_autofree char *markup = fxw_node_dup_summary (fxw_graph_get_node (self->graph, box->node_index));
-      gtk_tooltip_set_markup (tooltip, markup);
-    }
-  else
-    {
-      /* translators: tooltip of a collapsed module in the Graph view */
-      g_autofree char *text = g_strdup_printf (ngettext ("%s (%s): %u node. Click to expand.",
-                                                         "%s (%s): %u nodes. Click to expand.", box->n_members),
-                                               box->module, box->subtitle, box->n_members);
-      gtk_tooltip_set_text (tooltip, text);
-    }
+  markup = box_tooltip_markup (self, b);
+  gtk_tooltip_set_markup (tooltip, markup);
   return TRUE;
 }
 
@@ -1237,6 +1360,7 @@ fxw_graph_canvas_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->selection, self);
   g_clear_object (&self->selection);
   g_clear_object (&self->graph);
+  g_clear_object (&self->kernels);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->dispose (object);
 }
 
@@ -1247,6 +1371,7 @@ fxw_graph_canvas_finalize (GObject *object)
 
   g_clear_pointer (&self->layout, canvas_layout_free);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
+  g_clear_pointer (&self->node_kernel, g_free);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->finalize (object);
 }
 
@@ -1486,4 +1611,65 @@ fxw_graph_canvas_get_node_center (FxwGraphCanvas *self, const char *node_name, d
   *x = (box->x + box->w / 2) * self->zoom + self->off_x;
   *y = (box->y + box->h / 2) * self->zoom + self->off_y;
   return TRUE;
+}
+
+void
+fxw_graph_canvas_set_kernels (FxwGraphCanvas *self, GListModel *kernels, gboolean by_name)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+
+  g_set_object (&self->kernels, kernels);
+  self->kernels_by_name = by_name;
+  update_fusion_map (self);
+}
+
+void
+fxw_graph_canvas_set_show_fusion (FxwGraphCanvas *self, gboolean show)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+
+  self->show_fusion = !!show;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+fxw_graph_canvas_get_show_fusion (FxwGraphCanvas *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  return self->show_fusion;
+}
+
+int
+fxw_graph_canvas_get_node_kernel (FxwGraphCanvas *self, const char *node_name)
+{
+  FxwNode *node;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), -1);
+  if (self->graph == NULL || self->node_kernel == NULL || (node = fxw_graph_lookup (self->graph, node_name)) == NULL)
+    return -1;
+  return self->node_kernel[fxw_node_get_index (node)];
+}
+
+guint
+fxw_graph_canvas_get_n_fusion_groups (FxwGraphCanvas *self)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), 0);
+  for (guint i = 0; self->node_kernel != NULL && i < fxw_graph_get_n_nodes (self->graph); i++)
+    if (self->node_kernel[i] >= 0)
+      g_hash_table_add (seen, GINT_TO_POINTER (self->node_kernel[i] + 1));
+  return g_hash_table_size (seen);
+}
+
+char *
+fxw_graph_canvas_dup_tooltip (FxwGraphCanvas *self, const char *node_name)
+{
+  double x, y;
+  int b;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), NULL);
+  if (!fxw_graph_canvas_get_node_center (self, node_name, &x, &y) || (b = box_at (self, x, y)) < 0)
+    return NULL;
+  return box_tooltip_markup (self, b);
 }

@@ -46,6 +46,22 @@ gboolean   fxw_graph_canvas_get_node_center   (FxwGraphCanvas *self,
                                                const char     *node_name,
                                                double         *x,
                                                double         *y);
+/* The fusion overlay: kernels (FxwKernel items of the graph's compile; NULL: none) colour the nodes they compute
+   while show_fusion is on, with a legend; hovering a node names its kernels either way. by_name: see
+   fxw_kernel_covers. */
+void       fxw_graph_canvas_set_kernels       (FxwGraphCanvas *self,
+                                               GListModel     *kernels,
+                                               gboolean        by_name);
+void       fxw_graph_canvas_set_show_fusion   (FxwGraphCanvas *self,
+                                               gboolean        show);
+gboolean   fxw_graph_canvas_get_show_fusion   (FxwGraphCanvas *self);
+/* The index of the kernel colouring node_name, -1 for none; how many kernels colour a node of this graph. */
+int        fxw_graph_canvas_get_node_kernel   (FxwGraphCanvas *self,
+                                               const char     *node_name);
+guint      fxw_graph_canvas_get_n_fusion_groups (FxwGraphCanvas *self);
+/* The hover tooltip of the box showing node_name (markup; free it), NULL when not laid out. */
+char      *fxw_graph_canvas_dup_tooltip       (FxwGraphCanvas *self,
+                                               const char     *node_name);
 /* Seconds the last layout took in its worker thread. */
 double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
 

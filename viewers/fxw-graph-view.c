@@ -9,6 +9,7 @@ struct _FxwGraphView
 {
   GtkWidget parent_instance;
   FxwGraphCanvas *canvas;
+  GtkToggleButton *fusion_toggle;
 };
 
 G_DEFINE_FINAL_TYPE (FxwGraphView, fxw_graph_view, GTK_TYPE_WIDGET)
@@ -20,6 +21,12 @@ forward_action (GtkWidget *widget, const char *name, GVariant *param)
   g_autofree char *target = g_strconcat ("canvas.", strchr (name, '.') + 1, NULL);
 
   gtk_widget_activate_action (GTK_WIDGET (self->canvas), target, NULL);
+}
+
+static void
+fusion_toggled_cb (FxwGraphView *self)
+{
+  fxw_graph_canvas_set_show_fusion (self->canvas, gtk_toggle_button_get_active (self->fusion_toggle));
 }
 
 static void
@@ -46,6 +53,8 @@ fxw_graph_view_class_init (FxwGraphViewClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-graph-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, canvas);
+  gtk_widget_class_bind_template_child (widget_class, FxwGraphView, fusion_toggle);
+  gtk_widget_class_bind_template_callback (widget_class, fusion_toggled_cb);
   gtk_widget_class_install_action (widget_class, "graph.zoom-in", NULL, forward_action);
   gtk_widget_class_install_action (widget_class, "graph.zoom-out", NULL, forward_action);
   gtk_widget_class_install_action (widget_class, "graph.fit", NULL, forward_action);
@@ -77,4 +86,27 @@ fxw_graph_view_set_selection (FxwGraphView *self, FxwSelection *selection)
 {
   g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
   fxw_graph_canvas_set_selection (self->canvas, selection);
+}
+
+void
+fxw_graph_view_set_kernels (FxwGraphView *self, GListModel *kernels, gboolean by_name)
+{
+  g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
+  fxw_graph_canvas_set_kernels (self->canvas, kernels, by_name);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->fusion_toggle),
+                            kernels != NULL && g_list_model_get_n_items (kernels) > 0);
+}
+
+void
+fxw_graph_view_set_fusion_overlay (FxwGraphView *self, gboolean show)
+{
+  g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
+  gtk_toggle_button_set_active (self->fusion_toggle, show);
+}
+
+gboolean
+fxw_graph_view_get_fusion_overlay (FxwGraphView *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_VIEW (self), FALSE);
+  return gtk_toggle_button_get_active (self->fusion_toggle);
 }

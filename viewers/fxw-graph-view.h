@@ -14,4 +14,14 @@ FxwGraphCanvas *fxw_graph_view_get_canvas    (FxwGraphView *self);
 void            fxw_graph_view_set_selection (FxwGraphView *self,
                                               FxwSelection *selection);
 
+/* The compile's kernels for the fusion overlay (see fxw_graph_canvas_set_kernels); the Fusion toggle works while
+   there are some. */
+void            fxw_graph_view_set_kernels   (FxwGraphView *self,
+                                              GListModel   *kernels,
+                                              gboolean      by_name);
+/* Turns the Fusion toggle (and so the overlay) on or off. */
+void            fxw_graph_view_set_fusion_overlay (FxwGraphView *self,
+                                                   gboolean      show);
+gboolean        fxw_graph_view_get_fusion_overlay (FxwGraphView *self);
+
 G_END_DECLS

@@ -22,6 +22,10 @@ fxw_viewers_init (void)
       g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
       g_type_ensure (FXW_TYPE_GRAPH_VIEW);
       g_type_ensure (FXW_TYPE_PROVENANCE_PANE);
+      g_type_ensure (FXW_TYPE_KERNEL);
+      g_type_ensure (FXW_TYPE_RUN);
+      g_type_ensure (FXW_TYPE_KERNELS_VIEW);
+      g_type_ensure (FXW_TYPE_COMPARE_VIEW);
       g_once_init_leave (&once, 1);
     }
 }

@@ -2,9 +2,12 @@
 #pragma once
 
 #include "fxw-code-view.h"
+#include "fxw-compare-view.h"
 #include "fxw-graph-canvas.h"
 #include "fxw-graph-view.h"
 #include "fxw-graph.h"
+#include "fxw-kernel.h"
+#include "fxw-kernels-view.h"
 #include "fxw-provenance-pane.h"
 #include "fxw-selection.h"
 #include "fxw-table-view.h"

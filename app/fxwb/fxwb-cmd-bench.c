@@ -1,10 +1,18 @@
 /* fxwb-cmd-bench.c: `fxwb bench NAME`, benchmarks of the engine itself, each a named entry in one table. */
 #include "fxwb.h"
 
+#include <glib/gstdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fx/accuracy.h"
 #include "fx/pyparse.h"
+#include "fx/runtime.h"
 
 typedef struct
 {
@@ -14,10 +22,13 @@ typedef struct
 } bench_entry;
 
 static int bench_parse (int argc, char **argv);
+static int bench_interp (int argc, char **argv);
 
 /* Add a benchmark here: a name, one line of help, and a function that parses its own options. */
 static const bench_entry benches[] = {
   { "parse", "Parse + print_tabular of a generated FX graph (print_readable text, --nodes N)", bench_parse },
+  { "interp", "The interpreter against torch eager on the fixture graphs, side by side (--scale N, --repeat N)",
+    bench_interp },
 };
 
 /* ---------------------------------------------------------------- timing helpers */
@@ -156,6 +167,510 @@ bench_parse (int argc, char **argv)
   g_free (parse_ms);
   g_free (tab_ms);
   g_free (total_ms);
+  return status;
+}
+
+/* ---------------------------------------------------------------- interp */
+
+/* The torch side, started once. One JSON request per line on stdin, one JSON answer per line: "load" a graph's code
+   and saved inputs, "time" n calls (time.perf_counter around each), "save" the last call's outputs. */
+static const char interp_torch_script[] =
+  "import json, re, sys, time\n"
+  "import torch\n"
+  "torch.set_num_threads(int(sys.argv[1]))\n"
+  "DT = {'float32': torch.float32, 'float64': torch.float64, 'float16': torch.float16,\n"
+  "      'bfloat16': torch.bfloat16, 'int64': torch.int64, 'int32': torch.int32, 'int16': torch.int16,\n"
+  "      'int8': torch.int8, 'uint8': torch.uint8, 'bool': torch.bool}\n"
+  "NAMES = {v: k for k, v in DT.items()}\n"
+  "def load(path):\n"
+  "    data = open(path, 'rb').read()\n"
+  "    nl = data.index(b'\\n')\n"
+  "    head = json.loads(data[:nl])\n"
+  "    body = bytearray(data[nl + 1:])\n"
+  "    dt = DT[head['dtype']]\n"
+  "    if not body:\n"
+  "        return torch.empty(head['shape'], dtype=dt)\n"
+  "    raw = {torch.bfloat16: torch.int16, torch.float16: torch.int16, torch.bool: torch.uint8}.get(dt, dt)\n"
+  "    t = torch.frombuffer(body, dtype=raw).clone()\n"
+  "    if raw is not dt:\n"
+  "        t = t.view(dt) if dt is not torch.bool else t.to(torch.bool)\n"
+  "    return t.reshape(head['shape'])\n"
+  "def save(t, path):\n"
+  "    t = t.contiguous()\n"
+  "    raw = t.to(torch.uint8) if t.dtype is torch.bool else t.view(torch.int16) if t.dtype in (torch.float16, torch.bfloat16) else t\n"
+  "    with open(path, 'wb') as f:\n"
+  "        f.write(json.dumps({'dtype': NAMES[t.dtype], 'shape': list(t.shape)}).encode() + b'\\n')\n"
+  "        f.write(raw.numpy().tobytes() if raw.numel() else b'')\n"
+  "def module_source(text):\n"
+  "    lines = text.splitlines()\n"
+  "    start = next(i for i, l in enumerate(lines) if re.match(r'class \\S+\\(torch\\.nn\\.Module\\):', l))\n"
+  "    out = ['class G(torch.nn.Module):']\n"
+  "    for l in lines[start + 1:]:\n"
+  "        if l and not l[0].isspace():\n"
+  "            break\n"
+  "        out.append(l)\n"
+  "    return '\\n'.join(out) + '\\n'\n"
+  "def flat(o):\n"
+  "    return [y for x in o for y in flat(x)] if isinstance(o, (tuple, list)) else [o]\n"
+  "print(json.dumps({'torch': torch.__version__, 'threads': torch.get_num_threads()}), flush=True)\n"
+  "mod = args = out = None\n"
+  "for line in sys.stdin:\n"
+  "    job = json.loads(line)\n"
+  "    try:\n"
+  "        if job['op'] == 'load':\n"
+  "            g = {'torch': torch, 'inf': float('inf'), 'nan': float('nan'), 'device': lambda *a, **k: torch.device('cpu')}\n"
+  "            exec(compile(module_source(open(job['code']).read()), job['code'], 'exec'), g)\n"
+  "            mod = g['G']()\n"
+  "            args = [load(a) if isinstance(a, str) else a for a in job['inputs']]\n"
+  "            print(json.dumps({'ok': True}), flush=True)\n"
+  "        elif job['op'] == 'time':\n"
+  "            ms = []\n"
+  "            with torch.no_grad():\n"
+  "                for _ in range(job['n']):\n"
+  "                    t0 = time.perf_counter()\n"
+  "                    out = mod(*args)\n"
+  "                    ms.append((time.perf_counter() - t0) * 1000.0)\n"
+  "            print(json.dumps({'ms': ms}), flush=True)\n"
+  "        elif job['op'] == 'save':\n"
+  "            outs = flat(out)\n"
+  "            for i, o in enumerate(outs):\n"
+  "                if isinstance(o, torch.Tensor):\n"
+  "                    save(o, '%s.%d' % (job['out'], i))\n"
+  "            mod = args = out = None\n"
+  "            print(json.dumps({'outputs': len(outs)}), flush=True)\n"
+  "    except Exception as e:\n"
+  "        print(json.dumps({'error': '%s: %s' % (type(e).__name__, e)}), flush=True)\n";
+
+/* The torch subprocess: its pipes and the script's temp file. */
+typedef struct
+{
+  GPid pid;
+  FILE *in, *out;
+  char *script;
+  char version[64];
+  int threads;
+} torch_proc;
+
+static json_object *
+torch_read_line (torch_proc *tp)
+{
+  char line[8192];
+  if (fgets (line, sizeof line, tp->out) == NULL)
+    return NULL;
+  return json_tokener_parse (line);
+}
+
+/* Sends one request; returns the answer (NULL when the process ended) and fills err on an "error" answer. */
+static json_object *
+torch_request (torch_proc *tp, json_object *req, char *err, size_t err_size)
+{
+  fprintf (tp->in, "%s\n", json_object_to_json_string_ext (req, JSON_C_TO_STRING_PLAIN));
+  fflush (tp->in);
+  json_object_put (req);
+  json_object *res = torch_read_line (tp), *v;
+  if (res == NULL)
+    g_snprintf (err, err_size, "the torch process ended");
+  else if (json_object_object_get_ex (res, "error", &v))
+    {
+      g_snprintf (err, err_size, "%s", json_object_get_string (v));
+      json_object_put (res);
+      res = NULL;
+    }
+  return res;
+}
+
+static gboolean
+torch_start (torch_proc *tp, const char *python, int threads, GError **error)
+{
+  memset (tp, 0, sizeof *tp);
+  int fd = g_file_open_tmp ("fxwb-bench-XXXXXX.py", &tp->script, error);
+  if (fd < 0)
+    return FALSE;
+  close (fd);
+  if (!g_file_set_contents (tp->script, interp_torch_script, -1, error))
+    return FALSE;
+  char tbuf[16];
+  g_snprintf (tbuf, sizeof tbuf, "%d", threads);
+  const char *argv[] = { python, tp->script, tbuf, NULL };
+  int fin, fout;
+  if (!g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &tp->pid, &fin,
+                                 &fout, NULL, error))
+    return FALSE;
+  tp->in = fdopen (fin, "w");
+  tp->out = fdopen (fout, "r");
+  json_object *hello = torch_read_line (tp);
+  json_object *v;
+  if (hello == NULL || !json_object_object_get_ex (hello, "torch", &v))
+    {
+      json_object_put (hello);
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "%s could not import torch", python);
+      return FALSE;
+    }
+  g_snprintf (tp->version, sizeof tp->version, "%s", json_object_get_string (v));
+  if (json_object_object_get_ex (hello, "threads", &v))
+    tp->threads = json_object_get_int (v);
+  json_object_put (hello);
+  return TRUE;
+}
+
+static void
+torch_stop (torch_proc *tp)
+{
+  if (tp->in)
+    fclose (tp->in);
+  if (tp->out)
+    fclose (tp->out);
+  if (tp->pid)
+    {
+      int status;
+      waitpid (tp->pid, &status, 0);
+      g_spawn_close_pid (tp->pid);
+    }
+  if (tp->script)
+    {
+      g_unlink (tp->script);
+      g_free (tp->script);
+    }
+}
+
+/* One fixture graph set up for both sides. */
+typedef struct
+{
+  char *name;
+  fx_graph *graph;
+  fx_arena *arena;
+  fx_value *inputs;
+  size_t n_inputs;
+} interp_graph;
+
+static fx_status
+interp_graph_load (const char *dir, const char *name, int scale, const char *tmp, interp_graph *ig, char **code_path,
+                   fx_diag *diag)
+{
+  memset (ig, 0, sizeof *ig);
+  ig->name = g_strdup (name);
+  g_autofree char *py = g_strdup_printf ("%s/%s.py", dir, name);
+  g_autofree char *js = g_strdup_printf ("%s/%s.inputs.json", dir, name);
+  fx_status st = fx_parse_fx_file (py, &ig->graph, diag);
+  if (st != FX_OK)
+    return st;
+  ig->arena = fx_arena_new ();
+  if (g_file_test (js, G_FILE_TEST_EXISTS))
+    {
+      char *text;
+      size_t len;
+      fx_input_spec *specs;
+      size_t n;
+      if ((st = fx_file_read (js, &text, &len, diag)) != FX_OK)
+        return st;
+      st = fx_inputs_parse_json (text, len, js, ig->graph->arena, &specs, &n, diag);
+      free (text);
+      if (st != FX_OK)
+        return st;
+      for (size_t i = 0; i < n; i++)
+        {
+          fx_input_spec *s = fx_graph_add_input_spec (ig->graph, specs[i].name, specs[i].kind);
+          s->val = specs[i].val;
+        }
+    }
+  if (scale > 1)
+    fx_graph_scale_inputs (ig->graph, scale, 16);
+  if ((st = fx_inputs_make (ig->graph, FX_INPUTS_SPEC, NULL, 0, NULL, ig->arena, &ig->inputs, &ig->n_inputs, diag))
+      != FX_OK)
+    return st;
+  /* torch runs the scaled graph's own text, so literal sizes in views and norms match the inputs */
+  fx_buf code;
+  fx_buf_init (&code);
+  fx_readable_opts ro = { .include_stride = true };
+  fx_graph_print_readable (ig->graph, &ro, &code);
+  *code_path = g_strdup_printf ("%s/%s.py", tmp, name);
+  st = fx_file_write (*code_path, code.data, code.len, diag);
+  fx_buf_free (&code);
+  return st;
+}
+
+static void
+interp_graph_clear (interp_graph *ig)
+{
+  for (size_t i = 0; i < ig->n_inputs; i++)
+    fx_value_clear (&ig->inputs[i]);
+  if (ig->graph)
+    fx_graph_free (ig->graph);
+  if (ig->arena)
+    fx_arena_free (ig->arena);
+  g_free (ig->name);
+}
+
+/* The temp folder: inputs, outputs and scaled graph texts. */
+static void
+remove_tmp (const char *tmp)
+{
+  GDir *td = g_dir_open (tmp, 0, NULL);
+  const char *e;
+  while (td && (e = g_dir_read_name (td)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (tmp, e, NULL);
+      g_unlink (p);
+    }
+  if (td)
+    g_dir_close (td);
+  g_rmdir (tmp);
+}
+
+static int
+cmp_str (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static int
+bench_interp (int argc, char **argv)
+{
+  int scale = 4, repeat = 10, warmup = 2, threads = 2;
+  g_autofree char *dir = NULL;
+  g_autofree char *python = NULL;
+  g_autofree char *only = NULL;
+  GOptionEntry entries[] = {
+    { "scale", 's', 0, G_OPTION_ARG_INT, &scale, "Divide every input size >= 16 by N (default 4)", "N" },
+    { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat, "Timed calls per graph and side; the median is reported (default 10)",
+      "N" },
+    { "warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Untimed calls first (default 2)", "N" },
+    { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Threads for both sides: the kernels and OpenBLAS, and "
+      "torch.set_num_threads (default 2)", "N" },
+    { "dir", 'd', 0, G_OPTION_ARG_FILENAME, &dir, "Folder of fixture graphs NAME.py with NAME.inputs.json "
+      "(default $FX_FIXTURES/graphs, else tests/fixtures/graphs)", "DIR" },
+    { "graph", 'g', 0, G_OPTION_ARG_STRING, &only, "Only graphs whose name contains TEXT", "TEXT" },
+    { "python", 0, 0, G_OPTION_ARG_FILENAME, &python, "Python with torch (default /usr/bin/python3)", "PATH" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("- the interpreter against torch eager");
+  g_option_context_set_summary (context,
+                                "Runs every fixture graph with the interpreter and with torch eager (one Python\n"
+                                "subprocess, started once) on the same inputs, and prints the median times side by\n"
+                                "side, their ratio, whether the outputs agree (same()), and the geometric mean ratio.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FXWB_EXIT_USAGE;
+  if (argc > 1)
+    {
+      fprintf (stderr, "fxwb bench interp: unexpected argument '%s'\n", argv[1]);
+      return FXWB_EXIT_USAGE;
+    }
+  if (scale < 1 || scale > 65536 || repeat < 1 || repeat > 10000 || warmup < 0 || warmup > 100 || threads < 1
+      || threads > 32)
+    {
+      fprintf (stderr, "fxwb bench interp: --scale must be 1..65536, --repeat 1..10000, --warmup 0..100, "
+                       "--threads 1..32\n");
+      return FXWB_EXIT_USAGE;
+    }
+  if (dir == NULL)
+    dir = g_getenv ("FX_FIXTURES") ? g_build_filename (g_getenv ("FX_FIXTURES"), "graphs", NULL)
+                                   : g_strdup ("tests/fixtures/graphs");
+  if (python == NULL)
+    python = g_strdup ("/usr/bin/python3");
+
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    {
+      fprintf (stderr, "fxwb bench interp: cannot open the graph folder '%s' (--dir)\n", dir);
+      return FXWB_EXIT_IO;
+    }
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *e;
+  while ((e = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (e, ".inputs.json"))
+      {
+        char *name = g_strndup (e, strlen (e) - strlen (".inputs.json"));
+        if (only == NULL || strstr (name, only) != NULL)
+          g_ptr_array_add (names, name);
+        else
+          g_free (name);
+      }
+  g_dir_close (d);
+  qsort (names->pdata, names->len, sizeof (char *), cmp_str);
+  if (names->len == 0)
+    {
+      fprintf (stderr, "fxwb bench interp: no NAME.inputs.json graphs in '%s'\n", dir);
+      g_ptr_array_unref (names);
+      return FXWB_EXIT_IO;
+    }
+
+  fx_runtime_set_threads (threads);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("fxwb-bench-interp-XXXXXX", &error);
+  torch_proc tp;
+  if (tmp == NULL || !torch_start (&tp, python, threads, &error))
+    {
+      fprintf (stderr, "fxwb bench interp: %s\n", error ? error->message : "cannot start torch");
+      if (tmp == NULL)
+        memset (&tp, 0, sizeof tp);
+      torch_stop (&tp);
+      if (tmp != NULL)
+        remove_tmp (tmp);
+      g_ptr_array_unref (names);
+      return FXWB_EXIT_UNAVAILABLE;
+    }
+
+  printf ("bench interp: %u fixture graphs from %s, sizes >= 16 divided by %d\n", names->len, dir, scale);
+  printf ("  median of %d calls after %d warm-up, %d threads on each side (kernels + OpenBLAS; torch %s with "
+          "torch.set_num_threads(%d))\n\n", repeat, warmup, threads, tp.version, tp.threads);
+  printf ("%-30s %6s %12s %12s %8s  %s\n", "graph", "nodes", "interp ms", "torch ms", "ratio", "same()");
+  double log_sum = 0;
+  int n_ratio = 0, status = FXWB_EXIT_OK;
+  double *times = g_new (double, repeat);
+  double *torch_times = g_new (double, repeat);
+  for (guint gi = 0; gi < names->len; gi++)
+    {
+      const char *name = names->pdata[gi];
+      interp_graph ig;
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      char *code_path = NULL;
+      fx_status st = interp_graph_load (dir, name, scale, tmp, &ig, &code_path, &diag);
+      if (st != FX_OK)
+        {
+          printf ("%-30s error: %s\n", name, diag.message);
+          status = FXWB_EXIT_FAILURE;
+          interp_graph_clear (&ig);
+          g_free (code_path);
+          continue;
+        }
+      /* torch gets the same input values through saved files */
+      json_object *job = json_object_new_object ();
+      json_object *jin = json_object_new_array ();
+      for (size_t i = 0; i < ig.n_inputs; i++)
+        {
+          if (ig.inputs[i].kind == FX_VALUE_TENSOR)
+            {
+              g_autofree char *p = g_strdup_printf ("%s/%s.in%zu.fxt", tmp, name, i);
+              fx_tensor_save (ig.inputs[i].u.t, p, &diag);
+              json_object_array_add (jin, json_object_new_string (p));
+            }
+          else if (ig.inputs[i].kind == FX_VALUE_INT)
+            json_object_array_add (jin, json_object_new_int64 (ig.inputs[i].u.i));
+          else
+            json_object_array_add (jin, NULL);
+        }
+      g_autofree char *out_prefix = g_strdup_printf ("%s/%s.out", tmp, name);
+      json_object_object_add (job, "op", json_object_new_string ("load"));
+      json_object_object_add (job, "code", json_object_new_string (code_path));
+      json_object_object_add (job, "inputs", jin);
+      char torch_err[512] = "";
+      json_object_put (torch_request (&tp, job, torch_err, sizeof torch_err));
+
+      /* torch's calls (warm-up, then timed), then the interpreter's: back to back, so both see the same machine
+         load, and neither runs while the other's worker threads still spin */
+      if (torch_err[0] == '\0')
+        {
+          json_object *req = json_object_new_object ();
+          json_object_object_add (req, "op", json_object_new_string ("time"));
+          json_object_object_add (req, "n", json_object_new_int (warmup + repeat));
+          json_object *res = torch_request (&tp, req, torch_err, sizeof torch_err), *v;
+          if (res != NULL && json_object_object_get_ex (res, "ms", &v)
+              && (int) json_object_array_length (v) == warmup + repeat)
+            for (int r = 0; r < repeat; r++)
+              torch_times[r] = json_object_get_double (json_object_array_get_idx (v, (size_t) (warmup + r)));
+          else if (torch_err[0] == '\0')
+            g_snprintf (torch_err, sizeof torch_err, "no timings from torch");
+          json_object_put (res);
+        }
+      fx_value *outs = NULL;
+      size_t n_outs = 0;
+      for (int r = -warmup; r < repeat && st == FX_OK; r++)
+        {
+          fx_arena *arena = fx_arena_new ();
+          double t0 = now_ms ();
+          st = fx_interp_run (ig.graph, ig.inputs, ig.n_inputs, NULL, arena, &outs, &n_outs, &diag);
+          double t1 = now_ms ();
+          if (r >= 0)
+            times[r] = t1 - t0;
+          /* the last call's outputs are checked against torch's: move them out of the arena */
+          fx_value *kept = g_new0 (fx_value, n_outs ? n_outs : 1);
+          for (size_t i = 0; i < n_outs; i++)
+            kept[i] = outs[i];
+          outs = kept;
+          fx_arena_free (arena);
+          if (r < repeat - 1 || st != FX_OK)
+            {
+              for (size_t i = 0; i < n_outs; i++)
+                fx_value_clear (&outs[i]);
+              g_free (outs);
+              outs = NULL;
+              n_outs = 0;
+            }
+        }
+      if (torch_err[0] == '\0')
+        {
+          json_object *req = json_object_new_object ();
+          json_object_object_add (req, "op", json_object_new_string ("save"));
+          json_object_object_add (req, "out", json_object_new_string (out_prefix));
+          json_object_put (torch_request (&tp, req, torch_err, sizeof torch_err));
+        }
+      double torch_ms = torch_err[0] == '\0' ? median (torch_times, repeat) : NAN;
+      if (st != FX_OK)
+        {
+          printf ("%-30s %6zu interpreter error: %s\n", name, ig.graph->n_nodes, diag.message);
+          status = FXWB_EXIT_FAILURE;
+        }
+      else
+        {
+          double interp_ms = median (times, repeat);
+          const char *verdict = "-";
+          if (torch_err[0] == '\0')
+            {
+              fx_value *ref = g_new0 (fx_value, n_outs ? n_outs : 1);
+              bool loaded = true;
+              for (size_t i = 0; i < n_outs; i++)
+                {
+                  g_autofree char *p = g_strdup_printf ("%s.%zu", out_prefix, i);
+                  fx_tensor *t = NULL;
+                  if (fx_tensor_load (p, NULL, &t, &diag) == FX_OK)
+                    ref[i] = fx_value_tensor (t);
+                  else
+                    loaded = false;
+                }
+              fx_same_opts so;
+              fx_same_opts_init (&so);
+              fx_same_report rep;
+              verdict = loaded && fx_same_values (ref, outs, NULL, n_outs, &so, &rep) ? "pass" : "FAIL";
+              if (strcmp (verdict, "FAIL") == 0)
+                status = FXWB_EXIT_FAILURE;
+              for (size_t i = 0; i < n_outs; i++)
+                fx_value_clear (&ref[i]);
+              g_free (ref);
+            }
+          if (torch_err[0] != '\0')
+            {
+              printf ("%-30s %6zu %12.3f %12s %8s  torch error: %s\n", name, ig.graph->n_nodes, interp_ms, "-", "-",
+                      torch_err);
+              status = FXWB_EXIT_FAILURE;
+            }
+          else
+            {
+              double ratio = interp_ms / torch_ms;
+              printf ("%-30s %6zu %12.3f %12.3f %8.2f  %s\n", name, ig.graph->n_nodes, interp_ms, torch_ms, ratio,
+                      verdict);
+              if (ratio > 0 && isfinite (ratio))
+                {
+                  log_sum += log (ratio);
+                  n_ratio++;
+                }
+            }
+          fflush (stdout);
+        }
+      for (size_t i = 0; i < n_outs; i++)
+        fx_value_clear (&outs[i]);
+      g_free (outs);
+      interp_graph_clear (&ig);
+      g_free (code_path);
+    }
+  if (n_ratio > 0)
+    printf ("\ngeomean ratio (interp / torch) over %d graphs: %.2f\n", n_ratio, exp (log_sum / n_ratio));
+  g_free (times);
+  g_free (torch_times);
+  torch_stop (&tp);
+  remove_tmp (tmp);
+  g_ptr_array_unref (names);
   return status;
 }
 

@@ -1,5 +1,5 @@
-/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import PyTorch artifacts (TORCH_TRACE, TORCH_COMPILE_DEBUG,
-   TORCH_LOGS, .pt2) into a workspace file. */
+/* fxwb-cmd-import.c: `fxwb import PATH... -o FILE.fxwb`: import PyTorch artifacts (TORCH_TRACE logs, TORCH_COMPILE_DEBUG
+   folders, .pt2 archives, TORCH_LOGS text) into a workspace file. */
 #include "fxwb.h"
 
 #include <string.h>
@@ -79,9 +79,9 @@ fxwb_cmd_import (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("PATH... - import PyTorch artifacts into a workspace");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log), a folder of them, a\n"
+                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
                                 "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
-                                "TORCH_LOGS text file (guards, recompiles, graph_breaks) or a torch.export .pt2.\n"
+                                "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
                                 "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
                                 "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"

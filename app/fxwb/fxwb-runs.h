@@ -71,6 +71,7 @@ typedef struct
   size_t n_inputs;
   fx_value *ref;
   size_t n_ref;
+  fx_value *ref64;         /* the same graph on the inputs upcast to float64 (same()'s RMSE check); may be NULL */
   char ref_error[1024];
 } fxwb_inputs;
 

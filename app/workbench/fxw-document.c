@@ -5,7 +5,12 @@
  * reported together as one partial-load error; the rest stays usable.
  *
  * A workspace file (.fxwb, sqlite) is read through fx/store.h: one frame per traced frame, its compiles with the
- * status the importer stored, and one stage per stored graph that parsed. */
+ * status the importer stored, one stage per stored graph that parsed, the compile's kernels and each graph's runs.
+ * A workspace without write permission is opened read-only (nothing is written to it).
+ *
+ * A TORCH_TRACE log (or a folder of them), a TORCH_COMPILE_DEBUG folder or a .pt2 archive is first imported by the
+ * engine's importers (fx/importers.h, as `fxwb import` does) into a workspace in the user's cache folder, which is
+ * then read as above; the importer's warnings make it a partial load. */
 #define G_LOG_DOMAIN "fxw-document"
 
 #include "fx-config.h"
@@ -18,6 +23,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <errno.h>
+#include <math.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fx/importers.h"
 #include "fx/store.h"
 
 struct _FxwDocument
@@ -29,6 +41,9 @@ struct _FxwDocument
   double progress;
   GError *error;
   GListStore *frames;
+  gboolean read_only;
+  char *workspace_path;   /* the .fxwb read: the file itself, or where an import went */
+  char *notice;           /* read-only, import warnings: shown with (not as) errors */
 };
 
 enum { PROP_0, PROP_BUSY, PROP_PROGRESS, PROP_ERROR, PROP_TITLE, N_PROPS };
@@ -45,6 +60,8 @@ typedef struct
   /* Set by the store loader only (folder loads group by equal titles). */
   char *frame_subtitle, *compile_subtitle, *status, *guards;
   gboolean new_frame, new_compile;
+  GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
+  GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
 } LoadedGraph;
 
 typedef struct
@@ -54,6 +71,9 @@ typedef struct
   GString *errors;
   guint n_failed;
   FxwDocument *document; /* for progress, only touched on the main thread */
+  gboolean read_only;
+  char *workspace_path;
+  GString *notice;
 } LoadJob;
 
 static void
@@ -66,6 +86,8 @@ loaded_graph_free (LoadedGraph *lg)
   g_free (lg->compile_subtitle);
   g_free (lg->status);
   g_free (lg->guards);
+  g_clear_pointer (&lg->kernels, g_ptr_array_unref);
+  g_clear_pointer (&lg->runs, g_ptr_array_unref);
   g_clear_pointer (&lg->graph, fx_graph_free);
   g_free (lg);
 }
@@ -76,6 +98,8 @@ load_job_free (LoadJob *job)
   g_free (job->path);
   g_ptr_array_unref (job->graphs);
   g_string_free (job->errors, TRUE);
+  g_string_free (job->notice, TRUE);
+  g_free (job->workspace_path);
   g_clear_object (&job->document);
   g_free (job);
 }
@@ -271,11 +295,14 @@ load_store (GTask *task, LoadJob *job)
   GError *error = NULL;
 
   fx_diag_clear (&diag);
-  if (fx_store_open (job->path, false, &store, &diag) != FX_OK)
+  if ((job->read_only ? fx_store_open_readonly (job->path, &store, &diag)
+                      : fx_store_open (job->path, false, &store, &diag)) != FX_OK)
     {
       g_task_return_error (task, store_error (&diag));
       return;
     }
+  g_free (job->workspace_path);
+  job->workspace_path = g_strdup (job->path);
   arena = fx_arena_new ();
   if (fx_store_list_compiles (store, arena, &compiles, &n_compiles, &diag) != FX_OK)
     {
@@ -290,6 +317,12 @@ load_store (GTask *task, LoadJob *job)
       gboolean first_stage = TRUE;
       g_autofree char *where = NULL;
       g_autofree char *guards_text = NULL;
+      g_autoptr(GPtrArray) kernels = NULL;
+      g_autoptr(GPtrArray) runs = NULL;
+      g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
+      fx_store_kernel *stored = NULL;
+      fx_store_kv *metrics = NULL;
+      size_t n_stored = 0, n_metrics = 0;
 
       if (g_task_return_error_if_cancelled (task))
         goto out_quiet;
@@ -308,6 +341,59 @@ load_store (GTask *task, LoadJob *job)
       else
         where = g_strdup ("");
       guards_text = compile_guards_text (store, c, arena, &diag);
+      if (fx_store_list_kernels (store, c->id, arena, &stored, &n_stored, &diag) != FX_OK)
+        {
+          error = store_error (&diag);
+          goto out;
+        }
+      /* Kernel times, where a run measured them: metrics "kernel_ms.NAME" of the compile holding the kernels. */
+      if (n_stored > 0 && fx_store_list_metrics (store, c->id, arena, &metrics, &n_metrics, &diag) != FX_OK)
+        {
+          error = store_error (&diag);
+          goto out;
+        }
+      for (size_t m = 0; m < n_metrics; m++)
+        if (metrics[m].key != NULL && metrics[m].value != NULL && g_str_has_prefix (metrics[m].key, "kernel_ms."))
+          g_hash_table_insert (kernel_ms, (char *) metrics[m].key + strlen ("kernel_ms."), (char *) metrics[m].value);
+      if (n_stored > 0)
+        {
+          kernels = g_ptr_array_new_with_free_func (g_object_unref);
+          for (size_t k = 0; k < n_stored; k++)
+            {
+              const char *ms = stored[k].name ? g_hash_table_lookup (kernel_ms, stored[k].name) : NULL;
+              char *end = NULL;
+              double time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
+
+              if (ms != NULL && (end == ms || *end != '\0' || !isfinite (time_ms) || time_ms < 0))
+                time_ms = NAN;
+              g_ptr_array_add (kernels, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind,
+                                                        stored[k].device, stored[k].code, stored[k].nodes,
+                                                        stored[k].aten, time_ms));
+            }
+        }
+      /* The runs of every graph of the compile: `fxwb compare WORKSPACE:COMPILE` runs one stage of it. */
+      for (size_t k = 0; k < n_graphs; k++)
+        {
+          fx_store_run_row *rows = NULL;
+          size_t n_rows = 0;
+
+          if (fx_store_list_runs (store, graphs[k].id, arena, &rows, &n_rows, &diag) != FX_OK)
+            {
+              error = store_error (&diag);
+              goto out;
+            }
+          if (n_rows > 0 && runs == NULL)
+            runs = g_ptr_array_new_with_free_func (g_object_unref);
+          for (size_t r = 0; r < n_rows; r++)
+            {
+              FxwRun *run = fxw_run_new (rows[r].backend, rows[r].mode, rows[r].options_json, rows[r].device,
+                                         rows[r].compile_ms, rows[r].run_ms_median, rows[r].run_ms_min,
+                                         rows[r].run_ms_max, rows[r].accuracy, rows[r].peak_bytes, rows[r].error);
+
+              fxw_run_set_details (run, graphs[k].stage, rows[r].verdict, rows[r].n_kernels);
+              g_ptr_array_add (runs, run);
+            }
+        }
       for (size_t k = 0; k < n_graphs; k++)
         {
           fx_graph *graph = NULL;
@@ -333,6 +419,8 @@ load_store (GTask *task, LoadJob *job)
           lg = g_new0 (LoadedGraph, 1);
           lg->graph = graph;
           lg->stage = g_strdup (graphs[k].stage);
+          lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
+          lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
           lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
           lg->status = g_strdup (sidebar_status (c->status));
@@ -370,6 +458,208 @@ out_quiet:
   fx_store_close (store);
 }
 
+/* ---------------------------------------------------------------- importing */
+
+typedef enum
+{
+  INPUT_FX,           /* FX code files: parsed directly */
+  INPUT_IMPORT,       /* a TORCH_TRACE log or folder of them, a TORCH_COMPILE_DEBUG folder, a .pt2 archive */
+  INPUT_TORCH_LOGS,   /* TORCH_LOGS text: imported too (guards, recompiles, breaks, graphs, kernels) */
+} InputKind;
+
+/* A glog record prefix, "V1121 16:43:11.182000 1700 file.py:12] ": returns what follows it, or NULL. */
+static const char *
+glog_payload (const char *line)
+{
+  const char *close;
+
+  /* strchr() finds the terminating NUL too: an empty line must not pass the first test. */
+  if (strlen (line) < 6 || strchr ("VIWEFD", line[0]) == NULL || !g_ascii_isdigit (line[1])
+      || !g_ascii_isdigit (line[4]) || line[5] != ' ' || (close = strstr (line, "] ")) == NULL || close - line > 200)
+    return NULL;
+  return close + 2;
+}
+
+/* By content, not by name: a zip is a .pt2 archive; glog lines whose payload is JSON are a TORCH_TRACE log, glog
+   lines of text are TORCH_LOGS output. Anything else is left to the FX parser. */
+static InputKind
+classify_file (const char *path)
+{
+  g_autofree char *head = NULL;
+  gsize len = 0;
+  FILE *f = fopen (path, "rb");
+  g_auto(GStrv) lines = NULL;
+  guint n_glog = 0, n_json = 0;
+
+  if (f == NULL)
+    return INPUT_FX;
+  head = g_malloc0 (16385);
+  len = fread (head, 1, 16384, f);
+  fclose (f);
+  if (len >= 4 && memcmp (head, "PK\3\4", 4) == 0)
+    return INPUT_IMPORT;
+  lines = g_strsplit (head, "\n", 64);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *payload = glog_payload (lines[i]);
+
+      if (payload == NULL)
+        continue;
+      n_glog++;
+      n_json += payload[0] == '{';
+    }
+  if (n_json > 0)
+    return INPUT_IMPORT;
+  return n_glog > 0 ? INPUT_TORCH_LOGS : INPUT_FX;
+}
+
+/* A folder the importers read: a TORCH_COMPILE_DEBUG folder, or a folder of TORCH_TRACE logs with no FX file. */
+static gboolean
+is_import_dir (const char *path)
+{
+  g_autoptr(GDir) d = NULL;
+  const char *name;
+  gboolean logs = FALSE;
+
+  if (fx_is_debug_dir (path))
+    return TRUE;
+  if ((d = g_dir_open (path, 0, NULL)) == NULL)
+    return FALSE;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      if (g_str_has_suffix (name, ".py"))
+        return FALSE;
+      if (g_str_has_suffix (name, ".log"))
+        {
+          g_autofree char *file = g_build_filename (path, name, NULL);
+
+          logs = logs || classify_file (file) == INPUT_IMPORT;
+        }
+    }
+  return logs;
+}
+
+static void
+import_progress_cb (double fraction, void *user_data)
+{
+  /* The import is most of the work; reading the workspace back is the rest. */
+  post_progress (user_data, fraction * 0.9);
+}
+
+static void
+remove_workspace_files (const char *path)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+
+  g_unlink (path);
+  g_unlink (wal);
+  g_unlink (shm);
+}
+
+/* The importer's warnings, as `fxwb import` prints them. */
+static void
+append_import_warnings (GString *out, const char *path, const fx_import_stats *stats)
+{
+  for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+    {
+      if (stats->warnings[w] == 0)
+        continue;
+      g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, stats->warnings[w]);
+
+      /* translators: a warning count and the warning's name, e.g. "3 × bad line" */
+      g_string_append_printf (out, _("  %s × %s\n"), count, fx_import_warning_name (w));
+      for (int k = 0; k < FX_IMPORT_EXAMPLES && k < stats->warnings[w]; k++)
+        g_string_append_printf (out, "    %s:%" G_GINT64_FORMAT ": %s\n", path, stats->examples[w][k].line,
+                                stats->examples[w][k].text);
+    }
+}
+
+/* Imports job->path into a fresh workspace in the cache folder and points job->path at it. The engine's import
+   cannot be interrupted: a cancel returns at once (the task returns on cancel) and the finished import is thrown
+   away here. */
+static gboolean
+import_input (GTask *task, LoadJob *job, GCancellable *cancellable)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "fx-workbench", "imports", NULL);
+  g_autofree char *absolute = g_canonicalize_filename (job->path, NULL);
+  g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, absolute, -1);
+  g_autofree char *base = g_path_get_basename (job->path);
+  g_autofree char *name = NULL;
+  g_autofree char *out = NULL;
+  fx_store *store = NULL;
+  fx_import_stats stats;
+  fx_diag diag;
+  fx_status st;
+  gboolean warnings = FALSE;
+
+  for (char *p = base; *p; p++)
+    if (!g_ascii_isalnum (*p) && *p != '.' && *p != '-' && *p != '_')
+      *p = '_';
+  hash[12] = '\0';
+  name = g_strdup_printf ("%s-%s.fxwb", base, hash);
+  out = g_build_filename (dir, name, NULL);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved = errno;
+
+      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (saved), _("Cannot create %s: %s"), dir,
+                               g_strerror (saved));
+      return FALSE;
+    }
+  /* A fresh file: a changed input would otherwise be added next to its earlier version. */
+  remove_workspace_files (out);
+  fx_diag_clear (&diag);
+  if ((st = fx_store_open (out, true, &store, &diag)) != FX_OK)
+    {
+      g_task_return_error (task, store_error (&diag));
+      return FALSE;
+    }
+  if (!g_task_set_return_on_cancel (task, TRUE))
+    {
+      fx_store_close (store);
+      remove_workspace_files (out);
+      return FALSE;   /* cancelled already; the task has returned */
+    }
+  st = fx_import_path (store, job->path, import_progress_cb, job, &stats, &diag);
+  fx_store_close (store);
+  /* Cancelled meanwhile: the task returned then (FALSE here), or returns now. */
+  if (!g_task_set_return_on_cancel (task, FALSE) || g_task_return_error_if_cancelled (task))
+    {
+      remove_workspace_files (out);
+      return FALSE;
+    }
+  if (st != FX_OK)
+    {
+      remove_workspace_files (out);
+      g_task_return_error (task, store_error (&diag));
+      return FALSE;
+    }
+  for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+    warnings = warnings || stats.warnings[w] > 0;
+  if (warnings)
+    {
+      /* translators: the import of a file finished with warnings; their counts and examples follow */
+      g_string_append_printf (job->notice, _("Imported %s with warnings (the rest is shown):\n"), base);
+      append_import_warnings (job->notice, job->path, &stats);
+    }
+  g_free (job->path);
+  job->path = g_steal_pointer (&out);
+  return TRUE;
+}
+
+/* Whether a workspace must be opened read-only: no write permission, or a file marked read-only (a write bit is
+   what a user removes to protect a file, and root's access() ignores it). */
+static gboolean
+is_read_only (const char *path)
+{
+  GStatBuf st;
+
+  if (g_access (path, W_OK) != 0)
+    return TRUE;
+  return g_stat (path, &st) == 0 && (st.st_mode & 0222) == 0;
+}
+
 static void
 load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
@@ -377,6 +667,7 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   gboolean is_dir = g_file_test (job->path, G_FILE_TEST_IS_DIR);
   guint32 user_version;
+  InputKind kind = INPUT_FX;
 
   if (!is_dir && is_sqlite_file (job->path, &user_version))
     {
@@ -384,6 +675,27 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
         g_task_return_new_error (task, FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_UNSUPPORTED,
                                  _("%s: an sqlite file that is not an FX Workbench workspace"), job->path);
       else
+        {
+          job->read_only = is_read_only (job->path);
+          if (job->read_only)
+            {
+              g_autofree char *base = g_path_get_basename (job->path);
+
+              /* translators: the workspace file has no write permission */
+              g_string_append_printf (job->notice, _("%s is read-only: it is opened for reading and nothing is "
+                                                     "written to it.\n"), base);
+            }
+          load_store (task, job);
+        }
+      return;
+    }
+  if (is_dir)
+    kind = is_import_dir (job->path) ? INPUT_IMPORT : INPUT_FX;
+  else if (g_file_test (job->path, G_FILE_TEST_IS_REGULAR) && !g_str_has_suffix (job->path, ".py"))
+    kind = classify_file (job->path);
+  if (kind == INPUT_IMPORT || kind == INPUT_TORCH_LOGS)
+    {
+      if (import_input (task, job, cancellable))
         load_store (task, job);
       return;
     }
@@ -470,10 +782,21 @@ set_error (FxwDocument *self, GError *error)
 }
 
 /* Builds the tree from the worker's graphs: on the main thread, because views bind to these models. */
+static GListStore *
+store_from_array (GPtrArray *items, GType type)
+{
+  GListStore *store = g_list_store_new (type);
+
+  for (guint i = 0; items != NULL && i < items->len; i++)
+    g_list_store_append (store, g_ptr_array_index (items, i));
+  return store;
+}
+
 static void
 populate (FxwDocument *self, LoadJob *job)
 {
   FxwSidebarItem *frame = NULL, *compile = NULL;
+  gboolean first_stage = FALSE;
 
   g_list_store_remove_all (self->frames);
   for (guint i = 0; i < job->graphs->len; i++)
@@ -500,8 +823,21 @@ populate (FxwDocument *self, LoadJob *job)
 
           fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
           fxw_sidebar_item_set_guards (c, lg->guards);
+          if (lg->kernels != NULL)
+            {
+              g_autoptr(GListStore) kernels = store_from_array (lg->kernels, FXW_TYPE_KERNEL);
+
+              fxw_sidebar_item_set_kernels (c, G_LIST_MODEL (kernels), FALSE);
+            }
+          if (lg->runs != NULL)
+            {
+              g_autoptr(GListStore) runs = store_from_array (lg->runs, FXW_TYPE_RUN);
+
+              fxw_sidebar_item_set_runs (c, G_LIST_MODEL (runs));
+            }
           fxw_sidebar_item_append (frame, c);
           compile = c;
+          first_stage = TRUE;
         }
       graph = fxw_graph_new (g_steal_pointer (&lg->graph), title);
       /* translators: the subtitle of a graph stage in the sidebar */
@@ -510,6 +846,10 @@ populate (FxwDocument *self, LoadJob *job)
       stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
       fxw_sidebar_item_set_graph (stage, graph);
       fxw_sidebar_item_set_guards (stage, lg->guards);
+      /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. */
+      fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);
+      first_stage = FALSE;
+      fxw_sidebar_item_set_runs (stage, fxw_sidebar_item_get_runs (compile));
       fxw_sidebar_item_append (compile, stage);
     }
 }
@@ -530,6 +870,11 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   populate (self, job);
+  self->read_only = job->read_only;
+  g_free (self->workspace_path);
+  self->workspace_path = g_strdup (job->workspace_path);
+  g_free (self->notice);
+  self->notice = job->notice->len > 0 ? g_strdup (job->notice->str) : NULL;
   if (job->n_failed > 0)
     set_error (self, g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE,
                                   /* translators: a partial load; the details follow on the next lines */
@@ -558,6 +903,7 @@ fxw_document_load_async (FxwDocument *self, GCancellable *cancellable,
   job->path = g_file_get_path (self->file);
   job->graphs = g_ptr_array_new_with_free_func ((GDestroyNotify) loaded_graph_free);
   job->errors = g_string_new (NULL);
+  job->notice = g_string_new (NULL);
   job->document = g_object_ref (self);
   if (job->path == NULL)
     {
@@ -594,6 +940,8 @@ fxw_document_finalize (GObject *object)
 
   g_clear_object (&self->file);
   g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->workspace_path, g_free);
+  g_clear_pointer (&self->notice, g_free);
   g_clear_error (&self->error);
   G_OBJECT_CLASS (fxw_document_parent_class)->finalize (object);
 }
@@ -695,4 +1043,22 @@ GListModel *
 fxw_document_get_frames (FxwDocument *self)
 {
   return G_LIST_MODEL (self->frames);
+}
+
+gboolean
+fxw_document_get_read_only (FxwDocument *self)
+{
+  return self->read_only;
+}
+
+const char *
+fxw_document_get_workspace_path (FxwDocument *self)
+{
+  return self->workspace_path;
+}
+
+const char *
+fxw_document_get_notice (FxwDocument *self)
+{
+  return self->notice;
 }

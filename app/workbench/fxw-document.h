@@ -18,6 +18,11 @@ gboolean      fxw_document_get_busy     (FxwDocument         *self);
 double        fxw_document_get_progress (FxwDocument         *self);
 /* The last load's error or warnings (a partial load), NULL when all went well. */
 const GError *fxw_document_get_error    (FxwDocument         *self);
+/* After a load: whether the workspace was opened read-only; the workspace file read (the file opened, or the
+   workspace an import wrote; NULL for FX files); a notice to show next to errors (read-only, import warnings). */
+gboolean      fxw_document_get_read_only      (FxwDocument *self);
+const char   *fxw_document_get_workspace_path (FxwDocument *self);
+const char   *fxw_document_get_notice         (FxwDocument *self);
 /* FxwSidebarItem roots (frames). */
 GListModel   *fxw_document_get_frames   (FxwDocument         *self);
 void          fxw_document_load_async   (FxwDocument         *self,

@@ -15,6 +15,9 @@ struct _FxwSidebarItem
   char *guards;
   GListStore *children;
   FxwGraph *graph;
+  GListModel *kernels;      /* FxwKernel of the compile; shared by its stages */
+  GListModel *runs;         /* FxwRun of a stage's graph */
+  gboolean kernels_by_name;
 };
 
 G_DEFINE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, G_TYPE_OBJECT)
@@ -26,6 +29,8 @@ fxw_sidebar_item_dispose (GObject *object)
 
   g_clear_object (&self->children);
   g_clear_object (&self->graph);
+  g_clear_object (&self->kernels);
+  g_clear_object (&self->runs);
   G_OBJECT_CLASS (fxw_sidebar_item_parent_class)->dispose (object);
 }
 
@@ -176,4 +181,35 @@ fxw_sidebar_item_matches (FxwSidebarItem *self, const char *query_folded)
         return TRUE;
     }
   return FALSE;
+}
+
+GListModel *
+fxw_sidebar_item_get_kernels (FxwSidebarItem *self)
+{
+  return self->kernels;
+}
+
+gboolean
+fxw_sidebar_item_get_kernels_by_name (FxwSidebarItem *self)
+{
+  return self->kernels_by_name;
+}
+
+void
+fxw_sidebar_item_set_kernels (FxwSidebarItem *self, GListModel *kernels, gboolean by_name)
+{
+  g_set_object (&self->kernels, kernels);
+  self->kernels_by_name = by_name;
+}
+
+GListModel *
+fxw_sidebar_item_get_runs (FxwSidebarItem *self)
+{
+  return self->runs;
+}
+
+void
+fxw_sidebar_item_set_runs (FxwSidebarItem *self, GListModel *runs)
+{
+  g_set_object (&self->runs, runs);
 }

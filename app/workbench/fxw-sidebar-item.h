@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 
 #include "fxw-graph.h"
+#include "fxw-kernel.h"
 
 G_BEGIN_DECLS
 
@@ -33,6 +34,17 @@ void               fxw_sidebar_item_set_status   (FxwSidebarItem     *self,
 const char        *fxw_sidebar_item_get_guards   (FxwSidebarItem     *self);
 void               fxw_sidebar_item_set_guards   (FxwSidebarItem     *self,
                                                   const char         *text);
+/* The compile's kernels (FxwKernel; NULL when none are stored), set on the compile and its stages. by_name: this
+   stage's graph is the one whose node names the kernels list (the compile's first stage, Dynamo's graph). */
+GListModel        *fxw_sidebar_item_get_kernels  (FxwSidebarItem     *self);
+gboolean           fxw_sidebar_item_get_kernels_by_name (FxwSidebarItem *self);
+void               fxw_sidebar_item_set_kernels  (FxwSidebarItem     *self,
+                                                  GListModel         *kernels,
+                                                  gboolean            by_name);
+/* The stored runs of the compile's graphs (FxwRun; NULL when none), set on the compile and its stages. */
+GListModel        *fxw_sidebar_item_get_runs     (FxwSidebarItem     *self);
+void               fxw_sidebar_item_set_runs     (FxwSidebarItem     *self,
+                                                  GListModel         *runs);
 /* Children (NULL for stages). */
 GListModel        *fxw_sidebar_item_get_children (FxwSidebarItem     *self);
 void               fxw_sidebar_item_append       (FxwSidebarItem     *self,

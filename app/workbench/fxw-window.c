@@ -37,6 +37,9 @@ struct _FxwWindow
   GtkPaned *inner_paned;
   GtkStack *guards_stack;
   GtkTextView *guards_text;
+  FxwKernelsView *kernels_view;
+  FxwCompareView *compare_view;
+  FxwSidebarItem *current_stage;   /* the stage on show */
   GMenu *recent_menu;
 };
 
@@ -45,6 +48,19 @@ G_DEFINE_FINAL_TYPE (FxwWindow, fxw_window, ADW_TYPE_APPLICATION_WINDOW)
 static void
 show_banner (FxwWindow *self, const char *text)
 {
+  /* The document's notice (read-only, import warnings) stays with whatever else is shown. */
+  const char *notice = self->document != NULL ? fxw_document_get_notice (self->document) : NULL;
+  g_autofree char *both = NULL;
+
+  GtkWidget *banner = gtk_revealer_get_child (self->banner_revealer);
+
+  /* A notice alone (read-only, import warnings) is a warning, not an error. */
+  if (notice != NULL && *notice && !fxw_document_get_busy (self->document) && (text == NULL || !*text))
+    gtk_widget_add_css_class (banner, "notice");
+  else
+    gtk_widget_remove_css_class (banner, "notice");
+  if (notice != NULL && *notice && !fxw_document_get_busy (self->document))
+    text = both = text != NULL && *text ? g_strconcat (notice, "\n", text, NULL) : g_strdup (notice);
   gtk_label_set_label (self->banner_label, text ? text : "");
   gtk_revealer_set_reveal_child (self->banner_revealer, text != NULL && *text);
 }
@@ -173,9 +189,86 @@ sidebar_selected_cb (FxwWindow *self)
   if (stage != NULL && fxw_sidebar_item_get_graph (stage) != NULL)
     {
       FxwGraph *graph = fxw_sidebar_item_get_graph (stage);
+      GListModel *kernels = fxw_sidebar_item_get_kernels (stage);
+      gboolean by_name = fxw_sidebar_item_get_kernels_by_name (stage);
 
+      g_set_object (&self->current_stage, stage);
       fxw_selection_set_graph (self->selection, graph);
+      fxw_kernels_view_set_kernels (self->kernels_view, kernels, by_name);
+      fxw_graph_view_set_kernels (self->graph_view, kernels, by_name);
+      fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (stage));
       adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
+    }
+}
+
+static void
+clear_stage (FxwWindow *self)
+{
+  g_clear_object (&self->current_stage);
+  fxw_selection_set_graph (self->selection, NULL);
+  fxw_kernels_view_set_kernels (self->kernels_view, NULL, FALSE);
+  fxw_graph_view_set_kernels (self->graph_view, NULL, FALSE);
+  fxw_compare_view_set_runs (self->compare_view, NULL);
+}
+
+/* The compile holding stage, from the document's tree. */
+static FxwSidebarItem *
+find_compile_of (FxwWindow *self, FxwSidebarItem *stage)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
+        {
+          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
+          GListModel *stages = fxw_sidebar_item_get_children (compile);
+
+          for (guint s = 0; s < g_list_model_get_n_items (stages); s++)
+            {
+              g_autoptr(FxwSidebarItem) item = g_list_model_get_item (stages, s);
+
+              if (item == stage)
+                return compile;
+            }
+        }
+    }
+  return NULL;
+}
+
+/* A covered node's link in the Kernels view while a later stage is on show: the compile's first stage (the graph
+   whose names the kernel lists) is selected, then the node in it. */
+static void
+kernels_open_node_cb (FxwWindow *self, const char *name)
+{
+  FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
+  g_autoptr(FxwSidebarItem) first = NULL;
+  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
+
+  if (compile == NULL || g_list_model_get_n_items (fxw_sidebar_item_get_children (compile)) == 0)
+    return;
+  first = g_list_model_get_item (fxw_sidebar_item_get_children (compile), 0);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (item == first)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          break;
+        }
+    }
+  if (!fxw_selection_select_name (self->selection, name))
+    {
+      /* translators: a kernel names a node its compile's graph does not have */
+      g_autofree char *text = g_strdup_printf (_("No node %s in the graph of %s"), name,
+                                               fxw_sidebar_item_get_title (compile));
+      show_banner (self, text);
     }
 }
 
@@ -256,7 +349,7 @@ fxw_window_open (FxwWindow *self, GFile *file)
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
-  fxw_selection_set_graph (self->selection, NULL);
+  clear_stage (self);
   show_guards (self, NULL);
 
   self->document = fxw_document_new (file);
@@ -512,6 +605,7 @@ fxw_window_dispose (GObject *object)
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
+  g_clear_object (&self->current_stage);
   g_clear_object (&self->tree_model);
   g_clear_object (&self->sidebar_filter);
   g_clear_object (&self->sidebar_selection);
@@ -572,6 +666,9 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_stack);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_text);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, recent_menu);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, kernels_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
+  gtk_widget_class_bind_template_callback (widget_class, kernels_open_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
 
@@ -619,6 +716,7 @@ fxw_window_init (FxwWindow *self)
   fxw_graph_view_set_selection (self->graph_view, self->selection);
   fxw_code_view_set_selection (self->code_view, self->selection);
   fxw_provenance_pane_set_selection (self->provenance_pane, self->selection);
+  fxw_kernels_view_set_selection (self->kernels_view, self->selection);
   fxw_graph_canvas_set_collapse_threshold (fxw_graph_view_get_canvas (self->graph_view),
                                            g_settings_get_uint (self->settings, "collapse-threshold"));
   fxw_graph_canvas_set_edge_labels (fxw_graph_view_get_canvas (self->graph_view),

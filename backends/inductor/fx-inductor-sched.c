@@ -132,6 +132,36 @@ recompute_cost (const ind_program *p, int pi)
 }
 
 /* Tries to put node i into group g. On success fills the per-operand local-value choices and the segment. */
+/* Set while a horizontal fusion is allowed without shared reads: the node and the group feed a common consumer
+   (sin(x) + cos(y): both halves end up in the consumer's kernel anyway, as Inductor's vertical fusion of both
+   producers into the add gives one kernel). */
+static bool allow_unshared;
+
+/* True when a later node reads both node i's output and an output of group g. */
+static bool
+common_consumer (const ind_program *p, int g, int i)
+{
+  const ind_group *G = &p->groups[g];
+  for (int c = i + 1; c < p->n_nodes; c++)
+    {
+      const ind_node *cn = &p->nodes[c];
+      bool reads_i = false, reads_g = false;
+      for (int o = 0; o < cn->n_opnd; o++)
+        {
+          if (cn->opnd[o].kind != IND_OPND_LOAD)
+            continue;
+          int prod = p->bufs[cn->opnd[o].buf].producer;
+          if (prod == i)
+            reads_i = true;
+          for (int k = 0; k < G->n_nodes && !reads_g; k++)
+            reads_g = prod == G->nodes[k];
+        }
+      if (reads_i && reads_g)
+        return true;
+    }
+  return false;
+}
+
 static bool
 try_fuse (ind_program *p, int g, int i, bool horizontal)
 {
@@ -268,7 +298,7 @@ try_fuse (ind_program *p, int g, int i, bool horizontal)
       if (!xlevel && p_seg == last_seg)
         force_new = true;
     }
-  if (horizontal && !shared)
+  if (horizontal && !shared && !allow_unshared)
     {
       reject (p, g, i, "no shared data");
       return false;
@@ -472,6 +502,13 @@ ind_schedule (ind_program *p, fx_diag *diag)
       for (int g = dep + 1; !done && g < p->n_groups; g++)
         if (!p->groups[g].is_extern)
           done = try_fuse (p, g, i, true);
+      for (int g = dep + 1; !done && g < p->n_groups; g++)
+        if (!p->groups[g].is_extern && common_consumer (p, g, i))
+          {
+            allow_unshared = true;
+            done = try_fuse (p, g, i, true);
+            allow_unshared = false;
+          }
       if (!done)
         new_group (p, i);
     }

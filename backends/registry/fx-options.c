@@ -179,8 +179,9 @@ parse_value (const fx_option_decl *d, const char *text, fx_arena *arena, fx_opti
     case FX_OPTION_BOOL:
       if (strcmp (text, "True") == 0 || strcmp (text, "true") == 0 || strcmp (text, "1") == 0)
         v->b = true;
-      else if (strcmp (text, "False") == 0 || strcmp (text, "false") == 0 || strcmp (text, "0") == 0)
-        v->b = false;
+      else if (strcmp (text, "False") == 0 || strcmp (text, "false") == 0 || strcmp (text, "0") == 0
+               || strcmp (text, "None") == 0)
+        v->b = false;   /* None: "not given" (torch.compile's dynamic=None); explicit_set tells them apart */
       else
         goto wrong;
       return FX_OK;

@@ -138,7 +138,37 @@ fx_capture_record_to_store (const char *json_text, size_t len, const char *progr
               run.accuracy = -1;
               run.peak_bytes = -1;
               run.n_kernels = -1;
+              /* An engine backend that could not compile the graph ran it eagerly: say why. */
+              run.error = jstr (r, "backend_error");
+              json_object *kernels;
+              if (json_object_object_get_ex (r, "kernels", &kernels) && json_object_get_type (kernels) == json_type_array)
+                run.n_kernels = (int) json_object_array_length (kernels);
               st = fx_store_add_run (store, gid, &run, NULL, diag);
+              /* The kernels the engine's backend generated for this graph, as imported Inductor kernels are. */
+              for (size_t k = 0; st == FX_OK && run.n_kernels > 0 && k < (size_t) run.n_kernels; k++)
+                {
+                  json_object *kr = json_object_array_get_idx (kernels, k);
+                  if (json_object_get_type (kr) != json_type_array || json_object_array_length (kr) < 3)
+                    continue;
+                  const char *kname = json_object_get_string (json_object_array_get_idx (kr, 0));
+                  const char *kkind = json_object_get_string (json_object_array_get_idx (kr, 1));
+                  json_object *knodes = json_object_array_get_idx (kr, 2);
+                  fx_buf nodes;
+                  fx_buf_init (&nodes);
+                  for (size_t j = 0; json_object_get_type (knodes) == json_type_array
+                                     && j < json_object_array_length (knodes); j++)
+                    fx_buf_printf (&nodes, "%s%s", j ? ", " : "",
+                                   json_object_get_string (json_object_array_get_idx (knodes, j)));
+                  if (strcmp (kkind ? kkind : "", "interpreter") != 0)
+                    {
+                      st = fx_store_add_kernel (store, row, (int) k, (int) k, kname ? kname : "?", kkind ? kkind : "?",
+                                                "cpu", NULL, nodes.data ? nodes.data : "", NULL, diag);
+                      if (st == FX_OK && strcmp (kkind ? kkind : "", "extern") != 0)
+                        st = fx_store_add_fusion_group (store, row, kname ? kname : "?", nodes.data ? nodes.data : "",
+                                                        NULL, diag);
+                    }
+                  fx_buf_free (&nodes);
+                }
             }
         }
       else if (strcmp (kind, "skip") == 0)

@@ -1234,8 +1234,15 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__fxcapture (void);
 
+/* Defined by backends/python/fx-capture-bridge.c when the module is built with the engine's backends (it always is;
+   weak so that capture itself does not depend on the layer above it). */
+extern int fx_capture_bridge_init (PyObject *module) __attribute__ ((weak));
+
 PyMODINIT_FUNC
 PyInit__fxcapture (void)
 {
-  return PyModule_Create (&module_def);
+  PyObject *m = PyModule_Create (&module_def);
+  if (m && fx_capture_bridge_init && fx_capture_bridge_init (m) != 0)
+    Py_CLEAR (m);
+  return m;
 }

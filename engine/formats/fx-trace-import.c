@@ -1,6 +1,5 @@
 /* fx-trace-import.c: the TORCH_TRACE importer (glog-prefixed JSON envelopes with tab-prefixed payload lines, as
-   written by torch._logging's trace handler and read by tlparse) into a workspace store, and the TORCH_LOGS text
-   importer (guards, recompiles and graph_breaks channels), which shares its record handlers. */
+   written by torch._logging's trace handler and read by tlparse) into a workspace store. */
 #include "fx/importers.h"
 
 #include <dirent.h>
@@ -1135,105 +1134,167 @@ fail:
   return st;
 }
 
+fx_status
+fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
+                       fx_import_stats *stats, fx_diag *diag)
+{
+  char *data = NULL;
+  size_t len = 0;
+  memset (stats, 0, sizeof *stats);
+  fx_status st = fx_file_read (path, &data, &len, diag);
+  if (st != FX_OK)
+    return st;
+  st = fx_import_torch_trace_data (store, path, data, len, progress, user_data, stats, diag);
+  free (data);
+  return st;
+}
+
 /* ------------------------------------------------------------------ TORCH_LOGS text */
 
-/* One log message: the consecutive lines sharing a glog prefix, compile id and channel. */
-typedef struct
+/* Graph text inside a TORCH_LOGS record: from the "class " of the first class line (print_readable prefixes it with
+   the module file path), else from the first "def forward". */
+static const char *
+graph_start (const char *text)
 {
-  fx_buf key;            /* prefix text + compile id + channel */
-  char cid[48];
-  char channel[48];
-  fx_buf text;
-  int64_t line;
-  bool active;
-} log_message;
+  const char *c = strstr (text, "class ");
+  const char *d = strstr (text, "def forward");
+  return c && (!d || c < d) ? c : d;
+}
 
+/* One TORCH_LOGS record: consecutive lines with the same "path:line] [cid] [__artifact]" prefix. */
 static fx_status
-flush_log_message (importer *imp, log_message *m)
+handle_log_record (importer *imp, const char *cid_text, const char *artifact, const char *text, int64_t line)
 {
-  fx_status st = FX_OK;
-  if (!m->active)
-    return FX_OK;
-  m->active = false;
-  const char *t = m->text.len ? m->text.data : "";
   fx_compile_id cid;
-  bool has_cid = m->cid[0] && fx_compile_id_parse (m->cid, &cid, NULL) == FX_OK;
-  int64_t crow = 0;
-  const char *tree = strcmp (m->channel, "__guards") == 0 ? strstr (t, "TREE_GUARD_MANAGER:") : NULL;
-  bool recompile = (strcmp (m->channel, "__recompiles") == 0 || strcmp (m->channel, "__recompiles_verbose") == 0)
-                   && strncmp (t, "Recompiling function ", 21) == 0;
-  bool graph_break = strcmp (m->channel, "__graph_breaks") == 0 && strncmp (t, "Graph break", 11) == 0;
-  if (!tree && !recompile && !graph_break)
-    return FX_OK;
-  if (!has_cid)
+  if (fx_compile_id_parse (cid_text, &cid, NULL) != FX_OK)
     {
-      warn (imp, FX_IMPORT_WARN_BAD_RECORD, m->line, "%s message without a compile id", m->channel);
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compile id [%.40s]", cid_text);
       return FX_OK;
     }
-  if ((st = compile_for (imp, &cid, &crow)) != FX_OK)
+  int64_t crow = 0;
+  fx_status st = compile_for (imp, &cid, &crow);
+  if (st != FX_OK)
     return st;
   imp->stats->records++;
-  if (tree)
-    return add_cpp_guards (imp, crow, tree);
-  if (graph_break)
+  size_t len = strlen (text);
+  if (strcmp (artifact, "guards") == 0 && strstr (text, "+- "))
+    return add_cpp_guards (imp, crow, text);
+  if (strcmp (artifact, "recompiles") == 0 || strcmp (artifact, "recompiles_verbose") == 0)
     {
-      st = add_graph_break (imp, crow, t);
       fx_store_compile_update u;
       fx_store_compile_update_init (&u);
-      u.has_graph_break = 1;
-      return st == FX_OK ? fx_store_update_compile (imp->store, crow, &u, imp->diag) : st;
-    }
-  /* "Recompiling function F in FILE:LINE\n    triggered by ...\n    - 0/0: reason" (one "- " line per failure). */
-  fx_store_compile_update u;
-  fx_store_compile_update_init (&u);
-  u.has_recompile = 1;
-  const char *eol = strchr (t, '\n');
-  char *head = strndup (t + 21, eol ? (size_t) (eol - t - 21) : strlen (t + 21));
-  char *in = strstr (head, " in ");
-  char *colon = in ? strrchr (in, ':') : NULL;
-  if (in && colon && colon[1] >= '0' && colon[1] <= '9')
-    {
-      *in = 0;
-      *colon = 0;
-      u.function = head;
-      u.file = in + 4;
-      u.line = atoi (colon + 1);
-    }
-  st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
-  free (head);
-  for (const char *p = eol; p && st == FX_OK;)
-    {
-      p++;
-      const char *e = strchr (p, '\n');
-      size_t n = e ? (size_t) (e - p) : strlen (p);
-      const char *s = p;
-      while (s < p + n && *s == ' ')
-        s++;
-      if (s + 2 <= p + n && s[0] == '-' && s[1] == ' ')
+      u.has_recompile = 1;
+      for (const char *p = text; *p && st == FX_OK;)
         {
-          char *text = strndup (s + 2, (size_t) (p + n - s - 2));
-          char *sep = strstr (text, ": ");
-          char *failed = NULL;
-          const char *reason = text;
-          fx_compile_id fc;
-          if (sep)
+          const char *eol = strchr (p, '\n');
+          size_t n = eol ? (size_t) (eol - p) : strlen (p);
+          char *l = strndup (p, n);
+          const char *s = l;
+          while (*s == ' ')
+            s++;
+          if (strncmp (s, "Recompiling function ", 21) == 0)
             {
-              failed = strndup (text, (size_t) (sep - text));
-              if (fx_compile_id_parse (failed, &fc, NULL) == FX_OK)
-                reason = sep + 2;
-              else
+              /* "Recompiling function F in FILE:LINE" */
+              const char *in = strstr (s + 21, " in ");
+              const char *colon = in ? strrchr (in + 4, ':') : NULL;
+              if (in && colon)
                 {
-                  free (failed);
-                  failed = NULL;
+                  char *fn = strndup (s + 21, (size_t) (in - s - 21));
+                  char *file = strndup (in + 4, (size_t) (colon - in - 4));
+                  fx_store_compile_update fu;
+                  fx_store_compile_update_init (&fu);
+                  fu.function = fn;
+                  fu.file = file;
+                  fu.line = atoi (colon + 1);
+                  st = fx_store_update_compile (imp->store, crow, &fu, imp->diag);
+                  free (fn);
+                  free (file);
                 }
             }
-          st = fx_store_add_guard_failure (imp->store, crow, failed, reason, NULL, imp->diag);
-          free (failed);
-          free (text);
+          else if (strncmp (s, "- ", 2) == 0)
+            {
+              char *sep = strstr (s + 2, ": ");
+              fx_compile_id failed;
+              if (sep)
+                *sep = 0;
+              if (sep && fx_compile_id_parse (s + 2, &failed, NULL) == FX_OK)
+                st = fx_store_add_guard_failure (imp->store, crow, s + 2, sep + 2, NULL, imp->diag);
+              else
+                {
+                  if (sep)
+                    *sep = ':';
+                  st = fx_store_add_guard_failure (imp->store, crow, NULL, s + 2, NULL, imp->diag);
+                }
+            }
+          free (l);
+          p += n + (eol ? 1 : 0);
         }
-      p = e;
+      return st == FX_OK ? fx_store_update_compile (imp->store, crow, &u, imp->diag) : st;
     }
+  if (strcmp (artifact, "graph_breaks") == 0)
+    {
+      /* Several breaks can follow each other under one prefix: each starts with "Graph break". */
+      const char *p = text;
+      while (p && *p && st == FX_OK)
+        {
+          const char *next = strstr (p + 1, "\nGraph break");
+          char *one = strndup (p, next ? (size_t) (next - p) : strlen (p));
+          st = add_graph_break (imp, crow, one);
+          free (one);
+          p = next ? next + 1 : NULL;
+        }
+      if (st == FX_OK)
+        {
+          fx_store_compile_update u;
+          fx_store_compile_update_init (&u);
+          u.has_graph_break = 1;
+          st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+        }
+      return st;
+    }
+  if ((strcmp (artifact, "graph_code") == 0 || strcmp (artifact, "aot_graphs") == 0
+       || strcmp (artifact, "post_grad_graphs") == 0) && strstr (text, "TRACED GRAPH") && graph_start (text))
+    {
+      const char *stage = strcmp (artifact, "graph_code") == 0 ? "dynamo"
+                          : strcmp (artifact, "post_grad_graphs") == 0 ? "post_grad"
+                          : strstr (text, "Joint graph") ? "aot_joint"
+                          : strstr (text, "Backward graph") ? "aot_backward"
+                          : strstr (text, "Forward graph") ? "aot_forward" : "aot_inference";
+      const char *g = graph_start (text);
+      return add_graph (imp, crow, stage, g, strlen (g), line);
+    }
+  if (strcmp (artifact, "output_code") == 0 && strncmp (text, "Output code:", 12) == 0)
+    {
+      const char *code = strchr (text, '\n');
+      code = code ? code + 1 : text + len;
+      st = add_output_code (imp, crow, code, strlen (code));
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, "inductor_output_code", "string", code, imp->diag);
+      return st;
+    }
+  st = fx_store_add_artifact (imp->store, imp->input, crow, artifact, "log", text, imp->diag);
+  if (st == FX_OK)
+    imp->stats->artifacts++;
   return st;
+}
+
+/* "[0/1] [__guards] text": returns the text start and fills cid / artifact; NULL when the line has no such tags. */
+static const char *
+log_tags (const char *p, const char *eol, char *cid, size_t cid_size, char *artifact, size_t art_size)
+{
+  if (p >= eol || *p != '[')
+    return NULL;
+  const char *c = memchr (p, ']', (size_t) (eol - p));
+  if (!c || (size_t) (c - p - 1) >= cid_size || c + 4 >= eol || memcmp (c, "] [__", 5) != 0)
+    return NULL;
+  snprintf (cid, cid_size, "%.*s", (int) (c - p - 1), p + 1);
+  const char *a = c + 5;
+  const char *ae = memchr (a, ']', (size_t) (eol - a));
+  if (!ae || (size_t) (ae - a) >= art_size)
+    return NULL;
+  snprintf (artifact, art_size, "%.*s", (int) (ae - a), a);
+  ae++;
+  return ae < eol && *ae == ' ' ? ae + 1 : ae;
 }
 
 fx_status
@@ -1254,101 +1315,77 @@ fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, 
     {
       stats->already_imported = true;
       fx_store_rollback (store);
+      free_importer (&imp);
       return FX_OK;
     }
   if ((st = fx_store_add_input (store, name, "torch_logs", hash, (int64_t) len, &imp.input, diag)) != FX_OK)
     goto fail;
-  log_message m = { 0 };
-  fx_buf_init (&m.key);
-  fx_buf_init (&m.text);
-  fx_buf key;
+  fx_buf text, key;
+  fx_buf_init (&text);
   fx_buf_init (&key);
-  int64_t lineno = 0, glog_lines = 0;
-  for (const char *p = data, *end = data + len; p < end && st == FX_OK;)
+  char cur_cid[48] = "", cur_art[64] = "";
+  int64_t rec_line = 0, lineno = 0;
+  const char *p = data, *end = data + len;
+  while (st == FX_OK)
     {
-      const char *eol = memchr (p, '\n', (size_t) (end - p));
-      if (!eol)
+      const char *eol = p < end ? memchr (p, '\n', (size_t) (end - p)) : NULL;
+      if (p < end && !eol)
         eol = end;
-      const char *next = eol < end ? eol + 1 : end;
-      if (eol > p && eol[-1] == '\r')
-        eol--;
-      lineno++;
-      const char *close = glog_prefix_close (p, eol);
-      if (!close)
+      char cid[48] = "", art[64] = "";
+      const char *body = NULL, *js = NULL;
+      size_t klen = 0;
+      if (p < end)
         {
-          bool blank = true;
-          for (const char *c = p; c < eol; c++)
-            blank &= *c == ' ' || *c == '\t';
-          /* print() output and tracebacks interleave with the log: counted, not fatal. */
-          if (!blank)
-            warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (eol - p < 120 ? eol - p : 120), p);
-          st = flush_log_message (&imp, &m);
-          p = next;
-          continue;
-        }
-      glog_lines++;
-      /* "] [0/1] [__guards] message" or "] [__channel] message" */
-      const char *s = close + 1, *msg = NULL;
-      char cid[48] = "", channel[48] = "";
-      if (s < eol && *s == ' ')
-        s++;
-      for (int part = 0; part < 2 && s < eol && *s == '['; part++)
-        {
-          const char *e = memchr (s, ']', (size_t) (eol - s));
-          if (!e)
-            break;
-          size_t n = (size_t) (e - s - 1);
-          bool is_channel = n >= 2 && s[1] == '_' && s[2] == '_';
-          char *dst = is_channel ? channel : cid;
-          if (n < 48)
+          lineno++;
+          /* The glog prefix up to "] " (reusing the TORCH_TRACE check, which wants a '{' after it: not here). */
+          const char *close = memchr (p, ']', (size_t) (eol - p));
+          js = close && close + 2 < eol && close[1] == ' ' ? close + 2 : NULL;
+          body = js ? log_tags (js, eol, cid, sizeof cid, art, sizeof art) : NULL;
+          /* path:line] [cid] [__art]: the key of a record (timestamps differ within one). */
+          const char *path = body ? memchr (p, ' ', (size_t) (close - p)) : NULL;
+          path = path ? memchr (path + 1, ' ', (size_t) (close - path - 1)) : NULL;
+          path = path ? memchr (path + 1, ' ', (size_t) (close - path - 1)) : NULL;
+          if (path)
             {
-              memcpy (dst, s + 1, n);
-              dst[n] = 0;
+              klen = (size_t) (body - path);
+              (void) klen;
             }
-          s = e + 1;
-          msg = s < eol && *s == ' ' ? s + 1 : s;
-          if (is_channel)
-            break;
-          if (s < eol && *s == ' ')
-            s++;
-        }
-      if (!channel[0] || !msg)
-        {
-          st = flush_log_message (&imp, &m);
-          p = next;
+          if (!body || !path)
+            body = NULL;
+          if (body && (key.len != (size_t) (body - path) || memcmp (key.data, path, key.len) != 0))
+            {
+              if (key.len && text.len)
+                st = handle_log_record (&imp, cur_cid, cur_art, text.data, rec_line);
+              fx_buf_reset (&text);
+              fx_buf_reset (&key);
+              fx_buf_append (&key, path, (size_t) (body - path));
+              snprintf (cur_cid, sizeof cur_cid, "%s", cid);
+              snprintf (cur_art, sizeof cur_art, "%s", art);
+              rec_line = lineno;
+            }
+          else if (body && text.len)
+            fx_buf_putc (&text, '\n');
+          if (body)
+            fx_buf_append (&text, body, (size_t) (eol - body));
+          else if (eol > p && !js)
+            /* Lines with a glog prefix but no [__artifact] tag are ordinary log lines: skipped quietly. */
+            warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (eol - p < 120 ? eol - p : 120), p);
+          p = eol < end ? eol + 1 : end;
           continue;
         }
-      fx_buf_reset (&key);
-      fx_buf_append (&key, p, (size_t) (close - p));
-      fx_buf_printf (&key, "|%s|%s", cid, channel);
-      if (!m.active || strcmp (m.key.data, key.data) != 0)
-        {
-          if ((st = flush_log_message (&imp, &m)) != FX_OK)
-            break;
-          fx_buf_reset (&m.key);
-          fx_buf_puts (&m.key, key.data);
-          fx_buf_reset (&m.text);
-          snprintf (m.cid, sizeof m.cid, "%s", cid);
-          snprintf (m.channel, sizeof m.channel, "%s", channel);
-          m.line = lineno;
-          m.active = true;
-        }
-      else
-        fx_buf_putc (&m.text, '\n');
-      fx_buf_append (&m.text, msg, (size_t) (eol - msg));
-      p = next;
+      if (key.len && text.len)
+        st = handle_log_record (&imp, cur_cid, cur_art, text.data, rec_line);
+      break;
     }
-  if (st == FX_OK)
-    st = flush_log_message (&imp, &m);
-  fx_buf_free (&m.key);
-  fx_buf_free (&m.text);
+  fx_buf_free (&text);
   fx_buf_free (&key);
   stats->lines = lineno;
   if (st != FX_OK)
     goto fail;
-  if (glog_lines == 0)
+  if (stats->records == 0)
     {
-      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_LOGS line in %s", name);
+      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_LOGS record ([frame/compile] [__artifact] lines) in %s", name);
+      /* Located at the first line that was not one, as for a TORCH_TRACE. */
       if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
         {
           const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
@@ -1367,30 +1404,8 @@ fail:
   return st;
 }
 
-/* True when the first line that is not blank is a glog record whose message starts with "[": TORCH_LOGS text
-   ("] [0/0] [__guards] ...") rather than TORCH_TRACE ("] {json}"). */
-static bool
-looks_like_torch_logs (const char *data, size_t len)
-{
-  const char *end = data + (len < 65536 ? len : 65536);
-  for (const char *p = data; p < end;)
-    {
-      const char *eol = memchr (p, '\n', (size_t) (end - p));
-      if (!eol)
-        eol = end;
-      if (eol > p)
-        {
-          const char *close = glog_prefix_close (p, eol);
-          return close && close + 2 < eol && close[1] == ' ' && close[2] == '[';
-        }
-      p = eol + 1;
-    }
-  return false;
-}
-
 fx_status
-fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
-                       fx_import_stats *stats, fx_diag *diag)
+fx_import_torch_logs (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag)
 {
   char *data = NULL;
   size_t len = 0;
@@ -1398,10 +1413,7 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
   fx_status st = fx_file_read (path, &data, &len, diag);
   if (st != FX_OK)
     return st;
-  if (looks_like_torch_logs (data, len))
-    st = fx_import_torch_logs_data (store, path, data, len, stats, diag);
-  else
-    st = fx_import_torch_trace_data (store, path, data, len, progress, user_data, stats, diag);
+  st = fx_import_torch_logs_data (store, path, data, len, stats, diag);
   free (data);
   return st;
 }
@@ -1456,6 +1468,20 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
         fclose (f);
       if (zip)
         return fx_import_pt2 (store, path, stats, diag);
+    }
+  if (!S_ISDIR (sb.st_mode))
+    {
+      /* TORCH_LOGS text: "...] [0/0] [__guards] ..." in the first kilobyte, and no JSON envelope. */
+      FILE *f = fopen (path, "rb");
+      char head[1024] = "";
+      size_t got = f ? fread (head, 1, sizeof head - 1, f) : 0;
+      if (f)
+        fclose (f);
+      head[got] = 0;
+      char *tag = strstr (head, "] [__");
+      char *nl = strchr (head, '\n');
+      if (tag && (!nl || tag < nl) && !strstr (head, "] {\""))
+        return fx_import_torch_logs (store, path, stats, diag);
     }
   if (!S_ISDIR (sb.st_mode))
     return fx_import_torch_trace (store, path, progress, user_data, stats, diag);

@@ -73,6 +73,19 @@ void fx_iter_run (const fx_iter *it, fx_iter_loop loop, void *ctx);
 
 /* Parallel-for over [0, n) in chunks (threads when the work is large). */
 void fx_parallel_for (int64_t n, int64_t grain, void (*fn) (int64_t begin, int64_t end, void *ctx), void *ctx);
+/* AVX2 fast paths (fx-ops-simd.c) of contiguous f32 loops; false when the CPU or the op has none (then the caller's
+   portable loop runs). Binary: sa/sb are 1 (contiguous) or 0 (a broadcast scalar). */
+bool fx_simd_unary_f32 (fx_op_id op, bool tanh_gelu, float *o, const float *x, int64_t n);
+bool fx_simd_binary_f32 (fx_op_id op, float alpha, float *o, const float *a, const float *b, int64_t sa, int64_t sb,
+                         int64_t n);
+/* One softmax row: q = softmax(p) (or log_softmax; q NULL: only the max and the sum of exp(p - max)). False when the
+   row holds a NaN (the scalar loop handles it). */
+bool fx_simd_softmax_row_f32 (float *q, const float *p, int64_t n, bool log_softmax, double *sum, float *max);
+bool fx_simd_layer_norm_row_f32 (float *q, const float *p, const float *w, const float *b, int64_t n, double eps,
+                                 double *mean, double *rstd);
+
+/* Threads fx_parallel_for uses (n < 1: FX_NUM_THREADS or the CPU count, read again). */
+void fx_parallel_set_threads (int n);
 
 /* Graph-building helpers for decompositions: a call_function node of a table op inserted before `before`, copying
    before's provenance (stack trace, module stack, from_node with the pass "decompose"). */

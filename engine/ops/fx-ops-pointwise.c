@@ -326,6 +326,10 @@ binary_loop_f32 (char **p, const int64_t *s, int64_t n, void *vctx)
 {
   const binary_ctx *c = vctx;
   float alpha = (float) c->alpha;
+  if (s[0] == 4 && (s[1] == 4 || s[1] == 0) && (s[2] == 4 || s[2] == 0)
+      && fx_simd_binary_f32 (c->op, alpha, (float *) p[0], (const float *) p[1], (const float *) p[2], s[1] / 4,
+                             s[2] / 4, n))
+    return;
   switch (c->op)
     {
     case FX_OP_ADD_TENSOR: case FX_OP_ADD_SCALAR:
@@ -627,6 +631,8 @@ unary_loop (char **p, const int64_t *s, int64_t n, void *vctx)
         {
           float *o = (float *) p[0];
           const float *x = (const float *) p[1];
+          if (fx_simd_unary_f32 (c->op, c->tanh_gelu, o, x, n))
+            return;
           switch (c->op)
             {
             case FX_OP_ABS: for (int64_t i = 0; i < n; i++) o[i] = fabsf (x[i]); return;

@@ -472,7 +472,7 @@ fx_kernel_reduce (fx_op_call *call)
   int64_t nout = fx_tensor_numel (j.out0);
   if (nout == 0)
     return FX_OK;
-  int64_t grain = j.rcount >= 4096 ? 1 : 4096 / (j.rcount ? j.rcount : 1);
+  int64_t grain = j.rcount >= 16384 ? 1 : 16384 / (j.rcount ? j.rcount : 1);
   fx_parallel_for (nout, grain, reduce_range, &j);
   return FX_OK;
 }
@@ -575,6 +575,18 @@ softmax_range (int64_t begin, int64_t end, void *data)
       if (fast)
         {
           const float *p = (const float *) fx_tensor_data (j->x) + a * j->len;
+          double vsum;
+          float vmax;
+          if (j->mode == 1 && fx_simd_softmax_row_f32 (NULL, p, j->len, false, &vsum, &vmax))
+            {
+              ((float *) fx_tensor_data (j->o))[a] = vmax;
+              fx_tensor_set_f64 (j->o2, a, vsum);
+              continue;
+            }
+          if (j->mode == 0
+              && fx_simd_softmax_row_f32 ((float *) fx_tensor_data (j->o) + a * j->len, p, j->len, j->log, &vsum,
+                                          &vmax))
+            continue;
           float mx = -INFINITY;
           for (int64_t i = 0; i < j->len; i++)
             mx = p[i] > mx || isnan (p[i]) ? p[i] : mx;
@@ -654,7 +666,7 @@ fx_kernel_softmax (fx_op_call *call)
   smax_job j = { .x = x, .o = call->outs[0].u.t, .log = call->op->id == FX_OP_LOG_SOFTMAX };
   int64_t rows;
   softmax_geometry (x, d, &j.len, &j.inner, &rows);
-  fx_parallel_for (rows, j.len >= 1024 ? 1 : 64, softmax_range, &j);
+  fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
   return FX_OK;
 }
 
@@ -683,7 +695,7 @@ fx_kernel_prepare_softmax (fx_op_call *call)
   smax_job j = { .x = x, .o = call->outs[0].u.t, .o2 = call->outs[1].u.t, .mode = 1 };
   int64_t rows;
   softmax_geometry (x, d, &j.len, &j.inner, &rows);
-  fx_parallel_for (rows, 64, softmax_range, &j);
+  fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
   return FX_OK;
 }
 
@@ -748,6 +760,15 @@ layer_norm_range (int64_t begin, int64_t end, void *data)
       if (fast)
         {
           const float *p = (const float *) fx_tensor_data (j->x) + r * j->n;
+          double vmean, vrstd;
+          if (fx_simd_layer_norm_row_f32 ((float *) fx_tensor_data (j->o) + r * j->n, p,
+                                          j->w ? fx_tensor_data (j->w) : NULL, j->b ? fx_tensor_data (j->b) : NULL,
+                                          j->n, j->eps, &vmean, &vrstd))
+            {
+              fx_tensor_set_f64 (j->mean, r, vmean);
+              fx_tensor_set_f64 (j->rstd, r, vrstd);
+              continue;
+            }
           for (int64_t i = 0; i < j->n; i++)
             sum += p[i];
           double mean = sum / (double) j->n;
@@ -811,7 +832,7 @@ fx_kernel_layer_norm (fx_op_call *call)
   int64_t rows = j.n ? fx_tensor_numel (x) / j.n : 0;
   if (j.n == 0)
     return FX_OK;
-  fx_parallel_for (rows, j.n >= 1024 ? 1 : 64, layer_norm_range, &j);
+  fx_parallel_for (rows, j.n >= 8192 ? 1 : 8192 / j.n, layer_norm_range, &j);
   return FX_OK;
 }
 

@@ -754,31 +754,26 @@ fx_iter_run (const fx_iter *it, fx_iter_loop loop, void *ctx)
         }
       return;
     }
-  int64_t grain = inner >= 4096 ? 1 : 4096 / (inner ? inner : 1);
+  /* at least 16K elements per thread: less work than that does not pay for waking one */
+  int64_t grain = inner >= 16384 ? 1 : 16384 / (inner ? inner : 1);
   fx_parallel_for (outer, grain, iter_chunk, &job);
 }
 
 /* ---------------------------------------------------------------- threads */
 
-typedef struct
-{
-  void (*fn) (int64_t, int64_t, void *);
-  void *ctx;
-  int64_t begin, end;
-} par_task;
+static int cached_threads;
 
-static void *
-par_main (void *data)
+/* Set by fx_runtime_set_threads (benchmarks pin both sides to the same count); 0: from the environment. */
+void
+fx_parallel_set_threads (int n)
 {
-  par_task *t = data;
-  t->fn (t->begin, t->end, t->ctx);
-  return NULL;
+  cached_threads = n > 32 ? 32 : n > 0 ? n : 0;
 }
 
 static int
 thread_count (void)
 {
-  static int cached;
+  int cached = cached_threads;
   if (cached == 0)
     {
       const char *env = getenv ("FX_NUM_THREADS");
@@ -788,8 +783,64 @@ thread_count (void)
       if (n > 32)
         n = 32;
       cached = (int) n;
+      cached_threads = cached;
     }
   return cached;
+}
+
+/* A pool of worker threads started on first use and kept: starting threads per op cost more than small ops
+   themselves. One parallel loop at a time owns the pool; a loop started while it is busy (another thread's) or from
+   inside a worker runs serially. The caller works too, so a loop finishes even when no worker could start. */
+static struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t start, done;
+  int n_workers;
+  unsigned long generation;
+  bool busy;
+  void (*fn) (int64_t, int64_t, void *);
+  void *ctx;
+  int64_t n, per;
+  int n_chunks, next_chunk, chunks_done;
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false, NULL, NULL,
+           0, 0, 0, 0, 0 };
+
+static __thread bool in_pool_worker;
+
+/* Runs chunks of the current loop until none is left; called with pool.lock held. */
+static void
+pool_run_chunks (void)
+{
+  while (pool.next_chunk < pool.n_chunks)
+    {
+      int c = pool.next_chunk++;
+      void (*fn) (int64_t, int64_t, void *) = pool.fn;
+      void *ctx = pool.ctx;
+      int64_t b = c * pool.per, e = b + pool.per < pool.n ? b + pool.per : pool.n;
+      pthread_mutex_unlock (&pool.lock);
+      if (b < e)
+        fn (b, e, ctx);
+      pthread_mutex_lock (&pool.lock);
+      if (++pool.chunks_done == pool.n_chunks)
+        pthread_cond_broadcast (&pool.done);
+    }
+}
+
+static void *
+pool_worker (void *data)
+{
+  in_pool_worker = true;
+  /* the generation when it was started: the loop that started it comes after, and it joins that one */
+  unsigned long seen = (unsigned long) (uintptr_t) data;
+  pthread_mutex_lock (&pool.lock);
+  for (;;)
+    {
+      while (pool.generation == seen)
+        pthread_cond_wait (&pool.start, &pool.lock);
+      seen = pool.generation;
+      pool_run_chunks ();
+    }
+  return NULL;
 }
 
 void
@@ -798,38 +849,49 @@ fx_parallel_for (int64_t n, int64_t grain, void (*fn) (int64_t, int64_t, void *)
   int nt = thread_count ();
   if (grain < 1)
     grain = 1;
-  if (nt > 1 && n / grain > nt)
+  if (nt > 1 && n / grain >= nt)
     ;
   else if (nt > 1 && n >= 2 * grain)
     nt = (int) (n / grain);
   else
     nt = 1;
-  if (nt <= 1 || n < 2)
+  if (nt <= 1 || n < 2 || in_pool_worker)
     {
       fn (0, n, ctx);
       return;
     }
-  if (nt > thread_count ())
-    nt = thread_count ();
-  par_task tasks[32];
-  pthread_t threads[32];
-  int64_t per = (n + nt - 1) / nt;
-  int started = 0;
-  for (int i = 1; i < nt; i++)
+  pthread_mutex_lock (&pool.lock);
+  if (pool.busy)
     {
-      tasks[i] = (par_task) { fn, ctx, i * per, (i + 1) * per < n ? (i + 1) * per : n };
-      if (tasks[i].begin >= n)
-        break;
-      if (pthread_create (&threads[i], NULL, par_main, &tasks[i]) != 0)
-        {
-          /* no thread: run it here */
-          fn (tasks[i].begin, tasks[i].end, ctx);
-          tasks[i].fn = NULL;
-        }
-      started = i;
+      pthread_mutex_unlock (&pool.lock);
+      fn (0, n, ctx);
+      return;
     }
-  fn (0, per < n ? per : n, ctx);
-  for (int i = 1; i <= started; i++)
-    if (tasks[i].fn != NULL)
-      pthread_join (threads[i], NULL);
+  while (pool.n_workers < nt - 1)
+    {
+      pthread_t th;
+      pthread_attr_t attr;
+      pthread_attr_init (&attr);
+      pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+      int rc = pthread_create (&th, &attr, pool_worker, (void *) (uintptr_t) pool.generation);
+      pthread_attr_destroy (&attr);
+      if (rc != 0)
+        break;
+      pool.n_workers++;
+    }
+  pool.busy = true;
+  pool.fn = fn;
+  pool.ctx = ctx;
+  pool.n = n;
+  pool.per = (n + nt - 1) / nt;
+  pool.n_chunks = (int) ((n + pool.per - 1) / pool.per);
+  pool.next_chunk = 0;
+  pool.chunks_done = 0;
+  pool.generation++;
+  pthread_cond_broadcast (&pool.start);
+  pool_run_chunks ();
+  while (pool.chunks_done < pool.n_chunks)
+    pthread_cond_wait (&pool.done, &pool.lock);
+  pool.busy = false;
+  pthread_mutex_unlock (&pool.lock);
 }

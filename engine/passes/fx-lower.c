@@ -35,6 +35,13 @@ typedef enum
   MAP_LAYER_NORM, /* layer_norm(x, shape, w, b, eps) → native_layer_norm + getitem */
   MAP_VIEW,       /* x.view(*shape) / reshape */
   MAP_IDENTITY,   /* contiguous(), dropout in eval: the input itself */
+  MAP_REDUCE_INT, /* x.max(dim) / argmax(dim): an int dim, the same overload or a .dim one */
+  MAP_VARARGS,    /* x.expand(2, 3) / x.expand((2, 3)): sizes as one list */
+  MAP_SQUEEZE,    /* x.squeeze() / x.squeeze(d) */
+  MAP_TO,         /* x.float(), x.to(dtype): _to_copy, or the input itself when the dtype is already that */
+  MAP_MATMUL,     /* a @ b: mm / bmm by rank, views around for N-D @ 2-D */
+  MAP_DROPOUT,    /* F.dropout(x, p, training): the input in eval mode */
+  MAP_CONTIGUOUS, /* x.contiguous(): the input when its strides are contiguous, else a contiguous clone */
 } map_kind;
 
 typedef struct
@@ -62,7 +69,97 @@ static const lower_rule rules[] = {
   { "operator.eq", MAP_BINARY, "aten.eq.Tensor", NULL },
   { "operator.ne", MAP_BINARY, "aten.ne.Tensor", NULL },
   { "operator.neg", MAP_SAME, "aten.neg.default", NULL },
-  { "operator.matmul", MAP_SAME, "aten.mm.default", NULL },
+  { "operator.pos", MAP_IDENTITY, NULL, NULL },
+  { "operator.matmul", MAP_MATMUL, NULL, NULL },
+  { "operator.and_", MAP_BINARY, "aten.bitwise_and.Tensor", NULL },
+  { "operator.or_", MAP_BINARY, "aten.bitwise_or.Tensor", NULL },
+  { "operator.xor", MAP_BINARY, "aten.bitwise_xor.Tensor", NULL },
+  { "operator.invert", MAP_SAME, "aten.bitwise_not.default", NULL },
+  { "operator.mod", MAP_BINARY, "aten.remainder.Tensor", NULL },
+  { "torch.matmul", MAP_MATMUL, NULL, NULL },
+  { "matmul", MAP_MATMUL, NULL, NULL },
+  { "mm", MAP_SAME, "aten.mm.default", NULL },
+  { "bmm", MAP_SAME, "aten.bmm.default", NULL },
+  { "torch.addmm", MAP_SAME, "aten.addmm.default", NULL },
+  { "torch.pow", MAP_BINARY, "aten.pow.Tensor_Tensor", NULL },
+  { "pow", MAP_BINARY, "aten.pow.Tensor_Tensor", NULL },
+  { "torch.rsub", MAP_SAME, "aten.rsub.Tensor", NULL },
+  { "torch.lt", MAP_BINARY, "aten.lt.Tensor", NULL },
+  { "torch.le", MAP_BINARY, "aten.le.Tensor", NULL },
+  { "torch.gt", MAP_BINARY, "aten.gt.Tensor", NULL },
+  { "torch.ge", MAP_BINARY, "aten.ge.Tensor", NULL },
+  { "torch.eq", MAP_BINARY, "aten.eq.Tensor", NULL },
+  { "torch.ne", MAP_BINARY, "aten.ne.Tensor", NULL },
+  { "lt", MAP_BINARY, "aten.lt.Tensor", NULL },
+  { "le", MAP_BINARY, "aten.le.Tensor", NULL },
+  { "gt", MAP_BINARY, "aten.gt.Tensor", NULL },
+  { "ge", MAP_BINARY, "aten.ge.Tensor", NULL },
+  { "eq", MAP_BINARY, "aten.eq.Tensor", NULL },
+  { "ne", MAP_BINARY, "aten.ne.Tensor", NULL },
+  { "torch.clamp", MAP_SAME, "aten.clamp.default", NULL },
+  { "clamp", MAP_SAME, "aten.clamp.default", NULL },
+  { "torch.clamp_min", MAP_SAME, "aten.clamp_min.default", NULL },
+  { "clamp_min", MAP_SAME, "aten.clamp_min.default", NULL },
+  { "torch.clamp_max", MAP_SAME, "aten.clamp_max.default", NULL },
+  { "clamp_max", MAP_SAME, "aten.clamp_max.default", NULL },
+  { "masked_fill", MAP_SAME, "aten.masked_fill.Scalar", NULL },
+  { "torch.masked_fill", MAP_SAME, "aten.masked_fill.Scalar", NULL },
+  { "torch.zeros_like", MAP_SAME, "aten.zeros_like.default", NULL },
+  { "torch.ones_like", MAP_SAME, "aten.ones_like.default", NULL },
+  { "torch.full_like", MAP_SAME, "aten.full_like.default", NULL },
+  { "torch.empty_like", MAP_SAME, "aten.empty_like.default", NULL },
+  { "torch.stack", MAP_SAME, "aten.stack.default", NULL },
+  { "torch.flatten", MAP_SAME, "aten.flatten.using_ints", NULL },
+  { "flatten", MAP_SAME, "aten.flatten.using_ints", NULL },
+  { "t", MAP_SAME, "aten.t.default", NULL },
+  { "torch.t", MAP_SAME, "aten.t.default", NULL },
+  { "torch.transpose", MAP_SAME, "aten.transpose.int", NULL },
+  { "torch.permute", MAP_SAME, "aten.permute.default", NULL },
+  { "unsqueeze", MAP_SAME, "aten.unsqueeze.default", NULL },
+  { "torch.unsqueeze", MAP_SAME, "aten.unsqueeze.default", NULL },
+  { "squeeze", MAP_SQUEEZE, "aten.squeeze.default", "aten.squeeze.dim" },
+  { "torch.squeeze", MAP_SQUEEZE, "aten.squeeze.default", "aten.squeeze.dim" },
+  { "expand", MAP_VARARGS, "aten.expand.default", NULL },
+  { "split", MAP_SAME, "aten.split.Tensor", NULL },
+  { "torch.split", MAP_SAME, "aten.split.Tensor", NULL },
+  { "chunk", MAP_SAME, "aten.chunk.default", NULL },
+  { "torch.chunk", MAP_SAME, "aten.chunk.default", NULL },
+  { "clone", MAP_SAME, "aten.clone.default", NULL },
+  { "torch.clone", MAP_SAME, "aten.clone.default", NULL },
+  { "detach", MAP_IDENTITY, NULL, NULL },
+  { "float", MAP_TO, "float32", NULL },
+  { "double", MAP_TO, "float64", NULL },
+  { "half", MAP_TO, "float16", NULL },
+  { "bfloat16", MAP_TO, "bfloat16", NULL },
+  { "int", MAP_TO, "int32", NULL },
+  { "long", MAP_TO, "int64", NULL },
+  { "bool", MAP_TO, "bool", NULL },
+  { "to", MAP_TO, NULL, NULL },
+  { "type_as", MAP_TO, NULL, NULL },
+  { "amax", MAP_REDUCE, "aten.amax.default", "aten.amax.default" },
+  { "torch.amax", MAP_REDUCE, "aten.amax.default", "aten.amax.default" },
+  { "amin", MAP_REDUCE, "aten.amin.default", "aten.amin.default" },
+  { "torch.amin", MAP_REDUCE, "aten.amin.default", "aten.amin.default" },
+  { "max", MAP_REDUCE_INT, "aten.max.default", "aten.max.dim" },
+  { "torch.max", MAP_REDUCE_INT, "aten.max.default", "aten.max.dim" },
+  { "min", MAP_REDUCE_INT, "aten.min.default", "aten.min.dim" },
+  { "torch.min", MAP_REDUCE_INT, "aten.min.default", "aten.min.dim" },
+  { "argmax", MAP_REDUCE_INT, "aten.argmax.default", "aten.argmax.default" },
+  { "torch.argmax", MAP_REDUCE_INT, "aten.argmax.default", "aten.argmax.default" },
+  { "argmin", MAP_REDUCE_INT, "aten.argmin.default", "aten.argmin.default" },
+  { "torch.argmin", MAP_REDUCE_INT, "aten.argmin.default", "aten.argmin.default" },
+  { "torch.cumsum", MAP_SAME, "aten.cumsum.default", NULL },
+  { "cumsum", MAP_SAME, "aten.cumsum.default", NULL },
+  { "log_softmax", MAP_SOFTMAX, "aten._log_softmax.default", NULL },
+  { "torch.nn.functional.dropout", MAP_DROPOUT, NULL, NULL },
+  { "torch.dropout", MAP_DROPOUT, NULL, NULL },
+  { "torch.nn.functional.embedding", MAP_SAME, "aten.embedding.default", NULL },
+  { "torch.nn.functional.pad", MAP_SAME, "aten.constant_pad_nd.default", NULL },
+  { "torch.nn.functional.hardtanh", MAP_SAME, "aten.hardtanh.default", NULL },
+  { "torch.nn.functional.leaky_relu", MAP_SAME, "aten.leaky_relu.default", NULL },
+  { "torch.nn.functional.hardswish", MAP_SAME, "aten.hardswish.default", NULL },
+  { "torch.nn.functional.hardsigmoid", MAP_SAME, "aten.hardsigmoid.default", NULL },
+  { "torch._C._nn.pad", MAP_SAME, "aten.constant_pad_nd.default", NULL },
   { "torch.add", MAP_BINARY, "aten.add.Tensor", NULL },
   { "torch.sub", MAP_BINARY, "aten.sub.Tensor", NULL },
   { "torch.mul", MAP_BINARY, "aten.mul.Tensor", NULL },
@@ -84,15 +181,14 @@ static const lower_rule rules[] = {
   { "torch.nn.functional.relu", MAP_SAME, "aten.relu.default", NULL },
   { "torch.nn.functional.silu", MAP_SAME, "aten.silu.default", NULL },
   { "torch.nn.functional.layer_norm", MAP_LAYER_NORM, "aten.native_layer_norm.default", NULL },
-  { "torch.nn.functional.dropout", MAP_IDENTITY, NULL, NULL },
   { "sum", MAP_REDUCE, "aten.sum.default", "aten.sum.dim_IntList" },
   { "torch.sum", MAP_REDUCE, "aten.sum.default", "aten.sum.dim_IntList" },
   { "mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
   { "torch.mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
   { "view", MAP_VIEW, "aten.view.default", NULL },
-  { "reshape", MAP_VIEW, "aten.view.default", NULL },
-  { "torch.reshape", MAP_VIEW, "aten.view.default", NULL },
-  { "contiguous", MAP_IDENTITY, NULL, NULL },
+  { "reshape", MAP_VIEW, "aten.reshape.default", NULL },
+  { "torch.reshape", MAP_VIEW, "aten.reshape.default", NULL },
+  { "contiguous", MAP_CONTIGUOUS, NULL, NULL },
   { "softmax", MAP_SOFTMAX, "aten._softmax.default", NULL },
   { "permute", MAP_VIEW, "aten.permute.default", NULL },
   { "transpose", MAP_SAME, "aten.transpose.int", NULL },
@@ -137,6 +233,20 @@ find_rule (const fx_node *n, char *buf, size_t len)
   return NULL;
 }
 
+/* x[idx] on a tensor (not a tuple of results): the index is a slice, None, Ellipsis or a tuple of them, or an int on
+   a node whose value is a tensor. */
+static bool
+is_tensor_index (const fx_node *n)
+{
+  if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OPERATOR || strcmp (n->target.name, "getitem") != 0
+      || n->n_args != 2 || n->args[0].kind != FX_ARG_NODE)
+    return false;
+  const fx_arg *i = &n->args[1];
+  if (i->kind == FX_ARG_SLICE || i->kind == FX_ARG_NONE || i->kind == FX_ARG_ELLIPSIS || i->kind == FX_ARG_TUPLE)
+    return true;
+  return i->kind == FX_ARG_INT && n->args[0].u.node->meta.val.kind == FX_VAL_TENSOR;
+}
+
 bool
 fx_graph_is_torch_level (const fx_graph *graph)
 {
@@ -147,6 +257,9 @@ fx_graph_is_torch_level (const fx_graph *graph)
     if (n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_FUNCTION)
       return true;
     if (n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") != 0)
+      return true;
+    if (is_tensor_index (n)
+        && !(n->args[1].kind == FX_ARG_INT && n->args[0].u.node->target.kind == FX_TARGET_OP))
       return true;
   }
   return false;
@@ -210,6 +323,138 @@ get_arg (const fx_node *n, size_t i, const char *kw)
   return kw ? fx_node_get_kwarg (n, kw) : NULL;
 }
 
+static bool
+is_compare (const char *aten)
+{
+  static const char *const cmp[] = { "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",
+                                     "aten.eq.Tensor", "aten.ne.Tensor" };
+  for (size_t i = 0; i < sizeof cmp / sizeof cmp[0]; i++)
+    if (strcmp (aten, cmp[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The concrete shape of a torch-level argument from its node's meta; false when unknown or symbolic. */
+static bool
+arg_shape (const fx_arg *a, int *ndim, int64_t *sizes)
+{
+  if (a == NULL || a->kind != FX_ARG_NODE || a->u.node->meta.val.kind != FX_VAL_TENSOR)
+    return false;
+  const fx_tensor_meta *m = &a->u.node->meta.val.tensor;
+  if (m->ndim > FX_TENSOR_MAX_DIMS)
+    return false;
+  for (int d = 0; d < m->ndim; d++)
+    {
+      if (m->sizes[d].sym != NULL || m->sizes[d].value < 0)
+        return false;
+      sizes[d] = m->sizes[d].value;
+    }
+  *ndim = m->ndim;
+  return true;
+}
+
+static fx_arg
+int_list (lower_ctx *c, const int64_t *v, int n)
+{
+  fx_arg *items = fx_arena_alloc (c->out->arena, sizeof (fx_arg) * (size_t) (n ? n : 1));
+  for (int i = 0; i < n; i++)
+    items[i] = fx_arg_int (v[i]);
+  return fx_arg_list (items, (size_t) n);
+}
+
+static fx_status
+lower_error (fx_diag *diag, const fx_node *n, const char *what)
+{
+  fx_buf t;
+  fx_buf_init (&t);
+  target_text (&n->target, &t);
+  fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s' (%s): %s", n->name, t.data, what);
+  fx_buf_free (&t);
+  if (diag)
+    {
+      snprintf (diag->node, sizeof diag->node, "%s", n->name);
+      snprintf (diag->pass, sizeof diag->pass, "lower_to_aten");
+    }
+  return FX_ERR_UNSUPPORTED;
+}
+
+/* Basic indexing as AOTAutograd traces it: ints → select, slices → slice (full ones skipped), None → unsqueeze. */
+static fx_status
+lower_getitem (lower_ctx *c, const fx_node *n, fx_diag *diag)
+{
+  const fx_arg *idx = &n->args[1];
+  const fx_arg *items = idx->kind == FX_ARG_TUPLE ? idx->u.seq.items : idx;
+  size_t n_items = idx->kind == FX_ARG_TUPLE ? idx->u.seq.n : 1;
+  int ndim = -1;
+  int64_t sizes[FX_TENSOR_MAX_DIMS];
+  if (!arg_shape (&n->args[0], &ndim, sizes))
+    ndim = -1;
+  fx_arg cur = map_arg (c, &n->args[0]);
+  int64_t d = 0;
+  size_t consumed = 0;   /* items that take a dim of the input (ints and slices) */
+  for (size_t k = 0; k < n_items; k++)
+    if (items[k].kind == FX_ARG_INT || items[k].kind == FX_ARG_SLICE)
+      consumed++;
+  for (size_t k = 0; k < n_items; k++)
+    {
+      const fx_arg *it = &items[k];
+      fx_node *made = NULL;
+      switch (it->kind)
+        {
+        case FX_ARG_INT:
+          {
+            fx_arg a3[3] = { cur, fx_arg_int (d), *it };
+            made = emit (c, n, "aten.select.int", a3, 3, NULL, 0);
+            break;
+          }
+        case FX_ARG_SLICE:
+          {
+            const fx_arg *sl = it->u.seq.items;
+            bool full = sl[0].kind == FX_ARG_NONE && sl[1].kind == FX_ARG_NONE
+                        && (sl[2].kind == FX_ARG_NONE || (sl[2].kind == FX_ARG_INT && sl[2].u.i == 1));
+            if (!full)
+              {
+                for (int q = 0; q < 3; q++)
+                  if (sl[q].kind != FX_ARG_NONE && sl[q].kind != FX_ARG_INT)
+                    return lower_error (diag, n, "slice bounds must be ints to lower");
+                fx_arg a5[5] = { cur, fx_arg_int (d), sl[0].kind == FX_ARG_INT ? sl[0] : fx_arg_int (0),
+                                 sl[1].kind == FX_ARG_INT ? sl[1] : fx_arg_int (INT64_MAX),
+                                 sl[2].kind == FX_ARG_INT ? sl[2] : fx_arg_int (1) };
+                made = emit (c, n, "aten.slice.Tensor", a5, 5, NULL, 0);
+              }
+            d++;
+            break;
+          }
+        case FX_ARG_NONE:
+          {
+            fx_arg a2[2] = { cur, fx_arg_int (d) };
+            made = emit (c, n, "aten.unsqueeze.default", a2, 2, NULL, 0);
+            d++;
+            break;
+          }
+        case FX_ARG_ELLIPSIS:
+          if (ndim < 0)
+            return lower_error (diag, n, "indexing with ... needs the input's rank");
+          d += ndim - (int64_t) consumed;
+          break;
+        default:
+          return lower_error (diag, n, "advanced indexing (tensors, lists, bools) is not lowered");
+        }
+      if (made != NULL)
+        cur = fx_arg_node (made);
+    }
+  if (cur.kind != FX_ARG_NODE)
+    return lower_error (diag, n, "indexing did not produce a tensor");
+  if (cur.u.node == c->map[n->args[0].u.node->id])
+    {
+      /* x[:] and the like: an alias */
+      fx_arg a1[1] = { cur };
+      cur = fx_arg_node (emit (c, n, "aten.alias.default", a1, 1, NULL, 0));
+    }
+  c->map[n->id] = cur.u.node;
+  return FX_OK;
+}
+
 static fx_status
 lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
 {
@@ -270,6 +515,19 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         }
       if (strcmp (r->aten, "aten.pow.Tensor_Tensor") == 0 && na == 2 && args[1].kind != FX_ARG_NODE)
         res = emit (c, n, "aten.pow.Tensor_Scalar", args, na, kw, nk);
+      else if (na == 2 && is_compare (r->aten) && (args[0].kind != FX_ARG_NODE || args[1].kind != FX_ARG_NODE))
+        {
+          /* x < 0 → aten.lt.Scalar(x, 0); 0 < x → aten.gt.Scalar(x, 0), as AOTAutograd traces them */
+          char name[64];
+          const char *op = r->aten + 5;   /* "lt.Tensor" */
+          bool swap = args[0].kind != FX_ARG_NODE;
+          if (swap)
+            op = strncmp (op, "lt.", 3) == 0 ? "gt." : strncmp (op, "gt.", 3) == 0 ? "lt." : strncmp (op, "le.", 3) == 0
+                 ? "ge." : strncmp (op, "ge.", 3) == 0 ? "le." : op;
+          snprintf (name, sizeof name, "aten.%.3sScalar", op);
+          fx_arg a2[2] = { swap ? args[1] : args[0], swap ? args[0] : args[1] };
+          res = emit (c, n, fx_arena_strdup (c->out->arena, name), a2, 2, NULL, 0);
+        }
       else
         res = emit (c, n, r->aten, args, na, kw, nk);
       break;
@@ -305,15 +563,42 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
           return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': linear without weight", n->name);
         fx_arg wa = map_arg (c, w);
         fx_node *t = emit (c, n, "aten.t.default", &wa, 1, NULL, 0);
+        /* x of more than 2 dims: view to 2-D, GEMM, view back (AOTAutograd's decomposition of linear) */
+        int xnd = 2, wnd = 0;
+        int64_t xs[FX_TENSOR_MAX_DIMS], ws[FX_TENSOR_MAX_DIMS];
+        bool known = arg_shape (&n->args[0], &xnd, xs) && arg_shape (w, &wnd, ws) && wnd == 2;
+        if (!known && n->args[0].kind == FX_ARG_NODE && n->args[0].u.node->meta.val.kind == FX_VAL_TENSOR
+            && n->args[0].u.node->meta.val.tensor.ndim != 2)
+          return fx_diag_set (diag, FX_ERR_UNSUPPORTED,
+                              "node '%s': linear of a %d-D input needs concrete sizes to lower", n->name,
+                              n->args[0].u.node->meta.val.tensor.ndim);
+        fx_arg x2 = args[0];
+        if (known && xnd != 2)
+          {
+            int64_t rows = 1;
+            for (int d = 0; d < xnd - 1; d++)
+              rows *= xs[d];
+            int64_t v2[2] = { rows, xs[xnd - 1] };
+            fx_arg av[2] = { args[0], int_list (c, v2, 2) };
+            x2 = fx_arg_node (emit (c, n, "aten.view.default", av, 2, NULL, 0));
+          }
         if (b != NULL && b->kind == FX_ARG_NODE)
           {
-            fx_arg a3[3] = { map_arg (c, b), args[0], fx_arg_node (t) };
+            fx_arg a3[3] = { map_arg (c, b), x2, fx_arg_node (t) };
             res = emit (c, n, "aten.addmm.default", a3, 3, NULL, 0);
           }
         else
           {
-            fx_arg a2[2] = { args[0], fx_arg_node (t) };
+            fx_arg a2[2] = { x2, fx_arg_node (t) };
             res = emit (c, n, "aten.mm.default", a2, 2, NULL, 0);
+          }
+        if (known && xnd != 2)
+          {
+            int64_t vo[FX_TENSOR_MAX_DIMS];
+            memcpy (vo, xs, sizeof (int64_t) * (size_t) xnd);
+            vo[xnd - 1] = ws[0];
+            fx_arg av[2] = { fx_arg_node (res), int_list (c, vo, xnd) };
+            res = emit (c, n, "aten.view.default", av, 2, NULL, 0);
           }
         break;
       }
@@ -330,6 +615,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         break;
       }
     case MAP_VIEW:
+    case MAP_VARARGS:
       {
         /* x.view(a, b) or x.view((a, b)) */
         fx_arg shape;
@@ -345,6 +631,134 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
     case MAP_IDENTITY:
       c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
       return FX_OK;
+    case MAP_CONTIGUOUS:
+      {
+        const fx_node *src = n->args[0].kind == FX_ARG_NODE ? n->args[0].u.node : NULL;
+        bool contiguous = false;
+        if (src != NULL && src->meta.val.kind == FX_VAL_TENSOR && src->meta.val.tensor.strides != NULL)
+          {
+            const fx_tensor_meta *m = &src->meta.val.tensor;
+            int64_t expect = 1;
+            contiguous = true;
+            for (int d = m->ndim - 1; d >= 0; d--)
+              {
+                if (m->sizes[d].sym != NULL || m->strides[d].sym != NULL)
+                  {
+                    contiguous = false;
+                    break;
+                  }
+                if (m->sizes[d].value != 1 && m->strides[d].value != expect)
+                  contiguous = false;
+                expect *= m->sizes[d].value;
+              }
+          }
+        if (contiguous)
+          {
+            c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
+            return FX_OK;
+          }
+        fx_kwarg k1[1] = { { "memory_format", fx_arg_memfmt (FX_MEMFMT_CONTIGUOUS) } };
+        res = emit (c, n, "aten.clone.default", args, 1, k1, 1);
+        break;
+      }
+    case MAP_DROPOUT:
+      {
+        const fx_arg *train = get_arg (n, 2, "training");
+        if (train == NULL && strcmp (r->name, "torch.dropout") == 0)
+          train = get_arg (n, 2, "train");
+        if (train == NULL || train->kind != FX_ARG_BOOL || train->u.b)
+          return lower_error (diag, n, "dropout in training mode draws random masks; only eval-mode dropout "
+                                       "(training=False) is lowered");
+        c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
+        return FX_OK;
+      }
+    case MAP_REDUCE_INT:
+      {
+        const fx_arg *dim = get_arg (n, 1, "dim");
+        const fx_arg *keep = get_arg (n, 2, "keepdim");
+        if (dim != NULL && dim->kind == FX_ARG_NODE && strstr (r->name, "arg") == NULL)
+          {
+            /* torch.max(a, b): elementwise */
+            fx_arg a2[2] = { args[0], args[1] };
+            res = emit (c, n, strstr (r->name, "max") ? "aten.maximum.default" : "aten.minimum.default", a2, 2,
+                        NULL, 0);
+          }
+        else if (dim == NULL || dim->kind == FX_ARG_NONE)
+          res = emit (c, n, r->aten, args, 1, NULL, 0);
+        else
+          {
+            fx_arg a3[3] = { args[0], *dim, keep ? *keep : fx_arg_bool (false) };
+            res = emit (c, n, r->aten_dim, a3, 3, NULL, 0);
+          }
+        break;
+      }
+    case MAP_SQUEEZE:
+      {
+        const fx_arg *dim = get_arg (n, 1, "dim");
+        if (dim == NULL || dim->kind == FX_ARG_NONE)
+          res = emit (c, n, r->aten, args, 1, NULL, 0);
+        else
+          {
+            fx_arg a2[2] = { args[0], *dim };
+            res = emit (c, n, dim->kind == FX_ARG_INT ? r->aten_dim : "aten.squeeze.dims", a2, 2, NULL, 0);
+          }
+        break;
+      }
+    case MAP_TO:
+      {
+        fx_dtype want = r->aten ? fx_dtype_from_name (r->aten) : FX_DTYPE_UNKNOWN;
+        for (size_t i = 1; i < n->n_args && want == FX_DTYPE_UNKNOWN; i++)
+          {
+            if (n->args[i].kind == FX_ARG_DTYPE)
+              want = n->args[i].u.dtype;
+            else if (n->args[i].kind == FX_ARG_NODE && n->args[i].u.node->meta.val.kind == FX_VAL_TENSOR)
+              want = n->args[i].u.node->meta.val.tensor.dtype;   /* x.to(other), x.type_as(other) */
+          }
+        const fx_arg *kd = fx_node_get_kwarg (n, "dtype");
+        if (want == FX_DTYPE_UNKNOWN && kd != NULL && kd->kind == FX_ARG_DTYPE)
+          want = kd->u.dtype;
+        fx_dtype have = n->args[0].kind == FX_ARG_NODE && n->args[0].u.node->meta.val.kind == FX_VAL_TENSOR
+                          ? n->args[0].u.node->meta.val.tensor.dtype : FX_DTYPE_UNKNOWN;
+        if (want == FX_DTYPE_UNKNOWN || want == have)
+          {
+            /* a device move (the engine is one device) or the dtype it already has */
+            c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
+            return FX_OK;
+          }
+        fx_kwarg k1[1] = { { "dtype", fx_arg_dtype (want) } };
+        res = emit (c, n, "aten._to_copy.default", args, 1, k1, 1);
+        break;
+      }
+    case MAP_MATMUL:
+      {
+        int an = 0, bn = 0;
+        int64_t as[FX_TENSOR_MAX_DIMS], bs[FX_TENSOR_MAX_DIMS];
+        if (na < 2 || !arg_shape (&n->args[0], &an, as) || !arg_shape (&n->args[1], &bn, bs))
+          return lower_error (diag, n, "matmul needs both operands' concrete shapes to lower");
+        if (an == 2 && bn == 2)
+          res = emit (c, n, "aten.mm.default", args, 2, NULL, 0);
+        else if (an == 3 && bn == 3)
+          res = emit (c, n, "aten.bmm.default", args, 2, NULL, 0);
+        else if (an > 2 && bn == 2)
+          {
+            int64_t rows = 1;
+            for (int d = 0; d < an - 1; d++)
+              rows *= as[d];
+            int64_t v2[2] = { rows, as[an - 1] };
+            fx_arg av[2] = { args[0], int_list (c, v2, 2) };
+            fx_node *x2 = emit (c, n, "aten.view.default", av, 2, NULL, 0);
+            fx_arg am[2] = { fx_arg_node (x2), args[1] };
+            fx_node *mm = emit (c, n, "aten.mm.default", am, 2, NULL, 0);
+            int64_t vo[FX_TENSOR_MAX_DIMS];
+            memcpy (vo, as, sizeof (int64_t) * (size_t) an);
+            vo[an - 1] = bs[1];
+            fx_arg ao[2] = { fx_arg_node (mm), int_list (c, vo, an) };
+            res = emit (c, n, "aten.view.default", ao, 2, NULL, 0);
+          }
+        else
+          return lower_error (diag, n, "matmul of these ranks is not lowered (2-D @ 2-D, 3-D @ 3-D, N-D @ 2-D are)");
+        break;
+      }
     default:
       break;
     }
@@ -361,6 +775,7 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
   c.out->class_name = "<lambda>";
   c.map = calloc (graph->next_id + 1, sizeof (fx_node *));
   fx_status st = FX_OK;
+  size_t n_ph = 0;
   /* the graph's input specs travel along */
   for (size_t i = 0; i < graph->n_inputs; i++)
     {
@@ -373,7 +788,10 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
       {
       case FX_OP_PLACEHOLDER:
         {
-          fx_node *p = fx_graph_placeholder (c.out, n->name);
+          /* AOTAutograd's names: arg0_1, arg1_1, ... in order */
+          char pname[32];
+          snprintf (pname, sizeof pname, "arg%zu_1", n_ph++);
+          fx_node *p = fx_graph_placeholder (c.out, pname);
           p->meta = n->meta;
           c.map[n->id] = p;
           break;
@@ -390,6 +808,11 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
           snprintf (diag->node, sizeof diag->node, "%s", n->name);
         break;
       case FX_OP_CALL_FUNCTION:
+        if (is_tensor_index (n))
+          {
+            st = lower_getitem (&c, n, diag);
+            break;
+          }
         if (n->target.kind == FX_TARGET_OP
             || (n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") == 0))
           {

@@ -75,6 +75,18 @@ record_val (const fx_node *node, const fx_value *value, void *data)
   fx_node *n = (fx_node *) node;
   if (n->op == FX_OP_OUTPUT || n->op == FX_OP_PLACEHOLDER)
     return;
+  if (n->graph != c->graph)
+    {
+      /* a torch-level graph runs as its ATen lowering: the value belongs to the torch node the ATen node came
+         from (the last ATen node of a torch node holds its result, and comes last) */
+      if (n->meta.n_from_node == 0 || n->meta.from_node[0].name == NULL)
+        return;
+      n = fx_graph_find_node (c->graph, n->meta.from_node[0].name);
+      if (n == NULL || n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT)
+        return;
+      value_to_val (value, c->graph->arena, &n->meta.val);
+      return;
+    }
   value_to_val (value, c->graph->arena, &n->meta.val);
   c->changed++;
 }
@@ -132,6 +144,17 @@ fx_pass_shape_prop (fx_graph *graph, size_t *changed, fx_diag *diag)
           fx_value_clear (&outs[k]);
       if (changed)
         *changed = c.changed;
+      if (st == FX_OK && fx_graph_is_torch_level (graph))
+        {
+          size_t k = 0;
+          fx_graph_foreach_node (graph, m)
+          {
+            if (m->op != FX_OP_PLACEHOLDER && m->op != FX_OP_OUTPUT && m->meta.val.kind != FX_VAL_NONE)
+              k++;
+          }
+          if (changed)
+            *changed = k;
+        }
     }
   for (size_t k = 0; k < i; k++)
     fx_value_clear (&inputs[k]);
@@ -197,16 +220,43 @@ cse_candidate (const fx_node *n)
   return n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") == 0;
 }
 
+static uint64_t
+key_hash (const char *s)
+{
+  uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char) *s) * 1099511628211ull;
+  return h;
+}
+
 fx_status
 fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
 {
-  size_t cap = graph->n_nodes + 1, cnt = 0, removed = 0;
-  char **keys = calloc (cap, sizeof (char *));
-  fx_node **nodes = calloc (cap, sizeof (fx_node *));
+  /* open addressing: keys (the call's target and arguments as text) → the first node with that key */
+  size_t slots = 16;
+  while (slots < 2 * (graph->n_nodes + 1))
+    slots *= 2;
+  char **keys = calloc (slots, sizeof (char *));
+  fx_node **nodes = calloc (slots, sizeof (fx_node *));
+  size_t *used = calloc (graph->n_nodes + 1, sizeof (size_t));
+  size_t n_used = 0, removed = 0;
+  fx_status st = FX_OK;
   fx_node *next;
-  for (fx_node *n = graph->first; n != NULL; n = next)
+  for (fx_node *n = graph->first; n != NULL && st == FX_OK; n = next)
     {
       next = n->next;
+      if (n->op == FX_OP_CALL_FUNCTION && fx_node_is_impure (n))
+        {
+          /* a mutation (x.add_(1), copy_): a later identical call may read other values, so nothing seen before
+             it is reused after it */
+          for (size_t i = 0; i < n_used; i++)
+            {
+              free (keys[used[i]]);
+              keys[used[i]] = NULL;
+            }
+          n_used = 0;
+          continue;
+        }
       if (!cse_candidate (n))
         continue;
       fx_buf key;
@@ -222,34 +272,34 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
           fx_buf_printf (&key, "|%s=", n->kwargs[i].name);
           arg_key (&n->kwargs[i].value, &key);
         }
-      fx_node *same = NULL;
-      for (size_t i = 0; i < cnt && !same; i++)
-        if (strcmp (keys[i], key.data) == 0)
-          same = nodes[i];
-      if (same != NULL)
+      size_t slot = (size_t) key_hash (key.data) & (slots - 1);
+      while (keys[slot] != NULL && strcmp (keys[slot], key.data) != 0)
+        slot = (slot + 1) & (slots - 1);
+      if (keys[slot] != NULL)
         {
-          fx_node_replace_all_uses_with (n, same);
-          fx_status st = fx_graph_erase_node (graph, n, diag);
-          fx_buf_free (&key);
-          if (st != FX_OK)
-            break;
-          removed++;
-          continue;
+          fx_node_replace_all_uses_with (n, nodes[slot]);
+          st = fx_graph_erase_node (graph, n, diag);
+          if (st == FX_OK)
+            removed++;
+          else if (diag)
+            snprintf (diag->pass, sizeof diag->pass, "cse");
         }
-      if (cnt < cap)
+      else if (n_used < graph->n_nodes + 1)
         {
-          keys[cnt] = fx_buf_steal (&key);
-          nodes[cnt++] = n;
+          keys[slot] = fx_buf_steal (&key);
+          nodes[slot] = n;
+          used[n_used++] = slot;
         }
       fx_buf_free (&key);
     }
-  for (size_t i = 0; i < cnt; i++)
-    free (keys[i]);
+  for (size_t i = 0; i < n_used; i++)
+    free (keys[used[i]]);
   free (keys);
   free (nodes);
+  free (used);
   if (changed)
     *changed = removed;
-  return FX_OK;
+  return st;
 }
 
 /* ---------------------------------------------------------------- decomposition */
@@ -257,35 +307,45 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
 fx_status
 fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
 {
-  size_t total = 0;
-  bool again = true;
-  while (again)
+  size_t total = 0, limit = 16 * (graph->n_nodes + 16);
+  fx_node *n = graph->first;
+  while (n != NULL)
     {
-      again = false;
-      fx_node *next;
-      for (fx_node *n = graph->first; n != NULL; n = next)
+      fx_node *next = n->next;
+      int id = -1;
+      if (n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP)
+        id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
+      const fx_op_info *op = id >= 0 ? fx_op_get ((fx_op_id) id) : NULL;
+      if (op == NULL || op->decomp == NULL)
         {
-          next = n->next;
-          if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
-            continue;
-          int id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
-          if (id < 0)
-            continue;
-          const fx_op_info *op = fx_op_get ((fx_op_id) id);
-          if (op->decomp == NULL)
-            continue;
-          n->target.op_id = id;
-          fx_status st = op->decomp (graph, n, diag);
-          if (st != FX_OK)
-            {
-              if (diag)
-                snprintf (diag->pass, sizeof diag->pass, "decompose");
-              return st;
-            }
-          total++;
-          again = true;
-          break;
+          n = next;
+          continue;
         }
+      if (total >= limit)
+        {
+          /* a decomposition that keeps producing composite ops would never end */
+          fx_diag_set (diag, FX_ERR_INVALID, "node '%s' (%s): decompositions do not reach a fixed point", n->name,
+                       n->target.name);
+          if (diag)
+            {
+              snprintf (diag->node, sizeof diag->node, "%s", n->name);
+              snprintf (diag->pass, sizeof diag->pass, "decompose");
+            }
+          return FX_ERR_INVALID;
+        }
+      /* the new nodes go before n (its getitem users after it are replaced): resume from n's predecessor, so
+         they are decomposed in turn */
+      fx_node *prev = n->prev;
+      n->target.op_id = id;
+      fx_status st = op->decomp (graph, n, diag);
+      if (st != FX_OK)
+        {
+          if (diag)
+            snprintf (diag->pass, sizeof diag->pass, "decompose");
+          return st;
+        }
+      total++;
+      n = prev ? prev->next : graph->first;
     }
   if (changed)
     *changed = total;
@@ -294,12 +354,25 @@ fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
 
 /* ---------------------------------------------------------------- functionalization */
 
-static void
-replace_later_uses (fx_graph *graph, fx_node *old, fx_node *replacement, fx_node *after)
+static bool
+in_list (fx_node *const *list, size_t n, const fx_node *node)
 {
-  /* rewrite uses of `old` in nodes that come after `after` */
+  for (size_t i = 0; i < n; i++)
+    if (list[i] == node)
+      return true;
+  return false;
+}
+
+/* Rewrites uses of `old` in the nodes after `after` to `replacement`, except in the copy-back nodes the pass made
+   (they must keep writing into the graph input). */
+static void
+replace_later_uses (fx_graph *graph, fx_node *old, fx_node *replacement, fx_node *after, fx_node *const *skip,
+                    size_t n_skip)
+{
   for (fx_node *u = after->next; u != NULL; u = u->next)
     {
+      if (in_list (skip, n_skip, u))
+        continue;
       bool touched = false;
       fx_arg *args = fx_arena_alloc (graph->arena, sizeof (fx_arg) * (u->n_args ? u->n_args : 1));
       for (size_t i = 0; i < u->n_args; i++)
@@ -327,18 +400,75 @@ replace_later_uses (fx_graph *graph, fx_node *old, fx_node *replacement, fx_node
         }
       if (touched)
         fx_node_set_args (u, args, u->n_args);
+      if (u->n_kwargs > 0)
+        {
+          fx_kwarg *kw = fx_arena_alloc (graph->arena, sizeof (fx_kwarg) * u->n_kwargs);
+          bool kt = false;
+          for (size_t i = 0; i < u->n_kwargs; i++)
+            {
+              kw[i] = u->kwargs[i];
+              if (kw[i].value.kind == FX_ARG_NODE && kw[i].value.u.node == old)
+                {
+                  kw[i].value = fx_arg_node (replacement);
+                  kt = true;
+                }
+            }
+          if (kt)
+            fx_node_set_kwargs (u, kw, u->n_kwargs);
+        }
     }
+}
+
+/* True when a node after `after` (the output aside) reads `node`. */
+static bool
+read_after (const fx_node *after, const fx_node *node)
+{
+  for (const fx_node *u = after->next; u != NULL; u = u->next)
+    {
+      if (u->op == FX_OP_OUTPUT)
+        continue;
+      for (size_t i = 0; i < u->n_args; i++)
+        {
+          const fx_arg *a = &u->args[i];
+          if (a->kind == FX_ARG_NODE && a->u.node == node)
+            return true;
+          if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE)
+            for (size_t k = 0; k < a->u.seq.n; k++)
+              if (a->u.seq.items[k].kind == FX_ARG_NODE && a->u.seq.items[k].u.node == node)
+                return true;
+        }
+    }
+  return false;
+}
+
+static fx_status
+functionalize_error (fx_diag *diag, const fx_node *n, const char *what)
+{
+  fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s' (%s): %s", n->name, n->target.name, what);
+  if (diag)
+    {
+      snprintf (diag->node, sizeof diag->node, "%s", n->name);
+      snprintf (diag->pass, sizeof diag->pass, "functionalize");
+    }
+  return FX_ERR_UNSUPPORTED;
 }
 
 fx_status
 fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag)
 {
   size_t count = 0;
-  fx_node *next;
   fx_node *output = fx_graph_output_node (graph);
-  for (fx_node *n = graph->first; n != NULL; n = next)
+  /* only the nodes present now: the copy-back nodes this pass adds are already functional */
+  size_t n_orig = 0;
+  fx_node **orig = malloc (sizeof (fx_node *) * (graph->n_nodes + 1));
+  fx_node **copies = malloc (sizeof (fx_node *) * (graph->n_nodes + 1));
+  size_t n_copies = 0;
+  fx_graph_foreach_node (graph, n)
+    orig[n_orig++] = n;
+  fx_status st = FX_OK;
+  for (size_t oi = 0; oi < n_orig && st == FX_OK; oi++)
     {
-      next = n->next;
+      fx_node *n = orig[oi];
       if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
         continue;
       int fid = fx_op_lookup_inplace (n->target.name);
@@ -346,26 +476,28 @@ fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag)
         continue;
       if (n->n_args < 1 || n->args[0].kind != FX_ARG_NODE)
         {
-          fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': in-place op without a tensor self", n->name);
-          if (diag)
-            {
-              snprintf (diag->node, sizeof diag->node, "%s", n->name);
-              snprintf (diag->pass, sizeof diag->pass, "functionalize");
-            }
-          return FX_ERR_UNSUPPORTED;
+          st = functionalize_error (diag, n, "in-place op without a tensor self");
+          break;
         }
       fx_node *self = n->args[0].u.node;
+      if (fid == FX_OP_COPY && self->op == FX_OP_PLACEHOLDER && n->n_users == 0 && !read_after (n, self))
+        {
+          /* already an epilogue: the final write into a graph input */
+          copies[n_copies++] = n;
+          continue;
+        }
+      if (self->op == FX_OP_CALL_FUNCTION && self->target.kind == FX_TARGET_OP && self->target.op_id >= 0
+          && fx_op_get ((fx_op_id) self->target.op_id)->kind == FX_OP_KIND_VIEW)
+        {
+          /* writing through a view would need the view's inverse on its base */
+          st = functionalize_error (diag, n, "in-place op on a view is not functionalized");
+          break;
+        }
+      /* x.op_(args) → op(x, args); x.copy_(src) → copy(x, src): src's values broadcast to x's shape and dtype */
       fx_graph_set_insert_point (graph, n);
       fx_target t = fx_target_op (fx_op_get ((fx_op_id) fid)->target);
       t.op_id = fid;
-      fx_node *f;
-      if (fid == FX_OP_COPY)
-        {
-          /* x.copy_(src) → the value of src broadcast to x: aten.copy(x, src) */
-          f = fx_graph_call_function (graph, t, n->args, n->n_args, n->kwargs, n->n_kwargs);
-        }
-      else
-        f = fx_graph_call_function (graph, t, n->args, n->n_args, n->kwargs, n->n_kwargs);
+      fx_node *f = fx_graph_call_function (graph, t, n->args, n->n_args, n->kwargs, n->n_kwargs);
       fx_graph_set_insert_point (graph, NULL);
       f->meta = n->meta;
       fx_node_source *src = fx_arena_alloc (graph->arena, sizeof *src);
@@ -376,33 +508,45 @@ fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag)
       f->meta.from_node = src;
       f->meta.n_from_node = 1;
       fx_node_replace_all_uses_with (n, f);
-      replace_later_uses (graph, self, f, f);
-      fx_status st = fx_graph_erase_node (graph, n, diag);
+      replace_later_uses (graph, self, f, f, copies, n_copies);
+      st = fx_graph_erase_node (graph, n, diag);
       if (st != FX_OK)
-        return st;
+        break;
       if (self->op == FX_OP_PLACEHOLDER && output != NULL)
         {
           /* a mutated graph input: write the final value back, as AOTAutograd's epilogue does */
-          fx_graph_set_insert_point (graph, output);
           fx_arg a[2] = { fx_arg_node (self), fx_arg_node (f) };
-          fx_target ct = fx_target_op ("aten.copy_.default");
-          ct.op_id = -1;
           fx_node *prev_copy = NULL;
-          for (fx_node *m = self->next; m != NULL && m != output; m = m->next)
-            if (m->target.kind == FX_TARGET_OP && strcmp (m->target.name, "aten.copy_.default") == 0
-                && m->n_args == 2 && m->args[0].kind == FX_ARG_NODE && m->args[0].u.node == self)
-              prev_copy = m;
+          for (size_t k = 0; k < n_copies; k++)
+            if (copies[k]->args[0].u.node == self)
+              prev_copy = copies[k];
           if (prev_copy != NULL)
             fx_node_set_args (prev_copy, a, 2);
           else
-            fx_graph_call_function (graph, ct, a, 2, NULL, 0);
-          fx_graph_set_insert_point (graph, NULL);
+            {
+              fx_graph_set_insert_point (graph, output);
+              fx_target ct = fx_target_op ("aten.copy_.default");
+              ct.op_id = -1;
+              fx_node *c = fx_graph_call_function (graph, ct, a, 2, NULL, 0);
+              fx_graph_set_insert_point (graph, NULL);
+              c->meta.stack_trace = f->meta.stack_trace;
+              fx_node_source *cs = fx_arena_alloc (graph->arena, sizeof *cs);
+              cs->name = src->name;
+              cs->target = src->target;
+              cs->pass_name = "functionalize";
+              cs->action = "create";
+              c->meta.from_node = cs;
+              c->meta.n_from_node = 1;
+              copies[n_copies++] = c;
+            }
         }
       count++;
     }
+  free (orig);
+  free (copies);
   if (changed)
     *changed = count;
-  return FX_OK;
+  return st;
 }
 
 /* ---------------------------------------------------------------- table and pipeline */

@@ -143,7 +143,8 @@ fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *
   for (int d = 0; d < m->ndim; d++)
     {
       if (m->sizes[d].sym != NULL && m->sizes[d].value < 0)
-        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint",
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint; give concrete inputs "
+                            "(inputs.json, a repro's load_args or saved tensors)",
                             spec->name ? spec->name : "?", m->sizes[d].sym);
       sizes[d] = m->sizes[d].value;
       if (m->strides)
@@ -164,6 +165,254 @@ fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *
     fx_tensor_fill_normal (flat, gen, 0.0, 1.0);
   fx_tensor_unref (flat);
   *out = fx_value_tensor (t);
+  return FX_OK;
+}
+
+/* Shape symbols bound to values: load_args passes a symbolic size as reader.symint(v) before the tensors that
+   use it (AOT placeholders come in the order of first use), so unbound symbols take the symint values in order. */
+typedef struct
+{
+  const char *names[64];
+  int64_t values[64];
+  size_t n;
+  int64_t pending[64];   /* symint values not yet bound to a symbol */
+  size_t n_pending, next_pending;
+} sym_env;
+
+static bool
+sym_lookup (const sym_env *env, const char *name, size_t len, int64_t *out)
+{
+  for (size_t i = 0; i < env->n; i++)
+    if (strlen (env->names[i]) == len && strncmp (env->names[i], name, len) == 0)
+      {
+        *out = env->values[i];
+        return true;
+      }
+  return false;
+}
+
+static bool
+is_ident (const char *s)
+{
+  if (!(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+    return false;
+  for (const char *p = s; *p; p++)
+    if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+      return false;
+  return true;
+}
+
+static void
+sym_bind (sym_env *env, const char *name, int64_t value)
+{
+  int64_t v;
+  if (env->n < 64 && !sym_lookup (env, name, strlen (name), &v))
+    {
+      env->names[env->n] = name;
+      env->values[env->n++] = value;
+    }
+}
+
+/* A symbol first seen in a size: bind it to the next symint value. */
+static void
+sym_see (sym_env *env, const fx_dim *d)
+{
+  int64_t v;
+  if (d->sym == NULL || !is_ident (d->sym) || sym_lookup (env, d->sym, strlen (d->sym), &v))
+    return;
+  if (d->value >= 0)
+    sym_bind (env, d->sym, d->value);
+  else if (env->next_pending < env->n_pending)
+    sym_bind (env, d->sym, env->pending[env->next_pending++]);
+}
+
+/* Evaluates a size expression (ints, symbols, + - * // and parentheses); false when it cannot. */
+typedef struct
+{
+  const char *p;
+  const sym_env *env;
+  bool ok;
+  int depth;      /* nesting of parentheses and unary minus, bounded */
+} sym_parser;
+
+static int64_t sym_sum (sym_parser *sp);
+static int64_t sym_atom_inner (sym_parser *sp, const char *p);
+
+static void
+sym_ws (sym_parser *sp)
+{
+  while (*sp->p == ' ')
+    sp->p++;
+}
+
+static int64_t
+sym_atom (sym_parser *sp)
+{
+  sym_ws (sp);
+  const char *p = sp->p;
+  if (++sp->depth > 64)
+    {
+      sp->ok = false;
+      return 0;
+    }
+  int64_t r = sym_atom_inner (sp, p);
+  sp->depth--;
+  return r;
+}
+
+static int64_t
+sym_atom_inner (sym_parser *sp, const char *p)
+{
+  if (*p == '(')
+    {
+      sp->p++;
+      int64_t v = sym_sum (sp);
+      sym_ws (sp);
+      if (*sp->p != ')')
+        sp->ok = false;
+      else
+        sp->p++;
+      return v;
+    }
+  if (*p == '-')
+    {
+      sp->p++;
+      int64_t v = sym_atom (sp);
+      if (v == INT64_MIN)
+        {
+          sp->ok = false;
+          return 0;
+        }
+      return -v;
+    }
+  if (*p >= '0' && *p <= '9')
+    {
+      int64_t v = 0;
+      while (*sp->p >= '0' && *sp->p <= '9')
+        {
+          if (__builtin_mul_overflow (v, 10, &v) || __builtin_add_overflow (v, *sp->p - '0', &v))
+            sp->ok = false;
+          sp->p++;
+        }
+      return v;
+    }
+  const char *s = p;
+  while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
+    p++;
+  int64_t v = 0;
+  if (p == s || !sym_lookup (sp->env, s, (size_t) (p - s), &v))
+    sp->ok = false;
+  sp->p = p;
+  return v;
+}
+
+static int64_t
+sym_product (sym_parser *sp)
+{
+  int64_t v = sym_atom (sp);
+  for (;;)
+    {
+      sym_ws (sp);
+      if (sp->p[0] == '*')
+        {
+          sp->p++;
+          if (__builtin_mul_overflow (v, sym_atom (sp), &v))
+            sp->ok = false;
+        }
+      else if (sp->p[0] == '/' && sp->p[1] == '/')
+        {
+          sp->p += 2;
+          int64_t d = sym_atom (sp);
+          if (d == 0 || (d == -1 && v == INT64_MIN))
+            sp->ok = false;
+          else
+            v /= d;
+        }
+      else
+        return v;
+    }
+}
+
+static int64_t
+sym_sum (sym_parser *sp)
+{
+  int64_t v = sym_product (sp);
+  for (;;)
+    {
+      sym_ws (sp);
+      if (*sp->p == '+')
+        {
+          sp->p++;
+          if (__builtin_add_overflow (v, sym_product (sp), &v))
+            sp->ok = false;
+        }
+      else if (*sp->p == '-')
+        {
+          sp->p++;
+          if (__builtin_sub_overflow (v, sym_product (sp), &v))
+            sp->ok = false;
+        }
+      else
+        return v;
+    }
+}
+
+static bool
+sym_eval (const sym_env *env, const fx_dim *d, int64_t *out)
+{
+  if (d->sym == NULL)
+    {
+      *out = d->value;
+      return d->value >= 0;
+    }
+  sym_parser sp = { d->sym, env, true, 0 };
+  int64_t v = sym_sum (&sp);
+  sym_ws (&sp);
+  if (!sp.ok || *sp.p != '\0')
+    {
+      /* a hint recorded with the symbol is good enough */
+      *out = d->value;
+      return d->value >= 0;
+    }
+  *out = v;
+  return true;
+}
+
+/* A copy of spec with every symbolic size and stride replaced by its value. */
+static fx_status
+resolve_spec (const fx_input_spec *spec, const sym_env *env, fx_arena *arena, fx_input_spec *out, fx_diag *diag)
+{
+  *out = *spec;
+  if (spec->val.kind != FX_VAL_TENSOR)
+    return FX_OK;
+  const fx_tensor_meta *m = &spec->val.tensor;
+  fx_tensor_meta *r = &out->val.tensor;
+  int nd = m->ndim > 0 ? m->ndim : 0;
+  r->sizes = fx_arena_alloc (arena, sizeof (fx_dim) * (size_t) (nd ? nd : 1));
+  r->strides = m->strides ? fx_arena_alloc (arena, sizeof (fx_dim) * (size_t) (nd ? nd : 1)) : NULL;
+  for (int d = 0; d < nd; d++)
+    {
+      int64_t v;
+      if (!sym_eval (env, &m->sizes[d], &v))
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint; give concrete inputs "
+                            "(inputs.json, a repro's load_args or saved tensors)",
+                            spec->name ? spec->name : "?", m->sizes[d].sym ? m->sizes[d].sym : "?");
+      if (v < 0)
+        return fx_diag_set (diag, FX_ERR_INVALID, "input '%s': size %s is negative (%lld)",
+                            spec->name ? spec->name : "?", m->sizes[d].sym ? m->sizes[d].sym : "?", (long long) v);
+      r->sizes[d] = (fx_dim) { v, NULL };
+      if (m->strides)
+        {
+          if (!sym_eval (env, &m->strides[d], &v))
+            {
+              /* an unknown symbolic stride: fall back to contiguous strides */
+              r->strides = NULL;
+              continue;
+            }
+          if (r->strides)
+            r->strides[d] = (fx_dim) { v, NULL };
+        }
+    }
   return FX_OK;
 }
 
@@ -199,12 +448,37 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
       specs = graph->inputs;
       n_specs = graph->n_inputs;
     }
+  /* bind shape symbols: from the specs (symint values in order), else from the placeholders' Sym hints */
+  sym_env env;
+  memset (&env, 0, sizeof env);
+  if (specs != NULL)
+    {
+      for (size_t k = 0; k < n_specs; k++)
+        if (specs[k].kind == FX_INPUT_SYMINT || specs[k].val.kind == FX_VAL_SYMINT || specs[k].val.kind == FX_VAL_INT)
+          {
+            if (specs[k].val.sym != NULL && is_ident (specs[k].val.sym))
+              sym_bind (&env, specs[k].val.sym, specs[k].val.i);
+            else if (env.n_pending < 64)
+              env.pending[env.n_pending++] = specs[k].val.i;
+          }
+        else if (specs[k].val.kind == FX_VAL_TENSOR)
+          for (int d = 0; d < specs[k].val.tensor.ndim; d++)
+            sym_see (&env, &specs[k].val.tensor.sizes[d]);
+    }
+  else
+    fx_graph_foreach_node (graph, n)
+    {
+      if (n->op == FX_OP_PLACEHOLDER && n->meta.val.kind == FX_VAL_SYMINT && n->meta.val.sym != NULL
+          && is_ident (n->meta.val.sym) && n->meta.val.i >= 0)
+        sym_bind (&env, n->meta.val.sym, n->meta.val.i);
+    }
   size_t i = 0;
   fx_status st = FX_OK;
   fx_graph_foreach_node (graph, n)
   {
     if (n->op != FX_OP_PLACEHOLDER)
       continue;
+    fx_input_spec resolved;
     if (source == FX_INPUTS_SAVED)
       {
         char p1[4096];
@@ -216,12 +490,22 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
         else
           fclose (f);
         st = fx_tensor_load (p1, alloc, &t, diag);
-        if (st != FX_OK)
-          break;
-        vals[i] = fx_value_tensor (t);
+        if (st == FX_OK)
+          vals[i] = fx_value_tensor (t);
+        else if (diag)
+          {
+            char msg[sizeof diag->message];
+            snprintf (msg, sizeof msg, "%s", diag->message);
+            fx_diag_set (diag, st, "placeholder '%s': no saved tensor %s/%s.fxt or %s/%zu.fxt (%.400s)", n->name,
+                         path, n->name, path, i, msg);
+          }
       }
     else if (specs != NULL)
-      st = fx_input_from_spec (&specs[i], &gen, alloc, &vals[i], diag);
+      {
+        st = resolve_spec (&specs[i], &env, arena, &resolved, diag);
+        if (st == FX_OK)
+          st = fx_input_from_spec (&resolved, &gen, alloc, &vals[i], diag);
+      }
     else
       {
         fx_input_spec sp;
@@ -237,7 +521,11 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
               snprintf (diag->node, sizeof diag->node, "%s", n->name);
           }
         else
-          st = fx_input_from_spec (&sp, &gen, alloc, &vals[i], diag);
+          {
+            st = resolve_spec (&sp, &env, arena, &resolved, diag);
+            if (st == FX_OK)
+              st = fx_input_from_spec (&resolved, &gen, alloc, &vals[i], diag);
+          }
       }
     if (st != FX_OK)
       {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The target as Graph.__str__ names it ("torch.ops.aten.add.Tensor", "operator.add"). */
 static void
@@ -116,6 +117,25 @@ note_uses (fx_node *n, void *data)
   s->last_use[n->id] = pos;
 }
 
+/* "f32[4, 8]" for a tensor operand (lists of tensors item by item); nothing for the rest. */
+static void
+describe_operand (const fx_value *v, fx_buf *out)
+{
+  if (v->kind == FX_VALUE_TENSOR)
+    {
+      if (out->len)
+        fx_buf_puts (out, ", ");
+      fx_buf_puts (out, fx_dtype_abbr (v->u.t->dtype));
+      fx_buf_putc (out, '[');
+      for (int d = 0; d < v->u.t->ndim; d++)
+        fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v->u.t->sizes[d]);
+      fx_buf_putc (out, ']');
+    }
+  else if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)
+    for (size_t i = 0; i < v->u.seq.n; i++)
+      describe_operand (&v->u.seq.items[i], out);
+}
+
 static fx_status
 run_op (interp_state *s, const fx_node *node, const fx_interp_opts *opts, fx_diag *diag)
 {
@@ -167,9 +187,28 @@ run_op (interp_state *s, const fx_node *node, const fx_interp_opts *opts, fx_dia
     }
   if (st != FX_OK)
     {
+      if (diag)
+        {
+          if (diag->node[0] == '\0')
+            snprintf (diag->node, sizeof diag->node, "%s", node->name);
+          /* the operands' shapes locate a shape error at run time */
+          fx_buf d;
+          fx_buf_init (&d);
+          for (size_t i = 0; i < node->n_args; i++)
+            describe_operand (&args[i], &d);
+          for (size_t i = 0; i < node->n_kwargs; i++)
+            describe_operand (&kwv[i], &d);
+          if (d.len > 0 && strstr (diag->message, "(operands: ") == NULL)
+            {
+              fx_buf m;
+              fx_buf_init (&m);
+              fx_buf_printf (&m, "%s (operands: %s)", diag->message, d.data);
+              snprintf (diag->message, sizeof diag->message, "%s", m.data);
+              fx_buf_free (&m);
+            }
+          fx_buf_free (&d);
+        }
       fx_op_call_clear (&call);
-      if (diag && diag->node[0] == '\0')
-        snprintf (diag->node, sizeof diag->node, "%s", node->name);
       return st;
     }
   fx_value result;
@@ -356,4 +395,29 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
       *n_outputs = 0;
     }
   return st;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+void fx_parallel_set_threads (int n);   /* engine/ops/fx-ops.c */
+
+/* OpenBLAS's setter, when the BLAS linked in is OpenBLAS (a weak reference: other BLAS builds lack it). */
+#pragma weak openblas_set_num_threads
+void openblas_set_num_threads (int n);
+
+void
+fx_runtime_set_threads (int n)
+{
+  fx_parallel_set_threads (n);
+  if (openblas_set_num_threads != NULL)
+    {
+      int t = n;
+      if (t < 1)
+        {
+          const char *env = getenv ("FX_NUM_THREADS");
+          long v = env ? strtol (env, NULL, 10) : sysconf (_SC_NPROCESSORS_ONLN);
+          t = v < 1 ? 1 : v > 32 ? 32 : (int) v;
+        }
+      openblas_set_num_threads (t);
+    }
 }

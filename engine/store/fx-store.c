@@ -1,6 +1,7 @@
 /* fx-store.c: the sqlite workspace store (schema, migrations, transactional writes, plain-struct reads). */
 #include "fx/store.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@ struct fx_store
   char path[512];
   cached_stmt cache[STMT_CACHE];
   int n_cache;
+  /* The file's schema version: a read-only open does not migrate, and the readers of schema-4 data fall back to
+     what an older file holds. */
+  int schema;
 };
 
 /* Version 1 of the schema. Later versions append steps to migrations[] instead of editing this text, so an old
@@ -392,8 +396,16 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
       fx_store_close (store);
       return st;
     }
+  store->schema = FX_STORE_SCHEMA_VERSION;
   *out = store;
   return FX_OK;
+}
+
+/* Whether the file has the schema-4 tables (IR nodes, provenance, shape events, links). */
+static bool
+has_v4 (fx_store *store)
+{
+  return store->schema >= 4;
 }
 
 void
@@ -1005,6 +1017,13 @@ fx_status
 fx_store_list_ir_nodes (fx_store *store, int64_t compile_row, const char *stage, fx_arena *arena,
                         fx_store_ir_node **out, size_t *n, fx_diag *diag)
 {
+  if (!has_v4 (store))
+    {
+      /* An older file, opened read-only: none recorded. */
+      *out = NULL;
+      *n = 0;
+      return FX_OK;
+    }
   return query_list_ex (store, "SELECT stage, ordinal, name, kind, ir_type, fused_into, members, device, iteration,"
                         " sizes, writes, reads, unmet, buffers, extern_kernel, text, kernel, handle,"
                         " " PROVENANCE_OF_NODE ("post_nodes") ", " PROVENANCE_OF_NODE ("pre_nodes")
@@ -1045,6 +1064,13 @@ fx_status
 fx_store_list_provenance (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_provenance **out,
                           size_t *n, fx_diag *diag)
 {
+  if (!has_v4 (store))
+    {
+      /* An older file, opened read-only: none recorded. */
+      *out = NULL;
+      *n = 0;
+      return FX_OK;
+    }
   return query_list (store, "SELECT kernel, handle, post_nodes, pre_nodes FROM provenance WHERE compile"
                      OWN_OR_LINKED ("provenance")
                      " ORDER BY compile, id", compile_row, true, arena, sizeof (fx_store_provenance), provenance_row,
@@ -1087,6 +1113,13 @@ fx_status
 fx_store_list_shape_events (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_shape_event **out,
                             size_t *n, fx_diag *diag)
 {
+  if (!has_v4 (store))
+    {
+      /* An older file, opened read-only: none recorded. */
+      *out = NULL;
+      *n = 0;
+      return FX_OK;
+    }
   if (compile_row)
     return query_list_ex (store, "SELECT kind, symbol, sources, value, expr, reason, user_stack, stack FROM"
                           " shape_events WHERE compile = ? ORDER BY id", compile_row, true, NULL, false, arena,
@@ -1289,21 +1322,28 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
 fx_status
 fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out, size_t *n, fx_diag *diag)
 {
+#define COMPILE_COLUMNS(linked)                                                                                   \
+    "SELECT c.id, f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt, c.function, c.file, c.line,"     \
+    " c.user_stack, c.has_graph_break, c.has_recompile, c.fail_type, c.fail_reason, c.start_time,"             \
+    " c.entire_frame_compile_s, c.backend_compile_s, c.inductor_compile_s, c.graph_op_count, c.guard_count,"   \
+    " (SELECT count(*) FROM graphs g WHERE g.compile = c.id),"                                                  \
+    " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"                                                 \
+    " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"                                                  \
+    " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"                                            \
+    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id), " linked                                  \
+    " FROM compiles c JOIN frames f ON c.frame = f.id"                                                          \
+    " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt"
+  if (!has_v4 (store))
+    return query_list (store, COMPILE_COLUMNS ("NULL"), 0, false, arena, sizeof (fx_store_compile), compile_from_row,
+                       (void **) out, n, diag);
+  /* linked: the folder name of a trace compile's debug compile, or the compile id of a debug compile's trace
+     compile. */
   return query_list (store,
-    "SELECT c.id, f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt, c.function, c.file, c.line,"
-    " c.user_stack, c.has_graph_break, c.has_recompile, c.fail_type, c.fail_reason, c.start_time,"
-    " c.entire_frame_compile_s, c.backend_compile_s, c.inductor_compile_s, c.graph_op_count, c.guard_count,"
-    " (SELECT count(*) FROM graphs g WHERE g.compile = c.id),"
-    " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"
-    " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"
-    " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"
-    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id),"
-    " COALESCE((SELECT d.function FROM compile_links l JOIN compiles d ON d.id = l.debug_compile"
-    " WHERE l.compile = c.id LIMIT 1), (SELECT t.compile_id FROM compile_links l JOIN compiles t ON t.id = l.compile"
-    " WHERE l.debug_compile = c.id LIMIT 1))"
-    " FROM compiles c JOIN frames f ON c.frame = f.id"
-    " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt",
+    COMPILE_COLUMNS ("COALESCE((SELECT d.function FROM compile_links l JOIN compiles d ON d.id = l.debug_compile"
+                     " WHERE l.compile = c.id LIMIT 1), (SELECT t.compile_id FROM compile_links l JOIN compiles t"
+                     " ON t.id = l.compile WHERE l.debug_compile = c.id LIMIT 1))"),
     0, false, arena, sizeof (fx_store_compile), compile_from_row, (void **) out, n, diag);
+#undef COMPILE_COLUMNS
 }
 
 fx_status
@@ -1489,6 +1529,10 @@ fx_status
 fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out, size_t *n,
                        fx_diag *diag)
 {
+  if (!has_v4 (store))
+    return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order, NULL, NULL"
+                       " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena,
+                       sizeof (fx_store_kernel), kernel_row, (void **) out, n, diag);
   return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order,"
                      " (SELECT group_concat(p.post_nodes, ', ') FROM provenance p WHERE p.compile"
                      OWN_OR_LINKED ("provenance")
@@ -1521,6 +1565,9 @@ fx_status
 fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out, size_t *n,
                          fx_diag *diag)
 {
+  if (!has_v4 (store))
+    return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ? ORDER BY id", compile_row, true,
+                       arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
   /* A trace compile also lists the files of its linked TORCH_COMPILE_DEBUG folder (ir_post_fusion.txt, ...),
      after its own. */
   return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ?1 OR compile IN (SELECT debug_compile"
@@ -1560,8 +1607,163 @@ fx_status
 fx_store_list_fusion_groups (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_fusion_group **out,
                              size_t *n, fx_diag *diag)
 {
+  if (!has_v4 (store))
+    return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile = ? ORDER BY id",
+                       compile_row, true, arena, sizeof (fx_store_fusion_group), fusion_row, (void **) out, n, diag);
   return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile"
                      OWN_OR_LINKED ("fusion_groups")
                      " ORDER BY compile, id", compile_row,
                      true, arena, sizeof (fx_store_fusion_group), fusion_row, (void **) out, n, diag);
+}
+
+/* ------------------------------------------------------------------ app-kernels additions (issue 4) */
+
+static double
+col_double_or_nan (sqlite3_stmt *s, int i)
+{
+  return sqlite3_column_type (s, i) == SQLITE_NULL ? NAN : sqlite3_column_double (s, i);
+}
+
+static void
+run_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_run_row *r = item;
+  r->id = sqlite3_column_int64 (s, 0);
+  r->graph_id = sqlite3_column_type (s, 1) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 1);
+  r->backend = col_str (arena, s, 2);
+  r->mode = col_str (arena, s, 3);
+  r->options_json = col_str (arena, s, 4);
+  r->device = col_str (arena, s, 5);
+  r->compile_ms = col_double_or_nan (s, 6);
+  r->run_ms_median = col_double_or_nan (s, 7);
+  r->run_ms_min = col_double_or_nan (s, 8);
+  r->run_ms_max = col_double_or_nan (s, 9);
+  r->peak_bytes = sqlite3_column_type (s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64 (s, 10);
+  r->accuracy = col_double_or_nan (s, 11);
+  r->error = col_str (arena, s, 12);
+  r->created = col_double_or_nan (s, 13);
+  /* Columns of later schemas read as NULL (see fx_store_list_runs). */
+  r->verdict = col_str (arena, s, 14);
+  r->repeat = sqlite3_column_type (s, 15) == SQLITE_NULL ? 0 : sqlite3_column_int (s, 15);
+  r->n_kernels = sqlite3_column_type (s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 16);
+  r->engine_compile = sqlite3_column_type (s, 17) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 17);
+}
+
+/* Whether table runs has column name: files of older schemas lack the run columns later schemas add. */
+static bool
+runs_has_column (fx_store *store, const char *name)
+{
+  sqlite3_stmt *stmt = prepare (store, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = ?", NULL);
+  bool yes = false;
+  if (!stmt)
+    return false;
+  bind_text (stmt, 1, name);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    yes = sqlite3_column_int (stmt, 0) > 0;
+  release (store, stmt);
+  return yes;
+}
+
+fx_status
+fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store_run_row **out, size_t *n,
+                    fx_diag *diag)
+{
+  /* Column names come from this fixed list only; a missing one is selected as NULL. */
+  static const char *const later[] = { "verdict", "repeat", "n_kernels", "engine_compile" };
+  char sql[512] = "SELECT id, graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min,"
+                  " run_ms_max, peak_bytes, accuracy, error, created";
+  for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+    {
+      strcat (sql, ", ");
+      strcat (sql, runs_has_column (store, later[i]) ? later[i] : "NULL");
+    }
+  strcat (sql, " FROM runs WHERE graph = ? ORDER BY id");
+  return query_list (store, sql, graph_id, true, arena, sizeof (fx_store_run_row), run_row, (void **) out, n, diag);
+}
+
+/* Opens path read-only; immutable: as an sqlite URI with immutable=1 (no locks, no -shm, nothing created). */
+static int
+open_readonly_db (const char *path, bool immutable, sqlite3 **db)
+{
+  if (!immutable)
+    return sqlite3_open_v2 (path, db, SQLITE_OPEN_READONLY, NULL);
+  /* The path goes into a URI: everything but unreserved characters and '/' is percent-encoded. */
+  size_t len = strlen (path);
+  char *uri = malloc (len * 3 + 32);
+  if (!uri)
+    return SQLITE_NOMEM;
+  char *p = uri + sprintf (uri, "file:");
+  for (const unsigned char *c = (const unsigned char *) path; *c; c++)
+    {
+      if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr ("-._~/", *c))
+        *p++ = (char) *c;
+      else
+        p += sprintf (p, "%%%02X", *c);
+    }
+  strcpy (p, "?immutable=1");
+  int rc = sqlite3_open_v2 (uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+  free (uri);
+  return rc;
+}
+
+fx_status
+fx_store_open_readonly (const char *path, fx_store **out, fx_diag *diag)
+{
+  *out = NULL;
+  for (int attempt = 0; attempt < 2; attempt++)
+    {
+      fx_store *store = calloc (1, sizeof *store);
+      if (!store)
+        return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+      snprintf (store->path, sizeof store->path, "%s", path);
+      if (open_readonly_db (path, attempt == 1, &store->db) != SQLITE_OK)
+        {
+          fx_status st = fx_diag_set (diag, FX_ERR_IO, "%s: cannot open workspace: %s", path,
+                                      store->db ? sqlite3_errmsg (store->db) : "out of memory");
+          fx_store_close (store);
+          return st;
+        }
+      sqlite3_busy_timeout (store->db, 10000);
+      /* The first read of a WAL file needs its -shm file; where it cannot be made, the immutable open reads it. */
+      sqlite3_stmt *probe = NULL;
+      int rc = sqlite3_prepare_v2 (store->db, "SELECT count(*) FROM sqlite_master", -1, &probe, NULL);
+      if (rc == SQLITE_OK)
+        rc = sqlite3_step (probe);
+      sqlite3_finalize (probe);
+      if (rc != SQLITE_ROW)
+        {
+          int code = sqlite3_errcode (store->db) & 0xff;
+          if (attempt == 0 && (code == SQLITE_CANTOPEN || code == SQLITE_READONLY))
+            {
+              fx_store_close (store);
+              continue;
+            }
+          fx_status st = db_error (store, diag, "read");
+          fx_store_close (store);
+          return st;
+        }
+      int v = user_version (store);
+      int target = (int) (sizeof migrations / sizeof migrations[0]);
+      int64_t app = pragma_int (store, "PRAGMA application_id");
+      int64_t ours = pragma_int (store, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                                        " ('workspaces', 'inputs', 'frames', 'compiles')");
+      fx_status st = FX_OK;
+      if (v <= 0 || (app != FX_STORE_APPLICATION_ID && (app != 0 || ours != 4)))
+        st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: an sqlite file, but not an FX Workbench workspace", path);
+      else if (v > target)
+        st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: schema version %d is newer than this build's %d", path, v,
+                          target);
+      if (st == FX_OK)
+        {
+          store->schema = v;
+          store->workspace_id = pragma_int (store, "SELECT id FROM workspaces ORDER BY id LIMIT 1");
+          if (store->workspace_id < 0)
+            store->workspace_id = 0;
+          *out = store;
+          return FX_OK;
+        }
+      fx_store_close (store);
+      return st;
+    }
+  return fx_diag_set (diag, FX_ERR_IO, "%s: cannot open workspace", path);
 }

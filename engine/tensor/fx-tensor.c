@@ -6,6 +6,7 @@
 #include "fx/tensor.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,85 @@ fx_allocator_reset_peak (fx_allocator *alloc)
   alloc->peak_bytes = alloc->live_bytes;
 }
 
+/* Freed large blocks are kept for the next allocation of the same size: an interpreter run allocates the same
+   shapes again and again, and fresh memory from the kernel costs a page fault per 4 KiB on first touch (glibc's own
+   reuse stops at 32 MiB). Bounded in count and bytes; the allocator's live/peak figures count only live storages. */
+#define BLOCK_CACHE_SLOTS 16
+#define BLOCK_CACHE_MIN ((size_t) 256 << 10)
+#define BLOCK_CACHE_MAX_BYTES ((size_t) 512 << 20)
+
+static struct
+{
+  pthread_mutex_t lock;
+  void *data[BLOCK_CACHE_SLOTS];
+  size_t size[BLOCK_CACHE_SLOTS];
+  size_t bytes;
+} block_cache = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 }, 0 };
+
+/* Under AddressSanitizer every block goes back to malloc, so a use after free is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BLOCK_CACHE_ON 0
+#else
+#define BLOCK_CACHE_ON 1
+#endif
+
+static void *
+block_alloc (size_t rounded)
+{
+  if (BLOCK_CACHE_ON && rounded >= BLOCK_CACHE_MIN)
+    {
+      pthread_mutex_lock (&block_cache.lock);
+      for (int i = 0; i < BLOCK_CACHE_SLOTS; i++)
+        if (block_cache.data[i] != NULL && block_cache.size[i] == rounded)
+          {
+            void *p = block_cache.data[i];
+            block_cache.data[i] = NULL;
+            block_cache.bytes -= rounded;
+            pthread_mutex_unlock (&block_cache.lock);
+            return p;
+          }
+      pthread_mutex_unlock (&block_cache.lock);
+    }
+  return aligned_alloc (64, rounded);
+}
+
+static void
+block_free (void *p, size_t rounded)
+{
+  if (BLOCK_CACHE_ON && p != NULL && rounded >= BLOCK_CACHE_MIN)
+    {
+      pthread_mutex_lock (&block_cache.lock);
+      int slot = -1;
+      for (int i = 0; i < BLOCK_CACHE_SLOTS && slot < 0; i++)
+        if (block_cache.data[i] == NULL)
+          slot = i;
+      if (slot < 0)
+        {
+          /* full: the oldest-looking slot (0) makes room */
+          free (block_cache.data[0]);
+          block_cache.bytes -= block_cache.size[0];
+          block_cache.data[0] = NULL;
+          slot = 0;
+        }
+      if (block_cache.bytes + rounded <= BLOCK_CACHE_MAX_BYTES)
+        {
+          block_cache.data[slot] = p;
+          block_cache.size[slot] = rounded;
+          block_cache.bytes += rounded;
+          p = NULL;
+        }
+      pthread_mutex_unlock (&block_cache.lock);
+    }
+  free (p);
+}
+
+static size_t
+rounded_size (size_t nbytes)
+{
+  size_t rounded = (nbytes + 63) & ~(size_t) 63;
+  return rounded == 0 ? 64 : rounded;
+}
+
 static fx_storage *
 storage_new (fx_allocator *alloc, size_t nbytes)
 {
@@ -153,10 +233,7 @@ storage_new (fx_allocator *alloc, size_t nbytes)
   fx_storage *s = calloc (1, sizeof *s);
   if (s == NULL)
     return NULL;
-  size_t rounded = (nbytes + 63) & ~(size_t) 63;
-  if (rounded == 0)
-    rounded = 64;
-  s->data = aligned_alloc (64, rounded);
+  s->data = block_alloc (rounded_size (nbytes));
   if (s->data == NULL)
     {
       free (s);
@@ -183,7 +260,7 @@ storage_unref (fx_storage *s)
   if (s->alloc != NULL)
     {
       __atomic_sub_fetch (&s->alloc->live_bytes, s->nbytes, __ATOMIC_RELAXED);
-      free (s->data);
+      block_free (s->data, rounded_size (s->nbytes));
     }
   else if (s->release != NULL)
     s->release (s->release_ctx);
@@ -562,6 +639,68 @@ fx_broadcast_strides (const fx_tensor *t, int ndim, const int64_t *sizes, int64_
     }
 }
 
+/* Same-dtype strided copy (src already viewed at dst's shape, broadcast dims with stride 0): row by row over the
+   last dim, the row offsets advanced like an odometer instead of divided out per element. */
+#define COPY_ROW(T)                                                                                   \
+  do                                                                                                  \
+    {                                                                                                 \
+      T *d = (T *) dp;                                                                                \
+      const T *sv = (const T *) sp;                                                                   \
+      if (ss == 0)                                                                                    \
+        {                                                                                             \
+          T v = sv[0];                                                                                \
+          for (int64_t k = 0; k < inner; k++)                                                         \
+            d[k * ds] = v;                                                                            \
+        }                                                                                             \
+      else                                                                                            \
+        for (int64_t k = 0; k < inner; k++)                                                           \
+          d[k * ds] = sv[k * ss];                                                                     \
+    }                                                                                                 \
+  while (0)
+
+static void
+copy_rows_same_dtype (fx_tensor *dst, const fx_tensor *view, int64_t total, size_t esz)
+{
+  int nd = dst->ndim;
+  int64_t inner = dst->sizes[nd - 1];
+  int64_t ds = dst->strides[nd - 1], ss = view->strides[nd - 1];
+  int64_t rows = inner ? total / inner : 0;
+  int64_t idx[FX_TENSOR_MAX_DIMS] = { 0 };
+  int64_t doff = 0, soff = 0;
+  char *dbase = (char *) fx_tensor_data (dst);
+  const char *sbase = (const char *) fx_tensor_data (view);
+  for (int64_t r = 0; r < rows; r++)
+    {
+      char *dp = dbase + doff * (int64_t) esz;
+      const char *sp = sbase + soff * (int64_t) esz;
+      if (ds == 1 && ss == 1)
+        memcpy (dp, sp, (size_t) inner * esz);
+      else if (esz == 4)
+        COPY_ROW (uint32_t);
+      else if (esz == 8)
+        COPY_ROW (uint64_t);
+      else if (esz == 2)
+        COPY_ROW (uint16_t);
+      else if (esz == 1)
+        COPY_ROW (uint8_t);
+      else
+        for (int64_t k = 0; k < inner; k++)
+          memcpy (dp + k * ds * (int64_t) esz, sp + k * ss * (int64_t) esz, esz);
+      /* next row: advance the odometer over dims nd-2 .. 0 */
+      for (int d = nd - 2; d >= 0; d--)
+        {
+          idx[d]++;
+          doff += dst->strides[d];
+          soff += view->strides[d];
+          if (idx[d] < dst->sizes[d])
+            break;
+          doff -= dst->strides[d] * dst->sizes[d];
+          soff -= view->strides[d] * dst->sizes[d];
+          idx[d] = 0;
+        }
+    }
+}
+
 fx_status
 fx_tensor_copy_into (fx_tensor *dst, const fx_tensor *src, fx_diag *diag)
 {
@@ -584,6 +723,11 @@ fx_tensor_copy_into (fx_tensor *dst, const fx_tensor *src, fx_diag *diag)
   if (src->dtype == dst->dtype && fx_tensor_is_contiguous (dst) && fx_tensor_is_contiguous (&view))
     {
       memmove (fx_tensor_data (dst), fx_tensor_data (&view), (size_t) total * dsz);
+      return FX_OK;
+    }
+  if (src->dtype == dst->dtype && dst->ndim > 0)
+    {
+      copy_rows_same_dtype (dst, &view, total, dsz);
       return FX_OK;
     }
   bool integral = fx_dtype_is_integral (src->dtype, true) && fx_dtype_is_integral (dst->dtype, true);

@@ -1,4 +1,4 @@
-/* fuzz-trace.c: libFuzzer target for the TORCH_TRACE and TORCH_LOGS importers (into in-memory workspaces), the
+/* fuzz-trace.c: libFuzzer target for the TORCH_TRACE and TORCH_LOGS importers (into an in-memory workspace), the
    output-code kernel splitter and the ir_post_fusion.txt splitter. */
 #include <stdint.h>
 #include <stdlib.h>

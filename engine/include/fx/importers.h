@@ -54,14 +54,6 @@ fx_status fx_import_torch_trace_data (fx_store *store, const char *name, const c
                                       fx_import_progress_fn progress, void *user_data, fx_import_stats *stats,
                                       fx_diag *diag);
 
-/* Imports TORCH_LOGS text (TORCH_LOGS="guards,recompiles(_verbose),graph_breaks" output, glog-prefixed lines
-   "[0/1] [__channel] message"): each compile's guard tree, recompile reasons (and the function, file:line they
-   name) and graph breaks, as compiles of this input. Other channels and non-log lines (print output) are skipped,
-   the latter counted as bad lines. Fails (nothing written) only when no log line is found. fx_import_torch_trace and
-   fx_import_path recognize such a file by its first line. */
-fx_status fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, size_t len,
-                                     fx_import_stats *stats, fx_diag *diag);
-
 /* Splits Inductor output code (output_code.py or an inductor_output_code payload) into kernels. */
 typedef struct fx_kernel_def
 {
@@ -139,8 +131,15 @@ fx_status fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *sta
 fx_status fx_import_pt2_data (fx_store *store, const char *name, const void *data, size_t len, fx_import_stats *stats,
                               fx_diag *diag);
 
-/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, a .pt2 archive (zip), a
-   TORCH_LOGS text file, or a TORCH_TRACE log (a file or a folder of *.log). */
+/* Imports TORCH_LOGS text (torch_logs.txt: glog lines tagged "[0/1] [__guards]"): guards (the GUARDS tree),
+   recompile reasons, graph breaks, graphs (graph_code, aot_graphs, post_grad_graphs), output code kernels; other
+   artifacts kept raw. Each input is its own set of compiles. */
+fx_status fx_import_torch_logs (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag);
+fx_status fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, size_t len,
+                                     fx_import_stats *stats, fx_diag *diag);
+
+/* Imports a path, choosing the importer from its content: a TORCH_COMPILE_DEBUG folder, a .pt2 archive (zip), TORCH_LOGS
+   text, or a TORCH_TRACE log (a file or a folder of *.log). */
 fx_status fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                           fx_import_stats *stats, fx_diag *diag);
 

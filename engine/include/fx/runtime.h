@@ -89,6 +89,12 @@ typedef struct fx_run_result
 
 void fx_run_result_to_json (const fx_run_result *r, fx_buf *out);
 
+/* ---------------------------------------------------------------- threads (added with the interpreter benchmark) */
+
+/* Threads the kernels use: parallel loops and, when the BLAS is OpenBLAS, its GEMMs. n < 1: the FX_NUM_THREADS
+   environment variable or the CPU count. */
+void fx_runtime_set_threads (int n);
+
 #ifdef __cplusplus
 }
 #endif

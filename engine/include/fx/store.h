@@ -310,6 +310,36 @@ fx_status fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_aren
 /* Row counts for summaries: table is one of the schema's table names (checked against a fixed list). */
 fx_status fx_store_count (fx_store *store, const char *table, int64_t *count, fx_diag *diag);
 
+/* ------------------------------------------------------------------ app-kernels additions (issue 4)
+   Readers the desktop app needs: the runs of a graph (fxwb compare --workspace writes them) and a read-only open. */
+
+/* A stored run; numbers that were not measured (NULL in the file) read as NAN, peak_bytes as -1. */
+typedef struct fx_store_run_row
+{
+  int64_t id;
+  int64_t graph_id;
+  const char *backend, *mode, *options_json, *device, *error;
+  double compile_ms, run_ms_median, run_ms_min, run_ms_max, accuracy;
+  int64_t peak_bytes;
+  double created;            /* julian day; NAN when unknown */
+  /* Read when the file's schema has them (fxwb run/compare write them), else NULL / 0 / -1 / 0: verdict "pass",
+     "fail", "error", "not checked"; repeat: timed calls; n_kernels; engine_compile: the compile row of the kernels
+     the run generated. */
+  const char *verdict;
+  int repeat;
+  int n_kernels;
+  int64_t engine_compile;
+} fx_store_run_row;
+
+/* The runs of one graph in the order they were stored. */
+fx_status fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store_run_row **out, size_t *n,
+                              fx_diag *diag);
+
+/* Opens an existing workspace for reading only: no migration, no WAL switch, no workspace row, nothing written.
+   A file whose folder does not allow the WAL's shared-memory file is opened as immutable. Files of another program,
+   of schema 0 or of a newer schema are refused as fx_store_open refuses them. Writes through this handle fail. */
+fx_status fx_store_open_readonly (const char *path, fx_store **out, fx_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -668,6 +668,42 @@ test_views (void)
   fx_graph_free (g);
 }
 
+/* sin(x) + cos(y): two independent producers of one consumer end up in one kernel (the horizontal fusion of nodes
+   without shared reads is allowed when they feed a common consumer). */
+static void
+test_common_consumer (void)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_node *y = fx_graph_placeholder (g, "arg1_1");
+  fx_arg a[2];
+  a[0] = fx_arg_node (x);
+  fx_node *sn = rg_call (g, "aten.sin.default", a, 1, NULL, 0);
+  a[0] = fx_arg_node (y);
+  fx_node *cs = rg_call (g, "aten.cos.default", a, 1, NULL, 0);
+  a[0] = fx_arg_node (sn);
+  a[1] = fx_arg_node (cs);
+  fx_node *ad = rg_call (g, "aten.add.Tensor", a, 2, NULL, 0);
+  fx_graph_output (g, fx_arg_tuple ((fx_arg[]) { fx_arg_node (ad) }, 1));
+  fx_graph_resolve_ops (g);
+  int64_t sz[2] = { 33, 17 };
+  fx_generator gen;
+  fx_generator_seed (&gen, 3);
+  fx_value v[2];
+  for (int i = 0; i < 2; i++)
+    {
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+      fx_tensor_fill_normal (t, &gen, 0, 1);
+      v[i] = fx_value_tensor (t);
+    }
+  fx_compiled *c = check_graph (g, v, 2, NULL, 0, "common-consumer");
+  g_assert_cmpuint (c->n_kernels, ==, 1);
+  g_assert_cmpstr (c->kernels[0].name, ==, "cpp_fused_add_cos_sin_0");
+  fx_inductor_free (c);
+  clear_values (v, 2);
+  fx_graph_free (g);
+}
+
 /* mode="max-autotune" maps to max_autotune=True: variants are built and timed, the fastest kept (and still right). */
 static void
 test_max_autotune (void)
@@ -765,6 +801,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
   g_test_add_func ("/inductor/full-reduction", test_full_reduction);
   g_test_add_func ("/inductor/views", test_views);
+  g_test_add_func ("/inductor/common-consumer", test_common_consumer);
   g_test_add_func ("/inductor/max-autotune", test_max_autotune);
   g_test_add_func ("/inductor/compiler-error", test_compiler_error);
   g_test_add_func ("/inductor/option-errors", test_option_errors);

@@ -53,6 +53,19 @@ assert all(r["status"] == "ok" and r["accuracy"] == "pass" for r in runs), runs
 assert runs[1]["median_ms"] > 0
 PY
 
+# PyTorch in a subprocess: eager matches; torch.compile needs PyTorch >= 2 (Debian has 1.13): a failed column, exit 1
+if $py -c 'import torch' 2>/dev/null; then
+  "$fxwb" compare "$g" --scale 64 --repeat 2 -b eager -b torch -b torch:inductor > "$tmp/t.txt" 2>&1
+  rc=$?
+  if $py -c 'import torch, sys; sys.exit(0 if hasattr(torch, "compile") else 1)'; then
+    test $rc -eq 0 || { cat "$tmp/t.txt"; fail "torch columns: exit $rc"; }
+  else
+    test $rc -eq 1 || { cat "$tmp/t.txt"; fail "torch:inductor on torch 1.x: exit $rc"; }
+    grep -q "has no torch.compile" "$tmp/t.txt" || fail "torch:inductor on torch 1.x: message"
+  fi
+  grep -q "^torch .* pass" "$tmp/t.txt" || { cat "$tmp/t.txt"; fail "torch eager column"; }
+fi
+
 # stored runs: a file's graph becomes a workspace compile; inductor's kernels an engine compile
 "$fxwb" compare "$g" --scale 64 --repeat 2 -b eager -b inductor -w "$tmp/w.fxwb" > /dev/null 2>&1 || fail "compare -w exit"
 $py - "$tmp/w.fxwb" <<'PY' || fail "stored runs"

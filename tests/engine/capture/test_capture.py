@@ -539,5 +539,60 @@ class Robust(Base):
         self.assertEqual(t._dynamo_dynamic_indices, {0})
 
 
+# ---------------------------------------------------------------- the engine's backends behind the registered names
+class EngineBackends(Base):
+    def test_inductor_generates_kernels(self):
+        def f(x, y):
+            return torch.nn.functional.gelu(torch.sin(x) + torch.cos(y)) * 2
+
+        x, y = torch.randn(64, 32), torch.randn(64, 32)
+        out = torch.compile(f, backend="inductor")(x, y)
+        self.assertTrue(torch.allclose(out, f(x, y), atol=1e-5))
+        rec = compiles(self.start)[-1]
+        self.assertIsNone(rec["backend_error"])
+        names = [k[0] for k in rec["kernels"]]
+        self.assertTrue(names and all(n.startswith("cpp_fused_") for n in names), names)
+        covered = sorted(n for k in rec["kernels"] for n in k[2])
+        self.assertEqual(covered, ["add", "cos", "gelu", "mul", "sin"])
+
+    def test_aot_eager_and_options(self):
+        def f(x):
+            return torch.softmax(x, -1).sum(0)
+
+        x = torch.randn(16, 8)
+        for backend, kw in (("aot_eager", {}), ("inductor", {"options": {"cpp.threads": 1}}),
+                            ("inductor", {"mode": "max-autotune"})):
+            fxcapture.reset()
+            out = torch.compile(f, backend=backend, **kw)(x)
+            self.assertTrue(torch.allclose(out, f(x), atol=1e-5), (backend, kw))
+            self.assertIsNone(compiles(self.start)[-1]["backend_error"])
+
+    def test_bool_and_int_outputs_through_dlpack(self):
+        def f(x):
+            return x > 0, (x * 3).to(torch.int64)
+
+        x = torch.randn(5, 3)
+        m, i = torch.compile(f, backend="eager")(x)
+        self.assertEqual(m.dtype, torch.bool)
+        self.assertTrue(torch.equal(m, x > 0))
+        self.assertTrue(torch.equal(i, (x * 3).to(torch.int64)))
+
+    def test_unknown_option_is_an_error_and_runs_eagerly(self):
+        def f(x):
+            return x.relu() + 1
+
+        x = torch.randn(4)
+        stderr = io.StringIO()
+        old, sys.stderr = sys.stderr, stderr
+        try:
+            out = torch.compile(f, backend="inductor", options={"max_autotun": True})(x)
+        finally:
+            sys.stderr = old
+        self.assertTrue(torch.equal(out, f(x)))
+        err = compiles(self.start)[-1]["backend_error"]
+        self.assertIn("did you mean 'max_autotune'", err)
+        self.assertIn("could not compile", stderr.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()

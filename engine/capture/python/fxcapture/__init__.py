@@ -100,21 +100,51 @@ class InvalidBackend(RuntimeError):
             f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends.")
 
 
-@register_backend(name="eager", tags=("debug",))
-def _eager(gm, example_inputs, **kwargs):
-    return gm.forward
+class _EngineCompiled:
+    """A captured graph compiled by one of the engine's backends; called with the graph's inputs (torch tensors
+    travel through DLPack, no copies) it returns the graph's outputs as a tuple, as a Dynamo graph does."""
+
+    def __init__(self, handle, backend):
+        self._handle = handle
+        self.backend = backend
+
+    def __call__(self, *args):
+        return _fxcapture.engine_run(self._handle, args)
+
+    def kernels(self):
+        return _fxcapture.engine_kernels(self._handle)
 
 
-@register_backend(name="aot_eager", tags=("debug",))
-def _aot_eager(gm, example_inputs, **kwargs):
-    # Without the engine's registry merged this runs the captured graph through torch eager.
-    return gm.forward
+def _engine_backend(name):
+    """A backend that compiles with the engine's registered backend `name`. A graph the engine cannot compile
+    (an op it does not know) runs through torch eager, with the reason recorded and printed once, the way
+    torch._dynamo's suppress_errors falls back to eager."""
+
+    def compiler(gm, example_inputs, mode=None, options=None, **kwargs):
+        graph_json = getattr(gm, "_fx_graph_json", None)
+        if graph_json is None or not hasattr(_fxcapture, "engine_compile"):
+            return gm.forward
+        try:
+            compiled = _EngineCompiled(
+                _fxcapture.engine_compile(graph_json, name, mode, options, list(example_inputs)), name)
+            # One call on the example inputs: an op the engine runs differently from the graph's meaning fails
+            # here, at compile time, where falling back to eager is still possible.
+            compiled(*example_inputs)
+        except RuntimeError as e:
+            gm._fx_backend_error = str(e)
+            print(f"fxcapture: backend {name!r} could not compile this graph, running it eagerly: "
+                  f"{str(e).splitlines()[0]}", file=sys.stderr)
+            return gm.forward
+        gm._fx_engine_compiled = compiled
+        return compiled
+
+    compiler.__name__ = name
+    return compiler
 
 
-@register_backend(name="inductor")
-def _inductor(gm, example_inputs, **kwargs):
-    # Runs through torch eager until the engine's inductor backend is reachable from here.
-    return gm.forward
+register_backend(_engine_backend("eager"), name="eager", tags=("debug",))
+register_backend(_engine_backend("aot_eager"), name="aot_eager", tags=("debug",))
+register_backend(_engine_backend("inductor"), name="inductor")
 
 
 # ---------------------------------------------------------------- GraphModule construction (custom-backend contract)
@@ -241,6 +271,7 @@ class _Ctx:
             print(f"[{cid}] GUARDS:\n{info['guards']}", file=sys.stderr)
         fn = self.backend_key
         examples = list(info["examples"])
+        gm._fx_graph_json = info["graph_json"]
         if isinstance(self.backend, str):
             compiled = fn(gm, examples, mode=self.mode, options=self.options)
         else:
@@ -253,6 +284,9 @@ class _Ctx:
             "graph_json": info["graph_json"], "guards": info["guards"], "guard_list": info["guard_list"],
             "n_ops": sum(1 for o in ops if o.startswith("call_")),
             "graph_break": info.get("graph_break"),
+            "backend_error": getattr(gm, "_fx_backend_error", None),
+            "kernels": [list(k[:3]) for k in gm._fx_engine_compiled.kernels()]
+            if hasattr(gm, "_fx_engine_compiled") else [],
         })
         return compiled
 

@@ -1150,7 +1150,7 @@ test_shape_error_runnable_records (void)
 /* TORCH_LOGS text of the same run as the toy trace: the same guards, recompile reasons and graph breaks per compile
    as the trace gives. */
 static void
-test_torch_logs (void)
+test_torch_logs_codes (void)
 {
   g_autofree char *ws1 = tmp_workspace ();
   g_autofree char *ws2 = tmp_workspace ();
@@ -1342,6 +1342,63 @@ test_debug_dir_bad (void)
   g_assert_cmpint (system (cmd), ==, 0);
 }
 
+/* TORCH_LOGS text of the same run gives the same recompile reasons, guards and kernels per compile as the trace. */
+static void
+test_torch_logs (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_logs.txt", &stats);
+  g_assert_cmpint (stats.compiles, ==, 9);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
+  g_autofree char *trace = fixture_path ("traces/toy_graph_break-cuda/torch_trace");
+  fx_import_stats tstats;
+  g_assert_cmpint (fx_import_path (store, trace, NULL, NULL, &tstats, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 18);
+  /* The first input's 9 compiles, then the trace's, in the same id order. */
+  for (size_t i = 0; i < 9; i++)
+    {
+      const fx_store_compile *l = &cs[i], *t = &cs[i + 9];
+      g_assert_cmpstr (l->compile_id, ==, t->compile_id);
+      g_assert_cmpstr (l->status, ==, t->status);
+      g_assert_cmpint (l->n_guards, ==, t->n_guards);
+      g_assert_cmpint (l->n_kernels, ==, t->n_kernels);
+      g_assert_cmpint (l->n_breaks, ==, t->n_breaks);
+      g_assert_cmpint (l->n_failures, ==, t->n_failures);
+      if (t->n_failures)
+        {
+          g_assert_cmpstr (l->function, ==, t->function);
+          g_assert_cmpint (l->line, ==, t->line);
+        }
+      fx_store_guard_failure *lf, *tf;
+      size_t nl, nt;
+      g_assert_cmpint (fx_store_list_guard_failures (store, l->id, arena, &lf, &nl, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_guard_failures (store, t->id, arena, &tf, &nt, NULL), ==, FX_OK);
+      g_assert_cmpuint (nl, ==, nt);
+      for (size_t k = 0; k < nl; k++)
+        {
+          g_assert_cmpstr (lf[k].failed_compile, ==, tf[k].failed_compile);
+          g_assert_cmpstr (lf[k].reason, ==, tf[k].reason);
+        }
+      fx_store_guard *lg, *tg;
+      g_assert_cmpint (fx_store_list_guards (store, l->id, arena, &lg, &nl, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_guards (store, t->id, arena, &tg, &nt, NULL), ==, FX_OK);
+      for (size_t k = 0; k < nl; k++)
+        {
+          g_assert_cmpstr (lg[k].kind, ==, tg[k].kind);
+          g_assert_cmpstr (lg[k].source, ==, tg[k].source);
+        }
+    }
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1359,6 +1416,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/ir-dump", test_ir_dump);
   g_test_add_func ("/trace/debug-dir-bad", test_debug_dir_bad);
   g_test_add_func ("/trace/torch-logs", test_torch_logs);
+  g_test_add_func ("/trace/torch-logs-codes", test_torch_logs_codes);
   g_test_add_func ("/trace/link-debug-trace", test_link_debug_trace);
   g_test_add_func ("/trace/provenance", test_provenance);
   g_test_add_func ("/trace/shape-error-runnable", test_shape_error_runnable_records);

@@ -1,0 +1,892 @@
+/* fx-torch-backend.c: the `torch` backend: options and modes, the graph check that keeps input text from running as
+   code, compile (start a worker, load the graph, torch.compile it), run, bench and the kernels it reports. */
+#include "fx-torch-backend.h"
+#include "fx-torch-impl.h"
+#include "fx/importers.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const fx_option_decl torch_options[] = {
+  { "backend", FX_OPTION_STRING, "'eager'",
+    "torch.compile backend ('inductor', 'aot_eager', 'cudagraphs', ...); 'eager' runs the graph without torch.compile" },
+  { "python", FX_OPTION_STRING, "''",
+    "Python interpreter with torch ('': $FXWB_PYTHON, else /usr/bin/python3 when it exists, else python3)" },
+  { "options", FX_OPTION_STRING, "'{}'", "torch.compile(options=...) as a Python dict literal" },
+  { "dynamic", FX_OPTION_BOOL, "None", "torch.compile(dynamic=...); unset: torch's automatic dynamic shapes" },
+  { "fullgraph", FX_OPTION_BOOL, "False", "torch.compile(fullgraph=...)" },
+  { "device", FX_OPTION_STRING, "''", "device torch runs on ('cuda', 'cuda:1'); '': where the inputs are" },
+  { "timeout", FX_OPTION_FLOAT, "600.0", "seconds one worker request may take before the worker is killed" },
+  { "trace", FX_OPTION_BOOL, "True",
+    "backend='inductor': keep Inductor's debug files (output_code.py, IR dumps) as artifacts" },
+  { "profile", FX_OPTION_BOOL, "True", "backend='eager': time each node in bench (extra untimed calls)" },
+  { "_crash_for_test", FX_OPTION_STRING, "''",
+    "tests: make the worker fail ('exit-load', 'segv-run', 'hang-load', 'raise-bench', ...)" },
+};
+
+/* torch.compile's modes: the mode text itself goes to torch.compile(mode=...), so no settings here. */
+static const char *const mode_none[] = { NULL };
+static const fx_mode_decl torch_modes[] = {
+  { "default", mode_none },
+  { "reduce-overhead", mode_none },
+  { "max-autotune", mode_none },
+  { "max-autotune-no-cudagraphs", mode_none },
+};
+
+/* ---------------------------------------------------------------- options (read directly: no registry needed) */
+
+static const fx_option_value *
+opt_find (const fx_options *o, const char *name, size_t *index)
+{
+  if (o == NULL)
+    return NULL;
+  for (size_t i = 0; i < o->n; i++)
+    if (o->items[i].name != NULL && strcmp (o->items[i].name, name) == 0)
+      {
+        if (index)
+          *index = i;
+        return &o->items[i];
+      }
+  return NULL;
+}
+
+static const char *
+opt_str (const fx_options *o, const char *name, const char *def)
+{
+  const fx_option_value *v = opt_find (o, name, NULL);
+  return v && v->type == FX_OPTION_STRING && v->s ? v->s : def;
+}
+
+static bool
+opt_bool (const fx_options *o, const char *name, bool def)
+{
+  const fx_option_value *v = opt_find (o, name, NULL);
+  return v && v->type == FX_OPTION_BOOL ? v->b : def;
+}
+
+static double
+opt_float (const fx_options *o, const char *name, double def)
+{
+  const fx_option_value *v = opt_find (o, name, NULL);
+  if (v && v->type == FX_OPTION_FLOAT)
+    return v->f;
+  if (v && v->type == FX_OPTION_INT)
+    return (double) v->i;
+  return def;
+}
+
+/* A bool option that defaults to None: set only when the user (or a mode) gave it. */
+static bool
+opt_explicit (const fx_options *o, const char *name)
+{
+  size_t i;
+  return opt_find (o, name, &i) && o->explicit_set != NULL && o->explicit_set[i];
+}
+
+/* ---------------------------------------------------------------- the graph check */
+
+/* The worker runs the graph's GraphModule.code. Everything in that code that comes from the input as text (names,
+   targets, symbolic expressions, annotations) must be the shape a real graph has, so that no input can smuggle a
+   Python statement into it; and a graph may call only torch, operator and math functions. */
+
+static bool
+is_ident_char (char c, bool first)
+{
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9');
+}
+
+static bool
+is_identifier (const char *s)
+{
+  if (s == NULL || !is_ident_char (s[0], true))
+    return false;
+  for (const char *p = s + 1; *p; p++)
+    if (!is_ident_char (*p, false))
+      return false;
+  return true;
+}
+
+/* a.b.c with identifiers; no dunder segment unless allow_dunder. */
+static bool
+is_dotted (const char *s, bool allow_dunder)
+{
+  if (s == NULL || s[0] == '\0')
+    return false;
+  const char *p = s;
+  for (;;)
+    {
+      const char *dot = strchr (p, '.');
+      size_t n = dot ? (size_t) (dot - p) : strlen (p);
+      if (n == 0 || !is_ident_char (p[0], true))
+        return false;
+      for (size_t i = 1; i < n; i++)
+        if (!is_ident_char (p[i], false))
+          return false;
+      if (!allow_dunder && n >= 2 && p[0] == '_' && p[1] == '_')
+        return false;
+      if (dot == NULL)
+        return true;
+      p = dot + 1;
+    }
+}
+
+static bool
+has_prefix (const char *s, const char *prefix)
+{
+  size_t n = strlen (prefix);
+  return strncmp (s, prefix, n) == 0 && (s[n] == '\0' || s[n] == '.');
+}
+
+/* torch namespaces that load files or run outside code: never called from a graph. */
+static bool
+is_denied (const char *name)
+{
+  static const char *const denied[] = {
+    "torch.hub", "torch.load", "torch.save", "torch.package", "torch.utils", "torch.distributed",
+    "torch.multiprocessing", "torch.serialization", "torch.jit.load", "torch.classes", "torch.ops.load_library",
+    "torch._C._jit", "torch.cuda.memory._record_memory_history", "torch.compile", "torch.export",
+  };
+  for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
+    if (has_prefix (name, denied[i]))
+      return true;
+  return false;
+}
+
+static bool
+is_safe_builtin (const char *name)
+{
+  static const char *const ok[] = {
+    "getattr", "len", "int", "float", "bool", "str", "min", "max", "abs", "round", "range", "slice", "tuple", "list",
+    "dict", "isinstance", "sum", "any", "all", "hasattr", "pow", "divmod", "print", "type", "iter", "next", "zip",
+    "reversed", "sorted", "enumerate", "map", "filter", "set", "frozenset", "hash", "id", "repr", "format",
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (strcmp (name, ok[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Symbolic sizes print as their expression ("s77", "2*s0"): no calls, no attribute access, no strings. */
+static bool
+is_safe_sym (const char *s)
+{
+  if (s == NULL || s[0] == '\0')
+    return false;
+  for (const char *p = s; *p; p++)
+    if (!is_ident_char (*p, false) && strchr (" +-*/%", *p) == NULL)
+      return false;
+  return strstr (s, "__") == NULL;
+}
+
+/* Annotations (never evaluated: the runner compiles with `from __future__ import annotations`). */
+static bool
+is_safe_annotation (const char *s)
+{
+  for (const char *p = s; *p; p++)
+    if (!is_ident_char (*p, false) && strchr (".[], ", *p) == NULL)
+      return false;
+  return strstr (s, "__") == NULL;
+}
+
+typedef struct
+{
+  fx_arena *arena;
+  json_object *globals;   /* namespace name -> qualified name */
+  json_object *attrs;     /* get_attr targets */
+  json_object *modules;   /* child graphs: [{"path", "code"}] */
+} graph_check;
+
+static fx_status node_fail (fx_diag *diag, const fx_node *node, const char *fmt, ...) FX_PRINTF (3, 4);
+
+/* "node 'x': ..." with diag->node set. */
+static fx_status
+node_fail (fx_diag *diag, const fx_node *node, const char *fmt, ...)
+{
+  char what[768];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (what, sizeof what, fmt, ap);
+  va_end (ap);
+  fx_diag_set (diag, FX_ERR_INVALID, "node '%s': %s", node->name ? node->name : "?", what);
+  if (diag)
+    snprintf (diag->node, sizeof diag->node, "%s", node->name ? node->name : "");
+  return FX_ERR_INVALID;
+}
+
+static fx_status
+check_arg (const fx_node *node, const fx_arg *arg, fx_diag *diag)
+{
+  switch (arg->kind)
+    {
+    case FX_ARG_SYM:
+      if (!is_safe_sym (arg->u.s))
+        return node_fail (diag, node, "symbolic expression '%s' cannot be run by the torch backend",
+                          arg->u.s);
+      return FX_OK;
+    case FX_ARG_GLOBAL:
+      if (!is_dotted (arg->u.s, false) || !has_prefix (arg->u.s, "torch") || is_denied (arg->u.s))
+        return node_fail (diag, node, "argument '%s' is not a torch object the torch backend can pass",
+                          arg->u.s);
+      return FX_OK;
+    case FX_ARG_LIST:
+    case FX_ARG_TUPLE:
+    case FX_ARG_SLICE:
+      for (size_t i = 0; i < arg->u.seq.n; i++)
+        {
+          fx_status st = check_arg (node, &arg->u.seq.items[i], diag);
+          if (st != FX_OK)
+            return st;
+        }
+      return FX_OK;
+    case FX_ARG_DICT:
+      for (size_t i = 0; i < arg->u.dict.n; i++)
+        {
+          fx_status st = check_arg (node, &arg->u.dict.items[i].key, diag);
+          if (st == FX_OK)
+            st = check_arg (node, &arg->u.dict.items[i].value, diag);
+          if (st != FX_OK)
+            return st;
+        }
+      return FX_OK;
+    case FX_ARG_NONE:
+    case FX_ARG_NODE:
+    case FX_ARG_BOOL:
+    case FX_ARG_INT:
+    case FX_ARG_FLOAT:
+    case FX_ARG_STR:
+    case FX_ARG_DTYPE:
+    case FX_ARG_DEVICE:
+    case FX_ARG_LAYOUT:
+    case FX_ARG_MEMFMT:
+    case FX_ARG_ELLIPSIS:
+    case FX_ARG_KIND_COUNT:
+    default:
+      return FX_OK;
+    }
+}
+
+/* The name GraphModule.code gives a non-torch global (the printer's add_global): runs of characters that are not
+   identifier characters become one '_', a leading digit gets a '_'. */
+static char *
+global_name (fx_arena *arena, const char *qualified)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  if (qualified[0] >= '0' && qualified[0] <= '9')
+    fx_buf_putc (&b, '_');
+  bool in_run = false;
+  for (const char *p = qualified; *p; p++)
+    {
+      bool ok = is_ident_char (*p, false);
+      if (ok)
+        fx_buf_putc (&b, *p);
+      else if (!in_run)
+        fx_buf_putc (&b, '_');
+      in_run = !ok;
+    }
+  char *s = fx_arena_strdup (arena, b.data ? b.data : "");
+  fx_buf_free (&b);
+  return s;
+}
+
+/* torch(.x)* but not torch._dynamo.* / torch._inductor.*: printed by qualified name (the printer's _is_from_torch). */
+static bool
+prints_as_torch (const char *name)
+{
+  const char *dot = strrchr (name, '.');
+  if (dot == NULL || !has_prefix (name, "torch"))
+    return false;
+  return strncmp (name, "torch._dynamo.", 14) != 0 && strncmp (name, "torch._inductor.", 16) != 0;
+}
+
+static fx_status check_graph (const fx_graph *graph, const char *path, int depth, graph_check *gc, fx_diag *diag);
+
+static fx_status
+check_node (const fx_node *n, graph_check *gc, fx_diag *diag)
+{
+  const char *name = n->name;
+  if (n->op == FX_OP_PLACEHOLDER)
+    {
+      /* *args / **kwargs placeholders print with their stars */
+      const char *t = n->target.name ? n->target.name : name;
+      while (*t == '*')
+        t++;
+      if (!is_identifier (t))
+        return node_fail (diag, n, "placeholder '%s' is not a Python identifier", n->target.name);
+    }
+  if (n->op != FX_OP_OUTPUT && !is_identifier (name))
+    return node_fail (diag, n, "not a Python identifier");
+  if (n->type_expr != NULL && !is_safe_annotation (n->type_expr))
+    return node_fail (diag, n, "type annotation '%s' is not a plain type", n->type_expr);
+  const char *target = n->target.name ? n->target.name : "";
+  switch (n->op)
+    {
+    case FX_OP_CALL_FUNCTION:
+      switch (n->target.kind)
+        {
+        case FX_TARGET_OP:
+          if (!is_dotted (target, true))
+            return node_fail (diag, n, "op '%s' is not a torch.ops name", target);
+          break;
+        case FX_TARGET_OPERATOR:
+          if (!is_identifier (target) || (target[0] == '_' && target[1] == '_'))
+            return node_fail (diag, n, "'%s' is not a function of Python's operator module", target);
+          {
+            char *q = fx_arena_printf (gc->arena, "_operator.%s", target);
+            json_object_object_add (gc->globals, global_name (gc->arena, q), json_object_new_string (q));
+          }
+          break;
+        case FX_TARGET_BUILTIN:
+          if (!is_safe_builtin (target))
+            return node_fail (diag, n, "the torch backend does not call the builtin '%s'", target);
+          break;
+        case FX_TARGET_FUNCTION:
+          if (!is_dotted (target, false) || is_denied (target))
+            return node_fail (diag, n, "the torch backend does not call '%s'", target);
+          if (prints_as_torch (target))
+            break;
+          if (!has_prefix (target, "torch") && !has_prefix (target, "operator") && !has_prefix (target, "_operator")
+              && !has_prefix (target, "math"))
+            return node_fail (diag, n,
+                              "the torch backend runs torch, operator and math functions, not '%s'",
+                              target);
+          json_object_object_add (gc->globals, global_name (gc->arena, target), json_object_new_string (target));
+          break;
+        case FX_TARGET_STR:
+        case FX_TARGET_KIND_COUNT:
+        default:
+          return node_fail (diag, n, "call_function of '%s' has no callable target", target);
+        }
+      break;
+    case FX_OP_CALL_METHOD:
+      if (!is_identifier (target) || (target[0] == '_' && target[1] == '_'))
+        return node_fail (diag, n, "method '%s' cannot be called by the torch backend", target);
+      break;
+    case FX_OP_GET_ATTR:
+    case FX_OP_CALL_MODULE:
+      if (!is_dotted (target, false))
+        return node_fail (diag, n, "attribute path '%s' is not a dotted Python name", target);
+      /* their values (weights, submodules) are not stored with a graph: the worker names them when asked */
+      json_object_array_add (gc->attrs, json_object_new_string (target));
+      break;
+    case FX_OP_PLACEHOLDER:
+    case FX_OP_OUTPUT:
+    case FX_OPCODE_COUNT:
+    default:
+      break;
+    }
+  for (size_t i = 0; i < n->n_args; i++)
+    {
+      fx_status st = check_arg (n, &n->args[i], diag);
+      if (st != FX_OK)
+        return st;
+    }
+  for (size_t i = 0; i < n->n_kwargs; i++)
+    {
+      if (!is_identifier (n->kwargs[i].name))
+        return node_fail (diag, n, "keyword '%s' is not a Python identifier", n->kwargs[i].name);
+      fx_status st = check_arg (n, &n->kwargs[i].value, diag);
+      if (st != FX_OK)
+        return st;
+    }
+  if (n->default_value != NULL)
+    return check_arg (n, n->default_value, diag);
+  return FX_OK;
+}
+
+static fx_status
+check_graph (const fx_graph *graph, const char *path, int depth, graph_check *gc, fx_diag *diag)
+{
+  if (depth > 8)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "graph modules nested deeper than 8 levels");
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->erased)
+      continue;
+    fx_status st = check_node (n, gc, diag);
+    if (st != FX_OK)
+      return st;
+  }
+  for (size_t i = 0; i < graph->n_children; i++)
+    {
+      const fx_graph_child *ch = &graph->children[i];
+      if (!is_dotted (ch->attr, false))
+        return fx_diag_set (diag, FX_ERR_INVALID, "child graph '%s' is not a dotted Python name", ch->attr);
+      char *child_path = path ? fx_arena_printf (gc->arena, "%s.%s", path, ch->attr)
+                              : fx_arena_strdup (gc->arena, ch->attr);
+      fx_buf code;
+      fx_buf_init (&code);
+      fx_graph_print_code (ch->graph, &code);
+      json_object *m = json_object_new_object ();
+      json_object_object_add (m, "path", json_object_new_string (child_path));
+      json_object_object_add (m, "code", json_object_new_string (code.data ? code.data : ""));
+      json_object_array_add (gc->modules, m);
+      fx_buf_free (&code);
+      fx_status st = check_graph (ch->graph, child_path, depth + 1, gc, diag);
+      if (st != FX_OK)
+        return st;
+    }
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- compiled state */
+
+typedef struct torch_state
+{
+  fx_torch_worker *worker;
+  char backend[64];
+  bool profile;
+} torch_state;
+
+static void
+torch_release (fx_compiled *c)
+{
+  torch_state *s = c->impl;
+  if (s == NULL)
+    return;
+  fx_torch_worker_stop (s->worker);
+  free (s);
+  c->impl = NULL;
+}
+
+static fx_status
+inputs_to_json (fx_torch_worker *w, const fx_value *inputs, size_t n, json_object **out, fx_diag *diag)
+{
+  w->file_seq = 0;
+  json_object *arr = json_object_new_array ();
+  for (size_t i = 0; i < n; i++)
+    {
+      json_object *v = NULL;
+      fx_status st = fx_torch_value_to_json (w, &inputs[i], &v, diag);
+      if (st != FX_OK)
+        {
+          json_object_put (arr);
+          return st;
+        }
+      json_object_array_add (arr, v);
+    }
+  *out = arr;
+  return FX_OK;
+}
+
+static fx_status
+outputs_from_json (json_object *reply, fx_arena *arena, fx_value **outputs, size_t *n_outputs, fx_diag *diag)
+{
+  json_object *arr = NULL;
+  if (!json_object_object_get_ex (reply, "outputs", &arr) || !json_object_is_type (arr, json_type_array))
+    return fx_diag_set (diag, FX_ERR_BACKEND, "torch worker: a reply without outputs");
+  size_t n = json_object_array_length (arr);
+  fx_value *vals = fx_arena_alloc (arena, sizeof (fx_value) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++)
+    {
+      fx_status st = fx_torch_value_from_json (json_object_array_get_idx (arr, i), arena, &vals[i], diag);
+      if (st != FX_OK)
+        {
+          for (size_t k = 0; k < i; k++)
+            fx_value_clear (&vals[k]);
+          return st;
+        }
+    }
+  *outputs = vals;
+  *n_outputs = n;
+  return FX_OK;
+}
+
+static double
+jdouble (json_object *o, const char *key)
+{
+  json_object *v;
+  if (o && json_object_object_get_ex (o, key, &v))
+    return json_object_get_double (v);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* The line of GraphModule.code that computes a node ("    add = torch.ops.aten.add.Tensor(x, y);  x = None"). */
+static char *
+code_line_of (fx_arena *arena, const char *code, const char *name)
+{
+  size_t nlen = strlen (name);
+  for (const char *p = code; p && *p;)
+    {
+      const char *eol = strchr (p, '\n');
+      size_t len = eol ? (size_t) (eol - p) : strlen (p);
+      const char *q = p;
+      while (q < p + len && *q == ' ')
+        q++;
+      if ((size_t) (p + len - q) > nlen && strncmp (q, name, nlen) == 0 && (q[nlen] == ' ' || q[nlen] == ':'))
+        {
+          /* Drop the "; x = None" frees: they are not the node's work. */
+          const char *semi = NULL;
+          for (const char *s = q; s + 3 < p + len; s++)
+            if (s[0] == ';' && s[1] == ' ' && s[2] == ' ')
+              semi = s;
+          return fx_arena_strndup (arena, q, (size_t) ((semi ? semi : p + len) - q));
+        }
+      p = eol ? eol + 1 : NULL;
+    }
+  return NULL;
+}
+
+static void
+add_eager_kernels (fx_compiled *out, const fx_graph *graph, const char *code)
+{
+  fx_graph_foreach_node (graph, n)
+  {
+    if (n->erased || (n->op != FX_OP_CALL_FUNCTION && n->op != FX_OP_CALL_METHOD && n->op != FX_OP_CALL_MODULE))
+      continue;
+    char *kname = fx_arena_printf (out->arena, "eager:%s", n->name);
+    fx_kernel_info *k = fx_compiled_add_kernel (out, kname, "python", "python", code_line_of (out->arena, code,
+                                                                                              n->name));
+    if (k == NULL)
+      continue;
+    k->device.type = FX_DEVICE_CPU;
+    k->device.index = -1;
+    k->time_ms = -1;
+    fx_kernel_add_node (out, k, n->name);
+  }
+}
+
+static const char *
+inductor_kernel_kind (const fx_kernel_def *d)
+{
+  if (strstr (d->name, "_poi_") != NULL)
+    return "pointwise";
+  if (strstr (d->name, "_red_") != NULL || strstr (d->name, "_per_") != NULL)
+    return "reduction";
+  if (strstr (d->name, "_tem_") != NULL)
+    return "template";
+  return d->kind ? d->kind : "kernel";
+}
+
+/* Splits each output code into kernels (their source and source nodes) and keeps it as an artifact. */
+static void
+add_output_code (fx_compiled *out, const fx_graph *graph, const char *path, int index, fx_diag *diag)
+{
+  char *text = NULL;
+  size_t len = 0;
+  fx_diag d;
+  fx_diag_clear (&d);
+  if (fx_file_read (path, &text, &len, &d) != FX_OK)
+    {
+      fx_buf_printf (&out->notes, "torch: output code %s could not be read: %s\n", path, d.message);
+      return;
+    }
+  char aname[64];
+  if (index == 0)
+    snprintf (aname, sizeof aname, "output_code.py");
+  else
+    snprintf (aname, sizeof aname, "output_code_%d.py", index);
+  fx_compiled_add_artifact (out, aname, "code", text, len);
+  fx_kernel_def *defs = NULL;
+  size_t n = 0;
+  fx_arena *tmp = fx_arena_new ();
+  if (fx_split_output_code (text, len, tmp, &defs, &n, &d) == FX_OK)
+    for (size_t i = 0; i < n; i++)
+      {
+        const fx_kernel_def *kd = &defs[i];
+        bool triton = kd->kind && strcmp (kd->kind, "triton") == 0;
+        bool cpp = kd->kind && strcmp (kd->kind, "cpp") == 0;
+        fx_kernel_info *k = fx_compiled_add_kernel (out, kd->name, inductor_kernel_kind (kd),
+                                                    triton ? "python" : cpp ? "c" : NULL, kd->code);
+        if (k == NULL)
+          continue;
+        k->time_ms = -1;
+        k->device.index = -1;
+        k->device.type = FX_DEVICE_CPU;
+        if (kd->device != NULL && !fx_device_parse (kd->device, &k->device))
+          k->device.type = FX_DEVICE_OTHER;
+        /* "add, mul_1": the nodes of the graph Dynamo traced; they carry our node names where they match. */
+        for (const char *p = kd->nodes; p && *p;)
+          {
+            while (*p == ' ' || *p == ',')
+              p++;
+            const char *e = p;
+            while (*e && *e != ',')
+              e++;
+            size_t l = (size_t) (e - p);
+            while (l > 0 && p[l - 1] == ' ')
+              l--;
+            if (l > 0)
+              {
+                char *nm = fx_arena_strndup (tmp, p, l);
+                if (fx_graph_find_node (graph, nm) != NULL)
+                  fx_kernel_add_node (out, k, nm);
+              }
+            p = e;
+          }
+      }
+  fx_buf_printf (&out->notes, "torch: %s: %zu kernels\n", aname, n);
+  fx_arena_free (tmp);
+  free (text);
+  (void) diag;
+}
+
+static void
+add_debug_files (fx_compiled *out, json_object *reply)
+{
+  json_object *arr = NULL;
+  if (!json_object_object_get_ex (reply, "debug_files", &arr) || !json_object_is_type (arr, json_type_array))
+    return;
+  for (size_t i = 0; i < json_object_array_length (arr); i++)
+    {
+      json_object *e = json_object_array_get_idx (arr, i), *jn = NULL, *jp = NULL;
+      if (!json_object_object_get_ex (e, "name", &jn) || !json_object_object_get_ex (e, "path", &jp))
+        continue;
+      char *text = NULL;
+      size_t len = 0;
+      fx_diag d;
+      if (fx_file_read (json_object_get_string (jp), &text, &len, &d) != FX_OK)
+        continue;
+      const char *name = json_object_get_string (jn);
+      size_t nl = strlen (name);
+      bool code = nl > 3 && strcmp (name + nl - 3, ".py") == 0;
+      fx_compiled_add_artifact (out, name, code ? "code" : "text", text, len);
+      free (text);
+    }
+}
+
+/* ---------------------------------------------------------------- compile, run, bench */
+
+static fx_status
+torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  const fx_options *o = req->options;
+  const char *backend = opt_str (o, "backend", "eager");
+  const char *mode = req->mode && req->mode[0] ? req->mode : "default";
+  bool eager = strcmp (backend, "eager") == 0;
+  if (backend[0] == '\0' || strlen (backend) >= sizeof ((torch_state *) 0)->backend)
+    return fx_diag_set (diag, FX_ERR_INVALID, "option backend: '%s' is not a torch.compile backend name", backend);
+  if (eager && strcmp (mode, "default") != 0)
+    return fx_diag_set (diag, FX_ERR_INVALID,
+                        "mode '%s' is a torch.compile mode, and backend='eager' runs the graph without "
+                        "torch.compile; give option backend too (for example backend='inductor')", mode);
+
+  graph_check gc;
+  gc.arena = out->arena;
+  gc.globals = json_object_new_object ();
+  gc.attrs = json_object_new_array ();
+  gc.modules = json_object_new_array ();
+  json_object *request = json_object_new_object ();
+  json_object_object_add (request, "globals", gc.globals);
+  json_object_object_add (request, "attrs", gc.attrs);
+  json_object_object_add (request, "modules", gc.modules);
+  fx_status st = check_graph (req->graph, NULL, 0, &gc, diag);
+  if (st != FX_OK)
+    {
+      json_object_put (request);
+      return st;
+    }
+
+  const char *python = fx_torch_pick_python (opt_str (o, "python", ""));
+  fx_torch_worker *w = NULL;
+  st = fx_torch_worker_start (python, opt_float (o, "timeout", 600.0), &w, diag);
+  if (st != FX_OK)
+    {
+      json_object_put (request);
+      return st;
+    }
+  torch_state *s = calloc (1, sizeof *s);
+  s->worker = w;
+  snprintf (s->backend, sizeof s->backend, "%s", backend);
+  s->profile = opt_bool (o, "profile", true);
+  out->impl = s;
+
+  if (!eager && !w->has_compile)
+    {
+      json_object_put (request);
+      return fx_diag_set (diag, FX_ERR_UNSUPPORTED,
+                          "torch %s at %s has no torch.compile (needs PyTorch >= 2.0); use backend='eager'",
+                          w->torch_version, python);
+    }
+
+  fx_buf code;
+  fx_buf_init (&code);
+  fx_graph_print_code (req->graph, &code);
+  json_object *inputs = NULL;
+  st = inputs_to_json (w, req->example_inputs, req->n_inputs, &inputs, diag);
+  if (st != FX_OK)
+    {
+      fx_buf_free (&code);
+      json_object_put (request);
+      return st;
+    }
+  char device[64] = "";
+  const char *dev_opt = opt_str (o, "device", "");
+  if (dev_opt[0] != '\0')
+    snprintf (device, sizeof device, "%s", dev_opt);
+  else if (req->device.type == FX_DEVICE_CUDA)
+    {
+      fx_buf d;
+      fx_buf_init (&d);
+      fx_device_format (req->device, &d);
+      snprintf (device, sizeof device, "%s", d.data ? d.data : "cuda");
+      fx_buf_free (&d);
+    }
+  if (strncmp (device, "cuda", 4) == 0 && !w->has_cuda)
+    {
+      fx_buf_free (&code);
+      json_object_put (inputs);
+      json_object_put (request);
+      return fx_diag_set (diag, FX_ERR_NO_DEVICE,
+                          "torch %s at %s cannot use CUDA (torch.cuda.is_available() is False), so it cannot run "
+                          "on device '%s'", w->torch_version, python, device);
+    }
+  json_object_object_add (request, "op", json_object_new_string ("load"));
+  json_object_object_add (request, "code", json_object_new_string (code.data ? code.data : ""));
+  json_object_object_add (request, "inputs", inputs);
+  json_object_object_add (request, "backend", json_object_new_string (backend));
+  json_object_object_add (request, "mode", strcmp (mode, "default") ? json_object_new_string (mode) : NULL);
+  json_object_object_add (request, "options", json_object_new_string (opt_str (o, "options", "{}")));
+  json_object_object_add (request, "dynamic",
+                          opt_explicit (o, "dynamic") ? json_object_new_boolean (opt_bool (o, "dynamic", false)) : NULL);
+  json_object_object_add (request, "fullgraph", json_object_new_boolean (opt_bool (o, "fullgraph", false)));
+  json_object_object_add (request, "device", json_object_new_string (device));
+  json_object_object_add (request, "trace", json_object_new_boolean (opt_bool (o, "trace", true)));
+  json_object_object_add (request, "crash", json_object_new_string (opt_str (o, "_crash_for_test", "")));
+
+  json_object *reply = NULL;
+  st = fx_torch_worker_call (w, request, "compile", &reply, diag);
+  json_object_put (request);
+  if (st != FX_OK)
+    {
+      fx_buf_free (&code);
+      return st;
+    }
+  double compile_ms = jdouble (reply, "compile_ms");
+  out->compile_ms = compile_ms;
+  fx_buf_printf (&out->notes,
+                 "torch: torch %s, Python %s (%s); backend '%s'%s%s; worker start (interpreter + import torch) "
+                 "%.1f ms; build %.2f ms; compile %.1f ms (first call %.2f ms)\n",
+                 w->torch_version, w->python_version, w->executable[0] ? w->executable : python, backend,
+                 strcmp (mode, "default") ? ", mode " : "", strcmp (mode, "default") ? mode : "", w->start_ms,
+                 jdouble (reply, "build_ms"), compile_ms, jdouble (reply, "first_call_ms"));
+  fx_compiled_add_artifact (out, "fx_graph_code.py", "code", code.data ? code.data : "", code.len);
+  if (eager)
+    add_eager_kernels (out, req->graph, code.data ? code.data : "");
+  else
+    {
+      json_object *oc = NULL;
+      if (json_object_object_get_ex (reply, "output_code", &oc) && json_object_is_type (oc, json_type_array))
+        for (size_t i = 0; i < json_object_array_length (oc); i++)
+          add_output_code (out, req->graph, json_object_get_string (json_object_array_get_idx (oc, i)), (int) i,
+                           diag);
+      if (strcmp (backend, "inductor") == 0 && (oc == NULL || json_object_array_length (oc) == 0))
+        fx_buf_puts (&out->notes, "torch: Inductor wrote no output code that fxwb could find\n");
+      add_debug_files (out, reply);
+    }
+  fx_buf_free (&code);
+  json_object_put (reply);
+  return FX_OK;
+}
+
+/* A failed compile leaves no worker behind, whether or not the caller calls release. */
+static fx_status
+torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  fx_status st = torch_compile_impl (req, out, diag);
+  if (st != FX_OK)
+    torch_release (out);
+  return st;
+}
+
+static fx_status
+torch_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
+           size_t *n_outputs, fx_diag *diag)
+{
+  torch_state *s = c->impl;
+  *outputs = NULL;
+  *n_outputs = 0;
+  if (s == NULL || s->worker == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "torch: not compiled");
+  json_object *in = NULL;
+  fx_status st = inputs_to_json (s->worker, inputs, n_inputs, &in, diag);
+  if (st != FX_OK)
+    return st;
+  json_object *request = json_object_new_object ();
+  json_object_object_add (request, "op", json_object_new_string ("run"));
+  json_object_object_add (request, "inputs", in);
+  json_object *reply = NULL;
+  st = fx_torch_worker_call (s->worker, request, "run", &reply, diag);
+  json_object_put (request);
+  if (st != FX_OK)
+    return st;
+  st = outputs_from_json (reply, arena, outputs, n_outputs, diag);
+  json_object_put (reply);
+  return st;
+}
+
+static fx_status
+torch_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup, int repeat, fx_arena *arena,
+             double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes, fx_diag *diag)
+{
+  torch_state *s = c->impl;
+  *outputs = NULL;
+  *n_outputs = 0;
+  if (peak_bytes)
+    *peak_bytes = 0;
+  if (s == NULL || s->worker == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "torch: not compiled");
+  if (repeat < 1)
+    return fx_diag_set (diag, FX_ERR_INVALID, "bench: repeat must be at least 1 (got %d)", repeat);
+  json_object *in = NULL;
+  fx_status st = inputs_to_json (s->worker, inputs, n_inputs, &in, diag);
+  if (st != FX_OK)
+    return st;
+  bool profile = s->profile && strcmp (s->backend, "eager") == 0;
+  json_object *request = json_object_new_object ();
+  json_object_object_add (request, "op", json_object_new_string ("bench"));
+  json_object_object_add (request, "inputs", in);
+  json_object_object_add (request, "warmup", json_object_new_int (warmup < 0 ? 0 : warmup));
+  json_object_object_add (request, "repeat", json_object_new_int (repeat));
+  json_object_object_add (request, "profile", json_object_new_boolean (profile));
+  json_object *reply = NULL;
+  st = fx_torch_worker_call (s->worker, request, "bench", &reply, diag);
+  json_object_put (request);
+  if (st != FX_OK)
+    return st;
+  json_object *times = NULL;
+  if (!json_object_object_get_ex (reply, "times_ms", &times) || !json_object_is_type (times, json_type_array)
+      || json_object_array_length (times) != (size_t) repeat)
+    {
+      json_object_put (reply);
+      return fx_diag_set (diag, FX_ERR_BACKEND, "torch worker: bench returned no %d timings", repeat);
+    }
+  for (int i = 0; i < repeat; i++)
+    times_ms[i] = json_object_get_double (json_object_array_get_idx (times, (size_t) i));
+  if (peak_bytes)
+    *peak_bytes = (size_t) jdouble (reply, "peak_bytes");
+  json_object *node_ms = NULL;
+  if (json_object_object_get_ex (reply, "node_ms", &node_ms) && json_object_is_type (node_ms, json_type_object))
+    for (size_t i = 0; i < c->n_kernels; i++)
+      {
+        fx_kernel_info *k = &c->kernels[i];
+        json_object *t = NULL;
+        if (k->n_nodes == 1 && strncmp (k->name, "eager:", 6) == 0
+            && json_object_object_get_ex (node_ms, k->nodes[0], &t))
+          k->time_ms = json_object_get_double (t);
+      }
+  st = outputs_from_json (reply, arena, outputs, n_outputs, diag);
+  json_object_put (reply);
+  return st;
+}
+
+const fx_backend fx_torch_backend = {
+  .name = "torch",
+  .description = "runs the graph through an installed PyTorch in a worker process (eager, or torch.compile with "
+                 "a backend, mode and options where the torch has it)",
+  .tags = NULL,
+  .options = torch_options,
+  .n_options = sizeof torch_options / sizeof torch_options[0],
+  .modes = torch_modes,
+  .n_modes = sizeof torch_modes / sizeof torch_modes[0],
+  .compile = torch_compile,
+  .run = torch_run,
+  .release = torch_release,
+  .bench = torch_bench,
+};

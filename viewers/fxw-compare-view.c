@@ -1,0 +1,320 @@
+/* fxw-compare-view.c: the Compare view. Each run's median time is set against the first run's (the baseline):
+ * a speedup above 1 is faster. A run with an error or a failed accuracy check says so in its verdict. The runs
+ * shown are those of a compile: `fxwb compare WORKSPACE:COMPILE` runs one stage of it (aot_inference first). */
+#define G_LOG_DOMAIN "fxw-compare-view"
+
+#include "fx-config.h"
+
+#include <math.h>
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "fxw-compare-view.h"
+
+typedef enum
+{
+  COL_STAGE, COL_BACKEND, COL_MODE, COL_DEVICE, COL_OPTIONS, COL_COMPILE, COL_MEDIAN, COL_MIN, COL_MAX,
+  COL_SPEEDUP, COL_ACCURACY, COL_KERNELS, COL_PEAK, COL_VERDICT, COL_ERROR, N_COLS
+} Column;
+
+struct _FxwCompareView
+{
+  GtkWidget parent_instance;
+
+  GListModel *runs;
+  GtkStack *stack;
+  GtkLabel *summary_label;
+  GtkGrid *grid;
+};
+
+G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
+
+static char *
+format_ms (double ms)
+{
+  return isnan (ms) ? g_strdup (C_("time", "—")) : g_strdup_printf ("%.3f", ms);
+}
+
+/* The stored verdict says whether the outputs matched the reference (PyTorch's same()); an accuracy failure is
+   stored with its report in the error text, so the verdict comes first. */
+static gboolean
+is_inaccurate (FxwRun *run)
+{
+  return g_strcmp0 (fxw_run_get_verdict (run), "fail") == 0;
+}
+
+static gboolean
+is_failed (FxwRun *run)
+{
+  return !is_inaccurate (run) && (*fxw_run_get_error (run) || g_strcmp0 (fxw_run_get_verdict (run), "error") == 0);
+}
+
+static double
+speedup_of (FxwCompareView *self, FxwRun *run)
+{
+  g_autoptr(FxwRun) first = NULL;
+  double base, mine;
+
+  if (self->runs == NULL || g_list_model_get_n_items (self->runs) == 0)
+    return NAN;
+  first = g_list_model_get_item (self->runs, 0);
+  base = fxw_run_get_median_ms (first);
+  mine = fxw_run_get_median_ms (run);
+  if (isnan (base) || isnan (mine) || mine <= 0 || is_failed (run) || is_failed (first))
+    return NAN;
+  return base / mine;
+}
+
+static char *
+verdict_of (FxwCompareView *self, FxwRun *run, gboolean is_first)
+{
+  double speedup = speedup_of (self, run);
+
+  if (is_inaccurate (run))
+    return g_strdup (_("inaccurate"));
+  if (is_failed (run))
+    return g_strdup (_("failed"));
+  if (is_first)
+    return g_strdup (_("baseline"));
+  if (isnan (speedup))
+    return g_strdup (_("not timed"));
+  if (speedup > 1.05)
+    return g_strdup (_("faster"));
+  if (speedup < 1 / 1.05)
+    return g_strdup (_("slower"));
+  return g_strdup (_("same speed"));
+}
+
+static char *
+cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
+{
+  switch (column)
+    {
+    case COL_STAGE:
+      return g_strdup (fxw_run_get_stage (run));
+    case COL_BACKEND:
+      return g_strdup (fxw_run_get_backend (run));
+    case COL_MODE:
+      return g_strdup (fxw_run_get_mode (run));
+    case COL_DEVICE:
+      return g_strdup (fxw_run_get_device (run));
+    case COL_OPTIONS:
+      return g_strdup (fxw_run_get_options (run));
+    case COL_COMPILE:
+      return format_ms (fxw_run_get_compile_ms (run));
+    case COL_MEDIAN:
+      return format_ms (fxw_run_get_median_ms (run));
+    case COL_MIN:
+      return format_ms (fxw_run_get_min_ms (run));
+    case COL_MAX:
+      return format_ms (fxw_run_get_max_ms (run));
+    case COL_SPEEDUP:
+      {
+        double s = speedup_of (self, run);
+
+        return isnan (s) ? g_strdup (C_("speedup", "—")) : g_strdup_printf ("%.2f×", s);
+      }
+    case COL_ACCURACY:
+      {
+        double a = fxw_run_get_accuracy (run);
+        const char *verdict = fxw_run_get_verdict (run);
+        g_autofree char *number = isnan (a) ? NULL : g_strdup_printf ("%.3g", a);
+
+        /* translators: the accuracy verdict, then the largest absolute error */
+        if (g_strcmp0 (verdict, "pass") == 0)
+          return number ? g_strdup_printf (_("pass (max error %s)"), number) : g_strdup (_("pass"));
+        if (g_strcmp0 (verdict, "fail") == 0)
+          return number ? g_strdup_printf (_("fail (max error %s)"), number) : g_strdup (_("fail"));
+        if (g_strcmp0 (verdict, "not checked") == 0)
+          return g_strdup (_("not checked"));
+        return number ? g_steal_pointer (&number) : g_strdup (C_("accuracy", "—"));
+      }
+    case COL_KERNELS:
+      return fxw_run_get_n_kernels (run) < 0 ? g_strdup (C_("kernels", "—"))
+                                             : g_strdup_printf ("%d", fxw_run_get_n_kernels (run));
+    case COL_PEAK:
+      return fxw_run_get_peak_bytes (run) < 0 ? g_strdup (C_("memory", "—"))
+                                              : g_format_size_full ((guint64) fxw_run_get_peak_bytes (run),
+                                                                    G_FORMAT_SIZE_IEC_UNITS);
+    case COL_VERDICT:
+      return verdict_of (self, run, is_first);
+    case COL_ERROR:
+      return g_strdup (fxw_run_get_error (run));
+    case N_COLS:
+    default:
+      return g_strdup ("");
+    }
+}
+
+/* translators: the row titles of the Compare view; times are in milliseconds */
+static const char *const row_titles[N_COLS] = {
+  N_("Graph"), N_("Backend"), N_("Mode"), N_("Device"), N_("Options"), N_("Compile ms"), N_("Median ms"),
+  N_("Min ms"), N_("Max ms"), N_("Speedup"), N_("Accuracy"), N_("Kernels"), N_("Peak Memory"), N_("Verdict"),
+  N_("Error"),
+};
+
+/* Runs side by side: one column per run, one row per measure, the first run (the baseline) leftmost. */
+static void
+rebuild_grid (FxwCompareView *self)
+{
+  GtkWidget *child;
+  guint n = self->runs != NULL ? g_list_model_get_n_items (self->runs) : 0;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
+    gtk_grid_remove (self->grid, child);
+  for (Column c = 0; c < N_COLS; c++)
+    {
+      GtkWidget *title = gtk_label_new (_(row_titles[c]));
+
+      gtk_label_set_xalign (GTK_LABEL (title), 0);
+      gtk_label_set_yalign (GTK_LABEL (title), 0);
+      gtk_widget_add_css_class (title, "heading");
+      gtk_grid_attach (self->grid, title, 0, (int) c + 1, 1, 1);
+    }
+  for (guint r = 0; r < n; r++)
+    {
+      g_autoptr(FxwRun) run = g_list_model_get_item (self->runs, r);
+      /* translators: the title of a run's column in the Compare view */
+      g_autofree char *head = g_strdup_printf (_("Run %u"), r + 1);
+      GtkWidget *header = gtk_label_new (head);
+      double speedup = speedup_of (self, run);
+
+      gtk_label_set_xalign (GTK_LABEL (header), 0);
+      gtk_widget_add_css_class (header, "dim-label");
+      gtk_grid_attach (self->grid, header, (int) r + 1, 0, 1, 1);
+      for (Column c = 0; c < N_COLS; c++)
+        {
+          g_autofree char *text = cell_text (self, run, c, r == 0);
+          GtkWidget *cell = gtk_label_new (text);
+
+          gtk_label_set_xalign (GTK_LABEL (cell), 0);
+          gtk_label_set_yalign (GTK_LABEL (cell), 0);
+          gtk_label_set_selectable (GTK_LABEL (cell), TRUE);
+          gtk_label_set_wrap (GTK_LABEL (cell), TRUE);
+          gtk_label_set_wrap_mode (GTK_LABEL (cell), PANGO_WRAP_WORD_CHAR);
+          gtk_label_set_max_width_chars (GTK_LABEL (cell), 36);
+          if (c >= COL_COMPILE && c <= COL_PEAK && c != COL_ACCURACY)
+            gtk_widget_add_css_class (cell, "numeric");
+          if (c == COL_OPTIONS || c == COL_ERROR)
+            gtk_widget_add_css_class (cell, "monospace");
+          if (c == COL_ERROR && *text)
+            gtk_widget_add_css_class (cell, "error");
+          if (c == COL_VERDICT)
+            {
+              if (is_failed (run) || is_inaccurate (run))
+                gtk_widget_add_css_class (cell, "error");
+              else if (!isnan (speedup) && speedup > 1.05)
+                gtk_widget_add_css_class (cell, "success");
+              else if (!isnan (speedup) && speedup < 1 / 1.05)
+                gtk_widget_add_css_class (cell, "warning");
+              gtk_widget_add_css_class (cell, "heading");
+            }
+          gtk_grid_attach (self->grid, cell, (int) r + 1, (int) c + 1, 1, 1);
+        }
+    }
+}
+
+static void
+fxw_compare_view_dispose (GObject *object)
+{
+  FxwCompareView *self = FXW_COMPARE_VIEW (object);
+
+  g_clear_object (&self->runs);
+  gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_COMPARE_VIEW);
+  {
+    GtkWidget *child;
+
+    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+      gtk_widget_unparent (child);
+  }
+  G_OBJECT_CLASS (fxw_compare_view_parent_class)->dispose (object);
+}
+
+static void
+fxw_compare_view_class_init (FxwCompareViewClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = fxw_compare_view_dispose;
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-compare-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, stack);
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwCompareView, grid);
+}
+
+static void
+fxw_compare_view_init (FxwCompareView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+}
+
+GtkWidget *
+fxw_compare_view_new (void)
+{
+  return g_object_new (FXW_TYPE_COMPARE_VIEW, NULL);
+}
+
+void
+fxw_compare_view_set_runs (FxwCompareView *self, GListModel *runs)
+{
+  guint n;
+
+  g_return_if_fail (FXW_IS_COMPARE_VIEW (self));
+
+  g_set_object (&self->runs, runs);
+  rebuild_grid (self);
+  n = runs != NULL ? g_list_model_get_n_items (runs) : 0;
+  gtk_stack_set_visible_child_name (self->stack, n > 0 ? "runs" : "empty");
+  if (n > 0)
+    {
+      g_autoptr(FxwRun) first = g_list_model_get_item (runs, 0);
+      /* translators: the baseline run's backend and mode */
+      g_autofree char *text = g_strdup_printf (ngettext ("%u run of this compile. Speedups are against the first, %s %s.",
+                                                         "%u runs of this compile. Speedups are against the first, %s %s.",
+                                                         n),
+                                               n, fxw_run_get_backend (first), fxw_run_get_mode (first));
+      gtk_label_set_label (self->summary_label, text);
+    }
+}
+
+guint
+fxw_compare_view_get_n_runs (FxwCompareView *self)
+{
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), 0);
+  return self->runs != NULL ? g_list_model_get_n_items (self->runs) : 0;
+}
+
+char *
+fxw_compare_view_dup_row_text (FxwCompareView *self, guint row)
+{
+  g_autoptr(FxwRun) run = NULL;
+  GString *out;
+
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), NULL);
+  if (row >= fxw_compare_view_get_n_runs (self))
+    return NULL;
+  run = g_list_model_get_item (self->runs, row);
+  out = g_string_new (NULL);
+  for (Column c = 0; c < N_COLS; c++)
+    {
+      g_autofree char *cell = cell_text (self, run, c, row == 0);
+
+      g_string_append_printf (out, "%s%s", c ? "\t" : "", cell);
+    }
+  return g_string_free (out, FALSE);
+}
+
+double
+fxw_compare_view_get_speedup (FxwCompareView *self, guint row)
+{
+  g_autoptr(FxwRun) run = NULL;
+
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), NAN);
+  if (row >= fxw_compare_view_get_n_runs (self))
+    return NAN;
+  run = g_list_model_get_item (self->runs, row);
+  return speedup_of (self, run);
+}

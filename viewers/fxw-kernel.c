@@ -1,0 +1,403 @@
+/* fxw-kernel.c: the Kernels and Compare views' items; matching a kernel's source node names to a graph's nodes. */
+#define G_LOG_DOMAIN "fxw-kernel"
+
+#include "fx-config.h"
+
+#include <math.h>
+
+#include "fxw-kernel.h"
+
+struct _FxwKernel
+{
+  GObject parent_instance;
+  int ordinal;
+  char *name, *kind, *device, *code, *aten;
+  GStrv nodes;
+  GHashTable *node_set;     /* the names of nodes, for lookups */
+  double time_ms;
+  gboolean marked;
+};
+
+enum { KERNEL_PROP_0, KERNEL_PROP_MARKED, KERNEL_N_PROPS };
+static GParamSpec *kernel_properties[KERNEL_N_PROPS];
+
+G_DEFINE_FINAL_TYPE (FxwKernel, fxw_kernel, G_TYPE_OBJECT)
+
+static void
+fxw_kernel_finalize (GObject *object)
+{
+  FxwKernel *self = FXW_KERNEL (object);
+
+  g_free (self->name);
+  g_free (self->kind);
+  g_free (self->device);
+  g_free (self->code);
+  g_free (self->aten);
+  g_strfreev (self->nodes);
+  g_hash_table_unref (self->node_set);
+  G_OBJECT_CLASS (fxw_kernel_parent_class)->finalize (object);
+}
+
+static void
+fxw_kernel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  FxwKernel *self = FXW_KERNEL (object);
+
+  switch (prop_id)
+    {
+    case KERNEL_PROP_MARKED:
+      g_value_set_boolean (value, self->marked);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fxw_kernel_class_init (FxwKernelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = fxw_kernel_finalize;
+  object_class->get_property = fxw_kernel_get_property;
+  kernel_properties[KERNEL_PROP_MARKED] =
+    g_param_spec_boolean ("marked", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, KERNEL_N_PROPS, kernel_properties);
+}
+
+static void
+fxw_kernel_init (FxwKernel *self)
+{
+  self->node_set = g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+FxwKernel *
+fxw_kernel_new (int ordinal, const char *name, const char *kind, const char *device, const char *code,
+                const char *nodes, const char *aten, double time_ms)
+{
+  FxwKernel *self = g_object_new (FXW_TYPE_KERNEL, NULL);
+  g_auto(GStrv) parts = g_strsplit (nodes ? nodes : "", ",", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  self->ordinal = ordinal;
+  self->name = g_strdup (name ? name : "");
+  self->kind = g_strdup (kind ? kind : "");
+  self->device = g_strdup (device ? device : "");
+  self->code = g_strdup (code ? code : "");
+  self->aten = g_strdup (aten ? aten : "");
+  self->time_ms = time_ms;
+  /* Inductor writes an empty entry for a source node without a name (", gelu"): nothing to link. */
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_strstrip (parts[i]);
+      if (*parts[i] != '\0')
+        g_strv_builder_add (builder, parts[i]);
+    }
+  self->nodes = g_strv_builder_end (builder);
+  for (guint i = 0; self->nodes[i] != NULL; i++)
+    g_hash_table_add (self->node_set, self->nodes[i]);
+  return self;
+}
+
+int
+fxw_kernel_get_ordinal (FxwKernel *self)
+{
+  return self->ordinal;
+}
+
+const char *
+fxw_kernel_get_name (FxwKernel *self)
+{
+  return self->name;
+}
+
+const char *
+fxw_kernel_get_kind (FxwKernel *self)
+{
+  return self->kind;
+}
+
+const char *
+fxw_kernel_get_device (FxwKernel *self)
+{
+  return self->device;
+}
+
+const char *
+fxw_kernel_get_code (FxwKernel *self)
+{
+  return self->code;
+}
+
+const char *
+fxw_kernel_get_aten (FxwKernel *self)
+{
+  return self->aten;
+}
+
+double
+fxw_kernel_get_time_ms (FxwKernel *self)
+{
+  return self->time_ms;
+}
+
+const char * const *
+fxw_kernel_get_nodes (FxwKernel *self)
+{
+  return (const char * const *) self->nodes;
+}
+
+guint
+fxw_kernel_get_n_nodes (FxwKernel *self)
+{
+  return g_strv_length (self->nodes);
+}
+
+static gboolean
+source_chain_matches (FxwKernel *self, const fx_node_source *sources, size_t n, int depth)
+{
+  /* The chain is data from a file: bounded, so a cyclic or very deep one cannot recurse without end. */
+  if (depth > 32)
+    return FALSE;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (sources[i].name != NULL && g_hash_table_contains (self->node_set, sources[i].name))
+        return TRUE;
+      if (source_chain_matches (self, sources[i].from_node, sources[i].n_from, depth + 1))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+fxw_kernel_covers (FxwKernel *self, FxwNode *node, gboolean by_name)
+{
+  const fx_node *n;
+
+  g_return_val_if_fail (FXW_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (FXW_IS_NODE (node), FALSE);
+
+  n = fxw_node_get_node (node);
+  if (n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT)
+    return FALSE;
+  if (by_name && g_hash_table_contains (self->node_set, fxw_node_get_name (node)))
+    return TRUE;
+  return source_chain_matches (self, n->meta.from_node, n->meta.n_from_node, 0);
+}
+
+GStrv
+fxw_kernel_dup_covered (FxwKernel *self, FxwGraph *graph, gboolean by_name)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; graph != NULL && i < fxw_graph_get_n_nodes (graph); i++)
+    {
+      FxwNode *node = fxw_graph_get_node (graph, i);
+
+      if (fxw_kernel_covers (self, node, by_name))
+        g_strv_builder_add (builder, fxw_node_get_name (node));
+    }
+  return g_strv_builder_end (builder);
+}
+
+gboolean
+fxw_kernel_get_marked (FxwKernel *self)
+{
+  return self->marked;
+}
+
+void
+fxw_kernel_set_marked (FxwKernel *self, gboolean marked)
+{
+  marked = !!marked;
+  if (self->marked == marked)
+    return;
+  self->marked = marked;
+  g_object_notify_by_pspec (G_OBJECT (self), kernel_properties[KERNEL_PROP_MARKED]);
+}
+
+int *
+fxw_kernels_map_nodes (GListModel *kernels, FxwGraph *graph, gboolean by_name)
+{
+  guint n_nodes = graph ? fxw_graph_get_n_nodes (graph) : 0;
+  guint n_kernels = kernels ? g_list_model_get_n_items (kernels) : 0;
+  int *map = g_new (int, MAX (n_nodes, 1));
+
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      FxwNode *node = fxw_graph_get_node (graph, i);
+
+      map[i] = -1;
+      for (guint k = 0; k < n_kernels && map[i] < 0; k++)
+        {
+          g_autoptr(FxwKernel) kernel = g_list_model_get_item (kernels, k);
+
+          if (fxw_kernel_covers (kernel, node, by_name))
+            map[i] = (int) k;
+        }
+    }
+  return map;
+}
+
+/* ---------------------------------------------------------------- FxwRun */
+
+struct _FxwRun
+{
+  GObject parent_instance;
+  char *backend, *mode, *options, *device, *error, *stage, *verdict;
+  int n_kernels;
+  double compile_ms, median_ms, min_ms, max_ms, accuracy;
+  gint64 peak_bytes;
+};
+
+G_DEFINE_FINAL_TYPE (FxwRun, fxw_run, G_TYPE_OBJECT)
+
+static void
+fxw_run_finalize (GObject *object)
+{
+  FxwRun *self = FXW_RUN (object);
+
+  g_free (self->backend);
+  g_free (self->mode);
+  g_free (self->options);
+  g_free (self->device);
+  g_free (self->error);
+  g_free (self->stage);
+  g_free (self->verdict);
+  G_OBJECT_CLASS (fxw_run_parent_class)->finalize (object);
+}
+
+static void
+fxw_run_class_init (FxwRunClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = fxw_run_finalize;
+}
+
+static void
+fxw_run_init (FxwRun *self)
+{
+  self->stage = g_strdup ("");
+  self->n_kernels = -1;
+}
+
+/* The capture importer writes -1 for what it did not measure. */
+static double
+known (double v)
+{
+  return isfinite (v) && v >= 0 ? v : NAN;
+}
+
+FxwRun *
+fxw_run_new (const char *backend, const char *mode, const char *options, const char *device, double compile_ms,
+             double median_ms, double min_ms, double max_ms, double accuracy, gint64 peak_bytes, const char *error)
+{
+  FxwRun *self = g_object_new (FXW_TYPE_RUN, NULL);
+
+  self->backend = g_strdup (backend ? backend : "");
+  self->mode = g_strdup (mode ? mode : "");
+  self->options = g_strdup (options ? options : "");
+  self->device = g_strdup (device ? device : "");
+  self->error = g_strdup (error ? error : "");
+  self->compile_ms = known (compile_ms);
+  self->median_ms = known (median_ms);
+  self->min_ms = known (min_ms);
+  self->max_ms = known (max_ms);
+  self->accuracy = known (accuracy);
+  self->peak_bytes = peak_bytes >= 0 ? peak_bytes : -1;
+  return self;
+}
+
+const char *
+fxw_run_get_backend (FxwRun *self)
+{
+  return self->backend;
+}
+
+const char *
+fxw_run_get_mode (FxwRun *self)
+{
+  return self->mode;
+}
+
+const char *
+fxw_run_get_options (FxwRun *self)
+{
+  return self->options;
+}
+
+const char *
+fxw_run_get_device (FxwRun *self)
+{
+  return self->device;
+}
+
+double
+fxw_run_get_compile_ms (FxwRun *self)
+{
+  return self->compile_ms;
+}
+
+double
+fxw_run_get_median_ms (FxwRun *self)
+{
+  return self->median_ms;
+}
+
+double
+fxw_run_get_min_ms (FxwRun *self)
+{
+  return self->min_ms;
+}
+
+double
+fxw_run_get_max_ms (FxwRun *self)
+{
+  return self->max_ms;
+}
+
+double
+fxw_run_get_accuracy (FxwRun *self)
+{
+  return self->accuracy;
+}
+
+gint64
+fxw_run_get_peak_bytes (FxwRun *self)
+{
+  return self->peak_bytes;
+}
+
+const char *
+fxw_run_get_error (FxwRun *self)
+{
+  return self->error;
+}
+
+void
+fxw_run_set_details (FxwRun *self, const char *stage, const char *verdict, int n_kernels)
+{
+  g_free (self->stage);
+  self->stage = g_strdup (stage ? stage : "");
+  g_free (self->verdict);
+  self->verdict = g_strdup (verdict);
+  self->n_kernels = n_kernels >= 0 ? n_kernels : -1;
+}
+
+const char *
+fxw_run_get_stage (FxwRun *self)
+{
+  return self->stage;
+}
+
+const char *
+fxw_run_get_verdict (FxwRun *self)
+{
+  return self->verdict;
+}
+
+int
+fxw_run_get_n_kernels (FxwRun *self)
+{
+  return self->n_kernels;
+}

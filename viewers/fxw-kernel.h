@@ -1,0 +1,92 @@
+/* fxw-kernel.h: FxwKernel, one generated kernel of a compile (name, kind, device, source, covered nodes), and
+   FxwRun, one stored run of a graph (backend, timings, accuracy, error): the items of the Kernels and Compare views. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "fxw-graph.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_KERNEL (fxw_kernel_get_type ())
+#define FXW_TYPE_RUN    (fxw_run_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwKernel, fxw_kernel, FXW, KERNEL, GObject)
+G_DECLARE_FINAL_TYPE (FxwRun, fxw_run, FXW, RUN, GObject)
+
+/* nodes: the comma-separated source node names of the kernel's "# Topologically Sorted Source Nodes" comment;
+   time_ms: NAN when unknown. */
+FxwKernel   *fxw_kernel_new              (int          ordinal,
+                                          const char  *name,
+                                          const char  *kind,
+                                          const char  *device,
+                                          const char  *code,
+                                          const char  *nodes,
+                                          const char  *aten,
+                                          double       time_ms);
+int          fxw_kernel_get_ordinal      (FxwKernel   *self);
+const char  *fxw_kernel_get_name         (FxwKernel   *self);
+const char  *fxw_kernel_get_kind         (FxwKernel   *self);
+const char  *fxw_kernel_get_device       (FxwKernel   *self);
+const char  *fxw_kernel_get_code         (FxwKernel   *self);
+const char  *fxw_kernel_get_aten         (FxwKernel   *self);
+double       fxw_kernel_get_time_ms      (FxwKernel   *self);
+/* The source node names (empty entries dropped), NULL-terminated. */
+const char * const *fxw_kernel_get_nodes (FxwKernel   *self);
+guint        fxw_kernel_get_n_nodes      (FxwKernel   *self);
+/* Whether the kernel computes node. Inductor names a kernel's source nodes by the first from_node entry of each
+   node it fused, that is by the names of the graph Dynamo captured: by_name (node is of that graph) compares the
+   node's own name; otherwise only the names in the node's from_node chain count, since a later stage reuses names
+   ("add") for other nodes. */
+gboolean     fxw_kernel_covers           (FxwKernel   *self,
+                                          FxwNode     *node,
+                                          gboolean     by_name);
+/* The nodes of graph the kernel covers, in graph order (names, NULL-terminated; free with g_strfreev). */
+GStrv        fxw_kernel_dup_covered      (FxwKernel   *self,
+                                          FxwGraph    *graph,
+                                          gboolean     by_name);
+/* "marked": the kernel covers the node selected elsewhere (the Kernels view shows it). */
+gboolean     fxw_kernel_get_marked       (FxwKernel   *self);
+void         fxw_kernel_set_marked       (FxwKernel   *self,
+                                          gboolean     marked);
+
+/* For each node of graph (by index), the index in kernels of the first kernel covering it, or -1. */
+int         *fxw_kernels_map_nodes       (GListModel  *kernels,
+                                          FxwGraph    *graph,
+                                          gboolean     by_name);
+
+/* Numbers that were not measured are NAN (negative values in the store read as unknown too); peak_bytes -1.
+   accuracy: the largest absolute error against the reference, as `fxwb run/compare` store it. */
+FxwRun      *fxw_run_new                 (const char  *backend,
+                                          const char  *mode,
+                                          const char  *options,
+                                          const char  *device,
+                                          double       compile_ms,
+                                          double       median_ms,
+                                          double       min_ms,
+                                          double       max_ms,
+                                          double       accuracy,
+                                          gint64       peak_bytes,
+                                          const char  *error);
+const char  *fxw_run_get_backend         (FxwRun      *self);
+const char  *fxw_run_get_mode            (FxwRun      *self);
+const char  *fxw_run_get_options         (FxwRun      *self);
+const char  *fxw_run_get_device          (FxwRun      *self);
+double       fxw_run_get_compile_ms      (FxwRun      *self);
+double       fxw_run_get_median_ms       (FxwRun      *self);
+double       fxw_run_get_min_ms          (FxwRun      *self);
+double       fxw_run_get_max_ms          (FxwRun      *self);
+double       fxw_run_get_accuracy        (FxwRun      *self);
+gint64       fxw_run_get_peak_bytes      (FxwRun      *self);
+const char  *fxw_run_get_error           (FxwRun      *self);
+/* What newer workspaces also store: the graph stage run ("aot_inference"), the verdict of the accuracy check
+   ("pass", "fail", "error", "not checked"; NULL unknown) and the number of generated kernels (-1 unknown). */
+void         fxw_run_set_details         (FxwRun      *self,
+                                          const char  *stage,
+                                          const char  *verdict,
+                                          int          n_kernels);
+const char  *fxw_run_get_stage           (FxwRun      *self);
+const char  *fxw_run_get_verdict         (FxwRun      *self);
+int          fxw_run_get_n_kernels       (FxwRun      *self);
+
+G_END_DECLS

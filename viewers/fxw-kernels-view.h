@@ -1,0 +1,38 @@
+/* fxw-kernels-view.h: the Kernels view: a compile's generated kernels, the selected one's source and covered nodes. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fxw-kernel.h"
+#include "fxw-selection.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_KERNELS_VIEW (fxw_kernels_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, FXW, KERNELS_VIEW, GtkWidget)
+
+GtkWidget  *fxw_kernels_view_new            (void);
+void        fxw_kernels_view_set_selection  (FxwKernelsView *self,
+                                             FxwSelection   *selection);
+/* kernels: FxwKernel items (NULL: none, the empty page); by_name: the selection's graph is the one whose node names
+   the kernels list (see fxw_kernel_covers). */
+void        fxw_kernels_view_set_kernels    (FxwKernelsView *self,
+                                             GListModel     *kernels,
+                                             gboolean        by_name);
+guint       fxw_kernels_view_get_n_kernels  (FxwKernelsView *self);
+/* Selects the kernel at position (G_MAXUINT: none): shows its source and highlights the nodes it covers. */
+void        fxw_kernels_view_select         (FxwKernelsView *self,
+                                             guint           position);
+FxwKernel  *fxw_kernels_view_get_selected   (FxwKernelsView *self);
+/* The source shown (free it) and its highlighting language id ("python3", "cpp", NULL). */
+char       *fxw_kernels_view_dup_source     (FxwKernelsView *self);
+const char *fxw_kernels_view_get_language   (FxwKernelsView *self);
+/* Follows the link of a covered node: selects it in the shared selection, or, when the graph on show is not the one
+   the kernel names, emits ::open-node for the window to switch graphs. Returns FALSE for a name the kernel lacks. */
+gboolean    fxw_kernels_view_activate_node  (FxwKernelsView *self,
+                                             const char     *name);
+/* Kernels marked as covering the selected node. */
+guint       fxw_kernels_view_get_n_marked   (FxwKernelsView *self);
+
+G_END_DECLS
