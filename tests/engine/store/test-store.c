@@ -474,6 +474,51 @@ test_links (void)
   remove_workspace (path);
 }
 
+
+/* A schema-3 file opened read-only (not migrated): the readers of schema-4 data answer from what it holds. */
+static void
+test_readonly_v3 (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  write_sample (store, "h1", 0);
+  fx_store_close (store);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE ir_nodes; DROP TABLE provenance; DROP TABLE shape_events;"
+                                 " DROP TABLE output_codes; DROP TABLE compile_links; PRAGMA user_version = 3",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open_readonly (path, &store, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 3);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_null (cs[0].linked);
+  fx_store_kernel *ks;
+  g_assert_cmpint (fx_store_list_kernels (store, cs[0].id, arena, &ks, &n, &diag), ==, FX_OK);
+  fx_store_fusion_group *g;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, cs[0].id, arena, &g, &n, &diag), ==, FX_OK);
+  fx_store_kv *a;
+  g_assert_cmpint (fx_store_list_artifacts (store, cs[0].id, arena, &a, &n, &diag), ==, FX_OK);
+  fx_store_ir_node *nodes;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, cs[0].id, NULL, arena, &nodes, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_store_provenance *p;
+  g_assert_cmpint (fx_store_list_provenance (store, cs[0].id, arena, &p, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_store_shape_event *ev;
+  g_assert_cmpint (fx_store_list_shape_events (store, cs[0].id, arena, &ev, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -484,6 +529,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/reader-writer", test_reader_writer);
   g_test_add_func ("/store/migration", test_migration);
   g_test_add_func ("/store/links", test_links);
+  g_test_add_func ("/store/readonly-v3", test_readonly_v3);
   g_test_add_func ("/store/sigkill", test_sigkill);
   return g_test_run ();
 }
