@@ -118,8 +118,12 @@ fx_status fx_import_provenance (fx_store *store, int64_t compile_row, const char
 /* True when path is a TORCH_COMPILE_DEBUG folder: torch_compile_debug/, a run_* folder, or its torchinductor/. */
 bool fx_is_debug_dir (const char *path);
 /* Imports each torchinductor/model__N_* folder as compile "-/N" (N: Inductor's graph counter): fx_graph_readable.py
-   (stage aot_inference), fx_graph_transformed.py (inductor_transformed), output_code.py kernels, ir_post_fusion.txt
-   fusion groups, and the other files as artifacts. One transaction; the same content twice adds nothing. */
+   (stage aot_inference), fx_graph_transformed.py (inductor_transformed), fx_graph_runnable.py (runnable),
+   output_code.py kernels, ir_pre_fusion.txt / ir_post_fusion.txt scheduler nodes (post-fusion ones matched to the
+   call() launch computing them) and fusion groups, the provenance mappings, and the files raw as artifacts. Then
+   links each folder to the compile of another input (a TORCH_TRACE) that printed the same output code
+   (fx_store_link_debug_compiles). One transaction; the same content twice adds nothing. Damaged files are counted
+   (FX_IMPORT_WARN_IR_DUMP, _BAD_RECORD, _GRAPH_PARSE), never fatal. */
 fx_status fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                                fx_import_stats *stats, fx_diag *diag);
 
