@@ -298,7 +298,10 @@ add_cpp_guards (importer *imp, int64_t crow, const char *text)
       q += 3;
       char *colon = strchr (q, ':');
       size_t kind_len = colon ? (size_t) (colon - q) : strcspn (q, " ");
-      if (strstr (q, "GuardManager") && strstr (q, "GuardManager") < q + kind_len)
+      /* Managers: GuardManager, RootGuardManager, DictGuardManager, and a dict's KeyValueManager / KeyManager /
+         ValueManager ("KeyManager: GuardManager: source=..."); their first word ends in "Manager". */
+      size_t word = strcspn (q, " :");
+      if (word >= 7 && memcmp (q + word - 7, "Manager", 7) == 0)
         {
           /* A manager: remember its source for the guards below it. */
           free (sources[depth]);

@@ -139,6 +139,47 @@ logged_recompiles (void)
   return out;
 }
 
+/* Every compile: kinds and code of its guards equal its GUARDS tree in torch_logs.txt, leaf by leaf (managers,
+   such as a dict's KeyValueManager, are no guards). */
+static void
+check_guards_vs_logs (fx_store *store, const char *logs_rel, size_t n_compiles)
+{
+  g_autofree char *logs_path = fixture_path (logs_rel);
+  g_autofree char *logs = NULL;
+  g_assert_true (g_file_get_contents (logs_path, &logs, NULL, NULL));
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *all;
+  size_t nall;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &all, &nall, NULL), ==, FX_OK);
+  g_assert_cmpuint (nall, ==, n_compiles);
+  for (size_t c = 0; c < nall; c++)
+    {
+      g_autofree char *pat = g_strdup_printf ("\\] \\[%s\\] \\[__guards\\] [| ]*\\+- ([A-Z_]+)(: (.*?))?$",
+                                              all[c].compile_id);
+      g_autoptr (GRegex) cre = g_regex_new (pat, G_REGEX_MULTILINE, 0, NULL);
+      g_autoptr (GMatchInfo) cmi = NULL;
+      fx_store_guard *cg;
+      size_t ncg;
+      g_assert_cmpint (fx_store_list_guards (store, all[c].id, arena, &cg, &ncg, NULL), ==, FX_OK);
+      size_t k = 0;
+      for (g_regex_match (cre, logs, 0, &cmi); g_match_info_matches (cmi); g_match_info_next (cmi, NULL), k++)
+        {
+          g_assert_cmpuint (k, <, ncg);
+          g_autofree char *kind = g_match_info_fetch (cmi, 1);
+          g_autofree char *rest = g_match_info_fetch (cmi, 3);
+          char *hash = rest ? strstr (rest, "  # ") : NULL;
+          if (hash)
+            *hash = 0;
+          g_strchomp (rest);
+          g_assert_cmpstr (cg[k].kind, ==, kind);
+          g_assert_cmpstr (cg[k].code, ==, rest ? rest : "");
+        }
+      g_assert_cmpuint (k, ==, ncg);
+      g_assert_cmpuint (k, >, 5);
+    }
+  fx_arena_free (arena);
+}
+
 static void
 test_toy_recompiles_and_guards (void)
 {
@@ -209,36 +250,7 @@ test_toy_recompiles_and_guards (void)
       }
   g_assert_true (saw_tensor_match);
 
-  /* Every compile: kinds and code of its guards equal its GUARDS tree in torch_logs.txt, leaf by leaf. */
-  fx_store_compile *all;
-  size_t nall;
-  g_assert_cmpint (fx_store_list_compiles (store, arena, &all, &nall, NULL), ==, FX_OK);
-  g_assert_cmpuint (nall, ==, 9);
-  for (size_t c = 0; c < nall; c++)
-    {
-      g_autofree char *pat = g_strdup_printf ("\\] \\[%s\\] \\[__guards\\] [| ]*\\+- ([A-Z_]+)(: (.*?))?$",
-                                              all[c].compile_id);
-      g_autoptr (GRegex) cre = g_regex_new (pat, G_REGEX_MULTILINE, 0, NULL);
-      g_autoptr (GMatchInfo) cmi = NULL;
-      fx_store_guard *cg;
-      size_t ncg;
-      g_assert_cmpint (fx_store_list_guards (store, all[c].id, arena, &cg, &ncg, NULL), ==, FX_OK);
-      size_t k = 0;
-      for (g_regex_match (cre, logs, 0, &cmi); g_match_info_matches (cmi); g_match_info_next (cmi, NULL), k++)
-        {
-          g_assert_cmpuint (k, <, ncg);
-          g_autofree char *kind = g_match_info_fetch (cmi, 1);
-          g_autofree char *rest = g_match_info_fetch (cmi, 3);
-          char *hash = rest ? strstr (rest, "  # ") : NULL;
-          if (hash)
-            *hash = 0;
-          g_strchomp (rest);
-          g_assert_cmpstr (cg[k].kind, ==, kind);
-          g_assert_cmpstr (cg[k].code, ==, rest ? rest : "");
-        }
-      g_assert_cmpuint (k, ==, ncg);
-      g_assert_cmpuint (k, >, 5);
-    }
+  check_guards_vs_logs (store, "traces/toy_graph_break-cuda/torch_logs.txt", 9);
 
   /* The graph break of 0/0. */
   fx_store_graph_break *b;
@@ -402,6 +414,8 @@ test_mlp (void)
   g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
   g_assert_cmpint (stats.kernels, >, 0);
   check_graphs (store, 2);
+  /* Its guard trees hold dict managers (KeyValueManager, KeyManager, ValueManager) between the guards. */
+  check_guards_vs_logs (store, "traces/mlp_module-cuda/torch_logs.txt", 2);
   int64_t ncomp = 0;
   g_assert_cmpint (fx_store_count (store, "compiles", &ncomp, NULL), ==, FX_OK);
   check_kernels (store, "traces/mlp_module-cuda/torch_compile_debug", (size_t) ncomp);
