@@ -74,6 +74,221 @@ frame_summaries (const char *stack, GString *out)
     }
 }
 
+/* Python's repr() of a str: single quotes unless the text has ' and no ", escapes as CPython writes them. */
+static void
+py_repr (const char *s, GString *out)
+{
+  char q = strchr (s, '\'') && !strchr (s, '"') ? '"' : '\'';
+  g_string_append_c (out, q);
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      if (*p == '\\' || *p == (unsigned char) q)
+        g_string_append_printf (out, "\\%c", *p);
+      else if (*p == '\n')
+        g_string_append (out, "\\n");
+      else if (*p == '\r')
+        g_string_append (out, "\\r");
+      else if (*p == '\t')
+        g_string_append (out, "\\t");
+      else if (*p < 0x20 || *p == 0x7f)
+        g_string_append_printf (out, "\\x%02x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  g_string_append_c (out, q);
+}
+
+/* One entry of ExplainOutput.out_guards as str(Guard) prints it (torch/_guards.py Guard.__str__):
+   "  Guard N:\n    Name: 'x'\n    Source: local\n    Create Function: ...\n    Guard Types: ...\n    Code List: ...\n
+   Object Weakref: ...\n    Guarded Class Weakref: ...\n". code_list NULL prints None. Weakrefs are process
+   addresses a trace does not keep: None. */
+static void
+append_guard (GString *out, int no, const char *name, const char *source, const char *create_fn,
+              const char *const *code_list, size_t n_code)
+{
+  g_string_append_printf (out, "  Guard %d:\n    Name: ", no);
+  py_repr (name ? name : "", out);
+  g_string_append_printf (out, "\n    Source: %s\n    Create Function: %s\n    Guard Types: ", source, create_fn);
+  if (code_list)
+    {
+      g_string_append (out, "[");
+      py_repr (create_fn, out);
+      g_string_append (out, "]\n    Code List: [");
+      for (size_t i = 0; i < n_code; i++)
+        {
+          if (i)
+            g_string_append (out, ", ");
+          py_repr (code_list[i], out);
+        }
+      g_string_append (out, "]\n");
+    }
+  else
+    g_string_append (out, "None\n    Code List: None\n");
+  g_string_append (out, "    Object Weakref: None\n    Guarded Class Weakref: None\n");
+}
+
+/* GuardSource.name.lower() for a source name: L[...] local, G[...] global; none: global (ambient guards). */
+static const char *
+guard_source (const char *source)
+{
+  if (source && g_str_has_prefix (source, "L["))
+    return strstr (source, "._modules[") || strstr (source, ".training") ? "local_specialized_nn_module" : "local";
+  if (source && g_str_has_prefix (source, "G") && strstr (source, "._modules["))
+    return "global_specialized_nn_module";
+  return "global";
+}
+
+/* The guards of one compile, from its C++ guard tree, as Python Guard objects: one per leaf guard with its source;
+   the shape-environment lambda guards (they read sizes of L[...] inputs) become the compile's one SHAPE_ENV guard. */
+static void
+compile_guards (const fx_store_guard *g, size_t n, int *guard_no, GString *out)
+{
+  gboolean has_shape = FALSE;
+  for (size_t k = 0; k < n; k++)
+    {
+      gboolean shape = strcmp (g[k].kind, "LAMBDA_GUARD") == 0 && !g[k].source && strstr (g[k].code, "L[");
+      if (shape)
+        {
+          has_shape = TRUE;
+          continue;
+        }
+      const char *code = g[k].code;
+      append_guard (out, ++*guard_no, g[k].source, guard_source (g[k].source), g[k].kind, &code, 1);
+    }
+  /* In explain() output the SHAPE_ENV guard shows no types or code list (the spec's observed output). */
+  if (has_shape)
+    append_guard (out, ++*guard_no, "", "shape_env", "SHAPE_ENV", NULL, 0);
+}
+
+/* torch._dynamo.utils.compile_times(repr="str"): "TorchDynamo compilation metrics:\n" and a tabulate table
+   (headers Function, Runtimes (s); "simple" format) of each dynamo_timed key with its durations ("%.4f", joined by
+   ", "), in the order each key first finished. Rebuilt from the chromium B/E events (cat dynamo_timed), which
+   dynamo_timed writes for the same keys and spans. */
+typedef struct
+{
+  char *name;
+  GArray *open;     /* start timestamps (us), innermost last */
+  GString *values;  /* "0.1234, 0.0021" */
+  GPtrArray *single; /* per value, for the all-numeric column */
+} timed_key;
+
+static void
+timed_key_free (gpointer p)
+{
+  timed_key *k = p;
+  g_free (k->name);
+  g_array_unref (k->open);
+  g_string_free (k->values, TRUE);
+  g_ptr_array_unref (k->single);
+  g_free (k);
+}
+
+/* tabulate's _afterpoint: digits after the decimal point, -1 without one. */
+static int
+after_point (const char *s)
+{
+  const char *dot = strchr (s, '.');
+  if (!dot || strchr (s, 'e'))
+    return -1;
+  return (int) strlen (dot + 1);
+}
+
+static void
+compile_times (fx_store_event *ev, size_t n, GString *out)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (timed_key_free);
+  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();   /* keys in first-end order */
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!ev[i].name || !ev[i].phase || !ev[i].json || !strstr (ev[i].json, "\"cat\": \"dynamo_timed\""))
+        continue;
+      gboolean begin = strcmp (ev[i].phase, "B") == 0, end = strcmp (ev[i].phase, "E") == 0;
+      if (!begin && !end)
+        continue;
+      timed_key *k = g_hash_table_lookup (by_name, ev[i].name);
+      if (!k)
+        {
+          k = g_new0 (timed_key, 1);
+          k->name = g_strdup (ev[i].name);
+          k->open = g_array_new (FALSE, FALSE, sizeof (double));
+          k->values = g_string_new ("");
+          k->single = g_ptr_array_new_with_free_func (g_free);
+          g_ptr_array_add (keys, k);
+          g_hash_table_insert (by_name, k->name, k);
+        }
+      if (begin)
+        {
+          g_array_append_val (k->open, ev[i].ts_us);
+          continue;
+        }
+      if (!k->open->len)
+        continue;
+      double start = g_array_index (k->open, double, k->open->len - 1);
+      g_array_set_size (k->open, k->open->len - 1);
+      if (!k->single->len)
+        g_ptr_array_add (order, k);
+      /* Python formats with '.' whatever the locale. */
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *v = g_strdup (g_ascii_formatd (buf, sizeof buf, "%.4f", (ev[i].ts_us - start) / 1e6));
+      g_string_append_printf (k->values, "%s%s", k->values->len ? ", " : "", v);
+      g_ptr_array_add (k->single, g_steal_pointer (&v));
+    }
+  g_string_append (out, "TorchDynamo compilation metrics:\n");
+  /* tabulate: a column is numeric when every cell parses as a number (then %g, decimal-aligned to the right),
+     else left-aligned text; widths are max(header + 2, cells); cells are joined by two spaces, trailing blanks
+     dropped. */
+  gboolean numeric = order->len > 0;
+  for (guint i = 0; i < order->len; i++)
+    numeric &= ((timed_key *) order->pdata[i])->single->len == 1;
+  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+  int maxdec = -1;
+  for (guint i = 0; i < order->len; i++)
+    {
+      timed_key *k = order->pdata[i];
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      char *c = numeric ? g_strdup (g_ascii_formatd (buf, sizeof buf, "%g", g_ascii_strtod (k->single->pdata[0], NULL)))
+                        : g_strdup (k->values->str);
+      maxdec = MAX (maxdec, after_point (c));
+      g_ptr_array_add (cells, c);
+    }
+  if (numeric)
+    for (guint i = 0; i < cells->len; i++)
+      {
+        char *c = cells->pdata[i];
+        int pad = maxdec - after_point (c);
+        cells->pdata[i] = g_strdup_printf ("%s%*s", c, pad, "");
+        g_free (c);
+      }
+  int w0 = (int) strlen ("Function") + 2, w1 = (int) strlen ("Runtimes (s)") + 2;
+  for (guint i = 0; i < order->len; i++)
+    {
+      w0 = MAX (w0, (int) strlen (((timed_key *) order->pdata[i])->name));
+      w1 = MAX (w1, (int) strlen (cells->pdata[i]));
+    }
+  g_autoptr (GString) line = g_string_new ("");
+  for (guint i = 0; i <= order->len + 1; i++)
+    {
+      g_string_truncate (line, 0);
+      if (i == 0)
+        g_string_append_printf (line, "%-*s  %*s", w0, "Function", numeric ? w1 : -w1, "Runtimes (s)");
+      else if (i == 1)
+        {
+          for (int c = 0; c < w0; c++)
+            g_string_append_c (line, '-');
+          g_string_append (line, "  ");
+          for (int c = 0; c < w1; c++)
+            g_string_append_c (line, '-');
+        }
+      else
+        g_string_append_printf (line, "%-*s  %*s", w0, ((timed_key *) order->pdata[i - 2])->name,
+                                numeric ? w1 : -w1, (char *) cells->pdata[i - 2]);
+      while (line->len && line->str[line->len - 1] == ' ')
+        g_string_truncate (line, line->len - 1);
+      g_string_append_printf (out, "%s%s", line->str, i <= order->len ? "\n" : "");
+    }
+}
+
 /* Compiles in the order the input first mentions them (row order), which is the order they ran. */
 static int
 by_row (const void *a, const void *b)
@@ -92,7 +307,10 @@ fxwb_cmd_explain (int argc, char **argv)
   g_option_context_set_summary (context,
                                 "Rebuilds ExplainOutput's text from the workspace: Graph Count (Dynamo graphs), Graph\n"
                                 "Break Count, Op Count (call_function nodes), Break Reasons with user stacks, Ops per\n"
-                                "Graph, the guards of each compile (from the C++ guard tree) and compile times.");
+                                "Graph, Out Guards (one str(Guard) per guard of each compile's C++ guard tree; shape\n"
+                                "guards as one SHAPE_ENV guard; weakrefs, which a trace does not keep, as None) and\n"
+                                "Compile Times (compile_times(): each dynamo_timed key's durations from the trace's\n"
+                                "chromium events).");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  printed\n"
@@ -172,16 +390,14 @@ fxwb_cmd_explain (int argc, char **argv)
       fx_store_guard *gd;
       size_t nguards = 0;
       if (st == FX_OK && (st = fx_store_list_guards (store, cs[i].id, arena, &gd, &nguards, &diag)) == FX_OK)
-        for (size_t k = 0; k < nguards; k++)
-          {
-            guard_no++;
-            g_string_append_printf (guards, "  Guard %d:\n    Compile: [%s]\n    Source: %s\n    Create Function: %s\n"
-                                    "    Code List: [%s]\n", guard_no, cs[i].compile_id,
-                                    gd[k].source ? gd[k].source : "-", gd[k].kind, gd[k].code);
-          }
-      if (cs[i].entire_frame_compile_s > 0)
-        g_string_append_printf (times, "  [%s] %-44s %.4f\n", cs[i].compile_id, cs[i].function ? cs[i].function : "?",
-                                cs[i].entire_frame_compile_s);
+        compile_guards (gd, nguards, &guard_no, guards);
+    }
+  if (st == FX_OK)
+    {
+      fx_store_event *ev;
+      size_t nev = 0;
+      if ((st = fx_store_list_events (store, 0, arena, &ev, &nev, &diag)) == FX_OK)
+        compile_times (ev, nev, times);
     }
   if (st == FX_OK)
     {
@@ -189,8 +405,7 @@ fxwb_cmd_explain (int argc, char **argv)
       printf ("Break Reasons:\n%s", reasons->str);
       printf ("Ops per Graph:\n%s", ops->str);
       printf ("Out Guards:\n%s", guards->str);
-      printf ("Compile Times: TorchDynamo compilation metrics (entire_frame_compile_time_s per compile):\n%s",
-              times->str);
+      printf ("Compile Times: %s\n", times->str);
     }
   else
     fxwb_print_diag (&diag);

@@ -22,9 +22,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
       printf ("{\"input\": \"%s\", \"already_imported\": %s, \"lines\": %" G_GINT64_FORMAT
               ", \"records\": %" G_GINT64_FORMAT ", \"frames\": %" G_GINT64_FORMAT ", \"compiles\": %" G_GINT64_FORMAT
               ", \"graphs\": %" G_GINT64_FORMAT ", \"kernels\": %" G_GINT64_FORMAT ", \"guards\": %" G_GINT64_FORMAT
-              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"warnings\": {",
+              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"ir_nodes\": %"
+              G_GINT64_FORMAT ", \"provenance\": %" G_GINT64_FORMAT ", \"links\": %" G_GINT64_FORMAT
+              ", \"warnings\": {",
               escaped, s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
-              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events);
+              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->ir_nodes, s->provenance,
+              s->links);
       gboolean first = TRUE;
       for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
         if (s->warnings[w])
@@ -45,6 +48,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
           " events (%" G_GINT64_FORMAT " records, %" G_GINT64_FORMAT " lines)\n",
           path, s->frames, s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->records,
           s->lines);
+  if (s->ir_nodes || s->provenance)
+    printf ("  %" G_GINT64_FORMAT " scheduler nodes, %" G_GINT64_FORMAT " kernel provenance mappings\n", s->ir_nodes,
+            s->provenance);
+  if (s->links)
+    printf ("  %" G_GINT64_FORMAT " TORCH_COMPILE_DEBUG compiles linked to trace compiles (same output code)\n",
+            s->links);
   for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
     {
       if (!s->warnings[w])
@@ -74,7 +83,9 @@ fxwb_cmd_import (int argc, char **argv)
                                 "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
                                 "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
-                                "nothing. Bad lines are skipped and counted (first examples shown with line numbers).");
+                                "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
+                                "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"
+                                "compile (same output code), in whichever order they are imported.");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  every input was imported (possibly with warnings) or was already there\n"

@@ -28,7 +28,9 @@ fxwb_cmd_ls (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
-                                "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs, kernels.");
+                                "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs,\n"
+                                "kernels; a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG\n"
+                                "folder of a trace compile, or the trace compile of a folder, when both were imported.");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  listed\n"
@@ -54,8 +56,11 @@ fxwb_cmd_ls (int argc, char **argv)
     }
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
-  size_t n = 0;
-  st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  fx_store_input *inputs = NULL;
+  size_t n = 0, n_inputs = 0;
+  st = fx_store_list_inputs (store, arena, &inputs, &n_inputs, &diag);
+  if (st == FX_OK)
+    st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
   if (st != FX_OK)
     fxwb_print_diag (&diag);
   else if (json)
@@ -63,9 +68,17 @@ fxwb_cmd_ls (int argc, char **argv)
       printf ("[");
       for (size_t i = 0; i < n; i++)
         {
+          const fx_store_input *in = NULL;
+          for (size_t k = 0; k < n_inputs; k++)
+            if (inputs[k].id == cs[i].input_id)
+              in = &inputs[k];
           printf ("%s\n  {\"compile_id\": \"%s\", \"frame_id\": %d, \"frame_compile_id\": %d, \"attempt\": %d, "
-                  "\"function\": ", i ? "," : "", cs[i].compile_id, cs[i].cid.frame_id, cs[i].cid.frame_compile_id,
-                  cs[i].cid.attempt);
+                  "\"input\": %" G_GINT64_FORMAT ", \"input_path\": ", i ? "," : "", cs[i].compile_id,
+                  cs[i].cid.frame_id, cs[i].cid.frame_compile_id, cs[i].cid.attempt, cs[i].input_id);
+          json_str (in ? in->path : NULL);
+          printf (", \"input_kind\": ");
+          json_str (in ? in->kind : NULL);
+          printf (", \"function\": ");
           json_str (cs[i].function);
           printf (", \"file\": ");
           json_str (cs[i].file);
@@ -73,21 +86,48 @@ fxwb_cmd_ls (int argc, char **argv)
                   "\"graph_breaks\": %d, \"guard_failures\": %d, \"fail_type\": ", cs[i].line, cs[i].status,
                   cs[i].n_graphs, cs[i].n_kernels, cs[i].n_guards, cs[i].n_breaks, cs[i].n_failures);
           json_str (cs[i].fail_type);
+          printf (", \"linked\": ");
+          json_str (cs[i].linked);
           printf (", \"compile_time_s\": %g}", cs[i].entire_frame_compile_s);
         }
       printf ("%s]\n", n ? "\n" : "");
     }
   else
     {
-      printf ("%-10s %-42s %-44s %-12s %6s %7s\n", "COMPILE", "FUNCTION", "FILE:LINE", "STATUS", "GRAPHS",
-              "KERNELS");
+      /* One block per input (compiles are listed input by input), headed by its path and kind; a compile linked
+         to one of another input (a TORCH_COMPILE_DEBUG folder and the trace compile with the same output code)
+         names it in a LINKED column. */
+      gboolean any_link = FALSE;
+      for (size_t i = 0; i < n; i++)
+        any_link |= cs[i].linked != NULL;
+      int64_t shown_input = -1;
       for (size_t i = 0; i < n; i++)
         {
+          if (cs[i].input_id != shown_input)
+            {
+              const fx_store_input *in = NULL;
+              for (size_t k = 0; k < n_inputs; k++)
+                if (inputs[k].id == cs[i].input_id)
+                  in = &inputs[k];
+              if (shown_input >= 0)
+                putchar ('\n');
+              shown_input = cs[i].input_id;
+              printf ("== input %" G_GINT64_FORMAT ": %s (%s", cs[i].input_id, in ? in->path : "?",
+                      in ? in->kind : "?");
+              if (in && in->size > 0)
+                printf (", %.1f MB", (double) in->size / 1e6);
+              printf (")\n");
+              printf ("%-10s %-42s %-44s %-12s %6s %7s%s\n", "COMPILE", "FUNCTION", "FILE:LINE", "STATUS", "GRAPHS",
+                      "KERNELS", any_link ? "  LINKED" : "");
+            }
           g_autofree char *id = g_strdup_printf ("[%s]", cs[i].compile_id);
           g_autofree char *loc = !cs[i].file ? g_strdup ("-") : cs[i].line < 0 ? g_strdup (cs[i].file)
                                 : g_strdup_printf ("%s:%d", cs[i].file, cs[i].line);
-          printf ("%-10s %-42s %-44s %-12s %6d %7d\n", id, cs[i].function ? cs[i].function : "-", loc,
+          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, cs[i].function ? cs[i].function : "-", loc,
                   cs[i].status, cs[i].n_graphs, cs[i].n_kernels);
+          if (any_link)
+            printf ("  %s", cs[i].linked ? cs[i].linked : "-");
+          putchar ('\n');
         }
     }
   fx_arena_free (arena);

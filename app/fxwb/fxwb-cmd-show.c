@@ -20,6 +20,7 @@ typedef enum
   SHOW_KERNELS,
   SHOW_METRICS,
   SHOW_FUSION,
+  SHOW_SHAPES,
   SHOW_INPUTS,
   SHOW_ARTIFACTS,
   SHOW_ARTIFACT,
@@ -208,12 +209,21 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
               json_str (k[i].nodes);
               printf (", \"aten\": ");
               json_str (k[i].aten);
+              printf (", \"post_grad_nodes\": ");
+              json_str (k[i].post_nodes);
+              printf (", \"pre_grad_nodes\": ");
+              json_str (k[i].pre_nodes);
               printf ("}\n");
             }
           else
-            printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
-                    k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
-                    k[i].aten ? k[i].aten : "");
+            {
+              printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
+                      k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
+                      k[i].aten ? k[i].aten : "");
+              if (k[i].pre_nodes)
+                printf ("    pre-grad nodes: [%s]  (post-grad: [%s])\n", k[i].pre_nodes,
+                        k[i].post_nodes ? k[i].post_nodes : "");
+            }
         return FX_OK;
       }
     case SHOW_METRICS:
@@ -240,20 +250,109 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
       }
     case SHOW_FUSION:
       {
+        /* The fusion groups of ir_post_fusion.txt (the compile's own, or those of its linked TORCH_COMPILE_DEBUG
+           folder), each with the scheduler nodes it fuses, what they write and read, and their output layouts. */
         fx_store_fusion_group *g;
-        if ((st = fx_store_list_fusion_groups (store, c->id, arena, &g, &n, diag)) != FX_OK)
+        fx_store_ir_node *nodes;
+        size_t nn = 0;
+        if ((st = fx_store_list_fusion_groups (store, c->id, arena, &g, &n, diag)) != FX_OK
+            || (st = fx_store_list_ir_nodes (store, c->id, "post_fusion", arena, &nodes, &nn, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          {
+            const fx_store_ir_node *top = NULL;
+            for (size_t k = 0; k < nn && !top; k++)
+              if (!nodes[k].fused_into && strcmp (nodes[k].name, g[i].name) == 0)
+                top = &nodes[k];
+            if (json)
+              {
+                printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
+                json_str (g[i].name);
+                printf (", \"nodes\": ");
+                json_str (g[i].nodes);
+                printf (", \"kind\": ");
+                json_str (top ? top->kind : NULL);
+                printf (", \"writes\": ");
+                json_str (top ? top->writes : NULL);
+                printf (", \"reads\": ");
+                json_str (top ? top->reads : NULL);
+                printf (", \"buffers\": ");
+                json_str (top ? top->buffers : NULL);
+                printf (", \"extern_kernel\": ");
+                json_str (top ? top->extern_kernel : NULL);
+                printf (", \"kernel\": ");
+                json_str (top ? top->kernel : NULL);
+                printf (", \"handle\": %d, \"origins\": ", top ? top->handle : -1);
+                json_str (top ? top->post_nodes : NULL);
+                printf (", \"pre_grad_nodes\": ");
+                json_str (top ? top->pre_nodes : NULL);
+                printf ("}\n");
+                continue;
+              }
+            printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
+            if (!top)
+              continue;
+            printf ("    %s(%s)%s%s\n", top->kind, top->ir_type ? top->ir_type : "",
+                    top->extern_kernel ? "  kernel: " : "", top->extern_kernel ? top->extern_kernel : "");
+            printf ("    writes: [%s]  reads: [%s]\n", top->writes ? top->writes : "", top->reads ? top->reads : "");
+            if (top->kernel)
+              {
+                printf ("    kernel: %s", top->kernel);
+                if (top->handle >= 0)
+                  printf (":%d", top->handle);
+                if (top->post_nodes)
+                  printf ("  origins: [%s]", top->post_nodes);
+                if (top->pre_nodes)
+                  printf ("  pre-grad: [%s]", top->pre_nodes);
+                putchar ('\n');
+              }
+            if (top->buffers)
+              {
+                g_auto (GStrv) bufs = g_strsplit (top->buffers, "\n", -1);
+                for (int b = 0; bufs[b]; b++)
+                  printf ("    %s\n", bufs[b]);
+              }
+            for (size_t k = 0; k < nn; k++)
+              if (nodes[k].fused_into && strcmp (nodes[k].fused_into, g[i].name) == 0)
+                printf ("    - %s: %s  iteration %s  writes [%s]  reads [%s]\n", nodes[k].name, nodes[k].kind,
+                        nodes[k].iteration ? nodes[k].iteration : "-", nodes[k].writes ? nodes[k].writes : "",
+                        nodes[k].reads ? nodes[k].reads : "");
+          }
+        return FX_OK;
+      }
+    case SHOW_SHAPES:
+      {
+        /* symbolic_shape_specialization: "s0 (L['x'].size()[0]) specialized to 4: reason", then the user stack;
+           guard_added: the expression and the user stack that added it. */
+        fx_store_shape_event *ev;
+        if ((st = fx_store_list_shape_events (store, c->id, arena, &ev, &n, diag)) != FX_OK)
           return st;
         for (size_t i = 0; i < n; i++)
           if (json)
             {
-              printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
-              json_str (g[i].name);
-              printf (", \"nodes\": ");
-              json_str (g[i].nodes);
+              printf ("{\"compile_id\": \"%s\", \"kind\": ", c->compile_id);
+              json_str (ev[i].kind);
+              const char *keys[] = { "symbol", "sources", "value", "expr", "reason", "user_stack" };
+              const char *vals[] = { ev[i].symbol, ev[i].sources, ev[i].value, ev[i].expr, ev[i].reason,
+                                     ev[i].user_stack };
+              for (int k = 0; k < 6; k++)
+                {
+                  printf (", \"%s\": ", keys[k]);
+                  json_str (vals[k]);
+                }
               printf ("}\n");
             }
           else
-            printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
+            {
+              if (strcmp (ev[i].kind, "specialization") == 0)
+                printf ("specialization: %s (%s) = %s: %s\n", ev[i].symbol ? ev[i].symbol : "?",
+                        ev[i].sources ? ev[i].sources : "", ev[i].value ? ev[i].value : "?",
+                        ev[i].reason ? ev[i].reason : "");
+              else
+                printf ("%s: %s\n", ev[i].kind, ev[i].expr ? ev[i].expr : "");
+              if (ev[i].user_stack)
+                fputs (ev[i].user_stack, stdout);
+            }
         return FX_OK;
       }
     case SHOW_INPUTS:
@@ -325,7 +424,7 @@ int
 fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
-  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE;
+  gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE, shapes = FALSE;
   gboolean json = FALSE, artifacts = FALSE;
   g_autofree char *stage = NULL, *artifact = NULL;
   GOptionEntry entries[] = {
@@ -339,10 +438,14 @@ fxwb_cmd_show (int argc, char **argv)
     { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards: kind, source, code, the user line", NULL },
     { "recompiles", 0, 0, G_OPTION_ARG_NONE, &recompiles, "Recompile reasons (guard failures)", NULL },
     { "breaks", 'b', 0, G_OPTION_ARG_NONE, &breaks, "Graph breaks with their user stacks", NULL },
-    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Generated kernels with the nodes they cover", NULL },
+    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels,
+      "Generated kernels with the nodes they cover (and their pre-grad nodes from the provenance mappings)", NULL },
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "compilation_metrics", NULL },
-    { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion, "Fusion groups (ir_post_fusion.txt of a TORCH_COMPILE_DEBUG import)",
-      NULL },
+    { "fusion", 'f', 0, G_OPTION_ARG_NONE, &fusion,
+      "Fusion groups of ir_post_fusion.txt with their nodes, writes, reads and layouts (a TORCH_COMPILE_DEBUG import,"
+      " or its folder linked to a trace compile)", NULL },
+    { "shapes", 0, 0, G_OPTION_ARG_NONE, &shapes,
+      "Symbolic-shape specializations (symbol, sources, value, reason) and guards added, with user stacks", NULL },
     { "inputs", 'i', 0, G_OPTION_ARG_NONE, &inputs, "Input tensors by source (describe_tensor/describe_source)", NULL },
     { "artifacts", 'a', 0, G_OPTION_ARG_NONE, &artifacts, "Raw artifacts kept for the compile (names and sizes)", NULL },
     { "artifact", 0, 0, G_OPTION_ARG_STRING, &artifact,
@@ -365,12 +468,13 @@ fxwb_cmd_show (int argc, char **argv)
                                     "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
-  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + inputs + artifacts
+  int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
+                + inputs + artifacts
                 + (artifact != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion, --inputs, --artifacts, --artifact\n");
+                       "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -381,7 +485,8 @@ fxwb_cmd_show (int argc, char **argv)
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
-                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
+                   : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION
+                   : shapes ? SHOW_SHAPES : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
                    : artifact ? SHOW_ARTIFACT : SHOW_STAGES;
   artifact_name = artifact;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;

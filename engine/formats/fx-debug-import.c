@@ -1,6 +1,7 @@
 /* fx-debug-import.c: the TORCH_COMPILE_DEBUG importer: each torchinductor/model__N_* folder's graphs
-   (fx_graph_readable.py, fx_graph_transformed.py), kernels (output_code.py), fusion groups (ir_post_fusion.txt)
-   and raw files, as compile "-/N" of the input. */
+   (fx_graph_readable.py, fx_graph_transformed.py, fx_graph_runnable.py), kernels (output_code.py), scheduler nodes
+   and fusion groups (ir_pre_fusion.txt, ir_post_fusion.txt), provenance mappings and raw files, as compile "-/N" of
+   the input, linked to the trace compile that printed the same output code. */
 #include "fx/importers.h"
 
 #include <dirent.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fx-import-util.h"
 #include "fx-md5.h"
 #include "fx/pyparse.h"
 
@@ -101,95 +103,6 @@ fx_is_debug_dir (const char *path)
   return ok;
 }
 
-static bool
-find_in_line (const char *p, const char *eol, const char *needle)
-{
-  size_t n = strlen (needle);
-  for (; p + n <= eol; p++)
-    if (memcmp (p, needle, n) == 0)
-      return true;
-  return false;
-}
-
-/* "FusedSchedulerNode(", "SchedulerNode(", "ExternKernelSchedulerNode(", "NopKernelSchedulerNode(" ... */
-static bool
-find_sched (const char *p, const char *eol)
-{
-  const char *paren = memchr (p, '(', (size_t) (eol - p));
-  return paren && paren - p >= 13 && memcmp (paren - 13, "SchedulerNode", 13) == 0;
-}
-
-fx_status
-fx_split_post_fusion (const char *text, size_t len, fx_arena *arena, fx_fusion_group **out, size_t *n,
-                      fx_diag *diag)
-{
-  (void) diag;
-  *out = NULL;
-  *n = 0;
-  size_t cap = 0;
-  fx_fusion_group *groups = NULL;
-  const char *end = text + len, *p = text;
-  bool member_next = false;
-  fx_buf members;
-  fx_buf_init (&members);
-  const char *group_start = NULL;
-  while (p < end)
-    {
-      const char *eol = memchr (p, '\n', (size_t) (end - p));
-      if (!eol)
-        eol = end;
-      /* NAME: KindSchedulerNode(...) at column 0 */
-      const char *q = p;
-      while (q < eol && (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
-        q++;
-      bool header = q > p && eol - q > 2 && q[0] == ':' && q[1] == ' ' && find_sched (q + 2, eol);
-      if (header && !member_next)
-        {
-          if (*n)
-            {
-              groups[*n - 1].text = fx_arena_strndup (arena, group_start, (size_t) (p - group_start));
-              if (members.len)
-                groups[*n - 1].nodes = fx_arena_strdup (arena, members.data);
-            }
-          if (*n == cap)
-            {
-              size_t ncap = cap ? cap * 2 : 16;
-              fx_fusion_group *grown = fx_arena_alloc (arena, ncap * sizeof *grown);
-              if (groups)
-                memcpy (grown, groups, cap * sizeof *grown);
-              groups = grown;
-              cap = ncap;
-            }
-          fx_fusion_group *g = &groups[(*n)++];
-          memset (g, 0, sizeof *g);
-          g->name = fx_arena_strndup (arena, p, (size_t) (q - p));
-          const char *k = q + 2, *paren = memchr (k, '(', (size_t) (eol - k));
-          g->kind = fx_arena_strndup (arena, k, (size_t) ((paren ? paren : eol) - k));
-          g->nodes = g->name;
-          group_start = p;
-          fx_buf_reset (&members);
-        }
-      else if (header && member_next)
-        {
-          if (members.len)
-            fx_buf_puts (&members, ", ");
-          fx_buf_append (&members, p, (size_t) (q - p));
-        }
-      /* "X.snodes[i] =" announces a member of the fused node X */
-      member_next = eol - p > 3 && eol[-1] == '=' && find_in_line (p, eol, ".snodes[");
-      p = eol < end ? eol + 1 : end;
-    }
-  if (*n)
-    {
-      groups[*n - 1].text = fx_arena_strndup (arena, group_start, (size_t) (end - group_start));
-      if (members.len)
-        groups[*n - 1].nodes = fx_arena_strdup (arena, members.data);
-    }
-  fx_buf_free (&members);
-  *out = groups;
-  return FX_OK;
-}
-
 /* Adds one file's text to the input hash; NULL when the file is absent. */
 static char *
 read_part (const char *dir, const char *name, fx_md5 *md5, size_t *len)
@@ -228,6 +141,54 @@ import_graph_file (fx_store *store, int64_t crow, const char *stage, const char 
   fx_graph_free (graph);
   if (st == FX_OK)
     stats->graphs++;
+  return st;
+}
+
+/* launches: the output code's kernel launches (post-fusion nodes are matched to the one computing them). */
+static fx_status
+import_ir_dump (fx_store *store, int64_t crow, const char *stage, const char *text, size_t len, const char *file,
+                const fx_kernel_launch *launches, size_t n_launches, fx_import_stats *stats, fx_diag *diag)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_store_ir_node *nodes;
+  size_t n = 0;
+  fx_ir_dump_issues issues;
+  fx_status st = fx_parse_ir_dump (text, len, stage, arena, &nodes, &n, &issues, diag);
+  if (st == FX_OK && issues.skipped_lines)
+    {
+      int64_t k = stats->warnings[FX_IMPORT_WARN_IR_DUMP];
+      stats->warnings[FX_IMPORT_WARN_IR_DUMP] += issues.skipped_lines;
+      if (k < FX_IMPORT_EXAMPLES)
+        {
+          stats->examples[FX_IMPORT_WARN_IR_DUMP][k].line = issues.first_line;
+          snprintf (stats->examples[FX_IMPORT_WARN_IR_DUMP][k].text, 160, "%s: %.130s", file, issues.first_text);
+        }
+    }
+  bool post = strcmp (stage, "post_fusion") == 0;
+  int top_launch = -1;
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      if (post && n_launches)
+        {
+          /* A fused node's members run in its kernel. */
+          int l = nodes[i].fused_into ? top_launch : fx_launch_writing (launches, n_launches, nodes[i].writes);
+          if (!nodes[i].fused_into)
+            top_launch = l;
+          if (l >= 0)
+            {
+              nodes[i].kernel = launches[l].kernel;
+              nodes[i].handle = launches[l].handle;
+            }
+        }
+      st = fx_store_add_ir_node (store, crow, &nodes[i], diag);
+      if (st == FX_OK)
+        stats->ir_nodes++;
+      /* The top-level nodes after fusion are what Inductor generates one kernel (or extern call) for. */
+      if (st == FX_OK && post && !nodes[i].fused_into)
+        st = fx_store_add_fusion_group (store, crow, nodes[i].name, nodes[i].members ? nodes[i].members
+                                        : nodes[i].name, nodes[i].text, diag);
+    }
+  fx_arena_free (arena);
   return st;
 }
 
@@ -299,26 +260,49 @@ fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn pr
       if (t[1] && (st = import_graph_file (store, crow, "inductor_transformed", t[1], l[1], files[1], stats,
                                            diag)) != FX_OK)
         break;
-      if (t[2])
+      if (t[5] && st == FX_OK)
+        st = import_graph_file (store, crow, "runnable", t[5], l[5], files[5], stats, diag);
+      if (t[2] && st == FX_OK)
         {
-          fx_arena *arena = fx_arena_new ();
-          fx_kernel_def *defs;
-          size_t nk = 0;
-          st = fx_split_output_code (t[2], l[2], arena, &defs, &nk, diag);
-          for (size_t k = 0; k < nk && st == FX_OK; k++, stats->kernels++)
-            st = fx_store_add_kernel (store, crow, (int) k, defs[k].call_order, defs[k].name, defs[k].kind,
-                                      defs[k].device, defs[k].code, defs[k].nodes, defs[k].aten, diag);
-          fx_arena_free (arena);
+          int64_t nk = 0;
+          st = fx_store_output_code_kernels (store, input, crow, t[2], l[2], &nk, diag);
+          stats->kernels += nk;
         }
-      if (t[3] && st == FX_OK)
+      /* ir_pre_fusion.txt then ir_post_fusion.txt: scheduler nodes; the post-fusion top-level nodes are the fusion
+         groups. */
+      fx_arena *la = fx_arena_new ();
+      fx_kernel_launch *launches = NULL;
+      size_t n_launches = 0;
+      if (t[2] && st == FX_OK)
+        st = fx_output_code_launches (t[2], l[2], la, &launches, &n_launches, diag);
+      for (size_t f = 4; f >= 3 && st == FX_OK; f--)
+        if (t[f])
+          st = import_ir_dump (store, crow, f == 4 ? "pre_fusion" : "post_fusion", t[f], l[f], files[f], launches,
+                               n_launches, stats, diag);
+      fx_arena_free (la);
+      if (t[6] && st == FX_OK)
         {
-          fx_arena *arena = fx_arena_new ();
-          fx_fusion_group *groups;
-          size_t ng = 0;
-          st = fx_split_post_fusion (t[3], l[3], arena, &groups, &ng, diag);
-          for (size_t k = 0; k < ng && st == FX_OK; k++)
-            st = fx_store_add_fusion_group (store, crow, groups[k].name, groups[k].nodes, groups[k].text, diag);
-          fx_arena_free (arena);
+          int64_t rows = 0;
+          fx_diag pd;
+          fx_diag_clear (&pd);
+          fx_status ps = fx_import_provenance (store, crow, t[6], l[6], &rows, &pd);
+          if (ps == FX_ERR_PARSE)
+            {
+              /* Kept raw below; the mapping is only lost for this compile. */
+              int64_t k = stats->warnings[FX_IMPORT_WARN_BAD_RECORD]++;
+              if (k < FX_IMPORT_EXAMPLES)
+                {
+                  stats->examples[FX_IMPORT_WARN_BAD_RECORD][k].line = 1;
+                  snprintf (stats->examples[FX_IMPORT_WARN_BAD_RECORD][k].text, 160, "%.40s/%.48s: %.60s",
+                            models[m], files[6], pd.message);
+                }
+            }
+          else if (ps != FX_OK)
+            {
+              fx_diag_set (diag, ps, "%s", pd.message);
+              st = ps;
+            }
+          stats->provenance += rows;
         }
       for (size_t f = 2; f < N_FILES && st == FX_OK; f++)
         if (t[f])
@@ -329,6 +313,8 @@ fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn pr
       if (progress)
         progress ((double) (m + 1) / (double) nm, user_data);
     }
+  if (st == FX_OK)
+    st = fx_store_link_debug_compiles (store, &stats->links, diag);
   if (st == FX_OK && !existing)
     st = fx_store_commit (store, diag);
   if (st != FX_OK)

@@ -9,12 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fx-import-util.h"
 #include "fx-md5.h"
 #include "fx/pyparse.h"
 
 static const char *const warning_names[FX_IMPORT_WARN_COUNT] = {
   "bad line", "invalid JSON", "payload without record", "unknown string id", "md5 mismatch", "unknown record kind",
-  "graph did not parse", "malformed record",
+  "graph did not parse", "malformed record", "IR dump line skipped",
 };
 
 const char *
@@ -297,7 +298,10 @@ add_cpp_guards (importer *imp, int64_t crow, const char *text)
       q += 3;
       char *colon = strchr (q, ':');
       size_t kind_len = colon ? (size_t) (colon - q) : strcspn (q, " ");
-      if (strstr (q, "GuardManager") && strstr (q, "GuardManager") < q + kind_len)
+      /* Managers: GuardManager, RootGuardManager, DictGuardManager, and a dict's KeyValueManager / KeyManager /
+         ValueManager ("KeyManager: GuardManager: source=..."); their first word ends in "Manager". */
+      size_t word = strcspn (q, " :");
+      if (word >= 7 && memcmp (q + word - 7, "Manager", 7) == 0)
         {
           /* A manager: remember its source for the guards below it. */
           free (sources[depth]);
@@ -483,18 +487,129 @@ add_metrics (importer *imp, int64_t crow, json_object *m)
 static fx_status
 add_output_code (importer *imp, int64_t crow, const char *payload, size_t plen)
 {
-  fx_arena *arena = fx_arena_new ();
-  fx_kernel_def *defs = NULL;
-  size_t n = 0;
-  fx_status st = fx_split_output_code (payload, plen, arena, &defs, &n, imp->diag);
-  for (size_t i = 0; i < n && st == FX_OK; i++)
+  int64_t n = 0;
+  fx_status st = fx_store_output_code_kernels (imp->store, imp->input, crow, payload, plen, &n, imp->diag);
+  imp->stats->kernels += n;
+  return st;
+}
+
+/* symbolic_shape_specialization {symbol, sources, value, reason, stack, user_stack}, guard_added and
+   guard_added_fast {expr, stack, user_stack}. */
+static fx_status
+add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *meta, int64_t line)
+{
+  if (!meta || json_object_get_type (meta) != json_type_object)
     {
-      st = fx_store_add_kernel (imp->store, crow, (int) i, defs[i].call_order, defs[i].name, defs[i].kind,
-                                defs[i].device, defs[i].code, defs[i].nodes, defs[i].aten, imp->diag);
-      if (st == FX_OK)
-        imp->stats->kernels++;
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s: metadata is not an object", kind);
+      return FX_OK;
     }
-  fx_arena_free (arena);
+  fx_store_shape_event ev = { 0 };
+  bool spec = strcmp (kind, "symbolic_shape_specialization") == 0;
+  ev.kind = spec ? "specialization" : kind;
+  fx_buf sources, stacks[2];
+  fx_buf_init (&sources);
+  fx_buf_init (&stacks[0]);
+  fx_buf_init (&stacks[1]);
+  if (spec)
+    {
+      ev.symbol = json_str (meta, "symbol");
+      ev.value = json_str (meta, "value");
+      ev.reason = json_str (meta, "reason");
+      json_object *src;
+      if (json_object_object_get_ex (meta, "sources", &src) && src && json_object_get_type (src) == json_type_array)
+        for (size_t i = 0; i < json_object_array_length (src); i++)
+          {
+            json_object *it = json_object_array_get_idx (src, i);
+            if (it && json_object_get_type (it) == json_type_string)
+              {
+                if (sources.len)
+                  fx_buf_puts (&sources, ", ");
+                fx_buf_puts (&sources, json_object_get_string (it));
+              }
+          }
+      ev.sources = sources.len ? sources.data : NULL;
+    }
+  else
+    ev.expr = json_str (meta, "expr");
+  static const char *const keys[2] = { "user_stack", "stack" };
+  bool ok = true;
+  for (int k = 0; k < 2 && ok; k++)
+    {
+      json_object *stack;
+      if (!json_object_object_get_ex (meta, keys[k], &stack) || !stack
+          || json_object_get_type (stack) != json_type_array)
+        continue;
+      const char *fn, *file;
+      int ln, bad_id = -1;
+      ok = format_stack (imp, stack, &stacks[k], &fn, &file, &ln, &bad_id);
+      if (!ok)
+        warn (imp, FX_IMPORT_WARN_UNKNOWN_STRING, line, "%s: string id %d was never defined", kind, bad_id);
+    }
+  ev.user_stack = stacks[0].len ? stacks[0].data : NULL;
+  ev.stack = stacks[1].len ? stacks[1].data : NULL;
+  fx_status st = FX_OK;
+  if (ok && spec && !ev.symbol)
+    warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without a symbol", kind);
+  else if (ok && !spec && !ev.expr)
+    warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without an expr", kind);
+  else if (ok)
+    st = fx_store_add_shape_event (imp->store, imp->input, crow, &ev, imp->diag);
+  fx_buf_free (&sources);
+  fx_buf_free (&stacks[0]);
+  fx_buf_free (&stacks[1]);
+  return st;
+}
+
+/* dynamo_error: traceback.format_exc() of the exception that failed the compile. The last "Type: message" after
+   the last traceback's frames names it; the type is shortened to its class name, as compilation_metrics'
+   fail_type (type(e).__qualname__) writes it. */
+static fx_status
+add_dynamo_error (importer *imp, int64_t crow, const char *payload)
+{
+  const char *start = payload, *t;
+  while ((t = strstr (start, "Traceback (most recent call last):")) && t != start)
+    start = t + 1;
+  if ((t = strstr (start, "Traceback (most recent call last):")))
+    start = t;
+  /* The first line at column 0 after the traceback header that is not a frame. */
+  const char *p = start, *exc = NULL;
+  bool first = strncmp (p, "Traceback", 9) == 0;
+  while (p && *p && !exc)
+    {
+      const char *eol = strchr (p, '\n');
+      if (!first && *p != ' ' && *p != '\n' && *p != '\t')
+        exc = p;
+      first = false;
+      p = eol ? eol + 1 : NULL;
+    }
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  char *type = NULL, *reason = NULL;
+  if (exc)
+    {
+      const char *colon = strstr (exc, ": ");
+      const char *eol = strchr (exc, '\n');
+      if (colon && (!eol || colon < eol))
+        {
+          type = strndup (exc, (size_t) (colon - exc));
+          reason = strdup (colon + 2);
+        }
+      else
+        {
+          type = strndup (exc, eol ? (size_t) (eol - exc) : strlen (exc));
+          reason = strdup (eol ? eol + 1 : "");
+        }
+      strip_trailing (type);
+      strip_trailing (reason);
+      char *dot = strrchr (type, '.');
+      if (dot && dot[1])
+        memmove (type, dot + 1, strlen (dot + 1) + 1);
+    }
+  u.fail_type = type && *type ? type : "Exception";
+  u.fail_reason = reason && *reason ? reason : payload;
+  fx_status st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+  free (type);
+  free (reason);
   return st;
 }
 
@@ -739,6 +854,43 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
         imp->stats->artifacts++;
       return st;
     }
+  if (strcmp (kind, "symbolic_shape_specialization") == 0 || strcmp (kind, "guard_added") == 0
+      || strcmp (kind, "guard_added_fast") == 0)
+    return add_shape_event (imp, crow, kind, meta, line);
+  if (art_name && strcmp (art_name, "fx_graph_runnable") == 0)
+    {
+      /* A standalone repro of the post-grad graph: stored as the "runnable" stage through the FX parser. */
+      if (!crow && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+        return st;
+      return add_graph (imp, crow, "runnable", payload, plen, line);
+    }
+  if (art_name && crow && payload && strcmp (art_name, "dynamo_error") == 0)
+    {
+      st = add_dynamo_error (imp, crow, payload);
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, "string", payload, imp->diag);
+      if (st == FX_OK)
+        imp->stats->artifacts++;
+      return st;
+    }
+  if (art_name && crow && payload && strcmp (art_name, "inductor_provenance_tracking_node_mappings") == 0)
+    {
+      int64_t rows = 0;
+      fx_diag pd;
+      fx_diag_clear (&pd);
+      fx_status ps = fx_import_provenance (imp->store, crow, payload, plen, &rows, &pd);
+      if (ps == FX_ERR_PARSE)
+        warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s: %.120s", art_name, pd.message);
+      else if (ps != FX_OK)
+        return fx_diag_set (imp->diag, ps, "%s", pd.message);
+      imp->stats->provenance += rows;
+      /* The raw mapping is kept either way (a rejected one is not counted as read). */
+      st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, art_enc ? art_enc : "json", payload,
+                                  imp->diag);
+      if (st == FX_OK)
+        imp->stats->artifacts++;
+      return st;
+    }
   if (art_name && crow && strcmp (art_name, "recompile_reasons") == 0)
     {
       st = add_recompile_reasons (imp, crow, payload, line);
@@ -772,9 +924,10 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
   return add_raw (imp, crow, kind, meta, payload);
 }
 
-/* A glog prefix: optional [rankN]:, then L MMDD HH:MM:SS.uuuuuu THREAD PATH:LINE] ... {json. Returns the JSON start. */
+/* A glog prefix: optional [rankN]:, then L MMDD HH:MM:SS.uuuuuu THREAD PATH:LINE]. Returns its closing ], NULL when
+   the line has none. */
 static const char *
-glog_json_start (const char *p, const char *eol)
+glog_prefix_close (const char *p, const char *eol)
 {
   if (p < eol && *p == '[')
     {
@@ -808,8 +961,15 @@ glog_json_start (const char *p, const char *eol)
     d--;
   if (d == close || d[-1] != ':')
     return NULL;
-  const char *brace = memchr (close, '{', (size_t) (eol - close));
-  return brace;
+  return close;
+}
+
+/* The JSON start of a TORCH_TRACE line: the first { after the glog prefix. */
+static const char *
+glog_json_start (const char *p, const char *eol)
+{
+  const char *close = glog_prefix_close (p, eol);
+  return close ? memchr (close, '{', (size_t) (eol - close)) : NULL;
 }
 
 static void
@@ -962,6 +1122,8 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
         }
       goto fail;
     }
+  if ((st = fx_store_link_debug_compiles (store, &stats->links, diag)) != FX_OK)
+    goto fail;
   if ((st = fx_store_commit (store, diag)) != FX_OK)
     goto fail;
   if (progress)
@@ -1226,6 +1388,12 @@ fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, 
   if (stats->records == 0)
     {
       st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_LOGS record ([frame/compile] [__artifact] lines) in %s", name);
+      /* Located at the first line that was not one, as for a TORCH_TRACE. */
+      if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
+        {
+          const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
+          fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+        }
       goto fail;
     }
   if ((st = fx_store_commit (store, diag)) != FX_OK)
@@ -1265,6 +1433,9 @@ merge_stats (fx_import_stats *into, const fx_import_stats *s)
   into->guards += s->guards;
   into->artifacts += s->artifacts;
   into->events += s->events;
+  into->ir_nodes += s->ir_nodes;
+  into->provenance += s->provenance;
+  into->links += s->links;
   for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
     {
       for (int64_t k = 0; k < s->warnings[w] && k < FX_IMPORT_EXAMPLES; k++)

@@ -7,11 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Prepared statements are kept for reuse: an import runs the same few INSERTs hundreds of thousands of times, and
+   preparing each one again cost about a sixth of the import. Keyed by the SQL text (a copy, so SQL built in a
+   local buffer is safe); release() resets a kept statement instead of finalizing it. */
+#define STMT_CACHE 64
+
+typedef struct
+{
+  char *sql;
+  uint64_t hash;
+  sqlite3_stmt *stmt;
+} cached_stmt;
+
 struct fx_store
 {
   sqlite3 *db;
   int64_t workspace_id;
   char path[512];
+  cached_stmt cache[STMT_CACHE];
+  int n_cache;
+  /* The file's schema version: a read-only open does not migrate, and the readers of schema-4 data fall back to
+     what an older file holds. */
+  int schema;
 };
 
 /* Version 1 of the schema. Later versions append steps to migrations[] instead of editing this text, so an old
@@ -77,8 +94,34 @@ static const char schema_v3[] =
   "ALTER TABLE runs ADD COLUMN engine_compile INTEGER REFERENCES compiles(id) ON DELETE SET NULL;\n"
   "CREATE INDEX runs_graph ON runs(graph);\n";
 
+/* Version 4: what the TORCH_COMPILE_DEBUG files and the remaining trace records hold beyond raw text: the scheduler
+   nodes of ir_pre_fusion.txt / ir_post_fusion.txt, the kernel -> post-grad -> pre-grad node mappings, symbolic-shape
+   specializations and guards, and the link between a debug folder's compile and the trace compile that printed
+   the same output code (output_codes keeps each compile's output-code md5 and kernel names to find it). */
+static const char schema_v4[] =
+  "CREATE TABLE ir_nodes (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, stage TEXT NOT NULL, ordinal INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,"
+  " ir_type TEXT, fused_into TEXT, members TEXT, device TEXT, iteration TEXT, sizes TEXT, writes TEXT,"
+  " reads TEXT, unmet TEXT, buffers TEXT, extern_kernel TEXT, text TEXT, kernel TEXT, handle INTEGER);\n"
+  "CREATE INDEX ir_nodes_compile ON ir_nodes(compile);\n"
+  "CREATE TABLE provenance (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, kernel TEXT NOT NULL, handle INTEGER, post_nodes TEXT, pre_nodes TEXT);\n"
+  "CREATE INDEX provenance_compile ON provenance(compile, kernel);\n"
+  "CREATE TABLE shape_events (id INTEGER PRIMARY KEY, compile INTEGER REFERENCES compiles(id) ON DELETE CASCADE,"
+  " input INTEGER NOT NULL REFERENCES inputs(id) ON DELETE CASCADE, kind TEXT NOT NULL, symbol TEXT,"
+  " sources TEXT, value TEXT, expr TEXT, reason TEXT, user_stack TEXT, stack TEXT);\n"
+  "CREATE INDEX shape_events_compile ON shape_events(compile);\n"
+  "CREATE TABLE output_codes (compile INTEGER PRIMARY KEY REFERENCES compiles(id) ON DELETE CASCADE,"
+  " input INTEGER NOT NULL REFERENCES inputs(id) ON DELETE CASCADE, md5 TEXT NOT NULL, kernels TEXT);\n"
+  "CREATE INDEX output_codes_md5 ON output_codes(md5);\n"
+  "CREATE INDEX output_codes_kernels ON output_codes(kernels);\n"
+  "CREATE TABLE compile_links (id INTEGER PRIMARY KEY, compile INTEGER NOT NULL REFERENCES compiles(id)"
+  " ON DELETE CASCADE, debug_compile INTEGER NOT NULL REFERENCES compiles(id) ON DELETE CASCADE, how TEXT,"
+  " UNIQUE (compile, debug_compile));\n"
+  "CREATE INDEX compile_links_debug ON compile_links(debug_compile);\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
 _Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
                 "one migration per schema version");
 
@@ -101,16 +144,60 @@ exec (fx_store *store, const char *sql, fx_diag *diag)
   return FX_OK;
 }
 
+static uint64_t
+sql_hash (const char *sql)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (const unsigned char *p = (const unsigned char *) sql; *p; p++)
+    h = (h ^ *p) * 1099511628211ull;
+  return h;
+}
+
+/* A statement ready to bind: a kept one (reset, bindings cleared) or a new one, kept while there is room. A caller
+   steps it and hands it to release(); no two uses of the same SQL are ever open at once. */
 static sqlite3_stmt *
 prepare (fx_store *store, const char *sql, fx_diag *diag)
 {
+  uint64_t h = sql_hash (sql);
+  for (int i = 0; i < store->n_cache; i++)
+    if (store->cache[i].hash == h && strcmp (store->cache[i].sql, sql) == 0)
+      {
+        sqlite3_stmt *stmt = store->cache[i].stmt;
+        sqlite3_reset (stmt);
+        sqlite3_clear_bindings (stmt);
+        return stmt;
+      }
   sqlite3_stmt *stmt = NULL;
-  if (sqlite3_prepare_v2 (store->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+  bool keep = store->n_cache < STMT_CACHE;
+  if (sqlite3_prepare_v3 (store->db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &stmt, NULL) != SQLITE_OK)
     {
       db_error (store, diag, "prepare");
+      sqlite3_finalize (stmt);
       return NULL;
     }
+  if (keep)
+    {
+      char *copy = strdup (sql);
+      if (copy)
+        store->cache[store->n_cache++] = (cached_stmt) { copy, h, stmt };
+    }
   return stmt;
+}
+
+/* Done with a statement from prepare(): a kept one is reset (releasing its locks and row), another finalized. */
+static void
+release (fx_store *store, sqlite3_stmt *stmt)
+{
+  if (!stmt)
+    return;
+  for (int i = 0; i < store->n_cache; i++)
+    if (store->cache[i].stmt == stmt)
+      {
+        sqlite3_reset (stmt);
+        sqlite3_clear_bindings (stmt);
+        return;
+      }
+  sqlite3_finalize (stmt);
 }
 
 static void
@@ -122,6 +209,62 @@ bind_text (sqlite3_stmt *stmt, int i, const char *s)
     sqlite3_bind_null (stmt, i);
 }
 
+/* Binds a statement's parameters left to right (?1, ?2, ...), so a writer lists its values in column order
+   instead of numbering each bind call. NULL strings, absent ids (0) and unknown numbers bind SQL NULL. */
+typedef struct binder
+{
+  sqlite3_stmt *stmt;
+  int i;
+} binder;
+
+static binder
+binder_of (sqlite3_stmt *stmt)
+{
+  return (binder) { stmt, 0 };
+}
+
+static void
+b_text (binder *b, const char *s)
+{
+  bind_text (b->stmt, ++b->i, s);
+}
+
+static void
+b_int (binder *b, int64_t v)
+{
+  sqlite3_bind_int64 (b->stmt, ++b->i, v);
+}
+
+static void
+b_real (binder *b, double v)
+{
+  sqlite3_bind_double (b->stmt, ++b->i, v);
+}
+
+/* present false: NULL (the parameter is left unbound, which sqlite reads as NULL). */
+static void
+b_int_if (binder *b, int64_t v, bool present)
+{
+  ++b->i;
+  if (present)
+    sqlite3_bind_int64 (b->stmt, b->i, v);
+}
+
+static void
+b_real_if (binder *b, double v, bool present)
+{
+  ++b->i;
+  if (present)
+    sqlite3_bind_double (b->stmt, b->i, v);
+}
+
+/* A row id; 0 (none) is NULL. */
+static void
+b_id (binder *b, int64_t id)
+{
+  b_int_if (b, id, id != 0);
+}
+
 /* Runs a prepared statement that returns no rows and finalizes it. */
 static fx_status
 step_done (fx_store *store, sqlite3_stmt *stmt, fx_diag *diag)
@@ -130,7 +273,7 @@ step_done (fx_store *store, sqlite3_stmt *stmt, fx_diag *diag)
   fx_status st = FX_OK;
   if (rc != SQLITE_DONE)
     st = db_error (store, diag, "write");
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   return st;
 }
 
@@ -141,7 +284,7 @@ user_version (fx_store *store)
   int v = -1;
   if (stmt && sqlite3_step (stmt) == SQLITE_ROW)
     v = sqlite3_column_int (stmt, 0);
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   return v;
 }
 
@@ -155,7 +298,7 @@ pragma_int (fx_store *store, const char *sql)
   int64_t v = -1;
   if (stmt && sqlite3_step (stmt) == SQLITE_ROW)
     v = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   return v;
 }
 
@@ -232,7 +375,7 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
         st = FX_ERR_IO;
       else if (sqlite3_step (stmt) == SQLITE_ROW)
         store->workspace_id = sqlite3_column_int64 (stmt, 0);
-      sqlite3_finalize (stmt);
+      release (store, stmt);
       if (st == FX_OK && store->workspace_id == 0)
         {
           stmt = prepare (store, "INSERT INTO workspaces (name, created) VALUES (?, julianday('now'))", diag);
@@ -241,7 +384,8 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
           else
             {
               const char *base = strrchr (path, '/');
-              bind_text (stmt, 1, base ? base + 1 : path);
+              binder b = binder_of (stmt);
+              b_text (&b, base ? base + 1 : path);
               st = step_done (store, stmt, diag);
               store->workspace_id = sqlite3_last_insert_rowid (store->db);
             }
@@ -252,8 +396,16 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
       fx_store_close (store);
       return st;
     }
+  store->schema = FX_STORE_SCHEMA_VERSION;
   *out = store;
   return FX_OK;
+}
+
+/* Whether the file has the schema-4 tables (IR nodes, provenance, shape events, links). */
+static bool
+has_v4 (fx_store *store)
+{
+  return store->schema >= 4;
 }
 
 void
@@ -261,6 +413,11 @@ fx_store_close (fx_store *store)
 {
   if (!store)
     return;
+  for (int i = 0; i < store->n_cache; i++)
+    {
+      sqlite3_finalize (store->cache[i].stmt);
+      free (store->cache[i].sql);
+    }
   sqlite3_close (store->db);
   free (store);
 }
@@ -402,11 +559,12 @@ fx_store_find_input (fx_store *store, const char *hash, int64_t *existing, fx_di
   sqlite3_stmt *stmt = prepare (store, "SELECT id FROM inputs WHERE hash = ?", diag);
   if (!stmt)
     return FX_ERR_IO;
-  bind_text (stmt, 1, hash);
+  binder b = binder_of (stmt);
+  b_text (&b, hash);
   int rc = sqlite3_step (stmt);
   if (rc == SQLITE_ROW)
     *existing = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     return db_error (store, diag, "looking up the input");
   return FX_OK;
@@ -429,11 +587,12 @@ fx_store_add_input (fx_store *store, const char *path, const char *kind, const c
                                 " VALUES (?, ?, ?, ?, ?, julianday('now'))", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, store->workspace_id);
-  bind_text (stmt, 2, path);
-  bind_text (stmt, 3, kind);
-  bind_text (stmt, 4, hash);
-  sqlite3_bind_int64 (stmt, 5, size);
+  binder b = binder_of (stmt);
+  b_int (&b, store->workspace_id);
+  b_text (&b, path);
+  b_text (&b, kind);
+  b_text (&b, hash);
+  b_int (&b, size);
   return insert (store, stmt, id, diag);
 }
 
@@ -445,12 +604,13 @@ find_row (fx_store *store, const char *sql, const int64_t *args, int nargs, int6
   sqlite3_stmt *stmt = prepare (store, sql, diag);
   if (!stmt)
     return FX_ERR_IO;
+  binder b = binder_of (stmt);
   for (int i = 0; i < nargs; i++)
-    sqlite3_bind_int64 (stmt, i + 1, args[i]);
+    b_int (&b, args[i]);
   int rc = sqlite3_step (stmt);
   if (rc == SQLITE_ROW)
     *id = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     return db_error (store, diag, "lookup");
   return FX_OK;
@@ -471,8 +631,9 @@ fx_store_ensure_compile (fx_store *store, int64_t input_id, const fx_compile_id 
       sqlite3_stmt *stmt = prepare (store, "INSERT INTO frames (input, ca_id, frame_id) VALUES (?, ?, ?)", diag);
       if (!stmt)
         return FX_ERR_IO;
+      binder b = binder_of (stmt);
       for (int i = 0; i < 3; i++)
-        sqlite3_bind_int64 (stmt, i + 1, fargs[i]);
+        b_int (&b, fargs[i]);
       if ((st = insert (store, stmt, &frame, diag)) != FX_OK)
         return st;
     }
@@ -487,10 +648,11 @@ fx_store_ensure_compile (fx_store *store, int64_t input_id, const fx_compile_id 
                                 " VALUES (?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, frame);
-  bind_text (stmt, 2, text);
-  sqlite3_bind_int (stmt, 3, cid->frame_compile_id);
-  sqlite3_bind_int (stmt, 4, cid->attempt);
+  binder b = binder_of (stmt);
+  b_int (&b, frame);
+  b_text (&b, text);
+  b_int (&b, cid->frame_compile_id);
+  b_int (&b, cid->attempt);
   return insert (store, stmt, compile_row, diag);
 }
 
@@ -521,28 +683,22 @@ fx_store_update_compile (fx_store *store, int64_t compile_row, const fx_store_co
     " has_metrics = COALESCE(?15, has_metrics) WHERE id = ?16", diag);
   if (!stmt)
     return FX_ERR_IO;
-  bind_text (stmt, 1, u->function);
-  bind_text (stmt, 2, u->file);
-  if (u->line >= 0)
-    sqlite3_bind_int (stmt, 3, u->line);
-  bind_text (stmt, 4, u->user_stack);
-  if (u->has_graph_break >= 0)
-    sqlite3_bind_int (stmt, 5, u->has_graph_break);
-  if (u->has_recompile >= 0)
-    sqlite3_bind_int (stmt, 6, u->has_recompile);
-  bind_text (stmt, 7, u->fail_type);
-  bind_text (stmt, 8, u->fail_reason);
+  binder b = binder_of (stmt);
+  b_text (&b, u->function);
+  b_text (&b, u->file);
+  b_int_if (&b, u->line, u->line >= 0);
+  b_text (&b, u->user_stack);
+  b_int_if (&b, u->has_graph_break, u->has_graph_break >= 0);
+  b_int_if (&b, u->has_recompile, u->has_recompile >= 0);
+  b_text (&b, u->fail_type);
+  b_text (&b, u->fail_reason);
   double reals[4] = { u->start_time, u->entire_frame_compile_s, u->backend_compile_s, u->inductor_compile_s };
   for (int i = 0; i < 4; i++)
-    if (reals[i] >= 0)
-      sqlite3_bind_double (stmt, 9 + i, reals[i]);
-  if (u->graph_op_count >= 0)
-    sqlite3_bind_int (stmt, 13, u->graph_op_count);
-  if (u->guard_count >= 0)
-    sqlite3_bind_int (stmt, 14, u->guard_count);
-  if (u->has_metrics >= 0)
-    sqlite3_bind_int (stmt, 15, u->has_metrics);
-  sqlite3_bind_int64 (stmt, 16, compile_row);
+    b_real_if (&b, reals[i], reals[i] >= 0);
+  b_int_if (&b, u->graph_op_count, u->graph_op_count >= 0);
+  b_int_if (&b, u->guard_count, u->guard_count >= 0);
+  b_int_if (&b, u->has_metrics, u->has_metrics >= 0);
+  b_int (&b, compile_row);
   return step_done (store, stmt, diag);
 }
 
@@ -554,17 +710,16 @@ fx_store_add_graph (fx_store *store, int64_t compile_row, const char *stage, con
                                 " VALUES (?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  bind_text (stmt, 2, stage);
-  sqlite3_bind_int64 (stmt, 3, graph ? (int64_t) graph->n_nodes : 0);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, stage);
+  b_int (&b, graph ? (int64_t) graph->n_nodes : 0);
   fx_buf json;
   fx_buf_init (&json);
   if (graph)
-    {
-      fx_graph_to_json (graph, &json);
-      sqlite3_bind_text (stmt, 4, json.data, (int) json.len, SQLITE_TRANSIENT);
-    }
-  bind_text (stmt, 5, text);
+    fx_graph_to_json (graph, &json);
+  b_text (&b, graph ? json.data : NULL);
+  b_text (&b, text);
   fx_status st = insert (store, stmt, id, diag);
   fx_buf_free (&json);
   return st;
@@ -578,11 +733,12 @@ fx_store_add_guard (fx_store *store, int64_t compile_row, const char *kind, cons
                                 " VALUES (?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  bind_text (stmt, 2, kind);
-  bind_text (stmt, 3, source);
-  bind_text (stmt, 4, code);
-  bind_text (stmt, 5, user_line);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, kind);
+  b_text (&b, source);
+  b_text (&b, code);
+  b_text (&b, user_line);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -594,10 +750,11 @@ fx_store_add_guard_failure (fx_store *store, int64_t compile_row, const char *fa
                                 " VALUES (?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  bind_text (stmt, 2, failed_compile);
-  bind_text (stmt, 3, reason);
-  bind_text (stmt, 4, user_stack);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, failed_compile);
+  b_text (&b, reason);
+  b_text (&b, user_stack);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -609,11 +766,12 @@ fx_store_add_graph_break (fx_store *store, int64_t compile_row, const char *reas
                                 " VALUES (?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  bind_text (stmt, 2, reason);
-  bind_text (stmt, 3, explanation);
-  bind_text (stmt, 4, user_stack);
-  bind_text (stmt, 5, text);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, reason);
+  b_text (&b, explanation);
+  b_text (&b, user_stack);
+  b_text (&b, text);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -626,16 +784,16 @@ fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, int call
                                 " call_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  sqlite3_bind_int (stmt, 2, ordinal);
-  bind_text (stmt, 3, name);
-  bind_text (stmt, 4, kind);
-  bind_text (stmt, 5, device);
-  bind_text (stmt, 6, code);
-  bind_text (stmt, 7, nodes);
-  bind_text (stmt, 8, aten);
-  if (call_order >= 0)
-    sqlite3_bind_int (stmt, 9, call_order);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_int (&b, ordinal);
+  b_text (&b, name);
+  b_text (&b, kind);
+  b_text (&b, device);
+  b_text (&b, code);
+  b_text (&b, nodes);
+  b_text (&b, aten);
+  b_int_if (&b, call_order, call_order >= 0);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -647,10 +805,11 @@ fx_store_add_fusion_group (fx_store *store, int64_t compile_row, const char *nam
                                 diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  bind_text (stmt, 2, name);
-  bind_text (stmt, 3, nodes);
-  bind_text (stmt, 4, text);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, name);
+  b_text (&b, nodes);
+  b_text (&b, text);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -662,12 +821,12 @@ fx_store_add_artifact (fx_store *store, int64_t input_id, int64_t compile_row, c
                                 diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, input_id);
-  if (compile_row)
-    sqlite3_bind_int64 (stmt, 2, compile_row);
-  bind_text (stmt, 3, name);
-  bind_text (stmt, 4, kind);
-  bind_text (stmt, 5, text);
+  binder b = binder_of (stmt);
+  b_int (&b, input_id);
+  b_id (&b, compile_row);
+  b_text (&b, name);
+  b_text (&b, kind);
+  b_text (&b, text);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -677,9 +836,10 @@ fx_store_add_metric (fx_store *store, int64_t compile_row, const char *key, cons
   sqlite3_stmt *stmt = prepare (store, "INSERT INTO metrics (compile, key, value) VALUES (?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, compile_row);
-  bind_text (stmt, 2, key);
-  bind_text (stmt, 3, value);
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, key);
+  b_text (&b, value);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -691,13 +851,13 @@ fx_store_add_event (fx_store *store, int64_t input_id, int64_t compile_row, cons
                                 " VALUES (?, ?, ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, input_id);
-  if (compile_row)
-    sqlite3_bind_int64 (stmt, 2, compile_row);
-  bind_text (stmt, 3, name);
-  bind_text (stmt, 4, phase);
-  sqlite3_bind_double (stmt, 5, ts_us);
-  bind_text (stmt, 6, json);
+  binder b = binder_of (stmt);
+  b_int (&b, input_id);
+  b_id (&b, compile_row);
+  b_text (&b, name);
+  b_text (&b, phase);
+  b_real (&b, ts_us);
+  b_text (&b, json);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -710,26 +870,23 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, julianday('now'), ?, ?, ?, ?)", diag);
   if (!stmt)
     return FX_ERR_IO;
-  if (graph_id)
-    sqlite3_bind_int64 (stmt, 1, graph_id);
-  bind_text (stmt, 2, run->backend ? run->backend : "");
-  bind_text (stmt, 3, run->mode);
-  bind_text (stmt, 4, run->options_json);
-  bind_text (stmt, 5, run->device);
-  sqlite3_bind_double (stmt, 6, run->compile_ms);
-  sqlite3_bind_double (stmt, 7, run->run_ms_median);
-  sqlite3_bind_double (stmt, 8, run->run_ms_min);
-  sqlite3_bind_double (stmt, 9, run->run_ms_max);
-  sqlite3_bind_int64 (stmt, 10, run->peak_bytes);
-  sqlite3_bind_double (stmt, 11, run->accuracy);
-  bind_text (stmt, 12, run->error);
-  bind_text (stmt, 13, run->verdict);
-  if (run->repeat > 0)
-    sqlite3_bind_int (stmt, 14, run->repeat);
-  if (run->n_kernels >= 0)
-    sqlite3_bind_int (stmt, 15, run->n_kernels);
-  if (run->engine_compile > 0)
-    sqlite3_bind_int64 (stmt, 16, run->engine_compile);
+  binder b = binder_of (stmt);
+  b_id (&b, graph_id);
+  b_text (&b, run->backend ? run->backend : "");
+  b_text (&b, run->mode);
+  b_text (&b, run->options_json);
+  b_text (&b, run->device);
+  b_real (&b, run->compile_ms);
+  b_real (&b, run->run_ms_median);
+  b_real (&b, run->run_ms_min);
+  b_real (&b, run->run_ms_max);
+  b_int (&b, run->peak_bytes);
+  b_real (&b, run->accuracy);
+  b_text (&b, run->error);
+  b_text (&b, run->verdict);
+  b_int_if (&b, run->repeat, run->repeat > 0);
+  b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
+  b_int_if (&b, run->engine_compile, run->engine_compile > 0);
   return insert (store, stmt, id, diag);
 }
 
@@ -745,17 +902,21 @@ col_str (fx_arena *arena, sqlite3_stmt *stmt, int i)
 /* Runs a query with one optional integer parameter; calls row() for each row into a growing array. */
 typedef void (*row_fn) (fx_arena *arena, sqlite3_stmt *stmt, void *item);
 
+/* text_param: a second parameter (?2) when has_text. */
 static fx_status
-query_list (fx_store *store, const char *sql, int64_t param, bool has_param, fx_arena *arena, size_t item_size,
-            row_fn row, void **out, size_t *n, fx_diag *diag)
+query_list_ex (fx_store *store, const char *sql, int64_t param, bool has_param, const char *text_param,
+               bool has_text, fx_arena *arena, size_t item_size, row_fn row, void **out, size_t *n, fx_diag *diag)
 {
   *out = NULL;
   *n = 0;
   sqlite3_stmt *stmt = prepare (store, sql, diag);
   if (!stmt)
     return FX_ERR_IO;
+  binder b = binder_of (stmt);
   if (has_param)
-    sqlite3_bind_int64 (stmt, 1, param);
+    b_int (&b, param);
+  if (has_text)
+    b_text (&b, text_param);
   size_t cap = 0;
   char *items = NULL;
   int rc;
@@ -773,12 +934,355 @@ query_list (fx_store *store, const char *sql, int64_t param, bool has_param, fx_
       row (arena, stmt, items + *n * item_size);
       (*n)++;
     }
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   if (rc != SQLITE_DONE)
     return db_error (store, diag, "read");
   *out = items;
   return FX_OK;
 }
+
+static fx_status
+query_list (fx_store *store, const char *sql, int64_t param, bool has_param, fx_arena *arena, size_t item_size,
+            row_fn row, void **out, size_t *n, fx_diag *diag)
+{
+  return query_list_ex (store, sql, param, has_param, NULL, false, arena, item_size, row, out, n, diag);
+}
+
+/* ------------------------------------------------------------------ schema 4: IR dumps, provenance, shapes, links */
+
+/* " = the compile whose rows of table are read for compile ?1": ?1 itself when it has rows there, else the
+   debug-folder compile linked to it (a trace compile shows its folder's IR dumps; a table both inputs fill, such as
+   provenance, is not listed twice). */
+#define OWN_OR_LINKED(table) " = (SELECT c FROM (SELECT ?1 AS c, 0 AS o UNION ALL SELECT debug_compile, 1"          \
+  " FROM compile_links WHERE compile = ?1) WHERE EXISTS (SELECT 1 FROM " table " x WHERE x.compile = c)"          \
+  " ORDER BY o LIMIT 1)"
+
+/* The provenance column col of an IR node's launch: from its own compile's mappings, else the linked trace
+   compile's. */
+#define PROVENANCE_OF_NODE(col)                                                                                  \
+  "COALESCE((SELECT p." col " FROM provenance p WHERE p.compile = n.compile AND p.kernel = n.kernel"             \
+  " AND p.handle IS n.handle LIMIT 1), (SELECT p." col " FROM provenance p JOIN compile_links l"                  \
+  " ON p.compile = l.compile WHERE l.debug_compile = n.compile AND p.kernel = n.kernel AND p.handle IS n.handle"  \
+  " LIMIT 1))"
+
+fx_status
+fx_store_add_ir_node (fx_store *store, int64_t compile_row, const fx_store_ir_node *node, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO ir_nodes (compile, stage, ordinal, name, kind, ir_type,"
+                                " fused_into, members, device, iteration, sizes, writes, reads, unmet, buffers,"
+                                " extern_kernel, text, kernel, handle)"
+                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, node->stage);
+  b_int (&b, node->ordinal);
+  b_text (&b, node->name);
+  b_text (&b, node->kind);
+  b_text (&b, node->ir_type);
+  b_text (&b, node->fused_into);
+  b_text (&b, node->members);
+  b_text (&b, node->device);
+  b_text (&b, node->iteration);
+  b_text (&b, node->sizes);
+  b_text (&b, node->writes);
+  b_text (&b, node->reads);
+  b_text (&b, node->unmet);
+  b_text (&b, node->buffers);
+  b_text (&b, node->extern_kernel);
+  b_text (&b, node->text);
+  b_text (&b, node->kernel);
+  b_int_if (&b, node->handle, node->kernel && node->handle >= 0);
+  return insert (store, stmt, NULL, diag);
+}
+
+static void
+ir_node_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_ir_node *r = item;
+  r->stage = col_str (arena, s, 0);
+  r->ordinal = sqlite3_column_int (s, 1);
+  const char **cols[] = { &r->name, &r->kind, &r->ir_type, &r->fused_into, &r->members, &r->device, &r->iteration,
+                          &r->sizes, &r->writes, &r->reads, &r->unmet, &r->buffers, &r->extern_kernel, &r->text };
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+    *cols[i] = col_str (arena, s, (int) i + 2);
+  r->kernel = col_str (arena, s, 16);
+  r->handle = sqlite3_column_type (s, 17) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 17);
+  r->post_nodes = col_str (arena, s, 18);
+  r->pre_nodes = col_str (arena, s, 19);
+}
+
+fx_status
+fx_store_list_ir_nodes (fx_store *store, int64_t compile_row, const char *stage, fx_arena *arena,
+                        fx_store_ir_node **out, size_t *n, fx_diag *diag)
+{
+  if (!has_v4 (store))
+    {
+      /* An older file, opened read-only: none recorded. */
+      *out = NULL;
+      *n = 0;
+      return FX_OK;
+    }
+  return query_list_ex (store, "SELECT stage, ordinal, name, kind, ir_type, fused_into, members, device, iteration,"
+                        " sizes, writes, reads, unmet, buffers, extern_kernel, text, kernel, handle,"
+                        " " PROVENANCE_OF_NODE ("post_nodes") ", " PROVENANCE_OF_NODE ("pre_nodes")
+                        " FROM ir_nodes n WHERE compile"
+                        OWN_OR_LINKED ("ir_nodes") " AND (?2 IS NULL OR stage = ?2)"
+                        " ORDER BY stage = 'post_fusion', compile, ordinal", compile_row, true, stage, true, arena, sizeof (fx_store_ir_node), ir_node_row,
+                        (void **) out, n, diag);
+}
+
+fx_status
+fx_store_add_provenance (fx_store *store, int64_t compile_row, const char *kernel, int handle,
+                         const char *post_nodes, const char *pre_nodes, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO provenance (compile, kernel, handle, post_nodes, pre_nodes)"
+                                " VALUES (?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_text (&b, kernel);
+  b_int_if (&b, handle, handle >= 0);
+  b_text (&b, post_nodes);
+  b_text (&b, pre_nodes);
+  return insert (store, stmt, NULL, diag);
+}
+
+static void
+provenance_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_provenance *p = item;
+  p->kernel = col_str (arena, s, 0);
+  p->handle = sqlite3_column_type (s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 1);
+  p->post_nodes = col_str (arena, s, 2);
+  p->pre_nodes = col_str (arena, s, 3);
+}
+
+fx_status
+fx_store_list_provenance (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_provenance **out,
+                          size_t *n, fx_diag *diag)
+{
+  if (!has_v4 (store))
+    {
+      /* An older file, opened read-only: none recorded. */
+      *out = NULL;
+      *n = 0;
+      return FX_OK;
+    }
+  return query_list (store, "SELECT kernel, handle, post_nodes, pre_nodes FROM provenance WHERE compile"
+                     OWN_OR_LINKED ("provenance")
+                     " ORDER BY compile, id", compile_row, true, arena, sizeof (fx_store_provenance), provenance_row,
+                     (void **) out, n, diag);
+}
+
+fx_status
+fx_store_add_shape_event (fx_store *store, int64_t input_id, int64_t compile_row, const fx_store_shape_event *ev,
+                          fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO shape_events (compile, input, kind, symbol, sources, value, expr,"
+                                " reason, user_stack, stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_id (&b, compile_row);
+  b_int (&b, input_id);
+  b_text (&b, ev->kind);
+  b_text (&b, ev->symbol);
+  b_text (&b, ev->sources);
+  b_text (&b, ev->value);
+  b_text (&b, ev->expr);
+  b_text (&b, ev->reason);
+  b_text (&b, ev->user_stack);
+  b_text (&b, ev->stack);
+  return insert (store, stmt, NULL, diag);
+}
+
+static void
+shape_event_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_shape_event *e = item;
+  const char **cols[] = { &e->kind, &e->symbol, &e->sources, &e->value, &e->expr, &e->reason, &e->user_stack,
+                          &e->stack };
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+    *cols[i] = col_str (arena, s, (int) i);
+}
+
+fx_status
+fx_store_list_shape_events (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_shape_event **out,
+                            size_t *n, fx_diag *diag)
+{
+  if (!has_v4 (store))
+    {
+      /* An older file, opened read-only: none recorded. */
+      *out = NULL;
+      *n = 0;
+      return FX_OK;
+    }
+  if (compile_row)
+    return query_list_ex (store, "SELECT kind, symbol, sources, value, expr, reason, user_stack, stack FROM"
+                          " shape_events WHERE compile = ? ORDER BY id", compile_row, true, NULL, false, arena,
+                          sizeof (fx_store_shape_event), shape_event_row, (void **) out, n, diag);
+  return query_list (store, "SELECT kind, symbol, sources, value, expr, reason, user_stack, stack FROM shape_events"
+                     " WHERE compile IS NULL ORDER BY id", 0, false, arena, sizeof (fx_store_shape_event),
+                     shape_event_row, (void **) out, n, diag);
+}
+
+fx_status
+fx_store_add_output_code (fx_store *store, int64_t input_id, int64_t compile_row, const char *md5,
+                          const char *kernel_names, fx_diag *diag)
+{
+  /* A compile printing its code twice keeps the last. */
+  sqlite3_stmt *stmt = prepare (store, "INSERT OR REPLACE INTO output_codes (compile, input, md5, kernels)"
+                                " VALUES (?, ?, ?, ?)", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_int (&b, compile_row);
+  b_int (&b, input_id);
+  b_text (&b, md5);
+  b_text (&b, kernel_names);
+  return insert (store, stmt, NULL, diag);
+}
+
+/* The first row of a one-text-parameter query (a compile to link to); 0 when none. */
+static fx_status
+find_link_target (fx_store *store, const char *sql, const char *value, int64_t *row, fx_diag *diag)
+{
+  *row = 0;
+  sqlite3_stmt *stmt = prepare (store, sql, diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_text (&b, value);
+  int rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    *row = sqlite3_column_int64 (stmt, 0);
+  release (store, stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return db_error (store, diag, "linking compiles");
+  return FX_OK;
+}
+
+fx_status
+fx_store_link_debug_compiles (fx_store *store, int64_t *linked, fx_diag *diag)
+{
+  if (linked)
+    *linked = 0;
+  /* The debug compiles still unlinked, in folder order (model__N: N is the compile order of the run). */
+  sqlite3_stmt *stmt = prepare (store, "SELECT o.compile, o.md5, o.kernels FROM output_codes o JOIN inputs i"
+                                " ON i.id = o.input JOIN compiles c ON c.id = o.compile"
+                                " WHERE i.kind = 'torch_compile_debug' AND NOT EXISTS (SELECT 1 FROM compile_links l"
+                                " WHERE l.debug_compile = o.compile) ORDER BY o.input, c.frame_compile_id", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  struct pending
+  {
+    int64_t row;
+    char *md5, *kernels;
+  } *todo = NULL;
+  size_t n = 0, cap = 0;
+  int rc;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      if (n == cap)
+        {
+          cap = cap ? cap * 2 : 16;
+          todo = realloc (todo, cap * sizeof *todo);
+        }
+      const unsigned char *k = sqlite3_column_text (stmt, 2);
+      todo[n].row = sqlite3_column_int64 (stmt, 0);
+      todo[n].md5 = strdup ((const char *) sqlite3_column_text (stmt, 1));
+      todo[n].kernels = k && *k ? strdup ((const char *) k) : NULL;
+      n++;
+    }
+  release (store, stmt);
+  fx_status st = rc == SQLITE_DONE ? FX_OK : db_error (store, diag, "linking compiles");
+  static const char by_md5[] =
+    "SELECT o.compile FROM output_codes o JOIN inputs i ON i.id = o.input WHERE o.md5 = ?"
+    " AND i.kind != 'torch_compile_debug' AND NOT EXISTS (SELECT 1 FROM compile_links l WHERE l.compile = o.compile)"
+    " ORDER BY o.compile LIMIT 1";
+  static const char by_kernels[] =
+    "SELECT o.compile FROM output_codes o JOIN inputs i ON i.id = o.input WHERE o.kernels = ?"
+    " AND i.kind != 'torch_compile_debug' AND NOT EXISTS (SELECT 1 FROM compile_links l WHERE l.compile = o.compile)"
+    " ORDER BY o.compile LIMIT 1";
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      int64_t target = 0;
+      const char *how = "output code";
+      st = find_link_target (store, by_md5, todo[i].md5, &target, diag);
+      if (st == FX_OK && !target && todo[i].kernels)
+        {
+          how = "kernel names";
+          st = find_link_target (store, by_kernels, todo[i].kernels, &target, diag);
+        }
+      if (st != FX_OK || !target)
+        continue;
+      sqlite3_stmt *ins = prepare (store, "INSERT INTO compile_links (compile, debug_compile, how) VALUES (?, ?, ?)",
+                                   diag);
+      if (!ins)
+        {
+          st = FX_ERR_IO;
+          break;
+        }
+      binder b = binder_of (ins);
+      b_int (&b, target);
+      b_int (&b, todo[i].row);
+      b_text (&b, how);
+      st = insert (store, ins, NULL, diag);
+      if (st == FX_OK && linked)
+        (*linked)++;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      free (todo[i].md5);
+      free (todo[i].kernels);
+    }
+  free (todo);
+  return st;
+}
+
+static void
+input_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_input *in = item;
+  in->id = sqlite3_column_int64 (s, 0);
+  in->path = col_str (arena, s, 1);
+  in->kind = col_str (arena, s, 2);
+  in->hash = col_str (arena, s, 3);
+  in->size = sqlite3_column_int64 (s, 4);
+}
+
+fx_status
+fx_store_list_inputs (fx_store *store, fx_arena *arena, fx_store_input **out, size_t *n, fx_diag *diag)
+{
+  return query_list (store, "SELECT id, path, kind, hash, size FROM inputs ORDER BY id", 0, false, arena,
+                     sizeof (fx_store_input), input_row, (void **) out, n, diag);
+}
+
+static void
+event_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_event *e = item;
+  e->input_id = sqlite3_column_int64 (s, 0);
+  e->compile_row = sqlite3_column_int64 (s, 1);
+  e->name = col_str (arena, s, 2);
+  e->phase = col_str (arena, s, 3);
+  e->ts_us = sqlite3_column_double (s, 4);
+  e->json = col_str (arena, s, 5);
+}
+
+fx_status
+fx_store_list_events (fx_store *store, int64_t input_id, fx_arena *arena, fx_store_event **out, size_t *n,
+                      fx_diag *diag)
+{
+  return query_list (store, "SELECT input, compile, name, phase, ts_us, json FROM events WHERE ?1 = 0 OR input = ?1"
+                     " ORDER BY id", input_id, true, arena, sizeof (fx_store_event), event_row, (void **) out, n,
+                     diag);
+}
+
+/* ------------------------------------------------------------------ reading: compiles, graphs, guards, kernels */
 
 static void
 compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
@@ -809,6 +1313,7 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   c->n_guards = sqlite3_column_int (s, 22);
   c->n_breaks = sqlite3_column_int (s, 23);
   c->n_failures = sqlite3_column_int (s, 24);
+  c->linked = col_str (arena, s, 25);
   /* The status tlparse colours a compile by: a failure wins, then a graph break, then being a recompile. */
   c->status = c->fail_type ? "failed" : (gb || c->n_breaks) ? "graph break"
               : (rc || c->n_failures || (c->cid.frame_id >= 0 && c->cid.frame_compile_id > 0)) ? "recompiled" : "ok";
@@ -817,18 +1322,28 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
 fx_status
 fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out, size_t *n, fx_diag *diag)
 {
+#define COMPILE_COLUMNS(linked)                                                                                   \
+    "SELECT c.id, f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt, c.function, c.file, c.line,"     \
+    " c.user_stack, c.has_graph_break, c.has_recompile, c.fail_type, c.fail_reason, c.start_time,"             \
+    " c.entire_frame_compile_s, c.backend_compile_s, c.inductor_compile_s, c.graph_op_count, c.guard_count,"   \
+    " (SELECT count(*) FROM graphs g WHERE g.compile = c.id),"                                                  \
+    " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"                                                 \
+    " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"                                                  \
+    " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"                                            \
+    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id), " linked                                  \
+    " FROM compiles c JOIN frames f ON c.frame = f.id"                                                          \
+    " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt"
+  if (!has_v4 (store))
+    return query_list (store, COMPILE_COLUMNS ("NULL"), 0, false, arena, sizeof (fx_store_compile), compile_from_row,
+                       (void **) out, n, diag);
+  /* linked: the folder name of a trace compile's debug compile, or the compile id of a debug compile's trace
+     compile. */
   return query_list (store,
-    "SELECT c.id, f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt, c.function, c.file, c.line,"
-    " c.user_stack, c.has_graph_break, c.has_recompile, c.fail_type, c.fail_reason, c.start_time,"
-    " c.entire_frame_compile_s, c.backend_compile_s, c.inductor_compile_s, c.graph_op_count, c.guard_count,"
-    " (SELECT count(*) FROM graphs g WHERE g.compile = c.id),"
-    " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"
-    " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"
-    " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"
-    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id)"
-    " FROM compiles c JOIN frames f ON c.frame = f.id"
-    " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt",
+    COMPILE_COLUMNS ("COALESCE((SELECT d.function FROM compile_links l JOIN compiles d ON d.id = l.debug_compile"
+                     " WHERE l.compile = c.id LIMIT 1), (SELECT t.compile_id FROM compile_links l JOIN compiles t"
+                     " ON t.id = l.compile WHERE l.debug_compile = c.id LIMIT 1))"),
     0, false, arena, sizeof (fx_store_compile), compile_from_row, (void **) out, n, diag);
+#undef COMPILE_COLUMNS
 }
 
 fx_status
@@ -881,7 +1396,8 @@ fx_store_get_graph (fx_store *store, int64_t graph_id, fx_graph **graph, char **
   sqlite3_stmt *stmt = prepare (store, "SELECT json, text FROM graphs WHERE id = ?", diag);
   if (!stmt)
     return FX_ERR_IO;
-  sqlite3_bind_int64 (stmt, 1, graph_id);
+  binder b = binder_of (stmt);
+  b_int (&b, graph_id);
   int rc = sqlite3_step (stmt);
   fx_status st = FX_OK;
   if (rc == SQLITE_ROW)
@@ -897,7 +1413,7 @@ fx_store_get_graph (fx_store *store, int64_t graph_id, fx_graph **graph, char **
     st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "no graph %lld", (long long) graph_id);
   else
     st = db_error (store, diag, "read");
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   return st;
 }
 
@@ -956,6 +1472,43 @@ fx_store_list_graph_breaks (fx_store *store, int64_t compile_row, fx_arena *aren
                      (void **) out, n, diag);
 }
 
+/* "a, b, a, c" -> "a, b, c" (a kernel launched twice lists its nodes once); NULL stays NULL. */
+static const char *
+unique_items (fx_arena *arena, const char *list)
+{
+  if (!list)
+    return NULL;
+  size_t len = strlen (list);
+  char *out = fx_arena_alloc (arena, len + 1);
+  size_t o = 0;
+  out[0] = 0;
+  const char *p = list;
+  while (*p)
+    {
+      const char *e = strstr (p, ", ");
+      size_t n = e ? (size_t) (e - p) : strlen (p);
+      bool dup = n == 0;
+      for (const char *q = out; !dup && q < out + o;)
+        {
+          const char *qe = strstr (q, ", ");
+          size_t qn = qe ? (size_t) (qe - q) : strlen (q);
+          dup = qn == n && memcmp (q, p, n) == 0;
+          q += qn + 2;
+        }
+      if (!dup)
+        {
+          if (o)
+            out[o++] = ',', out[o++] = ' ';
+          memcpy (out + o, p, n);
+          o += n;
+          out[o] = 0;
+        }
+      p += n + (e ? 2 : 0);
+    }
+  out[o] = 0;
+  return out;
+}
+
 static void
 kernel_row (fx_arena *arena, sqlite3_stmt *s, void *item)
 {
@@ -968,14 +1521,27 @@ kernel_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   k->nodes = col_str (arena, s, 5);
   k->aten = col_str (arena, s, 6);
   k->call_order = sqlite3_column_type (s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 7);
+  k->post_nodes = unique_items (arena, (const char *) sqlite3_column_text (s, 8));
+  k->pre_nodes = unique_items (arena, (const char *) sqlite3_column_text (s, 9));
 }
 
 fx_status
 fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out, size_t *n,
                        fx_diag *diag)
 {
-  return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order FROM kernels WHERE compile = ?"
-                     " ORDER BY ordinal, id", compile_row, true, arena, sizeof (fx_store_kernel), kernel_row,
+  if (!has_v4 (store))
+    return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order, NULL, NULL"
+                       " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena,
+                       sizeof (fx_store_kernel), kernel_row, (void **) out, n, diag);
+  return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order,"
+                     " (SELECT group_concat(p.post_nodes, ', ') FROM provenance p WHERE p.compile"
+                     OWN_OR_LINKED ("provenance")
+                     " AND p.kernel = k.name),"
+                     " (SELECT group_concat(p.pre_nodes, ', ') FROM provenance p WHERE p.compile"
+                     OWN_OR_LINKED ("provenance")
+                     " AND p.kernel = k.name)"
+                     " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena,
+                     sizeof (fx_store_kernel), kernel_row,
                      (void **) out, n, diag);
 }
 
@@ -999,7 +1565,13 @@ fx_status
 fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out, size_t *n,
                          fx_diag *diag)
 {
-  return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ? ORDER BY id", compile_row, true,
+  if (!has_v4 (store))
+    return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ? ORDER BY id", compile_row, true,
+                       arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
+  /* A trace compile also lists the files of its linked TORCH_COMPILE_DEBUG folder (ir_post_fusion.txt, ...),
+     after its own. */
+  return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ?1 OR compile IN (SELECT debug_compile"
+                     " FROM compile_links WHERE compile = ?1) ORDER BY compile != ?1, id", compile_row, true,
                      arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
 }
 
@@ -1009,7 +1581,8 @@ fx_store_count (fx_store *store, const char *table, int64_t *count, fx_diag *dia
   /* Table names cannot be bound, so only names from this fixed list reach the SQL text. */
   static const char *const tables[] = { "workspaces", "inputs", "frames", "compiles", "graphs", "guards",
                                         "guard_failures", "graph_breaks", "kernels", "fusion_groups",
-                                        "artifacts", "metrics", "events", "runs" };
+                                        "artifacts", "metrics", "events", "runs", "ir_nodes", "provenance",
+                                        "shape_events", "output_codes", "compile_links" };
   *count = 0;
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
     if (strcmp (table, tables[i]) == 0)
@@ -1034,7 +1607,12 @@ fx_status
 fx_store_list_fusion_groups (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_fusion_group **out,
                              size_t *n, fx_diag *diag)
 {
-  return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile = ? ORDER BY id", compile_row,
+  if (!has_v4 (store))
+    return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile = ? ORDER BY id",
+                       compile_row, true, arena, sizeof (fx_store_fusion_group), fusion_row, (void **) out, n, diag);
+  return query_list (store, "SELECT name, nodes, text FROM fusion_groups WHERE compile"
+                     OWN_OR_LINKED ("fusion_groups")
+                     " ORDER BY compile, id", compile_row,
                      true, arena, sizeof (fx_store_fusion_group), fusion_row, (void **) out, n, diag);
 }
 
@@ -1082,7 +1660,7 @@ runs_has_column (fx_store *store, const char *name)
   bind_text (stmt, 1, name);
   if (sqlite3_step (stmt) == SQLITE_ROW)
     yes = sqlite3_column_int (stmt, 0) > 0;
-  sqlite3_finalize (stmt);
+  release (store, stmt);
   return yes;
 }
 
@@ -1177,6 +1755,7 @@ fx_store_open_readonly (const char *path, fx_store **out, fx_diag *diag)
                           target);
       if (st == FX_OK)
         {
+          store->schema = v;
           store->workspace_id = pragma_int (store, "SELECT id FROM workspaces ORDER BY id LIMIT 1");
           if (store->workspace_id < 0)
             store->workspace_id = 0;

@@ -19,6 +19,7 @@ typedef enum fx_import_warning
   FX_IMPORT_WARN_UNKNOWN_KIND,    /* a record kind this importer does not know (kept raw as an artifact) */
   FX_IMPORT_WARN_GRAPH_PARSE,     /* a graph payload the FX parser rejected (its text is kept) */
   FX_IMPORT_WARN_BAD_RECORD,      /* a known record whose content is not what PyTorch writes (skipped) */
+  FX_IMPORT_WARN_IR_DUMP,         /* lines of an ir_*_fusion.txt that are no scheduler node (skipped) */
   FX_IMPORT_WARN_COUNT
 } fx_import_warning;
 
@@ -37,6 +38,7 @@ typedef struct fx_import_stats
   bool already_imported;          /* the same content was imported before: nothing was added */
   int64_t lines, records;
   int64_t frames, compiles, graphs, kernels, guards, artifacts, events;
+  int64_t ir_nodes, provenance, links;   /* scheduler nodes, kernel mappings, debug folders linked to compiles */
   int64_t warnings[FX_IMPORT_WARN_COUNT];
   fx_import_example examples[FX_IMPORT_WARN_COUNT][FX_IMPORT_EXAMPLES];
 } fx_import_stats;
@@ -65,6 +67,22 @@ typedef struct fx_kernel_def
 fx_status fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_def **out, size_t *n,
                                 fx_diag *diag);
 
+/* A kernel launch in the wrapper's call(): the kernel ("triton_poi_fused_add_0", "extern_kernels.mm"), its debug
+   handle from the "# [Provenance debug handles] NAME:N" comment above it (-1: none), the text after "(". */
+typedef struct fx_kernel_launch
+{
+  const char *kernel;
+  int handle;
+  const char *args;
+} fx_kernel_launch;
+
+/* The launches of output code's call(), in order (allocated from arena). */
+fx_status fx_output_code_launches (const char *text, size_t len, fx_arena *arena, fx_kernel_launch **out, size_t *n,
+                                   fx_diag *diag);
+/* The launch that computes a scheduler node writing writes ("buf0, buf3"): the first one naming one of those
+   buffers among its arguments; -1 when none does. */
+int fx_launch_writing (const fx_kernel_launch *launches, size_t n, const char *writes);
+
 /* A scheduler node of ir_post_fusion.txt at top level: a FusedSchedulerNode with its members, or a single node. */
 typedef struct fx_fusion_group
 {
@@ -77,11 +95,35 @@ typedef struct fx_fusion_group
 fx_status fx_split_post_fusion (const char *text, size_t len, fx_arena *arena, fx_fusion_group **out, size_t *n,
                                 fx_diag *diag);
 
+/* What fx_parse_ir_dump skipped: non-blank lines before the first scheduler node. */
+typedef struct fx_ir_dump_issues
+{
+  int64_t skipped_lines;
+  int first_line;
+  char first_text[128];
+} fx_ir_dump_issues;
+
+/* Parses ir_pre_fusion.txt / ir_post_fusion.txt (stage "pre_fusion" / "post_fusion", copied into each node) into
+   scheduler nodes in dump order: a FusedSchedulerNode is followed by its members (fused_into set). Never fails on
+   content: what is not a node is skipped (issues may be NULL). Results are allocated from arena. */
+fx_status fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_arena *arena, fx_store_ir_node **out,
+                            size_t *n, fx_ir_dump_issues *issues, fx_diag *diag);
+
+/* Parses inductor_provenance_tracking_node_mappings (JSON: preToPost, postToPre, cppCodeToPost) and stores one
+   provenance row per cppCodeToPost entry with the pre-grad nodes of its post-grad nodes. Bad JSON: FX_ERR_PARSE with
+   nothing stored. *n_rows (may be NULL): rows stored. */
+fx_status fx_import_provenance (fx_store *store, int64_t compile_row, const char *json, size_t len, int64_t *n_rows,
+                                fx_diag *diag);
+
 /* True when path is a TORCH_COMPILE_DEBUG folder: torch_compile_debug/, a run_* folder, or its torchinductor/. */
 bool fx_is_debug_dir (const char *path);
 /* Imports each torchinductor/model__N_* folder as compile "-/N" (N: Inductor's graph counter): fx_graph_readable.py
-   (stage aot_inference), fx_graph_transformed.py (inductor_transformed), output_code.py kernels, ir_post_fusion.txt
-   fusion groups, and the other files as artifacts. One transaction; the same content twice adds nothing. */
+   (stage aot_inference), fx_graph_transformed.py (inductor_transformed), fx_graph_runnable.py (runnable),
+   output_code.py kernels, ir_pre_fusion.txt / ir_post_fusion.txt scheduler nodes (post-fusion ones matched to the
+   call() launch computing them) and fusion groups, the provenance mappings, and the files raw as artifacts. Then
+   links each folder to the compile of another input (a TORCH_TRACE) that printed the same output code
+   (fx_store_link_debug_compiles). One transaction; the same content twice adds nothing. Damaged files are counted
+   (FX_IMPORT_WARN_IR_DUMP, _BAD_RECORD, _GRAPH_PARSE), never fatal. */
 fx_status fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                                fx_import_stats *stats, fx_diag *diag);
 

@@ -1,5 +1,6 @@
 /* fx/store.h: the workspace store, one sqlite file (.fxwb) per workspace holding imported compiles, graphs,
-   guards, kernels and runs. WAL mode: one writer and any number of readers may work at once. */
+   guards, kernels and runs. WAL mode: one writer and any number of readers may work at once, each with its own
+   fx_store (an fx_store keeps prepared statements: use it from one thread at a time). */
 #pragma once
 
 #include "fx/common.h"
@@ -10,7 +11,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 3
+#define FX_STORE_SCHEMA_VERSION 4
 
 typedef struct fx_store fx_store;
 
@@ -119,6 +120,106 @@ typedef struct fx_store_run
 fx_status fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id,
                             fx_diag *diag);
 
+/* ------------------------------------------------------------------ schema 4: IR dumps, provenance, shapes, links
+   (TORCH_COMPILE_DEBUG folders and the trace records beyond raw text; readers allocate from the caller's arena).
+   The readers taking a compile_row also return the rows of the debug-folder compile linked to it (see
+   fx_store_link_debug_compiles), so a trace compile shows its folder's IR dumps and mappings. */
+
+/* A scheduler node of ir_pre_fusion.txt / ir_post_fusion.txt. Lists are ", "-separated. */
+typedef struct fx_store_ir_node
+{
+  const char *stage;          /* "pre_fusion" or "post_fusion" */
+  int ordinal;                /* position in the dump, members included */
+  const char *name;           /* "op0", "op0_op1_op3" */
+  const char *kind;           /* "SchedulerNode", "FusedSchedulerNode", "ExternKernelSchedulerNode", ... */
+  const char *ir_type;        /* what is in the parentheses: "ComputedBuffer", "SchedulerNode,SchedulerNode" */
+  const char *fused_into;     /* the fused node this one is a member of (snodes[i]); NULL at top level */
+  const char *members;        /* a fused node's members "op0, op1, op3"; NULL otherwise */
+  const char *device;         /* group.device: "cuda:0" */
+  const char *iteration;      /* group.iteration: "(32, 256)" */
+  const char *sizes;          /* "((32,), (256,))" */
+  const char *writes;         /* buffers written: "buf0, buf1" */
+  const char *reads;          /* buffers read (met and unmet dependencies): "arg2_1, buf0" */
+  const char *unmet;          /* the reads produced by other nodes (unmet dependencies) */
+  const char *buffers;        /* one line per output: "buf0: ComputedBuffer FixedLayout('cuda:0', ...)" */
+  const char *extern_kernel;  /* node.kernel: "extern_kernels.mm" */
+  const char *text;           /* the node's block */
+  /* The launch in output code's call() that computes the node (post-fusion nodes; a member shares its fused
+     node's): kernel name and provenance debug handle (-1: none); NULL when output code was not there. */
+  const char *kernel;
+  int handle;
+  /* Read only: the node's origins, the post-grad nodes its launch computes and their pre-grad nodes (from the
+     provenance mappings of its compile or of the linked trace compile); NULL when unknown. */
+  const char *post_nodes, *pre_nodes;
+} fx_store_ir_node;
+
+fx_status fx_store_add_ir_node (fx_store *store, int64_t compile_row, const fx_store_ir_node *node, fx_diag *diag);
+/* stage NULL: both dumps. Ordered by stage (pre_fusion first), then ordinal. */
+fx_status fx_store_list_ir_nodes (fx_store *store, int64_t compile_row, const char *stage, fx_arena *arena,
+                                  fx_store_ir_node **out, size_t *n, fx_diag *diag);
+
+/* A kernel launch of inductor_provenance_tracking_node_mappings (cppCodeToPost "name:handle") with the post-grad
+   nodes it computes and their pre-grad nodes (through postToPre). handle -1: none in the key. */
+typedef struct fx_store_provenance
+{
+  const char *kernel;
+  int handle;
+  const char *post_nodes, *pre_nodes;
+} fx_store_provenance;
+
+fx_status fx_store_add_provenance (fx_store *store, int64_t compile_row, const char *kernel, int handle,
+                                   const char *post_nodes, const char *pre_nodes, fx_diag *diag);
+fx_status fx_store_list_provenance (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_provenance **out,
+                                    size_t *n, fx_diag *diag);
+
+/* symbolic_shape_specialization, guard_added, guard_added_fast records. compile_row 0: outside a compile. */
+typedef struct fx_store_shape_event
+{
+  const char *kind;           /* "specialization", "guard_added", "guard_added_fast" */
+  const char *symbol;         /* specialization: "s0" */
+  const char *sources;        /* specialization: "L['x'].size()[0]" (", "-separated) */
+  const char *value;          /* specialization: "4" */
+  const char *expr;           /* guard: "Eq(s0, 4)" */
+  const char *reason;         /* specialization: why */
+  const char *user_stack;     /* '  File "f.py", line 3, in fn\n    code\n' per frame; NULL: none */
+  const char *stack;          /* the framework stack, same form */
+} fx_store_shape_event;
+
+fx_status fx_store_add_shape_event (fx_store *store, int64_t input_id, int64_t compile_row,
+                                    const fx_store_shape_event *ev, fx_diag *diag);
+/* compile_row 0: the events outside any compile. */
+fx_status fx_store_list_shape_events (fx_store *store, int64_t compile_row, fx_arena *arena,
+                                      fx_store_shape_event **out, size_t *n, fx_diag *diag);
+
+/* The md5 of a compile's output code and its kernel names in definition order ("k0 k1"), written by the importers;
+   used to link a TORCH_COMPILE_DEBUG folder to the trace compile that printed the same code. */
+fx_status fx_store_add_output_code (fx_store *store, int64_t input_id, int64_t compile_row, const char *md5,
+                                    const char *kernel_names, fx_diag *diag);
+/* Links every not yet linked compile of a torch_compile_debug input to a compile of another input: the first
+   unlinked one (in row order) with the same output-code md5, else with the same kernel names. *linked (may be NULL):
+   links added. Call inside the import's transaction after either input is written. */
+fx_status fx_store_link_debug_compiles (fx_store *store, int64_t *linked, fx_diag *diag);
+
+typedef struct fx_store_input
+{
+  int64_t id;
+  const char *path, *kind, *hash;
+  int64_t size;
+} fx_store_input;
+
+fx_status fx_store_list_inputs (fx_store *store, fx_arena *arena, fx_store_input **out, size_t *n, fx_diag *diag);
+
+/* Timeline events (chromium_event records) in file order; input_id 0: of every input. json: the whole event. */
+typedef struct fx_store_event
+{
+  int64_t input_id, compile_row;
+  const char *name, *phase, *json;
+  double ts_us;
+} fx_store_event;
+
+fx_status fx_store_list_events (fx_store *store, int64_t input_id, fx_arena *arena, fx_store_event **out, size_t *n,
+                                fx_diag *diag);
+
 /* ------------------------------------------------------------------ reading
    Results are plain structs allocated from the caller's arena (free the arena to free them). */
 
@@ -134,6 +235,9 @@ typedef struct fx_store_compile
   double start_time, entire_frame_compile_s, backend_compile_s, inductor_compile_s;
   int graph_op_count, guard_count;
   int n_graphs, n_kernels, n_guards, n_breaks, n_failures;
+  /* Schema 4: the compile linked to this one, by its compile id ("0/1") for a debug-folder compile, by its folder
+     name ("model__3_inference_3.3") for a trace compile; NULL when none. */
+  const char *linked;
 } fx_store_compile;
 
 fx_status fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out, size_t *n,
@@ -180,6 +284,8 @@ typedef struct fx_store_kernel
 {
   int ordinal, call_order;
   const char *name, *kind, *device, *code, *nodes, *aten;
+  /* Schema 4: from the provenance mappings (over all launches, duplicates removed); NULL when none. */
+  const char *post_nodes, *pre_nodes;
 } fx_store_kernel;
 fx_status fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out,
                                  size_t *n, fx_diag *diag);
@@ -197,7 +303,7 @@ typedef struct fx_store_kv
 } fx_store_kv;
 fx_status fx_store_list_metrics (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
                                  size_t *n, fx_diag *diag);
-/* Artifacts: key = name, value = text. */
+/* Artifacts: key = name, value = text; a trace compile's own, then those of its linked debug folder (schema 4). */
 fx_status fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
                                    size_t *n, fx_diag *diag);
 

@@ -237,7 +237,8 @@ test_bad_files (void)
   remove_workspace (path);
 }
 
-/* A version-1 file (before the v2 indexes and the v3 run columns) is migrated on open, keeping its rows. */
+/* A version-1 file (before the v2 indexes, the v3 run columns and the v4 IR/provenance/shape/link tables) is
+   migrated on open, keeping its rows. */
 static void
 test_migration (void)
 {
@@ -249,7 +250,9 @@ test_migration (void)
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "DROP INDEX guard_failures_compile; DROP INDEX graph_breaks_compile;"
                                  " DROP INDEX fusion_groups_compile; DROP INDEX compiles_frame; DROP INDEX frames_input;"
-                                 " DROP INDEX runs_graph; DROP TABLE runs;"
+                                 " DROP INDEX runs_graph; DROP TABLE runs; DROP TABLE ir_nodes;"
+                                 " DROP TABLE provenance; DROP TABLE shape_events; DROP TABLE output_codes;"
+                                 " DROP TABLE compile_links;"
                                  " CREATE TABLE runs (id INTEGER PRIMARY KEY, graph INTEGER REFERENCES graphs(id)"
                                  " ON DELETE CASCADE, backend TEXT NOT NULL, mode TEXT, options TEXT, device TEXT,"
                                  " compile_ms REAL, run_ms_median REAL, run_ms_min REAL, run_ms_max REAL,"
@@ -257,7 +260,25 @@ test_migration (void)
                                  " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 3);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 4);
+  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 4);
+  /* The v4 tables are back and usable on the migrated file. */
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs = NULL;
+  size_t nc = 0;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &nc, NULL), ==, FX_OK);
+  g_assert_cmpuint (nc, ==, 1);
+  g_assert_null (cs[0].linked);
+  fx_store_ir_node node = { .stage = "post_fusion", .name = "op0", .kind = "SchedulerNode", .writes = "buf0" };
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_ir_node (store, cs[0].id, &node, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_provenance (store, cs[0].id, "k0", 1, "add", "linear", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_store_ir_node *nodes = NULL;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, cs[0].id, NULL, arena, &nodes, &nc, NULL), ==, FX_OK);
+  g_assert_cmpuint (nc, ==, 1);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0");
+  fx_arena_free (arena);
   fx_store_run run = { .backend = "eager", .verdict = "pass", .repeat = 5, .n_kernels = 2 };
   g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
   g_assert_cmpint (fx_store_add_run (store, 0, &run, NULL, NULL), ==, FX_OK);
@@ -390,6 +411,114 @@ test_sigkill (void)
   remove_workspace (path);
 }
 
+
+/* Linking a debug-folder compile to a trace compile: by output-code md5 first, else by kernel names, each trace
+   compile taken once, in row order; the linked compile's fusion groups and provenance show through the trace
+   compile unless it has its own. */
+static void
+test_links (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  int64_t trace = 0, debug = 0, t[3], d[3];
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "/t.log", "torch_trace", "ht", 1, &trace, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "/dbg", "torch_compile_debug", "hd", 0, &debug, NULL), ==, FX_OK);
+  for (int i = 0; i < 3; i++)
+    {
+      fx_compile_id tc = { -1, 0, i, 0 }, dc = { -1, -1, i, 0 };
+      g_assert_cmpint (fx_store_ensure_compile (store, trace, &tc, &t[i], NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_ensure_compile (store, debug, &dc, &d[i], NULL), ==, FX_OK);
+    }
+  /* t0 and t2 print the same kernels; d0 matches t1 by md5; d1 and d2 match by kernel names only. */
+  g_assert_cmpint (fx_store_add_output_code (store, trace, t[0], "aaaa", "k0 k1", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_output_code (store, trace, t[1], "bbbb", "k9", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_output_code (store, trace, t[2], "cccc", "k0 k1", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_output_code (store, debug, d[0], "bbbb", "k9", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_output_code (store, debug, d[1], "xxxx", "k0 k1", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_output_code (store, debug, d[2], "yyyy", "k0 k1", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_fusion_group (store, d[0], "op0_op1", "op0, op1", "op0_op1: ...", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_provenance (store, d[0], "k9", 1, "add", "linear", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_provenance (store, t[1], "k9", 1, "add", "linear", NULL), ==, FX_OK);
+  int64_t linked = 0;
+  g_assert_cmpint (fx_store_link_debug_compiles (store, &linked, NULL), ==, FX_OK);
+  g_assert_cmpint (linked, ==, 3);
+  /* Again: nothing new. */
+  g_assert_cmpint (fx_store_link_debug_compiles (store, &linked, NULL), ==, FX_OK);
+  g_assert_cmpint (linked, ==, 0);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 6);
+  /* Rows by input then frame order: 0/0, 0/1, 0/2, -/0, -/1, -/2. */
+  g_assert_cmpstr (cs[0].linked, ==, NULL);
+  g_assert_cmpstr (cs[3].compile_id, ==, "-/0");
+  g_assert_cmpstr (cs[3].linked, ==, "0/1");
+  g_assert_cmpstr (cs[4].linked, ==, "0/0");
+  g_assert_cmpstr (cs[5].linked, ==, "0/2");
+  fx_store_fusion_group *g;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, t[1], arena, &g, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (g[0].nodes, ==, "op0, op1");
+  g_assert_cmpint (fx_store_list_fusion_groups (store, t[0], arena, &g, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_store_provenance *p;
+  g_assert_cmpint (fx_store_list_provenance (store, t[1], arena, &p, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (fx_store_count (store, "compile_links", (int64_t *) &linked, NULL), ==, FX_OK);
+  g_assert_cmpint (linked, ==, 3);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+
+/* A schema-3 file opened read-only (not migrated): the readers of schema-4 data answer from what it holds. */
+static void
+test_readonly_v3 (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  write_sample (store, "h1", 0);
+  fx_store_close (store);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE ir_nodes; DROP TABLE provenance; DROP TABLE shape_events;"
+                                 " DROP TABLE output_codes; DROP TABLE compile_links; PRAGMA user_version = 3",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open_readonly (path, &store, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 3);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_null (cs[0].linked);
+  fx_store_kernel *ks;
+  g_assert_cmpint (fx_store_list_kernels (store, cs[0].id, arena, &ks, &n, &diag), ==, FX_OK);
+  fx_store_fusion_group *g;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, cs[0].id, arena, &g, &n, &diag), ==, FX_OK);
+  fx_store_kv *a;
+  g_assert_cmpint (fx_store_list_artifacts (store, cs[0].id, arena, &a, &n, &diag), ==, FX_OK);
+  fx_store_ir_node *nodes;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, cs[0].id, NULL, arena, &nodes, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_store_provenance *p;
+  g_assert_cmpint (fx_store_list_provenance (store, cs[0].id, arena, &p, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_store_shape_event *ev;
+  g_assert_cmpint (fx_store_list_shape_events (store, cs[0].id, arena, &ev, &n, &diag), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -399,6 +528,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/bad-files", test_bad_files);
   g_test_add_func ("/store/reader-writer", test_reader_writer);
   g_test_add_func ("/store/migration", test_migration);
+  g_test_add_func ("/store/links", test_links);
+  g_test_add_func ("/store/readonly-v3", test_readonly_v3);
   g_test_add_func ("/store/sigkill", test_sigkill);
   return g_test_run ();
 }

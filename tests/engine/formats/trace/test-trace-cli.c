@@ -57,7 +57,7 @@ test_import (void)
   const char *args[] = { "import", trace, "-o", workspace, NULL };
   run_result r = run_fxwb (args);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "3 frames, 9 compiles, 72 graphs, 13 kernels"));
+  g_assert_nonnull (strstr (r.out, "3 frames, 9 compiles, 81 graphs, 13 kernels"));
   run_result_clear (&r);
   /* Again: nothing added. */
   r = run_fxwb (args);
@@ -78,11 +78,15 @@ test_ls (void)
   run_result r = run_fxwb (args);
   g_assert_cmpint (r.status, ==, 0);
   g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
-  g_assert_cmpuint (g_strv_length (lines), ==, 11);  /* header, 9 compiles, "" */
-  g_assert_true (g_str_has_prefix (lines[1], "[0/0]      toy_example "));
-  g_assert_nonnull (strstr (lines[1], "program.py:5 graph break"));
-  g_assert_true (g_str_has_prefix (lines[5], "[1/0]      torch_dynamo_resume_in_toy_example_at_7"));
-  g_assert_nonnull (strstr (lines[7], " recompiled "));
+  g_assert_cmpuint (g_strv_length (lines), ==, 12);  /* input, header, 9 compiles, "" */
+  g_assert_true (g_str_has_prefix (lines[0], "== input 1: "));
+  g_assert_true (g_str_has_suffix (lines[0], ".log (torch_trace, 4.6 MB)"));
+  g_assert_true (g_str_has_prefix (lines[1], "COMPILE "));
+  g_assert_null (strstr (lines[1], "LINKED"));
+  g_assert_true (g_str_has_prefix (lines[2], "[0/0]      toy_example "));
+  g_assert_nonnull (strstr (lines[2], "program.py:5 graph break"));
+  g_assert_true (g_str_has_prefix (lines[6], "[1/0]      torch_dynamo_resume_in_toy_example_at_7"));
+  g_assert_nonnull (strstr (lines[8], " recompiled "));
   run_result_clear (&r);
   const char *jargs[] = { "ls", "--json", workspace, NULL };
   r = run_fxwb (jargs);
@@ -184,7 +188,86 @@ test_explain (void)
   g_assert_nonnull (strstr (r.out, "Ops per Graph:\n  Ops 1:\n    <built-in method abs of type object at 0x7f0000000000>\n"
                                    "    <built-in function add>\n    <built-in function truediv>\n"
                                    "    <built-in function lt>\n  Ops 2:\n"));
-  g_assert_nonnull (strstr (r.out, "Out Guards:\n  Guard 1:\n"));
+  /* str(Guard) per guard; the shape guards of a compile as one SHAPE_ENV guard (0/1 on has dynamic sizes). */
+  g_assert_nonnull (strstr (r.out, "Out Guards:\n  Guard 1:\n    Name: ''\n    Source: global\n"
+                                   "    Create Function: LAMBDA_GUARD\n    Guard Types: ['LAMBDA_GUARD']\n"
+                                   "    Code List: ['torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids =="
+                                   " None']\n    Object Weakref: None\n    Guarded Class Weakref: None\n  Guard 2:\n"));
+  g_assert_nonnull (strstr (r.out, "    Name: \"L['a']\"\n    Source: local\n    Create Function: TENSOR_MATCH\n"
+                                   "    Guard Types: ['TENSOR_MATCH']\n    Code List: [\"check_tensor(L['a'], Tensor,"));
+  g_assert_nonnull (strstr (r.out, "    Name: ''\n    Source: shape_env\n    Create Function: SHAPE_ENV\n"
+                                   "    Guard Types: None\n    Code List: None\n"));
+  /* compile_times(): a tabulate table of every dynamo_timed key, durations in the order they ran. */
+  const char *ct = strstr (r.out, "Compile Times: TorchDynamo compilation metrics:\nFunction ");
+  g_assert_nonnull (ct);
+  g_assert_nonnull (strstr (ct, "\n----------"));
+  g_autoptr (GRegex) row = g_regex_new ("^entire_frame_compile +([0-9]+\\.[0-9]{4})(, [0-9]+\\.[0-9]{4}){8}$",
+                                        G_REGEX_MULTILINE, 0, NULL);
+  g_assert_true (g_regex_match (row, ct, 0, NULL));
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  g_assert_false (g_str_has_suffix (r.out, " \n"));
+  run_result_clear (&r);
+}
+
+/* A TORCH_COMPILE_DEBUG folder beside the trace: ls names each input and the linked compiles, show --fusion on a
+   trace compile lists its folder's fusion groups with buffers and layouts. */
+static void
+test_debug_link_cli (void)
+{
+  g_autofree char *dbg = fixture_path ("traces/toy_graph_break-cuda/torch_compile_debug");
+  g_autofree char *ws = g_build_filename (tmp_dir, "d.fxwb", NULL);
+  g_autofree char *trace = fixture_path ("traces/toy_graph_break-cuda/torch_trace");
+  const char *iargs[] = { "import", trace, dbg, "-o", ws, NULL };
+  run_result r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "  9 TORCH_COMPILE_DEBUG compiles linked to trace compiles (same output code)\n"));
+  run_result_clear (&r);
+  const char *largs[] = { "ls", ws, NULL };
+  r = run_fxwb (largs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_assert_true (g_str_has_prefix (lines[0], "== input 1: "));
+  g_assert_true (g_str_has_suffix (lines[1], "  LINKED"));
+  g_assert_true (g_str_has_suffix (lines[2], "  model__0_inference_0.0"));
+  g_assert_cmpstr (lines[11], ==, "");
+  g_autofree char *want = g_strdup_printf ("== input 2: %s (torch_compile_debug)", dbg);
+  g_assert_cmpstr (lines[12], ==, want);
+  g_assert_true (g_str_has_prefix (lines[17], "[-/3]      model__3_inference_3.3 "));
+  g_assert_true (g_str_has_suffix (lines[17], "  0/1"));
+  run_result_clear (&r);
+  const char *jargs[] = { "ls", "--json", ws, NULL };
+  r = run_fxwb (jargs);
+  g_assert_nonnull (strstr (r.out, "\"input\": 2, \"input_path\": "));
+  g_assert_nonnull (strstr (r.out, "\"input_kind\": \"torch_compile_debug\""));
+  g_assert_nonnull (strstr (r.out, "\"linked\": \"model__8_inference_8.8\""));
+  run_result_clear (&r);
+  const char *fargs[] = { "show", ws, "0/0", "--fusion", NULL };
+  r = run_fxwb (fargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==,
+                   "op0_op2                          [op0, op2]\n"
+                   "    FusedSchedulerNode(SchedulerNode,SchedulerNode)\n"
+                   "    writes: [buf0, buf2]  reads: [arg1_1]\n"
+                   "    kernel: triton_per_fused_lt_sum_0:1  origins: [sum_1, lt]  pre-grad: [sum_1, lt]\n"
+                   "    buf0: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[], stride=[])\n"
+                   "    buf2: ComputedBuffer FixedLayout('cuda:0', torch.bool, size=[], stride=[])\n"
+                   "    - op0: SchedulerNode  iteration (1, 10)  writes [buf0]  reads [arg1_1]\n"
+                   "    - op2: SchedulerNode  iteration (1, 1)  writes [buf2]  reads [buf0]\n"
+                   "op1                              [op1]\n"
+                   "    SchedulerNode(ComputedBuffer)\n"
+                   "    writes: [buf1]  reads: [arg0_1]\n"
+                   "    kernel: triton_poi_fused_abs_add_div_1:2  origins: [div, add, abs_1]  pre-grad: [x, add, abs_1]\n"
+                   "    buf1: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[10], stride=[1])\n");
+  run_result_clear (&r);
+  /* The folder's raw files too: ir_post_fusion.txt of model__0 through 0/0. */
+  const char *aargs[] = { "show", ws, "0/0", "--artifact", "ir_post_fusion.txt", NULL };
+  r = run_fxwb (aargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "op0_op2: FusedSchedulerNode(SchedulerNode,SchedulerNode)\n"));
+  run_result_clear (&r);
+  const char *kargs[] = { "show", ws, "0/0", "--kernels", NULL };
+  r = run_fxwb (kargs);
+  g_assert_nonnull (strstr (r.out, "    pre-grad nodes: [x, add, abs_1]  (post-grad: [div, add, abs_1])\n"));
   run_result_clear (&r);
 }
 
@@ -215,6 +298,85 @@ test_import_errors (void)
   run_result_clear (&r);
 }
 
+
+#define PFX "V1121 16:41:15.747000 1273 torch/fx/experimental/symbolic_shapes.py:276] "
+
+/* show --shapes: a specialization with its sources and user stack; a dynamo_error marks the compile failed. */
+static void
+test_shapes_cli (void)
+{
+  const char *text =
+    PFX "{\"str\": [\"/p/prog.py\", 1]}\n"
+    PFX "{\"dynamo_start\": {\"stack\": [{\"line\": 5, \"name\": \"f\", \"filename\": 1}]}, \"frame_id\": 0, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    PFX "{\"symbolic_shape_specialization\": {\"symbol\": \"s0\", \"sources\": [\"L['x'].size()[0]\"], \"value\": \"4\","
+    " \"reason\": \"Eq(s0, 4)\", \"stack\": [], \"user_stack\": [{\"line\": 7, \"name\": \"f\", \"filename\": 1, "
+    "\"loc\": \"return x.view(4)\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n"
+    PFX "{\"artifact\": {\"name\": \"dynamo_error\", \"encoding\": \"string\"}, \"frame_id\": 0, "
+    "\"frame_compile_id\": 0, \"attempt\": 0}\n"
+    "\tTraceback (most recent call last):\n\t  File \"/p/prog.py\", line 7, in f\n\tRuntimeError: boom\n";
+  g_autofree char *log = g_build_filename (tmp_dir, "shapes.log", NULL);
+  g_assert_true (g_file_set_contents (log, text, -1, NULL));
+  g_autofree char *ws = g_build_filename (tmp_dir, "s.fxwb", NULL);
+  const char *iargs[] = { "import", log, "-o", ws, NULL };
+  run_result r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  const char *sargs[] = { "show", ws, "0/0", "--shapes", NULL };
+  r = run_fxwb (sargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "specialization: s0 (L['x'].size()[0]) = 4: Eq(s0, 4)\n"
+                              "  File \"/p/prog.py\", line 7, in f\n    return x.view(4)\n");
+  run_result_clear (&r);
+  const char *largs[] = { "ls", ws, NULL };
+  r = run_fxwb (largs);
+  g_assert_nonnull (strstr (r.out, " failed "));
+  run_result_clear (&r);
+}
+
+
+/* compile_times() of one compile, where every dynamo_timed key ran once: tabulate's numeric column (%g, aligned
+   on the decimal point). compile-times-0_0.txt is tabulate 0.8.9's output for the same durations. */
+static void
+test_compile_times_numeric (void)
+{
+  g_autofree char *dir = fixture_path ("traces/toy_graph_break-cuda/torch_trace");
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree char *log = g_build_filename (dir, g_dir_read_name (d), NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  /* The chromium events of compile 0/0 with their payload lines. */
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *one = g_string_new ("");
+  gboolean keep = FALSE;
+  for (int i = 0; lines[i]; i++)
+    {
+      if (lines[i][0] != '\t')
+        keep = strstr (lines[i], "\"chromium_event\"") && strstr (lines[i], "\"frame_id\": 0, \"frame_compile_id\": 0,");
+      if (keep)
+        g_string_append_printf (one, "%s\n", lines[i]);
+    }
+  g_autofree char *path = g_build_filename (tmp_dir, "one.log", NULL);
+  g_assert_true (g_file_set_contents (path, one->str, (gssize) one->len, NULL));
+  g_string_free (one, TRUE);
+  g_autofree char *ws = g_build_filename (tmp_dir, "one.fxwb", NULL);
+  const char *iargs[] = { "import", path, "-o", ws, NULL };
+  run_result r = run_fxwb (iargs);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  const char *eargs[] = { "explain", ws, NULL };
+  r = run_fxwb (eargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *want_path = g_build_filename (g_getenv ("FX_SOURCE_ROOT"), "tests", "engine", "formats", "trace",
+                                                 "compile-times-0_0.txt", NULL);
+  g_autofree char *want = NULL;
+  g_assert_true (g_file_get_contents (want_path, &want, NULL, NULL));
+  const char *ct = strstr (r.out, "Compile Times: ");
+  g_assert_nonnull (ct);
+  g_assert_cmpstr (ct + strlen ("Compile Times: "), ==, want);
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -228,6 +390,9 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-cli/ls", test_ls);
   g_test_add_func ("/trace-cli/show", test_show);
   g_test_add_func ("/trace-cli/explain", test_explain);
+  g_test_add_func ("/trace-cli/debug-link", test_debug_link_cli);
+  g_test_add_func ("/trace-cli/shapes", test_shapes_cli);
+  g_test_add_func ("/trace-cli/compile-times-numeric", test_compile_times_numeric);
   g_test_add_func ("/trace-cli/import-errors", test_import_errors);
   int rc = g_test_run ();
   GDir *dir = g_dir_open (tmp_dir, 0, NULL);

@@ -2,6 +2,7 @@
    and malformed input. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fx/importers.h"
@@ -138,6 +139,47 @@ logged_recompiles (void)
   return out;
 }
 
+/* Every compile: kinds and code of its guards equal its GUARDS tree in torch_logs.txt, leaf by leaf (managers,
+   such as a dict's KeyValueManager, are no guards). */
+static void
+check_guards_vs_logs (fx_store *store, const char *logs_rel, size_t n_compiles)
+{
+  g_autofree char *logs_path = fixture_path (logs_rel);
+  g_autofree char *logs = NULL;
+  g_assert_true (g_file_get_contents (logs_path, &logs, NULL, NULL));
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *all;
+  size_t nall;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &all, &nall, NULL), ==, FX_OK);
+  g_assert_cmpuint (nall, ==, n_compiles);
+  for (size_t c = 0; c < nall; c++)
+    {
+      g_autofree char *pat = g_strdup_printf ("\\] \\[%s\\] \\[__guards\\] [| ]*\\+- ([A-Z_]+)(: (.*?))?$",
+                                              all[c].compile_id);
+      g_autoptr (GRegex) cre = g_regex_new (pat, G_REGEX_MULTILINE, 0, NULL);
+      g_autoptr (GMatchInfo) cmi = NULL;
+      fx_store_guard *cg;
+      size_t ncg;
+      g_assert_cmpint (fx_store_list_guards (store, all[c].id, arena, &cg, &ncg, NULL), ==, FX_OK);
+      size_t k = 0;
+      for (g_regex_match (cre, logs, 0, &cmi); g_match_info_matches (cmi); g_match_info_next (cmi, NULL), k++)
+        {
+          g_assert_cmpuint (k, <, ncg);
+          g_autofree char *kind = g_match_info_fetch (cmi, 1);
+          g_autofree char *rest = g_match_info_fetch (cmi, 3);
+          char *hash = rest ? strstr (rest, "  # ") : NULL;
+          if (hash)
+            *hash = 0;
+          g_strchomp (rest);
+          g_assert_cmpstr (cg[k].kind, ==, kind);
+          g_assert_cmpstr (cg[k].code, ==, rest ? rest : "");
+        }
+      g_assert_cmpuint (k, ==, ncg);
+      g_assert_cmpuint (k, >, 5);
+    }
+  fx_arena_free (arena);
+}
+
 static void
 test_toy_recompiles_and_guards (void)
 {
@@ -207,6 +249,8 @@ test_toy_recompiles_and_guards (void)
         g_assert_true (g_str_has_prefix (g[i].user_line, "x = a / (torch.abs(a) + 1)"));
       }
   g_assert_true (saw_tensor_match);
+
+  check_guards_vs_logs (store, "traces/toy_graph_break-cuda/torch_logs.txt", 9);
 
   /* The graph break of 0/0. */
   fx_store_graph_break *b;
@@ -370,6 +414,8 @@ test_mlp (void)
   g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
   g_assert_cmpint (stats.kernels, >, 0);
   check_graphs (store, 2);
+  /* Its guard trees hold dict managers (KeyValueManager, KeyManager, ValueManager) between the guards. */
+  check_guards_vs_logs (store, "traces/mlp_module-cuda/torch_logs.txt", 2);
   int64_t ncomp = 0;
   g_assert_cmpint (fx_store_count (store, "compiles", &ncomp, NULL), ==, FX_OK);
   check_kernels (store, "traces/mlp_module-cuda/torch_compile_debug", (size_t) ncomp);
@@ -681,6 +727,635 @@ test_pt2 (void)
   remove_workspace (ws);
 }
 
+
+/* The run folder of a TORCH_COMPILE_DEBUG fixture (its only run_* entry). */
+static char *
+debug_model_file (const char *debug_rel, const char *model, const char *file)
+{
+  g_autofree char *debug = fixture_path (debug_rel);
+  g_autoptr (GDir) dir = g_dir_open (debug, 0, NULL);
+  g_assert_nonnull (dir);
+  const char *run = g_dir_read_name (dir);
+  g_assert_nonnull (run);
+  return g_build_filename (debug, run, "torchinductor", model, file, NULL);
+}
+
+static int
+count_matches (const char *pattern, const char *text)
+{
+  g_autoptr (GRegex) re = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GMatchInfo) mi = NULL;
+  int n = 0;
+  for (g_regex_match (re, text, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL))
+    n++;
+  return n;
+}
+
+/* ir_post_fusion.txt / ir_pre_fusion.txt of mlp_module-cuda model__0: every scheduler node in order, fused groups
+   with their members, writes/reads from the dependency lists, output buffers with their layout lines. */
+static void
+test_ir_dump (void)
+{
+  g_autofree char *post_path = debug_model_file ("traces/mlp_module-cuda/torch_compile_debug",
+                                                 "model__0_inference_0.0", "ir_post_fusion.txt");
+  g_autofree char *post = NULL;
+  g_assert_true (g_file_get_contents (post_path, &post, NULL, NULL));
+  fx_arena *arena = fx_arena_new ();
+  fx_store_ir_node *nodes;
+  size_t n = 0;
+  fx_ir_dump_issues issues;
+  g_assert_cmpint (fx_parse_ir_dump (post, strlen (post), "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  g_assert_cmpint (issues.skipped_lines, ==, 0);
+  /* One node per "NAME: ...SchedulerNode(...)" header line, in file order. */
+  g_autoptr (GRegex) hdr = g_regex_new ("^(\\w+): (\\w*SchedulerNode)\\((.*)\\)$", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GMatchInfo) mi = NULL;
+  size_t i = 0;
+  for (g_regex_match (hdr, post, 0, &mi); g_match_info_matches (mi); g_match_info_next (mi, NULL), i++)
+    {
+      g_assert_cmpuint (i, <, n);
+      g_autofree char *name = g_match_info_fetch (mi, 1);
+      g_autofree char *kind = g_match_info_fetch (mi, 2);
+      g_autofree char *ir = g_match_info_fetch (mi, 3);
+      g_assert_cmpstr (nodes[i].name, ==, name);
+      g_assert_cmpstr (nodes[i].kind, ==, kind);
+      g_assert_cmpstr (nodes[i].ir_type, ==, ir);
+      g_assert_cmpstr (nodes[i].stage, ==, "post_fusion");
+      g_assert_true (g_str_has_prefix (nodes[i].text, name));
+      /* Each node's writes are exactly the buffers named by its "NAME.writes = ..." value. */
+      g_autofree char *wpat = g_strdup_printf ("^%s\\.writes = ", name);
+      g_assert_cmpint (count_matches (wpat, post), ==, 1);
+      g_assert_nonnull (nodes[i].writes);
+      if (strcmp (kind, "FusedSchedulerNode") == 0)
+        g_assert_nonnull (nodes[i].members);
+    }
+  g_assert_cmpuint (i, ==, n);
+  g_assert_cmpint ((int) n, ==, count_matches ("^\\w+: \\w*SchedulerNode\\(", post));
+  g_assert_cmpstr (nodes[0].name, ==, "op0_op1_op3");
+  g_assert_cmpstr (nodes[0].members, ==, "op0, op1, op3");
+  g_assert_null (nodes[0].fused_into);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0, buf1, buf3");
+  g_assert_cmpstr (nodes[0].reads, ==, "arg0_1, arg1_1, arg2_1");
+  g_assert_null (nodes[0].unmet);
+  g_assert_cmpstr (nodes[0].buffers, ==,
+                   "buf0: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[32, 1], stride=[1, 32])\n"
+                   "buf1: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[32, 1], stride=[1, 32])\n"
+                   "buf3: ComputedBuffer FixedLayout('cuda:0', torch.float32, size=[32, 256], stride=[256, 1])");
+  g_assert_cmpstr (nodes[1].name, ==, "op0");
+  g_assert_cmpstr (nodes[1].fused_into, ==, "op0_op1_op3");
+  g_assert_cmpstr (nodes[1].device, ==, "cuda:0");
+  g_assert_cmpstr (nodes[1].iteration, ==, "(32, 256)");
+  g_assert_cmpstr (nodes[1].sizes, ==, "((32,), (256,))");
+  g_assert_cmpstr (nodes[3].name, ==, "op3");
+  g_assert_cmpstr (nodes[3].unmet, ==, "buf0, buf1");
+  g_assert_cmpstr (nodes[3].reads, ==, "buf0, buf1, arg0_1, arg1_1, arg2_1");
+  g_assert_true (g_str_has_suffix (nodes[3].text, "        return store"));
+  g_assert_cmpstr (nodes[4].name, ==, "op4");
+  g_assert_cmpstr (nodes[4].kind, ==, "ExternKernelSchedulerNode");
+  g_assert_cmpstr (nodes[4].extern_kernel, ==, "extern_kernels.mm");
+  g_assert_cmpstr (nodes[4].writes, ==, "buf4");
+  g_assert_cmpstr (nodes[4].reads, ==, "buf3, arg3_1");
+  /* The fused node's text holds its members; a member's text stops before the next "X.snodes[i] =". */
+  g_assert_nonnull (strstr (nodes[0].text, "\nop3: SchedulerNode(ComputedBuffer)\n"));
+  g_assert_null (strstr (nodes[1].text, "snodes[1]"));
+
+  /* Pre-fusion: the same nodes unfused, one per header. */
+  g_autofree char *pre_path = debug_model_file ("traces/mlp_module-cuda/torch_compile_debug",
+                                                "model__0_inference_0.0", "ir_pre_fusion.txt");
+  g_autofree char *pre = NULL;
+  g_assert_true (g_file_get_contents (pre_path, &pre, NULL, NULL));
+  g_assert_cmpint (fx_parse_ir_dump (pre, strlen (pre), "pre_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  g_assert_cmpint ((int) n, ==, count_matches ("^\\w+: \\w*SchedulerNode\\(", pre));
+  for (size_t k = 0; k < n; k++)
+    {
+      g_assert_null (nodes[k].fused_into);
+      g_assert_cmpstr (nodes[k].kind, !=, "FusedSchedulerNode");
+    }
+
+  /* Damaged input: text before the first node is counted with its line; a cut file keeps the nodes before the
+     cut; garbage and binary bytes parse to nothing, without a crash. */
+  g_autofree char *bad = g_strconcat ("garbage first\n\nmore garbage\n", post, NULL);
+  g_assert_cmpint (fx_parse_ir_dump (bad, strlen (bad), "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  g_assert_cmpint (issues.skipped_lines, ==, 2);
+  g_assert_cmpint (issues.first_line, ==, 1);
+  g_assert_cmpstr (issues.first_text, ==, "garbage first");
+  g_assert_cmpstr (nodes[0].name, ==, "op0_op1_op3");
+  size_t cut = strlen (post) / 2;
+  g_assert_cmpint (fx_parse_ir_dump (post, cut, "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, >, 0);
+  g_assert_cmpint ((int) n, <=, count_matches ("^\\w+: \\w*SchedulerNode\\(", post));
+  char noise[2048];
+  for (size_t k = 0; k < sizeof noise; k++)
+    noise[k] = (char) (k * 131 % 256);
+  g_assert_cmpint (fx_parse_ir_dump (noise, sizeof noise, "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  /* Trailing blanks trimmed by an editor: "X.writes =" still takes its value from the next lines. */
+  g_autoptr (GRegex) trail = g_regex_new (" +$", G_REGEX_MULTILINE, 0, NULL);
+  g_autofree char *trimmed = g_regex_replace_literal (trail, post, -1, 0, "", 0, NULL);
+  g_assert_cmpint (fx_parse_ir_dump (trimmed, strlen (trimmed), "post_fusion", arena, &nodes, &n, &issues, NULL), ==,
+                   FX_OK);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0, buf1, buf3");
+  g_assert_cmpstr (nodes[0].reads, ==, "arg0_1, arg1_1, arg2_1");
+  g_assert_cmpstr (nodes[0].members, ==, "op0, op1, op3");
+  const char *odd = "x: SchedulerNode(\nx.writes = [MemoryDep('unterminated\nop9: SchedulerNode(A)\nop9.outputs = [\n";
+  g_assert_cmpint (fx_parse_ir_dump (odd, strlen (odd), "post_fusion", arena, &nodes, &n, &issues, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (nodes[0].name, ==, "op9");
+  fx_arena_free (arena);
+}
+
+/* The trace compile whose inductor_output_code equals the folder's output_code.py (byte for byte, as the fixture's
+   files are) for each model__N folder. */
+static void
+check_links (fx_store *store, const char *debug_rel, size_t n_models)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs;
+  size_t n;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  size_t linked = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (cs[i].cid.frame_id >= 0)
+        continue;
+      g_autofree char *code_path = debug_model_file (debug_rel, cs[i].function, "output_code.py");
+      g_autofree char *code = NULL;
+      g_assert_true (g_file_get_contents (code_path, &code, NULL, NULL));
+      g_assert_nonnull (cs[i].linked);
+      int64_t trow = 0;
+      g_assert_cmpint (fx_store_find_compile (store, cs[i].linked, &trow, NULL), ==, FX_OK);
+      fx_store_kv *arts;
+      size_t na;
+      g_assert_cmpint (fx_store_list_artifacts (store, trow, arena, &arts, &na, NULL), ==, FX_OK);
+      gboolean same = FALSE;
+      for (size_t k = 0; k < na; k++)
+        if (strcmp (arts[k].key, "inductor_output_code") == 0)
+          same = strcmp (arts[k].value, code) == 0;
+      g_assert_true (same);
+      /* ... and the trace compile names the folder back. */
+      for (size_t k = 0; k < n; k++)
+        if (cs[k].id == trow)
+          g_assert_cmpstr (cs[k].linked, ==, cs[i].function);
+      /* The trace compile shows the folder's fusion groups and scheduler nodes. */
+      fx_store_fusion_group *g1, *g2;
+      size_t n1, n2;
+      g_assert_cmpint (fx_store_list_fusion_groups (store, trow, arena, &g1, &n1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_fusion_groups (store, cs[i].id, arena, &g2, &n2, NULL), ==, FX_OK);
+      g_assert_cmpuint (n1, ==, n2);
+      g_assert_cmpuint (n1, >, 0);
+      for (size_t k = 0; k < n1; k++)
+        g_assert_cmpstr (g1[k].name, ==, g2[k].name);
+      fx_store_ir_node *nodes;
+      g_assert_cmpint (fx_store_list_ir_nodes (store, trow, "pre_fusion", arena, &nodes, &n1, NULL), ==, FX_OK);
+      g_assert_cmpuint (n1, >, 0);
+      linked++;
+    }
+  g_assert_cmpuint (linked, ==, n_models);
+  fx_arena_free (arena);
+}
+
+/* A TORCH_COMPILE_DEBUG folder imported beside its TORCH_TRACE is linked compile by compile, in either order. */
+static void
+test_link_debug_trace (void)
+{
+  static const char *const order[2][2] = {
+    { "traces/toy_graph_break-cuda/torch_trace", "traces/toy_graph_break-cuda/torch_compile_debug" },
+    { "traces/toy_graph_break-cuda/torch_compile_debug", "traces/toy_graph_break-cuda/torch_trace" },
+  };
+  for (int o = 0; o < 2; o++)
+    {
+      g_autofree char *ws = tmp_workspace ();
+      fx_import_stats stats;
+      fx_store *store = import_fixture (ws, order[o][0], &stats);
+      g_assert_cmpint (stats.links, ==, 0);
+      g_autofree char *second = fixture_path (order[o][1]);
+      g_assert_cmpint (fx_import_path (store, second, NULL, NULL, &stats, NULL), ==, FX_OK);
+      g_assert_cmpint (stats.links, ==, 9);
+      int64_t links = 0;
+      g_assert_cmpint (fx_store_count (store, "compile_links", &links, NULL), ==, FX_OK);
+      g_assert_cmpint (links, ==, 9);
+      check_links (store, "traces/toy_graph_break-cuda/torch_compile_debug", 9);
+      /* model__3 is the second compile of frame 0 (compiles run 0/0, 1/0, 2/0, 0/1, ...). */
+      int64_t row = 0;
+      g_assert_cmpint (fx_store_find_compile (store, "-/3", &row, NULL), ==, FX_OK);
+      fx_arena *arena = fx_arena_new ();
+      fx_store_compile *cs;
+      size_t n;
+      g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+      for (size_t i = 0; i < n; i++)
+        if (cs[i].id == row)
+          g_assert_cmpstr (cs[i].linked, ==, "0/1");
+      fx_arena_free (arena);
+      fx_store_close (store);
+      remove_workspace (ws);
+    }
+}
+
+/* mlp_module-cuda: the provenance mappings of the trace give each kernel its post-grad and pre-grad nodes; the
+   debug folder's copy, linked, is not listed twice. */
+static void
+test_provenance (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/mlp_module-cuda/torch_trace", &stats);
+  g_autofree char *dbg = fixture_path ("traces/mlp_module-cuda/torch_compile_debug");
+  fx_import_stats dstats;
+  g_assert_cmpint (fx_import_path (store, dbg, NULL, NULL, &dstats, NULL), ==, FX_OK);
+  g_assert_cmpint (dstats.links, ==, 2);
+  g_assert_cmpint (dstats.provenance, >, 0);
+  g_autofree char *json_path = debug_model_file ("traces/mlp_module-cuda/torch_compile_debug",
+                                                 "model__0_inference_0.0",
+                                                 "inductor_provenance_tracking_node_mappings.json");
+  g_autofree char *json = NULL;
+  g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  const char *c2p = strstr (json, "\"cppCodeToPost\": {");
+  g_assert_nonnull (c2p);
+  g_autofree char *c2p_obj = g_strndup (c2p, (gsize) (strchr (c2p, '}') - c2p));
+  int entries = count_matches ("\"[\\w.]+:\\d+\": \\[", c2p_obj);
+  g_assert_cmpint (entries, >, 5);
+
+  fx_arena *arena = fx_arena_new ();
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "0/0", &row, NULL), ==, FX_OK);
+  fx_store_provenance *p;
+  size_t n;
+  g_assert_cmpint (fx_store_list_provenance (store, row, arena, &p, &n, NULL), ==, FX_OK);
+  g_assert_cmpint ((int) n, ==, entries);
+  g_assert_cmpstr (p[0].kernel, ==, "triton_per_fused_native_layer_norm_0");
+  g_assert_cmpint (p[0].handle, ==, 1);
+  g_assert_cmpstr (p[0].post_nodes, ==, "var_mean, add_1, mul_1, mul, sub, rsqrt, add");
+  g_assert_cmpstr (p[0].pre_nodes, ==, "layer_norm");
+  g_assert_cmpstr (p[1].kernel, ==, "extern_kernels.mm");
+  g_assert_cmpint (p[1].handle, ==, 2);
+  g_assert_cmpstr (p[1].post_nodes, ==, "mm_default_3");
+  g_assert_cmpstr (p[1].pre_nodes, ==, "linear");
+  /* The debug compile holds the same mapping from its .json file. */
+  int64_t drow = 0;
+  fx_store_provenance *dp;
+  size_t dn;
+  g_assert_cmpint (fx_store_find_compile (store, "-/0", &drow, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_list_provenance (store, drow, arena, &dp, &dn, NULL), ==, FX_OK);
+  g_assert_cmpuint (dn, ==, n);
+  for (size_t i = 0; i < n; i++)
+    {
+      g_assert_cmpstr (dp[i].kernel, ==, p[i].kernel);
+      g_assert_cmpstr (dp[i].pre_nodes, ==, p[i].pre_nodes);
+    }
+  /* Each fusion group after fusion maps to the call() launch that computes it, in launch order, each launch once,
+     with its origins (post-grad nodes) and pre-grad nodes from the provenance of that launch. */
+  fx_store_ir_node *nodes;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, row, "post_fusion", arena, &nodes, &n, NULL), ==, FX_OK);
+  g_autofree char *code_path = debug_model_file ("traces/mlp_module-cuda/torch_compile_debug",
+                                                 "model__0_inference_0.0", "output_code.py");
+  g_autofree char *code = NULL;
+  g_assert_true (g_file_get_contents (code_path, &code, NULL, NULL));
+  fx_kernel_launch *launches;
+  size_t nl;
+  g_assert_cmpint (fx_output_code_launches (code, strlen (code), arena, &launches, &nl, NULL), ==, FX_OK);
+  g_assert_cmpint ((int) nl, ==, count_matches ("^ +(\\w+\\.run|extern_kernels\\.\\w+)\\(", code));
+  size_t top = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      g_assert_nonnull (nodes[i].kernel);
+      if (nodes[i].fused_into)
+        continue;
+      g_assert_cmpuint (top, <, nl);
+      g_assert_cmpstr (nodes[i].kernel, ==, launches[top].kernel);
+      g_assert_cmpint (nodes[i].handle, ==, launches[top].handle);
+      g_assert_cmpint (nodes[i].handle, >, 0);
+      g_assert_nonnull (nodes[i].post_nodes);
+      g_assert_nonnull (nodes[i].pre_nodes);
+      top++;
+    }
+  g_assert_cmpuint (top, ==, nl);
+  g_assert_cmpstr (nodes[0].name, ==, "op0_op1_op3");
+  g_assert_cmpstr (nodes[0].kernel, ==, "triton_per_fused_native_layer_norm_0");
+  g_assert_cmpstr (nodes[0].post_nodes, ==, "var_mean, add_1, mul_1, mul, sub, rsqrt, add");
+  g_assert_cmpstr (nodes[0].pre_nodes, ==, "layer_norm");
+  g_assert_cmpstr (nodes[1].kernel, ==, "triton_per_fused_native_layer_norm_0");
+
+  /* A kernel launched twice lists the pre-grad nodes of both launches once. */
+  fx_store_kernel *ks;
+  g_assert_cmpint (fx_store_list_kernels (store, row, arena, &ks, &n, NULL), ==, FX_OK);
+  gboolean saw = FALSE;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (ks[i].name, "triton_poi_fused_addmm_gelu_1") == 0)
+      {
+        saw = TRUE;
+        g_assert_cmpstr (ks[i].pre_nodes, ==, "gelu, linear, gelu_1, linear_2");
+      }
+    else if (strcmp (ks[i].name, "triton_per_fused_native_layer_norm_0") == 0)
+      g_assert_cmpstr (ks[i].pre_nodes, ==, "layer_norm");
+  g_assert_true (saw);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+#define CID "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0"
+
+/* Records the fixtures do not hold, as PyTorch writes them: symbolic_shape_specialization, guard_added(_fast),
+   dynamo_error, fx_graph_runnable, a damaged provenance mapping. */
+static void
+test_shape_error_runnable_records (void)
+{
+  g_autofree char *runnable_path = fixture_path ("traces/mlp_module-cuda/torch_compile_debug");
+  g_autofree char *rpath = debug_model_file ("traces/mlp_module-cuda/torch_compile_debug", "model__0_inference_0.0",
+                                             "fx_graph_runnable.py");
+  g_autofree char *runnable = NULL;
+  g_assert_true (g_file_get_contents (rpath, &runnable, NULL, NULL));
+  GString *text = g_string_new (PFX "{\"str\": [\"/p/prog.py\", 1]}\n");
+  g_string_append (text, PFX "{\"dynamo_start\": {\"stack\": [{\"line\": 5, \"name\": \"f\", \"filename\": 1}]}, " CID "}\n");
+  g_string_append (text, PFX "{\"symbolic_shape_specialization\": {\"symbol\": \"s0\", \"sources\": [\"L['x'].size()[0]\","
+                   " \"L['y'].size()[0]\"], \"value\": \"4\", \"reason\": \"Eq(s0, 4)\", \"stack\": [{\"line\": 9, "
+                   "\"name\": \"g\", \"filename\": 1, \"loc\": \"y = x.view(4)\"}], \"user_stack\": [{\"line\": 7, "
+                   "\"name\": \"f\", \"filename\": 1, \"loc\": \"return x.view(4)\"}]}, " CID "}\n");
+  g_string_append (text, PFX "{\"guard_added\": {\"expr\": \"Eq(s0, 4)\", \"stack\": [], \"user_stack\": [{\"line\": 7,"
+                   " \"name\": \"f\", \"filename\": 1}]}, " CID "}\n");
+  g_string_append (text, PFX "{\"guard_added_fast\": {\"expr\": \"s52 <= 2147483647\", \"user_stack\": [], \"stack\": []}}\n");
+  g_string_append (text, PFX "{\"guard_added\": {\"stack\": []}, " CID "}\n");
+  g_string_append (text, PFX "{\"artifact\": {\"name\": \"dynamo_error\", \"encoding\": \"string\"}, " CID "}\n"
+                   "\tTraceback (most recent call last):\n"
+                   "\t  File \"/p/prog.py\", line 7, in f\n"
+                   "\t    return x.item()\n"
+                   "\ttorch._dynamo.exc.Unsupported: Tensor.item\n"
+                   "\t  Explanation: capture_scalar_outputs is off\n");
+  g_string_append (text, PFX "{\"artifact\": {\"name\": \"fx_graph_runnable\", \"encoding\": \"string\"}, " CID "}\n");
+  g_auto (GStrv) lines = g_strsplit (runnable, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    g_string_append_printf (text, "\t%s\n", lines[i]);
+  g_string_append (text, PFX "{\"artifact\": {\"name\": \"inductor_provenance_tracking_node_mappings\", \"encoding\": "
+                   "\"json\"}, " CID "}\n\t{\"cppCodeToPost\": [\n");
+
+  g_autofree char *ws = tmp_workspace ();
+  fx_store *store = NULL;
+  g_assert_cmpint (fx_store_open (ws, true, &store, NULL), ==, FX_OK);
+  fx_import_stats stats;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_torch_trace_data (store, "shapes.log", text->str, text->len, NULL, NULL, &stats, &diag),
+                   ==, FX_OK);
+  g_string_free (text, TRUE);
+  /* The guard_added without expr and the damaged mapping are counted with their lines, nothing else. */
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_RECORD], ==, 2);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_BAD_RECORD][0].line, ==, 6);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_UNKNOWN_KIND], ==, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 0);
+
+  fx_arena *arena = fx_arena_new ();
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "0/0", &row, NULL), ==, FX_OK);
+  fx_store_shape_event *ev;
+  size_t n;
+  g_assert_cmpint (fx_store_list_shape_events (store, row, arena, &ev, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (ev[0].kind, ==, "specialization");
+  g_assert_cmpstr (ev[0].symbol, ==, "s0");
+  g_assert_cmpstr (ev[0].sources, ==, "L['x'].size()[0], L['y'].size()[0]");
+  g_assert_cmpstr (ev[0].value, ==, "4");
+  g_assert_cmpstr (ev[0].reason, ==, "Eq(s0, 4)");
+  g_assert_cmpstr (ev[0].user_stack, ==, "  File \"/p/prog.py\", line 7, in f\n    return x.view(4)\n");
+  g_assert_cmpstr (ev[0].stack, ==, "  File \"/p/prog.py\", line 9, in g\n    y = x.view(4)\n");
+  g_assert_cmpstr (ev[1].kind, ==, "guard_added");
+  g_assert_cmpstr (ev[1].expr, ==, "Eq(s0, 4)");
+  g_assert_cmpstr (ev[1].user_stack, ==, "  File \"/p/prog.py\", line 7, in f\n");
+  g_assert_null (ev[1].stack);
+  /* guard_added_fast outside a compile belongs to the input. */
+  g_assert_cmpint (fx_store_list_shape_events (store, 0, arena, &ev, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (ev[0].kind, ==, "guard_added_fast");
+  g_assert_cmpstr (ev[0].expr, ==, "s52 <= 2147483647");
+
+  /* dynamo_error fails the compile with the exception's class and message. */
+  fx_store_compile *cs;
+  g_assert_cmpint (fx_store_list_compiles (store, arena, &cs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (cs[0].status, ==, "failed");
+  g_assert_cmpstr (cs[0].fail_type, ==, "Unsupported");
+  g_assert_cmpstr (cs[0].fail_reason, ==, "Tensor.item\n  Explanation: capture_scalar_outputs is off");
+
+  /* fx_graph_runnable: the "runnable" stage, parsed like fxwb print parses the file. */
+  fx_store_graph_info *gi;
+  g_assert_cmpint (fx_store_list_graphs (store, row, arena, &gi, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (gi[0].stage, ==, "runnable");
+  g_assert_true (gi[0].parsed);
+  fx_graph *stored = NULL, *direct = NULL;
+  g_assert_cmpint (fx_store_get_graph (store, gi[0].id, &stored, NULL, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_parse_fx_file (rpath, &direct, NULL), ==, FX_OK);
+  g_assert_cmpuint (stored->n_nodes, ==, direct->n_nodes);
+  g_assert_cmpuint (stored->n_nodes, >, 10);
+  fx_graph_free (stored);
+  fx_graph_free (direct);
+  /* The damaged mapping is kept raw. */
+  fx_store_kv *arts;
+  g_assert_cmpint (fx_store_list_artifacts (store, row, arena, &arts, &n, NULL), ==, FX_OK);
+  gboolean kept = FALSE;
+  for (size_t i = 0; i < n; i++)
+    kept |= strcmp (arts[i].key, "inductor_provenance_tracking_node_mappings") == 0
+            && strcmp (arts[i].value, "{\"cppCodeToPost\": [") == 0;
+  g_assert_true (kept);
+  (void) runnable_path;
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
+
+/* TORCH_LOGS text of the same run as the toy trace: the same guards, recompile reasons and graph breaks per compile
+   as the trace gives. */
+static void
+test_torch_logs_codes (void)
+{
+  g_autofree char *ws1 = tmp_workspace ();
+  g_autofree char *ws2 = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *trace = import_fixture (ws1, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  fx_store *logs = import_fixture (ws2, "traces/toy_graph_break-cuda/torch_logs.txt", &stats);
+  g_assert_cmpint (stats.compiles, ==, 9);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 0);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_input *in;
+  size_t n;
+  g_assert_cmpint (fx_store_list_inputs (logs, arena, &in, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (in[0].kind, ==, "torch_logs");
+  fx_store_compile *cs;
+  g_assert_cmpint (fx_store_list_compiles (trace, arena, &cs, &n, NULL), ==, FX_OK);
+  int total_guards = 0, total_failures = 0, total_breaks = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t row = 0;
+      g_assert_cmpint (fx_store_find_compile (logs, cs[i].compile_id, &row, NULL), ==, FX_OK);
+      fx_store_guard *g1, *g2;
+      size_t n1, n2;
+      g_assert_cmpint (fx_store_list_guards (trace, cs[i].id, arena, &g1, &n1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_guards (logs, row, arena, &g2, &n2, NULL), ==, FX_OK);
+      g_assert_cmpuint (n1, ==, n2);
+      total_guards += (int) n2;
+      for (size_t k = 0; k < n1; k++)
+        {
+          g_assert_cmpstr (g1[k].kind, ==, g2[k].kind);
+          g_assert_cmpstr (g1[k].source, ==, g2[k].source);
+          g_assert_cmpstr (g1[k].code, ==, g2[k].code);
+        }
+      fx_store_guard_failure *f1, *f2;
+      g_assert_cmpint (fx_store_list_guard_failures (trace, cs[i].id, arena, &f1, &n1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_guard_failures (logs, row, arena, &f2, &n2, NULL), ==, FX_OK);
+      g_assert_cmpuint (n1, ==, n2);
+      for (size_t k = 0; k < n1; k++)
+        {
+          g_assert_cmpstr (f1[k].failed_compile, ==, f2[k].failed_compile);
+          g_assert_cmpstr (f1[k].reason, ==, f2[k].reason);
+        }
+      fx_store_graph_break *b1, *b2;
+      size_t nb1, nb2;
+      g_assert_cmpint (fx_store_list_graph_breaks (trace, cs[i].id, arena, &b1, &nb1, NULL), ==, FX_OK);
+      g_assert_cmpint (fx_store_list_graph_breaks (logs, row, arena, &b2, &nb2, NULL), ==, FX_OK);
+      g_assert_cmpuint (nb1, ==, nb2);
+      for (size_t k = 0; k < nb1; k++)
+        {
+          g_assert_cmpstr (b1[k].reason, ==, b2[k].reason);
+          g_assert_cmpstr (b1[k].explanation, ==, b2[k].explanation);
+        }
+      total_failures += (int) n1;
+      total_breaks += (int) nb1;
+    }
+  g_assert_cmpint (total_guards, >, 100);
+  g_assert_cmpint (total_failures, ==, 12);
+  g_assert_cmpint (total_breaks, ==, 4);
+  fx_arena_free (arena);
+  fx_store_close (trace);
+  fx_store_close (logs);
+  remove_workspace (ws1);
+  remove_workspace (ws2);
+
+  /* print() lines between log lines are counted with their line numbers; no log line at all is an error. */
+  const char *mixed = "hello from print\n" PFX "[0/0] [__graph_breaks] Graph break in user code at /p.py:3\n"
+                      PFX "[0/0] [__graph_breaks] Graph Break Reason: Data-dependent branching\n"
+                      "tensor([1., 2.])\n" PFX "[__output_code] Output code written to: /tmp/x.py\n";
+  g_autofree char *ws3 = tmp_workspace ();
+  fx_store *store = NULL;
+  g_assert_cmpint (fx_store_open (ws3, true, &store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_import_torch_logs_data (store, "mixed.txt", mixed, strlen (mixed), &stats, NULL), ==, FX_OK);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_LINE], ==, 2);
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_BAD_LINE][1].line, ==, 4);
+  g_assert_cmpint (stats.records, ==, 1);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_torch_logs_data (store, "none.txt", "a\nb\n", 4, &stats, &diag), ==, FX_ERR_PARSE);
+  g_assert_cmpint (diag.line, ==, 1);
+  int64_t inputs = 0;
+  g_assert_cmpint (fx_store_count (store, "inputs", &inputs, NULL), ==, FX_OK);
+  g_assert_cmpint (inputs, ==, 1);
+  fx_store_close (store);
+  remove_workspace (ws3);
+}
+
+
+/* A damaged TORCH_COMPILE_DEBUG folder beside an imported trace: garbage and binary IR dumps, cut output code, bad
+   provenance JSON and a graph that does not parse are counted; the trace's rows stay; the intact folder links. */
+static void
+test_debug_dir_bad (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/toy_graph_break-cuda/torch_trace", &stats);
+  int64_t graphs = 0, guards = 0, after = 0;
+  g_assert_cmpint (fx_store_count (store, "graphs", &graphs, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_count (store, "guards", &guards, NULL), ==, FX_OK);
+
+  g_autofree char *root = g_dir_make_tmp ("fxdebug-XXXXXX", NULL);
+  g_autofree char *m0 = g_build_filename (root, "torchinductor", "model__0_inference_0.0", NULL);
+  g_autofree char *m1 = g_build_filename (root, "torchinductor", "model__1_inference_1.1", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (m0, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (m1, 0700), ==, 0);
+  g_autofree char *code0_path = debug_model_file ("traces/toy_graph_break-cuda/torch_compile_debug",
+                                                  "model__0_inference_0.0", "output_code.py");
+  g_autofree char *code0 = NULL;
+  gsize code0_len = 0;
+  g_assert_true (g_file_get_contents (code0_path, &code0, &code0_len, NULL));
+  char binary[512];
+  for (size_t i = 0; i < sizeof binary; i++)
+    binary[i] = (char) (i * 37 % 256);
+  struct
+  {
+    const char *dir, *name, *text;
+    gssize len;
+  } files[] = {
+    { m0, "ir_post_fusion.txt", "garbage\n\x01\x02 more\nop0: SchedulerNode(ComputedBuffer)\nop0.writes = "
+                                "[MemoryDep('buf0', c0, {c0: 4})]\n", -1 },
+    { m0, "ir_pre_fusion.txt", binary, sizeof binary },
+    { m0, "output_code.py", code0, (gssize) code0_len / 3 },
+    { m0, "inductor_provenance_tracking_node_mappings.json", "{not json", -1 },
+    { m0, "fx_graph_readable.py", "def forward(self, x):\n    return (x +,)\n", -1 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *f = g_build_filename (files[i].dir, files[i].name, NULL);
+      g_assert_true (g_file_set_contents (f, files[i].text, files[i].len, NULL));
+    }
+  static const char *const intact[] = { "output_code.py", "ir_post_fusion.txt", "ir_pre_fusion.txt",
+                                        "fx_graph_readable.py" };
+  for (size_t i = 0; i < G_N_ELEMENTS (intact); i++)
+    {
+      g_autofree char *src = debug_model_file ("traces/toy_graph_break-cuda/torch_compile_debug",
+                                               "model__1_inference_1.1", intact[i]);
+      g_autofree char *data = NULL;
+      gsize len = 0;
+      g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+      g_autofree char *dst = g_build_filename (m1, intact[i], NULL);
+      g_assert_true (g_file_set_contents (dst, data, (gssize) len, NULL));
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_path (store, root, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_cmpint (stats.compiles, ==, 2);
+  /* 2 garbage lines of the post-fusion dump, and every non-blank line of the binary pre-fusion one. */
+  int binary_lines = 0;
+  for (size_t i = 0, start = 0; i <= sizeof binary; i++)
+    if (i == sizeof binary || binary[i] == '\n')
+      {
+        gboolean blank = TRUE;
+        for (size_t k = start; k < i; k++)
+          blank &= binary[k] == ' ' || binary[k] == '\t' || binary[k] == '\r';
+        binary_lines += !blank;
+        start = i + 1;
+      }
+  g_assert_cmpint (binary_lines, >, 0);
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_IR_DUMP], ==, 2 + binary_lines);
+  /* The pre-fusion dump is read first: its first skipped line is the example, control bytes shown as '?'. */
+  g_assert_cmpint (stats.examples[FX_IMPORT_WARN_IR_DUMP][0].line, ==, 1);
+  g_assert_true (g_str_has_prefix (stats.examples[FX_IMPORT_WARN_IR_DUMP][0].text, "ir_pre_fusion.txt: ?%J"));
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_BAD_RECORD], ==, 1);
+  g_assert_nonnull (strstr (stats.examples[FX_IMPORT_WARN_BAD_RECORD][0].text, "provenance"));
+  g_assert_cmpint (stats.warnings[FX_IMPORT_WARN_GRAPH_PARSE], ==, 1);
+  /* The intact folder is linked to 1/0; the cut one matches nothing. */
+  g_assert_cmpint (stats.links, ==, 1);
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "1/0", &row, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_fusion_group *g;
+  size_t n;
+  g_assert_cmpint (fx_store_list_fusion_groups (store, row, arena, &g, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, >, 0);
+  /* What the damaged folder still had: the one node after the garbage, with its write. */
+  g_assert_cmpint (fx_store_find_compile (store, "-/0", &row, NULL), ==, FX_OK);
+  fx_store_ir_node *nodes;
+  g_assert_cmpint (fx_store_list_ir_nodes (store, row, "post_fusion", arena, &nodes, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (nodes[0].writes, ==, "buf0");
+  fx_arena_free (arena);
+  /* Nothing of the trace was lost. */
+  g_assert_cmpint (fx_store_count (store, "guards", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, ==, guards);
+  g_assert_cmpint (fx_store_count (store, "graphs", &after, NULL), ==, FX_OK);
+  g_assert_cmpint (after, >=, graphs);
+  fx_store_close (store);
+  remove_workspace (ws);
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
+  g_assert_cmpint (system (cmd), ==, 0);
+}
+
 /* TORCH_LOGS text of the same run gives the same recompile reasons, guards and kernels per compile as the trace. */
 static void
 test_torch_logs (void)
@@ -752,6 +1427,12 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/split-output-code", test_split_output_code);
   g_test_add_func ("/trace/debug-dir", test_debug_dir);
   g_test_add_func ("/trace/pt2", test_pt2);
+  g_test_add_func ("/trace/ir-dump", test_ir_dump);
+  g_test_add_func ("/trace/debug-dir-bad", test_debug_dir_bad);
   g_test_add_func ("/trace/torch-logs", test_torch_logs);
+  g_test_add_func ("/trace/torch-logs-codes", test_torch_logs_codes);
+  g_test_add_func ("/trace/link-debug-trace", test_link_debug_trace);
+  g_test_add_func ("/trace/provenance", test_provenance);
+  g_test_add_func ("/trace/shape-error-runnable", test_shape_error_runnable_records);
   return g_test_run ();
 }
