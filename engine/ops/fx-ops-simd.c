@@ -16,14 +16,15 @@
 #ifdef FX_SIMD_AVX2
 #include <immintrin.h>
 
-/* libmvec's AVX2 variants (8 floats, at most 4 ulp from the correctly rounded result). */
-#define MVEC(name) extern __m256 _ZGVdN8v_##name (__m256);
+#define AVX2 __attribute__ ((target ("avx2,fma")))
+
+/* libmvec's AVX2 variants (8 floats, at most 4 ulp from the correctly rounded result). Declared with the target
+   attribute: clang refuses __m256 arguments to a function it believes has no AVX (an ABI change). */
+#define MVEC(name) extern AVX2 __m256 _ZGVdN8v_##name (__m256);
 MVEC (expf) MVEC (logf) MVEC (sinf) MVEC (cosf) MVEC (tanf) MVEC (tanhf) MVEC (erff) MVEC (erfcf) MVEC (expm1f)
 MVEC (log1pf) MVEC (log2f) MVEC (log10f) MVEC (exp2f) MVEC (asinf) MVEC (acosf) MVEC (atanf) MVEC (sinhf)
 MVEC (coshf)
 #undef MVEC
-
-#define AVX2 __attribute__ ((target ("avx2,fma")))
 
 typedef __m256 (*vec_fn) (__m256);
 
