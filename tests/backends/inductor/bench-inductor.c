@@ -84,7 +84,8 @@ main (int argc, char **argv)
   printf ("scale 1/%d, %d threads, OMP_WAIT_POLICY=%s, min of %d calls (ms)\n", scale, (int) g_get_num_processors (),
           g_getenv ("OMP_WAIT_POLICY"), repeat);
   printf ("%-18s %8s %8s %10s %10s %10s %10s %8s %8s\n", "graph", "kernels", "cold_ms", "warm_ms", "inductor",
-          "interp", "eager", "vs_int", "vs_eager");
+          "interp", g_strcmp0 (g_getenv ("BENCH_TORCH_COMPILE"), "1") == 0 ? "t.compile" : "eager", "vs_int",
+          g_strcmp0 (g_getenv ("BENCH_TORCH_COMPILE"), "1") == 0 ? "vs_tcomp" : "vs_eager");
   double log_sum = 0;
   int n_eager = 0;
   for (size_t gi = 0; gi < G_N_ELEMENTS (graphs); gi++)
@@ -166,7 +167,9 @@ main (int argc, char **argv)
       g_free (path);
     }
   if (n_eager)
-    printf ("geomean speedup vs torch eager: %.2fx over %d graphs\n", exp (log_sum / n_eager), n_eager);
+    printf ("geomean speedup vs torch %s: %.2fx over %d graphs\n",
+            g_strcmp0 (g_getenv ("BENCH_TORCH_COMPILE"), "1") == 0 ? "torch.compile (Inductor)" : "eager",
+            exp (log_sum / n_eager), n_eager);
   g_free (script);
   return 0;
 }
