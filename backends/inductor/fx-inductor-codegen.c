@@ -249,7 +249,12 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
       indent (bd, out);
       switch ((int) n->red)
         {
-        case IND_RED_SUM: case IND_RED_MEAN: fx_buf_printf (out, "acc%d = acc%d + v%d;\n", ni, ni, ni); break;
+        case IND_RED_SUM: case IND_RED_MEAN:
+          if (lanes)
+            fx_buf_printf (out, "acc%d_l[rl] = acc%d_l[rl] + v%d;\n", ni, ni, ni);
+          else
+            fx_buf_printf (out, "acc%d = acc%d + v%d;\n", ni, ni, ni);
+          break;
         case IND_RED_PROD: fx_buf_printf (out, "acc%d = acc%d * v%d;\n", ni, ni, ni); break;
         case IND_RED_MAX:
           fx_buf_printf (out, "acc%d = v%d > acc%d ? v%d : acc%d; acc%d_nan |= v%d != v%d;\n", ni, ni, ni, ni, ni, ni, ni, ni);
@@ -334,7 +339,17 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       const ind_node *n = &p->nodes[G->nodes[k]];
       has_welford |= n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR;
     }
-  if (has_welford && lanes_ok && G->kr == 1 && G->rs[0] >= 2 * IND_LANES)
+  /* Beside the Welford lanes, sums get lanes of their own too: gcc does not vectorize the blocked loop when it also
+     carries an OpenMP reduction clause (layer norm's mean ran scalar). */
+  bool sums_only = true;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR
+          && n->red != IND_RED_SUM && n->red != IND_RED_MEAN)
+        sums_only = false;
+    }
+  if (has_welford && lanes_ok && sums_only && G->kr == 1 && G->rs[0] >= 2 * IND_LANES)
     {
       /* Welford vectorized: IND_LANES independent Welford accumulators (lane rl sees elements rb + rl), a scalar
          Welford over the tail, then Chan's combination of the lanes and the tail */
@@ -348,6 +363,11 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
               indent (depth, out);
               fx_buf_printf (out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni,
                              IND_LANES, ni, IND_LANES);
+            }
+          else if (n->segment == seg && n->kind == IND_NODE_REDUCTION)
+            {
+              indent (depth, out);
+              fx_buf_printf (out, "%s acc%d_l[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni, IND_LANES);
             }
         }
       indent (depth, out);
@@ -366,7 +386,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
             }
         }
       indent (depth + 1, out);
-      fx_buf_printf (out, "#pragma omp simd%s\n", red.data ? red.data : "");
+      fx_buf_puts (out, "#pragma omp simd\n");
       indent (depth + 1, out);
       fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
       indent (depth + 1, out);
@@ -378,6 +398,18 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       fx_buf_puts (out, "}\n");
       indent (depth, out);
       fx_buf_puts (out, "}\n");
+      for (int k = 0; k < G->n_nodes; k++)
+        {
+          int ni = G->nodes[k];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR)
+            {
+              indent (depth, out);
+              fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
+              indent (depth + 1, out);
+              fx_buf_printf (out, "acc%d = acc%d + acc%d_l[l];\n", ni, ni, ni);
+            }
+        }
       indent (depth, out);
       fx_buf_printf (out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n", (long long) full, (long long) G->rs[0]);
       indent (depth, out);
