@@ -1966,8 +1966,8 @@ fxw_graph_canvas_get_fusion_note (FxwGraphCanvas *self)
   if (self->groups == NULL || g_list_model_get_n_items (self->groups) == 0 || self->graph == NULL)
     return NULL;
   if (!self->groups_here)
-    return _("The fusion groups of ir_post_fusion.txt are drawn on the post-grad graph: select its post_grad "
-             "stage to see them as clusters.");
+    return _("The fusion groups of ir_post_fusion.txt are drawn on the post-grad graph: select its stage "
+             "(post_grad, or inductor_transformed of a debug folder) to see them as clusters.");
   if (self->node_group == NULL)
     return _("No node of this graph is named by the fusion groups of ir_post_fusion.txt.");
   return NULL;

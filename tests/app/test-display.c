@@ -927,6 +927,24 @@ test_fusion_clusters (void)
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "15-fusion-note-dynamo"));
   fxw_graph_view_set_fusion_overlay (view, FALSE);
+
+  /* The debug folder opened alone: its first compile (model__0_inference_0.0) holds the same 13 groups, drawn on
+     fx_graph_transformed.py, the stage inductor_transformed. */
+  {
+    g_autofree char *folder = fixture ("traces/mlp_module-cuda/torch_compile_debug");
+
+    open_path (folder);
+    row = find_row ("[-/0]", "inductor_transformed");
+    g_assert_cmpint (row, >=, 0);
+    g_assert_true (fxw_window_select_stage (window, (guint) row));
+    fxw_graph_view_set_fusion_overlay (view, TRUE);
+    fxw_test_pump (50);
+    g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+    g_assert_null (fxw_graph_canvas_get_fusion_note (canvas));
+    g_assert_cmpuint (fxw_graph_canvas_get_n_fusion_clusters (canvas), ==, G_N_ELEMENTS (expected));
+    g_assert_cmpint (fxw_graph_canvas_get_fusion_cluster_members (canvas, "op0_op1_op3"), ==, 7);
+    fxw_graph_view_set_fusion_overlay (view, FALSE);
+  }
 }
 
 /* Copies the demo workspace into dir (the original is a build output). */
