@@ -1276,28 +1276,28 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     {
       /* Bottom left, above the view's toolbar, clear of the legend. */
       const char *note = fxw_graph_canvas_get_fusion_note (self);
-      double nw = MIN (420, w - 16), ny = MAX (8, h - 116);
+      double nw = MIN (420, w - 16), ny;
+      PangoFontDescription *fd = pango_font_description_from_string ("Sans 9");
+      int text_w, text_h;
 
       cairo_identity_matrix (cr);
-      rounded_rect (cr, 8, ny, nw, 44, 6);
+      pango_layout_set_font_description (pl, fd);
+      pango_font_description_free (fd);
+      pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_NONE);
+      pango_layout_set_wrap (pl, PANGO_WRAP_WORD);
+      pango_layout_set_width (pl, (int) ((nw - 16) * PANGO_SCALE));
+      pango_layout_set_text (pl, note, -1);
+      pango_layout_get_pixel_size (pl, &text_w, &text_h);
+      ny = MAX (8, h - 72 - (text_h + 10));
+      rounded_rect (cr, 8, ny, nw, text_h + 10, 6);
       cairo_set_source_rgba (cr, bg.red, bg.green, bg.blue, 0.92);
       cairo_fill_preserve (cr);
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.4);
       cairo_set_line_width (cr, 1);
       cairo_stroke (cr);
       gdk_cairo_set_source_rgba (cr, &fg);
-      {
-        PangoFontDescription *fd = pango_font_description_from_string ("Sans 9");
-
-        pango_layout_set_font_description (pl, fd);
-        pango_font_description_free (fd);
-        pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_NONE);
-        pango_layout_set_wrap (pl, PANGO_WRAP_WORD);
-        pango_layout_set_width (pl, (int) ((nw - 16) * PANGO_SCALE));
-        pango_layout_set_text (pl, note, -1);
-        cairo_move_to (cr, 16, ny + 4);
-        pango_cairo_show_layout (cr, pl);
-      }
+      cairo_move_to (cr, 16, ny + 5);
+      pango_cairo_show_layout (cr, pl);
     }
 
 out:
