@@ -49,8 +49,9 @@ typedef struct
 
 typedef struct
 {
-  char *module;
+  char *module;         /* NULL for a fusion group */
   char *label;
+  int fusion_group;     /* index of the FxwFusionGroup drawn, -1 for a module cluster */
   int depth;
   int parent;           /* enclosing cluster, -1 for none */
   double x, y, w, h;
@@ -71,6 +72,10 @@ typedef struct
   FxwGraph *graph;           /* ref; the worker only reads the engine graph */
   GHashTable *collapsed;     /* module paths, a copy owned by the job */
   gboolean edge_labels;
+  /* Fusion groups drawn as clusters (NULL: module clusters): node index -> group index or -1, and each group's
+     cluster label. Module clusters and collapsing are left out then: Graphviz clusters nest, groups cross modules. */
+  int *node_group;
+  GStrv group_labels;
 } LayoutJob;
 
 struct _FxwGraphCanvas
@@ -97,6 +102,13 @@ struct _FxwGraphCanvas
   gboolean kernels_by_name;
   int *node_kernel;          /* node index -> kernel index or -1; NULL without kernels */
   gboolean show_fusion;
+
+  /* Fusion groups of ir_post_fusion.txt, drawn as clusters while show_fusion is on and groups_here says their
+     post-grad node names are this graph's. */
+  GListModel *groups;
+  gboolean groups_here;
+  int *node_group;           /* node index -> group index or -1; NULL without groups for this graph */
+  gboolean layout_has_groups;
 };
 
 G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
@@ -165,6 +177,8 @@ layout_job_free (LayoutJob *job)
 {
   g_clear_object (&job->graph);
   g_clear_pointer (&job->collapsed, g_hash_table_unref);
+  g_free (job->node_group);
+  g_strfreev (job->group_labels);
   g_free (job);
 }
 
@@ -386,7 +400,33 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
       int cur_cluster = -1;
       guint box_index;
 
-      for (size_t k = 0; k < meta->n_nn_module_stack; k++)
+      if (job->node_group != NULL && job->node_group[i] >= 0)
+        {
+          int grp = job->node_group[i];
+          char key[32];
+          Agraph_t *sub;
+
+          /* Keyed by group index; the module loop below is skipped (module_depth 0). */
+          g_snprintf (key, sizeof key, "#%d", grp);
+          sub = g_hash_table_lookup (cluster_sub, key);
+          if (sub == NULL)
+            {
+              char name[32];
+              CanvasCluster cluster = { .fusion_group = grp, .parent = -1 };
+
+              g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
+              sub = agsubg (g, name, 1);
+              cluster.label = g_strdup (job->group_labels[grp]);
+              g_hash_table_insert (cluster_index, g_strdup (key), GUINT_TO_POINTER (layout->clusters->len + 1));
+              agsafeset (sub, (char *) "label", cluster.label, (char *) "");
+              g_array_append_val (layout->clusters, cluster);
+              g_ptr_array_add (agclusters, sub);
+              g_hash_table_insert (cluster_sub, g_strdup (key), sub);
+            }
+          parent = sub;
+          cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, key)) - 1;
+        }
+      for (size_t k = 0; job->node_group == NULL && k < meta->n_nn_module_stack; k++)
         {
           const char *path = meta->nn_module_stack[k].path ? meta->nn_module_stack[k].path : "";
           Agraph_t *sub;
@@ -407,6 +447,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
               sub = agsubg (parent, name, 1);
               cluster.module = g_strdup (path);
+              cluster.fusion_group = -1;
               cluster.label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type);
               cluster.depth = (int) k;
               cluster.parent = cur_cluster;
@@ -536,7 +577,11 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               if (fx_val_annotation (&input->meta.val, FALSE, FALSE, &buf) && buf.len > 0)
                 {
                   edge.label = g_strdup (buf.data);
-                  agsafeset (ae, (char *) "label", edge.label, (char *) "");
+                  /* Graphviz 2.43 frees a label's virtual node twice in gvFreeLayout when labelled edges run
+                     inside clusters laid out without module nesting (ASan, the fusion groups of the MLP's post-grad
+                     graph): with fusion groups the label is placed on the drawn edge instead. */
+                  if (job->node_group == NULL)
+                    agsafeset (ae, (char *) "label", edge.label, (char *) "");
                 }
             }
           g_array_append_val (layout->edges, edge);
@@ -626,6 +671,14 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           edge->lx = GX (ED_label (ae)->pos.x);
           edge->ly = GY (ED_label (ae)->pos.y);
         }
+      else if (edge->label != NULL && edge->n_pts >= 2)
+        {
+          int mid = edge->n_pts / 2;
+
+          edge->has_label = TRUE;
+          edge->lx = edge->pts[2 * mid] + 4;
+          edge->ly = edge->pts[2 * mid + 1];
+        }
     }
   for (guint i = 0; i < layout->clusters->len; i++)
     {
@@ -659,6 +712,48 @@ cancelled:
 
 static void
 fxw_graph_canvas_relayout (FxwGraphCanvas *self);
+
+/* Fusion groups are laid out as clusters: the overlay is on and the groups name nodes of this graph. */
+static gboolean
+fusion_clusters_active (FxwGraphCanvas *self)
+{
+  return self->show_fusion && self->groups_here && self->node_group != NULL && self->graph != NULL;
+}
+
+/* node_group: each node of the graph to the first group whose origins name it. A post-grad node recomputed by two
+   launches (a fused add read by two kernels) is drawn in the first group only; the tooltip names every group. */
+static void
+update_group_map (FxwGraphCanvas *self)
+{
+  guint n_groups;
+  gboolean any = FALSE;
+
+  g_clear_pointer (&self->node_group, g_free);
+  if (self->graph == NULL || self->groups == NULL || !self->groups_here
+      || (n_groups = g_list_model_get_n_items (self->groups)) == 0)
+    return;
+  self->node_group = g_new (int, MAX (fxw_graph_get_n_nodes (self->graph), 1));
+  for (guint i = 0; i < fxw_graph_get_n_nodes (self->graph); i++)
+    self->node_group[i] = -1;
+  for (guint gi = 0; gi < n_groups; gi++)
+    {
+      g_autoptr(FxwFusionGroup) group = g_list_model_get_item (self->groups, gi);
+      const char * const *names = fxw_fusion_group_get_post_nodes (group);
+
+      for (guint k = 0; names[k] != NULL; k++)
+        {
+          FxwNode *node = fxw_graph_lookup (self->graph, names[k]);
+
+          if (node != NULL && self->node_group[fxw_node_get_index (node)] < 0)
+            {
+              self->node_group[fxw_node_get_index (node)] = (int) gi;
+              any = TRUE;
+            }
+        }
+    }
+  if (!any)
+    g_clear_pointer (&self->node_group, g_free);
+}
 
 /* The first view of a graph: all of it when it fits legibly, else its top at a zoom where labels read. */
 static void
@@ -737,6 +832,24 @@ fxw_graph_canvas_relayout (FxwGraphCanvas *self)
   g_hash_table_iter_init (&iter, self->collapsed);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_hash_table_add (job->collapsed, g_strdup (key));
+  if (fusion_clusters_active (self))
+    {
+      guint n_groups = g_list_model_get_n_items (self->groups);
+      g_autoptr(GStrvBuilder) labels = g_strv_builder_new ();
+
+      job->node_group = g_memdup2 (self->node_group, sizeof (int) * fxw_graph_get_n_nodes (self->graph));
+      for (guint i = 0; i < n_groups; i++)
+        {
+          g_autoptr(FxwFusionGroup) group = g_list_model_get_item (self->groups, i);
+          const char *kernel = fxw_fusion_group_get_kernel (group);
+          g_autofree char *label = *kernel ? g_strdup_printf ("%s  (%s)", kernel, fxw_fusion_group_get_name (group))
+                                           : g_strdup (fxw_fusion_group_get_name (group));
+
+          g_strv_builder_add (labels, label);
+        }
+      job->group_labels = g_strv_builder_end (labels);
+    }
+  self->layout_has_groups = job->node_group != NULL;
 
   self->cancellable = g_cancellable_new ();
   self->busy = TRUE;
@@ -764,6 +877,7 @@ graph_changed_cb (FxwGraphCanvas *self)
   if (!g_set_object (&self->graph, graph))
     return;
   update_fusion_map (self);
+  update_group_map (self);
   g_hash_table_remove_all (self->collapsed);
   g_clear_pointer (&self->layout, canvas_layout_free);
   if (graph != NULL && fxw_graph_get_n_nodes (graph) > self->collapse_threshold)
@@ -940,6 +1054,31 @@ draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, 
     }
 }
 
+/* For each box, whether it shows a node of the selection's highlight set (a collapsed module does when one of its
+   nodes is); *n_out: how many do. */
+static gboolean *
+highlighted_boxes (FxwGraphCanvas *self, guint *n_out)
+{
+  gboolean *out = g_new0 (gboolean, MAX (self->layout->boxes->len, 1));
+  guint n = 0;
+
+  for (guint i = 0; self->graph != NULL && i < fxw_graph_get_n_nodes (self->graph); i++)
+    {
+      FxwNode *node = fxw_graph_get_node (self->graph, i);
+      gpointer v;
+
+      if (!fxw_node_get_highlighted (node)
+          || (v = g_hash_table_lookup (self->layout->node_box, GUINT_TO_POINTER (i))) == NULL)
+        continue;
+      if (!out[GPOINTER_TO_UINT (v) - 1])
+        n++;
+      out[GPOINTER_TO_UINT (v) - 1] = TRUE;
+    }
+  if (n_out != NULL)
+    *n_out = n;
+  return out;
+}
+
 static void
 fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -954,6 +1093,7 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   FxwNode *selected = self->selection ? fxw_selection_get_node (self->selection) : NULL;
   int selected_box = box_for_node (self, selected);
   gboolean any_highlight = self->selection && fxw_selection_get_n_highlighted (self->selection) > 0;
+  g_autofree gboolean *box_highlighted = NULL;
 
   gdk_rgba_parse (&bg, dark ? "#1e1e1e" : "#fafafa");
   gdk_rgba_parse (&fg, dark ? "#e0e0e0" : "#2e3436");
@@ -971,6 +1111,8 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       goto out;
     }
 
+  if (any_highlight)
+    box_highlighted = highlighted_boxes (self, NULL);
   cairo_translate (cr, self->off_x, self->off_y);
   cairo_scale (cr, self->zoom, self->zoom);
   vx0 = -self->off_x / self->zoom;
@@ -986,6 +1128,25 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
       if (c->x > vx1 || c->y > vy1 || c->x + c->w < vx0 || c->y + c->h < vy0)
         continue;
+      if (c->fusion_group >= 0)
+        {
+          /* A fusion group: a rounded box in its group's colour, labelled with the kernel that computes it. */
+          GdkRGBA tint;
+
+          kernel_color (c->fusion_group, dark, &tint);
+          rounded_rect (cr, c->x, c->y, c->w, c->h, 10);
+          cairo_set_source_rgba (cr, tint.red, tint.green, tint.blue, 0.22);
+          cairo_fill_preserve (cr);
+          gdk_cairo_set_source_rgba (cr, &tint);
+          cairo_set_line_width (cr, 2.0 / MAX (self->zoom, 0.5));
+          cairo_stroke (cr);
+          if (self->zoom > 0.3)
+            {
+              gdk_cairo_set_source_rgba (cr, &fg);
+              draw_text (cr, pl, c->label, c->x + 8, c->y + 3, c->w - 16, TRUE);
+            }
+          continue;
+        }
       rounded_rect (cr, c->x, c->y, c->w, c->h, 6);
       cairo_set_source_rgb (cr, shade, shade, dark ? shade + 0.03 : shade + 0.02);
       cairo_fill_preserve (cr);
@@ -1043,11 +1204,19 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
       if (box->x > vx1 || box->y > vy1 || box->x + box->w < vx0 || box->y + box->h < vy0)
         continue;
-      if (any_highlight && box->node_index >= 0)
-        highlighted = fxw_selection_is_highlighted (self->selection,
-                                                    fxw_node_get_name (fxw_graph_get_node (self->graph, box->node_index)));
+      if (box_highlighted != NULL)
+        highlighted = box_highlighted[i];
       op_color (box->op, dark, &fill);
-      if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
+      if (self->layout_has_groups && self->node_group != NULL && box->node_index >= 0)
+        {
+          int grp = self->node_group[box->node_index];
+
+          if (grp >= 0)
+            kernel_color (grp, dark, &fill);
+          else
+            fill.alpha = 0.35;   /* computed by no launch of the dump: inputs, outputs, views */
+        }
+      else if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
         {
           int k = self->node_kernel[box->node_index];
 
@@ -1071,6 +1240,12 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
           cairo_set_source_rgb (cr, 0.21, 0.52, 0.89);
           cairo_set_line_width (cr, 3.0 / MAX (self->zoom, 0.5));
         }
+      else if (highlighted)
+        {
+          /* The nodes of the selected kernel: a strong outline besides the fill, visible in any overlay. */
+          cairo_set_source_rgb (cr, 0.85, 0.45, 0.0);
+          cairo_set_line_width (cr, 2.5 / MAX (self->zoom, 0.5));
+        }
       else
         {
           cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, (int) i == self->hover_box ? 0.9 : 0.45);
@@ -1092,10 +1267,37 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
         }
     }
 
-  if (self->show_fusion && self->node_kernel != NULL)
+  if (self->show_fusion && !self->layout_has_groups && self->node_kernel != NULL)
     {
       cairo_identity_matrix (cr);
       draw_legend (self, cr, pl, dark, &fg, &bg);
+    }
+  if (self->show_fusion && fxw_graph_canvas_get_fusion_note (self) != NULL)
+    {
+      /* Bottom left, above the view's toolbar, clear of the legend. */
+      const char *note = fxw_graph_canvas_get_fusion_note (self);
+      double nw = MIN (420, w - 16), ny;
+      PangoFontDescription *fd = pango_font_description_from_string ("Sans 9");
+      int text_w, text_h;
+
+      cairo_identity_matrix (cr);
+      pango_layout_set_font_description (pl, fd);
+      pango_font_description_free (fd);
+      pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_NONE);
+      pango_layout_set_wrap (pl, PANGO_WRAP_WORD);
+      pango_layout_set_width (pl, (int) ((nw - 16) * PANGO_SCALE));
+      pango_layout_set_text (pl, note, -1);
+      pango_layout_get_pixel_size (pl, &text_w, &text_h);
+      ny = MAX (8, h - 72 - (text_h + 10));
+      rounded_rect (cr, 8, ny, nw, text_h + 10, 6);
+      cairo_set_source_rgba (cr, bg.red, bg.green, bg.blue, 0.92);
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.4);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_move_to (cr, 16, ny + 5);
+      pango_cairo_show_layout (cr, pl);
     }
 
 out:
@@ -1144,7 +1346,7 @@ cluster_title_at (FxwGraphCanvas *self, double x, double y)
     {
       CanvasCluster *c = &g_array_index (self->layout->clusters, CanvasCluster, i);
 
-      if (gx >= c->x && gx <= c->x + c->w && gy >= c->y && gy <= c->y + CLUSTER_LABEL_H)
+      if (c->module != NULL && gx >= c->x && gx <= c->x + c->w && gy >= c->y && gy <= c->y + CLUSTER_LABEL_H)
         found = (int) i;
     }
   return found;
@@ -1282,6 +1484,20 @@ box_tooltip_markup (FxwGraphCanvas *self, int b)
               g_string_append_printf (markup, "\n%s <b>%s</b>", _("Kernel:"), esc);
             }
         }
+      /* Which fusion groups of ir_post_fusion.txt compute it (more than one when a launch recomputes it). */
+      for (guint gi = 0; self->node_group != NULL && gi < g_list_model_get_n_items (self->groups); gi++)
+        {
+          g_autoptr(FxwFusionGroup) group = g_list_model_get_item (self->groups, gi);
+          const char * const *names = fxw_fusion_group_get_post_nodes (group);
+
+          if (g_strv_contains (names, fxw_node_get_name (node)))
+            {
+              g_autofree char *esc = g_markup_escape_text (fxw_fusion_group_get_name (group), -1);
+
+              /* translators: tooltip line of a node in the Graph view; a scheduler node name ("op0_op1_op3") follows */
+              g_string_append_printf (markup, "\n%s <b>%s</b>", _("Fusion group:"), esc);
+            }
+        }
       return g_string_free (markup, FALSE);
     }
   {
@@ -1361,6 +1577,7 @@ fxw_graph_canvas_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
+  g_clear_object (&self->groups);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->dispose (object);
 }
 
@@ -1372,6 +1589,7 @@ fxw_graph_canvas_finalize (GObject *object)
   g_clear_pointer (&self->layout, canvas_layout_free);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
   g_clear_pointer (&self->node_kernel, g_free);
+  g_clear_pointer (&self->node_group, g_free);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->finalize (object);
 }
 
@@ -1628,7 +1846,15 @@ fxw_graph_canvas_set_show_fusion (FxwGraphCanvas *self, gboolean show)
 {
   g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
 
+  if (self->show_fusion == !!show)
+    return;
   self->show_fusion = !!show;
+  /* Groups are clusters of the layout: turning them on or off lays the graph out again. */
+  if (self->node_group != NULL && self->groups_here)
+    {
+      self->fit_pending = TRUE;
+      fxw_graph_canvas_relayout (self);
+    }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -1672,4 +1898,90 @@ fxw_graph_canvas_dup_tooltip (FxwGraphCanvas *self, const char *node_name)
   if (!fxw_graph_canvas_get_node_center (self, node_name, &x, &y) || (b = box_at (self, x, y)) < 0)
     return NULL;
   return box_tooltip_markup (self, b);
+}
+
+void
+fxw_graph_canvas_set_fusion_groups (FxwGraphCanvas *self, GListModel *groups, gboolean on_this_graph)
+{
+  gboolean was_active;
+
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+
+  was_active = fusion_clusters_active (self) || self->layout_has_groups;
+  g_set_object (&self->groups, groups);
+  self->groups_here = !!on_this_graph;
+  update_group_map (self);
+  if (was_active || fusion_clusters_active (self))
+    {
+      self->fit_pending = TRUE;
+      fxw_graph_canvas_relayout (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+fxw_graph_canvas_get_n_fusion_clusters (FxwGraphCanvas *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), 0);
+  for (guint i = 0; self->layout != NULL && i < self->layout->clusters->len; i++)
+    n += g_array_index (self->layout->clusters, CanvasCluster, i).fusion_group >= 0;
+  return n;
+}
+
+int
+fxw_graph_canvas_get_fusion_cluster_members (FxwGraphCanvas *self, const char *group_name)
+{
+  int cluster = -1, n = 0;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), -1);
+  for (guint i = 0; self->layout != NULL && i < self->layout->clusters->len && cluster < 0; i++)
+    {
+      CanvasCluster *c = &g_array_index (self->layout->clusters, CanvasCluster, i);
+      g_autoptr(FxwFusionGroup) group = NULL;
+
+      if (c->fusion_group < 0 || self->groups == NULL
+          || (guint) c->fusion_group >= g_list_model_get_n_items (self->groups))
+        continue;
+      group = g_list_model_get_item (self->groups, (guint) c->fusion_group);
+      if (g_strcmp0 (fxw_fusion_group_get_name (group), group_name) == 0)
+        cluster = (int) i;
+    }
+  if (cluster < 0)
+    return -1;
+  for (guint b = 0; b < self->layout->boxes->len; b++)
+    {
+      CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+
+      n += box->cluster == cluster && !box->is_stub;
+    }
+  return n;
+}
+
+const char *
+fxw_graph_canvas_get_fusion_note (FxwGraphCanvas *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), NULL);
+  if (self->groups == NULL || g_list_model_get_n_items (self->groups) == 0 || self->graph == NULL)
+    return NULL;
+  if (!self->groups_here)
+    return _("The fusion groups of ir_post_fusion.txt are drawn on the post-grad graph: select its stage "
+             "(post_grad, or inductor_transformed of a debug folder) to see them as clusters.");
+  if (self->node_group == NULL)
+    return _("No node of this graph is named by the fusion groups of ir_post_fusion.txt.");
+  return NULL;
+}
+
+guint
+fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self)
+{
+  g_autofree gboolean *marks = NULL;
+  guint n = 0;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), 0);
+  if (self->layout == NULL || self->selection == NULL || fxw_selection_get_n_highlighted (self->selection) == 0)
+    return 0;
+  marks = highlighted_boxes (self, &n);
+  return n;
 }

@@ -62,6 +62,21 @@ guint      fxw_graph_canvas_get_n_fusion_groups (FxwGraphCanvas *self);
 /* The hover tooltip of the box showing node_name (markup; free it), NULL when not laid out. */
 char      *fxw_graph_canvas_dup_tooltip       (FxwGraphCanvas *self,
                                                const char     *node_name);
+/* Fusion groups (FxwFusionGroup items of the graph's compile, from ir_post_fusion.txt; NULL: none) drawn as
+   clusters, one rounded box per group labelled with its kernel, while the overlay is on. on_this_graph: the graph is
+   the one whose node names the groups' origins use (the post-grad graph); otherwise the overlay says where they are
+   drawn. Module clusters and collapsing are set aside while groups are drawn. */
+void       fxw_graph_canvas_set_fusion_groups (FxwGraphCanvas *self,
+                                               GListModel     *groups,
+                                               gboolean        on_this_graph);
+/* Fusion-group clusters of the current layout; the boxes inside the one of group_name (-1: not drawn). */
+guint      fxw_graph_canvas_get_n_fusion_clusters (FxwGraphCanvas *self);
+int        fxw_graph_canvas_get_fusion_cluster_members (FxwGraphCanvas *self,
+                                                        const char     *group_name);
+/* The overlay's note about where the groups are (NULL: none). */
+const char *fxw_graph_canvas_get_fusion_note  (FxwGraphCanvas *self);
+/* Boxes drawn highlighted (the selection's highlight set; a collapsed module holding such a node counts once). */
+guint      fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self);
 /* Seconds the last layout took in its worker thread. */
 double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
 

@@ -10,6 +10,7 @@ struct _FxwGraphView
   GtkWidget parent_instance;
   FxwGraphCanvas *canvas;
   GtkToggleButton *fusion_toggle;
+  gboolean has_kernels, has_groups;
 };
 
 G_DEFINE_FINAL_TYPE (FxwGraphView, fxw_graph_view, GTK_TYPE_WIDGET)
@@ -93,8 +94,17 @@ fxw_graph_view_set_kernels (FxwGraphView *self, GListModel *kernels, gboolean by
 {
   g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
   fxw_graph_canvas_set_kernels (self->canvas, kernels, by_name);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->fusion_toggle),
-                            kernels != NULL && g_list_model_get_n_items (kernels) > 0);
+  self->has_kernels = kernels != NULL && g_list_model_get_n_items (kernels) > 0;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->fusion_toggle), self->has_kernels || self->has_groups);
+}
+
+void
+fxw_graph_view_set_fusion_groups (FxwGraphView *self, GListModel *groups, gboolean on_this_graph)
+{
+  g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
+  fxw_graph_canvas_set_fusion_groups (self->canvas, groups, on_this_graph);
+  self->has_groups = groups != NULL && g_list_model_get_n_items (groups) > 0;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->fusion_toggle), self->has_kernels || self->has_groups);
 }
 
 void

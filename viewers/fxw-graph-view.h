@@ -19,6 +19,10 @@ void            fxw_graph_view_set_selection (FxwGraphView *self,
 void            fxw_graph_view_set_kernels   (FxwGraphView *self,
                                               GListModel   *kernels,
                                               gboolean      by_name);
+/* The compile's fusion groups (see fxw_graph_canvas_set_fusion_groups), drawn as clusters under the same toggle. */
+void            fxw_graph_view_set_fusion_groups (FxwGraphView *self,
+                                                  GListModel   *groups,
+                                                  gboolean      on_this_graph);
 /* Turns the Fusion toggle (and so the overlay) on or off. */
 void            fxw_graph_view_set_fusion_overlay (FxwGraphView *self,
                                                    gboolean      show);

@@ -19,6 +19,7 @@ struct _FxwNode
   char *shape;
   char *source;
   char *source_code;
+  gboolean highlighted;   /* mirrors the selection's highlight set, for list-item bindings */
 };
 
 struct _FxwGraph
@@ -34,7 +35,7 @@ struct _FxwGraph
 
 enum { NODE_PROP_0, NODE_PROP_INDEX, NODE_PROP_NAME, NODE_PROP_OPCODE, NODE_PROP_TARGET,
        NODE_PROP_ARGS, NODE_PROP_KWARGS, NODE_PROP_SHAPE, NODE_PROP_MODULE, NODE_PROP_SOURCE,
-       NODE_N_PROPS };
+       NODE_PROP_HIGHLIGHTED, NODE_N_PROPS };
 static GParamSpec *node_properties[NODE_N_PROPS];
 
 G_DEFINE_FINAL_TYPE (FxwNode, fxw_node, G_TYPE_OBJECT)
@@ -87,6 +88,9 @@ fxw_node_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec
     case NODE_PROP_SOURCE:
       g_value_set_string (value, fxw_node_get_source (self));
       break;
+    case NODE_PROP_HIGHLIGHTED:
+      g_value_set_boolean (value, self->highlighted);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -110,6 +114,8 @@ fxw_node_class_init (FxwNodeClass *klass)
   node_properties[NODE_PROP_SHAPE] = g_param_spec_string ("shape", NULL, NULL, NULL, flags);
   node_properties[NODE_PROP_MODULE] = g_param_spec_string ("module", NULL, NULL, NULL, flags);
   node_properties[NODE_PROP_SOURCE] = g_param_spec_string ("source", NULL, NULL, NULL, flags);
+  node_properties[NODE_PROP_HIGHLIGHTED] = g_param_spec_boolean ("highlighted", NULL, NULL, FALSE,
+                                                                 flags | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, NODE_N_PROPS, node_properties);
 }
 
@@ -500,4 +506,22 @@ fxw_graph_dup_module_paths (FxwGraph *self)
         }
     }
   return g_strv_builder_end (builder);
+}
+
+gboolean
+fxw_node_get_highlighted (FxwNode *self)
+{
+  g_return_val_if_fail (FXW_IS_NODE (self), FALSE);
+  return self->highlighted;
+}
+
+void
+fxw_node_set_highlighted (FxwNode *self, gboolean highlighted)
+{
+  g_return_if_fail (FXW_IS_NODE (self));
+
+  if (self->highlighted == !!highlighted)
+    return;
+  self->highlighted = !!highlighted;
+  g_object_notify_by_pspec (G_OBJECT (self), node_properties[NODE_PROP_HIGHLIGHTED]);
 }

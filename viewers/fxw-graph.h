@@ -42,5 +42,10 @@ const char     *fxw_node_get_module_class    (FxwNode       *self);
 const char     *fxw_node_get_source          (FxwNode       *self);
 const char     *fxw_node_get_source_code     (FxwNode       *self);
 char           *fxw_node_dup_summary         (FxwNode       *self);
+/* The "highlighted" property: whether the node is in the shared selection's highlight set (FxwSelection keeps it
+   up to date; views bind to it). */
+gboolean        fxw_node_get_highlighted     (FxwNode       *self);
+void            fxw_node_set_highlighted     (FxwNode       *self,
+                                              gboolean       highlighted);
 
 G_END_DECLS

@@ -401,3 +401,112 @@ fxw_run_get_n_kernels (FxwRun *self)
 {
   return self->n_kernels;
 }
+
+/* ---------------------------------------------------------------- FxwFusionGroup */
+
+struct _FxwFusionGroup
+{
+  GObject parent_instance;
+  char *name, *kind, *kernel;
+  GStrv members, post_nodes, pre_nodes;
+};
+
+G_DEFINE_FINAL_TYPE (FxwFusionGroup, fxw_fusion_group, G_TYPE_OBJECT)
+
+static void
+fxw_fusion_group_finalize (GObject *object)
+{
+  FxwFusionGroup *self = FXW_FUSION_GROUP (object);
+
+  g_free (self->name);
+  g_free (self->kind);
+  g_free (self->kernel);
+  g_strfreev (self->members);
+  g_strfreev (self->post_nodes);
+  g_strfreev (self->pre_nodes);
+  G_OBJECT_CLASS (fxw_fusion_group_parent_class)->finalize (object);
+}
+
+static void
+fxw_fusion_group_class_init (FxwFusionGroupClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = fxw_fusion_group_finalize;
+}
+
+static void
+fxw_fusion_group_init (FxwFusionGroup *self)
+{
+}
+
+/* Splits a ", "-separated list, dropping empty entries. */
+static GStrv
+split_list (const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit (text ? text : "", ",", -1);
+  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_strstrip (parts[i]);
+      if (*parts[i])
+        g_strv_builder_add (out, parts[i]);
+    }
+  return g_strv_builder_end (out);
+}
+
+FxwFusionGroup *
+fxw_fusion_group_new (const char *name, const char *kind, const char *members, const char *kernel,
+                      const char *post_nodes, const char *pre_nodes)
+{
+  FxwFusionGroup *self = g_object_new (FXW_TYPE_FUSION_GROUP, NULL);
+
+  self->name = g_strdup (name ? name : "");
+  self->kind = g_strdup (kind ? kind : "");
+  self->kernel = g_strdup (kernel ? kernel : "");
+  self->members = split_list (members != NULL && *members ? members : name);
+  self->post_nodes = split_list (post_nodes);
+  self->pre_nodes = split_list (pre_nodes);
+  return self;
+}
+
+const char *
+fxw_fusion_group_get_name (FxwFusionGroup *self)
+{
+  g_return_val_if_fail (FXW_IS_FUSION_GROUP (self), NULL);
+  return self->name;
+}
+
+const char *
+fxw_fusion_group_get_kind (FxwFusionGroup *self)
+{
+  g_return_val_if_fail (FXW_IS_FUSION_GROUP (self), NULL);
+  return self->kind;
+}
+
+const char *
+fxw_fusion_group_get_kernel (FxwFusionGroup *self)
+{
+  g_return_val_if_fail (FXW_IS_FUSION_GROUP (self), NULL);
+  return self->kernel;
+}
+
+const char * const *
+fxw_fusion_group_get_members (FxwFusionGroup *self)
+{
+  g_return_val_if_fail (FXW_IS_FUSION_GROUP (self), NULL);
+  return (const char * const *) self->members;
+}
+
+const char * const *
+fxw_fusion_group_get_post_nodes (FxwFusionGroup *self)
+{
+  g_return_val_if_fail (FXW_IS_FUSION_GROUP (self), NULL);
+  return (const char * const *) self->post_nodes;
+}
+
+const char * const *
+fxw_fusion_group_get_pre_nodes (FxwFusionGroup *self)
+{
+  g_return_val_if_fail (FXW_IS_FUSION_GROUP (self), NULL);
+  return (const char * const *) self->pre_nodes;
+}

@@ -10,9 +10,11 @@ G_BEGIN_DECLS
 
 #define FXW_TYPE_KERNEL (fxw_kernel_get_type ())
 #define FXW_TYPE_RUN    (fxw_run_get_type ())
+#define FXW_TYPE_FUSION_GROUP (fxw_fusion_group_get_type ())
 
 G_DECLARE_FINAL_TYPE (FxwKernel, fxw_kernel, FXW, KERNEL, GObject)
 G_DECLARE_FINAL_TYPE (FxwRun, fxw_run, FXW, RUN, GObject)
+G_DECLARE_FINAL_TYPE (FxwFusionGroup, fxw_fusion_group, FXW, FUSION_GROUP, GObject)
 
 /* nodes: the comma-separated source node names of the kernel's "# Topologically Sorted Source Nodes" comment;
    time_ms: NAN when unknown. */
@@ -88,5 +90,25 @@ void         fxw_run_set_details         (FxwRun      *self,
 const char  *fxw_run_get_stage           (FxwRun      *self);
 const char  *fxw_run_get_verdict         (FxwRun      *self);
 int          fxw_run_get_n_kernels       (FxwRun      *self);
+
+/* FxwFusionGroup: one top-level scheduler node of ir_post_fusion.txt ("op0_op1_op3", a FusedSchedulerNode, or a
+   single SchedulerNode / ExternKernelSchedulerNode), the launch in call() that computes it, and its origins: the
+   post-grad nodes that launch computes and their pre-grad nodes (from the provenance mappings). Lists are the
+   store's ", "-separated texts; NULL or empty: none. */
+FxwFusionGroup *fxw_fusion_group_new        (const char     *name,
+                                             const char     *kind,
+                                             const char     *members,
+                                             const char     *kernel,
+                                             const char     *post_nodes,
+                                             const char     *pre_nodes);
+const char     *fxw_fusion_group_get_name   (FxwFusionGroup *self);
+const char     *fxw_fusion_group_get_kind   (FxwFusionGroup *self);
+/* The kernel name ("triton_per_fused_native_layer_norm_0", "extern_kernels.mm"); "" when unknown. */
+const char     *fxw_fusion_group_get_kernel (FxwFusionGroup *self);
+/* Member scheduler nodes ("op0", "op1", "op3"; the node itself when not fused), NULL-terminated. */
+const char * const *fxw_fusion_group_get_members    (FxwFusionGroup *self);
+/* Node names of the post-grad graph the group computes, NULL-terminated. */
+const char * const *fxw_fusion_group_get_post_nodes (FxwFusionGroup *self);
+const char * const *fxw_fusion_group_get_pre_nodes  (FxwFusionGroup *self);
 
 G_END_DECLS

@@ -20,12 +20,16 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FxwSelection, fxw_selection, G_TYPE_OBJECT)
 
+static void mark_nodes (FxwSelection *self, gboolean on);
+
 static void
 fxw_selection_dispose (GObject *object)
 {
   FxwSelection *self = FXW_SELECTION (object);
 
   g_clear_object (&self->node);
+  if (self->highlight != NULL)
+    mark_nodes (self, FALSE);
   g_clear_object (&self->graph);
   G_OBJECT_CLASS (fxw_selection_parent_class)->dispose (object);
 }
@@ -169,6 +173,23 @@ fxw_selection_select_name (FxwSelection *self, const char *name)
   return TRUE;
 }
 
+/* The set is kept by name (a kernel names nodes); the nodes of the current graph mirror it in their "highlighted"
+   property so list rows can bind to it. */
+static void
+mark_nodes (FxwSelection *self, gboolean on)
+{
+  GHashTableIter iter;
+  gpointer key;
+  FxwNode *node;
+
+  if (self->graph == NULL)
+    return;
+  g_hash_table_iter_init (&iter, self->highlight);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if ((node = fxw_graph_lookup (self->graph, key)) != NULL)
+      fxw_node_set_highlighted (node, on);
+}
+
 void
 fxw_selection_set_highlight (FxwSelection *self, const char * const *names)
 {
@@ -176,9 +197,11 @@ fxw_selection_set_highlight (FxwSelection *self, const char * const *names)
 
   if (g_hash_table_size (self->highlight) == 0 && (names == NULL || names[0] == NULL))
     return;
+  mark_nodes (self, FALSE);
   g_hash_table_remove_all (self->highlight);
   for (guint i = 0; names != NULL && names[i] != NULL; i++)
     g_hash_table_add (self->highlight, g_strdup (names[i]));
+  mark_nodes (self, TRUE);
   g_signal_emit (self, signals[HIGHLIGHT_CHANGED], 0);
 }
 

@@ -18,7 +18,10 @@ void          fxw_selection_set_node       (FxwSelection *self,
                                             FxwNode      *node);
 gboolean      fxw_selection_select_name    (FxwSelection *self,
                                             const char   *name);
-/* Nodes drawn as highlighted (the nodes a kernel covers); names of the current graph. */
+/* The highlight set: nodes drawn highlighted all at once (the nodes a selected kernel covers), by name in the
+   current graph; NULL clears it. Every view draws it: the table marks the rows, the canvas fills the boxes and dims
+   the rest, the code view marks the lines. The graph's FxwNodes mirror it in their "highlighted" property;
+   ::highlight-changed tells the views. Changing the graph clears it. */
 void          fxw_selection_set_highlight  (FxwSelection *self,
                                             const char * const *names);
 gboolean      fxw_selection_is_highlighted (FxwSelection *self,

@@ -268,10 +268,10 @@ fxw_table_view_init (FxwTableView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_custom_filter_set_filter_func (self->filter, filter_func, self, NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->highlight_only), FALSE);
-  /* Graph order until the user clicks a header. */
+  /* Graph order until the user clicks a header (column 0 is the highlight mark, column 1 the index). */
   {
     g_autoptr(GtkColumnViewColumn) first =
-      g_list_model_get_item (gtk_column_view_get_columns (self->column_view), 0);
+      g_list_model_get_item (gtk_column_view_get_columns (self->column_view), 1);
     gtk_column_view_sort_by_column (self->column_view, first, GTK_SORT_ASCENDING);
   }
 }
@@ -338,4 +338,30 @@ fxw_table_view_set_filter (FxwTableView *self, const char *text, const char *opc
   gtk_drop_down_set_selected (self->op_dropdown,
                               opcode && fx_opcode_from_name (opcode, &op) ? (guint) op + 1 : 0);
   filter_changed_cb (self);
+}
+
+/* Rows shown with the highlight mark (nodes of the selection's highlight set). */
+guint
+fxw_table_view_get_n_marked_rows (FxwTableView *self)
+{
+  GListModel *model;
+  guint n = 0;
+
+  g_return_val_if_fail (FXW_IS_TABLE_VIEW (self), 0);
+  model = G_LIST_MODEL (self->sort_model);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(FxwNode) node = g_list_model_get_item (model, i);
+
+      n += fxw_node_get_highlighted (node);
+    }
+  return n;
+}
+
+/* Shows every row or only the highlighted ones (the "Only highlighted" check, on by default). */
+void
+fxw_table_view_set_highlighted_only (FxwTableView *self, gboolean only)
+{
+  g_return_if_fail (FXW_IS_TABLE_VIEW (self));
+  gtk_check_button_set_active (self->highlight_only, only);
 }

@@ -24,4 +24,8 @@ void          fxw_table_view_set_filter    (FxwTableView *self,
                                             const char   *opcode,
                                             const char   *module);
 
+guint         fxw_table_view_get_n_marked_rows (FxwTableView *self);
+void          fxw_table_view_set_highlighted_only (FxwTableView *self,
+                                                   gboolean      only);
+
 G_END_DECLS

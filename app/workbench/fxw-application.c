@@ -19,8 +19,8 @@ GFile *
 fxw_application_demo_file (void)
 {
   const char *env = g_getenv ("FXW_DEMO");
-  /* The demo workspace (data/demo.fxwb, imported from the fixtures' TORCH_TRACE logs) comes first; the fixture
-     folders are the fallback when it was not built. */
+  /* The demo workspace (data/demo.fxwb, imported from the fixtures' TORCH_TRACE logs and TORCH_COMPILE_DEBUG
+     folders) comes first; the fixture folders are the fallback when it was not built. */
   g_autofree char *installed_fxwb = g_build_filename (FX_PKGDATADIR, "demo.fxwb", NULL);
   g_autofree char *built_fxwb = g_build_filename (FX_BUILD_ROOT, "data", "demo.fxwb", NULL);
   g_autofree char *installed = g_build_filename (FX_PKGDATADIR, "demo", NULL);

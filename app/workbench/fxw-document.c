@@ -62,6 +62,7 @@ typedef struct
   gboolean new_frame, new_compile;
   GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
   GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
+  GPtrArray *groups;     /* FxwFusionGroup of the compile's ir_post_fusion.txt, shared by its stages; NULL: none */
 } LoadedGraph;
 
 typedef struct
@@ -88,6 +89,7 @@ loaded_graph_free (LoadedGraph *lg)
   g_free (lg->guards);
   g_clear_pointer (&lg->kernels, g_ptr_array_unref);
   g_clear_pointer (&lg->runs, g_ptr_array_unref);
+  g_clear_pointer (&lg->groups, g_ptr_array_unref);
   g_clear_pointer (&lg->graph, fx_graph_free);
   g_free (lg);
 }
@@ -293,6 +295,9 @@ load_store (GTask *task, LoadJob *job)
   int64_t last_input = -1;
   int last_ca = -2, last_frame = -2;
   GError *error = NULL;
+  fx_store_input *inputs = NULL;
+  size_t n_inputs = 0;
+  g_autoptr(GHashTable) debug_inputs = g_hash_table_new (g_int64_hash, g_int64_equal);
 
   fx_diag_clear (&diag);
   if ((job->read_only ? fx_store_open_readonly (job->path, &store, &diag)
@@ -309,6 +314,16 @@ load_store (GTask *task, LoadJob *job)
       error = store_error (&diag);
       goto out;
     }
+  /* A TORCH_COMPILE_DEBUG compile linked to a trace compile is shown through that compile (its IR dumps, fusion
+     groups and files are read with it): listing it again would show every graph twice. */
+  if (fx_store_list_inputs (store, arena, &inputs, &n_inputs, &diag) != FX_OK)
+    {
+      error = store_error (&diag);
+      goto out;
+    }
+  for (size_t i = 0; i < n_inputs; i++)
+    if (g_strcmp0 (inputs[i].kind, "torch_compile_debug") == 0)
+      g_hash_table_add (debug_inputs, &inputs[i].id);
   for (size_t i = 0; i < n_compiles; i++)
     {
       const fx_store_compile *c = &compiles[i];
@@ -319,6 +334,9 @@ load_store (GTask *task, LoadJob *job)
       g_autofree char *guards_text = NULL;
       g_autoptr(GPtrArray) kernels = NULL;
       g_autoptr(GPtrArray) runs = NULL;
+      g_autoptr(GPtrArray) groups = NULL;
+      fx_store_ir_node *ir_nodes = NULL;
+      size_t n_ir_nodes = 0;
       g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
       fx_store_kernel *stored = NULL;
       fx_store_kv *metrics = NULL;
@@ -326,6 +344,8 @@ load_store (GTask *task, LoadJob *job)
 
       if (g_task_return_error_if_cancelled (task))
         goto out_quiet;
+      if (c->linked != NULL && g_hash_table_contains (debug_inputs, &c->input_id))
+        continue;
       if (fx_store_list_graphs (store, c->id, arena, &graphs, &n_graphs, &diag) != FX_OK)
         {
           error = store_error (&diag);
@@ -370,6 +390,24 @@ load_store (GTask *task, LoadJob *job)
                                                         stored[k].device, stored[k].code, stored[k].nodes,
                                                         stored[k].aten, time_ms));
             }
+        }
+      /* Fusion groups: the top-level scheduler nodes of ir_post_fusion.txt, the compile's own or its linked
+         TORCH_COMPILE_DEBUG folder's (the store returns those for a trace compile). */
+      if (fx_store_list_ir_nodes (store, c->id, "post_fusion", arena, &ir_nodes, &n_ir_nodes, &diag) != FX_OK)
+        {
+          error = store_error (&diag);
+          goto out;
+        }
+      for (size_t k = 0; k < n_ir_nodes; k++)
+        {
+          const fx_store_ir_node *ir = &ir_nodes[k];
+
+          if (ir->fused_into != NULL || ir->name == NULL)
+            continue;
+          if (groups == NULL)
+            groups = g_ptr_array_new_with_free_func (g_object_unref);
+          g_ptr_array_add (groups, fxw_fusion_group_new (ir->name, ir->kind, ir->members, ir->kernel,
+                                                         ir->post_nodes, ir->pre_nodes));
         }
       /* The runs of every graph of the compile: `fxwb compare WORKSPACE:COMPILE` runs one stage of it. */
       for (size_t k = 0; k < n_graphs; k++)
@@ -421,6 +459,7 @@ load_store (GTask *task, LoadJob *job)
           lg->stage = g_strdup (graphs[k].stage);
           lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
           lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
+          lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
           lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
           lg->status = g_strdup (sidebar_status (c->status));
@@ -835,6 +874,12 @@ populate (FxwDocument *self, LoadJob *job)
 
               fxw_sidebar_item_set_runs (c, G_LIST_MODEL (runs));
             }
+          if (lg->groups != NULL)
+            {
+              g_autoptr(GListStore) groups = store_from_array (lg->groups, FXW_TYPE_FUSION_GROUP);
+
+              fxw_sidebar_item_set_fusion_groups (c, G_LIST_MODEL (groups));
+            }
           fxw_sidebar_item_append (frame, c);
           compile = c;
           first_stage = TRUE;
@@ -850,6 +895,7 @@ populate (FxwDocument *self, LoadJob *job)
       fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);
       first_stage = FALSE;
       fxw_sidebar_item_set_runs (stage, fxw_sidebar_item_get_runs (compile));
+      fxw_sidebar_item_set_fusion_groups (stage, fxw_sidebar_item_get_fusion_groups (compile));
       fxw_sidebar_item_append (compile, stage);
     }
 }

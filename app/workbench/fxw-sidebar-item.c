@@ -18,6 +18,7 @@ struct _FxwSidebarItem
   GListModel *kernels;      /* FxwKernel of the compile; shared by its stages */
   GListModel *runs;         /* FxwRun of a stage's graph */
   gboolean kernels_by_name;
+  GListModel *fusion_groups; /* FxwFusionGroup of the compile; shared by its stages */
 };
 
 G_DEFINE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, G_TYPE_OBJECT)
@@ -31,6 +32,7 @@ fxw_sidebar_item_dispose (GObject *object)
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
   g_clear_object (&self->runs);
+  g_clear_object (&self->fusion_groups);
   G_OBJECT_CLASS (fxw_sidebar_item_parent_class)->dispose (object);
 }
 
@@ -212,4 +214,19 @@ void
 fxw_sidebar_item_set_runs (FxwSidebarItem *self, GListModel *runs)
 {
   g_set_object (&self->runs, runs);
+}
+
+/* Returns: (transfer none) (nullable) */
+GListModel *
+fxw_sidebar_item_get_fusion_groups (FxwSidebarItem *self)
+{
+  g_return_val_if_fail (FXW_IS_SIDEBAR_ITEM (self), NULL);
+  return self->fusion_groups;
+}
+
+void
+fxw_sidebar_item_set_fusion_groups (FxwSidebarItem *self, GListModel *groups)
+{
+  g_return_if_fail (FXW_IS_SIDEBAR_ITEM (self));
+  g_set_object (&self->fusion_groups, groups);
 }

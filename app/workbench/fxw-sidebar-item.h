@@ -45,6 +45,11 @@ void               fxw_sidebar_item_set_kernels  (FxwSidebarItem     *self,
 GListModel        *fxw_sidebar_item_get_runs     (FxwSidebarItem     *self);
 void               fxw_sidebar_item_set_runs     (FxwSidebarItem     *self,
                                                   GListModel         *runs);
+/* The fusion groups of the compile's ir_post_fusion.txt (FxwFusionGroup; NULL when none stored), set on the
+   compile and its stages. */
+GListModel        *fxw_sidebar_item_get_fusion_groups (FxwSidebarItem *self);
+void               fxw_sidebar_item_set_fusion_groups (FxwSidebarItem *self,
+                                                       GListModel     *groups);
 /* Children (NULL for stages). */
 GListModel        *fxw_sidebar_item_get_children (FxwSidebarItem     *self);
 void               fxw_sidebar_item_append       (FxwSidebarItem     *self,

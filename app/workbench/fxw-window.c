@@ -196,6 +196,11 @@ sidebar_selected_cb (FxwWindow *self)
       fxw_selection_set_graph (self->selection, graph);
       fxw_kernels_view_set_kernels (self->kernels_view, kernels, by_name);
       fxw_graph_view_set_kernels (self->graph_view, kernels, by_name);
+      /* The groups' origins are post-grad node names (inductor_provenance_tracking_node_mappings): the trace's
+         post_grad graph, a TORCH_COMPILE_DEBUG folder's fx_graph_transformed.py. */
+      fxw_graph_view_set_fusion_groups (self->graph_view, fxw_sidebar_item_get_fusion_groups (stage),
+                                        g_str_equal (fxw_sidebar_item_get_title (stage), "post_grad")
+                                        || g_str_equal (fxw_sidebar_item_get_title (stage), "inductor_transformed"));
       fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (stage));
       adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
     }
@@ -208,6 +213,7 @@ clear_stage (FxwWindow *self)
   fxw_selection_set_graph (self->selection, NULL);
   fxw_kernels_view_set_kernels (self->kernels_view, NULL, FALSE);
   fxw_graph_view_set_kernels (self->graph_view, NULL, FALSE);
+  fxw_graph_view_set_fusion_groups (self->graph_view, NULL, FALSE);
   fxw_compare_view_set_runs (self->compare_view, NULL);
 }
 

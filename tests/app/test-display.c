@@ -777,6 +777,176 @@ test_fusion_overlay (void)
   g_assert_false (fxw_graph_canvas_get_show_fusion (canvas));
 }
 
+/* Selecting a kernel highlights all the nodes it covers at once, through the shared selection: the table marks
+   their rows (and by default shows only them), the canvas fills and outlines their boxes and dims the rest, the
+   code view marks their lines. Dropping the kernel clears it everywhere. */
+static void
+test_kernel_highlight (void)
+{
+  FxwKernelsView *kernels = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwTableView *table = FXW_TABLE_VIEW (fxw_window_get_view (window, "table"));
+  FxwCodeView *code = FXW_CODE_VIEW (fxw_window_get_view (window, "code"));
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
+  FxwGraph *graph;
+  static const char *covered[] = { "x", "abs_1", "add" };
+
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  graph = fxw_selection_get_graph (selection);
+  fxw_window_set_view (window, "kernels");
+  fxw_kernels_view_select (kernels, 1);   /* triton_poi_fused_abs_add_div_1 */
+  g_assert_cmpstr (fxw_kernel_get_name (fxw_kernels_view_get_selected (kernels)), ==,
+                   "triton_poi_fused_abs_add_div_1");
+  g_assert_cmpuint (fxw_selection_get_n_highlighted (selection), ==, 3);
+  for (guint i = 0; i < G_N_ELEMENTS (covered); i++)
+    g_assert_true (fxw_node_get_highlighted (fxw_graph_lookup (graph, covered[i])));
+  g_assert_false (fxw_node_get_highlighted (fxw_graph_lookup (graph, "sum_1")));
+
+  /* Table: every row shown, the three marked; then only them. */
+  fxw_table_view_set_highlighted_only (table, FALSE);
+  g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, fxw_graph_get_n_nodes (graph));
+  g_assert_cmpuint (fxw_table_view_get_n_marked_rows (table), ==, 3);
+  fxw_window_set_view (window, "table");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "14-kernel-highlight-table"));
+  fxw_table_view_set_highlighted_only (table, TRUE);
+  g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, 3);
+  g_assert_cmpuint (fxw_table_view_get_n_marked_rows (table), ==, 3);
+
+  /* Graph: the three boxes. */
+  fxw_window_set_view (window, "graph");
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_highlighted_boxes (canvas), ==, 3);
+  fxw_graph_canvas_fit (canvas);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "14-kernel-highlight-graph"));
+
+  /* Code: a line per statement at least (x is a placeholder: its parameter line). */
+  g_assert_cmpuint (fxw_code_view_get_n_highlighted_lines (code), >=, 3);
+  fxw_window_set_view (window, "code");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "14-kernel-highlight-code"));
+
+  /* No kernel: no highlight anywhere. */
+  fxw_kernels_view_select (kernels, G_MAXUINT);
+  g_assert_null (fxw_kernels_view_get_selected (kernels));
+  g_assert_cmpuint (fxw_selection_get_n_highlighted (selection), ==, 0);
+  g_assert_false (fxw_node_get_highlighted (fxw_graph_lookup (graph, "abs_1")));
+  g_assert_cmpuint (fxw_table_view_get_n_rows (table), ==, fxw_graph_get_n_nodes (graph));
+  g_assert_cmpuint (fxw_table_view_get_n_marked_rows (table), ==, 0);
+  g_assert_cmpuint (fxw_graph_canvas_get_n_highlighted_boxes (canvas), ==, 0);
+  g_assert_cmpuint (fxw_code_view_get_n_highlighted_lines (code), ==, 0);
+}
+
+/* The sidebar row of the MLP's compile [0/0] stage (its trace is the demo's second). */
+static int
+find_mlp_row (const char *stage)
+{
+  GListModel *rows = fxw_window_get_sidebar_model (window);
+  gboolean in_mlp = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+        in_mlp = g_str_equal (fxw_sidebar_item_get_title (item), "[0/0]")
+                 && strstr (fxw_sidebar_item_get_subtitle (item), "forward") != NULL;
+      else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE && in_mlp
+               && g_str_equal (fxw_sidebar_item_get_title (item), stage))
+        return (int) i;
+    }
+  return -1;
+}
+
+/* The MLP's TORCH_COMPILE_DEBUG folder (imported with its trace into the demo, linked to [0/0]) has 13 top-level
+   scheduler nodes in ir_post_fusion.txt: drawn as 13 clusters on the post-grad graph, each holding the post-grad
+   nodes its launch computes (from inductor_provenance_tracking_node_mappings.json). A node two launches compute
+   (add_3 and add_tensor_2: op7_op8_op10 and op14) is drawn in the first. On Dynamo's graph the overlay says where
+   the groups are. The debug folder's own compiles are not listed again. */
+static void
+test_fusion_clusters (void)
+{
+  FxwGraphView *view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (view);
+  static const struct { const char *group; int members; } expected[] = {
+    { "op0_op1_op3", 7 }, { "op4", 1 }, { "op5", 6 }, { "op6", 1 }, { "op7_op8_op10", 9 }, { "op11", 1 },
+    { "op12", 6 }, { "op13", 1 }, { "op14", 2 }, { "op15", 2 }, { "op16", 2 }, { "op17", 1 },
+    { "op18_op19_op20", 5 },
+  };
+  g_autofree char *tip = NULL;
+  int row;
+
+  open_demo ();
+  g_assert_cmpint (find_row ("[-/0]", NULL), <, 0);
+  row = find_mlp_row ("post_grad");
+  g_assert_cmpint (row, >=, 0);
+  g_assert_true (fxw_window_select_stage (window, (guint) row));
+  fxw_window_set_view (window, "graph");
+  fxw_graph_view_set_fusion_overlay (view, TRUE);
+  fxw_test_pump (50);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_null (fxw_graph_canvas_get_fusion_note (canvas));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_fusion_clusters (canvas), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_test_message ("%s", expected[i].group);
+      g_assert_cmpint (fxw_graph_canvas_get_fusion_cluster_members (canvas, expected[i].group), ==,
+                       expected[i].members);
+    }
+  g_assert_cmpint (fxw_graph_canvas_get_fusion_cluster_members (canvas, "op99"), ==, -1);
+  tip = fxw_graph_canvas_dup_tooltip (canvas, "add_3");
+  g_assert_nonnull (tip);
+  g_assert_nonnull (strstr (tip, "op7_op8_op10"));
+  g_assert_nonnull (strstr (tip, "op14"));
+  fxw_graph_canvas_fit (canvas);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "15-fusion-clusters-mlp"));
+  fxw_graph_canvas_zoom (canvas, 2.5);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "15-fusion-clusters-mlp-zoomed"));
+
+  /* Off: no group clusters. */
+  fxw_graph_view_set_fusion_overlay (view, FALSE);
+  fxw_test_pump (50);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_fusion_clusters (canvas), ==, 0);
+
+  /* Dynamo's graph: the groups are named by post-grad nodes; the overlay says so. */
+  row = find_mlp_row ("dynamo");
+  g_assert_cmpint (row, >=, 0);
+  g_assert_true (fxw_window_select_stage (window, (guint) row));
+  fxw_graph_view_set_fusion_overlay (view, TRUE);
+  fxw_test_pump (50);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+  g_assert_cmpuint (fxw_graph_canvas_get_n_fusion_clusters (canvas), ==, 0);
+  g_assert_nonnull (fxw_graph_canvas_get_fusion_note (canvas));
+  g_assert_nonnull (strstr (fxw_graph_canvas_get_fusion_note (canvas), "post-grad"));
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "15-fusion-note-dynamo"));
+  fxw_graph_view_set_fusion_overlay (view, FALSE);
+
+  /* The debug folder opened alone: its first compile (model__0_inference_0.0) holds the same 13 groups, drawn on
+     fx_graph_transformed.py, the stage inductor_transformed. */
+  {
+    g_autofree char *folder = fixture ("traces/mlp_module-cuda/torch_compile_debug");
+
+    open_path (folder);
+    row = find_row ("[-/0]", "inductor_transformed");
+    g_assert_cmpint (row, >=, 0);
+    g_assert_true (fxw_window_select_stage (window, (guint) row));
+    fxw_graph_view_set_fusion_overlay (view, TRUE);
+    fxw_test_pump (50);
+    g_assert_true (fxw_test_wait (canvas_ready, canvas, 30));
+    g_assert_null (fxw_graph_canvas_get_fusion_note (canvas));
+    g_assert_cmpuint (fxw_graph_canvas_get_n_fusion_clusters (canvas), ==, G_N_ELEMENTS (expected));
+    g_assert_cmpint (fxw_graph_canvas_get_fusion_cluster_members (canvas, "op0_op1_op3"), ==, 7);
+    fxw_graph_view_set_fusion_overlay (view, FALSE);
+  }
+}
+
 /* Copies the demo workspace into dir (the original is a build output). */
 static char *
 copy_demo (const char *dir, const char *name)
@@ -1078,6 +1248,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/kernels-view", test_kernels_view);
   g_test_add_func ("/FxwWindow/kernel-node-links", test_kernel_node_links);
   g_test_add_func ("/FxwWindow/fusion-overlay", test_fusion_overlay);
+  g_test_add_func ("/FxwWindow/kernel-highlight", test_kernel_highlight);
+  g_test_add_func ("/FxwWindow/fusion-clusters", test_fusion_clusters);
   g_test_add_func ("/FxwWindow/compare-view", test_compare_view);
   g_test_add_func ("/FxwWindow/import-trace", test_import_trace);
   g_test_add_func ("/FxwWindow/import-cancel", test_import_cancel);
