@@ -305,6 +305,43 @@ test_hostile_names (void)
   fx_graph_free (g);
 }
 
+/* Without a device, asking for CUDA fails cleanly with "no CUDA device: ..." (with a device: skipped here, the GPU
+   test covers it). */
+static void
+test_no_device (void)
+{
+  fx_cuda_runtime_info info;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_cuda_probe (&info, &diag) == FX_OK)
+    {
+      printf ("# a device is present: nothing to check\n");
+      return;
+    }
+  fx_graph *g = icuda_load_fixture ("softmax_rows.aten.0", &diag);
+  CHECK (g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (g, 64, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n = 0;
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 1, NULL, arena, &in, &n, &diag), &diag);
+  fx_option_kv opt = { "device", "'cuda'" };
+  fx_compiled *c = NULL;
+  fx_status st = fx_inductor_compile (g, in, n, NULL, &opt, 1, &c, &diag);
+  CHECK (st == FX_ERR_NO_DEVICE && c == NULL, "status %s", fx_status_name (st));
+  CHECK (strstr (diag.message, "no CUDA device: ") != NULL, "message: %s", diag.message);
+  printf ("# %s\n", diag.message);
+  /* and the CPU path still works */
+  fx_diag_clear (&diag);
+  CHECK_OK (fx_inductor_compile (g, in, n, NULL, NULL, 0, &c, &diag), &diag);
+  CHECK (c->n_kernels > 0 && strncmp (c->kernels[0].name, "cpp_", 4) == 0, "cpu kernels");
+  fx_inductor_free (c);
+  for (size_t k = 0; k < n; k++)
+    fx_value_clear (&in[k]);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -326,6 +363,7 @@ main (void)
   cuda_test_run ("reduction-kinds", test_reduction_kinds);
   cuda_test_run ("random-graphs", test_random);
   cuda_test_run ("hostile-names", test_hostile_names);
+  cuda_test_run ("no-device", test_no_device);
   char cmd[600];
   snprintf (cmd, sizeof cmd, "%s/k.cu", tmp_dir);
   unlink (cmd);
