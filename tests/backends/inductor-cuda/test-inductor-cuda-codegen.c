@@ -63,6 +63,7 @@ write_file (const char *path, const char *text)
 static int
 run_nvcc (const char *src_path, const char *cubin_path, const char *log_path)
 {
+  fflush (stdout);
   pid_t pid = fork ();
   if (pid == 0)
     {
