@@ -1386,3 +1386,130 @@ ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan)
         ind_cuda_plan_kernel (p, g, &cfg[0], &counter, &plan->kernels[g]);
     }
 }
+
+/* ---------------------------------------------------------------- device buffers and the wrapper */
+
+static int64_t
+layout_buffer_bytes (const ind_program *p, int b)
+{
+  const ind_buffer *B = &p->bufs[b];
+  if (B->slot >= 0)
+    return p->slot_bytes[B->slot];
+  int64_t hi = 1;
+  for (int d = 0; d < B->ndim; d++)
+    {
+      if (B->sizes[d] == 0)
+        return 0;
+      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
+    }
+  return hi * (int64_t) fx_dtype_size (B->dtype);
+}
+
+static int
+layout_add (ind_cuda_layout *l, int role, int64_t bytes, int ir_buf)
+{
+  l->pb[l->n_pbufs].role = role;
+  l->pb[l->n_pbufs].bytes = bytes < 16 ? 16 : (size_t) bytes;
+  l->pb[l->n_pbufs].ir_buf = ir_buf;
+  return l->n_pbufs++;
+}
+
+void
+ind_cuda_layout_make (const ind_program *p, const ind_cuda_plan *plan, ind_cuda_layout *l)
+{
+  memset (l, 0, sizeof *l);
+  l->pb = calloc ((size_t) (p->n_bufs + p->n_groups + 1), sizeof *l->pb);
+  l->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
+  l->ws = malloc (sizeof (int) * (size_t) (p->n_groups + 1));
+  int *slot_pb = malloc (sizeof (int) * (size_t) (p->n_slots + 1));
+  for (int s = 0; s < p->n_slots; s++)
+    slot_pb[s] = -1;
+  for (int b = 0; b < p->n_bufs; b++)
+    {
+      const ind_buffer *B = &p->bufs[b];
+      l->pbuf[b] = -1;
+      if (B->kind == IND_BUF_INPUT)
+        l->pbuf[b] = layout_add (l, IND_PB_INPUT, layout_buffer_bytes (p, b), b);
+      else if (!B->stored)
+        continue;
+      else if (B->is_output)
+        l->pbuf[b] = layout_add (l, IND_PB_OUTPUT, layout_buffer_bytes (p, b), b);
+      else if (B->slot >= 0)
+        {
+          /* buffers that share a reuse slot share one device block */
+          if (slot_pb[B->slot] < 0)
+            slot_pb[B->slot] = layout_add (l, IND_PB_TEMP, p->slot_bytes[B->slot], b);
+          l->pbuf[b] = slot_pb[B->slot];
+        }
+      else
+        l->pbuf[b] = layout_add (l, IND_PB_TEMP, layout_buffer_bytes (p, b), b);
+    }
+  free (slot_pb);
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      const ind_cuda_kernel *ck = &plan->kernels[g];
+      l->ws[g] = ck->name && ck->cfg.kind == IND_CUDA_SPLIT ? layout_add (l, IND_PB_TEMP, ck->ws_bytes, -1) : -1;
+    }
+}
+
+void
+ind_cuda_layout_free (ind_cuda_layout *l)
+{
+  free (l->pb);
+  free (l->pbuf);
+  free (l->ws);
+  memset (l, 0, sizeof *l);
+}
+
+/* The run as text (what output_code.py's call() does): device buffers, launches with their argument buffers, extern
+   calls, and where each graph output lies. Tests replay it; the UI shows it. */
+void
+ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const ind_cuda_layout *l, fx_buf *out)
+{
+  static const char *const roles[] = { "input", "output", "temp" };
+  for (int k = 0; k < l->n_pbufs; k++)
+    {
+      int b = l->pb[k].ir_buf;
+      fx_buf_printf (out, "buffer %d %s %zu", k, roles[l->pb[k].role], l->pb[k].bytes);
+      if (l->pb[k].role == IND_PB_INPUT)
+        fx_buf_printf (out, " arg %d", p->bufs[b].input_index);
+      if (b >= 0)
+        fx_buf_printf (out, " buf%d", b);
+      else
+        fx_buf_puts (out, " workspace");
+      fx_buf_putc (out, '\n');
+    }
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      const ind_cuda_kernel *ck = &plan->kernels[g];
+      if (!ck->name)
+        {
+          fx_buf_printf (out, "extern %s\n", p->groups[g].name);
+          continue;
+        }
+      for (int pass = 0; pass < (ck->name2 ? 2 : 1); pass++)
+        {
+          fx_buf_printf (out, "launch %s grid %u block %u args", pass ? ck->name2 : ck->name,
+                         pass ? ck->grid2[0] : ck->grid[0], pass ? ck->block2[0] : ck->block[0]);
+          for (int i = 0; i < ck->n_params; i++)
+            fx_buf_printf (out, " %d", l->pbuf[ck->params[i]]);
+          if (l->ws[g] >= 0)
+            fx_buf_printf (out, " %d", l->ws[g]);
+          fx_buf_putc (out, '\n');
+        }
+    }
+  for (int k = 0; k < p->n_outputs; k++)
+    {
+      if (p->outputs[k] < 0)
+        {
+          fx_buf_printf (out, "result %d none\n", k);
+          continue;
+        }
+      const ind_view *v = &p->views[p->outputs[k]];
+      fx_buf_printf (out, "result %d buffer %d offset %lld dtype %s ndim %d", k, l->pbuf[v->buf], (long long) v->offset,
+                     fx_dtype_name (p->bufs[v->buf].dtype), v->ndim);
+      for (int d = 0; d < v->ndim; d++)
+        fx_buf_printf (out, " %lld:%lld", (long long) v->sizes[d], (long long) v->strides[d]);
+      fx_buf_putc (out, '\n');
+    }
+}

@@ -522,40 +522,6 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   gpu->cuda = cuda;
   if ((st = fx_cuda_program_new (cuda, &gpu->prog, diag)) != FX_OK)
     return st;
-  /* device buffers */
-  gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
-  gpu->input_bufs = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
-  gpu->output_bufs = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
-  int *slot_buf = malloc (sizeof (int) * (size_t) (p->n_slots + 1));
-  for (int s = 0; s < p->n_slots; s++)
-    slot_buf[s] = -1;
-  for (int b = 0; b < p->n_bufs; b++)
-    {
-      const ind_buffer *B = &p->bufs[b];
-      size_t bytes = nonzero (buffer_bytes (p, b));
-      gpu->pbuf[b] = -1;
-      if (B->kind == IND_BUF_INPUT)
-        {
-          gpu->pbuf[b] = fx_cuda_program_add_input (gpu->prog, bytes);
-          gpu->input_bufs[gpu->n_inputs++] = b;
-        }
-      else if (!B->stored)
-        continue;
-      else if (B->is_output)
-        {
-          gpu->pbuf[b] = fx_cuda_program_add_output (gpu->prog, bytes);
-          gpu->output_bufs[gpu->n_outputs++] = b;
-        }
-      else if (B->slot >= 0)
-        {
-          if (slot_buf[B->slot] < 0)
-            slot_buf[B->slot] = fx_cuda_program_add_temp (gpu->prog, nonzero (p->slot_bytes[B->slot]));
-          gpu->pbuf[b] = slot_buf[B->slot];
-        }
-      else
-        gpu->pbuf[b] = fx_cuda_program_add_temp (gpu->prog, bytes);
-    }
-  free (slot_buf);
   /* configurations: the heuristic's, or the fastest of max-autotune */
   ind_cuda_config *chosen = calloc ((size_t) p->n_groups + 1, sizeof *chosen);
   for (int g = 0; g < p->n_groups; g++)
@@ -565,6 +531,10 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
         chosen[g] = c[0];
     }
   plan_with (p, chosen, &gpu->plan);
+  ind_cuda_layout lay;
+  ind_cuda_layout_make (p, &gpu->plan, &lay);
+  gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
+  memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
   if (fx_options_get_bool (req->options, "max_autotune", false))
     {
       fx_buf table;
@@ -577,10 +547,27 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
           fx_buf_printf (&out->notes, "max_autotune: %d kernels benchmarked in %.1f ms\n", p->n_groups,
                          now_ms () - t0);
           plan_with (p, chosen, &gpu->plan);
+          ind_cuda_layout_free (&lay);
+          ind_cuda_layout_make (p, &gpu->plan, &lay);
         }
       fx_buf_free (&table);
     }
   free (chosen);
+  /* device buffers, numbered as the layout numbers them */
+  gpu->input_bufs = malloc (sizeof (int) * (size_t) (lay.n_pbufs + 1));
+  gpu->output_bufs = malloc (sizeof (int) * (size_t) (lay.n_pbufs + 1));
+  for (int k = 0; st == FX_OK && k < lay.n_pbufs; k++)
+    {
+      int idx = lay.pb[k].role == IND_PB_INPUT ? fx_cuda_program_add_input (gpu->prog, lay.pb[k].bytes)
+                : lay.pb[k].role == IND_PB_OUTPUT ? fx_cuda_program_add_output (gpu->prog, lay.pb[k].bytes)
+                : fx_cuda_program_add_temp (gpu->prog, lay.pb[k].bytes);
+      if (idx != k)
+        st = fx_diag_set (diag, FX_ERR_NOMEM, "inductor (cuda): cannot add device buffer %d", k);
+      else if (lay.pb[k].role == IND_PB_INPUT)
+        gpu->input_bufs[gpu->n_inputs++] = lay.pb[k].ir_buf;
+      else if (lay.pb[k].role == IND_PB_OUTPUT)
+        gpu->output_bufs[gpu->n_outputs++] = lay.pb[k].ir_buf;
+    }
   fx_buf src;
   fx_buf_init (&src);
   if (st == FX_OK)
@@ -623,10 +610,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               code = fx_arena_strndup (out->arena, src.data + ck->src_mid, ck->src_end - ck->src_mid);
               ki[1] = fx_compiled_add_kernel (out, ck->name2, kind, "cuda", code);
             }
-          int ws = -1;
-          if (ck->cfg.kind == IND_CUDA_SPLIT)
-            ws = fx_cuda_program_add_temp (gpu->prog, nonzero (ck->ws_bytes));
-          st = add_launches (gpu, p, ck, ws, first, diag);
+          st = add_launches (gpu, p, ck, lay.ws[g], first, diag);
         }
       for (int j = 0; j < 2; j++)
         if (ki[j])
@@ -667,9 +651,13 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
           fx_buf_putc (&t, '\n');
         }
       fx_compiled_add_artifact (out, "cuda_kernels.txt", "text", t.data ? t.data : "", t.len);
+      fx_buf_reset (&t);
+      ind_cuda_wrapper_text (p, &gpu->plan, &lay, &t);
+      fx_compiled_add_artifact (out, "cuda_wrapper.txt", "text", t.data ? t.data : "", t.len);
       fx_buf_free (&t);
     }
   fx_buf_free (&src);
+  ind_cuda_layout_free (&lay);
   gpu->n_kernels = out->n_kernels;
   if (st == FX_OK && fx_options_get_bool (req->options, "triton.cudagraphs", false))
     {

@@ -236,6 +236,24 @@ bool ind_cuda_index32 (const ind_program *p);
 void ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, int *counter,
                            ind_cuda_kernel *ck);
 void ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out);
+/* Device buffers of a planned program: graph inputs, graph outputs, temporaries (one per reuse slot), then one
+   workspace per split reduction, numbered in that order (the fx_cuda_program adds them in the same order). */
+enum { IND_PB_INPUT, IND_PB_OUTPUT, IND_PB_TEMP };
+typedef struct ind_cuda_layout
+{
+  struct ind_cuda_pbuf
+  {
+    int role;               /* IND_PB_* */
+    size_t bytes;
+    int ir_buf;             /* the IR buffer (the first of a slot), -1 for a workspace */
+  } *pb;
+  int n_pbufs;
+  int *pbuf;                /* per IR buffer: its device buffer or -1 (never stored) */
+  int *ws;                  /* per group: its workspace buffer or -1 */
+} ind_cuda_layout;
+void ind_cuda_layout_make (const ind_program *p, const ind_cuda_plan *plan, ind_cuda_layout *l);
+void ind_cuda_layout_free (ind_cuda_layout *l);
+void ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const ind_cuda_layout *l, fx_buf *out);
 /* Plans every group with its heuristic configuration (no device needed). */
 void ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan);
 

@@ -771,11 +771,12 @@ fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, in
 }
 
 /* The CUDA source of a graph without a device: the compile pipeline up to scheduling, then the CUDA generator with
-   its heuristic choices. listing gets one line per group: "<kernel> <kind> <config>" (extern groups: "<name>
+   its heuristic choices; wrapper (may be NULL) gets the run as ind_cuda_wrapper_text writes it. listing gets one line
+   per group: "<kernel> <kind> <config>" (extern groups: "<name>
    extern"). */
 fx_status
 fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
-                           fx_buf *listing, fx_diag *diag)
+                           fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
 {
   ind_program prog;
   memset (&prog, 0, sizeof prog);
@@ -827,6 +828,13 @@ fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t
           if (ck->name2)
             fx_buf_printf (listing, " then %s", ck->name2);
           fx_buf_putc (listing, '\n');
+        }
+      if (wrapper)
+        {
+          ind_cuda_layout lay;
+          ind_cuda_layout_make (p, &plan, &lay);
+          ind_cuda_wrapper_text (p, &plan, &lay, wrapper);
+          ind_cuda_layout_free (&lay);
         }
     }
   program_free (p);

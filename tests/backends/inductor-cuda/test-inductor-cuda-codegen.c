@@ -157,7 +157,7 @@ test_fixtures (void)
       fx_buf_init (&src);
       fx_buf_init (&listing);
       fx_buf_init (&kinds);
-      CHECK_OK (fx_inductor_cuda_generate (g, in, n, &src, &listing, &diag), &diag);
+      CHECK_OK (fx_inductor_cuda_generate (g, in, n, &src, &listing, NULL, &diag), &diag);
       printf ("# %s:\n", expects[i].graph);
       for (const char *l = listing.data; l && *l;)
         {
@@ -217,7 +217,7 @@ test_reduction_kinds (void)
       fx_buf_init (&listing);
       fx_diag diag;
       fx_diag_clear (&diag);
-      CHECK_OK (fx_inductor_cuda_generate (g, &in, 1, &src, &listing, &diag), &diag);
+      CHECK_OK (fx_inductor_cuda_generate (g, &in, 1, &src, &listing, NULL, &diag), &diag);
       printf ("# %lldx%lld: %s", (long long) sz[0], (long long) sz[1], listing.data);
       CHECK (strstr (listing.data, cases[c].kind) != NULL, "%lldx%lld: expected %s, got %s", (long long) sz[0],
              (long long) sz[1], cases[c].kind, listing.data);
@@ -249,7 +249,7 @@ test_random (void)
       fx_buf_init (&listing);
       fx_diag diag;
       fx_diag_clear (&diag);
-      fx_status st = fx_inductor_cuda_generate (g, inputs, n_inputs, &src, &listing, &diag);
+      fx_status st = fx_inductor_cuda_generate (g, inputs, n_inputs, &src, &listing, NULL, &diag);
       if (st == FX_OK)
         {
           char label[64];
@@ -294,7 +294,7 @@ test_hostile_names (void)
   fx_buf_init (&listing);
   fx_diag diag;
   fx_diag_clear (&diag);
-  CHECK_OK (fx_inductor_cuda_generate (g, &in, 1, &src, &listing, &diag), &diag);
+  CHECK_OK (fx_inductor_cuda_generate (g, &in, 1, &src, &listing, NULL, &diag), &diag);
   CHECK (strstr (src.data, "system(") == NULL && strstr (src.data, "*/ __global__") == NULL
          && strstr (src.data, "#include") == NULL && strstr (src.data, "rm -rf") == NULL
          && strstr (src.data, "trap") == NULL, "graph text leaked:\n%s", src.data);
