@@ -959,9 +959,21 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
   int64_t xn = group_xn (G);
   const char *it = k->i32 ? "int" : "long long";
   signature (k, name, T, false, out);
-  fx_buf_printf (out, "  for (%s xf = ((%s) blockIdx.x * %d + threadIdx.x) * %d; xf < ", it, it, T, V);
-  put_const_int (k, xn, out);
-  fx_buf_printf (out, "; xf += (%s) gridDim.x * %d)\n    {\n", it, T * V);
+  int64_t per = (int64_t) T * V;
+  if ((xn + per - 1) / per > ((int64_t) 1 << 30))
+    {
+      /* more blocks than one launch takes: a grid-stride loop (64-bit: the stride is beyond 32 bits here) */
+      fx_buf_printf (out, "  for (%s xf = ((%s) blockIdx.x * %d + threadIdx.x) * %d; xf < ", it, it, T, V);
+      put_const_int (k, xn, out);
+      fx_buf_printf (out, "; xf += (%s) gridDim.x * %d)\n    {\n", it, T * V);
+    }
+  else
+    {
+      /* one element group per thread; a loop's increment could overflow 32-bit index math */
+      fx_buf_printf (out, "  const %s xf = ((%s) blockIdx.x * %d + threadIdx.x) * %d;\n  if (xf < ", it, it, T, V);
+      put_const_int (k, xn, out);
+      fx_buf_puts (out, ")\n    {\n");
+    }
   decompose (k, "xf", 'x', G->xs, G->kx, V == 4, 3, out);
   if (V == 4)
     {
