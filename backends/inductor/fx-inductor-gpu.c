@@ -747,6 +747,20 @@ wrap_block (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, const ind_buffer *B)
   return t;
 }
 
+/* Bytes from element 0 to the last element of a buffer's layout. */
+static int64_t
+extent_bytes (const ind_buffer *B)
+{
+  int64_t hi = 1;
+  for (int d = 0; d < B->ndim; d++)
+    {
+      if (B->sizes[d] == 0)
+        return 0;
+      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
+    }
+  return hi * (int64_t) fx_dtype_size (B->dtype);
+}
+
 static bool
 same_layout (const fx_tensor *t, const ind_buffer *b)
 {
@@ -815,8 +829,13 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
               st = planned ? fx_tensor_copy_into (planned, host, diag)
                            : fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
             }
+          /* the device copy keeps the compiled strides exactly (also where they leave gaps) */
+          const fx_tensor *src = planned ? planned : host;
           if (st == FX_OK)
-            st = fx_cuda_tensor_to_device (cuda, NULL, planned ? planned : host, &dev[b], diag);
+            st = fx_cuda_tensor_new (cuda, B->dtype, B->ndim, B->sizes, B->strides, &dev[b], diag);
+          if (st == FX_OK)
+            st = fx_cuda_copy_h2d (cuda, NULL, fx_cuda_tensor_ptr (dev[b]), fx_tensor_data (src),
+                                   (size_t) extent_bytes (B), diag);
           if (planned)
             fx_tensor_unref (planned);
           if (host)
