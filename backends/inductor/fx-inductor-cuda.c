@@ -206,6 +206,15 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
           ADD (IND_CUDA_SPLIT, 1024, 1, vec, s);
           ADD (IND_CUDA_LOOPED, 1024, 1, vec, 0);
         }
+      else if (rn <= 16)
+        {
+          /* rows shorter than a warp: a thread per row, no cross-thread reduction */
+          ADD (rn <= (int64_t) PER_MAX_ITERS * vec ? IND_CUDA_PERSISTENT : IND_CUDA_LOOPED, 1, 256, vec, 0);
+          ADD (IND_CUDA_LOOPED, 1, 128, vec, 0);
+          ADD (IND_CUDA_PERSISTENT, 32, 8, vec, 0);
+          if (vec == 4)
+            ADD (IND_CUDA_LOOPED, 1, 256, 1, 0);
+        }
       else if (rn <= PER_MAX_RNUMEL)
         {
           /* persistent: each thread holds at most PER_MAX_ITERS / 2 loads of vec elements of each input row */
@@ -771,8 +780,9 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
 
 /* After the r loop: combine the threads of a row and finish each reduction (every thread gets the value). */
 static void
-finish_reductions (kctx *k, int seg, bool warp, bool store, int depth, fx_buf *out)
+finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf *out)
 {
+  bool warp = threads == 32;
   const ind_program *p = k->p;
   const ind_group *G = k->G;
   int64_t rn = group_rn (G);
@@ -785,7 +795,9 @@ finish_reductions (kctx *k, int seg, bool warp, bool store, int depth, fx_buf *o
       const char *ct = ind_ctype (n->compute_dtype);
       const char *ot = ind_ctype (n->out_dtype);
       indent (depth, out);
-      if (n->red == IND_RED_WELFORD_VAR)
+      if (threads == 1)
+        fx_buf_puts (out, "/* one thread per row: nothing to combine */\n");
+      else if (n->red == IND_RED_WELFORD_VAR)
         {
           if (warp)
             fx_buf_printf (out, "acc%d = ind_warp_welford (acc%d);\n", ni, ni);
@@ -1001,12 +1013,19 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   const ind_program *p = k->p;
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads, R = k->cfg->rows;
-  bool warp = T == 32;
+  bool warp = T == 32, single = T == 1;
   bool persistent = k->cfg->kind == IND_CUDA_PERSISTENT;
   int64_t xn = group_xn (G), rn = group_rn (G);
   const char *it = k->i32 ? "int" : "long long";
   signature (k, name, T * R, false, out);
-  if (R > 1)
+  if (single)
+    {
+      fx_buf_printf (out, "  const %s row = (%s) blockIdx.x * %d + threadIdx.x;\n", it, it, R);
+      fx_buf_puts (out, "  const int tid = 0;\n  if (row >= ");
+      put_const_int (k, xn, out);
+      fx_buf_puts (out, ")\n    return;   /* a thread per row: no barriers */\n");
+    }
+  else if (R > 1)
     {
       fx_buf_printf (out, "  const %s row = (%s) blockIdx.x * %d + threadIdx.x / 32;\n", it, it, R);
       fx_buf_puts (out, "  const int tid = threadIdx.x & 31;\n  if (row >= ");
@@ -1064,7 +1083,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   bool sync = group_needs_sync (p, G);
   for (int s = 0; s < G->n_segs; s++)
     {
-      if (s > 0 && sync)
+      if (s > 0 && sync && !single)
         fx_buf_puts (out, warp ? "  __syncwarp ();\n" : "  __syncthreads ();\n");
       fx_buf_puts (out, "  {\n");
       if (G->seg_kind[s] == IND_SEG_X)
@@ -1073,7 +1092,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
         {
           declare_accs (k, s, 2, out);
           gen_r_loop (k, s, persistent, false, 2, out);
-          finish_reductions (k, s, warp, true, 2, out);
+          finish_reductions (k, s, single ? 1 : warp ? 32 : T, true, 2, out);
         }
       /* values of this segment that later segments read stay in scope: close the block at the end */
     }
@@ -1161,7 +1180,7 @@ gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
         fx_buf_printf (out, "      acc%d = %s () (acc%d, reinterpret_cast<const %s *> (ws + %lld)[row * %d + j]);\n",
                        ni, red_op (n->red), ni, acc_type (n), (long long) ck->ws_offset[i], S);
     }
-  finish_reductions (k, 0, T2 == 32, true, 2, out);
+  finish_reductions (k, 0, T2, true, 2, out);
   fx_buf_puts (out, "  }\n}\n\n");
 }
 
