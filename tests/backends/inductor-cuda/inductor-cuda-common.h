@@ -159,7 +159,7 @@ icuda_random_graph (icuda_rng *rng, fx_value **inputs, size_t *n_inputs, fx_aren
       if (icuda_range (rng, 0, 3) == 0)
         a = &vals[nv - 1];
       icuda_val r = *a;
-      int kind = icuda_range (rng, 0, 12);
+      int kind = icuda_range (rng, 0, 13);
       fx_arg args[4];
       fx_arg li[4];
       if (kind <= 1)
@@ -244,6 +244,13 @@ icuda_random_graph (icuda_rng *rng, fx_value **inputs, size_t *n_inputs, fx_aren
           args[3] = fx_arg_int (a->sizes[1] - 1);
           r.node = icuda_call (g, "aten.slice.Tensor", args, 4, NULL, 0);
           r.sizes[1] = a->sizes[1] - 2;
+        }
+      else if (kind == 12)
+        {
+          /* float64 (and back through promotion with float32 values later) */
+          args[0] = fx_arg_node (a->node);
+          args[1] = fx_arg_dtype (icuda_range (rng, 0, 2) ? FX_DTYPE_F64 : FX_DTYPE_F32);
+          r.node = icuda_call (g, "prims.convert_element_type.default", args, 2, NULL, 0);
         }
       else
         {
