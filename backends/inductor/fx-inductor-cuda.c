@@ -162,6 +162,37 @@ split_ok (const ind_program *p, const ind_group *G)
   return group_has_red (p, G);
 }
 
+/* An outer reduction (a sum over dim 0 of a row-major matrix): the loads move by 1 along the innermost x and by more
+   along r, so threads that own neighbouring rows (columns of the matrix) read neighbouring addresses. */
+static bool
+outer_reduction (const ind_program *p, const ind_group *G)
+{
+  if (G->kx == 0 || G->kr == 0)
+    return false;
+  bool any = false;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      for (int o = 0; o < n->n_opnd; o++)
+        {
+          const ind_operand *op = &n->opnd[o];
+          if (op->kind != IND_OPND_LOAD || op->local >= 0)
+            continue;
+          int64_t xc[IND_MAXD], rc[IND_MAXD];
+          split_coef (n, op->coef, G->kx, xc, rc);
+          bool uses_r = false;
+          for (int d = 0; d < G->kr; d++)
+            uses_r |= rc[d] != 0;
+          if (!uses_r)
+            continue;
+          if (rc[G->kr - 1] == 1 || xc[G->kx - 1] != 1)
+            return false;
+          any = true;
+        }
+    }
+  return any;
+}
+
 /* The configurations a kernel can take: [0] is the heuristic choice; the others are what max-autotune also tries. */
 int
 ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
@@ -196,7 +227,14 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
     {
       int64_t xn = group_xn (G), rn = group_rn (G);
       bool split = split_ok (p, G) && xn < SPLIT_MAX_X && rn >= SPLIT_MIN_R;
-      if (split)
+      if (!split && xn >= 2048 && rn > 16 && outer_reduction (p, G))
+        {
+          /* a thread per output, each looping down its column: coalesced across the warp */
+          ADD (IND_CUDA_LOOPED, 1, 256, 1, 0);
+          ADD (IND_CUDA_LOOPED, 1, 128, 1, 0);
+          ADD (IND_CUDA_LOOPED, 32, 8, 1, 0);
+        }
+      else if (split)
         {
           int s = pow2_at_least ((SPLIT_TARGET_BLOCKS + xn - 1) / xn);
           while (s > 2 && rn / s < 512 * vec * 2)

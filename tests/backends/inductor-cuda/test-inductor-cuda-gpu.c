@@ -215,6 +215,47 @@ test_host_inputs (void)
   fx_graph_free (g);
 }
 
+
+/* Sums, maxima and variances down the columns of a row-major matrix: a thread per column. */
+static void
+test_outer_reduction (void)
+{
+  static const int64_t shapes[][2] = { { 300, 4096 }, { 77, 2500 } };
+  for (size_t c = 0; c < 2; c++)
+    {
+      fx_graph *g = fx_graph_new ();
+      fx_node *x = fx_graph_placeholder (g, "arg0_1");
+      fx_arg li[1] = { fx_arg_int (0) };
+      fx_arg args[3] = { fx_arg_node (x), fx_arg_list (li, 1), fx_arg_bool (true) };
+      fx_node *s = fx_graph_call_function (g, fx_target_op ("aten.sum.dim_IntList"), args, 3, NULL, 0);
+      fx_kwarg kw[2] = { { "correction", fx_arg_int (1) }, { "keepdim", fx_arg_bool (true) } };
+      fx_node *v = fx_graph_call_function (g, fx_target_op ("aten.var.correction"), args, 2, kw, 2);
+      fx_node *mx = fx_graph_call_function (g, fx_target_op ("aten.amax.default"), args, 3, NULL, 0);
+      fx_arg oa[3] = { fx_arg_node (s), fx_arg_node (v), fx_arg_node (mx) };
+      fx_graph_output (g, fx_arg_tuple (oa, 3));
+      fx_graph_resolve_ops (g);
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, shapes[c]);
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) c + 5);
+      fx_tensor_fill_normal (t, &gen, 0, 1);
+      fx_value in = fx_value_tensor (t);
+      char label[96];
+      snprintf (label, sizeof label, "columns of %lldx%lld", (long long) shapes[c][0], (long long) shapes[c][1]);
+      fx_value *din = to_device (&in, 1);
+      bool ok;
+      fx_compiled *cc = check (label, g, &in, din, 1, NULL, NULL, 0, 1, &ok);
+      CHECK (cc != NULL && ok, "%s differs", label);
+      const char *kernels = artifact (cc, "cuda_kernels.txt");
+      printf ("# %s: %s", label, kernels ? kernels : "");
+      CHECK (kernels && strstr (kernels, "XBLOCK=256, R0_BLOCK=1,"), "%s: expected a thread per column", label);
+      fx_inductor_free (cc);
+      clear_values (din, 1);
+      free (din);
+      fx_value_clear (&in);
+      fx_graph_free (g);
+    }
+}
+
 static void
 test_random (void)
 {
@@ -428,6 +469,7 @@ main (void)
   cuda_test_run ("fixtures-full-shape", test_fixtures_full);
   cuda_test_run ("reduction-kinds", test_reduction_kinds);
   cuda_test_run ("host-inputs", test_host_inputs);
+  cuda_test_run ("outer-reduction", test_outer_reduction);
   cuda_test_run ("random-graphs", test_random);
   cuda_test_run ("reduce-overhead", test_reduce_overhead);
   cuda_test_run ("max-autotune", test_max_autotune);
