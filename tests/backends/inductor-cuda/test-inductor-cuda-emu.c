@@ -39,6 +39,20 @@ run_cxx (const char *src, const char *so, const char *log)
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
+/* Copies the line at *cursor into line (without its newline) and moves past it; false at the end. */
+static bool
+next_line (const char **cursor, char *line, size_t size)
+{
+  const char *l = *cursor;
+  if (l == NULL || *l == '\0')
+    return false;
+  const char *eol = strchr (l, '\n');
+  size_t len = eol ? (size_t) (eol - l) : strlen (l);
+  snprintf (line, size, "%.*s", (int) (len < size ? len : size - 1), l);
+  *cursor = eol ? eol + 1 : l + len;
+  return true;
+}
+
 static double
 get_elem (const char *dtype, const void *base, int64_t i)
 {
@@ -108,12 +122,9 @@ emulate (const char *label, const fx_graph *g, const fx_value *in, size_t n, con
   fx_buf_puts (&cpp, "#include \"cuda-emu.hpp\"\n");
   fx_buf_append (&cpp, src.data, src.len);
   fx_buf_puts (&cpp, "\nextern \"C\" void emu_run (void **b)\n{\n");
-  for (const char *l = wrapper.data; *l;)
+  const char *cur1 = wrapper.data;
+  for (char line[2048]; next_line (&cur1, line, sizeof line);)
     {
-      const char *eol = strchr (l, '\n');
-      char line[2048];
-      snprintf (line, sizeof line, "%.*s", (int) (eol ? eol - l : (long) strlen (l)), l);
-      l = eol ? eol + 1 : l + strlen (l);
       char name[256];
       unsigned grid, block;
       int used = 0;
@@ -164,12 +175,9 @@ emulate (const char *label, const fx_graph *g, const fx_value *in, size_t n, con
       goto out;
     }
   /* buffers: inputs filled from the example inputs (same layout as compiled), the rest zeroed */
-  for (const char *l = wrapper.data; *l;)
+  const char *cur2 = wrapper.data;
+  for (char line[512]; next_line (&cur2, line, sizeof line);)
     {
-      const char *eol = strchr (l, '\n');
-      char line[512];
-      snprintf (line, sizeof line, "%.*s", (int) (eol ? eol - l : (long) strlen (l)), l);
-      l = eol ? eol + 1 : l + strlen (l);
       int k, arg;
       size_t bytes;
       char role[16];
@@ -197,12 +205,9 @@ emulate (const char *label, const fx_graph *g, const fx_value *in, size_t n, con
       goto out;
     }
   ok = true;
-  for (const char *l = wrapper.data; *l && ok;)
+  const char *cur3 = wrapper.data;
+  for (char line[1024]; ok && next_line (&cur3, line, sizeof line);)
     {
-      const char *eol = strchr (l, '\n');
-      char line[1024];
-      snprintf (line, sizeof line, "%.*s", (int) (eol ? eol - l : (long) strlen (l)), l);
-      l = eol ? eol + 1 : l + strlen (l);
       int k, pb, ndim, used;
       long long off;
       char dtype[32];
