@@ -354,6 +354,9 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
     }
   int ordinal = 0;
   bool on_gpu = ind_gpu_wanted (req, &ordinal);
+  const char *dev_opt = fx_options_get_str (req->options, "device", NULL);
+  if (st == FX_OK && dev_opt && strncmp (dev_opt, "cuda", 4) != 0 && strcmp (dev_opt, "cpu") != 0)
+    st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: unknown device '%.64s' (cpu, cuda or cuda:N)", dev_opt);
   if (st == FX_OK && on_gpu)
     {
       ind_dump_ir (p, true, &text);

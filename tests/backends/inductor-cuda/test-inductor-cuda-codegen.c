@@ -332,6 +332,17 @@ test_no_device (void)
   CHECK (st == FX_ERR_NO_DEVICE && c == NULL, "status %s", fx_status_name (st));
   CHECK (strstr (diag.message, "no CUDA device: ") != NULL, "message: %s", diag.message);
   printf ("# %s\n", diag.message);
+  /* an unknown device is an error; cpu is the C path */
+  fx_option_kv bad = { "device", "'tpu'" };
+  fx_diag_clear (&diag);
+  st = fx_inductor_compile (g, in, n, NULL, &bad, 1, &c, &diag);
+  CHECK (st == FX_ERR_INVALID && strstr (diag.message, "unknown device 'tpu'"), "%s: %s", fx_status_name (st),
+         diag.message);
+  fx_option_kv cpu = { "device", "cpu" };
+  fx_diag_clear (&diag);
+  CHECK_OK (fx_inductor_compile (g, in, n, NULL, &cpu, 1, &c, &diag), &diag);
+  CHECK (strncmp (c->kernels[0].name, "cpp_", 4) == 0, "device=cpu: %s", c->kernels[0].name);
+  fx_inductor_free (c);
   /* and the CPU path still works */
   fx_diag_clear (&diag);
   CHECK_OK (fx_inductor_compile (g, in, n, NULL, NULL, 0, &c, &diag), &diag);
