@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   # build
-  meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+  meson ninja-build pkg-config gcc g++ clang libclang-rt-14-dev
   # engine and backends
   libsqlite3-dev libjson-c-dev libzip-dev libopenblas-dev
   # capture (embedded CPython 3.11 with Debian's torch)

@@ -187,3 +187,87 @@ const char *ind_cache_dir (void);
 bool ind_have_openmp (void);
 bool ind_have_mvec (void);
 int ind_run_tool (char *const *argv, const char *log_path);
+
+/* ---------------------------------------------------------------- CUDA (fx-inductor-cuda.c, fx-inductor-gpu.c)
+   The CUDA generator reads the same scheduled program (groups, segments, register reuse) as the C generator and
+   changes nothing in it; these types only describe how each group becomes GPU kernels. */
+typedef enum ind_cuda_kind
+{
+  IND_CUDA_POINTWISE,       /* cuda_poi_: elements over threads, vec per thread */
+  IND_CUDA_PERSISTENT,      /* cuda_per_: a row per block (or warp), its loads kept in registers */
+  IND_CUDA_LOOPED,          /* cuda_red_: a row per block (or warp), each segment loops over the row */
+  IND_CUDA_SPLIT,           /* cuda_red_ partials over (row, part) blocks, then cuda_per_ combines them */
+} ind_cuda_kind;
+
+typedef struct ind_cuda_config
+{
+  ind_cuda_kind kind;
+  int threads;              /* per block (pointwise) or per row (reductions: 32 = a warp per row) */
+  int rows;                 /* rows per block (warp rows), 1 otherwise */
+  int vec;                  /* elements per thread and iteration: 4 (float4) or 1 */
+  int split;                /* split: parts per row */
+} ind_cuda_config;
+
+typedef struct ind_cuda_kernel
+{
+  int group;
+  ind_cuda_config cfg;
+  const char *name;         /* NULL for extern groups */
+  const char *name2;        /* split: the combining kernel */
+  int *params;              /* buffers passed in order (then the workspace for split) */
+  int n_params;
+  unsigned grid[3], block[3];
+  unsigned grid2[3], block2[3];
+  int64_t ws_bytes;         /* split: partials */
+  int64_t *ws_offset;       /* split: per group node, its partials' byte offset (-1: not a reduction) */
+  size_t src_begin, src_mid, src_end;
+} ind_cuda_kernel;
+
+typedef struct ind_cuda_plan
+{
+  ind_cuda_kernel *kernels; /* per group */
+  bool index32;
+} ind_cuda_plan;
+
+int ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max);
+const char *ind_cuda_kind_name (ind_cuda_kind kind);
+void ind_cuda_config_describe (const ind_cuda_config *c, fx_buf *out);
+bool ind_cuda_index32 (const ind_program *p);
+void ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, int *counter,
+                           ind_cuda_kernel *ck);
+void ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out);
+/* Device buffers of a planned program: graph inputs, graph outputs, temporaries (one per reuse slot), then one
+   workspace per split reduction, numbered in that order (the fx_cuda_program adds them in the same order). */
+enum { IND_PB_INPUT, IND_PB_OUTPUT, IND_PB_TEMP };
+typedef struct ind_cuda_layout
+{
+  struct ind_cuda_pbuf
+  {
+    int role;               /* IND_PB_* */
+    size_t bytes;
+    int ir_buf;             /* the IR buffer (the first of a slot), -1 for a workspace */
+  } *pb;
+  int n_pbufs;
+  int *pbuf;                /* per IR buffer: its device buffer or -1 (never stored) */
+  int *ws;                  /* per group: its workspace buffer or -1 */
+} ind_cuda_layout;
+void ind_cuda_layout_make (const ind_program *p, const ind_cuda_plan *plan, ind_cuda_layout *l);
+void ind_cuda_layout_free (ind_cuda_layout *l);
+void ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const ind_cuda_layout *l, fx_buf *out);
+/* Plans every group with its heuristic configuration (no device needed). */
+void ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan);
+
+/* fx-inductor-gpu.c: the program on a CUDA device */
+typedef struct ind_gpu ind_gpu;
+/* The example inputs are CUDA tensors or the `device` option names cuda (ordinal: which device). */
+bool ind_gpu_wanted (const fx_compile_request *req, int *ordinal);
+/* Generates, builds (NVRTC), autotunes (max_autotune) and plans the run; adds kernels and artifacts to out. Without
+   a device: FX_ERR_NO_DEVICE "no CUDA device: ...". *gpu is set even on failure (free it with ind_gpu_free). */
+fx_status ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_compiled *out,
+                           ind_gpu **gpu, fx_diag *diag);
+fx_status ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                       fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+fx_status ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_value *inputs,
+                           size_t n_inputs, int repeat, fx_diag *diag);
+const char *ind_gpu_skip_message (const ind_gpu *gpu);
+void ind_gpu_free (ind_gpu *gpu);

@@ -27,6 +27,7 @@ static const fx_option_decl inductor_options[] = {
   { "debug", FX_OPTION_BOOL, "False", "log fusion decisions into the compiled notes" },
   { "triton.cudagraphs", FX_OPTION_BOOL, "False", "replay the graph as a CUDA graph (GPU code only; no effect on CPU)" },
   { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "tune kernel parameters one at a time (with max_autotune)" },
+  { "device", FX_OPTION_STRING, "None", "'cuda' (or 'cuda:N'): generate CUDA even for host inputs (None: follow the inputs)" },
 };
 
 /* list_mode_options() of PyTorch 2.11 (specs §4.2); the CPU code generator ignores the CUDA-graph setting. */
@@ -59,6 +60,7 @@ typedef struct ind_state
   ind_call_timed_fn call_timed;
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
+  ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
 } ind_state;
 
 static fx_kernel_info *
@@ -96,6 +98,7 @@ inductor_release (fx_compiled *c)
     return;
   if (s->lib.handle)
     dlclose (s->lib.handle);
+  ind_gpu_free (s->gpu);
   program_free (&s->prog);
   free (s->kernel_ms);
   free (s);
@@ -349,7 +352,19 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_buf_reset (&text);
       st = ind_schedule (p, diag);
     }
-  if (st == FX_OK)
+  int ordinal = 0;
+  bool on_gpu = ind_gpu_wanted (req, &ordinal);
+  const char *dev_opt = fx_options_get_str (req->options, "device", NULL);
+  if (st == FX_OK && dev_opt && strncmp (dev_opt, "cuda", 4) != 0 && strcmp (dev_opt, "cpu") != 0)
+    st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: unknown device '%.64s' (cpu, cuda or cuda:N)", dev_opt);
+  if (st == FX_OK && on_gpu)
+    {
+      ind_dump_ir (p, true, &text);
+      add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
+      fx_buf_reset (&text);
+      st = ind_gpu_compile (p, req, ordinal, out, &s->gpu, diag);
+    }
+  else if (st == FX_OK)
     {
       ind_dump_ir (p, true, &text);
       add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
@@ -570,10 +585,13 @@ static fx_status
 inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
               size_t *n_outputs, fx_diag *diag)
 {
-  if (c == NULL || c->impl == NULL || ((ind_state *) c->impl)->call == NULL)
+  if (c == NULL || c->impl == NULL
+      || (((ind_state *) c->impl)->call == NULL && ((ind_state *) c->impl)->gpu == NULL))
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: run of a graph that did not compile");
   ind_state *s = c->impl;
   ind_program *p = &s->prog;
+  if (s->gpu)
+    return ind_gpu_run (s->gpu, p, inputs, n_inputs, arena, outputs, n_outputs, diag);
   run_ctx r;
   memset (&r, 0, sizeof r);
   r.s = s;
@@ -731,6 +749,8 @@ fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, in
   if (c == NULL || c->impl == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: profile of a graph that did not compile");
   ind_state *s = c->impl;
+  if (s->gpu)
+    return ind_gpu_profile (s->gpu, &s->prog, c, inputs, n_inputs, repeat, diag);
   int n = s->prog.n_groups;
   s->kernel_ms = calloc ((size_t) n + 1, sizeof (double));
   fx_status st = FX_OK;
@@ -750,5 +770,76 @@ fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, in
     c->kernels[k].time_ms = st == FX_OK ? s->kernel_ms[k] / repeat : -1;
   free (s->kernel_ms);
   s->kernel_ms = NULL;
+  return st;
+}
+
+/* The CUDA source of a graph without a device: the compile pipeline up to scheduling, then the CUDA generator with
+   its heuristic choices; wrapper (may be NULL) gets the run as ind_cuda_wrapper_text writes it. listing gets one line
+   per group: "<kernel> <kind> <config>" (extern groups: "<name>
+   extern"). */
+fx_status
+fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
+                           fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
+{
+  ind_program prog;
+  memset (&prog, 0, sizeof prog);
+  ind_program *p = &prog;
+  p->arena = fx_arena_new ();
+  fx_buf_init (&p->fusion_log);
+  fx_buf_init (&p->fallback_log);
+  p->epilogue_fusion = true;
+  p->threads = -1;
+  p->simdlen = -1;
+  p->max_fusion = IND_MAX_FUSION;
+  fx_graph *g = NULL;
+  fx_status st;
+  if (fx_graph_is_torch_level (graph))
+    st = fx_lower_to_aten (graph, &g, diag);
+  else
+    {
+      g = fx_graph_copy (graph);
+      st = g ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot copy the graph");
+    }
+  if (st == FX_OK)
+    {
+      fx_graph_resolve_ops (g);
+      const char *passes[] = { "functionalize", "decompose", "dce" };
+      st = fx_pass_pipeline (g, passes, 3, NULL, diag);
+      fx_graph_resolve_ops (g);
+    }
+  if (st == FX_OK)
+    st = ind_lower (p, g, inputs, n_inputs, diag);
+  if (g)
+    fx_graph_free (g);
+  if (st == FX_OK)
+    st = ind_schedule (p, diag);
+  if (st == FX_OK)
+    {
+      ind_cuda_plan plan;
+      ind_cuda_plan_default (p, &plan);
+      ind_cuda_codegen (p, &plan, source);
+      for (int gi = 0; listing && gi < p->n_groups; gi++)
+        {
+          const ind_cuda_kernel *ck = &plan.kernels[gi];
+          if (!ck->name)
+            {
+              fx_buf_printf (listing, "%s extern\n", p->groups[gi].name);
+              continue;
+            }
+          fx_buf_printf (listing, "%s %s ", ck->name, ind_cuda_kind_name (ck->cfg.kind));
+          ind_cuda_config_describe (&ck->cfg, listing);
+          if (ck->name2)
+            fx_buf_printf (listing, " then %s", ck->name2);
+          fx_buf_putc (listing, '\n');
+        }
+      if (wrapper)
+        {
+          ind_cuda_layout lay;
+          ind_cuda_layout_make (p, &plan, &lay);
+          ind_cuda_wrapper_text (p, &plan, &lay, wrapper);
+          ind_cuda_layout_free (&lay);
+        }
+    }
+  program_free (p);
   return st;
 }

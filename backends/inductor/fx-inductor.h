@@ -25,6 +25,12 @@ size_t fx_inductor_compiler_invocations (void);
 /* Writes every artifact of a compiled object into dir (created). */
 fx_status fx_inductor_write_artifacts (const fx_compiled *compiled, const char *dir, fx_diag *diag);
 
+/* The CUDA C the GPU path would build for graph and inputs (meta tensors suffice), with the heuristic kernel
+   choices, generated without a device; listing (may be NULL) gets "<kernel> <kind> <config>" per kernel; wrapper
+   (may be NULL) the device buffers, launches and outputs as text (the artifact cuda_wrapper.txt). */
+fx_status fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
+                                     fx_buf *listing, fx_buf *wrapper, fx_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

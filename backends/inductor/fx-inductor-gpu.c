@@ -1,0 +1,973 @@
+/* fx-inductor-gpu.c: the inductor backend on a CUDA device: the scheduled program becomes an fx_cuda_program
+   (NVRTC-built kernels from fx-inductor-cuda.c, cuBLAS GEMMs for extern mm/addmm/bmm, buffers from the caching
+   allocator), runs eagerly or as a CUDA graph (reduce-overhead), is autotuned per kernel (max-autotune) and timed
+   per kernel with CUDA events. Host inputs are copied in and outputs copied back; device inputs are used in place. */
+#include "fx-inductor-impl.h"
+#include "cuda/fx-cuda.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_CONFIGS 8
+
+struct ind_gpu
+{
+  fx_cuda *cuda;
+  fx_cuda_program *prog;
+  ind_cuda_plan plan;
+  int *pbuf;                /* per program buffer of the loop IR: the fx_cuda_program buffer, or -1 */
+  int *input_bufs;          /* program input k: the IR buffer */
+  int n_inputs;
+  int *output_bufs;         /* program output k: the IR buffer */
+  int n_outputs;
+  int *step_kernel;         /* per program step: the compiled kernel index it belongs to */
+  size_t n_steps, cap_steps;
+  double *kernel_ms;
+  size_t n_kernels;
+  bool graphs;              /* reduce-overhead asked for and not skipped */
+};
+
+/* One device handle per ordinal for the whole process: output tensors of a run stay valid after the compiled
+   object that made them is freed. */
+static fx_cuda *shared_cuda[16];
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static fx_status
+open_device (int ordinal, fx_cuda **out, fx_diag *diag)
+{
+  fx_status st = FX_OK;
+  if (ordinal < 0 || ordinal >= 16)
+    ordinal = 0;
+  pthread_mutex_lock (&shared_lock);
+  if (shared_cuda[ordinal] == NULL)
+    st = fx_cuda_open (ordinal, &shared_cuda[ordinal], diag);
+  *out = shared_cuda[ordinal];
+  pthread_mutex_unlock (&shared_lock);
+  return st;
+}
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+bool
+ind_gpu_wanted (const fx_compile_request *req, int *ordinal)
+{
+  *ordinal = 0;
+  for (size_t i = 0; i < req->n_inputs; i++)
+    if (req->example_inputs[i].kind == FX_VALUE_TENSOR && req->example_inputs[i].u.t->device.type == FX_DEVICE_CUDA)
+      {
+        *ordinal = req->example_inputs[i].u.t->device.index > 0 ? req->example_inputs[i].u.t->device.index : 0;
+        return true;
+      }
+  const char *d = fx_options_get_str (req->options, "device", NULL);
+  if (d == NULL)
+    return false;
+  if (*d == '\'' || *d == '"')
+    d++;
+  if (strncmp (d, "cuda", 4) != 0)
+    return false;
+  if (d[4] == ':')
+    *ordinal = atoi (d + 5);
+  return true;
+}
+
+static int64_t
+buffer_bytes (const ind_program *p, int b)
+{
+  const ind_buffer *B = &p->bufs[b];
+  if (B->slot >= 0)
+    return p->slot_bytes[B->slot];
+  int64_t hi = 1;
+  for (int d = 0; d < B->ndim; d++)
+    {
+      if (B->sizes[d] == 0)
+        return 0;
+      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
+    }
+  return hi * (int64_t) fx_dtype_size (B->dtype);
+}
+
+static size_t
+nonzero (int64_t bytes)
+{
+  return bytes < 16 ? 16 : (size_t) bytes;
+}
+
+/* ---------------------------------------------------------------- program construction */
+
+static void
+note_step (ind_gpu *gpu, int kernel)
+{
+  if (gpu->n_steps == gpu->cap_steps)
+    {
+      gpu->cap_steps = gpu->cap_steps ? gpu->cap_steps * 2 : 16;
+      gpu->step_kernel = realloc (gpu->step_kernel, sizeof (int) * gpu->cap_steps);
+    }
+  gpu->step_kernel[gpu->n_steps++] = kernel;
+}
+
+static fx_cuda_buffer_matrix
+view_matrix (const ind_gpu *gpu, const ind_program *p, int view, int first_dim)
+{
+  const ind_view *v = &p->views[view];
+  fx_cuda_buffer_matrix m;
+  memset (&m, 0, sizeof m);
+  m.buffer = gpu->pbuf[v->buf];
+  m.offset = (size_t) v->offset * fx_dtype_size (p->bufs[v->buf].dtype);
+  int nd = v->ndim - first_dim;
+  if (nd == 1)
+    {
+      m.rows = 1;
+      m.cols = v->sizes[first_dim];
+      m.col_stride = v->strides[first_dim];
+      m.row_stride = m.cols;
+    }
+  else
+    {
+      m.rows = v->sizes[first_dim];
+      m.cols = v->sizes[first_dim + 1];
+      m.row_stride = v->strides[first_dim];
+      m.col_stride = v->strides[first_dim + 1];
+    }
+  /* cuBLAS needs one unit stride; a size-1 dimension's stride is free */
+  if (m.rows == 1)
+    m.row_stride = m.col_stride == 1 ? m.cols : 1;
+  if (m.cols == 1)
+    m.col_stride = m.row_stride == 1 ? m.rows : 1;
+  if (first_dim == 1)
+    m.batch_stride = v->sizes[0] == 1 ? 0 : v->strides[0];
+  return m;
+}
+
+static double
+call_scalar (const ind_node *n, const char *name, double fallback)
+{
+  const fx_op_schema *s = fx_op_get_schema (n->call->op->id);
+  for (int i = 0; i < s->n_args && i < n->call->n_args; i++)
+    if (strcmp (s->args[i].name, name) == 0)
+      {
+        const fx_value *v = &n->call->args[i];
+        if (v->kind == FX_VALUE_INT || v->kind == FX_VALUE_FLOAT || v->kind == FX_VALUE_BOOL)
+          return fx_value_as_f64 (v);
+      }
+  return fallback;
+}
+
+/* mm, addmm, bmm on cuBLAS. Anything else the GPU path cannot run (the host reference kernels would need the data
+   on the host in the middle of the graph): the compile fails and says which node. */
+static fx_status
+add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag)
+{
+  int op = n->call ? n->call->op->id : -1;
+  const char *origin = n->n_origins ? n->origins[0] : "?";
+  if (n->kind != IND_NODE_EXTERN || (op != FX_OP_MM && op != FX_OP_ADDMM && op != FX_OP_BMM))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): no GPU kernel for %s (node '%s'); only loop "
+                        "kernels and mm/addmm/bmm run on the device", n->call ? n->call->op->target : n->op_name,
+                        origin);
+  fx_dtype dt = p->bufs[n->out_buf].dtype;
+  if (dt != FX_DTYPE_F32 && dt != FX_DTYPE_F64)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s of %s (node '%s') is not supported on the GPU",
+                        n->op_name, fx_dtype_name (dt), origin);
+  int out_view = -1;
+  /* the output is the extern buffer itself (contiguous as planned) */
+  const ind_buffer *OB = &p->bufs[n->out_buf];
+  fx_cuda_buffer_matrix c;
+  memset (&c, 0, sizeof c);
+  c.buffer = gpu->pbuf[n->out_buf];
+  int fd = op == FX_OP_BMM ? 1 : 0;
+  c.rows = OB->sizes[fd];
+  c.cols = OB->sizes[fd + 1];
+  c.row_stride = OB->strides[fd];
+  c.col_stride = OB->strides[fd + 1];
+  c.batch_stride = fd ? OB->strides[0] : 0;
+  (void) out_view;
+  int a_arg = op == FX_OP_ADDMM ? 1 : 0;
+  if (n->arg_views[a_arg] < 0 || n->arg_views[a_arg + 1] < 0)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s (node '%s') has no tensor operands",
+                        n->op_name, origin);
+  fx_cuda_buffer_matrix a = view_matrix (gpu, p, n->arg_views[a_arg], fd);
+  fx_cuda_buffer_matrix b = view_matrix (gpu, p, n->arg_views[a_arg + 1], fd);
+  if (a.buffer < 0 || b.buffer < 0 || c.buffer < 0)
+    return fx_diag_set (diag, FX_ERR_BACKEND, "inductor (cuda): %s (node '%s'): an operand has no device buffer",
+                        n->op_name, origin);
+  if ((a.row_stride != 1 && a.col_stride != 1) || (b.row_stride != 1 && b.col_stride != 1))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s (node '%s'): an operand has no unit stride",
+                        n->op_name, origin);
+  int64_t batch = fd ? OB->sizes[0] : 1;
+  double alpha = 1, beta = 0;
+  fx_status st;
+  if (op == FX_OP_ADDMM)
+    {
+      double bb = call_scalar (n, "beta", 1), aa = call_scalar (n, "alpha", 1);
+      if (n->arg_views[0] < 0)
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): addmm (node '%s') bias is not a tensor", origin);
+      fx_cuda_buffer_matrix bias = view_matrix (gpu, p, n->arg_views[0], 0);
+      if (bias.rows == 1 && bias.cols == 1 && p->views[n->arg_views[0]].ndim == 0)
+        bias.col_stride = 1;
+      if ((st = fx_cuda_program_add_broadcast (gpu->prog, G->name, dt, &bias, bb, &c, diag)) != FX_OK)
+        return st;
+      note_step (gpu, kernel);
+      alpha = aa;
+      beta = 1;
+    }
+  if ((st = fx_cuda_program_add_gemm (gpu->prog, G->name, dt, batch, alpha, &a, &b, beta, &c, diag)) != FX_OK)
+    return st;
+  note_step (gpu, kernel);
+  return FX_OK;
+}
+
+static fx_status
+add_launches (ind_gpu *gpu, const ind_program *p, const ind_cuda_kernel *ck, int ws_buffer, int kernel, fx_diag *diag)
+{
+  fx_cuda_arg args[64];
+  size_t n = 0;
+  if (ck->n_params + 1 > 64)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s has more than 63 buffers", ck->name);
+  for (int i = 0; i < ck->n_params; i++)
+    {
+      int b = ck->params[i];
+      if (gpu->pbuf[b] < 0)
+        return fx_diag_set (diag, FX_ERR_BACKEND, "inductor (cuda): %s: buf%d has no device memory", ck->name, b);
+      memset (&args[n], 0, sizeof args[n]);
+      args[n].kind = FX_CUDA_ARG_BUFFER;
+      args[n].buffer = gpu->pbuf[b];
+      n++;
+    }
+  if (ck->cfg.kind == IND_CUDA_SPLIT)
+    {
+      memset (&args[n], 0, sizeof args[n]);
+      args[n].kind = FX_CUDA_ARG_BUFFER;
+      args[n].buffer = ws_buffer;
+      n++;
+    }
+  fx_status st = fx_cuda_program_add_launch (gpu->prog, ck->name, NULL, ck->grid, ck->block, 0, args, n, diag);
+  if (st != FX_OK)
+    return st;
+  note_step (gpu, kernel);
+  if (ck->cfg.kind == IND_CUDA_SPLIT)
+    {
+      if ((st = fx_cuda_program_add_launch (gpu->prog, ck->name2, NULL, ck->grid2, ck->block2, 0, args, n, diag))
+          != FX_OK)
+        return st;
+      note_step (gpu, kernel + 1);
+    }
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- max-autotune */
+
+typedef struct bench_ctx
+{
+  fx_cuda_kernel *k1, *k2;
+  const ind_cuda_kernel *ck;
+  fx_cuda_ptr *ptrs;        /* per IR buffer */
+  fx_cuda_ptr ws;
+} bench_ctx;
+
+static fx_status
+bench_launch (void *data, fx_cuda_stream *stream, fx_diag *diag)
+{
+  bench_ctx *b = data;
+  fx_cuda_ptr vals[64];
+  void *params[64];
+  int n = 0;
+  for (int i = 0; i < b->ck->n_params && n < 63; i++)
+    {
+      vals[n] = b->ptrs[b->ck->params[i]];
+      params[n] = &vals[n];
+      n++;
+    }
+  if (b->ck->cfg.kind == IND_CUDA_SPLIT)
+    {
+      vals[n] = b->ws;
+      params[n] = &vals[n];
+      n++;
+    }
+  fx_status st = fx_cuda_launch (b->k1, stream, b->ck->grid, b->ck->block, 0, params, diag);
+  if (st == FX_OK && b->k2)
+    st = fx_cuda_launch (b->k2, stream, b->ck->grid2, b->ck->block2, 0, params, diag);
+  return st;
+}
+
+static void
+describe_params (const ind_program *p, const ind_cuda_kernel *ck, fx_buf *strides, fx_buf *dtypes)
+{
+  for (int i = 0; i < ck->n_params; i++)
+    {
+      const ind_buffer *B = &p->bufs[ck->params[i]];
+      fx_buf_puts (strides, i ? ", [" : "[");
+      for (int d = 0; d < B->ndim; d++)
+        fx_buf_printf (strides, "%s%lld", d ? ", " : "", (long long) B->strides[d]);
+      fx_buf_puts (strides, "]");
+      fx_buf_printf (dtypes, "%s%s", i ? ", " : "", fx_dtype_name (B->dtype));
+    }
+}
+
+/* Benchmarks every configuration of every loop kernel on scratch buffers and keeps the fastest in chosen[g].
+   The AUTOTUNE tables go to table. */
+static fx_status
+autotune (ind_gpu *gpu, const ind_program *p, ind_cuda_config *chosen, fx_buf *table, fx_compiled *out, fx_diag *diag)
+{
+  ind_cuda_config (*cfgs)[MAX_CONFIGS] = calloc ((size_t) p->n_groups + 1, sizeof *cfgs);
+  int *n_cfgs = calloc ((size_t) p->n_groups + 1, sizeof (int));
+  ind_cuda_kernel *var = calloc ((size_t) (p->n_groups + 1) * MAX_CONFIGS, sizeof *var);
+  fx_cuda_ptr *ptrs = calloc ((size_t) p->n_bufs + 1, sizeof *ptrs);
+  fx_buf src;
+  fx_buf_init (&src);
+  fx_status st = FX_OK;
+  ind_cuda_plan plan = { NULL, ind_cuda_index32 (p) };
+  plan.kernels = calloc ((size_t) p->n_groups * MAX_CONFIGS + 1, sizeof (ind_cuda_kernel));
+  /* one module with every variant: kernel names get a _cfgN suffix through the counter */
+  int64_t ws_max = 16;
+  int counter = 0;
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      n_cfgs[g] = ind_cuda_configs (p, g, cfgs[g], MAX_CONFIGS);
+      for (int c = 0; c < n_cfgs[g]; c++)
+        {
+          ind_cuda_kernel *ck = &var[g * MAX_CONFIGS + c];
+          ind_cuda_plan_kernel (p, g, &cfgs[g][c], &counter, ck);
+          if (ck->ws_bytes > ws_max)
+            ws_max = ck->ws_bytes;
+        }
+    }
+  /* generate each variant by planning a one-group view of the plan */
+  fx_buf_reset (&src);
+  {
+    ind_cuda_plan one = { NULL, plan.index32 };
+    one.kernels = calloc ((size_t) p->n_groups + 1, sizeof (ind_cuda_kernel));
+    bool first = true;
+    for (int g = 0; g < p->n_groups; g++)
+      for (int c = 0; c < n_cfgs[g]; c++)
+        {
+          memset (one.kernels, 0, sizeof (ind_cuda_kernel) * (size_t) p->n_groups);
+          one.kernels[g] = var[g * MAX_CONFIGS + c];
+          fx_buf part;
+          fx_buf_init (&part);
+          ind_cuda_codegen (p, &one, &part);
+          var[g * MAX_CONFIGS + c].params = one.kernels[g].params;
+          var[g * MAX_CONFIGS + c].n_params = one.kernels[g].n_params;
+          /* every part starts with the header: keep it once */
+          const char *body = strstr (part.data, "// index math in");
+          if (first)
+            fx_buf_append (&src, part.data, part.len);
+          else if (body)
+            fx_buf_puts (&src, body);
+          first = false;
+          fx_buf_free (&part);
+        }
+    free (one.kernels);
+  }
+  double t0 = now_ms ();
+  fx_cuda_module *module = NULL;
+  fx_cuda_build_info info;
+  memset (&info, 0, sizeof info);
+  if (src.len)
+    st = fx_cuda_module_build (gpu->cuda, src.data, "inductor_autotune.cu", NULL, &module, &info, diag);
+  fx_cuda_build_info_clear (&info);
+  double precompile = (now_ms () - t0) / 1e3;
+  fx_cuda_ptr ws = 0;
+  for (int b = 0; st == FX_OK && b < p->n_bufs; b++)
+    if (gpu->pbuf[b] >= 0)
+      {
+        size_t bytes = nonzero (buffer_bytes (p, b));
+        st = fx_cuda_malloc (gpu->cuda, bytes, NULL, &ptrs[b], diag);
+        if (st == FX_OK)
+          st = fx_cuda_memset (gpu->cuda, NULL, ptrs[b], 0, bytes, diag);
+      }
+  if (st == FX_OK)
+    st = fx_cuda_malloc (gpu->cuda, (size_t) ws_max, NULL, &ws, diag);
+  for (int g = 0; st == FX_OK && g < p->n_groups; g++)
+    {
+      if (n_cfgs[g] == 0)
+        continue;
+      chosen[g] = cfgs[g][0];
+      if (n_cfgs[g] == 1)
+        continue;
+      fx_cuda_autotune_choice choices[MAX_CONFIGS];
+      bench_ctx ctx[MAX_CONFIGS];
+      char *names[MAX_CONFIGS], *descs[MAX_CONFIGS];
+      int n = 0;
+      for (int c = 0; c < n_cfgs[g]; c++)
+        {
+          ind_cuda_kernel *ck = &var[g * MAX_CONFIGS + c];
+          memset (&ctx[n], 0, sizeof ctx[n]);
+          ctx[n].ck = ck;
+          ctx[n].ptrs = ptrs;
+          ctx[n].ws = ws;
+          fx_diag d;
+          fx_diag_clear (&d);
+          if (fx_cuda_module_get_kernel (module, ck->name, &ctx[n].k1, &d) != FX_OK
+              || (ck->name2 && fx_cuda_module_get_kernel (module, ck->name2, &ctx[n].k2, &d) != FX_OK))
+            continue;
+          fx_buf t;
+          fx_buf_init (&t);
+          ind_cuda_config_describe (&ck->cfg, &t);
+          names[n] = strdup (ck->name);
+          descs[n] = strdup (t.data ? t.data : "");
+          fx_buf_free (&t);
+          choices[n].name = names[n];
+          choices[n].description = descs[n];
+          choices[n].fn = bench_launch;
+          choices[n].ctx = &ctx[n];
+          /* map back to the config */
+          ctx[n].ck = ck;
+          n++;
+        }
+      fx_buf strides, dtypes, title;
+      fx_buf_init (&strides);
+      fx_buf_init (&dtypes);
+      fx_buf_init (&title);
+      describe_params (p, &var[g * MAX_CONFIGS], &strides, &dtypes);
+      const ind_group *G = &p->groups[g];
+      fx_buf_printf (&title, "%s(", gpu->plan.kernels[g].name ? gpu->plan.kernels[g].name : G->name);
+      for (int d = 0; d < G->kx; d++)
+        fx_buf_printf (&title, "%s%lld", d ? "x" : "", (long long) G->xs[d]);
+      if (G->kr)
+        {
+          fx_buf_puts (&title, G->kx ? ", " : "");
+          for (int d = 0; d < G->kr; d++)
+            fx_buf_printf (&title, "%s%lld", d ? "x" : "", (long long) G->rs[d]);
+        }
+      fx_buf_puts (&title, ")");
+      fx_cuda_autotune_result res;
+      memset (&res, 0, sizeof res);
+      fx_diag d;
+      fx_diag_clear (&d);
+      if (n > 0 && fx_cuda_autotune (gpu->cuda, NULL, title.data, strides.data ? strides.data : "",
+                                     dtypes.data ? dtypes.data : "", choices, (size_t) n, NULL, precompile, &res, &d)
+                   == FX_OK)
+        {
+          chosen[g] = ctx[res.best].ck->cfg;
+          if (res.table)
+            fx_buf_puts (table, res.table);
+          fx_buf_putc (table, '\n');
+        }
+      else if (n > 0)
+        fx_buf_printf (&out->notes, "max_autotune: %s: %s (kept the heuristic choice)\n", title.data, d.message);
+      fx_cuda_autotune_result_clear (&res);
+      for (int i = 0; i < n; i++)
+        {
+          free (names[i]);
+          free (descs[i]);
+        }
+      fx_buf_free (&strides);
+      fx_buf_free (&dtypes);
+      fx_buf_free (&title);
+    }
+  if (st == FX_OK)
+    st = fx_cuda_synchronize (gpu->cuda, diag);
+  for (int b = 0; b < p->n_bufs; b++)
+    fx_cuda_free (gpu->cuda, ptrs[b]);
+  fx_cuda_free (gpu->cuda, ws);
+  if (module)
+    fx_cuda_module_free (module);
+  fx_buf_free (&src);
+  free (plan.kernels);
+  free (var);
+  free (ptrs);
+  free (n_cfgs);
+  free (cfgs);
+  return st;
+}
+
+/* ---------------------------------------------------------------- compile */
+
+/* Mutated graph inputs (an in-place op on a placeholder): PyTorch's cudagraphs skip such graphs. */
+static int
+mutated_inputs (const fx_graph *g)
+{
+  int count = 0;
+  for (const fx_node *n = g->first; n; n = n->next)
+    if (!n->erased && n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP && n->n_args > 0
+        && n->args[0].kind == FX_ARG_NODE && n->args[0].u.node->op == FX_OP_PLACEHOLDER
+        && fx_op_lookup_inplace (n->target.name) >= 0)
+      count++;
+  return count;
+}
+
+static void
+plan_with (const ind_program *p, const ind_cuda_config *chosen, ind_cuda_plan *plan)
+{
+  plan->kernels = fx_arena_alloc (p->arena, sizeof (ind_cuda_kernel) * (size_t) (p->n_groups + 1));
+  plan->index32 = ind_cuda_index32 (p);
+  int counter = 0;
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      plan->kernels[g].group = g;
+      if (!p->groups[g].is_extern)
+        ind_cuda_plan_kernel (p, g, &chosen[g], &counter, &plan->kernels[g]);
+    }
+}
+
+fx_status
+ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_compiled *out, ind_gpu **gpu_out,
+                 fx_diag *diag)
+{
+  *gpu_out = NULL;
+  fx_cuda *cuda = NULL;
+  fx_status st = open_device (ordinal, &cuda, diag);
+  if (st != FX_OK)
+    return st;
+  ind_gpu *gpu = calloc (1, sizeof *gpu);
+  *gpu_out = gpu;
+  gpu->cuda = cuda;
+  if ((st = fx_cuda_program_new (cuda, &gpu->prog, diag)) != FX_OK)
+    return st;
+  /* configurations: the heuristic's, or the fastest of max-autotune */
+  ind_cuda_config *chosen = calloc ((size_t) p->n_groups + 1, sizeof *chosen);
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      ind_cuda_config c[MAX_CONFIGS];
+      if (ind_cuda_configs (p, g, c, MAX_CONFIGS) > 0)
+        chosen[g] = c[0];
+    }
+  plan_with (p, chosen, &gpu->plan);
+  ind_cuda_layout lay;
+  ind_cuda_layout_make (p, &gpu->plan, &lay);
+  gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
+  memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
+  if (fx_options_get_bool (req->options, "max_autotune", false))
+    {
+      fx_buf table;
+      fx_buf_init (&table);
+      double t0 = now_ms ();
+      st = autotune (gpu, p, chosen, &table, out, diag);
+      if (st == FX_OK)
+        {
+          fx_compiled_add_artifact (out, "autotune.txt", "log", table.data ? table.data : "", table.len);
+          fx_buf_printf (&out->notes, "max_autotune: %d kernels benchmarked in %.1f ms\n", p->n_groups,
+                         now_ms () - t0);
+          plan_with (p, chosen, &gpu->plan);
+          ind_cuda_layout_free (&lay);
+          ind_cuda_layout_make (p, &gpu->plan, &lay);
+        }
+      fx_buf_free (&table);
+    }
+  free (chosen);
+  /* device buffers, numbered as the layout numbers them */
+  gpu->input_bufs = malloc (sizeof (int) * (size_t) (lay.n_pbufs + 1));
+  gpu->output_bufs = malloc (sizeof (int) * (size_t) (lay.n_pbufs + 1));
+  for (int k = 0; st == FX_OK && k < lay.n_pbufs; k++)
+    {
+      int idx = lay.pb[k].role == IND_PB_INPUT ? fx_cuda_program_add_input (gpu->prog, lay.pb[k].bytes)
+                : lay.pb[k].role == IND_PB_OUTPUT ? fx_cuda_program_add_output (gpu->prog, lay.pb[k].bytes)
+                : fx_cuda_program_add_temp (gpu->prog, lay.pb[k].bytes);
+      if (idx != k)
+        st = fx_diag_set (diag, FX_ERR_NOMEM, "inductor (cuda): cannot add device buffer %d", k);
+      else if (lay.pb[k].role == IND_PB_INPUT)
+        gpu->input_bufs[gpu->n_inputs++] = lay.pb[k].ir_buf;
+      else if (lay.pb[k].role == IND_PB_OUTPUT)
+        gpu->output_bufs[gpu->n_outputs++] = lay.pb[k].ir_buf;
+    }
+  fx_buf src;
+  fx_buf_init (&src);
+  if (st == FX_OK)
+    {
+      ind_cuda_codegen (p, &gpu->plan, &src);
+      fx_compiled_add_artifact (out, "output_code.cu", "code", src.data ? src.data : "", src.len);
+      fx_cuda_build_info info;
+      memset (&info, 0, sizeof info);
+      double t1 = now_ms ();
+      st = fx_cuda_program_add_source (gpu->prog, src.data ? src.data : "", "output_code.cu", NULL, &info, diag);
+      fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels on cuda:%d; NVRTC %s (%.1f ms, %s)\n",
+                     p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", now_ms () - t1,
+                     info.arch);
+      if (info.log && *info.log)
+        fx_compiled_add_artifact (out, "compiler_output.txt", "log", info.log, strlen (info.log));
+      fx_cuda_build_info_clear (&info);
+    }
+  /* steps and the kernel list, in group order */
+  fx_device dev = { FX_DEVICE_CUDA, ordinal };
+  for (int g = 0; st == FX_OK && g < p->n_groups; g++)
+    {
+      const ind_group *G = &p->groups[g];
+      const ind_cuda_kernel *ck = &gpu->plan.kernels[g];
+      int first = (int) out->n_kernels;
+      fx_kernel_info *ki[2] = { NULL, NULL };
+      if (G->is_extern)
+        {
+          const ind_node *n0 = &p->nodes[G->nodes[0]];
+          ki[0] = fx_compiled_add_kernel (out, G->name, "extern", NULL, NULL);
+          st = add_extern (gpu, p, n0, G, first, diag);
+        }
+      else
+        {
+          const char *kind = ck->cfg.kind == IND_CUDA_POINTWISE ? "pointwise" : "reduction";
+          size_t mid = ck->cfg.kind == IND_CUDA_SPLIT ? ck->src_mid : ck->src_end;
+          char *code = fx_arena_strndup (out->arena, src.data + ck->src_begin, mid - ck->src_begin);
+          ki[0] = fx_compiled_add_kernel (out, ck->name, kind, "cuda", code);
+          if (ck->name2)
+            {
+              code = fx_arena_strndup (out->arena, src.data + ck->src_mid, ck->src_end - ck->src_mid);
+              ki[1] = fx_compiled_add_kernel (out, ck->name2, kind, "cuda", code);
+            }
+          st = add_launches (gpu, p, ck, lay.ws[g], first, diag);
+        }
+      for (int j = 0; j < 2; j++)
+        if (ki[j])
+          {
+            ki[j]->device = dev;
+            for (int k = 0; k < G->n_nodes; k++)
+              {
+                const ind_node *n = &p->nodes[G->nodes[k]];
+                for (size_t o = 0; o < n->n_origins; o++)
+                  {
+                    bool dup = false;
+                    for (size_t q = 0; q < ki[j]->n_nodes; q++)
+                      dup |= strcmp (ki[j]->nodes[q], n->origins[o]) == 0;
+                    if (!dup)
+                      fx_kernel_add_node (out, ki[j], n->origins[o]);
+                  }
+              }
+          }
+    }
+  /* the table of choices, like the C generator's ir dumps */
+  if (st == FX_OK)
+    {
+      fx_buf t;
+      fx_buf_init (&t);
+      for (int g = 0; g < p->n_groups; g++)
+        {
+          const ind_cuda_kernel *ck = &gpu->plan.kernels[g];
+          if (!ck->name)
+            {
+              fx_buf_printf (&t, "%s extern\n", p->groups[g].name);
+              continue;
+            }
+          fx_buf_printf (&t, "%s %s grid=%u block=%u ", ck->name, ind_cuda_kind_name (ck->cfg.kind), ck->grid[0],
+                         ck->block[0]);
+          ind_cuda_config_describe (&ck->cfg, &t);
+          if (ck->name2)
+            fx_buf_printf (&t, " then %s grid=%u block=%u", ck->name2, ck->grid2[0], ck->block2[0]);
+          fx_buf_putc (&t, '\n');
+        }
+      fx_compiled_add_artifact (out, "cuda_kernels.txt", "text", t.data ? t.data : "", t.len);
+      fx_buf_reset (&t);
+      ind_cuda_wrapper_text (p, &gpu->plan, &lay, &t);
+      fx_compiled_add_artifact (out, "cuda_wrapper.txt", "text", t.data ? t.data : "", t.len);
+      fx_buf_free (&t);
+    }
+  fx_buf_free (&src);
+  ind_cuda_layout_free (&lay);
+  gpu->n_kernels = out->n_kernels;
+  if (st == FX_OK && fx_options_get_bool (req->options, "triton.cudagraphs", false))
+    {
+      int m = mutated_inputs (req->graph);
+      if (m > 0)
+        {
+          char reason[64];
+          snprintf (reason, sizeof reason, "mutated inputs (%d instances)", m);
+          fx_cuda_program_skip_graphs (gpu->prog, reason);
+        }
+      else
+        {
+          fx_cuda_program_use_graphs (gpu->prog, true);
+          gpu->graphs = true;
+        }
+      const char *skip = fx_cuda_program_skip_message (gpu->prog);
+      if (skip)
+        fx_buf_printf (&out->notes, "%s\n", skip);
+    }
+  return st;
+}
+
+void
+ind_gpu_free (ind_gpu *gpu)
+{
+  if (gpu == NULL)
+    return;
+  if (gpu->cuda)
+    fx_cuda_synchronize (gpu->cuda, NULL);
+  fx_cuda_program_free (gpu->prog);
+  free (gpu->pbuf);
+  free (gpu->input_bufs);
+  free (gpu->output_bufs);
+  free (gpu->step_kernel);
+  free (gpu->kernel_ms);
+  free (gpu);
+}
+
+const char *
+ind_gpu_skip_message (const ind_gpu *gpu)
+{
+  return gpu && gpu->prog ? fx_cuda_program_skip_message (gpu->prog) : NULL;
+}
+
+/* ---------------------------------------------------------------- run */
+
+typedef struct block_ctx
+{
+  fx_cuda *cuda;
+  fx_cuda_ptr ptr;
+} block_ctx;
+
+static void
+block_release (void *data)
+{
+  block_ctx *b = data;
+  fx_cuda_free (b->cuda, b->ptr);
+  free (b);
+}
+
+/* A device tensor over a caching-allocator block that the tensor now owns. */
+static fx_tensor *
+wrap_block (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, const ind_buffer *B)
+{
+  fx_tensor *t = fx_tensor_new_meta (B->dtype, B->ndim, B->sizes, B->strides);
+  fx_storage *s = calloc (1, sizeof *s);
+  block_ctx *ctx = calloc (1, sizeof *ctx);
+  if (!t || !s || !ctx)
+    {
+      if (t)
+        fx_tensor_unref (t);
+      free (s);
+      free (ctx);
+      return NULL;
+    }
+  ctx->cuda = cuda;
+  ctx->ptr = ptr;
+  s->refcount = 1;
+  s->data = (void *) (uintptr_t) ptr;
+  s->nbytes = nbytes;
+  s->device.type = FX_DEVICE_CUDA;
+  s->device.index = fx_cuda_get_info (cuda)->ordinal;
+  s->release = block_release;
+  s->release_ctx = ctx;
+  t->storage = s;
+  t->device = s->device;
+  return t;
+}
+
+/* Bytes from element 0 to the last element of a buffer's layout. */
+static int64_t
+extent_bytes (const ind_buffer *B)
+{
+  int64_t hi = 1;
+  for (int d = 0; d < B->ndim; d++)
+    {
+      if (B->sizes[d] == 0)
+        return 0;
+      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
+    }
+  return hi * (int64_t) fx_dtype_size (B->dtype);
+}
+
+static bool
+same_layout (const fx_tensor *t, const ind_buffer *b)
+{
+  if (t->dtype != b->dtype || t->ndim != b->ndim)
+    return false;
+  for (int d = 0; d < b->ndim; d++)
+    if (t->sizes[d] != b->sizes[d] || (b->sizes[d] != 1 && t->strides[d] != b->strides[d]))
+      return false;
+  return true;
+}
+
+static fx_status
+run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+          fx_value **outputs, size_t *n_outputs, fx_cuda_timeline *timeline, fx_diag *diag)
+{
+  fx_cuda *cuda = gpu->cuda;
+  fx_cuda_stream *stream = fx_cuda_default_stream (cuda);
+  fx_tensor **dev = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));   /* per IR buffer: its device tensor */
+  fx_cuda_ptr *in_ptrs = calloc ((size_t) gpu->n_inputs + 1, sizeof (fx_cuda_ptr));
+  fx_cuda_ptr *out_ptrs = calloc ((size_t) gpu->n_outputs + 1, sizeof (fx_cuda_ptr));
+  bool any_host = false, caller_owns = true, ran = false;
+  fx_status st = FX_OK;
+  for (int k = 0; st == FX_OK && k < gpu->n_inputs; k++)
+    {
+      int b = gpu->input_bufs[k];
+      const ind_buffer *B = &p->bufs[b];
+      if ((size_t) B->input_index >= n_inputs || inputs[B->input_index].kind != FX_VALUE_TENSOR)
+        {
+          st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing or not a tensor", B->input_index);
+          break;
+        }
+      fx_tensor *t = inputs[B->input_index].u.t;
+      bool shape_ok = t->dtype == B->dtype && t->ndim == B->ndim;
+      for (int d = 0; shape_ok && d < B->ndim; d++)
+        shape_ok = t->sizes[d] == B->sizes[d];
+      if (!shape_ok)
+        {
+          fx_buf want;
+          fx_buf_init (&want);
+          fx_tensor_describe (t, &want);
+          st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is %s; the graph was compiled for another "
+                            "shape or dtype (recompile)", B->input_index, want.data);
+          fx_buf_free (&want);
+          break;
+        }
+      bool on_device = t->device.type == FX_DEVICE_CUDA;
+      if (on_device && fx_cuda_tensor_check (cuda, t, NULL) != FX_OK)
+        on_device = false;   /* another device's memory: through the host */
+      if (on_device && same_layout (t, B) && fx_cuda_tensor_ptr (t) % 16 == 0)
+        dev[b] = fx_tensor_ref (t);
+      else
+        {
+          /* host inputs, other layouts and misaligned device inputs: into a planned, aligned device buffer */
+          fx_tensor *host = NULL;
+          if (on_device)
+            st = fx_cuda_tensor_to_host (cuda, NULL, t, &host, diag);
+          else if (t->storage == NULL)
+            st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d has no data", B->input_index);
+          else
+            host = fx_tensor_ref (t);
+          any_host |= !on_device;
+          fx_tensor *planned = NULL;
+          if (st == FX_OK && !same_layout (host, B))
+            {
+              planned = fx_tensor_new_strided (NULL, B->dtype, B->ndim, B->sizes, B->strides);
+              st = planned ? fx_tensor_copy_into (planned, host, diag)
+                           : fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+            }
+          /* the device copy keeps the compiled strides exactly (also where they leave gaps) */
+          const fx_tensor *src = planned ? planned : host;
+          if (st == FX_OK)
+            st = fx_cuda_tensor_new (cuda, B->dtype, B->ndim, B->sizes, B->strides, &dev[b], diag);
+          if (st == FX_OK)
+            st = fx_cuda_copy_h2d (cuda, NULL, fx_cuda_tensor_ptr (dev[b]), fx_tensor_data (src),
+                                   (size_t) extent_bytes (B), diag);
+          if (planned)
+            fx_tensor_unref (planned);
+          if (host)
+            fx_tensor_unref (host);
+        }
+      if (st == FX_OK)
+        in_ptrs[k] = fx_cuda_tensor_ptr (dev[b]);
+    }
+  if (st == FX_OK)
+    {
+      st = fx_cuda_program_run (gpu->prog, stream, in_ptrs, (size_t) gpu->n_inputs, out_ptrs,
+                                (size_t) gpu->n_outputs, &caller_owns, timeline, diag);
+      ran = st == FX_OK;
+    }
+  for (int k = 0; ran && st == FX_OK && k < gpu->n_outputs; k++)
+    {
+      int b = gpu->output_bufs[k];
+      const ind_buffer *B = &p->bufs[b];
+      size_t bytes = nonzero (buffer_bytes (p, b));
+      if (caller_owns)
+        {
+          dev[b] = wrap_block (cuda, out_ptrs[k], bytes, B);
+          if (dev[b] == NULL)
+            {
+              fx_cuda_free (cuda, out_ptrs[k]);
+              st = fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+            }
+        }
+      else
+        {
+          /* a replayed graph's outputs are overwritten by the next replay: hand out copies */
+          st = fx_cuda_tensor_new (cuda, B->dtype, B->ndim, B->sizes, B->strides, &dev[b], diag);
+          if (st == FX_OK)
+            st = fx_cuda_copy_d2d (cuda, stream, fx_cuda_tensor_ptr (dev[b]), out_ptrs[k],
+                                   (size_t) buffer_bytes (p, b), diag);
+        }
+    }
+  if (ran && caller_owns && st != FX_OK)
+    for (int k = 0; k < gpu->n_outputs; k++)
+      if (dev[gpu->output_bufs[k]] == NULL)
+        fx_cuda_free (cuda, out_ptrs[k]);
+  if (ran)
+    {
+      fx_status s2 = fx_cuda_stream_synchronize (stream, st == FX_OK ? diag : NULL);
+      if (st == FX_OK)
+        st = s2;
+    }
+  if (st == FX_OK)
+    {
+      *n_outputs = (size_t) p->n_outputs;
+      *outputs = fx_arena_alloc (arena, sizeof (fx_value) * ((size_t) p->n_outputs + 1));
+      for (int k = 0; k < p->n_outputs; k++)
+        {
+          (*outputs)[k] = fx_value_none ();
+          if (p->outputs[k] < 0)
+            continue;
+          const ind_view *v = &p->views[p->outputs[k]];
+          fx_tensor *base = dev[v->buf];
+          if (base == NULL)
+            {
+              st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor (cuda): output %d has no device buffer", k);
+              continue;
+            }
+          fx_tensor *view = fx_tensor_as_strided (base, v->ndim, v->sizes, v->strides, base->offset + v->offset);
+          if (any_host && st == FX_OK)
+            {
+              fx_tensor *h = NULL;
+              st = fx_cuda_tensor_to_host (cuda, NULL, view, &h, diag);
+              fx_tensor_unref (view);
+              view = h;
+            }
+          if (view)
+            (*outputs)[k] = fx_value_tensor (view);
+        }
+      if (st != FX_OK)
+        {
+          for (int k = 0; k < p->n_outputs; k++)
+            fx_value_clear (&(*outputs)[k]);
+          *n_outputs = 0;
+        }
+    }
+  for (int b = 0; b < p->n_bufs; b++)
+    if (dev[b])
+      fx_tensor_unref (dev[b]);
+  free (dev);
+  free (in_ptrs);
+  free (out_ptrs);
+  return st;
+}
+
+fx_status
+ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+             fx_value **outputs, size_t *n_outputs, fx_diag *diag)
+{
+  return run_once (gpu, p, inputs, n_inputs, arena, outputs, n_outputs, NULL, diag);
+}
+
+/* Per-kernel times with CUDA events around each step of eager runs (under reduce-overhead the graph is set aside
+   for these runs: a replay is one span). */
+fx_status
+ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_value *inputs, size_t n_inputs,
+                 int repeat, fx_diag *diag)
+{
+  fx_cuda_timeline *tl = NULL;
+  fx_status st = fx_cuda_timeline_new (gpu->cuda, &tl, diag);
+  if (st != FX_OK)
+    return st;
+  bool graphs = gpu->graphs;
+  double *ms = calloc (gpu->n_kernels + 1, sizeof (double));
+  fx_cuda_program_use_graphs (gpu->prog, false);
+  if (repeat < 1)
+    repeat = 1;
+  for (int r = -1; r < repeat && st == FX_OK; r++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      fx_cuda_timeline_reset (tl);
+      st = run_once (gpu, p, inputs, n_inputs, arena, &res, &n_res, tl, diag);
+      if (st == FX_OK)
+        st = fx_cuda_timeline_collect (tl, diag);
+      for (size_t i = 0; st == FX_OK && r >= 0 && i < fx_cuda_timeline_count (tl) && i < gpu->n_steps; i++)
+        ms[gpu->step_kernel[i]] += fx_cuda_timeline_ms (tl, i);
+      for (size_t i = 0; i < n_res; i++)
+        fx_value_clear (&res[i]);
+      fx_arena_free (arena);
+    }
+  if (graphs)
+    fx_cuda_program_use_graphs (gpu->prog, true);
+  for (size_t k = 0; k < c->n_kernels && k < gpu->n_kernels; k++)
+    c->kernels[k].time_ms = st == FX_OK ? ms[k] / repeat : -1;
+  free (ms);
+  fx_cuda_timeline_free (tl);
+  return st;
+}

@@ -1,0 +1,479 @@
+/* test-inductor-cuda-gpu.c: the inductor backend on a CUDA device against the interpreter: every fixture graph
+   (scaled down, device inputs), host inputs with device='cuda', fixed-seed random graphs, reduce-overhead replays
+   (new inputs copied into the static buffers), max-autotune's table, per-kernel event timing, full-shape fixtures,
+   every reduction kind. Exits 77 without a device. */
+#include "../cuda/cuda-test.h"
+#include "inductor-cuda-common.h"
+#include "cuda/fx-cuda.h"
+
+static fx_cuda *cuda;
+
+/* same()-style: allclose with rtol = atol = 1e-3 (fp32), NaN equal to NaN. */
+static bool
+close_values (const fx_value *a, const fx_value *b, size_t n, char *why, size_t why_len)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (a[i].kind != b[i].kind)
+        {
+          snprintf (why, why_len, "output %zu: kind %d vs %d", i, a[i].kind, b[i].kind);
+          return false;
+        }
+      if (a[i].kind != FX_VALUE_TENSOR)
+        continue;
+      const fx_tensor *x = a[i].u.t, *y = b[i].u.t;
+      if (x->ndim != y->ndim || fx_tensor_numel (x) != fx_tensor_numel (y))
+        {
+          snprintf (why, why_len, "output %zu: shape differs", i);
+          return false;
+        }
+      int64_t n_el = fx_tensor_numel (x);
+      for (int64_t k = 0; k < n_el; k++)
+        {
+          double u = fx_tensor_get_f64 (x, k), v = fx_tensor_get_f64 (y, k);
+          if (isnan (u) && isnan (v))
+            continue;
+          if (!(fabs (u - v) <= 1e-3 + 1e-3 * fabs (v)))
+            {
+              snprintf (why, why_len, "output %zu element %lld: cuda %.9g vs interpreter %.9g", i, (long long) k, u, v);
+              return false;
+            }
+        }
+    }
+  return true;
+}
+
+/* Device outputs → host copies (in place in the array). */
+static bool
+to_host (fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (v[i].kind == FX_VALUE_TENSOR && v[i].u.t->device.type == FX_DEVICE_CUDA)
+      {
+        fx_tensor *h = NULL;
+        if (fx_cuda_tensor_to_host (cuda, NULL, v[i].u.t, &h, NULL) != FX_OK)
+          return false;
+        fx_value_clear (&v[i]);
+        v[i] = fx_value_tensor (h);
+      }
+  return true;
+}
+
+static void
+clear_values (fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    fx_value_clear (&v[i]);
+}
+
+/* CPU inputs → device copies (new array, caller clears). */
+static fx_value *
+to_device (const fx_value *in, size_t n)
+{
+  fx_value *d = calloc (n + 1, sizeof *d);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (in[i].kind == FX_VALUE_TENSOR)
+        {
+          fx_tensor *t = NULL;
+          if (fx_cuda_tensor_to_device (cuda, NULL, in[i].u.t, &t, NULL) != FX_OK)
+            return d;
+          d[i] = fx_value_tensor (t);
+        }
+      else
+        d[i] = in[i];
+    }
+  return d;
+}
+
+static const char *
+artifact (const fx_compiled *c, const char *name)
+{
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    if (strcmp (c->artifacts[i].name, name) == 0)
+      return c->artifacts[i].text;
+  return NULL;
+}
+
+/* Compiles graph for run_inputs' device (or with options), runs `runs` times, compares each run with the
+   interpreter on ref_inputs. Returns the compiled object (caller frees) or NULL on failure (reported). */
+static fx_compiled *
+check (const char *label, const fx_graph *g, const fx_value *ref_inputs, const fx_value *run_inputs, size_t n,
+       const char *mode, const fx_option_kv *opts, size_t n_opts, int runs, bool *ok)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  *ok = false;
+  fx_arena *arena = fx_arena_new ();
+  fx_value *ref = NULL;
+  size_t n_ref = 0;
+  fx_compiled *c = NULL;
+  if (fx_interp_run (g, ref_inputs, n, NULL, arena, &ref, &n_ref, &diag) != FX_OK)
+    {
+      printf ("# %s: interpreter: %s\n", label, diag.message);
+      fx_arena_free (arena);
+      return NULL;
+    }
+  if (fx_inductor_compile (g, run_inputs, n, mode, opts, n_opts, &c, &diag) != FX_OK)
+    {
+      printf ("# %s: compile: %s: %s\n", label, fx_status_name (diag.code), diag.message);
+      clear_values (ref, n_ref);
+      fx_arena_free (arena);
+      return NULL;
+    }
+  bool good = true;
+  for (int r = 0; r < runs && good; r++)
+    {
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      if (fx_inductor_run (c, run_inputs, n, arena, &res, &n_res, &diag) != FX_OK)
+        {
+          printf ("# %s: run %d: %s\n", label, r, diag.message);
+          good = false;
+          break;
+        }
+      char why[512];
+      if (!to_host (res, n_res) || n_res != n_ref || !close_values (res, ref, n_ref, why, sizeof why))
+        {
+          printf ("# %s: run %d: %s\n", label, r, n_res != n_ref ? "output count" : why);
+          const char *code = artifact (c, "output_code.cu");
+          const char *ir = artifact (c, "ir_post_fusion.txt");
+          printf ("# ---- ir_post_fusion.txt\n%s\n# ---- output_code.cu\n%s\n", ir ? ir : "", code ? code : "");
+          good = false;
+        }
+      clear_values (res, n_res);
+    }
+  clear_values (ref, n_ref);
+  fx_arena_free (arena);
+  *ok = good;
+  return c;
+}
+
+static void
+test_fixtures (void)
+{
+  for (size_t i = 0; i < ICUDA_N_FIXTURES; i++)
+    {
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_graph *g = icuda_load_fixture (icuda_fixture_names[i], &diag);
+      CHECK (g != NULL, "%s: %s", icuda_fixture_names[i], diag.message);
+      fx_graph_scale_inputs (g, 16, 64);
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL;
+      size_t n = 0;
+      CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 1234, NULL, arena, &in, &n, &diag), &diag);
+      fx_value *din = to_device (in, n);
+      bool ok;
+      fx_compiled *c = check (icuda_fixture_names[i], g, in, din, n, NULL, NULL, 0, 2, &ok);
+      CHECK (c != NULL && ok, "%s differs from the interpreter", icuda_fixture_names[i]);
+      size_t loops = 0;
+      for (size_t k = 0; k < c->n_kernels; k++)
+        {
+          loops += c->kernels[k].language != NULL;
+          CHECK (c->kernels[k].device.type == FX_DEVICE_CUDA, "kernel %s not on cuda", c->kernels[k].name);
+          CHECK (c->kernels[k].language == NULL || strncmp (c->kernels[k].name, "cuda_", 5) == 0, "name %s",
+                 c->kernels[k].name);
+        }
+      CHECK (loops > 0, "%s: no CUDA kernels", icuda_fixture_names[i]);
+      fx_inductor_free (c);
+      clear_values (din, n);
+      free (din);
+      clear_values (in, n);
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
+}
+
+/* Host inputs with device='cuda': copied in, outputs copied back to the host. */
+static void
+test_host_inputs (void)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = icuda_load_fixture ("layernorm_gelu.aten.0", &diag);
+  CHECK (g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (g, 16, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n = 0;
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 7, NULL, arena, &in, &n, &diag), &diag);
+  fx_option_kv opt = { "device", "'cuda'" };
+  bool ok;
+  fx_compiled *c = check ("host inputs", g, in, in, n, NULL, &opt, 1, 2, &ok);
+  CHECK (c != NULL && ok, "host inputs differ");
+  CHECK (artifact (c, "output_code.cu") != NULL, "no CUDA source");
+  /* outputs are host tensors */
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  CHECK_OK (fx_inductor_run (c, in, n, arena, &res, &n_res, &diag), &diag);
+  CHECK (n_res == 1 && res[0].u.t->device.type == FX_DEVICE_CPU, "output not on the host");
+  clear_values (res, n_res);
+  fx_inductor_free (c);
+  clear_values (in, n);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
+
+/* Sums, maxima and variances down the columns of a row-major matrix: a thread per column. */
+static void
+test_outer_reduction (void)
+{
+  static const int64_t shapes[][2] = { { 300, 4096 }, { 77, 2500 } };
+  for (size_t c = 0; c < 2; c++)
+    {
+      fx_graph *g = fx_graph_new ();
+      fx_node *x = fx_graph_placeholder (g, "arg0_1");
+      fx_arg li[1] = { fx_arg_int (0) };
+      fx_arg args[3] = { fx_arg_node (x), fx_arg_list (li, 1), fx_arg_bool (true) };
+      fx_node *s = fx_graph_call_function (g, fx_target_op ("aten.sum.dim_IntList"), args, 3, NULL, 0);
+      fx_kwarg kw[2] = { { "correction", fx_arg_int (1) }, { "keepdim", fx_arg_bool (true) } };
+      fx_node *v = fx_graph_call_function (g, fx_target_op ("aten.var.correction"), args, 2, kw, 2);
+      fx_node *mx = fx_graph_call_function (g, fx_target_op ("aten.amax.default"), args, 3, NULL, 0);
+      fx_arg oa[3] = { fx_arg_node (s), fx_arg_node (v), fx_arg_node (mx) };
+      fx_graph_output (g, fx_arg_tuple (oa, 3));
+      fx_graph_resolve_ops (g);
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, shapes[c]);
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) c + 5);
+      fx_tensor_fill_normal (t, &gen, 0, 1);
+      fx_value in = fx_value_tensor (t);
+      char label[96];
+      snprintf (label, sizeof label, "columns of %lldx%lld", (long long) shapes[c][0], (long long) shapes[c][1]);
+      fx_value *din = to_device (&in, 1);
+      bool ok;
+      fx_compiled *cc = check (label, g, &in, din, 1, NULL, NULL, 0, 1, &ok);
+      CHECK (cc != NULL && ok, "%s differs", label);
+      const char *kernels = artifact (cc, "cuda_kernels.txt");
+      printf ("# %s: %s", label, kernels ? kernels : "");
+      CHECK (kernels && strstr (kernels, "XBLOCK=256, R0_BLOCK=1,"), "%s: expected a thread per column", label);
+      fx_inductor_free (cc);
+      clear_values (din, 1);
+      free (din);
+      fx_value_clear (&in);
+      fx_graph_free (g);
+    }
+}
+
+static void
+test_random (void)
+{
+  icuda_rng rng = { 0x243f6a8885a308d3ull };
+  int failed = 0;
+  for (int i = 0; i < 80; i++)
+    {
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL;
+      size_t n = 0;
+      fx_graph *g = icuda_random_graph (&rng, &in, &n, arena);
+      fx_value *din = to_device (in, n);
+      char label[64];
+      snprintf (label, sizeof label, "random graph %d", i);
+      bool ok;
+      fx_compiled *c = check (label, g, in, din, n, NULL, NULL, 0, 1, &ok);
+      failed += !(c && ok);
+      if (c)
+        fx_inductor_free (c);
+      clear_values (din, n);
+      free (din);
+      clear_values (in, n);
+      fx_graph_free (g);
+      fx_arena_free (arena);
+    }
+  CHECK (failed == 0, "%d random graphs differ", failed);
+}
+
+/* reduce-overhead: warm-up, record, replays; later inputs are new tensors (copied into the static buffers). */
+static void
+test_reduce_overhead (void)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = icuda_load_fixture ("rmsnorm_residual.aten.0", &diag);
+  CHECK (g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (g, 16, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL, *in2 = NULL;
+  size_t n = 0, n2 = 0;
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 11, NULL, arena, &in, &n, &diag), &diag);
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 12, NULL, arena, &in2, &n2, &diag), &diag);
+  fx_value *din = to_device (in, n), *din2 = to_device (in2, n2);
+  bool ok;
+  fx_compiled *c = check ("reduce-overhead", g, in, din, n, "reduce-overhead", NULL, 0, 4, &ok);
+  CHECK (c != NULL && ok, "reduce-overhead replays differ");
+  CHECK (strstr (c->notes.data ? c->notes.data : "", "skipping cudagraphs") == NULL, "skipped: %s", c->notes.data);
+  /* new inputs after the recording: copied into the static buffers, results follow them */
+  fx_value *ref = NULL, *res = NULL;
+  size_t n_ref = 0, n_res = 0;
+  CHECK_OK (fx_interp_run (g, in2, n2, NULL, arena, &ref, &n_ref, &diag), &diag);
+  for (int r = 0; r < 2; r++)
+    {
+      CHECK_OK (fx_inductor_run (c, din2, n2, arena, &res, &n_res, &diag), &diag);
+      char why[512];
+      CHECK (to_host (res, n_res) && close_values (res, ref, n_ref, why, sizeof why), "replay on new inputs: %s", why);
+      clear_values (res, n_res);
+    }
+  /* per-kernel times with events (the graph set aside for the timed runs) */
+  CHECK_OK (fx_inductor_profile (c, din2, n2, 3, &diag), &diag);
+  for (size_t k = 0; k < c->n_kernels; k++)
+    CHECK (c->kernels[k].time_ms > 0, "kernel %s has no time", c->kernels[k].name);
+  CHECK_OK (fx_inductor_run (c, din2, n2, arena, &res, &n_res, &diag), &diag);
+  clear_values (res, n_res);
+  clear_values (ref, n_ref);
+  fx_inductor_free (c);
+  clear_values (din, n);
+  clear_values (din2, n2);
+  free (din);
+  free (din2);
+  clear_values (in, n);
+  clear_values (in2, n2);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
+static void
+test_max_autotune (void)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = icuda_load_fixture ("softmax_rows.aten.0", &diag);
+  CHECK (g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (g, 8, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n = 0;
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 5, NULL, arena, &in, &n, &diag), &diag);
+  fx_value *din = to_device (in, n);
+  const char *modes[] = { "max-autotune-no-cudagraphs", "max-autotune" };
+  for (int m = 0; m < 2; m++)
+    {
+      bool ok;
+      fx_compiled *c = check (modes[m], g, in, din, n, modes[m], NULL, 0, 3, &ok);
+      CHECK (c != NULL && ok, "%s differs", modes[m]);
+      const char *table = artifact (c, "autotune.txt");
+      CHECK (table && strstr (table, "AUTOTUNE cuda_per_fused__softmax_0(") && strstr (table, " ms ")
+             && strstr (table, "SingleProcess AUTOTUNE benchmarking takes"), "autotune.txt: %s", table ? table : "none");
+      printf ("# %s autotune.txt:\n%s", modes[m], table);
+      fx_inductor_free (c);
+    }
+  clear_values (din, n);
+  free (din);
+  clear_values (in, n);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
+/* The memory-bound fixtures and mlp_block at their real shapes (one run each): 32-bit index math near its use,
+   the heuristic's real choices, cuBLAS at size. */
+static void
+test_fixtures_full (void)
+{
+  for (size_t i = 0; i < ICUDA_N_FIXTURES; i += 2)
+    {
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_graph *g = icuda_load_fixture (icuda_fixture_names[i], &diag);
+      CHECK (g != NULL, "%s: %s", icuda_fixture_names[i], diag.message);
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL;
+      size_t n = 0;
+      CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 99, NULL, arena, &in, &n, &diag), &diag);
+      fx_value *din = to_device (in, n);
+      char label[128];
+      snprintf (label, sizeof label, "%s (full shape)", icuda_fixture_names[i]);
+      bool ok;
+      fx_compiled *c = check (label, g, in, din, n, NULL, NULL, 0, 1, &ok);
+      CHECK (c != NULL && ok, "%s differs from the interpreter", label);
+      const char *kernels = artifact (c, "cuda_kernels.txt");
+      printf ("# %s:\n%s", label, kernels ? kernels : "");
+      fx_inductor_free (c);
+      clear_values (din, n);
+      free (din);
+      clear_values (in, n);
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
+}
+
+/* sum, var, amax (and softmax where rows are not split) at shapes that select each reduction kind */
+static void
+test_reduction_kinds (void)
+{
+  static const struct
+  {
+    int64_t rows, cols;
+    const char *kind;
+  } cases[] = {
+    { 8192, 4096, "persistent_reduction" }, { 1000, 100, "persistent_reduction" }, { 3, 37, "persistent_reduction" },
+    { 64, 65536, " reduction " }, { 3, 9999, " reduction " }, { 1, 1 << 22, "split_reduction" },
+    { 2, 70001, "split_reduction" },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      fx_graph *g = fx_graph_new ();
+      fx_node *x = fx_graph_placeholder (g, "arg0_1");
+      fx_arg li[1] = { fx_arg_int (-1) };
+      bool split = strcmp (cases[c].kind, "split_reduction") == 0;
+      fx_arg sargs[3] = { fx_arg_node (x), fx_arg_int (-1), fx_arg_bool (false) };
+      fx_node *sm = split ? NULL : fx_graph_call_function (g, fx_target_op ("aten._softmax.default"), sargs, 3, NULL, 0);
+      fx_arg args[3] = { fx_arg_node (x), fx_arg_list (li, 1), fx_arg_bool (true) };
+      fx_node *s = fx_graph_call_function (g, fx_target_op ("aten.sum.dim_IntList"), args, 3, NULL, 0);
+      fx_kwarg kw[2] = { { "correction", fx_arg_int (1) }, { "keepdim", fx_arg_bool (true) } };
+      fx_node *v = fx_graph_call_function (g, fx_target_op ("aten.var.correction"), args, 2, kw, 2);
+      fx_node *mx = fx_graph_call_function (g, fx_target_op ("aten.amax.default"), args, 3, NULL, 0);
+      fx_arg oa[4] = { fx_arg_node (s), fx_arg_node (v), fx_arg_node (mx), split ? fx_arg_none () : fx_arg_node (sm) };
+      fx_graph_output (g, fx_arg_tuple (oa, split ? 3 : 4));
+      fx_graph_resolve_ops (g);
+      int64_t sz[2] = { cases[c].rows, cases[c].cols };
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) c + 1);
+      fx_tensor_fill_normal (t, &gen, 1, 2);
+      fx_value in = fx_value_tensor (t);
+      fx_value *din = to_device (&in, 1);
+      char label[96];
+      snprintf (label, sizeof label, "%lldx%lld", (long long) sz[0], (long long) sz[1]);
+      bool ok;
+      fx_compiled *cc = check (label, g, &in, din, 1, NULL, NULL, 0, 1, &ok);
+      CHECK (cc != NULL && ok, "%s differs", label);
+      const char *kernels = artifact (cc, "cuda_kernels.txt");
+      printf ("# %s: %s", label, kernels ? kernels : "");
+      CHECK (kernels && strstr (kernels, cases[c].kind), "%s: expected %s", label, cases[c].kind);
+      fx_inductor_free (cc);
+      clear_values (din, 1);
+      free (din);
+      fx_value_clear (&in);
+      fx_graph_free (g);
+    }
+}
+
+int
+main (void)
+{
+  fx_cuda_runtime_info info;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_cuda_probe (&info, &diag) != FX_OK)
+    {
+      printf ("1..0 # SKIP %s\n", diag.message);
+      return 77;
+    }
+  if (fx_cuda_open (0, &cuda, &diag) != FX_OK)
+    {
+      printf ("1..0 # SKIP %s\n", diag.message);
+      return 77;
+    }
+  printf ("# device: %s\n", fx_cuda_get_info (cuda)->name);
+  cuda_test_run ("fixtures", test_fixtures);
+  cuda_test_run ("fixtures-full-shape", test_fixtures_full);
+  cuda_test_run ("reduction-kinds", test_reduction_kinds);
+  cuda_test_run ("host-inputs", test_host_inputs);
+  cuda_test_run ("outer-reduction", test_outer_reduction);
+  cuda_test_run ("random-graphs", test_random);
+  cuda_test_run ("reduce-overhead", test_reduce_overhead);
+  cuda_test_run ("max-autotune", test_max_autotune);
+  int rc = cuda_test_finish ();
+  fx_cuda_close (cuda);
+  return rc;
+}
