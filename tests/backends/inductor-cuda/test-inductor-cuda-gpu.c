@@ -43,6 +43,46 @@ close_values (const fx_value *a, const fx_value *b, size_t n, char *why, size_t 
   return true;
 }
 
+/* PyTorch's same() for what allclose rejects: RMSE against the interpreter on float64 copies of the inputs, within
+   the multiplier. Long fp32 GEMM sums (K = 4096 at full shape) differ by more than 1e-3 between cuBLAS and OpenBLAS
+   without either being wrong; the fp64 run says which is closer to exact. */
+static bool
+same_with_fp64 (const fx_graph *g, const fx_value *ref_inputs, size_t n, const fx_value *ref, const fx_value *res,
+                size_t n_out, char *why, size_t why_len)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in64 = fx_arena_alloc (arena, sizeof (fx_value) * (n + 1));
+  for (size_t i = 0; i < n; i++)
+    {
+      const fx_value *v = &ref_inputs[i];
+      if (v->kind == FX_VALUE_TENSOR && fx_dtype_is_floating (v->u.t->dtype))
+        in64[i] = fx_value_tensor (fx_tensor_to_dtype (NULL, v->u.t, FX_DTYPE_F64));
+      else
+        in64[i] = fx_value_dup (v, arena);
+    }
+  fx_value *r64 = NULL;
+  size_t n64 = 0;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  bool ok = false;
+  if (fx_interp_run (g, in64, n, NULL, arena, &r64, &n64, &diag) == FX_OK && n64 == n_out)
+    {
+      fx_same_opts so;
+      fx_same_opts_init (&so);
+      fx_same_report rep;
+      memset (&rep, 0, sizeof rep);
+      ok = fx_same_values (ref, res, r64, n_out, &so, &rep);
+      snprintf (why + strlen (why), why_len - strlen (why), "; same() with the fp64 reference: %s%s",
+                ok ? "pass" : "fail ", ok ? "" : rep.message);
+    }
+  for (size_t i = 0; i < n64; i++)
+    fx_value_clear (&r64[i]);
+  for (size_t i = 0; i < n; i++)
+    fx_value_clear (&in64[i]);
+  fx_arena_free (arena);
+  return ok;
+}
+
 /* Device outputs → host copies (in place in the array). */
 static bool
 to_host (fx_value *v, size_t n)
@@ -132,8 +172,15 @@ check (const char *label, const fx_graph *g, const fx_value *ref_inputs, const f
           good = false;
           break;
         }
-      char why[512];
-      if (!to_host (res, n_res) || n_res != n_ref || !close_values (res, ref, n_ref, why, sizeof why))
+      char why[1024] = "";
+      bool host = to_host (res, n_res);
+      bool close = host && n_res == n_ref && close_values (res, ref, n_ref, why, sizeof why);
+      if (host && n_res == n_ref && !close && same_with_fp64 (g, ref_inputs, n, ref, res, n_ref, why, sizeof why))
+        {
+          printf ("# %s: run %d: %s\n", label, r, why);
+          close = true;
+        }
+      if (!close)
         {
           printf ("# %s: run %d: %s\n", label, r, n_res != n_ref ? "output count" : why);
           const char *code = artifact (c, "output_code.cu");
