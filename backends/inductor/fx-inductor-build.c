@@ -245,7 +245,8 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
         return fx_diag_set (diag, FX_ERR_IO, "inductor: cannot write %s: %s", src, strerror (errno));
       fwrite (source, 1, len, f);
       fclose (f);
-      char *argv[16];
+      /* compiler + flags + "-o" tmp src -lmvec -lm + NULL */
+      char *argv[sizeof flags / sizeof flags[0] + 8];
       size_t k = 0;
       argv[k++] = (char *) compiler ();
       for (size_t i = 0; i < n_flags; i++)
