@@ -66,16 +66,10 @@ node_store_coef (const ind_node *n, int64_t *coef)
     }
 }
 
-typedef struct kernel_params
-{
-  int *buf_param;     /* per buffer: param index or -1 */
-  bool *buf_written;
-  int n_params;
-  int *params;        /* buffer of each param */
-} kernel_params;
+typedef ind_kernel_params kernel_params;
 
-static void
-collect_params (const ind_program *p, const ind_group *G, kernel_params *kp)
+void
+ind_kernel_params_collect (const ind_program *p, const ind_group *G, ind_kernel_params *kp)
 {
   kp->buf_param = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
   kp->buf_written = calloc ((size_t) p->n_bufs + 1, sizeof (bool));
@@ -104,8 +98,8 @@ collect_params (const ind_program *p, const ind_group *G, kernel_params *kp)
     }
 }
 
-static void
-free_params (kernel_params *kp)
+void
+ind_kernel_params_free (ind_kernel_params *kp)
 {
   free (kp->buf_param);
   free (kp->buf_written);
@@ -553,7 +547,7 @@ static void
 gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
 {
   kernel_params kp;
-  collect_params (p, G, &kp);
+  ind_kernel_params_collect (p, G, &kp);
   fx_buf_puts (out, "/* Topologically Sorted Source Nodes: [");
   for (int k = 0; k < G->n_nodes; k++)
     {
@@ -606,7 +600,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       fx_buf_puts (out, "    {\n");
       gen_segment_x (p, G, &kp, 0, 3, out);
       fx_buf_puts (out, "    }\n}\n\n");
-      free_params (&kp);
+      ind_kernel_params_free (&kp);
       return;
     }
   if (outer > 0)
@@ -654,7 +648,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       }
   indent (depth - 1, out);
   fx_buf_puts (out, "}\n}\n\n");
-  free_params (&kp);
+  ind_kernel_params_free (&kp);
 }
 
 static void gen_calls (const ind_program *p, bool timed, fx_buf *out);
@@ -715,7 +709,7 @@ gen_calls (const ind_program *p, bool timed, fx_buf *out)
           continue;
         }
       kernel_params kp;
-      collect_params (p, G, &kp);
+      ind_kernel_params_collect (p, G, &kp);
       fx_buf_printf (out, "  %s (", G->name);
       for (int k = 0; k < kp.n_params; k++)
         {
@@ -726,6 +720,6 @@ gen_calls (const ind_program *p, bool timed, fx_buf *out)
       fx_buf_puts (out, ");\n");
       if (timed)
         fx_buf_printf (out, "  ms[%d] += fx_now_ms () - t;\n", g);
-      free_params (&kp);
+      ind_kernel_params_free (&kp);
     }
 }

@@ -339,10 +339,7 @@ typedef struct kctx
   const ind_group *G;
   const ind_cuda_config *cfg;
   bool i32;
-  int *buf_param;           /* per buffer: param index or -1 */
-  bool *buf_written;
-  int *params;
-  int n_params;
+  ind_kernel_params kp;     /* the kernel's buffer parameters (shared with the C generator) */
   /* loads kept in registers: a table of distinct memory loads of the region being generated */
   int n_pre;
   struct pre
@@ -410,47 +407,7 @@ put_index (const kctx *k, const int64_t *xc, const int64_t *rc, int64_t off, boo
 static void
 param_name (const kctx *k, int buf, fx_buf *out)
 {
-  fx_buf_printf (out, "%s%d", k->buf_written[buf] ? "out_ptr" : "in_ptr", k->buf_param[buf]);
-}
-
-static void
-collect_params (kctx *k)
-{
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
-  k->buf_param = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
-  k->buf_written = calloc ((size_t) p->n_bufs + 1, sizeof (bool));
-  k->params = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
-  k->n_params = 0;
-  for (int b = 0; b < p->n_bufs; b++)
-    k->buf_param[b] = -1;
-  for (int i = 0; i < G->n_nodes; i++)
-    {
-      const ind_node *n = &p->nodes[G->nodes[i]];
-      for (int o = 0; o < n->n_opnd; o++)
-        if (n->opnd[o].kind == IND_OPND_LOAD && n->opnd[o].local < 0 && k->buf_param[n->opnd[o].buf] < 0)
-          {
-            k->buf_param[n->opnd[o].buf] = k->n_params;
-            k->params[k->n_params++] = n->opnd[o].buf;
-          }
-      if (p->bufs[n->out_buf].stored)
-        {
-          if (k->buf_param[n->out_buf] < 0)
-            {
-              k->buf_param[n->out_buf] = k->n_params;
-              k->params[k->n_params++] = n->out_buf;
-            }
-          k->buf_written[n->out_buf] = true;
-        }
-    }
-}
-
-static void
-free_params (kctx *k)
-{
-  free (k->buf_param);
-  free (k->buf_written);
-  free (k->params);
+  fx_buf_printf (out, "%s%d", k->kp.buf_written[buf] ? "out_ptr" : "in_ptr", k->kp.buf_param[buf]);
 }
 
 /* The register table entry of a memory load, or -1. */
@@ -960,19 +917,19 @@ signature (kctx *k, const char *name, int block, bool workspace, fx_buf *out)
 {
   const ind_program *p = k->p;
   fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d)\n%s (", block, name);
-  for (int i = 0; i < k->n_params; i++)
+  for (int i = 0; i < k->kp.n_params; i++)
     {
-      int b = k->params[i];
+      int b = k->kp.params[i];
       bool aliased = false;
-      for (int j = 0; j < k->n_params; j++)
-        aliased |= j != i && p->bufs[b].slot >= 0 && p->bufs[k->params[j]].slot == p->bufs[b].slot;
-      fx_buf_printf (out, "%s%s%s *%s", i ? ", " : "", k->buf_written[b] || aliased ? "" : "const ",
+      for (int j = 0; j < k->kp.n_params; j++)
+        aliased |= j != i && p->bufs[b].slot >= 0 && p->bufs[k->kp.params[j]].slot == p->bufs[b].slot;
+      fx_buf_printf (out, "%s%s%s *%s", i ? ", " : "", k->kp.buf_written[b] || aliased ? "" : "const ",
                      ind_ctype (p->bufs[b].dtype), aliased ? "" : "__restrict__ ");
       param_name (k, b, out);
     }
   if (workspace)
-    fx_buf_printf (out, "%schar *__restrict__ ws", k->n_params ? ", " : "");
-  if (k->n_params == 0 && !workspace)
+    fx_buf_printf (out, "%schar *__restrict__ ws", k->kp.n_params ? ", " : "");
+  if (k->kp.n_params == 0 && !workspace)
     fx_buf_puts (out, "void");
   fx_buf_puts (out, ")\n{\n");
 }
@@ -1417,10 +1374,10 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
       k.G = G;
       k.cfg = &ck->cfg;
       k.i32 = plan->index32;
-      collect_params (&k);
-      ck->n_params = k.n_params;
-      ck->params = fx_arena_alloc (p->arena, sizeof (int) * (size_t) (k.n_params + 1));
-      memcpy (ck->params, k.params, sizeof (int) * (size_t) k.n_params);
+      ind_kernel_params_collect (k.p, k.G, &k.kp);
+      ck->n_params = k.kp.n_params;
+      ck->params = fx_arena_alloc (p->arena, sizeof (int) * (size_t) (k.kp.n_params + 1));
+      memcpy (ck->params, k.kp.params, sizeof (int) * (size_t) k.kp.n_params);
       ck->src_begin = out->len;
       comment_origins (p, G, out);
       switch (ck->cfg.kind)
@@ -1436,7 +1393,7 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
           break;
         }
       ck->src_end = out->len;
-      free_params (&k);
+      ind_kernel_params_free (&k.kp);
     }
 }
 

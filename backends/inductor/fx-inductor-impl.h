@@ -271,3 +271,16 @@ fx_status ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, c
                            size_t n_inputs, int repeat, fx_diag *diag);
 const char *ind_gpu_skip_message (const ind_gpu *gpu);
 void ind_gpu_free (ind_gpu *gpu);
+
+/* The buffers a fused kernel takes as parameters (loads not read from a register, stored outputs), in first-use
+   order; shared by the C and the CUDA generators. */
+typedef struct ind_kernel_params
+{
+  int *buf_param;     /* per buffer: param index or -1 */
+  bool *buf_written;
+  int n_params;
+  int *params;        /* buffer of each param */
+} ind_kernel_params;
+
+void ind_kernel_params_collect (const ind_program *p, const ind_group *G, ind_kernel_params *kp);
+void ind_kernel_params_free (ind_kernel_params *kp);
