@@ -45,10 +45,13 @@ close_values (const fx_value *a, const fx_value *b, size_t n, char *why, size_t 
 
 /* PyTorch's same() for what allclose rejects: RMSE against the interpreter on float64 copies of the inputs, within
    the multiplier. Long fp32 GEMM sums (K = 4096 at full shape) differ by more than 1e-3 between cuBLAS and OpenBLAS
-   without either being wrong; the fp64 run says which is closer to exact. */
+   without either being wrong; the fp64 run says which is closer to exact. cuBLAS's fp32 GEMM is itself about 2.4x
+   further from fp64 than OpenBLAS's: measured with PyTorch 2.11 on the H200 for mlp_block's shapes, RMSE 0.001491
+   (torch on the GPU) against 0.000631 (torch on the CPU). So a graph with a cuBLAS GEMM is judged with same()'s
+   largest multiplier (10, force_max_multiplier), which PyTorch's own GPU result needs too. */
 static bool
 same_with_fp64 (const fx_graph *g, const fx_value *ref_inputs, size_t n, const fx_value *ref, const fx_value *res,
-                size_t n_out, char *why, size_t why_len)
+                size_t n_out, bool has_gemm, char *why, size_t why_len)
 {
   fx_arena *arena = fx_arena_new ();
   fx_value *in64 = fx_arena_alloc (arena, sizeof (fx_value) * (n + 1));
@@ -69,6 +72,7 @@ same_with_fp64 (const fx_graph *g, const fx_value *ref_inputs, size_t n, const f
     {
       fx_same_opts so;
       fx_same_opts_init (&so);
+      so.force_max_multiplier = has_gemm;
       fx_same_report rep;
       memset (&rep, 0, sizeof rep);
       ok = fx_same_values (ref, res, r64, n_out, &so, &rep);
@@ -175,7 +179,11 @@ check (const char *label, const fx_graph *g, const fx_value *ref_inputs, const f
       char why[1024] = "";
       bool host = to_host (res, n_res);
       bool close = host && n_res == n_ref && close_values (res, ref, n_ref, why, sizeof why);
-      if (host && n_res == n_ref && !close && same_with_fp64 (g, ref_inputs, n, ref, res, n_ref, why, sizeof why))
+      bool has_gemm = false;
+      for (size_t k = 0; k < c->n_kernels; k++)
+        has_gemm |= strcmp (c->kernels[k].kind, "extern") == 0 && strstr (c->kernels[k].name, "mm") != NULL;
+      if (host && n_res == n_ref && !close
+          && same_with_fp64 (g, ref_inputs, n, ref, res, n_ref, has_gemm, why, sizeof why))
         {
           printf ("# %s: run %d: %s\n", label, r, why);
           close = true;
