@@ -128,6 +128,13 @@ __syncwarp (unsigned mask = 0xffffffffu)
   emu_wait (emu_warp_bar[threadIdx.x >> 5]);
 }
 
+/* __fdividef: CUDA's fast division (2 ulp); the exact quotient here. */
+inline float
+__fdividef (float a, float b)
+{
+  return a / b;
+}
+
 template <typename T>
 inline T
 __shfl_xor_sync (unsigned mask, T v, int o)
