@@ -63,7 +63,7 @@ fxwb_cmd_compile (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the random inputs (default 0)", "S" },
     { "run", 'r', 0, G_OPTION_ARG_NONE, &run, "Run it, check it against the interpreter and time both", NULL },
     { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Timed calls with --run (default 10)", "N" },
-    { "source", 's', 0, G_OPTION_ARG_NONE, &show_source, "Print the generated C", NULL },
+    { "source", 's', 0, G_OPTION_ARG_NONE, &show_source, "Print the generated code (C, CUDA, or PyTorch's output code)", NULL },
     { NULL },
   };
   g_set_prgname ("fxwb compile");
@@ -146,9 +146,21 @@ fxwb_cmd_compile (int argc, char **argv)
   if (c->notes.len)
     fputs (c->notes.data, stdout);
   if (show_source)
-    for (size_t i = 0; i < c->n_artifacts; i++)
-      if (strcmp (c->artifacts[i].name, "output_code.c") == 0)
-        fputs (c->artifacts[i].text, stdout);
+    {
+      /* The generated code: C for the CPU, CUDA for a GPU compile, PyTorch's output code for the torch backend. */
+      static const char *const names[] = { "output_code.c", "output_code.cu", "output_code.py" };
+      size_t shown = 0;
+      for (size_t i = 0; i < c->n_artifacts; i++)
+        for (size_t j = 0; j < G_N_ELEMENTS (names); j++)
+          if (strcmp (c->artifacts[i].name, names[j]) == 0)
+            {
+              if (shown++)
+                printf ("\n# ---- %s\n", names[j]);
+              fputs (c->artifacts[i].text, stdout);
+            }
+      if (shown == 0)
+        fprintf (stderr, "fxwb compile: backend '%s' generates no source (it runs the graph as given)\n", be->name);
+    }
   if (debug_dir)
     {
       st = fx_inductor_write_artifacts (c, debug_dir, &diag);
