@@ -35,6 +35,9 @@ typedef struct fxc_entry
   fxc_check *checks;
   size_t n_checks;
   bool grad_enabled;
+  /* Dynamo's GlobalStateGuard: the values of the global-state probes when this entry was compiled (owned refs;
+     NULL when the probe set is absent). */
+  PyObject **global_state;
   PyObject *compiled;         /* backend's callable */
   fxc_source *inputs;
   size_t n_inputs;

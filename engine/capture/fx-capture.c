@@ -32,6 +32,10 @@ static _Thread_local int tls_busy;      /* compiling or running a backend: frame
 static char *skip_prefixes[8];
 static int n_skip_prefixes;
 static PyObject *grad_enabled_fn;
+/* GlobalStateGuard's fields, in its reason() order: (name, probe) pairs from fxcapture._global_state_probes. */
+static PyObject *gs_probes;       /* tuple of callables */
+static const char **gs_names;     /* reason words ("grad_mode", "autocast", ...) */
+static Py_ssize_t gs_n;
 static PyObject *dtype_cache;     /* dict: torch.dtype -> int (fx_dtype) */
 static PyObject *s_size, *s_stride, *s_dtype, *s_device, *s_requires_grad, *s_type, *s_index;
 static char stance[32] = "default";
@@ -194,6 +198,9 @@ entry_free (fxc_entry *e)
       Py_XDECREF (e->call_kwnames);
       Py_XDECREF (e->resume_fn[0]);
       Py_XDECREF (e->resume_fn[1]);
+      for (Py_ssize_t i = 0; e->global_state && i < gs_n; i++)
+        Py_XDECREF (e->global_state[i]);
+      free (e->global_state);
       free (e);
       e = next;
     }
@@ -338,16 +345,97 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
           return 0;
         }
     }
-  PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
-  bool grad = ge == Py_True;
-  Py_XDECREF (ge);
-  if (grad != e->grad_enabled)
+  if (e->global_state == NULL)
     {
-      if (reason)
-        fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
-      return 0;
+      PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
+      bool grad = ge == Py_True;
+      Py_XDECREF (ge);
+      if (grad != e->grad_enabled)
+        {
+          if (reason)
+            fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
+          return 0;
+        }
+      return 1;
     }
-  return 1;
+  /* Every field is compared; the reason lists each that changed, as GlobalStateGuard::reason() does. */
+  bool same = true;
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    {
+      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
+      if (probe == Py_None)
+        continue;   /* state this torch does not have */
+      PyObject *now = PyObject_CallNoArgs (probe);
+      bool eq = now == e->global_state[i]
+                || (now && e->global_state[i] && PyObject_RichCompareBool (now, e->global_state[i], Py_EQ) == 1);
+      PyErr_Clear ();
+      Py_XDECREF (now);
+      if (!eq)
+        {
+          if (!reason)
+            return 0;
+          if (same)
+            fx_buf_puts (reason, "GLOBAL_STATE changed: ");
+          fx_buf_printf (reason, "%s ", gs_names[i]);
+          same = false;
+        }
+    }
+  return same ? 1 : 0;
+}
+
+/* The probes' values now (new references; a probe that raises gives None). */
+static PyObject **
+global_state_snapshot (void)
+{
+  if (gs_n == 0)
+    return NULL;
+  PyObject **v = calloc ((size_t) gs_n, sizeof (PyObject *));
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    {
+      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
+      v[i] = probe == Py_None ? NULL : PyObject_CallNoArgs (probe);
+      if (v[i] == NULL)
+        {
+          PyErr_Clear ();
+          v[i] = Py_NewRef (Py_None);
+        }
+    }
+  return v;
+}
+
+/* Reads fxcapture._global_state_probes: ((name, callable), ...). Missing: only grad mode is guarded. */
+static void
+global_state_init (PyObject *glue)
+{
+  PyObject *pairs = PyObject_GetAttrString (glue, "_global_state_probes");
+  if (pairs == NULL || !PyTuple_Check (pairs))
+    {
+      PyErr_Clear ();
+      Py_XDECREF (pairs);
+      return;
+    }
+  Py_ssize_t n = PyTuple_GET_SIZE (pairs);
+  gs_probes = PyTuple_New (n);
+  gs_names = calloc ((size_t) n + 1, sizeof (char *));
+  for (Py_ssize_t i = 0; i < n; i++)
+    {
+      PyObject *pair = PyTuple_GET_ITEM (pairs, i);
+      const char *name = PyTuple_Check (pair) && PyTuple_GET_SIZE (pair) == 2
+                         ? PyUnicode_AsUTF8 (PyTuple_GET_ITEM (pair, 0)) : NULL;
+      if (name == NULL)
+        {
+          PyErr_Clear ();
+          Py_DECREF (pairs);
+          Py_CLEAR (gs_probes);
+          free (gs_names);
+          gs_names = NULL;
+          return;
+        }
+      gs_names[i] = strdup (name);
+      PyTuple_SET_ITEM (gs_probes, i, Py_NewRef (PyTuple_GET_ITEM (pair, 1)));
+    }
+  gs_n = n;
+  Py_DECREF (pairs);
 }
 
 /* Rebuilds a value from its spec and the graph's outputs. */
@@ -906,6 +994,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
   e->grad_enabled = ge == Py_True;
   Py_XDECREF (ge);
+  e->global_state = global_state_snapshot ();
 out:
   tls_busy--;
   Py_XDECREF (info);
@@ -1074,6 +1163,8 @@ py_setup (PyObject *self, PyObject *args)
   fxc.allowed = PyObject_GetAttrString (glue, "_allowed_ids");
   fxc.meta_device = PyUnicode_FromString ("meta");
   grad_enabled_fn = PyObject_GetAttrString (fxc.torch, "is_grad_enabled");
+  if (gs_n == 0)
+    global_state_init (glue);
   dtype_cache = PyDict_New ();
   caches = PyDict_New ();
   s_size = PyUnicode_InternFromString ("size");

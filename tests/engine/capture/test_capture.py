@@ -213,6 +213,35 @@ class Guards(Base):
         self.assertIn("EQUALS_MATCH: G['USE_RELU'] == True", g)
         self.assertIn("TENSOR_MATCH: check_tensor(L['self']._modules['fc']._parameters['weight'], Parameter, ", g)
 
+    def test_global_state(self):
+        """GlobalStateGuard: each changed field named in reason() order; a change back reuses the first entry."""
+        def h(x):
+            return x * 2
+
+        opt = torch.compile(h, backend="eager")
+        x = torch.ones(3)
+        opt(x)
+        old_dtype, old_threads = torch.get_default_dtype(), torch.get_num_threads()
+        try:
+            torch.set_default_dtype(torch.float64)
+            opt(x)
+            torch.set_default_dtype(old_dtype)
+            with torch.no_grad():
+                torch.set_num_threads(old_threads + 1)
+                opt(x)
+        finally:
+            torch.set_default_dtype(old_dtype)
+            torch.set_num_threads(old_threads)
+        opt(x)   # the first state again: a cache hit
+        reasons = [r["reasons"] for r in kinds(self.start, "recompile")]
+        self.assertEqual(reasons, [
+            ["0/0: GLOBAL_STATE changed: default_dtype "],
+            # newest entry first, as Dynamo reports them
+            ["0/1: GLOBAL_STATE changed: grad_mode num_threads default_dtype ",
+             "0/0: GLOBAL_STATE changed: grad_mode num_threads "],
+        ])
+        self.assertEqual(len(compiles(self.start)), 3)
+
     def test_recompile_limit(self):
         def g(k):
             return k + 1

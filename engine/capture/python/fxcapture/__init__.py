@@ -64,6 +64,28 @@ class Unsupported(RuntimeError):
     """A graph break under fullgraph=True (torch._dynamo.exc.Unsupported)."""
 
 
+# ---------------------------------------------------------------- global state (Dynamo's GlobalStateGuard)
+def _c_probe(name):
+    # The C-level getters of torch._C (each call costs tens of ns, checked on every cache hit); None when this torch
+    # has no such state, which then never changes.
+    return getattr(torch._C, name, None)
+
+
+# (reason word, probe) in GlobalStateGuard::reason()'s order.
+_global_state_probes = (
+    ("grad_mode", _c_probe("is_grad_enabled")),
+    ("autocast", _c_probe("is_autocast_enabled")),
+    ("torch_function", _c_probe("_is_torch_function_enabled")),
+    ("deterministic_algorithms", _c_probe("_get_deterministic_algorithms")),
+    ("deterministic_algorithms_warn_only", _c_probe("_get_deterministic_algorithms_warn_only")),
+    ("allow_tf32", _c_probe("_get_cublas_allow_tf32")),
+    ("allow_fp16_reduce", _c_probe("_get_cublas_allow_fp16_reduced_precision_reduction")),
+    ("allow_bf16_reduce", _c_probe("_get_cublas_allow_bf16_reduced_precision_reduction")),
+    ("num_threads", _c_probe("get_num_threads")),
+    ("default_dtype", _c_probe("get_default_dtype")),
+)
+
+
 # ---------------------------------------------------------------- backends
 _backends = {}
 _backend_tags = {}
