@@ -43,10 +43,6 @@ static const fx_mode_decl inductor_modes[] = {
   { "max-autotune", mode_max_autotune },
 };
 
-/* Option lookups go through the registry's resolved option set. */
-#define opt_bool fx_options_get_bool
-#define opt_int fx_options_get_int
-
 /* ---------------------------------------------------------------- compiled state */
 
 typedef void (*ind_call_fn) (void **bufs, void (*ext) (void *, int), void *ctx);
@@ -66,11 +62,11 @@ typedef struct ind_state
 static fx_kernel_info *
 add_kernel (fx_compiled *c, const char *name, const char *kind, const char *lang, const char *src, size_t src_len)
 {
-  char *copy = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
-  return fx_compiled_add_kernel (c, name, kind, lang, copy);
+  /* src is a span of the generated file (not NUL-terminated): copied once, straight into the compiled arena */
+  fx_kernel_info *ki = fx_compiled_add_kernel (c, name, kind, lang, NULL);
+  ki->source = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
+  return ki;
 }
-
-#define add_artifact fx_compiled_add_artifact
 
 static void
 program_free (ind_program *p)
@@ -168,7 +164,7 @@ render_svg (fx_compiled *out, const char *dot_text, size_t len)
   size_t svg_len = 0;
   fx_diag d;
   if (ind_run_tool (argv, log_path) == 0 && fx_file_read (svg_path, &svg, &svg_len, &d) == FX_OK)
-    add_artifact (out, "graph_diagram.svg", "text", svg, svg_len);
+    fx_compiled_add_artifact (out, "graph_diagram.svg", "text", svg, svg_len);
   else
     fx_buf_puts (&out->notes, "inductor: graph_diagram.svg not drawn (Graphviz dot failed or is not installed)\n");
   free (svg);
@@ -302,23 +298,23 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   p->arena = fx_arena_new ();
   fx_buf_init (&p->fusion_log);
   fx_buf_init (&p->fallback_log);
-  p->epilogue_fusion = opt_bool (req->options, "epilogue_fusion", true);
-  p->threads = (int) opt_int (req->options, "cpp.threads", -1);
-  p->simdlen = (int) opt_int (req->options, "cpp.simdlen", -1);
-  p->max_fusion = (int) opt_int (req->options, "max_fusion_size", IND_MAX_FUSION);
+  p->epilogue_fusion = fx_options_get_bool (req->options, "epilogue_fusion", true);
+  p->threads = (int) fx_options_get_int (req->options, "cpp.threads", -1);
+  p->simdlen = (int) fx_options_get_int (req->options, "cpp.simdlen", -1);
+  p->max_fusion = (int) fx_options_get_int (req->options, "max_fusion_size", IND_MAX_FUSION);
   if (p->max_fusion <= 0 || p->max_fusion > IND_MAX_FUSION)
     p->max_fusion = IND_MAX_FUSION;
   if (req->gen)
     s->gen = *req->gen;
   else
     fx_generator_seed (&s->gen, 0);
-  bool trace = opt_bool (req->options, "trace.enabled", false);
+  bool trace = fx_options_get_bool (req->options, "trace.enabled", false);
   fx_buf text;
   fx_buf_init (&text);
   /* the graph as given, then decomposed (the analogue of AOTAutograd's decompositions) */
   fx_readable_opts ro = { true, false, false };
   fx_graph_print_readable (req->graph, &ro, &text);
-  add_artifact (out, "fx_graph_readable.py", "code", text.data, text.len);
+  fx_compiled_add_artifact (out, "fx_graph_readable.py", "code", text.data, text.len);
   fx_buf_reset (&text);
   fx_graph *g = NULL;
   fx_status st;
@@ -339,7 +335,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   if (st == FX_OK)
     {
       fx_graph_print_readable (g, &ro, &text);
-      add_artifact (out, "fx_graph_transformed.py", "code", text.data, text.len);
+      fx_compiled_add_artifact (out, "fx_graph_transformed.py", "code", text.data, text.len);
       fx_buf_reset (&text);
       st = ind_lower (p, g, req->example_inputs, req->n_inputs, diag);
     }
@@ -348,7 +344,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   if (st == FX_OK)
     {
       ind_dump_ir (p, false, &text);
-      add_artifact (out, "ir_pre_fusion.txt", "text", text.data, text.len);
+      fx_compiled_add_artifact (out, "ir_pre_fusion.txt", "text", text.data, text.len);
       fx_buf_reset (&text);
       st = ind_schedule (p, diag);
     }
@@ -360,18 +356,18 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   if (st == FX_OK && on_gpu)
     {
       ind_dump_ir (p, true, &text);
-      add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
+      fx_compiled_add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
       fx_buf_reset (&text);
       st = ind_gpu_compile (p, req, ordinal, out, &s->gpu, diag);
     }
   else if (st == FX_OK)
     {
       ind_dump_ir (p, true, &text);
-      add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
+      fx_compiled_add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
       fx_buf_reset (&text);
       p->use_mvec = ind_have_mvec ();
       ind_codegen (p, &text);
-      add_artifact (out, "output_code.c", "code", text.data, text.len);
+      fx_compiled_add_artifact (out, "output_code.c", "code", text.data, text.len);
       double t1 = now_ms ();
       fx_buf cc_out;
       fx_buf_init (&cc_out);
@@ -381,7 +377,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
                      p->n_nodes, p->n_groups, p->n_fallbacks,
                      invoked ? "compiled" : "cache hit", now_ms () - t1);
       if (cc_out.len)
-        add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
+        fx_compiled_add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
       fx_buf_free (&cc_out);
       if (st == FX_OK)
         {
@@ -390,7 +386,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
           if (s->call == NULL || s->call_timed == NULL)
             st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
         }
-      if (st == FX_OK && opt_bool (req->options, "max_autotune", false))
+      if (st == FX_OK && fx_options_get_bool (req->options, "max_autotune", false))
         st = autotune (s, out, req, &text, diag);
       for (int gi = 0; st == FX_OK && gi < p->n_groups; gi++)
         {
@@ -429,17 +425,17 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
         fx_buf_append (&text, p->fallback_log.data, p->fallback_log.len);
       if (p->fusion_log.len)
         fx_buf_append (&text, p->fusion_log.data, p->fusion_log.len);
-      add_artifact (out, "fusion_log.txt", "log", text.data, text.len);
+      fx_compiled_add_artifact (out, "fusion_log.txt", "log", text.data, text.len);
       if (p->fallback_log.len)
         fx_buf_append (&out->notes, p->fallback_log.data, p->fallback_log.len);
-      if (opt_bool (req->options, "debug", false) && p->fusion_log.len)
+      if (fx_options_get_bool (req->options, "debug", false) && p->fusion_log.len)
         fx_buf_append (&out->notes, p->fusion_log.data, p->fusion_log.len);
     }
-  if (st == FX_OK && (opt_bool (req->options, "trace.graph_diagram", false) || trace))
+  if (st == FX_OK && (fx_options_get_bool (req->options, "trace.graph_diagram", false) || trace))
     {
       fx_buf_reset (&text);
       diagram (p, &text);
-      add_artifact (out, "graph_diagram.dot", "text", text.data, text.len);
+      fx_compiled_add_artifact (out, "graph_diagram.dot", "text", text.data, text.len);
       render_svg (out, text.data, text.len);
     }
   fx_buf_free (&text);
