@@ -109,6 +109,8 @@ extern fxc_state fxc;
 void fxc_source_clear (fxc_source *src);
 void fxc_source_copy (fxc_source *dst, const fxc_source *src);
 PyObject *fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globals, PyObject *builtins);
+/* A capsule owning a copy of src: the ('s', capsule) spec of a value rebuilt from its source after a graph. */
+PyObject *fxc_source_capsule (const fxc_source *src);
 
 void fxc_trace_clear (fxc_trace *trace);
 /* Symbolically interprets the frame (CPython 3.11 bytecode). Returns 0 on success (graph, or graph + break);

@@ -170,6 +170,24 @@ source_attr (fxc_source *dst, const fxc_source *base, PyObject *attr, const char
     snprintf (dst->name, len, "%s.%s", base->name, a);
 }
 
+/* base[i]: an item of a tuple or list read from a source (the step is an int in the attrs tuple). */
+static void
+source_item (fxc_source *dst, const fxc_source *base, Py_ssize_t index)
+{
+  fxc_source_copy (dst, base);
+  Py_ssize_t n = base->attrs ? PyTuple_GET_SIZE (base->attrs) : 0;
+  PyObject *t = PyTuple_New (n + 1);
+  for (Py_ssize_t i = 0; i < n; i++)
+    PyTuple_SET_ITEM (t, i, Py_NewRef (PyTuple_GET_ITEM (base->attrs, i)));
+  PyTuple_SET_ITEM (t, n, PyLong_FromSsize_t (index));
+  Py_XDECREF (dst->attrs);
+  dst->attrs = t;
+  size_t len = strlen (base->name) + 32;
+  free (dst->name);
+  dst->name = malloc (len);
+  snprintf (dst->name, len, "%s[%zd]", base->name, index);
+}
+
 /* re.sub(r"[^a-zA-Z0-9]+", "_", name) as builder.py names graph inputs. */
 static char *
 source_input_name (const char *name)
@@ -448,6 +466,10 @@ var_has_tensor (var *v)
 {
   if (v->kind == V_TENSOR)
     return true;
+  /* A real tensor known only as a value (no source): never computed on at trace time, whose result would be baked
+     into the entry; putting it into the graph fails, which breaks the graph. */
+  if (v->kind == V_CONST && v->obj && PyObject_TypeCheck (v->obj, (PyTypeObject *) fxc.tensor_type))
+    return true;
   if (v->kind == V_SEQ)
     for (size_t i = 0; i < v->n; i++)
       if (var_has_tensor (v->items[i]))
@@ -519,6 +541,45 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
       Py_XDECREF (tb);
       PyErr_Clear ();
       goto out;
+    }
+  if ((PyTuple_Check (result) || PyList_Check (result)) && PySequence_Fast_GET_SIZE (result) > 0)
+    {
+      /* split, chunk, unbind, max(dim), sort, topk...: the node returns a sequence of tensors; each item is a
+         getitem node on it (split = l_x_.split(...); getitem = split[0]), as Dynamo wraps a tuple result. */
+      Py_ssize_t n = PySequence_Fast_GET_SIZE (result);
+      bool all_tensors = true;
+      for (Py_ssize_t i = 0; i < n; i++)
+        all_tensors &= PyObject_TypeCheck (PySequence_Fast_GET_ITEM (result, i), (PyTypeObject *) fxc.tensor_type);
+      if (all_tensors)
+        {
+          fx_node *node = fx_graph_create_node (g, op, target, fargs, npos, fkw, nkw, NULL);
+          if (!tr->first_body)
+            tr->first_body = node;
+          node_set_meta (tr, f, node, source_fn);
+          PyDict_SetItemString (tr->t->targets, node->name, target_obj);
+          PyObject *getitem = PyObject_GetAttrString (fxc.operator_mod, "getitem");
+          res = var_new (tr, V_SEQ, NULL);
+          res->is_list = PyList_Check (result);
+          res->items = calloc ((size_t) n + 1, sizeof (var *));
+          for (Py_ssize_t i = 0; i < n; i++)
+            {
+              fx_arg *ga = fx_arena_alloc (g->arena, 2 * sizeof (fx_arg));
+              ga[0] = fx_arg_node (node);
+              ga[1] = fx_arg_int (i);
+              fx_node *gi = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_operator ("getitem"), ga, 2, NULL,
+                                                  0, NULL);
+              node_set_meta (tr, f, gi, "<built-in function getitem>");
+              PyObject *item = PySequence_Fast_GET_ITEM (result, i);
+              set_example_meta (tr, gi, item);
+              PyDict_SetItemString (tr->t->targets, gi->name, getitem);
+              var *iv = var_new (tr, V_TENSOR, item);
+              iv->node = gi;
+              res->items[res->n++] = iv;
+            }
+          Py_XDECREF (getitem);
+          Py_DECREF (result);
+          goto out;
+        }
     }
   if (!PyObject_TypeCheck (result, (PyTypeObject *) fxc.tensor_type))
     {
@@ -667,6 +728,42 @@ wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
           return NULL;
         }
       return realize_tensor (tr, f, obj, src);
+    }
+  if (src && (PyTuple_CheckExact (obj) || PyList_CheckExact (obj)))
+    {
+      /* A tuple or list from a source is a sequence of values with item sources (L['xs'][0]), guarded by type and
+         length, as Dynamo's TupleVariable/ListVariable: its tensors become graph inputs read afresh on every call. */
+      PyObject *known = PyDict_GetItemString (tr->realized, src->name);
+      if (known)
+        return tr->vars[PyLong_AsSsize_t (known)];
+      char code[512];
+      snprintf (code, sizeof code, "___check_type_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) Py_TYPE (obj));
+      add_check (tr, FX_GUARD_TYPE_MATCH, src, code, (PyObject *) Py_TYPE (obj), f);
+      Py_ssize_t n = PySequence_Fast_GET_SIZE (obj);
+      PyObject *len = PyLong_FromSsize_t (n);
+      snprintf (code, sizeof code, "len(%s) == %zd", src->name, n);
+      add_check (tr, FX_GUARD_LENGTH_CHECK, src, code, len, f);
+      Py_DECREF (len);
+      var *seq = var_new (tr, V_SEQ, NULL);
+      size_t seq_idx = tr->n_vars - 1;
+      seq->is_list = PyList_CheckExact (obj);
+      seq->items = calloc ((size_t) n + 1, sizeof (var *));
+      fxc_source_copy (&seq->src, src);
+      seq->has_src = true;
+      PyObject *idx = PyLong_FromSize_t (seq_idx);
+      PyDict_SetItemString (tr->realized, src->name, idx);
+      Py_DECREF (idx);
+      for (Py_ssize_t i = 0; i < n; i++)
+        {
+          fxc_source item_src;
+          source_item (&item_src, src, i);
+          var *item = wrap_value (tr, f, PySequence_Fast_GET_ITEM (obj, i), &item_src);
+          fxc_source_clear (&item_src);
+          if (!item)
+            return NULL;
+          seq->items[seq->n++] = item;
+        }
+      return seq;
     }
   var *v;
   if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
@@ -1331,6 +1428,13 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     {
       PyObject *r = out_spec (tr, v->recv, outputs_nodes);
       return r ? Py_BuildValue ("(sNO)", "attr", r, v->obj) : NULL;
+    }
+  /* A value read from a source is read again on each run: another instance of the module (self), another
+     global, must not be replaced by the one seen while tracing. */
+  if ((v->kind == V_CONST || v->kind == V_OBJ) && v->has_src && !v->is_iter)
+    {
+      PyObject *cap = fxc_source_capsule (&v->src);
+      return cap ? Py_BuildValue ("(sN)", "s", cap) : NULL;
     }
   if (v->obj)
     return Py_BuildValue ("(sO)", "c", v->obj);
@@ -2041,8 +2145,8 @@ done:
         }
       for (int i = 0; i < f->nlocals && ok; i++)
         if (f->locals[i] && live[i]
-            && !(f->locals[i]->kind == V_TENSOR && f->locals[i]->has_src && f->locals[i]->src.local == i
-                 && !f->locals[i]->src.attrs))
+            && !(f->locals[i]->has_src && f->locals[i]->src.local == i && !f->locals[i]->src.attrs
+                 && !f->locals[i]->src.deref))
           {
             PyObject *s = out_spec (tr, f->locals[i], outputs);
             if (!s)

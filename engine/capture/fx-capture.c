@@ -96,7 +96,10 @@ fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globa
   if (src->attrs)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (src->attrs); i++)
       {
-        PyObject *n = PyObject_GetAttr (o, PyTuple_GET_ITEM (src->attrs, i));
+        PyObject *step = PyTuple_GET_ITEM (src->attrs, i);
+        /* an int step is an item of a tuple or list (L['xs'][0]); a str an attribute */
+        PyObject *n = PyLong_CheckExact (step) ? PySequence_GetItem (o, PyLong_AsSsize_t (step))
+                                               : PyObject_GetAttr (o, step);
         Py_DECREF (o);
         if (!n)
           return NULL;
@@ -332,6 +335,10 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
         case FX_GUARD_ID_MATCH:
           ok = o == c->expected;
           break;
+        case FX_GUARD_LENGTH_CHECK:
+          ok = (PyTuple_Check (o) || PyList_Check (o))
+               && PySequence_Fast_GET_SIZE (o) == PyLong_AsSsize_t (c->expected);
+          break;
         case FX_GUARD_GLOBAL_STATE:
         case FX_GUARD_BACKEND_MATCH:
         case FX_GUARD_KIND_COUNT:
@@ -438,9 +445,41 @@ global_state_init (PyObject *glue)
   Py_DECREF (pairs);
 }
 
-/* Rebuilds a value from its spec and the graph's outputs. */
+static void
+source_capsule_free (PyObject *cap)
+{
+  fxc_source *src = PyCapsule_GetPointer (cap, "fxc_source");
+  if (src)
+    {
+      fxc_source_clear (src);
+      free (src);
+    }
+}
+
+PyObject *
+fxc_source_capsule (const fxc_source *src)
+{
+  fxc_source *copy = calloc (1, sizeof *copy);
+  fxc_source_copy (copy, src);
+  PyObject *cap = PyCapsule_New (copy, "fxc_source", source_capsule_free);
+  if (!cap)
+    {
+      fxc_source_clear (copy);
+      free (copy);
+    }
+  return cap;
+}
+
+/* Where ('s', source) specs read from: the frame's locals as they were when the entry was entered. */
+typedef struct spec_env
+{
+  PyObject *const *locals;
+  PyObject *globals, *builtins;
+} spec_env;
+
+/* Rebuilds a value from its spec, the graph's outputs and the frame's values on entry. */
 static PyObject *
-spec_build (PyObject *spec, PyObject *outs)
+spec_build (PyObject *spec, PyObject *outs, const spec_env *env)
 {
   const char *kind = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (spec, 0));
   PyObject *arg = PyTuple_GET_ITEM (spec, 1);
@@ -455,11 +494,13 @@ spec_build (PyObject *spec, PyObject *outs)
       Py_INCREF (arg);
       return arg;
     }
+  if (kind[0] == 's')
+    return fxc_source_eval (PyCapsule_GetPointer (arg, "fxc_source"), env->locals, env->globals, env->builtins);
   if (kind[0] == 'n')
     return NULL;
   if (kind[0] == 'a')
     {
-      PyObject *recv = spec_build (arg, outs);
+      PyObject *recv = spec_build (arg, outs, env);
       if (!recv)
         return NULL;
       PyObject *r = PyObject_GetAttr (recv, PyTuple_GET_ITEM (spec, 2));
@@ -470,7 +511,7 @@ spec_build (PyObject *spec, PyObject *outs)
   PyObject *l = PyList_New (n);
   for (Py_ssize_t i = 0; i < n; i++)
     {
-      PyObject *o = spec_build (PyList_GET_ITEM (arg, i), outs);
+      PyObject *o = spec_build (PyList_GET_ITEM (arg, i), outs, env);
       if (!o)
         {
           Py_DECREF (l);
@@ -495,13 +536,14 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
   PyObject **vals = calloc (nl + ns + 2, sizeof (PyObject *));
   PyObject *res = NULL;
+  const spec_env env = { frame->localsplus, frame->f_globals, frame->f_builtins };
   for (int i = 0; i < nl; i++)
     vals[i] = Py_XNewRef (frame->localsplus[i]);
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
       int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
-      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs, &env);
       if (!v && PyErr_Occurred ())
         goto out;
       Py_XSETREF (vals[idx], v);
@@ -509,7 +551,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   PyObject **stack = vals + nl;
   for (Py_ssize_t i = 0; i < ns; i++)
     {
-      stack[i] = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs);
+      stack[i] = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs, &env);
       if (!stack[i] && PyErr_Occurred ())
         goto out;
     }
@@ -587,9 +629,10 @@ out:
     free (inputs);
   if (!outs)
     return NULL;
+  const spec_env env = { locals, frame->f_globals, frame->f_builtins };
   if (!e->resume_stack)
     {
-      PyObject *r = spec_build (e->out_spec, outs);
+      PyObject *r = spec_build (e->out_spec, outs, &env);
       Py_DECREF (outs);
       return r;
     }
@@ -597,32 +640,33 @@ out:
   PyCodeObject *co = frame->f_code;
   if (e->break_kind != FXC_BREAK_OTHER && e->resume_fn[0])
     return entry_resume (e, frame, outs);
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
-    {
-      PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
-      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
-      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
-      if (!v && PyErr_Occurred ())
-        {
-          Py_DECREF (outs);
-          return NULL;
-        }
-      Py_XSETREF (frame->localsplus[idx], v);
-    }
+  /* Every value is built before any local is replaced: ('s', source) specs read the locals as on entry. */
   int base = co->co_nlocalsplus;
+  Py_ssize_t nloc = PyList_GET_SIZE (e->resume_locals);
   Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
-  for (Py_ssize_t i = 0; i < ns; i++)
+  PyObject **built = calloc ((size_t) (nloc + ns) + 1, sizeof (PyObject *));
+  for (Py_ssize_t i = 0; i < nloc + ns; i++)
     {
-      PyObject *v = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs);
-      if (!v && PyErr_Occurred ())
+      PyObject *spec = i < nloc ? PyTuple_GET_ITEM (PyList_GET_ITEM (e->resume_locals, i), 1)
+                                : PyList_GET_ITEM (e->resume_stack, i - nloc);
+      built[i] = spec_build (spec, outs, &env);
+      if (!built[i] && PyErr_Occurred ())
         {
           for (Py_ssize_t j = 0; j < i; j++)
-            Py_XDECREF (frame->localsplus[base + j]);
+            Py_XDECREF (built[j]);
+          free (built);
           Py_DECREF (outs);
           return NULL;
         }
-      frame->localsplus[base + i] = v;
     }
+  for (Py_ssize_t i = 0; i < nloc; i++)
+    {
+      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (PyList_GET_ITEM (e->resume_locals, i), 0));
+      Py_XSETREF (frame->localsplus[idx], built[i]);
+    }
+  for (Py_ssize_t i = 0; i < ns; i++)
+    frame->localsplus[base + i] = built[nloc + i];
+  free (built);
   /* what COPY_FREE_VARS would have done before the breaking instruction */
   if (co->co_nfreevars)
     {

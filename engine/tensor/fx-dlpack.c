@@ -81,8 +81,10 @@ fx_tensor_to_dlpack (fx_tensor *t)
       ctx->strides[d] = t->strides[d];
     }
   fx_dl_tensor *dl = &ctx->managed.dl_tensor;
-  dl->data = t->storage->data;
-  dl->byte_offset = (uint64_t) t->offset * fx_dtype_size (t->dtype);
+  /* The view's offset goes into the data pointer, byte_offset stays 0, as PyTorch exports: torch 1.13's
+     from_dlpack ignores byte_offset, so a split's second half came back as its first. */
+  dl->data = (char *) t->storage->data + (size_t) t->offset * fx_dtype_size (t->dtype);
+  dl->byte_offset = 0;
   dl->device.device_type = t->device.type == FX_DEVICE_CUDA ? FX_DL_CUDA : FX_DL_CPU;
   dl->device.device_id = t->device.index < 0 ? 0 : t->device.index;
   dl->ndim = t->ndim;

@@ -16,6 +16,7 @@ typedef enum fx_guard_kind
   FX_GUARD_EQUALS_MATCH,
   FX_GUARD_GLOBAL_STATE,
   FX_GUARD_BACKEND_MATCH,
+  FX_GUARD_LENGTH_CHECK,       /* len(L['xs']) == 2: a tuple or list input */
   FX_GUARD_KIND_COUNT
 } fx_guard_kind;
 

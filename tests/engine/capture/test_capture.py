@@ -442,6 +442,60 @@ class Robust(Base):
                     else:
                         self.assertEqual(g, w)
 
+    def test_sequences_of_tensors(self):
+        # tuple/list arguments: their tensors are graph inputs read afresh on each call (L['xs'][0]), guarded by
+        # type and length; a tuple result (split) stays in the graph as getitem nodes
+        def f(xs, y):
+            a, b = y.split(2, dim=0)
+            return xs[0] * a + xs[1] * b
+
+        cf = torch.compile(f, backend="eager")
+        for _ in range(3):
+            xs, y = [torch.randn(2, 3), torch.randn(2, 3)], torch.randn(4, 3)
+            self.assertTrue(torch.allclose(cf(xs, y), f(xs, y)))
+            t = (torch.randn(2, 3), torch.randn(2, 3))
+            self.assertTrue(torch.allclose(cf(t, y), f(t, y)))
+        c = compiles(self.start)
+        self.assertEqual(len(c), 2, [r.get("reasons") for r in c])   # the list and the tuple: TYPE_MATCH
+        self.assertIn("LENGTH_CHECK: len(L['xs']) == 2", c[0]["guards"])
+        self.assertIn("TENSOR_MATCH: check_tensor(L['xs'][1], ", c[0]["guards"])
+        self.assertIn("split = l_y_.split(2, dim = 0)", c[0]["graph_code"])
+        self.assertIn("getitem_1 = split[1]", c[0]["graph_code"])
+        self.assertEqual(kinds(self.start, "graph_break"), [])
+        xs3 = [torch.randn(2, 3)] * 3
+        self.assertTrue(torch.allclose(cf(xs3, y), f(xs3, y)))
+        self.assertIn("0/0: len(xs) == 2 ", "".join(kinds(self.start, "recompile")[-1]["reasons"]))
+
+    def test_two_instances_after_a_break_in_a_submodule(self):
+        # A break inside an inlined submodule's forward: the frames resumed for a second instance must use that
+        # instance's tensors, never values captured while compiling the first (a wrong result before the fix).
+        class Inner(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.qk = nn.Linear(8, 16)
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                q, k = self.qk(x).split(8, dim=-1)
+                print("", end="")                      # a graph break between the two halves
+                return self.proj(q * k)
+
+        class Outer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = Inner()
+
+            def forward(self, x):
+                return self.inner(x) + 1
+
+        torch.manual_seed(0)
+        x = torch.randn(2, 8)
+        a, b = Inner().eval(), Outer().eval()
+        self.assertTrue(torch.allclose(torch.compile(a, backend="eager")(x), a(x)))
+        self.assertTrue(torch.allclose(torch.compile(b, backend="eager")(x), b(x)))
+        x2 = torch.randn(2, 8)
+        self.assertTrue(torch.allclose(torch.compile(b, backend="eager")(x2), b(x2)))
+
     def test_no_unexpected_skips(self):
         torch.compile(p_slices, backend="eager")(torch.randn(4, 5), None)
         torch.compile(p_varargs, backend="eager")(torch.randn(3), torch.randn(3))
