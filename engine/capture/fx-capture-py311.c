@@ -188,6 +188,28 @@ source_item (fxc_source *dst, const fxc_source *base, Py_ssize_t index)
   snprintf (dst->name, len, "%s[%zd]", base->name, index);
 }
 
+/* base[key]: a dict item (the step is a 1-tuple (key,) in the attrs tuple). */
+static void
+source_key (fxc_source *dst, const fxc_source *base, PyObject *key)
+{
+  fxc_source_copy (dst, base);
+  Py_ssize_t n = base->attrs ? PyTuple_GET_SIZE (base->attrs) : 0;
+  PyObject *t = PyTuple_New (n + 1);
+  for (Py_ssize_t i = 0; i < n; i++)
+    PyTuple_SET_ITEM (t, i, Py_NewRef (PyTuple_GET_ITEM (base->attrs, i)));
+  PyTuple_SET_ITEM (t, n, PyTuple_Pack (1, key));
+  Py_XDECREF (dst->attrs);
+  dst->attrs = t;
+  PyObject *r = PyObject_Repr (key);
+  const char *rs = r ? PyUnicode_AsUTF8 (r) : "?";
+  size_t len = strlen (base->name) + strlen (rs) + 8;
+  free (dst->name);
+  dst->name = malloc (len);
+  snprintf (dst->name, len, "%s[%s]", base->name, rs);
+  Py_XDECREF (r);
+  PyErr_Clear ();
+}
+
 /* re.sub(r"[^a-zA-Z0-9]+", "_", name) as builder.py names graph inputs. */
 static char *
 source_input_name (const char *name)
@@ -765,6 +787,37 @@ wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
         }
       return seq;
     }
+  if (src && PyDict_CheckExact (obj) && !PyDict_GetItemString (tr->realized, src->name))
+    {
+      /* A dict from a source (**kwargs, a dict argument): its items are read through item sources (L['d']['a']);
+         the dict is guarded by type and by its keys in order, as Dynamo's DICT_KEYS_MATCH. */
+      PyObject *keys = PyDict_Keys (obj);
+      PyObject *kt = keys ? PyList_AsTuple (keys) : NULL;
+      PyObject *kr = keys ? PyObject_Repr (keys) : NULL;
+      Py_XDECREF (keys);
+      if (kt && kr)
+        {
+          char code[1024];
+          snprintf (code, sizeof code, "___check_type_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) Py_TYPE (obj));
+          add_check (tr, FX_GUARD_TYPE_MATCH, src, code, (PyObject *) Py_TYPE (obj), f);
+          snprintf (code, sizeof code, "list(%s.keys()) == %s", src->name, PyUnicode_AsUTF8 (kr));
+          add_check (tr, FX_GUARD_DICT_KEYS_MATCH, src, code, kt, f);
+          var *d = var_new (tr, V_CONST, obj);
+          fxc_source_copy (&d->src, src);
+          d->has_src = true;
+          PyObject *idx = PyLong_FromSize_t (tr->n_vars - 1);
+          PyDict_SetItemString (tr->realized, src->name, idx);
+          Py_DECREF (idx);
+          Py_DECREF (kt);
+          Py_DECREF (kr);
+          return d;
+        }
+      Py_XDECREF (kt);
+      Py_XDECREF (kr);
+      PyErr_Clear ();
+    }
+  else if (src && PyDict_CheckExact (obj))
+    return tr->vars[PyLong_AsSsize_t (PyDict_GetItemString (tr->realized, src->name))];
   var *v;
   if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
       || PyObject_IsInstance (obj, fxc.module_type) == 1)
@@ -890,6 +943,232 @@ qualified_name (PyObject *fn)
   Py_XDECREF (mod);
   Py_XDECREF (name);
   return strdup (buf);
+}
+
+/* The Python value of a var made only of constants (tuples/lists of them included); NULL otherwise. */
+static PyObject *
+var_materialize (var *v)
+{
+  if ((v->kind == V_CONST || v->kind == V_OBJ) && v->obj && !v->is_iter
+      && !PyObject_TypeCheck (v->obj, (PyTypeObject *) fxc.tensor_type))
+    return Py_NewRef (v->obj);
+  if (v->kind != V_SEQ)
+    return NULL;
+  PyObject *l = PyList_New ((Py_ssize_t) v->n);
+  for (size_t i = 0; i < v->n; i++)
+    {
+      PyObject *o = var_materialize (v->items[i]);
+      if (!o)
+        {
+          Py_DECREF (l);
+          return NULL;
+        }
+      PyList_SET_ITEM (l, (Py_ssize_t) i, o);
+    }
+  if (v->is_list)
+    return l;
+  PyObject *t = PyList_AsTuple (l);
+  Py_DECREF (l);
+  return t;
+}
+
+static var *
+seq_of (tracer *tr, bool is_list, size_t n)
+{
+  var *v = var_new (tr, V_SEQ, NULL);
+  v->is_list = is_list;
+  v->items = calloc (n + 1, sizeof (var *));
+  return v;
+}
+
+/* Builtins over tuples/lists that hold graph values: len, isinstance, enumerate, zip, list, tuple, reversed, as
+   Dynamo's BuiltinVariable does for ListVariable/TupleVariable. A sequence of constants is materialized and the
+   builtin runs on it. *handled is false when the call is not one of these. */
+static var *
+seq_builtin (tracer *tr, PyObject *fn, var **args, size_t nargs, bool *handled)
+{
+  bool any_seq = false;
+  for (size_t i = 0; i < nargs; i++)
+    any_seq |= args[i]->kind == V_SEQ;
+  *handled = false;
+  if (!any_seq || nargs > 8)
+    return NULL;
+  PyObject *bdict = PyModule_GetDict (fxc.builtins);
+  const char *name = PyType_Check (fn) ? ((PyTypeObject *) fn)->tp_name
+                     : PyCFunction_GET_SELF (fn) == fxc.builtins ? ((PyCFunctionObject *) fn)->m_ml->ml_name : NULL;
+  if (!name || PyDict_GetItemString (bdict, name) != fn)
+    return NULL;
+  /* only constants inside: run the builtin on the materialized values */
+  PyObject *a[8];
+  size_t got = 0;
+  for (; got < nargs; got++)
+    if (!(a[got] = var_materialize (args[got])))
+      break;
+  if (got == nargs)
+    {
+      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
+      for (size_t i = 0; i < nargs; i++)
+        Py_DECREF (a[i]);
+      if (!r)
+        {
+          PyErr_Clear ();
+          return NULL;   /* not handled: the usual path reports it */
+        }
+      *handled = true;
+      /* iterators (enumerate, zip, reversed over constants) are made lists, which the loops unroll */
+      if (PyIter_Check (r))
+        Py_SETREF (r, PySequence_List (r));
+      var *v = r ? const_var (tr, r) : NULL;
+      Py_XDECREF (r);
+      return v;
+    }
+  for (size_t i = 0; i < got; i++)
+    Py_DECREF (a[i]);
+  var *s0 = args[0];
+  if (strcmp (name, "len") == 0 && nargs == 1 && s0->kind == V_SEQ)
+    {
+      *handled = true;
+      PyObject *n = PyLong_FromSize_t (s0->n);
+      var *v = const_var (tr, n);
+      Py_DECREF (n);
+      return v;
+    }
+  if (strcmp (name, "isinstance") == 0 && nargs == 2 && s0->kind == V_SEQ && args[1]->kind != V_SEQ)
+    {
+      *handled = true;
+      int r = PyObject_IsSubclass ((PyObject *) (s0->is_list ? &PyList_Type : &PyTuple_Type), args[1]->obj);
+      if (r < 0)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "isinstance raised while tracing");
+          return NULL;
+        }
+      return const_var (tr, r ? Py_True : Py_False);
+    }
+  if ((strcmp (name, "list") == 0 || strcmp (name, "tuple") == 0 || strcmp (name, "reversed") == 0) && nargs == 1
+      && s0->kind == V_SEQ)
+    {
+      *handled = true;
+      var *v = seq_of (tr, name[0] != 't', s0->n);
+      for (size_t i = 0; i < s0->n; i++)
+        v->items[v->n++] = s0->items[name[0] == 'r' ? s0->n - 1 - i : i];
+      return v;
+    }
+  if (strcmp (name, "enumerate") == 0 && (nargs == 1 || (nargs == 2 && args[1]->kind == V_CONST && PyLong_Check (args[1]->obj)))
+      && s0->kind == V_SEQ)
+    {
+      *handled = true;
+      long start = nargs == 2 ? PyLong_AsLong (args[1]->obj) : 0;
+      var *v = seq_of (tr, true, s0->n);
+      for (size_t i = 0; i < s0->n; i++)
+        {
+          var *pair = seq_of (tr, false, 2);
+          PyObject *k = PyLong_FromLong (start + (long) i);
+          pair->items[pair->n++] = const_var (tr, k);
+          Py_DECREF (k);
+          pair->items[pair->n++] = s0->items[i];
+          v->items[v->n++] = pair;
+        }
+      return v;
+    }
+  if (strcmp (name, "zip") == 0 && nargs >= 1)
+    {
+      /* every argument a V_SEQ or a constant sequence */
+      size_t n = SIZE_MAX;
+      PyObject *consts[8] = { 0 };
+      for (size_t i = 0; i < nargs; i++)
+        {
+          if (args[i]->kind == V_SEQ)
+            n = args[i]->n < n ? args[i]->n : n;
+          else if ((consts[i] = var_materialize (args[i])) && (PyList_Check (consts[i]) || PyTuple_Check (consts[i])))
+            n = (size_t) PySequence_Fast_GET_SIZE (consts[i]) < n ? (size_t) PySequence_Fast_GET_SIZE (consts[i]) : n;
+          else
+            {
+              for (size_t j = 0; j <= i; j++)
+                Py_XDECREF (consts[j]);
+              return NULL;
+            }
+        }
+      *handled = true;
+      var *v = seq_of (tr, true, n);
+      for (size_t k = 0; k < n; k++)
+        {
+          var *t = seq_of (tr, false, nargs);
+          for (size_t i = 0; i < nargs; i++)
+            t->items[t->n++] = args[i]->kind == V_SEQ ? args[i]->items[k]
+                                                      : const_var (tr, PySequence_Fast_GET_ITEM (consts[i], k));
+          v->items[v->n++] = t;
+        }
+      for (size_t i = 0; i < nargs; i++)
+        Py_XDECREF (consts[i]);
+      return v;
+    }
+  return NULL;
+}
+
+/* A traced list's append/extend (it is not visible outside the trace: mutated in place) and a sourced dict's
+   get/items/values/keys (items through item sources). NULL with no reason set: not handled. */
+static var *
+seq_method (tracer *tr, frame *f, var *recv, const char *meth, var **args, size_t nargs)
+{
+  if (recv->kind == V_SEQ)
+    {
+      var *add = nargs == 1 ? args[0] : NULL;
+      if (!add || (strcmp (meth, "extend") == 0 && add->kind != V_SEQ))
+        return NULL;
+      size_t extra = strcmp (meth, "append") == 0 ? 1 : add->n;
+      recv->items = realloc (recv->items, (recv->n + extra + 1) * sizeof (var *));
+      if (strcmp (meth, "append") == 0)
+        recv->items[recv->n++] = add;
+      else
+        for (size_t i = 0; i < add->n; i++)
+          recv->items[recv->n++] = add->items[i];
+      return const_var (tr, Py_None);
+    }
+  PyObject *d = recv->obj;
+  if (strcmp (meth, "get") == 0 && (nargs == 1 || nargs == 2) && args[0]->kind == V_CONST)
+    {
+      PyObject *item = PyDict_GetItemWithError (d, args[0]->obj);
+      if (!item)
+        {
+          PyErr_Clear ();
+          return nargs == 2 ? args[1] : const_var (tr, Py_None);
+        }
+      fxc_source ks;
+      source_key (&ks, &recv->src, args[0]->obj);
+      var *v = wrap_value (tr, f, item, &ks);
+      fxc_source_clear (&ks);
+      return v;
+    }
+  if (nargs != 0 || (strcmp (meth, "items") && strcmp (meth, "values") && strcmp (meth, "keys")))
+    return NULL;
+  var *out = seq_of (tr, true, (size_t) PyDict_Size (d));
+  PyObject *k, *item;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next (d, &pos, &k, &item))
+    {
+      var *kv = const_var (tr, k);
+      var *vv = NULL;
+      if (strcmp (meth, "keys"))
+        {
+          fxc_source ks;
+          source_key (&ks, &recv->src, k);
+          vv = wrap_value (tr, f, item, &ks);
+          fxc_source_clear (&ks);
+          if (!vv)
+            return NULL;
+        }
+      if (meth[0] == 'i')
+        {
+          var *pair = seq_of (tr, false, 2);
+          pair->items[pair->n++] = kv;
+          pair->items[pair->n++] = vv;
+          out->items[out->n++] = pair;
+        }
+      else
+        out->items[out->n++] = meth[0] == 'k' ? kv : vv;
+    }
+  return out;
 }
 
 static var *
@@ -1045,6 +1324,12 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       free (all);
       return res;
     }
+  if (fnv->kind == V_ATTR && fnv->recv && (fnv->recv->kind == V_SEQ || fnv->recv->kind == V_CONST) && !kwnames)
+    {
+      var *r = seq_method (tr, f, fnv->recv, PyUnicode_AsUTF8 (fnv->obj), args, nargs);
+      if (r || tr->reason[0])
+        return r;
+    }
   if (fnv->kind == V_ATTR)
     {
       fail (tr, 1, "Unsupported method call\n  Explanation: call to %s on an unsupported value", PyUnicode_AsUTF8 (fnv->obj));
@@ -1069,6 +1354,13 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
     {
       fail (tr, 1, "Attempted to call function marked as skipped\n  Explanation: the function was passed to disallow_in_graph");
       return NULL;
+    }
+  if (!kwnames && (PyCFunction_Check (fn) || PyType_Check (fn)))
+    {
+      bool handled = false;
+      var *r = seq_builtin (tr, fn, args, nargs, &handled);
+      if (handled)
+        return r;
     }
   if (PyCFunction_Check (fn) && PyCFunction_GET_SELF (fn) == fxc.builtins)
     {
@@ -1244,6 +1536,17 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
           Py_DECREF (r);
           return v;
         }
+      var *v = var_new (tr, V_ATTR, name);
+      v->recv = base;
+      return v;
+    }
+  if ((base->kind == V_CONST && base->has_src && PyDict_CheckExact (base->obj)
+       && (strcmp (PyUnicode_AsUTF8 (name), "get") == 0 || strcmp (PyUnicode_AsUTF8 (name), "items") == 0
+           || strcmp (PyUnicode_AsUTF8 (name), "values") == 0 || strcmp (PyUnicode_AsUTF8 (name), "keys") == 0))
+      || (base->kind == V_SEQ && base->is_list && !base->has_src
+          && (strcmp (PyUnicode_AsUTF8 (name), "append") == 0 || strcmp (PyUnicode_AsUTF8 (name), "extend") == 0)))
+    {
+      /* d.get/items/values/keys and a traced list's append/extend: handled when called (seq_method) */
       var *v = var_new (tr, V_ATTR, name);
       v->recv = base;
       return v;
@@ -1648,6 +1951,18 @@ interpret (tracer *tr, frame *f, var **result)
             var *idx = POP ();
             var *obj = POP ();
             var *a[2] = { obj, idx };
+            if (obj->kind == V_CONST && PyDict_CheckExact (obj->obj) && obj->has_src && idx->kind == V_CONST)
+              {
+                PyObject *item = PyDict_GetItemWithError (obj->obj, idx->obj);
+                NEED (item);
+                fxc_source ks;
+                source_key (&ks, &obj->src, idx->obj);
+                var *v = wrap_value (tr, f, item, &ks);
+                fxc_source_clear (&ks);
+                NEED (v);
+                PUSH (v);
+                break;
+              }
             if (obj->kind == V_SEQ && idx->kind == V_CONST && PyLong_Check (idx->obj))
               {
                 Py_ssize_t i = PyLong_AsSsize_t (idx->obj);
@@ -1725,6 +2040,25 @@ interpret (tracer *tr, frame *f, var **result)
         case JUMP_BACKWARD_NO_INTERRUPT:
           next = next - oparg;
           break;
+        case JUMP_IF_FALSE_OR_POP:
+        case JUMP_IF_TRUE_OR_POP:
+          {
+            /* `a and b` / `a or b` on constants; on anything else the frame continues in CPython here */
+            var *c = PEEK (1);
+            if (c->kind != V_CONST && c->kind != V_OBJ)
+              {
+                rc = fail (tr, 1, "Unsupported `and`/`or` on a traced value\n  Explanation: the truth of a %s is "
+                           "not known while tracing", c->kind == V_TENSOR ? "tensor" : "traced value");
+                goto done;
+              }
+            int truth = PyObject_IsTrue (c->obj);
+            NEED (truth >= 0);
+            if ((opcode == JUMP_IF_TRUE_OR_POP) == (truth != 0))
+              next = next + oparg;
+            else
+              (void) POP ();
+          }
+          break;
         case POP_JUMP_FORWARD_IF_FALSE:
         case POP_JUMP_FORWARD_IF_TRUE:
         case POP_JUMP_BACKWARD_IF_FALSE:
@@ -1735,6 +2069,17 @@ interpret (tracer *tr, frame *f, var **result)
         case POP_JUMP_BACKWARD_IF_NOT_NONE:
           {
             var *c = PEEK (1);
+            bool none_test = opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE
+                             || opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
+            if (none_test && (c->kind == V_TENSOR || c->kind == V_SEQ))
+              {
+                /* `if bias is not None`: a tensor or a sequence is never None */
+                (void) POP ();
+                bool jump = opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
+                if (jump)
+                  next = opcode == POP_JUMP_FORWARD_IF_NOT_NONE ? next + oparg : next - oparg;
+                break;
+              }
             if (c->kind == V_TENSOR)
               {
                 if (!f->parent)
@@ -1811,6 +2156,14 @@ interpret (tracer *tr, frame *f, var **result)
                 Py_DECREF (mods);
                 s = seq;
               }
+            if ((s->kind == V_CONST || s->kind == V_OBJ) && !s->is_iter && PyIter_Check (s->obj))
+              {
+                /* an iterator from outside the traced code (e.g. a resume function's enumerate): tracing must not
+                   consume it, since CPython runs the frame on the same object if capture gives up */
+                rc = fail (tr, 1, "Unsupported iteration over an iterator\n  Explanation: iterating %s would consume it",
+                           Py_TYPE (s->obj)->tp_name);
+                goto done;
+              }
             if (s->kind == V_CONST || (s->kind == V_OBJ && !PyCallable_Check (s->obj)))
               {
                 /* range/tuple/list constants: iterate the materialized list (loops are unrolled) */
@@ -1851,6 +2204,12 @@ interpret (tracer *tr, frame *f, var **result)
         case FOR_ITER:
           {
             var *it = PEEK (1);
+            if (!it->is_iter || !it->obj)
+              {
+                rc = fail (tr, 1, "Unsupported iteration over an iterator\n  Explanation: FOR_ITER on a value that "
+                           "tracing did not create would consume it");
+                goto done;
+              }
             PyObject *item = PyIter_Next (it->obj);
             if (!item)
               {
@@ -2007,6 +2366,18 @@ interpret (tracer *tr, frame *f, var **result)
           {
             var *rhs = POP ();
             var *lhs = POP ();
+            if (opcode == IS_OP
+                && (((lhs->kind == V_TENSOR || lhs->kind == V_SEQ) && rhs->kind == V_CONST && rhs->obj
+                     && !PyObject_TypeCheck (rhs->obj, (PyTypeObject *) fxc.tensor_type)
+                     && !PyTuple_Check (rhs->obj) && !PyList_Check (rhs->obj))
+                    || ((rhs->kind == V_TENSOR || rhs->kind == V_SEQ) && lhs->kind == V_CONST && lhs->obj
+                        && !PyObject_TypeCheck (lhs->obj, (PyTypeObject *) fxc.tensor_type)
+                        && !PyTuple_Check (lhs->obj) && !PyList_Check (lhs->obj))))
+              {
+                /* a tensor or a sequence is never the same object as None, a number or a string */
+                PUSH (const_var (tr, oparg ? Py_True : Py_False));
+                break;
+              }
             if ((lhs->kind != V_CONST && lhs->kind != V_OBJ) || (rhs->kind != V_CONST && rhs->kind != V_OBJ))
               {
                 sp += 2;

@@ -97,9 +97,11 @@ fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globa
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (src->attrs); i++)
       {
         PyObject *step = PyTuple_GET_ITEM (src->attrs, i);
-        /* an int step is an item of a tuple or list (L['xs'][0]); a str an attribute */
-        PyObject *n = PyLong_CheckExact (step) ? PySequence_GetItem (o, PyLong_AsSsize_t (step))
-                                               : PyObject_GetAttr (o, step);
+        /* an int step is an item of a tuple or list (L['xs'][0]), a 1-tuple a dict key (L['d']['a']), a str an
+           attribute */
+        PyObject *n = PyLong_CheckExact (step)    ? PySequence_GetItem (o, PyLong_AsSsize_t (step))
+                      : PyTuple_CheckExact (step) ? PyObject_GetItem (o, PyTuple_GET_ITEM (step, 0))
+                                                  : PyObject_GetAttr (o, step);
         Py_DECREF (o);
         if (!n)
           return NULL;
@@ -334,6 +336,22 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
           break;
         case FX_GUARD_ID_MATCH:
           ok = o == c->expected;
+          break;
+        case FX_GUARD_DICT_KEYS_MATCH:
+          if (PyDict_CheckExact (o) && PyDict_GET_SIZE (o) == PyTuple_GET_SIZE (c->expected))
+            {
+              Py_ssize_t pos = 0, ki = 0;
+              PyObject *k, *v;
+              ok = true;
+              while (ok && PyDict_Next (o, &pos, &k, &v))
+                {
+                  PyObject *want = PyTuple_GET_ITEM (c->expected, ki++);
+                  ok = k == want || PyObject_RichCompareBool (k, want, Py_EQ) == 1;
+                }
+              PyErr_Clear ();
+            }
+          else
+            ok = false;
           break;
         case FX_GUARD_LENGTH_CHECK:
           ok = (PyTuple_Check (o) || PyList_Check (o))

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char *const kind_names[FX_GUARD_KIND_COUNT] = {
-  "TENSOR_MATCH", "TYPE_MATCH", "ID_MATCH", "EQUALS_MATCH", "GLOBAL_STATE", "BACKEND_MATCH", "LENGTH_CHECK",
+  "TENSOR_MATCH", "TYPE_MATCH", "ID_MATCH", "EQUALS_MATCH", "GLOBAL_STATE", "BACKEND_MATCH", "LENGTH_CHECK", "DICT_KEYS_MATCH",
 };
 
 const char *

@@ -466,6 +466,53 @@ class Robust(Base):
         self.assertTrue(torch.allclose(cf(xs3, y), f(xs3, y)))
         self.assertIn("0/0: len(xs) == 2 ", "".join(kinds(self.start, "recompile")[-1]["reasons"]))
 
+    def test_dicts_lists_and_conditions(self):
+        # dict inputs and **kwargs read through item sources, a traced list's append, `a and b` on constants,
+        # `is None` on a tensor: all in one graph, no break, same results as eager
+        def f(d, xs, bias=None, flag=True, **kw):
+            out = []
+            for i, x in enumerate(xs):
+                out.append(x * (i + 1))
+            y = torch.stack(out).sum(0) * d["scale"] + d.get("shift", 0.0)
+            if flag and kw.get("relu", False):
+                y = y.relu()
+            if bias is not None:
+                y = y + bias
+            for k, v in d.items():
+                if k == "extra":
+                    y = y + v
+            return y
+
+        cf = torch.compile(f, backend="eager")
+        xs = [torch.randn(3) for _ in range(2)]
+        for d, kw in [({"scale": torch.randn(3), "shift": torch.randn(3)}, {"relu": True}),
+                      ({"scale": torch.randn(3), "shift": torch.randn(3)}, {"relu": True}),
+                      ({"scale": torch.randn(3), "extra": torch.randn(3)}, {})]:
+            for bias in (None, torch.randn(3)):
+                self.assertTrue(torch.allclose(cf(d, xs, bias, **kw), f(d, xs, bias, **kw)))
+        self.assertEqual(kinds(self.start, "graph_break"), [])
+        self.assertEqual(kinds(self.start, "skip"), [])
+        g = compiles(self.start)[0]["guards"]
+        self.assertIn("DICT_KEYS_MATCH: list(L['d'].keys()) == ['scale', 'shift']", g)
+        self.assertIn("TENSOR_MATCH: check_tensor(L['d']['shift'], ", g)
+        # the second dict has the same keys: a hit; the third other keys: a recompile, 4 compiles in all (bias)
+        self.assertEqual(len(compiles(self.start)), 4)
+
+    def test_outside_iterators_are_not_consumed(self):
+        # a resume function receives the live enumerate object; tracing must not advance it
+        def f(xs):
+            out = []
+            for i, x in enumerate(xs):
+                print("", end="")
+                out.append(x * i)
+            return out
+
+        xs = (torch.randn(2), torch.randn(2), torch.randn(2))
+        got = torch.compile(f, backend="eager")(xs)
+        self.assertEqual(len(got), 3)
+        for g, w in zip(got, f(xs)):
+            self.assertTrue(torch.equal(g, w))
+
     def test_two_instances_after_a_break_in_a_submodule(self):
         # A break inside an inlined submodule's forward: the frames resumed for a second instance must use that
         # instance's tensors, never values captured while compiling the first (a wrong result before the fix).
