@@ -1362,6 +1362,38 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       if (handled)
         return r;
     }
+  if (PyCFunction_Check (fn) && PyCFunction_GET_SELF (fn) && PyModule_Check (PyCFunction_GET_SELF (fn)) && !kwnames
+      && nargs <= 8)
+    {
+      /* math.sqrt(k.size(-1)), operator.mul(2, 3): pure functions of constants are folded, as Dynamo does */
+      const char *mn = PyModule_GetName (PyCFunction_GET_SELF (fn));
+      PyErr_Clear ();
+      if (mn && (strcmp (mn, "math") == 0 || strcmp (mn, "_operator") == 0 || strcmp (mn, "cmath") == 0))
+        {
+          PyObject *a[8];
+          size_t got = 0;
+          for (; got < nargs; got++)
+            if (!(a[got] = var_materialize (args[got])))
+              break;
+          if (got == nargs)
+            {
+              PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
+              for (size_t i = 0; i < nargs; i++)
+                Py_DECREF (a[i]);
+              if (!r)
+                {
+                  PyErr_Clear ();
+                  fail (tr, 0, "%s.%s raised while tracing", mn, ((PyCFunctionObject *) fn)->m_ml->ml_name);
+                  return NULL;
+                }
+              var *v = const_var (tr, r);
+              Py_DECREF (r);
+              return v;
+            }
+          for (size_t i = 0; i < got; i++)
+            Py_DECREF (a[i]);
+        }
+    }
   if (PyCFunction_Check (fn) && PyCFunction_GET_SELF (fn) == fxc.builtins)
     {
       /* A Python builtin. */

@@ -498,6 +498,58 @@ class Robust(Base):
         # the second dict has the same keys: a hit; the third other keys: a recompile, 4 compiles in all (bias)
         self.assertEqual(len(compiles(self.start)), 4)
 
+    def test_small_gpt_is_one_graph(self):
+        # nn.ModuleList loop, a dataclass config, register_buffer mask, math.sqrt on a size (folded), Embedding,
+        # an optional target: one graph per call shape, no break, same results
+        import math
+
+        class Layer(nn.Module):
+            def __init__(self, d, heads):
+                super().__init__()
+                self.heads = heads
+                self.qkv = nn.Linear(d, 3 * d)
+                self.register_buffer("mask", torch.tril(torch.ones(8, 8)).view(1, 1, 8, 8))
+
+            def forward(self, x):
+                B, T, C = x.size()
+                q, k, v = self.qkv(x).split(C, dim=2)
+                q = q.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+                k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+                v = v.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+                att = (q @ k.transpose(-2, -1)) / math.sqrt(k.size(-1))
+                att = att.masked_fill(self.mask[:, :, :T, :T] == 0, float("-inf")).softmax(-1)
+                return (att @ v).transpose(1, 2).reshape(B, T, C)
+
+        class LM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(50, 16)
+                self.layers = nn.ModuleList([Layer(16, 2) for _ in range(2)])
+                self.head = nn.Linear(16, 50, bias=False)
+
+            def forward(self, idx, targets=None):
+                x = self.emb(idx)
+                for layer in self.layers:
+                    x = x + layer(x)
+                logits = self.head(x)
+                loss = None
+                if targets is not None:
+                    loss = nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+                return logits, loss
+
+        torch.manual_seed(0)
+        m = LM().eval()
+        idx, tg = torch.randint(0, 50, (2, 8)), torch.randint(0, 50, (2, 8))
+        cm = torch.compile(m, backend="eager")
+        (l1, s1), (l2, s2) = cm(idx, tg), m(idx, tg)
+        self.assertTrue(torch.allclose(l1, l2, atol=1e-6) and torch.allclose(s1, s2, atol=1e-6))
+        l1, none = cm(idx[:, :6])
+        self.assertTrue(torch.allclose(l1, m(idx[:, :6])[0], atol=1e-6))
+        self.assertIsNone(none)
+        self.assertEqual(kinds(self.start, "graph_break"), [])
+        self.assertEqual(len(compiles(self.start)), 2)
+        self.assertIn("/ 2.8284271247461903", compiles(self.start)[0]["graph_code"])
+
     def test_outside_iterators_are_not_consumed(self):
         # a resume function receives the live enumerate object; tracing must not advance it
         def f(xs):

@@ -155,7 +155,7 @@ def _engine_backend(name):
         except RuntimeError as e:
             gm._fx_backend_error = str(e)
             print(f"fxcapture: backend {name!r} could not compile this graph, running it eagerly: "
-                  f"{str(e).splitlines()[0]}", file=sys.stderr)
+                  f"{' '.join(line.strip() for line in str(e).splitlines()[:2])}", file=sys.stderr)
             return gm.forward
         gm._fx_engine_compiled = compiled
         return compiled
