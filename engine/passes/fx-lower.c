@@ -48,6 +48,8 @@ typedef enum
   MAP_CROSS_ENTROPY, /* F.cross_entropy(x, target) → _log_softmax + nll_loss_forward */
   MAP_FACTORY,    /* torch.ones(2, 3) / torch.ones((2, 3)) / torch.full(size, v): sizes as one list, kwargs kept */
   MAP_ARANGE,     /* torch.arange(end) / (start, end) / (start, end, step) */
+  MAP_BATCH_NORM, /* F.batch_norm(x, mean, var, w, b, training=False, momentum, eps) → _native_batch_norm_legit_no_training[0] */
+  MAP_POOL,       /* F.max_pool2d → max_pool2d_with_indices[0]; F.avg_pool2d, F.adaptive_avg_pool2d with sizes as lists */
 } map_kind;
 
 typedef struct
@@ -166,6 +168,14 @@ static const lower_rule rules[] = {
   { "torch.nn.functional.conv2d", MAP_CONV, "2", NULL },
   { "torch.nn.functional.conv1d", MAP_CONV, "1", NULL },
   { "torch.nn.functional.cross_entropy", MAP_CROSS_ENTROPY, NULL, NULL },
+  { "torch.nn.functional.batch_norm", MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
+  { "torch.batch_norm", MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
+  { "torch.nn.functional.max_pool2d", MAP_POOL, "aten.max_pool2d_with_indices.default", NULL },
+  { "torch.max_pool2d", MAP_POOL, "aten.max_pool2d_with_indices.default", NULL },
+  { "torch.nn.functional.avg_pool2d", MAP_POOL, "aten.avg_pool2d.default", NULL },
+  { "torch._C._nn.avg_pool2d", MAP_POOL, "aten.avg_pool2d.default", NULL },
+  { "torch.nn.functional.adaptive_avg_pool2d", MAP_POOL, "aten.adaptive_avg_pool2d.default", NULL },
+  { "torch._C._nn.adaptive_avg_pool2d", MAP_POOL, "aten.adaptive_avg_pool2d.default", NULL },
   { "torch.ones", MAP_FACTORY, "aten.ones.default", NULL },
   { "torch.zeros", MAP_FACTORY, "aten.zeros.default", NULL },
   { "torch.empty", MAP_FACTORY, "aten.empty.memory_format", NULL },
@@ -765,6 +775,74 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         fx_arg g0[2] = { fx_arg_node (nll), fx_arg_int (0) };
         res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
         provenance (c->out, res, n);
+        break;
+      }
+    case MAP_BATCH_NORM:
+      {
+        /* F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps); torch.batch_norm
+           (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled) */
+        bool fn = strncmp (r->name, "torch.nn.", 9) == 0;
+        const fx_arg *mean = get_arg (n, fn ? 1 : 3, "running_mean"), *var = get_arg (n, fn ? 2 : 4, "running_var");
+        const fx_arg *w = get_arg (n, fn ? 3 : 1, "weight"), *b = get_arg (n, fn ? 4 : 2, "bias");
+        const fx_arg *train = get_arg (n, 5, "training"), *mom = get_arg (n, 6, "momentum");
+        const fx_arg *eps = get_arg (n, 7, "eps");
+        if (mean == NULL || var == NULL || mean->kind != FX_ARG_NODE || var->kind != FX_ARG_NODE)
+          return lower_error (diag, n, "batch_norm without running statistics is not lowered");
+        if (train != NULL && !(train->kind == FX_ARG_BOOL && !train->u.b))
+          return lower_error (diag, n, "batch_norm in training mode updates running statistics; only eval mode "
+                                       "(training=False) is lowered");
+        fx_arg a7[7] = { args[0], w ? map_arg (c, w) : fx_arg_none (), b ? map_arg (c, b) : fx_arg_none (),
+                         map_arg (c, mean), map_arg (c, var),
+                         mom && mom->kind == FX_ARG_FLOAT ? *mom : fx_arg_float (0.1),
+                         eps && eps->kind == FX_ARG_FLOAT ? *eps : fx_arg_float (1e-5) };
+        fx_node *bn = emit (c, n, r->aten, a7, 7, NULL, 0);
+        fx_arg g0[2] = { fx_arg_node (bn), fx_arg_int (0) };
+        res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
+        provenance (c->out, res, n);
+        break;
+      }
+    case MAP_POOL:
+      {
+        bool adaptive = strstr (r->aten, "adaptive") != NULL, is_max = strstr (r->aten, "max_pool") != NULL;
+        if (adaptive)
+          {
+            const fx_arg *os = get_arg (n, 1, "output_size");
+            if (os == NULL || (os->kind != FX_ARG_INT && os->kind != FX_ARG_LIST && os->kind != FX_ARG_TUPLE))
+              return lower_error (diag, n, "adaptive_avg_pool2d needs its output size");
+            fx_arg a2[2] = { args[0], conv_list (c, os, 1, 2) };
+            res = emit (c, n, r->aten, a2, 2, NULL, 0);
+            break;
+          }
+        const fx_arg *ks = get_arg (n, 1, "kernel_size"), *st = get_arg (n, 2, "stride");
+        const fx_arg *pad = get_arg (n, 3, "padding");
+        if (ks == NULL)
+          return lower_error (diag, n, "pooling without kernel_size");
+        fx_arg kl = conv_list (c, ks, 1, 2);
+        /* stride None means the kernel size */
+        fx_arg sl = st == NULL || st->kind == FX_ARG_NONE ? kl : conv_list (c, st, 1, 2);
+        fx_arg pl = conv_list (c, pad, 0, 2);
+        if (is_max)
+          {
+            const fx_arg *dil = get_arg (n, 4, "dilation"), *ceil = get_arg (n, 5, "ceil_mode");
+            const fx_arg *ri = get_arg (n, 6, "return_indices");
+            if (ri != NULL && ri->kind == FX_ARG_BOOL && ri->u.b)
+              return lower_error (diag, n, "max_pool2d with return_indices=True is not lowered");
+            fx_arg a6[6] = { args[0], kl, sl, pl, conv_list (c, dil, 1, 2),
+                             ceil && ceil->kind == FX_ARG_BOOL ? *ceil : fx_arg_bool (false) };
+            fx_node *mp = emit (c, n, r->aten, a6, 6, NULL, 0);
+            fx_arg g0[2] = { fx_arg_node (mp), fx_arg_int (0) };
+            res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
+            provenance (c->out, res, n);
+          }
+        else
+          {
+            const fx_arg *ceil = get_arg (n, 4, "ceil_mode"), *cip = get_arg (n, 5, "count_include_pad");
+            const fx_arg *div = get_arg (n, 6, "divisor_override");
+            fx_arg a7[7] = { args[0], kl, sl, pl, ceil && ceil->kind == FX_ARG_BOOL ? *ceil : fx_arg_bool (false),
+                             cip && cip->kind == FX_ARG_BOOL ? *cip : fx_arg_bool (true),
+                             div && div->kind == FX_ARG_INT ? *div : fx_arg_none () };
+            res = emit (c, n, r->aten, a7, 7, NULL, 0);
+          }
         break;
       }
     case MAP_FACTORY:

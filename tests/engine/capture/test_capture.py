@@ -737,6 +737,30 @@ class EngineBackends(Base):
         covered = sorted(n for k in rec["kernels"] for n in k[2])
         self.assertEqual(covered, ["add", "cos", "gelu", "mul", "sin"])
 
+    def test_inductor_compiles_a_cnn(self):
+        # conv, eval-mode batch norm, max/avg/adaptive pooling and flatten are lowered: no fallback to eager
+        class CNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c1, self.bn = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+                self.c2, self.fc = nn.Conv2d(8, 8, 3), nn.Linear(8, 4)
+
+            def forward(self, x):
+                x = nn.functional.max_pool2d(torch.relu(self.bn(self.c1(x))), 2)
+                x = nn.functional.avg_pool2d(self.c2(x), 2, stride=1)
+                return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+        torch.manual_seed(0)
+        m = CNN().eval()
+        m.bn.running_mean.uniform_(-1, 1)
+        m.bn.running_var.uniform_(0.5, 2)
+        x = torch.randn(2, 3, 16, 16)
+        out = torch.compile(m, backend="inductor")(x)
+        self.assertTrue(torch.allclose(out, m(x), atol=1e-5))
+        rec = compiles(self.start)[-1]
+        self.assertIsNone(rec["backend_error"])
+        self.assertTrue(rec["kernels"])
+
     def test_aot_eager_and_options(self):
         def f(x):
             return torch.softmax(x, -1).sum(0)
