@@ -347,6 +347,15 @@ add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *co
   c->expected = expected;
 }
 
+static bool
+tuple_of_ints (PyObject *t)
+{
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (t); i++)
+    if (!PyLong_CheckExact (PyTuple_GET_ITEM (t, i)))
+      return false;
+  return true;
+}
+
 static void
 guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
 {
@@ -358,6 +367,14 @@ guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
     }
   else if (PyBool_Check (obj) || PyLong_CheckExact (obj) || PyFloat_CheckExact (obj) || PyUnicode_CheckExact (obj))
     {
+      PyObject *r = PyObject_Repr (obj);
+      snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
+      Py_XDECREF (r);
+      add_check (tr, FX_GUARD_EQUALS_MATCH, src, code, obj, f);
+    }
+  else if (PyTuple_Check (obj) && tuple_of_ints (obj))
+    {
+      /* torch.Size and other int tuples (a shape argument): by value, or every new object would recompile */
       PyObject *r = PyObject_Repr (obj);
       snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
       Py_XDECREF (r);

@@ -565,6 +565,16 @@ class Robust(Base):
         for g, w in zip(got, f(xs)):
             self.assertTrue(torch.equal(g, w))
 
+    def test_size_arguments_guard_by_value(self):
+        def f(x, shape):
+            return x.reshape(shape) * 2
+
+        cf, x = torch.compile(f, backend="eager"), torch.randn(6)
+        for shape in (torch.Size([2, 3]), torch.Size([2, 3]), torch.Size([3, 2])):
+            self.assertTrue(torch.equal(cf(x, shape), f(x, shape)))
+        self.assertEqual(len(compiles(self.start)), 2)   # a new Size object of the same value hits
+        self.assertIn("0/0: shape == torch.Size([2, 3])", kinds(self.start, "recompile")[0]["reasons"][0])
+
     def test_two_instances_after_a_break_in_a_submodule(self):
         # A break inside an inlined submodule's forward: the frames resumed for a second instance must use that
         # instance's tensors, never values captured while compiling the first (a wrong result before the fix).
