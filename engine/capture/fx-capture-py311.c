@@ -68,6 +68,7 @@ typedef struct tracer
   PyObject *kw_names;
   char reason[1024];
   int break_gb;           /* 1: a graph break (resume), 0: fail */
+  bool dyn_active;        /* the shape env has symbols: results are mapped back to expressions */
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -455,6 +456,127 @@ var_has_tensor (var *v)
   return false;
 }
 
+/* ------------------------------------------------------------------ dynamic shapes */
+
+/* Gives up on symbols for this compile: the frame is traced again with static shapes, with this reason. */
+static int dyn_give_up (tracer *tr, const char *fmt, ...) FX_PRINTF (2, 3);
+
+static int
+dyn_give_up (tracer *tr, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  if (!tr->t->dyn_fail)
+    tr->t->dyn_fail = strdup (msg);
+  return fail (tr, 0, "dynamic shapes: %s", msg);
+}
+
+/* The user line reading a value, as guards.py comments it: "x = a / b  # prog.py:6 in f". */
+static void
+line_comment (frame *f, char *out, size_t size)
+{
+  out[0] = 0;
+  if (!f)
+    return;
+  PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
+  PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+  const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
+  const char *base = file ? strrchr (file, '/') : NULL;
+  if (stripped && file)
+    snprintf (out, size, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), base ? base + 1 : file, f->line,
+              PyUnicode_AsUTF8 (f->code->co_name));
+  Py_XDECREF (line);
+  Py_XDECREF (stripped);
+  PyErr_Clear ();
+}
+
+/* Whether a tensor var's sizes or strides hold symbols. */
+static bool
+var_is_symbolic (var *v)
+{
+  if (v->kind != V_TENSOR || !v->node || v->node->meta.val.kind != FX_VAL_TENSOR)
+    return false;
+  const fx_tensor_meta *m = &v->node->meta.val.tensor;
+  for (int i = 0; i < m->ndim; i++)
+    if (m->sizes[i].sym || (m->strides && m->strides[i].sym))
+      return true;
+  return false;
+}
+
+/* Sets dims from lists of expressions (str or None) and their real values. */
+static void
+apply_dims (fx_graph *g, fx_dim *dims, int n, PyObject *exprs, PyObject *reals)
+{
+  for (int i = 0; i < n && i < PySequence_Size (exprs); i++)
+    {
+      PyObject *e = PySequence_GetItem (exprs, i);
+      PyObject *r = reals ? PySequence_GetItem (reals, i) : NULL;
+      if (e && e != Py_None)
+        dims[i].sym = fx_arena_strdup (g->arena, PyUnicode_AsUTF8 (e));
+      if (r)
+        dims[i].value = PyLong_AsLongLong (r);
+      Py_XDECREF (e);
+      Py_XDECREF (r);
+    }
+  PyErr_Clear ();
+}
+
+/* An op's meta result on the hints -> the node's symbolic sizes and strides. Returns -1 after giving up. */
+static int
+map_result (tracer *tr, fx_node *node, PyObject *result)
+{
+  PyObject *size = PyObject_CallMethod (result, "size", NULL);
+  PyObject *stride = size ? PyObject_CallMethod (result, "stride", NULL) : NULL;
+  PyObject *m = stride ? PyObject_CallMethod (tr->t->shape_env, "map_tensor", "OO", size, stride) : NULL;
+  Py_XDECREF (size);
+  Py_XDECREF (stride);
+  if (!m)
+    {
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch (&et, &ev, &tb);
+      PyObject *msg = ev ? PyObject_Str (ev) : NULL;
+      PyErr_Clear ();
+      dyn_give_up (tr, "%s", msg ? PyUnicode_AsUTF8 (msg) : "a result's shape has no expression");
+      Py_XDECREF (msg);
+      Py_XDECREF (et);
+      Py_XDECREF (ev);
+      Py_XDECREF (tb);
+      PyErr_Clear ();
+      return -1;
+    }
+  fx_tensor_meta *tm = &node->meta.val.tensor;
+  for (int k = 0; k < 2; k++)
+    {
+      fx_dim *dims = k == 0 ? tm->sizes : tm->strides;
+      PyObject *pairs = PyTuple_GET_ITEM (m, k);
+      for (Py_ssize_t i = 0; dims && i < PyList_GET_SIZE (pairs) && i < tm->ndim; i++)
+        {
+          PyObject *p = PyList_GET_ITEM (pairs, i);
+          PyObject *e = PyTuple_GET_ITEM (p, 0);
+          dims[i].sym = e == Py_None ? NULL : fx_arena_strdup (tr->t->graph->arena, PyUnicode_AsUTF8 (e));
+          dims[i].value = PyLong_AsLongLong (PyTuple_GET_ITEM (p, 1));
+        }
+    }
+  Py_DECREF (m);
+  return 0;
+}
+
+/* Indices in a tensor's _dynamo_dynamic_indices / _dynamo_static_indices (mark_dynamic / mark_static). */
+static PyObject *
+marked_indices (PyObject *tensor, const char *attr)
+{
+  PyObject *s = PyObject_GetAttrString (tensor, attr);
+  if (!s)
+    {
+      PyErr_Clear ();
+      return PyFrozenSet_New (NULL);
+    }
+  return s;
+}
+
 /* Emits a node; runs fn on the examples (meta tensors) to get the result's metadata. */
 static var *
 emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj, PyObject *run_fn,
@@ -505,6 +627,44 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
         }
     }
   PyObject *result = PyObject_Call (run_fn, pargs, pkw);
+  if (!result && tr->dyn_active)
+    {
+      /* On the hints: dims of different symbols may have to be equal (broadcasting) -> unify and trace again;
+         otherwise give up on symbols for this compile. */
+      PyErr_Clear ();
+      bool symbolic = false;
+      PyObject *sizes = PyList_New (0);
+      for (size_t i = 0; i < nargs; i++)
+        if (args[i]->kind == V_TENSOR && args[i]->obj)
+          {
+            symbolic |= var_is_symbolic (args[i]);
+            PyObject *sz = PyObject_CallMethod (args[i]->obj, "size", NULL);
+            if (sz)
+              PyList_Append (sizes, sz);
+            Py_XDECREF (sz);
+          }
+      PyErr_Clear ();
+      if (symbolic)
+        {
+          char comment[512];
+          line_comment (f, comment, sizeof comment);
+          PyObject *u = PyObject_CallMethod (tr->t->shape_env, "unify_args", "Os", sizes, comment);
+          bool unified = u == Py_True;
+          Py_XDECREF (u);
+          PyErr_Clear ();
+          Py_DECREF (sizes);
+          if (unified)
+            {
+              tr->t->dyn_retry = true;
+              fail (tr, 0, "dynamic shapes: dims unified, tracing again");
+            }
+          else
+            dyn_give_up (tr, "%s cannot run on symbolic sizes", fx_target_base_name (&target, g->arena));
+          goto out;
+        }
+      Py_DECREF (sizes);
+      result = PyObject_Call (run_fn, pargs, pkw);
+    }
   if (!result)
     {
       PyObject *et, *ev, *tb;
@@ -532,6 +692,11 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
     tr->first_body = node;
   node_set_meta (tr, f, node, source_fn);
   set_example_meta (tr, node, result);
+  if (tr->dyn_active && node->meta.val.kind == FX_VAL_TENSOR && map_result (tr, node, result) < 0)
+    {
+      Py_DECREF (result);
+      goto out;
+    }
   PyDict_SetItemString (tr->t->targets, node->name, target_obj);
   res = var_new (tr, V_TENSOR, result);
   Py_DECREF (result);
@@ -584,9 +749,91 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   if (known)
     return tr->vars[PyLong_AsSsize_t (known)];
   fx_graph *g = tr->t->graph;
-  PyObject *example = meta_like (tensor);
+  /* Dynamic shapes: the shape env decides which dims are symbols; those get SymInt placeholders right before the
+     tensor and prime hints in its meta example. */
+  PyObject *dyn = NULL;
+  if (tr->t->shape_env)
+    {
+      char comment[512];
+      line_comment (f, comment, sizeof comment);
+      PyObject *size = PyObject_CallMethod (tensor, "size", NULL);
+      PyObject *stride = size ? PyObject_CallMethod (tensor, "stride", NULL) : NULL;
+      PyObject *dyn_idx = marked_indices (tensor, "_dynamo_dynamic_indices");
+      PyObject *static_idx = marked_indices (tensor, "_dynamo_static_indices");
+      dyn = stride ? PyObject_CallMethod (tr->t->shape_env, "wrap_tensor", "sOOOOis", src->name, size, stride,
+                                          dyn_idx, static_idx, -1, comment)
+                   : NULL;
+      Py_XDECREF (size);
+      Py_XDECREF (stride);
+      Py_XDECREF (dyn_idx);
+      Py_XDECREF (static_idx);
+      if (!dyn)
+        {
+          PyErr_Clear ();
+          dyn_give_up (tr, "the shape env could not wrap %s", src->name);
+          return NULL;
+        }
+      if (dyn == Py_None)
+        Py_CLEAR (dyn);
+    }
+  PyObject *example = NULL;
+  if (dyn)
+    {
+      PyObject *fn = PyObject_GetAttrString (fxc.torch, "empty_strided");
+      PyObject *dt = PyObject_GetAttrString (tensor, "dtype");
+      PyObject *args = PyTuple_Pack (2, PyTuple_GET_ITEM (dyn, 0), PyTuple_GET_ITEM (dyn, 1));
+      PyObject *kw = dt ? Py_BuildValue ("{s:O,s:O}", "dtype", dt, "device", fxc.meta_device) : NULL;
+      example = fn && kw ? PyObject_Call (fn, args, kw) : NULL;
+      Py_XDECREF (fn);
+      Py_XDECREF (dt);
+      Py_DECREF (args);
+      Py_XDECREF (kw);
+      PyObject *rg = example ? PyObject_GetAttrString (tensor, "requires_grad") : NULL;
+      if (rg == Py_True)
+        {
+          PyObject *r2 = PyObject_CallMethod (example, "requires_grad_", NULL);
+          Py_XDECREF (r2);
+        }
+      Py_XDECREF (rg);
+      /* the SymInt inputs this tensor introduces */
+      PyObject *news = PyTuple_GET_ITEM (dyn, 4);
+      PyObject *exprs = PyTuple_GET_ITEM (dyn, 2);
+      for (Py_ssize_t k = 0; example && k < PyList_GET_SIZE (news); k++)
+        {
+          PyObject *pair = PyList_GET_ITEM (news, k);
+          const char *sname = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (pair, 0));
+          int dim = -1;
+          for (Py_ssize_t i = 0; i < PyList_GET_SIZE (exprs); i++)
+            if (PyList_GET_ITEM (exprs, i) != Py_None
+                && strcmp (PyUnicode_AsUTF8 (PyList_GET_ITEM (exprs, i)), sname) == 0)
+              dim = (int) i;
+          fx_graph_set_insert_point (g, tr->first_body);
+          fx_node *sp = fx_graph_placeholder (g, sname);
+          fx_graph_set_insert_point (g, NULL);
+          sp->type_expr = "torch.SymInt";
+          sp->meta.val.kind = FX_VAL_SYMINT;
+          sp->meta.val.sym = fx_arena_strdup (g->arena, sname);
+          sp->meta.val.i = PyLong_AsLongLong (PyTuple_GET_ITEM (pair, 1));
+          fxc_trace *t = tr->t;
+          if (t->n_inputs == t->cap_inputs)
+            {
+              t->cap_inputs = t->cap_inputs ? t->cap_inputs * 2 : 8;
+              t->inputs = realloc (t->inputs, t->cap_inputs * sizeof *t->inputs);
+            }
+          fxc_source *in = &t->inputs[t->n_inputs++];
+          fxc_source_copy (in, src);
+          in->size_of = dim + 1;
+          PyList_Append (t->examples, PyTuple_GET_ITEM (pair, 1));
+        }
+      tr->dyn_active = true;
+    }
+  else
+    example = meta_like (tensor);
   if (!example)
-    return NULL;
+    {
+      Py_XDECREF (dyn);
+      return NULL;
+    }
   char *pname = source_input_name (src->name);
   fx_graph_set_insert_point (g, tr->first_body);
   fx_node *ph = fx_graph_placeholder (g, pname);
@@ -594,6 +841,18 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   free (pname);
   ph->type_expr = "torch.Tensor";
   set_example_meta (tr, ph, example);
+  if (dyn && ph->meta.val.kind == FX_VAL_TENSOR)
+    {
+      /* symbols in the annotation, real values as the hints */
+      PyObject *rs = PyObject_CallMethod (tensor, "size", NULL);
+      PyObject *rt = rs ? PyObject_CallMethod (tensor, "stride", NULL) : NULL;
+      fx_tensor_meta *tm = &ph->meta.val.tensor;
+      apply_dims (g, tm->sizes, tm->ndim, PyTuple_GET_ITEM (dyn, 2), rs);
+      apply_dims (g, tm->strides, tm->ndim, PyTuple_GET_ITEM (dyn, 3), rt);
+      Py_XDECREF (rs);
+      Py_XDECREF (rt);
+      PyErr_Clear ();
+    }
   var *v = var_new (tr, V_TENSOR, example);
   Py_DECREF (example);
   v->node = ph;
@@ -612,6 +871,14 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   fx_tensor_check chk;
   if (fxc_tensor_check_from (tensor, &chk) == 0)
     {
+      /* TENSOR_MATCH leaves symbolic sizes and strides to the shape env's guards (size=[None]) */
+      for (int i = 0; dyn && i < chk.ndim; i++)
+        {
+          if (PyList_GET_ITEM (PyTuple_GET_ITEM (dyn, 2), i) != Py_None)
+            chk.sizes[i] = -1;
+          if (PyList_GET_ITEM (PyTuple_GET_ITEM (dyn, 3), i) != Py_None)
+            chk.strides[i] = -1;
+        }
       fx_buf code;
       fx_buf_init (&code);
       fx_tensor_check_code (&chk, src->name, &code);
@@ -630,6 +897,7 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   PyObject *idx = PyLong_FromSsize_t (tr->n_vars - 1);
   PyDict_SetItemString (tr->realized, src->name, idx);
   Py_DECREF (idx);
+  Py_XDECREF (dyn);
   return v;
 }
 
@@ -913,6 +1181,12 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
                        || strcmp (meth, "numel") == 0 || strcmp (meth, "ndimension") == 0))
         {
           /* Static shapes: these are constants guarded by TENSOR_MATCH. */
+          if (strcmp (meth, "dim") != 0 && strcmp (meth, "ndimension") != 0 && var_is_symbolic (fnv->recv))
+            {
+              dyn_give_up (tr, "Tensor.%s() of a tensor with symbolic sizes (SymInt values are not traced in this "
+                           "version: the frame is specialized)", meth);
+              return NULL;
+            }
           PyObject *bound = PyObject_GetAttr (fnv->recv->obj, fnv->obj);
           PyObject *a[4];
           for (size_t i = 0; i < nargs && i < 4; i++)
@@ -1122,6 +1396,12 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
       if (force (tr, f, base) < 0)
         return NULL;
       const char *n = PyUnicode_AsUTF8 (name);
+      if (strcmp (n, "shape") == 0 && var_is_symbolic (base))
+        {
+          dyn_give_up (tr, "Tensor.%s of a tensor with symbolic sizes (SymInt values are not traced in this version: "
+                       "the frame is specialized)", n);
+          return NULL;
+        }
       if (strcmp (n, "shape") == 0 || strcmp (n, "dtype") == 0 || strcmp (n, "device") == 0 || strcmp (n, "ndim") == 0
           || strcmp (n, "requires_grad") == 0 || strcmp (n, "is_cuda") == 0)
         {
