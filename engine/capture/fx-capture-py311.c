@@ -506,6 +506,20 @@ var_is_symbolic (var *v)
   return false;
 }
 
+/* Whether a var (or a sequence's items) holds a tensor with symbolic sizes. */
+static bool
+var_any_symbolic (var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      for (size_t i = 0; i < v->n; i++)
+        if (var_any_symbolic (v->items[i]))
+          return true;
+      return false;
+    }
+  return var_is_symbolic (v);
+}
+
 /* Sets dims from lists of expressions (str or None) and their real values. */
 static void
 apply_dims (fx_graph *g, fx_dim *dims, int n, PyObject *exprs, PyObject *reals)
@@ -526,11 +540,13 @@ apply_dims (fx_graph *g, fx_dim *dims, int n, PyObject *exprs, PyObject *reals)
 
 /* An op's meta result on the hints -> the node's symbolic sizes and strides. Returns -1 after giving up. */
 static int
-map_result (tracer *tr, fx_node *node, PyObject *result)
+map_result (tracer *tr, fx_node *node, PyObject *result, PyObject *pargs, PyObject *pkw)
 {
   PyObject *size = PyObject_CallMethod (result, "size", NULL);
   PyObject *stride = size ? PyObject_CallMethod (result, "stride", NULL) : NULL;
-  PyObject *m = stride ? PyObject_CallMethod (tr->t->shape_env, "map_tensor", "OO", size, stride) : NULL;
+  PyObject *m = stride ? PyObject_CallMethod (tr->t->shape_env, "map_tensor", "OOOO", size, stride, pargs,
+                                              pkw ? pkw : Py_None)
+                       : NULL;
   Py_XDECREF (size);
   Py_XDECREF (stride);
   if (!m)
@@ -633,26 +649,17 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
          otherwise give up on symbols for this compile. */
       PyErr_Clear ();
       bool symbolic = false;
-      PyObject *sizes = PyList_New (0);
       for (size_t i = 0; i < nargs; i++)
-        if (args[i]->kind == V_TENSOR && args[i]->obj)
-          {
-            symbolic |= var_is_symbolic (args[i]);
-            PyObject *sz = PyObject_CallMethod (args[i]->obj, "size", NULL);
-            if (sz)
-              PyList_Append (sizes, sz);
-            Py_XDECREF (sz);
-          }
-      PyErr_Clear ();
+        symbolic |= var_any_symbolic (args[i]);
       if (symbolic)
         {
           char comment[512];
           line_comment (f, comment, sizeof comment);
-          PyObject *u = PyObject_CallMethod (tr->t->shape_env, "unify_args", "Os", sizes, comment);
+          PyObject *u = PyObject_CallMethod (tr->t->shape_env, "unify_args", "OOs", pargs, pkw ? pkw : Py_None,
+                                             comment);
           bool unified = u == Py_True;
           Py_XDECREF (u);
           PyErr_Clear ();
-          Py_DECREF (sizes);
           if (unified)
             {
               tr->t->dyn_retry = true;
@@ -662,7 +669,6 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
             dyn_give_up (tr, "%s cannot run on symbolic sizes", fx_target_base_name (&target, g->arena));
           goto out;
         }
-      Py_DECREF (sizes);
       result = PyObject_Call (run_fn, pargs, pkw);
     }
   if (!result)
@@ -692,7 +698,10 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
     tr->first_body = node;
   node_set_meta (tr, f, node, source_fn);
   set_example_meta (tr, node, result);
-  if (tr->dyn_active && node->meta.val.kind == FX_VAL_TENSOR && map_result (tr, node, result) < 0)
+  bool sym_args = false;
+  for (size_t i = 0; tr->dyn_active && i < nargs; i++)
+    sym_args |= var_any_symbolic (args[i]);
+  if (sym_args && node->meta.val.kind == FX_VAL_TENSOR && map_result (tr, node, result, pargs, pkw) < 0)
     {
       Py_DECREF (result);
       goto out;

@@ -25,13 +25,16 @@ def _prime_after(n):
     return n
 
 
-# Hints spaced 1000 apart so that k*p and k*q +- a small constant never coincide for the coefficients tried.
+# Hints: primes in [10007, 100000) picked by a fixed pseudo-random walk, so that no small linear relation
+# (p + q == 2*r - 10, as evenly spaced hints give) makes one dim look like an expression of other symbols.
 _PRIMES = []
-_p = 10007
-for _ in range(64):
-    _PRIMES.append(_p)
-    _p = _prime_after(_p + 1000)
-P_MIN = _PRIMES[0]
+_seed = 12345
+while len(_PRIMES) < 64:
+    _seed = (_seed * 1103515245 + 12345) % (1 << 31)
+    _p = _prime_after(10007 + _seed % 89000)
+    if all(abs(_p - q) > 200 for q in _PRIMES):
+        _PRIMES.append(_p)
+P_MIN = 10007
 
 
 class Unmappable(Exception):
@@ -92,7 +95,7 @@ class ShapeEnv:
         self.eq_guards = []     # (lhs source, rhs source, comment)
         self.stride_guards = []  # (tensor source, dim, [size sources], comment)
         self.tensor_dims = {}   # tensor source -> [(symbol or None) per dim]
-        self.unify = None       # set by unify_args: aliases to retrace with
+        self.static_values = set()
 
     @property
     def active(self):
@@ -197,37 +200,44 @@ class ShapeEnv:
         if -P_MIN // 2 < v < P_MIN // 2:
             return None, v
         m = self._monomial(v)
-        if m:
-            terms, const = {m[0]: m[1]}, 0
-        else:
-            terms = None
+        terms, const = ({m[0]: m[1]}, 0) if m else (None, 0)
+        if terms is None:
+            # a sum of two terms (cat of two dynamic tensors)
+            for p, name in self.by_prime.items():
+                for k in range(1, 9):
+                    m = self._monomial(v - k * p)
+                    if m and m[0] != (name,):
+                        terms = {(name,): k, m[0]: m[1]}
+                        break
+                if terms:
+                    break
+        if terms is None:
+            # a term plus a small constant (slicing, padding)
             for c in range(-64, 65):
                 m = self._monomial(v - c)
                 if m:
                     terms, const = {m[0]: m[1]}, c
                     break
-            if terms is None:
-                # a sum of two terms (cat of two dynamic tensors)
-                for p, name in self.by_prime.items():
-                    for k in range(1, 9):
-                        m = self._monomial(v - k * p)
-                        if m and m[0] != (name,):
-                            terms, const = {(name,): k, m[0]: m[1]}, 0
-                            break
-                    if terms:
-                        break
-            if terms is None:
-                raise Unmappable(f"a dimension of size {v} on the hints is not an expression of the symbols")
+        if terms is None:
+            if v in self.static_values:
+                return None, v
+            raise Unmappable(f"a dimension of size {v} on the hints is not an expression of the symbols")
         return render(terms, const), self._real(terms, const)
 
-    def map_tensor(self, sizes, strides):
-        """Sizes and strides of an op's meta result -> ([(expr, real)], [(expr, real)])."""
+    def map_tensor(self, sizes, strides, args=(), kwargs=None):
+        """Sizes and strides of an op's meta result -> ([(expr, real)], [(expr, real)]). A large value that is
+        no expression of the symbols is static when the op's arguments hold it (a weight's 50257 rows)."""
+        self.static_values = set()
+        _collect_ints(args, self.static_values)
+        _collect_ints(list((kwargs or {}).values()), self.static_values)
         return [self.to_expr(v) for v in sizes], [self.to_expr(v) for v in strides]
 
-    def unify_args(self, arg_sizes, comment):
+    def unify_args(self, args, kwargs, comment):
         """An op failed on the hints: dims of its tensor arguments that hold different symbols of equal real value
         are made equal (as Dynamo's broadcasting guard Eq(s77, s52) replaces one by the other); True when some
         were, and the trace restarts with them aliased."""
+        arg_sizes = []
+        _collect_sizes([args, list((kwargs or {}).values())], arg_sizes)
         syms = []
         for sizes in arg_sizes:
             for v in sizes:
@@ -276,6 +286,33 @@ class ShapeEnv:
             comment = f"{s['comment']} {note}" if s["comment"] else note
             out.append((f"2 <= {s['source']}", comment, "ge", (_ref(s["source"]), 2)))
         return out
+
+
+def _collect_ints(obj, out):
+    if isinstance(obj, bool):
+        return
+    if isinstance(obj, int):
+        out.add(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _collect_ints(o, out)
+    elif hasattr(obj, "size") and hasattr(obj, "stride") and callable(obj.size):
+        try:
+            out.update(obj.size())
+            out.update(obj.stride())
+        except Exception:
+            pass
+
+
+def _collect_sizes(obj, out):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            _collect_sizes(o, out)
+    elif hasattr(obj, "size") and hasattr(obj, "stride") and callable(obj.size) and not isinstance(obj, int):
+        try:
+            out.append(tuple(obj.size()))
+        except Exception:
+            pass
 
 
 def _ref(size_source):
