@@ -172,7 +172,9 @@ class _PerShapeCompiled:
             sub = torch.fx.GraphModule(torch.nn.Module(), self.gm.graph)
             sub._fx_graph_json = _specialize_graph_json(self.gm._fx_graph_json, values)
             fn = _engine_backend(self.name)(sub, tensors, mode=self.mode, options=self.options)
-            if fn is sub.forward:
+            if not isinstance(fn, _EngineCompiled):
+                # the engine could not compile it (reason printed and kept on sub): this shape runs eagerly
+                self.backend_error = getattr(sub, "_fx_backend_error", None)
                 fn = self.gm.forward
                 self.cache[key] = fn
                 return fn(*args)
@@ -213,6 +215,8 @@ def _engine_backend(name):
         if any(isinstance(a, int) for a in example_inputs):
             per_shape = _PerShapeCompiled(gm, name, mode, options, example_inputs)
             per_shape(*example_inputs)
+            if getattr(per_shape, "backend_error", None):
+                gm._fx_backend_error = per_shape.backend_error
             gm._fx_engine_compiled = per_shape
             return per_shape
         try:
