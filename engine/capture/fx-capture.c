@@ -991,7 +991,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
       bool again = rc == 0 && env && (t.dyn_retry || t.dyn_fail);
       if (!again)
         break;
-      if (t.dyn_fail || attempt >= 3)
+      if (t.dyn_fail || attempt >= 8)
         {
           free (dyn_specialized);
           dyn_specialized = strdup (t.dyn_fail ? t.dyn_fail : "dims kept unifying");

@@ -93,6 +93,21 @@ class DynamicShapes(Base):
         self.assertTrue(any(r.startswith("0/1: a.size()[0] == b.size()[0]  ")
                             for r in kinds(self.start, "recompile")[-1]["reasons"]))
 
+    def test_chain_unification(self):
+        def f4(a, b, c, d):
+            return a + b + c + d
+
+        opt = torch.compile(f4, backend="eager")
+        self.run_all(opt, f4, [tuple(torch.randn(n) for _ in range(4)) for n in (8, 12, 5)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 2)
+        self.assertEqual(sig(cs[1]), 's11: "Sym(s11)", L_a_: "f32[s11][1]meta", L_b_: "f32[s11][1]meta", '
+                                     'L_c_: "f32[s11][1]meta", L_d_: "f32[s11][1]meta"')
+        self.assertEqual(shape_guards(cs[1]), ["L['a'].size()[0] == L['d'].size()[0]",
+                                               "L['b'].size()[0] == L['d'].size()[0]",
+                                               "L['c'].size()[0] == L['d'].size()[0]", "2 <= L['d'].size()[0]"])
+        self.assertIsNone(cs[1]["dynamic_specialized"])
+
     def test_rank_change_makes_all_dims_dynamic(self):
         opt = torch.compile(d_add, backend="eager")
         self.run_all(opt, d_add, [(torch.randn(10), torch.randn(10)), (torch.randn(8, 3), torch.randn(8, 3)),

@@ -101,6 +101,13 @@ class ShapeEnv:
     def active(self):
         return bool(self.syms)
 
+    def _root(self, source):
+        seen = set()
+        while source in self.aliases and source not in seen:
+            seen.add(source)
+            source = self.aliases[source]
+        return source
+
     def _name_for(self, source):
         idx = int(hashlib.sha256(source.encode()).hexdigest(), 16) % 100
         while f"s{idx}" in self.syms:
@@ -109,7 +116,7 @@ class ShapeEnv:
 
     def _symbol(self, source, real, duck, input_idx, dim, comment):
         # a unified dim takes the symbol of the dim it equals (created now under that source if not seen yet)
-        source = self.aliases.get(source, source)
+        source = self._root(source)
         for n, s in self.syms.items():
             if s["source"] == source:
                 return n, False
@@ -253,10 +260,10 @@ class ShapeEnv:
                 continue
             # sympy keeps the symbol that sorts first among equal hints; the other is replaced by it
             names.sort(key=lambda n: int(n[1:]))
-            kept = self.syms[names[0]]["source"]
+            kept = self._root(self.syms[names[0]]["source"])
             for other in names[1:]:
-                src = self.syms[other]["source"]
-                if self.aliases.get(src) != kept:
+                src = self._root(self.syms[other]["source"])
+                if src != kept:
                     self.aliases[src] = kept
                     self.alias_comments[src] = comment
                     changed = True
@@ -267,7 +274,8 @@ class ShapeEnv:
         specialization ranges. Each is (code, comment, kind, data) with kind 'eq' (lhs ref, [rhs refs], coef)
         or 'ge' (ref, bound); a ref is (tensor source, 'size'|'stride', dim)."""
         out = []
-        for src, kept in self.aliases.items():
+        for src in self.aliases:
+            kept = self._root(src)
             if any(s["source"] == kept for s in self.syms.values()):
                 out.append((f"{src} == {kept}", self.alias_comments.get(src), "eq",
                             (_ref(src), [_ref(kept)], 1)))
