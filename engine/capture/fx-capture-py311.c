@@ -840,6 +840,12 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
     example = meta_like (tensor);
   if (!example)
     {
+      if (dyn)
+        {
+          /* e.g. the hints' product overflows: this compile goes static */
+          PyErr_Clear ();
+          dyn_give_up (tr, "no meta tensor for %s on the symbols' hints", src->name);
+        }
       Py_XDECREF (dyn);
       return NULL;
     }

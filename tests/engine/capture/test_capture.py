@@ -64,6 +64,15 @@ def d_cat(a, b):
     return torch.cat([a, b]) * 2
 
 
+class DynLin(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
 class DynamicShapes(Base):
     def run_all(self, opt, fn, argsets):
         for args in argsets:
@@ -126,6 +135,15 @@ class DynamicShapes(Base):
         self.assertEqual(len(cs), 1)
         # dynamic=True: duck shaping gives both inputs (same size) one symbol
         self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97][1]meta", L_b_: "f32[s97][1]meta"')
+        # parameters and buffers stay static
+        fxcapture.reset()
+        start = len(fxcapture.records)
+        lin = DynLin()
+        opt = torch.compile(lin, backend="eager", dynamic=True)
+        x = torch.randn(5, 4)
+        self.assertTrue(torch.allclose(opt(x), lin(x)))
+        self.assertIn('L_x_: "f32[s77, 4][4, 1]meta"', sig(compiles(start)[0]))
+        self.assertIn('_parameters_weight_: "f32[3, 4][4, 1]meta"', sig(compiles(start)[0]))
         fxcapture.reset()
         start = len(fxcapture.records)
         opt = torch.compile(d_add, backend="eager", dynamic=False)

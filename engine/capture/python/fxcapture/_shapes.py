@@ -84,6 +84,7 @@ class ShapeEnv:
         self.mode = mode
         self.aliases = dict(aliases or {})   # source of a dim -> source of the dim it equals (unified)
         self.alias_comments = {}
+        self.specialized = set()   # dim sources an op needed equal to a constant: static from then on
         self.restart()
 
     def restart(self):
@@ -139,9 +140,12 @@ class ShapeEnv:
         hint_strides, size_exprs, stride_exprs, new_symbols) where exprs are str or None (static) and
         new_symbols lists (name, real) of the symbols this tensor introduces, in dim order."""
         merged = merge_frame_state(self.frame_state, source, sizes) if self.mode is None else None
+        if "._parameters[" in source or "._buffers[" in source:
+            # force_parameter_static_shapes / force_nn_module_property_static_shapes: module state stays static
+            return None
         dyn = []
         for i, s in enumerate(sizes):
-            if s in (0, 1) or i in static_idx:
+            if s in (0, 1) or i in static_idx or f"{source}.size()[{i}]" in self.specialized:
                 d = False           # 0/1 specialization; mark_static
             elif i in dynamic_idx or self.mode is True:
                 d = True
@@ -255,6 +259,14 @@ class ShapeEnv:
         for n in syms:
             groups.setdefault(self.syms[n]["real"], []).append(n)
         changed = False
+        # a symbol against a static dim of the same value (x[s, s'] @ w[3, 4].T with s' == 4): Dynamo's guard
+        # Eq(s', 4) specializes it; here that dim is static in the trace that follows
+        statics = {v for sizes in arg_sizes for v in sizes if v not in self.by_prime}
+        for n in syms:
+            src = self.syms[n]["source"]
+            if self.syms[n]["real"] in statics and src not in self.specialized:
+                self.specialized.add(src)
+                changed = True
         for real, names in groups.items():
             if len(names) < 2:
                 continue
