@@ -38,6 +38,8 @@ struct var
   bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
   bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
   PyObject *real;         /* lazy: the real tensor */
+  PyObject *chk;          /* dynamic shapes: a meta example at the real sizes (obj has the symbols' hints), or NULL
+                             when obj has the real sizes */
 };
 
 typedef struct frame
@@ -444,6 +446,35 @@ var_example (var *v)
   return v->obj;
 }
 
+/* Like var_example, with the examples at the real sizes (dynamic shapes' check of each mapped result). */
+static PyObject *
+var_example_real (var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      PyObject *t = v->is_list ? PyList_New (v->n) : PyTuple_New (v->n);
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *e = var_example_real (v->items[i]);
+          if (!e)
+            {
+              Py_DECREF (t);
+              return NULL;
+            }
+          if (v->is_list)
+            PyList_SET_ITEM (t, i, e);
+          else
+            PyTuple_SET_ITEM (t, i, e);
+        }
+      return t;
+    }
+  PyObject *o = v->chk ? v->chk : v->obj;
+  if (!o)
+    return NULL;
+  Py_INCREF (o);
+  return o;
+}
+
 static bool
 var_has_tensor (var *v)
 {
@@ -593,6 +624,50 @@ marked_indices (PyObject *tensor, const char *attr)
   return s;
 }
 
+/* Runs the op again on examples at the real sizes: the mapped expressions must give the real result's sizes and
+   strides (an op whose shape depends on the values, e.g. x[:5] on a dim of 3, gives up symbols here). Returns the
+   real-size example (new reference), or NULL after giving up. */
+static PyObject *
+check_result (tracer *tr, fx_node *node, PyObject *run_fn, var **args, size_t nargs, size_t npos, PyObject *kwnames)
+{
+  PyObject *pargs = PyTuple_New (npos);
+  PyObject *pkw = nargs > npos ? PyDict_New () : NULL;
+  PyObject *r = NULL;
+  for (size_t i = 0; i < nargs; i++)
+    {
+      PyObject *e = var_example_real (args[i]);
+      if (!e)
+        goto out;
+      if (i < npos)
+        PyTuple_SET_ITEM (pargs, i, e);
+      else
+        {
+          PyDict_SetItem (pkw, PyTuple_GET_ITEM (kwnames, i - npos), e);
+          Py_DECREF (e);
+        }
+    }
+  r = PyObject_Call (run_fn, pargs, pkw);
+  if (r && PyObject_TypeCheck (r, (PyTypeObject *) fxc.tensor_type))
+    {
+      fx_tensor_check c;
+      const fx_tensor_meta *m = &node->meta.val.tensor;
+      bool same = fxc_tensor_check_from (r, &c) == 0 && c.ndim == m->ndim;
+      for (int i = 0; same && i < m->ndim && i < FX_GUARD_MAX_DIMS; i++)
+        same = c.sizes[i] == m->sizes[i].value && (!m->strides || c.strides[i] == m->strides[i].value);
+      if (same)
+        goto out;
+    }
+  Py_CLEAR (r);
+out:
+  PyErr_Clear ();
+  Py_DECREF (pargs);
+  Py_XDECREF (pkw);
+  if (!r)
+    dyn_give_up (tr, "%s: its result on the symbols' hints does not match the real sizes",
+                 fx_target_base_name (&node->target, tr->t->graph->arena));
+  return r;
+}
+
 /* Emits a node; runs fn on the examples (meta tensors) to get the result's metadata. */
 static var *
 emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj, PyObject *run_fn,
@@ -701,7 +776,10 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
   bool sym_args = false;
   for (size_t i = 0; tr->dyn_active && i < nargs; i++)
     sym_args |= var_any_symbolic (args[i]);
-  if (sym_args && node->meta.val.kind == FX_VAL_TENSOR && map_result (tr, node, result, pargs, pkw) < 0)
+  PyObject *chk = NULL;
+  if (sym_args && node->meta.val.kind == FX_VAL_TENSOR
+      && (map_result (tr, node, result, pargs, pkw) < 0 || !(chk = check_result (tr, node, run_fn, args, nargs,
+                                                                               npos, kwnames))))
     {
       Py_DECREF (result);
       goto out;
@@ -709,6 +787,12 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
   PyDict_SetItemString (tr->t->targets, node->name, target_obj);
   res = var_new (tr, V_TENSOR, result);
   Py_DECREF (result);
+  if (chk)
+    {
+      PyList_Append (tr->keep, chk);
+      res->chk = chk;
+      Py_DECREF (chk);
+    }
   res->node = node;
 out:
   Py_DECREF (pargs);
@@ -871,6 +955,20 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   var *v = var_new (tr, V_TENSOR, example);
   Py_DECREF (example);
   v->node = ph;
+  if (dyn)
+    {
+      PyObject *chk = meta_like (tensor);
+      if (!chk)
+        {
+          PyErr_Clear ();
+          dyn_give_up (tr, "no meta tensor for %s", src->name);
+          Py_DECREF (dyn);
+          return NULL;
+        }
+      PyList_Append (tr->keep, chk);
+      v->chk = chk;
+      Py_DECREF (chk);
+    }
   fxc_source_copy (&v->src, src);
   v->has_src = true;
   /* graph input */
@@ -934,6 +1032,7 @@ force (tracer *tr, frame *f, var *v)
     return -1;
   v->lazy = false;
   v->obj = r->obj;
+  v->chk = r->chk;
   v->node = r->node;
   return 0;
 }
