@@ -853,8 +853,8 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
       PyObject *stride = size ? PyObject_CallMethod (tensor, "stride", NULL) : NULL;
       PyObject *dyn_idx = marked_indices (tensor, "_dynamo_dynamic_indices");
       PyObject *static_idx = marked_indices (tensor, "_dynamo_static_indices");
-      dyn = stride ? PyObject_CallMethod (tr->t->shape_env, "wrap_tensor", "sOOOOis", src->name, size, stride,
-                                          dyn_idx, static_idx, -1, comment)
+      dyn = stride ? PyObject_CallMethod (tr->t->shape_env, "wrap_tensor", "sOOOOs", src->name, size, stride,
+                                          dyn_idx, static_idx, comment)
                    : NULL;
       Py_XDECREF (size);
       Py_XDECREF (stride);

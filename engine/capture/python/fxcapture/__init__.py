@@ -3,6 +3,7 @@
 The frame hook, the symbolic interpreter and the guards are C (_fxcapture); this package holds the
 Python-facing surface: torch.compile and its forms, the backend registry, GraphModule construction
 for the custom-backend contract, torch._dynamo-style helpers and the in-memory capture record.
+Automatic dynamic shapes keep their symbols, hints and shape guards in _shapes (a small ShapeEnv).
 """
 import contextlib
 import functools

@@ -89,13 +89,11 @@ class ShapeEnv:
 
     def restart(self):
         """A new trace of the same compile: symbols start over, unified dims stay aliased."""
-        self.syms = {}          # name -> dict(source, real, prime, input, dim, comment)
+        self.syms = {}          # name -> dict(source, real, prime, comment)
         self.order = []
         self.by_real = {}       # duck shaping: real value -> symbol name
         self.by_prime = {}
-        self.eq_guards = []     # (lhs source, rhs source, comment)
         self.stride_guards = []  # (tensor source, dim, [size sources], comment)
-        self.tensor_dims = {}   # tensor source -> [(symbol or None) per dim]
         self.static_values = set()
 
     @property
@@ -115,7 +113,7 @@ class ShapeEnv:
             idx += 1
         return f"s{idx}"
 
-    def _symbol(self, source, real, duck, input_idx, dim, comment):
+    def _symbol(self, source, real, duck, comment):
         # a unified dim takes the symbol of the dim it equals (created now under that source if not seen yet)
         source = self._root(source)
         for n, s in self.syms.items():
@@ -127,15 +125,14 @@ class ShapeEnv:
         prime = _PRIMES[len(self.syms) % len(_PRIMES)]
         if len(self.syms) >= len(_PRIMES):
             raise Unmappable("more dynamic dimensions than this version supports (64)")
-        self.syms[name] = {"source": source, "real": real, "prime": prime, "input": input_idx, "dim": dim,
-                           "comment": comment}
+        self.syms[name] = {"source": source, "real": real, "prime": prime, "comment": comment}
         self.order.append(name)
         self.by_prime[prime] = name
         if duck:
             self.by_real[real] = name
         return name, True
 
-    def wrap_tensor(self, source, sizes, strides, dynamic_idx, static_idx, input_idx, comment):
+    def wrap_tensor(self, source, sizes, strides, dynamic_idx, static_idx, comment):
         """Decides the tensor's dynamic dims. Returns None when every dim stays static, else (hint_sizes,
         hint_strides, size_exprs, stride_exprs, new_symbols) where exprs are str or None (static) and
         new_symbols lists (name, real) of the symbols this tensor introduces, in dim order."""
@@ -160,11 +157,10 @@ class ShapeEnv:
             if not dyn[i]:
                 names.append(None)
                 continue
-            name, fresh = self._symbol(f"{source}.size()[{i}]", s, duck, input_idx, i, comment)
+            name, fresh = self._symbol(f"{source}.size()[{i}]", s, duck, comment)
             names.append(name)
             if fresh:
                 new.append((name, s))
-        self.tensor_dims[source] = names
         hint_sizes = [self.syms[n]["prime"] if n else s for n, s in zip(names, sizes)]
         size_exprs = list(names)
         hint_strides, stride_exprs = [], []
