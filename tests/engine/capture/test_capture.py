@@ -102,6 +102,28 @@ class DynamicShapes(Base):
         self.assertTrue(any(r.startswith("0/1: a.size()[0] == b.size()[0]  ")
                             for r in kinds(self.start, "recompile")[-1]["reasons"]))
 
+    def test_shape_env_expressions(self):
+        from fxcapture import _shapes
+        env = _shapes.ShapeEnv({}, True)
+        hs, _, names, strides, new = env.wrap_tensor("L['x']", [8, 6, 1], [6, 1, 1], set(), set(), "")
+        self.assertEqual(names, ["s77", "s27", None])   # L['x'].size()[1] hashes to 27; size 1 stays static
+        self.assertEqual(strides, ["s27", None, None])
+        self.assertEqual(new, [("s77", 8), ("s27", 6)])
+        p, q = hs[0], hs[1]
+        self.assertEqual(env.to_expr(p * q * 4), ("4*s27*s77", 192))
+        self.assertEqual(env.to_expr(p + q), ("s27 + s77", 14))
+        self.assertEqual(env.to_expr(p - 1), ("s77 - 1", 7))
+        self.assertEqual(env.to_expr(12), (None, 12))
+        with self.assertRaises(_shapes.Unmappable):
+            env.to_expr(p * 99991 + 7777)
+        self.assertEqual(_shapes.eval_expr("4*s27*s77 - 3", {"s27": 6, "s77": 8}), 189)
+        self.assertEqual(_shapes.render({("s9",): 2, ("s10", "s9"): 1}, -1), "s10*s9 + 2*s9 - 1")
+        # frame state: a changed dim becomes None, a rank change makes the whole entry None
+        st = {}
+        self.assertEqual(_shapes.merge_frame_state(st, "a", [4, 3]), [4, 3])
+        self.assertEqual(_shapes.merge_frame_state(st, "a", [5, 3]), [None, 3])
+        self.assertIsNone(_shapes.merge_frame_state(st, "a", [5]))
+
     def test_chain_unification(self):
         def f4(a, b, c, d):
             return a + b + c + d

@@ -4,8 +4,6 @@ result dim back to an expression (coefficient * product of symbols, plus at most
 constant); what cannot be mapped makes the compile static, with the reason recorded."""
 import hashlib
 
-INT_MAX = 2147483647
-
 
 def _is_prime(n):
     if n < 2:
@@ -346,7 +344,7 @@ def _prod(it):
 
 def eval_expr(text, values):
     """The value of a rendered expression (sums/differences of products of symbols and ints)."""
-    total, sign = 0, 1
+    total = 0
     for tok in text.replace(" - ", " + -").split(" + "):
         tok = tok.strip()
         neg = tok.startswith("-")
@@ -354,4 +352,4 @@ def eval_expr(text, values):
         for f in tok.lstrip("-").split("*"):
             v *= int(f) if f.isdigit() else values[f]
         total += -v if neg else v
-    return total * sign
+    return total
