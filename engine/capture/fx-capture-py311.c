@@ -20,6 +20,8 @@ typedef enum
   V_OBJ,       /* a Python object with a source (module, function, nn.Module) */
   V_ATTR,      /* receiver.attr not yet resolved (tensor methods) */
   V_SEQ,       /* tuple/list of vars */
+  V_SYM,       /* a SymInt graph value (dynamic shapes): node + hint int in obj, real int in chk; lazy: recv.size(n)
+                  whose node is made at first use */
 } vkind;
 
 typedef struct var var;
@@ -71,6 +73,7 @@ typedef struct tracer
   char reason[1024];
   int break_gb;           /* 1: a graph break (resume), 0: fail */
   bool dyn_active;        /* the shape env has symbols: results are mapped back to expressions */
+  bool has_sym;           /* a SymInt value exists: a failure gives up symbols (the static trace decides) */
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -117,6 +120,16 @@ fail (tracer *tr, int is_break, const char *fmt, ...)
   vsnprintf (tr->reason, sizeof tr->reason, fmt, ap);
   va_end (ap);
   tr->break_gb = is_break;
+  /* With SymInt values around, a failure may come from them (a branch on a size): trace again with static shapes,
+     which reproduces any failure that does not. */
+  if (tr->has_sym && !tr->t->dyn_retry && !tr->t->dyn_fail)
+    {
+      size_t l = strcspn (tr->reason, "\n");
+      char msg[256];
+      snprintf (msg, sizeof msg, "SymInt sizes stopped the trace (%.*s): the frame is specialized", (int) (l < 200 ? l : 200),
+                tr->reason);
+      tr->t->dyn_fail = strdup (msg);
+    }
   return 1;
 }
 
@@ -345,7 +358,7 @@ static int force (tracer *tr, frame *f, var *v);
 static int
 py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
 {
-  if (v->kind == V_TENSOR)
+  if (v->kind == V_TENSOR || (v->kind == V_SYM && v->node))
     {
       *out = fx_arg_node (v->node);
       return 0;
@@ -548,7 +561,7 @@ var_any_symbolic (var *v)
           return true;
       return false;
     }
-  return var_is_symbolic (v);
+  return v->kind == V_SYM || var_is_symbolic (v);
 }
 
 /* Sets dims from lists of expressions (str or None) and their real values. */
@@ -1014,6 +1027,180 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   return v;
 }
 
+/* ------------------------------------------------------------------ SymInt values (dynamic shapes) */
+
+static var *const_var (tracer *tr, PyObject *obj);
+
+/* A SymInt var: hint (prime-based) and real value; node set by the caller or made lazily (size reads). */
+static var *
+sym_var (tracer *tr, int64_t hint, int64_t real)
+{
+  PyObject *h = PyLong_FromLongLong (hint);
+  var *v = var_new (tr, V_SYM, h);
+  Py_DECREF (h);
+  PyObject *r = PyLong_FromLongLong (real);
+  PyList_Append (tr->keep, r);
+  v->chk = r;
+  Py_DECREF (r);
+  tr->has_sym = true;
+  return v;
+}
+
+static void
+sym_node_meta (fx_graph *g, fx_node *n, const char *expr, int64_t real)
+{
+  n->meta.val.kind = FX_VAL_SYMINT;
+  n->meta.val.sym = expr ? fx_arena_strdup (g->arena, expr) : NULL;
+  n->meta.val.i = real;
+}
+
+/* t.size(dim) of a tensor var with symbolic sizes: a constant for a static dim, else a lazy SymInt whose node
+   (size = l_x_.size(0)) is made where it is first used. */
+static var *
+sym_size_var (tracer *tr, var *t, int dim)
+{
+  const fx_tensor_meta *m = &t->node->meta.val.tensor;
+  if (dim < 0)
+    dim += m->ndim;
+  if (dim < 0 || dim >= m->ndim)
+    {
+      fail (tr, 1, "Unsupported method call\n  Explanation: Tensor.size() dimension out of range");
+      return NULL;
+    }
+  if (!m->sizes[dim].sym)
+    {
+      PyObject *c = PyLong_FromLongLong (m->sizes[dim].value);
+      var *v = const_var (tr, c);
+      Py_DECREF (c);
+      return v;
+    }
+  PyObject *size = PyObject_CallMethod (t->obj, "size", "i", dim);
+  int64_t hint = size ? PyLong_AsLongLong (size) : -1;
+  Py_XDECREF (size);
+  PyErr_Clear ();
+  var *v = sym_var (tr, hint, m->sizes[dim].value);
+  v->lazy = true;
+  v->recv = t;
+  v->n = (size_t) dim;
+  return v;
+}
+
+/* t.size() / t.shape of a tensor var with symbolic sizes: a tuple of constants and lazy SymInts. */
+static var *
+sym_size_seq (tracer *tr, var *t)
+{
+  int nd = t->node->meta.val.tensor.ndim;
+  var *v = var_new (tr, V_SEQ, NULL);
+  v->items = malloc ((nd + 1) * sizeof (var *));
+  for (int i = 0; i < nd; i++)
+    {
+      v->items[i] = sym_size_var (tr, t, i);
+      if (!v->items[i])
+        return NULL;
+      v->n++;
+    }
+  return v;
+}
+
+/* Makes a lazy size read's node: size = l_x_.size(0), annotated Sym(s77). */
+static int
+sym_size_node (tracer *tr, frame *f, var *v)
+{
+  if (!f)
+    {
+      dyn_give_up (tr, "a SymInt size leaves the frame");
+      return -1;
+    }
+  fx_graph *g = tr->t->graph;
+  fx_arg *a = fx_arena_alloc (g->arena, 3 * sizeof (fx_arg));
+  a[0] = fx_arg_node (v->recv->node);
+  a[1] = fx_arg_int ((int64_t) v->n);
+  fx_node *n = fx_graph_create_node (g, FX_OP_CALL_METHOD, fx_target_str ("size"), a, 2, NULL, 0, NULL);
+  if (!tr->first_body)
+    tr->first_body = n;
+  node_set_meta (tr, f, n, "size");
+  sym_node_meta (g, n, v->recv->node->meta.val.tensor.sizes[v->n].sym, PyLong_AsLongLong (v->chk));
+  PyObject *name = PyUnicode_FromString ("size");
+  PyDict_SetItemString (tr->t->targets, n->name, name);
+  Py_DECREF (name);
+  v->node = n;
+  v->lazy = false;
+  return 0;
+}
+
+/* Integer arithmetic on SymInts (n * 2, b * t): an operator node annotated with the result's expression. */
+static var *
+emit_sym (tracer *tr, frame *f, const char *name, PyObject *fn, var **args, size_t n)
+{
+  fx_graph *g = tr->t->graph;
+  static const char *const ok[] = { "add", "sub", "mul", "floordiv", "iadd", "isub", "imul", "ifloordiv", "neg" };
+  bool known = false;
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+    known |= strcmp (name, ok[i]) == 0;
+  if (!known || n > 2)
+    {
+      dyn_give_up (tr, "operator %s on a SymInt (it would guard on the size)", name);
+      return NULL;
+    }
+  PyObject *h[2], *r[2];
+  fx_arg *fa = fx_arena_alloc (g->arena, 3 * sizeof (fx_arg));
+  for (size_t i = 0; i < n; i++)
+    {
+      if (force (tr, f, args[i]) < 0)
+        return NULL;
+      if (args[i]->kind == V_SYM)
+        {
+          h[i] = args[i]->obj;
+          r[i] = args[i]->chk;
+        }
+      else if (args[i]->kind == V_CONST && PyLong_Check (args[i]->obj) && !PyBool_Check (args[i]->obj))
+        h[i] = r[i] = args[i]->obj;
+      else
+        {
+          dyn_give_up (tr, "operator %s on a SymInt and a non-int", name);
+          return NULL;
+        }
+      if (py_to_arg (tr, args[i], &fa[i], g->arena))
+        {
+          dyn_give_up (tr, "operator %s: argument", name);
+          return NULL;
+        }
+    }
+  PyObject *hv = PyObject_Vectorcall (fn, h, n, NULL);
+  PyObject *rv = hv ? PyObject_Vectorcall (fn, r, n, NULL) : NULL;
+  PyObject *m = rv ? PyObject_CallMethod (tr->t->shape_env, "to_expr", "O", hv) : NULL;
+  var *res = NULL;
+  if (m && PyLong_Check (rv) && PyLong_AsLongLong (PyTuple_GET_ITEM (m, 1)) == PyLong_AsLongLong (rv))
+    {
+      PyObject *e = PyTuple_GET_ITEM (m, 0);
+      if (e == Py_None)
+        res = const_var (tr, rv);   /* no symbol left in it */
+      else
+        {
+          char repr[64];
+          snprintf (repr, sizeof repr, "<built-in function %s>", name);
+          fx_node *node = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_operator (name), fa, n, NULL, 0,
+                                                NULL);
+          if (!tr->first_body)
+            tr->first_body = node;
+          node_set_meta (tr, f, node, repr);
+          sym_node_meta (g, node, PyUnicode_AsUTF8 (e), PyLong_AsLongLong (rv));
+          PyDict_SetItemString (tr->t->targets, node->name, fn);
+          res = sym_var (tr, PyLong_AsLongLong (hv), PyLong_AsLongLong (rv));
+          res->node = node;
+        }
+    }
+  else
+    {
+      PyErr_Clear ();
+      dyn_give_up (tr, "operator %s on SymInts has no expression of the symbols", name);
+    }
+  Py_XDECREF (hv);
+  Py_XDECREF (rv);
+  Py_XDECREF (m);
+  return res;
+}
+
 /* Turns a lazy tensor var into its graph input, in place: inputs appear in the order of first use. */
 static int
 force (tracer *tr, frame *f, var *v)
@@ -1027,6 +1214,8 @@ force (tracer *tr, frame *f, var *v)
     }
   if (!v->lazy)
     return 0;
+  if (v->kind == V_SYM)
+    return sym_size_node (tr, f, v);
   var *r = realize_tensor (tr, f, v->real, &v->src);
   if (!r)
     return -1;
@@ -1093,10 +1282,19 @@ call_operator (tracer *tr, frame *f, const char *name, var **args, size_t n)
   PyObject *fn = PyObject_GetAttrString (fxc.operator_mod, name);
   if (!fn)
     return NULL;
-  bool has_tensor = false;
+  bool has_tensor = false, has_sym = false;
   for (size_t i = 0; i < n; i++)
-    has_tensor |= var_has_tensor (args[i]);
+    {
+      has_tensor |= var_has_tensor (args[i]);
+      has_sym |= args[i]->kind == V_SYM;
+    }
   var *res = NULL;
+  if (!has_tensor && has_sym)
+    {
+      res = emit_sym (tr, f, name, fn, args, n);
+      Py_DECREF (fn);
+      return res;
+    }
   if (!has_tensor)
     {
       PyObject *a[4];
@@ -1297,6 +1495,11 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
           /* Static shapes: these are constants guarded by TENSOR_MATCH. */
           if (strcmp (meth, "dim") != 0 && strcmp (meth, "ndimension") != 0 && var_is_symbolic (fnv->recv))
             {
+              /* size() and size(i): SymInts; numel() and stride(): the frame is specialized */
+              if (strcmp (meth, "size") == 0 && nargs == 0)
+                return sym_size_seq (tr, fnv->recv);
+              if (strcmp (meth, "size") == 0 && nargs == 1 && args[0]->kind == V_CONST && PyLong_Check (args[0]->obj))
+                return sym_size_var (tr, fnv->recv, (int) PyLong_AsLong (args[0]->obj));
               dyn_give_up (tr, "Tensor.%s() of a tensor with symbolic sizes (SymInt values are not traced in this "
                            "version: the frame is specialized)", meth);
               return NULL;
@@ -1511,11 +1714,7 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
         return NULL;
       const char *n = PyUnicode_AsUTF8 (name);
       if (strcmp (n, "shape") == 0 && var_is_symbolic (base))
-        {
-          dyn_give_up (tr, "Tensor.%s of a tensor with symbolic sizes (SymInt values are not traced in this version: "
-                       "the frame is specialized)", n);
-          return NULL;
-        }
+        return sym_size_seq (tr, base);
       if (strcmp (n, "shape") == 0 || strcmp (n, "dtype") == 0 || strcmp (n, "device") == 0 || strcmp (n, "ndim") == 0
           || strcmp (n, "requires_grad") == 0 || strcmp (n, "is_cuda") == 0)
         {

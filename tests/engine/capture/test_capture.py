@@ -60,6 +60,11 @@ def d_shape(x):
     return x.view(x.shape[0], -1) + 1
 
 
+def d_bt(x):
+    B, T, C = x.shape
+    return x.view(B * T, C).sum(0) + B
+
+
 def d_cat(a, b):
     return torch.cat([a, b]) * 2
 
@@ -224,16 +229,40 @@ class DynamicShapes(Base):
         self.assertEqual(len(cs), 1)
         self.assertIn('"f32[s52 + s97, s98][s98, 1]meta"', cs[0]["graph_readable"])
 
-    def test_size_read_specializes_with_reason(self):
+    def test_size_reads_are_symints(self):
         opt = torch.compile(d_shape, backend="eager")
-        self.run_all(opt, d_shape, [(torch.randn(4, 6),), (torch.randn(8, 6),)])
+        self.run_all(opt, d_shape, [(torch.randn(4, 6),), (torch.randn(8, 6),), (torch.randn(11, 6),)])
         cs = compiles(self.start)
         self.assertEqual(len(cs), 2)
-        self.assertIn("Tensor.shape of a tensor with symbolic sizes", cs[1]["dynamic_specialized"])
+        self.assertIsNone(cs[1]["dynamic_specialized"])
+        code = cs[1]["graph_readable"]
+        self.assertIn('size: "Sym(s77)" = l_x_.size(0)', code)
+        self.assertIn('view: "f32[s77, 6][6, 1]meta" = l_x_.view(size, -1)', code)
+        # B, T, C = x.shape with arithmetic: only the dynamic dim is read, products are SymInt nodes
+        opt = torch.compile(d_bt, backend="eager")
+        self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(6, 5, 4),)])
+        code = compiles(self.start)[-1]["graph_readable"]
+        self.assertIn('mul: "Sym(5*s77)" = size * 5', code)
+        self.assertIn('"f32[5*s77, 4][4, 1]meta" = l_x_.view(mul, 4)', code)
+        self.assertEqual(len(compiles(self.start)), 4)
+        # the custom backend's GraphModule runs the size node itself
+        seen = []
+        opt = torch.compile(d_bt, backend=lambda gm, ex: seen.append(gm.code) or gm.forward)
+        self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(7, 5, 4),)])
+        self.assertIn("size = l_x_.size(0)", seen[-1])
+
+    def test_branch_on_size_specializes_with_reason(self):
+        def cond(x):
+            if x.size(0) > 5:
+                return x + 1
+            return x - 1
+
+        opt = torch.compile(cond, backend="eager")
+        self.run_all(opt, cond, [(torch.randn(4, 2),), (torch.randn(8, 2),), (torch.randn(9, 2),)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 3)
+        self.assertIn("operator gt on a SymInt", cs[1]["dynamic_specialized"])
         self.assertNotIn("Sym(", sig(cs[1]))
-        # the frame stays static afterwards: each new size compiles again (as before this version)
-        self.run_all(opt, d_shape, [(torch.randn(9, 6),)])
-        self.assertEqual(len(compiles(self.start)), 3)
 
     def test_value_dependent_shape_specializes(self):
         # x[:20] has 20 rows on the symbols' hints but 12 on the real input: the check on real sizes gives up symbols
@@ -275,7 +304,8 @@ class DynamicShapes(Base):
         torch.manual_seed(0)
         for backend in ("eager", "aot_eager", "inductor"):
             for fn, shapes in ((d_add, [(n,) for n in (5, 9, 13)]), (d_view, [(n, 4) for n in (2, 6, 8)]),
-                               (d_cat, [(n, 2) for n in (3, 4, 7)])):
+                               (d_cat, [(n, 2) for n in (3, 4, 7)]), (d_shape, [(n, 3) for n in (2, 5, 6)]),
+                               (d_bt, [(n, 5, 4) for n in (2, 3, 8)])):
                 fxcapture.reset()
                 opt = torch.compile(fn, backend=backend)
                 nargs = fn.__code__.co_argcount

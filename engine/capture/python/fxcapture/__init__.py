@@ -140,11 +140,28 @@ def _specialize_graph_json(graph_json, values):
             return _shapes.eval_expr(d["sym"], values)
         return d
 
+    consts = {}
+
+    def subst(a):
+        if isinstance(a, dict) and set(a) == {"node"} and a["node"] in consts:
+            return consts[a["node"]]
+        if isinstance(a, dict):
+            return {k: subst(v) for k, v in a.items()}
+        if isinstance(a, list):
+            return [subst(v) for v in a]
+        return a
+
     nodes = []
     for n in g["nodes"]:
         val = n.get("meta", {}).get("val")
-        if n["op"] == "placeholder" and val and val.get("kind") == "symint":
+        if val and val.get("kind") == "symint":
+            # SymInt inputs and size reads / arithmetic on them become the ints they are for these sizes
+            if n["op"] != "placeholder":
+                consts[n["name"]] = _shapes.eval_expr(val["sym"], values) if val.get("sym") else val.get("value")
             continue
+        for key in ("args", "kwargs"):
+            if key in n:
+                n[key] = subst(n[key])
         if val and val.get("kind") == "tensor":
             for key in ("sizes", "strides"):
                 if key in val:
@@ -167,8 +184,8 @@ class _PerShapeCompiled:
     def __call__(self, *args):
         key = tuple(args[i] for i in self.sym_pos)
         fn = self.cache.get(key)
-        tensors = [a for i, a in enumerate(args) if i not in self.sym_pos]
         if fn is None:
+            tensors = [a for i, a in enumerate(args) if i not in self.sym_pos]
             values = {self.sym_names[i]: args[i] for i in self.sym_pos}
             sub = torch.fx.GraphModule(torch.nn.Module(), self.gm.graph)
             sub._fx_graph_json = _specialize_graph_json(self.gm._fx_graph_json, values)
@@ -177,10 +194,12 @@ class _PerShapeCompiled:
                 # the engine could not compile it (reason printed and kept on sub): this shape runs eagerly
                 self.backend_error = getattr(sub, "_fx_backend_error", None)
                 fn = self.gm.forward
-                self.cache[key] = fn
-                return fn(*args)
+            else:
+                engine_fn = fn
+                fn = lambda *a: engine_fn(*[x for i, x in enumerate(a) if i not in self.sym_pos])  # noqa: E731
+                fn.kernels = engine_fn.kernels
             self.cache[key] = fn
-        return fn(*tensors)
+        return fn(*args)
 
     def kernels(self):
         for fn in self.cache.values():
