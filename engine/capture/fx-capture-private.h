@@ -15,7 +15,26 @@ typedef struct fxc_source
   PyObject *global;           /* global name (str) when local < 0 */
   PyObject *attrs;            /* tuple of attribute names read in turn, or NULL */
   char *name;                 /* L['self']._modules['fc']._parameters['weight'] */
+  int size_of;                /* 0: the value; k > 0: its .size()[k - 1] (a SymInt graph input) */
 } fxc_source;
+
+/* A shape-env guard on a dynamic entry: lhs == k * product(rhs) (eq) or lhs >= k; refs index the entry's inputs. */
+typedef struct fxc_dimref
+{
+  int input;
+  bool stride;
+  int dim;
+} fxc_dimref;
+
+typedef struct fxc_shape_guard
+{
+  size_t guard;               /* index in the entry's guard set (FX_GUARD_SHAPE_ENV) */
+  bool eq;
+  fxc_dimref lhs;
+  int64_t k;
+  fxc_dimref rhs[8];
+  int n_rhs;
+} fxc_shape_guard;
 
 typedef struct fxc_check
 {
@@ -38,6 +57,8 @@ typedef struct fxc_entry
   /* Dynamo's GlobalStateGuard: the values of the global-state probes when this entry was compiled (owned refs;
      NULL when the probe set is absent). */
   PyObject **global_state;
+  fxc_shape_guard *shape_guards; /* dynamic entries only */
+  size_t n_shape_guards;
   PyObject *compiled;         /* backend's callable */
   fxc_source *inputs;
   size_t n_inputs;
@@ -86,6 +107,14 @@ typedef struct fxc_trace
   int break_line;
   char *fail_reason;          /* the frame could not be captured at all: run it in CPython */
   bool fullgraph;
+  /* Dynamic shapes: the compile's ShapeEnv (fxcapture._shapes), NULL for a static trace. dyn_fail: why the
+     symbolic trace gave up (the frame is traced again with static shapes); dyn_retry: dims were unified, trace
+     again with them aliased. */
+  PyObject *shape_env;
+  char *dyn_fail;
+  bool dyn_retry;
+  fxc_shape_guard *shape_guards;
+  size_t n_shape_guards;
 } fxc_trace;
 
 /* Module-level objects the interpreter needs (set up once). */

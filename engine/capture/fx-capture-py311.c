@@ -20,6 +20,8 @@ typedef enum
   V_OBJ,       /* a Python object with a source (module, function, nn.Module) */
   V_ATTR,      /* receiver.attr not yet resolved (tensor methods) */
   V_SEQ,       /* tuple/list of vars */
+  V_SYM,       /* a SymInt graph value (dynamic shapes): node + hint int in obj, real int in chk; lazy: recv.size(n)
+                  whose node is made at first use */
 } vkind;
 
 typedef struct var var;
@@ -38,6 +40,8 @@ struct var
   bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
   bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
   PyObject *real;         /* lazy: the real tensor */
+  PyObject *chk;          /* dynamic shapes: a meta example at the real sizes (obj has the symbols' hints), or NULL
+                             when obj has the real sizes */
 };
 
 typedef struct frame
@@ -68,6 +72,8 @@ typedef struct tracer
   PyObject *kw_names;
   char reason[1024];
   int break_gb;           /* 1: a graph break (resume), 0: fail */
+  bool dyn_active;        /* the shape env has symbols: results are mapped back to expressions */
+  bool has_sym;           /* a SymInt value exists: a failure gives up symbols (the static trace decides) */
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -114,6 +120,16 @@ fail (tracer *tr, int is_break, const char *fmt, ...)
   vsnprintf (tr->reason, sizeof tr->reason, fmt, ap);
   va_end (ap);
   tr->break_gb = is_break;
+  /* With SymInt values around, a failure may come from them (a branch on a size): trace again with static shapes,
+     which reproduces any failure that does not. */
+  if (tr->has_sym && !tr->t->dyn_retry && !tr->t->dyn_fail)
+    {
+      size_t l = strcspn (tr->reason, "\n");
+      char msg[256];
+      snprintf (msg, sizeof msg, "SymInt sizes stopped the trace (%.*s): the frame is specialized", (int) (l < 200 ? l : 200),
+                tr->reason);
+      tr->t->dyn_fail = strdup (msg);
+    }
   return 1;
 }
 
@@ -399,7 +415,7 @@ static int force (tracer *tr, frame *f, var *v);
 static int
 py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
 {
-  if (v->kind == V_TENSOR)
+  if (v->kind == V_TENSOR || (v->kind == V_SYM && v->node))
     {
       *out = fx_arg_node (v->node);
       return 0;
@@ -500,6 +516,35 @@ var_example (var *v)
   return v->obj;
 }
 
+/* Like var_example, with the examples at the real sizes (dynamic shapes' check of each mapped result). */
+static PyObject *
+var_example_real (var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      PyObject *t = v->is_list ? PyList_New (v->n) : PyTuple_New (v->n);
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *e = var_example_real (v->items[i]);
+          if (!e)
+            {
+              Py_DECREF (t);
+              return NULL;
+            }
+          if (v->is_list)
+            PyList_SET_ITEM (t, i, e);
+          else
+            PyTuple_SET_ITEM (t, i, e);
+        }
+      return t;
+    }
+  PyObject *o = v->chk ? v->chk : v->obj;
+  if (!o)
+    return NULL;
+  Py_INCREF (o);
+  return o;
+}
+
 static bool
 var_has_tensor (var *v)
 {
@@ -514,6 +559,187 @@ var_has_tensor (var *v)
       if (var_has_tensor (v->items[i]))
         return true;
   return false;
+}
+
+/* ------------------------------------------------------------------ dynamic shapes */
+
+/* Gives up on symbols for this compile: the frame is traced again with static shapes, with this reason. */
+static int dyn_give_up (tracer *tr, const char *fmt, ...) FX_PRINTF (2, 3);
+
+static int
+dyn_give_up (tracer *tr, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  if (!tr->t->dyn_fail)
+    tr->t->dyn_fail = strdup (msg);
+  return fail (tr, 0, "dynamic shapes: %s", msg);
+}
+
+/* The user line reading a value, as guards.py comments it: "x = a / b  # prog.py:6 in f". */
+static void
+line_comment (frame *f, char *out, size_t size)
+{
+  out[0] = 0;
+  if (!f)
+    return;
+  PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
+  PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+  const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
+  const char *base = file ? strrchr (file, '/') : NULL;
+  if (stripped && file)
+    snprintf (out, size, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), base ? base + 1 : file, f->line,
+              PyUnicode_AsUTF8 (f->code->co_name));
+  Py_XDECREF (line);
+  Py_XDECREF (stripped);
+  PyErr_Clear ();
+}
+
+/* Whether a tensor var's sizes or strides hold symbols. */
+static bool
+var_is_symbolic (var *v)
+{
+  if (v->kind != V_TENSOR || !v->node || v->node->meta.val.kind != FX_VAL_TENSOR)
+    return false;
+  const fx_tensor_meta *m = &v->node->meta.val.tensor;
+  for (int i = 0; i < m->ndim; i++)
+    if (m->sizes[i].sym || (m->strides && m->strides[i].sym))
+      return true;
+  return false;
+}
+
+/* Whether a var (or a sequence's items) holds a tensor with symbolic sizes. */
+static bool
+var_any_symbolic (var *v)
+{
+  if (v->kind == V_SEQ)
+    {
+      for (size_t i = 0; i < v->n; i++)
+        if (var_any_symbolic (v->items[i]))
+          return true;
+      return false;
+    }
+  return v->kind == V_SYM || var_is_symbolic (v);
+}
+
+/* Sets dims from lists of expressions (str or None) and their real values. */
+static void
+apply_dims (fx_graph *g, fx_dim *dims, int n, PyObject *exprs, PyObject *reals)
+{
+  for (int i = 0; i < n && i < PySequence_Size (exprs); i++)
+    {
+      PyObject *e = PySequence_GetItem (exprs, i);
+      PyObject *r = reals ? PySequence_GetItem (reals, i) : NULL;
+      if (e && e != Py_None)
+        dims[i].sym = fx_arena_strdup (g->arena, PyUnicode_AsUTF8 (e));
+      if (r)
+        dims[i].value = PyLong_AsLongLong (r);
+      Py_XDECREF (e);
+      Py_XDECREF (r);
+    }
+  PyErr_Clear ();
+}
+
+/* An op's meta result on the hints -> the node's symbolic sizes and strides. Returns -1 after giving up. */
+static int
+map_result (tracer *tr, fx_node *node, PyObject *result, PyObject *pargs, PyObject *pkw)
+{
+  PyObject *size = PyObject_CallMethod (result, "size", NULL);
+  PyObject *stride = size ? PyObject_CallMethod (result, "stride", NULL) : NULL;
+  PyObject *m = stride ? PyObject_CallMethod (tr->t->shape_env, "map_tensor", "OOOO", size, stride, pargs,
+                                              pkw ? pkw : Py_None)
+                       : NULL;
+  Py_XDECREF (size);
+  Py_XDECREF (stride);
+  if (!m)
+    {
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch (&et, &ev, &tb);
+      PyObject *msg = ev ? PyObject_Str (ev) : NULL;
+      PyErr_Clear ();
+      dyn_give_up (tr, "%s", msg ? PyUnicode_AsUTF8 (msg) : "a result's shape has no expression");
+      Py_XDECREF (msg);
+      Py_XDECREF (et);
+      Py_XDECREF (ev);
+      Py_XDECREF (tb);
+      PyErr_Clear ();
+      return -1;
+    }
+  fx_tensor_meta *tm = &node->meta.val.tensor;
+  for (int k = 0; k < 2; k++)
+    {
+      fx_dim *dims = k == 0 ? tm->sizes : tm->strides;
+      PyObject *pairs = PyTuple_GET_ITEM (m, k);
+      for (Py_ssize_t i = 0; dims && i < PyList_GET_SIZE (pairs) && i < tm->ndim; i++)
+        {
+          PyObject *p = PyList_GET_ITEM (pairs, i);
+          PyObject *e = PyTuple_GET_ITEM (p, 0);
+          dims[i].sym = e == Py_None ? NULL : fx_arena_strdup (tr->t->graph->arena, PyUnicode_AsUTF8 (e));
+          dims[i].value = PyLong_AsLongLong (PyTuple_GET_ITEM (p, 1));
+        }
+    }
+  Py_DECREF (m);
+  return 0;
+}
+
+/* Indices in a tensor's _dynamo_dynamic_indices / _dynamo_static_indices (mark_dynamic / mark_static). */
+static PyObject *
+marked_indices (PyObject *tensor, const char *attr)
+{
+  PyObject *s = PyObject_GetAttrString (tensor, attr);
+  if (!s)
+    {
+      PyErr_Clear ();
+      return PyFrozenSet_New (NULL);
+    }
+  return s;
+}
+
+/* Runs the op again on examples at the real sizes: the mapped expressions must give the real result's sizes and
+   strides (an op whose shape depends on the values, e.g. x[:5] on a dim of 3, gives up symbols here). Returns the
+   real-size example (new reference), or NULL after giving up. */
+static PyObject *
+check_result (tracer *tr, fx_node *node, PyObject *run_fn, var **args, size_t nargs, size_t npos, PyObject *kwnames)
+{
+  PyObject *pargs = PyTuple_New (npos);
+  PyObject *pkw = nargs > npos ? PyDict_New () : NULL;
+  PyObject *r = NULL;
+  for (size_t i = 0; i < nargs; i++)
+    {
+      PyObject *e = var_example_real (args[i]);
+      if (!e)
+        goto out;
+      if (i < npos)
+        PyTuple_SET_ITEM (pargs, i, e);
+      else
+        {
+          PyDict_SetItem (pkw, PyTuple_GET_ITEM (kwnames, i - npos), e);
+          Py_DECREF (e);
+        }
+    }
+  r = PyObject_Call (run_fn, pargs, pkw);
+  if (r && PyObject_TypeCheck (r, (PyTypeObject *) fxc.tensor_type))
+    {
+      fx_tensor_check c;
+      const fx_tensor_meta *m = &node->meta.val.tensor;
+      bool same = fxc_tensor_check_from (r, &c) == 0 && c.ndim == m->ndim;
+      for (int i = 0; same && i < m->ndim && i < FX_GUARD_MAX_DIMS; i++)
+        same = c.sizes[i] == m->sizes[i].value && (!m->strides || c.strides[i] == m->strides[i].value);
+      if (same)
+        goto out;
+    }
+  Py_CLEAR (r);
+out:
+  PyErr_Clear ();
+  Py_DECREF (pargs);
+  Py_XDECREF (pkw);
+  if (!r)
+    dyn_give_up (tr, "%s: its result on the symbols' hints does not match the real sizes",
+                 fx_target_base_name (&node->target, tr->t->graph->arena));
+  return r;
 }
 
 /* Emits a node; runs fn on the examples (meta tensors) to get the result's metadata. */
@@ -566,6 +792,34 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
         }
     }
   PyObject *result = PyObject_Call (run_fn, pargs, pkw);
+  if (!result && tr->dyn_active)
+    {
+      /* On the hints: dims of different symbols may have to be equal (broadcasting) -> unify and trace again;
+         otherwise give up on symbols for this compile. */
+      PyErr_Clear ();
+      bool symbolic = false;
+      for (size_t i = 0; i < nargs; i++)
+        symbolic |= var_any_symbolic (args[i]);
+      if (symbolic)
+        {
+          char comment[512];
+          line_comment (f, comment, sizeof comment);
+          PyObject *u = PyObject_CallMethod (tr->t->shape_env, "unify_args", "OOs", pargs, pkw ? pkw : Py_None,
+                                             comment);
+          bool unified = u == Py_True;
+          Py_XDECREF (u);
+          PyErr_Clear ();
+          if (unified)
+            {
+              tr->t->dyn_retry = true;
+              fail (tr, 0, "dynamic shapes: dims unified, tracing again");
+            }
+          else
+            dyn_give_up (tr, "%s cannot run on symbolic sizes", fx_target_base_name (&target, g->arena));
+          goto out;
+        }
+      result = PyObject_Call (run_fn, pargs, pkw);
+    }
   if (!result)
     {
       PyObject *et, *ev, *tb;
@@ -632,9 +886,26 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
     tr->first_body = node;
   node_set_meta (tr, f, node, source_fn);
   set_example_meta (tr, node, result);
+  bool sym_args = false;
+  for (size_t i = 0; tr->dyn_active && i < nargs; i++)
+    sym_args |= var_any_symbolic (args[i]);
+  PyObject *chk = NULL;
+  if (sym_args && node->meta.val.kind == FX_VAL_TENSOR
+      && (map_result (tr, node, result, pargs, pkw) < 0 || !(chk = check_result (tr, node, run_fn, args, nargs,
+                                                                               npos, kwnames))))
+    {
+      Py_DECREF (result);
+      goto out;
+    }
   PyDict_SetItemString (tr->t->targets, node->name, target_obj);
   res = var_new (tr, V_TENSOR, result);
   Py_DECREF (result);
+  if (chk)
+    {
+      PyList_Append (tr->keep, chk);
+      res->chk = chk;
+      Py_DECREF (chk);
+    }
   res->node = node;
 out:
   Py_DECREF (pargs);
@@ -684,9 +955,97 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   if (known)
     return tr->vars[PyLong_AsSsize_t (known)];
   fx_graph *g = tr->t->graph;
-  PyObject *example = meta_like (tensor);
+  /* Dynamic shapes: the shape env decides which dims are symbols; those get SymInt placeholders right before the
+     tensor and prime hints in its meta example. */
+  PyObject *dyn = NULL;
+  if (tr->t->shape_env)
+    {
+      char comment[512];
+      line_comment (f, comment, sizeof comment);
+      PyObject *size = PyObject_CallMethod (tensor, "size", NULL);
+      PyObject *stride = size ? PyObject_CallMethod (tensor, "stride", NULL) : NULL;
+      PyObject *dyn_idx = marked_indices (tensor, "_dynamo_dynamic_indices");
+      PyObject *static_idx = marked_indices (tensor, "_dynamo_static_indices");
+      dyn = stride ? PyObject_CallMethod (tr->t->shape_env, "wrap_tensor", "sOOOOs", src->name, size, stride,
+                                          dyn_idx, static_idx, comment)
+                   : NULL;
+      Py_XDECREF (size);
+      Py_XDECREF (stride);
+      Py_XDECREF (dyn_idx);
+      Py_XDECREF (static_idx);
+      if (!dyn)
+        {
+          PyErr_Clear ();
+          dyn_give_up (tr, "the shape env could not wrap %s", src->name);
+          return NULL;
+        }
+      if (dyn == Py_None)
+        Py_CLEAR (dyn);
+    }
+  PyObject *example = NULL;
+  if (dyn)
+    {
+      PyObject *fn = PyObject_GetAttrString (fxc.torch, "empty_strided");
+      PyObject *dt = PyObject_GetAttrString (tensor, "dtype");
+      PyObject *args = PyTuple_Pack (2, PyTuple_GET_ITEM (dyn, 0), PyTuple_GET_ITEM (dyn, 1));
+      PyObject *kw = dt ? Py_BuildValue ("{s:O,s:O}", "dtype", dt, "device", fxc.meta_device) : NULL;
+      example = fn && kw ? PyObject_Call (fn, args, kw) : NULL;
+      Py_XDECREF (fn);
+      Py_XDECREF (dt);
+      Py_DECREF (args);
+      Py_XDECREF (kw);
+      PyObject *rg = example ? PyObject_GetAttrString (tensor, "requires_grad") : NULL;
+      if (rg == Py_True)
+        {
+          PyObject *r2 = PyObject_CallMethod (example, "requires_grad_", NULL);
+          Py_XDECREF (r2);
+        }
+      Py_XDECREF (rg);
+      /* the SymInt inputs this tensor introduces */
+      PyObject *news = PyTuple_GET_ITEM (dyn, 4);
+      PyObject *exprs = PyTuple_GET_ITEM (dyn, 2);
+      for (Py_ssize_t k = 0; example && k < PyList_GET_SIZE (news); k++)
+        {
+          PyObject *pair = PyList_GET_ITEM (news, k);
+          const char *sname = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (pair, 0));
+          int dim = -1;
+          for (Py_ssize_t i = 0; i < PyList_GET_SIZE (exprs); i++)
+            if (PyList_GET_ITEM (exprs, i) != Py_None
+                && strcmp (PyUnicode_AsUTF8 (PyList_GET_ITEM (exprs, i)), sname) == 0)
+              dim = (int) i;
+          fx_graph_set_insert_point (g, tr->first_body);
+          fx_node *sp = fx_graph_placeholder (g, sname);
+          fx_graph_set_insert_point (g, NULL);
+          sp->type_expr = "torch.SymInt";
+          sp->meta.val.kind = FX_VAL_SYMINT;
+          sp->meta.val.sym = fx_arena_strdup (g->arena, sname);
+          sp->meta.val.i = PyLong_AsLongLong (PyTuple_GET_ITEM (pair, 1));
+          fxc_trace *t = tr->t;
+          if (t->n_inputs == t->cap_inputs)
+            {
+              t->cap_inputs = t->cap_inputs ? t->cap_inputs * 2 : 8;
+              t->inputs = realloc (t->inputs, t->cap_inputs * sizeof *t->inputs);
+            }
+          fxc_source *in = &t->inputs[t->n_inputs++];
+          fxc_source_copy (in, src);
+          in->size_of = dim + 1;
+          PyList_Append (t->examples, PyTuple_GET_ITEM (pair, 1));
+        }
+      tr->dyn_active = true;
+    }
+  else
+    example = meta_like (tensor);
   if (!example)
-    return NULL;
+    {
+      if (dyn)
+        {
+          /* e.g. the hints' product overflows: this compile goes static */
+          PyErr_Clear ();
+          dyn_give_up (tr, "no meta tensor for %s on the symbols' hints", src->name);
+        }
+      Py_XDECREF (dyn);
+      return NULL;
+    }
   char *pname = source_input_name (src->name);
   fx_graph_set_insert_point (g, tr->first_body);
   fx_node *ph = fx_graph_placeholder (g, pname);
@@ -694,9 +1053,35 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   free (pname);
   ph->type_expr = "torch.Tensor";
   set_example_meta (tr, ph, example);
+  if (dyn && ph->meta.val.kind == FX_VAL_TENSOR)
+    {
+      /* symbols in the annotation, real values as the hints */
+      PyObject *rs = PyObject_CallMethod (tensor, "size", NULL);
+      PyObject *rt = rs ? PyObject_CallMethod (tensor, "stride", NULL) : NULL;
+      fx_tensor_meta *tm = &ph->meta.val.tensor;
+      apply_dims (g, tm->sizes, tm->ndim, PyTuple_GET_ITEM (dyn, 2), rs);
+      apply_dims (g, tm->strides, tm->ndim, PyTuple_GET_ITEM (dyn, 3), rt);
+      Py_XDECREF (rs);
+      Py_XDECREF (rt);
+      PyErr_Clear ();
+    }
   var *v = var_new (tr, V_TENSOR, example);
   Py_DECREF (example);
   v->node = ph;
+  if (dyn)
+    {
+      PyObject *chk = meta_like (tensor);
+      if (!chk)
+        {
+          PyErr_Clear ();
+          dyn_give_up (tr, "no meta tensor for %s", src->name);
+          Py_DECREF (dyn);
+          return NULL;
+        }
+      PyList_Append (tr->keep, chk);
+      v->chk = chk;
+      Py_DECREF (chk);
+    }
   fxc_source_copy (&v->src, src);
   v->has_src = true;
   /* graph input */
@@ -712,6 +1097,14 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   fx_tensor_check chk;
   if (fxc_tensor_check_from (tensor, &chk) == 0)
     {
+      /* TENSOR_MATCH leaves symbolic sizes and strides to the shape env's guards (size=[None]) */
+      for (int i = 0; dyn && i < chk.ndim; i++)
+        {
+          if (PyList_GET_ITEM (PyTuple_GET_ITEM (dyn, 2), i) != Py_None)
+            chk.sizes[i] = -1;
+          if (PyList_GET_ITEM (PyTuple_GET_ITEM (dyn, 3), i) != Py_None)
+            chk.strides[i] = -1;
+        }
       fx_buf code;
       fx_buf_init (&code);
       fx_tensor_check_code (&chk, src->name, &code);
@@ -730,7 +1123,182 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   PyObject *idx = PyLong_FromSsize_t (tr->n_vars - 1);
   PyDict_SetItemString (tr->realized, src->name, idx);
   Py_DECREF (idx);
+  Py_XDECREF (dyn);
   return v;
+}
+
+/* ------------------------------------------------------------------ SymInt values (dynamic shapes) */
+
+static var *const_var (tracer *tr, PyObject *obj);
+
+/* A SymInt var: hint (prime-based) and real value; node set by the caller or made lazily (size reads). */
+static var *
+sym_var (tracer *tr, int64_t hint, int64_t real)
+{
+  PyObject *h = PyLong_FromLongLong (hint);
+  var *v = var_new (tr, V_SYM, h);
+  Py_DECREF (h);
+  PyObject *r = PyLong_FromLongLong (real);
+  PyList_Append (tr->keep, r);
+  v->chk = r;
+  Py_DECREF (r);
+  tr->has_sym = true;
+  return v;
+}
+
+static void
+sym_node_meta (fx_graph *g, fx_node *n, const char *expr, int64_t real)
+{
+  n->meta.val.kind = FX_VAL_SYMINT;
+  n->meta.val.sym = expr ? fx_arena_strdup (g->arena, expr) : NULL;
+  n->meta.val.i = real;
+}
+
+/* t.size(dim) of a tensor var with symbolic sizes: a constant for a static dim, else a lazy SymInt whose node
+   (size = l_x_.size(0)) is made where it is first used. */
+static var *
+sym_size_var (tracer *tr, var *t, int dim)
+{
+  const fx_tensor_meta *m = &t->node->meta.val.tensor;
+  if (dim < 0)
+    dim += m->ndim;
+  if (dim < 0 || dim >= m->ndim)
+    {
+      fail (tr, 1, "Unsupported method call\n  Explanation: Tensor.size() dimension out of range");
+      return NULL;
+    }
+  if (!m->sizes[dim].sym)
+    {
+      PyObject *c = PyLong_FromLongLong (m->sizes[dim].value);
+      var *v = const_var (tr, c);
+      Py_DECREF (c);
+      return v;
+    }
+  PyObject *size = PyObject_CallMethod (t->obj, "size", "i", dim);
+  int64_t hint = size ? PyLong_AsLongLong (size) : -1;
+  Py_XDECREF (size);
+  PyErr_Clear ();
+  var *v = sym_var (tr, hint, m->sizes[dim].value);
+  v->lazy = true;
+  v->recv = t;
+  v->n = (size_t) dim;
+  return v;
+}
+
+/* t.size() / t.shape of a tensor var with symbolic sizes: a tuple of constants and lazy SymInts. */
+static var *
+sym_size_seq (tracer *tr, var *t)
+{
+  int nd = t->node->meta.val.tensor.ndim;
+  var *v = var_new (tr, V_SEQ, NULL);
+  v->items = malloc ((nd + 1) * sizeof (var *));
+  for (int i = 0; i < nd; i++)
+    {
+      v->items[i] = sym_size_var (tr, t, i);
+      if (!v->items[i])
+        return NULL;
+      v->n++;
+    }
+  return v;
+}
+
+/* Makes a lazy size read's node: size = l_x_.size(0), annotated Sym(s77). */
+static int
+sym_size_node (tracer *tr, frame *f, var *v)
+{
+  if (!f)
+    {
+      dyn_give_up (tr, "a SymInt size leaves the frame");
+      return -1;
+    }
+  fx_graph *g = tr->t->graph;
+  fx_arg *a = fx_arena_alloc (g->arena, 3 * sizeof (fx_arg));
+  a[0] = fx_arg_node (v->recv->node);
+  a[1] = fx_arg_int ((int64_t) v->n);
+  fx_node *n = fx_graph_create_node (g, FX_OP_CALL_METHOD, fx_target_str ("size"), a, 2, NULL, 0, NULL);
+  if (!tr->first_body)
+    tr->first_body = n;
+  node_set_meta (tr, f, n, "size");
+  sym_node_meta (g, n, v->recv->node->meta.val.tensor.sizes[v->n].sym, PyLong_AsLongLong (v->chk));
+  PyObject *name = PyUnicode_FromString ("size");
+  PyDict_SetItemString (tr->t->targets, n->name, name);
+  Py_DECREF (name);
+  v->node = n;
+  v->lazy = false;
+  return 0;
+}
+
+/* Integer arithmetic on SymInts (n * 2, b * t): an operator node annotated with the result's expression. */
+static var *
+emit_sym (tracer *tr, frame *f, const char *name, PyObject *fn, var **args, size_t n)
+{
+  fx_graph *g = tr->t->graph;
+  static const char *const ok[] = { "add", "sub", "mul", "floordiv", "iadd", "isub", "imul", "ifloordiv", "neg" };
+  bool known = false;
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+    known |= strcmp (name, ok[i]) == 0;
+  if (!known || n > 2)
+    {
+      dyn_give_up (tr, "operator %s on a SymInt (it would guard on the size)", name);
+      return NULL;
+    }
+  PyObject *h[2], *r[2];
+  fx_arg *fa = fx_arena_alloc (g->arena, 3 * sizeof (fx_arg));
+  for (size_t i = 0; i < n; i++)
+    {
+      if (force (tr, f, args[i]) < 0)
+        return NULL;
+      if (args[i]->kind == V_SYM)
+        {
+          h[i] = args[i]->obj;
+          r[i] = args[i]->chk;
+        }
+      else if (args[i]->kind == V_CONST && PyLong_Check (args[i]->obj) && !PyBool_Check (args[i]->obj))
+        h[i] = r[i] = args[i]->obj;
+      else
+        {
+          dyn_give_up (tr, "operator %s on a SymInt and a non-int", name);
+          return NULL;
+        }
+      if (py_to_arg (tr, args[i], &fa[i], g->arena))
+        {
+          dyn_give_up (tr, "operator %s: argument", name);
+          return NULL;
+        }
+    }
+  PyObject *hv = PyObject_Vectorcall (fn, h, n, NULL);
+  PyObject *rv = hv ? PyObject_Vectorcall (fn, r, n, NULL) : NULL;
+  PyObject *m = rv ? PyObject_CallMethod (tr->t->shape_env, "to_expr", "O", hv) : NULL;
+  var *res = NULL;
+  if (m && PyLong_Check (rv) && PyLong_AsLongLong (PyTuple_GET_ITEM (m, 1)) == PyLong_AsLongLong (rv))
+    {
+      PyObject *e = PyTuple_GET_ITEM (m, 0);
+      if (e == Py_None)
+        res = const_var (tr, rv);   /* no symbol left in it */
+      else
+        {
+          char repr[64];
+          snprintf (repr, sizeof repr, "<built-in function %s>", name);
+          fx_node *node = fx_graph_create_node (g, FX_OP_CALL_FUNCTION, fx_target_operator (name), fa, n, NULL, 0,
+                                                NULL);
+          if (!tr->first_body)
+            tr->first_body = node;
+          node_set_meta (tr, f, node, repr);
+          sym_node_meta (g, node, PyUnicode_AsUTF8 (e), PyLong_AsLongLong (rv));
+          PyDict_SetItemString (tr->t->targets, node->name, fn);
+          res = sym_var (tr, PyLong_AsLongLong (hv), PyLong_AsLongLong (rv));
+          res->node = node;
+        }
+    }
+  else
+    {
+      PyErr_Clear ();
+      dyn_give_up (tr, "operator %s on SymInts has no expression of the symbols", name);
+    }
+  Py_XDECREF (hv);
+  Py_XDECREF (rv);
+  Py_XDECREF (m);
+  return res;
 }
 
 /* Turns a lazy tensor var into its graph input, in place: inputs appear in the order of first use. */
@@ -746,11 +1314,14 @@ force (tracer *tr, frame *f, var *v)
     }
   if (!v->lazy)
     return 0;
+  if (v->kind == V_SYM)
+    return sym_size_node (tr, f, v);
   var *r = realize_tensor (tr, f, v->real, &v->src);
   if (!r)
     return -1;
   v->lazy = false;
   v->obj = r->obj;
+  v->chk = r->chk;
   v->node = r->node;
   return 0;
 }
@@ -878,10 +1449,19 @@ call_operator (tracer *tr, frame *f, const char *name, var **args, size_t n)
   PyObject *fn = PyObject_GetAttrString (fxc.operator_mod, name);
   if (!fn)
     return NULL;
-  bool has_tensor = false;
+  bool has_tensor = false, has_sym = false;
   for (size_t i = 0; i < n; i++)
-    has_tensor |= var_has_tensor (args[i]);
+    {
+      has_tensor |= var_has_tensor (args[i]);
+      has_sym |= args[i]->kind == V_SYM;
+    }
   var *res = NULL;
+  if (!has_tensor && has_sym)
+    {
+      res = emit_sym (tr, f, name, fn, args, n);
+      Py_DECREF (fn);
+      return res;
+    }
   if (!has_tensor)
     {
       PyObject *a[4];
@@ -1306,6 +1886,17 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
                        || strcmp (meth, "numel") == 0 || strcmp (meth, "ndimension") == 0))
         {
           /* Static shapes: these are constants guarded by TENSOR_MATCH. */
+          if (strcmp (meth, "dim") != 0 && strcmp (meth, "ndimension") != 0 && var_is_symbolic (fnv->recv))
+            {
+              /* size() and size(i): SymInts; numel() and stride(): the frame is specialized */
+              if (strcmp (meth, "size") == 0 && nargs == 0)
+                return sym_size_seq (tr, fnv->recv);
+              if (strcmp (meth, "size") == 0 && nargs == 1 && args[0]->kind == V_CONST && PyLong_Check (args[0]->obj))
+                return sym_size_var (tr, fnv->recv, (int) PyLong_AsLong (args[0]->obj));
+              dyn_give_up (tr, "Tensor.%s() of a tensor with symbolic sizes (SymInt values are not traced in this "
+                           "version: the frame is specialized)", meth);
+              return NULL;
+            }
           PyObject *bound = PyObject_GetAttr (fnv->recv->obj, fnv->obj);
           PyObject *a[4];
           for (size_t i = 0; i < nargs && i < 4; i++)
@@ -1560,6 +2151,8 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
       if (force (tr, f, base) < 0)
         return NULL;
       const char *n = PyUnicode_AsUTF8 (name);
+      if (strcmp (n, "shape") == 0 && var_is_symbolic (base))
+        return sym_size_seq (tr, base);
       if (strcmp (n, "shape") == 0 || strcmp (n, "dtype") == 0 || strcmp (n, "device") == 0 || strcmp (n, "ndim") == 0
           || strcmp (n, "requires_grad") == 0 || strcmp (n, "is_cuda") == 0)
         {

@@ -22,6 +22,8 @@ typedef struct code_cache
   bool seen_eager;            /* eager_then_compile: the first call ran eagerly */
   char *skip_reason;
   fxc_entry *entries;         /* newest first */
+  PyObject *frame_state;      /* automatic dynamic: source -> sizes seen (None where a dim changed) */
+  bool static_only;           /* a symbolic trace failed: specialize every compile of this frame */
 } code_cache;
 
 static PyObject *caches;          /* dict: code -> capsule(code_cache) */
@@ -61,6 +63,7 @@ fxc_source_copy (fxc_source *dst, const fxc_source *src)
   dst->attrs = src->attrs;
   Py_XINCREF (dst->attrs);
   dst->name = src->name ? strdup (src->name) : NULL;
+  dst->size_of = src->size_of;
 }
 
 /* New reference, or NULL with an error set. */
@@ -107,6 +110,16 @@ fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globa
           return NULL;
         o = n;
       }
+  if (src->size_of > 0)
+    {
+      /* a SymInt input: the tensor's size at that dim */
+      PyObject *size = PyObject_CallMethodNoArgs (o, s_size);
+      Py_DECREF (o);
+      if (!size)
+        return NULL;
+      o = PySequence_GetItem (size, src->size_of - 1);
+      Py_DECREF (size);
+    }
   return o;
 }
 
@@ -195,6 +208,7 @@ entry_free (fxc_entry *e)
       for (size_t i = 0; i < e->n_inputs; i++)
         fxc_source_clear (&e->inputs[i]);
       free (e->inputs);
+      free (e->shape_guards);
       Py_XDECREF (e->compiled);
       Py_XDECREF (e->backend);
       Py_XDECREF (e->out_spec);
@@ -218,6 +232,7 @@ cache_capsule_free (PyObject *cap)
   if (!c)
     return;
   entry_free (c->entries);
+  Py_XDECREF (c->frame_state);
   free (c->skip_reason);
   free (c);
 }
@@ -266,6 +281,56 @@ error_or_false:
 error:
   PyErr_Clear ();
   return 0;
+}
+
+/* A dimension of an entry's input tensor, or -1 with no error set when it cannot be read. */
+static int64_t
+dimref_value (fxc_entry *e, const fxc_dimref *r, PyObject *const *locals, PyObject *globals, PyObject *builtins)
+{
+  if (r->input < 0 || (size_t) r->input >= e->n_inputs)
+    return -1;
+  PyObject *t = fxc_source_eval (&e->inputs[r->input], locals, globals, builtins);
+  if (!t)
+    {
+      PyErr_Clear ();
+      return -1;
+    }
+  PyObject *dims = PyObject_CallMethodNoArgs (t, r->stride ? s_stride : s_size);
+  Py_DECREF (t);
+  int64_t v = -1;
+  if (dims && PyTuple_Check (dims) && r->dim < PyTuple_GET_SIZE (dims))
+    v = PyLong_AsLongLong (PyTuple_GET_ITEM (dims, r->dim));
+  Py_XDECREF (dims);
+  PyErr_Clear ();
+  return v;
+}
+
+/* The shape env's guards of a dynamic entry (run after TENSOR_MATCH has checked the ranks). */
+static int
+shape_guards_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, fx_buf *reason)
+{
+  for (size_t i = 0; i < e->n_shape_guards; i++)
+    {
+      fxc_shape_guard *sg = &e->shape_guards[i];
+      int64_t lhs = dimref_value (e, &sg->lhs, locals, globals, builtins);
+      bool ok;
+      if (sg->eq)
+        {
+          int64_t rhs = sg->k;
+          for (int j = 0; j < sg->n_rhs; j++)
+            rhs *= dimref_value (e, &sg->rhs[j], locals, globals, builtins);
+          ok = lhs >= 0 && lhs == rhs;
+        }
+      else
+        ok = lhs >= sg->k;
+      if (!ok)
+        {
+          if (reason)
+            fx_guard_fail_reason (&e->guards.guards[sg->guard], reason);
+          return 0;
+        }
+    }
+  return 1;
 }
 
 /* Evaluates an entry's guards; on failure writes the first failing reason (Dynamo reports only the first). */
@@ -359,6 +424,7 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
           break;
         case FX_GUARD_GLOBAL_STATE:
         case FX_GUARD_BACKEND_MATCH:
+        case FX_GUARD_SHAPE_ENV:
         case FX_GUARD_KIND_COUNT:
           break;
         }
@@ -370,6 +436,8 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
           return 0;
         }
     }
+  if (e->n_shape_guards && !shape_guards_check (e, locals, globals, builtins, reason))
+    return 0;
   if (e->global_state == NULL)
     {
       PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
@@ -886,6 +954,58 @@ readable_str (const fx_graph *g)
   return s;
 }
 
+/* A (tensor source, 'size'|'stride', dim) ref of the shape env -> the input holding that tensor. */
+static void
+dimref_from (const fxc_trace *t, PyObject *ref, fxc_dimref *out)
+{
+  const char *src = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (ref, 0));
+  out->input = -1;
+  out->stride = strcmp (PyUnicode_AsUTF8 (PyTuple_GET_ITEM (ref, 1)), "stride") == 0;
+  out->dim = (int) PyLong_AsLong (PyTuple_GET_ITEM (ref, 2));
+  for (size_t i = 0; src && i < t->n_inputs; i++)
+    if (t->inputs[i].size_of == 0 && t->inputs[i].name && strcmp (t->inputs[i].name, src) == 0)
+      out->input = (int) i;
+}
+
+/* The shape env's guards of a dynamic trace, as LAMBDA_GUARDs in the tree and checks in C. */
+static int
+shape_guards_collect (fxc_trace *t, PyObject *env, PyCodeObject *co)
+{
+  (void) co;
+  PyObject *gs = PyObject_CallMethod (env, "guards", NULL);
+  if (!gs || !PyList_Check (gs))
+    {
+      Py_XDECREF (gs);
+      return -1;
+    }
+  Py_ssize_t n = PyList_GET_SIZE (gs);
+  t->shape_guards = calloc ((size_t) n + 1, sizeof *t->shape_guards);
+  for (Py_ssize_t i = 0; i < n; i++)
+    {
+      PyObject *g = PyList_GET_ITEM (gs, i);
+      PyObject *comment = PyTuple_GET_ITEM (g, 1);
+      const char *kind = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (g, 2));
+      PyObject *data = PyTuple_GET_ITEM (g, 3);
+      fx_guard_set_add (&t->guards, FX_GUARD_SHAPE_ENV, NULL, PyUnicode_AsUTF8 (PyTuple_GET_ITEM (g, 0)),
+                        comment == Py_None ? NULL : PyUnicode_AsUTF8 (comment));
+      fxc_shape_guard *sg = &t->shape_guards[t->n_shape_guards++];
+      sg->guard = t->guards.n_guards - 1;
+      sg->eq = strcmp (kind, "eq") == 0;
+      dimref_from (t, PyTuple_GET_ITEM (data, 0), &sg->lhs);
+      if (sg->eq)
+        {
+          PyObject *rhs = PyTuple_GET_ITEM (data, 1);
+          for (Py_ssize_t j = 0; j < PyList_GET_SIZE (rhs) && j < 8; j++)
+            dimref_from (t, PyList_GET_ITEM (rhs, j), &sg->rhs[sg->n_rhs++]);
+          sg->k = PyLong_AsLongLong (PyTuple_GET_ITEM (data, 2));
+        }
+      else
+        sg->k = PyLong_AsLongLong (PyTuple_GET_ITEM (data, 1));
+    }
+  Py_DECREF (gs);
+  return PyErr_Occurred () ? -1 : 0;
+}
+
 /* Traces the frame and asks the glue to build the GraphModule and run the backend. Returns a new entry, or NULL
    with *skip set (frame not capturable) or an error set. */
 static fxc_entry *
@@ -904,8 +1024,51 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   fxc_entry *e = NULL;
   PyObject *info = NULL;
   tls_busy++;
-  int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals,
-                                frame->f_builtins, &t);
+  /* Dynamic shapes: a ShapeEnv over the frame's remembered sizes unless torch.compile(dynamic=False). A trace
+     that unified dims runs again with them aliased; one that gave up on symbols runs again with static shapes. */
+  PyObject *dyn_mode = PyObject_GetAttrString (ctx, "dynamic");
+  PyErr_Clear ();
+  PyObject *env = NULL;
+  char *dyn_specialized = NULL;
+  if (dyn_mode != Py_False && !cc->static_only)
+    {
+      if (!cc->frame_state)
+        cc->frame_state = PyDict_New ();
+      env = PyObject_CallMethod (fxc.glue, "_shape_env", "OO", cc->frame_state, dyn_mode ? dyn_mode : Py_None);
+      if (!env)
+        PyErr_Clear ();
+    }
+  Py_XDECREF (dyn_mode);
+  int rc;
+  for (int attempt = 0;; attempt++)
+    {
+      t.shape_env = env;
+      if (env)
+        {
+          PyObject *r = PyObject_CallMethod (env, "restart", NULL);
+          Py_XDECREF (r);
+          PyErr_Clear ();
+        }
+      rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals, frame->f_builtins, &t);
+      bool again = rc == 0 && env && (t.dyn_retry || t.dyn_fail);
+      if (!again)
+        break;
+      if (t.dyn_fail || attempt >= 8)
+        {
+          free (dyn_specialized);
+          dyn_specialized = strdup (t.dyn_fail ? t.dyn_fail : "dims kept unifying");
+          Py_CLEAR (env);
+          /* later compiles of this frame go static at once */
+          cc->static_only = true;
+        }
+      bool fg_keep = t.fullgraph;
+      fxc_trace_clear (&t);
+      t.fullgraph = fg_keep;
+    }
+  if (rc == 0 && env && !t.fail_reason && t.graph && shape_guards_collect (&t, env, co) < 0)
+    PyErr_Clear ();
+  t.shape_env = NULL;
+  Py_XDECREF (env);
   if (rc < 0)
     {
       /* an internal failure of the trace must not change what the program does: run the frame as it is */
@@ -991,6 +1154,12 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
     }
   PyDict_SetItemString (info, "guard_list", gl);
   Py_DECREF (gl);
+  if (dyn_specialized)
+    {
+      s = PyUnicode_FromString (dyn_specialized);
+      PyDict_SetItemString (info, "dynamic_specialized", s);
+      Py_XDECREF (s);
+    }
   PyObject *compiled = PyObject_CallMethod (ctx, "_compile", "O", info);
   if (!compiled)
     goto out;
@@ -1006,6 +1175,10 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   e->n_checks = t.n_checks;
   t.checks = NULL;
   t.n_checks = 0;
+  e->shape_guards = t.shape_guards;
+  e->n_shape_guards = t.n_shape_guards;
+  t.shape_guards = NULL;
+  t.n_shape_guards = 0;
   e->inputs = t.inputs;
   e->n_inputs = t.n_inputs;
   t.inputs = NULL;
@@ -1059,6 +1232,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   e->global_state = global_state_snapshot ();
 out:
   tls_busy--;
+  free (dyn_specialized);
   Py_XDECREF (info);
   fxc_trace_clear (&t);
   return e;
@@ -1089,6 +1263,8 @@ fxc_trace_clear (fxc_trace *t)
   free (t->break_explanation);
   free (t->break_user_stack);
   free (t->fail_reason);
+  free (t->dyn_fail);
+  free (t->shape_guards);
   memset (t, 0, sizeof *t);
 }
 

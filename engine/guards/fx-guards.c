@@ -5,7 +5,8 @@
 #include <string.h>
 
 static const char *const kind_names[FX_GUARD_KIND_COUNT] = {
-  "TENSOR_MATCH", "TYPE_MATCH", "ID_MATCH", "EQUALS_MATCH", "GLOBAL_STATE", "BACKEND_MATCH", "LENGTH_CHECK", "DICT_KEYS_MATCH",
+  "TENSOR_MATCH", "TYPE_MATCH", "ID_MATCH", "EQUALS_MATCH", "GLOBAL_STATE", "BACKEND_MATCH", "LAMBDA_GUARD",
+  "LENGTH_CHECK", "DICT_KEYS_MATCH",
 };
 
 const char *
@@ -229,7 +230,7 @@ fx_guard_set_print_tree (const fx_guard_set *set, fx_buf *out)
   fx_buf_puts (out, "TREE_GUARD_MANAGER:\n+- RootGuardManager\n");
   /* Source-less guards (global state, backend) hang off the root; the rest are grouped by source in order. */
   for (size_t i = 0; i < set->n_guards; i++)
-    if (!set->guards[i].source)
+    if (!set->guards[i].source && set->guards[i].kind != FX_GUARD_SHAPE_ENV)
       {
         fx_buf_printf (out, "| +- %s: ", fx_guard_kind_name (set->guards[i].kind));
         put_code_with_comment (out, set->guards[i].code ? set->guards[i].code : "", set->guards[i].user_comment);
@@ -256,6 +257,17 @@ fx_guard_set_print_tree (const fx_guard_set *set, fx_buf *out)
             fx_buf_putc (out, '\n');
           }
     }
+  /* The shape env's guards hang off the tree itself, after the root's managers (guards.py). */
+  for (size_t i = 0; i < set->n_guards; i++)
+    if (set->guards[i].kind == FX_GUARD_SHAPE_ENV)
+      {
+        /* not padded: the shape env's verbose code parts carry their comment directly */
+        fx_buf_printf (out, "+- %s: %s", fx_guard_kind_name (set->guards[i].kind),
+                       set->guards[i].code ? set->guards[i].code : "");
+        if (set->guards[i].user_comment)
+          fx_buf_printf (out, "  # %s", set->guards[i].user_comment);
+        fx_buf_putc (out, '\n');
+      }
 }
 
 void

@@ -16,6 +16,7 @@ typedef enum fx_guard_kind
   FX_GUARD_EQUALS_MATCH,
   FX_GUARD_GLOBAL_STATE,
   FX_GUARD_BACKEND_MATCH,
+  FX_GUARD_SHAPE_ENV,         /* a ShapeEnv guard on symbolic sizes ("2 <= L['a'].size()[0]"), printed as LAMBDA_GUARD */
   FX_GUARD_LENGTH_CHECK,       /* len(L['xs']) == 2: a tuple or list input */
   FX_GUARD_DICT_KEYS_MATCH,    /* list(L['d'].keys()) == ['a', 'b']: a dict input */
   FX_GUARD_KIND_COUNT

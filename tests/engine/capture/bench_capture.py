@@ -40,6 +40,17 @@ def main():
     assert ok
     print(f"guard check on a cache hit (4 tensors, TENSOR_MATCH + global state): {ns:.0f} ns per call")
 
+    # a dynamic entry (automatic dynamic after a size change): TENSOR_MATCH without the sizes + shape-env guards
+    fxcapture.reset()
+    opt = torch.compile(f4, backend=lambda gm, ex: gm.forward)
+    opt(*[torch.randn(8) for _ in range(4)])
+    args = [torch.randn(12) for _ in range(4)]
+    opt(*args)
+    ns, ok = _fxcapture.bench_guards(f4.__code__, tuple(args), 100000)
+    assert ok
+    print(f"guard check on a cache hit of a dynamic entry (4 tensors, 1 symbol unified, 3 equalities + 1 range): "
+          f"{ns:.0f} ns per call")
+
     # capture time of mlp_module: the backend returns gm.forward (no compile)
     fix = os.path.join(os.environ.get("FX_FIXTURES", "tests/fixtures"), "capture", "mlp_module.py")
     src = open(fix).read().replace("BACKEND = 'inductor'", "BACKEND = 'eager'")

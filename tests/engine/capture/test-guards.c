@@ -135,6 +135,30 @@ test_tree (void)
   fx_guard_set_clear (&set);
 }
 
+/* Shape-env guards hang off the tree after the root's managers, unpadded (guards.py's LAMBDA_GUARD lines). */
+static void
+test_tree_shape_env (void)
+{
+  fx_guard_set set;
+  fx_guard_set_init (&set);
+  fx_guard_set_add (&set, FX_GUARD_SHAPE_ENV, NULL, "2 <= L['a'].size()[0]", "x = a / 2  # p.py:6 in f");
+  fx_guard_set_add (&set, FX_GUARD_TENSOR_MATCH, "L['a']", "check_tensor(L['a'])", NULL);
+  fx_guard_set_add (&set, FX_GUARD_SHAPE_ENV, NULL, "L['a'].stride()[0] == L['a'].size()[1]",
+                    "(unknown source L['a'].stride()[0], please file a bug)");
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_guard_set_print_tree (&set, &b);
+  g_assert_cmpstr (b.data, ==, "TREE_GUARD_MANAGER:\n+- RootGuardManager\n"
+                   "| +- GuardManager: source=L['a']\n"
+                   "| | +- TENSOR_MATCH: check_tensor(L['a'])\n"
+                   "+- LAMBDA_GUARD: 2 <= L['a'].size()[0]  # x = a / 2  # p.py:6 in f\n"
+                   "+- LAMBDA_GUARD: L['a'].stride()[0] == L['a'].size()[1]  # (unknown source L['a'].stride()[0], "
+                   "please file a bug)\n");
+  g_assert_cmpstr (fx_guard_kind_name (FX_GUARD_SHAPE_ENV), ==, "LAMBDA_GUARD");
+  fx_buf_free (&b);
+  fx_guard_set_clear (&set);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -143,5 +167,6 @@ main (int argc, char **argv)
   g_test_add_func ("/guards/code", test_code);
   g_test_add_func ("/guards/messages", test_messages);
   g_test_add_func ("/guards/tree", test_tree);
+  g_test_add_func ("/guards/tree-shape-env", test_tree_shape_env);
   return g_test_run ();
 }

@@ -35,6 +35,283 @@ class Base(unittest.TestCase):
         self.start = len(fxcapture.records)
 
 
+# ---------------------------------------------------------------- automatic dynamic shapes
+def sig(rec):
+    """The forward's parameters with their annotations, from the readable graph."""
+    return re.search(r"def forward\(self, (.*)\):", rec["graph_readable"]).group(1)
+
+
+def shape_guards(rec):
+    return [line[len("+- LAMBDA_GUARD: "):].split("  # ")[0] for line in rec["guards"].splitlines()
+            if line.startswith("+- LAMBDA_GUARD: ")]
+
+
+def d_add(a, b):
+    return a * 2 + b
+
+
+def d_view(x):
+    y = x.view(-1)
+    z = x.reshape(-1, 2).t()
+    return y.sum() + z.sum(), y * 2, z + 1
+
+
+def d_shape(x):
+    return x.view(x.shape[0], -1) + 1
+
+
+def d_bt(x):
+    B, T, C = x.shape
+    return x.view(B * T, C).sum(0) + B
+
+
+def d_cat(a, b):
+    return torch.cat([a, b]) * 2
+
+
+class DynLin(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class DynamicShapes(Base):
+    def run_all(self, opt, fn, argsets):
+        for args in argsets:
+            got, want = opt(*args), fn(*args)
+            for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+                self.assertEqual(g.shape, w.shape)
+                self.assertTrue(torch.allclose(g, w), fn.__name__)
+
+    def test_automatic_dynamic_then_hit(self):
+        opt = torch.compile(d_add, backend="eager")
+        self.run_all(opt, d_add, [(torch.randn(10), torch.randn(10)), (torch.randn(16), torch.randn(16)),
+                                  (torch.randn(23), torch.randn(23)), (torch.randn(7), torch.randn(7))])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 2)        # the third and fourth size hit the dynamic entry
+        self.assertEqual(sig(cs[0]), 'L_a_: "f32[10][1]meta", L_b_: "f32[10][1]meta"')
+        # automatic dynamic: no duck shaping, symbols named by sha256 of the source; a*2 + b unifies them (s52 kept)
+        self.assertEqual(sig(cs[1]), 's52: "Sym(s52)", L_a_: "f32[s52][1]meta", L_b_: "f32[s52][1]meta"')
+        self.assertEqual(shape_guards(cs[1]), ["L['a'].size()[0] == L['b'].size()[0]", "2 <= L['b'].size()[0]"])
+        self.assertIn("size=[None], stride=[1]", cs[1]["guards"])
+        # the shape guards are checked: a size 1 (0/1 specialization) or unequal sizes recompile
+        n = len(kinds(self.start, "recompile"))
+        self.assertTrue(torch.equal(opt(torch.ones(1), torch.ones(1)), d_add(torch.ones(1), torch.ones(1))))
+        recs = kinds(self.start, "recompile")
+        self.assertEqual(len(recs), n + 1)
+        self.assertTrue(recs[-1]["reasons"][0].startswith("0/1: 2 <= b.size()[0]"), recs[-1]["reasons"])
+        self.assertTrue(torch.equal(opt(torch.ones(5), torch.ones(1)), d_add(torch.ones(5), torch.ones(1))))
+        self.assertTrue(any(r.startswith("0/1: a.size()[0] == b.size()[0]  ")
+                            for r in kinds(self.start, "recompile")[-1]["reasons"]))
+
+    def test_shape_env_expressions(self):
+        from fxcapture import _shapes
+        env = _shapes.ShapeEnv({}, True)
+        hs, _, names, strides, new = env.wrap_tensor("L['x']", [8, 6, 1], [6, 1, 1], set(), set(), "")
+        self.assertEqual(names, ["s77", "s27", None])   # L['x'].size()[1] hashes to 27; size 1 stays static
+        self.assertEqual(strides, ["s27", None, None])
+        self.assertEqual(new, [("s77", 8), ("s27", 6)])
+        p, q = hs[0], hs[1]
+        self.assertEqual(env.to_expr(p * q * 4), ("4*s27*s77", 192))
+        self.assertEqual(env.to_expr(p + q), ("s27 + s77", 14))
+        self.assertEqual(env.to_expr(p - 1), ("s77 - 1", 7))
+        self.assertEqual(env.to_expr(12), (None, 12))
+        with self.assertRaises(_shapes.Unmappable):
+            env.to_expr(p * 99991 + 7777)
+        self.assertEqual(_shapes.eval_expr("4*s27*s77 - 3", {"s27": 6, "s77": 8}), 189)
+        self.assertEqual(_shapes.render({("s9",): 2, ("s10", "s9"): 1}, -1), "s10*s9 + 2*s9 - 1")
+        # frame state: a changed dim becomes None, a rank change makes the whole entry None
+        st = {}
+        self.assertEqual(_shapes.merge_frame_state(st, "a", [4, 3]), [4, 3])
+        self.assertEqual(_shapes.merge_frame_state(st, "a", [5, 3]), [None, 3])
+        self.assertIsNone(_shapes.merge_frame_state(st, "a", [5]))
+
+    def test_chain_unification(self):
+        def f4(a, b, c, d):
+            return a + b + c + d
+
+        opt = torch.compile(f4, backend="eager")
+        self.run_all(opt, f4, [tuple(torch.randn(n) for _ in range(4)) for n in (8, 12, 5)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 2)
+        self.assertEqual(sig(cs[1]), 's11: "Sym(s11)", L_a_: "f32[s11][1]meta", L_b_: "f32[s11][1]meta", '
+                                     'L_c_: "f32[s11][1]meta", L_d_: "f32[s11][1]meta"')
+        self.assertEqual(shape_guards(cs[1]), ["L['a'].size()[0] == L['d'].size()[0]",
+                                               "L['b'].size()[0] == L['d'].size()[0]",
+                                               "L['c'].size()[0] == L['d'].size()[0]", "2 <= L['d'].size()[0]"])
+        self.assertIsNone(cs[1]["dynamic_specialized"])
+
+    def test_rank_change_makes_all_dims_dynamic(self):
+        opt = torch.compile(d_add, backend="eager")
+        self.run_all(opt, d_add, [(torch.randn(10), torch.randn(10)), (torch.randn(8, 3), torch.randn(8, 3)),
+                                  (torch.randn(5, 7), torch.randn(5, 7))])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 2)
+        self.assertEqual(sig(cs[1]), 's52: "Sym(s52)", s20: "Sym(s20)", L_a_: "f32[s52, s20][s20, 1]meta", '
+                                     'L_b_: "f32[s52, s20][s20, 1]meta"')
+        self.assertIn("L['b'].stride()[0] == L['b'].size()[1]", shape_guards(cs[1]))
+        self.assertIn("size=[None, None], stride=[None, 1]", cs[1]["guards"])
+
+    def test_dynamic_true_false(self):
+        opt = torch.compile(d_add, backend="eager", dynamic=True)
+        self.run_all(opt, d_add, [(torch.randn(10), torch.randn(10)), (torch.randn(16), torch.randn(16))])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 1)
+        # dynamic=True: duck shaping gives both inputs (same size) one symbol
+        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97][1]meta", L_b_: "f32[s97][1]meta"')
+        # parameters and buffers stay static
+        fxcapture.reset()
+        start = len(fxcapture.records)
+        lin = DynLin()
+        opt = torch.compile(lin, backend="eager", dynamic=True)
+        x = torch.randn(5, 4)
+        self.assertTrue(torch.allclose(opt(x), lin(x)))
+        self.assertIn('L_x_: "f32[s77, 4][4, 1]meta"', sig(compiles(start)[0]))
+        self.assertIn('_parameters_weight_: "f32[3, 4][4, 1]meta"', sig(compiles(start)[0]))
+        fxcapture.reset()
+        start = len(fxcapture.records)
+        opt = torch.compile(d_add, backend="eager", dynamic=False)
+        self.run_all(opt, d_add, [(torch.randn(n), torch.randn(n)) for n in (10, 16, 23)])
+        cs = compiles(start)
+        self.assertEqual(len(cs), 3)
+        self.assertTrue(all("Sym(" not in sig(c) for c in cs))
+
+    def test_mark_dynamic_and_static(self):
+        opt = torch.compile(d_add, backend="eager")
+        a, b = torch.randn(6, 4), torch.randn(4)
+        fxcapture.mark_dynamic(a, 0)
+        self.run_all(opt, d_add, [(a, b), (torch.randn(9, 4), b)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 1)
+        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97, 4][4, 1]meta", L_b_: "f32[4][1]meta"')
+        fxcapture.reset()
+        start = len(fxcapture.records)
+        opt = torch.compile(d_add, backend="eager")
+        for n in (6, 9):
+            a, b = torch.randn(n, 4), torch.randn(n, 4)
+            fxcapture.mark_static(a)
+            fxcapture.mark_static(b, 0)
+            self.run_all(opt, d_add, [(a, b)])
+        cs = compiles(start)
+        self.assertEqual(len(cs), 2)
+        self.assertEqual(sig(cs[1]), 'L_a_: "f32[9, 4][4, 1]meta", L_b_: "f32[9, 4][4, 1]meta"')
+
+    def test_zero_one_specialization(self):
+        opt = torch.compile(d_add, backend="eager", dynamic=True)
+        self.run_all(opt, d_add, [(torch.randn(1, 5), torch.randn(1, 5))])
+        cs = compiles(self.start)
+        # L['a'].size()[1] hashes to 97; duck shaping gives b's equal size the same symbol
+        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[1, s97][s97, 1]meta", L_b_: "f32[1, s97][s97, 1]meta"')
+        # size 0 and 1 stay static: another size there recompiles, another size of the dynamic dim does not
+        self.run_all(opt, d_add, [(torch.randn(1, 9), torch.randn(1, 9))])
+        self.assertEqual(len(compiles(self.start)), 1)
+        self.run_all(opt, d_add, [(torch.randn(3, 9), torch.randn(3, 9))])
+        self.assertEqual(len(compiles(self.start)), 2)
+
+    def test_view_reshape(self):
+        opt = torch.compile(d_view, backend="eager")
+        self.run_all(opt, d_view, [(torch.randn(4, 6),), (torch.randn(8, 6),), (torch.randn(10, 6),)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 2)
+        code = cs[1]["graph_readable"]
+        self.assertIn('L_x_: "f32[s77, 6][6, 1]meta"', code)
+        self.assertIn('"f32[6*s77][1]meta" = l_x_.view(-1)', code)
+        self.assertIn('"f32[3*s77, 2][2, 1]meta"', code)
+        self.assertIn('"f32[2, 3*s77][1, 2]meta"', code)
+
+    def test_cat(self):
+        opt = torch.compile(d_cat, backend="eager", dynamic=True)
+        self.run_all(opt, d_cat, [(torch.randn(4, 3), torch.randn(6, 3)), (torch.randn(5, 3), torch.randn(2, 3))])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 1)
+        self.assertIn('"f32[s52 + s97, s98][s98, 1]meta"', cs[0]["graph_readable"])
+
+    def test_size_reads_are_symints(self):
+        opt = torch.compile(d_shape, backend="eager")
+        self.run_all(opt, d_shape, [(torch.randn(4, 6),), (torch.randn(8, 6),), (torch.randn(11, 6),)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 2)
+        self.assertIsNone(cs[1]["dynamic_specialized"])
+        code = cs[1]["graph_readable"]
+        self.assertIn('size: "Sym(s77)" = l_x_.size(0)', code)
+        self.assertIn('view: "f32[s77, 6][6, 1]meta" = l_x_.view(size, -1)', code)
+        # B, T, C = x.shape with arithmetic: only the dynamic dim is read, products are SymInt nodes
+        opt = torch.compile(d_bt, backend="eager")
+        self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(6, 5, 4),)])
+        code = compiles(self.start)[-1]["graph_readable"]
+        self.assertIn('mul: "Sym(5*s77)" = size * 5', code)
+        self.assertIn('"f32[5*s77, 4][4, 1]meta" = l_x_.view(mul, 4)', code)
+        self.assertEqual(len(compiles(self.start)), 4)
+        # the custom backend's GraphModule runs the size node itself
+        seen = []
+        opt = torch.compile(d_bt, backend=lambda gm, ex: seen.append(gm.code) or gm.forward)
+        self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(7, 5, 4),)])
+        self.assertIn("size = l_x_.size(0)", seen[-1])
+
+    def test_branch_on_size_specializes_with_reason(self):
+        def cond(x):
+            if x.size(0) > 5:
+                return x + 1
+            return x - 1
+
+        opt = torch.compile(cond, backend="eager")
+        self.run_all(opt, cond, [(torch.randn(4, 2),), (torch.randn(8, 2),), (torch.randn(9, 2),)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 3)
+        self.assertIn("operator gt on a SymInt", cs[1]["dynamic_specialized"])
+        self.assertNotIn("Sym(", sig(cs[1]))
+
+    def test_value_dependent_shape_specializes(self):
+        # x[:20] has 20 rows on the symbols' hints but 12 on the real input: the check on real sizes gives up symbols
+        def head(x):
+            return x[:20] * 2
+
+        opt = torch.compile(head, backend="eager")
+        self.run_all(opt, head, [(torch.randn(10),), (torch.randn(12),), (torch.randn(30),)])
+        cs = compiles(self.start)
+        self.assertEqual(len(cs), 3)
+        self.assertIn("does not match the real sizes", cs[1]["dynamic_specialized"])
+        self.assertEqual(sig(cs[1]), 'L_x_: "f32[12][1]meta"')
+
+    def test_custom_backend_gets_symints(self):
+        seen = []
+
+        def backend(gm, example_inputs):
+            seen.append(([n.op for n in gm.graph.nodes if n.op == "placeholder"], list(example_inputs)))
+            return gm.forward
+
+        opt = torch.compile(d_add, backend=backend)
+        self.run_all(opt, d_add, [(torch.randn(10), torch.randn(10)), (torch.randn(16), torch.randn(16)),
+                                  (torch.randn(3), torch.randn(3))])
+        self.assertEqual(len(seen), 2)
+        self.assertEqual(seen[1][1][0], 16)
+        self.assertEqual(len(seen[1][1]), 3)
+
+    def test_engine_backends_per_shape(self):
+        for backend in ("eager", "inductor"):
+            fxcapture.reset()
+            start = len(fxcapture.records)
+            opt = torch.compile(d_view, backend=backend)
+            self.run_all(opt, d_view, [(torch.randn(n, 6),) for n in (4, 8, 10, 12, 8)])
+            cs = compiles(start)
+            self.assertEqual(len(cs), 2, backend)
+            self.assertIsNone(cs[1]["backend_error"], backend)
+
+    def test_differential(self):
+        torch.manual_seed(0)
+        for backend in ("eager", "aot_eager", "inductor"):
+            for fn, shapes in ((d_add, [(n,) for n in (5, 9, 13)]), (d_view, [(n, 4) for n in (2, 6, 8)]),
+                               (d_cat, [(n, 2) for n in (3, 4, 7)]), (d_shape, [(n, 3) for n in (2, 5, 6)]),
+                               (d_bt, [(n, 5, 4) for n in (2, 3, 8)])):
+                fxcapture.reset()
+                opt = torch.compile(fn, backend=backend)
+                nargs = fn.__code__.co_argcount
+                self.run_all(opt, fn, [tuple(torch.randn(*s) for _ in range(nargs)) for s in shapes])
+
+
 # ---------------------------------------------------------------- the documentation's debugging backends
 class CustomBackend(Base):
     def test_cos_sin(self):
@@ -247,7 +524,8 @@ class Guards(Base):
             return k + 1
 
         fxcapture.config.recompile_limit = 2
-        opt = torch.compile(g, backend="eager")
+        # dynamic=False: every size change recompiles (automatic dynamic shapes would absorb them)
+        opt = torch.compile(g, backend="eager", dynamic=False)
         stream = io.StringIO()
         handler = logging.StreamHandler(stream)
         logging.getLogger("torch._dynamo").addHandler(handler)

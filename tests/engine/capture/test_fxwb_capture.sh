@@ -22,6 +22,11 @@ if [ $rc -eq 0 ]; then
   grep -q '^call_method    sum_1    sum ' "$tmp/tab" || fail "show --tabular: $(cat "$tmp/tab")"
   "$FXWB" show --recompiles "$tmp/w.fxwb" 0/1 >"$tmp/rc" || fail "show --recompiles"
   grep -q "^    - 0/0: tensor 'a' size mismatch at index 0. expected 10, actual 16$" "$tmp/rc" || fail "recompiles: $(cat "$tmp/rc")"
+  # automatic dynamic shapes: the recompile's graph has SymInt placeholders, its guards the shape env's
+  "$FXWB" show --readable "$tmp/w.fxwb" 0/1 >"$tmp/rd" || fail "show --readable"
+  grep -q 'def forward(self, s97: "Sym(s97)", L_a_: "f32\[s97\]\[1\]' "$tmp/rd" || fail "dynamic graph: $(cat "$tmp/rd")"
+  "$FXWB" show --guards "$tmp/w.fxwb" 0/1 >"$tmp/gd" || fail "show --guards"
+  grep -q "LAMBDA_GUARD .*2 <= L\['a'\].size()\[0\]" "$tmp/gd" || fail "dynamic guards: $(cat "$tmp/gd")"
   n1=$(wc -l <"$tmp/ls")
   "$FXWB" capture "$FIX/toy_graph_break.py" -o "$tmp/w.fxwb" 2>/dev/null || fail "second capture"
   "$FXWB" ls "$tmp/w.fxwb" >"$tmp/ls2"

@@ -5,9 +5,12 @@ Differences the versions imply, and which this test therefore does not compare:
 - devices: the programs run with DEV='cpu' (only the DEV line differs from the fixtures' program.py);
 - 2.11 names a node after the variable it is stored to (`x`, `b`, `input_1`); capture names nodes after their
   target as FX does (`truediv`, `mul`, `add`): only op sequences are compared, not node names;
-- 2.11 turns a dimension that changed into a symbol on the recompile (automatic dynamic shapes, `s77`); capture
-  specializes again, so the recompiled graphs have the same ops but static shapes (and the recompile of a dynamic
-  entry in 2.11 is a static-entry recompile here; the reasons of the newest entry are the same);
+- devices in annotations: capture's tensors run on the meta device, so annotations end in `meta` where the logs
+  have `cuda:0`: annotations are compared without the device;
+- automatic dynamic shapes are compared: the recompiled graphs' placeholders (SymInt placeholders `s97: "Sym(s97)"`
+  included) and every annotation (`f32[s97, s98][s98, 1]`) must equal the logs'. The shape-env guards that come
+  from Inductor itself (`can_use_32bit_indexing`, `pad_mm`) are not emitted by capture, so guard trees are not
+  compared for the dynamic entries;
 - the resume functions' frame ids 1 and 2 follow which branch runs first, i.e. the random data: the test seeds
   torch so that the not-taken branch (`x * b`) comes first, as in the fixture run; later compiles of the resume
   frames depend on the data and are not compared.
@@ -50,6 +53,43 @@ def ops_of_code(code):
         if m and not re.match(r"^L_\w+$", m.group(2)):
             ops.append(op_token(m.group(2)))
     return ops
+
+
+ANN = re.compile(r'^\s+(\w+): "([^"]*)"')
+DEVICE = re.compile(r"(cuda:\d+|cpu|meta)$")
+
+
+def no_device(ann):
+    return DEVICE.sub("", ann)
+
+
+def signature(code):
+    """[(name, annotation without device)] of the forward's parameters."""
+    m = re.search(r"def forward\(self, (.*)\):", code)
+    return [(n, no_device(a)) for n, a in re.findall(r'(\w+): "([^"]*)"', m.group(1))]
+
+
+def annotations(code):
+    """[annotation without device] of the body's statements, in order."""
+    return [no_device(m.group(2)) for m in map(ANN.match, code.splitlines()) if m]
+
+
+def parse_graph_texts(path):
+    """compile id -> the readable graph text Dynamo logged (graph_code channel)."""
+    texts, cur = {}, None
+    with open(path) as f:
+        for line in f.read().splitlines():
+            m = LOG.match(line)
+            if not m:
+                continue
+            cid, chan, text = m.groups()
+            if chan == "__graph_code" and "TRACED GRAPH" in text:
+                cur = texts.setdefault(cid, [])
+            elif chan == "__graph_code" and cur is not None:
+                cur.append(text)
+            else:
+                cur = None
+    return {cid: "\n".join(lines) for cid, lines in texts.items()}
 
 
 def parse_logs(path):
@@ -109,6 +149,31 @@ class Programs(unittest.TestCase):
         for cid in ("1/0", "2/0"):
             self.assertEqual(ops_of_code(compiles[cid]["graph_code"]), graphs[cid], cid)
             self.assertEqual(compiles[cid]["name"], "torch_dynamo_resume_in_toy_example_at_7")
+        # placeholders and annotations, symbols included (automatic dynamic shapes): frame 0's four compiles, and
+        # the resume frame compiles whose ops are the logs' (which resume frame recompiles follows the data)
+        texts = parse_graph_texts(os.path.join(FIX, "toy_graph_break.torch_logs.txt"))
+        self.assertEqual(signature(texts["0/2"])[:3], [("s97", "Sym(s97)"), ("s98", "Sym(s98)"),
+                                                       ("L_a_", "f32[s97, s98][s98, 1]")])
+        for cid in frame0 + ["1/0", "2/0"]:
+            self.assertEqual(signature(compiles[cid]["graph_readable"]), signature(texts[cid]), cid)
+            self.assertEqual(annotations(compiles[cid]["graph_readable"]), annotations(texts[cid]), cid)
+        # the resume frames' recompiles are numbered in the order the data takes the branches: each of ours that is
+        # dynamic must be one of the logs' graphs of that frame (ops, placeholders and annotations)
+        def kind(frame, ops, sig):
+            # frame, ops, and the tensor inputs' names, dtypes and ranks
+            return (str(frame), tuple(ops), tuple((n, a.split("[")[0], a.split("]")[0].count(",")) for n, a in sig
+                                                  if not a.startswith("Sym(")))
+
+        real = {kind(cid.split("/")[0], graphs[cid], signature(t)): (signature(t), annotations(t))
+                for cid, t in texts.items() if "Sym(" in t}
+        compared = 0
+        for cid, c in compiles.items():
+            k = kind(c["frame_id"], ops_of_code(c["graph_code"]), signature(c["graph_readable"]))
+            if cid.startswith("0/") or "Sym(" not in c["graph_readable"] or k not in real:
+                continue
+            self.assertEqual((signature(c["graph_readable"]), annotations(c["graph_readable"])), real[k], cid)
+            compared += 1
+        self.assertGreaterEqual(compared, 2)
         # recompile reasons of frame 0, text identical
         ours = {f"{r['frame_id']}/{r['compile_id']}": r["reasons"] for r in recs if r["kind"] == "recompile"}
         for cid in frame0[1:]:
@@ -137,6 +202,14 @@ class Programs(unittest.TestCase):
         ours = {f"{r['frame_id']}/{r['compile_id']}": r["reasons"] for r in recs if r["kind"] == "recompile"}
         self.assertEqual(ours, reasons)
         self.assertEqual(breaks, [])
+        # placeholders and annotations of both compiles; [0/1] has x's batch dim as s77
+        texts = parse_graph_texts(os.path.join(FIX, "mlp_module.torch_logs.txt"))
+        for cid in ("0/0", "0/1"):
+            self.assertEqual(signature(compiles[cid]["graph_readable"]), signature(texts[cid]), cid)
+            self.assertEqual(annotations(compiles[cid]["graph_readable"]), annotations(texts[cid]), cid)
+        self.assertIn(("s77", "Sym(s77)"), signature(texts["0/1"]))
+        self.assertIn("size=[None, 256], stride=[256, 1]", compiles["0/1"]["guards"])
+        self.assertIn("+- LAMBDA_GUARD: 2 <= L['x'].size()[0]  # return F.layer_norm(", compiles["0/1"]["guards"])
         # TENSOR_MATCH guards of [0/0] are Dynamo's, CUDA replaced by CPU
         with open(os.path.join(FIX, "mlp_module.torch_logs.txt")) as f:
             real = {re.sub(r"AutogradCUDA", "AutogradCPU", re.sub(r"\(CUDA,", "(CPU,", m)).replace("device=0", "device=None")

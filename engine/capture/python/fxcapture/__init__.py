@@ -3,6 +3,7 @@
 The frame hook, the symbolic interpreter and the guards are C (_fxcapture); this package holds the
 Python-facing surface: torch.compile and its forms, the backend registry, GraphModule construction
 for the custom-backend contract, torch._dynamo-style helpers and the in-memory capture record.
+Automatic dynamic shapes keep their symbols, hints and shape guards in _shapes (a small ShapeEnv).
 """
 import contextlib
 import functools
@@ -122,6 +123,91 @@ class InvalidBackend(RuntimeError):
             f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends.")
 
 
+def _shape_env(frame_state, mode):
+    """The C hook's ShapeEnv for one compile (mode: torch.compile's dynamic, None or True)."""
+    from . import _shapes
+    return _shapes.ShapeEnv(frame_state, mode)
+
+
+def _specialize_graph_json(graph_json, values):
+    """A dynamic graph's JSON for concrete sizes: SymInt placeholders dropped, symbolic dims evaluated."""
+    import json
+    from . import _shapes
+    g = json.loads(graph_json)
+
+    def dim(d):
+        if isinstance(d, dict) and "sym" in d:
+            return _shapes.eval_expr(d["sym"], values)
+        return d
+
+    consts = {}
+
+    def subst(a):
+        if isinstance(a, dict) and set(a) == {"node"} and a["node"] in consts:
+            return consts[a["node"]]
+        if isinstance(a, dict):
+            return {k: subst(v) for k, v in a.items()}
+        if isinstance(a, list):
+            return [subst(v) for v in a]
+        return a
+
+    nodes = []
+    for n in g["nodes"]:
+        val = n.get("meta", {}).get("val")
+        if val and val.get("kind") == "symint":
+            # SymInt inputs and size reads / arithmetic on them become the ints they are for these sizes
+            if n["op"] != "placeholder":
+                consts[n["name"]] = _shapes.eval_expr(val["sym"], values) if val.get("sym") else val.get("value")
+            continue
+        for key in ("args", "kwargs"):
+            if key in n:
+                n[key] = subst(n[key])
+        if val and val.get("kind") == "tensor":
+            for key in ("sizes", "strides"):
+                if key in val:
+                    val[key] = [dim(d) for d in val[key]]
+        nodes.append(n)
+    g["nodes"] = nodes
+    return json.dumps(g)
+
+
+class _PerShapeCompiled:
+    """A dynamic graph on one of the engine's backends: one Dynamo cache entry, compiled by the engine once per
+    concrete value of its SymInt inputs (the engine compiles for concrete sizes)."""
+
+    def __init__(self, gm, name, mode, options, example_inputs):
+        self.gm, self.name, self.mode, self.options = gm, name, mode, options
+        self.sym_pos = [i for i, a in enumerate(example_inputs) if isinstance(a, int)]
+        self.sym_names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        self.cache = {}
+
+    def __call__(self, *args):
+        key = tuple(args[i] for i in self.sym_pos)
+        fn = self.cache.get(key)
+        if fn is None:
+            tensors = [a for i, a in enumerate(args) if i not in self.sym_pos]
+            values = {self.sym_names[i]: args[i] for i in self.sym_pos}
+            sub = torch.fx.GraphModule(torch.nn.Module(), self.gm.graph)
+            sub._fx_graph_json = _specialize_graph_json(self.gm._fx_graph_json, values)
+            fn = _engine_backend(self.name)(sub, tensors, mode=self.mode, options=self.options)
+            if not isinstance(fn, _EngineCompiled):
+                # the engine could not compile it (reason printed and kept on sub): this shape runs eagerly
+                self.backend_error = getattr(sub, "_fx_backend_error", None)
+                fn = self.gm.forward
+            else:
+                engine_fn = fn
+                fn = lambda *a: engine_fn(*[x for i, x in enumerate(a) if i not in self.sym_pos])  # noqa: E731
+                fn.kernels = engine_fn.kernels
+            self.cache[key] = fn
+        return fn(*args)
+
+    def kernels(self):
+        for fn in self.cache.values():
+            if hasattr(fn, "kernels"):
+                return fn.kernels()
+        return []
+
+
 class _EngineCompiled:
     """A captured graph compiled by one of the engine's backends; called with the graph's inputs (torch tensors
     travel through DLPack, no copies) it returns the graph's outputs as a tuple, as a Dynamo graph does."""
@@ -146,6 +232,13 @@ def _engine_backend(name):
         graph_json = getattr(gm, "_fx_graph_json", None)
         if graph_json is None or not hasattr(_fxcapture, "engine_compile"):
             return gm.forward
+        if any(isinstance(a, int) for a in example_inputs):
+            per_shape = _PerShapeCompiled(gm, name, mode, options, example_inputs)
+            per_shape(*example_inputs)
+            if getattr(per_shape, "backend_error", None):
+                gm._fx_backend_error = per_shape.backend_error
+            gm._fx_engine_compiled = per_shape
+            return per_shape
         try:
             compiled = _EngineCompiled(
                 _fxcapture.engine_compile(graph_json, name, mode, options, list(example_inputs)), name)
@@ -198,8 +291,10 @@ def build_graph_module(nodes, examples=()):
         if op == "output":
             n = g.output(_map_arg(args[0], env))
         else:
+            symint = op == "placeholder" and ph < len(examples) and isinstance(examples[ph], int)
             n = g.create_node(op, target, tuple(_map_arg(args, env)), _map_arg(kwargs, env), name=name,
-                              type_expr=torch.Tensor if op == "placeholder" else None)
+                              type_expr=(getattr(torch, "SymInt", int) if symint else torch.Tensor)
+                              if op == "placeholder" else None)
             if n.name != name:
                 raise AssertionError(f"FX renamed {name} to {n.name}")
         if meta.get("stack_trace"):
@@ -307,6 +402,7 @@ class _Ctx:
             "n_ops": sum(1 for o in ops if o.startswith("call_")),
             "graph_break": info.get("graph_break"),
             "backend_error": getattr(gm, "_fx_backend_error", None),
+            "dynamic_specialized": info.get("dynamic_specialized"),
             "kernels": [list(k[:3]) for k in gm._fx_engine_compiled.kernels()]
             if hasattr(gm, "_fx_engine_compiled") else [],
         })
@@ -412,7 +508,7 @@ def mark_dynamic(t, index, *, min=None, max=None):
 
 def mark_static(t, index=None):
     t._dynamo_static_indices = getattr(t, "_dynamo_static_indices", set()) | (
-        set(index if isinstance(index, (list, tuple)) else [index]) if index is not None else set())
+        set(index if isinstance(index, (list, tuple)) else [index]) if index is not None else set(range(t.dim())))
     _record("mark_static", {"index": None if index is None else index})
 
 
