@@ -48,6 +48,7 @@ typedef enum
   MAP_CROSS_ENTROPY, /* F.cross_entropy(x, target) → _log_softmax + nll_loss_forward */
   MAP_FACTORY,    /* torch.ones(2, 3) / torch.ones((2, 3)) / torch.full(size, v): sizes as one list, kwargs kept */
   MAP_ARANGE,     /* torch.arange(end) / (start, end) / (start, end, step) */
+  MAP_GRAD_MODE,  /* torch._C._set_grad_enabled(b) (Dynamo's no_grad regions): dropped, the engine records no autograd */
   MAP_BATCH_NORM, /* F.batch_norm(x, mean, var, w, b, training=False, momentum, eps) → _native_batch_norm_legit_no_training[0] */
   MAP_POOL,       /* F.max_pool2d → max_pool2d_with_indices[0]; F.avg_pool2d, F.adaptive_avg_pool2d with sizes as lists */
 } map_kind;
@@ -168,6 +169,7 @@ static const lower_rule rules[] = {
   { "torch.nn.functional.conv2d", MAP_CONV, "2", NULL },
   { "torch.nn.functional.conv1d", MAP_CONV, "1", NULL },
   { "torch.nn.functional.cross_entropy", MAP_CROSS_ENTROPY, NULL, NULL },
+  { "torch._C._set_grad_enabled", MAP_GRAD_MODE, NULL, NULL },
   { "torch.nn.functional.batch_norm", MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
   { "torch.batch_norm", MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
   { "torch.nn.functional.max_pool2d", MAP_POOL, "aten.max_pool2d_with_indices.default", NULL },
@@ -777,6 +779,11 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         provenance (c->out, res, n);
         break;
       }
+    case MAP_GRAD_MODE:
+      if (n->n_users != 0)
+        return lower_error (diag, n, "the result of _set_grad_enabled is used");
+      c->map[n->id] = NULL;
+      return FX_OK;
     case MAP_BATCH_NORM:
       {
         /* F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps); torch.batch_norm
