@@ -10,6 +10,41 @@
 
 #if FX_HAVE_PYTHON
 #include "fx/capture.h"
+#include <json-c/json.h>
+
+/* One line on stderr after the program: what capture saw, from the record's kinds. */
+static void
+print_summary (const char *record, const char *output)
+{
+  json_object *root = json_object_from_file (record), *records = NULL;
+  if (!root || !json_object_object_get_ex (root, "records", &records)
+      || json_object_get_type (records) != json_type_array)
+    {
+      json_object_put (root);
+      return;
+    }
+  int compiles = 0, breaks = 0, recompiles = 0, skips = 0;
+  g_autoptr (GHashTable) frames = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (size_t i = 0; i < json_object_array_length (records); i++)
+    {
+      json_object *r = json_object_array_get_idx (records, i), *k = NULL, *fid = NULL;
+      const char *kind = json_object_object_get_ex (r, "kind", &k) ? json_object_get_string (k) : "";
+      if (strcmp (kind, "compile") == 0)
+        {
+          compiles++;
+          if (json_object_object_get_ex (r, "frame_id", &fid))
+            g_hash_table_add (frames, GINT_TO_POINTER (json_object_get_int (fid) + 1));
+        }
+      breaks += strcmp (kind, "graph_break") == 0;
+      recompiles += strcmp (kind, "recompile") == 0;
+      skips += strcmp (kind, "skip") == 0;
+    }
+  fprintf (stderr, "fxwb capture: %u frame%s, %d compile%s (%d recompile%s), %d graph break%s, %d skipped frame%s%s%s\n",
+           g_hash_table_size (frames), g_hash_table_size (frames) == 1 ? "" : "s", compiles, compiles == 1 ? "" : "s",
+           recompiles, recompiles == 1 ? "" : "s", breaks, breaks == 1 ? "" : "s", skips, skips == 1 ? "" : "s",
+           output ? "; recorded in " : "", output ? output : "");
+  json_object_put (root);
+}
 #endif
 
 int
@@ -121,6 +156,8 @@ fxwb_cmd_capture (int argc, char **argv)
       rc = rc ? rc : FXWB_EXIT_UNAVAILABLE;
 #endif
     }
+  if (rc != FXWB_EXIT_IO)
+    print_summary (record, output);
   if (tmp_json)
     g_unlink (tmp_json);
   return rc;
