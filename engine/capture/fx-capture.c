@@ -33,11 +33,27 @@ static char *skip_prefixes[8];
 static int n_skip_prefixes;
 static PyObject *grad_enabled_fn;
 /* GlobalStateGuard's fields, in its reason() order: (name, probe) pairs from fxcapture._global_state_probes. */
+#define GS_MAX 16
 static PyObject *gs_probes;       /* tuple of callables */
 static const char **gs_names;     /* reason words ("grad_mode", "autocast", ...) */
 static Py_ssize_t gs_n;
+/* The probes resolved to their C functions: torch._C's getters are METH_NOARGS builtins, called directly on every
+   cache hit (no vectorcall dispatch); NULL where a probe is some other callable (called through Python). */
+static PyCFunction gs_meth[GS_MAX];
+static PyObject *gs_self[GS_MAX];
+
+/* The probes' values of one call of the hook, read once however many entries are checked (new refs). */
+typedef struct gs_values
+{
+  bool have;
+  PyObject *v[GS_MAX];
+} gs_values;
+
+/* Tensor attributes read on a cache hit through their C getters (the descriptors of torch.Tensor), when the
+   tensor's type resolves the name to the same descriptor; otherwise through getattr. */
+static PyObject *td_dtype, *td_device, *td_requires_grad, *td_shape, *td_is_cpu, *td_stride;
 static PyObject *dtype_cache;     /* dict: torch.dtype -> int (fx_dtype) */
-static PyObject *s_size, *s_stride, *s_dtype, *s_device, *s_requires_grad, *s_type, *s_index;
+static PyObject *s_size, *s_stride, *s_dtype, *s_device, *s_requires_grad, *s_type, *s_index, *s_shape, *s_is_cpu;
 static char stance[32] = "default";
 
 /* ------------------------------------------------------------------ sources */
@@ -217,40 +233,79 @@ cache_capsule_free (PyObject *cap)
   free (c);
 }
 
-/* TENSOR_MATCH on a cache hit: dtype by identity, device by equality, then requires_grad, sizes and strides; the
-   verbose path (fx_tensor_check_verbose) only runs to explain a failure. */
+/* Resolves a getset descriptor of torch.Tensor (NULL when absent or not a getset). */
+static PyObject *
+tensor_descr (const char *name, PyTypeObject *kind)
+{
+  PyObject *d = PyObject_GetAttrString (fxc.tensor_type, name);
+  if (d && !PyObject_TypeCheck (d, kind))
+    Py_CLEAR (d);
+  PyErr_Clear ();
+  return d;
+}
+
+/* t.<name> through the getter of torch.Tensor's descriptor when the type resolves name to it (a subclass that
+   overrides the attribute goes through getattr); a getset descriptor is a data descriptor, so the instance dict
+   cannot shadow it. */
+static inline PyObject *
+tensor_get (PyObject *t, PyObject *name, PyObject *descr)
+{
+  if (descr && _PyType_Lookup (Py_TYPE (t), name) == descr)
+    {
+      PyGetSetDef *gs = ((PyGetSetDescrObject *) descr)->d_getset;
+      return gs->get (t, gs->closure);
+    }
+  return PyObject_GetAttr (t, name);
+}
+
+/* TENSOR_MATCH on a cache hit: requires_grad and dtype by identity, the rank and sizes, the strides, then the
+   device (a CPU tensor by its is_cpu flag); the verbose path (fx_tensor_check_verbose) only runs to explain a
+   failure. */
 static int
 tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
 {
-  PyObject *dt = PyObject_GetAttr (t, s_dtype);
-  if (!dt)
-    goto error;
-  Py_DECREF (dt);
-  if (dt != PyTuple_GET_ITEM (expected, 0))
-    return 0;
-  PyObject *dev = PyObject_GetAttr (t, s_device);
-  if (!dev)
-    goto error;
-  int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
-  Py_DECREF (dev);
-  if (same != 1)
-    goto error_or_false;
-  PyObject *rg = PyObject_GetAttr (t, s_requires_grad);
+  PyObject *rg = tensor_get (t, s_requires_grad, td_requires_grad);
   if (!rg)
     goto error;
   Py_DECREF (rg);
   if ((rg == Py_True) != e->requires_grad)
     return 0;
-  PyObject *size = PyObject_CallMethodNoArgs (t, s_size);
+  PyObject *dt = tensor_get (t, s_dtype, td_dtype);
+  if (!dt)
+    goto error;
+  Py_DECREF (dt);
+  if (dt != PyTuple_GET_ITEM (expected, 0))
+    return 0;
+  PyObject *size = tensor_get (t, s_shape, td_shape);
   if (!size)
     goto error;
-  int ok = PyTuple_GET_SIZE (size) == e->ndim;
+  int ok = PyTuple_Check (size) && PyTuple_GET_SIZE (size) == e->ndim;
   for (int i = 0; ok && i < e->ndim; i++)
     ok = e->sizes[i] < 0 || PyLong_AsLongLong (PyTuple_GET_ITEM (size, i)) == e->sizes[i];
   Py_DECREF (size);
   if (!ok)
     return 0;
-  PyObject *stride = PyObject_CallMethodNoArgs (t, s_stride);
+  if (e->device.type == FX_DEVICE_CPU && td_is_cpu)
+    {
+      PyObject *cpu = tensor_get (t, s_is_cpu, td_is_cpu);
+      if (!cpu)
+        goto error;
+      Py_DECREF (cpu);
+      if (cpu != Py_True)
+        return 0;
+    }
+  else
+    {
+      PyObject *dev = tensor_get (t, s_device, td_device);
+      if (!dev)
+        goto error;
+      int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
+      Py_DECREF (dev);
+      if (same != 1)
+        goto error_or_false;
+    }
+  PyObject *stride = td_stride && _PyType_Lookup (Py_TYPE (t), s_stride) == td_stride
+                     ? PyObject_Vectorcall (td_stride, &t, 1, NULL) : PyObject_CallMethodNoArgs (t, s_stride);
   if (!stride)
     goto error;
   for (int i = 0; ok && i < e->ndim; i++)
@@ -263,10 +318,161 @@ error:
   return 0;
 }
 
-/* Evaluates an entry's guards; on failure writes the first failing reason (Dynamo reports only the first). */
-static int
-entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, fx_buf *reason)
+/* One probe's value now (new reference; a probe that raises gives None). */
+static PyObject *
+gs_probe_call (Py_ssize_t i)
 {
+  PyObject *v;
+  if (gs_meth[i])
+    v = gs_meth[i] (gs_self[i], NULL);
+  else
+    {
+      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
+      v = probe == Py_None ? NULL : PyObject_CallNoArgs (probe);
+    }
+  if (v == NULL)
+    {
+      PyErr_Clear ();
+      v = Py_NewRef (Py_None);
+    }
+  return v;
+}
+
+static void
+gs_values_fill (gs_values *g)
+{
+  if (g->have)
+    return;
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    g->v[i] = PyTuple_GET_ITEM (gs_probes, i) == Py_None ? NULL : gs_probe_call (i);
+  g->have = true;
+}
+
+static void
+gs_values_clear (gs_values *g)
+{
+  if (!g->have)
+    return;
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    Py_CLEAR (g->v[i]);
+  g->have = false;
+}
+
+/* Probe values are bools, small ints and dtypes: identity decides almost always; others by value. */
+static inline bool
+gs_same (PyObject *now, PyObject *then)
+{
+  if (now == then)
+    return true;
+  if (!now || !then)
+    return false;
+  int eq = PyObject_RichCompareBool (now, then, Py_EQ);
+  PyErr_Clear ();
+  return eq == 1;
+}
+
+/* One non-tensor check: the value read from its source against the expected one. */
+static inline int
+check_value (const fxc_check *c, fx_guard_kind kind, PyObject *o)
+{
+  switch (kind)
+    {
+    case FX_GUARD_EQUALS_MATCH:
+      {
+        if (o == c->expected)
+          return 1;
+        int ok = Py_TYPE (o) == Py_TYPE (c->expected) && PyObject_RichCompareBool (o, c->expected, Py_EQ) == 1;
+        PyErr_Clear ();
+        return ok;
+      }
+    case FX_GUARD_TYPE_MATCH:
+      return (PyObject *) Py_TYPE (o) == c->expected;
+    case FX_GUARD_ID_MATCH:
+      return o == c->expected;
+    default:
+      return 1;
+    }
+}
+
+/* The cache-hit check: only whether every guard passes, cheapest and most likely to fail first: values read from
+   locals, globals and closures (EQUALS/ID/TYPE), then the global state (read once per call through gs), then the
+   tensors. */
+static int
+entry_check_fast (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, gs_values *gs)
+{
+  fx_guard *guards = e->guards.guards;
+  for (size_t i = 0; i < e->n_checks; i++)
+    {
+      fxc_check *c = &e->checks[i];
+      fx_guard_kind kind = guards[c->guard].kind;
+      if (kind == FX_GUARD_TENSOR_MATCH)
+        continue;
+      PyObject *o = fxc_source_eval (&c->src, locals, globals, builtins);
+      if (!o)
+        {
+          PyErr_Clear ();
+          return 0;
+        }
+      int ok = check_value (c, kind, o);
+      Py_DECREF (o);
+      if (!ok)
+        return 0;
+    }
+  if (e->global_state == NULL)
+    {
+      PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
+      bool grad = ge == Py_True;
+      Py_XDECREF (ge);
+      PyErr_Clear ();
+      if (grad != e->grad_enabled)
+        return 0;
+    }
+  else
+    {
+      gs_values_fill (gs);
+      for (Py_ssize_t i = 0; i < gs_n; i++)
+        if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
+          return 0;
+    }
+  for (size_t i = 0; i < e->n_checks; i++)
+    {
+      fxc_check *c = &e->checks[i];
+      fx_guard *g = &guards[c->guard];
+      if (g->kind != FX_GUARD_TENSOR_MATCH)
+        continue;
+      PyObject *o = fxc_source_eval (&c->src, locals, globals, builtins);
+      if (!o)
+        {
+          PyErr_Clear ();
+          return 0;
+        }
+      int ok;
+      if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
+        ok = 0;
+      else if (c->expected)
+        ok = tensor_fast_match (o, &g->tensor, c->expected);
+      else
+        {
+          fx_tensor_check actual;
+          ok = fxc_tensor_check_from (o, &actual) == 0 && fx_tensor_check_verbose (&g->tensor, &actual, "", NULL);
+          PyErr_Clear ();
+        }
+      Py_DECREF (o);
+      if (!ok)
+        return 0;
+    }
+  return 1;
+}
+
+/* Evaluates an entry's guards. Without reason: the fast check of a cache hit. With reason: in the order the trace
+   installed them, writing the first failing reason (Dynamo reports only the first) and every changed global-state
+   field. */
+static int
+entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, gs_values *gs,
+             fx_buf *reason)
+{
+  if (!reason)
+    return entry_check_fast (e, locals, globals, builtins, gs);
   for (size_t i = 0; i < e->n_checks; i++)
     {
       fxc_check *c = &e->checks[i];
@@ -275,111 +481,68 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
       if (!o)
         {
           PyErr_Clear ();
-          if (reason)
-            fx_guard_fail_reason (g, reason);
+          fx_guard_fail_reason (g, reason);
           return 0;
         }
       int ok = 1;
-      switch (g->kind)
+      if (g->kind == FX_GUARD_TENSOR_MATCH)
         {
-        case FX_GUARD_TENSOR_MATCH:
-          {
-            if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
-              {
-                if (reason)
-                  {
-                    fx_buf nm;
-                    fx_buf_init (&nm);
-                    fx_guard_strip_local_scope (c->src.name, &nm);
-                    fx_buf_printf (reason, "expected type of '%s' to be <class 'torch.Tensor'>, but found <class '%s'>",
-                                   nm.data, Py_TYPE (o)->tp_name);
-                    fx_buf_free (&nm);
-                  }
-                ok = 0;
-                break;
-              }
-            if (!reason && c->expected)
-              {
-                ok = tensor_fast_match (o, &g->tensor, c->expected);
-                break;
-              }
-            fx_tensor_check actual;
-            if (fxc_tensor_check_from (o, &actual) < 0)
-              {
-                PyErr_Clear ();
-                ok = 0;
-                break;
-              }
-            if (reason)
-              {
-                fx_buf nm;
-                fx_buf_init (&nm);
-                fx_guard_strip_local_scope (c->src.name, &nm);
+          fx_buf nm;
+          fx_buf_init (&nm);
+          fx_guard_strip_local_scope (c->src.name, &nm);
+          if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
+            {
+              fx_buf_printf (reason, "expected type of '%s' to be <class 'torch.Tensor'>, but found <class '%s'>",
+                             nm.data, Py_TYPE (o)->tp_name);
+              ok = 0;
+            }
+          else
+            {
+              fx_tensor_check actual;
+              if (fxc_tensor_check_from (o, &actual) < 0)
+                {
+                  PyErr_Clear ();
+                  ok = 0;
+                }
+              else
                 ok = fx_tensor_check_verbose (&g->tensor, &actual, nm.data, reason);
-                fx_buf_free (&nm);
-              }
-            else
-              ok = fx_tensor_check_verbose (&g->tensor, &actual, "", NULL);
-          }
-          break;
-        case FX_GUARD_EQUALS_MATCH:
-          ok = Py_TYPE (o) == Py_TYPE (c->expected) && PyObject_RichCompareBool (o, c->expected, Py_EQ) == 1;
-          PyErr_Clear ();
-          break;
-        case FX_GUARD_TYPE_MATCH:
-          ok = (PyObject *) Py_TYPE (o) == c->expected;
-          break;
-        case FX_GUARD_ID_MATCH:
-          ok = o == c->expected;
-          break;
-        case FX_GUARD_GLOBAL_STATE:
-        case FX_GUARD_BACKEND_MATCH:
-        case FX_GUARD_KIND_COUNT:
-          break;
+            }
+          fx_buf_free (&nm);
+        }
+      else
+        {
+          ok = check_value (c, g->kind, o);
+          if (!ok)
+            fx_guard_fail_reason (g, reason);
         }
       Py_DECREF (o);
       if (!ok)
-        {
-          if (reason && g->kind != FX_GUARD_TENSOR_MATCH)
-            fx_guard_fail_reason (g, reason);
-          return 0;
-        }
+        return 0;
     }
   if (e->global_state == NULL)
     {
       PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
       bool grad = ge == Py_True;
       Py_XDECREF (ge);
+      PyErr_Clear ();
       if (grad != e->grad_enabled)
         {
-          if (reason)
-            fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
+          fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
           return 0;
         }
       return 1;
     }
   /* Every field is compared; the reason lists each that changed, as GlobalStateGuard::reason() does. */
+  gs_values_fill (gs);
   bool same = true;
   for (Py_ssize_t i = 0; i < gs_n; i++)
-    {
-      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
-      if (probe == Py_None)
-        continue;   /* state this torch does not have */
-      PyObject *now = PyObject_CallNoArgs (probe);
-      bool eq = now == e->global_state[i]
-                || (now && e->global_state[i] && PyObject_RichCompareBool (now, e->global_state[i], Py_EQ) == 1);
-      PyErr_Clear ();
-      Py_XDECREF (now);
-      if (!eq)
-        {
-          if (!reason)
-            return 0;
-          if (same)
-            fx_buf_puts (reason, "GLOBAL_STATE changed: ");
-          fx_buf_printf (reason, "%s ", gs_names[i]);
-          same = false;
-        }
-    }
+    if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
+      {
+        if (same)
+          fx_buf_puts (reason, "GLOBAL_STATE changed: ");
+        fx_buf_printf (reason, "%s ", gs_names[i]);
+        same = false;
+      }
   return same ? 1 : 0;
 }
 
@@ -391,15 +554,7 @@ global_state_snapshot (void)
     return NULL;
   PyObject **v = calloc ((size_t) gs_n, sizeof (PyObject *));
   for (Py_ssize_t i = 0; i < gs_n; i++)
-    {
-      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
-      v[i] = probe == Py_None ? NULL : PyObject_CallNoArgs (probe);
-      if (v[i] == NULL)
-        {
-          PyErr_Clear ();
-          v[i] = Py_NewRef (Py_None);
-        }
-    }
+    v[i] = PyTuple_GET_ITEM (gs_probes, i) == Py_None ? Py_NewRef (Py_None) : gs_probe_call (i);
   return v;
 }
 
@@ -415,6 +570,8 @@ global_state_init (PyObject *glue)
       return;
     }
   Py_ssize_t n = PyTuple_GET_SIZE (pairs);
+  if (n > GS_MAX)
+    n = GS_MAX;
   gs_probes = PyTuple_New (n);
   gs_names = calloc ((size_t) n + 1, sizeof (char *));
   for (Py_ssize_t i = 0; i < n; i++)
@@ -436,6 +593,17 @@ global_state_init (PyObject *glue)
     }
   gs_n = n;
   Py_DECREF (pairs);
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    {
+      PyObject *p = PyTuple_GET_ITEM (gs_probes, i);
+      if (PyCFunction_Check (p)
+          && (PyCFunction_GET_FLAGS (p) & (METH_VARARGS | METH_FASTCALL | METH_NOARGS | METH_O | METH_KEYWORDS
+                                            | METH_METHOD)) == METH_NOARGS)
+        {
+          gs_meth[i] = PyCFunction_GET_FUNCTION (p);
+          gs_self[i] = PyCFunction_GET_SELF (p);
+        }
+    }
 }
 
 /* Rebuilds a value from its spec and the graph's outputs. */
@@ -1064,11 +1232,14 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     }
   PyObject *backend = PyObject_GetAttrString (ctx, "backend_key");
   PyErr_Clear ();
-  /* cache lookup: entries of this backend only (one cache per backend) */
+  /* cache lookup: entries of this backend only (one cache per backend); the global state is read once */
+  gs_values gs;
+  gs.have = false;
   for (fxc_entry *e = cc->entries; e; e = e->next)
-    if (e->backend == backend && entry_check (e, locals, frame->f_globals, frame->f_builtins, NULL))
+    if (e->backend == backend && entry_check (e, locals, frame->f_globals, frame->f_builtins, &gs, NULL))
       {
         Py_XDECREF (backend);
+        gs_values_clear (&gs);
         return entry_run (e, ts, frame, locals);
       }
   /* miss: collect reasons newest first */
@@ -1079,7 +1250,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       {
         fx_buf r;
         fx_buf_init (&r);
-        entry_check (e, locals, frame->f_globals, frame->f_builtins, &r);
+        entry_check (e, locals, frame->f_globals, frame->f_builtins, &gs, &r);
         PyObject *s = PyUnicode_FromFormat ("%d/%d: %s", e->frame_id, e->compile_id, r.data ? r.data : "");
         PyList_Append (reasons, s);
         Py_DECREF (s);
@@ -1087,6 +1258,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
         n_same++;
       }
   Py_XDECREF (backend);
+  gs_values_clear (&gs);
   if (n_same > 0)
     {
       if (strcmp (stance, "eager_on_recompile") == 0)
@@ -1174,6 +1346,17 @@ py_setup (PyObject *self, PyObject *args)
   s_requires_grad = PyUnicode_InternFromString ("requires_grad");
   s_type = PyUnicode_InternFromString ("type");
   s_index = PyUnicode_InternFromString ("index");
+  s_shape = PyUnicode_InternFromString ("shape");
+  s_is_cpu = PyUnicode_InternFromString ("is_cpu");
+  if (!td_dtype)
+    {
+      td_dtype = tensor_descr ("dtype", &PyGetSetDescr_Type);
+      td_device = tensor_descr ("device", &PyGetSetDescr_Type);
+      td_requires_grad = tensor_descr ("requires_grad", &PyGetSetDescr_Type);
+      td_shape = tensor_descr ("shape", &PyGetSetDescr_Type);
+      td_is_cpu = tensor_descr ("is_cpu", &PyGetSetDescr_Type);
+      td_stride = tensor_descr ("stride", &PyMethodDescr_Type);
+    }
   if (PyErr_Occurred ())
     return NULL;
   n_skip_prefixes = 0;
@@ -1300,7 +1483,13 @@ py_bench_guards (PyObject *self, PyObject *args)
   int ok = 1;
   clock_gettime (CLOCK_MONOTONIC, &t0);
   for (int i = 0; i < n; i++)
-    ok &= entry_check (cc->entries, l, globals, builtins, NULL);
+    {
+      /* as on a call of the hook: the global state is read once per call */
+      gs_values gs;
+      gs.have = false;
+      ok &= entry_check (cc->entries, l, globals, builtins, &gs, NULL);
+      gs_values_clear (&gs);
+    }
   clock_gettime (CLOCK_MONOTONIC, &t1);
   double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (n > 0 ? n : 1);
   return Py_BuildValue ("(dO)", ns, ok ? Py_True : Py_False);

@@ -242,6 +242,103 @@ class Guards(Base):
         ])
         self.assertEqual(len(compiles(self.start)), 3)
 
+    def test_global_state_each_kind_recompiles(self):
+        """The fast cache-hit check must still see every GlobalStateGuard field change, however it is changed
+        (torch.inference_mode sets grad mode from C++, no Python setter involved)."""
+        threads = torch.get_num_threads()
+        kinds_ = [
+            ("grad_mode", lambda: torch.set_grad_enabled(False), lambda: torch.set_grad_enabled(True)),
+            ("grad_mode", lambda: torch._C._set_grad_enabled(False), lambda: torch._C._set_grad_enabled(True)),
+            ("autocast", lambda: torch.set_autocast_enabled(True), lambda: torch.set_autocast_enabled(False)),
+            ("deterministic_algorithms", lambda: torch.use_deterministic_algorithms(True),
+             lambda: torch.use_deterministic_algorithms(False)),
+            ("allow_tf32", lambda: setattr(torch.backends.cuda.matmul, "allow_tf32", True),
+             lambda: setattr(torch.backends.cuda.matmul, "allow_tf32", False)),
+            ("allow_fp16_reduce",
+             lambda: setattr(torch.backends.cuda.matmul, "allow_fp16_reduced_precision_reduction", False),
+             lambda: setattr(torch.backends.cuda.matmul, "allow_fp16_reduced_precision_reduction", True)),
+            ("num_threads", lambda: torch.set_num_threads(threads + 1), lambda: torch.set_num_threads(threads)),
+            ("default_dtype", lambda: torch.set_default_dtype(torch.float64),
+             lambda: torch.set_default_dtype(torch.float32)),
+        ]
+        x = torch.ones(3)
+        for name, enter, leave in kinds_:
+            with self.subTest(name):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+
+                def h(x):
+                    return x * 2
+
+                opt = torch.compile(h, backend="eager")
+                opt(x)
+                enter()
+                try:
+                    self.assertTrue(torch.equal(opt(x), x * 2))
+                    opt(x)                  # the changed state again: a hit on the new entry
+                finally:
+                    leave()
+                opt(x)                      # back: a hit on the first entry
+                self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
+                                 [["0/0: GLOBAL_STATE changed: %s " % name]])
+                self.assertEqual(len(compiles(start)), 2)
+
+        # torch_function and inference_mode: context managers implemented in C++
+        for name, ctx in [("torch_function", torch._C.DisableTorchFunction), ("grad_mode", torch.inference_mode)]:
+            with self.subTest(name):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+
+                def h2(x):
+                    return x + 1
+
+                opt = torch.compile(h2, backend="eager")
+                opt(x)
+                with ctx():
+                    opt(x)
+                opt(x)
+                self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
+                                 [["0/0: GLOBAL_STATE changed: %s " % name]])
+                self.assertEqual(len(compiles(start)), 2)
+
+        # warn_only changes only together with deterministic mode here: both named, in reason() order
+        fxcapture.reset()
+        start = len(fxcapture.records)
+
+        def h3(x):
+            return x - 1
+
+        opt = torch.compile(h3, backend="eager")
+        opt(x)
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        try:
+            opt(x)
+        finally:
+            torch.use_deterministic_algorithms(False)
+        self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
+                         [["0/0: GLOBAL_STATE changed: deterministic_algorithms deterministic_algorithms_warn_only "]])
+
+    def test_global_state_is_per_thread(self):
+        """Grad mode is thread-local: a thread under no_grad must not hit the entry compiled with grad on."""
+        import threading
+
+        def h(x):
+            return x * 3
+
+        opt = torch.compile(h, backend="eager")
+        opt(torch.ones(2))
+        seen = []
+
+        def worker():
+            with torch.no_grad():
+                seen.append(opt(torch.ones(2)).sum().item())
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        self.assertEqual(seen, [6.0])
+        self.assertEqual([r["reasons"] for r in kinds(self.start, "recompile")],
+                         [["0/0: GLOBAL_STATE changed: grad_mode "]])
+
     def test_recompile_limit(self):
         def g(k):
             return k + 1
