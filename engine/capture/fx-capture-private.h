@@ -13,7 +13,7 @@ typedef struct fxc_source
   int local;                  /* index in the frame's fast locals, or -1 */
   bool deref;                 /* the local is a free variable's cell: read its contents */
   PyObject *global;           /* global name (str) when local < 0 */
-  PyObject *attrs;            /* tuple of attribute names read in turn, or NULL */
+  PyObject *attrs;            /* tuple of attribute names (str) read in turn, or indices (int) read by getitem */
   char *name;                 /* L['self']._modules['fc']._parameters['weight'] */
 } fxc_source;
 
@@ -53,6 +53,7 @@ typedef struct fxc_entry
   PyObject *call_kwnames;     /* CALL: KW_NAMES tuple or NULL */
   PyObject *resume_fn[2];     /* resume functions: [0] fallthrough/next instruction, [1] jump target */
   int resume_at[2];           /* their offsets in code units */
+  PyObject *cell_writes;      /* nonlocal stores to the frame's free variables: list of (slot, spec), or NULL */
 } fxc_entry;
 
 enum
@@ -86,6 +87,7 @@ typedef struct fxc_trace
   int break_line;
   char *fail_reason;          /* the frame could not be captured at all: run it in CPython */
   bool fullgraph;
+  PyObject *cell_writes;      /* nonlocal stores to the frame's free variables: list of (slot, spec), or NULL */
 } fxc_trace;
 
 /* Module-level objects the interpreter needs (set up once). */

@@ -20,6 +20,8 @@ typedef enum
   V_OBJ,       /* a Python object with a source (module, function, nn.Module) */
   V_ATTR,      /* receiver.attr not yet resolved (tensor methods) */
   V_SEQ,       /* tuple/list of vars */
+  V_CELL,      /* a closure cell: recv holds its contents (NULL: empty); obj the real cell, if it is one */
+  V_FUNC,      /* a function made by MAKE_FUNCTION while tracing: obj the function, items its closure cells */
 } vkind;
 
 typedef struct var var;
@@ -38,6 +40,8 @@ struct var
   bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
   bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
   PyObject *real;         /* lazy: the real tensor */
+  bool cell_loaded;       /* V_CELL of a real cell: recv read from it (or written) */
+  bool cell_dirty;        /* V_CELL of a real cell: written while tracing (a nonlocal store) */
 };
 
 typedef struct frame
@@ -795,8 +799,51 @@ qualified_name (PyObject *fn)
   return strdup (buf);
 }
 
+/* The cell vars of a real closure: contents read lazily, through the function's source when it has one
+   (L['fn'].__closure__[0].cell_contents, as Dynamo names them), so that what the trace read is guarded. */
+static void
+closure_cells (tracer *tr, frame *nf, PyObject *func, const fxc_source *fn_src)
+{
+  PyCodeObject *co = nf->code;
+  PyObject *closure = PyFunction_GET_CLOSURE (func);
+  int off = co->co_nlocalsplus - co->co_nfreevars;
+  for (int k = 0; closure && k < co->co_nfreevars && k < PyTuple_GET_SIZE (closure); k++)
+    {
+      var *c = var_new (tr, V_CELL, PyTuple_GET_ITEM (closure, k));
+      if (fn_src && fn_src->name)
+        {
+          fxc_source a = { .local = -1 }, b = { .local = -1 };
+          PyObject *cl = PyUnicode_FromString ("__closure__");
+          PyObject *idx = PyLong_FromLong (k);
+          PyObject *cc = PyUnicode_FromString ("cell_contents");
+          source_attr (&a, fn_src, cl, NULL);
+          /* the index is an int among the attribute names: fxc_source_eval reads it with getitem */
+          fxc_source_copy (&b, &a);
+          Py_ssize_t na = PyTuple_GET_SIZE (a.attrs);
+          PyObject *t = PyTuple_New (na + 1);
+          for (Py_ssize_t i = 0; i < na; i++)
+            PyTuple_SET_ITEM (t, i, Py_NewRef (PyTuple_GET_ITEM (a.attrs, i)));
+          PyTuple_SET_ITEM (t, na, Py_NewRef (idx));
+          Py_XSETREF (b.attrs, t);
+          free (b.name);
+          size_t len = strlen (a.name) + 32;
+          b.name = malloc (len);
+          snprintf (b.name, len, "%s[%d]", a.name, k);
+          source_attr (&c->src, &b, cc, NULL);
+          c->has_src = true;
+          fxc_source_clear (&a);
+          fxc_source_clear (&b);
+          Py_DECREF (cl);
+          Py_DECREF (idx);
+          Py_DECREF (cc);
+        }
+      nf->locals[off + k] = c;
+    }
+}
+
 static var *
-inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames, var *self_module)
+inline_function_ex (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames,
+                    var *self_module, var **cells, const fxc_source *fn_src)
 {
   PyCodeObject *co = (PyCodeObject *) PyFunction_GET_CODE (func);
   if (f->depth + 1 >= MAX_DEPTH)
@@ -810,11 +857,6 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
             PyUnicode_AsUTF8 (co->co_name));
       return NULL;
     }
-  if (co->co_ncellvars)
-    {
-      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (cell variables)", PyUnicode_AsUTF8 (co->co_name));
-      return NULL;
-    }
   frame nf = { 0 };
   nf.parent = f;
   nf.code = co;
@@ -824,6 +866,12 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
   nf.locals = calloc (nf.nlocals + 1, sizeof (var *));
   nf.depth = f->depth + 1;
   nf.self_module = self_module;
+  /* free variables: the cells of a function made while tracing, or the real closure's */
+  if (cells)
+    for (int k = 0; k < co->co_nfreevars; k++)
+      nf.locals[co->co_nlocalsplus - co->co_nfreevars + k] = cells[k];
+  else
+    closure_cells (tr, &nf, func, fn_src);
   size_t nkw = kwnames ? PyTuple_GET_SIZE (kwnames) : 0;
   size_t npos = nargs - nkw;
   int argc = co->co_argcount + co->co_kwonlyargcount;
@@ -892,6 +940,12 @@ out:
 }
 
 static var *
+inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames, var *self_module)
+{
+  return inline_function_ex (tr, f, func, args, nargs, kwnames, self_module, NULL, NULL);
+}
+
+static var *
 call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames)
 {
   fx_graph *g = tr->t->graph;
@@ -953,6 +1007,9 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       fail (tr, 1, "Unsupported method call\n  Explanation: call to %s on an unsupported value", PyUnicode_AsUTF8 (fnv->obj));
       return NULL;
     }
+  if (fnv->kind == V_FUNC)
+    /* an inner function or lambda of the traced code: inlined with its cells */
+    return inline_function_ex (tr, f, fnv->obj, args, nargs, kwnames, NULL, fnv->items, NULL);
   if (fnv->kind != V_OBJ && fnv->kind != V_CONST)
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: the callee is not a known object");
@@ -1050,7 +1107,7 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       return res;
     }
   if (PyFunction_Check (fn))
-    return inline_function (tr, f, fn, args, nargs, kwnames, NULL);
+    return inline_function_ex (tr, f, fn, args, nargs, kwnames, NULL, NULL, fnv->has_src ? &fnv->src : NULL);
   if (PyMethod_Check (fn) && PyFunction_Check (PyMethod_GET_FUNCTION (fn)))
     {
       var **all = malloc ((nargs + 1) * sizeof (var *));
@@ -1325,8 +1382,8 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
-  if (v->is_iter)
-    return NULL;
+  if (v->is_iter || v->kind == V_CELL || (v->kind == V_FUNC && v->n > 0))
+    return NULL;   /* a cell, or a closure over the trace's cells, has no value outside the trace */
   if (v->kind == V_ATTR)
     {
       PyObject *r = out_spec (tr, v->recv, outputs_nodes);
@@ -1347,6 +1404,33 @@ finish_graph (tracer *tr, PyObject *outputs_nodes)
     items[i] = fx_arg_node (PyLong_AsVoidPtr (PyList_GET_ITEM (outputs_nodes, i)));
   fx_arg tuple = fx_arg_tuple (items, n);
   fx_graph_output (g, tuple);
+}
+
+#ifndef CO_FAST_CELL
+#define CO_FAST_CELL 0x40
+#endif
+
+/* Nonlocal stores of the compiled frame to its own free variables: applied to the real cells after the graph ran
+   ((slot, spec) pairs in t->cell_writes). Returns false when a stored value cannot be rebuilt. */
+static bool
+cells_writes (tracer *tr, frame *f, PyObject *outputs)
+{
+  PyCodeObject *co = f->code;
+  for (int i = co->co_nlocalsplus - co->co_nfreevars; i < co->co_nlocalsplus; i++)
+    {
+      var *c = f->locals[i];
+      if (!c || c->kind != V_CELL || !c->cell_dirty)
+        continue;
+      PyObject *s = c->recv ? out_spec (tr, c->recv, outputs) : Py_BuildValue ("(sO)", "null", Py_None);
+      if (!s)
+        return false;
+      if (!tr->t->cell_writes)
+        tr->t->cell_writes = PyList_New (0);
+      PyObject *p = Py_BuildValue ("(iN)", i, s);
+      PyList_Append (tr->t->cell_writes, p);
+      Py_DECREF (p);
+    }
+  return true;
 }
 
 static void
@@ -1769,40 +1853,163 @@ interpret (tracer *tr, frame *f, var **result)
           }
           break;
         case COPY_FREE_VARS:
+          if (!f->parent)
+            {
+              /* the compiled function is itself a closure: its free variables read as L['name'] (Dynamo's
+                 LocalSource of a derefed cell) */
+              PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
+              int off = co->co_nlocalsplus - co->co_nfreevars;
+              for (int k = 0; closure && k < co->co_nfreevars && k < PyTuple_GET_SIZE (closure); k++)
+                if (!f->locals[off + k])
+                  {
+                    var *c = var_new (tr, V_CELL, PyTuple_GET_ITEM (closure, k));
+                    source_set_local (&c->src, off + k,
+                                      PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, off + k)));
+                    c->src.deref = true;
+                    c->has_src = true;
+                    f->locals[off + k] = c;
+                  }
+            }
           break;
-        case LOAD_DEREF:
+        case MAKE_CELL:
+          {
+            /* an argument that is a cell starts with the argument's value */
+            var *init = f->locals[oparg];
+            if (!init && !f->parent && tr->top_locals[oparg])
+              {
+                init = load_local (tr, f, oparg);
+                NEED (init);
+              }
+            var *c = var_new (tr, V_CELL, NULL);
+            c->recv = init;
+            c->cell_loaded = true;
+            f->locals[oparg] = c;
+          }
+          break;
         case LOAD_CLOSURE:
           {
-            int k = oparg - (co->co_nlocalsplus - co->co_nfreevars);
-            if (opcode == LOAD_CLOSURE || k < 0 || k >= co->co_nfreevars)
+            var *c = f->locals[oparg];
+            NEED (c && c->kind == V_CELL);
+            PUSH (c);
+          }
+          break;
+        case LOAD_DEREF:
+        case STORE_DEREF:
+        case DELETE_DEREF:
+          {
+            var *c = f->locals[oparg];
+            const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
+            NEED (c && c->kind == V_CELL);
+            if (opcode != LOAD_DEREF)
               {
-                rc = fail (tr, f->parent ? 1 : 0, "cell variables are not supported");
-                goto done;
-              }
-            var *v = f->locals[oparg];
-            if (!v)
-              {
-                const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
-                PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
-                PyObject *cell = closure && k < PyTuple_GET_SIZE (closure) ? PyTuple_GET_ITEM (closure, k) : NULL;
-                PyObject *val = cell ? PyCell_GET (cell) : NULL;
-                if (!val)
+                if (c->obj && f->parent)
                   {
-                    rc = fail (tr, 0, "free variable '%s' referenced before assignment", nm);
+                    /* the cell belongs to a function from outside the trace: its write is a side effect */
+                    rc = fail (tr, 1, "Unsupported nonlocal write\n  Explanation: a store to the free variable '%s' of "
+                               "an inlined function defined outside the compiled frame", nm);
                     goto done;
                   }
-                if (f->parent)
-                  v = wrap_value (tr, f, val, NULL);
-                else
+                c->recv = opcode == STORE_DEREF ? POP () : NULL;
+                c->cell_loaded = true;
+                c->cell_dirty = c->obj != NULL;
+                break;
+              }
+            if (!c->cell_loaded && c->obj)
+              {
+                PyObject *val = PyCell_GET (c->obj);
+                if (val)
                   {
-                    fxc_source src = { .local = -1 };
-                    source_set_local (&src, oparg, nm);
-                    src.deref = true;
-                    v = wrap_value (tr, f, val, &src);
-                    fxc_source_clear (&src);
+                    c->recv = wrap_value (tr, f, val, c->has_src ? &c->src : NULL);
+                    NEED (c->recv);
                   }
-                NEED (v);
-                f->locals[oparg] = v;
+                c->cell_loaded = true;
+              }
+            if (!c->recv)
+              {
+                /* CPython raises NameError here: let it */
+                rc = fail (tr, f->parent ? 1 : 0, "free variable '%s' referenced before assignment in enclosing scope",
+                           nm);
+                goto done;
+              }
+            PUSH (c->recv);
+          }
+          break;
+        case LOAD_CLASSDEREF:
+          rc = fail (tr, f->parent ? 1 : 0, "class bodies are not captured (LOAD_CLASSDEREF)");
+          goto done;
+        case MAKE_FUNCTION:
+          {
+            var *code_v = POP ();
+            var *closure = (oparg & 0x08) ? POP () : NULL;
+            var *annotations = (oparg & 0x04) ? POP () : NULL;
+            var *kwdefaults = (oparg & 0x02) ? POP () : NULL;
+            var *defaults = (oparg & 0x01) ? POP () : NULL;
+            (void) annotations;
+            NEED (code_v->kind == V_CONST && PyCode_Check (code_v->obj));
+            PyCodeObject *fco = (PyCodeObject *) code_v->obj;
+            bool ok = !closure || (closure->kind == V_SEQ && (int) closure->n == fco->co_nfreevars);
+            for (size_t i = 0; ok && closure && i < closure->n; i++)
+              ok = closure->items[i]->kind == V_CELL;
+            PyObject *defs = NULL;
+            if (ok && defaults)
+              {
+                /* defaults are values of the trace: only constants can be a real function's defaults */
+                if (defaults->kind == V_CONST && PyTuple_Check (defaults->obj))
+                  defs = Py_NewRef (defaults->obj);
+                else if (defaults->kind == V_SEQ)
+                  {
+                    defs = PyTuple_New (defaults->n);
+                    for (size_t i = 0; ok && i < defaults->n; i++)
+                      {
+                        var *d = defaults->items[i];
+                        ok = (d->kind == V_CONST || d->kind == V_OBJ) && d->obj;
+                        if (ok)
+                          PyTuple_SET_ITEM (defs, i, Py_NewRef (d->obj));
+                      }
+                  }
+                else
+                  ok = false;
+              }
+            if (ok && kwdefaults)
+              ok = kwdefaults->kind == V_CONST && PyDict_Check (kwdefaults->obj);
+            if (!ok)
+              {
+                Py_XDECREF (defs);
+                sp = inst_sp;
+                rc = fail (tr, 1, "Unsupported function definition\n  Explanation: MAKE_FUNCTION with defaults or a "
+                           "closure that are not constants or cells of the trace");
+                goto done;
+              }
+            /* A real function object (for its code, name, globals and defaults); its closure holds placeholder
+               cells: calls are inlined with the trace's cells, and a closure never leaves the trace. */
+            PyObject *fn = PyFunction_New ((PyObject *) fco, f->globals);
+            NEED (fn);
+            int err = 0;
+            if (defs)
+              err |= PyFunction_SetDefaults (fn, defs);
+            if (kwdefaults)
+              err |= PyFunction_SetKwDefaults (fn, kwdefaults->obj);
+            if (closure && closure->n)
+              {
+                PyObject *cl = PyTuple_New (closure->n);
+                for (size_t i = 0; i < closure->n; i++)
+                  PyTuple_SET_ITEM (cl, i, PyCell_New (NULL));
+                err |= PyFunction_SetClosure (fn, cl);
+                Py_DECREF (cl);
+              }
+            Py_XDECREF (defs);
+            if (err)
+              {
+                Py_DECREF (fn);
+                NEED (0);
+              }
+            var *v = var_new (tr, V_FUNC, fn);
+            Py_DECREF (fn);
+            if (closure && closure->n)
+              {
+                v->n = closure->n;
+                v->items = malloc (closure->n * sizeof (var *));
+                memcpy (v->items, closure->items, closure->n * sizeof (var *));
               }
             PUSH (v);
           }
@@ -2039,8 +2246,28 @@ done:
             live[arg] = true;
           j += _PyOpcode_Caches[op];
         }
+      /* The frame continues after its MAKE_CELLs: every cell variable gets a real cell with the traced contents
+         (("K", spec) in resume_locals), live or not, since CPython's LOAD_DEREF expects a cell there. */
+      const char *kinds_ = PyBytes_AS_STRING (co->co_localspluskinds);
+      for (int i = 0; i < co->co_nlocalsplus - co->co_nfreevars && ok; i++)
+        if (kinds_[i] & CO_FAST_CELL)
+          {
+            var *c = f->locals[i];
+            PyObject *s = NULL;
+            if (c && c->kind == V_CELL)
+              s = c->recv ? out_spec (tr, c->recv, outputs) : Py_BuildValue ("(sO)", "null", Py_None);
+            if (!s)
+              ok = false;
+            else
+              {
+                PyObject *p = Py_BuildValue ("(i(sN))", i, "K", s);
+                PyList_Append (tr->t->resume_locals, p);
+                Py_DECREF (p);
+              }
+          }
+      ok = ok && cells_writes (tr, f, outputs);
       for (int i = 0; i < f->nlocals && ok; i++)
-        if (f->locals[i] && live[i]
+        if (f->locals[i] && live[i] && f->locals[i]->kind != V_CELL
             && !(f->locals[i]->kind == V_TENSOR && f->locals[i]->has_src && f->locals[i]->src.local == i
                  && !f->locals[i]->src.attrs))
           {
@@ -2095,8 +2322,8 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   f.nlocals = code->co_nlocalsplus;
   f.locals = calloc (f.nlocals + 1, sizeof (var *));
   int rc;
-  if (code->co_ncellvars)
-    rc = fail (&tr, 0, "frames with cell variables (inner functions closing over locals) are not captured in this version");
+  if (!(code->co_flags & CO_OPTIMIZED))
+    rc = fail (&tr, 0, "class bodies and module-level code are not captured");
   else if (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
     rc = fail (&tr, 0, "generator or coroutine frames are skipped");
   else
@@ -2107,7 +2334,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
         {
           PyObject *outputs = PyList_New (0);
           t->out_spec = out_spec (&tr, res, outputs);
-          if (t->out_spec)
+          if (t->out_spec && cells_writes (&tr, &f, outputs))
             finish_graph (&tr, outputs);
           else
             {

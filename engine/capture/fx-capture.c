@@ -112,7 +112,9 @@ fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globa
   if (src->attrs)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (src->attrs); i++)
       {
-        PyObject *n = PyObject_GetAttr (o, PyTuple_GET_ITEM (src->attrs, i));
+        PyObject *a = PyTuple_GET_ITEM (src->attrs, i);
+        /* an int is an index: fn.__closure__[0] */
+        PyObject *n = PyLong_CheckExact (a) ? PySequence_GetItem (o, PyLong_AsSsize_t (a)) : PyObject_GetAttr (o, a);
         Py_DECREF (o);
         if (!n)
           return NULL;
@@ -214,6 +216,7 @@ entry_free (fxc_entry *e)
       Py_XDECREF (e->call_kwnames);
       Py_XDECREF (e->resume_fn[0]);
       Py_XDECREF (e->resume_fn[1]);
+      Py_XDECREF (e->cell_writes);
       for (Py_ssize_t i = 0; e->global_state && i < gs_n; i++)
         Py_XDECREF (e->global_state[i]);
       free (e->global_state);
@@ -625,6 +628,16 @@ spec_build (PyObject *spec, PyObject *outs)
     }
   if (kind[0] == 'n')
     return NULL;
+  if (kind[0] == 'K')
+    {
+      /* a cell variable of a frame continued in CPython: a new cell with the contents (empty for a null spec) */
+      PyObject *v = spec_build (arg, outs);
+      if (!v && PyErr_Occurred ())
+        return NULL;
+      PyObject *cell = PyCell_New (v);
+      Py_XDECREF (v);
+      return cell;
+    }
   if (kind[0] == 'a')
     {
       PyObject *recv = spec_build (arg, outs);
@@ -755,6 +768,22 @@ out:
     free (inputs);
   if (!outs)
     return NULL;
+  /* nonlocal stores of the traced code, into the cells of this call's closure (the view holds them) */
+  for (Py_ssize_t i = 0; e->cell_writes && i < PyList_GET_SIZE (e->cell_writes); i++)
+    {
+      PyObject *p = PyList_GET_ITEM (e->cell_writes, i);
+      PyObject *cell = locals[PyLong_AsLong (PyTuple_GET_ITEM (p, 0))];
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      if ((!v && PyErr_Occurred ()) || !cell || !PyCell_Check (cell) || PyCell_Set (cell, v) < 0)
+        {
+          Py_XDECREF (v);
+          if (!PyErr_Occurred ())
+            PyErr_SetString (PyExc_SystemError, "capture: a closure cell to write is missing");
+          Py_DECREF (outs);
+          return NULL;
+        }
+      Py_XDECREF (v);
+    }
   if (!e->resume_stack)
     {
       PyObject *r = spec_build (e->out_spec, outs);
@@ -1122,6 +1151,8 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   e->resume_stack = t.resume_stack;
   e->resume_locals = t.resume_locals;
   t.resume_stack = t.resume_locals = NULL;
+  e->cell_writes = t.cell_writes;
+  t.cell_writes = NULL;
   if (e->resume_stack && (t.break_kind == FXC_BREAK_JUMP || t.break_kind == FXC_BREAK_CALL))
     {
       Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
@@ -1191,6 +1222,7 @@ fxc_trace_clear (fxc_trace *t)
   Py_XDECREF (t->resume_stack);
   Py_XDECREF (t->resume_locals);
   Py_XDECREF (t->call_kwnames);
+  Py_XDECREF (t->cell_writes);
   free (t->break_reason);
   free (t->break_explanation);
   free (t->break_user_stack);
