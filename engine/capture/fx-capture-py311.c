@@ -72,6 +72,7 @@ typedef struct tracer
   PyObject *kw_names;
   char reason[1024];
   int break_gb;           /* 1: a graph break (resume), 0: fail */
+  frame *cells_frame;     /* at a break: the top frame, whose cells a closure of the trace may be rebuilt over */
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -326,6 +327,19 @@ guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
       snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
       Py_XDECREF (r);
       add_check (tr, FX_GUARD_EQUALS_MATCH, src, code, obj, f);
+    }
+  else if (PyFunction_Check (obj) && PyFunction_GET_CLOSURE (obj))
+    {
+      /* CLOSURE_MATCH: a closure by its __code__ (another closure of the same code passes; the cell contents the
+         trace read have their own guards) */
+      fxc_source cs = { .local = -1 };
+      PyObject *attr = PyUnicode_FromString ("__code__");
+      source_attr (&cs, src, attr, NULL);
+      Py_DECREF (attr);
+      PyObject *co = PyFunction_GET_CODE (obj);
+      snprintf (code, sizeof code, "___check_obj_id(%s, %lu)", cs.name, (unsigned long) (uintptr_t) co);
+      add_check (tr, FX_GUARD_ID_MATCH, &cs, code, co, f);
+      fxc_source_clear (&cs);
     }
   else if (PyObject_IsInstance (obj, fxc.module_type) == 1)
     {
@@ -1382,6 +1396,27 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
+  if (v->kind == V_FUNC && v->n > 0 && tr->cells_frame)
+    {
+      /* a closure over the top frame's cells, live when the frame continues in CPython: ("F", template, slots),
+         rebuilt over the frame's real cells */
+      frame *tf = tr->cells_frame;
+      PyObject *slots = PyTuple_New (v->n);
+      for (size_t k = 0; k < v->n; k++)
+        {
+          int slot = -1;
+          for (int i = 0; i < tf->nlocals && slot < 0; i++)
+            if (tf->locals[i] == v->items[k])
+              slot = i;
+          if (slot < 0)
+            {
+              Py_DECREF (slots);
+              return NULL;   /* a cell of an inlined frame: it has no home in the continued frame */
+            }
+          PyTuple_SET_ITEM (slots, k, PyLong_FromLong (slot));
+        }
+      return Py_BuildValue ("(sON)", "F", v->obj, slots);
+    }
   if (v->is_iter || v->kind == V_CELL || (v->kind == V_FUNC && v->n > 0))
     return NULL;   /* a cell, or a closure over the trace's cells, has no value outside the trace */
   if (v->kind == V_ATTR)
@@ -2206,6 +2241,7 @@ done:
       /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
          the slots, and nothing is pushed before a failure). */
       sp = inst_sp;
+      tr->cells_frame = f;
       /* Top frame: remember where to resume and what the stack and locals hold. */
       if (!tr->t->break_reason)
         record_break (tr, f);

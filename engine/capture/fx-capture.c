@@ -609,6 +609,9 @@ global_state_init (PyObject *glue)
     }
 }
 
+/* While a frame is continued in CPython: its locals, holding the cells that ("F", ...) closures are built over. */
+static _Thread_local PyObject **spec_frame_locals;
+
 /* Rebuilds a value from its spec and the graph's outputs. */
 static PyObject *
 spec_build (PyObject *spec, PyObject *outs)
@@ -628,6 +631,37 @@ spec_build (PyObject *spec, PyObject *outs)
     }
   if (kind[0] == 'n')
     return NULL;
+  if (kind[0] == 'F')
+    {
+      /* an inner function of the trace: a new function of the template's code, defaults and name over the frame's
+         cells (the template's own closure holds placeholders) */
+      PyObject *slots = PyTuple_GET_ITEM (spec, 2);
+      if (!spec_frame_locals)
+        {
+          PyErr_SetString (PyExc_SystemError, "capture: a closure rebuilt outside its frame");
+          return NULL;
+        }
+      PyObject *cl = PyTuple_New (PyTuple_GET_SIZE (slots));
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (slots); i++)
+        {
+          PyObject *cell = spec_frame_locals[PyLong_AsLong (PyTuple_GET_ITEM (slots, i))];
+          if (!cell || !PyCell_Check (cell))
+            {
+              Py_DECREF (cl);
+              PyErr_SetString (PyExc_SystemError, "capture: a closure's cell is missing");
+              return NULL;
+            }
+          PyTuple_SET_ITEM (cl, i, Py_NewRef (cell));
+        }
+      PyFunctionObject *tpl = (PyFunctionObject *) arg;
+      PyObject *fn = PyFunction_NewWithQualName (tpl->func_code, tpl->func_globals, tpl->func_qualname);
+      if (!fn || (tpl->func_defaults && PyFunction_SetDefaults (fn, tpl->func_defaults) < 0)
+          || (tpl->func_kwdefaults && PyFunction_SetKwDefaults (fn, tpl->func_kwdefaults) < 0)
+          || PyFunction_SetClosure (fn, cl) < 0)
+        Py_CLEAR (fn);
+      Py_DECREF (cl);
+      return fn;
+    }
   if (kind[0] == 'K')
     {
       /* a cell variable of a frame continued in CPython: a new cell with the contents (empty for a null spec) */
@@ -794,6 +828,17 @@ out:
   PyCodeObject *co = frame->f_code;
   if (e->break_kind != FXC_BREAK_OTHER && e->resume_fn[0])
     return entry_resume (e, frame, outs);
+  /* what COPY_FREE_VARS would have done before the breaking instruction (first: closures rebuilt below use the
+     cells) */
+  if (co->co_nfreevars)
+    {
+      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      int off = co->co_nlocalsplus - co->co_nfreevars;
+      for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
+        Py_XSETREF (frame->localsplus[off + i], Py_NewRef (PyTuple_GET_ITEM (closure, i)));
+    }
+  /* locals (cells first, as the trace listed them), then the stack */
+  spec_frame_locals = frame->localsplus;
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
@@ -801,6 +846,7 @@ out:
       PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
       if (!v && PyErr_Occurred ())
         {
+          spec_frame_locals = NULL;
           Py_DECREF (outs);
           return NULL;
         }
@@ -815,19 +861,13 @@ out:
         {
           for (Py_ssize_t j = 0; j < i; j++)
             Py_XDECREF (frame->localsplus[base + j]);
+          spec_frame_locals = NULL;
           Py_DECREF (outs);
           return NULL;
         }
       frame->localsplus[base + i] = v;
     }
-  /* what COPY_FREE_VARS would have done before the breaking instruction */
-  if (co->co_nfreevars)
-    {
-      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
-      int off = co->co_nlocalsplus - co->co_nfreevars;
-      for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
-        Py_XSETREF (frame->localsplus[off + i], Py_NewRef (PyTuple_GET_ITEM (closure, i)));
-    }
+  spec_frame_locals = NULL;
   frame->stacktop = base + (int) ns;
   frame->prev_instr = _PyCode_CODE (co) + e->resume_offset - 1;
   Py_DECREF (outs);
