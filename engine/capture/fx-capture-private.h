@@ -118,5 +118,12 @@ void fxc_trace_clear (fxc_trace *trace);
 int fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals, PyObject *globals,
                          PyObject *builtins, fxc_trace *trace);
 
+/* Ctrl-C must reach the user whatever capture falls back on: fx-capture.c and fx-capture-py311.c clear errors with
+   fxc_err_clear (their PyErr_Clear), which remembers a KeyboardInterrupt; fxc_err_note remembers it without
+   clearing; fxc_interrupt_restore sets it again (true when there was one). */
+void fxc_err_clear (void);
+void fxc_err_note (void);
+bool fxc_interrupt_restore (void);
+
 /* Tensor metadata for TENSOR_MATCH (reads the tensor through its Python attributes). */
 int fxc_tensor_check_from (PyObject *tensor, fx_tensor_check *out);

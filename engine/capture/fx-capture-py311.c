@@ -9,6 +9,23 @@
 #include <internal/pycore_opcode.h>
 #undef Py_BUILD_CORE
 
+/* every error cleared here may be the user's Ctrl-C: see fxc_err_clear */
+#define PyErr_Clear() fxc_err_clear ()
+
+/* isinstance for the tracer's decisions: an error (a user's __class__ or __instancecheck__ raising, Ctrl-C) reads as
+   false, cleared through fxc_err_clear so that a KeyboardInterrupt is kept for the caller. */
+static int
+is_instance (PyObject *obj, PyObject *cls)
+{
+  int r = PyObject_IsInstance (obj, cls);
+  if (r < 0)
+    {
+      PyErr_Clear ();
+      return 0;
+    }
+  return r;
+}
+
 #define MAX_STACK 256
 #define MAX_DEPTH 16
 
@@ -341,7 +358,7 @@ guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
       add_check (tr, FX_GUARD_ID_MATCH, &cs, code, co, f);
       fxc_source_clear (&cs);
     }
-  else if (PyObject_IsInstance (obj, fxc.module_type) == 1)
+  else if (is_instance (obj, fxc.module_type) == 1)
     {
       snprintf (code, sizeof code, "___check_type_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) Py_TYPE (obj));
       add_check (tr, FX_GUARD_TYPE_MATCH, src, code, (PyObject *) Py_TYPE (obj), f);
@@ -525,6 +542,7 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
   PyObject *result = PyObject_Call (run_fn, pargs, pkw);
   if (!result)
     {
+      fxc_err_note ();
       PyObject *et, *ev, *tb;
       PyErr_Fetch (&et, &ev, &tb);
       PyObject *s = ev ? PyObject_Str (ev) : NULL;
@@ -688,7 +706,7 @@ wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
     }
   var *v;
   if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
-      || PyObject_IsInstance (obj, fxc.module_type) == 1)
+      || is_instance (obj, fxc.module_type) == 1)
     v = var_new (tr, V_OBJ, obj);
   else
     v = var_new (tr, V_CONST, obj);
@@ -1136,7 +1154,7 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       free (all);
       return res;
     }
-  if (PyObject_IsInstance (fn, fxc.module_type) == 1)
+  if (is_instance (fn, fxc.module_type) == 1)
     {
       /* nn.Module.__call__ with no hooks: inline forward (inline_inbuilt_nn_modules). */
       PyObject *fwd = PyObject_GetAttrString ((PyObject *) Py_TYPE (fn), "forward");
@@ -1222,7 +1240,7 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
       v->recv = base;
       return v;
     }
-  if (base->kind == V_OBJ && PyObject_IsInstance (base->obj, fxc.module_type) == 1)
+  if (base->kind == V_OBJ && is_instance (base->obj, fxc.module_type) == 1)
     {
       /* parameters, buffers and submodules get 2.11's source spelling */
       static const char *const containers[] = { "_parameters", "_buffers", "_modules" };
@@ -1275,7 +1293,7 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
         }
       else if (PyCallable_Check (r) && !PyType_Check (r))
         v = var_new (tr, V_OBJ, r);
-      else if (base->has_src && PyObject_IsInstance (base->obj, fxc.module_type) == 1
+      else if (base->has_src && is_instance (base->obj, fxc.module_type) == 1
                && (r == Py_None || PyBool_Check (r) || PyLong_CheckExact (r) || PyFloat_CheckExact (r)
                    || PyUnicode_CheckExact (r)))
         {
@@ -1796,7 +1814,7 @@ interpret (tracer *tr, frame *f, var **result)
         case GET_ITER:
           {
             var *s = POP ();
-            if (s->kind == V_OBJ && PyObject_IsInstance (s->obj, fxc.module_type) == 1)
+            if (s->kind == V_OBJ && is_instance (s->obj, fxc.module_type) == 1)
               {
                 /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */
                 PyObject *mods = PyObject_GetAttrString (s->obj, "_modules");

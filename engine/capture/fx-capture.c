@@ -12,6 +12,58 @@
 
 fxc_state fxc;
 
+static _Thread_local bool tls_interrupted;
+
+void
+fxc_err_note (void)
+{
+  if (!PyErr_Occurred ())
+    return;
+  if (PyErr_ExceptionMatches (PyExc_KeyboardInterrupt))
+    {
+      tls_interrupted = true;
+      return;
+    }
+  /* an interrupt may hide behind what a later call raised over it (SystemError: a result with an error set) */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch (&et, &ev, &tb);
+  PyErr_NormalizeException (&et, &ev, &tb);
+  PyObject *c = ev;
+  for (int depth = 0; c && PyExceptionInstance_Check (c) && depth < 32; depth++)
+    {
+      if (PyErr_GivenExceptionMatches (c, PyExc_KeyboardInterrupt))
+        {
+          tls_interrupted = true;
+          break;
+        }
+      PyObject *next = PyException_GetContext (c);   /* new reference, or NULL */
+      Py_XDECREF (next);                              /* c's chain keeps it alive */
+      c = next;
+    }
+  PyErr_Restore (et, ev, tb);
+}
+
+void
+fxc_err_clear (void)
+{
+  fxc_err_note ();
+  PyErr_Clear ();
+}
+
+bool
+fxc_interrupt_restore (void)
+{
+  if (!tls_interrupted)
+    return false;
+  tls_interrupted = false;
+  if (!PyErr_Occurred ())
+    PyErr_SetNone (PyExc_KeyboardInterrupt);
+  return true;
+}
+
+/* from here on, every error cleared may be the user's Ctrl-C */
+#define PyErr_Clear() fxc_err_clear ()
+
 /* Per code object: its frame id (Dynamo numbers frames in first-compile order) and compiled entries. */
 typedef struct code_cache
 {
@@ -700,6 +752,14 @@ spec_build (PyObject *spec, PyObject *outs)
   return t;
 }
 
+/* An exception of what capture runs in place of the frame's code names the user's frame and line in its traceback,
+   as the frame itself would. */
+static void
+traceback_here (PyCodeObject *co, int line)
+{
+  _PyTraceback_Add (PyUnicode_AsUTF8 (co->co_name), PyUnicode_AsUTF8 (co->co_filename), line);
+}
+
 /* After the graph: make the breaking branch or call in C, then call the resume function with the frame's
    locals and the live stack (Dynamo's resume functions), which capture sees as a new frame. */
 static PyObject *
@@ -736,7 +796,10 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       int truth = PyObject_IsTrue (cond);
       Py_CLEAR (stack[depth]);
       if (truth < 0)
-        goto out;
+        {
+          traceback_here (co, PyCode_Addr2Line (co, e->resume_offset * 2));
+          goto out;
+        }
       bool if_true = e->break_opcode == POP_JUMP_FORWARD_IF_TRUE || e->break_opcode == POP_JUMP_BACKWARD_IF_TRUE;
       which = (if_true ? truth : !truth) ? 1 : 0;
     }
@@ -753,7 +816,10 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       for (Py_ssize_t i = base; i < depth; i++)
         Py_CLEAR (stack[i]);
       if (!r)
-        goto out;
+        {
+          traceback_here (co, PyCode_Addr2Line (co, e->resume_offset * 2));
+          goto out;
+        }
       stack[base] = r;
       depth = base + 1;
     }
@@ -801,7 +867,10 @@ out:
   if (inputs != stack_inputs)
     free (inputs);
   if (!outs)
-    return NULL;
+    {
+      traceback_here (frame->f_code, frame->f_code->co_firstlineno);
+      return NULL;
+    }
   /* nonlocal stores of the traced code, into the cells of this call's closure (the view holds them) */
   for (Py_ssize_t i = 0; e->cell_writes && i < PyList_GET_SIZE (e->cell_writes); i++)
     {
@@ -1081,6 +1150,8 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   tls_busy++;
   int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals,
                                 frame->f_builtins, &t);
+  if (fxc_interrupt_restore () || (PyErr_Occurred () && PyErr_ExceptionMatches (PyExc_KeyboardInterrupt)))
+    goto out;   /* Ctrl-C while tracing: it reaches the caller, nothing is compiled */
   if (rc < 0)
     {
       /* an internal failure of the trace must not change what the program does: run the frame as it is */
@@ -1270,6 +1341,29 @@ fxc_trace_clear (fxc_trace *t)
   memset (t, 0, sizeof *t);
 }
 
+/* Records a frame that is never captured (ctx._skip) and marks its code skipped. */
+static int
+skip_frame (PyObject *ctx, code_cache *cc, PyCodeObject *co, const char *reason)
+{
+  if (cc->frame_id < 0)
+    cc->frame_id = next_frame_id++;
+  int compile_id = cc->n_compiles++;
+  cc->skip = true;
+  free (cc->skip_reason);
+  cc->skip_reason = strdup (reason);
+  tls_busy++;
+  PyObject *info = Py_BuildValue ("{s:i,s:i,s:O,s:O,s:i,s:O,s:s}", "frame_id", cc->frame_id, "compile_id", compile_id,
+                                  "name", co->co_name, "filename", co->co_filename, "firstlineno",
+                                  co->co_firstlineno, "reasons", Py_None, "reason", reason);
+  PyObject *r = info ? PyObject_CallMethod (ctx, "_skip", "O", info) : NULL;
+  tls_busy--;
+  Py_XDECREF (info);
+  if (!r)
+    return -1;
+  Py_DECREF (r);
+  return 0;
+}
+
 static PyObject *
 fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
 {
@@ -1279,6 +1373,10 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
   PyCodeObject *co = frame->f_code;
   code_cache *cc = cache_get (co);
+  if (cc && !cc->skip && (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+      && skip_frame (ctx, cc, co, "generator, coroutine and async generator frames are not captured: the function "
+                     "runs in CPython") < 0)
+    return NULL;
   if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
       || co->co_nlocalsplus > 256)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
@@ -1312,6 +1410,8 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       {
         Py_XDECREF (backend);
         gs_values_clear (&gs);
+        if (fxc_interrupt_restore ())
+          return NULL;
         return entry_run (e, ts, frame, locals);
       }
   /* miss: collect reasons newest first */
@@ -1331,6 +1431,11 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       }
   Py_XDECREF (backend);
   gs_values_clear (&gs);
+  if (fxc_interrupt_restore ())
+    {
+      Py_DECREF (reasons);
+      return NULL;
+    }
   if (n_same > 0)
     {
       if (strcmp (stance, "eager_on_recompile") == 0)
