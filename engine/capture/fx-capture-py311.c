@@ -89,7 +89,8 @@ typedef struct tracer
   PyObject *kw_names;
   char reason[1024];
   int break_gb;           /* 1: a graph break (resume), 0: fail */
-  frame *cells_frame;     /* at a break: the top frame, whose cells a closure of the trace may be rebuilt over */
+  frame *cells_frame;     /* the top frame once traced: unchanged locals are rebuilt from it ("l" specs) */
+  bool at_break;          /* its cells become real cells (a break): closures of the trace can be rebuilt over them */
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -1414,7 +1415,7 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
-  if (v->kind == V_FUNC && v->n > 0 && tr->cells_frame)
+  if (v->kind == V_FUNC && v->n > 0 && tr->cells_frame && tr->at_break)
     {
       /* a closure over the top frame's cells, live when the frame continues in CPython: ("F", template, slots),
          rebuilt over the frame's real cells */
@@ -1442,6 +1443,11 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
       PyObject *r = out_spec (tr, v->recv, outputs_nodes);
       return r ? Py_BuildValue ("(sNO)", "attr", r, v->obj) : NULL;
     }
+  if ((v->kind == V_OBJ || v->kind == V_CONST) && v->has_src && v->src.local >= 0 && !v->src.attrs && !v->src.deref
+      && tr->cells_frame && tr->cells_frame->locals[v->src.local] == v)
+    /* a local read and not reassigned: this call's value, not the traced one (guards such as CLOSURE_MATCH or
+       TYPE_MATCH let another object through) */
+    return Py_BuildValue ("(si)", "l", v->src.local);
   if (v->obj)
     return Py_BuildValue ("(sO)", "c", v->obj);
   return NULL;
@@ -2260,6 +2266,7 @@ done:
          the slots, and nothing is pushed before a failure). */
       sp = inst_sp;
       tr->cells_frame = f;
+      tr->at_break = true;
       /* Top frame: remember where to resume and what the stack and locals hold. */
       if (!tr->t->break_reason)
         record_break (tr, f);
@@ -2322,8 +2329,9 @@ done:
       ok = ok && cells_writes (tr, f, outputs);
       for (int i = 0; i < f->nlocals && ok; i++)
         if (f->locals[i] && live[i] && f->locals[i]->kind != V_CELL
-            && !(f->locals[i]->kind == V_TENSOR && f->locals[i]->has_src && f->locals[i]->src.local == i
-                 && !f->locals[i]->src.attrs))
+            && !((f->locals[i]->kind == V_TENSOR || f->locals[i]->kind == V_OBJ || f->locals[i]->kind == V_CONST)
+                 && f->locals[i]->has_src && f->locals[i]->src.local == i && !f->locals[i]->src.attrs
+                 && !f->locals[i]->src.deref))
           {
             PyObject *s = out_spec (tr, f->locals[i], outputs);
             if (!s)
@@ -2386,6 +2394,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
       rc = interpret (&tr, &f, &res);
       if (rc == 0 && res)
         {
+          tr.cells_frame = &f;
           PyObject *outputs = PyList_New (0);
           t->out_spec = out_spec (&tr, res, outputs);
           if (t->out_spec && cells_writes (&tr, &f, outputs))

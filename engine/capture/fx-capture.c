@@ -12,6 +12,11 @@
 
 fxc_state fxc;
 
+#ifndef CO_FAST_CELL
+#define CO_FAST_CELL 0x40
+#define CO_FAST_FREE 0x80
+#endif
+
 static _Thread_local bool tls_interrupted;
 
 void
@@ -683,6 +688,14 @@ spec_build (PyObject *spec, PyObject *outs)
     }
   if (kind[0] == 'n')
     return NULL;
+  if (kind[0] == 'l')
+    {
+      /* a local of the frame as this call passed it */
+      PyObject *v = spec_frame_locals ? spec_frame_locals[PyLong_AsSsize_t (arg)] : NULL;
+      if (!v)
+        PyErr_SetString (PyExc_SystemError, "capture: a local to rebuild a value from is missing");
+      return Py_XNewRef (v);
+    }
   if (kind[0] == 'F')
     {
       /* an inner function of the trace: a new function of the template's code, defaults and name over the frame's
@@ -772,6 +785,12 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   PyObject *res = NULL;
   for (int i = 0; i < nl; i++)
     vals[i] = Py_XNewRef (frame->localsplus[i]);
+  /* the free variables' cells (COPY_FREE_VARS has not run): closures rebuilt below and the resume function's
+     closure use them */
+  PyObject *fclosure = ((PyFunctionObject *) frame->f_func)->func_closure;
+  for (int i = 0; fclosure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (fclosure); i++)
+    Py_XSETREF (vals[nl - co->co_nfreevars + i], Py_NewRef (PyTuple_GET_ITEM (fclosure, i)));
+  spec_frame_locals = vals;
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
@@ -835,8 +854,51 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       stack[npass++] = stack[i];
   for (Py_ssize_t i = npass; i < depth; i++)
     stack[i] = NULL;
-  res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
+  if (PyFunction_GET_CLOSURE (fn))
+    {
+      /* A frame with cells: the resume function takes the plain locals and the stack as arguments and the frame's
+         cells (its cell variables, then its free variables) as its closure, so that inner functions made before
+         the break share them (fxcapture._make_resume). A new function per call: the cells are this call's. */
+      int nargs = co->co_nlocals;
+      const char *kinds = PyBytes_AS_STRING (co->co_localspluskinds);
+      PyObject *tpl_closure = PyFunction_GET_CLOSURE (fn);
+      Py_ssize_t ncl = PyTuple_GET_SIZE (tpl_closure);
+      PyObject *cl = PyTuple_New (ncl);
+      Py_ssize_t k = 0;
+      for (int i = 0; i < nl && k <= ncl; i++)
+        if (kinds[i] & (CO_FAST_CELL | CO_FAST_FREE))
+          {
+            if (k == ncl || !vals[i] || !PyCell_Check (vals[i]))
+              {
+                k = ncl + 1;
+                break;
+              }
+            PyTuple_SET_ITEM (cl, k++, Py_NewRef (vals[i]));
+          }
+      PyFunctionObject *tpl = (PyFunctionObject *) fn;
+      PyObject *call = k == ncl ? PyFunction_NewWithQualName (tpl->func_code, tpl->func_globals, tpl->func_qualname)
+                                : NULL;
+      if (call && PyFunction_SetClosure (call, cl) < 0)
+        Py_CLEAR (call);
+      Py_DECREF (cl);
+      if (!call)
+        {
+          if (!PyErr_Occurred ())
+            PyErr_SetString (PyExc_SystemError, "capture: the cells of a resumed frame are missing");
+          goto out;
+        }
+      PyObject **args = malloc ((nargs + npass + 1) * sizeof (PyObject *));
+      for (int i = 0; i < nargs; i++)
+        args[i] = (kinds[i] & CO_FAST_CELL) ? Py_None : vals[i];   /* a cell argument lives in the closure */
+      memcpy (args + nargs, stack, npass * sizeof (PyObject *));
+      res = PyObject_Vectorcall (call, args, nargs + npass, NULL);
+      free (args);
+      Py_DECREF (call);
+    }
+  else
+    res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
 out:
+  spec_frame_locals = NULL;
   for (Py_ssize_t i = 0; i < nl + ns; i++)
     Py_XDECREF (vals[i]);
   free (vals);
@@ -872,6 +934,7 @@ out:
       return NULL;
     }
   /* nonlocal stores of the traced code, into the cells of this call's closure (the view holds them) */
+  spec_frame_locals = (PyObject **) locals;
   for (Py_ssize_t i = 0; e->cell_writes && i < PyList_GET_SIZE (e->cell_writes); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->cell_writes, i);
@@ -882,6 +945,7 @@ out:
           Py_XDECREF (v);
           if (!PyErr_Occurred ())
             PyErr_SetString (PyExc_SystemError, "capture: a closure cell to write is missing");
+          spec_frame_locals = NULL;
           Py_DECREF (outs);
           return NULL;
         }
@@ -890,6 +954,7 @@ out:
   if (!e->resume_stack)
     {
       PyObject *r = spec_build (e->out_spec, outs);
+      spec_frame_locals = NULL;
       Py_DECREF (outs);
       return r;
     }

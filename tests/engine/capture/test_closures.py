@@ -38,6 +38,9 @@ def apply_fn(fn, x):
     return fn(x) + 1
 
 
+SINK = []   # SINK.append(...): an untraceable call, a graph break with a resume function
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         fxcapture.reset()
@@ -182,8 +185,14 @@ class CompiledClosures(Base):
             with contextlib.redirect_stdout(io.StringIO()):
                 got, want = opt(x), f(x)
             self.assertTrue(torch.allclose(got, want))
-        self.assertEqual(len(kinds(self.start, "graph_break")), 1)
+        # the break at print, then the branch on a tensor inside the first resume function: both resume
+        # functions are frames with cells of their own, captured in their turn
+        self.assertEqual(len(kinds(self.start, "graph_break")), 2)
         self.assertEqual(kinds(self.start, "skip"), [])
+        names = [c["name"] for c in kinds(self.start, "compile")]
+        self.assertEqual(names[:3], ["f", "torch_dynamo_resume_in_f_at_%d" % (f.__code__.co_firstlineno + 5),
+                                     "torch_dynamo_resume_in_torch_dynamo_resume_in_f_at_%d_at_%d"
+                                     % (f.__code__.co_firstlineno + 5, f.__code__.co_firstlineno + 7)])
 
     def test_break_after_nonlocal_store(self):
         state = [0]
@@ -233,6 +242,43 @@ class InlinedClosures(Base):
         self.assertIn("l_fn_closure_0_cell_contents", c["graph_code"])
         w.mul_(2)          # in place: same tensor, the graph reads it again
         self.assertTrue(torch.allclose(opt(make(), x), x * w + 1))
+
+    def test_a_closure_argument_is_this_calls_object(self):
+        """CLOSURE_MATCH passes another closure of the same code: what the frame returns or keeps across a break
+        is the object of this call, not the one traced."""
+        def f(fn, x):
+            y = fn(x)
+            SINK.append(y)         # a break: fn is live in the resume function
+            return fn(y), fn
+
+        opt = torch.compile(f, backend="eager")
+        x = torch.ones(2)
+        s2, s3 = make_scale(2.0), make_scale(2.0)
+        r2, fn2 = opt(s2, x)
+        r3, fn3 = opt(s3, x)
+        self.assertIs(fn2, s2)
+        self.assertIs(fn3, s3)
+        self.assertTrue(torch.equal(r3, x * 4))
+        self.assertEqual(len([c for c in kinds(self.start, "compile") if c["name"] == "f"]), 1)
+
+    def test_nonlocal_write_after_a_break_in_a_cell_frame(self):
+        def f(x):
+            total = x * 0
+
+            def acc(t):
+                nonlocal total
+                total = total + t
+            acc(x)
+            SINK.append(total)      # a break
+            acc(x * 2)
+            if total.sum() > 0:     # another, in the resume function
+                acc(x)
+            return total
+
+        opt = torch.compile(f, backend="eager")
+        for v in (1.0, -1.0, 2.0):
+            x = torch.full((3,), v)
+            self.assertTrue(torch.equal(opt(x), f(x)), v)
 
     def test_nonlocal_store_into_an_outside_closure_breaks(self):
         def make():
