@@ -304,13 +304,44 @@ tensor_descr (const char *name, PyTypeObject *kind)
   return d;
 }
 
-/* t.<name> through the getter of torch.Tensor's descriptor when the type resolves name to it (a subclass that
-   overrides the attribute goes through getattr); a getset descriptor is a data descriptor, so the instance dict
-   cannot shadow it. */
-static inline PyObject *
-tensor_get (PyObject *t, PyObject *name, PyObject *descr)
+/* Tensor types (Tensor, Parameter, ...) whose attributes resolved to torch.Tensor's descriptors, at their version
+   tags: while a tag is unchanged (CPython changes it when the type or a base is modified), the lookups are not
+   repeated. */
+#define TD_CHECKED 4
+static PyTypeObject *td_checked_type[TD_CHECKED];
+static unsigned int td_checked_tag[TD_CHECKED];
+static unsigned int td_checked_next;
+
+static bool
+tensor_type_plain (PyTypeObject *tp)
 {
-  if (descr && _PyType_Lookup (Py_TYPE (t), name) == descr)
+  bool valid = PyType_HasFeature (tp, Py_TPFLAGS_VALID_VERSION_TAG);
+  for (int i = 0; valid && i < TD_CHECKED; i++)
+    if (tp == td_checked_type[i] && td_checked_tag[i] != 0 && tp->tp_version_tag == td_checked_tag[i])
+      return true;
+  if (!td_dtype || !td_requires_grad || !td_shape || !td_stride
+      || _PyType_Lookup (tp, s_dtype) != td_dtype || _PyType_Lookup (tp, s_requires_grad) != td_requires_grad
+      || _PyType_Lookup (tp, s_shape) != td_shape || _PyType_Lookup (tp, s_stride) != td_stride
+      || _PyType_Lookup (tp, s_device) != td_device || _PyType_Lookup (tp, s_is_cpu) != td_is_cpu)
+    return false;
+  if (PyType_HasFeature (tp, Py_TPFLAGS_VALID_VERSION_TAG))
+    {
+      /* a borrowed type: a freed type's slot could only match a new type at the same address with the same
+         tag, which CPython never reuses */
+      unsigned int k = td_checked_next++ % TD_CHECKED;
+      td_checked_type[k] = tp;
+      td_checked_tag[k] = tp->tp_version_tag;
+    }
+  return true;
+}
+
+/* t.<name> through the getter of torch.Tensor's descriptor when the type resolves name to it (plain: checked by
+   tensor_type_plain; a subclass that overrides the attribute goes through getattr); a getset descriptor is a data
+   descriptor, so the instance dict cannot shadow it. */
+static inline PyObject *
+tensor_get (PyObject *t, PyObject *name, PyObject *descr, bool plain)
+{
+  if (descr && (plain || _PyType_Lookup (Py_TYPE (t), name) == descr))
     {
       PyGetSetDef *gs = ((PyGetSetDescrObject *) descr)->d_getset;
       return gs->get (t, gs->closure);
@@ -324,19 +355,20 @@ tensor_get (PyObject *t, PyObject *name, PyObject *descr)
 static int
 tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
 {
-  PyObject *rg = tensor_get (t, s_requires_grad, td_requires_grad);
+  bool plain = tensor_type_plain (Py_TYPE (t));
+  PyObject *rg = tensor_get (t, s_requires_grad, td_requires_grad, plain);
   if (!rg)
     goto error;
   Py_DECREF (rg);
   if ((rg == Py_True) != e->requires_grad)
     return 0;
-  PyObject *dt = tensor_get (t, s_dtype, td_dtype);
+  PyObject *dt = tensor_get (t, s_dtype, td_dtype, plain);
   if (!dt)
     goto error;
   Py_DECREF (dt);
   if (dt != PyTuple_GET_ITEM (expected, 0))
     return 0;
-  PyObject *size = tensor_get (t, s_shape, td_shape);
+  PyObject *size = tensor_get (t, s_shape, td_shape, plain);
   if (!size)
     goto error;
   int ok = PyTuple_Check (size) && PyTuple_GET_SIZE (size) == e->ndim;
@@ -347,7 +379,7 @@ tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
     return 0;
   if (e->device.type == FX_DEVICE_CPU && td_is_cpu)
     {
-      PyObject *cpu = tensor_get (t, s_is_cpu, td_is_cpu);
+      PyObject *cpu = tensor_get (t, s_is_cpu, td_is_cpu, plain);
       if (!cpu)
         goto error;
       Py_DECREF (cpu);
@@ -356,7 +388,7 @@ tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
     }
   else
     {
-      PyObject *dev = tensor_get (t, s_device, td_device);
+      PyObject *dev = tensor_get (t, s_device, td_device, plain);
       if (!dev)
         goto error;
       int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
@@ -364,7 +396,7 @@ tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
       if (same != 1)
         goto error_or_false;
     }
-  PyObject *stride = td_stride && _PyType_Lookup (Py_TYPE (t), s_stride) == td_stride
+  PyObject *stride = td_stride && (plain || _PyType_Lookup (Py_TYPE (t), s_stride) == td_stride)
                      ? PyObject_Vectorcall (td_stride, &t, 1, NULL) : PyObject_CallMethodNoArgs (t, s_stride);
   if (!stride)
     goto error;
