@@ -61,8 +61,12 @@ fxc_interrupt_restore (void)
   if (!tls_interrupted)
     return false;
   tls_interrupted = false;
-  if (!PyErr_Occurred ())
-    PyErr_SetNone (PyExc_KeyboardInterrupt);
+  /* whatever was raised over the interrupt gives way to it */
+  if (!PyErr_Occurred () || !PyErr_ExceptionMatches (PyExc_KeyboardInterrupt))
+    {
+      PyErr_Clear ();
+      PyErr_SetNone (PyExc_KeyboardInterrupt);
+    }
   return true;
 }
 
@@ -1247,7 +1251,8 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   tls_busy++;
   int rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals,
                                 frame->f_builtins, &t);
-  if (fxc_interrupt_restore () || (PyErr_Occurred () && PyErr_ExceptionMatches (PyExc_KeyboardInterrupt)))
+  fxc_err_note ();
+  if (fxc_interrupt_restore ())
     goto out;   /* Ctrl-C while tracing: it reaches the caller, nothing is compiled */
   if (rc < 0)
     {

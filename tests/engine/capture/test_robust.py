@@ -223,6 +223,38 @@ class Interrupts(Base):
         self.assertFalse(fxcapture.is_compiling())
 
 
+def long_trace(x):
+    for _ in range(150):
+        x = torch.sin(x) * 1.01 + torch.cos(x)
+    return x
+
+
+class RealSignal(Base):
+    def test_sigint_while_capturing_in_a_loop(self):
+        """A real SIGINT (interrupt_main) while every call traces anew: it must surface as KeyboardInterrupt
+        wherever it lands (tracing, the graph, CPython); swallowed, the loop would run to its time limit.
+        The backend returns gm.forward: the engine's backends convert tensors in backends/python's bridge, which
+        is outside capture (it clears a KeyboardInterrupt raised during a conversion: reported)."""
+        import _thread
+        import time
+        x = torch.randn(3)
+        forward = lambda gm, ex: gm.forward  # noqa: E731
+        for delay in (0.05, 0.13, 0.31):
+            timer = threading.Timer(delay, _thread.interrupt_main)
+            got = False
+            timer.start()
+            t0 = time.monotonic()
+            try:
+                while time.monotonic() - t0 < delay + 20:
+                    fxcapture.reset()
+                    torch.compile(long_trace, backend=forward)(x)
+            except KeyboardInterrupt:
+                got = True
+            timer.cancel()
+            self.assertTrue(got, delay)
+        self.assertTrue(torch.allclose(torch.compile(long_trace, backend="eager")(x), long_trace(x)))
+
+
 class Threads(Base):
     def test_capture_from_two_threads_at_once(self):
         def fa(x):

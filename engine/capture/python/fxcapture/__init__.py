@@ -122,6 +122,18 @@ class InvalidBackend(RuntimeError):
             f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends.")
 
 
+def _interrupt_behind(e):
+    """The KeyboardInterrupt an error of the engine's bridge was raised over (Ctrl-C while it converted tensors
+    through DLPack's Python code), or None: the user's interrupt must win over any fallback."""
+    seen = 0
+    while e is not None and seen < 32:
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return None
+
+
 class _EngineCompiled:
     """A captured graph compiled by one of the engine's backends; called with the graph's inputs (torch tensors
     travel through DLPack, no copies) it returns the graph's outputs as a tuple, as a Dynamo graph does."""
@@ -131,7 +143,13 @@ class _EngineCompiled:
         self.backend = backend
 
     def __call__(self, *args):
-        return _fxcapture.engine_run(self._handle, args)
+        try:
+            return _fxcapture.engine_run(self._handle, args)
+        except RuntimeError as e:
+            ki = _interrupt_behind(e)
+            if ki is not None:
+                raise ki from None
+            raise
 
     def kernels(self):
         return _fxcapture.engine_kernels(self._handle)
@@ -153,6 +171,9 @@ def _engine_backend(name):
             # here, at compile time, where falling back to eager is still possible.
             compiled(*example_inputs)
         except RuntimeError as e:
+            ki = _interrupt_behind(e)
+            if ki is not None:
+                raise ki from None
             gm._fx_backend_error = str(e)
             print(f"fxcapture: backend {name!r} could not compile this graph, running it eagerly: "
                   f"{str(e).splitlines()[0]}", file=sys.stderr)
