@@ -318,6 +318,26 @@ class Guards(Base):
         self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
                          [["0/0: GLOBAL_STATE changed: deterministic_algorithms deterministic_algorithms_warn_only "]])
 
+    def test_fast_tensor_check_follows_a_patched_tensor_type(self):
+        """The cache-hit check reads tensors through torch.Tensor's C getters only while the type is unchanged
+        (its version tag): a patched attribute is read as Python would read it."""
+        def h(x):
+            return x + 1
+
+        opt = torch.compile(h, backend="eager")
+        x = torch.ones(3)
+        opt(x)
+        opt(x)
+        torch.Tensor.shape = property(lambda self: torch.Size([7]))
+        try:
+            opt(x)
+        finally:
+            del torch.Tensor.shape
+        self.assertEqual(torch.ones(3).shape, torch.Size([3]))
+        opt(x)
+        self.assertEqual(len(compiles(self.start)), 2)
+        self.assertEqual(len(kinds(self.start, "recompile")), 1)
+
     def test_global_state_is_per_thread(self):
         """Grad mode is thread-local: a thread under no_grad must not hit the entry compiled with grad on."""
         import threading
