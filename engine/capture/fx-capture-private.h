@@ -13,7 +13,7 @@ typedef struct fxc_source
   int local;                  /* index in the frame's fast locals, or -1 */
   bool deref;                 /* the local is a free variable's cell: read its contents */
   PyObject *global;           /* global name (str) when local < 0 */
-  PyObject *attrs;            /* tuple of attribute names read in turn, or NULL */
+  PyObject *attrs;            /* tuple of attribute names (str) read in turn, or indices (int) read by getitem */
   char *name;                 /* L['self']._modules['fc']._parameters['weight'] */
   int size_of;                /* 0: the value; k > 0: its .size()[k - 1] (a SymInt graph input) */
 } fxc_source;
@@ -74,6 +74,7 @@ typedef struct fxc_entry
   PyObject *call_kwnames;     /* CALL: KW_NAMES tuple or NULL */
   PyObject *resume_fn[2];     /* resume functions: [0] fallthrough/next instruction, [1] jump target */
   int resume_at[2];           /* their offsets in code units */
+  PyObject *cell_writes;      /* nonlocal stores to the frame's free variables: list of (slot, spec), or NULL */
 } fxc_entry;
 
 enum
@@ -115,6 +116,7 @@ typedef struct fxc_trace
   bool dyn_retry;
   fxc_shape_guard *shape_guards;
   size_t n_shape_guards;
+  PyObject *cell_writes;      /* nonlocal stores to the frame's free variables: list of (slot, spec), or NULL */
 } fxc_trace;
 
 /* Module-level objects the interpreter needs (set up once). */
@@ -146,6 +148,13 @@ void fxc_trace_clear (fxc_trace *trace);
    -1 with a Python error set on an internal error. trace->fail_reason set: not capturable. */
 int fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals, PyObject *globals,
                          PyObject *builtins, fxc_trace *trace);
+
+/* Ctrl-C must reach the user whatever capture falls back on: fx-capture.c and fx-capture-py311.c clear errors with
+   fxc_err_clear (their PyErr_Clear), which remembers a KeyboardInterrupt; fxc_err_note remembers it without
+   clearing; fxc_interrupt_restore sets it again (true when there was one). */
+void fxc_err_clear (void);
+void fxc_err_note (void);
+bool fxc_interrupt_restore (void);
 
 /* Tensor metadata for TENSOR_MATCH (reads the tensor through its Python attributes). */
 int fxc_tensor_check_from (PyObject *tensor, fx_tensor_check *out);

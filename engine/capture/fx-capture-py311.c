@@ -9,6 +9,23 @@
 #include <internal/pycore_opcode.h>
 #undef Py_BUILD_CORE
 
+/* every error cleared here may be the user's Ctrl-C: see fxc_err_clear */
+#define PyErr_Clear() fxc_err_clear ()
+
+/* isinstance for the tracer's decisions: an error (a user's __class__ or __instancecheck__ raising, Ctrl-C) reads as
+   false, cleared through fxc_err_clear so that a KeyboardInterrupt is kept for the caller. */
+static int
+is_instance (PyObject *obj, PyObject *cls)
+{
+  int r = PyObject_IsInstance (obj, cls);
+  if (r < 0)
+    {
+      PyErr_Clear ();
+      return 0;
+    }
+  return r;
+}
+
 #define MAX_STACK 256
 #define MAX_DEPTH 16
 
@@ -22,6 +39,8 @@ typedef enum
   V_SEQ,       /* tuple/list of vars */
   V_SYM,       /* a SymInt graph value (dynamic shapes): node + hint int in obj, real int in chk; lazy: recv.size(n)
                   whose node is made at first use */
+  V_CELL,      /* a closure cell: recv holds its contents (NULL: empty); obj the real cell, if it is one */
+  V_FUNC,      /* a function made by MAKE_FUNCTION while tracing: obj the function, items its closure cells */
 } vkind;
 
 typedef struct var var;
@@ -42,6 +61,8 @@ struct var
   PyObject *real;         /* lazy: the real tensor */
   PyObject *chk;          /* dynamic shapes: a meta example at the real sizes (obj has the symbols' hints), or NULL
                              when obj has the real sizes */
+  bool cell_loaded;       /* V_CELL of a real cell: recv read from it (or written) */
+  bool cell_dirty;        /* V_CELL of a real cell: written while tracing (a nonlocal store) */
 };
 
 typedef struct frame
@@ -74,6 +95,8 @@ typedef struct tracer
   int break_gb;           /* 1: a graph break (resume), 0: fail */
   bool dyn_active;        /* the shape env has symbols: results are mapped back to expressions */
   bool has_sym;           /* a SymInt value exists: a failure gives up symbols (the static trace decides) */
+  frame *cells_frame;     /* the top frame once traced: unchanged locals are rebuilt from it ("l" specs) */
+  bool at_break;          /* its cells become real cells (a break): closures of the trace can be rebuilt over them */
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -363,13 +386,34 @@ add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *co
   c->expected = expected;
 }
 
+/* A tuple of plain constants (None, bool, int, float, str, and such tuples): guarded by value. */
 static bool
-tuple_of_ints (PyObject *t)
+tuple_of_consts (PyObject *t)
 {
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (t); i++)
-    if (!PyLong_CheckExact (PyTuple_GET_ITEM (t, i)))
-      return false;
+    {
+      PyObject *o = PyTuple_GET_ITEM (t, i);
+      if (!(o == Py_None || PyBool_Check (o) || PyLong_CheckExact (o) || PyFloat_CheckExact (o)
+            || PyUnicode_CheckExact (o) || (PyTuple_CheckExact (o) && tuple_of_consts (o))))
+        return false;
+    }
   return true;
+}
+
+/* Whether a tuple or list holds a tensor (nested tuples/lists included): then it is traced item by item. */
+static bool
+seq_has_tensor (PyObject *obj, int depth)
+{
+  if (depth > 8)
+    return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE (obj); i++)
+    {
+      PyObject *o = PySequence_Fast_GET_ITEM (obj, i);
+      if (PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type)
+          || ((PyTuple_CheckExact (o) || PyList_CheckExact (o)) && seq_has_tensor (o, depth + 1)))
+        return true;
+    }
+  return false;
 }
 
 static void
@@ -388,15 +432,29 @@ guard_value (tracer *tr, const fxc_source *src, PyObject *obj, frame *f)
       Py_XDECREF (r);
       add_check (tr, FX_GUARD_EQUALS_MATCH, src, code, obj, f);
     }
-  else if (PyTuple_Check (obj) && tuple_of_ints (obj))
+  else if (PyTuple_Check (obj) && tuple_of_consts (obj))
     {
-      /* torch.Size and other int tuples (a shape argument): by value, or every new object would recompile */
+      /* torch.Size, int tuples (a shape argument) and other constant tuples: by value, or every new object would
+         recompile */
       PyObject *r = PyObject_Repr (obj);
       snprintf (code, sizeof code, "%s == %s", src->name, r ? PyUnicode_AsUTF8 (r) : "?");
       Py_XDECREF (r);
       add_check (tr, FX_GUARD_EQUALS_MATCH, src, code, obj, f);
     }
-  else if (PyObject_IsInstance (obj, fxc.module_type) == 1)
+  else if (PyFunction_Check (obj) && PyFunction_GET_CLOSURE (obj))
+    {
+      /* CLOSURE_MATCH: a closure by its __code__ (another closure of the same code passes; the cell contents the
+         trace read have their own guards) */
+      fxc_source cs = { .local = -1 };
+      PyObject *attr = PyUnicode_FromString ("__code__");
+      source_attr (&cs, src, attr, NULL);
+      Py_DECREF (attr);
+      PyObject *co = PyFunction_GET_CODE (obj);
+      snprintf (code, sizeof code, "___check_obj_id(%s, %lu)", cs.name, (unsigned long) (uintptr_t) co);
+      add_check (tr, FX_GUARD_ID_MATCH, &cs, code, co, f);
+      fxc_source_clear (&cs);
+    }
+  else if (is_instance (obj, fxc.module_type) == 1)
     {
       snprintf (code, sizeof code, "___check_type_id(%s, %lu)", src->name, (unsigned long) (uintptr_t) Py_TYPE (obj));
       add_check (tr, FX_GUARD_TYPE_MATCH, src, code, (PyObject *) Py_TYPE (obj), f);
@@ -698,11 +756,9 @@ marked_indices (PyObject *tensor, const char *attr)
   return s;
 }
 
-/* Runs the op again on examples at the real sizes: the mapped expressions must give the real result's sizes and
-   strides (an op whose shape depends on the values, e.g. x[:5] on a dim of 3, gives up symbols here). Returns the
-   real-size example (new reference), or NULL after giving up. */
+/* The op run on examples at the real sizes (new reference), or NULL. */
 static PyObject *
-check_result (tracer *tr, fx_node *node, PyObject *run_fn, var **args, size_t nargs, size_t npos, PyObject *kwnames)
+run_real (PyObject *run_fn, var **args, size_t nargs, size_t npos, PyObject *kwnames)
 {
   PyObject *pargs = PyTuple_New (npos);
   PyObject *pkw = nargs > npos ? PyDict_New () : NULL;
@@ -721,24 +777,41 @@ check_result (tracer *tr, fx_node *node, PyObject *run_fn, var **args, size_t na
         }
     }
   r = PyObject_Call (run_fn, pargs, pkw);
-  if (r && PyObject_TypeCheck (r, (PyTypeObject *) fxc.tensor_type))
-    {
-      fx_tensor_check c;
-      const fx_tensor_meta *m = &node->meta.val.tensor;
-      bool same = fxc_tensor_check_from (r, &c) == 0 && c.ndim == m->ndim;
-      for (int i = 0; same && i < m->ndim && i < FX_GUARD_MAX_DIMS; i++)
-        same = c.sizes[i] == m->sizes[i].value && (!m->strides || c.strides[i] == m->strides[i].value);
-      if (same)
-        goto out;
-    }
-  Py_CLEAR (r);
 out:
   PyErr_Clear ();
   Py_DECREF (pargs);
   Py_XDECREF (pkw);
-  if (!r)
-    dyn_give_up (tr, "%s: its result on the symbols' hints does not match the real sizes",
-                 fx_target_base_name (&node->target, tr->t->graph->arena));
+  return r;
+}
+
+/* Whether a real-size result has the sizes and strides the node's mapped expressions give. */
+static bool
+real_matches (const fx_node *node, PyObject *r)
+{
+  if (!r || !PyObject_TypeCheck (r, (PyTypeObject *) fxc.tensor_type))
+    return false;
+  fx_tensor_check c;
+  const fx_tensor_meta *m = &node->meta.val.tensor;
+  bool same = fxc_tensor_check_from (r, &c) == 0 && c.ndim == m->ndim;
+  PyErr_Clear ();
+  for (int i = 0; same && i < m->ndim && i < FX_GUARD_MAX_DIMS; i++)
+    same = c.sizes[i] == m->sizes[i].value && (!m->strides || c.strides[i] == m->strides[i].value);
+  return same;
+}
+
+/* Runs the op again on examples at the real sizes: the mapped expressions must give the real result's sizes and
+   strides (an op whose shape depends on the values, e.g. x[:5] on a dim of 3, gives up symbols here). Returns the
+   real-size example (new reference), or NULL after giving up. */
+static PyObject *
+check_result (tracer *tr, fx_node *node, PyObject *run_fn, var **args, size_t nargs, size_t npos, PyObject *kwnames)
+{
+  PyObject *r = run_real (run_fn, args, nargs, npos, kwnames);
+  if (!real_matches (node, r))
+    {
+      Py_CLEAR (r);
+      dyn_give_up (tr, "%s: its result on the symbols' hints does not match the real sizes",
+                   fx_target_base_name (&node->target, tr->t->graph->arena));
+    }
   return r;
 }
 
@@ -822,6 +895,7 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
     }
   if (!result)
     {
+      fxc_err_note ();
       PyObject *et, *ev, *tb;
       PyErr_Fetch (&et, &ev, &tb);
       PyObject *s = ev ? PyObject_Str (ev) : NULL;
@@ -851,6 +925,20 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
           node_set_meta (tr, f, node, source_fn);
           PyDict_SetItemString (tr->t->targets, node->name, target_obj);
           PyObject *getitem = PyObject_GetAttrString (fxc.operator_mod, "getitem");
+          bool sym_args = false;
+          for (size_t i = 0; tr->dyn_active && i < nargs; i++)
+            sym_args |= var_any_symbolic (args[i]);
+          /* dynamic shapes: each item's sizes mapped to expressions and checked on a run at the real sizes */
+          PyObject *real = sym_args ? run_real (run_fn, args, nargs, npos, kwnames) : NULL;
+          if (sym_args && (!real || !(PyTuple_Check (real) || PyList_Check (real))
+                           || PySequence_Fast_GET_SIZE (real) != n))
+            {
+              Py_XDECREF (real);
+              Py_XDECREF (getitem);
+              Py_DECREF (result);
+              dyn_give_up (tr, "%s: no result at the real sizes", fx_target_base_name (&target, g->arena));
+              goto out;
+            }
           res = var_new (tr, V_SEQ, NULL);
           res->is_list = PyList_Check (result);
           res->items = calloc ((size_t) n + 1, sizeof (var *));
@@ -868,7 +956,26 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
               var *iv = var_new (tr, V_TENSOR, item);
               iv->node = gi;
               res->items[res->n++] = iv;
+              if (real)
+                {
+                  PyObject *ri = PySequence_Fast_GET_ITEM (real, i);
+                  if (map_result (tr, gi, item, pargs, pkw) < 0)
+                    {
+                      res = NULL;
+                      break;
+                    }
+                  if (!real_matches (gi, ri))
+                    {
+                      dyn_give_up (tr, "%s: its result on the symbols' hints does not match the real sizes",
+                                   fx_target_base_name (&target, g->arena));
+                      res = NULL;
+                      break;
+                    }
+                  PyList_Append (tr->keep, ri);
+                  iv->chk = ri;
+                }
             }
+          Py_XDECREF (real);
           Py_XDECREF (getitem);
           Py_DECREF (result);
           goto out;
@@ -1339,7 +1446,7 @@ wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
         }
       return realize_tensor (tr, f, obj, src);
     }
-  if (src && (PyTuple_CheckExact (obj) || PyList_CheckExact (obj)))
+  if (src && (PyTuple_CheckExact (obj) || PyList_CheckExact (obj)) && seq_has_tensor (obj, 0))
     {
       /* A tuple or list from a source is a sequence of values with item sources (L['xs'][0]), guarded by type and
          length, as Dynamo's TupleVariable/ListVariable: its tensors become graph inputs read afresh on every call. */
@@ -1367,7 +1474,20 @@ wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
         {
           fxc_source item_src;
           source_item (&item_src, src, i);
-          var *item = wrap_value (tr, f, PySequence_Fast_GET_ITEM (obj, i), &item_src);
+          PyObject *o = PySequence_Fast_GET_ITEM (obj, i);
+          var *item;
+          if (PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
+            {
+              /* lazy, as a frame local: a graph input (and its TENSOR_MATCH) only when the trace uses it */
+              item = var_new (tr, V_TENSOR, NULL);
+              PyList_Append (tr->keep, o);
+              item->lazy = true;
+              item->real = o;
+              fxc_source_copy (&item->src, &item_src);
+              item->has_src = true;
+            }
+          else
+            item = wrap_value (tr, f, o, &item_src);
           fxc_source_clear (&item_src);
           if (!item)
             return NULL;
@@ -1408,7 +1528,7 @@ wrap_value (tracer *tr, frame *f, PyObject *obj, const fxc_source *src)
     return tr->vars[PyLong_AsSsize_t (PyDict_GetItemString (tr->realized, src->name))];
   var *v;
   if (PyModule_Check (obj) || PyFunction_Check (obj) || PyCFunction_Check (obj) || PyType_Check (obj)
-      || PyObject_IsInstance (obj, fxc.module_type) == 1)
+      || is_instance (obj, fxc.module_type) == 1)
     v = var_new (tr, V_OBJ, obj);
   else
     v = var_new (tr, V_CONST, obj);
@@ -1768,8 +1888,51 @@ seq_method (tracer *tr, frame *f, var *recv, const char *meth, var **args, size_
   return out;
 }
 
+/* The cell vars of a real closure: contents read lazily, through the function's source when it has one
+   (L['fn'].__closure__[0].cell_contents, as Dynamo names them), so that what the trace read is guarded. */
+static void
+closure_cells (tracer *tr, frame *nf, PyObject *func, const fxc_source *fn_src)
+{
+  PyCodeObject *co = nf->code;
+  PyObject *closure = PyFunction_GET_CLOSURE (func);
+  int off = co->co_nlocalsplus - co->co_nfreevars;
+  for (int k = 0; closure && k < co->co_nfreevars && k < PyTuple_GET_SIZE (closure); k++)
+    {
+      var *c = var_new (tr, V_CELL, PyTuple_GET_ITEM (closure, k));
+      if (fn_src && fn_src->name)
+        {
+          fxc_source a = { .local = -1 }, b = { .local = -1 };
+          PyObject *cl = PyUnicode_FromString ("__closure__");
+          PyObject *idx = PyLong_FromLong (k);
+          PyObject *cc = PyUnicode_FromString ("cell_contents");
+          source_attr (&a, fn_src, cl, NULL);
+          /* the index is an int among the attribute names: fxc_source_eval reads it with getitem */
+          fxc_source_copy (&b, &a);
+          Py_ssize_t na = PyTuple_GET_SIZE (a.attrs);
+          PyObject *t = PyTuple_New (na + 1);
+          for (Py_ssize_t i = 0; i < na; i++)
+            PyTuple_SET_ITEM (t, i, Py_NewRef (PyTuple_GET_ITEM (a.attrs, i)));
+          PyTuple_SET_ITEM (t, na, Py_NewRef (idx));
+          Py_XSETREF (b.attrs, t);
+          free (b.name);
+          size_t len = strlen (a.name) + 32;
+          b.name = malloc (len);
+          snprintf (b.name, len, "%s[%d]", a.name, k);
+          source_attr (&c->src, &b, cc, NULL);
+          c->has_src = true;
+          fxc_source_clear (&a);
+          fxc_source_clear (&b);
+          Py_DECREF (cl);
+          Py_DECREF (idx);
+          Py_DECREF (cc);
+        }
+      nf->locals[off + k] = c;
+    }
+}
+
 static var *
-inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames, var *self_module)
+inline_function_ex (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames,
+                    var *self_module, var **cells, const fxc_source *fn_src)
 {
   PyCodeObject *co = (PyCodeObject *) PyFunction_GET_CODE (func);
   if (f->depth + 1 >= MAX_DEPTH)
@@ -1783,11 +1946,6 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
             PyUnicode_AsUTF8 (co->co_name));
       return NULL;
     }
-  if (co->co_ncellvars)
-    {
-      fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (cell variables)", PyUnicode_AsUTF8 (co->co_name));
-      return NULL;
-    }
   frame nf = { 0 };
   nf.parent = f;
   nf.code = co;
@@ -1797,6 +1955,12 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
   nf.locals = calloc (nf.nlocals + 1, sizeof (var *));
   nf.depth = f->depth + 1;
   nf.self_module = self_module;
+  /* free variables: the cells of a function made while tracing, or the real closure's */
+  if (cells)
+    for (int k = 0; k < co->co_nfreevars; k++)
+      nf.locals[co->co_nlocalsplus - co->co_nfreevars + k] = cells[k];
+  else
+    closure_cells (tr, &nf, func, fn_src);
   size_t nkw = kwnames ? PyTuple_GET_SIZE (kwnames) : 0;
   size_t npos = nargs - nkw;
   int argc = co->co_argcount + co->co_kwonlyargcount;
@@ -1862,6 +2026,12 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
 out:
   free (nf.locals);
   return res;
+}
+
+static var *
+inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs, PyObject *kwnames, var *self_module)
+{
+  return inline_function_ex (tr, f, func, args, nargs, kwnames, self_module, NULL, NULL);
 }
 
 static var *
@@ -1943,6 +2113,9 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       fail (tr, 1, "Unsupported method call\n  Explanation: call to %s on an unsupported value", PyUnicode_AsUTF8 (fnv->obj));
       return NULL;
     }
+  if (fnv->kind == V_FUNC)
+    /* an inner function or lambda of the traced code: inlined with its cells */
+    return inline_function_ex (tr, f, fnv->obj, args, nargs, kwnames, NULL, fnv->items, NULL);
   if (fnv->kind != V_OBJ && fnv->kind != V_CONST)
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: the callee is not a known object");
@@ -2079,7 +2252,7 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       return res;
     }
   if (PyFunction_Check (fn))
-    return inline_function (tr, f, fn, args, nargs, kwnames, NULL);
+    return inline_function_ex (tr, f, fn, args, nargs, kwnames, NULL, NULL, fnv->has_src ? &fnv->src : NULL);
   if (PyMethod_Check (fn) && PyFunction_Check (PyMethod_GET_FUNCTION (fn)))
     {
       var **all = malloc ((nargs + 1) * sizeof (var *));
@@ -2094,7 +2267,7 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       free (all);
       return res;
     }
-  if (PyObject_IsInstance (fn, fxc.module_type) == 1)
+  if (is_instance (fn, fxc.module_type) == 1)
     {
       /* nn.Module.__call__ with no hooks: inline forward (inline_inbuilt_nn_modules). */
       PyObject *fwd = PyObject_GetAttrString ((PyObject *) Py_TYPE (fn), "forward");
@@ -2193,7 +2366,7 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
       v->recv = base;
       return v;
     }
-  if (base->kind == V_OBJ && PyObject_IsInstance (base->obj, fxc.module_type) == 1)
+  if (base->kind == V_OBJ && is_instance (base->obj, fxc.module_type) == 1)
     {
       /* parameters, buffers and submodules get 2.11's source spelling */
       static const char *const containers[] = { "_parameters", "_buffers", "_modules" };
@@ -2246,7 +2419,7 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
         }
       else if (PyCallable_Check (r) && !PyType_Check (r))
         v = var_new (tr, V_OBJ, r);
-      else if (base->has_src && PyObject_IsInstance (base->obj, fxc.module_type) == 1
+      else if (base->has_src && is_instance (base->obj, fxc.module_type) == 1
                && (r == Py_None || PyBool_Check (r) || PyLong_CheckExact (r) || PyFloat_CheckExact (r)
                    || PyUnicode_CheckExact (r)))
         {
@@ -2349,6 +2522,13 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
         }
       return Py_BuildValue ("(sn)", "t", idx);
     }
+  if (v->kind == V_SEQ && v->has_src)
+    {
+      /* a tuple or list read from a source (never mutated by the trace): the object itself, not a copy, since
+         the code that runs on may mutate it (hits.append) */
+      PyObject *cap = fxc_source_capsule (&v->src);
+      return cap ? Py_BuildValue ("(sN)", "s", cap) : NULL;
+    }
   if (v->kind == V_SEQ)
     {
       PyObject *items = PyList_New (v->n);
@@ -2367,13 +2547,39 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
-  if (v->is_iter)
-    return NULL;
+  if (v->kind == V_FUNC && v->n > 0 && tr->cells_frame && tr->at_break)
+    {
+      /* a closure over the top frame's cells, live when the frame continues in CPython: ("F", template, slots),
+         rebuilt over the frame's real cells */
+      frame *tf = tr->cells_frame;
+      PyObject *slots = PyTuple_New (v->n);
+      for (size_t k = 0; k < v->n; k++)
+        {
+          int slot = -1;
+          for (int i = 0; i < tf->nlocals && slot < 0; i++)
+            if (tf->locals[i] == v->items[k])
+              slot = i;
+          if (slot < 0)
+            {
+              Py_DECREF (slots);
+              return NULL;   /* a cell of an inlined frame: it has no home in the continued frame */
+            }
+          PyTuple_SET_ITEM (slots, k, PyLong_FromLong (slot));
+        }
+      return Py_BuildValue ("(sON)", "F", v->obj, slots);
+    }
+  if (v->is_iter || v->kind == V_CELL || (v->kind == V_FUNC && v->n > 0))
+    return NULL;   /* a cell, or a closure over the trace's cells, has no value outside the trace */
   if (v->kind == V_ATTR)
     {
       PyObject *r = out_spec (tr, v->recv, outputs_nodes);
       return r ? Py_BuildValue ("(sNO)", "attr", r, v->obj) : NULL;
     }
+  if ((v->kind == V_OBJ || v->kind == V_CONST) && v->has_src && v->src.local >= 0 && !v->src.attrs && !v->src.deref
+      && tr->cells_frame && tr->cells_frame->locals[v->src.local] == v)
+    /* a local read and not reassigned: this call's value, not the traced one (guards such as CLOSURE_MATCH or
+       TYPE_MATCH let another object through) */
+    return Py_BuildValue ("(si)", "l", v->src.local);
   /* A value read from a source is read again on each run: another instance of the module (self), another
      global, must not be replaced by the one seen while tracing. */
   if ((v->kind == V_CONST || v->kind == V_OBJ) && v->has_src && !v->is_iter)
@@ -2396,6 +2602,33 @@ finish_graph (tracer *tr, PyObject *outputs_nodes)
     items[i] = fx_arg_node (PyLong_AsVoidPtr (PyList_GET_ITEM (outputs_nodes, i)));
   fx_arg tuple = fx_arg_tuple (items, n);
   fx_graph_output (g, tuple);
+}
+
+#ifndef CO_FAST_CELL
+#define CO_FAST_CELL 0x40
+#endif
+
+/* Nonlocal stores of the compiled frame to its own free variables: applied to the real cells after the graph ran
+   ((slot, spec) pairs in t->cell_writes). Returns false when a stored value cannot be rebuilt. */
+static bool
+cells_writes (tracer *tr, frame *f, PyObject *outputs)
+{
+  PyCodeObject *co = f->code;
+  for (int i = co->co_nlocalsplus - co->co_nfreevars; i < co->co_nlocalsplus; i++)
+    {
+      var *c = f->locals[i];
+      if (!c || c->kind != V_CELL || !c->cell_dirty)
+        continue;
+      PyObject *s = c->recv ? out_spec (tr, c->recv, outputs) : Py_BuildValue ("(sO)", "null", Py_None);
+      if (!s)
+        return false;
+      if (!tr->t->cell_writes)
+        tr->t->cell_writes = PyList_New (0);
+      PyObject *p = Py_BuildValue ("(iN)", i, s);
+      PyList_Append (tr->t->cell_writes, p);
+      Py_DECREF (p);
+    }
+  return true;
 }
 
 static void
@@ -2768,7 +3001,7 @@ interpret (tracer *tr, frame *f, var **result)
         case GET_ITER:
           {
             var *s = POP ();
-            if (s->kind == V_OBJ && PyObject_IsInstance (s->obj, fxc.module_type) == 1)
+            if (s->kind == V_OBJ && is_instance (s->obj, fxc.module_type) == 1)
               {
                 /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */
                 PyObject *mods = PyObject_GetAttrString (s->obj, "_modules");
@@ -2874,40 +3107,163 @@ interpret (tracer *tr, frame *f, var **result)
           }
           break;
         case COPY_FREE_VARS:
+          if (!f->parent)
+            {
+              /* the compiled function is itself a closure: its free variables read as L['name'] (Dynamo's
+                 LocalSource of a derefed cell) */
+              PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
+              int off = co->co_nlocalsplus - co->co_nfreevars;
+              for (int k = 0; closure && k < co->co_nfreevars && k < PyTuple_GET_SIZE (closure); k++)
+                if (!f->locals[off + k])
+                  {
+                    var *c = var_new (tr, V_CELL, PyTuple_GET_ITEM (closure, k));
+                    source_set_local (&c->src, off + k,
+                                      PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, off + k)));
+                    c->src.deref = true;
+                    c->has_src = true;
+                    f->locals[off + k] = c;
+                  }
+            }
           break;
-        case LOAD_DEREF:
+        case MAKE_CELL:
+          {
+            /* an argument that is a cell starts with the argument's value */
+            var *init = f->locals[oparg];
+            if (!init && !f->parent && tr->top_locals[oparg])
+              {
+                init = load_local (tr, f, oparg);
+                NEED (init);
+              }
+            var *c = var_new (tr, V_CELL, NULL);
+            c->recv = init;
+            c->cell_loaded = true;
+            f->locals[oparg] = c;
+          }
+          break;
         case LOAD_CLOSURE:
           {
-            int k = oparg - (co->co_nlocalsplus - co->co_nfreevars);
-            if (opcode == LOAD_CLOSURE || k < 0 || k >= co->co_nfreevars)
+            var *c = f->locals[oparg];
+            NEED (c && c->kind == V_CELL);
+            PUSH (c);
+          }
+          break;
+        case LOAD_DEREF:
+        case STORE_DEREF:
+        case DELETE_DEREF:
+          {
+            var *c = f->locals[oparg];
+            const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
+            NEED (c && c->kind == V_CELL);
+            if (opcode != LOAD_DEREF)
               {
-                rc = fail (tr, f->parent ? 1 : 0, "cell variables are not supported");
-                goto done;
-              }
-            var *v = f->locals[oparg];
-            if (!v)
-              {
-                const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
-                PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
-                PyObject *cell = closure && k < PyTuple_GET_SIZE (closure) ? PyTuple_GET_ITEM (closure, k) : NULL;
-                PyObject *val = cell ? PyCell_GET (cell) : NULL;
-                if (!val)
+                if (c->obj && f->parent)
                   {
-                    rc = fail (tr, 0, "free variable '%s' referenced before assignment", nm);
+                    /* the cell belongs to a function from outside the trace: its write is a side effect */
+                    rc = fail (tr, 1, "Unsupported nonlocal write\n  Explanation: a store to the free variable '%s' of "
+                               "an inlined function defined outside the compiled frame", nm);
                     goto done;
                   }
-                if (f->parent)
-                  v = wrap_value (tr, f, val, NULL);
-                else
+                c->recv = opcode == STORE_DEREF ? POP () : NULL;
+                c->cell_loaded = true;
+                c->cell_dirty = c->obj != NULL;
+                break;
+              }
+            if (!c->cell_loaded && c->obj)
+              {
+                PyObject *val = PyCell_GET (c->obj);
+                if (val)
                   {
-                    fxc_source src = { .local = -1 };
-                    source_set_local (&src, oparg, nm);
-                    src.deref = true;
-                    v = wrap_value (tr, f, val, &src);
-                    fxc_source_clear (&src);
+                    c->recv = wrap_value (tr, f, val, c->has_src ? &c->src : NULL);
+                    NEED (c->recv);
                   }
-                NEED (v);
-                f->locals[oparg] = v;
+                c->cell_loaded = true;
+              }
+            if (!c->recv)
+              {
+                /* CPython raises NameError here: let it */
+                rc = fail (tr, f->parent ? 1 : 0, "free variable '%s' referenced before assignment in enclosing scope",
+                           nm);
+                goto done;
+              }
+            PUSH (c->recv);
+          }
+          break;
+        case LOAD_CLASSDEREF:
+          rc = fail (tr, f->parent ? 1 : 0, "class bodies are not captured (LOAD_CLASSDEREF)");
+          goto done;
+        case MAKE_FUNCTION:
+          {
+            var *code_v = POP ();
+            var *closure = (oparg & 0x08) ? POP () : NULL;
+            var *annotations = (oparg & 0x04) ? POP () : NULL;
+            var *kwdefaults = (oparg & 0x02) ? POP () : NULL;
+            var *defaults = (oparg & 0x01) ? POP () : NULL;
+            (void) annotations;
+            NEED (code_v->kind == V_CONST && PyCode_Check (code_v->obj));
+            PyCodeObject *fco = (PyCodeObject *) code_v->obj;
+            bool ok = !closure || (closure->kind == V_SEQ && (int) closure->n == fco->co_nfreevars);
+            for (size_t i = 0; ok && closure && i < closure->n; i++)
+              ok = closure->items[i]->kind == V_CELL;
+            PyObject *defs = NULL;
+            if (ok && defaults)
+              {
+                /* defaults are values of the trace: only constants can be a real function's defaults */
+                if (defaults->kind == V_CONST && PyTuple_Check (defaults->obj))
+                  defs = Py_NewRef (defaults->obj);
+                else if (defaults->kind == V_SEQ)
+                  {
+                    defs = PyTuple_New (defaults->n);
+                    for (size_t i = 0; ok && i < defaults->n; i++)
+                      {
+                        var *d = defaults->items[i];
+                        ok = (d->kind == V_CONST || d->kind == V_OBJ) && d->obj;
+                        if (ok)
+                          PyTuple_SET_ITEM (defs, i, Py_NewRef (d->obj));
+                      }
+                  }
+                else
+                  ok = false;
+              }
+            if (ok && kwdefaults)
+              ok = kwdefaults->kind == V_CONST && PyDict_Check (kwdefaults->obj);
+            if (!ok)
+              {
+                Py_XDECREF (defs);
+                sp = inst_sp;
+                rc = fail (tr, 1, "Unsupported function definition\n  Explanation: MAKE_FUNCTION with defaults or a "
+                           "closure that are not constants or cells of the trace");
+                goto done;
+              }
+            /* A real function object (for its code, name, globals and defaults); its closure holds placeholder
+               cells: calls are inlined with the trace's cells, and a closure never leaves the trace. */
+            PyObject *fn = PyFunction_New ((PyObject *) fco, f->globals);
+            NEED (fn);
+            int err = 0;
+            if (defs)
+              err |= PyFunction_SetDefaults (fn, defs);
+            if (kwdefaults)
+              err |= PyFunction_SetKwDefaults (fn, kwdefaults->obj);
+            if (closure && closure->n)
+              {
+                PyObject *cl = PyTuple_New (closure->n);
+                for (size_t i = 0; i < closure->n; i++)
+                  PyTuple_SET_ITEM (cl, i, PyCell_New (NULL));
+                err |= PyFunction_SetClosure (fn, cl);
+                Py_DECREF (cl);
+              }
+            Py_XDECREF (defs);
+            if (err)
+              {
+                Py_DECREF (fn);
+                NEED (0);
+              }
+            var *v = var_new (tr, V_FUNC, fn);
+            Py_DECREF (fn);
+            if (closure && closure->n)
+              {
+                v->n = closure->n;
+                v->items = malloc (closure->n * sizeof (var *));
+                memcpy (v->items, closure->items, closure->n * sizeof (var *));
               }
             PUSH (v);
           }
@@ -3116,6 +3472,8 @@ done:
       /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
          the slots, and nothing is pushed before a failure). */
       sp = inst_sp;
+      tr->cells_frame = f;
+      tr->at_break = true;
       /* Top frame: remember where to resume and what the stack and locals hold. */
       if (!tr->t->break_reason)
         record_break (tr, f);
@@ -3156,9 +3514,31 @@ done:
             live[arg] = true;
           j += _PyOpcode_Caches[op];
         }
+      /* The frame continues after its MAKE_CELLs: every cell variable gets a real cell with the traced contents
+         (("K", spec) in resume_locals), live or not, since CPython's LOAD_DEREF expects a cell there. */
+      const char *kinds_ = PyBytes_AS_STRING (co->co_localspluskinds);
+      for (int i = 0; i < co->co_nlocalsplus - co->co_nfreevars && ok; i++)
+        if (kinds_[i] & CO_FAST_CELL)
+          {
+            var *c = f->locals[i];
+            PyObject *s = NULL;
+            if (c && c->kind == V_CELL)
+              s = c->recv ? out_spec (tr, c->recv, outputs) : Py_BuildValue ("(sO)", "null", Py_None);
+            if (!s)
+              ok = false;
+            else
+              {
+                PyObject *p = Py_BuildValue ("(i(sN))", i, "K", s);
+                PyList_Append (tr->t->resume_locals, p);
+                Py_DECREF (p);
+              }
+          }
+      ok = ok && cells_writes (tr, f, outputs);
       for (int i = 0; i < f->nlocals && ok; i++)
-        if (f->locals[i] && live[i]
-            && !(f->locals[i]->has_src && f->locals[i]->src.local == i && !f->locals[i]->src.attrs
+        if (f->locals[i] && live[i] && f->locals[i]->kind != V_CELL
+            && !((f->locals[i]->kind == V_TENSOR || f->locals[i]->kind == V_OBJ || f->locals[i]->kind == V_CONST
+                  || f->locals[i]->kind == V_SEQ)
+                 && f->locals[i]->has_src && f->locals[i]->src.local == i && !f->locals[i]->src.attrs
                  && !f->locals[i]->src.deref))
           {
             PyObject *s = out_spec (tr, f->locals[i], outputs);
@@ -3212,8 +3592,8 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   f.nlocals = code->co_nlocalsplus;
   f.locals = calloc (f.nlocals + 1, sizeof (var *));
   int rc;
-  if (code->co_ncellvars)
-    rc = fail (&tr, 0, "frames with cell variables (inner functions closing over locals) are not captured in this version");
+  if (!(code->co_flags & CO_OPTIMIZED))
+    rc = fail (&tr, 0, "class bodies and module-level code are not captured");
   else if (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
     rc = fail (&tr, 0, "generator or coroutine frames are skipped");
   else
@@ -3222,9 +3602,10 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
       rc = interpret (&tr, &f, &res);
       if (rc == 0 && res)
         {
+          tr.cells_frame = &f;
           PyObject *outputs = PyList_New (0);
           t->out_spec = out_spec (&tr, res, outputs);
-          if (t->out_spec)
+          if (t->out_spec && cells_writes (&tr, &f, outputs))
             finish_graph (&tr, outputs);
           else
             {

@@ -12,6 +12,67 @@
 
 fxc_state fxc;
 
+#ifndef CO_FAST_CELL
+#define CO_FAST_CELL 0x40
+#define CO_FAST_FREE 0x80
+#endif
+
+static _Thread_local bool tls_interrupted;
+
+void
+fxc_err_note (void)
+{
+  if (!PyErr_Occurred ())
+    return;
+  if (PyErr_ExceptionMatches (PyExc_KeyboardInterrupt))
+    {
+      tls_interrupted = true;
+      return;
+    }
+  /* an interrupt may hide behind what a later call raised over it (SystemError: a result with an error set) */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch (&et, &ev, &tb);
+  PyErr_NormalizeException (&et, &ev, &tb);
+  PyObject *c = ev;
+  for (int depth = 0; c && PyExceptionInstance_Check (c) && depth < 32; depth++)
+    {
+      if (PyErr_GivenExceptionMatches (c, PyExc_KeyboardInterrupt))
+        {
+          tls_interrupted = true;
+          break;
+        }
+      PyObject *next = PyException_GetContext (c);   /* new reference, or NULL */
+      Py_XDECREF (next);                              /* c's chain keeps it alive */
+      c = next;
+    }
+  PyErr_Restore (et, ev, tb);
+}
+
+void
+fxc_err_clear (void)
+{
+  fxc_err_note ();
+  PyErr_Clear ();
+}
+
+bool
+fxc_interrupt_restore (void)
+{
+  if (!tls_interrupted)
+    return false;
+  tls_interrupted = false;
+  /* whatever was raised over the interrupt gives way to it */
+  if (!PyErr_Occurred () || !PyErr_ExceptionMatches (PyExc_KeyboardInterrupt))
+    {
+      PyErr_Clear ();
+      PyErr_SetNone (PyExc_KeyboardInterrupt);
+    }
+  return true;
+}
+
+/* from here on, every error cleared may be the user's Ctrl-C */
+#define PyErr_Clear() fxc_err_clear ()
+
 /* Per code object: its frame id (Dynamo numbers frames in first-compile order) and compiled entries. */
 typedef struct code_cache
 {
@@ -35,11 +96,27 @@ static char *skip_prefixes[8];
 static int n_skip_prefixes;
 static PyObject *grad_enabled_fn;
 /* GlobalStateGuard's fields, in its reason() order: (name, probe) pairs from fxcapture._global_state_probes. */
+#define GS_MAX 16
 static PyObject *gs_probes;       /* tuple of callables */
 static const char **gs_names;     /* reason words ("grad_mode", "autocast", ...) */
 static Py_ssize_t gs_n;
+/* The probes resolved to their C functions: torch._C's getters are METH_NOARGS builtins, called directly on every
+   cache hit (no vectorcall dispatch); NULL where a probe is some other callable (called through Python). */
+static PyCFunction gs_meth[GS_MAX];
+static PyObject *gs_self[GS_MAX];
+
+/* The probes' values of one call of the hook, read once however many entries are checked (new refs). */
+typedef struct gs_values
+{
+  bool have;
+  PyObject *v[GS_MAX];
+} gs_values;
+
+/* Tensor attributes read on a cache hit through their C getters (the descriptors of torch.Tensor), when the
+   tensor's type resolves the name to the same descriptor; otherwise through getattr. */
+static PyObject *td_dtype, *td_device, *td_requires_grad, *td_shape, *td_is_cpu, *td_stride;
 static PyObject *dtype_cache;     /* dict: torch.dtype -> int (fx_dtype) */
-static PyObject *s_size, *s_stride, *s_dtype, *s_device, *s_requires_grad, *s_type, *s_index;
+static PyObject *s_size, *s_stride, *s_dtype, *s_device, *s_requires_grad, *s_type, *s_index, *s_shape, *s_is_cpu;
 static char stance[32] = "default";
 
 /* ------------------------------------------------------------------ sources */
@@ -217,6 +294,7 @@ entry_free (fxc_entry *e)
       Py_XDECREF (e->call_kwnames);
       Py_XDECREF (e->resume_fn[0]);
       Py_XDECREF (e->resume_fn[1]);
+      Py_XDECREF (e->cell_writes);
       for (Py_ssize_t i = 0; e->global_state && i < gs_n; i++)
         Py_XDECREF (e->global_state[i]);
       free (e->global_state);
@@ -237,40 +315,111 @@ cache_capsule_free (PyObject *cap)
   free (c);
 }
 
-/* TENSOR_MATCH on a cache hit: dtype by identity, device by equality, then requires_grad, sizes and strides; the
-   verbose path (fx_tensor_check_verbose) only runs to explain a failure. */
+/* Resolves a getset descriptor of torch.Tensor (NULL when absent or not a getset). */
+static PyObject *
+tensor_descr (const char *name, PyTypeObject *kind)
+{
+  PyObject *d = PyObject_GetAttrString (fxc.tensor_type, name);
+  if (d && !PyObject_TypeCheck (d, kind))
+    Py_CLEAR (d);
+  PyErr_Clear ();
+  return d;
+}
+
+/* Tensor types (Tensor, Parameter, ...) whose attributes resolved to torch.Tensor's descriptors, at their version
+   tags: while a tag is unchanged (CPython changes it when the type or a base is modified), the lookups are not
+   repeated. */
+#define TD_CHECKED 4
+static PyTypeObject *td_checked_type[TD_CHECKED];
+static unsigned int td_checked_tag[TD_CHECKED];
+static unsigned int td_checked_next;
+
+static bool
+tensor_type_plain (PyTypeObject *tp)
+{
+  bool valid = PyType_HasFeature (tp, Py_TPFLAGS_VALID_VERSION_TAG);
+  for (int i = 0; valid && i < TD_CHECKED; i++)
+    if (tp == td_checked_type[i] && td_checked_tag[i] != 0 && tp->tp_version_tag == td_checked_tag[i])
+      return true;
+  if (!td_dtype || !td_requires_grad || !td_shape || !td_stride
+      || _PyType_Lookup (tp, s_dtype) != td_dtype || _PyType_Lookup (tp, s_requires_grad) != td_requires_grad
+      || _PyType_Lookup (tp, s_shape) != td_shape || _PyType_Lookup (tp, s_stride) != td_stride
+      || _PyType_Lookup (tp, s_device) != td_device || _PyType_Lookup (tp, s_is_cpu) != td_is_cpu)
+    return false;
+  if (PyType_HasFeature (tp, Py_TPFLAGS_VALID_VERSION_TAG))
+    {
+      /* a borrowed type: a freed type's slot could only match a new type at the same address with the same
+         tag, which CPython never reuses */
+      unsigned int k = td_checked_next++ % TD_CHECKED;
+      td_checked_type[k] = tp;
+      td_checked_tag[k] = tp->tp_version_tag;
+    }
+  return true;
+}
+
+/* t.<name> through the getter of torch.Tensor's descriptor when the type resolves name to it (plain: checked by
+   tensor_type_plain; a subclass that overrides the attribute goes through getattr); a getset descriptor is a data
+   descriptor, so the instance dict cannot shadow it. */
+static inline PyObject *
+tensor_get (PyObject *t, PyObject *name, PyObject *descr, bool plain)
+{
+  if (descr && (plain || _PyType_Lookup (Py_TYPE (t), name) == descr))
+    {
+      PyGetSetDef *gs = ((PyGetSetDescrObject *) descr)->d_getset;
+      return gs->get (t, gs->closure);
+    }
+  return PyObject_GetAttr (t, name);
+}
+
+/* TENSOR_MATCH on a cache hit: requires_grad and dtype by identity, the rank and sizes, the strides, then the
+   device (a CPU tensor by its is_cpu flag); the verbose path (fx_tensor_check_verbose) only runs to explain a
+   failure. */
 static int
 tensor_fast_match (PyObject *t, const fx_tensor_check *e, PyObject *expected)
 {
-  PyObject *dt = PyObject_GetAttr (t, s_dtype);
-  if (!dt)
-    goto error;
-  Py_DECREF (dt);
-  if (dt != PyTuple_GET_ITEM (expected, 0))
-    return 0;
-  PyObject *dev = PyObject_GetAttr (t, s_device);
-  if (!dev)
-    goto error;
-  int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
-  Py_DECREF (dev);
-  if (same != 1)
-    goto error_or_false;
-  PyObject *rg = PyObject_GetAttr (t, s_requires_grad);
+  bool plain = tensor_type_plain (Py_TYPE (t));
+  PyObject *rg = tensor_get (t, s_requires_grad, td_requires_grad, plain);
   if (!rg)
     goto error;
   Py_DECREF (rg);
   if ((rg == Py_True) != e->requires_grad)
     return 0;
-  PyObject *size = PyObject_CallMethodNoArgs (t, s_size);
+  PyObject *dt = tensor_get (t, s_dtype, td_dtype, plain);
+  if (!dt)
+    goto error;
+  Py_DECREF (dt);
+  if (dt != PyTuple_GET_ITEM (expected, 0))
+    return 0;
+  PyObject *size = tensor_get (t, s_shape, td_shape, plain);
   if (!size)
     goto error;
-  int ok = PyTuple_GET_SIZE (size) == e->ndim;
+  int ok = PyTuple_Check (size) && PyTuple_GET_SIZE (size) == e->ndim;
   for (int i = 0; ok && i < e->ndim; i++)
     ok = e->sizes[i] < 0 || PyLong_AsLongLong (PyTuple_GET_ITEM (size, i)) == e->sizes[i];
   Py_DECREF (size);
   if (!ok)
     return 0;
-  PyObject *stride = PyObject_CallMethodNoArgs (t, s_stride);
+  if (e->device.type == FX_DEVICE_CPU && td_is_cpu)
+    {
+      PyObject *cpu = tensor_get (t, s_is_cpu, td_is_cpu, plain);
+      if (!cpu)
+        goto error;
+      Py_DECREF (cpu);
+      if (cpu != Py_True)
+        return 0;
+    }
+  else
+    {
+      PyObject *dev = tensor_get (t, s_device, td_device, plain);
+      if (!dev)
+        goto error;
+      int same = PyObject_RichCompareBool (dev, PyTuple_GET_ITEM (expected, 1), Py_EQ);
+      Py_DECREF (dev);
+      if (same != 1)
+        goto error_or_false;
+    }
+  PyObject *stride = td_stride && (plain || _PyType_Lookup (Py_TYPE (t), s_stride) == td_stride)
+                     ? PyObject_Vectorcall (td_stride, &t, 1, NULL) : PyObject_CallMethodNoArgs (t, s_stride);
   if (!stride)
     goto error;
   for (int i = 0; ok && i < e->ndim; i++)
@@ -333,10 +482,180 @@ shape_guards_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, Py
   return 1;
 }
 
-/* Evaluates an entry's guards; on failure writes the first failing reason (Dynamo reports only the first). */
-static int
-entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, fx_buf *reason)
+/* One probe's value now (new reference; a probe that raises gives None). */
+static PyObject *
+gs_probe_call (Py_ssize_t i)
 {
+  PyObject *v;
+  if (gs_meth[i])
+    v = gs_meth[i] (gs_self[i], NULL);
+  else
+    {
+      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
+      v = probe == Py_None ? NULL : PyObject_CallNoArgs (probe);
+    }
+  if (v == NULL)
+    {
+      PyErr_Clear ();
+      v = Py_NewRef (Py_None);
+    }
+  return v;
+}
+
+static void
+gs_values_fill (gs_values *g)
+{
+  if (g->have)
+    return;
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    g->v[i] = PyTuple_GET_ITEM (gs_probes, i) == Py_None ? NULL : gs_probe_call (i);
+  g->have = true;
+}
+
+static void
+gs_values_clear (gs_values *g)
+{
+  if (!g->have)
+    return;
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    Py_CLEAR (g->v[i]);
+  g->have = false;
+}
+
+/* Probe values are bools, small ints and dtypes: identity decides almost always; others by value. */
+static inline bool
+gs_same (PyObject *now, PyObject *then)
+{
+  if (now == then)
+    return true;
+  if (!now || !then)
+    return false;
+  int eq = PyObject_RichCompareBool (now, then, Py_EQ);
+  PyErr_Clear ();
+  return eq == 1;
+}
+
+/* One non-tensor check: the value read from its source against the expected one. */
+static inline int
+check_value (const fxc_check *c, fx_guard_kind kind, PyObject *o)
+{
+  switch (kind)
+    {
+    case FX_GUARD_EQUALS_MATCH:
+      {
+        if (o == c->expected)
+          return 1;
+        int ok = Py_TYPE (o) == Py_TYPE (c->expected) && PyObject_RichCompareBool (o, c->expected, Py_EQ) == 1;
+        PyErr_Clear ();
+        return ok;
+      }
+    case FX_GUARD_TYPE_MATCH:
+      return (PyObject *) Py_TYPE (o) == c->expected;
+    case FX_GUARD_ID_MATCH:
+      return o == c->expected;
+    case FX_GUARD_DICT_KEYS_MATCH:
+      {
+        if (!PyDict_CheckExact (o) || PyDict_GET_SIZE (o) != PyTuple_GET_SIZE (c->expected))
+          return 0;
+        Py_ssize_t pos = 0, ki = 0;
+        PyObject *k, *v;
+        int ok = 1;
+        while (ok && PyDict_Next (o, &pos, &k, &v))
+          {
+            PyObject *want = PyTuple_GET_ITEM (c->expected, ki++);
+            ok = k == want || PyObject_RichCompareBool (k, want, Py_EQ) == 1;
+          }
+        PyErr_Clear ();
+        return ok;
+      }
+    case FX_GUARD_LENGTH_CHECK:
+      return (PyTuple_Check (o) || PyList_Check (o)) && PySequence_Fast_GET_SIZE (o) == PyLong_AsSsize_t (c->expected);
+    default:
+      return 1;
+    }
+}
+
+/* The cache-hit check: only whether every guard passes, cheapest and most likely to fail first: values read from
+   locals, globals and closures (EQUALS/ID/TYPE), then the global state (read once per call through gs), then the
+   tensors. */
+static int
+entry_check_fast (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, gs_values *gs)
+{
+  fx_guard *guards = e->guards.guards;
+  for (size_t i = 0; i < e->n_checks; i++)
+    {
+      fxc_check *c = &e->checks[i];
+      fx_guard_kind kind = guards[c->guard].kind;
+      if (kind == FX_GUARD_TENSOR_MATCH)
+        continue;
+      PyObject *o = fxc_source_eval (&c->src, locals, globals, builtins);
+      if (!o)
+        {
+          PyErr_Clear ();
+          return 0;
+        }
+      int ok = check_value (c, kind, o);
+      Py_DECREF (o);
+      if (!ok)
+        return 0;
+    }
+  if (e->global_state == NULL)
+    {
+      PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
+      bool grad = ge == Py_True;
+      Py_XDECREF (ge);
+      PyErr_Clear ();
+      if (grad != e->grad_enabled)
+        return 0;
+    }
+  else
+    {
+      gs_values_fill (gs);
+      for (Py_ssize_t i = 0; i < gs_n; i++)
+        if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
+          return 0;
+    }
+  for (size_t i = 0; i < e->n_checks; i++)
+    {
+      fxc_check *c = &e->checks[i];
+      fx_guard *g = &guards[c->guard];
+      if (g->kind != FX_GUARD_TENSOR_MATCH)
+        continue;
+      PyObject *o = fxc_source_eval (&c->src, locals, globals, builtins);
+      if (!o)
+        {
+          PyErr_Clear ();
+          return 0;
+        }
+      int ok;
+      if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
+        ok = 0;
+      else if (c->expected)
+        ok = tensor_fast_match (o, &g->tensor, c->expected);
+      else
+        {
+          fx_tensor_check actual;
+          ok = fxc_tensor_check_from (o, &actual) == 0 && fx_tensor_check_verbose (&g->tensor, &actual, "", NULL);
+          PyErr_Clear ();
+        }
+      Py_DECREF (o);
+      if (!ok)
+        return 0;
+    }
+  if (e->n_shape_guards && !shape_guards_check (e, locals, globals, builtins, NULL))
+    return 0;
+  return 1;
+}
+
+/* Evaluates an entry's guards. Without reason: the fast check of a cache hit. With reason: in the order the trace
+   installed them, writing the first failing reason (Dynamo reports only the first) and every changed global-state
+   field. */
+static int
+entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject *builtins, gs_values *gs,
+             fx_buf *reason)
+{
+  if (!reason)
+    return entry_check_fast (e, locals, globals, builtins, gs);
   for (size_t i = 0; i < e->n_checks; i++)
     {
       fxc_check *c = &e->checks[i];
@@ -345,96 +664,43 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
       if (!o)
         {
           PyErr_Clear ();
-          if (reason)
-            fx_guard_fail_reason (g, reason);
+          fx_guard_fail_reason (g, reason);
           return 0;
         }
       int ok = 1;
-      switch (g->kind)
+      if (g->kind == FX_GUARD_TENSOR_MATCH)
         {
-        case FX_GUARD_TENSOR_MATCH:
-          {
-            if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
-              {
-                if (reason)
-                  {
-                    fx_buf nm;
-                    fx_buf_init (&nm);
-                    fx_guard_strip_local_scope (c->src.name, &nm);
-                    fx_buf_printf (reason, "expected type of '%s' to be <class 'torch.Tensor'>, but found <class '%s'>",
-                                   nm.data, Py_TYPE (o)->tp_name);
-                    fx_buf_free (&nm);
-                  }
-                ok = 0;
-                break;
-              }
-            if (!reason && c->expected)
-              {
-                ok = tensor_fast_match (o, &g->tensor, c->expected);
-                break;
-              }
-            fx_tensor_check actual;
-            if (fxc_tensor_check_from (o, &actual) < 0)
-              {
-                PyErr_Clear ();
-                ok = 0;
-                break;
-              }
-            if (reason)
-              {
-                fx_buf nm;
-                fx_buf_init (&nm);
-                fx_guard_strip_local_scope (c->src.name, &nm);
-                ok = fx_tensor_check_verbose (&g->tensor, &actual, nm.data, reason);
-                fx_buf_free (&nm);
-              }
-            else
-              ok = fx_tensor_check_verbose (&g->tensor, &actual, "", NULL);
-          }
-          break;
-        case FX_GUARD_EQUALS_MATCH:
-          ok = Py_TYPE (o) == Py_TYPE (c->expected) && PyObject_RichCompareBool (o, c->expected, Py_EQ) == 1;
-          PyErr_Clear ();
-          break;
-        case FX_GUARD_TYPE_MATCH:
-          ok = (PyObject *) Py_TYPE (o) == c->expected;
-          break;
-        case FX_GUARD_ID_MATCH:
-          ok = o == c->expected;
-          break;
-        case FX_GUARD_DICT_KEYS_MATCH:
-          if (PyDict_CheckExact (o) && PyDict_GET_SIZE (o) == PyTuple_GET_SIZE (c->expected))
+          fx_buf nm;
+          fx_buf_init (&nm);
+          fx_guard_strip_local_scope (c->src.name, &nm);
+          if (!PyObject_TypeCheck (o, (PyTypeObject *) fxc.tensor_type))
             {
-              Py_ssize_t pos = 0, ki = 0;
-              PyObject *k, *v;
-              ok = true;
-              while (ok && PyDict_Next (o, &pos, &k, &v))
-                {
-                  PyObject *want = PyTuple_GET_ITEM (c->expected, ki++);
-                  ok = k == want || PyObject_RichCompareBool (k, want, Py_EQ) == 1;
-                }
-              PyErr_Clear ();
+              fx_buf_printf (reason, "expected type of '%s' to be <class 'torch.Tensor'>, but found <class '%s'>",
+                             nm.data, Py_TYPE (o)->tp_name);
+              ok = 0;
             }
           else
-            ok = false;
-          break;
-        case FX_GUARD_LENGTH_CHECK:
-          ok = (PyTuple_Check (o) || PyList_Check (o))
-               && PySequence_Fast_GET_SIZE (o) == PyLong_AsSsize_t (c->expected);
-          break;
-        case FX_GUARD_GLOBAL_STATE:
-        case FX_GUARD_BACKEND_MATCH:
-        case FX_GUARD_SHAPE_ENV:
-        case FX_GUARD_KIND_COUNT:
-          break;
+            {
+              fx_tensor_check actual;
+              if (fxc_tensor_check_from (o, &actual) < 0)
+                {
+                  PyErr_Clear ();
+                  ok = 0;
+                }
+              else
+                ok = fx_tensor_check_verbose (&g->tensor, &actual, nm.data, reason);
+            }
+          fx_buf_free (&nm);
+        }
+      else
+        {
+          ok = check_value (c, g->kind, o);
+          if (!ok)
+            fx_guard_fail_reason (g, reason);
         }
       Py_DECREF (o);
       if (!ok)
-        {
-          if (reason && g->kind != FX_GUARD_TENSOR_MATCH)
-            fx_guard_fail_reason (g, reason);
-          return 0;
-        }
+        return 0;
     }
   if (e->n_shape_guards && !shape_guards_check (e, locals, globals, builtins, reason))
     return 0;
@@ -443,36 +709,25 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
       PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
       bool grad = ge == Py_True;
       Py_XDECREF (ge);
+      PyErr_Clear ();
       if (grad != e->grad_enabled)
         {
-          if (reason)
-            fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
+          fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
           return 0;
         }
       return 1;
     }
   /* Every field is compared; the reason lists each that changed, as GlobalStateGuard::reason() does. */
+  gs_values_fill (gs);
   bool same = true;
   for (Py_ssize_t i = 0; i < gs_n; i++)
-    {
-      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
-      if (probe == Py_None)
-        continue;   /* state this torch does not have */
-      PyObject *now = PyObject_CallNoArgs (probe);
-      bool eq = now == e->global_state[i]
-                || (now && e->global_state[i] && PyObject_RichCompareBool (now, e->global_state[i], Py_EQ) == 1);
-      PyErr_Clear ();
-      Py_XDECREF (now);
-      if (!eq)
-        {
-          if (!reason)
-            return 0;
-          if (same)
-            fx_buf_puts (reason, "GLOBAL_STATE changed: ");
-          fx_buf_printf (reason, "%s ", gs_names[i]);
-          same = false;
-        }
-    }
+    if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
+      {
+        if (same)
+          fx_buf_puts (reason, "GLOBAL_STATE changed: ");
+        fx_buf_printf (reason, "%s ", gs_names[i]);
+        same = false;
+      }
   return same ? 1 : 0;
 }
 
@@ -484,15 +739,7 @@ global_state_snapshot (void)
     return NULL;
   PyObject **v = calloc ((size_t) gs_n, sizeof (PyObject *));
   for (Py_ssize_t i = 0; i < gs_n; i++)
-    {
-      PyObject *probe = PyTuple_GET_ITEM (gs_probes, i);
-      v[i] = probe == Py_None ? NULL : PyObject_CallNoArgs (probe);
-      if (v[i] == NULL)
-        {
-          PyErr_Clear ();
-          v[i] = Py_NewRef (Py_None);
-        }
-    }
+    v[i] = PyTuple_GET_ITEM (gs_probes, i) == Py_None ? Py_NewRef (Py_None) : gs_probe_call (i);
   return v;
 }
 
@@ -508,6 +755,8 @@ global_state_init (PyObject *glue)
       return;
     }
   Py_ssize_t n = PyTuple_GET_SIZE (pairs);
+  if (n > GS_MAX)
+    n = GS_MAX;
   gs_probes = PyTuple_New (n);
   gs_names = calloc ((size_t) n + 1, sizeof (char *));
   for (Py_ssize_t i = 0; i < n; i++)
@@ -529,6 +778,17 @@ global_state_init (PyObject *glue)
     }
   gs_n = n;
   Py_DECREF (pairs);
+  for (Py_ssize_t i = 0; i < gs_n; i++)
+    {
+      PyObject *p = PyTuple_GET_ITEM (gs_probes, i);
+      if (PyCFunction_Check (p)
+          && (PyCFunction_GET_FLAGS (p) & (METH_VARARGS | METH_FASTCALL | METH_NOARGS | METH_O | METH_KEYWORDS
+                                            | METH_METHOD)) == METH_NOARGS)
+        {
+          gs_meth[i] = PyCFunction_GET_FUNCTION (p);
+          gs_self[i] = PyCFunction_GET_SELF (p);
+        }
+    }
 }
 
 static void
@@ -563,9 +823,15 @@ typedef struct spec_env
   PyObject *globals, *builtins;
 } spec_env;
 
-/* Rebuilds a value from its spec, the graph's outputs and the frame's values on entry. */
+/* The env ('s', source) specs are read in: set by entry_run/entry_resume around spec_build. */
+static _Thread_local const spec_env *spec_entry;
+
+/* While a frame is continued in CPython: its locals, holding the cells that ("F", ...) closures are built over. */
+static _Thread_local PyObject **spec_frame_locals;
+
+/* Rebuilds a value from its spec and the graph's outputs. */
 static PyObject *
-spec_build (PyObject *spec, PyObject *outs, const spec_env *env)
+spec_build (PyObject *spec, PyObject *outs)
 {
   const char *kind = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (spec, 0));
   PyObject *arg = PyTuple_GET_ITEM (spec, 1);
@@ -581,12 +847,69 @@ spec_build (PyObject *spec, PyObject *outs, const spec_env *env)
       return arg;
     }
   if (kind[0] == 's')
-    return fxc_source_eval (PyCapsule_GetPointer (arg, "fxc_source"), env->locals, env->globals, env->builtins);
+    {
+      if (!spec_entry)
+        {
+          PyErr_SetString (PyExc_SystemError, "capture: a value read from its source outside its frame");
+          return NULL;
+        }
+      return fxc_source_eval (PyCapsule_GetPointer (arg, "fxc_source"), spec_entry->locals, spec_entry->globals,
+                              spec_entry->builtins);
+    }
   if (kind[0] == 'n')
     return NULL;
+  if (kind[0] == 'l')
+    {
+      /* a local of the frame as this call passed it */
+      PyObject *v = spec_frame_locals ? spec_frame_locals[PyLong_AsSsize_t (arg)] : NULL;
+      if (!v)
+        PyErr_SetString (PyExc_SystemError, "capture: a local to rebuild a value from is missing");
+      return Py_XNewRef (v);
+    }
+  if (kind[0] == 'F')
+    {
+      /* an inner function of the trace: a new function of the template's code, defaults and name over the frame's
+         cells (the template's own closure holds placeholders) */
+      PyObject *slots = PyTuple_GET_ITEM (spec, 2);
+      if (!spec_frame_locals)
+        {
+          PyErr_SetString (PyExc_SystemError, "capture: a closure rebuilt outside its frame");
+          return NULL;
+        }
+      PyObject *cl = PyTuple_New (PyTuple_GET_SIZE (slots));
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (slots); i++)
+        {
+          PyObject *cell = spec_frame_locals[PyLong_AsLong (PyTuple_GET_ITEM (slots, i))];
+          if (!cell || !PyCell_Check (cell))
+            {
+              Py_DECREF (cl);
+              PyErr_SetString (PyExc_SystemError, "capture: a closure's cell is missing");
+              return NULL;
+            }
+          PyTuple_SET_ITEM (cl, i, Py_NewRef (cell));
+        }
+      PyFunctionObject *tpl = (PyFunctionObject *) arg;
+      PyObject *fn = PyFunction_NewWithQualName (tpl->func_code, tpl->func_globals, tpl->func_qualname);
+      if (!fn || (tpl->func_defaults && PyFunction_SetDefaults (fn, tpl->func_defaults) < 0)
+          || (tpl->func_kwdefaults && PyFunction_SetKwDefaults (fn, tpl->func_kwdefaults) < 0)
+          || PyFunction_SetClosure (fn, cl) < 0)
+        Py_CLEAR (fn);
+      Py_DECREF (cl);
+      return fn;
+    }
+  if (kind[0] == 'K')
+    {
+      /* a cell variable of a frame continued in CPython: a new cell with the contents (empty for a null spec) */
+      PyObject *v = spec_build (arg, outs);
+      if (!v && PyErr_Occurred ())
+        return NULL;
+      PyObject *cell = PyCell_New (v);
+      Py_XDECREF (v);
+      return cell;
+    }
   if (kind[0] == 'a')
     {
-      PyObject *recv = spec_build (arg, outs, env);
+      PyObject *recv = spec_build (arg, outs);
       if (!recv)
         return NULL;
       PyObject *r = PyObject_GetAttr (recv, PyTuple_GET_ITEM (spec, 2));
@@ -597,7 +920,7 @@ spec_build (PyObject *spec, PyObject *outs, const spec_env *env)
   PyObject *l = PyList_New (n);
   for (Py_ssize_t i = 0; i < n; i++)
     {
-      PyObject *o = spec_build (PyList_GET_ITEM (arg, i), outs, env);
+      PyObject *o = spec_build (PyList_GET_ITEM (arg, i), outs);
       if (!o)
         {
           Py_DECREF (l);
@@ -612,6 +935,14 @@ spec_build (PyObject *spec, PyObject *outs, const spec_env *env)
   return t;
 }
 
+/* An exception of what capture runs in place of the frame's code names the user's frame and line in its traceback,
+   as the frame itself would. */
+static void
+traceback_here (PyCodeObject *co, int line)
+{
+  _PyTraceback_Add (PyUnicode_AsUTF8 (co->co_name), PyUnicode_AsUTF8 (co->co_filename), line);
+}
+
 /* After the graph: make the breaking branch or call in C, then call the resume function with the frame's
    locals and the live stack (Dynamo's resume functions), which capture sees as a new frame. */
 static PyObject *
@@ -622,14 +953,25 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
   PyObject **vals = calloc (nl + ns + 2, sizeof (PyObject *));
   PyObject *res = NULL;
-  const spec_env env = { frame->localsplus, frame->f_globals, frame->f_builtins };
   for (int i = 0; i < nl; i++)
     vals[i] = Py_XNewRef (frame->localsplus[i]);
+  /* the free variables' cells (COPY_FREE_VARS has not run): closures rebuilt below and the resume function's
+     closure use them */
+  PyObject *fclosure = ((PyFunctionObject *) frame->f_func)->func_closure;
+  for (int i = 0; fclosure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (fclosure); i++)
+    Py_XSETREF (vals[nl - co->co_nfreevars + i], Py_NewRef (PyTuple_GET_ITEM (fclosure, i)));
+  /* ('s', source) specs read the locals as on entry (cells in place): a snapshot, since vals is replaced below */
+  PyObject **entry_locals = calloc ((size_t) nl + 1, sizeof (PyObject *));
+  for (int i = 0; i < nl; i++)
+    entry_locals[i] = Py_XNewRef (vals[i]);
+  const spec_env env = { entry_locals, frame->f_globals, frame->f_builtins };
+  spec_frame_locals = vals;
+  spec_entry = &env;
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
       int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
-      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs, &env);
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
       if (!v && PyErr_Occurred ())
         goto out;
       Py_XSETREF (vals[idx], v);
@@ -637,10 +979,11 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   PyObject **stack = vals + nl;
   for (Py_ssize_t i = 0; i < ns; i++)
     {
-      stack[i] = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs, &env);
+      stack[i] = spec_build (PyList_GET_ITEM (e->resume_stack, i), outs);
       if (!stack[i] && PyErr_Occurred ())
         goto out;
     }
+  spec_entry = NULL;
   int which = 0;
   Py_ssize_t depth = ns;
   if (e->break_kind == FXC_BREAK_JUMP)
@@ -649,7 +992,10 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       int truth = PyObject_IsTrue (cond);
       Py_CLEAR (stack[depth]);
       if (truth < 0)
-        goto out;
+        {
+          traceback_here (co, PyCode_Addr2Line (co, e->resume_offset * 2));
+          goto out;
+        }
       bool if_true = e->break_opcode == POP_JUMP_FORWARD_IF_TRUE || e->break_opcode == POP_JUMP_BACKWARD_IF_TRUE;
       which = (if_true ? truth : !truth) ? 1 : 0;
     }
@@ -666,7 +1012,10 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       for (Py_ssize_t i = base; i < depth; i++)
         Py_CLEAR (stack[i]);
       if (!r)
-        goto out;
+        {
+          traceback_here (co, PyCode_Addr2Line (co, e->resume_offset * 2));
+          goto out;
+        }
       stack[base] = r;
       depth = base + 1;
     }
@@ -682,8 +1031,55 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       stack[npass++] = stack[i];
   for (Py_ssize_t i = npass; i < depth; i++)
     stack[i] = NULL;
-  res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
+  if (PyFunction_GET_CLOSURE (fn))
+    {
+      /* A frame with cells: the resume function takes the plain locals and the stack as arguments and the frame's
+         cells (its cell variables, then its free variables) as its closure, so that inner functions made before
+         the break share them (fxcapture._make_resume). A new function per call: the cells are this call's. */
+      int nargs = co->co_nlocals;
+      const char *kinds = PyBytes_AS_STRING (co->co_localspluskinds);
+      PyObject *tpl_closure = PyFunction_GET_CLOSURE (fn);
+      Py_ssize_t ncl = PyTuple_GET_SIZE (tpl_closure);
+      PyObject *cl = PyTuple_New (ncl);
+      Py_ssize_t k = 0;
+      for (int i = 0; i < nl && k <= ncl; i++)
+        if (kinds[i] & (CO_FAST_CELL | CO_FAST_FREE))
+          {
+            if (k == ncl || !vals[i] || !PyCell_Check (vals[i]))
+              {
+                k = ncl + 1;
+                break;
+              }
+            PyTuple_SET_ITEM (cl, k++, Py_NewRef (vals[i]));
+          }
+      PyFunctionObject *tpl = (PyFunctionObject *) fn;
+      PyObject *call = k == ncl ? PyFunction_NewWithQualName (tpl->func_code, tpl->func_globals, tpl->func_qualname)
+                                : NULL;
+      if (call && PyFunction_SetClosure (call, cl) < 0)
+        Py_CLEAR (call);
+      Py_DECREF (cl);
+      if (!call)
+        {
+          if (!PyErr_Occurred ())
+            PyErr_SetString (PyExc_SystemError, "capture: the cells of a resumed frame are missing");
+          goto out;
+        }
+      PyObject **args = malloc ((nargs + npass + 1) * sizeof (PyObject *));
+      for (int i = 0; i < nargs; i++)
+        args[i] = (kinds[i] & CO_FAST_CELL) ? Py_None : vals[i];   /* a cell argument lives in the closure */
+      memcpy (args + nargs, stack, npass * sizeof (PyObject *));
+      res = PyObject_Vectorcall (call, args, nargs + npass, NULL);
+      free (args);
+      Py_DECREF (call);
+    }
+  else
+    res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
 out:
+  spec_frame_locals = NULL;
+  spec_entry = NULL;
+  for (int i = 0; i < nl; i++)
+    Py_XDECREF (entry_locals[i]);
+  free (entry_locals);
   for (Py_ssize_t i = 0; i < nl + ns; i++)
     Py_XDECREF (vals[i]);
   free (vals);
@@ -714,11 +1110,36 @@ out:
   if (inputs != stack_inputs)
     free (inputs);
   if (!outs)
-    return NULL;
+    {
+      traceback_here (frame->f_code, frame->f_code->co_firstlineno);
+      return NULL;
+    }
+  /* nonlocal stores of the traced code, into the cells of this call's closure (the view holds them) */
   const spec_env env = { locals, frame->f_globals, frame->f_builtins };
+  spec_entry = &env;
+  spec_frame_locals = (PyObject **) locals;
+  for (Py_ssize_t i = 0; e->cell_writes && i < PyList_GET_SIZE (e->cell_writes); i++)
+    {
+      PyObject *p = PyList_GET_ITEM (e->cell_writes, i);
+      PyObject *cell = locals[PyLong_AsLong (PyTuple_GET_ITEM (p, 0))];
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      if ((!v && PyErr_Occurred ()) || !cell || !PyCell_Check (cell) || PyCell_Set (cell, v) < 0)
+        {
+          Py_XDECREF (v);
+          if (!PyErr_Occurred ())
+            PyErr_SetString (PyExc_SystemError, "capture: a closure cell to write is missing");
+          spec_frame_locals = NULL;
+          spec_entry = NULL;
+          Py_DECREF (outs);
+          return NULL;
+        }
+      Py_XDECREF (v);
+    }
   if (!e->resume_stack)
     {
-      PyObject *r = spec_build (e->out_spec, outs, &env);
+      PyObject *r = spec_build (e->out_spec, outs);
+      spec_frame_locals = NULL;
+      spec_entry = NULL;
       Py_DECREF (outs);
       return r;
     }
@@ -726,40 +1147,55 @@ out:
   PyCodeObject *co = frame->f_code;
   if (e->break_kind != FXC_BREAK_OTHER && e->resume_fn[0])
     return entry_resume (e, frame, outs);
-  /* Every value is built before any local is replaced: ('s', source) specs read the locals as on entry. */
+  /* ('s', source) specs read the locals as this call entered: a snapshot, since locals are replaced below */
   int base = co->co_nlocalsplus;
-  Py_ssize_t nloc = PyList_GET_SIZE (e->resume_locals);
-  Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
-  PyObject **built = calloc ((size_t) (nloc + ns) + 1, sizeof (PyObject *));
-  for (Py_ssize_t i = 0; i < nloc + ns; i++)
-    {
-      PyObject *spec = i < nloc ? PyTuple_GET_ITEM (PyList_GET_ITEM (e->resume_locals, i), 1)
-                                : PyList_GET_ITEM (e->resume_stack, i - nloc);
-      built[i] = spec_build (spec, outs, &env);
-      if (!built[i] && PyErr_Occurred ())
-        {
-          for (Py_ssize_t j = 0; j < i; j++)
-            Py_XDECREF (built[j]);
-          free (built);
-          Py_DECREF (outs);
-          return NULL;
-        }
-    }
-  for (Py_ssize_t i = 0; i < nloc; i++)
-    {
-      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (PyList_GET_ITEM (e->resume_locals, i), 0));
-      Py_XSETREF (frame->localsplus[idx], built[i]);
-    }
-  for (Py_ssize_t i = 0; i < ns; i++)
-    frame->localsplus[base + i] = built[nloc + i];
-  free (built);
-  /* what COPY_FREE_VARS would have done before the breaking instruction */
+  PyObject **entry_locals = calloc ((size_t) base + 1, sizeof (PyObject *));
+  for (int i = 0; i < base; i++)
+    entry_locals[i] = Py_XNewRef (locals[i]);   /* the view: free variables' cells in place */
+  const spec_env snap = { entry_locals, frame->f_globals, frame->f_builtins };
+  spec_entry = &snap;
+  /* what COPY_FREE_VARS would have done before the breaking instruction (first: closures rebuilt below use the
+     cells) */
   if (co->co_nfreevars)
     {
       PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
       int off = co->co_nlocalsplus - co->co_nfreevars;
       for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
         Py_XSETREF (frame->localsplus[off + i], Py_NewRef (PyTuple_GET_ITEM (closure, i)));
+    }
+  /* locals (cells first, as the trace listed them), then the stack */
+  spec_frame_locals = frame->localsplus;
+  bool failed = false;
+  for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE (e->resume_locals); i++)
+    {
+      PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
+      int idx = (int) PyLong_AsLong (PyTuple_GET_ITEM (p, 0));
+      PyObject *v = spec_build (PyTuple_GET_ITEM (p, 1), outs);
+      if (!v && PyErr_Occurred ())
+        failed = true;
+      else
+        Py_XSETREF (frame->localsplus[idx], v);
+    }
+  Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack), done = 0;
+  for (; !failed && done < ns; done++)
+    {
+      PyObject *v = spec_build (PyList_GET_ITEM (e->resume_stack, done), outs);
+      if (!v && PyErr_Occurred ())
+        failed = true;
+      else
+        frame->localsplus[base + done] = v;
+    }
+  spec_frame_locals = NULL;
+  spec_entry = NULL;
+  for (int i = 0; i < base; i++)
+    Py_XDECREF (entry_locals[i]);
+  free (entry_locals);
+  if (failed)
+    {
+      for (Py_ssize_t j = 0; j < done; j++)
+        Py_CLEAR (frame->localsplus[base + j]);
+      Py_DECREF (outs);
+      return NULL;
     }
   frame->stacktop = base + (int) ns;
   frame->prev_instr = _PyCode_CODE (co) + e->resume_offset - 1;
@@ -1040,6 +1476,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
     }
   Py_XDECREF (dyn_mode);
   int rc;
+  bool interrupted = false;
   for (int attempt = 0;; attempt++)
     {
       t.shape_env = env;
@@ -1050,6 +1487,12 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
           PyErr_Clear ();
         }
       rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals, frame->f_builtins, &t);
+      fxc_err_note ();
+      if (fxc_interrupt_restore ())
+        {
+          interrupted = true;
+          break;
+        }
       bool again = rc == 0 && env && (t.dyn_retry || t.dyn_fail);
       if (!again)
         break;
@@ -1065,10 +1508,15 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
       fxc_trace_clear (&t);
       t.fullgraph = fg_keep;
     }
-  if (rc == 0 && env && !t.fail_reason && t.graph && shape_guards_collect (&t, env, co) < 0)
+  if (!interrupted && rc == 0 && env && !t.fail_reason && t.graph && shape_guards_collect (&t, env, co) < 0)
     PyErr_Clear ();
   t.shape_env = NULL;
   Py_XDECREF (env);
+  if (interrupted)
+    {
+      /* Ctrl-C while tracing: it reaches the caller, nothing is compiled */
+      goto out;
+    }
   if (rc < 0)
     {
       /* an internal failure of the trace must not change what the program does: run the frame as it is */
@@ -1189,6 +1637,8 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   e->resume_stack = t.resume_stack;
   e->resume_locals = t.resume_locals;
   t.resume_stack = t.resume_locals = NULL;
+  e->cell_writes = t.cell_writes;
+  t.cell_writes = NULL;
   if (e->resume_stack && (t.break_kind == FXC_BREAK_JUMP || t.break_kind == FXC_BREAK_CALL))
     {
       Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
@@ -1259,6 +1709,7 @@ fxc_trace_clear (fxc_trace *t)
   Py_XDECREF (t->resume_stack);
   Py_XDECREF (t->resume_locals);
   Py_XDECREF (t->call_kwnames);
+  Py_XDECREF (t->cell_writes);
   free (t->break_reason);
   free (t->break_explanation);
   free (t->break_user_stack);
@@ -1266,6 +1717,29 @@ fxc_trace_clear (fxc_trace *t)
   free (t->dyn_fail);
   free (t->shape_guards);
   memset (t, 0, sizeof *t);
+}
+
+/* Records a frame that is never captured (ctx._skip) and marks its code skipped. */
+static int
+skip_frame (PyObject *ctx, code_cache *cc, PyCodeObject *co, const char *reason)
+{
+  if (cc->frame_id < 0)
+    cc->frame_id = next_frame_id++;
+  int compile_id = cc->n_compiles++;
+  cc->skip = true;
+  free (cc->skip_reason);
+  cc->skip_reason = strdup (reason);
+  tls_busy++;
+  PyObject *info = Py_BuildValue ("{s:i,s:i,s:O,s:O,s:i,s:O,s:s}", "frame_id", cc->frame_id, "compile_id", compile_id,
+                                  "name", co->co_name, "filename", co->co_filename, "firstlineno",
+                                  co->co_firstlineno, "reasons", Py_None, "reason", reason);
+  PyObject *r = info ? PyObject_CallMethod (ctx, "_skip", "O", info) : NULL;
+  tls_busy--;
+  Py_XDECREF (info);
+  if (!r)
+    return -1;
+  Py_DECREF (r);
+  return 0;
 }
 
 static PyObject *
@@ -1277,6 +1751,10 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
   PyCodeObject *co = frame->f_code;
   code_cache *cc = cache_get (co);
+  if (cc && !cc->skip && (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
+      && skip_frame (ctx, cc, co, "generator, coroutine and async generator frames are not captured: the function "
+                     "runs in CPython") < 0)
+    return NULL;
   if (!cc || cc->skip || (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR))
       || co->co_nlocalsplus > 256)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
@@ -1302,11 +1780,16 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
     }
   PyObject *backend = PyObject_GetAttrString (ctx, "backend_key");
   PyErr_Clear ();
-  /* cache lookup: entries of this backend only (one cache per backend) */
+  /* cache lookup: entries of this backend only (one cache per backend); the global state is read once */
+  gs_values gs;
+  gs.have = false;
   for (fxc_entry *e = cc->entries; e; e = e->next)
-    if (e->backend == backend && entry_check (e, locals, frame->f_globals, frame->f_builtins, NULL))
+    if (e->backend == backend && entry_check (e, locals, frame->f_globals, frame->f_builtins, &gs, NULL))
       {
         Py_XDECREF (backend);
+        gs_values_clear (&gs);
+        if (fxc_interrupt_restore ())
+          return NULL;
         return entry_run (e, ts, frame, locals);
       }
   /* miss: collect reasons newest first */
@@ -1317,7 +1800,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
       {
         fx_buf r;
         fx_buf_init (&r);
-        entry_check (e, locals, frame->f_globals, frame->f_builtins, &r);
+        entry_check (e, locals, frame->f_globals, frame->f_builtins, &gs, &r);
         PyObject *s = PyUnicode_FromFormat ("%d/%d: %s", e->frame_id, e->compile_id, r.data ? r.data : "");
         PyList_Append (reasons, s);
         Py_DECREF (s);
@@ -1325,6 +1808,12 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
         n_same++;
       }
   Py_XDECREF (backend);
+  gs_values_clear (&gs);
+  if (fxc_interrupt_restore ())
+    {
+      Py_DECREF (reasons);
+      return NULL;
+    }
   if (n_same > 0)
     {
       if (strcmp (stance, "eager_on_recompile") == 0)
@@ -1412,6 +1901,17 @@ py_setup (PyObject *self, PyObject *args)
   s_requires_grad = PyUnicode_InternFromString ("requires_grad");
   s_type = PyUnicode_InternFromString ("type");
   s_index = PyUnicode_InternFromString ("index");
+  s_shape = PyUnicode_InternFromString ("shape");
+  s_is_cpu = PyUnicode_InternFromString ("is_cpu");
+  if (!td_dtype)
+    {
+      td_dtype = tensor_descr ("dtype", &PyGetSetDescr_Type);
+      td_device = tensor_descr ("device", &PyGetSetDescr_Type);
+      td_requires_grad = tensor_descr ("requires_grad", &PyGetSetDescr_Type);
+      td_shape = tensor_descr ("shape", &PyGetSetDescr_Type);
+      td_is_cpu = tensor_descr ("is_cpu", &PyGetSetDescr_Type);
+      td_stride = tensor_descr ("stride", &PyMethodDescr_Type);
+    }
   if (PyErr_Occurred ())
     return NULL;
   n_skip_prefixes = 0;
@@ -1538,7 +2038,13 @@ py_bench_guards (PyObject *self, PyObject *args)
   int ok = 1;
   clock_gettime (CLOCK_MONOTONIC, &t0);
   for (int i = 0; i < n; i++)
-    ok &= entry_check (cc->entries, l, globals, builtins, NULL);
+    {
+      /* as on a call of the hook: the global state is read once per call */
+      gs_values gs;
+      gs.have = false;
+      ok &= entry_check (cc->entries, l, globals, builtins, &gs, NULL);
+      gs_values_clear (&gs);
+    }
   clock_gettime (CLOCK_MONOTONIC, &t1);
   double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (n > 0 ? n : 1);
   return Py_BuildValue ("(dO)", ns, ok ? Py_True : Py_False);

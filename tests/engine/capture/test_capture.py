@@ -86,6 +86,25 @@ class DynamicShapes(Base):
                 self.assertEqual(g.shape, w.shape)
                 self.assertTrue(torch.allclose(g, w), fn.__name__)
 
+    def test_split_and_view_with_symbols(self):
+        # attention's qkv split and view(B, T, h, C // h) on a dynamic T: the split items are mapped to the symbol
+        # and checked at the real sizes, so the third length hits the dynamic entry
+        def f(x, w):
+            B, T, C = x.shape
+            q, k = (x @ w).split(C, dim=2)
+            q = q.view(B, T, 2, C // 2).transpose(1, 2)
+            k = k.view(B, T, 2, C // 2).transpose(1, 2)
+            return (q @ k.transpose(-2, -1)).softmax(-1)
+
+        cf, w = torch.compile(f, backend="eager"), torch.randn(8, 16)
+        for T in (5, 7, 9):
+            x = torch.randn(2, T, 8)
+            self.assertTrue(torch.allclose(cf(x, w), f(x, w), atol=1e-6))
+        c = compiles(self.start)
+        self.assertEqual(len(c), 2)
+        self.assertIsNone(c[1].get("dynamic_specialized"))
+        self.assertRegex(c[1]["graph_readable"], r'getitem_1: "f32\[2, s\d+, 8\]\[16\*s\d+, 16, 1\]')
+
     def test_automatic_dynamic_then_hit(self):
         opt = torch.compile(d_add, backend="eager")
         self.run_all(opt, d_add, [(torch.randn(10), torch.randn(10)), (torch.randn(16), torch.randn(16)),
@@ -518,6 +537,123 @@ class Guards(Base):
              "0/0: GLOBAL_STATE changed: grad_mode num_threads "],
         ])
         self.assertEqual(len(compiles(self.start)), 3)
+
+    def test_global_state_each_kind_recompiles(self):
+        """The fast cache-hit check must still see every GlobalStateGuard field change, however it is changed
+        (torch.inference_mode sets grad mode from C++, no Python setter involved)."""
+        threads = torch.get_num_threads()
+        kinds_ = [
+            ("grad_mode", lambda: torch.set_grad_enabled(False), lambda: torch.set_grad_enabled(True)),
+            ("grad_mode", lambda: torch._C._set_grad_enabled(False), lambda: torch._C._set_grad_enabled(True)),
+            ("autocast", lambda: torch.set_autocast_enabled(True), lambda: torch.set_autocast_enabled(False)),
+            ("deterministic_algorithms", lambda: torch.use_deterministic_algorithms(True),
+             lambda: torch.use_deterministic_algorithms(False)),
+            ("allow_tf32", lambda: setattr(torch.backends.cuda.matmul, "allow_tf32", True),
+             lambda: setattr(torch.backends.cuda.matmul, "allow_tf32", False)),
+            ("allow_fp16_reduce",
+             lambda: setattr(torch.backends.cuda.matmul, "allow_fp16_reduced_precision_reduction", False),
+             lambda: setattr(torch.backends.cuda.matmul, "allow_fp16_reduced_precision_reduction", True)),
+            ("num_threads", lambda: torch.set_num_threads(threads + 1), lambda: torch.set_num_threads(threads)),
+            ("default_dtype", lambda: torch.set_default_dtype(torch.float64),
+             lambda: torch.set_default_dtype(torch.float32)),
+        ]
+        x = torch.ones(3)
+        for name, enter, leave in kinds_:
+            with self.subTest(name):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+
+                def h(x):
+                    return x * 2
+
+                opt = torch.compile(h, backend="eager")
+                opt(x)
+                enter()
+                try:
+                    self.assertTrue(torch.equal(opt(x), x * 2))
+                    opt(x)                  # the changed state again: a hit on the new entry
+                finally:
+                    leave()
+                opt(x)                      # back: a hit on the first entry
+                self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
+                                 [["0/0: GLOBAL_STATE changed: %s " % name]])
+                self.assertEqual(len(compiles(start)), 2)
+
+        # torch_function and inference_mode: context managers implemented in C++
+        for name, ctx in [("torch_function", torch._C.DisableTorchFunction), ("grad_mode", torch.inference_mode)]:
+            with self.subTest(name):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+
+                def h2(x):
+                    return x + 1
+
+                opt = torch.compile(h2, backend="eager")
+                opt(x)
+                with ctx():
+                    opt(x)
+                opt(x)
+                self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
+                                 [["0/0: GLOBAL_STATE changed: %s " % name]])
+                self.assertEqual(len(compiles(start)), 2)
+
+        # warn_only changes only together with deterministic mode here: both named, in reason() order
+        fxcapture.reset()
+        start = len(fxcapture.records)
+
+        def h3(x):
+            return x - 1
+
+        opt = torch.compile(h3, backend="eager")
+        opt(x)
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        try:
+            opt(x)
+        finally:
+            torch.use_deterministic_algorithms(False)
+        self.assertEqual([r["reasons"] for r in kinds(start, "recompile")],
+                         [["0/0: GLOBAL_STATE changed: deterministic_algorithms deterministic_algorithms_warn_only "]])
+
+    def test_fast_tensor_check_follows_a_patched_tensor_type(self):
+        """The cache-hit check reads tensors through torch.Tensor's C getters only while the type is unchanged
+        (its version tag): a patched attribute is read as Python would read it."""
+        def h(x):
+            return x + 1
+
+        opt = torch.compile(h, backend="eager")
+        x = torch.ones(3)
+        opt(x)
+        opt(x)
+        torch.Tensor.shape = property(lambda self: torch.Size([7]))
+        try:
+            opt(x)
+        finally:
+            del torch.Tensor.shape
+        self.assertEqual(torch.ones(3).shape, torch.Size([3]))
+        opt(x)
+        self.assertEqual(len(compiles(self.start)), 2)
+        self.assertEqual(len(kinds(self.start, "recompile")), 1)
+
+    def test_global_state_is_per_thread(self):
+        """Grad mode is thread-local: a thread under no_grad must not hit the entry compiled with grad on."""
+        import threading
+
+        def h(x):
+            return x * 3
+
+        opt = torch.compile(h, backend="eager")
+        opt(torch.ones(2))
+        seen = []
+
+        def worker():
+            with torch.no_grad():
+                seen.append(opt(torch.ones(2)).sum().item())
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        self.assertEqual(seen, [6.0])
+        self.assertEqual([r["reasons"] for r in kinds(self.start, "recompile")],
+                         [["0/0: GLOBAL_STATE changed: grad_mode "]])
 
     def test_recompile_limit(self):
         def g(k):

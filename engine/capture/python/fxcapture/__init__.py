@@ -208,6 +208,18 @@ class _PerShapeCompiled:
         return []
 
 
+def _interrupt_behind(e):
+    """The KeyboardInterrupt an error of the engine's bridge was raised over (Ctrl-C while it converted tensors
+    through DLPack's Python code), or None: the user's interrupt must win over any fallback."""
+    seen = 0
+    while e is not None and seen < 32:
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return None
+
+
 class _EngineCompiled:
     """A captured graph compiled by one of the engine's backends; called with the graph's inputs (torch tensors
     travel through DLPack, no copies) it returns the graph's outputs as a tuple, as a Dynamo graph does."""
@@ -217,7 +229,13 @@ class _EngineCompiled:
         self.backend = backend
 
     def __call__(self, *args):
-        return _fxcapture.engine_run(self._handle, args)
+        try:
+            return _fxcapture.engine_run(self._handle, args)
+        except RuntimeError as e:
+            ki = _interrupt_behind(e)
+            if ki is not None:
+                raise ki from None
+            raise
 
     def kernels(self):
         return _fxcapture.engine_kernels(self._handle)
@@ -246,6 +264,9 @@ def _engine_backend(name):
             # here, at compile time, where falling back to eager is still possible.
             compiled(*example_inputs)
         except RuntimeError as e:
+            ki = _interrupt_behind(e)
+            if ki is not None:
+                raise ki from None
             gm._fx_backend_error = str(e)
             print(f"fxcapture: backend {name!r} could not compile this graph, running it eagerly: "
                   f"{' '.join(line.strip() for line in str(e).splitlines()[:2])}", file=sys.stderr)
@@ -757,9 +778,6 @@ def _make_resume(code, offset, nulls, lineno, globals_):
     stack slot holding NULL (below a callable): the prologue pushes it instead of taking an argument."""
     nulls = tuple(bool(n) for n in nulls)
     nstack = sum(1 for n in nulls if not n)
-    if code.co_freevars or code.co_cellvars:
-        # the new locals would shift the cell slots: these frames continue in CPython instead
-        raise ValueError("no resume function for a frame with closures")
     key = (code, offset, nulls)
     fn = _resume_cache.get(key)
     if fn is not None:
@@ -768,7 +786,38 @@ def _make_resume(code, offset, nulls, lineno, globals_):
     op = dis.opmap
     names = list(code.co_varnames) + [f"___stack{i}" for i in range(nstack)]
     nl = len(code.co_varnames)
-    pro = bytearray([op["RESUME"], 0])
+    body = code.co_code
+    # A frame with cells: its cell variables and free variables become the resume function's free variables (the
+    # caller passes the frame's cells as the closure, so that inner functions made before the break share them);
+    # a cell argument keeps a placeholder name among the arguments. The DEREF opcodes are renumbered.
+    cells = code.co_cellvars
+    frees = cells + code.co_freevars
+    if frees:
+        cell_only = [c for c in cells if c not in code.co_varnames]
+        old_names = list(code.co_varnames) + cell_only + list(code.co_freevars)
+        names = [f"___cell_{n}" if n in cells else n for n in code.co_varnames] + names[nl:]
+        base = len(names)
+        renumber = {}
+        for i, n in enumerate(old_names):
+            if i >= nl + len(cell_only):
+                renumber[i] = base + len(cells) + (i - nl - len(cell_only))
+            elif n in cells:
+                renumber[i] = base + cells.index(n)
+        deref = {op[n] for n in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF")}
+        body = bytearray(body)
+        ext = 0
+        for j in range(0, len(body), 2):
+            opc, arg = body[j], body[j + 1]
+            if opc in (op["MAKE_CELL"], op["COPY_FREE_VARS"]):
+                body[j:j + 2] = bytes([op["NOP"], 0])    # done by the prologue (they precede RESUME)
+            elif opc in deref:
+                new = renumber[(ext << 8) | arg]
+                if new >> 8 != ext or (new > 255 and not (j >= 2 and body[j - 2] == op["EXTENDED_ARG"])):
+                    raise ValueError("a renumbered cell does not fit its EXTENDED_ARG")
+                body[j + 1] = new & 255
+            ext = (ext << 8 | arg) if opc == op["EXTENDED_ARG"] else 0
+        body = bytes(body)
+    pro = bytearray([op["COPY_FREE_VARS"], len(frees)] if frees else []) + bytearray([op["RESUME"], 0])
     arg = 0
     for is_null in nulls:
         if is_null:
@@ -799,11 +848,16 @@ def _make_resume(code, offset, nulls, lineno, globals_):
     _resume_counter[0] += 1
     name = f"torch_dynamo_resume_in_{code.co_name}_at_{lineno}"
     flags = code.co_flags & ~(0x04 | 0x08)  # no *args/**kwargs: everything is positional
-    new = code.replace(co_code=bytes(pro) + code.co_code, co_varnames=tuple(names), co_nlocals=len(names),
+    if frees and len(frees) > 255:
+        raise ValueError("too many cells")
+    new = code.replace(co_code=bytes(pro) + body, co_varnames=tuple(names), co_nlocals=len(names),
+                       co_cellvars=(), co_freevars=frees,
                        co_argcount=len(names), co_posonlyargcount=0, co_kwonlyargcount=0, co_flags=flags,
                        co_stacksize=code.co_stacksize + nstack + 2, co_name=name, co_qualname=name,
                        co_firstlineno=lineno, co_linetable=bytes(lt) + code.co_linetable,
                        co_exceptiontable=bytes(et))
-    fn = types.FunctionType(new, globals_, f"__resume_at_{offset * 2}_{_resume_counter[0]}")
+    # with cells, a template: the caller makes the function of each call over that call's cells
+    closure = tuple(types.CellType() for _ in frees) if frees else None
+    fn = types.FunctionType(new, globals_, f"__resume_at_{offset * 2}_{_resume_counter[0]}", None, closure)
     _resume_cache[key] = fn
     return fn
