@@ -105,6 +105,12 @@ value_from_py (PyObject *o, fx_arena *arena, fx_value *out)
   bool is_bool = dts && strcmp (PyUnicode_AsUTF8 (dts), "torch.bool") == 0;
   Py_XDECREF (dts);
   Py_XDECREF (dt);
+  if (PyErr_ExceptionMatches (PyExc_KeyboardInterrupt))
+    {
+      /* Ctrl-C while reading the dtype: it reaches the caller */
+      Py_DECREF (cap);
+      return -1;
+    }
   PyErr_Clear ();
   if (is_bool && m->dl_tensor.dtype.code == FX_DL_UINT && m->dl_tensor.dtype.bits == 8)
     m->dl_tensor.dtype.code = FX_DL_BOOL;
