@@ -97,6 +97,8 @@ typedef struct tracer
   bool has_sym;           /* a SymInt value exists: a failure gives up symbols (the static trace decides) */
   frame *cells_frame;     /* the top frame once traced: unchanged locals are rebuilt from it ("l" specs) */
   bool at_break;          /* its cells become real cells (a break): closures of the trace can be rebuilt over them */
+  fx_device real_device;  /* the first graph input's device: examples live on meta, annotations say the real one */
+  bool has_real_device;
 } tracer;
 
 /* ------------------------------------------------------------------ vars */
@@ -346,7 +348,7 @@ set_example_meta (tracer *tr, fx_node *node, PyObject *example)
       m->sizes[i].value = c.sizes[i];
       m->strides[i].value = c.strides[i];
     }
-  m->device = c.device;
+  m->device = c.device.type == FX_DEVICE_META && tr->has_real_device ? tr->real_device : c.device;
   m->has_device = true;
   m->requires_grad = c.requires_grad;
 }
@@ -1159,7 +1161,22 @@ realize_tensor (tracer *tr, frame *f, PyObject *tensor, const fxc_source *src)
   fx_graph_set_insert_point (g, NULL);
   free (pname);
   ph->type_expr = "torch.Tensor";
-  set_example_meta (tr, ph, example);
+  fx_tensor_check real;
+  if (fxc_tensor_check_from (tensor, &real) == 0)
+    {
+      if (!tr->has_real_device)
+        {
+          tr->real_device = real.device;
+          tr->has_real_device = true;
+        }
+      set_example_meta (tr, ph, example);
+      ph->meta.val.tensor.device = real.device;
+    }
+  else
+    {
+      PyErr_Clear ();
+      set_example_meta (tr, ph, example);
+    }
   if (dyn && ph->meta.val.kind == FX_VAL_TENSOR)
     {
       /* symbols in the annotation, real values as the hints */

@@ -111,9 +111,9 @@ class DynamicShapes(Base):
                                   (torch.randn(23), torch.randn(23)), (torch.randn(7), torch.randn(7))])
         cs = compiles(self.start)
         self.assertEqual(len(cs), 2)        # the third and fourth size hit the dynamic entry
-        self.assertEqual(sig(cs[0]), 'L_a_: "f32[10][1]meta", L_b_: "f32[10][1]meta"')
+        self.assertEqual(sig(cs[0]), 'L_a_: "f32[10][1]cpu", L_b_: "f32[10][1]cpu"')
         # automatic dynamic: no duck shaping, symbols named by sha256 of the source; a*2 + b unifies them (s52 kept)
-        self.assertEqual(sig(cs[1]), 's52: "Sym(s52)", L_a_: "f32[s52][1]meta", L_b_: "f32[s52][1]meta"')
+        self.assertEqual(sig(cs[1]), 's52: "Sym(s52)", L_a_: "f32[s52][1]cpu", L_b_: "f32[s52][1]cpu"')
         self.assertEqual(shape_guards(cs[1]), ["L['a'].size()[0] == L['b'].size()[0]", "2 <= L['b'].size()[0]"])
         self.assertIn("size=[None], stride=[1]", cs[1]["guards"])
         # the shape guards are checked: a size 1 (0/1 specialization) or unequal sizes recompile
@@ -156,8 +156,8 @@ class DynamicShapes(Base):
         self.run_all(opt, f4, [tuple(torch.randn(n) for _ in range(4)) for n in (8, 12, 5)])
         cs = compiles(self.start)
         self.assertEqual(len(cs), 2)
-        self.assertEqual(sig(cs[1]), 's11: "Sym(s11)", L_a_: "f32[s11][1]meta", L_b_: "f32[s11][1]meta", '
-                                     'L_c_: "f32[s11][1]meta", L_d_: "f32[s11][1]meta"')
+        self.assertEqual(sig(cs[1]), 's11: "Sym(s11)", L_a_: "f32[s11][1]cpu", L_b_: "f32[s11][1]cpu", '
+                                     'L_c_: "f32[s11][1]cpu", L_d_: "f32[s11][1]cpu"')
         self.assertEqual(shape_guards(cs[1]), ["L['a'].size()[0] == L['d'].size()[0]",
                                                "L['b'].size()[0] == L['d'].size()[0]",
                                                "L['c'].size()[0] == L['d'].size()[0]", "2 <= L['d'].size()[0]"])
@@ -169,8 +169,8 @@ class DynamicShapes(Base):
                                   (torch.randn(5, 7), torch.randn(5, 7))])
         cs = compiles(self.start)
         self.assertEqual(len(cs), 2)
-        self.assertEqual(sig(cs[1]), 's52: "Sym(s52)", s20: "Sym(s20)", L_a_: "f32[s52, s20][s20, 1]meta", '
-                                     'L_b_: "f32[s52, s20][s20, 1]meta"')
+        self.assertEqual(sig(cs[1]), 's52: "Sym(s52)", s20: "Sym(s20)", L_a_: "f32[s52, s20][s20, 1]cpu", '
+                                     'L_b_: "f32[s52, s20][s20, 1]cpu"')
         self.assertIn("L['b'].stride()[0] == L['b'].size()[1]", shape_guards(cs[1]))
         self.assertIn("size=[None, None], stride=[None, 1]", cs[1]["guards"])
 
@@ -180,7 +180,7 @@ class DynamicShapes(Base):
         cs = compiles(self.start)
         self.assertEqual(len(cs), 1)
         # dynamic=True: duck shaping gives both inputs (same size) one symbol
-        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97][1]meta", L_b_: "f32[s97][1]meta"')
+        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97][1]cpu", L_b_: "f32[s97][1]cpu"')
         # parameters and buffers stay static
         fxcapture.reset()
         start = len(fxcapture.records)
@@ -188,8 +188,8 @@ class DynamicShapes(Base):
         opt = torch.compile(lin, backend="eager", dynamic=True)
         x = torch.randn(5, 4)
         self.assertTrue(torch.allclose(opt(x), lin(x)))
-        self.assertIn('L_x_: "f32[s77, 4][4, 1]meta"', sig(compiles(start)[0]))
-        self.assertIn('_parameters_weight_: "f32[3, 4][4, 1]meta"', sig(compiles(start)[0]))
+        self.assertIn('L_x_: "f32[s77, 4][4, 1]cpu"', sig(compiles(start)[0]))
+        self.assertIn('_parameters_weight_: "f32[3, 4][4, 1]cpu"', sig(compiles(start)[0]))
         fxcapture.reset()
         start = len(fxcapture.records)
         opt = torch.compile(d_add, backend="eager", dynamic=False)
@@ -205,7 +205,7 @@ class DynamicShapes(Base):
         self.run_all(opt, d_add, [(a, b), (torch.randn(9, 4), b)])
         cs = compiles(self.start)
         self.assertEqual(len(cs), 1)
-        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97, 4][4, 1]meta", L_b_: "f32[4][1]meta"')
+        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[s97, 4][4, 1]cpu", L_b_: "f32[4][1]cpu"')
         fxcapture.reset()
         start = len(fxcapture.records)
         opt = torch.compile(d_add, backend="eager")
@@ -216,14 +216,14 @@ class DynamicShapes(Base):
             self.run_all(opt, d_add, [(a, b)])
         cs = compiles(start)
         self.assertEqual(len(cs), 2)
-        self.assertEqual(sig(cs[1]), 'L_a_: "f32[9, 4][4, 1]meta", L_b_: "f32[9, 4][4, 1]meta"')
+        self.assertEqual(sig(cs[1]), 'L_a_: "f32[9, 4][4, 1]cpu", L_b_: "f32[9, 4][4, 1]cpu"')
 
     def test_zero_one_specialization(self):
         opt = torch.compile(d_add, backend="eager", dynamic=True)
         self.run_all(opt, d_add, [(torch.randn(1, 5), torch.randn(1, 5))])
         cs = compiles(self.start)
         # L['a'].size()[1] hashes to 97; duck shaping gives b's equal size the same symbol
-        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[1, s97][s97, 1]meta", L_b_: "f32[1, s97][s97, 1]meta"')
+        self.assertEqual(sig(cs[0]), 's97: "Sym(s97)", L_a_: "f32[1, s97][s97, 1]cpu", L_b_: "f32[1, s97][s97, 1]cpu"')
         # size 0 and 1 stay static: another size there recompiles, another size of the dynamic dim does not
         self.run_all(opt, d_add, [(torch.randn(1, 9), torch.randn(1, 9))])
         self.assertEqual(len(compiles(self.start)), 1)
@@ -236,17 +236,17 @@ class DynamicShapes(Base):
         cs = compiles(self.start)
         self.assertEqual(len(cs), 2)
         code = cs[1]["graph_readable"]
-        self.assertIn('L_x_: "f32[s77, 6][6, 1]meta"', code)
-        self.assertIn('"f32[6*s77][1]meta" = l_x_.view(-1)', code)
-        self.assertIn('"f32[3*s77, 2][2, 1]meta"', code)
-        self.assertIn('"f32[2, 3*s77][1, 2]meta"', code)
+        self.assertIn('L_x_: "f32[s77, 6][6, 1]cpu"', code)
+        self.assertIn('"f32[6*s77][1]cpu" = l_x_.view(-1)', code)
+        self.assertIn('"f32[3*s77, 2][2, 1]cpu"', code)
+        self.assertIn('"f32[2, 3*s77][1, 2]cpu"', code)
 
     def test_cat(self):
         opt = torch.compile(d_cat, backend="eager", dynamic=True)
         self.run_all(opt, d_cat, [(torch.randn(4, 3), torch.randn(6, 3)), (torch.randn(5, 3), torch.randn(2, 3))])
         cs = compiles(self.start)
         self.assertEqual(len(cs), 1)
-        self.assertIn('"f32[s52 + s97, s98][s98, 1]meta"', cs[0]["graph_readable"])
+        self.assertIn('"f32[s52 + s97, s98][s98, 1]cpu"', cs[0]["graph_readable"])
 
     def test_size_reads_are_symints(self):
         opt = torch.compile(d_shape, backend="eager")
@@ -256,13 +256,13 @@ class DynamicShapes(Base):
         self.assertIsNone(cs[1]["dynamic_specialized"])
         code = cs[1]["graph_readable"]
         self.assertIn('size: "Sym(s77)" = l_x_.size(0)', code)
-        self.assertIn('view: "f32[s77, 6][6, 1]meta" = l_x_.view(size, -1)', code)
+        self.assertIn('view: "f32[s77, 6][6, 1]cpu" = l_x_.view(size, -1)', code)
         # B, T, C = x.shape with arithmetic: only the dynamic dim is read, products are SymInt nodes
         opt = torch.compile(d_bt, backend="eager")
         self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(6, 5, 4),)])
         code = compiles(self.start)[-1]["graph_readable"]
         self.assertIn('mul: "Sym(5*s77)" = size * 5', code)
-        self.assertIn('"f32[5*s77, 4][4, 1]meta" = l_x_.view(mul, 4)', code)
+        self.assertIn('"f32[5*s77, 4][4, 1]cpu" = l_x_.view(mul, 4)', code)
         self.assertEqual(len(compiles(self.start)), 4)
         # the custom backend's GraphModule runs the size node itself
         seen = []
@@ -293,7 +293,7 @@ class DynamicShapes(Base):
         cs = compiles(self.start)
         self.assertEqual(len(cs), 3)
         self.assertIn("does not match the real sizes", cs[1]["dynamic_specialized"])
-        self.assertEqual(sig(cs[1]), 'L_x_: "f32[12][1]meta"')
+        self.assertEqual(sig(cs[1]), 'L_x_: "f32[12][1]cpu"')
 
     def test_custom_backend_gets_symints(self):
         seen = []
