@@ -57,6 +57,8 @@ struct var
   bool has_src;
   const char *module_path;/* nn.Module var: "L['self'].fc" for nn_module_stack */
   bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
+  int grad_ctx;           /* V_CONST: 1 a torch.no_grad(), 2 a torch.enable_grad() object; the __exit__ of one
+                             entered while tracing: 3 + the grad mode to restore */
   bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
   PyObject *real;         /* lazy: the real tensor */
   PyObject *chk;          /* dynamic shapes: a meta example at the real sizes (obj has the symbols' hints), or NULL
@@ -97,6 +99,9 @@ typedef struct tracer
   bool has_sym;           /* a SymInt value exists: a failure gives up symbols (the static trace decides) */
   frame *cells_frame;     /* the top frame once traced: unchanged locals are rebuilt from it ("l" specs) */
   bool at_break;          /* its cells become real cells (a break): closures of the trace can be rebuilt over them */
+  int grad_mode;          /* torch's grad mode while tracing (0/1); -1: not read yet */
+  int grad_depth;         /* no_grad/enable_grad blocks entered and not left: a break inside cannot resume */
+  int grad_entry;         /* the mode when tracing began, restored at the end */
   fx_device real_device;  /* the first graph input's device: examples live on meta, annotations say the real one */
   bool has_real_device;
 } tracer;
@@ -2051,10 +2056,90 @@ inline_function (tracer *tr, frame *f, PyObject *func, var **args, size_t nargs,
   return inline_function_ex (tr, f, func, args, nargs, kwnames, self_module, NULL, NULL);
 }
 
+/* torch.no_grad()/enable_grad() regions in the graph, as Dynamo's GradModeVariable: a change of mode is a
+   torch._C._set_grad_enabled(mode) node, and torch's own mode follows while tracing so that the meta examples get
+   the requires_grad the real run will have. */
+static int
+grad_mode_set (tracer *tr, frame *f, int mode)
+{
+  PyObject *c = PyObject_GetAttrString (fxc.torch, "_C");
+  PyObject *fn = c ? PyObject_GetAttrString (c, "_set_grad_enabled") : NULL;
+  Py_XDECREF (c);
+  if (!fn)
+    {
+      PyErr_Clear ();
+      return -1;
+    }
+  if (tr->grad_mode < 0)
+    {
+      PyObject *is = PyObject_GetAttrString (fxc.torch, "is_grad_enabled");
+      PyObject *v = is ? PyObject_CallNoArgs (is) : NULL;
+      tr->grad_mode = tr->grad_entry = v == Py_True;
+      Py_XDECREF (v);
+      Py_XDECREF (is);
+      PyErr_Clear ();
+    }
+  if (mode != tr->grad_mode)
+    {
+      fx_graph *g = tr->t->graph;
+      fx_arg *a = fx_arena_alloc (g->arena, sizeof (fx_arg));
+      a[0] = fx_arg_bool (mode != 0);
+      fx_node *n = fx_graph_create_node (g, FX_OP_CALL_FUNCTION,
+                                         fx_target_function (fx_arena_strdup (g->arena, "torch._C._set_grad_enabled")),
+                                         a, 1, NULL, 0, NULL);
+      if (!tr->first_body)
+        tr->first_body = n;
+      node_set_meta (tr, f, n, "<built-in function _set_grad_enabled>");
+      n->target.repr = "<built-in function _set_grad_enabled>";
+      PyDict_SetItemString (tr->t->targets, n->name, fn);
+      PyObject *r = PyObject_CallOneArg (fn, mode ? Py_True : Py_False);
+      Py_XDECREF (r);
+      PyErr_Clear ();
+      tr->grad_mode = mode;
+    }
+  Py_DECREF (fn);
+  return 0;
+}
+
 static var *
 call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames)
 {
   fx_graph *g = tr->t->graph;
+  if (fnv->kind == V_CONST && fnv->grad_ctx >= 3 && nargs == 3 && !kwnames)
+    {
+      /* leaving a no_grad/enable_grad block: __exit__(None, None, None) */
+      if (grad_mode_set (tr, f, fnv->grad_ctx - 3) < 0)
+        {
+          fail (tr, 0, "torch._C._set_grad_enabled is missing");
+          return NULL;
+        }
+      tr->grad_depth--;
+      return const_var (tr, Py_None);
+    }
+  if ((fnv->kind == V_OBJ || fnv->kind == V_CONST) && nargs == 0 && !kwnames && PyType_Check (fnv->obj))
+    {
+      PyObject *no_grad = PyObject_GetAttrString (fxc.torch, "no_grad");
+      PyObject *enable_grad = PyObject_GetAttrString (fxc.torch, "enable_grad");
+      PyErr_Clear ();
+      int kind = fnv->obj == no_grad ? 1 : fnv->obj == enable_grad ? 2 : 0;
+      Py_XDECREF (no_grad);
+      Py_XDECREF (enable_grad);
+      if (kind)
+        {
+          /* making the context object changes nothing (entering it does) */
+          PyObject *ctx = PyObject_CallNoArgs (fnv->obj);
+          if (!ctx)
+            {
+              PyErr_Clear ();
+              fail (tr, 0, "torch.no_grad() raised while tracing");
+              return NULL;
+            }
+          var *v = const_var (tr, ctx);
+          Py_DECREF (ctx);
+          v->grad_ctx = kind;
+          return v;
+        }
+    }
   if (fnv->kind == V_ATTR && fnv->recv->kind == V_TENSOR)
     {
       const char *meth = PyUnicode_AsUTF8 (fnv->obj);
@@ -3472,6 +3557,31 @@ interpret (tracer *tr, frame *f, var **result)
             PUSH (v);
           }
           break;
+        case BEFORE_WITH:
+          {
+            var *mgr = PEEK (1);
+            if (mgr->kind != V_CONST || (mgr->grad_ctx != 1 && mgr->grad_ctx != 2))
+              {
+                rc = fail (tr, 1, "Unsupported context manager\n  Explanation: only torch.no_grad() and "
+                           "torch.enable_grad() blocks are traced; the frame continues in CPython");
+                goto done;
+              }
+            (void) POP ();
+            int before = tr->grad_mode;
+            if (grad_mode_set (tr, f, mgr->grad_ctx == 2) < 0)
+              {
+                rc = fail (tr, 0, "torch._C._set_grad_enabled is missing");
+                goto done;
+              }
+            if (before < 0)
+              before = tr->grad_entry;
+            tr->grad_depth++;
+            var *exit = const_var (tr, Py_None);
+            exit->grad_ctx = 3 + before;
+            PUSH (exit);
+            PUSH (const_var (tr, Py_None));
+          }
+          break;
         case RETURN_VALUE:
           *result = POP ();
           rc = 0;
@@ -3484,6 +3594,13 @@ interpret (tracer *tr, frame *f, var **result)
     }
   rc = fail (tr, 0, "fell off the end of the bytecode");
 done:
+  if (rc > 0 && tr->break_gb && !f->parent && tr->grad_depth > 0)
+    {
+      /* inside a no_grad/enable_grad block: the frame runs in CPython (its resume would lose the mode) */
+      char why[sizeof tr->reason + 64];
+      snprintf (why, sizeof why, "a graph break inside a torch.no_grad()/enable_grad() block: %s", tr->reason);
+      rc = fail (tr, 0, "%s", why);
+    }
   if (rc > 0 && tr->break_gb && !f->parent)
     {
       /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
@@ -3593,6 +3710,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   tracer tr;
   memset (&tr, 0, sizeof tr);
   tr.t = t;
+  tr.grad_mode = -1;
   tr.keep = PyList_New (0);
   tr.realized = PyDict_New ();
   tr.builtins = builtins;
@@ -3644,6 +3762,18 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
     {
       free (t->fail_reason);
       t->fail_reason = strdup (t->break_reason);
+    }
+  if (tr.grad_mode >= 0 && tr.grad_mode != tr.grad_entry)
+    {
+      /* tracing stopped inside a no_grad/enable_grad block: torch's mode back to the caller's */
+      PyObject *et, *ev, *tb;
+      PyErr_Fetch (&et, &ev, &tb);
+      PyObject *c = PyObject_GetAttrString (fxc.torch, "_C");
+      PyObject *r = c ? PyObject_CallMethod (c, "_set_grad_enabled", "O", tr.grad_entry ? Py_True : Py_False) : NULL;
+      Py_XDECREF (r);
+      Py_XDECREF (c);
+      PyErr_Clear ();
+      PyErr_Restore (et, ev, tb);
     }
   free (f.locals);
   tracer_free_vars (&tr);

@@ -964,6 +964,34 @@ class Robust(Base):
         self.assertEqual(len(compiles(self.start)), 2)
         self.assertIn("/ 2.8284271247461903", compiles(self.start)[0]["graph_code"])
 
+    def test_no_grad_block_in_the_graph(self):
+        # Dynamo's GradModeVariable: the block becomes _set_grad_enabled nodes; a break inside runs the frame in
+        # CPython; torch's grad mode is the caller's afterwards
+        def f(x, w):
+            y = x @ w
+            with torch.no_grad():
+                z = y * 2
+            return y.relu() + z, z.requires_grad
+
+        def g(x):
+            with torch.no_grad():
+                y = x * 2
+                print("", end="")
+            return y + 1
+
+        x, w = torch.randn(3, 4, requires_grad=True), torch.randn(4, 4)
+        out, rg = torch.compile(f, backend=lambda gm, ex: gm.forward)(x, w)
+        self.assertTrue(torch.allclose(out, f(x, w)[0]))
+        self.assertFalse(rg)
+        code = compiles(self.start)[0]["graph_code"]
+        self.assertIn("_set_grad_enabled = torch._C._set_grad_enabled(False);  _set_grad_enabled = None", code)
+        self.assertIn("_set_grad_enabled_1 = torch._C._set_grad_enabled(True)", code)
+        self.assertEqual(kinds(self.start, "graph_break"), [])
+        self.assertTrue(torch.allclose(torch.compile(f, backend="inductor")(x, w)[0], f(x, w)[0], atol=1e-6))
+        self.assertTrue(torch.equal(torch.compile(g, backend="eager")(x), g(x)))
+        self.assertTrue(any("inside a torch.no_grad()" in r["reason"] for r in kinds(self.start, "skip")))
+        self.assertTrue(torch.is_grad_enabled())
+
     def test_outside_iterators_are_not_consumed(self):
         # a resume function receives the live enumerate object; tracing must not advance it
         def f(xs):
