@@ -188,6 +188,12 @@ plan_lt (fx_cuda_gemm_plan *p, int max_algos, fx_diag *diag)
         return FX_OK;
       }
   }
+  if (k == 0)
+    {
+      /* nothing to multiply: cuBLAS scales C (or the broadcast bias) alone */
+      snprintf (p->why_not_lt, sizeof p->why_not_lt, "an empty inner dimension (k = 0)");
+      return FX_OK;
+    }
   if ((ld_d = fx_cuda_matrix_rowmajor_ld (&g->d)) >= 0)
     {
       p->swap = true;

@@ -818,7 +818,8 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
                   char name[96];
                   const fx_cuda_gemm_desc *d = fx_cuda_gemm_plan_desc (plan);
                   fx_cuda_gemm_plan_algo_name (plan, lt ? fx_cuda_gemm_plan_chosen (plan) : -1, name, sizeof name);
-                  fx_buf_printf (&t, " %s%s%s", name, d->has_bias ? " epilogue=BIAS" : "",
+                  fx_buf_printf (&t, " %s%s%s", name,
+                                 d->has_bias ? (lt ? " epilogue=BIAS" : " bias broadcast first") : "",
                                  d->has_c ? " beta*C" : "");
                   if (!lt)
                     fx_buf_printf (&t, " (no cuBLASLt: %s)", why);
