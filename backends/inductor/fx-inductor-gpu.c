@@ -997,22 +997,29 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
           fx_buf_free (&want);
           break;
         }
-      bool on_device = t->device.type == FX_DEVICE_CUDA;
-      if (on_device && fx_cuda_tensor_check (cuda, t, NULL) != FX_OK)
-        on_device = false;   /* another device's memory: through the host */
+      /* a cuda tensor that fx-cuda refuses here (another device's memory, a reduce-overhead output a later run
+         overwrote) goes through fx_cuda_tensor_to_host, which says why; it is never read as host memory */
+      bool is_cuda = t->device.type == FX_DEVICE_CUDA;
+      bool on_device = is_cuda && fx_cuda_tensor_check (cuda, t, NULL) == FX_OK;
       if (on_device && same_layout (t, B) && fx_cuda_tensor_ptr (t) % 16 == 0)
         dev[b] = fx_tensor_ref (t);
       else
         {
           /* host inputs, other layouts and misaligned device inputs: into a planned, aligned device buffer */
           fx_tensor *host = NULL;
-          if (on_device)
-            st = fx_cuda_tensor_to_host (cuda, NULL, t, &host, diag);
+          if (is_cuda)
+            {
+              fx_diag why;
+              fx_diag_clear (&why);
+              st = fx_cuda_tensor_to_host (cuda, NULL, t, &host, &why);
+              if (st != FX_OK)
+                fx_diag_set (diag, st, "inductor: input %d: %s", B->input_index, why.message);
+            }
           else if (t->storage == NULL)
             st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d has no data", B->input_index);
           else
             host = fx_tensor_ref (t);
-          any_host |= !on_device;
+          any_host |= !is_cuda;
           fx_tensor *planned = NULL;
           if (st == FX_OK && !same_layout (host, B))
             {
