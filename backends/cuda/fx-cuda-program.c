@@ -1,6 +1,7 @@
 /* fx-cuda-program.c: the GPU side of a compiled graph's wrapper: buffers and steps (launches, GEMMs, broadcasts) run
-   eagerly with per-step timing, or under reduce-overhead as one CUDA graph over static inputs (warm-up, record,
-   replay), with PyTorch's "skipping cudagraphs due to ..." when graphs cannot be used. */
+   eagerly with per-step timing, or under reduce-overhead as a CUDA graph (warm-up, record, replay) over the caller's
+   input addresses (no copy while they stay) or over static inputs, with PyTorch's "skipping cudagraphs due to ..."
+   when graphs cannot be used. */
 #include "fx-cuda-impl.h"
 
 #include <stdio.h>
@@ -64,6 +65,8 @@ struct fx_cuda_program
   fx_cuda_program_state state;
   fx_cuda_graph *graph;
   fx_cuda_ptr *static_ptrs;     /* per buffer, while recorded: inputs (ours), outputs (the graph's) */
+  fx_cuda_graph *direct_graph;  /* recorded over the caller's input addresses of the recording run */
+  fx_cuda_ptr *direct_ptrs;     /* per buffer: inputs (the caller's, never freed here), outputs (that graph's) */
   fx_cuda_generation *generation; /* replays of the graph: static outputs handed out go stale at the next */
 };
 
@@ -99,6 +102,18 @@ release_recording (fx_cuda_program *p)
       fx_cuda_free (p->cuda, p->static_ptrs[i]);
   free (p->static_ptrs);
   p->static_ptrs = NULL;
+  if (p->direct_graph)
+    {
+      fx_cuda_generation_bump (p->generation);
+      fx_cuda_graph_free (p->direct_graph);
+    }
+  p->direct_graph = NULL;
+  if (p->direct_ptrs)
+    for (size_t i = 0; i < p->n_buffers; i++)
+      if (p->buffers[i].role == ROLE_OUTPUT)
+        fx_cuda_free (p->cuda, p->direct_ptrs[i]);
+  free (p->direct_ptrs);
+  p->direct_ptrs = NULL;
 }
 
 void
@@ -558,22 +573,12 @@ copy_inputs (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inpu
   return FX_OK;
 }
 
-/* Records the graph: static inputs outside the capture; outputs and temporaries inside it, so they come from the
-   graph's private pool and stay the graph's while it lives. */
+/* cuBLAS and the built-in kernels must exist before a capture: creating them allocates and loads modules. */
 static fx_status
-record (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, fx_diag *diag)
+prepare_capture (fx_cuda_program *p, fx_diag *diag)
 {
-  fx_status st = FX_OK, end;
+  fx_status st;
 
-  p->static_ptrs = calloc (p->n_buffers + 1, sizeof *p->static_ptrs);
-  if (!p->static_ptrs)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
-  for (size_t b = 0; b < p->n_buffers && st == FX_OK; b++)
-    if (p->buffers[b].role == ROLE_INPUT)
-      st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &p->static_ptrs[b], diag);
-  if (st != FX_OK || (st = copy_inputs (p, stream, inputs, diag)) != FX_OK)
-    return st;
-  /* cuBLAS and the built-in kernels must exist before the capture: creating them allocates and loads modules. */
   for (size_t i = 0; i < p->n_steps; i++)
     {
       fx_cuda_blas *blas;
@@ -585,25 +590,78 @@ record (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, f
           && (st = fx_cuda_builtin_prepare (p->cuda, diag)) != FX_OK)
         return st;
     }
-  if ((st = fx_cuda_graph_capture_begin (stream, diag)) != FX_OK)
+  return FX_OK;
+}
+
+/* Captures the steps over ptrs (inputs filled in): outputs and temporaries are allocated inside the capture, so they
+   come from the graph's private pool and stay the graph's while it lives. */
+static fx_status
+capture (fx_cuda_program *p, fx_cuda_stream *stream, fx_cuda_ptr *ptrs, fx_cuda_graph **graph, fx_diag *diag)
+{
+  fx_status st, end;
+
+  if ((st = prepare_capture (p, diag)) != FX_OK || (st = fx_cuda_graph_capture_begin (stream, diag)) != FX_OK)
     return st;
   for (size_t b = 0; b < p->n_buffers && st == FX_OK; b++)
     if (p->buffers[b].role != ROLE_INPUT)
-      st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &p->static_ptrs[b], diag);
+      st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &ptrs[b], diag);
   if (st == FX_OK)
-    st = run_steps (p, stream, p->static_ptrs, NULL, diag);
+    st = run_steps (p, stream, ptrs, NULL, diag);
   for (size_t b = 0; b < p->n_buffers; b++)
     if (p->buffers[b].role == ROLE_TEMP)
       {
-        fx_cuda_free (p->cuda, p->static_ptrs[b]);
-        p->static_ptrs[b] = 0;
+        fx_cuda_free (p->cuda, ptrs[b]);
+        ptrs[b] = 0;
       }
   {
     fx_diag end_diag;
     fx_diag_clear (&end_diag);
-    end = fx_cuda_graph_capture_end (stream, &p->graph, st == FX_OK ? diag : &end_diag);
+    end = fx_cuda_graph_capture_end (stream, graph, st == FX_OK ? diag : &end_diag);
   }
   return st != FX_OK ? st : end;
+}
+
+/* The graph over static input buffers of our own: later inputs are copied in unless they are already there. */
+static fx_status
+record (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, fx_diag *diag)
+{
+  fx_status st = FX_OK;
+
+  p->static_ptrs = calloc (p->n_buffers + 1, sizeof *p->static_ptrs);
+  if (!p->static_ptrs)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  for (size_t b = 0; b < p->n_buffers && st == FX_OK; b++)
+    if (p->buffers[b].role == ROLE_INPUT)
+      st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &p->static_ptrs[b], diag);
+  if (st != FX_OK || (st = copy_inputs (p, stream, inputs, diag)) != FX_OK)
+    return st;
+  return capture (p, stream, p->static_ptrs, &p->graph, diag);
+}
+
+/* The graph over the caller's own input addresses, replayed while a run's inputs are at those same addresses: it
+   reads them where they are, as an eager run would, so that nothing is copied. (The memory at those addresses is
+   the caller's input of that run whenever the addresses match; the graph only writes its own pool.) */
+static fx_status
+record_direct (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, fx_diag *diag)
+{
+  p->direct_ptrs = calloc (p->n_buffers + 1, sizeof *p->direct_ptrs);
+  if (!p->direct_ptrs)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  for (size_t b = 0; b < p->n_buffers; b++)
+    if (p->buffers[b].role == ROLE_INPUT)
+      p->direct_ptrs[b] = inputs[p->buffers[b].role_index];
+  return capture (p, stream, p->direct_ptrs, &p->direct_graph, diag);
+}
+
+static bool
+inputs_are_direct (const fx_cuda_program *p, const fx_cuda_ptr *inputs)
+{
+  if (!p->direct_graph)
+    return false;
+  for (size_t b = 0; b < p->n_buffers; b++)
+    if (p->buffers[b].role == ROLE_INPUT && inputs[p->buffers[b].role_index] != p->direct_ptrs[b])
+      return false;
+  return true;
 }
 
 fx_status
@@ -636,7 +694,7 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
     {
       fx_diag why;
       fx_diag_clear (&why);
-      if ((st = record (p, s, inputs, &why)) != FX_OK)
+      if ((st = record_direct (p, s, inputs, &why)) != FX_OK)
         {
           /* What cannot be captured runs eagerly from now on, and says why. */
           char reason[1100];
@@ -646,21 +704,35 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
         }
       p->state = FX_CUDA_PROGRAM_EXECUTION;
     }
-  else if ((st = copy_inputs (p, s, inputs, diag)) != FX_OK)
+  bool direct = inputs_are_direct (p, inputs);
+  if (!direct && !p->graph)
+    {
+      /* inputs at other addresses: the graph over static buffers, recorded once */
+      fx_diag why;
+      fx_diag_clear (&why);
+      if ((st = record (p, s, inputs, &why)) != FX_OK)
+        {
+          char reason[1100];
+          snprintf (reason, sizeof reason, "a failed capture (%s)", why.message);
+          fx_cuda_program_skip_graphs (p, reason);
+          return run_eager (p, s, inputs, outputs, timeline, diag);
+        }
+    }
+  else if (!direct && (st = copy_inputs (p, s, inputs, diag)) != FX_OK)
     return st;
 
   /* The capture recorded the work without running it: a replay runs it, the first time too. Outputs handed out
-     before are overwritten from here on. */
+     before are overwritten from here on (the other graph's too: PyTorch's rule is any later run). */
   fx_cuda_generation_bump (p->generation);
   if (timeline && (st = fx_cuda_timeline_begin (timeline, s, "cudagraph replay", diag)) != FX_OK)
     return st;
-  if ((st = fx_cuda_graph_replay (p->graph, s, diag)) != FX_OK)
+  if ((st = fx_cuda_graph_replay (direct ? p->direct_graph : p->graph, s, diag)) != FX_OK)
     return st;
   if (timeline && (st = fx_cuda_timeline_end (timeline, s, diag)) != FX_OK)
     return st;
   for (size_t b = 0; b < p->n_buffers; b++)
     if (p->buffers[b].role == ROLE_OUTPUT)
-      outputs[p->buffers[b].role_index] = p->static_ptrs[b];
+      outputs[p->buffers[b].role_index] = direct ? p->direct_ptrs[b] : p->static_ptrs[b];
   if (caller_owns)
     *caller_owns = false;
   return FX_OK;

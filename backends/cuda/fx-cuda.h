@@ -437,8 +437,11 @@ void fx_cuda_autotune_result_clear (fx_cuda_autotune_result *result);
 /* A program is what a CUDA code generator hands the runtime: kernel sources, the buffers (inputs, outputs,
    temporaries) and the steps in order (kernel launches, GEMMs, broadcasts). It runs eagerly, or, with CUDA graphs on
    (reduce-overhead), as PyTorch's cudagraph trees do for one graph: the first run is a warm-up (eager), the second
-   records a CUDA graph over static input buffers and replays it, later runs copy the inputs into the static buffers
-   (unless they are already there) and replay. */
+   records a CUDA graph over that run's own input addresses and replays it; a later run whose inputs are at those
+   same addresses replays it without a copy (the graph reads the caller's memory, as an eager run would). The first
+   run with inputs elsewhere records a second graph over static input buffers of the program's own; runs like it
+   copy their inputs there (unless they are already there) and replay that graph. Each graph's outputs and
+   temporaries live in its private pool. */
 typedef struct fx_cuda_program fx_cuda_program;
 
 typedef enum fx_cuda_arg_kind
@@ -543,7 +546,8 @@ void fx_cuda_program_skip_graphs (fx_cuda_program *program, const char *reason);
 const char *fx_cuda_program_skip_message (const fx_cuda_program *program);
 fx_cuda_program_state fx_cuda_program_get_state (const fx_cuda_program *program);
 size_t fx_cuda_program_n_steps (const fx_cuda_program *program);
-/* The static buffer of input i once recorded (0 before): a caller that writes its inputs there saves the copy. */
+/* The static buffer of input i once the graph over static buffers is recorded (0 before): a caller that writes its
+   inputs there saves the copy. */
 fx_cuda_ptr fx_cuda_program_static_input (const fx_cuda_program *program, size_t i);
 
 /* Runs the program on stream (NULL: the default stream). inputs[i] holds input i (at least its nbytes). outputs

@@ -1200,6 +1200,18 @@ test_program (void)
   CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
   CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
   CHECK (program_results_ok (x, w, y, z), "recorded run results");
+  /* the same input addresses with new contents: the graph reads them in place (no static input, no copy) */
+  {
+    fx_cuda_ptr first_out = outs[0];
+    fill (x, P_LEN, 37);
+    CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[0], x, P_LEN * 4, &diag), &diag);
+    CHECK_OK (fx_cuda_program_run (graphs, NULL, in, 2, outs, 2, &owned, NULL, &diag), &diag);
+    CHECK (!owned && outs[0] == first_out, "a replay at the same addresses used other outputs");
+    CHECK (fx_cuda_program_static_input (graphs, 0) == 0, "inputs at the recorded addresses were copied");
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
+    CHECK (program_results_ok (x, w, y, z), "replay over the caller's inputs, new contents");
+  }
   fill (x, P_LEN, 41);
   fill (w, P_K * P_N, 42);
   CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in2[0], x, P_LEN * 4, &diag), &diag);
