@@ -1,7 +1,8 @@
 /* fx-inductor-gpu.c: the inductor backend on a CUDA device: the scheduled program becomes an fx_cuda_program
    (NVRTC-built kernels from fx-inductor-cuda.c, cuBLASLt GEMMs with bias and residual epilogues for extern
    mm/addmm/bmm, buffers from the caching allocator), runs eagerly or as a CUDA graph (reduce-overhead), is autotuned
-   per kernel and per GEMM algorithm (max-autotune) and timed per kernel with CUDA events. Host inputs are copied in and outputs copied back; device inputs are used in place.
+   per kernel and per GEMM algorithm (max-autotune) and timed per kernel with CUDA events. Host inputs are copied in
+   and outputs copied back; device inputs are used in place.
    Under reduce-overhead the outputs of device inputs are the CUDA graph's static buffers (no copy): valid until the
    next run of the same compiled graph, which overwrites them; a stale one is refused with PyTorch's error. */
 #include "fx-inductor-impl.h"

@@ -173,8 +173,8 @@ test_cases (void)
   /* fused: mm + y, y + addmm (either operand order) */
   CHECK (fuses (HEAD "    mm = torch.ops.aten.mm.default(x, t)\n    add = torch.ops.aten.add.Tensor(mm, y)\n"
                 "    return (add,)\n", "mm", row) == 1, "mm + y");
-  CHECK (fuses (HEAD "    addmm = torch.ops.aten.addmm.default(b, x, t)\n    add = torch.ops.aten.add.Tensor(y, addmm)\n"
-                "    return (add,)\n", "addmm", row) == 1, "y + addmm");
+  CHECK (fuses (HEAD "    addmm = torch.ops.aten.addmm.default(b, x, t)\n"
+                "    add = torch.ops.aten.add.Tensor(y, addmm)\n    return (add,)\n", "addmm", row) == 1, "y + addmm");
   /* not fused: y in another layout, a scaled add, the GEMM's result also returned, addmm + addmm, a broadcast
      row, a subtraction */
   CHECK (fuses (HEAD "    mm = torch.ops.aten.mm.default(x, t)\n    add = torch.ops.aten.add.Tensor(mm, y)\n"

@@ -555,8 +555,8 @@ test_gemm_epilogue (void)
   const char *table = artifact (m, "autotune.txt");
   printf ("# mlp_block autotune.txt:\n%s", table ? table : "(none)\n");
   if (info.have_cublaslt && table && strstr (table, "AUTOTUNE addmm("))
-    CHECK (strstr (table, "strides: [0, 1], ") && strstr (table, "dtypes: torch.float32") && strstr (table, "  cublaslt_"),
-           "GEMM table");
+    CHECK (strstr (table, "strides: [0, 1], ") && strstr (table, "dtypes: torch.float32")
+           && strstr (table, "  cublaslt_"), "GEMM table");
   else if (info.have_cublaslt)
     printf ("# no GEMM table: the heuristic offered one algorithm per GEMM (%s)\n", m->notes.data);
   fx_inductor_free (m);
