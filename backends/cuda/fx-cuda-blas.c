@@ -8,9 +8,6 @@
 
 #define CB (fx_cuda_libs_cublas ()->cublas)
 
-/* What PyTorch gives cuBLAS on Hopper (CUBLAS_WORKSPACE_CONFIG ":4096:8"): a fixed workspace, so that no call
-   allocates (which a CUDA graph capture would not allow). */
-#define BLAS_WORKSPACE_BYTES ((size_t) 32 << 20)
 
 struct fx_cuda_blas
 {
@@ -28,6 +25,12 @@ blas_check (fx_cublasStatus status, const char *what, fx_diag *diag)
     return FX_OK;
   return fx_diag_set (diag, status == 3 ? FX_ERR_NOMEM : FX_ERR_BACKEND, "%s: cuBLAS status %d (%s)", what,
                       (int) status, text ? text : "no description");
+}
+
+bool
+fx_cuda_blas_allow_tf32 (const fx_cuda_blas *blas)
+{
+  return blas->allow_tf32;
 }
 
 fx_status
@@ -58,9 +61,9 @@ fx_cuda_get_blas (fx_cuda *cuda, fx_cuda_blas **out, fx_diag *diag)
     }
   if (CB.cublasSetWorkspace)
     {
-      if ((st = fx_cuda_malloc (cuda, BLAS_WORKSPACE_BYTES, NULL, &blas->workspace, diag)) != FX_OK
+      if ((st = fx_cuda_malloc (cuda, FX_CUDA_BLAS_WORKSPACE_BYTES, NULL, &blas->workspace, diag)) != FX_OK
           || (st = blas_check (CB.cublasSetWorkspace (blas->handle, (void *) (uintptr_t) blas->workspace,
-                                                      BLAS_WORKSPACE_BYTES), "cublasSetWorkspace", diag)) != FX_OK)
+                                                      FX_CUDA_BLAS_WORKSPACE_BYTES), "cublasSetWorkspace", diag)) != FX_OK)
         {
           fx_cuda_free (cuda, blas->workspace);
           CB.cublasDestroy (blas->handle);
@@ -110,8 +113,8 @@ max3 (int64_t a, int64_t b, int64_t c)
 
 /* Leading dimension when x's memory is a row-major matrix (unit column stride), else -1. A size-1 dimension's
    stride does not matter. */
-static int64_t
-rowmajor_ld (const fx_cuda_matrix *x)
+int64_t
+fx_cuda_matrix_rowmajor_ld (const fx_cuda_matrix *x)
 {
   if (!(x->cols == 1 || x->col_stride == 1))
     return -1;
@@ -121,8 +124,8 @@ rowmajor_ld (const fx_cuda_matrix *x)
 }
 
 /* Leading dimension when x's memory is a column-major matrix (unit row stride), else -1. */
-static int64_t
-colmajor_ld (const fx_cuda_matrix *x)
+int64_t
+fx_cuda_matrix_colmajor_ld (const fx_cuda_matrix *x)
 {
   if (!(x->rows == 1 || x->row_stride == 1))
     return -1;
@@ -132,10 +135,10 @@ colmajor_ld (const fx_cuda_matrix *x)
 }
 
 /* cuBLAS operand from x: `want_transpose` false means cuBLAS must see x itself (column-major), true means x^T. */
-static bool
-operand (const fx_cuda_matrix *x, bool want_transpose, int *op, int64_t *ld)
+bool
+fx_cuda_blas_operand (const fx_cuda_matrix *x, bool want_transpose, int *op, int64_t *ld)
 {
-  int64_t as_col = colmajor_ld (x), as_row = rowmajor_ld (x);
+  int64_t as_col = fx_cuda_matrix_colmajor_ld (x), as_row = fx_cuda_matrix_rowmajor_ld (x);
 
   /* x in column-major memory is x; in row-major memory it is x^T. */
   if (!want_transpose)
@@ -204,16 +207,16 @@ fx_cuda_gemm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, int64_t bat
 
   /* cuBLAS is column-major. A row-major C is C^T in column-major, so compute C^T = B^T A^T; a column-major C is
      computed directly as A B. */
-  if ((ld_c = rowmajor_ld (c)) >= 0)
+  if ((ld_c = fx_cuda_matrix_rowmajor_ld (c)) >= 0)
     {
       first = b, second = a, cm = n, cn = m;
-      if (!operand (b, true, &op_a, &ld_a) || !operand (a, true, &op_b, &ld_b))
+      if (!fx_cuda_blas_operand (b, true, &op_a, &ld_a) || !fx_cuda_blas_operand (a, true, &op_b, &ld_b))
         goto strides;
     }
-  else if ((ld_c = colmajor_ld (c)) >= 0)
+  else if ((ld_c = fx_cuda_matrix_colmajor_ld (c)) >= 0)
     {
       first = a, second = b, cm = m, cn = n;
-      if (!operand (a, false, &op_a, &ld_a) || !operand (b, false, &op_b, &ld_b))
+      if (!fx_cuda_blas_operand (a, false, &op_a, &ld_a) || !fx_cuda_blas_operand (b, false, &op_b, &ld_b))
         goto strides;
     }
   else

@@ -111,6 +111,7 @@ fx_cuda_close (fx_cuda *cuda)
   if (fx_cuda_enter (cuda, NULL) == FX_OK)
     CU.cuCtxSynchronize ();
   fx_cuda_blas_destroy (cuda);
+  fx_cuda_lt_destroy (cuda);
   fx_cuda_builtin_destroy (cuda);
   fx_cuda_alloc_destroy (cuda);
   fx_cuda_stream_free (cuda->default_stream);

@@ -200,6 +200,93 @@ typedef struct fx_cuda_cublas_api
                                                  long long stride_c, int batch, int compute_type, int algo);
 } fx_cuda_cublas_api;
 
+/* ---------------------------------------------------------------- cuBLASLt (cublasLt.h, by value; checked against
+   the real header by tests/backends/cuda/test-cublaslt-abi.c where CUDA's headers are installed) */
+
+typedef struct fx_cublasLtContext *fx_cublasLtHandle;
+typedef struct fx_cublasLtMatmulDescOpaque *fx_cublasLtMatmulDesc;
+typedef struct fx_cublasLtMatrixLayoutOpaque *fx_cublasLtMatrixLayout;
+typedef struct fx_cublasLtMatmulPreferenceOpaque *fx_cublasLtMatmulPreference;
+
+/* cublasLtMatmulAlgo_t: 64 opaque bytes */
+typedef struct fx_cublasLtMatmulAlgo
+{
+  uint64_t data[8];
+} fx_cublasLtMatmulAlgo;
+
+/* cublasLtMatmulHeuristicResult_t */
+typedef struct fx_cublasLtMatmulHeuristicResult
+{
+  fx_cublasLtMatmulAlgo algo;
+  size_t workspaceSize;
+  fx_cublasStatus state;
+  float wavesCount;
+  int reserved[4];
+} fx_cublasLtMatmulHeuristicResult;
+
+enum
+{
+  /* cublasLtMatmulDescAttributes_t */
+  FX_CUBLASLT_MATMUL_DESC_TRANSA = 3,              /* int32_t */
+  FX_CUBLASLT_MATMUL_DESC_TRANSB = 4,              /* int32_t */
+  FX_CUBLASLT_MATMUL_DESC_EPILOGUE = 7,            /* uint32_t */
+  FX_CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,        /* void * */
+  FX_CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,     /* int32_t */
+  /* cublasLtEpilogue_t */
+  FX_CUBLASLT_EPILOGUE_DEFAULT = 1,
+  FX_CUBLASLT_EPILOGUE_BIAS = 4,
+  /* cublasLtMatrixLayoutAttribute_t */
+  FX_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,       /* int32_t */
+  FX_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6, /* int64_t */
+  /* cublasLtMatmulPreferenceAttributes_t */
+  FX_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1, /* uint64_t */
+  FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5, /* uint32_t */
+  FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = 6,
+  FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = 7,
+  FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = 8,
+  /* cublasLtMatmulAlgoConfigAttributes_t */
+  FX_CUBLASLT_ALGO_CONFIG_ID = 0,                  /* int32_t */
+  FX_CUBLASLT_ALGO_CONFIG_TILE_ID = 1,             /* uint32_t */
+  FX_CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2,          /* int32_t */
+  FX_CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME = 3,    /* uint32_t */
+  FX_CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING = 4,       /* uint32_t */
+  FX_CUBLASLT_ALGO_CONFIG_STAGES_ID = 6,           /* uint32_t */
+};
+
+typedef struct fx_cuda_cublaslt_api
+{
+  fx_cublasStatus (*cublasLtCreate) (fx_cublasLtHandle *handle);
+  fx_cublasStatus (*cublasLtDestroy) (fx_cublasLtHandle handle);
+  size_t (*cublasLtGetVersion) (void);
+  const char *(*cublasLtGetStatusString) (fx_cublasStatus status);   /* may be NULL */
+  fx_cublasStatus (*cublasLtMatmulDescCreate) (fx_cublasLtMatmulDesc *desc, int compute_type, int scale_type);
+  fx_cublasStatus (*cublasLtMatmulDescDestroy) (fx_cublasLtMatmulDesc desc);
+  fx_cublasStatus (*cublasLtMatmulDescSetAttribute) (fx_cublasLtMatmulDesc desc, int attr, const void *buf,
+                                                     size_t bytes);
+  fx_cublasStatus (*cublasLtMatrixLayoutCreate) (fx_cublasLtMatrixLayout *layout, int type, uint64_t rows,
+                                                 uint64_t cols, int64_t ld);
+  fx_cublasStatus (*cublasLtMatrixLayoutDestroy) (fx_cublasLtMatrixLayout layout);
+  fx_cublasStatus (*cublasLtMatrixLayoutSetAttribute) (fx_cublasLtMatrixLayout layout, int attr, const void *buf,
+                                                       size_t bytes);
+  fx_cublasStatus (*cublasLtMatmulPreferenceCreate) (fx_cublasLtMatmulPreference *pref);
+  fx_cublasStatus (*cublasLtMatmulPreferenceDestroy) (fx_cublasLtMatmulPreference pref);
+  fx_cublasStatus (*cublasLtMatmulPreferenceSetAttribute) (fx_cublasLtMatmulPreference pref, int attr,
+                                                           const void *buf, size_t bytes);
+  fx_cublasStatus (*cublasLtMatmulAlgoGetHeuristic) (fx_cublasLtHandle handle, fx_cublasLtMatmulDesc desc,
+                                                     fx_cublasLtMatrixLayout a, fx_cublasLtMatrixLayout b,
+                                                     fx_cublasLtMatrixLayout c, fx_cublasLtMatrixLayout d,
+                                                     fx_cublasLtMatmulPreference pref, int requested,
+                                                     fx_cublasLtMatmulHeuristicResult *results, int *returned);
+  fx_cublasStatus (*cublasLtMatmulAlgoConfigGetAttribute) (const fx_cublasLtMatmulAlgo *algo, int attr, void *buf,
+                                                           size_t bytes, size_t *written);
+  fx_cublasStatus (*cublasLtMatmul) (fx_cublasLtHandle handle, fx_cublasLtMatmulDesc desc, const void *alpha,
+                                     const void *a, fx_cublasLtMatrixLayout a_desc, const void *b,
+                                     fx_cublasLtMatrixLayout b_desc, const void *beta, const void *c,
+                                     fx_cublasLtMatrixLayout c_desc, void *d, fx_cublasLtMatrixLayout d_desc,
+                                     const fx_cublasLtMatmulAlgo *algo, void *workspace, size_t workspace_bytes,
+                                     fx_CUstream stream);
+} fx_cuda_cublaslt_api;
+
 /* ---------------------------------------------------------------- loaded libraries (process-wide, loaded once) */
 
 typedef struct fx_cuda_libs
@@ -223,12 +310,18 @@ typedef struct fx_cuda_libs
   fx_cuda_cublas_api cublas;
   char cublas_path[256];
   char cublas_error[512];
+
+  bool cublaslt_loaded;
+  fx_cuda_cublaslt_api lt;
+  char cublaslt_path[256];
+  char cublaslt_error[512];
 } fx_cuda_libs;
 
 /* Loads the driver on first use (thread-safe); never fails, look at the flags. */
 const fx_cuda_libs *fx_cuda_libs_driver (void);
 const fx_cuda_libs *fx_cuda_libs_nvrtc (void);
 const fx_cuda_libs *fx_cuda_libs_cublas (void);
+const fx_cuda_libs *fx_cuda_libs_cublaslt (void);
 
 /* Fills diag from a driver error: "what: CUDA_ERROR_X (text)". Maps out-of-memory to FX_ERR_NOMEM, everything else
    to FX_ERR_BACKEND. Returns the status. */
@@ -245,6 +338,7 @@ fx_status fx_cuda_check (fx_CUresult res, const char *what, fx_diag *diag);
 /* ---------------------------------------------------------------- private structs */
 
 typedef struct fx_cuda_block fx_cuda_block;
+typedef struct fx_cuda_lt fx_cuda_lt;
 typedef struct fx_cuda_pool fx_cuda_pool;
 
 /* Free blocks of one pool, sorted by size (best fit by binary search). */
@@ -287,6 +381,7 @@ struct fx_cuda
   fx_cuda_stream *default_stream;
   fx_cuda_allocator alloc;
   fx_cuda_blas *blas;           /* created on first use */
+  fx_cuda_lt *lt;               /* cuBLASLt handle and workspace, created on first use */
   fx_cuda_module *builtin;      /* the runtime's own kernels, built on first use */
   pthread_mutex_t builtin_lock;
 };
@@ -312,6 +407,19 @@ void fx_cuda_alloc_init (fx_cuda_allocator *alloc);
 void fx_cuda_alloc_destroy (fx_cuda *cuda);
 void fx_cuda_pool_release (fx_cuda *cuda, fx_cuda_pool *pool);
 void fx_cuda_blas_destroy (fx_cuda *cuda);
+void fx_cuda_lt_destroy (fx_cuda *cuda);
 void fx_cuda_builtin_destroy (fx_cuda *cuda);
 /* Builds the runtime's own kernels now (before a capture, which must not build modules). */
 fx_status fx_cuda_builtin_prepare (fx_cuda *cuda, fx_diag *diag);
+
+/* What PyTorch gives cuBLAS on Hopper (CUBLAS_WORKSPACE_CONFIG ":4096:8"): a fixed workspace, so that no call
+   allocates (which a CUDA graph capture would not allow). cuBLASLt gets one of the same size. */
+#define FX_CUDA_BLAS_WORKSPACE_BYTES ((size_t) 32 << 20)
+
+/* fx-cuda-blas.c, shared with the cuBLASLt plans (fx-cuda-lt.c): the leading dimension when x's memory is row-major
+   (unit column stride) or column-major (unit row stride), else -1; and x as a column-major cuBLAS operand
+   (want_transpose: the operand is x^T), false when neither layout fits. */
+int64_t fx_cuda_matrix_rowmajor_ld (const fx_cuda_matrix *x);
+int64_t fx_cuda_matrix_colmajor_ld (const fx_cuda_matrix *x);
+bool fx_cuda_blas_operand (const fx_cuda_matrix *x, bool want_transpose, int *op, int64_t *ld);
+bool fx_cuda_blas_allow_tf32 (const fx_cuda_blas *blas);

@@ -11,6 +11,7 @@ static fx_cuda_libs libs;
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
 static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
+static pthread_once_t cublaslt_once = PTHREAD_ONCE_INIT;
 
 typedef struct sym_entry
 {
@@ -264,6 +265,59 @@ load_cublas (void)
   libs.cublas_loaded = true;
 }
 
+/* cuBLASLt (GEMMs with epilogues, algorithm choice); without it GEMMs go through cuBLAS. */
+static void
+load_cublaslt (void)
+{
+  static const char *const candidates[] = {
+    "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so", "libcublasLt.so.11",
+    "/usr/local/cuda/lib64/libcublasLt.so", "/usr/local/cuda/lib/libcublasLt.so", NULL,
+  };
+  fx_cuda_cublaslt_api *lt = &libs.lt;
+  const sym_entry syms[] = {
+    SYM (*lt, cublasLtCreate, "cublasLtCreate", NULL),
+    SYM (*lt, cublasLtDestroy, "cublasLtDestroy", NULL),
+    SYM (*lt, cublasLtGetVersion, "cublasLtGetVersion", NULL),
+    OPT (*lt, cublasLtGetStatusString, "cublasLtGetStatusString", NULL),
+    SYM (*lt, cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate", NULL),
+    SYM (*lt, cublasLtMatmulDescDestroy, "cublasLtMatmulDescDestroy", NULL),
+    SYM (*lt, cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute", NULL),
+    SYM (*lt, cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate", NULL),
+    SYM (*lt, cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy", NULL),
+    SYM (*lt, cublasLtMatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute", NULL),
+    SYM (*lt, cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate", NULL),
+    SYM (*lt, cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy", NULL),
+    SYM (*lt, cublasLtMatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute", NULL),
+    SYM (*lt, cublasLtMatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic", NULL),
+    SYM (*lt, cublasLtMatmulAlgoConfigGetAttribute, "cublasLtMatmulAlgoConfigGetAttribute", NULL),
+    SYM (*lt, cublasLtMatmul, "cublasLtMatmul", NULL),
+  };
+  char why[400] = "";
+  void *h;
+
+  /* FX_CUBLASLT_LIBRARY=none turns cuBLASLt off (the cuBLAS fallback, for tests and comparisons). */
+  if (getenv ("FX_CUBLASLT_LIBRARY") && strcmp (getenv ("FX_CUBLASLT_LIBRARY"), "none") == 0)
+    {
+      snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt turned off (FX_CUBLASLT_LIBRARY=none)");
+      return;
+    }
+  h = open_first ("FX_CUBLASLT_LIBRARY", candidates, libs.cublaslt_path, sizeof libs.cublaslt_path, why,
+                  sizeof why);
+  if (!h)
+    {
+      snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt not found: %s", why);
+      return;
+    }
+  if (!resolve (h, syms, sizeof syms / sizeof syms[0], why, sizeof why))
+    {
+      snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt %s unusable: %s", libs.cublaslt_path,
+                why);
+      return;
+    }
+  real_path_of ((void *) lt->cublasLtCreate, libs.cublaslt_path, sizeof libs.cublaslt_path);
+  libs.cublaslt_loaded = true;
+}
+
 const fx_cuda_libs *
 fx_cuda_libs_driver (void)
 {
@@ -282,6 +336,13 @@ const fx_cuda_libs *
 fx_cuda_libs_cublas (void)
 {
   pthread_once (&cublas_once, load_cublas);
+  return &libs;
+}
+
+const fx_cuda_libs *
+fx_cuda_libs_cublaslt (void)
+{
+  pthread_once (&cublaslt_once, load_cublaslt);
   return &libs;
 }
 
@@ -310,6 +371,7 @@ fx_cuda_probe (fx_cuda_runtime_info *info, fx_diag *diag)
 
   fx_cuda_libs_nvrtc ();
   fx_cuda_libs_cublas ();
+  fx_cuda_libs_cublaslt ();
   if (info)
     {
       memset (info, 0, sizeof *info);
@@ -326,6 +388,9 @@ fx_cuda_probe (fx_cuda_runtime_info *info, fx_diag *diag)
       info->have_cublas = l->cublas_loaded;
       memcpy (info->cublas_path, l->cublas_path, sizeof info->cublas_path);
       memcpy (info->cublas_error, l->cublas_error, sizeof info->cublas_error);
+      info->have_cublaslt = l->cublaslt_loaded;
+      memcpy (info->cublaslt_path, l->cublaslt_path, sizeof info->cublaslt_path);
+      memcpy (info->cublaslt_error, l->cublaslt_error, sizeof info->cublaslt_error);
     }
   if (!l->driver_usable)
     return fx_diag_set (diag, FX_ERR_NO_DEVICE, "no CUDA device: %s", l->driver_error);

@@ -1,6 +1,7 @@
 /* fx-cuda-program.c: the GPU side of a compiled graph's wrapper: buffers and steps (launches, GEMMs, broadcasts) run
-   eagerly with per-step timing, or under reduce-overhead as one CUDA graph over static inputs (warm-up, record,
-   replay), with PyTorch's "skipping cudagraphs due to ..." when graphs cannot be used. */
+   eagerly with per-step timing, or under reduce-overhead as a CUDA graph (warm-up, record, replay) over the caller's
+   input addresses (no copy while they stay) or over static inputs, with PyTorch's "skipping cudagraphs due to ..."
+   when graphs cannot be used. */
 #include "fx-cuda-impl.h"
 
 #include <stdio.h>
@@ -37,11 +38,17 @@ typedef struct program_step
   unsigned int grid[3], block[3], shared_bytes;
   fx_cuda_arg *args;
   size_t n_args;
-  /* gemm, broadcast */
+  /* gemm (c is d; cin the added matrix), broadcast */
   fx_dtype dtype;
   int64_t batch;
   double alpha, beta;
   fx_cuda_buffer_matrix a, b, c;
+  fx_cuda_gemm_plan *plan;
+  char *op;                     /* "mm", "addmm", "bmm": max-autotune's table */
+  bool has_cin, has_bias;
+  fx_cuda_buffer_matrix cin;
+  int bias_buffer;
+  size_t bias_offset;
 } program_step;
 
 struct fx_cuda_program
@@ -58,6 +65,9 @@ struct fx_cuda_program
   fx_cuda_program_state state;
   fx_cuda_graph *graph;
   fx_cuda_ptr *static_ptrs;     /* per buffer, while recorded: inputs (ours), outputs (the graph's) */
+  fx_cuda_graph *direct_graph;  /* recorded over the caller's input addresses of the recording run */
+  fx_cuda_ptr *direct_ptrs;     /* per buffer: inputs (the caller's, never freed here), outputs (that graph's) */
+  fx_cuda_generation *generation; /* replays of the graph: static outputs handed out go stale at the next */
 };
 
 fx_status
@@ -67,6 +77,13 @@ fx_cuda_program_new (fx_cuda *cuda, fx_cuda_program **out, fx_diag *diag)
   if (!*out)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   (*out)->cuda = cuda;
+  (*out)->generation = fx_cuda_generation_new ();
+  if (!(*out)->generation)
+    {
+      free (*out);
+      *out = NULL;
+      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+    }
   return FX_OK;
 }
 
@@ -74,13 +91,29 @@ static void
 release_recording (fx_cuda_program *p)
 {
   if (p->graph)
-    fx_cuda_graph_free (p->graph);
+    {
+      /* the static outputs handed out go with the graph's memory */
+      fx_cuda_generation_bump (p->generation);
+      fx_cuda_graph_free (p->graph);
+    }
   p->graph = NULL;
   if (p->static_ptrs)
     for (size_t i = 0; i < p->n_buffers; i++)
       fx_cuda_free (p->cuda, p->static_ptrs[i]);
   free (p->static_ptrs);
   p->static_ptrs = NULL;
+  if (p->direct_graph)
+    {
+      fx_cuda_generation_bump (p->generation);
+      fx_cuda_graph_free (p->direct_graph);
+    }
+  p->direct_graph = NULL;
+  if (p->direct_ptrs)
+    for (size_t i = 0; i < p->n_buffers; i++)
+      if (p->buffers[i].role == ROLE_OUTPUT)
+        fx_cuda_free (p->cuda, p->direct_ptrs[i]);
+  free (p->direct_ptrs);
+  p->direct_ptrs = NULL;
 }
 
 void
@@ -88,11 +121,15 @@ fx_cuda_program_free (fx_cuda_program *program)
 {
   if (!program)
     return;
+  fx_cuda_generation_retire (program->generation);
   release_recording (program);
+  fx_cuda_generation_unref (program->generation);
   for (size_t i = 0; i < program->n_steps; i++)
     {
       free (program->steps[i].label);
       free (program->steps[i].args);
+      free (program->steps[i].op);
+      fx_cuda_gemm_plan_free (program->steps[i].plan);
     }
   free (program->steps);
   for (size_t i = 0; i < program->n_modules; i++)
@@ -232,29 +269,119 @@ fx_cuda_program_add_launch (fx_cuda_program *program, const char *kernel, const 
   return FX_OK;
 }
 
+static fx_cuda_matrix
+plain_matrix (const fx_cuda_buffer_matrix *m)
+{
+  fx_cuda_matrix r = { 0, m->rows, m->cols, m->row_stride, m->col_stride, m->batch_stride };
+  return r;
+}
+
+/* The alignment every pointer of a matrix at this offset has, given 16-byte aligned buffers (the allocator's blocks
+   are 256-byte aligned; inputs must be 16-byte aligned for GEMM steps). */
+static size_t
+offset_alignment (size_t offset)
+{
+  size_t a = 16;
+  while (a > 1 && offset % a)
+    a /= 2;
+  return a;
+}
+
+fx_status
+fx_cuda_program_add_gemm_ex (fx_cuda_program *program, const fx_cuda_program_gemm *gemm, fx_diag *diag)
+{
+  const fx_cuda_program_gemm *g = gemm;
+  fx_cuda_gemm_desc desc;
+  fx_cuda_gemm_plan *plan = NULL;
+  program_step *s;
+  fx_status st;
+  size_t align;
+
+  if ((st = check_matrix (program, "gemm a", &g->a, g->dtype, g->batch, diag)) != FX_OK
+      || (st = check_matrix (program, "gemm b", &g->b, g->dtype, g->batch, diag)) != FX_OK
+      || (st = check_matrix (program, "gemm d", &g->d, g->dtype, g->batch, diag)) != FX_OK
+      || (g->has_c && (st = check_matrix (program, "gemm c", &g->c, g->dtype, g->batch, diag)) != FX_OK))
+    return st;
+  if (g->has_bias)
+    {
+      fx_cuda_buffer_matrix bias = { g->bias_buffer, g->bias_offset, 1, g->d.cols, g->d.cols, 1, 0 };
+      if ((st = check_matrix (program, "gemm bias", &bias, g->dtype, 1, diag)) != FX_OK)
+        return st;
+    }
+  memset (&desc, 0, sizeof desc);
+  desc.dtype = g->dtype;
+  desc.batch = g->batch;
+  desc.alpha = g->alpha;
+  desc.beta = g->beta;
+  desc.a = plain_matrix (&g->a);
+  desc.b = plain_matrix (&g->b);
+  desc.d = plain_matrix (&g->d);
+  desc.has_c = g->has_c;
+  if (g->has_c)
+    desc.c = plain_matrix (&g->c);
+  desc.has_bias = g->has_bias;
+  align = offset_alignment (g->a.offset);
+  if (offset_alignment (g->b.offset) < align)
+    align = offset_alignment (g->b.offset);
+  if (offset_alignment (g->d.offset) < align)
+    align = offset_alignment (g->d.offset);
+  if (g->has_c && offset_alignment (g->c.offset) < align)
+    align = offset_alignment (g->c.offset);
+  if (g->has_bias && offset_alignment (g->bias_offset) < align)
+    align = offset_alignment (g->bias_offset);
+  desc.alignment = align;
+  if ((st = fx_cuda_gemm_plan_new (program->cuda, &desc, g->max_algos > 0 ? g->max_algos : 1, &plan, diag))
+      != FX_OK)
+    return st;
+  if (!(s = new_step (program, STEP_GEMM, g->label ? g->label : "extern_kernels.mm", diag)))
+    {
+      fx_cuda_gemm_plan_free (plan);
+      return FX_ERR_NOMEM;
+    }
+  s->op = strdup (g->op ? g->op : (g->batch > 1 ? "bmm" : "mm"));
+  if (!s->op)
+    {
+      free (s->label);
+      fx_cuda_gemm_plan_free (plan);
+      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+    }
+  s->plan = plan;
+  s->dtype = g->dtype;
+  s->batch = g->batch;
+  s->alpha = g->alpha;
+  s->beta = g->beta;
+  s->a = g->a;
+  s->b = g->b;
+  s->c = g->d;
+  s->has_cin = g->has_c;
+  s->cin = g->c;
+  s->has_bias = g->has_bias;
+  s->bias_buffer = g->bias_buffer;
+  s->bias_offset = g->bias_offset;
+  program->n_steps++;
+  return FX_OK;
+}
+
 fx_status
 fx_cuda_program_add_gemm (fx_cuda_program *program, const char *label, fx_dtype dtype, int64_t batch, double alpha,
                           const fx_cuda_buffer_matrix *a, const fx_cuda_buffer_matrix *b, double beta,
                           const fx_cuda_buffer_matrix *c, fx_diag *diag)
 {
-  program_step *s;
-  fx_status st;
+  fx_cuda_program_gemm g;
 
-  if ((st = check_matrix (program, "gemm a", a, dtype, batch, diag)) != FX_OK
-      || (st = check_matrix (program, "gemm b", b, dtype, batch, diag)) != FX_OK
-      || (st = check_matrix (program, "gemm c", c, dtype, batch, diag)) != FX_OK)
-    return st;
-  if (!(s = new_step (program, STEP_GEMM, label ? label : "extern_kernels.mm", diag)))
-    return FX_ERR_NOMEM;
-  s->dtype = dtype;
-  s->batch = batch;
-  s->alpha = alpha;
-  s->beta = beta;
-  s->a = *a;
-  s->b = *b;
-  s->c = *c;
-  program->n_steps++;
-  return FX_OK;
+  memset (&g, 0, sizeof g);
+  g.label = label;
+  g.dtype = dtype;
+  g.batch = batch;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.a = *a;
+  g.b = *b;
+  g.d = *c;
+  /* c += ...: in place, c is d */
+  g.has_c = beta != 0.0;
+  g.c = *c;
+  return fx_cuda_program_add_gemm_ex (program, &g, diag);
 }
 
 fx_status
@@ -369,10 +496,11 @@ run_step (fx_cuda_program *p, const program_step *s, fx_cuda_stream *stream, con
         return fx_cuda_launch (s->kernel, stream, s->grid, s->block, s->shared_bytes, params, diag);
       }
     case STEP_GEMM:
-      {
-        fx_cuda_matrix a = resolve (&s->a, ptrs), b = resolve (&s->b, ptrs), c = resolve (&s->c, ptrs);
-        return fx_cuda_gemm (p->cuda, stream, s->dtype, s->batch, s->alpha, &a, &b, s->beta, &c, diag);
-      }
+      return fx_cuda_gemm_plan_run (s->plan, stream, -1, ptrs[s->a.buffer] + s->a.offset,
+                                    ptrs[s->b.buffer] + s->b.offset,
+                                    s->has_cin ? ptrs[s->cin.buffer] + s->cin.offset : 0,
+                                    s->has_bias ? ptrs[s->bias_buffer] + s->bias_offset : 0,
+                                    ptrs[s->c.buffer] + s->c.offset, diag);
     case STEP_BROADCAST:
       {
         fx_cuda_matrix src = resolve (&s->a, ptrs), dst = resolve (&s->c, ptrs);
@@ -445,12 +573,59 @@ copy_inputs (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inpu
   return FX_OK;
 }
 
-/* Records the graph: static inputs outside the capture; outputs and temporaries inside it, so they come from the
-   graph's private pool and stay the graph's while it lives. */
+/* cuBLAS and the built-in kernels must exist before a capture: creating them allocates and loads modules. */
+static fx_status
+prepare_capture (fx_cuda_program *p, fx_diag *diag)
+{
+  fx_status st;
+
+  for (size_t i = 0; i < p->n_steps; i++)
+    {
+      fx_cuda_blas *blas;
+      bool lt = p->steps[i].kind == STEP_GEMM && fx_cuda_gemm_plan_uses_lt (p->steps[i].plan, NULL);
+      if (p->steps[i].kind == STEP_GEMM && !lt && (st = fx_cuda_get_blas (p->cuda, &blas, diag)) != FX_OK)
+        return st;
+      /* the cuBLAS path of a plan broadcasts its bias or c with the built-in kernel */
+      if ((p->steps[i].kind == STEP_BROADCAST || (p->steps[i].kind == STEP_GEMM && !lt))
+          && (st = fx_cuda_builtin_prepare (p->cuda, diag)) != FX_OK)
+        return st;
+    }
+  return FX_OK;
+}
+
+/* Captures the steps over ptrs (inputs filled in): outputs and temporaries are allocated inside the capture, so they
+   come from the graph's private pool and stay the graph's while it lives. */
+static fx_status
+capture (fx_cuda_program *p, fx_cuda_stream *stream, fx_cuda_ptr *ptrs, fx_cuda_graph **graph, fx_diag *diag)
+{
+  fx_status st, end;
+
+  if ((st = prepare_capture (p, diag)) != FX_OK || (st = fx_cuda_graph_capture_begin (stream, diag)) != FX_OK)
+    return st;
+  for (size_t b = 0; b < p->n_buffers && st == FX_OK; b++)
+    if (p->buffers[b].role != ROLE_INPUT)
+      st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &ptrs[b], diag);
+  if (st == FX_OK)
+    st = run_steps (p, stream, ptrs, NULL, diag);
+  for (size_t b = 0; b < p->n_buffers; b++)
+    if (p->buffers[b].role == ROLE_TEMP)
+      {
+        fx_cuda_free (p->cuda, ptrs[b]);
+        ptrs[b] = 0;
+      }
+  {
+    fx_diag end_diag;
+    fx_diag_clear (&end_diag);
+    end = fx_cuda_graph_capture_end (stream, graph, st == FX_OK ? diag : &end_diag);
+  }
+  return st != FX_OK ? st : end;
+}
+
+/* The graph over static input buffers of our own: later inputs are copied in unless they are already there. */
 static fx_status
 record (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, fx_diag *diag)
 {
-  fx_status st = FX_OK, end;
+  fx_status st = FX_OK;
 
   p->static_ptrs = calloc (p->n_buffers + 1, sizeof *p->static_ptrs);
   if (!p->static_ptrs)
@@ -460,34 +635,33 @@ record (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, f
       st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &p->static_ptrs[b], diag);
   if (st != FX_OK || (st = copy_inputs (p, stream, inputs, diag)) != FX_OK)
     return st;
-  /* cuBLAS and the built-in kernels must exist before the capture: creating them allocates and loads modules. */
-  for (size_t i = 0; i < p->n_steps; i++)
-    {
-      fx_cuda_blas *blas;
-      if (p->steps[i].kind == STEP_GEMM && (st = fx_cuda_get_blas (p->cuda, &blas, diag)) != FX_OK)
-        return st;
-      if (p->steps[i].kind == STEP_BROADCAST && (st = fx_cuda_builtin_prepare (p->cuda, diag)) != FX_OK)
-        return st;
-    }
-  if ((st = fx_cuda_graph_capture_begin (stream, diag)) != FX_OK)
-    return st;
-  for (size_t b = 0; b < p->n_buffers && st == FX_OK; b++)
-    if (p->buffers[b].role != ROLE_INPUT)
-      st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &p->static_ptrs[b], diag);
-  if (st == FX_OK)
-    st = run_steps (p, stream, p->static_ptrs, NULL, diag);
+  return capture (p, stream, p->static_ptrs, &p->graph, diag);
+}
+
+/* The graph over the caller's own input addresses, replayed while a run's inputs are at those same addresses: it
+   reads them where they are, as an eager run would, so that nothing is copied. (The memory at those addresses is
+   the caller's input of that run whenever the addresses match; the graph only writes its own pool.) */
+static fx_status
+record_direct (fx_cuda_program *p, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, fx_diag *diag)
+{
+  p->direct_ptrs = calloc (p->n_buffers + 1, sizeof *p->direct_ptrs);
+  if (!p->direct_ptrs)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   for (size_t b = 0; b < p->n_buffers; b++)
-    if (p->buffers[b].role == ROLE_TEMP)
-      {
-        fx_cuda_free (p->cuda, p->static_ptrs[b]);
-        p->static_ptrs[b] = 0;
-      }
-  {
-    fx_diag end_diag;
-    fx_diag_clear (&end_diag);
-    end = fx_cuda_graph_capture_end (stream, &p->graph, st == FX_OK ? diag : &end_diag);
-  }
-  return st != FX_OK ? st : end;
+    if (p->buffers[b].role == ROLE_INPUT)
+      p->direct_ptrs[b] = inputs[p->buffers[b].role_index];
+  return capture (p, stream, p->direct_ptrs, &p->direct_graph, diag);
+}
+
+static bool
+inputs_are_direct (const fx_cuda_program *p, const fx_cuda_ptr *inputs)
+{
+  if (!p->direct_graph)
+    return false;
+  for (size_t b = 0; b < p->n_buffers; b++)
+    if (p->buffers[b].role == ROLE_INPUT && inputs[p->buffers[b].role_index] != p->direct_ptrs[b])
+      return false;
+  return true;
 }
 
 fx_status
@@ -520,7 +694,7 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
     {
       fx_diag why;
       fx_diag_clear (&why);
-      if ((st = record (p, s, inputs, &why)) != FX_OK)
+      if ((st = record_direct (p, s, inputs, &why)) != FX_OK)
         {
           /* What cannot be captured runs eagerly from now on, and says why. */
           char reason[1100];
@@ -530,20 +704,210 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
         }
       p->state = FX_CUDA_PROGRAM_EXECUTION;
     }
-  else if ((st = copy_inputs (p, s, inputs, diag)) != FX_OK)
+  bool direct = inputs_are_direct (p, inputs);
+  if (!direct && !p->graph)
+    {
+      /* inputs at other addresses: the graph over static buffers, recorded once */
+      fx_diag why;
+      fx_diag_clear (&why);
+      if ((st = record (p, s, inputs, &why)) != FX_OK)
+        {
+          char reason[1100];
+          snprintf (reason, sizeof reason, "a failed capture (%s)", why.message);
+          fx_cuda_program_skip_graphs (p, reason);
+          return run_eager (p, s, inputs, outputs, timeline, diag);
+        }
+    }
+  else if (!direct && (st = copy_inputs (p, s, inputs, diag)) != FX_OK)
     return st;
 
-  /* The capture recorded the work without running it: a replay runs it, the first time too. */
+  /* The capture recorded the work without running it: a replay runs it, the first time too. Outputs handed out
+     before are overwritten from here on (the other graph's too: PyTorch's rule is any later run). */
+  fx_cuda_generation_bump (p->generation);
   if (timeline && (st = fx_cuda_timeline_begin (timeline, s, "cudagraph replay", diag)) != FX_OK)
     return st;
-  if ((st = fx_cuda_graph_replay (p->graph, s, diag)) != FX_OK)
+  if ((st = fx_cuda_graph_replay (direct ? p->direct_graph : p->graph, s, diag)) != FX_OK)
     return st;
   if (timeline && (st = fx_cuda_timeline_end (timeline, s, diag)) != FX_OK)
     return st;
   for (size_t b = 0; b < p->n_buffers; b++)
     if (p->buffers[b].role == ROLE_OUTPUT)
-      outputs[p->buffers[b].role_index] = p->static_ptrs[b];
+      outputs[p->buffers[b].role_index] = direct ? p->direct_ptrs[b] : p->static_ptrs[b];
   if (caller_owns)
     *caller_owns = false;
   return FX_OK;
+}
+
+fx_cuda_generation *
+fx_cuda_program_generation (const fx_cuda_program *program)
+{
+  return program->generation;
+}
+
+fx_cuda_gemm_plan *
+fx_cuda_program_gemm_plan (const fx_cuda_program *program, size_t step)
+{
+  return step < program->n_steps && program->steps[step].kind == STEP_GEMM ? program->steps[step].plan : NULL;
+}
+
+typedef struct gemm_bench
+{
+  const program_step *s;
+  const fx_cuda_ptr *ptrs;
+  int algo;
+} gemm_bench;
+
+static fx_status
+gemm_bench_run (void *data, fx_cuda_stream *stream, fx_diag *diag)
+{
+  const gemm_bench *g = data;
+  const program_step *s = g->s;
+  const fx_cuda_ptr *ptrs = g->ptrs;
+
+  return fx_cuda_gemm_plan_run (s->plan, stream, g->algo, ptrs[s->a.buffer] + s->a.offset,
+                                ptrs[s->b.buffer] + s->b.offset,
+                                s->has_cin ? ptrs[s->cin.buffer] + s->cin.offset : 0,
+                                s->has_bias ? ptrs[s->bias_buffer] + s->bias_offset : 0,
+                                ptrs[s->c.buffer] + s->c.offset, diag);
+}
+
+/* "8192x1024" (with the batch first when batched) */
+static void
+describe_size (fx_buf *out, int64_t batch, int64_t rows, int64_t cols)
+{
+  if (batch > 1)
+    fx_buf_printf (out, "%lldx", (long long) batch);
+  fx_buf_printf (out, "%lldx%lld", (long long) rows, (long long) cols);
+}
+
+static void
+describe_stride (fx_buf *out, int64_t batch, const fx_cuda_buffer_matrix *m)
+{
+  if (batch > 1)
+    fx_buf_printf (out, "[%lld, %lld, %lld]", (long long) m->batch_stride, (long long) m->row_stride,
+                   (long long) m->col_stride);
+  else
+    fx_buf_printf (out, "[%lld, %lld]", (long long) m->row_stride, (long long) m->col_stride);
+}
+
+/* The inputs as select_algorithm.py lists them: addmm's bias expanded to the output's shape (stride 0 along the
+   rows) first, then a and b, then an added matrix other than the output itself. */
+static void
+describe_gemm (const program_step *s, fx_buf *title, fx_buf *strides, fx_buf *dtypes)
+{
+  const fx_cuda_buffer_matrix *mats[2] = { &s->a, &s->b };
+  const char *dt = fx_dtype_name (s->dtype);
+  bool extra = s->has_cin && !(s->cin.buffer == s->c.buffer && s->cin.offset == s->c.offset);
+  int n = 0;
+
+  fx_buf_printf (title, "%s(", s->op ? s->op : "mm");
+  if (s->has_bias)
+    {
+      describe_size (title, 1, s->c.rows, s->c.cols);
+      fx_buf_puts (strides, "[0, 1]");
+      fx_buf_printf (dtypes, "torch.%s", dt);
+      n++;
+    }
+  for (int i = 0; i < 2; i++, n++)
+    {
+      fx_buf_puts (title, n ? ", " : "");
+      fx_buf_puts (strides, n ? ", " : "");
+      fx_buf_printf (dtypes, "%storch.%s", n ? ", " : "", dt);
+      describe_size (title, s->batch, mats[i]->rows, mats[i]->cols);
+      describe_stride (strides, s->batch, mats[i]);
+    }
+  if (extra)
+    {
+      fx_buf_puts (title, ", ");
+      describe_size (title, s->batch, s->cin.rows, s->cin.cols);
+      fx_buf_puts (strides, ", ");
+      describe_stride (strides, s->batch, &s->cin);
+      fx_buf_printf (dtypes, ", torch.%s", dt);
+    }
+  fx_buf_puts (title, ")");
+}
+
+fx_status
+fx_cuda_program_autotune_gemms (fx_cuda_program *program, fx_cuda_stream *stream,
+                                const fx_cuda_bench_options *options, fx_buf *table, int *n_tuned, fx_diag *diag)
+{
+  fx_cuda_program *p = program;
+  fx_cuda_ptr *ptrs = calloc (p->n_buffers + 1, sizeof *ptrs);
+  fx_status st = FX_OK;
+
+  if (n_tuned)
+    *n_tuned = 0;
+  if (!ptrs)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  for (size_t i = 0; i < p->n_steps && st == FX_OK; i++)
+    {
+      program_step *s = &p->steps[i];
+      int n = s->kind == STEP_GEMM ? fx_cuda_gemm_plan_n_algos (s->plan) : 0;
+      fx_cuda_autotune_choice choices[FX_CUDA_GEMM_MAX_ALGOS];
+      gemm_bench ctx[FX_CUDA_GEMM_MAX_ALGOS];
+      char names[FX_CUDA_GEMM_MAX_ALGOS][96], descs[FX_CUDA_GEMM_MAX_ALGOS][192];
+      fx_cuda_autotune_result res;
+      fx_buf title, strides, dtypes;
+      int used[4] = { s->a.buffer, s->b.buffer, s->c.buffer, -1 };
+
+      if (n < 2)
+        continue;
+      /* scratch for what this GEMM touches (zeros: the time of a GEMM does not depend on its values) */
+      if (s->has_cin)
+        used[3] = s->cin.buffer;
+      for (int u = 0; u < 5 && st == FX_OK; u++)
+        {
+          int b = u < 4 ? used[u] : (s->has_bias ? s->bias_buffer : -1);
+          if (b < 0 || ptrs[b])
+            continue;
+          st = fx_cuda_malloc (p->cuda, p->buffers[b].nbytes, stream, &ptrs[b], diag);
+          if (st == FX_OK)
+            st = fx_cuda_memset (p->cuda, stream, ptrs[b], 0, p->buffers[b].nbytes, diag);
+        }
+      if (st != FX_OK)
+        break;
+      for (int k = 0; k < n; k++)
+        {
+          ctx[k].s = s;
+          ctx[k].ptrs = ptrs;
+          ctx[k].algo = k;
+          fx_cuda_gemm_plan_algo_name (s->plan, k, names[k], sizeof names[k]);
+          fx_cuda_gemm_plan_algo_describe (s->plan, k, descs[k], sizeof descs[k]);
+          choices[k].name = names[k];
+          choices[k].description = descs[k];
+          choices[k].fn = gemm_bench_run;
+          choices[k].ctx = &ctx[k];
+        }
+      fx_buf_init (&title);
+      fx_buf_init (&strides);
+      fx_buf_init (&dtypes);
+      describe_gemm (s, &title, &strides, &dtypes);
+      memset (&res, 0, sizeof res);
+      st = fx_cuda_autotune (p->cuda, stream, title.data, strides.data, dtypes.data, choices, (size_t) n, options,
+                             0.0, &res, diag);
+      if (st == FX_OK)
+        {
+          fx_cuda_gemm_plan_choose (s->plan, (int) res.best);
+          if (table && res.table)
+            {
+              fx_buf_puts (table, res.table);
+              fx_buf_putc (table, '\n');
+            }
+          if (n_tuned)
+            (*n_tuned)++;
+        }
+      fx_cuda_autotune_result_clear (&res);
+      fx_buf_free (&title);
+      fx_buf_free (&strides);
+      fx_buf_free (&dtypes);
+    }
+  {
+    fx_status s2 = fx_cuda_synchronize (p->cuda, st == FX_OK ? diag : NULL);
+    if (st == FX_OK)
+      st = s2;
+  }
+  for (size_t b = 0; b < p->n_buffers; b++)
+    fx_cuda_free (p->cuda, ptrs[b]);
+  free (ptrs);
+  return st;
 }

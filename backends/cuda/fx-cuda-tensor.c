@@ -170,12 +170,15 @@ fx_cuda_tensor_to_host (fx_cuda *cuda, fx_cuda_stream *stream, const fx_tensor *
 fx_status
 fx_cuda_tensor_check (fx_cuda *cuda, const fx_tensor *t, fx_diag *diag)
 {
+  fx_status st;
+
   if (!t || !t->storage)
     return fx_diag_set (diag, FX_ERR_INVALID, "a tensor without storage is not on a device");
+  if ((st = fx_cuda_tensor_check_live (t, diag)) != FX_OK)
+    return st;
   if (t->device.type != FX_DEVICE_CUDA || (t->device.index != cuda->ordinal && t->device.index >= 0))
     {
       fx_buf where;
-      fx_status st;
       fx_buf_init (&where);
       fx_device_format (t->device, &where);
       st = fx_diag_set (diag, FX_ERR_INVALID, "tensor on %s, expected cuda:%d", where.data ? where.data : "?",
@@ -201,5 +204,126 @@ fx_cuda_tensor_from_dlpack (fx_cuda *cuda, fx_dl_managed_tensor *managed, fx_ten
   if ((st = fx_tensor_from_dlpack (managed, &t, diag)) != FX_OK)
     return st;
   *out = t;
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- static outputs of replayed CUDA graphs */
+
+struct fx_cuda_generation
+{
+  int refcount;
+  uint64_t count;     /* replays so far */
+  bool retired;       /* the owner is gone: its memory may be anyone's now */
+};
+
+fx_cuda_generation *
+fx_cuda_generation_new (void)
+{
+  fx_cuda_generation *g = calloc (1, sizeof *g);
+  if (g)
+    g->refcount = 1;
+  return g;
+}
+
+void
+fx_cuda_generation_unref (fx_cuda_generation *gen)
+{
+  if (gen && __atomic_sub_fetch (&gen->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+    free (gen);
+}
+
+uint64_t
+fx_cuda_generation_bump (fx_cuda_generation *gen)
+{
+  return __atomic_add_fetch (&gen->count, 1, __ATOMIC_ACQ_REL);
+}
+
+uint64_t
+fx_cuda_generation_get (const fx_cuda_generation *gen)
+{
+  return __atomic_load_n (&gen->count, __ATOMIC_ACQUIRE);
+}
+
+void
+fx_cuda_generation_retire (fx_cuda_generation *gen)
+{
+  if (gen)
+    __atomic_store_n (&gen->retired, true, __ATOMIC_RELEASE);
+}
+
+typedef struct static_ctx
+{
+  fx_cuda_generation *gen;
+  uint64_t count;     /* the replay whose results the storage holds */
+} static_ctx;
+
+static void
+static_release (void *p)
+{
+  static_ctx *ctx = p;
+  fx_cuda_generation_unref (ctx->gen);
+  free (ctx);
+}
+
+fx_status
+fx_cuda_tensor_new_static (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, fx_cuda_generation *gen, fx_dtype dtype,
+                           int ndim, const int64_t *sizes, const int64_t *strides, fx_tensor **out, fx_diag *diag)
+{
+  static_ctx *ctx;
+  fx_storage *s;
+  fx_tensor *t;
+
+  *out = NULL;
+  if (!gen || ptr == 0 || ndim < 0 || ndim > FX_TENSOR_MAX_DIMS || fx_dtype_size (dtype) == 0)
+    return fx_diag_set (diag, FX_ERR_INVALID, "a static output needs memory, a generation and a shape");
+  t = fx_tensor_new_meta (dtype, ndim, sizes, strides);
+  ctx = calloc (1, sizeof *ctx);
+  s = calloc (1, sizeof *s);
+  if (!t || !ctx || !s)
+    {
+      if (t)
+        fx_tensor_unref (t);
+      free (ctx);
+      free (s);
+      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+    }
+  __atomic_add_fetch (&gen->refcount, 1, __ATOMIC_ACQ_REL);
+  ctx->gen = gen;
+  ctx->count = fx_cuda_generation_get (gen);
+  s->refcount = 1;
+  s->data = (void *) (uintptr_t) ptr;
+  s->nbytes = nbytes;
+  s->device.type = FX_DEVICE_CUDA;
+  s->device.index = cuda ? cuda->ordinal : 0;
+  s->release = static_release;
+  s->release_ctx = ctx;
+  t->storage = s;
+  t->device = s->device;
+  *out = t;
+  return FX_OK;
+}
+
+bool
+fx_cuda_tensor_is_static (const fx_tensor *t)
+{
+  return t && t->storage && t->storage->release == static_release;
+}
+
+fx_status
+fx_cuda_tensor_check_live (const fx_tensor *t, fx_diag *diag)
+{
+  const static_ctx *ctx;
+
+  if (!fx_cuda_tensor_is_static (t))
+    return FX_OK;
+  ctx = t->storage->release_ctx;
+  if (__atomic_load_n (&ctx->gen->retired, __ATOMIC_ACQUIRE))
+    return fx_diag_set (diag, FX_ERR_INVALID, "Error: accessing tensor output of CUDAGraphs whose compiled graph "
+                        "has been freed. To keep an output, clone it before freeing the compiled graph.");
+  if (fx_cuda_generation_get (ctx->gen) != ctx->count)
+    return fx_diag_set (diag, FX_ERR_INVALID, "Error: accessing tensor output of CUDAGraphs that has been "
+                        "overwritten by a subsequent run. To prevent overwriting, clone the tensor outside of "
+                        "torch.compile() or call torch.compiler.cudagraph_mark_step_begin() before each model "
+                        "invocation.");
   return FX_OK;
 }

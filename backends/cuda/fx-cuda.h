@@ -42,12 +42,15 @@ typedef struct fx_cuda_runtime_info
   bool have_cublas;
   char cublas_path[256];
   char cublas_error[512];
+  bool have_cublaslt;        /* GEMMs with epilogues and algorithm choice; without it GEMMs use cuBLAS */
+  char cublaslt_path[256];
+  char cublaslt_error[512];
 } fx_cuda_runtime_info;
 
 /* Fills info (never fails to); returns FX_OK when at least one device is usable, else FX_ERR_NO_DEVICE with
    "no CUDA device: <why>" in diag. The driver library is found as FX_CUDA_DRIVER_LIBRARY names it, else libcuda.so.1;
-   NVRTC and cuBLAS as FX_NVRTC_LIBRARY / FX_CUBLAS_LIBRARY name them, else by their sonames and CUDA's usual
-   folders. */
+   NVRTC, cuBLAS and cuBLASLt as FX_NVRTC_LIBRARY / FX_CUBLAS_LIBRARY / FX_CUBLASLT_LIBRARY name them ("none" turns
+   cuBLASLt off), else by their sonames and CUDA's usual folders. */
 fx_status fx_cuda_probe (fx_cuda_runtime_info *info, fx_diag *diag);
 /* FX_OK when NVRTC can be used (no device needed), else FX_ERR_NO_DEVICE "NVRTC not found: ...". */
 fx_status fx_cuda_nvrtc_available (fx_diag *diag);
@@ -192,6 +195,31 @@ fx_status fx_cuda_tensor_check (fx_cuda *cuda, const fx_tensor *t, fx_diag *diag
    On success the tensor owns managed; on failure managed is untouched. */
 fx_status fx_cuda_tensor_from_dlpack (fx_cuda *cuda, fx_dl_managed_tensor *managed, fx_tensor **out, fx_diag *diag);
 
+/* Static outputs of a replayed CUDA graph (reduce-overhead), handed out without a copy as PyTorch's cudagraph trees
+   do. The aliasing contract: such a tensor is the graph's own output buffer; the next replay of the same graph
+   overwrites it, and freeing the graph gives its memory back. A generation counts the replays of one graph; a
+   static tensor remembers the count it was made at, and every fx-cuda function that reads a device tensor
+   (fx_cuda_tensor_check, _to_host, and through them the inductor's inputs) fails on a stale one with PyTorch's
+   words: "Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. ...".
+   Clone (fx_cuda_tensor_to_host, or a device copy) what must outlive the next replay. */
+typedef struct fx_cuda_generation fx_cuda_generation;
+
+fx_cuda_generation *fx_cuda_generation_new (void);
+void fx_cuda_generation_unref (fx_cuda_generation *gen);
+/* A replay is about to overwrite the outputs: returns the new count. */
+uint64_t fx_cuda_generation_bump (fx_cuda_generation *gen);
+uint64_t fx_cuda_generation_get (const fx_cuda_generation *gen);
+/* The owner is gone: every static tensor of it is stale from now on. */
+void fx_cuda_generation_retire (fx_cuda_generation *gen);
+/* A tensor over device memory it does not own (ptr, nbytes), valid while gen stays at its current count. The
+   tensor holds a reference on gen, never on the memory. cuda NULL: device 0 (tests without a device). */
+fx_status fx_cuda_tensor_new_static (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, fx_cuda_generation *gen,
+                                     fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides,
+                                     fx_tensor **out, fx_diag *diag);
+bool fx_cuda_tensor_is_static (const fx_tensor *t);
+/* FX_OK for any tensor but a stale static output (FX_ERR_INVALID, PyTorch's message). */
+fx_status fx_cuda_tensor_check_live (const fx_tensor *t, fx_diag *diag);
+
 /* ---------------------------------------------------------------- NVRTC builds, modules, launches */
 
 typedef struct fx_cuda_build_options
@@ -310,6 +338,54 @@ fx_status fx_cuda_addmm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, 
                          double beta, const fx_cuda_matrix *a, const fx_cuda_matrix *b, double alpha,
                          const fx_cuda_matrix *c, fx_diag *diag);
 
+/* ---------------------------------------------------------------- GEMM plans (cuBLASLt, epilogues, algorithms) */
+
+/* d = alpha * a @ b (+ beta * c) (+ bias on every row), as PyTorch runs addmm with a 1-D bias through cuBLASLt's
+   BIAS epilogue. Shapes: a M x K, b K x N, d M x N (batched with batch_stride). c, when present, has d's shape and
+   strides; it may be d itself or another buffer (out of place: d = a @ b + bias + c without a copy). The bias is
+   N contiguous elements of dtype, one per column of d, and needs a row-major d. The data pointers of the matrices
+   and bias are not used by a plan: they are given to each run. */
+typedef struct fx_cuda_gemm_desc
+{
+  fx_dtype dtype;             /* f32, f64, f16, bf16 (f16/bf16 accumulate in f32) */
+  int64_t batch;              /* 1 for mm/addmm */
+  double alpha, beta;         /* beta: the factor of c (ignored without c) */
+  fx_cuda_matrix a, b, d;
+  bool has_c;
+  fx_cuda_matrix c;
+  bool has_bias;
+  size_t alignment;           /* bytes every pointer of a run is aligned to (power of two; 0: 16) */
+} fx_cuda_gemm_desc;
+
+typedef struct fx_cuda_gemm_plan fx_cuda_gemm_plan;
+
+#define FX_CUDA_GEMM_MAX_ALGOS 16
+
+/* Plans the GEMM: with cuBLASLt, its descriptors and up to max_algos (<= FX_CUDA_GEMM_MAX_ALGOS) algorithms from
+   cublasLtMatmulAlgoGetHeuristic, the first one chosen (as PyTorch runs it); without cuBLASLt, or where the
+   heuristic has nothing for the case, cuBLAS (cublasGemmStridedBatchedEx) with the runtime's broadcast kernel for
+   the bias and c. bias and c together need cuBLASLt: FX_ERR_UNSUPPORTED without it. Bad shapes are FX_ERR_INVALID,
+   strides that neither library takes FX_ERR_UNSUPPORTED. fp32 computes in full fp32 (CUBLAS_COMPUTE_32F) unless
+   fx_cuda_blas_set_allow_tf32 allowed TF32. */
+fx_status fx_cuda_gemm_plan_new (fx_cuda *cuda, const fx_cuda_gemm_desc *desc, int max_algos,
+                                 fx_cuda_gemm_plan **out, fx_diag *diag);
+void fx_cuda_gemm_plan_free (fx_cuda_gemm_plan *plan);
+const fx_cuda_gemm_desc *fx_cuda_gemm_plan_desc (const fx_cuda_gemm_plan *plan);
+/* true when the plan runs through cuBLASLt (else why not, in *why when given). */
+bool fx_cuda_gemm_plan_uses_lt (const fx_cuda_gemm_plan *plan, const char **why);
+/* Algorithms the heuristic offered (0 on the cuBLAS path), and the one runs use. */
+int fx_cuda_gemm_plan_n_algos (const fx_cuda_gemm_plan *plan);
+int fx_cuda_gemm_plan_chosen (const fx_cuda_gemm_plan *plan);
+void fx_cuda_gemm_plan_choose (fx_cuda_gemm_plan *plan, int algo);
+/* Algorithm i as a choice name ("cublaslt_algo6_tile20_stages19", unique within the plan) and a description
+   ("algo=6, tile=20, stages=19, splitK=1, reduction=0, swizzle=0, workspace=0, waves=0.83"). */
+void fx_cuda_gemm_plan_algo_name (const fx_cuda_gemm_plan *plan, int algo, char *out, size_t out_size);
+void fx_cuda_gemm_plan_algo_describe (const fx_cuda_gemm_plan *plan, int algo, char *out, size_t out_size);
+/* Runs the plan with its chosen algorithm (algo -1) or algorithm `algo` on stream (NULL: the default stream).
+   c and bias may be 0 where the plan has none. Pointers below the plan's alignment are FX_ERR_INVALID. */
+fx_status fx_cuda_gemm_plan_run (fx_cuda_gemm_plan *plan, fx_cuda_stream *stream, int algo, fx_cuda_ptr a,
+                                 fx_cuda_ptr b, fx_cuda_ptr c, fx_cuda_ptr bias, fx_cuda_ptr d, fx_diag *diag);
+
 /* ---------------------------------------------------------------- benchmarking and autotuning (max-autotune) */
 
 /* One call of the thing measured: enqueue its work on stream. */
@@ -361,8 +437,11 @@ void fx_cuda_autotune_result_clear (fx_cuda_autotune_result *result);
 /* A program is what a CUDA code generator hands the runtime: kernel sources, the buffers (inputs, outputs,
    temporaries) and the steps in order (kernel launches, GEMMs, broadcasts). It runs eagerly, or, with CUDA graphs on
    (reduce-overhead), as PyTorch's cudagraph trees do for one graph: the first run is a warm-up (eager), the second
-   records a CUDA graph over static input buffers and replays it, later runs copy the inputs into the static buffers
-   (unless they are already there) and replay. */
+   records a CUDA graph over that run's own input addresses and replays it; a later run whose inputs are at those
+   same addresses replays it without a copy (the graph reads the caller's memory, as an eager run would). The first
+   run with inputs elsewhere records a second graph over static input buffers of the program's own; runs like it
+   copy their inputs there (unless they are already there) and replay that graph. Each graph's outputs and
+   temporaries live in its private pool. */
 typedef struct fx_cuda_program fx_cuda_program;
 
 typedef enum fx_cuda_arg_kind
@@ -419,10 +498,41 @@ fx_status fx_cuda_program_add_launch (fx_cuda_program *program, const char *kern
                                       const unsigned int grid[3], const unsigned int block[3],
                                       unsigned int shared_bytes, const fx_cuda_arg *args, size_t n_args,
                                       fx_diag *diag);
-/* c = alpha * a @ b + beta * c (fx_cuda_gemm) */
+/* c = alpha * a @ b + beta * c (a plan without bias, c in place) */
 fx_status fx_cuda_program_add_gemm (fx_cuda_program *program, const char *label, fx_dtype dtype, int64_t batch,
                                     double alpha, const fx_cuda_buffer_matrix *a, const fx_cuda_buffer_matrix *b,
                                     double beta, const fx_cuda_buffer_matrix *c, fx_diag *diag);
+/* A GEMM step through a plan (fx_cuda_gemm_plan_new): d = alpha * a @ b (+ beta * c) (+ bias on every row of d,
+   bias_buffer + bias_offset: d.cols contiguous elements). c may be another buffer than d (out of place). Program
+   buffers used by GEMM steps must be 16-byte aligned (the allocator's are; inputs are the caller's promise). */
+typedef struct fx_cuda_program_gemm
+{
+  const char *label;          /* timelines (NULL: "extern_kernels.mm") */
+  const char *op;             /* the ATen op in max-autotune's table: "mm", "addmm", "bmm" (NULL: by batch) */
+  fx_dtype dtype;
+  int64_t batch;
+  double alpha, beta;
+  fx_cuda_buffer_matrix a, b, d;
+  bool has_c;
+  fx_cuda_buffer_matrix c;
+  bool has_bias;
+  int bias_buffer;
+  size_t bias_offset;
+  int max_algos;              /* heuristic results kept for max-autotune (0: 1) */
+} fx_cuda_program_gemm;
+
+fx_status fx_cuda_program_add_gemm_ex (fx_cuda_program *program, const fx_cuda_program_gemm *gemm, fx_diag *diag);
+/* The plan of step i when it is a GEMM, else NULL. */
+fx_cuda_gemm_plan *fx_cuda_program_gemm_plan (const fx_cuda_program *program, size_t step);
+/* max-autotune for GEMMs: every GEMM step whose plan has more than one cuBLASLt algorithm is benchmarked on
+   scratch buffers of the program's sizes (fx_cuda_autotune: CUDA events, L2 flushed) and keeps the fastest. Each
+   table ("AUTOTUNE addmm(8192x4096, 8192x1024, 1024x4096)" ...) is appended to table; *n_tuned counts them. */
+fx_status fx_cuda_program_autotune_gemms (fx_cuda_program *program, fx_cuda_stream *stream,
+                                          const fx_cuda_bench_options *options, fx_buf *table, int *n_tuned,
+                                          fx_diag *diag);
+/* The replay count of the program's CUDA graph (static outputs are made against it). */
+fx_cuda_generation *fx_cuda_program_generation (const fx_cuda_program *program);
+
 /* dst = scale * broadcast(src) (fx_cuda_broadcast_scale) */
 fx_status fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *label, fx_dtype dtype,
                                          const fx_cuda_buffer_matrix *src, double scale,
@@ -436,7 +546,8 @@ void fx_cuda_program_skip_graphs (fx_cuda_program *program, const char *reason);
 const char *fx_cuda_program_skip_message (const fx_cuda_program *program);
 fx_cuda_program_state fx_cuda_program_get_state (const fx_cuda_program *program);
 size_t fx_cuda_program_n_steps (const fx_cuda_program *program);
-/* The static buffer of input i once recorded (0 before): a caller that writes its inputs there saves the copy. */
+/* The static buffer of input i once the graph over static buffers is recorded (0 before): a caller that writes its
+   inputs there saves the copy. */
 fx_cuda_ptr fx_cuda_program_static_input (const fx_cuda_program *program, size_t i);
 
 /* Runs the program on stream (NULL: the default stream). inputs[i] holds input i (at least its nbytes). outputs

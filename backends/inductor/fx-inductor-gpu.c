@@ -1,7 +1,10 @@
 /* fx-inductor-gpu.c: the inductor backend on a CUDA device: the scheduled program becomes an fx_cuda_program
-   (NVRTC-built kernels from fx-inductor-cuda.c, cuBLAS GEMMs for extern mm/addmm/bmm, buffers from the caching
-   allocator), runs eagerly or as a CUDA graph (reduce-overhead), is autotuned per kernel (max-autotune) and timed
-   per kernel with CUDA events. Host inputs are copied in and outputs copied back; device inputs are used in place. */
+   (NVRTC-built kernels from fx-inductor-cuda.c, cuBLASLt GEMMs with bias and residual epilogues for extern
+   mm/addmm/bmm, buffers from the caching allocator), runs eagerly or as a CUDA graph (reduce-overhead), is autotuned
+   per kernel and per GEMM algorithm (max-autotune) and timed per kernel with CUDA events. Host inputs are copied in
+   and outputs copied back; device inputs are used in place.
+   Under reduce-overhead the outputs of device inputs are the CUDA graph's static buffers (no copy): valid until the
+   next run of the same compiled graph, which overwrites them; a stale one is refused with PyTorch's error. */
 #include "fx-inductor-impl.h"
 #include "cuda/fx-cuda.h"
 
@@ -28,7 +31,19 @@ struct ind_gpu
   double *kernel_ms;
   size_t n_kernels;
   bool graphs;              /* reduce-overhead asked for and not skipped */
+  int gemm_algos;           /* cuBLASLt heuristic results kept per GEMM: 1, or more under max-autotune */
+  int *gemm_step;           /* per group: the program step of its GEMM, or -1 */
 };
+
+/* max-autotune times this many of cuBLASLt's heuristic results per GEMM */
+#define GEMM_AUTOTUNE_ALGOS 8
+
+static fx_cuda_gemm_plan *
+gemm_plan_of (const ind_gpu *gpu, int g)
+{
+  return gpu->gemm_step && gpu->gemm_step[g] >= 0 ? fx_cuda_program_gemm_plan (gpu->prog, (size_t) gpu->gemm_step[g])
+                                                  : NULL;
+}
 
 /* One device handle per ordinal for the whole process: output tensors of a run stay valid after the compiled
    object that made them is freed. */
@@ -161,10 +176,68 @@ call_scalar (const ind_node *n, const char *name, double fallback)
   return fallback;
 }
 
-/* mm, addmm, bmm on cuBLAS. Anything else the GPU path cannot run (the host reference kernels would need the data
-   on the host in the middle of the graph): the compile fails and says which node. */
+/* A load that reads element (i, j) of a [rows, cols] iteration at offset + i * rs + j * cs (size-1 dims free). */
+static bool
+loads_matrix (const ind_operand *o, const int64_t *sizes, int64_t rs, int64_t cs)
+{
+  return o->kind == IND_OPND_LOAD && o->local < 0 && !o->recompute && (sizes[0] == 1 || o->coef[0] == rs)
+         && (sizes[1] == 1 || o->coef[1] == cs);
+}
+
+bool
+ind_gpu_residual_match (const ind_program *p, const int *pbuf, int g, ind_gpu_residual *out)
+{
+  memset (out, 0, sizeof *out);
+  if (g < 0 || g + 1 >= p->n_groups || !p->groups[g].is_extern || p->groups[g + 1].is_extern
+      || p->groups[g + 1].n_nodes != 1)
+    return false;
+  const ind_node *n = &p->nodes[p->groups[g].nodes[0]];
+  const ind_node *m = &p->nodes[p->groups[g + 1].nodes[0]];
+  int op = n->call ? n->call->op->id : -1;
+  if (n->kind != IND_NODE_EXTERN || (op != FX_OP_MM && op != FX_OP_ADDMM))
+    return false;
+  int e = n->out_buf;
+  const ind_buffer *E = &p->bufs[e];
+  fx_dtype dt = E->dtype;
+  if (E->ndim != 2 || E->is_output || E->n_readers != 1 || E->strides[1] != 1 || E->strides[0] != E->sizes[1])
+    return false;
+  /* the consumer: one node computing `a + b` (add.Tensor, alpha 1) in the GEMM's dtype over its shape */
+  if (m->kind != IND_NODE_POINTWISE || m->op_id != FX_OP_ADD_TENSOR || !m->tmpl || strcmp (m->tmpl, "$0 + $1") != 0
+      || m->n_opnd != 2 || m->nred != 0 || m->out_dtype != dt || m->compute_dtype != dt || m->ndim != 2
+      || m->sizes[0] != E->sizes[0] || m->sizes[1] != E->sizes[1])
+    return false;
+  int oe = m->opnd[0].kind == IND_OPND_LOAD && m->opnd[0].buf == e ? 0 : 1;
+  int ox = 1 - oe;
+  const ind_operand *le = &m->opnd[oe], *lx = &m->opnd[ox];
+  if (le->kind != IND_OPND_LOAD || le->buf != e || le->offset != 0 || lx->kind != IND_OPND_LOAD || lx->buf == e)
+    return false;
+  const ind_buffer *D = &p->bufs[m->out_buf], *X = &p->bufs[lx->buf];
+  if (D->ndim != 2 || D->dtype != dt || X->dtype != dt || D->strides[0] != E->strides[0] || D->strides[1] != 1)
+    return false;
+  if (!loads_matrix (le, m->sizes, E->strides[0], 1) || !loads_matrix (lx, m->sizes, D->strides[0], 1)
+      || lx->offset < 0)
+    return false;
+  int pd = pbuf[m->out_buf], px = pbuf[lx->buf];
+  if (pd < 0 || px < 0)
+    return false;
+  /* the GEMM now writes D where it ran: D must not be memory the GEMM reads (a reused slot of a, b or the bias) */
+  for (int a = 0; a < n->call->n_args; a++)
+    if (n->arg_views[a] >= 0 && pbuf[p->views[n->arg_views[a]].buf] == pd)
+      return false;
+  out->consumer = g + 1;
+  out->x_buf = lx->buf;
+  out->x_offset = lx->offset;
+  out->d_buf = m->out_buf;
+  return true;
+}
+
+/* mm, addmm, bmm through GEMM plans (cuBLASLt, else cuBLAS): addmm's 1-D bias as the BIAS epilogue, a full-shape
+   bias of the output's layout as beta * C, and with `res` the residual add of the next kernel as C (out of place).
+   Anything else the GPU path cannot run (the host reference kernels would need the data on the host in the middle
+   of the graph): the compile fails and says which node. */
 static fx_status
-add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag)
+add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
+            const ind_gpu_residual *res, fx_diag *diag)
 {
   int op = n->call ? n->call->op->id : -1;
   const char *origin = n->n_origins ? n->origins[0] : "?";
@@ -176,19 +249,18 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
   if (dt != FX_DTYPE_F32 && dt != FX_DTYPE_F64)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s of %s (node '%s') is not supported on the GPU",
                         n->op_name, fx_dtype_name (dt), origin);
-  int out_view = -1;
-  /* the output is the extern buffer itself (contiguous as planned) */
-  const ind_buffer *OB = &p->bufs[n->out_buf];
+  /* the output is the extern buffer itself (contiguous as planned), or the residual add's */
+  int out_buf = res ? res->d_buf : n->out_buf;
+  const ind_buffer *OB = &p->bufs[out_buf];
   fx_cuda_buffer_matrix c;
   memset (&c, 0, sizeof c);
-  c.buffer = gpu->pbuf[n->out_buf];
+  c.buffer = gpu->pbuf[out_buf];
   int fd = op == FX_OP_BMM ? 1 : 0;
   c.rows = OB->sizes[fd];
   c.cols = OB->sizes[fd + 1];
   c.row_stride = OB->strides[fd];
   c.col_stride = OB->strides[fd + 1];
   c.batch_stride = fd ? OB->strides[0] : 0;
-  (void) out_view;
   int a_arg = op == FX_OP_ADDMM ? 1 : 0;
   if (n->arg_views[a_arg] < 0 || n->arg_views[a_arg + 1] < 0)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s (node '%s') has no tensor operands",
@@ -201,24 +273,69 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
   if ((a.row_stride != 1 && a.col_stride != 1) || (b.row_stride != 1 && b.col_stride != 1))
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): %s (node '%s'): an operand has no unit stride",
                         n->op_name, origin);
-  int64_t batch = fd ? OB->sizes[0] : 1;
-  double alpha = 1, beta = 0;
+  fx_cuda_program_gemm gm;
+  memset (&gm, 0, sizeof gm);
+  gm.label = G->name;
+  gm.op = op == FX_OP_ADDMM ? "addmm" : op == FX_OP_BMM ? "bmm" : "mm";
+  gm.dtype = dt;
+  gm.batch = fd ? OB->sizes[0] : 1;
+  gm.alpha = 1;
+  gm.a = a;
+  gm.b = b;
+  gm.d = c;
+  gm.max_algos = gpu->gemm_algos;
+  if (res)
+    {
+      gm.has_c = true;
+      gm.beta = 1;
+      gm.c = c;
+      gm.c.buffer = gpu->pbuf[res->x_buf];
+      gm.c.offset = (size_t) res->x_offset * fx_dtype_size (dt);
+    }
   fx_status st;
   if (op == FX_OP_ADDMM)
     {
       double bb = call_scalar (n, "beta", 1), aa = call_scalar (n, "alpha", 1);
       if (n->arg_views[0] < 0)
         return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): addmm (node '%s') bias is not a tensor", origin);
+      const ind_view *bv = &p->views[n->arg_views[0]];
       fx_cuda_buffer_matrix bias = view_matrix (gpu, p, n->arg_views[0], 0);
-      if (bias.rows == 1 && bias.cols == 1 && p->views[n->arg_views[0]].ndim == 0)
+      if (bias.rows == 1 && bias.cols == 1 && bv->ndim == 0)
         bias.col_stride = 1;
-      if ((st = fx_cuda_program_add_broadcast (gpu->prog, G->name, dt, &bias, bb, &c, diag)) != FX_OK)
-        return st;
-      note_step (gpu, kernel);
-      alpha = aa;
-      beta = 1;
+      gm.alpha = aa;
+      /* PyTorch's addmm with a 1-D bias: cuBLASLt's BIAS epilogue (bias[j] added to every row, unscaled) */
+      bool row_bias = bb == 1.0 && bias.rows == 1 && bias.cols == c.cols && (bias.cols == 1 || bias.col_stride == 1)
+                      && c.col_stride == 1 && bias.buffer >= 0;
+      /* a bias of the output's own layout is beta * C (PyTorch copies it into the output; C needs no copy) */
+      bool full_bias = !res && bias.rows == c.rows && bias.cols == c.cols && bias.row_stride == c.row_stride
+                       && bias.col_stride == c.col_stride && bias.buffer >= 0;
+      if (row_bias)
+        {
+          gm.has_bias = true;
+          gm.bias_buffer = bias.buffer;
+          gm.bias_offset = bias.offset;
+        }
+      else if (full_bias)
+        {
+          gm.has_c = true;
+          gm.beta = bb;
+          gm.c = bias;
+        }
+      else if (res)
+        return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): addmm's bias does not fit the residual "
+                            "epilogue");
+      else
+        {
+          /* the bias broadcast into the output, then the GEMM accumulates onto it */
+          if ((st = fx_cuda_program_add_broadcast (gpu->prog, G->name, dt, &bias, bb, &c, diag)) != FX_OK)
+            return st;
+          note_step (gpu, kernel);
+          gm.has_c = true;
+          gm.beta = 1;
+          gm.c = c;
+        }
     }
-  if ((st = fx_cuda_program_add_gemm (gpu->prog, G->name, dt, batch, alpha, &a, &b, beta, &c, diag)) != FX_OK)
+  if ((st = fx_cuda_program_add_gemm_ex (gpu->prog, &gm, diag)) != FX_OK)
     return st;
   note_step (gpu, kernel);
   return FX_OK;
@@ -535,22 +652,26 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   ind_cuda_layout_make (p, &gpu->plan, &lay);
   gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
   memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
-  if (fx_options_get_bool (req->options, "max_autotune", false))
+  bool max_autotune = fx_options_get_bool (req->options, "max_autotune", false);
+  fx_buf table;
+  fx_buf_init (&table);
+  gpu->gemm_algos = max_autotune ? GEMM_AUTOTUNE_ALGOS : 1;
+  gpu->gemm_step = malloc (sizeof (int) * (size_t) (p->n_groups + 1));
+  for (int g = 0; g < p->n_groups; g++)
+    gpu->gemm_step[g] = -1;
+  if (max_autotune)
     {
-      fx_buf table;
-      fx_buf_init (&table);
       double t0 = now_ms ();
       st = autotune (gpu, p, chosen, &table, out, diag);
       if (st == FX_OK)
         {
-          fx_compiled_add_artifact (out, "autotune.txt", "log", table.data ? table.data : "", table.len);
           fx_buf_printf (&out->notes, "max_autotune: %d kernels benchmarked in %.1f ms\n", p->n_groups,
                          now_ms () - t0);
           plan_with (p, chosen, &gpu->plan);
           ind_cuda_layout_free (&lay);
           ind_cuda_layout_make (p, &gpu->plan, &lay);
+          memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
         }
-      fx_buf_free (&table);
     }
   free (chosen);
   /* device buffers, numbered as the layout numbers them */
@@ -585,19 +706,48 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
         fx_compiled_add_artifact (out, "compiler_output.txt", "log", info.log, strlen (info.log));
       fx_cuda_build_info_clear (&info);
     }
-  /* steps and the kernel list, in group order */
+  /* steps and the kernel list, in group order; with epilogue_fusion (PyTorch's default) a residual add after a GEMM
+     becomes the GEMM's C */
   fx_device dev = { FX_DEVICE_CUDA, ordinal };
+  bool epilogue = fx_options_get_bool (req->options, "epilogue_fusion", true);
+  int *fused_into = malloc (sizeof (int) * (size_t) (p->n_groups + 1));
+  for (int g = 0; g < p->n_groups; g++)
+    fused_into[g] = -1;
   for (int g = 0; st == FX_OK && g < p->n_groups; g++)
     {
       const ind_group *G = &p->groups[g];
       const ind_cuda_kernel *ck = &gpu->plan.kernels[g];
       int first = (int) out->n_kernels;
       fx_kernel_info *ki[2] = { NULL, NULL };
+      const ind_group *fused = NULL;
       if (G->is_extern)
         {
           const ind_node *n0 = &p->nodes[G->nodes[0]];
           ki[0] = fx_compiled_add_kernel (out, G->name, "extern", NULL, NULL);
-          st = add_extern (gpu, p, n0, G, first, diag);
+          ind_gpu_residual res;
+          if (epilogue && ind_gpu_residual_match (p, gpu->pbuf, g, &res))
+            {
+              fx_diag why;
+              fx_diag_clear (&why);
+              st = add_extern (gpu, p, n0, G, first, &res, &why);
+              if (st == FX_OK)
+                {
+                  fused = &p->groups[res.consumer];
+                  fx_buf_printf (&out->notes, "inductor (cuda): %s and %s run as one GEMM (the add as C, out of "
+                                 "place)\n", G->name, gpu->plan.kernels[res.consumer].name);
+                }
+              else if (st == FX_ERR_UNSUPPORTED)
+                {
+                  fx_buf_printf (&out->notes, "inductor (cuda): %s keeps its add: %s\n", G->name, why.message);
+                  st = add_extern (gpu, p, n0, G, first, NULL, diag);
+                }
+              else if (diag)
+                *diag = why;
+            }
+          else
+            st = add_extern (gpu, p, n0, G, first, NULL, diag);
+          if (st == FX_OK)
+            gpu->gemm_step[g] = (int) fx_cuda_program_n_steps (gpu->prog) - 1;
         }
       else
         {
@@ -616,9 +766,9 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
         if (ki[j])
           {
             ki[j]->device = dev;
-            for (int k = 0; k < G->n_nodes; k++)
+            for (int k = 0; k < G->n_nodes + (fused && j == 0 ? fused->n_nodes : 0); k++)
               {
-                const ind_node *n = &p->nodes[G->nodes[k]];
+                const ind_node *n = &p->nodes[k < G->n_nodes ? G->nodes[k] : fused->nodes[k - G->n_nodes]];
                 for (size_t o = 0; o < n->n_origins; o++)
                   {
                     bool dup = false;
@@ -629,7 +779,27 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
                   }
               }
           }
+      if (fused)
+        {
+          fused_into[fused - p->groups] = g;
+          g++;   /* its kernel is not launched: the GEMM wrote its output */
+        }
     }
+  /* max-autotune for the GEMMs: the heuristic's algorithms timed, the fastest kept */
+  if (st == FX_OK && max_autotune)
+    {
+      double t0 = now_ms ();
+      int tuned = 0;
+      fx_diag why;
+      fx_diag_clear (&why);
+      if (fx_cuda_program_autotune_gemms (gpu->prog, NULL, NULL, &table, &tuned, &why) != FX_OK)
+        fx_buf_printf (&out->notes, "max_autotune: GEMMs: %s (kept the heuristic's first choice)\n", why.message);
+      else if (tuned)
+        fx_buf_printf (&out->notes, "max_autotune: %d GEMMs benchmarked in %.1f ms\n", tuned, now_ms () - t0);
+    }
+  if (st == FX_OK && max_autotune)
+    fx_compiled_add_artifact (out, "autotune.txt", "log", table.data ? table.data : "", table.len);
+  fx_buf_free (&table);
   /* the table of choices, like the C generator's ir dumps */
   if (st == FX_OK)
     {
@@ -640,7 +810,27 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
           const ind_cuda_kernel *ck = &gpu->plan.kernels[g];
           if (!ck->name)
             {
-              fx_buf_printf (&t, "%s extern\n", p->groups[g].name);
+              const char *why = "";
+              fx_cuda_gemm_plan *plan = gemm_plan_of (gpu, g);
+              bool lt = plan && fx_cuda_gemm_plan_uses_lt (plan, &why);
+              fx_buf_printf (&t, "%s extern", p->groups[g].name);
+              if (plan)
+                {
+                  char name[96];
+                  const fx_cuda_gemm_desc *d = fx_cuda_gemm_plan_desc (plan);
+                  fx_cuda_gemm_plan_algo_name (plan, lt ? fx_cuda_gemm_plan_chosen (plan) : -1, name, sizeof name);
+                  fx_buf_printf (&t, " %s%s%s", name,
+                                 d->has_bias ? (lt ? " epilogue=BIAS" : " bias broadcast first") : "",
+                                 d->has_c ? " beta*C" : "");
+                  if (!lt)
+                    fx_buf_printf (&t, " (no cuBLASLt: %s)", why);
+                }
+              fx_buf_putc (&t, '\n');
+              continue;
+            }
+          if (fused_into[g] >= 0)
+            {
+              fx_buf_printf (&t, "%s fused into %s (C of the GEMM)\n", ck->name, p->groups[fused_into[g]].name);
               continue;
             }
           fx_buf_printf (&t, "%s %s grid=%u block=%u ", ck->name, ind_cuda_kind_name (ck->cfg.kind), ck->grid[0],
@@ -657,6 +847,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       fx_buf_free (&t);
     }
   fx_buf_free (&src);
+  free (fused_into);
   ind_cuda_layout_free (&lay);
   gpu->n_kernels = out->n_kernels;
   if (st == FX_OK && fx_options_get_bool (req->options, "triton.cudagraphs", false))
@@ -692,6 +883,7 @@ ind_gpu_free (ind_gpu *gpu)
   free (gpu->input_bufs);
   free (gpu->output_bufs);
   free (gpu->step_kernel);
+  free (gpu->gemm_step);
   free (gpu->kernel_ms);
   free (gpu);
 }
@@ -806,22 +998,29 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
           fx_buf_free (&want);
           break;
         }
-      bool on_device = t->device.type == FX_DEVICE_CUDA;
-      if (on_device && fx_cuda_tensor_check (cuda, t, NULL) != FX_OK)
-        on_device = false;   /* another device's memory: through the host */
+      /* a cuda tensor that fx-cuda refuses here (another device's memory, a reduce-overhead output a later run
+         overwrote) goes through fx_cuda_tensor_to_host, which says why; it is never read as host memory */
+      bool is_cuda = t->device.type == FX_DEVICE_CUDA;
+      bool on_device = is_cuda && fx_cuda_tensor_check (cuda, t, NULL) == FX_OK;
       if (on_device && same_layout (t, B) && fx_cuda_tensor_ptr (t) % 16 == 0)
         dev[b] = fx_tensor_ref (t);
       else
         {
           /* host inputs, other layouts and misaligned device inputs: into a planned, aligned device buffer */
           fx_tensor *host = NULL;
-          if (on_device)
-            st = fx_cuda_tensor_to_host (cuda, NULL, t, &host, diag);
+          if (is_cuda)
+            {
+              fx_diag why;
+              fx_diag_clear (&why);
+              st = fx_cuda_tensor_to_host (cuda, NULL, t, &host, &why);
+              if (st != FX_OK)
+                fx_diag_set (diag, st, "inductor: input %d: %s", B->input_index, why.message);
+            }
           else if (t->storage == NULL)
             st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d has no data", B->input_index);
           else
             host = fx_tensor_ref (t);
-          any_host |= !on_device;
+          any_host |= !is_cuda;
           fx_tensor *planned = NULL;
           if (st == FX_OK && !same_layout (host, B))
             {
@@ -865,13 +1064,11 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
             }
         }
       else
-        {
-          /* a replayed graph's outputs are overwritten by the next replay: hand out copies */
-          st = fx_cuda_tensor_new (cuda, B->dtype, B->ndim, B->sizes, B->strides, &dev[b], diag);
-          if (st == FX_OK)
-            st = fx_cuda_copy_d2d (cuda, stream, fx_cuda_tensor_ptr (dev[b]), out_ptrs[k],
-                                   (size_t) buffer_bytes (p, b), diag);
-        }
+        /* a replayed graph's outputs are its static buffers, handed out without a copy as PyTorch's cudagraph
+           trees do; the next replay overwrites them, and reading one after that fails with PyTorch's words
+           (fx_cuda_tensor_new_static) */
+        st = fx_cuda_tensor_new_static (cuda, out_ptrs[k], bytes, fx_cuda_program_generation (gpu->prog), B->dtype,
+                                        B->ndim, B->sizes, B->strides, &dev[b], diag);
     }
   if (ran && caller_owns && st != FX_OK)
     for (int k = 0; k < gpu->n_outputs; k++)

@@ -271,6 +271,18 @@ fx_status ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, c
                            size_t n_inputs, int repeat, fx_diag *diag);
 const char *ind_gpu_skip_message (const ind_gpu *gpu);
 void ind_gpu_free (ind_gpu *gpu);
+/* GPU-path peephole (fx-inductor-gpu.c; needs no device): group g is an extern mm/addmm whose result feeds only
+   group g + 1, a lone `a + b` (add.Tensor, alpha 1) of it and a matrix X read in the output's row-major layout;
+   the GEMM can write the add's output D itself with X as cuBLASLt's C (D = A·B + bias + X). pbuf: per IR buffer,
+   its device buffer (ind_cuda_layout), to refuse a D that reuses memory the GEMM reads. */
+typedef struct ind_gpu_residual
+{
+  int consumer;             /* the add's group (g + 1) */
+  int x_buf;                /* X's IR buffer and element offset */
+  int64_t x_offset;
+  int d_buf;                /* the add's output buffer */
+} ind_gpu_residual;
+bool ind_gpu_residual_match (const ind_program *p, const int *pbuf, int g, ind_gpu_residual *out);
 
 /* The buffers a fused kernel takes as parameters (loads not read from a register, stored outputs), in first-use
    order; shared by the C and the CUDA generators. */

@@ -14,6 +14,10 @@ extern const fx_backend fx_inductor_backend;
    fx_inductor_free. */
 fx_status fx_inductor_compile (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const char *mode,
                                const fx_option_kv *options, size_t n_options, fx_compiled **out, fx_diag *diag);
+/* Runs once. On a CUDA device under reduce-overhead (triton.cudagraphs) the outputs of device inputs are the CUDA
+   graph's static buffers, as PyTorch's cudagraph trees hand them out: the next run of the same compiled object
+   overwrites them, and fx-cuda refuses a stale one ("Error: accessing tensor output of CUDAGraphs that has been
+   overwritten by a subsequent run. ..."); copy what must outlive the next run. */
 fx_status fx_inductor_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                            fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 void fx_inductor_free (fx_compiled *compiled);

@@ -1,7 +1,9 @@
 /* test-cuda-gpu.c: on a CUDA device: NVRTC build + launch of generated-style kernels (vector add, persistent row
    sum, Welford var_mean) against CPU references, allocator reuse and statistics, event timelines, CUDA graph capture
    and replay (and its private memory pool), cuBLAS GEMM (mm, transposed views, batched, broadcast, f64) against a CPU
-   reference, transfers through pinned memory, DLPack pointer checks. Exits 77 where there is no device. */
+   reference, cuBLASLt GEMM plans (bias epilogue, out-of-place C, every heuristic algorithm, max-autotune's table;
+   --no-cublaslt: the cuBLAS fallback), transfers through pinned memory, DLPack pointer checks. Exits 77 where there
+   is no device. */
 #include "cuda-test.h"
 #include "cuda/fx-cuda.h"
 
@@ -620,6 +622,263 @@ test_gemm (void)
   }
 }
 
+/* One plan against the CPU: d = alpha * a @ b (+ beta * c) (+ bias), every algorithm the heuristic offered. c_is_d:
+   c is d's own memory (in place). Checks that c, when separate, is left as it was. */
+static void
+check_plan (const char *what, fx_cuda_gemm_desc desc, size_t a_elems, size_t b_elems, size_t d_elems, bool c_is_d,
+            bool want_lt)
+{
+  int64_t M = desc.a.rows, K = desc.a.cols, N = desc.b.cols;
+  float *ha = malloc (a_elems * 4), *hb = malloc (b_elems * 4), *hc = malloc (d_elems * 4), *hd = malloc (d_elems * 4);
+  float *hbias = malloc (N * 4), *hd0 = malloc (d_elems * 4);
+  fx_cuda_ptr da = 0, db = 0, dc = 0, dd = 0, dbias = 0;
+  fx_cuda_gemm_plan *plan = NULL;
+  const char *why = "";
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fill (ha, a_elems, 21);
+  fill (hb, b_elems, 22);
+  fill (hc, d_elems, 23);
+  fill (hbias, N, 24);
+  fill (hd0, d_elems, 25);
+  CHECK_OK (fx_cuda_gemm_plan_new (cuda, &desc, 8, &plan, &diag), &diag);
+  bool lt = fx_cuda_gemm_plan_uses_lt (plan, &why);
+  printf ("# %s: %s, %d algorithms%s%s\n", what, lt ? "cuBLASLt" : "cuBLAS", fx_cuda_gemm_plan_n_algos (plan),
+          lt ? "" : ": ", why);
+  CHECK (lt == want_lt, "%s: cuBLASLt %d, expected %d (%s)", what, lt, want_lt, why);
+  CHECK (lt ? fx_cuda_gemm_plan_n_algos (plan) >= 1 : fx_cuda_gemm_plan_n_algos (plan) == 0, "%s: %d algorithms",
+         what, fx_cuda_gemm_plan_n_algos (plan));
+  CHECK_OK (fx_cuda_malloc (cuda, a_elems * 4, NULL, &da, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, b_elems * 4, NULL, &db, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, d_elems * 4, NULL, &dc, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, d_elems * 4, NULL, &dd, &diag), &diag);
+  CHECK_OK (fx_cuda_malloc (cuda, N * 4, NULL, &dbias, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, da, ha, a_elems * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, db, hb, b_elems * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dbias, hbias, N * 4, &diag), &diag);
+  for (int algo = -1; algo < fx_cuda_gemm_plan_n_algos (plan); algo++)
+    {
+      char name[96], text[192];
+      fx_cuda_gemm_plan_algo_name (plan, algo, name, sizeof name);
+      fx_cuda_gemm_plan_algo_describe (plan, algo, text, sizeof text);
+      CHECK (algo < 0 || (strncmp (name, "cublaslt_", 9) == 0 && strncmp (text, "algo=", 5) == 0), "%s: %s %s", what,
+             name, text);
+      CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dc, hc, d_elems * 4, &diag), &diag);
+      CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, dd, hd0, d_elems * 4, &diag), &diag);
+      CHECK_OK (fx_cuda_gemm_plan_run (plan, NULL, algo, da, db, desc.has_c ? (c_is_d ? dd : dc) : 0,
+                                       desc.has_bias ? dbias : 0, dd, &diag), &diag);
+      CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, hd, dd, d_elems * 4, &diag), &diag);
+      for (int64_t t = 0; t < desc.batch; t++)
+        for (int64_t i = 0; i < M; i++)
+          for (int64_t j = 0; j < N; j++)
+            {
+              const float *cbase = c_is_d ? hd0 : hc;
+              double ref = 0, mag = 0;
+              if (desc.has_c)
+                ref += desc.beta * at (cbase, &desc.c, t, i, j), mag += fabs (desc.beta * at (cbase, &desc.c, t, i, j));
+              if (desc.has_bias)
+                ref += hbias[j], mag += fabs (hbias[j]);
+              for (int64_t k = 0; k < K; k++)
+                {
+                  double pr = desc.alpha * at (ha, &desc.a, t, i, k) * at (hb, &desc.b, t, k, j);
+                  ref += pr;
+                  mag += fabs (pr);
+                }
+              double got = at (hd, &desc.d, t, i, j);
+              CHECK (fabs (got - ref) <= 5e-5 * mag + 1e-6, "%s (%s): d[%lld][%lld][%lld] = %.8g, want %.8g", what,
+                     name, (long long) t, (long long) i, (long long) j, got, ref);
+            }
+      if (desc.has_c && !c_is_d)
+        {
+          float *back = malloc (d_elems * 4);
+          CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, back, dc, d_elems * 4, &diag), &diag);
+          CHECK (memcmp (back, hc, d_elems * 4) == 0, "%s: c was written", what);
+          free (back);
+        }
+    }
+  /* a pointer below the planned alignment is refused (cuBLASLt would fault or pick a wrong kernel) */
+  if (lt)
+    CHECK (fx_cuda_gemm_plan_run (plan, NULL, -1, da + 4, db, desc.has_c ? dc : 0, desc.has_bias ? dbias : 0, dd,
+                                  &diag) == FX_ERR_INVALID, "%s: misaligned a accepted", what);
+  fx_cuda_gemm_plan_free (plan);
+  fx_cuda_free (cuda, da);
+  fx_cuda_free (cuda, db);
+  fx_cuda_free (cuda, dc);
+  fx_cuda_free (cuda, dd);
+  fx_cuda_free (cuda, dbias);
+  free (ha);
+  free (hb);
+  free (hc);
+  free (hd);
+  free (hd0);
+  free (hbias);
+}
+
+static bool have_lt;
+
+/* GEMM plans: cuBLASLt with the BIAS epilogue and an out-of-place C where it is loaded (else the cuBLAS path with
+   the broadcast kernel), transposed views, batches, in-place C, f64, errors. */
+static void
+test_gemm_plans (void)
+{
+  const int64_t M = 257, K = 129, N = 65, B = 3;
+  fx_cuda_matrix a = fx_cuda_matrix_rowmajor (0, M, K), wt = { 0, K, N, 1, K, 0 };
+  fx_cuda_matrix d = fx_cuda_matrix_rowmajor (0, M, N);
+  fx_cuda_gemm_desc g;
+  fx_cuda_gemm_plan *plan = NULL;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  /* addmm(bias, x, weight.t()): the BIAS epilogue */
+  memset (&g, 0, sizeof g);
+  g.dtype = FX_DTYPE_F32, g.batch = 1, g.alpha = 1, g.a = a, g.b = wt, g.d = d, g.has_bias = true;
+  check_plan ("addmm, 1-D bias", g, M * K, K * N, M * N, false, have_lt);
+  /* x + addmm(...): bias and an out-of-place C (cuBLASLt only) */
+  g.has_c = true, g.c = d, g.beta = 1;
+  if (have_lt)
+    check_plan ("addmm + residual", g, M * K, K * N, M * N, false, true);
+  else
+    {
+      CHECK (fx_cuda_gemm_plan_new (cuda, &g, 1, &plan, &diag) == FX_ERR_UNSUPPORTED && plan == NULL,
+             "bias and C without cuBLASLt");
+      printf ("# %s\n", diag.message);
+    }
+  /* mm + C out of place, alpha 0.5, beta 2 */
+  g.has_bias = false, g.alpha = 0.5, g.beta = 2;
+  check_plan ("mm + 2 * c", g, M * K, K * N, M * N, false, have_lt);
+  /* C in place (addmm after its bias was broadcast, beta 1), and a transposed a with a column-major d */
+  check_plan ("mm, c in place", g, M * K, K * N, M * N, true, have_lt);
+  {
+    fx_cuda_gemm_desc t;
+    fx_cuda_matrix at_ = { 0, M, K, 1, M, 0 }, dt = { 0, M, N, 1, M, 0 };
+    memset (&t, 0, sizeof t);
+    t.dtype = FX_DTYPE_F32, t.batch = 1, t.alpha = 1, t.a = at_, t.b = fx_cuda_matrix_rowmajor (0, K, N), t.d = dt;
+    check_plan ("a.t() @ b -> column-major d", t, M * K, K * N, M * N, false, have_lt);
+    /* a column-major d cannot take the epilogue's bias: the cuBLAS path broadcasts it */
+    t.has_bias = true;
+    check_plan ("column-major d with a bias", t, M * K, K * N, M * N, false, false);
+  }
+  /* bmm */
+  {
+    fx_cuda_gemm_desc t;
+    memset (&t, 0, sizeof t);
+    t.dtype = FX_DTYPE_F32, t.batch = B, t.alpha = 1, t.a = a, t.b = fx_cuda_matrix_rowmajor (0, K, N), t.d = d;
+    t.a.batch_stride = M * K, t.b.batch_stride = K * N, t.d.batch_stride = M * N;
+    check_plan ("bmm", t, B * M * K, B * K * N, B * M * N, false, have_lt);
+  }
+  /* errors */
+  {
+    fx_cuda_gemm_desc e = g;
+    e.b.rows = K + 1;
+    CHECK (fx_cuda_gemm_plan_new (cuda, &e, 1, &plan, &diag) == FX_ERR_INVALID && plan == NULL, "shapes");
+    e = g;
+    e.dtype = FX_DTYPE_I64;
+    CHECK (fx_cuda_gemm_plan_new (cuda, &e, 1, &plan, &diag) == FX_ERR_UNSUPPORTED, "i64");
+    e = g;
+    e.alignment = 12;
+    CHECK (fx_cuda_gemm_plan_new (cuda, &e, 1, &plan, &diag) == FX_ERR_INVALID, "alignment 12");
+    e = g;
+    CHECK_OK (fx_cuda_gemm_plan_new (cuda, &e, 1, &plan, &diag), &diag);
+    CHECK (fx_cuda_gemm_plan_run (plan, NULL, -1, 0, 0, 0, 0, 0, &diag) == FX_ERR_INVALID, "null operands");
+    fx_cuda_gemm_plan_free (plan);
+  }
+}
+
+/* A program with an addmm + residual GEMM step: max-autotune's AUTOTUNE table for it, then eager and replayed runs
+   with the chosen algorithm, against the CPU. */
+static void
+test_program_gemm_autotune (void)
+{
+  const int64_t M = 512, K = 256, N = 128;
+  float *x = malloc (M * K * 4), *w = malloc (N * K * 4), *bias = malloc (N * 4), *r = malloc (M * N * 4);
+  float *y = malloc (M * N * 4);
+  fx_cuda_program *prog = NULL;
+  fx_cuda_program_gemm gm;
+  fx_cuda_ptr in[4], out = 0;
+  fx_buf table;
+  bool owned;
+  int tuned = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fx_buf_init (&table);
+  fill (x, M * K, 61);
+  fill (w, N * K, 62);
+  fill (bias, N, 63);
+  fill (r, M * N, 64);
+  CHECK_OK (fx_cuda_program_new (cuda, &prog, &diag), &diag);
+  fx_cuda_program_add_input (prog, M * K * 4);
+  fx_cuda_program_add_input (prog, N * K * 4);
+  fx_cuda_program_add_input (prog, N * 4);
+  fx_cuda_program_add_input (prog, M * N * 4);
+  fx_cuda_program_add_output (prog, M * N * 4);
+  memset (&gm, 0, sizeof gm);
+  gm.label = "extern_kernels.addmm";
+  gm.op = "addmm";
+  gm.dtype = FX_DTYPE_F32;
+  gm.batch = 1;
+  gm.alpha = 1;
+  gm.beta = 1;
+  gm.a = (fx_cuda_buffer_matrix) { 0, 0, M, K, K, 1, 0 };
+  gm.b = (fx_cuda_buffer_matrix) { 1, 0, K, N, 1, K, 0 };
+  gm.d = (fx_cuda_buffer_matrix) { 4, 0, M, N, N, 1, 0 };
+  gm.has_c = true;
+  gm.c = (fx_cuda_buffer_matrix) { 3, 0, M, N, N, 1, 0 };
+  gm.has_bias = have_lt;    /* bias + C needs cuBLASLt */
+  gm.bias_buffer = 2;
+  gm.max_algos = 8;
+  CHECK_OK (fx_cuda_program_add_gemm_ex (prog, &gm, &diag), &diag);
+  CHECK (fx_cuda_program_gemm_plan (prog, 0) != NULL && fx_cuda_program_gemm_plan (prog, 1) == NULL, "plan lookup");
+  CHECK_OK (fx_cuda_program_autotune_gemms (prog, NULL, NULL, &table, &tuned, &diag), &diag);
+  printf ("# %d tuned\n%s", tuned, table.data ? table.data : "");
+  if (have_lt && fx_cuda_gemm_plan_n_algos (fx_cuda_program_gemm_plan (prog, 0)) > 1)
+    {
+      CHECK (tuned == 1, "tuned %d", tuned);
+      CHECK (table.data && strstr (table.data, "AUTOTUNE addmm(512x128, 512x256, 256x128, 512x128)\n"
+                                              "strides: [0, 1], [256, 1], [1, 256], [128, 1]\n"
+                                              "dtypes: torch.float32, torch.float32, torch.float32, torch.float32\n"),
+             "table head: %s", table.data ? table.data : "");
+      CHECK (strstr (table.data, "  cublaslt_") && strstr (table.data, " ms 100.0% algo=")
+             && strstr (table.data, "SingleProcess AUTOTUNE benchmarking takes"), "table rows");
+    }
+  for (int i = 0; i < 4; i++)
+    CHECK_OK (fx_cuda_malloc (cuda, (i == 0 ? M * K : i == 1 ? N * K : i == 2 ? N : M * N) * 4, NULL, &in[i], &diag),
+              &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[0], x, M * K * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[1], w, N * K * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[2], bias, N * 4, &diag), &diag);
+  CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[3], r, M * N * 4, &diag), &diag);
+  fx_cuda_program_use_graphs (prog, true);
+  for (int run = 0; run < 4; run++)
+    {
+      CHECK_OK (fx_cuda_program_run (prog, NULL, in, 4, &out, 1, &owned, NULL, &diag), &diag);
+      CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, out, M * N * 4, &diag), &diag);
+      if (owned)
+        fx_cuda_free (cuda, out);
+      CHECK (run < 1 || !owned, "run %d not replayed: %s", run,
+             fx_cuda_program_skip_message (prog) ? fx_cuda_program_skip_message (prog) : "");
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+          {
+            double ref = r[i * N + j] + (gm.has_bias ? bias[j] : 0), mag = fabs (ref);
+            for (int64_t k = 0; k < K; k++)
+              ref += (double) x[i * K + k] * w[j * K + k], mag += fabs ((double) x[i * K + k] * w[j * K + k]);
+            CHECK (fabs (y[i * N + j] - ref) <= 5e-5 * mag + 1e-6, "run %d: y[%lld][%lld] = %.8g, want %.8g", run,
+                   (long long) i, (long long) j, y[i * N + j], ref);
+          }
+    }
+  fx_cuda_program_free (prog);
+  for (int i = 0; i < 4; i++)
+    fx_cuda_free (cuda, in[i]);
+  fx_buf_free (&table);
+  free (x);
+  free (w);
+  free (bias);
+  free (r);
+  free (y);
+}
+
 static void
 test_dlpack (void)
 {
@@ -941,6 +1200,18 @@ test_program (void)
   CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
   CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
   CHECK (program_results_ok (x, w, y, z), "recorded run results");
+  /* the same input addresses with new contents: the graph reads them in place (no static input, no copy) */
+  {
+    fx_cuda_ptr first_out = outs[0];
+    fill (x, P_LEN, 37);
+    CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in[0], x, P_LEN * 4, &diag), &diag);
+    CHECK_OK (fx_cuda_program_run (graphs, NULL, in, 2, outs, 2, &owned, NULL, &diag), &diag);
+    CHECK (!owned && outs[0] == first_out, "a replay at the same addresses used other outputs");
+    CHECK (fx_cuda_program_static_input (graphs, 0) == 0, "inputs at the recorded addresses were copied");
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, y, outs[0], P_LEN * 4, &diag), &diag);
+    CHECK_OK (fx_cuda_copy_d2h (cuda, NULL, z, outs[1], P_M * P_N * 4, &diag), &diag);
+    CHECK (program_results_ok (x, w, y, z), "replay over the caller's inputs, new contents");
+  }
   fill (x, P_LEN, 41);
   fill (w, P_K * P_N, 42);
   CHECK_OK (fx_cuda_copy_h2d (cuda, NULL, in2[0], x, P_LEN * 4, &diag), &diag);
@@ -1155,6 +1426,9 @@ main (int argc, char **argv)
 
   fx_diag_clear (&diag);
   kernels_dir = argc > 1 ? argv[1] : "kernels";
+  /* --no-cublaslt: every GEMM through cuBLAS and the broadcast kernel (the path of hosts without cuBLASLt) */
+  if (argc > 2 && strcmp (argv[2], "--no-cublaslt") == 0)
+    setenv ("FX_CUBLASLT_LIBRARY", "none", 1);
   if (fx_cuda_probe (&info, &diag) != FX_OK)
     {
       printf ("1..0 # SKIP %s\n", diag.message);
@@ -1183,8 +1457,14 @@ main (int argc, char **argv)
   cuda_test_run ("/cuda/gpu/timeline", test_timeline);
   cuda_test_run ("/cuda/gpu/autotune", test_autotune);
   cuda_test_run ("/cuda/gpu/graph", test_graph);
+  have_lt = info.have_cublaslt;
+  printf ("# cuBLASLt: %s\n", info.have_cublaslt ? info.cublaslt_path : info.cublaslt_error);
   if (info.have_cublas)
-    cuda_test_run ("/cuda/gpu/gemm", test_gemm);
+    {
+      cuda_test_run ("/cuda/gpu/gemm", test_gemm);
+      cuda_test_run ("/cuda/gpu/gemm-plans", test_gemm_plans);
+      cuda_test_run ("/cuda/gpu/program-gemm-autotune", test_program_gemm_autotune);
+    }
   else
     printf ("# SKIP /cuda/gpu/gemm: %s\n", info.cublas_error);
   cuda_test_run ("/cuda/gpu/dlpack", test_dlpack);

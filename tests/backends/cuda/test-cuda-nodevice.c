@@ -24,6 +24,59 @@ test_probe (void)
           info.have_nvrtc ? info.nvrtc_path : info.nvrtc_error);
   printf ("# cublas: %s %s\n", info.have_cublas ? "found" : "absent",
           info.have_cublas ? info.cublas_path : info.cublas_error);
+  printf ("# cublasLt: %s %s\n", info.have_cublaslt ? "found" : "absent",
+          info.have_cublaslt ? info.cublaslt_path : info.cublaslt_error);
+  /* cuBLASLt loads without a device where it is installed (every entry point resolved), else says why */
+  CHECK (info.have_cublaslt ? info.cublaslt_path[0] != '\0' : info.cublaslt_error[0] != '\0', "cuBLASLt report");
+  CHECK (!info.have_cublaslt || strstr (info.cublaslt_path, "libcublasLt") != NULL, "path %s", info.cublaslt_path);
+}
+
+/* reduce-overhead's static outputs: fresh after the replay that made them, stale after the next one, with
+   PyTorch's words, and stale for good once their graph is freed (no device needed: nothing is read) */
+static void
+test_static_outputs (void)
+{
+  static const char overwritten[] = "Error: accessing tensor output of CUDAGraphs that has been overwritten by a "
+                                    "subsequent run.";
+  fx_cuda_generation *gen = fx_cuda_generation_new ();
+  int64_t sizes[2] = { 4, 8 };
+  fx_tensor *t = NULL, *t2 = NULL, *view;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  CHECK (gen != NULL, "no generation");
+  CHECK (fx_cuda_generation_bump (gen) == 1, "first replay");
+  CHECK_OK (fx_cuda_tensor_new_static (NULL, 0x10000, 128, gen, FX_DTYPE_F32, 2, sizes, NULL, &t, &diag), &diag);
+  CHECK (t->device.type == FX_DEVICE_CUDA && fx_cuda_tensor_is_static (t), "not a static cuda tensor");
+  CHECK (fx_cuda_tensor_ptr (t) == 0x10000, "ptr");
+  CHECK (t->strides[0] == 8 && t->strides[1] == 1, "strides");
+  CHECK (fx_cuda_tensor_check_live (t, &diag) == FX_OK, "fresh output refused: %s", diag.message);
+  view = fx_tensor_as_strided (t, 1, sizes, &sizes[1], 8);
+  CHECK (fx_cuda_tensor_is_static (view) && fx_cuda_tensor_check_live (view, NULL) == FX_OK, "view");
+  /* the next replay overwrites it; its own outputs are fresh */
+  fx_cuda_generation_bump (gen);
+  CHECK_OK (fx_cuda_tensor_new_static (NULL, 0x10000, 128, gen, FX_DTYPE_F32, 2, sizes, NULL, &t2, &diag), &diag);
+  CHECK (fx_cuda_tensor_check_live (t2, &diag) == FX_OK, "new output refused: %s", diag.message);
+  CHECK (fx_cuda_tensor_check_live (t, &diag) == FX_ERR_INVALID, "stale output accepted");
+  CHECK (strncmp (diag.message, overwritten, sizeof overwritten - 1) == 0, "message: %s", diag.message);
+  CHECK (fx_cuda_tensor_check_live (view, &diag) == FX_ERR_INVALID, "stale view accepted");
+  /* other tensors are never refused */
+  {
+    fx_tensor *h = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sizes);
+    CHECK (fx_cuda_tensor_check_live (h, &diag) == FX_OK && !fx_cuda_tensor_is_static (h), "host tensor");
+    fx_tensor_unref (h);
+  }
+  /* the graph goes: every output of it is stale, and the tensors keep the generation alive */
+  fx_cuda_generation_retire (gen);
+  fx_cuda_generation_unref (gen);
+  CHECK (fx_cuda_tensor_check_live (t2, &diag) == FX_ERR_INVALID, "output of a freed graph accepted");
+  CHECK (strstr (diag.message, "freed") != NULL, "message: %s", diag.message);
+  fx_tensor *none = (fx_tensor *) 0x1;
+  CHECK (fx_cuda_tensor_new_static (NULL, 0, 128, NULL, FX_DTYPE_F32, 2, sizes, NULL, &none, &diag)
+         == FX_ERR_INVALID && none == NULL, "static tensor without memory");
+  fx_tensor_unref (t);
+  fx_tensor_unref (view);
+  fx_tensor_unref (t2);
 }
 
 static void
@@ -85,5 +138,6 @@ main (void)
   cuda_test_run ("/cuda/nodevice/status-name", test_status_name);
   cuda_test_run ("/cuda/nodevice/size-classes", test_size_classes);
   cuda_test_run ("/cuda/nodevice/arch-name", test_arch_name);
+  cuda_test_run ("/cuda/nodevice/static-outputs", test_static_outputs);
   return cuda_test_finish ();
 }

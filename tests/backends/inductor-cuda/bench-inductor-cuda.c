@@ -1,7 +1,8 @@
 /* bench-inductor-cuda.c: the inductor backend's CUDA path on the GPU host, side by side with real torch.compile
    (Inductor) on the same graphs, shapes and GPU: every fixture graph at full shape (cold compile time, kernel time
    from CUDA events, wall time per call, achieved GB/s against the copy bandwidth of the fixtures README), and a
-   launch-bound chain of 20 pointwise ops on 4096 elements under reduce-overhead against default.
+   launch-bound chain of 20 pointwise ops on 4096 elements under reduce-overhead against default; mlp_block's GEMMs
+   with the residual epilogue, without it, and under max-autotune.
    usage: bench-inductor-cuda [bench-torch-cuda.py]; fixtures from $FX_FIXTURES; env BENCH_REPEAT (50), BENCH_PYTHON
    (python3; set BENCH_TORCH=0 to skip torch), BENCH_COPY_GBS (3000, the H100 figure of the README). */
 #include "../cuda/cuda-test.h"
@@ -281,6 +282,73 @@ bench_chain (const char *script, int repeat)
   fx_graph_free (g);
 }
 
+/* mlp_block's GEMMs at full shape: the residual add fused into the second GEMM (default), kept as its own kernel
+   (epilogue_fusion=False), and max-autotune's choice among cuBLASLt's algorithms (set FX_CUBLASLT_LIBRARY=none for
+   the cuBLAS path) */
+static void
+bench_gemm (int repeat)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = icuda_load_fixture ("mlp_block.aten.0", &diag);
+  if (!g)
+    {
+      printf ("mlp_block: %s\n", diag.message);
+      return;
+    }
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n = 0;
+  if (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 42, NULL, arena, &in, &n, &diag) != FX_OK)
+    {
+      printf ("mlp_block inputs: %s\n", diag.message);
+      fx_graph_free (g);
+      fx_arena_free (arena);
+      return;
+    }
+  fx_value *din = to_device (in, n);
+  static const struct
+  {
+    const char *label, *mode, *key, *value;
+  } cases[] = {
+    { "residual add fused into the GEMM", NULL, NULL, NULL },
+    { "epilogue_fusion=False", NULL, "epilogue_fusion", "False" },
+    { "max-autotune-no-cudagraphs", "max-autotune-no-cudagraphs", NULL, NULL },
+  };
+  printf ("\nmlp_block GEMMs (full shape), kernels ms (CUDA events) and wall ms per call, median of %d\n", repeat);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      fx_option_kv opt = { cases[k].key, cases[k].value };
+      fx_compiled *c = NULL;
+      if (fx_inductor_compile (g, din, n, cases[k].mode, cases[k].key ? &opt : NULL, cases[k].key ? 1 : 0, &c, &diag)
+          != FX_OK)
+        {
+          printf ("  %-36s compile: %s\n", cases[k].label, diag.message);
+          continue;
+        }
+      double wall = wall_ms (c, din, n, repeat), kern = -1;
+      if (fx_inductor_profile (c, din, n, repeat, &diag) == FX_OK)
+        {
+          kern = 0;
+          for (size_t j = 0; j < c->n_kernels; j++)
+            kern += c->kernels[j].time_ms;
+        }
+      printf ("  %-36s kernels %8.4f ms  wall %8.4f ms  (%zu kernels)\n", cases[k].label, kern, wall, c->n_kernels);
+      for (size_t j = 0; j < c->n_artifacts; j++)
+        if (strcmp (c->artifacts[j].name, "cuda_kernels.txt") == 0)
+          printf ("%s", c->artifacts[j].text);
+      fx_inductor_free (c);
+    }
+  for (size_t k = 0; k < n; k++)
+    {
+      fx_value_clear (&din[k]);
+      fx_value_clear (&in[k]);
+    }
+  free (din);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -301,6 +369,7 @@ main (int argc, char **argv)
           fx_cuda_get_info (cuda)->cc_minor, fx_cuda_get_info (cuda)->sm_count);
   bench_fixtures (script, repeat, copy_gbs);
   bench_chain (script, repeat);
+  bench_gemm (repeat);
   fx_cuda_close (cuda);
   return 0;
 }

@@ -1,7 +1,8 @@
 /* test-inductor-cuda-gpu.c: the inductor backend on a CUDA device against the interpreter: every fixture graph
    (scaled down, device inputs), host inputs with device='cuda', fixed-seed random graphs, reduce-overhead replays
    (new inputs copied into the static buffers), max-autotune's table, per-kernel event timing, full-shape fixtures,
-   every reduction kind. Exits 77 without a device. */
+   every reduction kind, mlp_block's residual add fused into its GEMM (cuBLASLt epilogues), reduce-overhead's static
+   outputs handed out without a copy and refused once overwritten. Exits 77 without a device. */
 #include "../cuda/cuda-test.h"
 #include "inductor-cuda-common.h"
 #include "cuda/fx-cuda.h"
@@ -503,6 +504,162 @@ test_reduction_kinds (void)
     }
 }
 
+/* mlp_block: the second addmm and the residual add run as one GEMM (cuBLASLt: bias epilogue, x as C, out of
+   place), no add kernel is launched; epilogue_fusion=False keeps the add; max-autotune times the GEMMs' algorithms */
+static void
+test_gemm_epilogue (void)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = icuda_load_fixture ("mlp_block.aten.0", &diag);
+  CHECK (g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (g, 16, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n = 0;
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 77, NULL, arena, &in, &n, &diag), &diag);
+  fx_value *din = to_device (in, n);
+  fx_cuda_runtime_info info;
+  fx_cuda_probe (&info, NULL);
+  bool ok;
+  fx_compiled *c = check ("mlp_block, residual epilogue", g, in, din, n, NULL, NULL, 0, 2, &ok);
+  CHECK (c != NULL && ok, "fused mlp_block differs");
+  const char *kernels = artifact (c, "cuda_kernels.txt");
+  printf ("# notes: %s# cuda_kernels.txt:\n%s", c->notes.data ? c->notes.data : "", kernels ? kernels : "");
+  CHECK (strstr (c->notes.data ? c->notes.data : "", "run as one GEMM") != NULL, "not fused: %s", c->notes.data);
+  CHECK (kernels && strstr (kernels, "fused into extern_kernels.addmm"), "kernel table");
+  if (info.have_cublaslt)
+    CHECK (strstr (kernels, "epilogue=BIAS beta*C") && strstr (kernels, "cublaslt_"), "no cuBLASLt epilogue");
+  size_t launched = c->n_kernels;
+  bool add_listed = false;
+  for (size_t k = 0; k < c->n_kernels; k++)
+    if (strcmp (c->kernels[k].kind, "extern") == 0)
+      for (size_t q = 0; q < c->kernels[k].n_nodes; q++)
+        add_listed |= strcmp (c->kernels[k].nodes[q], "add") == 0;
+  CHECK (add_listed, "the add is not listed under the GEMM");
+  /* reduce-overhead over the fused GEMM: captured and replayed */
+  fx_compiled *r = check ("mlp_block, residual epilogue, reduce-overhead", g, in, din, n, "reduce-overhead", NULL, 0,
+                          4, &ok);
+  CHECK (r != NULL && ok, "replayed fused mlp_block differs");
+  CHECK (strstr (r->notes.data ? r->notes.data : "", "skipping cudagraphs") == NULL, "skipped: %s", r->notes.data);
+  fx_inductor_free (r);
+  /* without the epilogue: one kernel more, same results */
+  fx_option_kv off = { "epilogue_fusion", "False" };
+  fx_compiled *u = check ("mlp_block, epilogue_fusion=False", g, in, din, n, NULL, &off, 1, 1, &ok);
+  CHECK (u != NULL && ok, "unfused mlp_block differs");
+  CHECK (u->n_kernels == launched + 1, "%zu kernels unfused, %zu fused", u->n_kernels, launched);
+  fx_inductor_free (u);
+  /* max-autotune: AUTOTUNE tables for the GEMMs (cuBLASLt's algorithms) next to the kernels' */
+  fx_compiled *m = check ("mlp_block, max-autotune", g, in, din, n, "max-autotune-no-cudagraphs", NULL, 0, 2, &ok);
+  CHECK (m != NULL && ok, "max-autotune mlp_block differs");
+  const char *table = artifact (m, "autotune.txt");
+  printf ("# mlp_block autotune.txt:\n%s", table ? table : "(none)\n");
+  if (info.have_cublaslt && table && strstr (table, "AUTOTUNE addmm("))
+    CHECK (strstr (table, "strides: [0, 1], ") && strstr (table, "dtypes: torch.float32")
+           && strstr (table, "  cublaslt_"), "GEMM table");
+  else if (info.have_cublaslt)
+    printf ("# no GEMM table: the heuristic offered one algorithm per GEMM (%s)\n", m->notes.data);
+  fx_inductor_free (m);
+  fx_inductor_free (c);
+  clear_values (din, n);
+  free (din);
+  clear_values (in, n);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
+/* reduce-overhead hands out the graph's static output buffers (no copy): the same memory each replay, valid until
+   the next run, then refused with PyTorch's error; feeding an output back as the next input works. */
+static void
+test_static_outputs (void)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = icuda_load_fixture ("pointwise_chain.aten.0", &diag);
+  CHECK (g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (g, 64, 64);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n = 0;
+  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 3, NULL, arena, &in, &n, &diag), &diag);
+  fx_value *din = to_device (in, n);
+  fx_compiled *c = NULL;
+  CHECK_OK (fx_inductor_compile (g, din, n, "reduce-overhead", NULL, 0, &c, &diag), &diag);
+  fx_value *ref = NULL;
+  size_t n_ref = 0;
+  CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
+  fx_value *res[4] = { NULL };
+  size_t n_res[4] = { 0 };
+  for (int r = 0; r < 4; r++)
+    {
+      CHECK_OK (fx_inductor_run (c, din, n, arena, &res[r], &n_res[r], &diag), &diag);
+      CHECK (n_res[r] >= 1 && res[r][0].kind == FX_VALUE_TENSOR, "run %d output", r);
+      /* the newest output reads fine and is right */
+      fx_tensor *h = NULL;
+      CHECK_OK (fx_cuda_tensor_to_host (cuda, NULL, res[r][0].u.t, &h, &diag), &diag);
+      fx_value hv = fx_value_tensor (h);
+      char why[512] = "";
+      CHECK (close_values (&hv, &ref[0], 1, why, sizeof why), "run %d: %s", r, why);
+      fx_value_clear (&hv);
+    }
+  /* run 0 was the eager warm-up (its own memory); runs 1..3 replayed into the same static buffer */
+  CHECK (!fx_cuda_tensor_is_static (res[0][0].u.t), "the warm-up's output is static");
+  for (int r = 1; r < 4; r++)
+    CHECK (fx_cuda_tensor_is_static (res[r][0].u.t), "run %d's output was copied", r);
+  CHECK (fx_cuda_tensor_ptr (res[1][0].u.t) == fx_cuda_tensor_ptr (res[3][0].u.t), "replays used other memory");
+  /* the warm-up's output stays valid; the overwritten ones are refused */
+  fx_tensor *h = NULL;
+  CHECK_OK (fx_cuda_tensor_to_host (cuda, NULL, res[0][0].u.t, &h, &diag), &diag);
+  fx_tensor_unref (h);
+  h = NULL;
+  CHECK (fx_cuda_tensor_to_host (cuda, NULL, res[2][0].u.t, &h, &diag) == FX_ERR_INVALID && h == NULL,
+         "an overwritten output was read");
+  CHECK (strstr (diag.message, "Error: accessing tensor output of CUDAGraphs that has been overwritten by a "
+                               "subsequent run") != NULL, "message: %s", diag.message);
+  printf ("# %s\n", diag.message);
+  /* ... also as an input of the next run */
+  {
+    fx_value stale[8];
+    for (size_t i = 0; i < n && i < 8; i++)
+      stale[i] = din[i];
+    stale[0] = res[1][0];
+    fx_value *out = NULL;
+    size_t n_out = 0;
+    if (res[1][0].u.t->ndim == din[0].u.t->ndim && res[1][0].u.t->dtype == din[0].u.t->dtype)
+      CHECK (fx_inductor_run (c, stale, n, arena, &out, &n_out, &diag) != FX_OK
+             && strstr (diag.message, "overwritten by a subsequent run"), "a stale input was accepted");
+  }
+  /* the current output fed back in (x = f(x)) is copied into the static input before the replay */
+  {
+    fx_value next[8];
+    for (size_t i = 0; i < n && i < 8; i++)
+      next[i] = din[i];
+    next[0] = res[3][0];
+    fx_value *out = NULL;
+    size_t n_out = 0;
+    if (res[3][0].u.t->ndim == din[0].u.t->ndim && res[3][0].u.t->dtype == din[0].u.t->dtype
+        && res[3][0].u.t->sizes[0] == din[0].u.t->sizes[0])
+      {
+        CHECK_OK (fx_inductor_run (c, next, n, arena, &out, &n_out, &diag), &diag);
+        for (size_t i = 0; i < n_out; i++)
+          fx_value_clear (&out[i]);
+      }
+  }
+  for (int r = 0; r < 4; r++)
+    clear_values (res[r], n_res[r]);
+  /* freeing the compiled graph makes its outputs stale for good */
+  CHECK_OK (fx_inductor_run (c, din, n, arena, &res[0], &n_res[0], &diag), &diag);
+  fx_inductor_free (c);
+  CHECK (fx_cuda_tensor_check_live (res[0][0].u.t, &diag) == FX_ERR_INVALID, "output of a freed graph accepted");
+  clear_values (res[0], n_res[0]);
+  clear_values (ref, n_ref);
+  clear_values (din, n);
+  free (din);
+  clear_values (in, n);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -528,6 +685,8 @@ main (void)
   cuda_test_run ("random-graphs", test_random);
   cuda_test_run ("reduce-overhead", test_reduce_overhead);
   cuda_test_run ("max-autotune", test_max_autotune);
+  cuda_test_run ("gemm-epilogue", test_gemm_epilogue);
+  cuda_test_run ("static-outputs", test_static_outputs);
   int rc = cuda_test_finish ();
   fx_cuda_close (cuda);
   return rc;

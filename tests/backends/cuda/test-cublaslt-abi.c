@@ -1,0 +1,54 @@
+/* test-cublaslt-abi.c: the cuBLASLt types and constants that fx-cuda-impl.h declares by value (the build needs no
+   CUDA headers) against CUDA's own cublasLt.h, where it is installed: a wrong value fails the build of this test. */
+#include "cuda/fx-cuda-impl.h"
+
+#include <cublasLt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define SAME(ours, theirs) _Static_assert ((long long) (ours) == (long long) (theirs), #ours " != " #theirs)
+
+SAME (sizeof (fx_cublasLtMatmulAlgo), sizeof (cublasLtMatmulAlgo_t));
+SAME (sizeof (fx_cublasLtMatmulHeuristicResult), sizeof (cublasLtMatmulHeuristicResult_t));
+SAME (offsetof (fx_cublasLtMatmulHeuristicResult, workspaceSize), offsetof (cublasLtMatmulHeuristicResult_t,
+                                                                            workspaceSize));
+SAME (offsetof (fx_cublasLtMatmulHeuristicResult, state), offsetof (cublasLtMatmulHeuristicResult_t, state));
+SAME (offsetof (fx_cublasLtMatmulHeuristicResult, wavesCount), offsetof (cublasLtMatmulHeuristicResult_t,
+                                                                         wavesCount));
+SAME (sizeof (fx_cublasStatus), sizeof (cublasStatus_t));
+SAME (FX_CUBLASLT_MATMUL_DESC_TRANSA, CUBLASLT_MATMUL_DESC_TRANSA);
+SAME (FX_CUBLASLT_MATMUL_DESC_TRANSB, CUBLASLT_MATMUL_DESC_TRANSB);
+SAME (FX_CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_MATMUL_DESC_EPILOGUE);
+SAME (FX_CUBLASLT_MATMUL_DESC_BIAS_POINTER, CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+SAME (FX_CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE);
+SAME (FX_CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_DEFAULT);
+SAME (FX_CUBLASLT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_BIAS);
+SAME (FX_CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
+SAME (FX_CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+SAME (FX_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+SAME (FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES);
+SAME (FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES);
+SAME (FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES);
+SAME (FX_CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
+SAME (FX_CUBLASLT_ALGO_CONFIG_ID, CUBLASLT_ALGO_CONFIG_ID);
+SAME (FX_CUBLASLT_ALGO_CONFIG_TILE_ID, CUBLASLT_ALGO_CONFIG_TILE_ID);
+SAME (FX_CUBLASLT_ALGO_CONFIG_SPLITK_NUM, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+SAME (FX_CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+SAME (FX_CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING);
+SAME (FX_CUBLASLT_ALGO_CONFIG_STAGES_ID, CUBLASLT_ALGO_CONFIG_STAGES_ID);
+SAME (FX_CUBLAS_OP_N, CUBLAS_OP_N);
+SAME (FX_CUBLAS_OP_T, CUBLAS_OP_T);
+SAME (FX_CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F);
+SAME (FX_CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_64F);
+SAME (FX_CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F_FAST_TF32);
+SAME (FX_CUDA_R_32F, CUDA_R_32F);
+SAME (FX_CUDA_R_64F, CUDA_R_64F);
+SAME (FX_CUDA_R_16F, CUDA_R_16F);
+SAME (FX_CUDA_R_16BF, CUDA_R_16BF);
+
+int
+main (void)
+{
+  printf ("1..1\nok 1 cuBLASLt declarations match cublasLt.h (CUBLAS_VERSION %d)\n", (int) CUBLAS_VERSION);
+  return 0;
+}
