@@ -17,7 +17,7 @@ size_t ind_compiler_invocations (void);
 
 static const fx_option_decl inductor_options[] = {
   { "max_autotune", FX_OPTION_BOOL, "False", "try kernel variants (threads, vector width) and keep the fastest" },
-  { "epilogue_fusion", FX_OPTION_BOOL, "True", "fuse pointwise consumers into reduction kernels" },
+  { "epilogue_fusion", FX_OPTION_BOOL, "True", "fuse pointwise consumers into reduction kernels and, on the GPU, a residual add into the GEMM before it" },
   { "fallback_random", FX_OPTION_BOOL, "False", "run random ops on the reference kernels (always on for CPU)" },
   { "cpp.threads", FX_OPTION_INT, "-1", "OpenMP threads per kernel (-1: the OpenMP default)" },
   { "cpp.simdlen", FX_OPTION_INT, "None", "vector length given to omp simd (None: the compiler's choice)" },
