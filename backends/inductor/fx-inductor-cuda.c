@@ -350,6 +350,12 @@ typedef struct kctx
     bool hoisted;           /* persistent: loaded once per row before the segments, indexed [i * V + l] */
   } pre[64];
   bool in_lanes;            /* generating inside a lane loop (the inner variable is <base> + l) */
+  bool persistent;          /* the row is in registers: variance in two passes over them, no Welford */
+  int n_share;
+  struct share
+  {
+    int node, owner;        /* persistent: a sum or mean that is the owner's (a variance's) sum of the same value */
+  } share[64];
 } kctx;
 
 static void
@@ -421,6 +427,74 @@ pre_find (const kctx *k, int buf, int64_t off, const int64_t *xc, const int64_t 
   return -1;
 }
 
+/* The same reduced value: the same body over the same operands (the mean of a layer norm and its variance's sum). */
+static bool
+same_value (const ind_node *a, const ind_node *b)
+{
+  if (a->n_opnd != b->n_opnd || a->compute_dtype != b->compute_dtype || a->ndim != b->ndim
+      || strcmp (a->tmpl, b->tmpl) != 0 || memcmp (a->sizes, b->sizes, sizeof (int64_t) * (size_t) a->ndim) != 0)
+    return false;
+  for (int o = 0; o < a->n_opnd; o++)
+    {
+      const ind_operand *x = &a->opnd[o], *y = &b->opnd[o];
+      if (x->kind != y->kind || x->cast != y->cast)
+        return false;
+      if (x->kind == IND_OPND_CONST ? x->c != y->c
+                                    : (x->buf != y->buf || x->offset != y->offset || x->local != y->local
+                                       || x->recompute != y->recompute
+                                       || memcmp (x->coef, y->coef, sizeof (int64_t) * (size_t) a->ndim) != 0))
+        return false;
+    }
+  return true;
+}
+
+/* Persistent segments: a sum or mean of the value a variance of the segment also sums is not computed twice. */
+static void
+find_shared_sums (kctx *k, int seg)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  k->n_share = 0;
+  if (!k->persistent)
+    return;
+  for (int i = 0; i < G->n_nodes; i++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[i]];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || (n->red != IND_RED_SUM && n->red != IND_RED_MEAN))
+        continue;
+      for (int j = 0; j < G->n_nodes && k->n_share < 64; j++)
+        {
+          const ind_node *w = &p->nodes[G->nodes[j]];
+          if (w->segment == seg && w->kind == IND_NODE_REDUCTION && w->red == IND_RED_WELFORD_VAR
+              && same_value (n, w))
+            {
+              k->share[k->n_share].node = G->nodes[i];
+              k->share[k->n_share++].owner = G->nodes[j];
+              break;
+            }
+        }
+    }
+}
+
+static int
+share_owner (const kctx *k, int ni)
+{
+  for (int i = 0; i < k->n_share; i++)
+    if (k->share[i].node == ni)
+      return k->share[i].owner;
+  return -1;
+}
+
+/* Every x variable of the kernel moves the load: no two rows read the same element (read once: streamed). */
+static bool
+load_read_once (const kctx *k, const int64_t *xc)
+{
+  for (int d = 0; d < k->G->kx; d++)
+    if (k->G->xs[d] > 1 && xc[d] == 0)
+      return false;
+  return true;
+}
+
 static bool
 load_moves_inner (const kctx *k, const int64_t *xc, const int64_t *rc)
 {
@@ -435,6 +509,21 @@ load_uses_r (const kctx *k, const int64_t *rc)
     if (rc[d])
       return true;
   return false;
+}
+
+/* The load differs between rows (or there is only one row). */
+static bool
+load_uses_x (const kctx *k, const int64_t *xc)
+{
+  bool rows = false;
+  for (int d = 0; d < k->G->kx; d++)
+    if (k->G->xs[d] > 1)
+      {
+        rows = true;
+        if (xc[d])
+          return true;
+      }
+  return !rows;
 }
 
 static void node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out);
@@ -510,7 +599,10 @@ add_pre_loads (kctx *k, int seg, bool all_segments, bool hoisted)
             continue;
           int64_t xc[IND_MAXD], rc[IND_MAXD];
           split_coef (n, op->coef, G->kx, xc, rc);
-          if (hoisted ? !load_uses_r (k, rc) : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
+          /* hoisted (persistent rows): the row's own elements; what every row reads (weights) is not held in
+             registers for the whole kernel but read where it is used (from L1/L2) */
+          if (hoisted ? !load_uses_r (k, rc) || !load_uses_x (k, xc)
+                      : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
             continue;
           if (pre_find (k, op->buf, op->offset, xc, rc) >= 0)
             continue;
@@ -571,11 +663,14 @@ vec_stores (kctx *k, int seg, int depth, fx_buf *out)
       node_store_coef (n, c);
       split_coef (n, c, G->kx, xc, rc);
       indent (depth, out);
-      fx_buf_puts (out, "*reinterpret_cast<float4 *> (&");
+      /* a persistent kernel writes each element of a graph output once, and nothing here reads it again */
+      bool once = k->persistent && p->bufs[n->out_buf].is_output;
+      fx_buf_puts (out, once ? "IND_ST_ONCE (reinterpret_cast<float4 *> (&" : "*reinterpret_cast<float4 *> (&");
       param_name (k, n->out_buf, out);
       fx_buf_putc (out, '[');
       put_index (k, xc, rc, 0, true, out);
-      fx_buf_printf (out, "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
+      fx_buf_printf (out, once ? "]), make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]));\n"
+                               : "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
     }
 }
 
@@ -715,10 +810,13 @@ declare_accs (kctx *k, int seg, int depth, fx_buf *out)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
         continue;
       indent (depth, out);
-      if (n->red == IND_RED_WELFORD_VAR)
+      if (n->red == IND_RED_WELFORD_VAR && k->persistent)
+        fx_buf_printf (out, "%s acc%d = 0;   /* the sum (the mean); the deviations from it in a second pass */\n",
+                       ind_ctype (n->compute_dtype), ni);
+      else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "ind_wf<%s> acc%d = { 0, 0, 0 };\n", ind_ctype (n->compute_dtype), ni);
       else
         fx_buf_printf (out, "%s acc%d = %s;\n", acc_type (n), ni, red_identity (n->red, n->compute_dtype));
@@ -746,6 +844,8 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
           store_stmt (k, ni, false, depth, vec_store, out);
           continue;
         }
+      if (share_owner (k, ni) >= 0)
+        continue;   /* the owner's sum */
       const char *ct = ind_ctype (n->compute_dtype);
       indent (depth, out);
       fx_buf_printf (out, "{\n");
@@ -759,7 +859,10 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       switch ((int) n->red)
         {
         case IND_RED_WELFORD_VAR:
-          fx_buf_printf (out, "acc%d = ind_wf_add (acc%d, v);\n", ni, ni);
+          if (k->persistent)
+            fx_buf_printf (out, "acc%d += v;\n", ni);
+          else
+            fx_buf_printf (out, "acc%d = ind_wf_add (acc%d, v);\n", ni, ni);
           break;
         case IND_RED_ANY: case IND_RED_ALL:
           fx_buf_printf (out, "acc%d = %s () (acc%d, (bool) v);\n", ni, red_op (n->red), ni);
@@ -773,14 +876,79 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
     }
 }
 
-/* After the r loop: combine the threads of a row and finish each reduction (every thread gets the value). */
+/* Combines the threads' partial accumulator `acc` of node n (a warp's or a block's). */
+static void
+combine_threads (const ind_node *n, const char *acc, bool two_pass, int threads, int depth, fx_buf *out)
+{
+  const char *ct = ind_ctype (n->compute_dtype);
+  indent (depth, out);
+  if (threads == 1)
+    fx_buf_puts (out, "/* one thread per row: nothing to combine */\n");
+  else if (n->red == IND_RED_WELFORD_VAR && !two_pass)
+    {
+      if (threads == 32)
+        fx_buf_printf (out, "%s = ind_warp_welford (%s);\n", acc, acc);
+      else
+        fx_buf_printf (out, "{ __shared__ ind_wf<%s> sc[32]; %s = ind_block_welford (%s, sc); }\n", ct, acc, acc);
+    }
+  else
+    {
+      /* a two-pass variance's sums add like any sum */
+      const char *op = n->red == IND_RED_WELFORD_VAR ? "ind_sum_op" : red_op (n->red);
+      const char *at = n->red == IND_RED_WELFORD_VAR ? ct : acc_type (n);
+      const char *id = n->red == IND_RED_WELFORD_VAR ? "0" : red_identity (n->red, n->compute_dtype);
+      if (threads == 32)
+        fx_buf_printf (out, "%s = ind_warp_reduce (%s, %s ());\n", acc, acc, op);
+      else
+        fx_buf_printf (out, "{ __shared__ %s sc[32]; %s = ind_block_reduce (%s, %s (), (%s) %s, sc); }\n", at, acc,
+                       acc, op, at, id);
+    }
+}
+
+static void gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, fx_buf *out);
+
+/* After the r loop: combine the threads of a row and finish each reduction (every thread gets the value). Persistent
+   rows compute a variance in two passes over the registers: the sum gives the mean, then the squared deviations
+   from it are summed (exact; no per-element division as in Welford's update). */
 static void
 finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf *out)
 {
-  bool warp = threads == 32;
   const ind_program *p = k->p;
   const ind_group *G = k->G;
   int64_t rn = group_rn (G);
+  bool two_pass = false;
+  char acc[32];
+  for (int i = 0; i < G->n_nodes; i++)
+    {
+      int ni = G->nodes[i];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
+        continue;
+      snprintf (acc, sizeof acc, "acc%d", ni);
+      combine_threads (n, acc, k->persistent, threads, depth, out);
+      if (n->red == IND_RED_WELFORD_VAR && k->persistent)
+        {
+          const char *ct = ind_ctype (n->compute_dtype);
+          indent (depth, out);
+          fx_buf_printf (out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
+          indent (depth, out);
+          fx_buf_printf (out, "%s m2_%d = 0;\n", ct, ni);
+          two_pass = true;
+        }
+    }
+  if (two_pass)
+    {
+      gen_r_loop (k, seg, true, false, 1, depth, out);
+      for (int i = 0; i < G->n_nodes; i++)
+        {
+          int ni = G->nodes[i];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+            continue;
+          snprintf (acc, sizeof acc, "m2_%d", ni);
+          combine_threads (n, acc, true, threads, depth, out);
+        }
+    }
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
@@ -789,32 +957,50 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
       const char *ot = ind_ctype (n->out_dtype);
-      indent (depth, out);
-      if (threads == 1)
-        fx_buf_puts (out, "/* one thread per row: nothing to combine */\n");
-      else if (n->red == IND_RED_WELFORD_VAR)
-        {
-          if (warp)
-            fx_buf_printf (out, "acc%d = ind_warp_welford (acc%d);\n", ni, ni);
-          else
-            fx_buf_printf (out, "{ __shared__ ind_wf<%s> sc[32]; acc%d = ind_block_welford (acc%d, sc); }\n", ct, ni,
-                           ni);
-        }
-      else if (warp)
-        fx_buf_printf (out, "acc%d = ind_warp_reduce (acc%d, %s ());\n", ni, ni, red_op (n->red));
-      else
-        fx_buf_printf (out, "{ __shared__ %s sc[32]; acc%d = ind_block_reduce (acc%d, %s (), (%s) %s, sc); }\n",
-                       acc_type (n), ni, ni, red_op (n->red), acc_type (n), red_identity (n->red, n->compute_dtype));
+      int owner = share_owner (k, ni);
+      int src = owner >= 0 ? owner : ni;
       indent (depth, out);
       if (n->red == IND_RED_MEAN)
-        fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lld);\n", ot, ni, ot, ni, ct, (long long) rn);
+        fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lld);\n", ot, ni, ot, src, ct, (long long) rn);
+      else if (n->red == IND_RED_WELFORD_VAR && k->persistent)
+        fx_buf_printf (out, "const %s tmp%d = (%s) (m2_%d / ((%s) %lld - (%s) %.17g));\n", ot, ni, ot, ni, ct,
+                       (long long) rn, ct, n->red_param);
       else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d.m2 / ((%s) %lld - (%s) %.17g));\n", ot, ni, ot, ni, ct,
                        (long long) rn, ct, n->red_param);
       else
-        fx_buf_printf (out, "const %s tmp%d = (%s) acc%d;\n", ot, ni, ot, ni);
+        fx_buf_printf (out, "const %s tmp%d = (%s) acc%d;\n", ot, ni, ot, src);
       if (store)
         store_stmt (k, ni, true, depth, false, out);
+    }
+}
+
+/* The second pass of a persistent segment's variances: the squared deviations from each mean. */
+static void
+emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  for (int i = 0; i < G->n_nodes; i++)
+    {
+      int ni = G->nodes[i];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+        continue;
+      const char *ct = ind_ctype (n->compute_dtype);
+      indent (depth, out);
+      fx_buf_printf (out, "{\n");
+      indent (depth + 1, out);
+      fx_buf_printf (out, "const %s d = (", ct);
+      ind_node tmp = *n;
+      tmp.out_dtype = n->compute_dtype;
+      /* this segment's pointwise values are out of scope here: recomputed from the registers */
+      node_value_in (k, &tmp, true, out);
+      fx_buf_printf (out, ") - mean%d;\n", ni);
+      indent (depth + 1, out);
+      fx_buf_printf (out, "m2_%d += d * d;\n", ni);
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
     }
 }
 
@@ -838,9 +1024,10 @@ gen_segment_x (kctx *k, int seg, int depth, fx_buf *out)
 }
 
 /* The r loop of one segment: persistent (unrolled over the row's iterations held in registers) or looped; lanes of
-   vec elements inside. split: the loop covers this block's chunk of the row. */
+   vec elements inside. split: the loop covers this block's chunk of the row. pass 1: the variances' second pass
+   (persistent), no stores. */
 static void
-gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *out)
+gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, fx_buf *out)
 {
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads;
@@ -884,7 +1071,8 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *ou
   if (V == 4)
     {
       emit_iter_loads (k, from, bd + 1, out);
-      declare_vec_stores (k, seg, bd + 1, out);
+      if (pass == 0)
+        declare_vec_stores (k, seg, bd + 1, out);
     }
   indent (bd + 1, out);
   fx_buf_printf (out, "#pragma unroll\n");
@@ -897,10 +1085,13 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *ou
       indent (bd + 2, out);
       fx_buf_printf (out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
     }
-  emit_body (k, seg, V == 4, bd + 2, out);
+  if (pass == 0)
+    emit_body (k, seg, V == 4, bd + 2, out);
+  else
+    emit_m2_body (k, seg, bd + 2, out);
   indent (bd + 1, out);
   fx_buf_puts (out, "}\n");
-  if (V == 4)
+  if (V == 4 && pass == 0)
     vec_stores (k, seg, bd + 1, out);
   indent (bd, out);
   fx_buf_puts (out, "}\n");
@@ -912,11 +1103,15 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *ou
   k->n_pre = from;
 }
 
+/* min_blocks > 0: blocks that must fit on an SM at once (caps the registers per thread). */
 static void
-signature (kctx *k, const char *name, int block, bool workspace, fx_buf *out)
+signature (kctx *k, const char *name, int block, int min_blocks, bool workspace, fx_buf *out)
 {
   const ind_program *p = k->p;
-  fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d)\n%s (", block, name);
+  if (min_blocks > 1)
+    fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d, %d)\n%s (", block, min_blocks, name);
+  else
+    fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d)\n%s (", block, name);
   for (int i = 0; i < k->kp.n_params; i++)
     {
       int b = k->kp.params[i];
@@ -965,7 +1160,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
   int V = k->cfg->vec, T = k->cfg->threads;
   int64_t xn = group_xn (G);
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T, false, out);
+  signature (k, name, T, 0, false, out);
   int64_t per = (int64_t) T * V;
   if ((xn + per - 1) / per > ((int64_t) 1 << 30))
     {
@@ -1010,9 +1205,27 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   int V = k->cfg->vec, T = k->cfg->threads, R = k->cfg->rows;
   bool warp = T == 32, single = T == 1;
   bool persistent = k->cfg->kind == IND_CUDA_PERSISTENT;
+  k->persistent = persistent;
   int64_t xn = group_xn (G), rn = group_rn (G);
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T * R, false, out);
+  int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
+  int min_blocks = 0;
+  if (persistent)
+    {
+      /* the row's loads from memory, read once and kept in registers for every segment: as many rows resident per
+         SM as those registers (and about 16 more per thread) allow, so that loads of other rows overlap a row's
+         reductions (a layer norm: 32 registers, 8 blocks of 256 threads per SM, instead of 72 and 3) */
+      add_pre_loads (k, 0, true, true);
+      int64_t held = 16;
+      for (int e = 0; e < k->n_pre; e++)
+        held += iters * V * (p->bufs[k->pre[e].buf].dtype == FX_DTYPE_F64 || p->bufs[k->pre[e].buf].dtype == FX_DTYPE_I64
+                             ? 2 : 1);
+      int per_sm = 2048 / (T * R);
+      min_blocks = (int) (65536 / ((int64_t) T * R * held));
+      if (min_blocks > per_sm)
+        min_blocks = per_sm;
+    }
+  signature (k, name, T * R, min_blocks, false, out);
   if (single)
     {
       fx_buf_printf (out, "  const %s row = (%s) blockIdx.x * %d + threadIdx.x;\n", it, it, R);
@@ -1032,9 +1245,6 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
   if (persistent)
     {
-      /* the row's loads from memory, read once and kept in registers for every segment */
-      int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
-      add_pre_loads (k, 0, true, true);
       for (int e = 0; e < k->n_pre; e++)
         fx_buf_printf (out, "  %s ld%d[%lld];\n", ind_ctype (p->bufs[k->pre[e].buf].dtype), e,
                        (long long) (iters * V));
@@ -1051,11 +1261,14 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
               bool vload = V == 4 && load_moves_inner (k, pe->xc, pe->rc);
               if (vload)
                 {
-                  fx_buf_puts (out, "          { const float4 v = *reinterpret_cast<const float4 *> (&");
+                  bool once = load_read_once (k, pe->xc);
+                  fx_buf_puts (out, once ? "          { const float4 v = IND_LD_ONCE (reinterpret_cast<const float4 *> (&"
+                                         : "          { const float4 v = *reinterpret_cast<const float4 *> (&");
                   param_name (k, pe->buf, out);
                   fx_buf_putc (out, '[');
                   put_index (k, pe->xc, pe->rc, pe->off, true, out);
-                  fx_buf_printf (out, "]); ld%d[i * 4] = v.x; ld%d[i * 4 + 1] = v.y; ld%d[i * 4 + 2] = v.z; "
+                  fx_buf_puts (out, once ? "]));" : "]);");
+                  fx_buf_printf (out, " ld%d[i * 4] = v.x; ld%d[i * 4 + 1] = v.y; ld%d[i * 4 + 2] = v.z; "
                                       "ld%d[i * 4 + 3] = v.w; }\n", e, e, e, e);
                 }
               else
@@ -1085,8 +1298,9 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
         gen_segment_x (k, s, 2, out);
       else
         {
+          find_shared_sums (k, s);
           declare_accs (k, s, 2, out);
-          gen_r_loop (k, s, persistent, false, 2, out);
+          gen_r_loop (k, s, persistent, false, 0, 2, out);
           finish_reductions (k, s, single ? 1 : warp ? 32 : T, true, 2, out);
         }
       /* values of this segment that later segments read stay in scope: close the block at the end */
@@ -1108,7 +1322,7 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   int64_t chunk = (rn + S - 1) / S;
   chunk = (chunk + 3) / 4 * 4;
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T, true, out);
+  signature (k, name, T, 0, true, out);
   fx_buf_printf (out, "  const %s row = blockIdx.x / %d;\n  const int part = blockIdx.x %% %d;\n", it, S, S);
   fx_buf_puts (out, "  const int tid = threadIdx.x;\n");
   fx_buf_printf (out, "  const %s r_begin = (%s) part * ", it, it);
@@ -1125,7 +1339,7 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
   fx_buf_puts (out, "  {\n");
   declare_accs (k, 0, 2, out);
-  gen_r_loop (k, 0, false, true, 2, out);
+  gen_r_loop (k, 0, false, true, 0, 2, out);
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
@@ -1155,7 +1369,7 @@ gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   int S = k->cfg->split;
   int T2 = ck->block2[0];
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T2, true, out);
+  signature (k, name, T2, 0, true, out);
   fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
   decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
   fx_buf_puts (out, "  {\n");
@@ -1191,6 +1405,15 @@ static const char cuda_header[] =
   "#ifndef INFINITY\n#define INFINITY __int_as_float (0x7f800000)\n#endif\n"
   "#ifndef NAN\n#define NAN __int_as_float (0x7fffffff)\n#endif\n"
   "#define IND_INLINE __device__ __forceinline__\n"
+  "// a row read or written once (persistent reductions): cache-streaming, evicted first, so that L2 keeps what is\n"
+  "// read again (weights); plain accesses where these intrinsics do not exist\n"
+  "#ifdef __CUDA_ARCH__\n"
+  "#define IND_LD_ONCE(p) __ldcs (p)\n"
+  "#define IND_ST_ONCE(p, v) __stcs ((p), (v))\n"
+  "#else\n"
+  "#define IND_LD_ONCE(p) (*(p))\n"
+  "#define IND_ST_ONCE(p, v) (*(p) = (v))\n"
+  "#endif\n"
   "// NaN-propagating max/min (torch.amax): a NaN on either side wins\n"
   "struct ind_sum_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a + b; } };\n"
   "struct ind_prod_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a * b; } };\n"
@@ -1208,12 +1431,12 @@ static const char cuda_header[] =
   "    v = op (v, ind_shfl (v, o));\n"
   "  return v;\n"
   "}\n"
-  "// every thread of the block gets the result; scratch is reusable right after\n"
+  "// every thread of the block gets the result; every call site has its own scratch (never reused), so one barrier\n"
+  "// suffices\n"
   "template <typename T, typename Op> IND_INLINE T ind_block_reduce (T v, Op op, T identity, T *scratch)\n"
   "{\n"
   "  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;\n"
   "  v = ind_warp_reduce (v, op);\n"
-  "  __syncthreads ();\n"
   "  if (lane == 0)\n"
   "    scratch[warp] = v;\n"
   "  __syncthreads ();\n"
@@ -1256,7 +1479,6 @@ static const char cuda_header[] =
   "{\n"
   "  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;\n"
   "  v = ind_warp_welford (v);\n"
-  "  __syncthreads ();\n"
   "  if (lane == 0)\n"
   "    scratch[warp] = v;\n"
   "  __syncthreads ();\n"
