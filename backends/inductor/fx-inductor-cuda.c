@@ -12,9 +12,11 @@
 
 #define PER_MAX_ITERS 8          /* a persistent row: at most this many loads of vec elements per thread */
 #define PER_MAX_RNUMEL 8192
-#define SPLIT_MAX_X 64           /* split reductions: fewer rows than this ... */
-#define SPLIT_MIN_R 16384        /* ... each longer than this */
-#define SPLIT_TARGET_BLOCKS 264  /* two waves of an H100's 132 SMs */
+/* Split reductions as Inductor chooses them (ir.py num_splits / inner_reduction_splits) for an H100: fewer rows than
+   two per SM, each longer than 8192; the split size from the elements per thread the whole device would get */
+#define SPLIT_NUM_SM 132
+#define SPLIT_THREADS 256
+#define SPLIT_MIN_R 8192
 
 /* ---------------------------------------------------------------- shapes and choices */
 
@@ -151,15 +153,54 @@ vec_ok (const ind_program *p, const ind_group *G)
   return true;
 }
 
-/* Split reductions: one r-loop segment with nothing after it (the combining kernel only finishes reductions). */
+/* Split reductions: every reduction of the group in its first segment (an r loop); the partial kernel runs that
+   segment over chunks of the row, the second kernel combines the partials and runs what follows (x-level values,
+   pointwise r loops: the epilogue) over the same chunks. A second reduction step (softmax's sum after its max) would
+   need a kernel more: such groups are not split. */
 static bool
 split_ok (const ind_program *p, const ind_group *G)
 {
-  if (G->kr == 0 || G->n_segs != 1 || G->seg_kind[0] != IND_SEG_R)
+  if (G->kr == 0 || G->n_segs < 1 || G->seg_kind[0] != IND_SEG_R)
     return false;
-  if (group_needs_sync (p, G))
+  if (group_needs_sync (p, G) || !group_has_red (p, G))
     return false;
-  return group_has_red (p, G);
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      if (n->kind == IND_NODE_REDUCTION && n->segment != 0)
+        return false;
+    }
+  return true;
+}
+
+/* Inductor's inner_reduction_splits for SPLIT_NUM_SM SMs and SPLIT_THREADS threads: parts per row (1: no split). */
+static int64_t
+inductor_splits (int64_t rn, int64_t xn)
+{
+  const int64_t min_per_thread = 32, max_per_thread = 512, threads_per_sm = 2048;
+  const int64_t min_dev = min_per_thread * SPLIT_NUM_SM * threads_per_sm;
+  const int64_t max_dev = max_per_thread * SPLIT_NUM_SM * threads_per_sm;
+  if (xn >= 2 * SPLIT_NUM_SM || rn <= SPLIT_MIN_R)
+    return 1;
+  int64_t split_size, target = max_per_thread;
+  if (rn * xn <= min_dev)
+    return (rn + min_per_thread * SPLIT_THREADS - 1) / (min_per_thread * SPLIT_THREADS);
+  if (rn * xn < max_dev)
+    {
+      int64_t target_blocks = SPLIT_NUM_SM * threads_per_sm / (2 * SPLIT_THREADS);
+      int64_t per_output = (target_blocks + xn - 1) / xn;
+      target = (rn + SPLIT_THREADS * per_output - 1) / (SPLIT_THREADS * per_output);
+    }
+  /* the divisor of rn closest to the target when it is close (even chunks) */
+  int64_t closest = 1;
+  for (int64_t d = 1; d <= 2 * target + 64 && d <= rn; d++)
+    if (rn % d == 0 && llabs (d - target) < llabs (closest - target))
+      closest = d;
+  int64_t tol = rn * xn < max_dev ? 30 : 50;
+  split_size = llabs (closest - target) < tol ? closest : target;
+  if (split_size < min_per_thread)
+    split_size = min_per_thread;
+  return (rn + split_size * SPLIT_THREADS - 1) / (split_size * SPLIT_THREADS);
 }
 
 /* An outer reduction (a sum over dim 0 of a row-major matrix): the loads move by 1 along the innermost x and by more
@@ -193,9 +234,10 @@ outer_reduction (const ind_program *p, const ind_group *G)
   return any;
 }
 
-/* The configurations a kernel can take: [0] is the heuristic choice; the others are what max-autotune also tries. */
-int
-ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
+/* The configurations a kernel can take: [0] is the heuristic choice; the others are what max-autotune also tries.
+   force_split: split configurations wherever the group allows one (tests at small shapes). */
+static int
+cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *out, int max)
 {
   const ind_group *G = &p->groups[g];
   int n = 0;
@@ -226,7 +268,10 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
   else
     {
       int64_t xn = group_xn (G), rn = group_rn (G);
-      bool split = split_ok (p, G) && xn < SPLIT_MAX_X && rn >= SPLIT_MIN_R;
+      int64_t splits = split_ok (p, G) ? inductor_splits (rn, xn) : 1;
+      if (force_split && split_ok (p, G) && splits < 2)
+        splits = rn / 2048 < 2 ? 2 : rn / 2048 > 16 ? 16 : rn / 2048;
+      bool split = splits > 1;
       if (!split && xn >= 2048 && rn > 16 && outer_reduction (p, G))
         {
           /* a thread per output, each looping down its column: coalesced across the warp */
@@ -236,12 +281,10 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
         }
       else if (split)
         {
-          int s = pow2_at_least ((SPLIT_TARGET_BLOCKS + xn - 1) / xn);
-          while (s > 2 && rn / s < 512 * vec * 2)
-            s >>= 1;
+          int s = (int) (splits < 65536 ? splits : 65536);
+          ADD (IND_CUDA_SPLIT, SPLIT_THREADS, 1, vec, s);
           ADD (IND_CUDA_SPLIT, 512, 1, vec, s);
-          ADD (IND_CUDA_SPLIT, 256, 1, vec, s * 2);
-          ADD (IND_CUDA_SPLIT, 1024, 1, vec, s);
+          ADD (IND_CUDA_SPLIT, SPLIT_THREADS, 1, vec, s > 2 ? s / 2 : s * 2);
           ADD (IND_CUDA_LOOPED, 1024, 1, vec, 0);
         }
       else if (rn <= 16)
@@ -291,6 +334,12 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
     }
 #undef ADD
   return n;
+}
+
+int
+ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
+{
+  return cuda_configs (p, g, false, out, max);
 }
 
 const char *
@@ -351,6 +400,7 @@ typedef struct kctx
   } pre[64];
   bool in_lanes;            /* generating inside a lane loop (the inner variable is <base> + l) */
   bool persistent;          /* the row is in registers: variance in two passes over them, no Welford */
+  bool part_guard;          /* split epilogue kernel: row-level values are stored by the row's first part only */
   int n_share;
   struct share
   {
@@ -577,7 +627,48 @@ node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out)
     fx_buf_free (&texts[o]);
 }
 
-/* Memory loads of the nodes selected by `want` that move along the inner variable: the vectorized register table. */
+/* The loads of node n (and of the earlier r-level values its body recomputes, as node_value_in does) into the register
+   table: hoisted (persistent rows: the row's own elements, read once per row) or the vectorized loads of one
+   iteration (float4 along the inner variable). */
+static void
+add_node_loads (kctx *k, const ind_node *n, bool recomputing, bool hoisted, int depth)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  for (int o = 0; o < n->n_opnd; o++)
+    {
+      const ind_operand *op = &n->opnd[o];
+      if (op->kind != IND_OPND_LOAD || k->n_pre >= 64)
+        continue;
+      if (op->local >= 0)
+        {
+          const ind_node *src = &p->nodes[op->local];
+          bool again = op->recompute || (recomputing && src->kind == IND_NODE_POINTWISE && !src->xlevel);
+          if (again && !hoisted && depth < 32)
+            add_node_loads (k, src, true, hoisted, depth + 1);
+          continue;
+        }
+      if (hoisted && reads_own_output (p, G, op))
+        continue;
+      int64_t xc[IND_MAXD], rc[IND_MAXD];
+      split_coef (n, op->coef, G->kx, xc, rc);
+      /* hoisted (persistent rows): the row's own elements; what every row reads (weights) is not held in registers
+         for the whole kernel but read where it is used (from L1/L2) */
+      if (hoisted ? !load_uses_r (k, rc) || !load_uses_x (k, xc)
+                  : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
+        continue;
+      if (pre_find (k, op->buf, op->offset, xc, rc) >= 0)
+        continue;
+      struct pre *e = &k->pre[k->n_pre++];
+      e->buf = op->buf;
+      e->off = op->offset;
+      memcpy (e->xc, xc, sizeof xc);
+      memcpy (e->rc, rc, sizeof rc);
+      e->hoisted = hoisted;
+    }
+}
+
+/* The register table of a segment (or, hoisted, of every segment of a persistent row). */
 static void
 add_pre_loads (kctx *k, int seg, bool all_segments, bool hoisted)
 {
@@ -590,29 +681,7 @@ add_pre_loads (kctx *k, int seg, bool all_segments, bool hoisted)
         continue;
       if (G->kr > 0 && n->xlevel && n->kind != IND_NODE_REDUCTION)
         continue;
-      for (int o = 0; o < n->n_opnd; o++)
-        {
-          const ind_operand *op = &n->opnd[o];
-          if (op->kind != IND_OPND_LOAD || op->local >= 0 || k->n_pre >= 64)
-            continue;
-          if (hoisted && reads_own_output (p, G, op))
-            continue;
-          int64_t xc[IND_MAXD], rc[IND_MAXD];
-          split_coef (n, op->coef, G->kx, xc, rc);
-          /* hoisted (persistent rows): the row's own elements; what every row reads (weights) is not held in
-             registers for the whole kernel but read where it is used (from L1/L2) */
-          if (hoisted ? !load_uses_r (k, rc) || !load_uses_x (k, xc)
-                      : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
-            continue;
-          if (pre_find (k, op->buf, op->offset, xc, rc) >= 0)
-            continue;
-          struct pre *e = &k->pre[k->n_pre++];
-          e->buf = op->buf;
-          e->off = op->offset;
-          memcpy (e->xc, xc, sizeof xc);
-          memcpy (e->rc, rc, sizeof rc);
-          e->hoisted = hoisted;
-        }
+      add_node_loads (k, n, false, hoisted, 0);
     }
 }
 
@@ -639,7 +708,7 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
     memset (rc, 0, sizeof rc);
   indent (depth, out);
   if (guard_tid)
-    fx_buf_puts (out, "if (tid == 0) ");
+    fx_buf_puts (out, k->part_guard ? "if (part == 0 && tid == 0) " : "if (tid == 0) ");
   param_name (k, n->out_buf, out);
   fx_buf_putc (out, '[');
   put_index (k, xc, rc, 0, false, out);
@@ -1311,18 +1380,15 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   k->n_pre = 0;
 }
 
-/* Split reduction, kernel 1: block (row, part) reduces its chunk of the row into the workspace. */
+/* The chunk of the row a split kernel's block (row, part) covers: r_begin .. r_end. */
 static void
-gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
+split_prologue (kctx *k, int S, fx_buf *out)
 {
-  const ind_program *p = k->p;
   const ind_group *G = k->G;
-  int S = k->cfg->split, T = k->cfg->threads;
   int64_t rn = group_rn (G);
   int64_t chunk = (rn + S - 1) / S;
   chunk = (chunk + 3) / 4 * 4;
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T, 0, true, out);
   fx_buf_printf (out, "  const %s row = blockIdx.x / %d;\n  const int part = blockIdx.x %% %d;\n", it, S, S);
   fx_buf_puts (out, "  const int tid = threadIdx.x;\n");
   fx_buf_printf (out, "  const %s r_begin = (%s) part * ", it, it);
@@ -1335,7 +1401,19 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   put_const_int (k, chunk, out);
   fx_buf_puts (out, " : ");
   put_const_int (k, rn, out);
-  fx_buf_puts (out, ";\n");
+  fx_buf_puts (out, ";\n  (void) r_end;\n");
+}
+
+/* Split reduction, kernel 1: block (row, part) reduces its chunk of the row into the workspace (and stores what the
+   first segment computes for its chunk). */
+static void
+gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  int S = k->cfg->split, T = k->cfg->threads;
+  signature (k, name, T, 0, true, out);
+  split_prologue (k, S, out);
   decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
   fx_buf_puts (out, "  {\n");
   declare_accs (k, 0, 2, out);
@@ -1360,7 +1438,9 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   fx_buf_puts (out, "  }\n}\n\n");
 }
 
-/* Split reduction, kernel 2: one block per row combines the partials and finishes the reductions. */
+/* Split reduction, kernel 2: the partials of a row combined and its reductions finished; without an epilogue one block
+   per row, with one every block (row, part) combines its row's partials (a few hundred values from L2) and runs the
+   group's later segments over its chunk. */
 static void
 gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
 {
@@ -1368,9 +1448,14 @@ gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   const ind_group *G = k->G;
   int S = k->cfg->split;
   int T2 = ck->block2[0];
+  bool epilogue = G->n_segs > 1;
   const char *it = k->i32 ? "int" : "long long";
   signature (k, name, T2, 0, true, out);
-  fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
+  if (epilogue)
+    split_prologue (k, S, out);
+  else
+    fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
+  k->part_guard = epilogue;
   decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
   fx_buf_puts (out, "  {\n");
   declare_accs (k, 0, 2, out);
@@ -1390,7 +1475,18 @@ gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
                        ni, red_op (n->red), ni, acc_type (n), (long long) ck->ws_offset[i], S);
     }
   finish_reductions (k, 0, T2, true, 2, out);
+  for (int s = 1; s < G->n_segs; s++)
+    {
+      fx_buf_puts (out, "  {\n");
+      if (G->seg_kind[s] == IND_SEG_X)
+        gen_segment_x (k, s, 2, out);
+      else
+        gen_r_loop (k, s, false, true, 0, 2, out);
+    }
+  for (int s = 1; s < G->n_segs; s++)
+    fx_buf_puts (out, "  }\n");
   fx_buf_puts (out, "  }\n}\n\n");
+  k->part_guard = false;
 }
 
 /* ---------------------------------------------------------------- the source */
@@ -1553,9 +1649,18 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
         ck->name2 = kernel_name (p, G, "per", (*counter)++);
         ck->grid[0] = (unsigned) (xn * cfg->split);
         ck->block[0] = (unsigned) cfg->threads;
-        ck->grid2[0] = (unsigned) xn;
-        int t2 = pow2_at_least (cfg->split);
-        ck->block2[0] = (unsigned) (t2 < 32 ? 32 : t2 > 1024 ? 1024 : t2);
+        if (G->n_segs > 1)
+          {
+            /* an epilogue: every (row, part) block again, over its chunk */
+            ck->grid2[0] = ck->grid[0];
+            ck->block2[0] = ck->block[0];
+          }
+        else
+          {
+            ck->grid2[0] = (unsigned) xn;
+            int t2 = pow2_at_least (cfg->split);
+            ck->block2[0] = (unsigned) (t2 < 32 ? 32 : t2 > 1024 ? 1024 : t2);
+          }
         int64_t off = 0;
         ck->ws_offset = fx_arena_alloc (p->arena, sizeof (int64_t) * (size_t) (G->n_nodes + 1));
         for (int i = 0; i < G->n_nodes; i++)
@@ -1626,6 +1731,12 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
 void
 ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan)
 {
+  ind_cuda_plan_kind (p, plan, -1);
+}
+
+void
+ind_cuda_plan_kind (const ind_program *p, ind_cuda_plan *plan, int kind)
+{
   plan->kernels = fx_arena_alloc (p->arena, sizeof (ind_cuda_kernel) * (size_t) (p->n_groups + 1));
   plan->index32 = ind_cuda_index32 (p);
   int counter = 0;
@@ -1634,8 +1745,13 @@ ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan)
       ind_cuda_config cfg[8];
       memset (&plan->kernels[g], 0, sizeof plan->kernels[g]);
       plan->kernels[g].group = g;
-      if (ind_cuda_configs (p, g, cfg, 8) > 0)
-        ind_cuda_plan_kernel (p, g, &cfg[0], &counter, &plan->kernels[g]);
+      int n = cuda_configs (p, g, kind == IND_CUDA_SPLIT, cfg, 8);
+      int pick = 0;
+      for (int i = n - 1; i >= 0; i--)
+        if ((int) cfg[i].kind == kind)
+          pick = i;
+      if (n > 0)
+        ind_cuda_plan_kernel (p, g, &cfg[pick], &counter, &plan->kernels[g]);
     }
 }
 

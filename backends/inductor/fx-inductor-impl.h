@@ -256,6 +256,9 @@ void ind_cuda_layout_free (ind_cuda_layout *l);
 void ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const ind_cuda_layout *l, fx_buf *out);
 /* Plans every group with its heuristic configuration (no device needed). */
 void ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan);
+/* kind >= 0: each group takes its first configuration of that ind_cuda_kind where it has one (split: wherever the
+   group can be split, whatever its shape), the heuristic one otherwise. */
+void ind_cuda_plan_kind (const ind_program *p, ind_cuda_plan *plan, int kind);
 
 /* fx-inductor-gpu.c: the program on a CUDA device */
 typedef struct ind_gpu ind_gpu;
