@@ -91,7 +91,8 @@ cuda_without_device (const fx_graph *graph, const fx_value *inputs, size_t n_inp
   if (debug_dir)
     {
       if (g_mkdir_with_parents (debug_dir, 0755) != 0 || !write_text (debug_dir, "output_code.cu", &src)
-          || !write_text (debug_dir, "cuda_kernels.txt", &listing) || !write_text (debug_dir, "cuda_wrapper.txt", &wrapper))
+          || !write_text (debug_dir, "cuda_kernels.txt", &listing)
+          || !write_text (debug_dir, "cuda_wrapper.txt", &wrapper))
         {
           fprintf (stderr, "fxwb compile: cannot write the artifacts into %s\n", debug_dir);
           rc = FXWB_EXIT_IO;

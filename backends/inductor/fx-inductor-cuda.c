@@ -153,10 +153,10 @@ vec_ok (const ind_program *p, const ind_group *G)
   return true;
 }
 
-/* Split reductions: every reduction of the group in its first segment (an r loop); the partial kernel runs that
-   segment over chunks of the row, the second kernel combines the partials and runs what follows (x-level values,
-   pointwise r loops: the epilogue) over the same chunks. A second reduction step (softmax's sum after its max) would
-   need a kernel more: such groups are not split. */
+/* Split reductions: the first segment holds reductions (the first step); each reduction step is a kernel over chunks
+   of the row writing partials, the kernel after it combines them (softmax: partial maxima, then the sums of exp with
+   the combined maximum, then the normalization over the chunks), the last one runs the epilogue (x-level values,
+   pointwise r loops) over the same chunks (gen_split_kernel). */
 static bool
 split_ok (const ind_program *p, const ind_group *G)
 {
@@ -164,13 +164,20 @@ split_ok (const ind_program *p, const ind_group *G)
     return false;
   if (group_needs_sync (p, G) || !group_has_red (p, G))
     return false;
-  for (int k = 0; k < G->n_nodes; k++)
-    {
-      const ind_node *n = &p->nodes[G->nodes[k]];
-      if (n->kind == IND_NODE_REDUCTION && n->segment != 0)
-        return false;
-    }
-  return true;
+  int steps = 0;
+  for (int s = 0; s < G->n_segs; s++)
+    for (int k = 0; k < G->n_nodes; k++)
+      {
+        const ind_node *n = &p->nodes[G->nodes[k]];
+        if (n->kind == IND_NODE_REDUCTION && n->segment == s)
+          {
+            if (steps == 0 && s != 0)
+              return false;   /* the first kernel reduces the first segment */
+            steps++;
+            break;
+          }
+      }
+  return steps >= 1 && steps <= IND_CUDA_MAX_MID + 1;
 }
 
 /* Inductor's inner_reduction_splits for SPLIT_NUM_SM SMs and SPLIT_THREADS threads: parts per row (1: no split). */
@@ -1074,7 +1081,7 @@ emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
 }
 
 static void
-gen_segment_x (kctx *k, int seg, int depth, fx_buf *out)
+gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
@@ -1088,7 +1095,8 @@ gen_segment_x (kctx *k, int seg, int depth, fx_buf *out)
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);
       fx_buf_puts (out, ";\n");
-      store_stmt (k, ni, true, depth, false, out);
+      if (store)
+        store_stmt (k, ni, true, depth, false, out);
     }
 }
 
@@ -1287,8 +1295,10 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
       add_pre_loads (k, 0, true, true);
       int64_t held = 16;
       for (int e = 0; e < k->n_pre; e++)
-        held += iters * V * (p->bufs[k->pre[e].buf].dtype == FX_DTYPE_F64 || p->bufs[k->pre[e].buf].dtype == FX_DTYPE_I64
-                             ? 2 : 1);
+        {
+          fx_dtype dt = p->bufs[k->pre[e].buf].dtype;
+          held += iters * V * (dt == FX_DTYPE_F64 || dt == FX_DTYPE_I64 ? 2 : 1);
+        }
       int per_sm = 2048 / (T * R);
       min_blocks = (int) (65536 / ((int64_t) T * R * held));
       if (min_blocks > per_sm)
@@ -1331,7 +1341,8 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
               if (vload)
                 {
                   bool once = load_read_once (k, pe->xc);
-                  fx_buf_puts (out, once ? "          { const float4 v = IND_LD_ONCE (reinterpret_cast<const float4 *> (&"
+                  fx_buf_puts (out, once ? "          { const float4 v = IND_LD_ONCE (reinterpret_cast<const float4 *> "
+                                           "(&"
                                          : "          { const float4 v = *reinterpret_cast<const float4 *> (&");
                   param_name (k, pe->buf, out);
                   fx_buf_putc (out, '[');
@@ -1364,7 +1375,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
         fx_buf_puts (out, warp ? "  __syncwarp ();\n" : "  __syncthreads ();\n");
       fx_buf_puts (out, "  {\n");
       if (G->seg_kind[s] == IND_SEG_X)
-        gen_segment_x (k, s, 2, out);
+        gen_segment_x (k, s, true, 2, out);
       else
         {
           find_shared_sums (k, s);
@@ -1404,25 +1415,36 @@ split_prologue (kctx *k, int S, fx_buf *out)
   fx_buf_puts (out, ";\n  (void) r_end;\n");
 }
 
-/* Split reduction, kernel 1: block (row, part) reduces its chunk of the row into the workspace (and stores what the
-   first segment computes for its chunk). */
+/* The reduction steps of a split group: the segments that hold reductions, in order. */
+static int
+split_steps (const ind_program *p, const ind_group *G, int *segs)
+{
+  int n = 0;
+  for (int s = 0; s < G->n_segs; s++)
+    for (int k = 0; k < G->n_nodes; k++)
+      {
+        const ind_node *nd = &p->nodes[G->nodes[k]];
+        if (nd->segment == s && nd->kind == IND_NODE_REDUCTION)
+          {
+            segs[n++] = s;
+            break;
+          }
+      }
+  return n;
+}
+
+/* The block's accumulators of segment seg into the workspace: the row's partial number `part`. */
 static void
-gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
+write_partials (kctx *k, const ind_cuda_kernel *ck, int seg, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  int S = k->cfg->split, T = k->cfg->threads;
-  signature (k, name, T, 0, true, out);
-  split_prologue (k, S, out);
-  decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
-  fx_buf_puts (out, "  {\n");
-  declare_accs (k, 0, 2, out);
-  gen_r_loop (k, 0, false, true, 0, 2, out);
+  int S = k->cfg->split;
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->kind != IND_NODE_REDUCTION)
+      if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
       if (n->red == IND_RED_WELFORD_VAR)
@@ -1435,38 +1457,24 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
                        acc_type (n), ni, ni, red_op (n->red), acc_type (n), red_identity (n->red, n->compute_dtype),
                        acc_type (n), (long long) ck->ws_offset[i], S, ni);
     }
-  fx_buf_puts (out, "  }\n}\n\n");
 }
 
-/* Split reduction, kernel 2: the partials of a row combined and its reductions finished; without an epilogue one block
-   per row, with one every block (row, part) combines its row's partials (a few hundred values from L2) and runs the
-   group's later segments over its chunk. */
+/* The row's partials of segment seg combined (threads of the block stride over them) and its reductions finished. */
 static void
-gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
+combine_partials (kctx *k, const ind_cuda_kernel *ck, int seg, int threads, bool store, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
   int S = k->cfg->split;
-  int T2 = ck->block2[0];
-  bool epilogue = G->n_segs > 1;
-  const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T2, 0, true, out);
-  if (epilogue)
-    split_prologue (k, S, out);
-  else
-    fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
-  k->part_guard = epilogue;
-  decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
-  fx_buf_puts (out, "  {\n");
-  declare_accs (k, 0, 2, out);
+  declare_accs (k, seg, 2, out);
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->kind != IND_NODE_REDUCTION)
+      if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      fx_buf_printf (out, "    for (int j = tid; j < %d; j += %d)\n", S, T2);
+      fx_buf_printf (out, "    for (int j = tid; j < %d; j += %d)\n", S, threads);
       if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "      acc%d = ind_wf_combine (acc%d, reinterpret_cast<const ind_wf<%s> *> (ws + %lld)"
                             "[row * %d + j]);\n", ni, ni, ct, (long long) ck->ws_offset[i], S);
@@ -1474,18 +1482,62 @@ gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
         fx_buf_printf (out, "      acc%d = %s () (acc%d, reinterpret_cast<const %s *> (ws + %lld)[row * %d + j]);\n",
                        ni, red_op (n->red), ni, acc_type (n), (long long) ck->ws_offset[i], S);
     }
-  finish_reductions (k, 0, T2, true, 2, out);
-  for (int s = 1; s < G->n_segs; s++)
+  finish_reductions (k, seg, threads, store, 2, out);
+}
+
+/* Split reduction, kernel j of J + 1 (J reduction steps). Kernel j < J runs on (row, part) blocks: it combines the
+   partials of the steps before it (every block, a few hundred values from L2; what step j - 1 finishes and the x-level
+   values after it are stored by part 0), runs the pointwise loops since step j - 1 over its chunk, and reduces step
+   j's segment over the chunk into the workspace. Kernel J finishes the last step and runs what follows (the epilogue)
+   over the chunk; with nothing after the last step, one block per row only combines. Values of loops that an
+   earlier kernel ran are recomputed where used, as in looped kernels. */
+static void
+gen_split_kernel (kctx *k, const ind_cuda_kernel *ck, int j, const char *name, fx_buf *out)
+{
+  const ind_group *G = k->G;
+  int segs[IND_MAX_FUSION];
+  int J = split_steps (k->p, G, segs);
+  bool last = j == J;
+  bool per_row = last && segs[J - 1] == G->n_segs - 1;
+  int threads = per_row ? (int) ck->block2[0] : k->cfg->threads;
+  const char *it = k->i32 ? "int" : "long long";
+  signature (k, name, threads, 0, true, out);
+  if (per_row)
+    fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
+  else
+    split_prologue (k, k->cfg->split, out);
+  k->part_guard = !per_row;
+  decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
+  int end = last ? G->n_segs - 1 : segs[j];
+  int prev = j > 0 ? segs[j - 1] : -1;     /* segments after it are this kernel's own */
+  int opened = 0, step = 0;
+  for (int s = 0; s <= end; s++)
     {
+      bool is_step = step < J && segs[step] == s;
+      if (per_row && s < prev)
+        {
+          step += is_step;
+          continue;
+        }
       fx_buf_puts (out, "  {\n");
-      if (G->seg_kind[s] == IND_SEG_X)
-        gen_segment_x (k, s, 2, out);
-      else
+      opened++;
+      if (is_step && step < j)
+        combine_partials (k, ck, s, threads, step == j - 1, out);
+      else if (is_step)
+        {
+          declare_accs (k, s, 2, out);
+          gen_r_loop (k, s, false, true, 0, 2, out);
+          write_partials (k, ck, s, out);
+        }
+      else if (G->seg_kind[s] == IND_SEG_X)
+        gen_segment_x (k, s, s > prev, 2, out);
+      else if (s > prev)
         gen_r_loop (k, s, false, true, 0, 2, out);
+      step += is_step;
     }
-  for (int s = 1; s < G->n_segs; s++)
+  for (int s = 0; s < opened; s++)
     fx_buf_puts (out, "  }\n");
-  fx_buf_puts (out, "  }\n}\n\n");
+  fx_buf_puts (out, "}\n\n");
   k->part_guard = false;
 }
 
@@ -1645,11 +1697,16 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
       break;
     case IND_CUDA_SPLIT:
       {
+        int segs[IND_MAX_FUSION];
+        int steps = split_steps (p, G, segs);
         ck->name = kernel_name (p, G, "red", (*counter)++);
+        ck->n_mid = steps - 1;
+        for (int m = 0; m < ck->n_mid; m++)
+          ck->mid_names[m] = kernel_name (p, G, "red", (*counter)++);
         ck->name2 = kernel_name (p, G, "per", (*counter)++);
         ck->grid[0] = (unsigned) (xn * cfg->split);
         ck->block[0] = (unsigned) cfg->threads;
-        if (G->n_segs > 1)
+        if (segs[steps - 1] < G->n_segs - 1)
           {
             /* an epilogue: every (row, part) block again, over its chunk */
             ck->grid2[0] = ck->grid[0];
@@ -1716,9 +1773,11 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
         case IND_CUDA_POINTWISE: gen_pointwise (&k, ck->name, out); break;
         case IND_CUDA_PERSISTENT: case IND_CUDA_LOOPED: gen_reduction (&k, ck->name, out); break;
         case IND_CUDA_SPLIT:
-          gen_split_partial (&k, ck->name, ck, out);
+          gen_split_kernel (&k, ck, 0, ck->name, out);
+          for (int m = 0; m < ck->n_mid; m++)
+            gen_split_kernel (&k, ck, m + 1, ck->mid_names[m], out);
           ck->src_mid = out->len;
-          gen_split_combine (&k, ck->name2, ck, out);
+          gen_split_kernel (&k, ck, ck->n_mid + 1, ck->name2, out);
           break;
         default:
           break;
@@ -1855,10 +1914,14 @@ ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const in
           fx_buf_printf (out, "extern %s\n", p->groups[g].name);
           continue;
         }
-      for (int pass = 0; pass < (ck->name2 ? 2 : 1); pass++)
+      /* split: the partial kernel, the kernels of later steps (on its grid), then the last one */
+      int n_launch = ck->name2 ? ck->n_mid + 2 : 1;
+      for (int pass = 0; pass < n_launch; pass++)
         {
-          fx_buf_printf (out, "launch %s grid %u block %u args", pass ? ck->name2 : ck->name,
-                         pass ? ck->grid2[0] : ck->grid[0], pass ? ck->block2[0] : ck->block[0]);
+          bool fin = pass > 0 && pass == n_launch - 1;
+          const char *kname = fin ? ck->name2 : pass ? ck->mid_names[pass - 1] : ck->name;
+          fx_buf_printf (out, "launch %s grid %u block %u args", kname, fin ? ck->grid2[0] : ck->grid[0],
+                         fin ? ck->block2[0] : ck->block[0]);
           for (int i = 0; i < ck->n_params; i++)
             fx_buf_printf (out, " %d", l->pbuf[ck->params[i]]);
           if (l->ws[g] >= 0)

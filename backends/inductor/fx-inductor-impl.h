@@ -208,12 +208,15 @@ typedef struct ind_cuda_config
   int split;                /* split: parts per row */
 } ind_cuda_config;
 
+#define IND_CUDA_MAX_MID 6  /* split reductions: at most this many reduction steps after the first */
 typedef struct ind_cuda_kernel
 {
   int group;
   ind_cuda_config cfg;
   const char *name;         /* NULL for extern groups */
-  const char *name2;        /* split: the combining kernel */
+  const char *name2;        /* split: the combining kernel (the last) */
+  int n_mid;                /* split over several reduction steps (softmax): kernels launched between name and name2, */
+  const char *mid_names[IND_CUDA_MAX_MID]; /* on name's grid and block with the same arguments */
   int *params;              /* buffers passed in order (then the workspace for split) */
   int n_params;
   unsigned grid[3], block[3];

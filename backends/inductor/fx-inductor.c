@@ -840,6 +840,8 @@ fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, s
             }
           fx_buf_printf (listing, "%s %s ", ck->name, ind_cuda_kind_name (ck->cfg.kind));
           ind_cuda_config_describe (&ck->cfg, listing);
+          for (int m = 0; m < ck->n_mid; m++)
+            fx_buf_printf (listing, " then %s", ck->mid_names[m]);
           if (ck->name2)
             fx_buf_printf (listing, " then %s", ck->name2);
           fx_buf_putc (listing, '\n');

@@ -461,7 +461,7 @@ test_reduction_kinds (void)
     const char *kind;
   } cases[] = {
     { 8192, 4096, "persistent_reduction" }, { 1000, 100, "persistent_reduction" }, { 3, 37, "persistent_reduction" },
-    { 64, 65536, " reduction " }, { 3, 9999, " reduction " }, { 1, 1 << 22, "split_reduction" },
+    { 512, 65536, " reduction " }, { 300, 9999, " reduction " }, { 1, 1 << 22, "split_reduction" },
     { 2, 70001, "split_reduction" },
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
@@ -504,7 +504,8 @@ test_reduction_kinds (void)
 }
 
 /* Split reductions with an epilogue at shapes the heuristic splits (layer norm + gelu storing mean and rstd, an RMS
-   norm storing h, sum and var of 64M elements then x * var + sum), against the interpreter. */
+   norm storing h, sum and var of 64M elements then x * var + sum, softmax over few long rows: three kernels), against
+   the interpreter. */
 static void
 test_split_epilogue (void)
 {
@@ -512,7 +513,8 @@ test_split_epilogue (void)
   {
     int graph;
     int64_t rows, cols;
-  } cases[] = { { 0, 8, 1 << 22 }, { 1, 4, 1000000 }, { 2, 8192, 8192 }, { 0, 64, 100000 }, { 0, 1, 100000 } };
+  } cases[] = { { 0, 8, 1 << 22 }, { 1, 4, 1000000 }, { 2, 8192, 8192 }, { 0, 64, 100000 }, { 0, 1, 100000 },
+                { 3, 8, 1 << 22 }, { 3, 1, 1 << 24 }, { 4, 64, 65536 } };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
       fx_graph *g = icuda_norm_graph (cases[c].graph);
