@@ -408,8 +408,6 @@ typedef struct kctx
   bool in_lanes;            /* generating inside a lane loop (the inner variable is <base> + l) */
   bool persistent;          /* the row is in registers: variance in two passes over them, no Welford */
   bool part_guard;          /* split epilogue kernel: row-level values are stored by the row's first part only */
-  bool hoist_all;           /* experiment: persistent rows also hold what every row reads (weights) in registers */
-  bool no_min_blocks;       /* experiment: __launch_bounds__ without a minimum of resident blocks */
   int n_share;
   struct share
   {
@@ -544,16 +542,6 @@ share_owner (const kctx *k, int ni)
   return -1;
 }
 
-/* Every x variable of the kernel moves the load: no two rows read the same element (read once: streamed). */
-static bool
-load_read_once (const kctx *k, const int64_t *xc)
-{
-  for (int d = 0; d < k->G->kx; d++)
-    if (k->G->xs[d] > 1 && xc[d] == 0)
-      return false;
-  return true;
-}
-
 static bool
 load_moves_inner (const kctx *k, const int64_t *xc, const int64_t *rc)
 {
@@ -663,7 +651,7 @@ add_node_loads (kctx *k, const ind_node *n, bool recomputing, bool hoisted, int 
       split_coef (n, op->coef, G->kx, xc, rc);
       /* hoisted (persistent rows): the row's own elements; what every row reads (weights) is not held in registers
          for the whole kernel but read where it is used (from L1/L2) */
-      if (hoisted ? !load_uses_r (k, rc) || (!load_uses_x (k, xc) && !k->hoist_all)
+      if (hoisted ? !load_uses_r (k, rc) || !load_uses_x (k, xc)
                   : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
         continue;
       if (pre_find (k, op->buf, op->offset, xc, rc) >= 0)
@@ -741,14 +729,13 @@ vec_stores (kctx *k, int seg, int depth, fx_buf *out)
       node_store_coef (n, c);
       split_coef (n, c, G->kx, xc, rc);
       indent (depth, out);
-      /* a persistent kernel writes each element of a graph output once, and nothing here reads it again */
-      bool once = k->persistent && p->bufs[n->out_buf].is_output;
-      fx_buf_puts (out, once ? "IND_ST_ONCE (reinterpret_cast<float4 *> (&" : "*reinterpret_cast<float4 *> (&");
+      /* plain stores: cache-streaming hints (__stcs, and __ldcs for the row's loads) made softmax and RMS norm 2%
+         slower on the H100 */
+      fx_buf_puts (out, "*reinterpret_cast<float4 *> (&");
       param_name (k, n->out_buf, out);
       fx_buf_putc (out, '[');
       put_index (k, xc, rc, 0, true, out);
-      fx_buf_printf (out, once ? "]), make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]));\n"
-                               : "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
+      fx_buf_printf (out, "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
     }
 }
 
@@ -1302,7 +1289,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
           held += iters * V * (dt == FX_DTYPE_F64 || dt == FX_DTYPE_I64 ? 2 : 1);
         }
       int per_sm = 2048 / (T * R);
-      min_blocks = k->no_min_blocks ? 0 : (int) (65536 / ((int64_t) T * R * held));
+      min_blocks = (int) (65536 / ((int64_t) T * R * held));
       if (min_blocks > per_sm)
         min_blocks = per_sm;
     }
@@ -1342,14 +1329,11 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
               bool vload = V == 4 && load_moves_inner (k, pe->xc, pe->rc);
               if (vload)
                 {
-                  bool once = load_read_once (k, pe->xc);
-                  fx_buf_puts (out, once ? "          { const float4 v = IND_LD_ONCE (reinterpret_cast<const float4 *> "
-                                           "(&"
-                                         : "          { const float4 v = *reinterpret_cast<const float4 *> (&");
+                  fx_buf_puts (out, "          { const float4 v = *reinterpret_cast<const float4 *> (&");
                   param_name (k, pe->buf, out);
                   fx_buf_putc (out, '[');
                   put_index (k, pe->xc, pe->rc, pe->off, true, out);
-                  fx_buf_puts (out, once ? "]));" : "]);");
+                  fx_buf_puts (out, "]);");
                   fx_buf_printf (out, " ld%d[i * 4] = v.x; ld%d[i * 4 + 1] = v.y; ld%d[i * 4 + 2] = v.z; "
                                       "ld%d[i * 4 + 3] = v.w; }\n", e, e, e, e);
                 }
@@ -1555,16 +1539,7 @@ static const char cuda_header[] =
   "#ifndef INFINITY\n#define INFINITY __int_as_float (0x7f800000)\n#endif\n"
   "#ifndef NAN\n#define NAN __int_as_float (0x7fffffff)\n#endif\n"
   "#define IND_INLINE __device__ __forceinline__\n"
-  "// a row read or written once (persistent reductions): with IND_STREAMING cache-streaming (evicted first, so that\n"
-  "// L2 keeps what is read again); plain accesses otherwise (measured on the H100: softmax and RMS norm 2% slower\n"
-  "// with the hints)\n"
-  "#if defined (__CUDA_ARCH__) && defined (IND_STREAMING)\n"
-  "#define IND_LD_ONCE(p) __ldcs (p)\n"
-  "#define IND_ST_ONCE(p, v) __stcs ((p), (v))\n"
-  "#else\n"
-  "#define IND_LD_ONCE(p) (*(p))\n"
-  "#define IND_ST_ONCE(p, v) (*(p) = (v))\n"
-  "#endif\n"
+
   "// NaN-propagating max/min (torch.amax): a NaN on either side wins\n"
   "struct ind_sum_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a + b; } };\n"
   "struct ind_prod_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a * b; } };\n"
@@ -1751,17 +1726,6 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
 void
 ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
 {
-  /* experiment switches (like FXWB_INDUCTOR_MARCH) for timing variants of persistent rows on a GPU host; they change
-     the source, so the NVRTC cache keeps each variant: FXWB_INDUCTOR_CUDA_STREAMING=1 cache-streaming hints,
-     FXWB_INDUCTOR_CUDA_HOIST=all weights held in registers too, FXWB_INDUCTOR_CUDA_MINBLOCKS=0 no minimum of
-     resident blocks */
-  const char *streaming = getenv ("FXWB_INDUCTOR_CUDA_STREAMING");
-  const char *hoist = getenv ("FXWB_INDUCTOR_CUDA_HOIST");
-  const char *min_blocks = getenv ("FXWB_INDUCTOR_CUDA_MINBLOCKS");
-  bool hoist_all = hoist && strcmp (hoist, "all") == 0;
-  bool no_min_blocks = min_blocks && strcmp (min_blocks, "0") == 0;
-  if (streaming && strcmp (streaming, "1") == 0)
-    fx_buf_puts (out, "#define IND_STREAMING 1\n");
   fx_buf_puts (out, cuda_header);
   fx_buf_printf (out, "// index math in %s bits\n\n", plan->index32 ? "32" : "64");
   for (int g = 0; g < p->n_groups; g++)
@@ -1776,8 +1740,6 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
       k.G = G;
       k.cfg = &ck->cfg;
       k.i32 = plan->index32;
-      k.hoist_all = hoist_all;
-      k.no_min_blocks = no_min_blocks;
       ind_kernel_params_collect (k.p, k.G, &k.kp);
       ck->n_params = k.kp.n_params;
       ck->params = fx_arena_alloc (p->arena, sizeof (int) * (size_t) (k.kp.n_params + 1));
