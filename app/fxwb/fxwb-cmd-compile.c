@@ -40,6 +40,76 @@ split_options (char **given, fx_option_kv **out, size_t *n_out)
   return TRUE;
 }
 
+static gboolean
+write_text (const char *dir, const char *name, const fx_buf *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_file_set_contents (path, text->data ? text->data : "", (gssize) text->len, &error))
+    {
+      fprintf (stderr, "fxwb compile: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A CUDA compile on a machine without a device: the source, the kernel table and the wrapper need no device (the
+   heuristic kernel choices), so --source prints them and --debug-dir writes them before the failure is reported.
+   Returns the exit status: 4 (the device is missing) unless the generation or a write failed. */
+static int
+cuda_without_device (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, gboolean show_source,
+                     const char *debug_dir, const fx_diag *no_device)
+{
+  fx_buf src, listing, wrapper;
+  fx_buf_init (&src);
+  fx_buf_init (&listing);
+  fx_buf_init (&wrapper);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  int rc = FXWB_EXIT_UNAVAILABLE;
+  fx_status st = fx_inductor_cuda_generate (graph, inputs, n_inputs, &src, &listing, &wrapper, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      rc = fxwb_exit_for_status (st);
+      goto out;
+    }
+  printf ("generated CUDA without a device (heuristic kernel choices):\n");
+  for (const char *l = listing.data; l && *l;)
+    {
+      const char *eol = strchr (l, '\n');
+      int len = eol ? (int) (eol - l) : (int) strlen (l);
+      printf ("  %.*s\n", len, l);
+      l += len + (eol ? 1 : 0);
+    }
+  if (show_source)
+    {
+      fputs (src.data, stdout);
+      printf ("\n# ---- cuda_wrapper.txt\n");
+      fputs (wrapper.data ? wrapper.data : "", stdout);
+    }
+  if (debug_dir)
+    {
+      if (g_mkdir_with_parents (debug_dir, 0755) != 0 || !write_text (debug_dir, "output_code.cu", &src)
+          || !write_text (debug_dir, "cuda_kernels.txt", &listing)
+          || !write_text (debug_dir, "cuda_wrapper.txt", &wrapper))
+        {
+          fprintf (stderr, "fxwb compile: cannot write the artifacts into %s\n", debug_dir);
+          rc = FXWB_EXIT_IO;
+          goto out;
+        }
+      printf ("artifacts written to %s (output_code.cu, cuda_kernels.txt, cuda_wrapper.txt)\n", debug_dir);
+    }
+  fflush (stdout);
+  fxwb_print_diag (no_device);
+  fprintf (stderr, "fxwb compile: the CUDA source was generated but cannot be built or run here\n");
+out:
+  fx_buf_free (&src);
+  fx_buf_free (&listing);
+  fx_buf_free (&wrapper);
+  return rc;
+}
+
 int
 fxwb_cmd_compile (int argc, char **argv)
 {
@@ -80,7 +150,8 @@ fxwb_cmd_compile (int argc, char **argv)
                                     "     result does not match the interpreter\n"
                                     "  2  wrong command line\n"
                                     "  3  a file could not be read or written\n"
-                                    "  4  the backend is not available here (no CUDA device, no PyTorch)\n");
+                                    "  4  the backend is not available here (no CUDA device, no PyTorch); with --source or\n"
+                                    "     --debug-dir a CUDA compile still prints or writes its generated source first\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2)
@@ -128,6 +199,11 @@ fxwb_cmd_compile (int argc, char **argv)
   int rc = FXWB_EXIT_OK;
   if (st == FX_OK)
     st = fx_backend_compile (be, graph, inputs, n_inputs, mode, kv, n_kv, &c, &diag);
+  if (st == FX_ERR_NO_DEVICE && be == &fx_inductor_backend && (show_source || debug_dir))
+    {
+      rc = cuda_without_device (graph, inputs, n_inputs, show_source, debug_dir, &diag);
+      goto out;
+    }
   if (st != FX_OK)
     {
       fxwb_print_diag (&diag);

@@ -12,9 +12,11 @@
 
 #define PER_MAX_ITERS 8          /* a persistent row: at most this many loads of vec elements per thread */
 #define PER_MAX_RNUMEL 8192
-#define SPLIT_MAX_X 64           /* split reductions: fewer rows than this ... */
-#define SPLIT_MIN_R 16384        /* ... each longer than this */
-#define SPLIT_TARGET_BLOCKS 264  /* two waves of an H100's 132 SMs */
+/* Split reductions as Inductor chooses them (ir.py num_splits / inner_reduction_splits) for an H100: fewer rows than
+   two per SM, each longer than 8192; the split size from the elements per thread the whole device would get */
+#define SPLIT_NUM_SM 132
+#define SPLIT_THREADS 256
+#define SPLIT_MIN_R 8192
 
 /* ---------------------------------------------------------------- shapes and choices */
 
@@ -151,15 +153,61 @@ vec_ok (const ind_program *p, const ind_group *G)
   return true;
 }
 
-/* Split reductions: one r-loop segment with nothing after it (the combining kernel only finishes reductions). */
+/* Split reductions: the first segment holds reductions (the first step); each reduction step is a kernel over chunks
+   of the row writing partials, the kernel after it combines them (softmax: partial maxima, then the sums of exp with
+   the combined maximum, then the normalization over the chunks), the last one runs the epilogue (x-level values,
+   pointwise r loops) over the same chunks (gen_split_kernel). */
 static bool
 split_ok (const ind_program *p, const ind_group *G)
 {
-  if (G->kr == 0 || G->n_segs != 1 || G->seg_kind[0] != IND_SEG_R)
+  if (G->kr == 0 || G->n_segs < 1 || G->seg_kind[0] != IND_SEG_R)
     return false;
-  if (group_needs_sync (p, G))
+  if (group_needs_sync (p, G) || !group_has_red (p, G))
     return false;
-  return group_has_red (p, G);
+  int steps = 0;
+  for (int s = 0; s < G->n_segs; s++)
+    for (int k = 0; k < G->n_nodes; k++)
+      {
+        const ind_node *n = &p->nodes[G->nodes[k]];
+        if (n->kind == IND_NODE_REDUCTION && n->segment == s)
+          {
+            if (steps == 0 && s != 0)
+              return false;   /* the first kernel reduces the first segment */
+            steps++;
+            break;
+          }
+      }
+  return steps >= 1 && steps <= IND_CUDA_MAX_MID + 1;
+}
+
+/* Inductor's inner_reduction_splits for SPLIT_NUM_SM SMs and SPLIT_THREADS threads: parts per row (1: no split). */
+static int64_t
+inductor_splits (int64_t rn, int64_t xn)
+{
+  const int64_t min_per_thread = 32, max_per_thread = 512, threads_per_sm = 2048;
+  const int64_t min_dev = min_per_thread * SPLIT_NUM_SM * threads_per_sm;
+  const int64_t max_dev = max_per_thread * SPLIT_NUM_SM * threads_per_sm;
+  if (xn >= 2 * SPLIT_NUM_SM || rn <= SPLIT_MIN_R)
+    return 1;
+  int64_t split_size, target = max_per_thread;
+  if (rn * xn <= min_dev)
+    return (rn + min_per_thread * SPLIT_THREADS - 1) / (min_per_thread * SPLIT_THREADS);
+  if (rn * xn < max_dev)
+    {
+      int64_t target_blocks = SPLIT_NUM_SM * threads_per_sm / (2 * SPLIT_THREADS);
+      int64_t per_output = (target_blocks + xn - 1) / xn;
+      target = (rn + SPLIT_THREADS * per_output - 1) / (SPLIT_THREADS * per_output);
+    }
+  /* the divisor of rn closest to the target when it is close (even chunks) */
+  int64_t closest = 1;
+  for (int64_t d = 1; d <= 2 * target + 64 && d <= rn; d++)
+    if (rn % d == 0 && llabs (d - target) < llabs (closest - target))
+      closest = d;
+  int64_t tol = rn * xn < max_dev ? 30 : 50;
+  split_size = llabs (closest - target) < tol ? closest : target;
+  if (split_size < min_per_thread)
+    split_size = min_per_thread;
+  return (rn + split_size * SPLIT_THREADS - 1) / (split_size * SPLIT_THREADS);
 }
 
 /* An outer reduction (a sum over dim 0 of a row-major matrix): the loads move by 1 along the innermost x and by more
@@ -193,9 +241,10 @@ outer_reduction (const ind_program *p, const ind_group *G)
   return any;
 }
 
-/* The configurations a kernel can take: [0] is the heuristic choice; the others are what max-autotune also tries. */
-int
-ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
+/* The configurations a kernel can take: [0] is the heuristic choice; the others are what max-autotune also tries.
+   force_split: split configurations wherever the group allows one (tests at small shapes). */
+static int
+cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *out, int max)
 {
   const ind_group *G = &p->groups[g];
   int n = 0;
@@ -226,7 +275,10 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
   else
     {
       int64_t xn = group_xn (G), rn = group_rn (G);
-      bool split = split_ok (p, G) && xn < SPLIT_MAX_X && rn >= SPLIT_MIN_R;
+      int64_t splits = split_ok (p, G) ? inductor_splits (rn, xn) : 1;
+      if (force_split && split_ok (p, G) && splits < 2)
+        splits = rn / 2048 < 2 ? 2 : rn / 2048 > 16 ? 16 : rn / 2048;
+      bool split = splits > 1;
       if (!split && xn >= 2048 && rn > 16 && outer_reduction (p, G))
         {
           /* a thread per output, each looping down its column: coalesced across the warp */
@@ -236,12 +288,10 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
         }
       else if (split)
         {
-          int s = pow2_at_least ((SPLIT_TARGET_BLOCKS + xn - 1) / xn);
-          while (s > 2 && rn / s < 512 * vec * 2)
-            s >>= 1;
+          int s = (int) (splits < 65536 ? splits : 65536);
+          ADD (IND_CUDA_SPLIT, SPLIT_THREADS, 1, vec, s);
           ADD (IND_CUDA_SPLIT, 512, 1, vec, s);
-          ADD (IND_CUDA_SPLIT, 256, 1, vec, s * 2);
-          ADD (IND_CUDA_SPLIT, 1024, 1, vec, s);
+          ADD (IND_CUDA_SPLIT, SPLIT_THREADS, 1, vec, s > 2 ? s / 2 : s * 2);
           ADD (IND_CUDA_LOOPED, 1024, 1, vec, 0);
         }
       else if (rn <= 16)
@@ -291,6 +341,12 @@ ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
     }
 #undef ADD
   return n;
+}
+
+int
+ind_cuda_configs (const ind_program *p, int g, ind_cuda_config *out, int max)
+{
+  return cuda_configs (p, g, false, out, max);
 }
 
 const char *
@@ -350,6 +406,13 @@ typedef struct kctx
     bool hoisted;           /* persistent: loaded once per row before the segments, indexed [i * V + l] */
   } pre[64];
   bool in_lanes;            /* generating inside a lane loop (the inner variable is <base> + l) */
+  bool persistent;          /* the row is in registers: variance in two passes over them, no Welford */
+  bool part_guard;          /* split epilogue kernel: row-level values are stored by the row's first part only */
+  int n_share;
+  struct share
+  {
+    int node, owner;        /* persistent: a sum or mean that is the owner's (a variance's) sum of the same value */
+  } share[64];
 } kctx;
 
 static void
@@ -421,6 +484,64 @@ pre_find (const kctx *k, int buf, int64_t off, const int64_t *xc, const int64_t 
   return -1;
 }
 
+/* The same reduced value: the same body over the same operands (the mean of a layer norm and its variance's sum). */
+static bool
+same_value (const ind_node *a, const ind_node *b)
+{
+  if (a->n_opnd != b->n_opnd || a->compute_dtype != b->compute_dtype || a->ndim != b->ndim
+      || strcmp (a->tmpl, b->tmpl) != 0 || memcmp (a->sizes, b->sizes, sizeof (int64_t) * (size_t) a->ndim) != 0)
+    return false;
+  for (int o = 0; o < a->n_opnd; o++)
+    {
+      const ind_operand *x = &a->opnd[o], *y = &b->opnd[o];
+      if (x->kind != y->kind || x->cast != y->cast)
+        return false;
+      if (x->kind == IND_OPND_CONST ? x->c != y->c
+                                    : (x->buf != y->buf || x->offset != y->offset || x->local != y->local
+                                       || x->recompute != y->recompute
+                                       || memcmp (x->coef, y->coef, sizeof (int64_t) * (size_t) a->ndim) != 0))
+        return false;
+    }
+  return true;
+}
+
+/* Persistent segments: a sum or mean of the value a variance of the segment also sums is not computed twice. */
+static void
+find_shared_sums (kctx *k, int seg)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  k->n_share = 0;
+  if (!k->persistent)
+    return;
+  for (int i = 0; i < G->n_nodes; i++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[i]];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || (n->red != IND_RED_SUM && n->red != IND_RED_MEAN))
+        continue;
+      for (int j = 0; j < G->n_nodes && k->n_share < 64; j++)
+        {
+          const ind_node *w = &p->nodes[G->nodes[j]];
+          if (w->segment == seg && w->kind == IND_NODE_REDUCTION && w->red == IND_RED_WELFORD_VAR
+              && same_value (n, w))
+            {
+              k->share[k->n_share].node = G->nodes[i];
+              k->share[k->n_share++].owner = G->nodes[j];
+              break;
+            }
+        }
+    }
+}
+
+static int
+share_owner (const kctx *k, int ni)
+{
+  for (int i = 0; i < k->n_share; i++)
+    if (k->share[i].node == ni)
+      return k->share[i].owner;
+  return -1;
+}
+
 static bool
 load_moves_inner (const kctx *k, const int64_t *xc, const int64_t *rc)
 {
@@ -435,6 +556,21 @@ load_uses_r (const kctx *k, const int64_t *rc)
     if (rc[d])
       return true;
   return false;
+}
+
+/* The load differs between rows (or there is only one row). */
+static bool
+load_uses_x (const kctx *k, const int64_t *xc)
+{
+  bool rows = false;
+  for (int d = 0; d < k->G->kx; d++)
+    if (k->G->xs[d] > 1)
+      {
+        rows = true;
+        if (xc[d])
+          return true;
+      }
+  return !rows;
 }
 
 static void node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out);
@@ -488,7 +624,48 @@ node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out)
     fx_buf_free (&texts[o]);
 }
 
-/* Memory loads of the nodes selected by `want` that move along the inner variable: the vectorized register table. */
+/* The loads of node n (and of the earlier r-level values its body recomputes, as node_value_in does) into the register
+   table: hoisted (persistent rows: the row's own elements, read once per row) or the vectorized loads of one
+   iteration (float4 along the inner variable). */
+static void
+add_node_loads (kctx *k, const ind_node *n, bool recomputing, bool hoisted, int depth)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  for (int o = 0; o < n->n_opnd; o++)
+    {
+      const ind_operand *op = &n->opnd[o];
+      if (op->kind != IND_OPND_LOAD || k->n_pre >= 64)
+        continue;
+      if (op->local >= 0)
+        {
+          const ind_node *src = &p->nodes[op->local];
+          bool again = op->recompute || (recomputing && src->kind == IND_NODE_POINTWISE && !src->xlevel);
+          if (again && !hoisted && depth < 32)
+            add_node_loads (k, src, true, hoisted, depth + 1);
+          continue;
+        }
+      if (hoisted && reads_own_output (p, G, op))
+        continue;
+      int64_t xc[IND_MAXD], rc[IND_MAXD];
+      split_coef (n, op->coef, G->kx, xc, rc);
+      /* hoisted (persistent rows): the row's own elements; what every row reads (weights) is not held in registers
+         for the whole kernel but read where it is used (from L1/L2) */
+      if (hoisted ? !load_uses_r (k, rc) || !load_uses_x (k, xc)
+                  : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
+        continue;
+      if (pre_find (k, op->buf, op->offset, xc, rc) >= 0)
+        continue;
+      struct pre *e = &k->pre[k->n_pre++];
+      e->buf = op->buf;
+      e->off = op->offset;
+      memcpy (e->xc, xc, sizeof xc);
+      memcpy (e->rc, rc, sizeof rc);
+      e->hoisted = hoisted;
+    }
+}
+
+/* The register table of a segment (or, hoisted, of every segment of a persistent row). */
 static void
 add_pre_loads (kctx *k, int seg, bool all_segments, bool hoisted)
 {
@@ -501,26 +678,7 @@ add_pre_loads (kctx *k, int seg, bool all_segments, bool hoisted)
         continue;
       if (G->kr > 0 && n->xlevel && n->kind != IND_NODE_REDUCTION)
         continue;
-      for (int o = 0; o < n->n_opnd; o++)
-        {
-          const ind_operand *op = &n->opnd[o];
-          if (op->kind != IND_OPND_LOAD || op->local >= 0 || k->n_pre >= 64)
-            continue;
-          if (hoisted && reads_own_output (p, G, op))
-            continue;
-          int64_t xc[IND_MAXD], rc[IND_MAXD];
-          split_coef (n, op->coef, G->kx, xc, rc);
-          if (hoisted ? !load_uses_r (k, rc) : !(k->cfg->vec == 4 && load_moves_inner (k, xc, rc)))
-            continue;
-          if (pre_find (k, op->buf, op->offset, xc, rc) >= 0)
-            continue;
-          struct pre *e = &k->pre[k->n_pre++];
-          e->buf = op->buf;
-          e->off = op->offset;
-          memcpy (e->xc, xc, sizeof xc);
-          memcpy (e->rc, rc, sizeof rc);
-          e->hoisted = hoisted;
-        }
+      add_node_loads (k, n, false, hoisted, 0);
     }
 }
 
@@ -547,7 +705,7 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
     memset (rc, 0, sizeof rc);
   indent (depth, out);
   if (guard_tid)
-    fx_buf_puts (out, "if (tid == 0) ");
+    fx_buf_puts (out, k->part_guard ? "if (part == 0 && tid == 0) " : "if (tid == 0) ");
   param_name (k, n->out_buf, out);
   fx_buf_putc (out, '[');
   put_index (k, xc, rc, 0, false, out);
@@ -571,6 +729,8 @@ vec_stores (kctx *k, int seg, int depth, fx_buf *out)
       node_store_coef (n, c);
       split_coef (n, c, G->kx, xc, rc);
       indent (depth, out);
+      /* plain stores: cache-streaming hints (__stcs, and __ldcs for the row's loads) made softmax and RMS norm 2%
+         slower on the H100 */
       fx_buf_puts (out, "*reinterpret_cast<float4 *> (&");
       param_name (k, n->out_buf, out);
       fx_buf_putc (out, '[');
@@ -715,10 +875,13 @@ declare_accs (kctx *k, int seg, int depth, fx_buf *out)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
         continue;
       indent (depth, out);
-      if (n->red == IND_RED_WELFORD_VAR)
+      if (n->red == IND_RED_WELFORD_VAR && k->persistent)
+        fx_buf_printf (out, "%s acc%d = 0;   /* the sum (the mean); the deviations from it in a second pass */\n",
+                       ind_ctype (n->compute_dtype), ni);
+      else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "ind_wf<%s> acc%d = { 0, 0, 0 };\n", ind_ctype (n->compute_dtype), ni);
       else
         fx_buf_printf (out, "%s acc%d = %s;\n", acc_type (n), ni, red_identity (n->red, n->compute_dtype));
@@ -746,6 +909,8 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
           store_stmt (k, ni, false, depth, vec_store, out);
           continue;
         }
+      if (share_owner (k, ni) >= 0)
+        continue;   /* the owner's sum */
       const char *ct = ind_ctype (n->compute_dtype);
       indent (depth, out);
       fx_buf_printf (out, "{\n");
@@ -759,7 +924,10 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       switch ((int) n->red)
         {
         case IND_RED_WELFORD_VAR:
-          fx_buf_printf (out, "acc%d = ind_wf_add (acc%d, v);\n", ni, ni);
+          if (k->persistent)
+            fx_buf_printf (out, "acc%d += v;\n", ni);
+          else
+            fx_buf_printf (out, "acc%d = ind_wf_add (acc%d, v);\n", ni, ni);
           break;
         case IND_RED_ANY: case IND_RED_ALL:
           fx_buf_printf (out, "acc%d = %s () (acc%d, (bool) v);\n", ni, red_op (n->red), ni);
@@ -773,14 +941,79 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
     }
 }
 
-/* After the r loop: combine the threads of a row and finish each reduction (every thread gets the value). */
+/* Combines the threads' partial accumulator `acc` of node n (a warp's or a block's). */
+static void
+combine_threads (const ind_node *n, const char *acc, bool two_pass, int threads, int depth, fx_buf *out)
+{
+  const char *ct = ind_ctype (n->compute_dtype);
+  indent (depth, out);
+  if (threads == 1)
+    fx_buf_puts (out, "/* one thread per row: nothing to combine */\n");
+  else if (n->red == IND_RED_WELFORD_VAR && !two_pass)
+    {
+      if (threads == 32)
+        fx_buf_printf (out, "%s = ind_warp_welford (%s);\n", acc, acc);
+      else
+        fx_buf_printf (out, "{ __shared__ ind_wf<%s> sc[32]; %s = ind_block_welford (%s, sc); }\n", ct, acc, acc);
+    }
+  else
+    {
+      /* a two-pass variance's sums add like any sum */
+      const char *op = n->red == IND_RED_WELFORD_VAR ? "ind_sum_op" : red_op (n->red);
+      const char *at = n->red == IND_RED_WELFORD_VAR ? ct : acc_type (n);
+      const char *id = n->red == IND_RED_WELFORD_VAR ? "0" : red_identity (n->red, n->compute_dtype);
+      if (threads == 32)
+        fx_buf_printf (out, "%s = ind_warp_reduce (%s, %s ());\n", acc, acc, op);
+      else
+        fx_buf_printf (out, "{ __shared__ %s sc[32]; %s = ind_block_reduce (%s, %s (), (%s) %s, sc); }\n", at, acc,
+                       acc, op, at, id);
+    }
+}
+
+static void gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, fx_buf *out);
+
+/* After the r loop: combine the threads of a row and finish each reduction (every thread gets the value). Persistent
+   rows compute a variance in two passes over the registers: the sum gives the mean, then the squared deviations
+   from it are summed (exact; no per-element division as in Welford's update). */
 static void
 finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf *out)
 {
-  bool warp = threads == 32;
   const ind_program *p = k->p;
   const ind_group *G = k->G;
   int64_t rn = group_rn (G);
+  bool two_pass = false;
+  char acc[32];
+  for (int i = 0; i < G->n_nodes; i++)
+    {
+      int ni = G->nodes[i];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
+        continue;
+      snprintf (acc, sizeof acc, "acc%d", ni);
+      combine_threads (n, acc, k->persistent, threads, depth, out);
+      if (n->red == IND_RED_WELFORD_VAR && k->persistent)
+        {
+          const char *ct = ind_ctype (n->compute_dtype);
+          indent (depth, out);
+          fx_buf_printf (out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
+          indent (depth, out);
+          fx_buf_printf (out, "%s m2_%d = 0;\n", ct, ni);
+          two_pass = true;
+        }
+    }
+  if (two_pass)
+    {
+      gen_r_loop (k, seg, true, false, 1, depth, out);
+      for (int i = 0; i < G->n_nodes; i++)
+        {
+          int ni = G->nodes[i];
+          const ind_node *n = &p->nodes[ni];
+          if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+            continue;
+          snprintf (acc, sizeof acc, "m2_%d", ni);
+          combine_threads (n, acc, true, threads, depth, out);
+        }
+    }
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
@@ -789,37 +1022,55 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
       const char *ot = ind_ctype (n->out_dtype);
-      indent (depth, out);
-      if (threads == 1)
-        fx_buf_puts (out, "/* one thread per row: nothing to combine */\n");
-      else if (n->red == IND_RED_WELFORD_VAR)
-        {
-          if (warp)
-            fx_buf_printf (out, "acc%d = ind_warp_welford (acc%d);\n", ni, ni);
-          else
-            fx_buf_printf (out, "{ __shared__ ind_wf<%s> sc[32]; acc%d = ind_block_welford (acc%d, sc); }\n", ct, ni,
-                           ni);
-        }
-      else if (warp)
-        fx_buf_printf (out, "acc%d = ind_warp_reduce (acc%d, %s ());\n", ni, ni, red_op (n->red));
-      else
-        fx_buf_printf (out, "{ __shared__ %s sc[32]; acc%d = ind_block_reduce (acc%d, %s (), (%s) %s, sc); }\n",
-                       acc_type (n), ni, ni, red_op (n->red), acc_type (n), red_identity (n->red, n->compute_dtype));
+      int owner = share_owner (k, ni);
+      int src = owner >= 0 ? owner : ni;
       indent (depth, out);
       if (n->red == IND_RED_MEAN)
-        fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lld);\n", ot, ni, ot, ni, ct, (long long) rn);
+        fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lld);\n", ot, ni, ot, src, ct, (long long) rn);
+      else if (n->red == IND_RED_WELFORD_VAR && k->persistent)
+        fx_buf_printf (out, "const %s tmp%d = (%s) (m2_%d / ((%s) %lld - (%s) %.17g));\n", ot, ni, ot, ni, ct,
+                       (long long) rn, ct, n->red_param);
       else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d.m2 / ((%s) %lld - (%s) %.17g));\n", ot, ni, ot, ni, ct,
                        (long long) rn, ct, n->red_param);
       else
-        fx_buf_printf (out, "const %s tmp%d = (%s) acc%d;\n", ot, ni, ot, ni);
+        fx_buf_printf (out, "const %s tmp%d = (%s) acc%d;\n", ot, ni, ot, src);
       if (store)
         store_stmt (k, ni, true, depth, false, out);
     }
 }
 
+/* The second pass of a persistent segment's variances: the squared deviations from each mean. */
 static void
-gen_segment_x (kctx *k, int seg, int depth, fx_buf *out)
+emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  for (int i = 0; i < G->n_nodes; i++)
+    {
+      int ni = G->nodes[i];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+        continue;
+      const char *ct = ind_ctype (n->compute_dtype);
+      indent (depth, out);
+      fx_buf_printf (out, "{\n");
+      indent (depth + 1, out);
+      fx_buf_printf (out, "const %s d = (", ct);
+      ind_node tmp = *n;
+      tmp.out_dtype = n->compute_dtype;
+      /* this segment's pointwise values are out of scope here: recomputed from the registers */
+      node_value_in (k, &tmp, true, out);
+      fx_buf_printf (out, ") - mean%d;\n", ni);
+      indent (depth + 1, out);
+      fx_buf_printf (out, "m2_%d += d * d;\n", ni);
+      indent (depth, out);
+      fx_buf_puts (out, "}\n");
+    }
+}
+
+static void
+gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
@@ -833,14 +1084,16 @@ gen_segment_x (kctx *k, int seg, int depth, fx_buf *out)
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);
       fx_buf_puts (out, ";\n");
-      store_stmt (k, ni, true, depth, false, out);
+      if (store)
+        store_stmt (k, ni, true, depth, false, out);
     }
 }
 
 /* The r loop of one segment: persistent (unrolled over the row's iterations held in registers) or looped; lanes of
-   vec elements inside. split: the loop covers this block's chunk of the row. */
+   vec elements inside. split: the loop covers this block's chunk of the row. pass 1: the variances' second pass
+   (persistent), no stores. */
 static void
-gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *out)
+gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, fx_buf *out)
 {
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads;
@@ -884,7 +1137,8 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *ou
   if (V == 4)
     {
       emit_iter_loads (k, from, bd + 1, out);
-      declare_vec_stores (k, seg, bd + 1, out);
+      if (pass == 0)
+        declare_vec_stores (k, seg, bd + 1, out);
     }
   indent (bd + 1, out);
   fx_buf_printf (out, "#pragma unroll\n");
@@ -897,10 +1151,13 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *ou
       indent (bd + 2, out);
       fx_buf_printf (out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
     }
-  emit_body (k, seg, V == 4, bd + 2, out);
+  if (pass == 0)
+    emit_body (k, seg, V == 4, bd + 2, out);
+  else
+    emit_m2_body (k, seg, bd + 2, out);
   indent (bd + 1, out);
   fx_buf_puts (out, "}\n");
-  if (V == 4)
+  if (V == 4 && pass == 0)
     vec_stores (k, seg, bd + 1, out);
   indent (bd, out);
   fx_buf_puts (out, "}\n");
@@ -912,11 +1169,15 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int depth, fx_buf *ou
   k->n_pre = from;
 }
 
+/* min_blocks > 0: blocks that must fit on an SM at once (caps the registers per thread). */
 static void
-signature (kctx *k, const char *name, int block, bool workspace, fx_buf *out)
+signature (kctx *k, const char *name, int block, int min_blocks, bool workspace, fx_buf *out)
 {
   const ind_program *p = k->p;
-  fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d)\n%s (", block, name);
+  if (min_blocks > 1)
+    fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d, %d)\n%s (", block, min_blocks, name);
+  else
+    fx_buf_printf (out, "extern \"C\" __global__ void __launch_bounds__ (%d)\n%s (", block, name);
   for (int i = 0; i < k->kp.n_params; i++)
     {
       int b = k->kp.params[i];
@@ -965,7 +1226,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
   int V = k->cfg->vec, T = k->cfg->threads;
   int64_t xn = group_xn (G);
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T, false, out);
+  signature (k, name, T, 0, false, out);
   int64_t per = (int64_t) T * V;
   if ((xn + per - 1) / per > ((int64_t) 1 << 30))
     {
@@ -1010,9 +1271,29 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   int V = k->cfg->vec, T = k->cfg->threads, R = k->cfg->rows;
   bool warp = T == 32, single = T == 1;
   bool persistent = k->cfg->kind == IND_CUDA_PERSISTENT;
+  k->persistent = persistent;
   int64_t xn = group_xn (G), rn = group_rn (G);
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T * R, false, out);
+  int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
+  int min_blocks = 0;
+  if (persistent)
+    {
+      /* the row's loads from memory, read once and kept in registers for every segment: as many rows resident per
+         SM as those registers (and about 16 more per thread) allow, so that loads of other rows overlap a row's
+         reductions (a layer norm: 32 registers, 8 blocks of 256 threads per SM, instead of 72 and 3) */
+      add_pre_loads (k, 0, true, true);
+      int64_t held = 16;
+      for (int e = 0; e < k->n_pre; e++)
+        {
+          fx_dtype dt = p->bufs[k->pre[e].buf].dtype;
+          held += iters * V * (dt == FX_DTYPE_F64 || dt == FX_DTYPE_I64 ? 2 : 1);
+        }
+      int per_sm = 2048 / (T * R);
+      min_blocks = (int) (65536 / ((int64_t) T * R * held));
+      if (min_blocks > per_sm)
+        min_blocks = per_sm;
+    }
+  signature (k, name, T * R, min_blocks, false, out);
   if (single)
     {
       fx_buf_printf (out, "  const %s row = (%s) blockIdx.x * %d + threadIdx.x;\n", it, it, R);
@@ -1032,9 +1313,6 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
   if (persistent)
     {
-      /* the row's loads from memory, read once and kept in registers for every segment */
-      int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
-      add_pre_loads (k, 0, true, true);
       for (int e = 0; e < k->n_pre; e++)
         fx_buf_printf (out, "  %s ld%d[%lld];\n", ind_ctype (p->bufs[k->pre[e].buf].dtype), e,
                        (long long) (iters * V));
@@ -1055,7 +1333,8 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
                   param_name (k, pe->buf, out);
                   fx_buf_putc (out, '[');
                   put_index (k, pe->xc, pe->rc, pe->off, true, out);
-                  fx_buf_printf (out, "]); ld%d[i * 4] = v.x; ld%d[i * 4 + 1] = v.y; ld%d[i * 4 + 2] = v.z; "
+                  fx_buf_puts (out, "]);");
+                  fx_buf_printf (out, " ld%d[i * 4] = v.x; ld%d[i * 4 + 1] = v.y; ld%d[i * 4 + 2] = v.z; "
                                       "ld%d[i * 4 + 3] = v.w; }\n", e, e, e, e);
                 }
               else
@@ -1082,11 +1361,12 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
         fx_buf_puts (out, warp ? "  __syncwarp ();\n" : "  __syncthreads ();\n");
       fx_buf_puts (out, "  {\n");
       if (G->seg_kind[s] == IND_SEG_X)
-        gen_segment_x (k, s, 2, out);
+        gen_segment_x (k, s, true, 2, out);
       else
         {
+          find_shared_sums (k, s);
           declare_accs (k, s, 2, out);
-          gen_r_loop (k, s, persistent, false, 2, out);
+          gen_r_loop (k, s, persistent, false, 0, 2, out);
           finish_reductions (k, s, single ? 1 : warp ? 32 : T, true, 2, out);
         }
       /* values of this segment that later segments read stay in scope: close the block at the end */
@@ -1097,18 +1377,15 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   k->n_pre = 0;
 }
 
-/* Split reduction, kernel 1: block (row, part) reduces its chunk of the row into the workspace. */
+/* The chunk of the row a split kernel's block (row, part) covers: r_begin .. r_end. */
 static void
-gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
+split_prologue (kctx *k, int S, fx_buf *out)
 {
-  const ind_program *p = k->p;
   const ind_group *G = k->G;
-  int S = k->cfg->split, T = k->cfg->threads;
   int64_t rn = group_rn (G);
   int64_t chunk = (rn + S - 1) / S;
   chunk = (chunk + 3) / 4 * 4;
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T, true, out);
   fx_buf_printf (out, "  const %s row = blockIdx.x / %d;\n  const int part = blockIdx.x %% %d;\n", it, S, S);
   fx_buf_puts (out, "  const int tid = threadIdx.x;\n");
   fx_buf_printf (out, "  const %s r_begin = (%s) part * ", it, it);
@@ -1121,16 +1398,39 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
   put_const_int (k, chunk, out);
   fx_buf_puts (out, " : ");
   put_const_int (k, rn, out);
-  fx_buf_puts (out, ";\n");
-  decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
-  fx_buf_puts (out, "  {\n");
-  declare_accs (k, 0, 2, out);
-  gen_r_loop (k, 0, false, true, 2, out);
+  fx_buf_puts (out, ";\n  (void) r_end;\n");
+}
+
+/* The reduction steps of a split group: the segments that hold reductions, in order. */
+static int
+split_steps (const ind_program *p, const ind_group *G, int *segs)
+{
+  int n = 0;
+  for (int s = 0; s < G->n_segs; s++)
+    for (int k = 0; k < G->n_nodes; k++)
+      {
+        const ind_node *nd = &p->nodes[G->nodes[k]];
+        if (nd->segment == s && nd->kind == IND_NODE_REDUCTION)
+          {
+            segs[n++] = s;
+            break;
+          }
+      }
+  return n;
+}
+
+/* The block's accumulators of segment seg into the workspace: the row's partial number `part`. */
+static void
+write_partials (kctx *k, const ind_cuda_kernel *ck, int seg, fx_buf *out)
+{
+  const ind_program *p = k->p;
+  const ind_group *G = k->G;
+  int S = k->cfg->split;
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->kind != IND_NODE_REDUCTION)
+      if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
       if (n->red == IND_RED_WELFORD_VAR)
@@ -1143,31 +1443,24 @@ gen_split_partial (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
                        acc_type (n), ni, ni, red_op (n->red), acc_type (n), red_identity (n->red, n->compute_dtype),
                        acc_type (n), (long long) ck->ws_offset[i], S, ni);
     }
-  fx_buf_puts (out, "  }\n}\n\n");
 }
 
-/* Split reduction, kernel 2: one block per row combines the partials and finishes the reductions. */
+/* The row's partials of segment seg combined (threads of the block stride over them) and its reductions finished. */
 static void
-gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf *out)
+combine_partials (kctx *k, const ind_cuda_kernel *ck, int seg, int threads, bool store, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
   int S = k->cfg->split;
-  int T2 = ck->block2[0];
-  const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, T2, true, out);
-  fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
-  decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
-  fx_buf_puts (out, "  {\n");
-  declare_accs (k, 0, 2, out);
+  declare_accs (k, seg, 2, out);
   for (int i = 0; i < G->n_nodes; i++)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->kind != IND_NODE_REDUCTION)
+      if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      fx_buf_printf (out, "    for (int j = tid; j < %d; j += %d)\n", S, T2);
+      fx_buf_printf (out, "    for (int j = tid; j < %d; j += %d)\n", S, threads);
       if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "      acc%d = ind_wf_combine (acc%d, reinterpret_cast<const ind_wf<%s> *> (ws + %lld)"
                             "[row * %d + j]);\n", ni, ni, ct, (long long) ck->ws_offset[i], S);
@@ -1175,8 +1468,63 @@ gen_split_combine (kctx *k, const char *name, const ind_cuda_kernel *ck, fx_buf 
         fx_buf_printf (out, "      acc%d = %s () (acc%d, reinterpret_cast<const %s *> (ws + %lld)[row * %d + j]);\n",
                        ni, red_op (n->red), ni, acc_type (n), (long long) ck->ws_offset[i], S);
     }
-  finish_reductions (k, 0, T2, true, 2, out);
-  fx_buf_puts (out, "  }\n}\n\n");
+  finish_reductions (k, seg, threads, store, 2, out);
+}
+
+/* Split reduction, kernel j of J + 1 (J reduction steps). Kernel j < J runs on (row, part) blocks: it combines the
+   partials of the steps before it (every block, a few hundred values from L2; what step j - 1 finishes and the x-level
+   values after it are stored by part 0), runs the pointwise loops since step j - 1 over its chunk, and reduces step
+   j's segment over the chunk into the workspace. Kernel J finishes the last step and runs what follows (the epilogue)
+   over the chunk; with nothing after the last step, one block per row only combines. Values of loops that an
+   earlier kernel ran are recomputed where used, as in looped kernels. */
+static void
+gen_split_kernel (kctx *k, const ind_cuda_kernel *ck, int j, const char *name, fx_buf *out)
+{
+  const ind_group *G = k->G;
+  int segs[IND_MAX_FUSION];
+  int J = split_steps (k->p, G, segs);
+  bool last = j == J;
+  bool per_row = last && segs[J - 1] == G->n_segs - 1;
+  int threads = per_row ? (int) ck->block2[0] : k->cfg->threads;
+  const char *it = k->i32 ? "int" : "long long";
+  signature (k, name, threads, 0, true, out);
+  if (per_row)
+    fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
+  else
+    split_prologue (k, k->cfg->split, out);
+  k->part_guard = !per_row;
+  decompose (k, "row", 'x', G->xs, G->kx, false, 1, out);
+  int end = last ? G->n_segs - 1 : segs[j];
+  int prev = j > 0 ? segs[j - 1] : -1;     /* segments after it are this kernel's own */
+  int opened = 0, step = 0;
+  for (int s = 0; s <= end; s++)
+    {
+      bool is_step = step < J && segs[step] == s;
+      if (per_row && s < prev)
+        {
+          step += is_step;
+          continue;
+        }
+      fx_buf_puts (out, "  {\n");
+      opened++;
+      if (is_step && step < j)
+        combine_partials (k, ck, s, threads, step == j - 1, out);
+      else if (is_step)
+        {
+          declare_accs (k, s, 2, out);
+          gen_r_loop (k, s, false, true, 0, 2, out);
+          write_partials (k, ck, s, out);
+        }
+      else if (G->seg_kind[s] == IND_SEG_X)
+        gen_segment_x (k, s, s > prev, 2, out);
+      else if (s > prev)
+        gen_r_loop (k, s, false, true, 0, 2, out);
+      step += is_step;
+    }
+  for (int s = 0; s < opened; s++)
+    fx_buf_puts (out, "  }\n");
+  fx_buf_puts (out, "}\n\n");
+  k->part_guard = false;
 }
 
 /* ---------------------------------------------------------------- the source */
@@ -1191,6 +1539,7 @@ static const char cuda_header[] =
   "#ifndef INFINITY\n#define INFINITY __int_as_float (0x7f800000)\n#endif\n"
   "#ifndef NAN\n#define NAN __int_as_float (0x7fffffff)\n#endif\n"
   "#define IND_INLINE __device__ __forceinline__\n"
+
   "// NaN-propagating max/min (torch.amax): a NaN on either side wins\n"
   "struct ind_sum_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a + b; } };\n"
   "struct ind_prod_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a * b; } };\n"
@@ -1208,12 +1557,12 @@ static const char cuda_header[] =
   "    v = op (v, ind_shfl (v, o));\n"
   "  return v;\n"
   "}\n"
-  "// every thread of the block gets the result; scratch is reusable right after\n"
+  "// every thread of the block gets the result; every call site has its own scratch (never reused), so one barrier\n"
+  "// suffices\n"
   "template <typename T, typename Op> IND_INLINE T ind_block_reduce (T v, Op op, T identity, T *scratch)\n"
   "{\n"
   "  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;\n"
   "  v = ind_warp_reduce (v, op);\n"
-  "  __syncthreads ();\n"
   "  if (lane == 0)\n"
   "    scratch[warp] = v;\n"
   "  __syncthreads ();\n"
@@ -1256,7 +1605,6 @@ static const char cuda_header[] =
   "{\n"
   "  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;\n"
   "  v = ind_warp_welford (v);\n"
-  "  __syncthreads ();\n"
   "  if (lane == 0)\n"
   "    scratch[warp] = v;\n"
   "  __syncthreads ();\n"
@@ -1327,13 +1675,27 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
       break;
     case IND_CUDA_SPLIT:
       {
+        int segs[IND_MAX_FUSION];
+        int steps = split_steps (p, G, segs);
         ck->name = kernel_name (p, G, "red", (*counter)++);
+        ck->n_mid = steps - 1;
+        for (int m = 0; m < ck->n_mid; m++)
+          ck->mid_names[m] = kernel_name (p, G, "red", (*counter)++);
         ck->name2 = kernel_name (p, G, "per", (*counter)++);
         ck->grid[0] = (unsigned) (xn * cfg->split);
         ck->block[0] = (unsigned) cfg->threads;
-        ck->grid2[0] = (unsigned) xn;
-        int t2 = pow2_at_least (cfg->split);
-        ck->block2[0] = (unsigned) (t2 < 32 ? 32 : t2 > 1024 ? 1024 : t2);
+        if (segs[steps - 1] < G->n_segs - 1)
+          {
+            /* an epilogue: every (row, part) block again, over its chunk */
+            ck->grid2[0] = ck->grid[0];
+            ck->block2[0] = ck->block[0];
+          }
+        else
+          {
+            ck->grid2[0] = (unsigned) xn;
+            int t2 = pow2_at_least (cfg->split);
+            ck->block2[0] = (unsigned) (t2 < 32 ? 32 : t2 > 1024 ? 1024 : t2);
+          }
         int64_t off = 0;
         ck->ws_offset = fx_arena_alloc (p->arena, sizeof (int64_t) * (size_t) (G->n_nodes + 1));
         for (int i = 0; i < G->n_nodes; i++)
@@ -1389,9 +1751,11 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
         case IND_CUDA_POINTWISE: gen_pointwise (&k, ck->name, out); break;
         case IND_CUDA_PERSISTENT: case IND_CUDA_LOOPED: gen_reduction (&k, ck->name, out); break;
         case IND_CUDA_SPLIT:
-          gen_split_partial (&k, ck->name, ck, out);
+          gen_split_kernel (&k, ck, 0, ck->name, out);
+          for (int m = 0; m < ck->n_mid; m++)
+            gen_split_kernel (&k, ck, m + 1, ck->mid_names[m], out);
           ck->src_mid = out->len;
-          gen_split_combine (&k, ck->name2, ck, out);
+          gen_split_kernel (&k, ck, ck->n_mid + 1, ck->name2, out);
           break;
         default:
           break;
@@ -1404,6 +1768,12 @@ ind_cuda_codegen (const ind_program *p, ind_cuda_plan *plan, fx_buf *out)
 void
 ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan)
 {
+  ind_cuda_plan_kind (p, plan, -1);
+}
+
+void
+ind_cuda_plan_kind (const ind_program *p, ind_cuda_plan *plan, int kind)
+{
   plan->kernels = fx_arena_alloc (p->arena, sizeof (ind_cuda_kernel) * (size_t) (p->n_groups + 1));
   plan->index32 = ind_cuda_index32 (p);
   int counter = 0;
@@ -1412,8 +1782,13 @@ ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan)
       ind_cuda_config cfg[8];
       memset (&plan->kernels[g], 0, sizeof plan->kernels[g]);
       plan->kernels[g].group = g;
-      if (ind_cuda_configs (p, g, cfg, 8) > 0)
-        ind_cuda_plan_kernel (p, g, &cfg[0], &counter, &plan->kernels[g]);
+      int n = cuda_configs (p, g, kind == IND_CUDA_SPLIT, cfg, 8);
+      int pick = 0;
+      for (int i = n - 1; i >= 0; i--)
+        if ((int) cfg[i].kind == kind)
+          pick = i;
+      if (n > 0)
+        ind_cuda_plan_kernel (p, g, &cfg[pick], &counter, &plan->kernels[g]);
     }
 }
 
@@ -1517,10 +1892,14 @@ ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const in
           fx_buf_printf (out, "extern %s\n", p->groups[g].name);
           continue;
         }
-      for (int pass = 0; pass < (ck->name2 ? 2 : 1); pass++)
+      /* split: the partial kernel, the kernels of later steps (on its grid), then the last one */
+      int n_launch = ck->name2 ? ck->n_mid + 2 : 1;
+      for (int pass = 0; pass < n_launch; pass++)
         {
-          fx_buf_printf (out, "launch %s grid %u block %u args", pass ? ck->name2 : ck->name,
-                         pass ? ck->grid2[0] : ck->grid[0], pass ? ck->block2[0] : ck->block[0]);
+          bool fin = pass > 0 && pass == n_launch - 1;
+          const char *kname = fin ? ck->name2 : pass ? ck->mid_names[pass - 1] : ck->name;
+          fx_buf_printf (out, "launch %s grid %u block %u args", kname, fin ? ck->grid2[0] : ck->grid[0],
+                         fin ? ck->block2[0] : ck->block[0]);
           for (int i = 0; i < ck->n_params; i++)
             fx_buf_printf (out, " %d", l->pbuf[ck->params[i]]);
           if (l->ws[g] >= 0)

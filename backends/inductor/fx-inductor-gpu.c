@@ -369,6 +369,15 @@ add_launches (ind_gpu *gpu, const ind_program *p, const ind_cuda_kernel *ck, int
   if (st != FX_OK)
     return st;
   note_step (gpu, kernel);
+  /* split reductions of several steps (fx-inductor-cuda.c): the kernels between the first and the last one, on the
+     first one's grid; their time counts as the first kernel's */
+  for (int m = 0; m < ck->n_mid; m++)
+    {
+      if ((st = fx_cuda_program_add_launch (gpu->prog, ck->mid_names[m], NULL, ck->grid, ck->block, 0, args, n, diag))
+          != FX_OK)
+        return st;
+      note_step (gpu, kernel);
+    }
   if (ck->cfg.kind == IND_CUDA_SPLIT)
     {
       if ((st = fx_cuda_program_add_launch (gpu->prog, ck->name2, NULL, ck->grid2, ck->block2, 0, args, n, diag))
@@ -384,6 +393,7 @@ add_launches (ind_gpu *gpu, const ind_program *p, const ind_cuda_kernel *ck, int
 typedef struct bench_ctx
 {
   fx_cuda_kernel *k1, *k2;
+  fx_cuda_kernel *mid[IND_CUDA_MAX_MID];    /* split reductions of several steps: launched between k1 and k2 */
   const ind_cuda_kernel *ck;
   fx_cuda_ptr *ptrs;        /* per IR buffer */
   fx_cuda_ptr ws;
@@ -409,6 +419,8 @@ bench_launch (void *data, fx_cuda_stream *stream, fx_diag *diag)
       n++;
     }
   fx_status st = fx_cuda_launch (b->k1, stream, b->ck->grid, b->ck->block, 0, params, diag);
+  for (int m = 0; st == FX_OK && m < b->ck->n_mid; m++)
+    st = fx_cuda_launch (b->mid[m], stream, b->ck->grid, b->ck->block, 0, params, diag);
   if (st == FX_OK && b->k2)
     st = fx_cuda_launch (b->k2, stream, b->ck->grid2, b->ck->block2, 0, params, diag);
   return st;
@@ -524,6 +536,11 @@ autotune (ind_gpu *gpu, const ind_program *p, ind_cuda_config *chosen, fx_buf *t
           fx_diag_clear (&d);
           if (fx_cuda_module_get_kernel (module, ck->name, &ctx[n].k1, &d) != FX_OK
               || (ck->name2 && fx_cuda_module_get_kernel (module, ck->name2, &ctx[n].k2, &d) != FX_OK))
+            continue;
+          bool mids = true;
+          for (int m = 0; m < ck->n_mid; m++)
+            mids &= fx_cuda_module_get_kernel (module, ck->mid_names[m], &ctx[n].mid[m], &d) == FX_OK;
+          if (!mids)
             continue;
           fx_buf t;
           fx_buf_init (&t);

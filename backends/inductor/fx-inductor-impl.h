@@ -208,12 +208,15 @@ typedef struct ind_cuda_config
   int split;                /* split: parts per row */
 } ind_cuda_config;
 
+#define IND_CUDA_MAX_MID 6  /* split reductions: at most this many reduction steps after the first */
 typedef struct ind_cuda_kernel
 {
   int group;
   ind_cuda_config cfg;
   const char *name;         /* NULL for extern groups */
-  const char *name2;        /* split: the combining kernel */
+  const char *name2;        /* split: the combining kernel (the last) */
+  int n_mid;                /* split over several reduction steps (softmax): kernels launched between name and name2, */
+  const char *mid_names[IND_CUDA_MAX_MID]; /* on name's grid and block with the same arguments */
   int *params;              /* buffers passed in order (then the workspace for split) */
   int n_params;
   unsigned grid[3], block[3];
@@ -256,6 +259,9 @@ void ind_cuda_layout_free (ind_cuda_layout *l);
 void ind_cuda_wrapper_text (const ind_program *p, const ind_cuda_plan *plan, const ind_cuda_layout *l, fx_buf *out);
 /* Plans every group with its heuristic configuration (no device needed). */
 void ind_cuda_plan_default (const ind_program *p, ind_cuda_plan *plan);
+/* kind >= 0: each group takes its first configuration of that ind_cuda_kind where it has one (split: wherever the
+   group can be split, whatever its shape), the heuristic one otherwise. */
+void ind_cuda_plan_kind (const ind_program *p, ind_cuda_plan *plan, int kind);
 
 /* fx-inductor-gpu.c: the program on a CUDA device */
 typedef struct ind_gpu ind_gpu;

@@ -777,6 +777,22 @@ fx_status
 fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
                            fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
 {
+  return fx_inductor_cuda_generate_kind (graph, inputs, n_inputs, NULL, source, listing, wrapper, diag);
+}
+
+fx_status
+fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const char *kind,
+                                fx_buf *source, fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
+{
+  int force = -1;
+  if (kind && strcmp (kind, "persistent") == 0)
+    force = IND_CUDA_PERSISTENT;
+  else if (kind && strcmp (kind, "looped") == 0)
+    force = IND_CUDA_LOOPED;
+  else if (kind && strcmp (kind, "split") == 0)
+    force = IND_CUDA_SPLIT;
+  else if (kind)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor (cuda): unknown kernel kind '%.32s'", kind);
   ind_program prog;
   memset (&prog, 0, sizeof prog);
   ind_program *p = &prog;
@@ -812,7 +828,7 @@ fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t
   if (st == FX_OK)
     {
       ind_cuda_plan plan;
-      ind_cuda_plan_default (p, &plan);
+      ind_cuda_plan_kind (p, &plan, force);
       ind_cuda_codegen (p, &plan, source);
       for (int gi = 0; listing && gi < p->n_groups; gi++)
         {
@@ -824,6 +840,8 @@ fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t
             }
           fx_buf_printf (listing, "%s %s ", ck->name, ind_cuda_kind_name (ck->cfg.kind));
           ind_cuda_config_describe (&ck->cfg, listing);
+          for (int m = 0; m < ck->n_mid; m++)
+            fx_buf_printf (listing, " then %s", ck->mid_names[m]);
           if (ck->name2)
             fx_buf_printf (listing, " then %s", ck->name2);
           fx_buf_putc (listing, '\n');

@@ -34,6 +34,11 @@ fx_status fx_inductor_write_artifacts (const fx_compiled *compiled, const char *
    (may be NULL) the device buffers, launches and outputs as text (the artifact cuda_wrapper.txt). */
 fx_status fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
                                      fx_buf *listing, fx_buf *wrapper, fx_diag *diag);
+/* The same with every reduction kernel of one kind where its group allows it: kind "persistent", "looped" or "split"
+   (split: whatever the shape), NULL for the heuristic; tests reach each kind at small shapes. */
+fx_status fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
+                                          const char *kind, fx_buf *source, fx_buf *listing, fx_buf *wrapper,
+                                          fx_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -265,3 +265,92 @@ icuda_random_graph (icuda_rng *rng, fx_value **inputs, size_t *n_inputs, fx_aren
   fx_graph_resolve_ops (g);
   return g;
 }
+
+/* ---------------------------------------------------------------- graphs with a reduction then an epilogue */
+
+/* kind 0: a layer norm (mean, var with correction 0, rsqrt) then gelu; outputs (gelu, mean, rstd): row values stored
+   once per row. kind 1: an RMS norm over h = x + 1 (h stored while the sum of squares is taken); outputs (out, h).
+   kind 2: sum and var over every element (one row), then x * var + sum; outputs (that, sum, var). kind 3: softmax over
+   rows (two reduction steps, max then the sum of exp, then the normalization). kind 4: softmax, and sum, var, amax of
+   the rows; outputs (softmax, sum, var, amax). */
+static inline fx_graph *
+icuda_norm_graph (int kind)
+{
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, "arg0_1");
+  fx_arg li[2] = { fx_arg_int (-1), fx_arg_int (0) };
+  fx_arg dims = kind == 2 ? fx_arg_list (li, 2) : fx_arg_list (li, 1);
+  if (kind == 2)
+    li[0] = fx_arg_int (1);
+  fx_kwarg kw[2] = { { "correction", fx_arg_int (kind == 2 ? 1 : 0) }, { "keepdim", fx_arg_bool (true) } };
+  if (kind == 3 || kind == 4)
+    {
+      fx_arg sargs[3] = { fx_arg_node (x), fx_arg_int (-1), fx_arg_bool (false) };
+      fx_node *sm = icuda_call (g, "aten._softmax.default", sargs, 3, NULL, 0);
+      if (kind == 3)
+        {
+          fx_arg o = fx_arg_node (sm);
+          fx_graph_output (g, fx_arg_tuple (&o, 1));
+        }
+      else
+        {
+          fx_arg ra[3] = { fx_arg_node (x), dims, fx_arg_bool (true) };
+          fx_node *su = icuda_call (g, "aten.sum.dim_IntList", ra, 3, NULL, 0);
+          kw[0].value = fx_arg_int (1);
+          fx_node *v = icuda_call (g, "aten.var.correction", ra, 2, kw, 2);
+          fx_node *mx = icuda_call (g, "aten.amax.default", ra, 3, NULL, 0);
+          fx_arg oa[4] = { fx_arg_node (sm), fx_arg_node (su), fx_arg_node (v), fx_arg_node (mx) };
+          fx_graph_output (g, fx_arg_tuple (oa, 4));
+        }
+    }
+  else if (kind == 0 || kind == 2)
+    {
+      fx_arg ra[3] = { fx_arg_node (x), dims, fx_arg_bool (true) };
+      fx_node *m = icuda_call (g, kind == 0 ? "aten.mean.dim" : "aten.sum.dim_IntList", ra, 3, NULL, 0);
+      fx_node *v = icuda_call (g, "aten.var.correction", ra, 2, kw, 2);
+      fx_node *out;
+      fx_node *second;
+      if (kind == 0)
+        {
+          fx_arg sa[2] = { fx_arg_node (x), fx_arg_node (m) };
+          fx_node *d = icuda_call (g, "aten.sub.Tensor", sa, 2, NULL, 0);
+          fx_arg aa[2] = { fx_arg_node (v), fx_arg_float (1e-5) };
+          fx_node *a = icuda_call (g, "aten.add.Tensor", aa, 2, NULL, 0);
+          fx_arg qa[1] = { fx_arg_node (a) };
+          second = icuda_call (g, "aten.rsqrt.default", qa, 1, NULL, 0);
+          fx_arg ma[2] = { fx_arg_node (d), fx_arg_node (second) };
+          fx_node *y = icuda_call (g, "aten.mul.Tensor", ma, 2, NULL, 0);
+          fx_arg ga[1] = { fx_arg_node (y) };
+          out = icuda_call (g, "aten.gelu.default", ga, 1, NULL, 0);
+        }
+      else
+        {
+          second = v;
+          fx_arg ma[2] = { fx_arg_node (x), fx_arg_node (v) };
+          fx_node *y = icuda_call (g, "aten.mul.Tensor", ma, 2, NULL, 0);
+          fx_arg aa[2] = { fx_arg_node (y), fx_arg_node (m) };
+          out = icuda_call (g, "aten.add.Tensor", aa, 2, NULL, 0);
+        }
+      fx_arg oa[3] = { fx_arg_node (out), fx_arg_node (m), fx_arg_node (second) };
+      fx_graph_output (g, fx_arg_tuple (oa, 3));
+    }
+  else
+    {
+      fx_arg ha[2] = { fx_arg_node (x), fx_arg_float (1.0) };
+      fx_node *h = icuda_call (g, "aten.add.Tensor", ha, 2, NULL, 0);
+      fx_arg pa[2] = { fx_arg_node (h), fx_arg_node (h) };
+      fx_node *sq = icuda_call (g, "aten.mul.Tensor", pa, 2, NULL, 0);
+      fx_arg ra[3] = { fx_arg_node (sq), dims, fx_arg_bool (true) };
+      fx_node *ms = icuda_call (g, "aten.mean.dim", ra, 3, NULL, 0);
+      fx_arg aa[2] = { fx_arg_node (ms), fx_arg_float (1e-6) };
+      fx_node *a = icuda_call (g, "aten.add.Tensor", aa, 2, NULL, 0);
+      fx_arg qa[1] = { fx_arg_node (a) };
+      fx_node *r = icuda_call (g, "aten.rsqrt.default", qa, 1, NULL, 0);
+      fx_arg ma[2] = { fx_arg_node (h), fx_arg_node (r) };
+      fx_node *o = icuda_call (g, "aten.mul.Tensor", ma, 2, NULL, 0);
+      fx_arg oa[2] = { fx_arg_node (o), fx_arg_node (h) };
+      fx_graph_output (g, fx_arg_tuple (oa, 2));
+    }
+  fx_graph_resolve_ops (g);
+  return g;
+}

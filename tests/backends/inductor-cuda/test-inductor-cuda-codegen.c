@@ -193,7 +193,8 @@ test_reduction_kinds (void)
   } cases[] = {
     { 8192, 4096, "persistent_reduction" },
     { 1000, 100, "persistent_reduction" },
-    { 64, 65536, "reduction" },
+    { 512, 65536, "reduction" },
+    { 64, 65536, "split_reduction" },          /* Inductor splits fewer rows than 2 per SM, each longer than 8192 */
     { 2, 1 << 20, "split_reduction" },
     { 1, 100000, "split_reduction" },
   };
@@ -230,6 +231,75 @@ test_reduction_kinds (void)
       fx_buf_free (&listing);
       fx_graph_free (g);
     }
+}
+
+/* Split reductions with an epilogue (a reduction, then row values and pointwise loops after it) at shapes Inductor
+   splits: the part count follows its inner_reduction_splits for an H100 (132 SMs, 256 threads). */
+static void
+test_split_epilogue (void)
+{
+  static const struct
+  {
+    int graph;
+    int64_t rows, cols;
+    const char *want;
+  } cases[] = {
+    { 0, 8, 1 << 22, "split=64," },        /* layer norm + gelu, 8 rows of 4M: 32M elements, split size 256 */
+    { 1, 4, 1000000, "split=123," },       /* RMS norm: h stored by the partial kernel */
+    { 2, 8192, 8192, "split=512," },       /* sum and var of 64M elements (one row), then x * var + sum */
+    { 0, 64, 100000, "split=13," },        /* the spec's observed case: 64 rows of 100000 -> 13 parts */
+    { 0, 300, 100000, "reduction looped" },/* enough rows: not split */
+    { 3, 8, 1 << 22, "then cuda_red_fused__softmax_1 then cuda_per_fused__softmax_2" }, /* softmax: 3 kernels */
+    { 4, 64, 65536, "split=8," },          /* softmax with sum, var and amax of the rows */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      fx_graph *g = icuda_norm_graph (cases[c].graph);
+      int64_t sz[2] = { cases[c].rows, cases[c].cols };
+      fx_value in = fx_value_tensor (fx_tensor_new_meta (FX_DTYPE_F32, 2, sz, NULL));
+      fx_buf src, listing, wrapper;
+      fx_buf_init (&src);
+      fx_buf_init (&listing);
+      fx_buf_init (&wrapper);
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      CHECK_OK (fx_inductor_cuda_generate (g, &in, 1, &src, &listing, &wrapper, &diag), &diag);
+      printf ("# graph %d %lldx%lld: %s", cases[c].graph, (long long) sz[0], (long long) sz[1], listing.data);
+      CHECK (strstr (listing.data, cases[c].want) != NULL, "graph %d %lldx%lld: expected %s", cases[c].graph,
+             (long long) sz[0], (long long) sz[1], cases[c].want);
+      if (strstr (cases[c].want, "split") || strstr (cases[c].want, "then"))
+        {
+          /* one kernel pair for the whole group: the epilogue runs in the combining kernel over every part */
+          CHECK (strchr (listing.data, '\n') == listing.data + listing.len - 1, "one group: %s", listing.data);
+          const char *l1 = strstr (wrapper.data, "launch "), *l2 = l1 ? strstr (l1 + 1, "launch ") : NULL;
+          unsigned g1 = 0, g2 = 0;
+          CHECK (l1 && l2 && sscanf (strstr (l1, " grid "), " grid %u", &g1) == 1
+                 && sscanf (strstr (l2, " grid "), " grid %u", &g2) == 1 && g1 == g2, "grids:\n%s", wrapper.data);
+          /* graphs 0, 2 and 4 output row values (mean and rstd; sum and var): stored once per row, by part 0 where
+             every part runs the epilogue, by the one block of the row in a last kernel without one */
+          const char *guard = cases[c].graph == 4 ? "if (tid == 0) out_ptr" : "if (part == 0 && tid == 0) out_ptr";
+          CHECK (cases[c].graph == 1 || cases[c].graph == 3 || strstr (src.data, guard), "row values stored once");
+        }
+      compile_source ("split epilogue", src.data, &listing);
+      fx_value_clear (&in);
+      fx_buf_free (&src);
+      fx_buf_free (&listing);
+      fx_buf_free (&wrapper);
+      fx_graph_free (g);
+    }
+  /* an unknown forced kind is an error */
+  fx_graph *g = icuda_norm_graph (0);
+  int64_t sz[2] = { 4, 64 };
+  fx_value in = fx_value_tensor (fx_tensor_new_meta (FX_DTYPE_F32, 2, sz, NULL));
+  fx_buf src;
+  fx_buf_init (&src);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_inductor_cuda_generate_kind (g, &in, 1, "spilt", &src, NULL, NULL, &diag);
+  CHECK (st == FX_ERR_INVALID && strstr (diag.message, "unknown kernel kind"), "%s", diag.message);
+  fx_buf_free (&src);
+  fx_value_clear (&in);
+  fx_graph_free (g);
 }
 
 static void
@@ -373,6 +443,7 @@ main (void)
   printf ("# nvcc: %s\n", nvcc ? nvcc : "not found");
   cuda_test_run ("fixtures", test_fixtures);
   cuda_test_run ("reduction-kinds", test_reduction_kinds);
+  cuda_test_run ("split-epilogue", test_split_epilogue);
   cuda_test_run ("random-graphs", test_random);
   cuda_test_run ("hostile-names", test_hostile_names);
   cuda_test_run ("no-device", test_no_device);

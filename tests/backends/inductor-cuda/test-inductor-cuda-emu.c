@@ -85,7 +85,8 @@ extent_bytes (const fx_tensor *t)
 /* Generates, builds and runs graph on inputs under the emulator; compares with the interpreter. Returns false on a
    mismatch or failure (reported); *skipped when the graph has extern kernels. */
 static bool
-emulate (const char *label, const fx_graph *g, const fx_value *in, size_t n, const char *want_kind, bool *skipped)
+emulate_kind (const char *label, const fx_graph *g, const fx_value *in, size_t n, const char *force, const char *want_kind,
+              bool *skipped)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
@@ -102,7 +103,7 @@ emulate (const char *label, const fx_graph *g, const fx_value *in, size_t n, con
   fx_arena *arena = fx_arena_new ();
   fx_value *ref = NULL;
   size_t n_ref = 0;
-  if (fx_inductor_cuda_generate (g, in, n, &src, &listing, &wrapper, &diag) != FX_OK)
+  if (fx_inductor_cuda_generate_kind (g, in, n, force, &src, &listing, &wrapper, &diag) != FX_OK)
     {
       printf ("# %s: generate: %s\n", label, diag.message);
       goto out;
@@ -268,6 +269,12 @@ out:
   return ok;
 }
 
+static bool
+emulate (const char *label, const fx_graph *g, const fx_value *in, size_t n, const char *want_kind, bool *skipped)
+{
+  return emulate_kind (label, g, in, n, NULL, want_kind, skipped);
+}
+
 static void
 test_fixtures (void)
 {
@@ -306,7 +313,7 @@ test_reduction_kinds (void)
     { 4, 4096, "persistent_reduction" },
     { 50, 100, "persistent_reduction" },
     { 3, 37, "persistent_reduction" },
-    { 2, 20000, " reduction" },
+    { 2, 20000, " reduction" },              /* forced: Inductor's heuristic splits these */
     { 3, 9999, " reduction" },
     { 1, 100000, "split_reduction" },
     { 2, 70001, "split_reduction" },
@@ -337,13 +344,62 @@ test_reduction_kinds (void)
       char label[96];
       snprintf (label, sizeof label, "%lldx%lld", (long long) sz[0], (long long) sz[1]);
       bool skipped;
-      bool ok = emulate (label, g, &in, 1, cases[c].kind, &skipped);
+      const char *force = strcmp (cases[c].kind, " reduction") == 0 ? "looped" : NULL;
+      bool ok = emulate_kind (label, g, &in, 1, force, cases[c].kind, &skipped);
       fx_value_clear (&in);
       fx_graph_free (g);
       CHECK (ok && !skipped, "%s", label);
     }
 }
 
+
+/* Split reductions with an epilogue (layer norm + gelu with its mean and rstd stored, an RMS norm storing h in the
+   partial kernel, sum and var of every element then a pointwise use of both) and forced kinds at small shapes: the
+   same graphs split (where the heuristic would not), looped and persistent, all against the interpreter. */
+static void
+test_split_epilogue (void)
+{
+  static const struct
+  {
+    int graph;
+    int64_t rows, cols;
+    const char *force, *want;
+  } cases[] = {
+    { 0, 1, 100000, NULL, "split=13," },
+    { 3, 1, 100000, NULL, "split=13," },     /* softmax: three kernels (maxima, sums of exp, normalization) */
+    { 3, 3, 3000, "split", "then cuda_red_fused__softmax_1 then cuda_per_fused__softmax_2" },
+    { 3, 2, 2050, "split", "split_reduction" },
+    { 4, 5, 999, "split", "split_reduction" },
+    { 4, 4, 4096, "split", "split_reduction" },
+    { 0, 3, 3000, "split", "split_reduction" },
+    { 0, 2, 2050, "split", "split_reduction" },
+    { 1, 3, 4100, "split", "split_reduction" },
+    { 1, 5, 999, "split", "split_reduction" },
+    { 2, 40, 300, "split", "split_reduction" },
+    { 2, 7, 33, "split", "split_reduction" },
+    { 0, 3, 3000, "looped", " reduction looped" },
+    { 1, 6, 2000, "persistent", "persistent_reduction" },
+    { 2, 16, 64, "persistent", "persistent_reduction" },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      fx_graph *g = icuda_norm_graph (cases[c].graph);
+      int64_t sz[2] = { cases[c].rows, cases[c].cols };
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) c + 11);
+      fx_tensor_fill_normal (t, &gen, 0.5, 1.5);
+      fx_value in = fx_value_tensor (t);
+      char label[96];
+      snprintf (label, sizeof label, "norm graph %d %lldx%lld %s", cases[c].graph, (long long) sz[0],
+                (long long) sz[1], cases[c].force ? cases[c].force : "heuristic");
+      bool skipped;
+      bool ok = emulate_kind (label, g, &in, 1, cases[c].force, cases[c].want, &skipped);
+      fx_value_clear (&in);
+      fx_graph_free (g);
+      CHECK (ok && !skipped, "%s", label);
+    }
+}
 
 /* Sums, maxima and variances down the columns of a row-major matrix: a thread per column. */
 static void
@@ -423,6 +479,7 @@ main (int argc, char **argv)
   cuda_test_run ("fixtures", test_fixtures);
   cuda_test_run ("reduction-kinds", test_reduction_kinds);
   cuda_test_run ("outer-reduction", test_outer_reduction);
+  cuda_test_run ("split-epilogue", test_split_epilogue);
   cuda_test_run ("random-graphs", test_random);
   char p[600];
   snprintf (p, sizeof p, "%s/cxx.log", tmp_dir);

@@ -462,7 +462,7 @@ test_reduction_kinds (void)
     const char *kind;
   } cases[] = {
     { 8192, 4096, "persistent_reduction" }, { 1000, 100, "persistent_reduction" }, { 3, 37, "persistent_reduction" },
-    { 64, 65536, " reduction " }, { 3, 9999, " reduction " }, { 1, 1 << 22, "split_reduction" },
+    { 512, 65536, " reduction " }, { 300, 9999, " reduction " }, { 1, 1 << 22, "split_reduction" },
     { 2, 70001, "split_reduction" },
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
@@ -660,6 +660,44 @@ test_static_outputs (void)
   fx_graph_free (g);
 }
 
+/* Split reductions with an epilogue at shapes the heuristic splits (layer norm + gelu storing mean and rstd, an RMS
+   norm storing h, sum and var of 64M elements then x * var + sum, softmax over few long rows: three kernels), against
+   the interpreter. */
+static void
+test_split_epilogue (void)
+{
+  static const struct
+  {
+    int graph;
+    int64_t rows, cols;
+  } cases[] = { { 0, 8, 1 << 22 }, { 1, 4, 1000000 }, { 2, 8192, 8192 }, { 0, 64, 100000 }, { 0, 1, 100000 },
+                { 3, 8, 1 << 22 }, { 3, 1, 1 << 24 }, { 4, 64, 65536 } };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      fx_graph *g = icuda_norm_graph (cases[c].graph);
+      int64_t sz[2] = { cases[c].rows, cases[c].cols };
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) c + 21);
+      fx_tensor_fill_normal (t, &gen, 0.5, 1.5);
+      fx_value in = fx_value_tensor (t);
+      fx_value *din = to_device (&in, 1);
+      char label[96];
+      snprintf (label, sizeof label, "norm graph %d %lldx%lld", cases[c].graph, (long long) sz[0], (long long) sz[1]);
+      bool ok;
+      fx_compiled *cc = check (label, g, &in, din, 1, NULL, NULL, 0, 1, &ok);
+      CHECK (cc != NULL && ok, "%s differs", label);
+      const char *kernels = artifact (cc, "cuda_kernels.txt");
+      printf ("# %s: %s", label, kernels ? kernels : "");
+      CHECK (kernels && strstr (kernels, "split_reduction"), "%s: not split", label);
+      fx_inductor_free (cc);
+      clear_values (din, 1);
+      free (din);
+      fx_value_clear (&in);
+      fx_graph_free (g);
+    }
+}
+
 int
 main (void)
 {
@@ -680,6 +718,7 @@ main (void)
   cuda_test_run ("fixtures", test_fixtures);
   cuda_test_run ("fixtures-full-shape", test_fixtures_full);
   cuda_test_run ("reduction-kinds", test_reduction_kinds);
+  cuda_test_run ("split-epilogue", test_split_epilogue);
   cuda_test_run ("host-inputs", test_host_inputs);
   cuda_test_run ("outer-reduction", test_outer_reduction);
   cuda_test_run ("random-graphs", test_random);
