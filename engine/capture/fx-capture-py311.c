@@ -553,61 +553,43 @@ py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
   return 0;
 }
 
-/* The example value of an argument for running the op on meta tensors. */
+/* The example value of an argument for running the op on meta tensors; real: at the real sizes where a dynamic
+   shapes example (chk) exists, for the check of each mapped result. */
+static PyObject *
+var_example_at (var *v, bool real)
+{
+  if (v->kind == V_SEQ)
+    {
+      PyObject *t = v->is_list ? PyList_New (v->n) : PyTuple_New (v->n);
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *e = var_example_at (v->items[i], real);
+          if (!e)
+            {
+              Py_DECREF (t);
+              return NULL;
+            }
+          if (v->is_list)
+            PyList_SET_ITEM (t, i, e);
+          else
+            PyTuple_SET_ITEM (t, i, e);
+        }
+      return t;
+    }
+  PyObject *o = real && v->chk ? v->chk : v->obj;
+  return o ? Py_NewRef (o) : NULL;
+}
+
 static PyObject *
 var_example (var *v)
 {
-  if (v->kind == V_SEQ)
-    {
-      PyObject *t = v->is_list ? PyList_New (v->n) : PyTuple_New (v->n);
-      for (size_t i = 0; i < v->n; i++)
-        {
-          PyObject *e = var_example (v->items[i]);
-          if (!e)
-            {
-              Py_DECREF (t);
-              return NULL;
-            }
-          if (v->is_list)
-            PyList_SET_ITEM (t, i, e);
-          else
-            PyTuple_SET_ITEM (t, i, e);
-        }
-      return t;
-    }
-  if (!v->obj)
-    return NULL;
-  Py_INCREF (v->obj);
-  return v->obj;
+  return var_example_at (v, false);
 }
 
-/* Like var_example, with the examples at the real sizes (dynamic shapes' check of each mapped result). */
 static PyObject *
 var_example_real (var *v)
 {
-  if (v->kind == V_SEQ)
-    {
-      PyObject *t = v->is_list ? PyList_New (v->n) : PyTuple_New (v->n);
-      for (size_t i = 0; i < v->n; i++)
-        {
-          PyObject *e = var_example_real (v->items[i]);
-          if (!e)
-            {
-              Py_DECREF (t);
-              return NULL;
-            }
-          if (v->is_list)
-            PyList_SET_ITEM (t, i, e);
-          else
-            PyTuple_SET_ITEM (t, i, e);
-        }
-      return t;
-    }
-  PyObject *o = v->chk ? v->chk : v->obj;
-  if (!o)
-    return NULL;
-  Py_INCREF (o);
-  return o;
+  return var_example_at (v, true);
 }
 
 static bool
