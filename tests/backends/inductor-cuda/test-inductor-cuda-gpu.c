@@ -111,6 +111,23 @@ clear_values (fx_value *v, size_t n)
     fx_value_clear (&v[i]);
 }
 
+/* A fixture with its input sizes >= 64 divided by div and random inputs of the seed (in a new arena); *in stays
+   NULL when something failed (the failure is counted). */
+static void
+load_scaled (const char *name, int64_t div, uint64_t seed, fx_graph **g, fx_arena **arena, fx_value **in, size_t *n)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  *in = NULL;
+  *n = 0;
+  *arena = NULL;
+  *g = icuda_load_fixture (name, &diag);
+  CHECK (*g != NULL, "%s", diag.message);
+  fx_graph_scale_inputs (*g, div, 64);
+  *arena = fx_arena_new ();
+  CHECK_OK (fx_inputs_make (*g, FX_INPUTS_SPEC, NULL, seed, NULL, *arena, in, n, &diag), &diag);
+}
+
 /* CPU inputs → device copies (new array, caller clears). */
 static fx_value *
 to_device (const fx_value *in, size_t n)
@@ -247,13 +264,13 @@ test_host_inputs (void)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_graph *g = icuda_load_fixture ("layernorm_gelu.aten.0", &diag);
-  CHECK (g != NULL, "%s", diag.message);
-  fx_graph_scale_inputs (g, 16, 64);
-  fx_arena *arena = fx_arena_new ();
-  fx_value *in = NULL;
-  size_t n = 0;
-  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 7, NULL, arena, &in, &n, &diag), &diag);
+  fx_graph *g;
+  fx_arena *arena;
+  fx_value *in;
+  size_t n;
+  load_scaled ("layernorm_gelu.aten.0", 16, 7, &g, &arena, &in, &n);
+  if (!in)
+    return;
   fx_option_kv opt = { "device", "'cuda'" };
   bool ok;
   fx_compiled *c = check ("host inputs", g, in, in, n, NULL, &opt, 1, 2, &ok);
@@ -393,13 +410,13 @@ test_max_autotune (void)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_graph *g = icuda_load_fixture ("softmax_rows.aten.0", &diag);
-  CHECK (g != NULL, "%s", diag.message);
-  fx_graph_scale_inputs (g, 8, 64);
-  fx_arena *arena = fx_arena_new ();
-  fx_value *in = NULL;
-  size_t n = 0;
-  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 5, NULL, arena, &in, &n, &diag), &diag);
+  fx_graph *g;
+  fx_arena *arena;
+  fx_value *in;
+  size_t n;
+  load_scaled ("softmax_rows.aten.0", 8, 5, &g, &arena, &in, &n);
+  if (!in)
+    return;
   fx_value *din = to_device (in, n);
   const char *modes[] = { "max-autotune-no-cudagraphs", "max-autotune" };
   for (int m = 0; m < 2; m++)
@@ -511,13 +528,13 @@ test_gemm_epilogue (void)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_graph *g = icuda_load_fixture ("mlp_block.aten.0", &diag);
-  CHECK (g != NULL, "%s", diag.message);
-  fx_graph_scale_inputs (g, 16, 64);
-  fx_arena *arena = fx_arena_new ();
-  fx_value *in = NULL;
-  size_t n = 0;
-  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 77, NULL, arena, &in, &n, &diag), &diag);
+  fx_graph *g;
+  fx_arena *arena;
+  fx_value *in;
+  size_t n;
+  load_scaled ("mlp_block.aten.0", 16, 77, &g, &arena, &in, &n);
+  if (!in)
+    return;
   fx_value *din = to_device (in, n);
   fx_cuda_runtime_info info;
   fx_cuda_probe (&info, NULL);
@@ -575,13 +592,13 @@ test_static_outputs (void)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_graph *g = icuda_load_fixture ("pointwise_chain.aten.0", &diag);
-  CHECK (g != NULL, "%s", diag.message);
-  fx_graph_scale_inputs (g, 64, 64);
-  fx_arena *arena = fx_arena_new ();
-  fx_value *in = NULL;
-  size_t n = 0;
-  CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 3, NULL, arena, &in, &n, &diag), &diag);
+  fx_graph *g;
+  fx_arena *arena;
+  fx_value *in;
+  size_t n;
+  load_scaled ("pointwise_chain.aten.0", 64, 3, &g, &arena, &in, &n);
+  if (!in)
+    return;
   fx_value *din = to_device (in, n);
   fx_compiled *c = NULL;
   CHECK_OK (fx_inductor_compile (g, din, n, "reduce-overhead", NULL, 0, &c, &diag), &diag);
