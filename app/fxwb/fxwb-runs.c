@@ -563,7 +563,8 @@ store_engine_compile (fxwb_source *src, const fxwb_column_run *run, int64_t *com
         st = fx_store_add_fusion_group (src->store, *compile_row, ki->name, nodes, NULL, diag);
       if (st == FX_OK && ki->time_ms >= 0)
         {
-          g_autofree char *key = g_strdup_printf ("kernel_ms.%s", ki->name);
+          /* Keyed by ordinal as well as name: two kernels of one name (two extern_addmm) have their own times. */
+          g_autofree char *key = g_strdup_printf ("kernel_ms.%zu.%s", k, ki->name);
           g_autofree char *val = g_strdup_printf ("%.6f", ki->time_ms);
           st = fx_store_add_metric (src->store, *compile_row, key, val, diag);
         }

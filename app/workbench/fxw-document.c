@@ -338,6 +338,7 @@ load_store (GTask *task, LoadJob *job)
       fx_store_ir_node *ir_nodes = NULL;
       size_t n_ir_nodes = 0;
       g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
+      g_autoptr(GHashTable) kernel_ms_by_ordinal = g_hash_table_new (g_direct_hash, g_direct_equal);
       fx_store_kernel *stored = NULL;
       fx_store_kv *metrics = NULL;
       size_t n_stored = 0, n_metrics = 0;
@@ -372,18 +373,33 @@ load_store (GTask *task, LoadJob *job)
           error = store_error (&diag);
           goto out;
         }
+      /* "kernel_ms.ORDINAL.NAME" (one time per kernel); "kernel_ms.NAME" in workspaces written before, where two
+         kernels of one name shared the last one's time. */
       for (size_t m = 0; m < n_metrics; m++)
         if (metrics[m].key != NULL && metrics[m].value != NULL && g_str_has_prefix (metrics[m].key, "kernel_ms."))
-          g_hash_table_insert (kernel_ms, (char *) metrics[m].key + strlen ("kernel_ms."), (char *) metrics[m].value);
+          {
+            const char *rest = metrics[m].key + strlen ("kernel_ms.");
+            const char *dot = rest;
+
+            while (g_ascii_isdigit (*dot))
+              dot++;
+            if (dot > rest && *dot == '.')
+              g_hash_table_insert (kernel_ms_by_ordinal, GINT_TO_POINTER (atoi (rest) + 1), (char *) metrics[m].value);
+            else
+              g_hash_table_insert (kernel_ms, (char *) rest, (char *) metrics[m].value);
+          }
       if (n_stored > 0)
         {
           kernels = g_ptr_array_new_with_free_func (g_object_unref);
           for (size_t k = 0; k < n_stored; k++)
             {
-              const char *ms = stored[k].name ? g_hash_table_lookup (kernel_ms, stored[k].name) : NULL;
+              const char *ms = g_hash_table_lookup (kernel_ms_by_ordinal, GINT_TO_POINTER (stored[k].ordinal + 1));
               char *end = NULL;
-              double time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
+              double time_ms;
 
+              if (ms == NULL && stored[k].name != NULL)
+                ms = g_hash_table_lookup (kernel_ms, stored[k].name);
+              time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
               if (ms != NULL && (end == ms || *end != '\0' || !isfinite (time_ms) || time_ms < 0))
                 time_ms = NAN;
               g_ptr_array_add (kernels, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind,

@@ -41,6 +41,7 @@ struct _FxwWindow
   FxwCompareView *compare_view;
   FxwSidebarItem *current_stage;   /* the stage on show */
   GMenu *recent_menu;
+  char *dismissed_notice;          /* the document notice the user dismissed: not shown again with later texts */
 };
 
 G_DEFINE_FINAL_TYPE (FxwWindow, fxw_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -51,6 +52,9 @@ show_banner (FxwWindow *self, const char *text)
   /* The document's notice (read-only, import warnings) stays with whatever else is shown. */
   const char *notice = self->document != NULL ? fxw_document_get_notice (self->document) : NULL;
   g_autofree char *both = NULL;
+
+  if (notice != NULL && g_strcmp0 (notice, self->dismissed_notice) == 0)
+    notice = NULL;
 
   GtkWidget *banner = gtk_revealer_get_child (self->banner_revealer);
 
@@ -371,6 +375,7 @@ fxw_window_open (FxwWindow *self, GFile *file)
   gtk_window_set_title (GTK_WINDOW (self), fxw_document_get_title (self->document));
   adw_view_switcher_title_set_title (self->switcher_title, fxw_document_get_title (self->document));
   adw_view_switcher_title_set_subtitle (self->switcher_title, "");
+  g_clear_pointer (&self->dismissed_notice, g_free);
   show_banner (self, NULL);
 
   uri = g_file_get_uri (file);
@@ -450,7 +455,13 @@ cancel_load_action (GtkWidget *widget, const char *name, GVariant *param)
 static void
 dismiss_error_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  show_banner (FXW_WINDOW (widget), NULL);
+  FxwWindow *self = FXW_WINDOW (widget);
+  const char *notice = self->document != NULL ? fxw_document_get_notice (self->document) : NULL;
+
+  /* Dismiss hides the notice too; show_banner would otherwise put it back. */
+  g_free (self->dismissed_notice);
+  self->dismissed_notice = g_strdup (notice);
+  show_banner (self, NULL);
 }
 
 static gboolean
@@ -618,6 +629,7 @@ fxw_window_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->search_folded, g_free);
+  g_clear_pointer (&self->dismissed_notice, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_WINDOW);
   G_OBJECT_CLASS (fxw_window_parent_class)->dispose (object);
 }

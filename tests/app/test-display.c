@@ -1045,6 +1045,39 @@ test_compare_view (void)
   fxw_test_pump (200);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "14-compare-empty"));
 
+  /* Two kernels of one name (attention_block's two extern addmm) each show their own time, not the last one's. */
+  {
+    guint n_before = fxw_kernels_view_get_n_kernels (kernels);
+    int64_t row1 = -1;
+
+    fxw_window_set_view (window, "table");
+    open_demo ();
+    g_assert_cmpint (fx_store_open (ws, false, &store, &diag), ==, FX_OK);
+    g_assert_cmpint (fx_store_find_compile (store, "0/1", &row1, &diag), ==, FX_OK);
+    g_assert_cmpint (fx_store_begin (store, &diag), ==, FX_OK);
+    g_assert_cmpint (fx_store_add_kernel (store, row1, (int) n_before, (int) n_before, "extern_addmm", "extern",
+                                          "cpu", NULL, "addmm", NULL, &diag), ==, FX_OK);
+    g_assert_cmpint (fx_store_add_kernel (store, row1, (int) n_before + 1, (int) n_before + 1, "extern_addmm",
+                                          "extern", "cpu", NULL, "addmm_1", NULL, &diag), ==, FX_OK);
+    {
+      g_autofree char *k0 = g_strdup_printf ("kernel_ms.%u.extern_addmm", n_before);
+      g_autofree char *k1 = g_strdup_printf ("kernel_ms.%u.extern_addmm", n_before + 1);
+
+      g_assert_cmpint (fx_store_add_metric (store, row1, k0, "695.0", &diag), ==, FX_OK);
+      g_assert_cmpint (fx_store_add_metric (store, row1, k1, "258.0", &diag), ==, FX_OK);
+    }
+    g_assert_cmpint (fx_store_commit (store, &diag), ==, FX_OK);
+    fx_store_close (store);
+    open_path (ws);
+    select_row ("[0/1]", "dynamo");
+    fxw_window_set_view (window, "kernels");
+    g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), ==, n_before + 2);
+    fxw_kernels_view_select (kernels, n_before);
+    g_assert_cmpfloat_with_epsilon (fxw_kernel_get_time_ms (fxw_kernels_view_get_selected (kernels)), 695.0, 1e-9);
+    fxw_kernels_view_select (kernels, n_before + 1);
+    g_assert_cmpfloat_with_epsilon (fxw_kernel_get_time_ms (fxw_kernels_view_get_selected (kernels)), 258.0, 1e-9);
+  }
+
   fxw_window_set_view (window, "table");
   open_demo ();
   g_unlink (ws);
@@ -1089,6 +1122,14 @@ test_import_trace (void)
   fxw_window_set_view (window, "table");
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "15-import-trace"));
+  /* Dismiss hides the import warnings, and they stay hidden while the user works in that document. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.dismiss-error", NULL));
+  fxw_test_pump (50);
+  g_assert_false (fxw_window_get_banner_visible (window));
+  select_row ("[0/1]", "dynamo");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.next-compile", NULL));
+  fxw_test_pump (50);
+  g_assert_false (fxw_window_get_banner_visible (window));
 
   /* A TORCH_COMPILE_DEBUG run folder: one compile per model__N folder, with the kernels of its output_code.py. */
   {
