@@ -71,6 +71,7 @@ typedef struct
   GPtrArray *graphs;     /* LoadedGraph */
   GString *errors;
   guint n_failed;
+  guint n_graphs;        /* entries of graphs that hold a graph (the others are compiles without one) */
   FxwDocument *document; /* for progress, only touched on the main thread */
   gboolean read_only;
   char *workspace_path;
@@ -256,7 +257,21 @@ compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena
       g_string_append_printf (out, _("\nGraph breaks (%zu)\n"), n_breaks);
       for (size_t i = 0; i < n_breaks; i++)
         {
-          g_string_append_printf (out, "  %s\n", breaks[i].reason ? breaks[i].reason : "");
+          /* PyTorch's own text when the trace has it: "Graph break in user code at FILE:LINE", the reason, the
+             explanation and hints; the user stack after it. */
+          if (breaks[i].text != NULL && *breaks[i].text)
+            {
+              g_auto(GStrv) lines = g_strsplit (breaks[i].text, "\n", -1);
+
+              for (guint k = 0; lines[k] != NULL; k++)
+                g_string_append_printf (out, "  %s\n", lines[k]);
+            }
+          else
+            {
+              g_string_append_printf (out, "  %s\n", breaks[i].reason ? breaks[i].reason : "");
+              if (breaks[i].explanation != NULL && *breaks[i].explanation)
+                g_string_append_printf (out, "  %s\n", breaks[i].explanation);
+            }
           if (breaks[i].user_stack != NULL && *breaks[i].user_stack)
             {
               g_auto(GStrv) lines = g_strsplit (breaks[i].user_stack, "\n", -1);
@@ -448,19 +463,23 @@ load_store (GTask *task, LoadJob *job)
               g_ptr_array_add (runs, run);
             }
         }
-      for (size_t k = 0; k < n_graphs; k++)
+      for (size_t k = 0; k <= n_graphs; k++)
         {
           fx_graph *graph = NULL;
           LoadedGraph *lg;
 
-          if (!graphs[k].parsed)
+          /* After the graphs: a compile that has none to show (it stopped at a graph break before any op, or
+             failed, or none of its graphs parsed) is listed all the same, with its status and its reasons. */
+          if (k == n_graphs && !first_stage)
+            break;
+          if (k < n_graphs && !graphs[k].parsed)
             {
               g_string_append_printf (job->errors, _("[%s] %s: only the text of this graph is stored\n"),
                                       c->compile_id, graphs[k].stage);
               job->n_failed++;
               continue;
             }
-          if (fx_store_get_graph (store, graphs[k].id, &graph, NULL, &diag) != FX_OK || graph == NULL)
+          if (k < n_graphs && (fx_store_get_graph (store, graphs[k].id, &graph, NULL, &diag) != FX_OK || graph == NULL))
             {
               char text[2048];
 
@@ -472,19 +491,35 @@ load_store (GTask *task, LoadJob *job)
             }
           lg = g_new0 (LoadedGraph, 1);
           lg->graph = graph;
-          lg->stage = g_strdup (graphs[k].stage);
+          lg->stage = k < n_graphs ? g_strdup (graphs[k].stage) : NULL;
           lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
           lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
           lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
-          lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
+          lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
+                                                  where);
+          if (lg->stage == NULL)
+            {
+              /* translators: the subtitle of a compile that has no graph to show */
+              g_autofree char *why = g_strdup_printf ("%s  %s", lg->compile_subtitle,
+                                                      g_strcmp0 (c->status, "graph break") == 0
+                                                      ? _("(no graph: broke before any op)")
+                                                      : _("(no graph)"));
+
+              g_free (lg->compile_subtitle);
+              lg->compile_subtitle = g_steal_pointer (&why);
+            }
           lg->status = g_strdup (sidebar_status (c->status));
           lg->guards = g_strdup (guards_text);
-          lg->frame = c->cid.compiled_autograd_id >= 0
-                      ? g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
-                                         c->cid.compiled_autograd_id)
-                      : g_strdup_printf (_("frame %d"), c->cid.frame_id);
-          lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : "?", where);
+          if (c->cid.frame_id < 0)
+            lg->frame = g_strdup (_("debug folder (no frame id)"));
+          else if (c->cid.compiled_autograd_id >= 0)
+            lg->frame = g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
+                                         c->cid.compiled_autograd_id);
+          else
+            lg->frame = g_strdup_printf (_("frame %d"), c->cid.frame_id);
+          lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
+                                                where);
           lg->new_frame = c->input_id != last_input || c->cid.compiled_autograd_id != last_ca
                           || c->cid.frame_id != last_frame;
           lg->new_compile = first_stage;
@@ -492,11 +527,13 @@ load_store (GTask *task, LoadJob *job)
           last_ca = c->cid.compiled_autograd_id;
           last_frame = c->cid.frame_id;
           first_stage = FALSE;
+          if (graph != NULL)
+            job->n_graphs++;
           g_ptr_array_add (job->graphs, lg);
         }
       post_progress (job, (i + 1.0) / n_compiles);
     }
-  if (job->graphs->len == 0)
+  if (job->n_graphs == 0 && (job->graphs->len == 0 || job->errors->len > 0))
     {
       if (job->errors->len > 0)
         error = g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", job->errors->str);
@@ -788,6 +825,7 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
               lg->frame = g_path_get_basename (dir);
             }
           lg->graph = graph;
+          job->n_graphs++;
           g_ptr_array_add (job->graphs, lg);
         }
       else
@@ -804,7 +842,7 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
       post_progress (job, (i + 1.0) / files->len);
     }
 
-  if (job->graphs->len == 0)
+  if (job->n_graphs == 0 && (job->graphs->len == 0 || job->errors->len > 0))
     {
       if (job->errors->len > 0)
         g_task_return_new_error (task, FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", job->errors->str);
@@ -900,6 +938,8 @@ populate (FxwDocument *self, LoadJob *job)
           compile = c;
           first_stage = TRUE;
         }
+      if (lg->graph == NULL)
+        continue;   /* a compile without a graph: the compile row alone, with its reasons */
       graph = fxw_graph_new (g_steal_pointer (&lg->graph), title);
       /* translators: the subtitle of a graph stage in the sidebar */
       nodes = g_strdup_printf (ngettext ("%u node", "%u nodes", fxw_graph_get_n_nodes (graph)),

@@ -114,6 +114,21 @@ status_icon (const char *status)
   return NULL;
 }
 
+/* What a status token means, for the icon's tooltip. */
+static const char *
+status_description (const char *status)
+{
+  if (g_str_equal (status, "failed"))
+    return _("The compile failed");
+  if (g_str_equal (status, "graph-break"))
+    return _("Stopped at a graph break: the rest of the frame runs in Python or in a resume function");
+  if (g_str_equal (status, "recompiled"))
+    return _("Recompiled: a guard of an earlier compile failed");
+  if (g_str_equal (status, "ok"))
+    return _("Compiled");
+  return status;
+}
+
 static void
 sidebar_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
@@ -159,7 +174,7 @@ sidebar_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
   gtk_widget_set_visible (subtitle, *fxw_sidebar_item_get_subtitle (item) != '\0');
   gtk_image_set_from_icon_name (GTK_IMAGE (icon), icon_name);
   gtk_widget_set_visible (icon, icon_name != NULL);
-  gtk_widget_set_tooltip_text (icon, status);
+  gtk_widget_set_tooltip_text (icon, status_description (status));
   if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_FRAME)
     gtk_widget_add_css_class (title, "heading");
   else
@@ -177,6 +192,8 @@ show_guards (FxwWindow *self, FxwSidebarItem *item)
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->guards_text), text ? text : "", -1);
   gtk_stack_set_visible_child_name (self->guards_stack, text != NULL ? "text" : "empty");
 }
+
+static void clear_stage (FxwWindow *self);
 
 static void
 sidebar_selected_cb (FxwWindow *self)
@@ -207,6 +224,14 @@ sidebar_selected_cb (FxwWindow *self)
                                         || g_str_equal (fxw_sidebar_item_get_title (stage), "inductor_transformed"));
       fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (stage));
       adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
+    }
+  else if (stage == NULL && fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+    {
+      /* A compile without a graph (it broke before any op, or failed): what there is to see is why. */
+      clear_stage (self);
+      fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (item));
+      adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_sidebar_item_get_title (item));
+      fxw_window_set_view (self, "guards");
     }
 }
 

@@ -1160,6 +1160,53 @@ test_import_trace (void)
   g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), >, 0);
 }
 
+/* A real torch 2.11 trace with graph breaks and recompiles: compiles that stopped at a break before any op have no
+   graph, and are listed all the same; selecting one shows why (the break's reason and user line) in the Guards
+   view; the recompile reasons (`n == 2`, `G['USE_RELU'] == True`) are there for their compiles. */
+static void
+test_breaks_and_recompiles (void)
+{
+  g_autofree char *log = fixture ("traces/breaks_recompiles-cpu/torch_trace/dedicated_log_torch_trace_1pjq7k53.log");
+  AdwViewStack *stack;
+
+  open_path (log);
+  g_assert_true (has_graph (window));
+  /* 17 compiles: [0/0], [6/0], [6/1] and [6/2] broke before any op. */
+  g_assert_cmpuint (count_compiles (), ==, 17);
+  g_assert_cmpint (find_row ("[0/0]", NULL), >=, 0);
+  g_assert_cmpint (find_row ("[6/1]", NULL), >=, 0);
+  select_row ("[0/0]", NULL);
+  stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (fxw_window_get_view (window, "guards"), ADW_TYPE_VIEW_STACK));
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "guards");
+  g_assert_null (fxw_selection_get_graph (fxw_window_get_selection (window)));
+  {
+    g_autofree char *text = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (text);
+    g_assert_nonnull (strstr (text, "print"));
+    g_test_message ("%s", text);
+    g_assert_nonnull (strstr (text, "breaks_recompiles.py:8"));
+  }
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "16-graph-break-without-graph"));
+  select_row ("[3/1]", NULL);
+  {
+    g_autofree char *text = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (strstr (text, "n == 2"));
+  }
+  select_row ("[2/1]", NULL);
+  {
+    g_autofree char *text = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (strstr (text, "G['USE_RELU'] == True"));
+  }
+  /* Back on a compile with a graph, the graph is shown again. */
+  select_row ("[3/1]", "dynamo");
+  g_assert_nonnull (fxw_selection_get_graph (fxw_window_get_selection (window)));
+  open_demo ();
+}
+
 /* Cancel during an import: the window is free at once, the banner says so, and no graph is half shown. */
 static void
 test_import_cancel (void)
@@ -1286,6 +1333,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   g_test_add_func ("/FxwWindow/demo-workspace", test_demo_workspace);
   g_test_add_func ("/FxwWindow/demo-guards", test_demo_guards);
+  g_test_add_func ("/FxwWindow/breaks-and-recompiles", test_breaks_and_recompiles);
   g_test_add_func ("/FxwWindow/kernels-view", test_kernels_view);
   g_test_add_func ("/FxwWindow/kernel-node-links", test_kernel_node_links);
   g_test_add_func ("/FxwWindow/fusion-overlay", test_fusion_overlay);
