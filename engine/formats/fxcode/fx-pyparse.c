@@ -43,6 +43,12 @@ typedef struct
   fx_py_map env;
   param *params;
   size_t n_params;
+  size_t params_cap;       /* 0: params is exactly n_params long (the signature's array) */
+  /* After a pytree prologue, the placeholders are its targets in its order (AOT joint graphs flatten
+     `primals, tangents` into primals_1, ..., tangents_1); NULL: every parameter in signature order. */
+  size_t *leaf_order;
+  size_t n_leaf_order;
+  const fx_tok *first_leaf; /* the first leaf declared by an annotation line, until a prologue binds it */
   bool materialized;
   bool returned;
   const fx_tok *return_tok;
@@ -683,10 +689,14 @@ materialize (fn_ctx *c)
 {
   if (c->materialized)
     return FX_OK;
+  /* A leaf declared by an annotation line must be bound by a pytree prologue before the first node. */
+  if (c->first_leaf != NULL && c->leaf_order == NULL)
+    return fx_py_error (c->p, c->first_leaf,
+                        "an annotation without a value must name a parameter (before the first node)");
   c->materialized = true;
-  for (size_t i = 0; i < c->n_params; i++)
+  for (size_t k = 0; k < (c->leaf_order ? c->n_leaf_order : c->n_params); k++)
     {
-      param *pa = &c->params[i];
+      param *pa = &c->params[c->leaf_order ? c->leaf_order[k] : k];
       const char *name = pa->rename ? pa->rename : pa->raw;
       fx_node *node = fx_graph_create_node (c->g, FX_OP_PLACEHOLDER, fx_target_str (pa->target), NULL, 0, NULL, 0,
                                             name);
@@ -967,26 +977,85 @@ is_pytree_flatten (fx_pyparser *p, const fx_expr *value)
                             || strcmp (callee, "pytree.tree_leaves") == 0);
 }
 
-/* The flattened names are the parameters themselves: nothing to build, but they must be parameters. */
+/* A placeholder that the signature does not name: a leaf of a pytree parameter (AOT's `primals_1: "f32[8]"` under
+   `forward(self, primals, tangents)`, AOTInductor's `arg2_1` bound by the prologue). */
+static fx_status
+add_leaf_param (fn_ctx *c, const fx_expr *name, fx_expr *annot, int *index)
+{
+  fx_pyparser *p = c->p;
+  const fx_tok *t = expr_tok (p, name);
+
+  if (c->n_params + 1 > c->params_cap)
+    {
+      size_t cap = (c->n_params + 1) * 2;
+      param *grown = fx_arena_alloc (p->arena, cap * sizeof *grown);
+      if (c->n_params)
+        memcpy (grown, c->params, c->n_params * sizeof *grown);
+      c->params = grown;
+      c->params_cap = cap;
+    }
+  param pa = { .tok = t, .annot = annot };
+  pa.raw = fx_arena_strndup (p->arena, name->s, name->slen);
+  pa.target = pa.raw;
+  pa.desc = fx_py_bracket_comment (&p->lx, t->line, t->off);
+  c->params[c->n_params] = pa;
+  fx_status st = env_define (c, t, pa.raw, strlen (pa.raw), NULL, (int) c->n_params);
+  if (st != FX_OK)
+    return st;
+  *index = (int) c->n_params++;
+  return FX_OK;
+}
+
+/* The flattened names become the placeholders, in the prologue's order: the parameters themselves (Dynamo's
+   `x, y, = fx_pytree.tree_flatten_spec([x, y], ...)`), or leaves of pytree parameters, declared by an annotation
+   line before it or by the prologue itself. */
 static fx_status
 check_flatten_targets (fn_ctx *c, const fx_expr *targets)
 {
+  size_t *order = fx_arena_alloc (c->p->arena, (targets->n + 1) * sizeof *order);
+
+  if (c->materialized)
+    return fx_py_error (c->p, expr_tok (c->p, targets), "the pytree prologue must come before the first node");
   for (size_t i = 0; i < targets->n; i++)
     {
       const fx_expr *t = targets->items[i];
       binding *b = t->kind == E_NAME ? env_lookup (c, t->s, t->slen) : NULL;
-      if (b == NULL || b->param < 0)
+      int index = b != NULL ? b->param : -1;
+
+      if (t->kind != E_NAME || (b != NULL && b->param < 0))
         return fx_py_error (c->p, expr_tok (c->p, t), "the pytree prologue binds '%s', which is not a parameter",
                             fx_py_expr_text (c->p, t, c->p->arena));
+      if (b == NULL)
+        {
+          fx_status st = add_leaf_param (c, t, NULL, &index);
+          if (st != FX_OK)
+            return st;
+        }
+      for (size_t k = 0; k < i; k++)
+        if (order[k] == (size_t) index)
+          return fx_py_error (c->p, expr_tok (c->p, t), "the pytree prologue binds '%s' twice",
+                              fx_py_expr_text (c->p, t, c->p->arena));
+      order[i] = (size_t) index;
     }
+  c->leaf_order = order;
+  c->n_leaf_order = targets->n;
   return FX_OK;
 }
 
-/* _PyTreeCodeGen's `x: "f32[2]"; y: "f32[3]"; `: a parameter's annotation on its own. */
+/* _PyTreeCodeGen's `x: "f32[2]"; y: "f32[3]"; `: a parameter's annotation on its own, or a pytree leaf's
+   declaration before the prologue that binds it. */
 static fx_status
 annotate_param (fn_ctx *c, const fx_expr *target, fx_expr *annot)
 {
   binding *b = target->kind == E_NAME ? env_lookup (c, target->s, target->slen) : NULL;
+  int index;
+
+  if (target->kind == E_NAME && b == NULL && !c->materialized && c->leaf_order == NULL)
+    {
+      if (c->first_leaf == NULL)
+        c->first_leaf = expr_tok (c->p, target);
+      return add_leaf_param (c, target, annot, &index);
+    }
   if (b == NULL || b->param < 0 || c->materialized)
     return fx_py_error (c->p, expr_tok (c->p, target),
                         "an annotation without a value must name a parameter (before the first node)");
