@@ -32,7 +32,16 @@ G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
 static char *
 format_ms (double ms)
 {
-  return isnan (ms) ? g_strdup (C_("time", "—")) : g_strdup_printf ("%.3f", ms);
+  /* A unit that fits the number: micro-graphs run in microseconds, where "0.001" ms said nothing. */
+  if (isnan (ms))
+    return g_strdup (C_("time", "—"));
+  if (ms >= 100.0)
+    return g_strdup_printf ("%.1f ms", ms);
+  if (ms >= 1.0)
+    return g_strdup_printf ("%.3f ms", ms);
+  if (ms >= 1e-3)
+    return g_strdup_printf ("%.1f µs", ms * 1e3);
+  return g_strdup_printf ("%.0f ns", ms * 1e6);
 }
 
 /* The stored verdict says whether the outputs matched the reference (PyTorch's same()); an accuracy failure is
@@ -148,8 +157,8 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
 
 /* translators: the row titles of the Compare view; times are in milliseconds */
 static const char *const row_titles[N_COLS] = {
-  N_("Graph"), N_("Backend"), N_("Mode"), N_("Device"), N_("Options"), N_("Compile ms"), N_("Median ms"),
-  N_("Min ms"), N_("Max ms"), N_("Speedup"), N_("Accuracy"), N_("Kernels"), N_("Peak Memory"), N_("Verdict"),
+  N_("Graph"), N_("Backend"), N_("Mode"), N_("Device"), N_("Options"), N_("Compile"), N_("Median"),
+  N_("Min"), N_("Max"), N_("Speedup"), N_("Accuracy"), N_("Kernels"), N_("Peak Memory"), N_("Verdict"),
   N_("Error"),
 };
 

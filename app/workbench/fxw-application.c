@@ -76,6 +76,7 @@ fxw_application_startup (GApplication *app)
   static const struct { const char *action; const char *accels[3]; } accels[] = {
     { "app.quit", { "<Control>q", NULL } },
     { "win.open", { "<Control>o", NULL } },
+    { "win.run-compare", { "<Control>r", NULL } },
     { "win.focus-search", { "<Control>f", NULL } },
     { "win.next-compile", { "<Alt>Down", "<Control>Page_Down", NULL } },
     { "win.previous-compile", { "<Alt>Up", "<Control>Page_Up", NULL } },

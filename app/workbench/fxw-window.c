@@ -7,6 +7,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "fxw-window.h"
+#include "fxw-run-dialog.h"
 
 struct _FxwWindow
 {
@@ -42,6 +43,9 @@ struct _FxwWindow
   FxwSidebarItem *current_stage;   /* the stage on show */
   GMenu *recent_menu;
   char *dismissed_notice;          /* the document notice the user dismissed: not shown again with later texts */
+  /* What to select when the load under way is done (after Run & Compare reopens the workspace). */
+  char *pending_compile, *pending_stage, *pending_view;
+  FxwRunDialog *run_dialog;
 };
 
 G_DEFINE_FINAL_TYPE (FxwWindow, fxw_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -351,6 +355,34 @@ select_first_stage (FxwWindow *self)
     }
 }
 
+/* Selects the row of a compile ("[0/1]") and one of its stages ("dynamo"; NULL: the compile itself). */
+static gboolean
+select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
+{
+  GListModel *model = G_LIST_MODEL (self->sidebar_filter);
+  gboolean in_compile = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+      FxwSidebarItemKind kind = fxw_sidebar_item_get_kind (item);
+
+      if (kind == FXW_SIDEBAR_ITEM_COMPILE)
+        in_compile = g_str_equal (fxw_sidebar_item_get_title (item), compile);
+      if (in_compile && ((stage == NULL && kind == FXW_SIDEBAR_ITEM_COMPILE)
+                         || (stage != NULL && kind == FXW_SIDEBAR_ITEM_STAGE
+                             && g_str_equal (fxw_sidebar_item_get_title (item), stage))))
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 static void
 load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -367,7 +399,13 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (document != self->document)
     return;
-  select_first_stage (self);
+  if (self->pending_compile == NULL || !select_compile_stage (self, self->pending_compile, self->pending_stage))
+    select_first_stage (self);
+  if (self->pending_view != NULL)
+    fxw_window_set_view (self, self->pending_view);
+  g_clear_pointer (&self->pending_compile, g_free);
+  g_clear_pointer (&self->pending_stage, g_free);
+  g_clear_pointer (&self->pending_view, g_free);
   g_signal_emit_by_name (self, "document-loaded");
 }
 
@@ -475,6 +513,118 @@ static void
 cancel_load_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   g_cancellable_cancel (FXW_WINDOW (widget)->load_cancellable);
+}
+
+/* ---------------------------------------------------------------- Run & Compare */
+
+static void
+run_dialog_finished_cb (FxwWindow *self, gboolean ok, FxwRunDialog *dialog)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (fxw_run_dialog_get_workspace (dialog));
+  FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
+
+  /* Reopen the workspace the runs went to, on the same compile and stage, in the Compare view. */
+  g_free (self->pending_compile);
+  g_free (self->pending_stage);
+  g_free (self->pending_view);
+  self->pending_compile = compile != NULL ? g_strdup (fxw_sidebar_item_get_title (compile)) : NULL;
+  self->pending_stage = self->current_stage != NULL && fxw_document_get_workspace_path (self->document) != NULL
+                        ? g_strdup (fxw_sidebar_item_get_title (self->current_stage)) : NULL;
+  self->pending_view = g_strdup ("compare");
+  fxw_window_open (self, file);
+  /* All went well: the Compare view says everything; otherwise the dialog stays with its log of what failed. */
+  if (ok)
+    gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* The graph file of a stage of a document that is FX files (no workspace): the file or folder opened. */
+static char *
+stage_file (FxwWindow *self, FxwSidebarItem *compile)
+{
+  g_autofree char *root = g_file_get_path (fxw_document_get_file (self->document));
+  g_autofree char *under = NULL;
+
+  if (root == NULL)
+    return NULL;
+  if (g_file_test (root, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&root);
+  under = g_build_filename (root, fxw_sidebar_item_get_title (compile),
+                            fxw_sidebar_item_get_title (self->current_stage), NULL);
+  if (g_file_test (under, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&under);
+  g_free (under);
+  /* a folder of compile folders inside frame folders */
+  {
+    GListModel *frames = fxw_document_get_frames (self->document);
+
+    for (guint f = 0; f < g_list_model_get_n_items (frames); f++)
+      {
+        g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+
+        under = g_build_filename (root, fxw_sidebar_item_get_title (frame), fxw_sidebar_item_get_title (compile),
+                                  fxw_sidebar_item_get_title (self->current_stage), NULL);
+        if (g_file_test (under, G_FILE_TEST_IS_REGULAR))
+          return g_steal_pointer (&under);
+        g_clear_pointer (&under, g_free);
+      }
+  }
+  return NULL;
+}
+
+FxwRunDialog *
+fxw_window_run_compare (FxwWindow *self)
+{
+  FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
+  const char *ws = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *target = NULL;
+  const char *stage = NULL;
+
+  if (compile == NULL)
+    {
+      show_banner (self, _("Select a graph to run: Run & Compare runs the graph on show."));
+      return NULL;
+    }
+  if (ws != NULL)
+    {
+      const char *title = fxw_sidebar_item_get_title (compile);
+      g_autofree char *id = g_strndup (title + (title[0] == '['), strlen (title) - (title[0] == '[') * 2);
+
+      source = g_strdup_printf ("%s:%s", ws, id);
+      stage = fxw_sidebar_item_get_title (self->current_stage);
+      target = g_strdup (ws);
+    }
+  else
+    {
+      g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "fx-workbench", "runs", NULL);
+      g_autofree char *base = NULL;
+      g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+      g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+
+      source = stage_file (self, compile);
+      if (source == NULL)
+        {
+          show_banner (self, _("The file of this graph was not found; open it again to run it."));
+          return NULL;
+        }
+      base = g_path_get_basename (source);
+      g_mkdir_with_parents (dir, 0700);
+      target = g_strdup_printf ("%s/%s-%s.fxwb", dir, base, stamp);
+    }
+  if (self->run_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->run_dialog));
+  self->run_dialog = fxw_run_dialog_new (GTK_WINDOW (self), source, stage, target);
+  g_object_add_weak_pointer (G_OBJECT (self->run_dialog), (gpointer *) &self->run_dialog);
+  g_signal_connect_object (self->run_dialog, "finished", G_CALLBACK (run_dialog_finished_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (self->run_dialog));
+  return self->run_dialog;
+}
+
+static void
+run_compare_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_window_run_compare (FXW_WINDOW (widget));
 }
 
 static void
@@ -655,6 +805,11 @@ fxw_window_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->search_folded, g_free);
   g_clear_pointer (&self->dismissed_notice, g_free);
+  g_clear_pointer (&self->pending_compile, g_free);
+  g_clear_pointer (&self->pending_stage, g_free);
+  g_clear_pointer (&self->pending_view, g_free);
+  if (self->run_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->run_dialog));
   gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_WINDOW);
   G_OBJECT_CLASS (fxw_window_parent_class)->dispose (object);
 }
@@ -720,6 +875,7 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
+  gtk_widget_class_install_action (widget_class, "win.run-compare", NULL, run_compare_action);
   gtk_widget_class_install_action (widget_class, "win.next-compile", NULL, next_compile_action);
   gtk_widget_class_install_action (widget_class, "win.previous-compile", NULL, previous_compile_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);

@@ -29,6 +29,9 @@ GtkWidget    *fxw_window_get_view          (FxwWindow      *self,
 const char   *fxw_window_get_banner_text   (FxwWindow      *self);
 /* For tests: the Guards view's text (free it), NULL while it shows its empty page. */
 char         *fxw_window_dup_guards_text   (FxwWindow      *self);
+/* Opens Run & Compare on the graph on show (NULL, with a banner, when there is none); what it returns is the
+   window's until closed. */
+struct _FxwRunDialog *fxw_window_run_compare (FxwWindow *self);
 gboolean      fxw_window_get_banner_visible (FxwWindow     *self);
 
 G_END_DECLS
