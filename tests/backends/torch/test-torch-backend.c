@@ -784,8 +784,9 @@ test_torch_level (void)
                              "    return (add,)\n");
   g_assert_null (torch_compile (ga, &in, 1, NULL, NULL, &st, &diag));
   g_test_message ("%s", diag.message);
-  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_cmpint (st, ==, FX_ERR_UNSUPPORTED);
   g_assert_nonnull (strstr (diag.message, "module attribute '_tensor_constant0'"));
+  g_assert_cmpstr (diag.node, ==, "_tensor_constant0");
   fx_graph_free (ga);
   fx_value_clear (&in);
   fx_arena_free (arena);
