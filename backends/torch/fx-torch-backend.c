@@ -538,7 +538,9 @@ torch_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup
 const fx_backend fx_torch_backend = {
   .name = "torch",
   .description = "runs the graph through an installed PyTorch in a worker process (eager, or torch.compile with "
-                 "a backend, mode and options where the torch has it)",
+                 "a backend, mode and options where the torch has it); only graphs whose every call is on its "
+                 "allowlist (ATen ops of the engine's op table, listed torch functions, operator and Tensor "
+                 "methods)",
   .tags = NULL,
   .options = torch_options,
   .n_options = sizeof torch_options / sizeof torch_options[0],
