@@ -1158,6 +1158,8 @@ test_security_op_rule (void)
     }
 }
 
+static void check_allowlist_same (fx_torch_worker *w);
+
 /* ---- the worker on its own: handed malicious JSON directly (no C check in front), it refuses too */
 
 static fx_torch_worker *
@@ -1304,6 +1306,8 @@ test_security_worker (void)
   g_assert_cmpint (load_json_graph (w, CALL ("sin", "op", "aten.sin.default", "{\"node\": \"x\"}"), "sin", &diag), ==,
                    FX_OK);
   g_assert_cmpint (load_json_graph (w, METHOD ("v", "view", "{\"node\": \"x\"}, -1"), "v", &diag), ==, FX_OK);
+  /* and its allowlist is the C one (one worker for both: starting one imports torch, seconds) */
+  check_allowlist_same (w);
   fx_torch_worker_stop (w);
 }
 
@@ -1336,11 +1340,8 @@ test_security_string_args (void)
 /* The worker's copy of the allowlist (filled in by embed-runner.py) is the C one: the same lists, and the op table's
    targets. */
 static void
-test_security_allowlist_same (void)
+check_allowlist_same (fx_torch_worker *w)
 {
-  if (!need_torch ())
-    return;
-  fx_torch_worker *w = start_worker ();
   fx_diag diag;
   json_object *req = json_object_new_object ();
   json_object_object_add (req, "op", json_object_new_string ("allowlist"));
@@ -1371,7 +1372,6 @@ test_security_allowlist_same (void)
     g_assert_cmpstr (json_object_get_string (json_object_array_get_idx (ops, (size_t) i)), ==,
                      fx_op_get ((fx_op_id) i)->target);
   json_object_put (reply);
-  fx_torch_worker_stop (w);
 }
 
 /* ---------------------------------------------------------------- torch.compile plumbing (a fake torch.compile)
@@ -1582,7 +1582,6 @@ main (int argc, char **argv)
   g_test_add_func ("/torch/security/op-rule", test_security_op_rule);
   g_test_add_func ("/torch/security/worker", test_security_worker);
   g_test_add_func ("/torch/security/string-args", test_security_string_args);
-  g_test_add_func ("/torch/security/allowlist-same", test_security_allowlist_same);
   int rc = g_test_run ();
   char *f = pwn_file ();
   g_unlink (f);
