@@ -1,5 +1,5 @@
-/* fx-torch-backend.c: the `torch` backend: options and modes, the graph check that keeps input text from running as
-   code, compile (start a worker, load the graph, torch.compile it), run, bench and the kernels it reports. */
+/* fx-torch-backend.c: the `torch` backend: options and modes, compile (check the graph against the allowlist, start a
+   worker, hand it the graph as canonical JSON, torch.compile it), run, bench and the kernels it reports. */
 #include "fx-torch-backend.h"
 #include "fx-torch-impl.h"
 #include "fx/importers.h"
@@ -84,352 +84,6 @@ opt_explicit (const fx_options *o, const char *name)
 {
   size_t i;
   return opt_find (o, name, &i) && o->explicit_set != NULL && o->explicit_set[i];
-}
-
-/* ---------------------------------------------------------------- the graph check */
-
-/* The worker runs the graph's GraphModule.code. Everything in that code that comes from the input as text (names,
-   targets, symbolic expressions, annotations) must be the shape a real graph has, so that no input can smuggle a
-   Python statement into it; and a graph may call only torch, operator and math functions. */
-
-static bool
-is_ident_char (char c, bool first)
-{
-  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9');
-}
-
-static bool
-is_identifier (const char *s)
-{
-  if (s == NULL || !is_ident_char (s[0], true))
-    return false;
-  for (const char *p = s + 1; *p; p++)
-    if (!is_ident_char (*p, false))
-      return false;
-  return true;
-}
-
-/* a.b.c with identifiers; no dunder segment unless allow_dunder. */
-static bool
-is_dotted (const char *s, bool allow_dunder)
-{
-  if (s == NULL || s[0] == '\0')
-    return false;
-  const char *p = s;
-  for (;;)
-    {
-      const char *dot = strchr (p, '.');
-      size_t n = dot ? (size_t) (dot - p) : strlen (p);
-      if (n == 0 || !is_ident_char (p[0], true))
-        return false;
-      for (size_t i = 1; i < n; i++)
-        if (!is_ident_char (p[i], false))
-          return false;
-      if (!allow_dunder && n >= 2 && p[0] == '_' && p[1] == '_')
-        return false;
-      if (dot == NULL)
-        return true;
-      p = dot + 1;
-    }
-}
-
-static bool
-has_prefix (const char *s, const char *prefix)
-{
-  size_t n = strlen (prefix);
-  return strncmp (s, prefix, n) == 0 && (s[n] == '\0' || s[n] == '.');
-}
-
-/* torch namespaces that load files or run outside code: never called from a graph. */
-static bool
-is_denied (const char *name)
-{
-  static const char *const denied[] = {
-    "torch.hub", "torch.load", "torch.save", "torch.package", "torch.utils", "torch.distributed",
-    "torch.multiprocessing", "torch.serialization", "torch.jit.load", "torch.classes", "torch.ops.load_library",
-    "torch._C._jit", "torch.cuda.memory._record_memory_history", "torch.compile", "torch.export",
-  };
-  for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
-    if (has_prefix (name, denied[i]))
-      return true;
-  return false;
-}
-
-static bool
-is_safe_builtin (const char *name)
-{
-  static const char *const ok[] = {
-    "getattr", "len", "int", "float", "bool", "str", "min", "max", "abs", "round", "range", "slice", "tuple", "list",
-    "dict", "isinstance", "sum", "any", "all", "hasattr", "pow", "divmod", "print", "type", "iter", "next", "zip",
-    "reversed", "sorted", "enumerate", "map", "filter", "set", "frozenset", "hash", "id", "repr", "format",
-  };
-  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-    if (strcmp (name, ok[i]) == 0)
-      return true;
-  return false;
-}
-
-/* Symbolic sizes print as their expression ("s77", "2*s0"): no calls, no attribute access, no strings. */
-static bool
-is_safe_sym (const char *s)
-{
-  if (s == NULL || s[0] == '\0')
-    return false;
-  for (const char *p = s; *p; p++)
-    if (!is_ident_char (*p, false) && strchr (" +-*/%", *p) == NULL)
-      return false;
-  return strstr (s, "__") == NULL;
-}
-
-/* Annotations (never evaluated: the runner compiles with `from __future__ import annotations`). */
-static bool
-is_safe_annotation (const char *s)
-{
-  for (const char *p = s; *p; p++)
-    if (!is_ident_char (*p, false) && strchr (".[], ", *p) == NULL)
-      return false;
-  return strstr (s, "__") == NULL;
-}
-
-typedef struct
-{
-  fx_arena *arena;
-  json_object *globals;   /* namespace name -> qualified name */
-  json_object *attrs;     /* get_attr targets */
-  json_object *modules;   /* child graphs: [{"path", "code"}] */
-} graph_check;
-
-static fx_status node_fail (fx_diag *diag, const fx_node *node, const char *fmt, ...) FX_PRINTF (3, 4);
-
-/* "node 'x': ..." with diag->node set. */
-static fx_status
-node_fail (fx_diag *diag, const fx_node *node, const char *fmt, ...)
-{
-  char what[768];
-  va_list ap;
-  va_start (ap, fmt);
-  vsnprintf (what, sizeof what, fmt, ap);
-  va_end (ap);
-  fx_diag_set (diag, FX_ERR_INVALID, "node '%s': %s", node->name ? node->name : "?", what);
-  if (diag)
-    snprintf (diag->node, sizeof diag->node, "%s", node->name ? node->name : "");
-  return FX_ERR_INVALID;
-}
-
-static fx_status
-check_arg (const fx_node *node, const fx_arg *arg, fx_diag *diag)
-{
-  switch (arg->kind)
-    {
-    case FX_ARG_SYM:
-      if (!is_safe_sym (arg->u.s))
-        return node_fail (diag, node, "symbolic expression '%s' cannot be run by the torch backend",
-                          arg->u.s);
-      return FX_OK;
-    case FX_ARG_GLOBAL:
-      if (!is_dotted (arg->u.s, false) || !has_prefix (arg->u.s, "torch") || is_denied (arg->u.s))
-        return node_fail (diag, node, "argument '%s' is not a torch object the torch backend can pass",
-                          arg->u.s);
-      return FX_OK;
-    case FX_ARG_LIST:
-    case FX_ARG_TUPLE:
-    case FX_ARG_SLICE:
-      for (size_t i = 0; i < arg->u.seq.n; i++)
-        {
-          fx_status st = check_arg (node, &arg->u.seq.items[i], diag);
-          if (st != FX_OK)
-            return st;
-        }
-      return FX_OK;
-    case FX_ARG_DICT:
-      for (size_t i = 0; i < arg->u.dict.n; i++)
-        {
-          fx_status st = check_arg (node, &arg->u.dict.items[i].key, diag);
-          if (st == FX_OK)
-            st = check_arg (node, &arg->u.dict.items[i].value, diag);
-          if (st != FX_OK)
-            return st;
-        }
-      return FX_OK;
-    case FX_ARG_NONE:
-    case FX_ARG_NODE:
-    case FX_ARG_BOOL:
-    case FX_ARG_INT:
-    case FX_ARG_FLOAT:
-    case FX_ARG_STR:
-    case FX_ARG_DTYPE:
-    case FX_ARG_DEVICE:
-    case FX_ARG_LAYOUT:
-    case FX_ARG_MEMFMT:
-    case FX_ARG_ELLIPSIS:
-    case FX_ARG_KIND_COUNT:
-    default:
-      return FX_OK;
-    }
-}
-
-/* The name GraphModule.code gives a non-torch global (the printer's add_global): runs of characters that are not
-   identifier characters become one '_', a leading digit gets a '_'. */
-static char *
-global_name (fx_arena *arena, const char *qualified)
-{
-  fx_buf b;
-  fx_buf_init (&b);
-  if (qualified[0] >= '0' && qualified[0] <= '9')
-    fx_buf_putc (&b, '_');
-  bool in_run = false;
-  for (const char *p = qualified; *p; p++)
-    {
-      bool ok = is_ident_char (*p, false);
-      if (ok)
-        fx_buf_putc (&b, *p);
-      else if (!in_run)
-        fx_buf_putc (&b, '_');
-      in_run = !ok;
-    }
-  char *s = fx_arena_strdup (arena, b.data ? b.data : "");
-  fx_buf_free (&b);
-  return s;
-}
-
-/* torch(.x)* but not torch._dynamo.* / torch._inductor.*: printed by qualified name (the printer's _is_from_torch). */
-static bool
-prints_as_torch (const char *name)
-{
-  const char *dot = strrchr (name, '.');
-  if (dot == NULL || !has_prefix (name, "torch"))
-    return false;
-  return strncmp (name, "torch._dynamo.", 14) != 0 && strncmp (name, "torch._inductor.", 16) != 0;
-}
-
-static fx_status check_graph (const fx_graph *graph, const char *path, int depth, graph_check *gc, fx_diag *diag);
-
-static fx_status
-check_node (const fx_node *n, graph_check *gc, fx_diag *diag)
-{
-  const char *name = n->name;
-  if (n->op == FX_OP_PLACEHOLDER)
-    {
-      /* *args / **kwargs placeholders print with their stars */
-      const char *t = n->target.name ? n->target.name : name;
-      while (*t == '*')
-        t++;
-      if (!is_identifier (t))
-        return node_fail (diag, n, "placeholder '%s' is not a Python identifier", n->target.name);
-    }
-  if (n->op != FX_OP_OUTPUT && !is_identifier (name))
-    return node_fail (diag, n, "not a Python identifier");
-  if (n->type_expr != NULL && !is_safe_annotation (n->type_expr))
-    return node_fail (diag, n, "type annotation '%s' is not a plain type", n->type_expr);
-  const char *target = n->target.name ? n->target.name : "";
-  switch (n->op)
-    {
-    case FX_OP_CALL_FUNCTION:
-      switch (n->target.kind)
-        {
-        case FX_TARGET_OP:
-          if (!is_dotted (target, true))
-            return node_fail (diag, n, "op '%s' is not a torch.ops name", target);
-          break;
-        case FX_TARGET_OPERATOR:
-          if (!is_identifier (target) || (target[0] == '_' && target[1] == '_'))
-            return node_fail (diag, n, "'%s' is not a function of Python's operator module", target);
-          {
-            char *q = fx_arena_printf (gc->arena, "_operator.%s", target);
-            json_object_object_add (gc->globals, global_name (gc->arena, q), json_object_new_string (q));
-          }
-          break;
-        case FX_TARGET_BUILTIN:
-          if (!is_safe_builtin (target))
-            return node_fail (diag, n, "the torch backend does not call the builtin '%s'", target);
-          break;
-        case FX_TARGET_FUNCTION:
-          if (!is_dotted (target, false) || is_denied (target))
-            return node_fail (diag, n, "the torch backend does not call '%s'", target);
-          if (prints_as_torch (target))
-            break;
-          if (!has_prefix (target, "torch") && !has_prefix (target, "operator") && !has_prefix (target, "_operator")
-              && !has_prefix (target, "math"))
-            return node_fail (diag, n,
-                              "the torch backend runs torch, operator and math functions, not '%s'",
-                              target);
-          json_object_object_add (gc->globals, global_name (gc->arena, target), json_object_new_string (target));
-          break;
-        case FX_TARGET_STR:
-        case FX_TARGET_KIND_COUNT:
-        default:
-          return node_fail (diag, n, "call_function of '%s' has no callable target", target);
-        }
-      break;
-    case FX_OP_CALL_METHOD:
-      if (!is_identifier (target) || (target[0] == '_' && target[1] == '_'))
-        return node_fail (diag, n, "method '%s' cannot be called by the torch backend", target);
-      break;
-    case FX_OP_GET_ATTR:
-    case FX_OP_CALL_MODULE:
-      if (!is_dotted (target, false))
-        return node_fail (diag, n, "attribute path '%s' is not a dotted Python name", target);
-      /* their values (weights, submodules) are not stored with a graph: the worker names them when asked */
-      json_object_array_add (gc->attrs, json_object_new_string (target));
-      break;
-    case FX_OP_PLACEHOLDER:
-    case FX_OP_OUTPUT:
-    case FX_OPCODE_COUNT:
-    default:
-      break;
-    }
-  for (size_t i = 0; i < n->n_args; i++)
-    {
-      fx_status st = check_arg (n, &n->args[i], diag);
-      if (st != FX_OK)
-        return st;
-    }
-  for (size_t i = 0; i < n->n_kwargs; i++)
-    {
-      if (!is_identifier (n->kwargs[i].name))
-        return node_fail (diag, n, "keyword '%s' is not a Python identifier", n->kwargs[i].name);
-      fx_status st = check_arg (n, &n->kwargs[i].value, diag);
-      if (st != FX_OK)
-        return st;
-    }
-  if (n->default_value != NULL)
-    return check_arg (n, n->default_value, diag);
-  return FX_OK;
-}
-
-static fx_status
-check_graph (const fx_graph *graph, const char *path, int depth, graph_check *gc, fx_diag *diag)
-{
-  if (depth > 8)
-    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "graph modules nested deeper than 8 levels");
-  fx_graph_foreach_node (graph, n)
-  {
-    if (n->erased)
-      continue;
-    fx_status st = check_node (n, gc, diag);
-    if (st != FX_OK)
-      return st;
-  }
-  for (size_t i = 0; i < graph->n_children; i++)
-    {
-      const fx_graph_child *ch = &graph->children[i];
-      if (!is_dotted (ch->attr, false))
-        return fx_diag_set (diag, FX_ERR_INVALID, "child graph '%s' is not a dotted Python name", ch->attr);
-      char *child_path = path ? fx_arena_printf (gc->arena, "%s.%s", path, ch->attr)
-                              : fx_arena_strdup (gc->arena, ch->attr);
-      fx_buf code;
-      fx_buf_init (&code);
-      fx_graph_print_code (ch->graph, &code);
-      json_object *m = json_object_new_object ();
-      json_object_object_add (m, "path", json_object_new_string (child_path));
-      json_object_object_add (m, "code", json_object_new_string (code.data ? code.data : ""));
-      json_object_array_add (gc->modules, m);
-      fx_buf_free (&code);
-      fx_status st = check_graph (ch->graph, child_path, depth + 1, gc, diag);
-      if (st != FX_OK)
-        return st;
-    }
-  return FX_OK;
 }
 
 /* ---------------------------------------------------------------- compiled state */
@@ -666,21 +320,27 @@ torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *di
                         "mode '%s' is a torch.compile mode, and backend='eager' runs the graph without "
                         "torch.compile; give option backend too (for example backend='inductor')", mode);
 
-  graph_check gc;
-  gc.arena = out->arena;
-  gc.globals = json_object_new_object ();
-  gc.attrs = json_object_new_array ();
-  gc.modules = json_object_new_array ();
-  json_object *request = json_object_new_object ();
-  json_object_object_add (request, "globals", gc.globals);
-  json_object_object_add (request, "attrs", gc.attrs);
-  json_object_object_add (request, "modules", gc.modules);
-  fx_status st = check_graph (req->graph, NULL, 0, &gc, diag);
+  /* Nothing of the graph reaches Python before it passed the allowlist; the worker checks it again. */
+  fx_status st = fx_torch_check_graph (req->graph, diag);
   if (st != FX_OK)
-    {
-      json_object_put (request);
-      return st;
-    }
+    return st;
+  json_object *request = json_object_new_object ();
+  {
+    fx_buf gj;
+    fx_buf_init (&gj);
+    fx_graph_to_json (req->graph, &gj);
+    json_tokener *tok = json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH * 4);
+    json_object *graph = tok ? json_tokener_parse_ex (tok, gj.data ? gj.data : "", (int) gj.len) : NULL;
+    if (tok)
+      json_tokener_free (tok);
+    fx_buf_free (&gj);
+    if (graph == NULL)
+      {
+        json_object_put (request);
+        return fx_diag_set (diag, FX_ERR_INVALID, "torch: the graph's JSON form does not read back");
+      }
+    json_object_object_add (request, "graph", graph);
+  }
 
   const char *python = fx_torch_pick_python (opt_str (o, "python", ""));
   fx_torch_worker *w = NULL;
@@ -737,7 +397,6 @@ torch_compile_impl (const fx_compile_request *req, fx_compiled *out, fx_diag *di
                           "on device '%s'", w->torch_version, python, device);
     }
   json_object_object_add (request, "op", json_object_new_string ("load"));
-  json_object_object_add (request, "code", json_object_new_string (code.data ? code.data : ""));
   json_object_object_add (request, "inputs", inputs);
   json_object_object_add (request, "backend", json_object_new_string (backend));
   json_object_object_add (request, "mode", strcmp (mode, "default") ? json_object_new_string (mode) : NULL);
@@ -879,7 +538,9 @@ torch_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup
 const fx_backend fx_torch_backend = {
   .name = "torch",
   .description = "runs the graph through an installed PyTorch in a worker process (eager, or torch.compile with "
-                 "a backend, mode and options where the torch has it)",
+                 "a backend, mode and options where the torch has it); only graphs whose every call is on its "
+                 "allowlist (ATen ops of the engine's op table, listed torch functions, operator and Tensor "
+                 "methods)",
   .tags = NULL,
   .options = torch_options,
   .n_options = sizeof torch_options / sizeof torch_options[0],

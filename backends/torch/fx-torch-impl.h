@@ -56,6 +56,28 @@ fx_status fx_torch_value_from_json (json_object *j, fx_arena *arena, fx_value *o
 fx_status fx_torch_tensor_write (const fx_tensor *t, const char *path, fx_diag *diag);
 fx_status fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag);
 
+/* The graph check (fx-torch-check.c): every node against the allowlist (fx-torch-allow.def, and the engine's op
+   table for torch.ops), before any worker starts. FX_ERR_INVALID (a target, method, name or argument the backend
+   refuses to run) or FX_ERR_UNSUPPORTED (module attributes, symbolic arguments), naming the node in diag->node. */
+fx_status fx_torch_check_graph (const fx_graph *graph, fx_diag *diag);
+
+typedef enum fx_torch_allow_kind
+{
+  FX_TORCH_ALLOW_KIND_FUNCTION,
+  FX_TORCH_ALLOW_KIND_OPERATOR,
+  FX_TORCH_ALLOW_KIND_METHOD,
+  FX_TORCH_ALLOW_KIND_CONSTANT,
+  FX_TORCH_ALLOW_KIND_NAMESPACE,
+  FX_TORCH_ALLOW_KIND_COUNT
+} fx_torch_allow_kind;
+
+/* One list of fx-torch-allow.def (for tests that compare it with the worker's copy). */
+const char *const *fx_torch_allow_list (fx_torch_allow_kind kind, size_t *n);
+bool fx_torch_op_allowed (const char *target);          /* "aten.add.Tensor", "torch.ops.aten.abs" */
+bool fx_torch_function_allowed (const char *qualified); /* "torch.nn.functional.relu" */
+bool fx_torch_operator_allowed (const char *name);      /* "add" (operator.add) */
+bool fx_torch_method_allowed (const char *name);        /* "view" */
+
 /* The embedded runner script (generated from fxwb_torch_runner.py). */
 extern const unsigned char fx_torch_runner_script[];
 extern const size_t fx_torch_runner_script_len;

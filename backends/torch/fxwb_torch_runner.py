@@ -8,8 +8,7 @@
 # Protocol: one JSON object per line each way. The runner first answers, unasked,
 #     {"ok": true, "hello": 1, "torch": "2.5.1", "python": "3.11.2", "has_compile": true, "executable": "..."}
 # (or {"ok": false, "error": "..."} when torch cannot be imported), then one reply per request:
-#     {"op": "load", "code": GraphModule.code, "modules": [{"path": "true_graph_0", "code": ...}],
-#      "globals": {"_operator_not_": "_operator.not_"}, "attrs": ["_tensor_constant0"], "inputs": [VALUE...],
+#     {"op": "load", "graph": the graph in fxwb's canonical JSON form (`fxwb print G --json`), "inputs": [VALUE...],
 #      "backend": "eager" | a torch.compile backend, "mode": null | "max-autotune", "options": "{...}",
 #      "dynamic": null | bool, "fullgraph": bool, "device": "" | "cuda:0", "trace": bool, "crash": ""}
 #        -> {"ok": true, "build_ms", "compile_ms", "first_call_ms", "outputs": [],
@@ -18,6 +17,7 @@
 #     {"op": "run", "inputs": [VALUE...]} -> {"ok": true, "outputs": [VALUE...]}
 #     {"op": "bench", "inputs": [VALUE...], "warmup": N, "repeat": N, "profile": bool}
 #        -> {"ok": true, "times_ms": [...], "peak_bytes": N, "outputs": [VALUE...], "node_ms": {"add": 0.01}}
+#     {"op": "allowlist"} -> {"ok": true, "allow": {...}} (what this script allows; for fxwb's tests)
 #     {"op": "quit"} -> (exits)
 # A failed request answers {"ok": false, "error": "RuntimeError: ...", "traceback": "last lines"}.
 #
@@ -30,15 +30,16 @@
 # what the body holds: the tensor is body.as_strided(shape, stride). Without "storage" the body is contiguous
 # (fxwb's fx_tensor_save format). No numpy: bytes go through torch.frombuffer and ctypes.
 #
-# Devices: inputs arrive on the CPU and move to the request's "device" when one is given; every device literal in
-# the graph's code (`device(type='cuda', index=0)`) means that same device, so a graph captured on a GPU runs on
+# Security: the graph is built node by node from its JSON, never from code text, and only allowlisted targets are
+# called (see "the allowlist and the graph builder" below). Refusals answer {"ok": false, "error": "node 'x': ..."}.
+#
+# Devices: inputs arrive on the CPU and move to the request's "device" when one is given; every device argument of
+# the graph (`device(type='cuda', index=0)`) means that same device, so a graph captured on a GPU runs on
 # the CPU with CPU inputs. Outputs come back to the CPU.
 
 import ast
 import ctypes
-import importlib
 import json
-import linecache
 import math
 import os
 import re
@@ -51,23 +52,12 @@ _DTYPES = (
     "complex64", "complex128",
 )
 
-# The modules whose functions a graph may call (fxwb checks the graph before it gets here; this is a second
-# fence). torch's own namespaces that load or run outside code are excluded.
-_ALLOWED_ROOTS = ("torch", "operator", "_operator", "math", "builtins")
-_DENIED_PREFIXES = (
-    "torch.hub", "torch.load", "torch.save", "torch.package", "torch.utils", "torch.distributed",
-    "torch.multiprocessing", "torch.serialization", "torch.jit.load", "torch.classes", "torch.ops.load_library",
-    "torch._C._jit", "builtins.eval", "builtins.exec", "builtins.open", "builtins.__import__", "builtins.compile",
-    "builtins.input", "builtins.breakpoint",
-)
+# The allowlist: fx-torch-allow.def's lists and the targets of the engine's ops.def, filled in by embed-runner.py
+# when fxwb embeds this script ({"namespaces", "functions", "operators", "methods", "constants", "ops"}).
+_ALLOW = None  # @FXWB_ALLOWLIST@
 
 
 class WorkerError(Exception):
-    pass
-
-
-class MissingAttribute(WorkerError, AttributeError):
-    # An AttributeError still, so that hasattr() (nn.Module.add_module asks it) answers False.
     pass
 
 
@@ -204,70 +194,332 @@ def encode_outputs(result, workdir):
     return [enc.encode(result)]
 
 
-def resolve_global(qualified):
-    if not qualified.startswith(tuple(r + "." for r in _ALLOWED_ROOTS)) or qualified.startswith(_DENIED_PREFIXES):
-        raise WorkerError("the graph calls %s, which the torch backend does not run" % qualified)
-    parts = qualified.split(".")
-    for i in range(len(parts) - 1, 0, -1):
+# ---------------------------------------------------------------- the allowlist and the graph builder
+#
+# The graph arrives as fxwb's canonical JSON (engine/ir/fx-json.c). It is built node by node into a torch.fx.Graph:
+# no text from it is ever exec'd, eval'd or compiled. Every target is resolved by walking attributes from a fixed root
+# (torch.ops, torch, math, operator) through names that are on the allowlist, each checked on the way (no dunder
+# names); call_method names, keywords, placeholder names and constants are checked the same way. fxwb checked the
+# graph before sending it (fx-torch-check.c, from the same lists); this is the second fence, for whatever reaches the
+# worker without that check.
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INT_LITERAL = re.compile(r"-?[0-9]+\Z")
+
+
+def _plain(name):
+    # An ASCII identifier not starting with '__' (dunder names walk from any object to its class and builtins).
+    return isinstance(name, str) and _IDENT.match(name) is not None and not name.startswith("__")
+
+
+def _plain_dotted(path):
+    return isinstance(path, str) and path != "" and all(_plain(p) for p in path.split("."))
+
+
+class Refused(WorkerError):
+    pass
+
+
+def _refuse(node, what):
+    raise Refused("node '%s': %s" % (node, what))
+
+
+def _allow():
+    if not _ALLOW:
+        raise WorkerError("this runner has no allowlist (it was not built by embed-runner.py): it runs no graph")
+    return _ALLOW
+
+
+def op_allowed(target):
+    # Mirrors fx_torch_op_allowed: an overload in the engine's op table (or the in-place form of one), or a packet
+    # that has an overload there, in an allowed namespace.
+    allow = _allow()
+    if target.startswith("torch.ops."):
+        target = target[10:]
+    if not _plain_dotted(target):
+        return False
+    parts = target.split(".")
+    if parts[0] not in allow["namespaces"] or len(parts) not in (2, 3):
+        return False
+    ops = _op_set()
+    if len(parts) == 3:
+        if target in ops:
+            return True
+        op = parts[1]
+        return (len(op) >= 2 and op.endswith("_") and not op.endswith("__")
+                and "%s.%s.%s" % (parts[0], op[:-1], parts[2]) in ops)
+    packets = _packet_set()
+    op = parts[1]
+    if target in packets:
+        return True
+    return len(op) >= 2 and op.endswith("_") and not op.endswith("__") and "%s.%s" % (parts[0], op[:-1]) in packets
+
+
+_OPS = None
+_PACKETS = None
+
+
+def _op_set():
+    global _OPS
+    if _OPS is None:
+        _OPS = frozenset(_allow()["ops"])
+    return _OPS
+
+
+def _packet_set():
+    global _PACKETS
+    if _PACKETS is None:
+        _PACKETS = frozenset(t.rsplit(".", 1)[0] for t in _allow()["ops"])
+    return _PACKETS
+
+
+def _walk(root, path, node):
+    # root.a.b.c, one checked name at a time.
+    obj = root
+    for name in path:
+        if not _plain(name):
+            _refuse(node, "the torch backend refuses the name '%s'" % name)
         try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for p in parts[i:]:
-            obj = getattr(obj, p)
-        return obj
-    raise WorkerError("cannot resolve %s" % qualified)
+            obj = getattr(obj, name)
+        except (AttributeError, RuntimeError) as e:
+            raise WorkerError("node '%s': this torch has no %s (%s)" % (node, ".".join(path), e)) from None
+    return obj
 
 
-def _namespace(globals_map):
+def resolve_call_function(kind, name, node):
+    # The callable of a call_function node's target ({"kind", "name"} of the JSON).
     import operator
     import torch
-    ns = {
-        "torch": torch, "aten": torch.ops.aten, "prims": torch.ops.prims, "operator": operator,
-        "math": math, "inf": math.inf, "nan": math.nan, "NoneType": type(None), "device": torch.device,
-        "__name__": "fxwb_graph",
-    }
-    for name, qualified in globals_map.items():
-        ns[name] = resolve_global(qualified)
-    return ns
+    allow = _allow()
+    if not isinstance(name, str):
+        _refuse(node, "the target is not a name")
+    if kind == "op":
+        if not op_allowed(name):
+            _refuse(node, "the torch backend refuses to call torch.ops.%s: it calls only aten and prims ops that are "
+                          "in the engine's op table" % name)
+        path = (name[10:] if name.startswith("torch.ops.") else name).split(".")
+        return _walk(torch.ops, path, node)
+    if kind == "function" and (name.startswith("operator.") or name.startswith("_operator.")):
+        kind, name = "operator", name.split(".", 1)[1]
+    if kind == "operator":
+        if name not in allow["operators"] or not _plain(name):
+            _refuse(node, "the torch backend refuses to call operator.%s" % name)
+        return _walk(operator, [name], node)
+    if kind == "function":
+        if name not in allow["functions"] or not _plain_dotted(name):
+            _refuse(node, "the torch backend refuses to call '%s' (not in its list of torch functions)" % name)
+        parts = name.split(".")
+        roots = {"torch": torch, "math": math}
+        if parts[0] not in roots:
+            _refuse(node, "the torch backend refuses to call '%s'" % name)
+        return _walk(roots[parts[0]], parts[1:], node)
+    if kind == "builtin":
+        _refuse(node, "the torch backend refuses to call the builtin '%s'" % name)
+    _refuse(node, "the torch backend refuses to call '%s' (no function target)" % name)
 
 
-class _Profile:
-    """Per-node wall times of an instrumented copy of forward (eager only)."""
-
-    def __init__(self, sync):
-        self.sync = sync
-        self.total = {}
-
-    def rec(self, name, t0):
-        if self.sync is not None:
-            self.sync()
-        self.total[name] = self.total.get(name, 0.0) + (time.perf_counter() - t0)
+_CONSTANTS = {"inf": math.inf, "nan": math.nan, "math.inf": math.inf, "math.nan": math.nan, "math.pi": math.pi,
+              "math.e": math.e}
 
 
-def _instrument(code):
-    # Every `name = expr` statement of forward becomes `_t = _clock(); name = expr; _prof.rec('name', _t)`.
-    tree = ast.parse(code)
-    for fn in tree.body:
-        if not isinstance(fn, ast.FunctionDef):
+class _ArgDecoder:
+    """Arguments of the canonical JSON to Python values, with node references as fx nodes. No eval: each tagged
+    form has one meaning; dtypes, layouts and memory formats must be those torch objects."""
+
+    def __init__(self, node, env, run_device):
+        self.node = node
+        self.env = env
+        self.run_device = run_device
+
+    def decode(self, a, depth=0):
+        import torch
+        if depth > 32:
+            _refuse(self.node, "arguments nested deeper than 32 levels")
+        if a is None or isinstance(a, (bool, int, str)):
+            return a
+        if not isinstance(a, dict) or len(a) != 1:
+            _refuse(self.node, "an argument that is not of fxwb's graph form")
+        (tag, v), = a.items()
+        if tag == "node":
+            if not isinstance(v, str) or v not in self.env:
+                _refuse(self.node, "argument refers to '%s', which is no earlier node" % (v,))
+            return self.env[v]
+        if tag == "float":
+            if isinstance(v, str) and re.match(r"-?(inf|nan|[0-9][0-9.e+-]*)\Z", v):
+                return float(v)
+            _refuse(self.node, "float argument %r is not a number" % (v,))
+        if tag in ("dtype", "layout", "memory_format"):
+            want = {"dtype": torch.dtype, "layout": torch.layout, "memory_format": torch.memory_format}[tag]
+            obj = getattr(torch, v, None) if _plain(v) else None
+            if not isinstance(obj, want):
+                _refuse(self.node, "'%s' is not a torch %s" % (v, tag))
+            return obj
+        if tag == "device":
+            # every device literal means the run's device (a graph captured on a GPU runs where its inputs are)
+            return self.run_device
+        if tag in ("list", "tuple", "slice"):
+            if not isinstance(v, list):
+                _refuse(self.node, "a %s argument without items" % tag)
+            items = [self.decode(x, depth + 1) for x in v]
+            if tag == "list":
+                return items
+            if tag == "tuple":
+                return tuple(items)
+            if len(items) != 3:
+                _refuse(self.node, "a slice needs start, stop and step")
+            return slice(*items)
+        if tag == "dict":
+            out = {}
+            if not isinstance(v, list):
+                _refuse(self.node, "a dict argument without items")
+            for kv in v:
+                if not isinstance(kv, list) or len(kv) != 2:
+                    _refuse(self.node, "a dict item that is not a [key, value] pair")
+                k = self.decode(kv[0], depth + 1)
+                if not isinstance(k, (str, int, float, bool, type(None))):
+                    _refuse(self.node, "a dict key that is not a constant")
+                out[k] = self.decode(kv[1], depth + 1)
+            return out
+        if tag == "ellipsis":
+            return Ellipsis
+        if tag == "sym":
+            if isinstance(v, str) and _INT_LITERAL.match(v):
+                return int(v)
+            _refuse(self.node, "the symbolic expression '%s' has no value the torch backend could pass" % (v,))
+        if tag == "global":
+            if v in _CONSTANTS and v in _allow()["constants"]:
+                return _CONSTANTS[v]
+            _refuse(self.node, "the torch backend refuses to pass the Python object '%s'" % (v,))
+        _refuse(self.node, "an argument of unknown kind '%s'" % (tag,))
+
+
+def _find_child(children, path):
+    # children: {attr: (module, its children)}; path dotted, relative to the graph that names it.
+    for attr, (mod, sub) in children.items():
+        if path == attr:
+            return mod
+        if path.startswith(attr + "."):
+            found = _find_child(sub, path[len(attr) + 1:])
+            if found is not None:
+                return found
+    return None
+
+
+def build_graph_module(gj, run_device, names, depth=0):
+    """A torch.fx.GraphModule from a canonical JSON graph; names maps each fx node to the JSON node's name.
+    Returns (module, {attr: (child module, its children)})."""
+    import torch
+    import torch.fx
+    if depth > 8:
+        raise Refused("graph modules nested deeper than 8 levels")
+    if not isinstance(gj, dict) or not isinstance(gj.get("nodes"), list):
+        raise Refused("the graph is not of fxwb's canonical JSON form")
+    root = torch.nn.Module()
+    children = {}
+    for ch in gj.get("children") or []:
+        attr = ch.get("attr") if isinstance(ch, dict) else None
+        if not _plain_dotted(attr):
+            raise Refused("the torch backend refuses the child graph name '%s'" % (attr,))
+        mod, sub = build_graph_module(ch.get("graph"), run_device, names, depth + 1)
+        owner = root
+        parts = attr.split(".")
+        for p in parts[:-1]:
+            if not hasattr(owner, p):
+                owner.add_module(p, torch.nn.Module())
+            owner = getattr(owner, p)
+        owner.add_module(parts[-1], mod)
+        children[attr] = (mod, sub)
+    allow = _allow()
+    graph = torch.fx.Graph()
+    env = {}
+    have_output = False
+    for nj in gj["nodes"]:
+        if not isinstance(nj, dict):
+            raise Refused("a node that is not of fxwb's graph form")
+        name = nj.get("name")
+        op = nj.get("op")
+        target = nj.get("target") or {}
+        tname = target.get("name") if isinstance(target, dict) else None
+        if op != "output" and not _plain(name):
+            raise Refused("node '%s': the name is not a plain Python identifier" % (name,))
+        if name in env:
+            raise Refused("node '%s': a second node of that name" % (name,))
+        dec = _ArgDecoder(name, env, run_device)
+        args = nj.get("args") or []
+        kwargs_list = nj.get("kwargs") or []
+        if not isinstance(args, list) or not isinstance(kwargs_list, list):
+            _refuse(name, "args or kwargs that are not lists")
+        for kv in kwargs_list:
+            if not isinstance(kv, list) or len(kv) != 2 or not _plain(kv[0]):
+                _refuse(name, "keyword %r is not a plain Python identifier" % (kv[0] if isinstance(kv, list) and kv
+                                                                               else kv,))
+        if op == "placeholder":
+            pname = tname if isinstance(tname, str) and tname else name
+            bare = pname.lstrip("*")
+            if len(pname) - len(bare) > 2 or not _plain(bare):
+                _refuse(name, "placeholder '%s' is not a plain Python identifier" % (pname,))
+            if "default" in nj:
+                fx_node = graph.placeholder(pname, default_value=dec.decode(nj["default"]))
+            else:
+                fx_node = graph.placeholder(pname)
+        elif op == "output":
+            if len(args) != 1:
+                _refuse(name, "output needs one argument")
+            graph.output(dec.decode(args[0]))
+            have_output = True
             continue
-        body = []
-        for st in fn.body:
-            target = None
-            if isinstance(st, (ast.Assign, ast.AnnAssign)):
-                tg = st.targets[0] if isinstance(st, ast.Assign) else st.target
-                if isinstance(tg, ast.Name) and st.value is not None and not isinstance(st.value, (ast.Constant,
-                                                                                                   ast.Name)):
-                    target = tg.id
-            if target is None:
-                body.append(st)
-                continue
-            body.extend(ast.parse("_fxwb_t0 = _fxwb_clock()").body)
-            body.append(st)
-            body.extend(ast.parse("_fxwb_prof.rec(%r, _fxwb_t0)" % target).body)
-        fn.body = body
-    ast.fix_missing_locations(tree)
-    return tree
+        else:
+            a = tuple(dec.decode(x) for x in args)
+            kw = {kv[0]: dec.decode(kv[1]) for kv in kwargs_list}
+            if op == "call_function":
+                fn = resolve_call_function(target.get("kind"), tname, name)
+                fx_node = graph.call_function(fn, a, kw)
+            elif op == "call_method":
+                if tname not in allow["methods"] or not _plain(tname):
+                    _refuse(name, "the torch backend refuses to call the method '%s'" % (tname,))
+                if not a or not isinstance(a[0], torch.fx.Node):
+                    _refuse(name, "call_method '%s' has no node to call it on" % tname)
+                fx_node = graph.call_method(tname, a, kw)
+            elif op in ("get_attr", "call_module"):
+                if not _plain_dotted(tname):
+                    _refuse(name, "the torch backend refuses the attribute path '%s'" % (tname,))
+                if _find_child(children, tname) is None:
+                    _refuse(name, "the graph uses the module attribute '%s' (%s), and module attributes (weights, "
+                                  "buffers, constants) are not stored with a graph, so the torch backend cannot run "
+                                  "it" % (tname, op))
+                fx_node = graph.get_attr(tname) if op == "get_attr" else graph.call_module(tname, a, kw)
+            else:
+                _refuse(name, "unknown op '%s'" % (op,))
+        env[name] = fx_node
+        names[fx_node] = name
+    if not have_output:
+        raise Refused("the graph has no output node")
+    return torch.fx.GraphModule(root, graph, class_name="GraphModule"), children
+
+
+class _TimedInterpreter:
+    """Per-node wall times (eager bench): torch.fx.Interpreter with a clock around each call node."""
+
+    @staticmethod
+    def run(module, names, inputs, calls, sync):
+        import torch.fx
+        total = {}
+
+        class Timed(torch.fx.Interpreter):
+            def run_node(self, n):
+                if n.op not in ("call_function", "call_method", "call_module"):
+                    return super().run_node(n)
+                t0 = time.perf_counter()
+                r = super().run_node(n)
+                if sync is not None:
+                    sync()
+                key = names.get(n, n.name)
+                total[key] = total.get(key, 0.0) + (time.perf_counter() - t0)
+                return r
+
+        for _ in range(calls):
+            Timed(module).run(*inputs)
+        return {k: v * 1e3 / calls for k, v in total.items()}
 
 
 class Worker:
@@ -277,8 +529,7 @@ class Worker:
         self.fn = None
         self.module = None
         self.device = ""
-        self.code = None
-        self.ns = None
+        self.names = {}
         self.backend = "eager"
         self.crash = ""
 
@@ -286,44 +537,12 @@ class Worker:
 
     def _build_module(self, req):
         import torch
-
-        attrs = set(req.get("attrs") or [])
-
-        class FxwbAttrModule(torch.nn.Module):
-            # Only for graphs with get_attr nodes: their values are not stored with the graph.
-            def __getattr__(self, name):
-                try:
-                    return super().__getattr__(name)
-                except AttributeError:
-                    if name in attrs or any(a.startswith(name + ".") for a in attrs):
-                        raise MissingAttribute("the graph uses the module attribute '%s' (get_attr or call_module), "
-                                          "and module attributes are not stored with a graph" % name) from None
-                    raise
-
-        base = FxwbAttrModule if attrs else torch.nn.Module
-
-        def make(code, ns, filename):
-            src = "from __future__ import annotations\n" + code
-            # Tracebacks show the graph's lines.
-            linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-            exec(compile(src, filename, "exec"), ns)
-            # A class with a real forward, so that Dynamo sees an ordinary nn.Module.
-            return type("GraphModule", (base,), {"forward": ns["forward"]})()
-
-        self.ns = _namespace(req.get("globals") or {})
-        # A graph runs where its inputs are (or on the device option): the device literals in its code
+        # A graph runs where its inputs are (or on the device option): the device literals in its arguments
         # (`device(type='cuda', index=0)` in a full() captured on a GPU) name the run's device.
         run_device = torch.device(req.get("device") or "cpu")
-        self.ns["device"] = lambda *args, **kwargs: run_device
-        root = make(req["code"], dict(self.ns), "<fxwb graph>")
-        for sub in req.get("modules") or []:
-            owner = root
-            parts = sub["path"].split(".")
-            for p in parts[:-1]:
-                owner = getattr(owner, p)
-            owner.add_module(parts[-1], make(sub["code"], dict(self.ns), "<fxwb graph %s>" % sub["path"]))
-        self.code = req["code"]
-        return root
+        self.names = {}
+        gm, _children = build_graph_module(req.get("graph"), run_device, self.names)
+        return gm
 
     def op_load(self, req):
         import torch
@@ -501,16 +720,13 @@ class Worker:
 
     def _profile(self, inputs, calls, cuda):
         import torch
-        prof = _Profile(torch.cuda.synchronize if cuda else None)
-        ns = dict(self.ns)
-        ns["_fxwb_clock"] = time.perf_counter
-        ns["_fxwb_prof"] = prof
-        exec(compile(_instrument(self.code), "<fxwb graph (profiled)>", "exec"), ns)
-        forward = ns["forward"]
         with torch.no_grad():
-            for _ in range(calls):
-                forward(self.module, *inputs)
-        return {k: v * 1e3 / calls for k, v in prof.total.items()}
+            return _TimedInterpreter.run(self.module, self.names, inputs, calls,
+                                         torch.cuda.synchronize if cuda else None)
+
+    def op_allowlist(self, req):
+        # For the test that checks this copy against fxwb's C tables.
+        return {"ok": True, "allow": _allow()}
 
 
 def _error_reply(e):
@@ -519,10 +735,13 @@ def _error_reply(e):
     msg = "".join(traceback.format_exception_only(type(e), e)).strip()
     frames = traceback.extract_tb(e.__traceback__)
     # From the graph's frame on (the runner's own frames say nothing); the last two when the graph has none.
-    first = next((i for i, f in enumerate(frames) if f.filename.startswith("<fxwb graph")), max(len(frames) - 2, 0))
+    # (torch.fx runs the GraphModule's code from "<eval_with_key>.N": shown as the graph's frame)
+    first = next((i for i, f in enumerate(frames) if f.filename.startswith("<eval_with_key>")),
+                 max(len(frames) - 2, 0))
     lines = []
     for f in frames[first:]:
-        lines.append('  File "%s", line %d, in %s' % (f.filename, f.lineno, f.name))
+        fname = "<fxwb graph>" if f.filename.startswith("<eval_with_key>") else f.filename
+        lines.append('  File "%s", line %d, in %s' % (fname, f.lineno, f.name))
         if f.line:
             lines.append("    " + f.line.strip())
     return {"ok": False, "error": msg, "traceback": "\n".join(lines[-16:])}

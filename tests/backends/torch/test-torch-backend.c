@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "fx-torch-backend.h"
+#include "fx-torch-impl.h"
+#include "fx/ops.h"
 #include "fx/pyparse.h"
 
 /* ---------------------------------------------------------------- registry shims
@@ -784,8 +786,9 @@ test_torch_level (void)
                              "    return (add,)\n");
   g_assert_null (torch_compile (ga, &in, 1, NULL, NULL, &st, &diag));
   g_test_message ("%s", diag.message);
-  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_cmpint (st, ==, FX_ERR_UNSUPPORTED);
   g_assert_nonnull (strstr (diag.message, "module attribute '_tensor_constant0'"));
+  g_assert_cmpstr (diag.node, ==, "_tensor_constant0");
   fx_graph_free (ga);
   fx_value_clear (&in);
   fx_arena_free (arena);
@@ -863,64 +866,512 @@ test_child_module (void)
   fx_graph_free (g);
 }
 
-/* Graphs whose text would run something other than torch are refused before any process starts. */
-static void
-test_refused_graphs (void)
+/* ---------------------------------------------------------------- security: nothing from a graph runs as code
+
+   Every case is an attempt to run `touch DIR/pwned` (or to reach something that could). The C check must refuse it
+   before any process starts (python='/nonexistent' proves none did: a started worker fails with FX_ERR_NOT_FOUND);
+   the worker, handed the same graph as JSON directly, must refuse it too; and the file must never appear. */
+
+static char *pwn_dir;
+
+static char *
+pwn_file (void)
 {
+  return g_build_filename (pwn_dir, "pwned", NULL);
+}
+
+/* "%P" in a case's text stands for the command that would create the file. */
+static char *
+with_payload (const char *text)
+{
+  char *cmd = g_strdup_printf ("touch %s/pwned", pwn_dir);
+  GString *s = g_string_new (NULL);
+  for (const char *p = text; *p; p++)
+    if (p[0] == '%' && p[1] == 'P')
+      {
+        g_string_append (s, cmd);
+        p++;
+      }
+    else
+      g_string_append_c (s, *p);
+  g_free (cmd);
+  return g_string_free (s, FALSE);
+}
+
+static void
+assert_not_pwned (const char *what)
+{
+  char *f = pwn_file ();
+  if (g_file_test (f, G_FILE_TEST_EXISTS))
+    g_error ("%s: %s was created: the graph ran code", what, f);
+  g_free (f);
+}
+
+typedef struct
+{
+  const char *code;     /* FX code; %P: the command */
+  const char *node;     /* the node the refusal names */
+  const char *expect;   /* in the message */
+} refused_code_case;
+
+static const refused_code_case refused_code_cases[] = {
+  { "    system = torch.os.system('%P')\n", "system", "refuses to call 'torch.os.system'" },
+  { "    ev = torch.__builtins__.eval(\"__import__('os').system('%P')\")\n", "ev", "refuses to call 'torch.__builtins__" },
+  { "    g = getattr(x, '__class__')\n", "g", "refuses to call the builtin 'getattr'" },
+  { "    e = eval(\"__import__('os').system('%P')\")\n", "e", "refuses to call" },
+  { "    ex = exec(\"import os; os.system('%P')\")\n", "ex", "refuses to call" },
+  { "    imp = __import__('os')\n", "imp", "refuses to call" },
+  { "    op = builtins.open('%P', 'w')\n", "op", "refuses to call the builtin 'open'" },
+  { "    c = x.__class__()\n", "c", "refuses to call the method '__class__'" },
+  { "    r = x.__reduce__()\n", "r", "refuses to call the method '__reduce__'" },
+  { "    s = x.system('%P')\n", "s", "refuses to call the method 'system'" },
+  { "    t = x.type('os.system')\n", "t", "refuses to call the method 'type'" },
+  { "    ap = x.apply_(x)\n", "ap", "refuses to call the method 'apply_'" },
+  { "    ag = operator.attrgetter('__class__')\n", "ag", "refuses to call operator.attrgetter" },
+  { "    mc = operator.methodcaller('system', '%P')\n", "mc", "refuses to call operator.methodcaller" },
+  { "    mc = _operator.methodcaller('system', '%P')\n", "mc", "refuses to call operator.methodcaller" },
+  { "    cl = operator.call(x)\n", "cl", "refuses to call operator.call" },
+  { "    ts = torch._C._get_tracing_state()\n", "ts", "refuses to call 'torch._C._get_tracing_state'" },
+  { "    jit = torch._C._jit_pass_inline(x)\n", "jit", "refuses to call 'torch._C._jit_pass_inline'" },
+  { "    ll = torch.ops.load_library('/tmp/evil.so')\n", "ll", "refuses to call 'torch.ops.load_library'" },
+  { "    hub = torch.hub.load('evil/repo', 'model')\n", "hub", "refuses to call 'torch.hub.load'" },
+  { "    ld = torch.load('/tmp/evil.pt')\n", "ld", "refuses to call 'torch.load'" },
+  { "    sub = torch.Tensor.__subclasses__()\n", "sub", "refuses to call 'torch.Tensor.__subclasses__'" },
+  { "    o = torch.ops.os.system('%P')\n", "o", "refuses to call torch.ops.os.system" },
+  { "    o = torch.ops.aten.__class__(x)\n", "o", "refuses to call torch.ops.aten.__class__" },
+  { "    o = torch.ops.aten.add.Tensor.__call__(x, x)\n", "o", "refuses to call torch.ops.aten.add.Tensor.__call__" },
+  { "    o = torch.ops.aten.not_an_op.default(x)\n", "o", "only aten and prims ops that are in the engine's op table" },
+  { "    d = self.__dict__\n", "d", "refuses the attribute path '__dict__'" },
+  { "    m = self.__class__(x)\n", "m", "refuses the attribute path '__class__'" },
+  { "    w = self.weight\n", "w", "module attribute 'weight' (get_attr)" },
+};
+
+static fx_graph *
+refused_code_graph (const refused_code_case *rc)
+{
+  char *body = with_payload (rc->code);
+  char *code = g_strdup_printf ("def forward(self, x):\n%s    sin = torch.ops.aten.sin.default(x)\n    return (sin,)\n",
+                                body);
+  fx_graph *g = NULL;
+  fx_diag diag;
+  if (fx_parse_fx_code (code, strlen (code), "evil.py", &g, &diag) != FX_OK)
+    g_error ("parse %s: %s", code, diag.message);
+  fx_graph_resolve_ops (g);
+  g_free (code);
+  g_free (body);
+  return g;
+}
+
+/* A graph built through the API, for names and strings no FX code parses to. */
+typedef enum
+{
+  EVIL_TARGET,          /* a function target that is code */
+  EVIL_KWARG,           /* a keyword name that is code */
+  EVIL_NODE_NAME,       /* a node name that is code */
+  EVIL_PLACEHOLDER,     /* a placeholder target that is code */
+  EVIL_GLOBAL,          /* an argument naming os.system */
+  EVIL_GLOBAL_TORCH_OS, /* an argument naming torch.os */
+  EVIL_SYM,             /* a symbolic expression that is code */
+  EVIL_METHOD_ON_STR,   /* an allowed method called on a string constant */
+  EVIL_COUNT
+} evil_kind;
+
+static const char *const evil_expect[EVIL_COUNT] = {
+  "refuses to call 'torch.abs(x)); __import__",
+  "keyword 'x=__import__('os').system(",
+  "the name is not a plain Python identifier",
+  "is not a plain Python identifier",
+  "refuses to pass the Python object 'os.system'",
+  "refuses to pass the Python object 'torch.os'",
+  "the symbolic expression '__import__",
+  "has no node to call it on",
+};
+
+static fx_graph *
+evil_graph (evil_kind kind, const char **node_name)
+{
+  char *cmd = with_payload ("__import__('os').system('%P')");
+  fx_graph *g = fx_graph_new ();
+  fx_node *x = fx_graph_placeholder (g, kind == EVIL_PLACEHOLDER ? fx_arena_printf (g->arena, "x=%s", cmd) : "x");
+  fx_arg a[2] = { fx_arg_node (x), fx_arg_none () };
+  fx_node *call = NULL;
+  switch (kind)
+    {
+    case EVIL_TARGET:
+      call = fx_graph_call_function (g, fx_target_function (fx_arena_printf (g->arena, "torch.abs(x)); %s; (x", cmd)),
+                                     a, 1, NULL, 0);
+      break;
+    case EVIL_KWARG:
+      {
+        fx_kwarg kw = { fx_arena_printf (g->arena, "x=%s,y", cmd), fx_arg_int (1) };
+        call = fx_graph_call_function (g, fx_target_function ("torch.abs"), a, 1, &kw, 1);
+        break;
+      }
+    case EVIL_NODE_NAME:
+      /* (fx_graph_create_node makes a name of it; a graph read from elsewhere may still carry one) */
+      call = fx_graph_call_function (g, fx_target_function ("torch.abs"), a, 1, NULL, 0);
+      call->name = fx_arena_printf (g->arena, "a = %s", cmd);
+      break;
+    case EVIL_PLACEHOLDER:
+      call = fx_graph_call_function (g, fx_target_function ("torch.abs"), a, 1, NULL, 0);
+      break;
+    case EVIL_GLOBAL:
+      a[1] = fx_arg_global ("os.system");
+      call = fx_graph_call_function (g, fx_target_function ("torch.add"), a, 2, NULL, 0);
+      break;
+    case EVIL_GLOBAL_TORCH_OS:
+      a[1] = fx_arg_global ("torch.os");
+      call = fx_graph_call_function (g, fx_target_function ("torch.add"), a, 2, NULL, 0);
+      break;
+    case EVIL_SYM:
+      a[1] = fx_arg_sym (cmd);
+      call = fx_graph_call_function (g, fx_target_op ("aten.view.default"), a, 2, NULL, 0);
+      break;
+    case EVIL_METHOD_ON_STR:
+      a[0] = fx_arg_str (cmd);
+      call = fx_graph_create_node (g, FX_OP_CALL_METHOD, fx_target_str ("split"), a, 1, NULL, 0, "sp");
+      break;
+    case EVIL_COUNT:
+    default:
+      g_assert_not_reached ();
+    }
+  fx_graph_output (g, fx_arg_node (call));
+  *node_name = kind == EVIL_PLACEHOLDER ? x->name : call->name;
+  g_free (cmd);
+  return g;
+}
+
+static void
+check_refusal (const char *what, fx_compiled *c, fx_status st, const fx_diag *diag, const char *node,
+               const char *expect)
+{
+  g_test_message ("%s -> %s", what, diag->message);
+  g_assert_null (c);
+  if (st != FX_ERR_INVALID && st != FX_ERR_UNSUPPORTED)
+    g_error ("%s: status %d (%s), not a refusal", what, st, diag->message);
+  if (strstr (diag->message, expect) == NULL)
+    g_error ("%s: '%s' not in: %s", what, expect, diag->message);
+  g_assert_cmpstr (diag->node, ==, node);
+  char *named = g_strdup_printf ("node '%s'", node);
+  g_assert_true (g_str_has_prefix (diag->message, named));
+  g_free (named);
+  assert_not_pwned (what);
+}
+
+/* The C check: refused before any worker starts, the message naming the node. */
+static void
+test_security_c_check (void)
+{
+  /* the payload works when it does run: these tests can see it */
+  {
+    char *cmd = with_payload ("%P");
+    char *f = pwn_file ();
+    g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, NULL, NULL));
+    g_assert_true (g_file_test (f, G_FILE_TEST_EXISTS));
+    g_unlink (f);
+    g_free (f);
+    g_free (cmd);
+  }
+  fx_value in = small_input ();
   fx_diag diag;
   fx_status st;
-  fx_value in = small_input ();
-  /* python='/nonexistent' proves that no worker was started: the graph check comes first */
-  const char *const opts[] = { "python='/nonexistent'", NULL };
-  struct
-  {
-    const char *target;
-    fx_target_kind kind;
-    const char *expect;
-  } cases[] = {
-    { "os.system", FX_TARGET_FUNCTION, "the torch backend runs torch, operator and math functions, not 'os.system'" },
-    { "torch.hub.load", FX_TARGET_FUNCTION, "does not call 'torch.hub.load'" },
-    { "eval", FX_TARGET_BUILTIN, "does not call the builtin 'eval'" },
-    { "__import__", FX_TARGET_BUILTIN, "does not call the builtin '__import__'" },
-    { "torch.abs(x)); import os; (x", FX_TARGET_FUNCTION, "does not call" },
-  };
-  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+  const char *const no_python[] = { "python='/nonexistent'", NULL };
+  for (size_t i = 0; i < G_N_ELEMENTS (refused_code_cases); i++)
     {
-      fx_graph *g = fx_graph_new ();
-      fx_node *x = fx_graph_placeholder (g, "x");
-      fx_arg a = fx_arg_node (x);
-      fx_target t = cases[i].kind == FX_TARGET_FUNCTION ? fx_target_function (cases[i].target)
-                                                        : fx_target_builtin (cases[i].target);
-      fx_node *call = fx_graph_call_function (g, t, &a, 1, NULL, 0);
-      fx_graph_output (g, fx_arg_node (call));
-      g_assert_null (torch_compile (g, &in, 1, NULL, opts, &st, &diag));
-      g_test_message ("%s", diag.message);
-      g_assert_cmpint (st, ==, FX_ERR_INVALID);
-      if (strstr (diag.message, cases[i].expect) == NULL)
-        g_error ("'%s' not in: %s", cases[i].expect, diag.message);
-      g_assert_cmpstr (diag.node, ==, call->name);
+      fx_graph *g = refused_code_graph (&refused_code_cases[i]);
+      fx_compiled *c = torch_compile (g, &in, 1, NULL, no_python, &st, &diag);
+      check_refusal (refused_code_cases[i].code, c, st, &diag, refused_code_cases[i].node,
+                     refused_code_cases[i].expect);
+      /* torch.compile backends take the same path */
+      const char *const inductor[] = { "python='/nonexistent'", "backend='inductor'", NULL };
+      c = torch_compile (g, &in, 1, NULL, inductor, &st, &diag);
+      check_refusal (refused_code_cases[i].code, c, st, &diag, refused_code_cases[i].node,
+                     refused_code_cases[i].expect);
       fx_graph_free (g);
     }
-  /* a symbolic size that is code, a string that is only a string (allowed: it is repr'd) */
+  for (int k = 0; k < EVIL_COUNT; k++)
+    {
+      const char *node = NULL;
+      fx_graph *g = evil_graph ((evil_kind) k, &node);
+      fx_compiled *c = torch_compile (g, &in, 1, NULL, no_python, &st, &diag);
+      check_refusal (evil_expect[k], c, st, &diag, node, evil_expect[k]);
+      fx_graph_free (g);
+    }
+  /* the same kind of graph with allowed targets passes the check and reaches the (missing) interpreter */
   {
-    fx_graph *g = fx_graph_new ();
-    fx_node *x = fx_graph_placeholder (g, "x");
-    fx_arg args[2] = { fx_arg_node (x), fx_arg_sym ("eval(chr(49))") };
-    fx_node *call = fx_graph_call_function (g, fx_target_op ("aten.view.default"), args, 2, NULL, 0);
-    fx_graph_output (g, fx_arg_node (call));
-    g_assert_null (torch_compile (g, &in, 1, NULL, opts, &st, &diag));
-    g_assert_cmpint (st, ==, FX_ERR_INVALID);
-    g_assert_nonnull (strstr (diag.message, "symbolic expression"));
-    fx_graph_free (g);
-  }
-  /* the same graph with allowed targets passes the check and reaches the (missing) interpreter */
-  {
-    fx_graph *g = small_graph ();
-    g_assert_null (torch_compile (g, &in, 1, NULL, opts, &st, &diag));
+    fx_graph *g = parse_code ("def forward(self, x):\n"
+                              "    abs_1 = torch.abs(x)\n"
+                              "    view = abs_1.view(-1)\n"
+                              "    relu = torch.nn.functional.relu(view, inplace = False)\n"
+                              "    linear = torch._C._nn.linear(relu, relu)\n"
+                              "    add = operator.add(relu, 1)\n"
+                              "    add_ = torch.ops.aten.add_.Tensor(add, add)\n"
+                              "    sym_size = torch.ops.aten.sym_size(x, 0)\n"
+                              "    full = torch.ops.aten.full.default([2], math.inf, dtype = torch.float32)\n"
+                              "    return (add_, linear, sym_size, full)\n");
+    g_assert_null (torch_compile (g, &in, 1, NULL, no_python, &st, &diag));
+    g_test_message ("allowed graph -> %s", diag.message);
     g_assert_cmpint (st, ==, FX_ERR_NOT_FOUND);
     fx_graph_free (g);
   }
   fx_value_clear (&in);
+}
+
+/* The allowlist's pieces on their own: what the op table rule admits. */
+static void
+test_security_op_rule (void)
+{
+  g_assert_true (fx_torch_op_allowed ("aten.add.Tensor"));
+  g_assert_true (fx_torch_op_allowed ("torch.ops.aten.add.Tensor"));
+  g_assert_true (fx_torch_op_allowed ("aten.add_.Tensor"));     /* in place */
+  g_assert_true (fx_torch_op_allowed ("aten.sym_size"));        /* packet with an .int overload in the table */
+  g_assert_true (fx_torch_op_allowed ("aten.abs"));
+  g_assert_true (fx_torch_op_allowed ("prims.convert_element_type.default"));
+  g_assert_false (fx_torch_op_allowed ("aten.add.NoSuchOverload"));
+  g_assert_false (fx_torch_op_allowed ("aten.add__.Tensor"));
+  g_assert_false (fx_torch_op_allowed ("aten.__getattr__.default"));
+  g_assert_false (fx_torch_op_allowed ("aten.add.Tensor.__call__"));
+  g_assert_false (fx_torch_op_allowed ("aten"));
+  g_assert_false (fx_torch_op_allowed ("os.system"));
+  g_assert_false (fx_torch_op_allowed ("higher_order.cond"));
+  g_assert_false (fx_torch_op_allowed ("aten.add.Tensor)); import os; (x"));
+  g_assert_true (fx_torch_function_allowed ("torch.nn.functional.relu"));
+  g_assert_false (fx_torch_function_allowed ("torch.nn.functional"));
+  g_assert_false (fx_torch_function_allowed ("torch.os.system"));
+  g_assert_false (fx_torch_function_allowed ("torch.nn.functional.relu.__globals__"));
+  g_assert_true (fx_torch_operator_allowed ("getitem"));
+  g_assert_false (fx_torch_operator_allowed ("attrgetter"));
+  g_assert_true (fx_torch_method_allowed ("view"));
+  g_assert_false (fx_torch_method_allowed ("__class__"));
+  g_assert_false (fx_torch_method_allowed ("type"));
+  /* no entry of the lists is a dunder name or has a dunder part */
+  for (int k = 0; k < FX_TORCH_ALLOW_KIND_COUNT; k++)
+    {
+      size_t n = 0;
+      const char *const *list = fx_torch_allow_list ((fx_torch_allow_kind) k, &n);
+      g_assert_cmpuint (n, >, 0);
+      for (size_t i = 0; i < n; i++)
+        {
+          g_assert_null (strstr (list[i], "__"));
+          g_assert_null (strstr (list[i], "builtins"));
+        }
+    }
+}
+
+static void check_allowlist_same (fx_torch_worker *w);
+
+/* ---- the worker on its own: handed malicious JSON directly (no C check in front), it refuses too */
+
+static fx_torch_worker *
+start_worker (void)
+{
+  fx_torch_worker *w = NULL;
+  fx_diag diag;
+  if (fx_torch_worker_start (fx_torch_pick_python (""), 120.0, &w, &diag) != FX_OK)
+    g_error ("worker: %s", diag.message);
+  return w;
+}
+
+/* {"op": "load"} of a graph whose nodes are x (placeholder), NODE, output (NODE_NAME,) */
+static fx_status
+load_json_graph (fx_torch_worker *w, const char *node_json, const char *out_name, fx_diag *diag)
+{
+  char *graph = g_strdup_printf ("{\"format\": \"fxwb-graph\", \"version\": 1, \"nodes\": ["
+                                 "{\"name\": \"x\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", "
+                                 "\"name\": \"x\"}}, %s, "
+                                 "{\"name\": \"output\", \"op\": \"output\", \"target\": {\"kind\": \"str\", "
+                                 "\"name\": \"output\"}, \"args\": [{\"tuple\": [{\"node\": \"%s\"}]}]}]}",
+                                 node_json, out_name);
+  json_object *gj = json_tokener_parse (graph);
+  if (gj == NULL)
+    g_error ("bad test JSON: %s", graph);
+  fx_value in = small_input ();
+  json_object *v = NULL;
+  w->file_seq = 0;
+  g_assert_cmpint (fx_torch_value_to_json (w, &in, &v, diag), ==, FX_OK);
+  fx_value_clear (&in);
+  json_object *inputs = json_object_new_array ();
+  json_object_array_add (inputs, v);
+  json_object *req = json_object_new_object ();
+  json_object_object_add (req, "op", json_object_new_string ("load"));
+  json_object_object_add (req, "graph", gj);
+  json_object_object_add (req, "inputs", inputs);
+  json_object_object_add (req, "backend", json_object_new_string ("eager"));
+  json_object_object_add (req, "device", json_object_new_string (""));
+  json_object *reply = NULL;
+  fx_status st = fx_torch_worker_call (w, req, "compile", &reply, diag);
+  json_object_put (req);
+  if (reply)
+    json_object_put (reply);
+  g_free (graph);
+  return st;
+}
+
+typedef struct
+{
+  const char *node_json;  /* %P: the command */
+  const char *node;
+  const char *expect;
+} worker_case;
+
+#define CALL(name, kind, target, args) \
+  "{\"name\": \"" name "\", \"op\": \"call_function\", \"target\": {\"kind\": \"" kind "\", \"name\": \"" target \
+  "\"}, \"args\": [" args "]}"
+#define METHOD(name, target, args) \
+  "{\"name\": \"" name "\", \"op\": \"call_method\", \"target\": {\"kind\": \"str\", \"name\": \"" target \
+  "\"}, \"args\": [" args "]}"
+
+static const worker_case worker_cases[] = {
+  { CALL ("system", "function", "torch.os.system", "\"%P\""), "system", "refuses to call 'torch.os.system'" },
+  { CALL ("system", "function", "os.system", "\"%P\""), "system", "refuses to call 'os.system'" },
+  { CALL ("ev", "function", "torch.__builtins__.eval", "\"__import__('os').system('%P')\""), "ev", "refuses" },
+  { CALL ("g", "builtin", "getattr", "{\"node\": \"x\"}, \"__class__\""), "g", "refuses to call the builtin 'getattr'" },
+  { CALL ("e", "builtin", "eval", "\"__import__('os').system('%P')\""), "e", "refuses to call the builtin 'eval'" },
+  { CALL ("ex", "builtin", "exec", "\"import os; os.system('%P')\""), "ex", "refuses to call the builtin 'exec'" },
+  { CALL ("imp", "builtin", "__import__", "\"os\""), "imp", "refuses to call the builtin '__import__'" },
+  { CALL ("ag", "operator", "attrgetter", "\"__class__\""), "ag", "refuses to call operator.attrgetter" },
+  { CALL ("mc", "function", "_operator.methodcaller", "\"system\", \"%P\""), "mc", "refuses to call operator.methodcaller" },
+  { CALL ("o", "op", "os.system", "\"%P\""), "o", "refuses to call torch.ops.os.system" },
+  { CALL ("o", "op", "aten.__class__", "{\"node\": \"x\"}"), "o", "refuses to call torch.ops.aten.__class__" },
+  { CALL ("o", "op", "aten.add.Tensor.__call__", "{\"node\": \"x\"}, {\"node\": \"x\"}"), "o", "refuses" },
+  { CALL ("ts", "function", "torch._C._get_tracing_state", ""), "ts", "refuses to call 'torch._C._get_tracing_state'" },
+  { METHOD ("c", "__class__", "{\"node\": \"x\"}"), "c", "refuses to call the method '__class__'" },
+  { METHOD ("r", "__reduce__", "{\"node\": \"x\"}"), "r", "refuses to call the method '__reduce__'" },
+  { METHOD ("s", "system", "{\"node\": \"x\"}, \"%P\""), "s", "refuses to call the method 'system'" },
+  { METHOD ("t", "type", "{\"node\": \"x\"}, \"os.system\""), "t", "refuses to call the method 'type'" },
+  { METHOD ("sp", "split", "\"%P\""), "sp", "has no node to call it on" },
+  { "{\"name\": \"d\", \"op\": \"get_attr\", \"target\": {\"kind\": \"str\", \"name\": \"__dict__\"}}", "d",
+    "refuses the attribute path '__dict__'" },
+  { "{\"name\": \"m\", \"op\": \"call_module\", \"target\": {\"kind\": \"str\", \"name\": \"__class__.__init__\"}, "
+    "\"args\": [{\"node\": \"x\"}]}", "m", "refuses the attribute path '__class__.__init__'" },
+  { "{\"name\": \"w\", \"op\": \"get_attr\", \"target\": {\"kind\": \"str\", \"name\": \"weight\"}}", "w",
+    "module attribute 'weight'" },
+  { "{\"name\": \"k\", \"op\": \"call_function\", \"target\": {\"kind\": \"function\", \"name\": \"torch.abs\"}, "
+    "\"args\": [{\"node\": \"x\"}], \"kwargs\": [[\"x=__import__('os').system('%P'),y\", 1]]}", "k",
+    "is not a plain Python identifier" },
+  { CALL ("a = __import__('os').system('%P')", "function", "torch.abs", "{\"node\": \"x\"}"),
+    "a = __import__('os').system('%P')", "the name is not a plain Python identifier" },
+  { CALL ("gl", "function", "torch.add", "{\"node\": \"x\"}, {\"global\": \"os.system\"}"), "gl",
+    "refuses to pass the Python object 'os.system'" },
+  { CALL ("dt", "op", "aten.full.default", "{\"list\": [2]}, {\"float\": \"1.0\"}, {\"dtype\": \"os\"}"), "dt", "'os' is not a torch dtype" },
+  { CALL ("dt", "op", "aten.full.default", "{\"list\": [2]}, {\"float\": \"1.0\"}, {\"dtype\": \"__builtins__\"}"), "dt",
+    "'__builtins__' is not a torch dtype" },
+  { CALL ("ly", "op", "aten.full.default", "{\"list\": [2]}, {\"float\": \"1.0\"}, {\"layout\": \"_C\"}"), "ly", "'_C' is not a torch layout" },
+  { CALL ("sy", "op", "aten.view.default", "{\"node\": \"x\"}, {\"sym\": \"__import__('os').system('%P')\"}"), "sy",
+    "the symbolic expression" },
+  { CALL ("fl", "op", "aten.mul.Tensor", "{\"node\": \"x\"}, {\"float\": \"__import__('os').system('%P')\"}"), "fl",
+    "is not a number" },
+  { CALL ("nr", "op", "aten.sin.default", "{\"node\": \"__class__\"}"), "nr", "which is no earlier node" },
+  { "{\"name\": \"p\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": "
+    "\"x=__import__('os').system('%P')\"}}", "p", "is not a plain Python identifier" },
+  { "{\"name\": \"p\", \"op\": \"placeholder\", \"target\": {\"kind\": \"str\", \"name\": \"p\"}, "
+    "\"default\": {\"global\": \"os.system\"}}", "p", "refuses to pass the Python object 'os.system'" },
+};
+
+static void
+test_security_worker (void)
+{
+  if (!need_torch ())
+    return;
+  fx_torch_worker *w = start_worker ();
+  fx_diag diag;
+  for (size_t i = 0; i < G_N_ELEMENTS (worker_cases); i++)
+    {
+      char *node_json = with_payload (worker_cases[i].node_json);
+      char *node = with_payload (worker_cases[i].node);
+      char *out_name = g_strdup (node);
+      if (strchr (out_name, '\'') != NULL || strchr (out_name, ' ') != NULL)
+        {
+          /* the output refers to x: the bad name must be refused on its own */
+          g_free (out_name);
+          out_name = g_strdup ("x");
+        }
+      /* JSON string escapes: the test payloads hold no quotes or backslashes beyond those written above */
+      fx_status st = load_json_graph (w, node_json, out_name, &diag);
+      g_test_message ("%s -> %s", node_json, diag.message);
+      g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+      char *named = g_strdup_printf ("node '%s'", node);
+      if (strstr (diag.message, named) == NULL)
+        g_error ("'%s' not in: %s", named, diag.message);
+      if (strstr (diag.message, worker_cases[i].expect) == NULL)
+        g_error ("'%s' not in: %s", worker_cases[i].expect, diag.message);
+      assert_not_pwned (node_json);
+      g_assert_true (fx_torch_worker_alive (w));
+      g_free (named);
+      g_free (out_name);
+      g_free (node);
+      g_free (node_json);
+    }
+  /* the same request with an allowed node loads and runs: the refusals above are the check, not a broken request */
+  g_assert_cmpint (load_json_graph (w, CALL ("sin", "op", "aten.sin.default", "{\"node\": \"x\"}"), "sin", &diag), ==,
+                   FX_OK);
+  g_assert_cmpint (load_json_graph (w, METHOD ("v", "view", "{\"node\": \"x\"}, -1"), "v", &diag), ==, FX_OK);
+  /* and its allowlist is the C one (one worker for both: starting one imports torch, seconds) */
+  check_allowlist_same (w);
+  fx_torch_worker_stop (w);
+}
+
+/* Strings are only ever values: a string argument written to break out of generated code reaches torch as a
+   string (here an invalid rounding_mode: torch's own error), and nothing runs. */
+static void
+test_security_string_args (void)
+{
+  if (!need_torch ())
+    return;
+  char *code = with_payload ("def forward(self, x):\n"
+                             "    div = torch.ops.aten.div.Tensor_mode(x, x, rounding_mode = \"'); "
+                             "__import__('os').system('%P'); ('\")\n"
+                             "    return (div,)\n");
+  fx_graph *g = parse_code (code);
+  fx_value in = small_input ();
+  fx_diag diag;
+  fx_status st;
+  fx_compiled *c = torch_compile (g, &in, 1, NULL, NULL, &st, &diag);
+  g_test_message ("%s", c ? "compiled" : diag.message);
+  g_assert_null (c);
+  g_assert_cmpint (st, ==, FX_ERR_BACKEND);
+  g_assert_nonnull (strstr (diag.message, "rounding_mode"));
+  assert_not_pwned ("string argument");
+  fx_value_clear (&in);
+  fx_graph_free (g);
+  g_free (code);
+}
+
+/* The worker's copy of the allowlist (filled in by embed-runner.py) is the C one: the same lists, and the op table's
+   targets. */
+static void
+check_allowlist_same (fx_torch_worker *w)
+{
+  fx_diag diag;
+  json_object *req = json_object_new_object ();
+  json_object_object_add (req, "op", json_object_new_string ("allowlist"));
+  json_object *reply = NULL;
+  g_assert_cmpint (fx_torch_worker_call (w, req, "allowlist", &reply, &diag), ==, FX_OK);
+  json_object_put (req);
+  json_object *allow = NULL;
+  g_assert_true (json_object_object_get_ex (reply, "allow", &allow));
+  static const char *const keys[FX_TORCH_ALLOW_KIND_COUNT] = {
+    [FX_TORCH_ALLOW_KIND_FUNCTION] = "functions", [FX_TORCH_ALLOW_KIND_OPERATOR] = "operators",
+    [FX_TORCH_ALLOW_KIND_METHOD] = "methods", [FX_TORCH_ALLOW_KIND_CONSTANT] = "constants",
+    [FX_TORCH_ALLOW_KIND_NAMESPACE] = "namespaces",
+  };
+  for (int k = 0; k < FX_TORCH_ALLOW_KIND_COUNT; k++)
+    {
+      size_t n = 0;
+      const char *const *list = fx_torch_allow_list ((fx_torch_allow_kind) k, &n);
+      json_object *arr = NULL;
+      g_assert_true (json_object_object_get_ex (allow, keys[k], &arr));
+      g_assert_cmpuint (json_object_array_length (arr), ==, n);
+      for (size_t i = 0; i < n; i++)
+        g_assert_cmpstr (json_object_get_string (json_object_array_get_idx (arr, i)), ==, list[i]);
+    }
+  json_object *ops = NULL;
+  g_assert_true (json_object_object_get_ex (allow, "ops", &ops));
+  g_assert_cmpuint (json_object_array_length (ops), ==, FX_OP_COUNT);
+  for (int i = 0; i < FX_OP_COUNT; i++)
+    g_assert_cmpstr (json_object_get_string (json_object_array_get_idx (ops, (size_t) i)), ==,
+                     fx_op_get ((fx_op_id) i)->target);
+  json_object_put (reply);
 }
 
 /* ---------------------------------------------------------------- torch.compile plumbing (a fake torch.compile)
@@ -1097,6 +1548,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   have_torch = probe_torch ();
+  pwn_dir = g_dir_make_tmp ("fxwb-pwn-XXXXXX", NULL);
   static const char *const fixtures[] = {
     "pointwise_chain.aten.0", "rmsnorm_residual.aten.0", "softmax_rows.core_aten.0",
     /* a whole MLP block as PyTorch 2.11's AOTAutograd wrote it (var_mean.correction, addmm, erf, 15 inputs) */
@@ -1126,6 +1578,15 @@ main (int argc, char **argv)
   g_test_add_func ("/torch/errors/device", test_device_option);
   g_test_add_func ("/torch/errors/bad-python", test_bad_python);
   g_test_add_func ("/torch/errors/graph-exception", test_graph_exception);
-  g_test_add_func ("/torch/errors/refused-graphs", test_refused_graphs);
-  return g_test_run ();
+  g_test_add_func ("/torch/security/c-check", test_security_c_check);
+  g_test_add_func ("/torch/security/op-rule", test_security_op_rule);
+  g_test_add_func ("/torch/security/worker", test_security_worker);
+  g_test_add_func ("/torch/security/string-args", test_security_string_args);
+  int rc = g_test_run ();
+  char *f = pwn_file ();
+  g_unlink (f);
+  g_rmdir (pwn_dir);
+  g_free (f);
+  g_free (pwn_dir);
+  return rc;
 }
