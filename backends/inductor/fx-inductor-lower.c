@@ -795,6 +795,8 @@ lower_call (lower_state *s, const fx_node *node, const fx_op_call *call, const f
   *n->call = *call;
   n->call->arena = NULL;
   n->call->diag = NULL;
+  /* the graph being lowered is a copy freed after the compile; a run-time error of this call names the node */
+  n->call->node_name = fx_arena_strdup (p->arena, call->node_name);
   n->call->n_outs = 0;
   memset (n->call->outs, 0, sizeof n->call->outs);
   n->arg_views = fx_arena_alloc (p->arena, sizeof (int) * FX_OP_MAX_ARGS);

@@ -626,7 +626,9 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
           else
             {
               r.bt[b] = buffer_tensor (B);
-              st = fx_tensor_copy_into (r.bt[b], t, diag);
+              st = r.bt[b] ? fx_tensor_copy_into (r.bt[b], t, diag)
+                           : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot allocate a copy of input %d",
+                                          B->input_index);
             }
           r.bufs[b] = r.bt[b] ? fx_tensor_data (r.bt[b]) : NULL;
         }
@@ -639,8 +641,10 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
                   int64_t bytes = p->slot_bytes[B->slot];
                   slots[B->slot] = fx_tensor_new (NULL, FX_DTYPE_U8, 1, &bytes);
                 }
-              fx_tensor *v = fx_tensor_as_strided (slots[B->slot], B->ndim, B->sizes, B->strides, 0);
-              v->dtype = B->dtype;
+              fx_tensor *v = slots[B->slot] ? fx_tensor_as_strided (slots[B->slot], B->ndim, B->sizes, B->strides, 0)
+                                            : NULL;
+              if (v)
+                v->dtype = B->dtype;
               r.bt[b] = v;
             }
           else

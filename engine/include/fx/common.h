@@ -59,6 +59,21 @@ void fx_diag_locate (fx_diag *diag, const char *file, int line, int col,
 /* "file:line:col: error: message\n  line text\n      ^\n" into out (NUL-terminated, clipped). */
 size_t fx_diag_format (const fx_diag *diag, char *out, size_t out_size);
 
+/* Checked size arithmetic for element counts, strides and byte counts (all int64, as PyTorch's): the result goes to
+   *out and the call returns false when it does not fit. Every numel/bytes/stride product computed from input
+   values (annotations, shape arguments, JSON) goes through these, so a size like 2^63-1 is an error, not a wrap. */
+static inline bool
+fx_size_mul (int64_t a, int64_t b, int64_t *out)
+{
+  return !__builtin_mul_overflow (a, b, out);
+}
+
+static inline bool
+fx_size_add (int64_t a, int64_t b, int64_t *out)
+{
+  return !__builtin_add_overflow (a, b, out);
+}
+
 /* Growable byte buffer; data is always NUL-terminated. */
 typedef struct fx_buf
 {
