@@ -611,6 +611,9 @@ fx_value_as_int_list (const fx_value *v, int64_t *out, int max)
     }
   if (v->kind != FX_VALUE_LIST && v->kind != FX_VALUE_TUPLE)
     return -1;
+  /* a list longer than the caller's array is an error (-1), never a count the caller would loop to */
+  if (v->u.seq.n > (size_t) max)
+    return -1;
   int n = (int) v->u.seq.n;
   for (int i = 0; i < n && i < max; i++)
     out[i] = fx_value_as_i64 (&v->u.seq.items[i]);

@@ -400,6 +400,9 @@ resolve_spec (const fx_input_spec *spec, const sym_env *env, fx_arena *arena, fx
   for (int d = 0; d < nd; d++)
     {
       int64_t v;
+      if (m->sizes[d].sym == NULL && m->sizes[d].value < 0)
+        return fx_diag_set (diag, FX_ERR_INVALID, "input '%s': negative size %lld at dim %d",
+                            spec->name ? spec->name : "?", (long long) m->sizes[d].value, d);
       if (!sym_eval (env, &m->sizes[d], &v))
         return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint; give concrete inputs "
                             "(inputs.json, a repro's load_args or saved tensors)",
