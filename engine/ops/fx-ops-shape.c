@@ -211,6 +211,8 @@ fx_meta_view (fx_op_call *call)
       {
         int64_t want[FX_TENSOR_MAX_DIMS];
         int n = fx_value_as_int_list (&call->args[1], want, FX_TENSOR_MAX_DIMS);
+        if (n < 0)
+          return fx_op_error (call, FX_ERR_UNSUPPORTED, "expand: more than %d sizes", FX_TENSOR_MAX_DIMS);
         if (n < x->ndim)
           return fx_op_error (call, FX_ERR_INVALID,
                               "expand: the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
