@@ -376,6 +376,8 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels, %d fallbacks; C build %s (%.1f ms)\n",
                      p->n_nodes, p->n_groups, p->n_fallbacks,
                      invoked ? "compiled" : "cache hit", now_ms () - t1);
+      if (s->lib.cache_note[0])
+        fx_buf_printf (&out->notes, "%s\n", s->lib.cache_note);
       if (cc_out.len)
         fx_compiled_add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
       fx_buf_free (&cc_out);

@@ -108,6 +108,17 @@ size_t fx_arena_bytes (const fx_arena *arena);
 fx_status fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag);
 fx_status fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag);
 
+/* Private on-disk caches (compiled kernels are loaded from them, so nobody else may be able to write there).
+   fx_cache_dir_open makes path (missing parents too) with mode 0700 and checks the result: a real directory, not a
+   symlink, owned by this user and writable by no one else. When path fails the check, out gets a fresh private
+   directory made by mkdtemp ($TMPDIR or /tmp, "<fallback_prefix>-XXXXXX", one per prefix for the process) and
+   refused (may be NULL) says why path was refused (empty when it was accepted). FX_OK with out set, or an error
+   when not even the fallback can be made. */
+fx_status fx_cache_dir_open (const char *path, const char *fallback_prefix, char *out, size_t out_size,
+                             char *refused, size_t refused_size, fx_diag *diag);
+/* An open file of such a cache may be trusted: a regular file owned by this user, writable by no one else. */
+bool fx_cache_file_trusted (int fd);
+
 #ifdef __cplusplus
 }
 #endif
