@@ -3,6 +3,7 @@
 #include "fx-cuda-impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,28 +125,6 @@ now_ms (void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int
-mkdir_p (const char *path)
-{
-  char tmp[1024];
-  size_t len = strlen (path);
-
-  if (len == 0 || len >= sizeof tmp)
-    return -1;
-  memcpy (tmp, path, len + 1);
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        if (mkdir (tmp, 0755) != 0 && errno != EEXIST)
-          return -1;
-        *p = '/';
-      }
-  if (mkdir (tmp, 0755) != 0 && errno != EEXIST)
-    return -1;
-  return 0;
-}
-
 static void
 default_cache_dir (char *out, size_t out_size)
 {
@@ -170,14 +149,22 @@ default_cache_dir (char *out, size_t out_size)
 static bool
 cache_read (const char *path, const char *key, void **image, size_t *size)
 {
-  FILE *f = fopen (path, "rb");
+  /* the image is loaded onto the GPU: only a private file of this user counts (never through a symlink) */
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  FILE *f = NULL;
   char header[128], want[128];
   unsigned long long n = 0;
   void *data;
   bool ok = false;
 
+  if (fd >= 0 && fx_cache_file_trusted (fd))
+    f = fdopen (fd, "rb");
   if (!f)
-    return false;
+    {
+      if (fd >= 0)
+        close (fd);
+      return false;
+    }
   if (!fgets (header, sizeof header, f) || sscanf (header, CACHE_MAGIC " %*64s %llu", &n) != 1)
     goto out;
   snprintf (want, sizeof want, CACHE_MAGIC " %s %llu\n", key, n);
@@ -207,13 +194,19 @@ cache_write (const char *dir, const char *path, const char *key, const void *ima
   char tmp[1100];
   FILE *f;
   bool ok;
+  int fd;
 
-  if (mkdir_p (dir) != 0)
-    return;
+  (void) dir;   /* made and checked private by the caller */
   snprintf (tmp, sizeof tmp, "%s.tmp.%ld", path, (long) getpid ());
-  f = fopen (tmp, "wb");
+  unlink (tmp);
+  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  f = fd >= 0 ? fdopen (fd, "wb") : NULL;
   if (!f)
-    return;
+    {
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
   ok = fprintf (f, CACHE_MAGIC " %s %zu\n", key, size) > 0 && fwrite (image, 1, size, f) == size;
   ok = (fclose (f) == 0) && ok;
   if (!ok || rename (tmp, path) != 0)
@@ -362,12 +355,21 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
   sha256_field (&h, source);
   sha256_hex (&h, bi->key);
 
-  if (!o->no_cache)
+  bool use_cache = !o->no_cache;
+  if (use_cache)
     {
+      char want_dir[900];
       if (o->cache_dir && *o->cache_dir)
-        snprintf (cache_dir, sizeof cache_dir, "%s", o->cache_dir);
+        snprintf (want_dir, sizeof want_dir, "%s", o->cache_dir);
       else
-        default_cache_dir (cache_dir, sizeof cache_dir);
+        default_cache_dir (want_dir, sizeof want_dir);
+      /* created 0700; a directory others can write to is replaced by a private temporary one */
+      fx_diag dd;
+      if (fx_cache_dir_open (want_dir, "fx-workbench-cuda", cache_dir, sizeof cache_dir, NULL, 0, &dd) != FX_OK)
+        use_cache = false;
+    }
+  if (use_cache)
+    {
       snprintf (bi->cache_path, sizeof bi->cache_path, "%s/%s.%s", cache_dir, bi->key, bi->is_ptx ? "ptx" : "cubin");
       if (cache_read (bi->cache_path, bi->key, image, image_size))
         {
@@ -433,7 +435,7 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
     }
   if (bi->is_ptx)
     size = strlen (data) + 1;   /* the driver wants the PTX text NUL-terminated */
-  if (!o->no_cache)
+  if (use_cache)
     cache_write (cache_dir, bi->cache_path, bi->key, data, size);
   *image = data;
   *image_size = size;

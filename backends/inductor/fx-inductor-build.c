@@ -37,35 +37,37 @@ fnv1a (uint64_t h, const void *data, size_t len)
   return h;
 }
 
-static void
-mkdir_p (const char *path)
-{
-  char tmp[1024];
-  snprintf (tmp, sizeof tmp, "%s", path);
-  for (char *c = tmp + 1; *c; c++)
-    if (*c == '/')
-      {
-        *c = '\0';
-        mkdir (tmp, 0700);
-        *c = '/';
-      }
-  mkdir (tmp, 0700);
-}
+static char cache_refused[600];
 
 const char *
 ind_cache_dir (void)
 {
   static char dir[1024];
+  char want[1024];
   const char *env = getenv ("FXWB_INDUCTOR_CACHE");
   if (env && env[0])
-    snprintf (dir, sizeof dir, "%s", env);
+    snprintf (want, sizeof want, "%s", env);
   else if (getenv ("XDG_CACHE_HOME") && getenv ("XDG_CACHE_HOME")[0])
-    snprintf (dir, sizeof dir, "%s/fx-workbench/inductor", getenv ("XDG_CACHE_HOME"));
-  else if (getenv ("HOME"))
-    snprintf (dir, sizeof dir, "%s/.cache/fx-workbench/inductor", getenv ("HOME"));
+    snprintf (want, sizeof want, "%s/fx-workbench/inductor", getenv ("XDG_CACHE_HOME"));
+  else if (getenv ("HOME") && getenv ("HOME")[0])
+    snprintf (want, sizeof want, "%s/.cache/fx-workbench/inductor", getenv ("HOME"));
   else
-    snprintf (dir, sizeof dir, "/tmp/fx-workbench-inductor-%d", (int) getuid ());
+    snprintf (want, sizeof want, "/tmp/fx-workbench-inductor-%d", (int) getuid ());
+  /* a library found here is dlopened: a directory someone else can write to would run their code */
+  fx_diag d;
+  if (fx_cache_dir_open (want, "fx-workbench-inductor", dir, sizeof dir, cache_refused, sizeof cache_refused, &d)
+      != FX_OK)
+    {
+      snprintf (cache_refused, sizeof cache_refused, "%.590s", d.message);
+      snprintf (dir, sizeof dir, "%s", want);   /* every open below checks again and fails cleanly */
+    }
   return dir;
+}
+
+const char *
+ind_cache_refused (void)
+{
+  return cache_refused;
 }
 
 static const char *
@@ -114,7 +116,6 @@ ind_have_openmp (void)
   if (known >= 0)
     return known;
   const char *dir = ind_cache_dir ();
-  mkdir_p (dir);
   char ok[1100], no[1100];
   snprintf (ok, sizeof ok, "%s/openmp-yes", dir);
   snprintf (no, sizeof no, "%s/openmp-no", dir);
@@ -147,7 +148,6 @@ ind_have_mvec (void)
   if (known >= 0)
     return known;
   const char *dir = ind_cache_dir ();
-  mkdir_p (dir);
   char ok[1100], no[1100];
   snprintf (ok, sizeof ok, "%s/mvec-yes", dir);
   snprintf (no, sizeof no, "%s/mvec-no", dir);
@@ -176,6 +176,87 @@ ind_have_mvec (void)
   return known;
 }
 
+/* Trailer after the ELF image: the source bytes, their length (8 bytes, little endian) and this magic. */
+#define SOURCE_MAGIC "FXWBSRC1"
+
+static int
+write_all (int fd, const void *data, size_t len)
+{
+  const char *p = data;
+  while (len > 0)
+    {
+      ssize_t w = write (fd, p, len);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;
+      p += w;
+      len -= (size_t) w;
+    }
+  return 0;
+}
+
+/* Writes a file of this user only (0600, never through a symlink), replacing what was there. */
+static int
+write_private (const char *path, const void *data, size_t len, const void *data2, size_t len2)
+{
+  unlink (path);
+  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  int rc = write_all (fd, data, len) == 0 && write_all (fd, data2, len2) == 0 ? 0 : -1;
+  if (close (fd) != 0)
+    rc = -1;
+  return rc;
+}
+
+static int
+append_source (const char *path, const char *source, size_t len)
+{
+  int fd = open (path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  unsigned char trailer[16];
+  uint64_t n = len;
+  for (int i = 0; i < 8; i++)
+    trailer[i] = (unsigned char) (n >> (8 * i));
+  memcpy (trailer + 8, SOURCE_MAGIC, 8);
+  int rc = fchmod (fd, 0700) == 0 && write_all (fd, source, len) == 0 && write_all (fd, trailer, 16) == 0 ? 0 : -1;
+  if (close (fd) != 0)
+    rc = -1;
+  return rc;
+}
+
+/* The library open on fd is a private file of this user and ends with exactly this source. */
+static bool
+library_matches (int fd, const char *source, size_t len)
+{
+  struct stat st;
+  if (!fx_cache_file_trusted (fd) || fstat (fd, &st) != 0 || st.st_size < 16
+      || (uint64_t) st.st_size - 16 < (uint64_t) len)
+    return false;
+  unsigned char trailer[16];
+  off_t end = st.st_size - 16;
+  if (pread (fd, trailer, 16, end) != 16 || memcmp (trailer + 8, SOURCE_MAGIC, 8) != 0)
+    return false;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; i++)
+    n |= (uint64_t) trailer[i] << (8 * i);
+  if (n != len)
+    return false;
+  char chunk[65536];
+  off_t at = end - (off_t) len;
+  for (size_t done = 0; done < len;)
+    {
+      size_t want = len - done < sizeof chunk ? len - done : sizeof chunk;
+      ssize_t got = pread (fd, chunk, want, at + (off_t) done);
+      if (got <= 0 || memcmp (chunk, source + done, (size_t) got) != 0)
+        return false;
+      done += (size_t) got;
+    }
+  return true;
+}
+
 fx_status
 ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler_invoked, ind_library *lib,
            fx_buf *compiler_output, fx_diag *diag)
@@ -183,8 +264,19 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
   memset (lib, 0, sizeof *lib);
   if (compiler_invoked)
     *compiler_invoked = false;
-  const char *dir = cache_dir ? cache_dir : ind_cache_dir ();
-  mkdir_p (dir);
+  char dir[1024];
+  if (cache_dir == NULL)
+    {
+      cache_dir = ind_cache_dir ();
+      snprintf (lib->cache_note, sizeof lib->cache_note, "%.500s", ind_cache_refused ());
+    }
+  char refused[600];
+  fx_status dst = fx_cache_dir_open (cache_dir, "fx-workbench-inductor", dir, sizeof dir, refused, sizeof refused,
+                                     diag);
+  if (dst != FX_OK)
+    return dst;
+  if (refused[0])
+    snprintf (lib->cache_note, sizeof lib->cache_note, "%.500s", refused);
   bool omp = ind_have_openmp ();
   /* $FXWB_INDUCTOR_MARCH picks another target (e.g. x86-64-v2 for valgrind, which lacks AVX-512) */
   char march[64] = "-march=native";
@@ -232,19 +324,28 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
       h = fnv1a (h, cpu_id, strlen (cpu_id));
     }
   h = fnv1a (h, compiler (), strlen (compiler ()));
-  char base[900], so[1000], src[1200], tmp[1200], log[1200];
+  char base[900], so[1000], src[1200], tmp[1200], log[1200], fdpath[64];
   snprintf (base, sizeof base, "%.800s/k%016llx", dir, (unsigned long long) h);
   snprintf (so, sizeof so, "%s.so", base);
   snprintf (src, sizeof src, "%s.c", base);
   snprintf (log, sizeof log, "%s.log", base);
   snprintf (tmp, sizeof tmp, "%s.%d.tmp.so", base, (int) getpid ());
-  if (access (so, R_OK) != 0)
+  /* A cached library is used only when it is ours, private, and carries this very source (the 64-bit key can
+     collide): the check and the dlopen go through one descriptor, so the file checked is the file loaded. */
+  int fd = open (so, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && !library_matches (fd, source, len))
     {
-      FILE *f = fopen (src, "w");
-      if (f == NULL)
+      if (!fx_cache_file_trusted (fd))
+        snprintf (lib->cache_note, sizeof lib->cache_note,
+                  "inductor: cached %.400s is not a private file of this user; rebuilt", so);
+      close (fd);
+      fd = -1;
+      unlink (so);
+    }
+  if (fd < 0)
+    {
+      if (write_private (src, source, len, NULL, 0) != 0)
         return fx_diag_set (diag, FX_ERR_IO, "inductor: cannot write %s: %s", src, strerror (errno));
-      fwrite (source, 1, len, f);
-      fclose (f);
       /* compiler + flags + "-o" tmp src -lmvec -lm + NULL */
       char *argv[sizeof flags / sizeof flags[0] + 8];
       size_t k = 0;
@@ -260,6 +361,7 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
       argv[k] = NULL;
       if (compiler_invoked)
         *compiler_invoked = true;
+      unlink (tmp);
       int rc = run_compiler (argv, log);
       char *text = NULL;
       size_t tlen = 0;
@@ -275,16 +377,40 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
           return st;
         }
       free (text);
-      if (rename (tmp, so) != 0)
+      /* the source travels inside the library file (ELF loaders ignore trailing bytes): one rename installs both */
+      if (append_source (tmp, source, len) != 0 || rename (tmp, so) != 0)
         {
+          int e = errno;
           unlink (tmp);
-          return fx_diag_set (diag, FX_ERR_IO, "inductor: cannot install %s: %s", so, strerror (errno));
+          return fx_diag_set (diag, FX_ERR_IO, "inductor: cannot install %s: %s", so, strerror (e));
+        }
+      fd = open (so, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0 || !library_matches (fd, source, len))
+        {
+          if (fd >= 0)
+            close (fd);
+          return fx_diag_set (diag, FX_ERR_IO, "inductor: %s changed while it was installed", so);
         }
     }
   else
     lib->cache_hit = true;
+  /* dlopen goes through a fresh hard link to the checked inode: the loader then maps exactly the file that was
+     checked, and a name it loaded before (k<hash>.so, replaced after a key collision) cannot hand back the old
+     library. Installed files are never modified in place, so one inode is one content. */
+  static unsigned load_counter;
+  char unique[1300];
+  snprintf (unique, sizeof unique, "%s.%d.%u.load.so", base, (int) getpid (),
+            __atomic_add_fetch (&load_counter, 1, __ATOMIC_RELAXED));
+  snprintf (fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+  unlink (unique);
+  const char *load = unique;
+  if (linkat (AT_FDCWD, fdpath, AT_FDCWD, unique, AT_SYMLINK_FOLLOW) != 0 && link (so, unique) != 0)
+    load = so;   /* no hard links here: the directory is still private */
   /* never unloaded: OpenMP worker threads may still reference the code after a kernel returns */
-  lib->handle = dlopen (so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  lib->handle = dlopen (load, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (load == unique)
+    unlink (unique);
+  close (fd);
   if (lib->handle == NULL)
     return fx_diag_set (diag, FX_ERR_BACKEND, "inductor: dlopen %s failed: %s", so, dlerror ());
   snprintf (lib->so_path, sizeof lib->so_path, "%s", so);

@@ -180,10 +180,15 @@ typedef struct ind_library
   void *handle;
   char so_path[1024];
   bool cache_hit;
+  char cache_note[512];     /* why the configured cache directory or a cached library was refused; empty if not */
 } ind_library;
 fx_status ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler_invoked,
                      ind_library *lib, fx_buf *compiler_output, fx_diag *diag);
+/* The kernel cache: $FXWB_INDUCTOR_CACHE, $XDG_CACHE_HOME/fx-workbench/inductor, ~/.cache/fx-workbench/inductor or
+   /tmp/fx-workbench-inductor-<uid>, created 0700 and used only when private to this user (else a mkdtemp directory;
+   ind_cache_refused says why). */
 const char *ind_cache_dir (void);
+const char *ind_cache_refused (void);
 bool ind_have_openmp (void);
 bool ind_have_mvec (void);
 int ind_run_tool (char *const *argv, const char *log_path);

@@ -795,6 +795,8 @@ lower_call (lower_state *s, const fx_node *node, const fx_op_call *call, const f
   *n->call = *call;
   n->call->arena = NULL;
   n->call->diag = NULL;
+  /* the graph being lowered is a copy freed after the compile; a run-time error of this call names the node */
+  n->call->node_name = fx_arena_strdup (p->arena, call->node_name);
   n->call->n_outs = 0;
   memset (n->call->outs, 0, sizeof n->call->outs);
   n->arg_views = fx_arena_alloc (p->arena, sizeof (int) * FX_OP_MAX_ARGS);
@@ -1085,6 +1087,37 @@ ind_lower (ind_program *p, const fx_graph *graph, const fx_value *inputs, size_t
   for (size_t i = 0; i < n_outs; i++)
     fx_value_clear (&outs[i]);
   fx_arena_free (oa);
+  /* every buffer is allocated at run time on this machine: one over the memory limit is the node's error now, not
+     a failed allocation in the middle of a run */
+  size_t max_bytes = fx_tensor_max_bytes ();
+  for (const fx_node *n = graph->first; st == FX_OK && n; n = n->next)
+    if (!n->erased && n->op == FX_OP_CALL_FUNCTION && n->id < s.n_env)
+      {
+        const fx_value *v = &s.env[n->id];
+        const fx_value *items = v;
+        size_t n_items = 1;
+        if (v->kind == FX_VALUE_TUPLE || v->kind == FX_VALUE_LIST)
+          {
+            items = v->u.seq.items;
+            n_items = v->u.seq.n;
+          }
+        for (size_t k = 0; st == FX_OK && k < n_items; k++)
+          {
+            size_t bytes = 0;
+            const fx_tensor *t = items[k].kind == FX_VALUE_TENSOR ? items[k].u.t : NULL;
+            if (t == NULL)
+              continue;
+            fx_diag why;
+            if (fx_layout_check (t->dtype, t->ndim, t->sizes, t->strides, t->offset, &bytes, &why) != FX_OK)
+              st = fx_diag_set (diag, FX_ERR_INVALID, "node '%s': %s", n->name, why.message);
+            else if (bytes > max_bytes)
+              st = fx_diag_set (diag, FX_ERR_NOMEM, "node '%s': its output needs %zu bytes, more than the %zu bytes "
+                                "one tensor may take (physical memory, or $FX_MAX_TENSOR_BYTES)", n->name, bytes,
+                                max_bytes);
+            if (st != FX_OK && diag)
+              snprintf (diag->node, sizeof diag->node, "%s", n->name);
+          }
+      }
   size_t ph = 0;
   for (const fx_node *n = graph->first; st == FX_OK && n; n = n->next)
     {

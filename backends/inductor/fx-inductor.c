@@ -376,6 +376,8 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels, %d fallbacks; C build %s (%.1f ms)\n",
                      p->n_nodes, p->n_groups, p->n_fallbacks,
                      invoked ? "compiled" : "cache hit", now_ms () - t1);
+      if (s->lib.cache_note[0])
+        fx_buf_printf (&out->notes, "%s\n", s->lib.cache_note);
       if (cc_out.len)
         fx_compiled_add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
       fx_buf_free (&cc_out);
@@ -626,7 +628,9 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
           else
             {
               r.bt[b] = buffer_tensor (B);
-              st = fx_tensor_copy_into (r.bt[b], t, diag);
+              st = r.bt[b] ? fx_tensor_copy_into (r.bt[b], t, diag)
+                           : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot allocate a copy of input %d",
+                                          B->input_index);
             }
           r.bufs[b] = r.bt[b] ? fx_tensor_data (r.bt[b]) : NULL;
         }
@@ -639,8 +643,10 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
                   int64_t bytes = p->slot_bytes[B->slot];
                   slots[B->slot] = fx_tensor_new (NULL, FX_DTYPE_U8, 1, &bytes);
                 }
-              fx_tensor *v = fx_tensor_as_strided (slots[B->slot], B->ndim, B->sizes, B->strides, 0);
-              v->dtype = B->dtype;
+              fx_tensor *v = slots[B->slot] ? fx_tensor_as_strided (slots[B->slot], B->ndim, B->sizes, B->strides, 0)
+                                            : NULL;
+              if (v)
+                v->dtype = B->dtype;
               r.bt[b] = v;
             }
           else

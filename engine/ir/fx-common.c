@@ -2,9 +2,13 @@
 #include "fx/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const status_names[] = {
   [FX_OK] = "ok",
@@ -273,4 +277,120 @@ fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag)
       return fx_diag_set (diag, FX_ERR_IO, "write failed: %s", strerror (errno));
     }
   return FX_OK;
+}
+
+/* ---------------------------------------------------------------- private caches */
+
+/* NULL when dir is private to this user, else why not. */
+static const char *
+cache_dir_problem (const char *dir, char *buf, size_t buf_size)
+{
+  struct stat st;
+  if (lstat (dir, &st) != 0)
+    {
+      snprintf (buf, buf_size, "cannot be created or read (%s)", strerror (errno));
+      return buf;
+    }
+  if (S_ISLNK (st.st_mode))
+    return "is a symbolic link";
+  if (!S_ISDIR (st.st_mode))
+    return "is not a directory";
+  if (st.st_uid != getuid ())
+    {
+      snprintf (buf, buf_size, "is owned by uid %ld, not by this user (uid %ld)", (long) st.st_uid,
+                (long) getuid ());
+      return buf;
+    }
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    {
+      snprintf (buf, buf_size, "is writable by group or others (mode %04o)", (unsigned) (st.st_mode & 07777));
+      return buf;
+    }
+  return NULL;
+}
+
+static void
+mkdir_parents_private (const char *path)
+{
+  char tmp[4096];
+  if (snprintf (tmp, sizeof tmp, "%s", path) >= (int) sizeof tmp)
+    return;
+  for (char *c = tmp + 1; *c; c++)
+    if (*c == '/')
+      {
+        *c = '\0';
+        mkdir (tmp, 0700);   /* existing ancestors keep their modes: only the leaf is checked */
+        *c = '/';
+      }
+  mkdir (tmp, 0700);
+}
+
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct
+{
+  char prefix[64];
+  char dir[512];
+} fallbacks[8];
+
+fx_status
+fx_cache_dir_open (const char *path, const char *fallback_prefix, char *out, size_t out_size, char *refused,
+                   size_t refused_size, fx_diag *diag)
+{
+  char buf[256];
+  if (refused && refused_size)
+    refused[0] = '\0';
+  const char *why = path && path[0] ? NULL : "is empty";
+  if (why == NULL)
+    {
+      mkdir_parents_private (path);
+      why = cache_dir_problem (path, buf, sizeof buf);
+    }
+  if (why == NULL)
+    {
+      if (snprintf (out, out_size, "%s", path) >= (int) out_size)
+        return fx_diag_set (diag, FX_ERR_IO, "cache directory path too long: %.200s", path);
+      return FX_OK;
+    }
+  if (refused && refused_size)
+    snprintf (refused, refused_size, "cache directory %.300s %s; using a private temporary directory instead",
+              path ? path : "", why);
+  const char *prefix = fallback_prefix && fallback_prefix[0] ? fallback_prefix : "fx-workbench-cache";
+  fx_status st = FX_OK;
+  pthread_mutex_lock (&fallback_lock);
+  int slot = -1;
+  for (int i = 0; i < 8 && slot < 0; i++)
+    if (strcmp (fallbacks[i].prefix, prefix) == 0 && cache_dir_problem (fallbacks[i].dir, buf, sizeof buf) == NULL)
+      slot = i;
+  if (slot < 0)
+    {
+      const char *tmpdir = getenv ("TMPDIR");
+      char templ[512];
+      if (!tmpdir || tmpdir[0] != '/' || strlen (tmpdir) > 300)
+        tmpdir = "/tmp";
+      snprintf (templ, sizeof templ, "%s/%.60s-XXXXXX", tmpdir, prefix);
+      if (mkdtemp (templ) == NULL)
+        st = fx_diag_set (diag, FX_ERR_IO, "cannot make a private cache directory %s: %s", templ, strerror (errno));
+      else
+        {
+          for (int i = 0; i < 8 && slot < 0; i++)
+            if (fallbacks[i].prefix[0] == '\0' || strcmp (fallbacks[i].prefix, prefix) == 0)
+              slot = i;
+          if (slot < 0)
+            slot = 7;
+          snprintf (fallbacks[slot].prefix, sizeof fallbacks[slot].prefix, "%s", prefix);
+          snprintf (fallbacks[slot].dir, sizeof fallbacks[slot].dir, "%s", templ);
+        }
+    }
+  if (st == FX_OK && snprintf (out, out_size, "%s", fallbacks[slot].dir) >= (int) out_size)
+    st = fx_diag_set (diag, FX_ERR_IO, "cache directory path too long");
+  pthread_mutex_unlock (&fallback_lock);
+  return st;
+}
+
+bool
+fx_cache_file_trusted (int fd)
+{
+  struct stat st;
+  return fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == getuid ()
+         && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }

@@ -197,6 +197,9 @@ fx_kernel_matmul (fx_op_call *call)
 
 /* ---------------------------------------------------------------- convolution */
 
+/* Largest spatial size, stride, padding or dilation: their products in the output-size formulas stay in int64. */
+#define GEO_MAX ((int64_t) 1 << 30)
+
 typedef struct
 {
   int nsp;                 /* spatial dims: 1 or 2 (3 unsupported) */
@@ -248,6 +251,10 @@ conv_geometry (fx_op_call *call, conv_geo *g)
       g->k[i] = w->sizes[2 + i];
       if (g->stride[i] < 1 || g->dil[i] < 1 || g->pad[i] < 0)
         return fx_op_error (call, FX_ERR_INVALID, "non-positive stride/dilation or negative padding");
+      /* bounded so that the output-size arithmetic below cannot overflow */
+      if (g->stride[i] > GEO_MAX || g->dil[i] > GEO_MAX || g->pad[i] > GEO_MAX || g->in[i] > GEO_MAX
+          || g->k[i] > GEO_MAX)
+        return fx_op_error (call, FX_ERR_INVALID, "stride, padding, dilation or size of dim %d is too large", 2 + i);
       g->out[i] = (g->in[i] + 2 * g->pad[i] - g->dil[i] * (g->k[i] - 1) - 1) / g->stride[i] + 1;
       if (g->out[i] < 1)
         return fx_op_error (call, FX_ERR_INVALID, "Kernel size can't be greater than actual input size");
@@ -409,6 +416,10 @@ pool_geometry (fx_op_call *call, pool_geo *g)
     {
       if (g->k[i] < 1 || g->s[i] < 1 || g->d[i] < 1)
         return fx_op_error (call, FX_ERR_INVALID, "kernel size, stride and dilation must be positive");
+      if (g->k[i] > GEO_MAX || g->s[i] > GEO_MAX || g->d[i] > GEO_MAX || g->p[i] > GEO_MAX || g->p[i] < 0
+          || g->in[i] > GEO_MAX)
+        return fx_op_error (call, FX_ERR_INVALID, "kernel size, stride, padding, dilation or size is too large or "
+                            "negative");
       if (g->p[i] * 2 > g->k[i])
         return fx_op_error (call, FX_ERR_INVALID, "pad should be at most half of effective kernel size");
       g->out[i] = pool_out (g->in[i], g->k[i], g->s[i], g->p[i], g->d[i], g->ceil_mode);

@@ -84,8 +84,9 @@ infer_size (fx_op_call *call, const fx_tensor *x, const fx_value *v, int *nd, in
         }
       else if (shape[i] < 0)
         return fx_op_error (call, FX_ERR_INVALID, "invalid shape dimension %lld", (long long) shape[i]);
-      else
-        known *= shape[i];
+      else if (!fx_size_mul (known, shape[i], &known))
+        return fx_op_error (call, FX_ERR_INVALID, "shape dimension %lld makes the element count overflow a 64-bit size",
+                            (long long) shape[i]);
     }
   if (infer >= 0)
     {
@@ -210,6 +211,8 @@ fx_meta_view (fx_op_call *call)
       {
         int64_t want[FX_TENSOR_MAX_DIMS];
         int n = fx_value_as_int_list (&call->args[1], want, FX_TENSOR_MAX_DIMS);
+        if (n < 0)
+          return fx_op_error (call, FX_ERR_UNSUPPORTED, "expand: more than %d sizes", FX_TENSOR_MAX_DIMS);
         if (n < x->ndim)
           return fx_op_error (call, FX_ERR_INVALID,
                               "expand: the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
@@ -408,7 +411,9 @@ fx_meta_view (fx_op_call *call)
             n = fx_value_as_int_list (&call->args[1], lens, 64);
             int64_t tot = 0;
             for (int i = 0; i < n; i++)
-              tot += lens[i];
+              if (lens[i] < 0 || !fx_size_add (tot, lens[i], &tot))
+                return fx_op_error (call, FX_ERR_INVALID, "split_with_sizes: split size %lld is negative or overflows",
+                                    (long long) lens[i]);
             if (n < 0 || n > 64 || tot != len)
               return fx_op_error (call, FX_ERR_INVALID,
                                   "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension %lld), but got split_sizes summing to %lld",
@@ -509,6 +514,8 @@ fx_meta_cat (fx_op_call *call)
   if (ref == NULL)
     ref = list->u.seq.items[0].u.t;
   int nd = ref->ndim + (stack ? 1 : 0);
+  if (nd > FX_TENSOR_MAX_DIMS)
+    return fx_op_error (call, FX_ERR_UNSUPPORTED, "more than %d dims", FX_TENSOR_MAX_DIMS);
   int64_t d = call->args[1].u.i;
   if (!fx_norm_dim (call, &d, nd))
     return FX_ERR_INVALID;
@@ -538,8 +545,9 @@ fx_meta_cat (fx_op_call *call)
           return fx_op_error (call, FX_ERR_INVALID,
                               "Sizes of tensors must match except in dimension %lld. Expected size %lld but got size %lld for tensor number %zu in the list.",
                               (long long) d, (long long) ref->sizes[k], (long long) t->sizes[k], i);
-      if (!stack)
-        sizes[d] += t->sizes[d];
+      if (!stack && !fx_size_add (sizes[d], t->sizes[d], &sizes[d]))
+        return fx_op_error (call, FX_ERR_INVALID, "the concatenated size of dimension %lld overflows a 64-bit size",
+                            (long long) d);
     }
   fx_out_meta (call, 0, p.dim_result, nd, sizes);
   return FX_OK;
@@ -611,7 +619,9 @@ fx_meta_pad (fx_op_call *call)
   for (int i = 0; i < n / 2; i++)
     {
       int d = x->ndim - 1 - i;
-      sizes[d] += pad[2 * i] + pad[2 * i + 1];
+      if (!fx_size_add (sizes[d], pad[2 * i], &sizes[d]) || !fx_size_add (sizes[d], pad[2 * i + 1], &sizes[d]))
+        return fx_op_error (call, FX_ERR_INVALID, "padding %lld and %lld of dimension %d overflow a 64-bit size",
+                            (long long) pad[2 * i], (long long) pad[2 * i + 1], d);
       if (sizes[d] < 0)
         return fx_op_error (call, FX_ERR_INVALID,
                             "The input size %lld, plus negative padding %lld and %lld resulted in a negative output size, which is invalid. Check dimension %d of your input.",
@@ -973,7 +983,11 @@ fx_meta_factory (fx_op_call *call)
       if ((step > 0 && start > end) || (step < 0 && start < end))
         return fx_op_error (call, FX_ERR_INVALID, "upper bound and larger bound inconsistent with step sign");
       nd = 1;
-      sizes[0] = (int64_t) ceil ((end - start) / step);
+      double len = ceil ((end - start) / step);
+      /* a NaN, an infinity or a length past int64 would be undefined to convert */
+      if (!(len >= 0 && len < 9.2e18))
+        return fx_op_error (call, FX_ERR_INVALID, "arange: the length (%g) is not a valid tensor size", len);
+      sizes[0] = (int64_t) len;
       dt = any_float ? FX_DTYPE_F32 : FX_DTYPE_I64;
     }
   else if (id == FX_OP_IOTA)

@@ -480,13 +480,41 @@ fx_op_bind (fx_op_call *call, const fx_op_info *op, const fx_value *args, size_t
 
 /* ---------------------------------------------------------------- execution */
 
+/* Every output layout a meta function made is checked once here, so no kernel, allocation or backend ever sizes
+   memory from an overflowing shape (full([2^62, 4]), expand(x, [2^63-1]), strides of 2^62). */
+static fx_status
+check_out_layout (fx_op_call *call, const fx_value *v)
+{
+  if (v->kind == FX_VALUE_TENSOR)
+    {
+      const fx_tensor *t = v->u.t;
+      if (t == NULL)
+        return fx_op_error (call, FX_ERR_NOMEM, "cannot make the output tensor (bad shape or out of memory)");
+      fx_diag why;
+      fx_diag_clear (&why);
+      if (fx_layout_check (t->dtype, t->ndim, t->sizes, t->strides, t->offset, NULL, &why) != FX_OK)
+        return fx_op_error (call, why.code, "%s", why.message);
+    }
+  else if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)
+    for (size_t i = 0; i < v->u.seq.n; i++)
+      {
+        fx_status st = check_out_layout (call, &v->u.seq.items[i]);
+        if (st != FX_OK)
+          return st;
+      }
+  return FX_OK;
+}
+
 fx_status
 fx_op_infer (fx_op_call *call)
 {
   call->n_outs = 0;
   for (int i = 0; i < FX_OP_MAX_OUTS; i++)
     call->outs[i] = fx_value_none ();
-  return call->op->meta (call);
+  fx_status st = call->op->meta (call);
+  for (int i = 0; st == FX_OK && i < call->n_outs; i++)
+    st = check_out_layout (call, &call->outs[i]);
+  return st;
 }
 
 static fx_status
@@ -495,9 +523,11 @@ materialise (fx_op_call *call, fx_value *v)
   if (v->kind == FX_VALUE_TENSOR && v->u.t->storage == NULL)
     {
       fx_tensor *m = v->u.t;
-      fx_tensor *t = fx_tensor_new_strided (call->alloc, m->dtype, m->ndim, m->sizes, m->strides);
-      if (t == NULL)
-        return fx_op_error (call, FX_ERR_NOMEM, "cannot allocate %zu bytes", fx_tensor_nbytes (m));
+      fx_tensor *t = NULL;
+      fx_diag why;
+      fx_diag_clear (&why);
+      if (fx_tensor_new_checked (call->alloc, m->dtype, m->ndim, m->sizes, m->strides, &t, &why) != FX_OK)
+        return fx_op_error (call, why.code, "%s", why.message);
       fx_tensor_unref (m);
       v->u.t = t;
     }
@@ -580,6 +610,9 @@ fx_value_as_int_list (const fx_value *v, int64_t *out, int max)
       return 1;
     }
   if (v->kind != FX_VALUE_LIST && v->kind != FX_VALUE_TUPLE)
+    return -1;
+  /* a list longer than the caller's array is an error (-1), never a count the caller would loop to */
+  if (v->u.seq.n > (size_t) max)
     return -1;
   int n = (int) v->u.seq.n;
   for (int i = 0; i < n && i < max; i++)

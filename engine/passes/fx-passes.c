@@ -116,6 +116,26 @@ fx_pass_shape_prop (fx_graph *graph, size_t *changed, fx_diag *diag)
             if (v->tensor.strides)
               strides[d] = v->tensor.strides[d].value;
           }
+        /* the annotation is input text: an overflowing or negative layout stops here, at its placeholder */
+        fx_diag why;
+        fx_diag_clear (&why);
+        for (int d = 0; d < nd; d++)
+          if (v->tensor.sizes[d].sym != NULL && v->tensor.sizes[d].value < 0)
+            snprintf (why.message, sizeof why.message, "symbolic size %.200s has no hint to propagate from",
+                      v->tensor.sizes[d].sym);
+        if (why.message[0] != '\0' || v->tensor.ndim > FX_TENSOR_MAX_DIMS
+            || fx_layout_check (v->tensor.dtype, nd, sizes, v->tensor.strides ? strides : NULL, 0, NULL, &why) != FX_OK)
+          {
+            if (v->tensor.ndim > FX_TENSOR_MAX_DIMS && why.message[0] == '\0')
+              snprintf (why.message, sizeof why.message, "more than %d dims", FX_TENSOR_MAX_DIMS);
+            st = fx_diag_set (diag, FX_ERR_INVALID, "placeholder '%s': %s", n->name, why.message);
+            if (diag)
+              {
+                snprintf (diag->node, sizeof diag->node, "%s", n->name);
+                snprintf (diag->pass, sizeof diag->pass, "shape_prop");
+              }
+            break;
+          }
         inputs[i] = fx_value_tensor (fx_tensor_new_meta (v->tensor.dtype, nd, sizes, v->tensor.strides ? strides : NULL));
       }
     else if (v->kind == FX_VAL_INT || v->kind == FX_VAL_SYMINT)

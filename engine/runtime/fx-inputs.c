@@ -150,9 +150,16 @@ fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *
       if (m->strides)
         strides[d] = m->strides[d].value;
     }
-  fx_tensor *t = fx_tensor_new_strided (alloc, m->dtype, m->ndim, sizes, m->strides ? strides : NULL);
-  if (t == NULL)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "input '%s': cannot allocate", spec->name ? spec->name : "?");
+  fx_tensor *t = NULL;
+  fx_diag why;
+  fx_diag_clear (&why);
+  if (fx_tensor_new_checked (alloc, m->dtype, m->ndim, sizes, m->strides ? strides : NULL, &t, &why) != FX_OK)
+    {
+      fx_diag_set (diag, why.code, "input '%s': %s", spec->name ? spec->name : "?", why.message);
+      if (diag && spec->name)
+        snprintf (diag->node, sizeof diag->node, "%s", spec->name);
+      return why.code;
+    }
   /* fill the whole storage so gaps of strided inputs are defined too */
   fx_tensor *flat;
   int64_t nelem = (int64_t) (t->storage->nbytes / fx_dtype_size (t->dtype));
@@ -393,6 +400,9 @@ resolve_spec (const fx_input_spec *spec, const sym_env *env, fx_arena *arena, fx
   for (int d = 0; d < nd; d++)
     {
       int64_t v;
+      if (m->sizes[d].sym == NULL && m->sizes[d].value < 0)
+        return fx_diag_set (diag, FX_ERR_INVALID, "input '%s': negative size %lld at dim %d",
+                            spec->name ? spec->name : "?", (long long) m->sizes[d].value, d);
       if (!sym_eval (env, &m->sizes[d], &v))
         return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "input '%s': symbolic size %s has no hint; give concrete inputs "
                             "(inputs.json, a repro's load_args or saved tensors)",
@@ -472,7 +482,7 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
           && is_ident (n->meta.val.sym) && n->meta.val.i >= 0)
         sym_bind (&env, n->meta.val.sym, n->meta.val.i);
     }
-  size_t i = 0;
+  size_t i = 0, total_bytes = 0, max_bytes = fx_tensor_max_bytes ();
   fx_status st = FX_OK;
   fx_graph_foreach_node (graph, n)
   {
@@ -525,6 +535,18 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
             st = resolve_spec (&sp, &env, arena, &resolved, diag);
             if (st == FX_OK)
               st = fx_input_from_spec (&resolved, &gen, alloc, &vals[i], diag);
+          }
+      }
+    /* one input may fit while all of them together do not: the limit covers their sum */
+    if (st == FX_OK && vals[i].kind == FX_VALUE_TENSOR && vals[i].u.t->storage != NULL)
+      {
+        total_bytes += vals[i].u.t->storage->nbytes;
+        if (total_bytes > max_bytes)
+          {
+            fx_value_clear (&vals[i]);
+            st = fx_diag_set (diag, FX_ERR_NOMEM, "placeholder '%s': the example inputs need %zu bytes in all, more "
+                              "than the %zu bytes allowed (physical memory, or $FX_MAX_TENSOR_BYTES)", n->name,
+                              total_bytes, max_bytes);
           }
       }
     if (st != FX_OK)

@@ -7,8 +7,11 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- half precision */
 
@@ -272,11 +275,13 @@ storage_unref (fx_storage *s)
 void
 fx_contiguous_strides (int ndim, const int64_t *sizes, int64_t *strides)
 {
+  /* saturates: an overflowing shape is refused by fx_layout_check, this only must not be undefined on the way */
   int64_t acc = 1;
   for (int d = ndim - 1; d >= 0; d--)
     {
       strides[d] = acc;
-      acc *= sizes[d] > 1 ? sizes[d] : 1;
+      if (!fx_size_mul (acc, sizes[d] > 1 ? sizes[d] : 1, &acc))
+        acc = INT64_MAX;
     }
 }
 
@@ -303,7 +308,141 @@ tensor_alloc (fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *str
   return t;
 }
 
-/* Elements the storage must hold for these sizes/strides (0 when any size is 0). */
+static void
+format_shape (char *out, size_t out_size, int ndim, const int64_t *v)
+{
+  size_t used = 0;
+  used += (size_t) snprintf (out, out_size, "[");
+  for (int d = 0; d < ndim && used < out_size; d++)
+    used += (size_t) snprintf (out + used, out_size - used, "%s%lld", d ? ", " : "", (long long) v[d]);
+  if (used < out_size)
+    snprintf (out + used, out_size - used, "]");
+}
+
+fx_status
+fx_layout_check (fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                 size_t *nbytes, fx_diag *diag)
+{
+  char shape[400];
+  if (ndim < 0 || ndim > FX_TENSOR_MAX_DIMS)
+    return fx_diag_set (diag, FX_ERR_INVALID, "a tensor of %d dims (at most %d are supported)", ndim,
+                        FX_TENSOR_MAX_DIMS);
+  if (offset < 0)
+    return fx_diag_set (diag, FX_ERR_INVALID, "negative storage offset %lld", (long long) offset);
+  int64_t item = (int64_t) fx_dtype_size (dtype);
+  if (item < 1)
+    item = 1;
+  /* hi: the last reachable element with the positive strides (the storage a fresh tensor gets); hi_abs bounds every
+     element either way, so index math on the layout cannot overflow */
+  int64_t numel = 1, hi = offset, hi_abs = offset, cstr[FX_TENSOR_MAX_DIMS];
+  bool empty = false;
+  if (strides == NULL)
+    {
+      fx_contiguous_strides (ndim, sizes, cstr);
+      strides = cstr;
+    }
+  for (int d = 0; d < ndim; d++)
+    if (sizes[d] < 0)
+      {
+        format_shape (shape, sizeof shape, ndim, sizes);
+        return fx_diag_set (diag, FX_ERR_INVALID, "negative size %lld at dim %d of shape %s", (long long) sizes[d], d,
+                            shape);
+      }
+  for (int d = 0; d < ndim; d++)
+    {
+      int64_t span;
+      int64_t stride = strides[d] == INT64_MIN ? INT64_MAX : strides[d] < 0 ? -strides[d] : strides[d];
+      if (sizes[d] == 0)
+        empty = true;
+      if (!fx_size_mul (numel, sizes[d], &numel) || !fx_size_mul (numel, item, &(int64_t) { 0 })
+          || (sizes[d] > 0 && (!fx_size_mul (sizes[d] - 1, stride, &span) || !fx_size_add (hi_abs, span, &hi_abs)
+                               || !fx_size_mul (hi_abs, item, &(int64_t) { 0 }))))
+        {
+          format_shape (shape, sizeof shape, ndim, sizes);
+          char st[400];
+          format_shape (st, sizeof st, ndim, strides);
+          return fx_diag_set (diag, FX_ERR_INVALID,
+                              "tensor %s of shape %s with strides %s is too large: its element or byte count "
+                              "overflows a 64-bit size", fx_dtype_name (dtype), shape, st);
+        }
+      if (sizes[d] > 0 && strides[d] > 0)
+        hi += (sizes[d] - 1) * strides[d];
+    }
+  int64_t bytes = 0;
+  if (!empty && (!fx_size_add (hi, 1, &hi) || !fx_size_mul (hi, item, &bytes)))
+    {
+      format_shape (shape, sizeof shape, ndim, sizes);
+      return fx_diag_set (diag, FX_ERR_INVALID, "tensor %s of shape %s: its storage extent overflows a 64-bit size",
+                          fx_dtype_name (dtype), shape);
+    }
+  if (nbytes)
+    *nbytes = (size_t) bytes;
+  return FX_OK;
+}
+
+size_t
+fx_tensor_max_bytes (void)
+{
+  const char *env = getenv ("FX_MAX_TENSOR_BYTES");
+  if (env && env[0])
+    {
+      char *end;
+      errno = 0;
+      unsigned long long v = strtoull (env, &end, 10);
+      int shift = 0;
+      switch (*end)
+        {
+        case 'k': case 'K': shift = 10; end++; break;
+        case 'm': case 'M': shift = 20; end++; break;
+        case 'g': case 'G': shift = 30; end++; break;
+        case 't': case 'T': shift = 40; end++; break;
+        default: break;
+        }
+      if (errno == 0 && *end == '\0' && end != env && v <= (SIZE_MAX >> shift))
+        return (size_t) v << shift;
+    }
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && (unsigned long) pages <= SIZE_MAX / (unsigned long) page)
+    return (size_t) pages * (size_t) page;
+  return (size_t) INT64_MAX;
+}
+
+fx_status
+fx_tensor_new_checked (fx_allocator *alloc, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides,
+                       fx_tensor **out, fx_diag *diag)
+{
+  *out = NULL;
+  size_t nbytes = 0;
+  fx_status st = fx_layout_check (dtype, ndim, sizes, strides, 0, &nbytes, diag);
+  if (st != FX_OK)
+    return st;
+  size_t limit = fx_tensor_max_bytes ();
+  if (nbytes > limit)
+    {
+      char shape[400];
+      format_shape (shape, sizeof shape, ndim, sizes);
+      return fx_diag_set (diag, FX_ERR_NOMEM, "tensor %s of shape %s needs %zu bytes, more than the %zu bytes one "
+                          "tensor may take (physical memory, or $FX_MAX_TENSOR_BYTES)", fx_dtype_name (dtype), shape,
+                          nbytes, limit);
+    }
+  fx_tensor *t = tensor_alloc (dtype, ndim, sizes, strides);
+  if (t != NULL)
+    {
+      t->storage = storage_new (alloc, nbytes);
+      if (t->storage == NULL)
+        {
+          free (t);
+          t = NULL;
+        }
+    }
+  if (t == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "cannot allocate %zu bytes for a tensor %s", nbytes,
+                        fx_dtype_name (dtype));
+  *out = t;
+  return FX_OK;
+}
+
+/* Elements the storage must hold for these sizes/strides (0 when any size is 0); the layout was checked. */
 static int64_t
 storage_extent (int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
 {
@@ -321,16 +460,9 @@ storage_extent (int ndim, const int64_t *sizes, const int64_t *strides, int64_t 
 fx_tensor *
 fx_tensor_new_strided (fx_allocator *alloc, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides)
 {
-  fx_tensor *t = tensor_alloc (dtype, ndim, sizes, strides);
-  if (t == NULL)
-    return NULL;
-  int64_t n = storage_extent (ndim, t->sizes, t->strides, 0);
-  t->storage = storage_new (alloc, (size_t) n * fx_dtype_size (dtype));
-  if (t->storage == NULL)
-    {
-      free (t);
-      return NULL;
-    }
+  fx_tensor *t = NULL;
+  fx_diag diag;
+  fx_tensor_new_checked (alloc, dtype, ndim, sizes, strides, &t, &diag);
   return t;
 }
 
@@ -384,6 +516,8 @@ fx_tensor_check_bounds (const fx_tensor *t)
     return true;
   if (t->offset < 0)
     return false;
+  if (fx_layout_check (t->dtype, t->ndim, t->sizes, t->strides, t->offset, NULL, NULL) != FX_OK)
+    return false;
   int64_t lo = t->offset;
   for (int d = 0; d < t->ndim; d++)
     {
@@ -401,16 +535,21 @@ fx_tensor_check_bounds (const fx_tensor *t)
 int64_t
 fx_tensor_numel (const fx_tensor *t)
 {
+  /* saturates for unchecked meta tensors (error messages); checked layouts never get there */
   int64_t n = 1;
   for (int d = 0; d < t->ndim; d++)
-    n *= t->sizes[d];
+    if (!fx_size_mul (n, t->sizes[d], &n))
+      return INT64_MAX;
   return n;
 }
 
 size_t
 fx_tensor_nbytes (const fx_tensor *t)
 {
-  return (size_t) fx_tensor_numel (t) * fx_dtype_size (t->dtype);
+  int64_t n;
+  if (!fx_size_mul (fx_tensor_numel (t), (int64_t) fx_dtype_size (t->dtype), &n))
+    return SIZE_MAX;
+  return (size_t) n;
 }
 
 bool

@@ -59,6 +59,21 @@ void fx_diag_locate (fx_diag *diag, const char *file, int line, int col,
 /* "file:line:col: error: message\n  line text\n      ^\n" into out (NUL-terminated, clipped). */
 size_t fx_diag_format (const fx_diag *diag, char *out, size_t out_size);
 
+/* Checked size arithmetic for element counts, strides and byte counts (all int64, as PyTorch's): the result goes to
+   *out and the call returns false when it does not fit. Every numel/bytes/stride product computed from input
+   values (annotations, shape arguments, JSON) goes through these, so a size like 2^63-1 is an error, not a wrap. */
+static inline bool
+fx_size_mul (int64_t a, int64_t b, int64_t *out)
+{
+  return !__builtin_mul_overflow (a, b, out);
+}
+
+static inline bool
+fx_size_add (int64_t a, int64_t b, int64_t *out)
+{
+  return !__builtin_add_overflow (a, b, out);
+}
+
 /* Growable byte buffer; data is always NUL-terminated. */
 typedef struct fx_buf
 {
@@ -92,6 +107,17 @@ size_t fx_arena_bytes (const fx_arena *arena);
 /* Whole-file read; the result is NUL-terminated and must be free()d. */
 fx_status fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag);
 fx_status fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag);
+
+/* Private on-disk caches (compiled kernels are loaded from them, so nobody else may be able to write there).
+   fx_cache_dir_open makes path (missing parents too) with mode 0700 and checks the result: a real directory, not a
+   symlink, owned by this user and writable by no one else. When path fails the check, out gets a fresh private
+   directory made by mkdtemp ($TMPDIR or /tmp, "<fallback_prefix>-XXXXXX", one per prefix for the process) and
+   refused (may be NULL) says why path was refused (empty when it was accepted). FX_OK with out set, or an error
+   when not even the fallback can be made. */
+fx_status fx_cache_dir_open (const char *path, const char *fallback_prefix, char *out, size_t out_size,
+                             char *refused, size_t refused_size, fx_diag *diag);
+/* An open file of such a cache may be trusted: a regular file owned by this user, writable by no one else. */
+bool fx_cache_file_trusted (int fd);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,18 @@ typedef struct fx_tensor
   int64_t offset;
 } fx_tensor;
 
+/* Validates a layout before anything sizes memory or index math from it: ndim within FX_TENSOR_MAX_DIMS, sizes >= 0,
+   and numel * item size and the storage extent ((offset + sum of (size - 1) * |stride|) + 1) * item size fit in int64.
+   strides NULL: contiguous. nbytes (may be NULL): bytes of storage the layout needs. On failure a message without the
+   node (callers add it) in diag and FX_ERR_INVALID. */
+fx_status fx_layout_check (fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                           size_t *nbytes, fx_diag *diag);
+/* The most bytes one tensor's storage may take: $FX_MAX_TENSOR_BYTES when set (a number, suffixes k/M/G/T), else the
+   machine's physical memory. Allocations above it fail with a clear error instead of overcommitting. */
+size_t fx_tensor_max_bytes (void);
+/* fx_tensor_new_strided with the reason for a failure in diag: a bad layout, over fx_tensor_max_bytes, or no memory. */
+fx_status fx_tensor_new_checked (fx_allocator *alloc, fx_dtype dtype, int ndim, const int64_t *sizes,
+                                 const int64_t *strides, fx_tensor **out, fx_diag *diag);
 /* Contiguous tensor with fresh (uninitialised, zeroed for safety) storage from alloc (NULL: the default). */
 fx_tensor *fx_tensor_new (fx_allocator *alloc, fx_dtype dtype, int ndim, const int64_t *sizes);
 /* Fresh storage with the given strides (storage sized to the largest reachable element). */
