@@ -80,3 +80,10 @@ fxwb_progress_done (void)
   if (fxwb_stderr_is_tty ())
     fputs ("\r\033[K", stderr);
 }
+
+void
+fxwb_report_lock_wait (const char *path, double waited_s, void *user_data)
+{
+  (void) user_data;
+  fprintf (stderr, "fxwb: waiting for the workspace lock held by another fxwb (%s, %.0f s)...\n", path, waited_s);
+}
