@@ -18,24 +18,21 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
 {
   if (json)
     {
-      g_autofree char *escaped = g_strescape (path, NULL);
-      printf ("{\"input\": \"%s\", \"already_imported\": %s, \"lines\": %" G_GINT64_FORMAT
-              ", \"records\": %" G_GINT64_FORMAT ", \"frames\": %" G_GINT64_FORMAT ", \"compiles\": %" G_GINT64_FORMAT
-              ", \"graphs\": %" G_GINT64_FORMAT ", \"kernels\": %" G_GINT64_FORMAT ", \"guards\": %" G_GINT64_FORMAT
-              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"ir_nodes\": %"
-              G_GINT64_FORMAT ", \"provenance\": %" G_GINT64_FORMAT ", \"links\": %" G_GINT64_FORMAT
-              ", \"warnings\": {",
-              escaped, s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
-              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->ir_nodes, s->provenance,
-              s->links);
-      gboolean first = TRUE;
+      json_object *o = json_object_new_object ();
+      fxwb_json_add_str (o, "input", path);
+      fxwb_json_add_bool (o, "already_imported", s->already_imported);
+      const char *keys[] = { "lines", "records", "frames", "compiles", "graphs", "kernels", "guards", "artifacts",
+                             "events", "ir_nodes", "provenance", "links" };
+      const int64_t vals[] = { s->lines, s->records, s->frames, s->compiles, s->graphs, s->kernels, s->guards,
+                               s->artifacts, s->events, s->ir_nodes, s->provenance, s->links };
+      for (size_t k = 0; k < G_N_ELEMENTS (keys); k++)
+        fxwb_json_add_int (o, keys[k], vals[k]);
+      json_object *warnings = json_object_new_object ();
       for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
         if (s->warnings[w])
-          {
-            printf ("%s\"%s\": %" G_GINT64_FORMAT, first ? "" : ", ", fx_import_warning_name (w), s->warnings[w]);
-            first = FALSE;
-          }
-      printf ("}}\n");
+          fxwb_json_add_int (warnings, fx_import_warning_name (w), s->warnings[w]);
+      json_object_object_add (o, "warnings", warnings);
+      fxwb_json_print (o);
       return;
     }
   if (s->already_imported)
@@ -60,7 +57,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
         continue;
       printf ("  warning: %" G_GINT64_FORMAT " x %s\n", s->warnings[w], fx_import_warning_name (w));
       for (int k = 0; k < FX_IMPORT_EXAMPLES && k < s->warnings[w]; k++)
-        printf ("    %s:%" G_GINT64_FORMAT ": %s\n", path, s->examples[w][k].line, s->examples[w][k].text);
+        {
+          if (s->examples[w][k].line > 0)
+            printf ("    %s:%" G_GINT64_FORMAT ": %s\n", path, s->examples[w][k].line, s->examples[w][k].text);
+          else
+            printf ("    %s: %s\n", path, s->examples[w][k].text);
+        }
     }
 }
 

@@ -71,7 +71,12 @@ fxwb_main (int argc, char **argv)
   fx_store_set_lock_wait (limit ? g_ascii_strtod (limit, NULL) : 0, 1.0, fxwb_report_lock_wait, NULL);
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        fxwb_guard_stdout ();
+        int rc = commands[i].run (argc - 1, argv + 1);
+        fxwb_unguard_stdout ();
+        return rc;
+      }
 
   fprintf (stderr, "fxwb: unknown command '%s'\n\n", argv[1]);
   print_help (stderr);
