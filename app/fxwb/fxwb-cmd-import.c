@@ -71,7 +71,10 @@ fxwb_cmd_import (int argc, char **argv)
 {
   g_autofree char *output = NULL;
   gboolean json = FALSE, quiet = FALSE;
+  int max_line_mib = 64;
   GOptionEntry entries[] = {
+    { "max-line-mib", 0, 0, G_OPTION_ARG_INT, &max_line_mib,
+      "Skip lines longer than this many MiB, with a warning naming file:line (default 64)", "N" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The workspace file to create or add to (required)", "FILE.fxwb" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object per input", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
@@ -84,6 +87,9 @@ fxwb_cmd_import (int argc, char **argv)
                                 "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
                                 "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
                                 "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
+                                "Only regular files are read (a FIFO or a device is refused); a symlink in an imported\n"
+                                "folder is followed only to a regular file inside that folder (others are skipped and\n"
+                                "noted). A TORCH_TRACE is read as a stream: memory stays small whatever its size.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
                                 "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
                                 "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"
@@ -96,6 +102,12 @@ fxwb_cmd_import (int argc, char **argv)
                                     "  3  an input or the workspace cannot be read or written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
+  if (max_line_mib < 1 || max_line_mib > 4096)
+    {
+      fprintf (stderr, "fxwb import: --max-line-mib must be between 1 and 4096\n");
+      return FXWB_EXIT_USAGE;
+    }
+  fx_import_set_max_line ((size_t) max_line_mib << 20);
   if (!output || argc < 2)
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
