@@ -42,45 +42,29 @@ print_backend (const fx_backend *b, gboolean options, gboolean modes)
     }
 }
 
-static void
-json_str (GString *s, const char *text)
+static json_object *
+backend_json (const fx_backend *b)
 {
-  if (text == NULL)
-    {
-      g_string_append (s, "null");
-      return;
-    }
-  g_autofree char *esc = g_strescape (text, NULL);
-  g_string_append_printf (s, "\"%s\"", esc);
-}
-
-static void
-backend_json (GString *s, const fx_backend *b)
-{
-  g_string_append (s, "{\"name\": ");
-  json_str (s, b->name);
-  g_string_append (s, ", \"description\": ");
-  json_str (s, b->description);
-  g_string_append (s, ", \"tags\": [");
+  json_object *o = json_object_new_object ();
+  fxwb_json_add_str (o, "name", b->name);
+  fxwb_json_add_str (o, "description", b->description);
+  json_object *tags = json_object_new_array ();
   for (size_t t = 0; b->tags && b->tags[t]; t++)
-    {
-      if (t)
-        g_string_append (s, ", ");
-      json_str (s, b->tags[t]);
-    }
-  g_string_append (s, "], \"options\": [");
+    json_object_array_add (tags, fxwb_json_str (b->tags[t]));
+  json_object_object_add (o, "tags", tags);
+  json_object *options = json_object_new_array ();
   for (size_t i = 0; i < b->n_options; i++)
     {
       const fx_option_decl *d = &b->options[i];
-      g_string_append (s, i ? ", {\"name\": " : "{\"name\": ");
-      json_str (s, d->name);
-      g_string_append_printf (s, ", \"type\": \"%s\", \"default\": ", fx_option_type_name (d->type));
-      json_str (s, d->default_text);
-      g_string_append (s, ", \"doc\": ");
-      json_str (s, d->doc);
-      g_string_append (s, "}");
+      json_object *opt = json_object_new_object ();
+      fxwb_json_add_str (opt, "name", d->name);
+      fxwb_json_add_str (opt, "type", fx_option_type_name (d->type));
+      fxwb_json_add_str (opt, "default", d->default_text);
+      fxwb_json_add_str (opt, "doc", d->doc);
+      json_object_array_add (options, opt);
     }
-  g_string_append (s, "], \"modes\": {");
+  json_object_object_add (o, "options", options);
+  json_object *modes = json_object_new_object ();
   size_t n_modes = b->n_modes ? b->n_modes : 1;
   for (size_t m = 0; m < n_modes; m++)
     {
@@ -88,14 +72,11 @@ backend_json (GString *s, const fx_backend *b)
       fx_buf out;
       fx_buf_init (&out);
       fx_backend_list_mode_options (b, mode, &out, NULL);
-      if (m)
-        g_string_append (s, ", ");
-      json_str (s, mode);
-      g_string_append (s, ": ");
-      json_str (s, out.data ? out.data : "{}");
+      fxwb_json_add_str (modes, mode, out.data ? out.data : "{}");
       fx_buf_free (&out);
     }
-  g_string_append (s, "}}");
+  json_object_object_add (o, "modes", modes);
+  return o;
 }
 
 int
@@ -153,25 +134,21 @@ fxwb_cmd_backends (int argc, char **argv)
   size_t n_errors = fx_backend_load_plugins (false, &errors);
   if (json)
     {
-      GString *s = g_string_new ("{\"backends\": [");
+      json_object *root = json_object_new_object ();
+      json_object *backends = json_object_new_array ();
       for (size_t i = 0; i < n; i++)
-        {
-          if (i)
-            g_string_append (s, ",\n  ");
-          backend_json (s, list[i]);
-        }
-      g_string_append (s, "], \"plugin_errors\": [");
+        json_object_array_add (backends, backend_json (list[i]));
+      json_object_object_add (root, "backends", backends);
+      json_object *errs = json_object_new_array ();
       for (size_t i = 0; i < n_errors; i++)
         {
-          g_string_append (s, i ? ", {\"path\": " : "{\"path\": ");
-          json_str (s, errors[i].path);
-          g_string_append (s, ", \"error\": ");
-          json_str (s, errors[i].message);
-          g_string_append (s, "}");
+          json_object *e = json_object_new_object ();
+          fxwb_json_add_str (e, "path", errors[i].path);
+          fxwb_json_add_str (e, "error", errors[i].message);
+          json_object_array_add (errs, e);
         }
-      g_string_append (s, "]}");
-      printf ("%s\n", s->str);
-      g_string_free (s, TRUE);
+      json_object_object_add (root, "plugin_errors", errs);
+      fxwb_json_print (root);
       return FXWB_EXIT_OK;
     }
   for (size_t i = 0; i < n; i++)

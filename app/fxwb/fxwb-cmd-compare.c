@@ -125,11 +125,15 @@ fxwb_cmd_compare (int argc, char **argv)
           g_autofree char *label = g_strdup_printf ("%s (%zu/%zu)", cols[i].label, i + 1, n);
           fxwb_progress (label, (double) i / (double) n);
         }
+      /* Stored as started first: a compare killed in a slow column leaves that column marked incomplete. */
+      int64_t run_id = 0;
+      if (!o.no_store && (rc = fxwb_store_run_start ("fxwb compare", &src, &cols[i], &run_id)) != FXWB_EXIT_OK)
+        break;
       fxwb_column_run_exec (&src, &in, &cols[i], &o, &runs[i]);
       if (runs[i].result.status != FX_OK || runs[i].result.verdict == FX_VERDICT_FAIL)
         any_failed = TRUE;
       if (!o.no_store)
-        rc = fxwb_store_run ("fxwb compare", &src, &runs[i]);
+        rc = fxwb_store_run ("fxwb compare", &src, &runs[i], run_id);
     }
   if (fxwb_stderr_is_tty () && !o.json)
     fxwb_progress_done ();
@@ -137,18 +141,10 @@ fxwb_cmd_compare (int argc, char **argv)
     {
       if (o.json)
         {
-          fx_buf out;
-          fx_buf_init (&out);
-          fx_buf_puts (&out, "[");
+          json_object *list = json_object_new_array ();
           for (size_t i = 0; i < n; i++)
-            {
-              if (i)
-                fx_buf_puts (&out, ",\n ");
-              fx_run_result_to_json (&runs[i].result, &out);
-            }
-          fx_buf_puts (&out, "]");
-          printf ("%s\n", out.data);
-          fx_buf_free (&out);
+            json_object_array_add (list, fxwb_run_result_json (&runs[i].result));
+          fxwb_json_print (list);
         }
       else
         {

@@ -181,7 +181,7 @@ fxwb_cmd_compile (int argc, char **argv)
   fx_diag diag;
   fx_diag_clear (&diag);
   fx_graph *graph = NULL;
-  fx_status st = fx_parse_fx_file (argv[1], &graph, &diag);
+  fx_status st = fxwb_load_graph_file (argv[1], &graph, NULL, &diag);
   if (st != FX_OK)
     {
       fxwb_print_diag (&diag);

@@ -18,24 +18,21 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
 {
   if (json)
     {
-      g_autofree char *escaped = g_strescape (path, NULL);
-      printf ("{\"input\": \"%s\", \"already_imported\": %s, \"lines\": %" G_GINT64_FORMAT
-              ", \"records\": %" G_GINT64_FORMAT ", \"frames\": %" G_GINT64_FORMAT ", \"compiles\": %" G_GINT64_FORMAT
-              ", \"graphs\": %" G_GINT64_FORMAT ", \"kernels\": %" G_GINT64_FORMAT ", \"guards\": %" G_GINT64_FORMAT
-              ", \"artifacts\": %" G_GINT64_FORMAT ", \"events\": %" G_GINT64_FORMAT ", \"ir_nodes\": %"
-              G_GINT64_FORMAT ", \"provenance\": %" G_GINT64_FORMAT ", \"links\": %" G_GINT64_FORMAT
-              ", \"warnings\": {",
-              escaped, s->already_imported ? "true" : "false", s->lines, s->records, s->frames,
-              s->compiles, s->graphs, s->kernels, s->guards, s->artifacts, s->events, s->ir_nodes, s->provenance,
-              s->links);
-      gboolean first = TRUE;
+      json_object *o = json_object_new_object ();
+      fxwb_json_add_str (o, "input", path);
+      fxwb_json_add_bool (o, "already_imported", s->already_imported);
+      const char *keys[] = { "lines", "records", "frames", "compiles", "graphs", "kernels", "guards", "artifacts",
+                             "events", "ir_nodes", "provenance", "links" };
+      const int64_t vals[] = { s->lines, s->records, s->frames, s->compiles, s->graphs, s->kernels, s->guards,
+                               s->artifacts, s->events, s->ir_nodes, s->provenance, s->links };
+      for (size_t k = 0; k < G_N_ELEMENTS (keys); k++)
+        fxwb_json_add_int (o, keys[k], vals[k]);
+      json_object *warnings = json_object_new_object ();
       for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
         if (s->warnings[w])
-          {
-            printf ("%s\"%s\": %" G_GINT64_FORMAT, first ? "" : ", ", fx_import_warning_name (w), s->warnings[w]);
-            first = FALSE;
-          }
-      printf ("}}\n");
+          fxwb_json_add_int (warnings, fx_import_warning_name (w), s->warnings[w]);
+      json_object_object_add (o, "warnings", warnings);
+      fxwb_json_print (o);
       return;
     }
   if (s->already_imported)
@@ -60,7 +57,12 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
         continue;
       printf ("  warning: %" G_GINT64_FORMAT " x %s\n", s->warnings[w], fx_import_warning_name (w));
       for (int k = 0; k < FX_IMPORT_EXAMPLES && k < s->warnings[w]; k++)
-        printf ("    %s:%" G_GINT64_FORMAT ": %s\n", path, s->examples[w][k].line, s->examples[w][k].text);
+        {
+          if (s->examples[w][k].line > 0)
+            printf ("    %s:%" G_GINT64_FORMAT ": %s\n", path, s->examples[w][k].line, s->examples[w][k].text);
+          else
+            printf ("    %s: %s\n", path, s->examples[w][k].text);
+        }
     }
 }
 
@@ -69,7 +71,10 @@ fxwb_cmd_import (int argc, char **argv)
 {
   g_autofree char *output = NULL;
   gboolean json = FALSE, quiet = FALSE;
+  int max_line_mib = 64;
   GOptionEntry entries[] = {
+    { "max-line-mib", 0, 0, G_OPTION_ARG_INT, &max_line_mib,
+      "Skip lines longer than this many MiB, with a warning naming file:line (default 64)", "N" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The workspace file to create or add to (required)", "FILE.fxwb" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object per input", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
@@ -82,6 +87,9 @@ fxwb_cmd_import (int argc, char **argv)
                                 "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
                                 "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
                                 "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
+                                "Only regular files are read (a FIFO or a device is refused); a symlink in an imported\n"
+                                "folder is followed only to a regular file inside that folder (others are skipped and\n"
+                                "noted). A TORCH_TRACE is read as a stream: memory stays small whatever its size.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
                                 "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
                                 "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"
@@ -94,6 +102,12 @@ fxwb_cmd_import (int argc, char **argv)
                                     "  3  an input or the workspace cannot be read or written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
+  if (max_line_mib < 1 || max_line_mib > 4096)
+    {
+      fprintf (stderr, "fxwb import: --max-line-mib must be between 1 and 4096\n");
+      return FXWB_EXIT_USAGE;
+    }
+  fx_import_set_max_line ((size_t) max_line_mib << 20);
   if (!output || argc < 2)
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);

@@ -3,18 +3,6 @@
 
 #include "fx/store.h"
 
-static void
-json_str (const char *s)
-{
-  if (!s)
-    {
-      fputs ("null", stdout);
-      return;
-    }
-  g_autofree char *esc = g_strescape (s, NULL);
-  printf ("\"%s\"", esc);
-}
-
 int
 fxwb_cmd_ls (int argc, char **argv)
 {
@@ -65,32 +53,36 @@ fxwb_cmd_ls (int argc, char **argv)
     fxwb_print_diag (&diag);
   else if (json)
     {
-      printf ("[");
+      json_object *list = json_object_new_array ();
       for (size_t i = 0; i < n; i++)
         {
           const fx_store_input *in = NULL;
           for (size_t k = 0; k < n_inputs; k++)
             if (inputs[k].id == cs[i].input_id)
               in = &inputs[k];
-          printf ("%s\n  {\"compile_id\": \"%s\", \"frame_id\": %d, \"frame_compile_id\": %d, \"attempt\": %d, "
-                  "\"input\": %" G_GINT64_FORMAT ", \"input_path\": ", i ? "," : "", cs[i].compile_id,
-                  cs[i].cid.frame_id, cs[i].cid.frame_compile_id, cs[i].cid.attempt, cs[i].input_id);
-          json_str (in ? in->path : NULL);
-          printf (", \"input_kind\": ");
-          json_str (in ? in->kind : NULL);
-          printf (", \"function\": ");
-          json_str (cs[i].function);
-          printf (", \"file\": ");
-          json_str (cs[i].file);
-          printf (", \"line\": %d, \"status\": \"%s\", \"graphs\": %d, \"kernels\": %d, \"guards\": %d, "
-                  "\"graph_breaks\": %d, \"guard_failures\": %d, \"fail_type\": ", cs[i].line, cs[i].status,
-                  cs[i].n_graphs, cs[i].n_kernels, cs[i].n_guards, cs[i].n_breaks, cs[i].n_failures);
-          json_str (cs[i].fail_type);
-          printf (", \"linked\": ");
-          json_str (cs[i].linked);
-          printf (", \"compile_time_s\": %g}", cs[i].entire_frame_compile_s);
+          json_object *o = json_object_new_object ();
+          fxwb_json_add_str (o, "compile_id", cs[i].compile_id);
+          fxwb_json_add_int (o, "frame_id", cs[i].cid.frame_id);
+          fxwb_json_add_int (o, "frame_compile_id", cs[i].cid.frame_compile_id);
+          fxwb_json_add_int (o, "attempt", cs[i].cid.attempt);
+          fxwb_json_add_int (o, "input", cs[i].input_id);
+          fxwb_json_add_str (o, "input_path", in ? in->path : NULL);
+          fxwb_json_add_str (o, "input_kind", in ? in->kind : NULL);
+          fxwb_json_add_str (o, "function", cs[i].function);
+          fxwb_json_add_str (o, "file", cs[i].file);
+          fxwb_json_add_int (o, "line", cs[i].line);
+          fxwb_json_add_str (o, "status", cs[i].status);
+          fxwb_json_add_int (o, "graphs", cs[i].n_graphs);
+          fxwb_json_add_int (o, "kernels", cs[i].n_kernels);
+          fxwb_json_add_int (o, "guards", cs[i].n_guards);
+          fxwb_json_add_int (o, "graph_breaks", cs[i].n_breaks);
+          fxwb_json_add_int (o, "guard_failures", cs[i].n_failures);
+          fxwb_json_add_str (o, "fail_type", cs[i].fail_type);
+          fxwb_json_add_str (o, "linked", cs[i].linked);
+          fxwb_json_add_num (o, "compile_time_s", cs[i].entire_frame_compile_s);
+          json_object_array_add (list, o);
         }
-      printf ("%s]\n", n ? "\n" : "");
+      fxwb_json_print (list);
     }
   else
     {

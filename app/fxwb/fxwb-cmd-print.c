@@ -17,18 +17,6 @@ typedef enum
   FORMAT_DOT,
 } print_format;
 
-/* A canonical JSON graph file: named *.json, or its first non-blank character opens an object. */
-static gboolean
-looks_like_json (const char *path, const char *text, size_t len)
-{
-  if (g_str_has_suffix (path, ".json"))
-    return TRUE;
-  for (size_t i = 0; i < len; i++)
-    if (!g_ascii_isspace (text[i]))
-      return text[i] == '{';
-  return FALSE;
-}
-
 int
 fxwb_cmd_print (int argc, char **argv)
 {
@@ -91,7 +79,7 @@ fxwb_cmd_print (int argc, char **argv)
   status = fx_file_read (path, &text, &len, &diag);
   if (status == FX_OK)
     {
-      if (looks_like_json (path, text, len))
+      if (fxwb_looks_like_json (path, text, len))
         {
           status = fx_graph_from_json (text, len, &graph, &diag);
           if (status != FX_OK && diag.file[0] == '\0')
@@ -141,10 +129,12 @@ fxwb_cmd_print (int argc, char **argv)
     }
   fx_graph_free (graph);
 
-  size_t written = fwrite (out.data, 1, out.len, stdout);
+  /* The canonical JSON is a file format whose writer escapes what it must: it goes out unfiltered. */
+  FILE *dest = format == FORMAT_JSON ? fxwb_real_stdout () : stdout;
+  size_t written = fwrite (out.data, 1, out.len, dest);
   gboolean complete = written == out.len;
   fx_buf_free (&out);
-  if (!complete || fflush (stdout) != 0)
+  if (!complete || fflush (dest) != 0)
     {
       fprintf (stderr, "fxwb print: cannot write the output\n");
       return FXWB_EXIT_IO;

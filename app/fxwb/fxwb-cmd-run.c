@@ -89,19 +89,19 @@ fxwb_cmd_run (int argc, char **argv)
     {
       if (!in.ref && !o.json)
         fprintf (stderr, "fxwb run: warning: no reference, the interpreter failed: %s\n", in.ref_error);
-      fxwb_column_run_exec (&src, &in, &col, &o, &run);
-      if (o.json)
-        {
-          fx_buf out;
-          fx_buf_init (&out);
-          fx_run_result_to_json (&run.result, &out);
-          printf ("%s\n", out.data);
-          fx_buf_free (&out);
-        }
+      int64_t run_id = 0;
+      if (!o.no_store)
+        rc = fxwb_store_run_start ("fxwb run", &src, &col, &run_id);
+      if (rc == FXWB_EXIT_OK)
+        fxwb_column_run_exec (&src, &in, &col, &o, &run);
+      if (rc != FXWB_EXIT_OK)
+        ;
+      else if (o.json)
+        fxwb_json_print (fxwb_run_result_json (&run.result));
       else
         print_result (&src, &in, &run, &o);
-      if (!o.no_store)
-        rc = fxwb_store_run ("fxwb run", &src, &run);
+      if (rc == FXWB_EXIT_OK && !o.no_store)
+        rc = fxwb_store_run ("fxwb run", &src, &run, run_id);
       if (rc == FXWB_EXIT_OK && src.store && !o.json)
         printf ("stored in %s\n", src.store_path);
       if (rc == FXWB_EXIT_OK && (run.result.status != FX_OK || run.result.verdict == FX_VERDICT_FAIL))

@@ -2,6 +2,7 @@
    recompile reasons, graph breaks, kernels and metrics from a workspace. */
 #include "fxwb.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "fx/pyparse.h"
@@ -24,20 +25,27 @@ typedef enum
   SHOW_INPUTS,
   SHOW_ARTIFACTS,
   SHOW_ARTIFACT,
+  SHOW_RUNS,
 } show_what;
 
 static const char *artifact_name;
 
-static void
-json_str (const char *s)
+/* One JSON line about compile c: {"compile_id": ..., then the keys and string values given}. */
+static json_object *
+row (const fx_store_compile *c)
 {
-  if (!s)
-    {
-      fputs ("null", stdout);
-      return;
-    }
-  g_autofree char *esc = g_strescape (s, NULL);
-  printf ("\"%s\"", esc);
+  json_object *o = json_object_new_object ();
+  fxwb_json_add_str (o, "compile_id", c->compile_id);
+  return o;
+}
+
+static void
+print_row (const fx_store_compile *c, const char *const *keys, const char *const *vals, int n)
+{
+  json_object *o = row (c);
+  for (int k = 0; k < n; k++)
+    fxwb_json_add_str (o, keys[k], vals[k]);
+  fxwb_json_print (o);
 }
 
 /* Prints the compile's graph of the stage (the last one stored under that stage). */
@@ -119,8 +127,13 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
           return st;
         for (size_t i = 0; i < n; i++)
           if (json)
-            printf ("%s{\"compile_id\": \"%s\", \"stage\": \"%s\", \"nodes\": %d, \"parsed\": %s}\n", "",
-                    c->compile_id, gi[i].stage, gi[i].n_nodes, gi[i].parsed ? "true" : "false");
+            {
+              json_object *o = row (c);
+              fxwb_json_add_str (o, "stage", gi[i].stage);
+              fxwb_json_add_int (o, "nodes", gi[i].n_nodes);
+              fxwb_json_add_bool (o, "parsed", gi[i].parsed);
+              fxwb_json_print (o);
+            }
           else
             printf ("%-28s %5d nodes%s\n", gi[i].stage, gi[i].n_nodes, gi[i].parsed ? "" : " (text only: did not parse)");
         return FX_OK;
@@ -133,15 +146,9 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
         for (size_t i = 0; i < n; i++)
           if (json)
             {
-              printf ("{\"compile_id\": \"%s\", \"kind\": ", c->compile_id);
-              json_str (g[i].kind);
-              printf (", \"source\": ");
-              json_str (g[i].source);
-              printf (", \"code\": ");
-              json_str (g[i].code);
-              printf (", \"user_line\": ");
-              json_str (g[i].user_line);
-              printf ("}\n");
+              const char *keys[] = { "kind", "source", "code", "user_line" };
+              const char *vals[] = { g[i].kind, g[i].source, g[i].code, g[i].user_line };
+              print_row (c, keys, vals, 4);
             }
           else
             printf ("%-26s %-24s %s%s%s\n", g[i].kind, g[i].source ? g[i].source : "-", g[i].code,
@@ -159,11 +166,9 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
         for (size_t i = 0; i < n; i++)
           if (json)
             {
-              printf ("{\"compile_id\": \"%s\", \"failed_compile\": ", c->compile_id);
-              json_str (f[i].failed_compile);
-              printf (", \"reason\": ");
-              json_str (f[i].reason);
-              printf ("}\n");
+              const char *keys[] = { "failed_compile", "reason" };
+              const char *vals[] = { f[i].failed_compile, f[i].reason };
+              print_row (c, keys, vals, 2);
             }
           else
             printf ("    - %s%s%s\n", f[i].failed_compile ? f[i].failed_compile : "",
@@ -178,13 +183,9 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
         for (size_t i = 0; i < n; i++)
           if (json)
             {
-              printf ("{\"compile_id\": \"%s\", \"reason\": ", c->compile_id);
-              json_str (b[i].reason);
-              printf (", \"explanation\": ");
-              json_str (b[i].explanation);
-              printf (", \"user_stack\": ");
-              json_str (b[i].user_stack);
-              printf ("}\n");
+              const char *keys[] = { "reason", "explanation", "user_stack" };
+              const char *vals[] = { b[i].reason, b[i].explanation, b[i].user_stack };
+              print_row (c, keys, vals, 3);
             }
           else
             printf ("%s\n", b[i].text ? b[i].text : b[i].reason);
@@ -198,22 +199,17 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
         for (size_t i = 0; i < n; i++)
           if (json)
             {
-              printf ("{\"compile_id\": \"%s\", \"ordinal\": %d, \"call_order\": %d, \"name\": ", c->compile_id,
-                      k[i].ordinal, k[i].call_order);
-              json_str (k[i].name);
-              printf (", \"kind\": ");
-              json_str (k[i].kind);
-              printf (", \"device\": ");
-              json_str (k[i].device);
-              printf (", \"nodes\": ");
-              json_str (k[i].nodes);
-              printf (", \"aten\": ");
-              json_str (k[i].aten);
-              printf (", \"post_grad_nodes\": ");
-              json_str (k[i].post_nodes);
-              printf (", \"pre_grad_nodes\": ");
-              json_str (k[i].pre_nodes);
-              printf ("}\n");
+              json_object *o = row (c);
+              fxwb_json_add_int (o, "ordinal", k[i].ordinal);
+              fxwb_json_add_int (o, "call_order", k[i].call_order);
+              fxwb_json_add_str (o, "name", k[i].name);
+              fxwb_json_add_str (o, "kind", k[i].kind);
+              fxwb_json_add_str (o, "device", k[i].device);
+              fxwb_json_add_str (o, "nodes", k[i].nodes);
+              fxwb_json_add_str (o, "aten", k[i].aten);
+              fxwb_json_add_str (o, "post_grad_nodes", k[i].post_nodes);
+              fxwb_json_add_str (o, "pre_grad_nodes", k[i].pre_nodes);
+              fxwb_json_print (o);
             }
           else
             {
@@ -233,15 +229,10 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
           return st;
         if (json)
           {
-            printf ("{\"compile_id\": \"%s\"", c->compile_id);
+            json_object *o = row (c);
             for (size_t i = 0; i < n; i++)
-              {
-                printf (", ");
-                json_str (m[i].key);
-                printf (": ");
-                json_str (m[i].value);
-              }
-            printf ("}\n");
+              fxwb_json_add_str (o, m[i].key, m[i].value);
+            fxwb_json_print (o);
           }
         else
           for (size_t i = 0; i < n; i++)
@@ -266,27 +257,19 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
                 top = &nodes[k];
             if (json)
               {
-                printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
-                json_str (g[i].name);
-                printf (", \"nodes\": ");
-                json_str (g[i].nodes);
-                printf (", \"kind\": ");
-                json_str (top ? top->kind : NULL);
-                printf (", \"writes\": ");
-                json_str (top ? top->writes : NULL);
-                printf (", \"reads\": ");
-                json_str (top ? top->reads : NULL);
-                printf (", \"buffers\": ");
-                json_str (top ? top->buffers : NULL);
-                printf (", \"extern_kernel\": ");
-                json_str (top ? top->extern_kernel : NULL);
-                printf (", \"kernel\": ");
-                json_str (top ? top->kernel : NULL);
-                printf (", \"handle\": %d, \"origins\": ", top ? top->handle : -1);
-                json_str (top ? top->post_nodes : NULL);
-                printf (", \"pre_grad_nodes\": ");
-                json_str (top ? top->pre_nodes : NULL);
-                printf ("}\n");
+                json_object *o = row (c);
+                fxwb_json_add_str (o, "name", g[i].name);
+                fxwb_json_add_str (o, "nodes", g[i].nodes);
+                fxwb_json_add_str (o, "kind", top ? top->kind : NULL);
+                fxwb_json_add_str (o, "writes", top ? top->writes : NULL);
+                fxwb_json_add_str (o, "reads", top ? top->reads : NULL);
+                fxwb_json_add_str (o, "buffers", top ? top->buffers : NULL);
+                fxwb_json_add_str (o, "extern_kernel", top ? top->extern_kernel : NULL);
+                fxwb_json_add_str (o, "kernel", top ? top->kernel : NULL);
+                fxwb_json_add_int (o, "handle", top ? top->handle : -1);
+                fxwb_json_add_str (o, "origins", top ? top->post_nodes : NULL);
+                fxwb_json_add_str (o, "pre_grad_nodes", top ? top->pre_nodes : NULL);
+                fxwb_json_print (o);
                 continue;
               }
             printf ("%-32s [%s]\n", g[i].name, g[i].nodes ? g[i].nodes : "");
@@ -330,17 +313,10 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
         for (size_t i = 0; i < n; i++)
           if (json)
             {
-              printf ("{\"compile_id\": \"%s\", \"kind\": ", c->compile_id);
-              json_str (ev[i].kind);
-              const char *keys[] = { "symbol", "sources", "value", "expr", "reason", "user_stack" };
-              const char *vals[] = { ev[i].symbol, ev[i].sources, ev[i].value, ev[i].expr, ev[i].reason,
+              const char *keys[] = { "kind", "symbol", "sources", "value", "expr", "reason", "user_stack" };
+              const char *vals[] = { ev[i].kind, ev[i].symbol, ev[i].sources, ev[i].value, ev[i].expr, ev[i].reason,
                                      ev[i].user_stack };
-              for (int k = 0; k < 6; k++)
-                {
-                  printf (", \"%s\": ", keys[k]);
-                  json_str (vals[k]);
-                }
-              printf ("}\n");
+              print_row (c, keys, vals, 7);
             }
           else
             {
@@ -366,9 +342,9 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
               continue;
             if (json)
               {
-                printf ("{\"compile_id\": \"%s\", \"input\": ", c->compile_id);
-                json_str (a[i].value);
-                printf ("}\n");
+                const char *keys[] = { "input" };
+                const char *vals[] = { a[i].value };
+                print_row (c, keys, vals, 1);
               }
             else
               printf ("%s\n", a[i].value);
@@ -389,16 +365,13 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             shown++;
             if (json)
               {
-                printf ("{\"compile_id\": \"%s\", \"name\": ", c->compile_id);
-                json_str (a[i].key);
+                json_object *o = row (c);
+                fxwb_json_add_str (o, "name", a[i].key);
                 if (what == SHOW_ARTIFACT)
-                  {
-                    printf (", \"text\": ");
-                    json_str (a[i].value);
-                  }
+                  fxwb_json_add_str (o, "text", a[i].value);
                 else
-                  printf (", \"bytes\": %zu", a[i].value ? strlen (a[i].value) : 0);
-                printf ("}\n");
+                  fxwb_json_add_int (o, "bytes", a[i].value ? (int64_t) strlen (a[i].value) : 0);
+                fxwb_json_print (o);
               }
             else if (what == SHOW_ARTIFACTS)
               printf ("%-48s %8zu bytes\n", a[i].key, a[i].value ? strlen (a[i].value) : 0);
@@ -414,6 +387,48 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
                               c->compile_id, artifact_name);
         return FX_OK;
       }
+    case SHOW_RUNS:
+      {
+        /* Runs stored by fxwb run / compare on the compile's graphs; one that never finished (killed, crashed)
+           says so instead of showing empty columns. */
+        fx_store_graph_info *gi;
+        if ((st = fx_store_list_graphs (store, c->id, arena, &gi, &n, diag)) != FX_OK)
+          return st;
+        for (size_t i = 0; i < n; i++)
+          {
+            fx_store_run_row *r;
+            size_t nr = 0;
+            if ((st = fx_store_list_runs (store, gi[i].id, arena, &r, &nr, diag)) != FX_OK)
+              return st;
+            for (size_t k = 0; k < nr; k++)
+              if (json)
+                {
+                  json_object *o = row (c);
+                  fxwb_json_add_str (o, "stage", gi[i].stage);
+                  fxwb_json_add_int (o, "run", r[k].id);
+                  fxwb_json_add_str (o, "backend", r[k].backend);
+                  fxwb_json_add_str (o, "mode", r[k].mode);
+                  fxwb_json_add_str (o, "status", r[k].incomplete ? "incomplete" : "done");
+                  fxwb_json_add_str (o, "verdict", r[k].verdict);
+                  fxwb_json_add_num (o, "compile_ms", r[k].compile_ms);
+                  fxwb_json_add_num (o, "median_ms", r[k].run_ms_median);
+                  fxwb_json_add_str (o, "error", r[k].error);
+                  fxwb_json_print (o);
+                }
+              else if (r[k].incomplete)
+                printf ("%-22s %-20s %-16s incomplete (started, never finished)\n", gi[i].stage,
+                        r[k].backend ? r[k].backend : "-", r[k].mode ? r[k].mode : "-");
+              else
+                {
+                  g_autofree char *ms = isnan (r[k].run_ms_median) ? g_strdup ("-")
+                                        : g_strdup_printf ("%.4f ms", r[k].run_ms_median);
+                  printf ("%-22s %-20s %-16s %-12s %s%s%s\n", gi[i].stage, r[k].backend ? r[k].backend : "-",
+                          r[k].mode ? r[k].mode : "-", r[k].verdict ? r[k].verdict : "-", ms,
+                          r[k].error ? "  " : "", r[k].error ? r[k].error : "");
+                }
+          }
+        return FX_OK;
+      }
     default:
       break;
     }
@@ -425,7 +440,7 @@ fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
   gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE, shapes = FALSE;
-  gboolean json = FALSE, artifacts = FALSE;
+  gboolean json = FALSE, artifacts = FALSE, runs = FALSE;
   g_autofree char *stage = NULL, *artifact = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
@@ -450,6 +465,9 @@ fxwb_cmd_show (int argc, char **argv)
     { "artifacts", 'a', 0, G_OPTION_ARG_NONE, &artifacts, "Raw artifacts kept for the compile (names and sizes)", NULL },
     { "artifact", 0, 0, G_OPTION_ARG_STRING, &artifact,
       "Print one artifact's text (inductor_output_code, fx_graph_runnable, dynamo_cpp_guards_str, ...)", "NAME" },
+    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs,
+      "Runs stored by fxwb run/compare: backend, mode, verdict, median time; \"incomplete\" for one that never finished",
+      NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
@@ -469,12 +487,12 @@ fxwb_cmd_show (int argc, char **argv)
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
-                + inputs + artifacts
+                + inputs + artifacts + runs
                 + (artifact != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact\n");
+                       "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact, --runs\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -487,7 +505,7 @@ fxwb_cmd_show (int argc, char **argv)
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
                    : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION
                    : shapes ? SHOW_SHAPES : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
-                   : artifact ? SHOW_ARTIFACT : SHOW_STAGES;
+                   : artifact ? SHOW_ARTIFACT : runs ? SHOW_RUNS : SHOW_STAGES;
   artifact_name = artifact;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
   if (graph_view && argc != 3)

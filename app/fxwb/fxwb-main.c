@@ -2,7 +2,10 @@
 #include "fx-config.h"
 #include "fxwb.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "fx/store.h"
 
 static const fxwb_command commands[] = {
   { "print", "Print an FX graph file (tabular, code, readable, graph, JSON, dot)", fxwb_cmd_print },
@@ -40,7 +43,10 @@ print_help (FILE *out)
            "  1  the work failed (malformed input, failed run or accuracy check)\n"
            "  2  wrong command line (unknown command or option)\n"
            "  3  a file could not be read or written\n"
-           "  4  a feature or device this machine lacks (no CUDA device, no Python)\n");
+           "  4  a feature or device this machine lacks (no CUDA device, no Python)\n"
+           "\n"
+           "A command that writes a workspace another fxwb is writing waits for it (saying so on stderr);\n"
+           "FXWB_LOCK_TIMEOUT=SECONDS in the environment gives up after that long instead.\n");
 }
 
 int
@@ -61,9 +67,16 @@ fxwb_main (int argc, char **argv)
       printf ("fxwb %s\n", FX_PACKAGE_VERSION);
       return FXWB_EXIT_OK;
     }
+  const char *limit = g_getenv ("FXWB_LOCK_TIMEOUT");
+  fx_store_set_lock_wait (limit ? g_ascii_strtod (limit, NULL) : 0, 1.0, fxwb_report_lock_wait, NULL);
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        fxwb_guard_stdout ();
+        int rc = commands[i].run (argc - 1, argv + 1);
+        fxwb_unguard_stdout ();
+        return rc;
+      }
 
   fprintf (stderr, "fxwb: unknown command '%s'\n\n", argv[1]);
   print_help (stderr);

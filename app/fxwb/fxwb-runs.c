@@ -221,10 +221,7 @@ fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb
     }
   fx_diag diag;
   fx_diag_clear (&diag);
-  size_t len = 0;
-  fx_status st = fx_file_read (arg, &src->text, &len, &diag);
-  if (st == FX_OK)
-    st = fx_parse_fx_file (arg, &src->graph, &diag);
+  fx_status st = fxwb_load_graph_file (arg, &src->graph, &src->text, &diag);
   if (st != FX_OK)
     {
       fxwb_print_diag (&diag);
@@ -576,7 +573,33 @@ store_engine_compile (fxwb_source *src, const fxwb_column_run *run, int64_t *com
 }
 
 int
-fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run)
+fxwb_store_run_start (const char *cmd, fxwb_source *src, const fxwb_column *col, int64_t *run_id)
+{
+  *run_id = 0;
+  if (src->store == NULL)
+    return FXWB_EXIT_OK;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_begin (src->store, &diag);
+  if (st == FX_OK && src->file)
+    st = ensure_file_graph (src, &diag);
+  fx_store_run sr = { .backend = col->spec, .mode = col->mode ? col->mode : "default" };
+  if (st == FX_OK)
+    st = fx_store_start_run (src->store, src->graph_id, &sr, run_id, &diag);
+  if (st == FX_OK)
+    st = fx_store_commit (src->store, &diag);
+  if (st != FX_OK)
+    {
+      fx_store_rollback (src->store);
+      *run_id = 0;
+      fprintf (stderr, "%s: cannot store the run in %s: %s\n", cmd, src->store_path, diag.message);
+      return fxwb_exit_for_status (st);
+    }
+  return FXWB_EXIT_OK;
+}
+
+int
+fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run, int64_t run_id)
 {
   if (src->store == NULL)
     return FXWB_EXIT_OK;
@@ -607,7 +630,8 @@ fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run)
     .engine_compile = engine_compile,
   };
   if (st == FX_OK)
-    st = fx_store_add_run (src->store, src->graph_id, &sr, NULL, &diag);
+    st = run_id ? fx_store_finish_run (src->store, run_id, &sr, &diag)
+                : fx_store_add_run (src->store, src->graph_id, &sr, NULL, &diag);
   if (st == FX_OK)
     st = fx_store_commit (src->store, &diag);
   if (st != FX_OK)
@@ -620,6 +644,31 @@ fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run)
 }
 
 /* ---------------------------------------------------------------- printing */
+
+json_object *
+fxwb_run_result_json (const fx_run_result *r)
+{
+  json_object *o = json_object_new_object ();
+  fxwb_json_add_str (o, "backend", r->backend);
+  fxwb_json_add_str (o, "mode", r->mode);
+  fxwb_json_add_str (o, "options", r->options);
+  fxwb_json_add_str (o, "device", r->device);
+  fxwb_json_add_str (o, "status", r->status == FX_OK ? "ok" : fx_status_name (r->status));
+  fxwb_json_add_str (o, "error", r->status == FX_OK ? NULL : r->error);
+  fxwb_json_add_num (o, "compile_ms", r->compile_ms);
+  fxwb_json_add_num (o, "median_ms", r->median_ms);
+  fxwb_json_add_num (o, "min_ms", r->min_ms);
+  fxwb_json_add_num (o, "max_ms", r->max_ms);
+  fxwb_json_add_int (o, "repeat", r->repeat);
+  fxwb_json_add_int (o, "warmup", r->warmup);
+  fxwb_json_add_int (o, "peak_bytes", (int64_t) r->peak_bytes);
+  fxwb_json_add_str (o, "accuracy", fx_verdict_name (r->verdict));
+  fxwb_json_add_num (o, "max_abs_err", r->max_abs_err);
+  fxwb_json_add_num (o, "max_rel_err", r->max_rel_err);
+  fxwb_json_add_str (o, "accuracy_report", r->accuracy_report);
+  fxwb_json_add_int (o, "kernels", (int64_t) r->n_kernels);
+  return o;
+}
 
 void
 fxwb_print_kernels (const fx_compiled *c)

@@ -89,8 +89,14 @@ void fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const 
                            const fxwb_run_opts *o, fxwb_column_run *out);
 void fxwb_column_run_clear (fxwb_column_run *run);
 
-/* Stores a run (and, when its backend generated kernels, an engine compile holding them) into src->store. */
-int fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run);
+/* Writes the column's run as "started" before it executes (its own transaction), so a run killed on the way
+   stays in the workspace marked incomplete. *run_id: 0 when nothing is stored. */
+int fxwb_store_run_start (const char *cmd, fxwb_source *src, const fxwb_column *col, int64_t *run_id);
+/* Stores a run's results (and, when its backend generated kernels, an engine compile holding them) into
+   src->store: finishing the started run run_id, or as a new run when run_id is 0. */
+int fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run, int64_t run_id);
+/* A run result as --json prints it. */
+json_object *fxwb_run_result_json (const fx_run_result *r);
 
 /* Prints a compiled object's kernels with their nodes and per-call times. */
 void fxwb_print_kernels (const fx_compiled *c);

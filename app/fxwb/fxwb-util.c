@@ -1,7 +1,15 @@
 /* fxwb-util.c: diagnostics, option parsing and progress output shared by the fxwb commands. */
 #include "fxwb.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "fx/importers.h"
+#include "fx/pyparse.h"
+#include "fx/store.h"
 
 void
 fxwb_print_diag (const fx_diag *diag)
@@ -9,7 +17,9 @@ fxwb_print_diag (const fx_diag *diag)
   char text[4096];
 
   fx_diag_format (diag, text, sizeof text);
-  fputs (text, stderr);
+  /* The message quotes the offending line of someone else's file. */
+  g_autofree char *safe = fxwb_escape_controls (text);
+  fputs (safe, stderr);
 }
 
 gboolean
@@ -79,4 +89,284 @@ fxwb_progress_done (void)
 {
   if (fxwb_stderr_is_tty ())
     fputs ("\r\033[K", stderr);
+}
+
+void
+fxwb_report_lock_wait (const char *path, double waited_s, void *user_data)
+{
+  (void) user_data;
+  fprintf (stderr, "fxwb: waiting for the workspace lock held by another fxwb (%s, %.0f s)...\n", path, waited_s);
+}
+
+/* ---------------------------------------------------------------- text from input files on a terminal */
+
+/* Text printed by fxwb comes from traces, folders and archives other people made: an ESC in a function name or an
+   artifact would drive the terminal (rewrite the screen, set the title, worse). The human-readable printers all
+   write to stdout, which fxwb_guard_stdout turns into a filter: C0 controls but '\n' and '\t', DEL, C1 controls
+   (U+0080..U+009F) and bytes that are no valid UTF-8 come out as visible escapes ("\x1b", "\u009b"). The --json
+   printers write to the real stdout (json-c escapes controls itself). */
+
+typedef struct
+{
+  FILE *out;
+  unsigned char pending[4];
+  int n_pending, need;
+} tty_filter;
+
+static FILE *real_stdout;
+
+static void
+put_escaped_byte (FILE *out, unsigned char c)
+{
+  fprintf (out, "\\x%02x", c);
+}
+
+static void
+flush_pending_escaped (tty_filter *f)
+{
+  for (int i = 0; i < f->n_pending; i++)
+    put_escaped_byte (f->out, f->pending[i]);
+  f->n_pending = 0;
+  f->need = 0;
+}
+
+static void
+filter_byte (tty_filter *f, unsigned char c)
+{
+  if (f->need)
+    {
+      if ((c & 0xc0) == 0x80)
+        {
+          f->pending[f->n_pending++] = c;
+          if (--f->need == 0)
+            {
+              /* A C1 control written as UTF-8. */
+              if (f->n_pending == 2 && f->pending[0] == 0xc2 && f->pending[1] < 0xa0)
+                fprintf (f->out, "\\u%04x", f->pending[1]);
+              else
+                fwrite (f->pending, 1, (size_t) f->n_pending, f->out);
+              f->n_pending = 0;
+            }
+          return;
+        }
+      flush_pending_escaped (f);
+    }
+  if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f))
+    putc (c, f->out);
+  else if (c >= 0xc2 && c <= 0xf4)
+    {
+      f->pending[0] = c;
+      f->n_pending = 1;
+      f->need = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+    }
+  else
+    put_escaped_byte (f->out, c);
+}
+
+static ssize_t
+filter_write (void *cookie, const char *buf, size_t size)
+{
+  tty_filter *f = cookie;
+  for (size_t i = 0; i < size; i++)
+    filter_byte (f, (unsigned char) buf[i]);
+  return (ssize_t) size;
+}
+
+static int
+filter_close (void *cookie)
+{
+  tty_filter *f = cookie;
+  flush_pending_escaped (f);
+  fflush (f->out);
+  g_free (f);
+  return 0;
+}
+
+void
+fxwb_guard_stdout (void)
+{
+  if (real_stdout)
+    return;
+  tty_filter *f = g_new0 (tty_filter, 1);
+  f->out = stdout;
+  cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
+  FILE *filtered = fopencookie (f, "w", io);
+  if (!filtered)
+    {
+      g_free (f);
+      return;
+    }
+  real_stdout = stdout;
+  stdout = filtered;
+}
+
+FILE *
+fxwb_real_stdout (void)
+{
+  if (real_stdout)
+    fflush (stdout);
+  return real_stdout ? real_stdout : stdout;
+}
+
+void
+fxwb_unguard_stdout (void)
+{
+  if (!real_stdout)
+    return;
+  fclose (stdout);
+  stdout = real_stdout;
+  real_stdout = NULL;
+  fflush (stdout);
+}
+
+char *
+fxwb_escape_controls (const char *text)
+{
+  char *out = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream (&out, &len);
+  if (!mem)
+    return g_strdup (text);
+  tty_filter f = { .out = mem };
+  for (const char *p = text; *p; p++)
+    filter_byte (&f, (unsigned char) *p);
+  flush_pending_escaped (&f);
+  fclose (mem);
+  char *copy = g_strdup (out);
+  free (out);
+  return copy;
+}
+
+/* ---------------------------------------------------------------- --json output */
+
+json_object *
+fxwb_json_str (const char *s)
+{
+  if (!s)
+    return NULL;
+  /* JSON is UTF-8: a name that is not (a Latin-1 folder name) keeps every valid part, U+FFFD for the rest. */
+  if (g_utf8_validate (s, -1, NULL))
+    return json_object_new_string (s);
+  g_autofree char *valid = g_utf8_make_valid (s, -1);
+  return json_object_new_string (valid);
+}
+
+json_object *
+fxwb_json_num (double v)
+{
+  return isfinite (v) ? json_object_new_double (v) : NULL;
+}
+
+void
+fxwb_json_add_str (json_object *obj, const char *key, const char *s)
+{
+  json_object_object_add (obj, key, fxwb_json_str (s));
+}
+
+void
+fxwb_json_add_int (json_object *obj, const char *key, int64_t v)
+{
+  json_object_object_add (obj, key, json_object_new_int64 (v));
+}
+
+void
+fxwb_json_add_num (json_object *obj, const char *key, double v)
+{
+  json_object_object_add (obj, key, fxwb_json_num (v));
+}
+
+void
+fxwb_json_add_bool (json_object *obj, const char *key, gboolean v)
+{
+  json_object_object_add (obj, key, json_object_new_boolean (v));
+}
+
+void
+fxwb_json_print (json_object *value)
+{
+  FILE *out = real_stdout ? real_stdout : stdout;
+  /* What the filter holds goes out first, so the order on the terminal is the order of the calls. */
+  fflush (stdout);
+  fputs (json_object_to_json_string_ext (value, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE), out);
+  fputc ('\n', out);
+  fflush (out);
+  json_object_put (value);
+}
+
+/* ---------------------------------------------------------------- graph files */
+
+gboolean
+fxwb_looks_like_json (const char *path, const char *text, size_t len)
+{
+  if (g_str_has_suffix (path, ".json"))
+    return TRUE;
+  for (size_t i = 0; i < len; i++)
+    if (!g_ascii_isspace (text[i]))
+      return text[i] == '{';
+  return FALSE;
+}
+
+/* A .pt2's graph: the archive is imported into a workspace in memory and its first model's export graph read back
+   (the importer is the one place that knows the archive's schema). */
+static fx_status
+load_pt2 (const char *path, fx_graph **graph, char **text, fx_diag *diag)
+{
+  fx_store *store = NULL;
+  fx_status st = fx_store_open (":memory:", true, &store, diag);
+  fx_import_stats stats;
+  if (st == FX_OK)
+    st = fx_import_pt2 (store, path, &stats, diag);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_compile *cs = NULL;
+  size_t n = 0;
+  if (st == FX_OK)
+    st = fx_store_list_compiles (store, arena, &cs, &n, diag);
+  fx_store_graph_info *gi = NULL;
+  size_t ng = 0;
+  if (st == FX_OK && n == 0)
+    st = fx_diag_set (diag, FX_ERR_PARSE, "%s: the archive holds no model", path);
+  if (st == FX_OK)
+    st = fx_store_list_graphs (store, cs[0].id, arena, &gi, &ng, diag);
+  if (st == FX_OK && ng == 0)
+    st = fx_diag_set (diag, FX_ERR_PARSE, "%s: the archive's model has no graph", path);
+  if (st == FX_OK)
+    st = fx_store_get_graph (store, gi[0].id, graph, text, diag);
+  if (st == FX_OK && !*graph)
+    st = fx_diag_set (diag, FX_ERR_PARSE, "%s: the archive's graph could not be read", path);
+  if (n > 1 && st == FX_OK)
+    fprintf (stderr, "fxwb: %s holds %zu models; using the first (%s)\n", path, n,
+             cs[0].function ? cs[0].function : "?");
+  fx_arena_free (arena);
+  fx_store_close (store);
+  return st;
+}
+
+fx_status
+fxwb_load_graph_file (const char *path, fx_graph **graph, char **text, fx_diag *diag)
+{
+  *graph = NULL;
+  char *data = NULL;
+  size_t len = 0;
+  fx_status st = fx_file_read (path, &data, &len, diag);
+  if (st != FX_OK)
+    return st;
+  if (len >= 4 && memcmp (data, "PK\3\4", 4) == 0)
+    {
+      free (data);
+      data = NULL;
+      st = load_pt2 (path, graph, &data, diag);
+    }
+  else if (fxwb_looks_like_json (path, data, len))
+    {
+      st = fx_graph_from_json (data, len, graph, diag);
+      if (st != FX_OK && diag->file[0] == '\0')
+        g_strlcpy (diag->file, path, sizeof diag->file);
+    }
+  else
+    st = fx_parse_fx_code (data, len, path, graph, diag);
+  if (st != FX_OK || !text)
+    free (data);
+  else
+    *text = data;
+  return st;
 }

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <glib.h>
+#include <json-c/json.h>
 #include <stdio.h>
 
 #include "fx/common.h"
+#include "fx/ir.h"
 
 /* Exit codes, documented in `fxwb --help`. */
 enum
@@ -40,6 +42,13 @@ int fxwb_cmd_bench (int argc, char **argv);
 int fxwb_cmd_backends (int argc, char **argv);
 int fxwb_cmd_capture (int argc, char **argv);
 
+/* A canonical JSON graph file: named *.json, or its first non-blank character opens an object. */
+gboolean fxwb_looks_like_json (const char *path, const char *text, size_t len);
+/* Loads the graph of a file in any form fxwb takes: FX Python code (print_readable, GraphModule.code, repro.py),
+   the canonical JSON that `fxwb print -j` writes, or a torch.export .pt2 archive (its first model). text (may be
+   NULL): the file's text (for a .pt2, the graph's stored text); free() it. */
+fx_status fxwb_load_graph_file (const char *path, fx_graph **graph, char **text, fx_diag *diag);
+
 /* Prints an engine diagnostic to stderr: "file:line:col: error: message", the line and a caret. */
 void fxwb_print_diag (const fx_diag *diag);
 /* Parses options for a command; on failure prints the error and usage, returns FALSE. */
@@ -51,3 +60,25 @@ gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */
 void fxwb_progress (const char *label, double fraction);
 void fxwb_progress_done (void);
+/* fx_store_set_lock_wait's report: "fxwb: waiting for the workspace lock held by another fxwb (PATH, 3 s)..." */
+void fxwb_report_lock_wait (const char *path, double waited_s, void *user_data);
+
+/* From here on stdout escapes terminal controls (C0 but newline and tab, DEL, C1, invalid UTF-8) as "\x1b" /
+   "\u009b": text from input files cannot drive the terminal. fxwb_main calls it; unguard flushes and restores. */
+void fxwb_guard_stdout (void);
+void fxwb_unguard_stdout (void);
+/* The stream under the filter (what fxwb_guard_stdout replaced), for output in a format of its own. */
+FILE *fxwb_real_stdout (void);
+/* The same escaping into a new string (g_free). */
+char *fxwb_escape_controls (const char *text);
+
+/* --json output, built with json-c so that every string is valid JSON (UTF-8; invalid bytes become U+FFFD). NULL
+   strings and non-finite numbers are JSON null. */
+json_object *fxwb_json_str (const char *s);
+json_object *fxwb_json_num (double v);
+void fxwb_json_add_str (json_object *obj, const char *key, const char *s);
+void fxwb_json_add_int (json_object *obj, const char *key, int64_t v);
+void fxwb_json_add_num (json_object *obj, const char *key, double v);
+void fxwb_json_add_bool (json_object *obj, const char *key, gboolean v);
+/* Prints value on one line to the real stdout (unfiltered) and releases it. */
+void fxwb_json_print (json_object *value);

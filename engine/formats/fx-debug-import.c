@@ -103,15 +103,36 @@ fx_is_debug_dir (const char *path)
   return ok;
 }
 
-/* Adds one file's text to the input hash; NULL when the file is absent. */
+/* Adds one file's text to the input hash; NULL when the file is absent. A file that is not a regular file inside
+   the imported folder root (a symlink out of it, to /dev/zero, a FIFO) is not read: noted in stats instead. */
 static char *
-read_part (const char *dir, const char *name, fx_md5 *md5, size_t *len)
+read_part (const char *root, const char *dir, const char *name, fx_md5 *md5, size_t *len, fx_import_stats *stats)
 {
   char *path = join (dir, name);
   char *data = NULL;
   *len = 0;
-  if (fx_file_read (path, &data, len, NULL) != FX_OK)
+  struct stat lsb;
+  if (lstat (path, &lsb) != 0)
+    {
+      free (path);
+      return NULL;
+    }
+  char *real = fx_import_resolve_inside (root, path);
+  if (!real)
+    {
+      int64_t k = stats->warnings[FX_IMPORT_WARN_SKIPPED_FILE]++;
+      if (k < FX_IMPORT_EXAMPLES)
+        {
+          const char *model = strrchr (dir, '/');
+          snprintf (stats->examples[FX_IMPORT_WARN_SKIPPED_FILE][k].text, sizeof stats->examples[0][0].text,
+                    "%.60s/%.40s: not a regular file inside the folder", model ? model + 1 : dir, name);
+        }
+      free (path);
+      return NULL;
+    }
+  if (fx_import_read_regular (real, 0, &data, len, NULL) != FX_OK)
     data = NULL;
+  free (real);
   free (path);
   if (data)
     {
@@ -224,7 +245,7 @@ fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn pr
       char *mdir = join (ti, models[m]);
       fx_md5_update (&md5, models[m], strlen (models[m]) + 1);
       for (size_t f = 0; f < N_FILES; f++)
-        texts[m * N_FILES + f] = read_part (mdir, files[f], &md5, &lens[m * N_FILES + f]);
+        texts[m * N_FILES + f] = read_part (path, mdir, files[f], &md5, &lens[m * N_FILES + f], stats);
       free (mdir);
     }
   char hash[33];

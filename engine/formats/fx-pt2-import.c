@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zip.h>
 
+#include "fx-import-util.h"
 #include "fx-md5.h"
 
 typedef struct
@@ -395,6 +396,9 @@ fx_status
 fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag)
 {
   memset (stats, 0, sizeof *stats);
+  fx_status rst = fx_import_check_regular (path, diag);
+  if (rst != FX_OK)
+    return rst;
   int zerr = 0;
   zip_t *za = zip_open (path, ZIP_RDONLY, &zerr);
   if (!za)

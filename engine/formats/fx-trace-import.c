@@ -15,7 +15,7 @@
 
 static const char *const warning_names[FX_IMPORT_WARN_COUNT] = {
   "bad line", "invalid JSON", "payload without record", "unknown string id", "md5 mismatch", "unknown record kind",
-  "graph did not parse", "malformed record", "IR dump line skipped",
+  "graph did not parse", "malformed record", "IR dump line skipped", "line too long", "file skipped",
 };
 
 const char *
@@ -986,14 +986,13 @@ free_importer (importer *imp)
   free (imp->frames);
 }
 
-fx_status
-fx_import_torch_trace_data (fx_store *store, const char *name, const char *data, size_t len,
-                            fx_import_progress_fn progress, void *user_data, fx_import_stats *stats, fx_diag *diag)
+/* The importer over a stream of lines: one record is its envelope line plus the tab-prefixed payload lines after
+   it, so only the record being read is held in memory, whatever the size of the log. */
+static fx_status
+import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, uint64_t size, const char *hash,
+                    fx_import_progress_fn progress, void *user_data, fx_import_stats *stats, fx_diag *diag)
 {
-  memset (stats, 0, sizeof *stats);
   importer imp = { .store = store, .name = name, .stats = stats, .diag = diag };
-  char hash[33];
-  fx_md5_hex (data, len, hash);
   fx_status st = fx_store_begin (store, diag);
   if (st != FX_OK)
     return st;
@@ -1006,7 +1005,7 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
       fx_store_rollback (store);
       return FX_OK;
     }
-  if ((st = fx_store_add_input (store, name, "torch_trace", hash, (int64_t) len, &imp.input, diag)) != FX_OK)
+  if ((st = fx_store_add_input (store, name, "torch_trace", hash, (int64_t) size, &imp.input, diag)) != FX_OK)
     goto fail;
 
   json_tokener *tok = json_tokener_new ();
@@ -1017,18 +1016,30 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
   bool skipping = false;     /* payload lines of a rejected record */
   bool orphan_run = false;
   bool has_payload_lines = false;
-  const char *p = data, *end = data + len;
   int64_t lineno = 0;
-  size_t next_progress = 0;
+  uint64_t next_progress = 0;
   while (st == FX_OK)
     {
-      const char *eol = p < end ? memchr (p, '\n', (size_t) (end - p)) : NULL;
-      if (p < end && !eol)
-        eol = end;
-      bool at_end = p >= end;
-      bool payload_line = !at_end && *p == '\t';
+      const char *p = NULL;
+      size_t llen = 0, full_len = 0;
+      bool at_end = !fx_line_reader_next (lines, &p, &llen, &full_len);
+      bool too_long = !at_end && full_len > llen;
+      bool payload_line = !at_end && !too_long && llen > 0 && *p == '\t';
       if (!at_end)
         lineno++;
+      if (too_long)
+        {
+          /* A payload line too long to keep spoils its record: the record is dropped with the rest of its lines. */
+          warn (&imp, FX_IMPORT_WARN_LONG_LINE, lineno, "a line of %zu bytes, over the limit of %zu: skipped%s",
+                full_len, fx_import_max_line (), env ? " with its record" : "");
+          if (env)
+            {
+              json_object_put (env);
+              env = NULL;
+            }
+          skipping = true;
+          continue;
+        }
       if (!payload_line && env)
         {
           imp.rejected = false;
@@ -1040,7 +1051,6 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
         }
       if (at_end || st != FX_OK)
         break;
-      size_t llen = (size_t) (eol - p);
       if (llen && p[llen - 1] == '\r')
         llen--;
       if (payload_line)
@@ -1080,7 +1090,7 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
                 trailing |= *t != ' ';
               if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
                 {
-                  /* The input is not NUL-terminated: print at most the rest of this line. */
+                  /* The line is not NUL-terminated in memory: print at most the rest of it. */
                   int shown = (int) (p + llen - js < 100 ? p + llen - js : 100);
                   warn (&imp, FX_IMPORT_WARN_BAD_JSON, lineno, "%s: %.*s",
                         jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
@@ -1096,11 +1106,10 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
                 }
             }
         }
-      p = eol < end ? eol + 1 : end;
-      if (progress && (size_t) (p - data) >= next_progress)
+      if (progress && lines->offset >= next_progress)
         {
-          progress ((double) (p - data) / (double) (len ? len : 1), user_data);
-          next_progress = (size_t) (p - data) + len / 100 + 1;
+          progress ((double) lines->offset / (double) (size ? size : 1), user_data);
+          next_progress = lines->offset + size / 100 + 1;
         }
     }
   json_object_put (env);
@@ -1109,6 +1118,11 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
   stats->lines = lineno;
   if (st != FX_OK)
     goto fail;
+  if (lines->error)
+    {
+      st = fx_diag_set (diag, FX_ERR_IO, "%s: read failed after line %lld", name, (long long) lineno);
+      goto fail;
+    }
   if (stats->records == 0)
     {
       const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
@@ -1119,6 +1133,11 @@ fx_import_torch_trace_data (fx_store *store, const char *name, const char *data,
         {
           ex = &stats->examples[FX_IMPORT_WARN_BAD_JSON][0];
           fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+        }
+      else if (stats->warnings[FX_IMPORT_WARN_LONG_LINE])
+        {
+          ex = &stats->examples[FX_IMPORT_WARN_LONG_LINE][0];
+          fx_diag_locate (diag, name, (int) ex->line, 1, NULL, 0);
         }
       goto fail;
     }
@@ -1138,17 +1157,59 @@ fail:
 }
 
 fx_status
+fx_import_torch_trace_data (fx_store *store, const char *name, const char *data, size_t len,
+                            fx_import_progress_fn progress, void *user_data, fx_import_stats *stats, fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  char hash[33];
+  fx_md5_hex (data, len, hash);
+  fx_line_reader lines;
+  fx_line_reader_init_mem (&lines, data, len);
+  fx_status st = import_trace_lines (store, name, &lines, len, hash, progress, user_data, stats, diag);
+  fx_line_reader_free (&lines);
+  return st;
+}
+
+/* The md5 of an open file, read in blocks (the input's identity is known before anything is stored). */
+static fx_status
+md5_file (FILE *f, const char *path, char hash[33], fx_diag *diag)
+{
+  fx_md5 md5;
+  fx_md5_init (&md5);
+  char *block = malloc (1 << 20);
+  if (!block)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+  size_t n;
+  while ((n = fread (block, 1, 1 << 20, f)) > 0)
+    fx_md5_update (&md5, block, n);
+  bool failed = ferror (f) != 0;
+  free (block);
+  if (failed)
+    return fx_diag_set (diag, FX_ERR_IO, "%s: read failed", path);
+  fx_md5_final_hex (&md5, hash);
+  rewind (f);
+  return FX_OK;
+}
+
+fx_status
 fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                        fx_import_stats *stats, fx_diag *diag)
 {
-  char *data = NULL;
-  size_t len = 0;
   memset (stats, 0, sizeof *stats);
-  fx_status st = fx_file_read (path, &data, &len, diag);
+  FILE *f = NULL;
+  int64_t size = 0;
+  fx_status st = fx_import_open_regular (path, &f, &size, diag);
   if (st != FX_OK)
     return st;
-  st = fx_import_torch_trace_data (store, path, data, len, progress, user_data, stats, diag);
-  free (data);
+  char hash[33];
+  if ((st = md5_file (f, path, hash, diag)) == FX_OK)
+    {
+      fx_line_reader lines;
+      fx_line_reader_init_file (&lines, f);
+      st = import_trace_lines (store, path, &lines, (uint64_t) size, hash, progress, user_data, stats, diag);
+      fx_line_reader_free (&lines);
+    }
+  fclose (f);
   return st;
 }
 
@@ -1413,7 +1474,7 @@ fx_import_torch_logs (fx_store *store, const char *path, fx_import_stats *stats,
   char *data = NULL;
   size_t len = 0;
   memset (stats, 0, sizeof *stats);
-  fx_status st = fx_file_read (path, &data, &len, diag);
+  fx_status st = fx_import_read_regular (path, 0, &data, &len, diag);
   if (st != FX_OK)
     return st;
   st = fx_import_torch_logs_data (store, path, data, len, stats, diag);
@@ -1459,6 +1520,13 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   memset (stats, 0, sizeof *stats);
   if (stat (path, &sb) != 0)
     return fx_diag_set (diag, FX_ERR_IO, "%s: no such file or folder", path);
+  if (!S_ISDIR (sb.st_mode))
+    {
+      /* A FIFO or a device (/dev/zero) would be read forever: only regular files are inputs. */
+      fx_status st = fx_import_check_regular (path, diag);
+      if (st != FX_OK)
+        return st;
+    }
   if (S_ISDIR (sb.st_mode) && fx_is_debug_dir (path))
     return fx_import_debug_dir (store, path, progress, user_data, stats, diag);
   if (!S_ISDIR (sb.st_mode))
@@ -1511,21 +1579,41 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   else
     qsort (names, n, sizeof *names, cmp_str);
   bool all_seen = n > 0;
+  fx_import_stats skipped;
+  memset (&skipped, 0, sizeof skipped);
+  size_t n_read = 0;
   for (size_t i = 0; i < n && st == FX_OK; i++)
     {
       size_t plen = strlen (path) + strlen (names[i]) + 2;
       char *full = malloc (plen);
       snprintf (full, plen, "%s/%s", path, names[i]);
+      /* A *.log that is a symlink out of the folder, or to a device or a FIFO, is not read: noted instead. */
+      char *real = fx_import_resolve_inside (path, full);
+      if (!real)
+        {
+          int64_t k = skipped.warnings[FX_IMPORT_WARN_SKIPPED_FILE]++;
+          if (k < FX_IMPORT_EXAMPLES)
+            snprintf (skipped.examples[FX_IMPORT_WARN_SKIPPED_FILE][k].text,
+                      sizeof skipped.examples[0][0].text, "%.100s: not a regular file inside the folder", names[i]);
+          free (full);
+          continue;
+        }
+      free (real);
       fx_import_stats one;
       st = fx_import_torch_trace (store, full, progress, user_data, &one, diag);
       if (st == FX_OK)
         {
           all_seen &= one.already_imported;
           merge_stats (stats, &one);
+          n_read++;
         }
       free (full);
     }
-  stats->already_imported = all_seen && st == FX_OK;
+  merge_stats (stats, &skipped);
+  if (st == FX_OK && n > 0 && n_read == 0)
+    st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: no readable TORCH_TRACE *.log file in this folder (%zu skipped: "
+                      "not regular files inside it)", path, n);
+  stats->already_imported = all_seen && n_read > 0 && st == FX_OK;
   for (size_t i = 0; i < n; i++)
     free (names[i]);
   free (names);

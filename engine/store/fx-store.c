@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Prepared statements are kept for reuse: an import runs the same few INSERTs hundreds of thousands of times, and
    preparing each one again cost about a sixth of the import. Keyed by the SQL text (a copy, so SQL built in a
@@ -29,6 +31,8 @@ struct fx_store
   /* The file's schema version: a read-only open does not migrate, and the readers of schema-4 data fall back to
      what an older file holds. */
   int schema;
+  /* The current wait for another process's lock (busy_wait). */
+  double wait_start, next_report, waited_s;
 };
 
 /* Version 1 of the schema. Later versions append steps to migrations[] instead of editing this text, so an old
@@ -120,14 +124,84 @@ static const char schema_v4[] =
   " UNIQUE (compile, debug_compile));\n"
   "CREATE INDEX compile_links_debug ON compile_links(debug_compile);\n";
 
+/* Version 5: a run is written "started" before it runs and set "done" after, so one that was killed (a crashed
+   backend, ^C) shows as incomplete instead of passing for a finished run with empty columns. NULL: written
+   before version 5, when runs were only stored finished. */
+static const char schema_v5[] =
+  "ALTER TABLE runs ADD COLUMN status TEXT;\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4, schema_v5 };
 _Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
                 "one migration per schema version");
+
+/* ------------------------------------------------------------------ waiting for the lock */
+
+/* Process-wide: how long a writer waits for another process's lock, and who hears about the wait. */
+static struct
+{
+  double limit_s;            /* 0: as long as it takes */
+  double report_s;           /* first report after this long, then every 5 s */
+  fx_store_wait_fn fn;
+  void *user_data;
+} lock_wait = { 0, 1.0, NULL, NULL };
+
+void
+fx_store_set_lock_wait (double limit_s, double report_after_s, fx_store_wait_fn fn, void *user_data)
+{
+  lock_wait.limit_s = limit_s > 0 ? limit_s : 0;
+  lock_wait.report_s = report_after_s > 0 ? report_after_s : 1.0;
+  lock_wait.fn = fn;
+  lock_wait.user_data = user_data;
+}
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+/* sqlite's busy handler: count is 0 at the first retry of a statement. Waits in short, growing sleeps (a lock held
+   for a moment costs a millisecond, one held for minutes costs a wakeup every 100 ms). Returns 0 to give up. */
+static int
+busy_wait (void *arg, int count)
+{
+  fx_store *store = arg;
+  double t = now_s ();
+  if (count == 0)
+    {
+      store->wait_start = t;
+      store->next_report = t + lock_wait.report_s;
+    }
+  double waited = t - store->wait_start;
+  store->waited_s = waited;
+  if (lock_wait.limit_s > 0 && waited >= lock_wait.limit_s)
+    return 0;
+  if (lock_wait.fn && t >= store->next_report)
+    {
+      lock_wait.fn (store->path, waited, lock_wait.user_data);
+      store->next_report = t + 5.0;
+    }
+  static const int sleeps_us[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000 };
+  int n = (int) (sizeof sleeps_us / sizeof sleeps_us[0]);
+  usleep ((useconds_t) sleeps_us[count < n ? count : n - 1]);
+  return 1;
+}
+
+static fx_status
+busy_error (fx_store *store, fx_diag *diag)
+{
+  return fx_diag_set (diag, FX_ERR_IO, "%s: the workspace is locked by another process (gave up after %.1f s)",
+                      store->path, store->waited_s);
+}
 
 static fx_status
 db_error (fx_store *store, fx_diag *diag, const char *what)
 {
+  if ((sqlite3_errcode (store->db) & 0xff) == SQLITE_BUSY)
+    return busy_error (store, diag);
   return fx_diag_set (diag, FX_ERR_IO, "%s: %s: %s", store->path, what, sqlite3_errmsg (store->db));
 }
 
@@ -135,9 +209,11 @@ static fx_status
 exec (fx_store *store, const char *sql, fx_diag *diag)
 {
   char *err = NULL;
-  if (sqlite3_exec (store->db, sql, NULL, NULL, &err) != SQLITE_OK)
+  int rc = sqlite3_exec (store->db, sql, NULL, NULL, &err);
+  if (rc != SQLITE_OK)
     {
-      fx_status st = fx_diag_set (diag, FX_ERR_IO, "%s: %s", store->path, err ? err : "sqlite error");
+      fx_status st = (rc & 0xff) == SQLITE_BUSY ? busy_error (store, diag)
+                     : fx_diag_set (diag, FX_ERR_IO, "%s: %s", store->path, err ? err : "sqlite error");
       sqlite3_free (err);
       return st;
     }
@@ -302,45 +378,80 @@ pragma_int (fx_store *store, const char *sql)
   return v;
 }
 
+/* What the file is: *v its schema version (0: an empty or fresh file). Refuses another program's sqlite file and
+   a newer schema; only reads. */
 static fx_status
-migrate (fx_store *store, fx_diag *diag)
+check_file (fx_store *store, int *v, fx_diag *diag)
 {
-  int v = user_version (store);
+  *v = user_version (store);
   int target = (int) (sizeof migrations / sizeof migrations[0]);
-  if (v < 0)
+  if (*v < 0)
     return db_error (store, diag, "reading the schema version");
   /* Another program's sqlite file is refused rather than altered. */
   int64_t app = pragma_int (store, "PRAGMA application_id");
   int64_t ours = pragma_int (store, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                                     " ('workspaces', 'inputs', 'frames', 'compiles')");
   int64_t tables = pragma_int (store, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
-  if ((v == 0 && tables > 0) || (v > 0 && app != FX_STORE_APPLICATION_ID && (app != 0 || ours != 4)))
+  if ((*v == 0 && tables > 0) || (*v > 0 && app != FX_STORE_APPLICATION_ID && (app != 0 || ours != 4)))
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: an sqlite file, but not an FX Workbench workspace",
                         store->path);
-  if (v > target)
+  if (*v > target)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: schema version %d is newer than this build's %d",
-                        store->path, v, target);
+                        store->path, *v, target);
+  return FX_OK;
+}
+
+static int64_t
+first_workspace (fx_store *store)
+{
+  int64_t id = pragma_int (store, "SELECT id FROM workspaces ORDER BY id LIMIT 1");
+  return id > 0 ? id : 0;
+}
+
+/* Creates or migrates the schema and the workspace row. Everything happens inside one BEGIN IMMEDIATE
+   transaction, and the version is read again once the lock is held: two processes creating the same workspace at
+   once see it either empty or complete, never half-made ("table workspaces already exists"). */
+static fx_status
+migrate (fx_store *store, fx_diag *diag)
+{
+  int target = (int) (sizeof migrations / sizeof migrations[0]);
+  int v = 0;
+  fx_status st = exec (store, "BEGIN IMMEDIATE", diag);
+  if (st != FX_OK)
+    return st;
+  if ((st = check_file (store, &v, diag)) != FX_OK)
+    goto fail;
+  if (v == 0 && (st = exec (store, "PRAGMA application_id = 1180194626", diag)) != FX_OK)
+    goto fail;
   for (; v < target; v++)
     {
-      fx_status st = exec (store, "BEGIN IMMEDIATE", diag);
-      if (st != FX_OK)
-        return st;
       char pragma[64];
       snprintf (pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
-      if (v == 0 && (st = exec (store, "PRAGMA application_id = 1180194626", diag)) != FX_OK)
-        {
-          exec (store, "ROLLBACK", NULL);
-          return st;
-        }
       if ((st = exec (store, migrations[v], diag)) != FX_OK || (st = exec (store, pragma, diag)) != FX_OK)
-        {
-          exec (store, "ROLLBACK", NULL);
-          return st;
-        }
-      if ((st = exec (store, "COMMIT", diag)) != FX_OK)
-        return st;
+        goto fail;
     }
-  return FX_OK;
+  store->workspace_id = first_workspace (store);
+  if (store->workspace_id == 0)
+    {
+      sqlite3_stmt *stmt = prepare (store, "INSERT INTO workspaces (name, created) VALUES (?, julianday('now'))",
+                                    diag);
+      if (!stmt)
+        {
+          st = FX_ERR_IO;
+          goto fail;
+        }
+      const char *base = strrchr (store->path, '/');
+      binder b = binder_of (stmt);
+      b_text (&b, base ? base + 1 : store->path);
+      if ((st = step_done (store, stmt, diag)) != FX_OK)
+        goto fail;
+      store->workspace_id = sqlite3_last_insert_rowid (store->db);
+    }
+  return exec (store, "COMMIT", diag);
+
+fail:
+  exec (store, "ROLLBACK", NULL);
+  return st;
 }
 
 fx_status
@@ -359,37 +470,24 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
       fx_store_close (store);
       return st;
     }
-  /* A reader waits for a writer's checkpoint instead of failing at once. */
-  sqlite3_busy_timeout (store->db, 10000);
-  fx_status st = exec (store, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-                       diag);
+  /* Another process's lock is waited for (fx_store_set_lock_wait), not an error. */
+  sqlite3_busy_handler (store->db, busy_wait, store);
+  /* Before anything is written: an existing file that is not a workspace is refused and left as it was. Only a
+     create opens an empty file as a new workspace (an empty file is what mktemp makes; one that `fxwb ls` was
+     pointed at by mistake must stay empty). A file that is not sqlite fails here with "file is not a database". */
+  int v = 0;
+  fx_status st = check_file (store, &v, diag);
+  if (st == FX_OK && v == 0 && !create && strcmp (path, ":memory:") != 0)
+    st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: not an FX Workbench workspace (an empty file); workspaces "
+                      "are created by `fxwb import -o`", path);
+  if (st == FX_OK)
+    st = exec (store, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", diag);
   if (st == FX_OK)
     {
-      /* A file that is not sqlite fails here with "file is not a database". */
-      st = migrate (store, diag);
-    }
-  if (st == FX_OK)
-    {
-      sqlite3_stmt *stmt = prepare (store, "SELECT id FROM workspaces ORDER BY id LIMIT 1", diag);
-      if (!stmt)
-        st = FX_ERR_IO;
-      else if (sqlite3_step (stmt) == SQLITE_ROW)
-        store->workspace_id = sqlite3_column_int64 (stmt, 0);
-      release (store, stmt);
-      if (st == FX_OK && store->workspace_id == 0)
-        {
-          stmt = prepare (store, "INSERT INTO workspaces (name, created) VALUES (?, julianday('now'))", diag);
-          if (!stmt)
-            st = FX_ERR_IO;
-          else
-            {
-              const char *base = strrchr (path, '/');
-              binder b = binder_of (stmt);
-              b_text (&b, base ? base + 1 : path);
-              st = step_done (store, stmt, diag);
-              store->workspace_id = sqlite3_last_insert_rowid (store->db);
-            }
-        }
+      store->workspace_id = v > 0 ? first_workspace (store) : 0;
+      /* An up-to-date file with its workspace row is not written at all (a reader never waits on a writer). */
+      if (v < FX_STORE_SCHEMA_VERSION || store->workspace_id == 0)
+        st = migrate (store, diag);
     }
   if (st != FX_OK)
     {
@@ -866,8 +964,8 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
 {
   sqlite3_stmt *stmt = prepare (store,
     "INSERT INTO runs (graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min, run_ms_max,"
-    " peak_bytes, accuracy, error, created, verdict, repeat, n_kernels, engine_compile)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, julianday('now'), ?, ?, ?, ?)", diag);
+    " peak_bytes, accuracy, error, created, verdict, repeat, n_kernels, engine_compile, status)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, julianday('now'), ?, ?, ?, ?, 'done')", diag);
   if (!stmt)
     return FX_ERR_IO;
   binder b = binder_of (stmt);
@@ -888,6 +986,55 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
   b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
   b_int_if (&b, run->engine_compile, run->engine_compile > 0);
   return insert (store, stmt, id, diag);
+}
+
+fx_status
+fx_store_start_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store,
+    "INSERT INTO runs (graph, backend, mode, options, device, created, status)"
+    " VALUES (?, ?, ?, ?, ?, julianday('now'), 'started')", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_id (&b, graph_id);
+  b_text (&b, run->backend ? run->backend : "");
+  b_text (&b, run->mode);
+  b_text (&b, run->options_json);
+  b_text (&b, run->device);
+  return insert (store, stmt, id, diag);
+}
+
+fx_status
+fx_store_finish_run (fx_store *store, int64_t run_id, const fx_store_run *run, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store,
+    "UPDATE runs SET backend = ?, mode = ?, options = ?, device = ?, compile_ms = ?, run_ms_median = ?,"
+    " run_ms_min = ?, run_ms_max = ?, peak_bytes = ?, accuracy = ?, error = ?, verdict = ?, repeat = ?,"
+    " n_kernels = ?, engine_compile = ?, status = 'done' WHERE id = ?", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_text (&b, run->backend ? run->backend : "");
+  b_text (&b, run->mode);
+  b_text (&b, run->options_json);
+  b_text (&b, run->device);
+  b_real (&b, run->compile_ms);
+  b_real (&b, run->run_ms_median);
+  b_real (&b, run->run_ms_min);
+  b_real (&b, run->run_ms_max);
+  b_int (&b, run->peak_bytes);
+  b_real (&b, run->accuracy);
+  b_text (&b, run->error);
+  b_text (&b, run->verdict);
+  b_int_if (&b, run->repeat, run->repeat > 0);
+  b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
+  b_int_if (&b, run->engine_compile, run->engine_compile > 0);
+  b_int (&b, run_id);
+  fx_status st = step_done (store, stmt, diag);
+  if (st == FX_OK && sqlite3_changes (store->db) != 1)
+    st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: no run %lld to finish", store->path, (long long) run_id);
+  return st;
 }
 
 /* ------------------------------------------------------------------ reading */
@@ -1647,6 +1794,8 @@ run_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   r->repeat = sqlite3_column_type (s, 15) == SQLITE_NULL ? 0 : sqlite3_column_int (s, 15);
   r->n_kernels = sqlite3_column_type (s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 16);
   r->engine_compile = sqlite3_column_type (s, 17) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 17);
+  const unsigned char *status = sqlite3_column_text (s, 18);
+  r->incomplete = status && strcmp ((const char *) status, "started") == 0;
 }
 
 /* Whether table runs has column name: files of older schemas lack the run columns later schemas add. */
@@ -1669,7 +1818,7 @@ fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store
                     fx_diag *diag)
 {
   /* Column names come from this fixed list only; a missing one is selected as NULL. */
-  static const char *const later[] = { "verdict", "repeat", "n_kernels", "engine_compile" };
+  static const char *const later[] = { "verdict", "repeat", "n_kernels", "engine_compile", "status" };
   char sql[512] = "SELECT id, graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min,"
                   " run_ms_max, peak_bytes, accuracy, error, created";
   for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
@@ -1723,7 +1872,7 @@ fx_store_open_readonly (const char *path, fx_store **out, fx_diag *diag)
           fx_store_close (store);
           return st;
         }
-      sqlite3_busy_timeout (store->db, 10000);
+      sqlite3_busy_handler (store->db, busy_wait, store);
       /* The first read of a WAL file needs its -shm file; where it cannot be made, the immutable open reads it. */
       sqlite3_stmt *probe = NULL;
       int rc = sqlite3_prepare_v2 (store->db, "SELECT count(*) FROM sqlite_master", -1, &probe, NULL);

@@ -20,6 +20,9 @@ typedef enum fx_import_warning
   FX_IMPORT_WARN_GRAPH_PARSE,     /* a graph payload the FX parser rejected (its text is kept) */
   FX_IMPORT_WARN_BAD_RECORD,      /* a known record whose content is not what PyTorch writes (skipped) */
   FX_IMPORT_WARN_IR_DUMP,         /* lines of an ir_*_fusion.txt that are no scheduler node (skipped) */
+  FX_IMPORT_WARN_LONG_LINE,       /* a line longer than fx_import_set_max_line's limit (skipped, with its record) */
+  FX_IMPORT_WARN_SKIPPED_FILE,    /* a folder entry that is no regular file inside the folder (a symlink out of it,
+                                     a device, a FIFO): not read */
   FX_IMPORT_WARN_COUNT
 } fx_import_warning;
 
@@ -44,6 +47,10 @@ typedef struct fx_import_stats
 } fx_import_stats;
 
 typedef void (*fx_import_progress_fn) (double fraction, void *user_data);
+
+/* The longest line (bytes) the text importers read; a longer one is skipped with FX_IMPORT_WARN_LONG_LINE and its
+   file:line. 0 restores the default, 64 MiB. Process-wide; set it before importing. */
+void fx_import_set_max_line (size_t bytes);
 
 /* Imports one TORCH_TRACE log into store in one transaction. Bad lines are skipped and counted in stats; the
    import fails (nothing written) only when the file cannot be read, holds no record at all, or the store fails. */

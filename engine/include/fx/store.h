@@ -11,13 +11,24 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 4
+#define FX_STORE_SCHEMA_VERSION 5
 
 typedef struct fx_store fx_store;
 
 /* Opens (create: creates when missing) a workspace file, enables WAL and foreign keys and migrates the schema.
-   A file written by a newer schema than this build knows is refused with FX_ERR_UNSUPPORTED. */
+   A file written by a newer schema than this build knows is refused with FX_ERR_UNSUPPORTED, and so is an existing
+   file that is not a workspace: another program's sqlite file, or (without create) an empty file; nothing is
+   written to a refused file. Creating and migrating happen in one locked transaction, so processes opening the
+   same new file at once all succeed. */
 fx_status fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag);
+
+/* Told while a store call waits for another process's lock on the workspace: path, seconds waited so far. */
+typedef void (*fx_store_wait_fn) (const char *path, double waited_s, void *user_data);
+/* How every store of this process waits for a lock another process holds (a long import, a run being stored):
+   up to limit_s seconds (0: as long as it takes; the default), calling fn (may be NULL) first after report_after_s
+   (default 1) and then every 5 s. A wait past the limit fails with FX_ERR_IO, "locked by another process".
+   The engine prints nothing itself: the CLI's fn writes the message. */
+void fx_store_set_lock_wait (double limit_s, double report_after_s, fx_store_wait_fn fn, void *user_data);
 void fx_store_close (fx_store *store);
 int fx_store_schema_version (fx_store *store);
 /* The workspace row (created on open), for inputs. */
@@ -119,6 +130,12 @@ typedef struct fx_store_run
 
 fx_status fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id,
                             fx_diag *diag);
+/* Schema 5: a run stored in two steps, so a process killed while the run executes leaves a run marked incomplete
+   rather than nothing or an empty row that reads as finished. start writes backend, mode, options and device with
+   status "started"; finish writes the results and status "done". */
+fx_status fx_store_start_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id,
+                              fx_diag *diag);
+fx_status fx_store_finish_run (fx_store *store, int64_t run_id, const fx_store_run *run, fx_diag *diag);
 
 /* ------------------------------------------------------------------ schema 4: IR dumps, provenance, shapes, links
    (TORCH_COMPILE_DEBUG folders and the trace records beyond raw text; readers allocate from the caller's arena).
@@ -329,6 +346,8 @@ typedef struct fx_store_run_row
   int repeat;
   int n_kernels;
   int64_t engine_compile;
+  /* Schema 5: started but never finished (the process was killed or crashed while the run executed). */
+  bool incomplete;
 } fx_store_run_row;
 
 /* The runs of one graph in the order they were stored. */

@@ -1,7 +1,9 @@
 /* test-store.c: the sqlite workspace store: schema, transactional writes, reads, WAL reader+writer, SIGKILL safety. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -260,8 +262,8 @@ test_migration (void)
                                  " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 4);
-  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 4);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 5);
+  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 5);
   /* The v4 tables are back and usable on the migrated file. */
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
@@ -519,6 +521,207 @@ test_readonly_v3 (void)
   remove_workspace (path);
 }
 
+/* N processes creating the same new workspace at the same moment all succeed, and the file holds one workspace
+   row: the schema is created inside the lock (before, 18 of 20 pairs failed with "table workspaces already
+   exists"). */
+static void
+test_concurrent_create (void)
+{
+  enum { N = 8 };
+  for (int round = 0; round < 3; round++)
+    {
+      g_autofree char *path = tmp_workspace ();
+      int go[2];
+      g_assert_cmpint (pipe (go), ==, 0);
+      pid_t pids[N];
+      for (int i = 0; i < N; i++)
+        {
+          pids[i] = fork ();
+          g_assert_cmpint (pids[i], >=, 0);
+          if (pids[i] == 0)
+            {
+              close (go[1]);
+              char ch;
+              /* All start together: each blocks until the parent closes the pipe. */
+              if (read (go[0], &ch, 1) != 0)
+                _exit (3);
+              fx_store *s = NULL;
+              fx_diag diag;
+              fx_diag_clear (&diag);
+              if (fx_store_open (path, true, &s, &diag) != FX_OK)
+                {
+                  fprintf (stderr, "child %d: %s\n", i, diag.message);
+                  _exit (1);
+                }
+              fx_store_close (s);
+              _exit (0);
+            }
+        }
+      close (go[0]);
+      close (go[1]);
+      int failed = 0;
+      for (int i = 0; i < N; i++)
+        {
+          int status = 0;
+          waitpid (pids[i], &status, 0);
+          failed += !(WIFEXITED (status) && WEXITSTATUS (status) == 0);
+        }
+      g_assert_cmpint (failed, ==, 0);
+      fx_store *store = open_ok (path);
+      int64_t count = 0;
+      g_assert_cmpint (fx_store_count (store, "workspaces", &count, NULL), ==, FX_OK);
+      g_assert_cmpint (count, ==, 1);
+      g_assert_cmpint (fx_store_schema_version (store), ==, FX_STORE_SCHEMA_VERSION);
+      fx_store_close (store);
+      remove_workspace (path);
+    }
+}
+
+static void
+count_wait (const char *path, double waited_s, void *user_data)
+{
+  (void) path;
+  (void) waited_s;
+  g_atomic_int_inc ((int *) user_data);
+}
+
+/* A child holds the write lock for a while; a second writer waits for it (and hears about the wait) instead of
+   failing with "database is locked". The wait is scaled down: the lock is held 1.5 s, reports start after 0.2 s;
+   with a limit shorter than the hold the same writer fails with a message saying why. */
+static void
+test_lock_wait (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  fx_store_close (store);
+  for (int limited = 0; limited < 2; limited++)
+    {
+      int ready[2];
+      g_assert_cmpint (pipe (ready), ==, 0);
+      pid_t pid = fork ();
+      g_assert_cmpint (pid, >=, 0);
+      if (pid == 0)
+        {
+          close (ready[0]);
+          fx_store *s = NULL;
+          if (fx_store_open (path, false, &s, NULL) != FX_OK || fx_store_begin (s, NULL) != FX_OK)
+            _exit (1);
+          int64_t input = 0;
+          char hash[16];
+          snprintf (hash, sizeof hash, "held%d", limited);
+          fx_store_add_input (s, "/held", "torch_trace", hash, 1, &input, NULL);
+          if (write (ready[1], "x", 1) != 1)
+            _exit (1);
+          g_usleep (1500000);
+          _exit (fx_store_commit (s, NULL) == FX_OK ? 0 : 2);
+        }
+      close (ready[1]);
+      char ch;
+      g_assert_cmpint (read (ready[0], &ch, 1), ==, 1);
+      close (ready[0]);
+      int reports = 0;
+      fx_store_set_lock_wait (limited ? 0.4 : 0, 0.2, count_wait, &reports);
+      fx_store *s = NULL;
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      g_assert_cmpint (fx_store_open (path, false, &s, &diag), ==, FX_OK);
+      fx_status st = fx_store_begin (s, &diag);
+      if (!limited)
+        {
+          g_assert_cmpint (st, ==, FX_OK);
+          int64_t input = 0;
+          g_assert_cmpint (fx_store_add_input (s, "/second", "torch_trace", "second", 1, &input, NULL), ==, FX_OK);
+          g_assert_cmpint (fx_store_commit (s, &diag), ==, FX_OK);
+        }
+      else
+        {
+          g_assert_cmpint (st, ==, FX_ERR_IO);
+          g_assert_nonnull (strstr (diag.message, "locked by another process"));
+        }
+      g_assert_cmpint (reports, >=, 1);
+      fx_store_close (s);
+      fx_store_set_lock_wait (0, 0, NULL, NULL);
+      int status = 0;
+      waitpid (pid, &status, 0);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+    }
+  store = open_ok (path);
+  int64_t count = 0;
+  g_assert_cmpint (fx_store_count (store, "inputs", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 3);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+/* An existing empty file (or any file) that is not a workspace is refused by an open without create and keeps its
+   bytes; only a create turns an empty file into a workspace. */
+static void
+test_empty_file (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  g_assert_true (g_file_set_contents (path, "", 0, NULL));
+  fx_store *store = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, false, &store, &diag), ==, FX_ERR_UNSUPPORTED);
+  g_assert_null (store);
+  g_assert_nonnull (strstr (diag.message, "not an FX Workbench workspace"));
+  GStatBuf sb;
+  g_assert_cmpint (g_stat (path, &sb), ==, 0);
+  g_assert_cmpint (sb.st_size, ==, 0);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  store = open_ok (path);
+  g_assert_cmpint (fx_store_schema_version (store), ==, FX_STORE_SCHEMA_VERSION);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+/* A run started and never finished (its process killed) reads back incomplete; a finished one and one added in one
+   step do not. */
+static void
+test_incomplete_run (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  fx_store_run start = { .backend = "inductor", .mode = "max-autotune", .device = "cpu" };
+  int64_t killed = 0, finished = 0;
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_start_run (store, 0, &start, &killed, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_start_run (store, 0, &start, &finished, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_store_run done = { .backend = "inductor", .mode = "max-autotune", .device = "cpu", .verdict = "pass",
+                        .repeat = 3, .n_kernels = 2, .run_ms_median = 1.5 };
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_finish_run (store, finished, &done, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_run (store, 0, &done, NULL, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_finish_run (store, 999, &done, NULL), ==, FX_ERR_NOT_FOUND);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_store_close (store);
+  g_assert_cmpint (fx_store_open_readonly (path, &store, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  sqlite3 *db = NULL;
+  /* Runs without a graph: read through a graph id of 0 is not possible, so attach them to one. */
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA foreign_keys = OFF; UPDATE runs SET graph = 7", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  fx_store_run_row *rows = NULL;
+  size_t n = 0;
+  g_assert_cmpint (fx_store_list_runs (store, 7, arena, &rows, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_true (rows[0].incomplete);
+  g_assert_true (isnan (rows[0].run_ms_median));
+  g_assert_false (rows[1].incomplete);
+  g_assert_cmpstr (rows[1].verdict, ==, "pass");
+  g_assert_cmpfloat (rows[1].run_ms_median, ==, 1.5);
+  g_assert_false (rows[2].incomplete);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -531,5 +734,9 @@ main (int argc, char **argv)
   g_test_add_func ("/store/links", test_links);
   g_test_add_func ("/store/readonly-v3", test_readonly_v3);
   g_test_add_func ("/store/sigkill", test_sigkill);
+  g_test_add_func ("/store/concurrent-create", test_concurrent_create);
+  g_test_add_func ("/store/lock-wait", test_lock_wait);
+  g_test_add_func ("/store/empty-file", test_empty_file);
+  g_test_add_func ("/store/incomplete-run", test_incomplete_run);
   return g_test_run ();
 }
