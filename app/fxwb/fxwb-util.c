@@ -182,6 +182,8 @@ filter_close (void *cookie)
   return 0;
 }
 
+static FILE *kept_filter;   /* the filtered stdout after unguarding: still reachable, never closed */
+
 void
 fxwb_guard_stdout (void)
 {
@@ -213,7 +215,10 @@ fxwb_unguard_stdout (void)
 {
   if (!real_stdout)
     return;
-  fclose (stdout);
+  /* Flushed, never closed: a library loaded meanwhile (libstdc++, under capture's torch) may hold the filtered
+     FILE for its own streams and flush it at exit; closing it would leave that a dangling handle. */
+  fflush (stdout);
+  kept_filter = stdout;
   stdout = real_stdout;
   real_stdout = NULL;
   fflush (stdout);
