@@ -54,6 +54,13 @@ column_free (Column *col)
   g_free (col);
 }
 
+/* A program file (a folder named fxwb, as tests/app/fxwb in a build tree, is not). */
+static gboolean
+is_program (const char *path)
+{
+  return path != NULL && g_file_test (path, G_FILE_TEST_IS_REGULAR) && g_file_test (path, G_FILE_TEST_IS_EXECUTABLE);
+}
+
 char *
 fxw_find_fxwb (void)
 {
@@ -63,11 +70,11 @@ fxw_find_fxwb (void)
   g_autofree char *beside = dir != NULL ? g_build_filename (dir, "fxwb", NULL) : NULL;
   g_autofree char *built = g_build_filename (FX_BUILD_ROOT, "app", "fxwb", "fxwb", NULL);
 
-  if (env != NULL && g_file_test (env, G_FILE_TEST_IS_EXECUTABLE))
+  if (is_program (env))
     return g_strdup (env);
-  if (beside != NULL && g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE))
+  if (is_program (beside))
     return g_steal_pointer (&beside);
-  if (g_file_test (built, G_FILE_TEST_IS_EXECUTABLE))
+  if (is_program (built))
     return g_steal_pointer (&built);
   return g_find_program_in_path ("fxwb");
 }

@@ -1267,7 +1267,8 @@ test_run_compare (void)
   g_assert_true (fxw_run_dialog_set_column (dialog, "inductor", TRUE, NULL, "cpp.threads=1"));
   g_assert_true (fxw_run_dialog_start (dialog, &error));
   g_assert_no_error (error);
-  g_assert_true (fxw_run_dialog_get_running (dialog));
+  if (!fxw_run_dialog_get_running (dialog))
+    g_error ("Run & Compare stopped at once: %s", fxw_run_dialog_get_log (dialog));
   fxw_test_pump (100);
   g_free (fxw_test_screenshot (GTK_WIDGET (dialog), "17-run-compare-dialog"));
   g_assert_true (fxw_test_wait (run_done, dialog, 120));
