@@ -9,6 +9,7 @@
 
 #include "fx/pyparse.h"
 #include "fx/runtime.h"
+#include "registry/fx-registry.h"
 #include "inductor/fx-inductor.h"
 
 static double

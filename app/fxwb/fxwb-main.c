@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "registry/fx-registry.h"
+
 static const fxwb_command commands[] = {
   { "print", "Print an FX graph file (tabular, code, readable, graph, JSON, dot)", fxwb_cmd_print },
   { "import", "Import PyTorch artifacts (TORCH_TRACE, TORCH_COMPILE_DEBUG, .pt2, FX code) into a workspace", fxwb_cmd_import },
@@ -63,7 +65,11 @@ fxwb_main (int argc, char **argv)
     }
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        /* The one place the CLI registers backends: the built-ins, then the plugins of $FXWB_BACKEND_PATH. */
+        fx_backends_init ();
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   fprintf (stderr, "fxwb: unknown command '%s'\n\n", argv[1]);
   print_help (stderr);

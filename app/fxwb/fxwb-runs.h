@@ -4,7 +4,7 @@
 
 #include "fxwb.h"
 
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 #include "fx/store.h"
 
 typedef struct

@@ -2,6 +2,7 @@
    generate C → build), the run-time wrapper state (buffers, reuse slots, extern and fallback calls), artifacts. */
 #include "fx-inductor.h"
 #include "fx-inductor-impl.h"
+#include "registry/fx-registry.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* fx-registry.c: the backend registry (register, look up with PyTorch's InvalidBackend message, list without the
    debug/experimental tags), compiled objects (kernels, artifacts, timed compile) and composed fallback backends. */
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -8,23 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "eager/fx-eager.h"
-#include "inductor/fx-inductor.h"
-#if __has_include("torch/fx-torch-backend.h")
-#include "torch/fx-torch-backend.h"
-#define HAVE_TORCH_BACKEND 1
-#endif
-
 enum { REGISTRY_MAX = 128 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static const fx_backend *registry[REGISTRY_MAX];
 static size_t registry_n;
-/* Recursive: a plugin's init may look up a backend (fx_backend_lookup calls fx_backends_init) on the thread
-   that is initializing. */
-static pthread_mutex_t init_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static bool init_started;
-static int init_done;
 
 static double
 now_ms (void)
@@ -103,35 +91,6 @@ fx_backend_unregister_from (size_t count)
   pthread_mutex_unlock (&registry_lock);
 }
 
-static void
-init_builtins (void)
-{
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_backend_register (&fx_eager_backend, &diag);
-  fx_backend_register (&fx_aot_eager_backend, &diag);
-  fx_backend_register (&fx_inductor_backend, &diag);
-#ifdef HAVE_TORCH_BACKEND
-  fx_backend_register (&fx_torch_backend, &diag);
-#endif
-  fx_backend_load_plugins (false, NULL);
-}
-
-void
-fx_backends_init (void)
-{
-  if (__atomic_load_n (&init_done, __ATOMIC_ACQUIRE))
-    return;
-  pthread_mutex_lock (&init_lock);
-  if (!init_started)
-    {
-      init_started = true;
-      init_builtins ();
-      __atomic_store_n (&init_done, 1, __ATOMIC_RELEASE);
-    }
-  pthread_mutex_unlock (&init_lock);
-}
-
 static int
 cmp_backend_name (const void *a, const void *b)
 {
@@ -141,7 +100,6 @@ cmp_backend_name (const void *a, const void *b)
 size_t
 fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
 {
-  fx_backends_init ();
   const fx_backend *all[REGISTRY_MAX];
   size_t n = 0;
   pthread_mutex_lock (&registry_lock);
@@ -159,7 +117,6 @@ fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
 const fx_backend *
 fx_backend_lookup (const char *name, fx_diag *diag)
 {
-  fx_backends_init ();
   if (name == NULL)
     name = "";
   pthread_mutex_lock (&registry_lock);

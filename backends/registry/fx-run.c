@@ -1,7 +1,7 @@
 /* fx-run.c: a timed run of one backend configuration: parse the backend spec ("inductor", "torch:inductor",
    "inductor|eager"), compile, warm up, time N calls (median/min/max), measure peak memory, and check the outputs
    against the reference with same(). Errors never escape as return values: they land in the result. */
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 #include "fx/pyparse.h"
 
 static char *plugin_dir;
@@ -46,6 +46,20 @@ clear_values (fx_value *v, size_t n)
 }
 
 /* ---------------------------------------------------------------- registry */
+
+static gboolean looked_up_before_init;
+
+static void
+test_explicit_init (void)
+{
+  g_assert_false (looked_up_before_init);
+  size_t before = fx_backend_registered_count ();
+  /* idempotent: a second call registers nothing more */
+  fx_backends_init ();
+  fx_backends_register_builtins ();
+  g_assert_cmpuint (fx_backend_registered_count (), ==, before);
+  g_assert_nonnull (fx_backend_lookup ("inductor", NULL));
+}
 
 static void
 test_list_lookup (void)
@@ -462,8 +476,11 @@ main (int argc, char **argv)
   g_assert_true (g_file_set_contents (p4, "this is not an ELF file\n", -1, NULL));
   g_setenv ("FXWB_BACKEND_PATH", plugin_dir, TRUE);
   g_setenv ("XDG_DATA_HOME", plugin_dir, TRUE);   /* no per-user plugins of the machine */
+  /* Nothing registers lazily: before the entry point's one call the registry is empty. */
+  looked_up_before_init = fx_backend_lookup ("eager", NULL) != NULL || fx_backend_list (true, NULL, 0) != 0;
   fx_backends_init ();
 
+  g_test_add_func ("/registry/explicit-init", test_explicit_init);
   g_test_add_func ("/registry/list-lookup", test_list_lookup);
   g_test_add_func ("/registry/options-modes", test_options);
   g_test_add_func ("/registry/run-eager-aot-inductor", test_run_eager_and_aot);
