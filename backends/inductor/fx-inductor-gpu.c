@@ -73,20 +73,18 @@ now_ms (void)
 }
 
 bool
-ind_gpu_wanted (const fx_compile_request *req, int *ordinal)
+ind_gpu_wanted (const fx_value *inputs, size_t n_inputs, const ind_options *opt, int *ordinal)
 {
   *ordinal = 0;
-  for (size_t i = 0; i < req->n_inputs; i++)
-    if (req->example_inputs[i].kind == FX_VALUE_TENSOR && req->example_inputs[i].u.t->device.type == FX_DEVICE_CUDA)
+  for (size_t i = 0; i < n_inputs; i++)
+    if (inputs[i].kind == FX_VALUE_TENSOR && inputs[i].u.t->device.type == FX_DEVICE_CUDA)
       {
-        *ordinal = req->example_inputs[i].u.t->device.index > 0 ? req->example_inputs[i].u.t->device.index : 0;
+        *ordinal = inputs[i].u.t->device.index > 0 ? inputs[i].u.t->device.index : 0;
         return true;
       }
-  const char *d = fx_options_get_str (req->options, "device", NULL);
+  const char *d = opt->device;
   if (d == NULL)
     return false;
-  if (*d == '\'' || *d == '"')
-    d++;
   if (strncmp (d, "cuda", 4) != 0)
     return false;
   if (d[4] == ':')
@@ -669,7 +667,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   ind_cuda_layout_make (p, &gpu->plan, &lay);
   gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
   memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
-  bool max_autotune = fx_options_get_bool (req->options, "max_autotune", false);
+  bool max_autotune = p->opt.max_autotune;
   fx_buf table;
   fx_buf_init (&table);
   gpu->gemm_algos = max_autotune ? GEMM_AUTOTUNE_ALGOS : 1;
@@ -726,7 +724,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   /* steps and the kernel list, in group order; with epilogue_fusion (PyTorch's default) a residual add after a GEMM
      becomes the GEMM's C */
   fx_device dev = { FX_DEVICE_CUDA, ordinal };
-  bool epilogue = fx_options_get_bool (req->options, "epilogue_fusion", true);
+  bool epilogue = p->opt.epilogue_fusion;
   int *fused_into = malloc (sizeof (int) * (size_t) (p->n_groups + 1));
   for (int g = 0; g < p->n_groups; g++)
     fused_into[g] = -1;
@@ -867,7 +865,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   free (fused_into);
   ind_cuda_layout_free (&lay);
   gpu->n_kernels = out->n_kernels;
-  if (st == FX_OK && fx_options_get_bool (req->options, "triton.cudagraphs", false))
+  if (st == FX_OK && p->opt.cudagraphs)
     {
       int m = mutated_inputs (req->graph);
       if (m > 0)

@@ -60,33 +60,6 @@ typedef struct ind_state
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
 } ind_state;
 
-static fx_kernel_info *
-add_kernel (fx_compiled *c, const char *name, const char *kind, const char *lang, const char *src, size_t src_len)
-{
-  /* src is a span of the generated file (not NUL-terminated): copied once, straight into the compiled arena */
-  fx_kernel_info *ki = fx_compiled_add_kernel (c, name, kind, lang, NULL);
-  ki->source = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
-  return ki;
-}
-
-static void
-program_free (ind_program *p)
-{
-  for (int g = 0; g < p->n_groups; g++)
-    free (p->groups[g].nodes);
-  free (p->groups);
-  free (p->nodes);
-  free (p->bufs);
-  free (p->views);
-  free (p->slot_bytes);
-  fx_buf_free (&p->fusion_log);
-  fx_buf_free (&p->fallback_log);
-  if (p->scratch)
-    fx_arena_free (p->scratch);
-  if (p->arena)
-    fx_arena_free (p->arena);
-}
-
 static void
 inductor_release (fx_compiled *c)
 {
@@ -96,7 +69,7 @@ inductor_release (fx_compiled *c)
   if (s->lib.handle)
     dlclose (s->lib.handle);
   ind_gpu_free (s->gpu);
-  program_free (&s->prog);
+  ind_program_free (&s->prog);
   free (s->kernel_ms);
   free (s);
   c->impl = NULL;
@@ -184,6 +157,8 @@ now_ms (void)
 
 static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                                fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+static fx_status inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat,
+                                   fx_diag *diag);
 
 /* Median of a few timed runs of the current library on the example inputs (ms), or -1 when a run fails. */
 static double
@@ -288,140 +263,27 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
   return best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
 }
 
+/* Where the compile goes: C for host inputs, CUDA for device inputs or the `device` option. */
 static fx_status
-inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+pipeline_for (ind_pipeline *pl, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
 {
-  (void) self;
-  double t0 = now_ms ();
-  ind_state *s = calloc (1, sizeof *s);
-  out->impl = s;
-  ind_program *p = &s->prog;
-  p->arena = fx_arena_new ();
-  fx_buf_init (&p->fusion_log);
-  fx_buf_init (&p->fallback_log);
-  p->epilogue_fusion = fx_options_get_bool (req->options, "epilogue_fusion", true);
-  p->threads = (int) fx_options_get_int (req->options, "cpp.threads", -1);
-  p->simdlen = (int) fx_options_get_int (req->options, "cpp.simdlen", -1);
-  p->max_fusion = (int) fx_options_get_int (req->options, "max_fusion_size", IND_MAX_FUSION);
-  if (p->max_fusion <= 0 || p->max_fusion > IND_MAX_FUSION)
-    p->max_fusion = IND_MAX_FUSION;
-  if (req->gen)
-    s->gen = *req->gen;
-  else
-    fx_generator_seed (&s->gen, 0);
-  bool trace = fx_options_get_bool (req->options, "trace.enabled", false);
+  ind_pipeline_init (pl, req->graph, req->example_inputs, req->n_inputs);
+  pl->req = req;
+  pl->out = out;
+  fx_status st = ind_options_read (req->options, &pl->prog.opt, diag);
+  if (st == FX_OK && ind_gpu_wanted (req->example_inputs, req->n_inputs, &pl->prog.opt, &pl->ordinal))
+    pl->target = IND_TARGET_CUDA;
+  return st;
+}
+
+/* The fusion log, the fallbacks and (trace) the fused graph drawn: what the compile reports besides its code. */
+static void
+add_reports (ind_program *p, fx_compiled *out, bool ok)
+{
   fx_buf text;
   fx_buf_init (&text);
-  /* the graph as given, then decomposed (the analogue of AOTAutograd's decompositions) */
-  fx_readable_opts ro = { true, false, false };
-  fx_graph_print_readable (req->graph, &ro, &text);
-  fx_compiled_add_artifact (out, "fx_graph_readable.py", "code", text.data, text.len);
-  fx_buf_reset (&text);
-  fx_graph *g = NULL;
-  fx_status st;
-  if (fx_graph_is_torch_level (req->graph))
-    st = fx_lower_to_aten (req->graph, &g, diag);
-  else
-    {
-      g = fx_graph_copy (req->graph);
-      st = g ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot copy the graph");
-    }
-  if (st == FX_OK)
-    {
-      fx_graph_resolve_ops (g);
-      const char *passes[] = { "functionalize", "decompose", "dce" };
-      st = fx_pass_pipeline (g, passes, 3, NULL, diag);
-      fx_graph_resolve_ops (g);
-    }
-  if (st == FX_OK)
-    {
-      fx_graph_print_readable (g, &ro, &text);
-      fx_compiled_add_artifact (out, "fx_graph_transformed.py", "code", text.data, text.len);
-      fx_buf_reset (&text);
-      st = ind_lower (p, g, req->example_inputs, req->n_inputs, diag);
-    }
-  if (g)
-    fx_graph_free (g);
-  if (st == FX_OK)
-    {
-      ind_dump_ir (p, false, &text);
-      fx_compiled_add_artifact (out, "ir_pre_fusion.txt", "text", text.data, text.len);
-      fx_buf_reset (&text);
-      st = ind_schedule (p, diag);
-    }
-  int ordinal = 0;
-  bool on_gpu = ind_gpu_wanted (req, &ordinal);
-  const char *dev_opt = fx_options_get_str (req->options, "device", NULL);
-  if (st == FX_OK && dev_opt && strncmp (dev_opt, "cuda", 4) != 0 && strcmp (dev_opt, "cpu") != 0)
-    st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: unknown device '%.64s' (cpu, cuda or cuda:N)", dev_opt);
-  if (st == FX_OK && on_gpu)
-    {
-      ind_dump_ir (p, true, &text);
-      fx_compiled_add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
-      fx_buf_reset (&text);
-      st = ind_gpu_compile (p, req, ordinal, out, &s->gpu, diag);
-    }
-  else if (st == FX_OK)
-    {
-      ind_dump_ir (p, true, &text);
-      fx_compiled_add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
-      fx_buf_reset (&text);
-      p->use_mvec = ind_have_mvec ();
-      ind_codegen (p, &text);
-      fx_compiled_add_artifact (out, "output_code.c", "code", text.data, text.len);
-      double t1 = now_ms ();
-      fx_buf cc_out;
-      fx_buf_init (&cc_out);
-      bool invoked = false;
-      st = ind_build (text.data, text.len, NULL, &invoked, &s->lib, &cc_out, diag);
-      fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels, %d fallbacks; C build %s (%.1f ms)\n",
-                     p->n_nodes, p->n_groups, p->n_fallbacks,
-                     invoked ? "compiled" : "cache hit", now_ms () - t1);
-      if (cc_out.len)
-        fx_compiled_add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
-      fx_buf_free (&cc_out);
-      if (st == FX_OK)
-        {
-          s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
-          s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
-          if (s->call == NULL || s->call_timed == NULL)
-            st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
-        }
-      if (st == FX_OK && fx_options_get_bool (req->options, "max_autotune", false))
-        st = autotune (s, out, req, &text, diag);
-      for (int gi = 0; st == FX_OK && gi < p->n_groups; gi++)
-        {
-          const ind_group *G = &p->groups[gi];
-          const ind_node *n0 = &p->nodes[G->nodes[0]];
-          bool red = false;
-          for (int k = 0; k < G->n_nodes; k++)
-            red |= p->nodes[G->nodes[k]].kind == IND_NODE_REDUCTION;
-          const char *kind = G->is_extern ? (n0->kind == IND_NODE_EXTERN ? "extern" : "fallback")
-                                          : red ? "reduction" : "pointwise";
-          fx_kernel_info *ki = add_kernel (out, G->name, kind, G->is_extern ? NULL : "c",
-                                           G->is_extern ? NULL : text.data + G->src_begin,
-                                           G->is_extern ? 0 : G->src_end - G->src_begin);
-          size_t cnt = 0;
-          for (int k = 0; k < G->n_nodes; k++)
-            cnt += p->nodes[G->nodes[k]].n_origins;
-          ki->nodes = fx_arena_alloc (out->arena, sizeof (char *) * (cnt + 1));
-          for (int k = 0; k < G->n_nodes; k++)
-            {
-              const ind_node *n = &p->nodes[G->nodes[k]];
-              for (size_t o = 0; o < n->n_origins; o++)
-                {
-                  bool dup = false;
-                  for (size_t q = 0; q < ki->n_nodes; q++)
-                    dup |= strcmp (ki->nodes[q], n->origins[o]) == 0;
-                  if (!dup)
-                    ki->nodes[ki->n_nodes++] = fx_arena_strdup (out->arena, n->origins[o]);
-                }
-            }
-        }
-    }
   if (p->fusion_log.len || p->fallback_log.len)
     {
-      fx_buf_reset (&text);
       if (p->fallback_log.len)
         fx_buf_append (&text, p->fallback_log.data, p->fallback_log.len);
       if (p->fusion_log.len)
@@ -429,10 +291,10 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_compiled_add_artifact (out, "fusion_log.txt", "log", text.data, text.len);
       if (p->fallback_log.len)
         fx_buf_append (&out->notes, p->fallback_log.data, p->fallback_log.len);
-      if (fx_options_get_bool (req->options, "debug", false) && p->fusion_log.len)
+      if (p->opt.debug && p->fusion_log.len)
         fx_buf_append (&out->notes, p->fusion_log.data, p->fusion_log.len);
     }
-  if (st == FX_OK && (fx_options_get_bool (req->options, "trace.graph_diagram", false) || trace))
+  if (ok && p->opt.graph_diagram)
     {
       fx_buf_reset (&text);
       diagram (p, &text);
@@ -440,7 +302,63 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       render_svg (out, text.data, text.len);
     }
   fx_buf_free (&text);
+}
+
+static fx_status
+inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  double t0 = now_ms ();
+  ind_state *s = calloc (1, sizeof *s);
+  out->impl = s;
+  if (req->gen)
+    s->gen = *req->gen;
+  else
+    fx_generator_seed (&s->gen, 0);
+  ind_pipeline pl;
+  fx_status st = pipeline_for (&pl, req, out, diag);
+  if (st == FX_OK)
+    st = ind_pipeline_run (&pl, diag);
+  /* the state owns the program and what was built from here on */
+  s->prog = pl.prog;
+  memset (&pl.prog, 0, sizeof pl.prog);
+  s->lib = pl.lib;
+  s->gpu = pl.gpu;
+  ind_program *p = &s->prog;
+  if (st == FX_OK && pl.target == IND_TARGET_C)
+    {
+      s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
+      s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
+      if (s->call == NULL || s->call_timed == NULL)
+        st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
+      /* after the build: variants are timed on the example inputs */
+      if (st == FX_OK && p->opt.max_autotune)
+        st = autotune (s, out, req, &pl.source, diag);
+      if (st == FX_OK)
+        ind_list_c_kernels (p, &pl.source, out);
+    }
+  if (p->arena)
+    add_reports (p, out, st == FX_OK);
+  ind_pipeline_clear (&pl);
   out->compile_ms = now_ms () - t0;
+  return st;
+}
+
+/* The code compile would build, generated without building it: C, or CUDA without a device. */
+static fx_status
+inductor_generate (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  ind_pipeline pl;
+  fx_status st = pipeline_for (&pl, req, out, diag);
+  pl.build = false;
+  if (st == FX_OK)
+    st = ind_pipeline_run (&pl, diag);
+  if (st == FX_OK && pl.target == IND_TARGET_C)
+    ind_list_c_kernels (&pl.prog, &pl.source, out);
+  if (pl.prog.arena)
+    add_reports (&pl.prog, out, st == FX_OK);
+  ind_pipeline_clear (&pl);
   return st;
 }
 
@@ -690,6 +608,9 @@ const fx_backend fx_inductor_backend = {
   .compile = inductor_compile,
   .run = inductor_run,
   .release = inductor_release,
+  .size = sizeof (fx_backend),
+  .generate = inductor_generate,
+  .profile = inductor_profile,
 };
 
 /* ---------------------------------------------------------------- direct entry points */
@@ -723,25 +644,11 @@ fx_inductor_compiler_invocations (void)
 fx_status
 fx_inductor_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
 {
-  mkdir (dir, 0755);
-  for (size_t i = 0; i < c->n_artifacts; i++)
-    {
-      const fx_artifact *a = &c->artifacts[i];
-      if (strchr (a->name, '/') || a->name[0] == '.')
-        continue;
-      char path[2048];
-      snprintf (path, sizeof path, "%s/%s", dir, a->name);
-      FILE *f = fopen (path, "w");
-      if (f == NULL)
-        return fx_diag_set (diag, FX_ERR_IO, "cannot write %s: %s", path, strerror (errno));
-      fwrite (a->text, 1, a->len, f);
-      fclose (f);
-    }
-  return FX_OK;
+  return fx_compiled_write_artifacts (c, dir, diag);
 }
 
-fx_status
-fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+static fx_status
+inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
 {
   if (c == NULL || c->impl == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: profile of a graph that did not compile");
@@ -775,6 +682,12 @@ fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, in
    per group: "<kernel> <kind> <config>" (extern groups: "<name>
    extern"). */
 fx_status
+fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+{
+  return fx_compiled_profile (c, inputs, n_inputs, repeat, diag);
+}
+
+fx_status
 fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
                            fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
 {
@@ -794,67 +707,32 @@ fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, s
     force = IND_CUDA_SPLIT;
   else if (kind)
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor (cuda): unknown kernel kind '%.32s'", kind);
-  ind_program prog;
-  memset (&prog, 0, sizeof prog);
-  ind_program *p = &prog;
-  p->arena = fx_arena_new ();
-  fx_buf_init (&p->fusion_log);
-  fx_buf_init (&p->fallback_log);
-  p->epilogue_fusion = true;
-  p->threads = -1;
-  p->simdlen = -1;
-  p->max_fusion = IND_MAX_FUSION;
-  fx_graph *g = NULL;
-  fx_status st;
-  if (fx_graph_is_torch_level (graph))
-    st = fx_lower_to_aten (graph, &g, diag);
-  else
-    {
-      g = fx_graph_copy (graph);
-      st = g ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot copy the graph");
-    }
+  ind_pipeline pl;
+  ind_pipeline_init (&pl, graph, inputs, n_inputs);
+  pl.target = IND_TARGET_CUDA;
+  pl.build = false;
+  pl.cuda_kind = force;
+  /* the listing and the wrapper are artifacts of a scratch compiled object */
+  fx_compiled scratch;
+  memset (&scratch, 0, sizeof scratch);
+  scratch.arena = fx_arena_new ();
+  fx_buf_init (&scratch.notes);
+  pl.out = &scratch;
+  fx_status st = ind_pipeline_run (&pl, diag);
   if (st == FX_OK)
     {
-      fx_graph_resolve_ops (g);
-      const char *passes[] = { "functionalize", "decompose", "dce" };
-      st = fx_pass_pipeline (g, passes, 3, NULL, diag);
-      fx_graph_resolve_ops (g);
-    }
-  if (st == FX_OK)
-    st = ind_lower (p, g, inputs, n_inputs, diag);
-  if (g)
-    fx_graph_free (g);
-  if (st == FX_OK)
-    st = ind_schedule (p, diag);
-  if (st == FX_OK)
-    {
-      ind_cuda_plan plan;
-      ind_cuda_plan_kind (p, &plan, force);
-      ind_cuda_codegen (p, &plan, source);
-      for (int gi = 0; listing && gi < p->n_groups; gi++)
+      fx_buf_append (source, pl.source.data, pl.source.len);
+      for (size_t i = 0; i < scratch.n_artifacts; i++)
         {
-          const ind_cuda_kernel *ck = &plan.kernels[gi];
-          if (!ck->name)
-            {
-              fx_buf_printf (listing, "%s extern\n", p->groups[gi].name);
-              continue;
-            }
-          fx_buf_printf (listing, "%s %s ", ck->name, ind_cuda_kind_name (ck->cfg.kind));
-          ind_cuda_config_describe (&ck->cfg, listing);
-          for (int m = 0; m < ck->n_mid; m++)
-            fx_buf_printf (listing, " then %s", ck->mid_names[m]);
-          if (ck->name2)
-            fx_buf_printf (listing, " then %s", ck->name2);
-          fx_buf_putc (listing, '\n');
-        }
-      if (wrapper)
-        {
-          ind_cuda_layout lay;
-          ind_cuda_layout_make (p, &plan, &lay);
-          ind_cuda_wrapper_text (p, &plan, &lay, wrapper);
-          ind_cuda_layout_free (&lay);
+          const fx_artifact *a = &scratch.artifacts[i];
+          if (listing && strcmp (a->name, "cuda_kernels.txt") == 0)
+            fx_buf_append (listing, a->text, a->len);
+          if (wrapper && strcmp (a->name, "cuda_wrapper.txt") == 0)
+            fx_buf_append (wrapper, a->text, a->len);
         }
     }
-  program_free (p);
+  ind_pipeline_clear (&pl);
+  fx_buf_free (&scratch.notes);
+  fx_arena_free (scratch.arena);
   return st;
 }

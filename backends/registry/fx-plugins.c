@@ -38,6 +38,11 @@ static const fx_plugin_api plugin_api = {
   .run = fx_compiled_run,
   .compiled_free = fx_compiled_free,
   .diag_set = fx_diag_set,
+  .generate = fx_backend_generate,
+  .profile = fx_compiled_profile,
+  .write_artifacts = fx_compiled_write_artifacts,
+  .compiled_copy_listing = fx_compiled_copy_listing,
+  .buf_printf = fx_buf_printf,
 };
 
 static void

@@ -46,6 +46,23 @@ fx_status fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t
                            fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 void fx_compiled_free (fx_compiled *compiled);
 
+/* The backend's optional members, through the contract (what the CLI and the app use instead of naming a
+   backend). A backend without the member: FX_ERR_UNSUPPORTED "backend 'x' ...". */
+/* As fx_backend_compile, but generate only: the kernels and source, nothing built (*out is source_only). */
+fx_status fx_backend_generate (const fx_backend *backend, const fx_graph *graph,
+                               const fx_value *example_inputs, size_t n_inputs,
+                               const char *mode, const fx_option_kv *options, size_t n_options,
+                               fx_compiled **out, fx_diag *diag);
+/* Per-kernel times (kernel time_ms) over repeat calls. */
+fx_status fx_compiled_profile (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat,
+                               fx_diag *diag);
+/* The debug artifacts into dir: the backend's writer, else each artifact as a file of its name (never outside
+   dir: names with '/' or a leading '.' are skipped). */
+fx_status fx_compiled_write_artifacts (const fx_compiled *compiled, const char *dir, fx_diag *diag);
+/* The generated source of a compiled object: the artifacts output_code.c, output_code.cu, output_code.py (what a
+   backend that generates code names it), in that order, separated by "# ---- NAME" lines; false when none. */
+bool fx_compiled_format_source (const fx_compiled *compiled, fx_buf *out);
+
 /* ---------------------------------------------------------------- timed runs */
 
 /* A backend spec as the CLI takes it: "inductor"; "torch:inductor" (a backend with a `backend` option, the part
@@ -72,6 +89,12 @@ void fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inp
                      const fx_run_config *config, const fx_value *ref, const fx_value *fp64_ref, size_t n_ref,
                      fx_arena *arena, fx_value **outputs, size_t *n_outputs, fx_compiled **compiled,
                      fx_run_result *result);
+/* The run + accuracy part of fx_run_backend on an object already compiled (fxwb compile --run): warm-up, timed
+   calls, same() against ref / fp64_ref. config->backend and mode only label the result; its options come from
+   compiled->options. */
+void fx_run_compiled (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, const fx_run_config *config,
+                      const fx_value *ref, const fx_value *fp64_ref, size_t n_ref, fx_arena *arena,
+                      fx_value **outputs, size_t *n_outputs, fx_run_result *result);
 
 /* ---------------------------------------------------------------- composition */
 

@@ -123,6 +123,12 @@ struct fx_compiled
   size_t n_artifacts;
   fx_buf notes;                    /* human-readable log: passes run, fallbacks taken and why */
   double compile_ms;               /* filled by fx_backend_compile */
+  /* The options, resolved once by fx_backend_compile (defaults + mode + user options, in the arena): what the
+     backend compiled with; compile reads them from the request, nothing looks them up again per call. */
+  const fx_options *options;
+  const char *mode;                /* "default" when none was given (arena) */
+  /* Made by fx_backend_generate: kernels and source only, nothing built; fx_compiled_run refuses it. */
+  bool source_only;
 };
 
 /* A backend: a static const vtable with designated initializers. NULL members mean "not supported". */
@@ -150,7 +156,27 @@ struct fx_backend
                       fx_diag *diag);
 
   void *user_data;                 /* for composed backends and plugins */
+
+  /* Versioning: sizeof (fx_backend) as the backend was built, i.e. `.size = sizeof (fx_backend)`. The members below
+     are read only when they lie within size, so a backend built against an older header (smaller size) still
+     registers and loads, its missing members reading as NULL; 0 means the layout up to user_data. New members go
+     at the end, after the last one here. */
+  size_t size;
+
+  /* Optional: the code compile would build, generated without building or running it (no device needed, e.g.
+     the CUDA source on a machine without a GPU). Fills out's kernels and artifacts as compile does; out stays
+     source_only. */
+  fx_status (*generate) (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag);
+  /* Optional: runs repeat times timing each kernel; fills every kernel's time_ms (mean per call). */
+  fx_status (*profile) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag);
+  /* Optional: writes the debug artifacts into dir (created). NULL: every artifact becomes a file of its name
+     (fx_compiled_write_artifacts), the TORCH_COMPILE_DEBUG layout. */
+  fx_status (*write_artifacts) (const fx_compiled *compiled, const char *dir, fx_diag *diag);
 };
+
+/* Whether backend was built with member (within its size) and sets it. */
+#define FX_BACKEND_HAS(backend, member)                                                                  \
+  ((backend)->size >= offsetof (fx_backend, member) + sizeof ((backend)->member) && (backend)->member != NULL)
 
 bool fx_backend_has_tag (const fx_backend *backend, const char *tag);
 
@@ -162,6 +188,9 @@ fx_kernel_info *fx_compiled_add_kernel (fx_compiled *compiled, const char *name,
 void fx_kernel_add_node (fx_compiled *compiled, fx_kernel_info *kernel, const char *node_name);
 void fx_compiled_add_artifact (fx_compiled *compiled, const char *name, const char *kind,
                                const char *text, size_t len);
+/* Copies src's kernels (nodes, devices, times), artifacts and notes into dst: how a composed or delegating
+   backend shows the backend it ran as its own. */
+void fx_compiled_copy_listing (fx_compiled *dst, const fx_compiled *src);
 
 /* ---------------------------------------------------------------- the plugin ABI */
 
@@ -171,7 +200,9 @@ void fx_compiled_add_artifact (fx_compiled *compiled, const char *name, const ch
    Plugins are found as *.so in every folder of $FXWB_BACKEND_PATH (':'-separated) and in
    ~/.local/share/fx-workbench/backends (the loader: backends/registry/fx-registry.h). */
 #define FX_BACKEND_PLUGIN_ENTRY "fx_backend_plugin_init"
-#define FX_PLUGIN_ABI_VERSION 1
+/* 2: fx_backend grew `size` (and the members after it). The version changes only when existing members move;
+   members added at the end are found through fx_backend.size and fx_plugin_api.size. */
+#define FX_PLUGIN_ABI_VERSION 2
 
 typedef fx_status (*fx_diag_set_fn) (fx_diag *diag, fx_status code, const char *fmt, ...) FX_PRINTF (3, 4);
 
@@ -192,6 +223,17 @@ typedef struct fx_plugin_api
                     fx_value **outputs, size_t *n_outputs, fx_diag *diag);
   void (*compiled_free) (fx_compiled *compiled);
   fx_diag_set_fn diag_set;
+  /* Since ABI 2: what a delegating plugin needs to show the kernels, source and timings of the backend it
+     delegates to as its own. */
+  fx_status (*generate) (const fx_backend *backend, const fx_graph *graph,
+                         const fx_value *example_inputs, size_t n_inputs,
+                         const char *mode, const fx_option_kv *options, size_t n_options,
+                         fx_compiled **out, fx_diag *diag);
+  fx_status (*profile) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag);
+  fx_status (*write_artifacts) (const fx_compiled *compiled, const char *dir, fx_diag *diag);
+  /* Copies src's kernels (with their nodes, devices and times), artifacts and notes into dst. */
+  void (*compiled_copy_listing) (fx_compiled *dst, const fx_compiled *src);
+  void (*buf_printf) (fx_buf *buf, const char *fmt, ...) FX_PRINTF (2, 3);
 } fx_plugin_api;
 
 typedef int (*fx_backend_plugin_init_fn) (const fx_plugin_api *api);
