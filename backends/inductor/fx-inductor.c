@@ -19,15 +19,14 @@ size_t ind_compiler_invocations (void);
 static const fx_option_decl inductor_options[] = {
   { "max_autotune", FX_OPTION_BOOL, "False", "try kernel variants (threads, vector width) and keep the fastest" },
   { "epilogue_fusion", FX_OPTION_BOOL, "True", "fuse pointwise consumers into reduction kernels and, on the GPU, a residual add into the GEMM before it" },
-  { "fallback_random", FX_OPTION_BOOL, "False", "run random ops on the reference kernels (always on for CPU)" },
   { "cpp.threads", FX_OPTION_INT, "-1", "OpenMP threads per kernel (-1: the OpenMP default)" },
   { "cpp.simdlen", FX_OPTION_INT, "None", "vector length given to omp simd (None: the compiler's choice)" },
   { "max_fusion_size", FX_OPTION_INT, "64", "most nodes in one fused kernel" },
-  { "trace.enabled", FX_OPTION_BOOL, "False", "keep the debug artifacts (IR dumps, generated C)" },
+  { "trace.enabled", FX_OPTION_BOOL, "False", "also draw the fused graph (the IR dumps and the generated code are always kept as artifacts)" },
   { "trace.graph_diagram", FX_OPTION_BOOL, "False", "draw the fused graph as dot" },
   { "debug", FX_OPTION_BOOL, "False", "log fusion decisions into the compiled notes" },
   { "triton.cudagraphs", FX_OPTION_BOOL, "False", "replay the graph as a CUDA graph (GPU code only; no effect on CPU)" },
-  { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "tune kernel parameters one at a time (with max_autotune)" },
+  { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "with max_autotune on the CPU: move the thread count and vector length one at a time while faster (the GPU times every kernel configuration already)" },
   { "device", FX_OPTION_STRING, "None", "'cuda' (or 'cuda:N'): generate CUDA even for host inputs (None: follow the inputs)" },
 };
 
@@ -193,74 +192,162 @@ time_variant (fx_compiled *out, const fx_compile_request *req)
   return t[2];
 }
 
+/* The variants max_autotune built and timed, the fastest kept. */
+typedef struct tune_state
+{
+  double best;              /* ms, < 0: none ran */
+  int threads, simdlen;
+  ind_library lib;
+  ind_call_fn call;
+  ind_call_timed_fn timed;
+  int tried[16][2];
+  int n_tried;
+} tune_state;
+
+/* Builds and times the program generated with threads / simdlen (once per pair); keeps it when it is the fastest,
+   its source in text. Returns whether it became the best. */
+static bool
+try_variant (ind_state *s, fx_compiled *out, const fx_compile_request *req, tune_state *t, int threads, int simdlen,
+             fx_buf *text)
+{
+  for (int i = 0; i < t->n_tried; i++)
+    if (t->tried[i][0] == threads && t->tried[i][1] == simdlen)
+      return false;
+  if (t->n_tried == (int) (sizeof t->tried / sizeof t->tried[0]))
+    return false;
+  t->tried[t->n_tried][0] = threads;
+  t->tried[t->n_tried][1] = simdlen;
+  t->n_tried++;
+  ind_program *p = &s->prog;
+  p->threads = threads;
+  p->simdlen = simdlen;
+  fx_buf src;
+  fx_buf_init (&src);
+  ind_codegen (p, &src);
+  ind_library lib;
+  fx_diag d;
+  fx_diag_clear (&d);
+  if (ind_build (src.data, src.len, NULL, NULL, &lib, NULL, &d) != FX_OK)
+    {
+      fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d failed to build: %s\n", threads, simdlen,
+                     d.message);
+      fx_buf_free (&src);
+      return false;
+    }
+  s->lib = lib;
+  s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
+  s->call_timed = (ind_call_timed_fn) dlsym (lib.handle, "fx_inductor_call_timed");
+  if (s->call_timed == NULL)
+    s->call = NULL;
+  double ms = s->call ? time_variant (out, req) : -1;
+  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", threads, simdlen, ms);
+  bool better = ms >= 0 && (t->best < 0 || ms < t->best);
+  if (better)
+    {
+      t->best = ms;
+      t->threads = threads;
+      t->simdlen = simdlen;
+      t->lib = lib;
+      t->call = s->call;
+      t->timed = s->call_timed;
+      fx_buf_reset (text);
+      fx_buf_append (text, src.data, src.len);
+    }
+  fx_buf_free (&src);
+  return better;
+}
+
+/* The neighbours of v in a sorted list of candidates (v itself when it is not in the list: the nearest two). */
+static int
+neighbours (const int *cand, int n, int v, int out[2])
+{
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (cand[i] == v)
+      {
+        if (i > 0)
+          out[k++] = cand[i - 1];
+        if (i + 1 < n)
+          out[k++] = cand[i + 1];
+        return k;
+      }
+  for (int i = 0; i < n && k < 2; i++)
+    if (cand[i] > v || i == n - 1)
+      {
+        out[k++] = cand[i];
+        if (i > 0)
+          out[k++] = cand[i - 1];
+        break;
+      }
+  return k;
+}
+
 /* max_autotune: whole-program variants (OpenMP thread count, vector length) built and timed on the example inputs;
-   the fastest is kept and its source replaces output_code.c. */
+   the fastest is kept and its source replaces output_code.c. coordinate_descent_tuning then moves one parameter at
+   a time to a neighbouring value while that is faster, as Inductor's coordinate descent tuner does for a kernel's
+   block sizes. */
 static fx_status
 autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf *text, fx_diag *diag)
 {
   ind_program *p = &s->prog;
   int base_threads = p->threads, base_simd = p->simdlen;
-  const int variants[][2] = { { base_threads, base_simd }, { 1, base_simd }, { base_threads, 8 }, { base_threads, 16 } };
-  double best = time_variant (out, req);
-  int best_v = 0;
-  ind_library best_lib = s->lib;
-  ind_call_fn best_call = s->call;
-  ind_call_timed_fn best_timed = s->call_timed;
-  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, best);
-  for (size_t v = 1; v < sizeof variants / sizeof variants[0]; v++)
+  tune_state t;
+  memset (&t, 0, sizeof t);
+  t.n_tried = 1;
+  t.tried[0][0] = base_threads;
+  t.tried[0][1] = base_simd;
+  t.best = time_variant (out, req);
+  t.threads = base_threads;
+  t.simdlen = base_simd;
+  t.lib = s->lib;
+  t.call = s->call;
+  t.timed = s->call_timed;
+  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, t.best);
+  const int variants[][2] = { { 1, base_simd }, { base_threads, 8 }, { base_threads, 16 } };
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
+    try_variant (s, out, req, &t, variants[v][0], variants[v][1], text);
+  if (p->opt.coordinate_descent_tuning)
     {
-      p->threads = variants[v][0];
-      p->simdlen = variants[v][1];
-      fx_buf src;
-      fx_buf_init (&src);
-      ind_codegen (p, &src);
-      ind_library lib;
-      fx_diag d;
-      fx_diag_clear (&d);
-      if (ind_build (src.data, src.len, NULL, NULL, &lib, NULL, &d) != FX_OK)
+      /* thread counts up to the machine's (-1: OpenMP's default), vector lengths (-1: the compiler's) */
+      long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+      int threads[8], n_threads = 0;
+      threads[n_threads++] = -1;
+      for (int n = 1; n <= ncpu && n_threads < 8; n *= 2)
+        threads[n_threads++] = n;
+      const int simds[] = { -1, 4, 8, 16 };
+      bool moved = true;
+      for (int round = 0; moved && round < 4; round++)
         {
-          fx_buf_printf (&out->notes, "max_autotune: variant %zu failed to build: %s\n", v, d.message);
-          fx_buf_free (&src);
-          continue;
+          moved = false;
+          int nb[2];
+          int k = neighbours (threads, n_threads, t.threads, nb);
+          for (int i = 0; i < k; i++)
+            moved |= try_variant (s, out, req, &t, nb[i], t.simdlen, text);
+          k = neighbours (simds, 4, t.simdlen, nb);
+          for (int i = 0; i < k; i++)
+            moved |= try_variant (s, out, req, &t, t.threads, nb[i], text);
         }
-      s->lib = lib;
-      s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
-      s->call_timed = (ind_call_timed_fn) dlsym (lib.handle, "fx_inductor_call_timed");
-      if (s->call_timed == NULL)
-        s->call = NULL;
-      double t = s->call ? time_variant (out, req) : -1;
-      fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", p->threads, p->simdlen, t);
-      if (t >= 0 && (best < 0 || t < best))
-        {
-          best = t;
-          best_v = (int) v;
-          best_lib = lib;
-          best_call = s->call;
-          best_timed = s->call_timed;
-          fx_buf_reset (text);
-          fx_buf_append (text, src.data, src.len);
-        }
-      fx_buf_free (&src);
+      fx_buf_printf (&out->notes, "coordinate_descent_tuning: %d variants tried\n", t.n_tried);
     }
-  s->lib = best_lib;
-  s->call = best_call;
-  s->call_timed = best_timed;
-  p->threads = variants[best_v][0];
-  p->simdlen = variants[best_v][1];
+  s->lib = t.lib;
+  s->call = t.call;
+  s->call_timed = t.timed;
+  p->threads = t.threads;
+  p->simdlen = t.simdlen;
   /* group source offsets must match the kept text */
   fx_buf again;
   fx_buf_init (&again);
   ind_codegen (p, &again);
   fx_buf_free (&again);
-  for (size_t i = 0; i < out->n_artifacts; i++)
-    if (strcmp (out->artifacts[i].name, "output_code.c") == 0)
-      {
-        out->artifacts[i].text = fx_arena_strndup (out->arena, text->data, text->len);
-        out->artifacts[i].len = text->len;
-      }
+  if (t.best >= 0 && t.n_tried > 1 && (t.threads != base_threads || t.simdlen != base_simd))
+    for (size_t i = 0; i < out->n_artifacts; i++)
+      if (strcmp (out->artifacts[i].name, "output_code.c") == 0)
+        {
+          out->artifacts[i].text = fx_arena_strndup (out->arena, text->data, text->len);
+          out->artifacts[i].len = text->len;
+        }
   fx_buf_printf (&out->notes, "max_autotune: kept threads=%d simdlen=%d\n", p->threads, p->simdlen);
-  (void) diag;
-  return best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
+  return t.best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
 }
 
 /* Where the compile goes: C for host inputs, CUDA for device inputs or the `device` option. */
