@@ -144,7 +144,7 @@ run_and_check (fx_compiled *c, const char *label, const fxwb_source *src, fxwb_i
   if (r.verdict == FX_VERDICT_NOT_CHECKED)
     printf ("accuracy vs interpreter: not checked (%s)\n", in->ref_error);
   else
-    printf ("accuracy vs interpreter: %s (max abs error %.3g, max rel error %.3g)%s%s\n",
+    printf ("accuracy vs interpreter: %s\n  max abs error %.3g, max rel error %.3g%s%s\n",
             r.verdict == FX_VERDICT_PASS ? "pass" : "FAIL", r.max_abs_err, r.max_rel_err,
             r.accuracy_report[0] ? "\n  " : "", r.accuracy_report);
   printf ("time: %s median %.3f ms, min %.3f ms, max %.3f ms (%d calls after %d warm-up); peak %.2f MiB\n", label,

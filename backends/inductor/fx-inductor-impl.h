@@ -366,3 +366,37 @@ void ind_list_c_kernels (const ind_program *p, const fx_buf *source, fx_compiled
 void ind_list_cuda_kernels (const ind_program *p, const ind_cuda_plan *plan, const fx_buf *source, fx_compiled *out);
 /* The FX node names a group covers, deduplicated, onto a kernel (and a fused group's after them). */
 void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compiled *out, fx_kernel_info *ki);
+
+/* ---------------------------------------------------------------- shared by the generators (fx-inductor-emit.c) */
+
+double ind_now_ms (void);
+void ind_indent (int depth, fx_buf *out);
+/* node coefficients (per node variable) → kernel x / r coefficients (the node's non-unit dims in order) */
+void ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc);
+/* the contiguous coefficients of a node's output over its kept dims */
+void ind_node_store_coef (const ind_node *n, int64_t *coef);
+/* How an index expression is written: 32-bit constants (CUDA when every index fits), and which x / r variable is
+   named by its base ("x0b": the first of a group of vector lanes), -1 for none. NULL: 64-bit, no base. */
+typedef struct ind_index_style
+{
+  bool index32;
+  int base_x;
+  int base_r;
+} ind_index_style;
+void ind_put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, const ind_index_style *style,
+                    fx_buf *out);
+/* "in_ptrN" / "out_ptrN": a buffer as its kernel parameter */
+void ind_param_name (const ind_kernel_params *kp, int buf, fx_buf *out);
+/* A node's value as an expression: operands in registers as tmpN (re-evaluated where the scheduler asks),
+   loads from memory written by the generator's load function. */
+typedef void (*ind_load_fn) (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out);
+void ind_node_value (const ind_program *p, const ind_node *n, bool recomputing, ind_load_fn load, void *ctx,
+                     fx_buf *out);
+/* bytes from element 0 to the last element of a buffer's layout; with its reuse slot, the slot's bytes */
+int64_t ind_buffer_extent_bytes (const ind_buffer *B);
+int64_t ind_buffer_bytes (const ind_program *p, int b);
+/* a tensor already in a buffer's compiled layout (size-1 dims may have any stride) */
+bool ind_same_layout (const fx_tensor *t, const ind_buffer *b);
+/* The run's input for an input buffer: a tensor of the compiled shape and dtype, else a located error. */
+fx_status ind_check_input (const ind_buffer *B, const fx_value *inputs, size_t n_inputs, fx_tensor **t,
+                           fx_diag *diag);

@@ -1,5 +1,6 @@
-/* fx-inductor.c: the inductor backend: options and modes, the compile pipeline (decompose → lower → schedule →
-   generate C → build), the run-time wrapper state (buffers, reuse slots, extern and fallback calls), artifacts. */
+/* fx-inductor.c: the inductor backend: options and modes, compile and generate over the pipeline
+   (fx-inductor-pipeline.c), CPU autotuning, the run-time wrapper state (buffers, reuse slots, extern and fallback
+   calls), per-kernel profiles and reports. */
 #include "fx-inductor.h"
 #include "fx-inductor-impl.h"
 #include "registry/fx-registry.h"
@@ -146,14 +147,6 @@ render_svg (fx_compiled *out, const char *dot_text, size_t len)
   unlink (log_path);
 }
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                                fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 static fx_status inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat,
@@ -171,9 +164,9 @@ time_variant (fx_compiled *out, const fx_compile_request *req)
       size_t n_res = 0;
       fx_diag d;
       fx_diag_clear (&d);
-      double t0 = now_ms ();
+      double t0 = ind_now_ms ();
       fx_status st = inductor_run (out, req->example_inputs, req->n_inputs, arena, &res, &n_res, &d);
-      double dt = now_ms () - t0;
+      double dt = ind_now_ms () - t0;
       for (size_t i = 0; i < n_res; i++)
         fx_value_clear (&res[i]);
       fx_arena_free (arena);
@@ -395,7 +388,7 @@ static fx_status
 inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
 {
   (void) self;
-  double t0 = now_ms ();
+  double t0 = ind_now_ms ();
   ind_state *s = calloc (1, sizeof *s);
   out->impl = s;
   if (req->gen)
@@ -427,7 +420,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   if (p->arena)
     add_reports (p, out, st == FX_OK);
   ind_pipeline_clear (&pl);
-  out->compile_ms = now_ms () - t0;
+  out->compile_ms = ind_now_ms () - t0;
   return st;
 }
 
@@ -475,17 +468,6 @@ static fx_tensor *
 buffer_tensor (const ind_buffer *b)
 {
   return fx_tensor_new_strided (NULL, b->dtype, b->ndim, b->sizes, b->strides);
-}
-
-static bool
-same_layout (const fx_tensor *t, const ind_buffer *b)
-{
-  if (t->dtype != b->dtype || t->ndim != b->ndim)
-    return false;
-  for (int d = 0; d < b->ndim; d++)
-    if (t->sizes[d] != b->sizes[d] || (b->sizes[d] != 1 && t->strides[d] != b->strides[d]))
-      return false;
-  return true;
 }
 
 static void
@@ -563,7 +545,7 @@ run_extern (void *ctx, int ni)
       const ind_buffer *B = &p->bufs[b];
       fx_tensor *res = ok && k < n_outs && outs[k].kind == FX_VALUE_TENSOR ? outs[k].u.t : NULL;
       fx_tensor *dst;
-      if (res && same_layout (res, B))
+      if (res && ind_same_layout (res, B))
         dst = fx_tensor_ref (res);
       else
         {
@@ -608,26 +590,11 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       const ind_buffer *B = &p->bufs[b];
       if (B->kind == IND_BUF_INPUT)
         {
-          if ((size_t) B->input_index >= n_inputs || inputs[B->input_index].kind != FX_VALUE_TENSOR)
-            {
-              st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing or not a tensor", B->input_index);
-              break;
-            }
-          fx_tensor *t = inputs[B->input_index].u.t;
-          bool shape_ok = t->dtype == B->dtype && t->ndim == B->ndim;
-          for (int d = 0; shape_ok && d < B->ndim; d++)
-            shape_ok = t->sizes[d] == B->sizes[d];
-          if (!shape_ok)
-            {
-              fx_buf want;
-              fx_buf_init (&want);
-              fx_tensor_describe (t, &want);
-              st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is %s; the graph was compiled for "
-                                "another shape or dtype (recompile)", B->input_index, want.data);
-              fx_buf_free (&want);
-              break;
-            }
-          if (same_layout (t, B))
+          fx_tensor *t = NULL;
+          st = ind_check_input (B, inputs, n_inputs, &t, diag);
+          if (st != FX_OK)
+            break;
+          if (ind_same_layout (t, B))
             r.bt[b] = fx_tensor_ref (t);
           else
             {

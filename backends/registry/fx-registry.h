@@ -81,8 +81,9 @@ typedef struct fx_run_config
   int repeat;                      /* timed calls (default 10) */
 } fx_run_config;
 
-/* Compile + warm-up + repeat timed calls; compares the last outputs against ref (and fp64_ref, may be NULL) with
-   same(). Never fails as a function: errors land in result->status / result->error. Outputs of the last call are
+/* Compile + warm-up + repeat timed calls; compares the first call's outputs (the call whose random draws match a
+   reference run from the same seed; the last call's for a backend that benches itself) against ref (and fp64_ref,
+   may be NULL) with same(). Never fails as a function: errors land in result->status / result->error. Outputs of the last call are
    returned in *outputs (arena) when outputs is non-NULL; compiled, when non-NULL, receives the compiled object
    (caller frees) for listing kernels. */
 void fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
