@@ -400,6 +400,15 @@ gen_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *aren
   return FX_OK;
 }
 
+static int writer_calls;
+
+static fx_status
+gen_write (const fx_compiled *c, const char *dir, fx_diag *diag)
+{
+  writer_calls++;
+  return FX_OK;
+}
+
 static const fx_backend gen_backend = {
   .name = "test_generates",
   .compile = gen_compile,
@@ -459,6 +468,15 @@ test_contract (void)
   g_assert_false (g_file_test (hidden, G_FILE_TEST_EXISTS));
   g_remove (code);
   g_rmdir (sub);
+  /* a backend's own writer replaces the default one */
+  fx_backend own = gen_backend;
+  own.name = "test_writes";
+  own.write_artifacts = gen_write;
+  c->backend = &own;
+  g_assert_cmpint (fx_compiled_write_artifacts (c, sub, &diag), ==, FX_OK);
+  g_assert_cmpint (writer_calls, ==, 1);
+  g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+  c->backend = &gen_backend;
   g_rmdir (dir);
   fx_compiled_free (c);
 
