@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 static void
 print_backend (const fx_backend *b, gboolean options, gboolean modes)
@@ -108,7 +108,6 @@ fxwb_cmd_backends (int argc, char **argv)
       fprintf (stderr, "fxwb backends: one NAME at most\n");
       return FXWB_EXIT_USAGE;
     }
-  fx_backends_init ();
   const fx_backend *list[128];
   size_t n;
   if (argc == 2)

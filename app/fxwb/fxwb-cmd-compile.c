@@ -1,23 +1,13 @@
-/* fxwb-cmd-compile.c: `fxwb compile FILE --backend inductor`: compile an FX graph with the engine's own Inductor-style
-   backend, list its kernels (and the graph nodes each covers), optionally run and check it against the interpreter,
-   and write TORCH_COMPILE_DEBUG-like artifacts into --debug-dir. */
-#include "fxwb.h"
+/* fxwb-cmd-compile.c: `fxwb compile FILE --backend inductor`: compile an FX graph with any registered backend
+   (built in or a plugin) through the backend contract, list its kernels (and the graph nodes each covers), print
+   its source, write its debug artifacts into --debug-dir, and with --run time it and check it against the
+   interpreter on the path `fxwb run` takes. */
+#include "fxwb-runs.h"
 
-#include <math.h>
+#include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "fx/pyparse.h"
-#include "fx/runtime.h"
-#include "inductor/fx-inductor.h"
-
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static gboolean
 split_options (char **given, fx_option_kv **out, size_t *n_out)
@@ -40,74 +30,126 @@ split_options (char **given, fx_option_kv **out, size_t *n_out)
   return TRUE;
 }
 
-static gboolean
-write_text (const char *dir, const char *name, const fx_buf *text)
+static void
+print_kernel_table (const fx_compiled *c)
 {
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_file_set_contents (path, text->data ? text->data : "", (gssize) text->len, &error))
+  for (size_t k = 0; k < c->n_kernels; k++)
     {
-      fprintf (stderr, "fxwb compile: %s\n", error->message);
-      return FALSE;
+      const fx_kernel_info *ki = &c->kernels[k];
+      printf ("  %-48s %-9s [", ki->name, ki->kind);
+      for (size_t i = 0; i < ki->n_nodes; i++)
+        printf ("%s%s", i ? ", " : "", ki->nodes[i]);
+      printf ("]\n");
     }
-  return TRUE;
 }
 
-/* A CUDA compile on a machine without a device: the source, the kernel table and the wrapper need no device (the
-   heuristic kernel choices), so --source prints them and --debug-dir writes them before the failure is reported.
-   Returns the exit status: 4 (the device is missing) unless the generation or a write failed. */
-static int
-cuda_without_device (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, gboolean show_source,
-                     const char *debug_dir, const fx_diag *no_device)
+static void
+print_source (const fx_compiled *c)
 {
-  fx_buf src, listing, wrapper;
+  fx_buf src;
   fx_buf_init (&src);
-  fx_buf_init (&listing);
-  fx_buf_init (&wrapper);
+  if (fx_compiled_format_source (c, &src))
+    fputs (src.data, stdout);
+  else
+    fprintf (stderr, "fxwb compile: backend '%s' generates no source (it runs the graph as given)\n",
+             c->backend->name);
+  fx_buf_free (&src);
+}
+
+static int
+write_artifacts (const fx_compiled *c, const char *dir)
+{
   fx_diag diag;
   fx_diag_clear (&diag);
-  int rc = FXWB_EXIT_UNAVAILABLE;
-  fx_status st = fx_inductor_cuda_generate (graph, inputs, n_inputs, &src, &listing, &wrapper, &diag);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      fprintf (stderr, "fxwb compile: cannot create %s: %s\n", dir, g_strerror (errno));
+      return FXWB_EXIT_IO;
+    }
+  fx_status st = fx_compiled_write_artifacts (c, dir, &diag);
   if (st != FX_OK)
     {
       fxwb_print_diag (&diag);
-      rc = fxwb_exit_for_status (st);
-      goto out;
+      return FXWB_EXIT_IO;
     }
-  printf ("generated CUDA without a device (heuristic kernel choices):\n");
-  for (const char *l = listing.data; l && *l;)
+  printf ("artifacts written to %s\n", dir);
+  return FXWB_EXIT_OK;
+}
+
+/* A backend that is not available here (no CUDA device, no PyTorch) but generates its code without building it:
+   --source prints and --debug-dir writes that code before the failure is reported. Returns the exit status: 4
+   unless the generation or a write failed. */
+static int
+generate_instead (const fx_backend *be, const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
+                  const char *mode, const fx_option_kv *kv, size_t n_kv, gboolean show_source,
+                  const char *debug_dir, const fx_diag *unavailable)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_compiled *c = NULL;
+  fx_status st = fx_backend_generate (be, graph, inputs, n_inputs, mode, kv, n_kv, &c, &diag);
+  if (st == FX_ERR_UNSUPPORTED)
     {
-      const char *eol = strchr (l, '\n');
-      int len = eol ? (int) (eol - l) : (int) strlen (l);
-      printf ("  %.*s\n", len, l);
-      l += len + (eol ? 1 : 0);
+      fxwb_print_diag (unavailable);
+      return fxwb_exit_for_status (unavailable->code);
     }
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  int rc = FXWB_EXIT_UNAVAILABLE;
+  printf ("generated with %s, not built (not available here): %zu kernels\n", be->name, c->n_kernels);
+  print_kernel_table (c);
+  if (c->notes.len)
+    fputs (c->notes.data, stdout);
   if (show_source)
-    {
-      fputs (src.data, stdout);
-      printf ("\n# ---- cuda_wrapper.txt\n");
-      fputs (wrapper.data ? wrapper.data : "", stdout);
-    }
-  if (debug_dir)
-    {
-      if (g_mkdir_with_parents (debug_dir, 0755) != 0 || !write_text (debug_dir, "output_code.cu", &src)
-          || !write_text (debug_dir, "cuda_kernels.txt", &listing)
-          || !write_text (debug_dir, "cuda_wrapper.txt", &wrapper))
-        {
-          fprintf (stderr, "fxwb compile: cannot write the artifacts into %s\n", debug_dir);
-          rc = FXWB_EXIT_IO;
-          goto out;
-        }
-      printf ("artifacts written to %s (output_code.cu, cuda_kernels.txt, cuda_wrapper.txt)\n", debug_dir);
-    }
+    print_source (c);
+  if (debug_dir && write_artifacts (c, debug_dir) != FXWB_EXIT_OK)
+    rc = FXWB_EXIT_IO;
   fflush (stdout);
-  fxwb_print_diag (no_device);
-  fprintf (stderr, "fxwb compile: the CUDA source was generated but cannot be built or run here\n");
-out:
-  fx_buf_free (&src);
-  fx_buf_free (&listing);
-  fx_buf_free (&wrapper);
+  fxwb_print_diag (unavailable);
+  fprintf (stderr, "fxwb compile: the source was generated but cannot be built or run here\n");
+  fx_compiled_free (c);
   return rc;
+}
+
+/* --run: the timed calls and same() against the interpreter (and its fp64 run) that `fxwb run` makes. */
+static int
+run_and_check (fx_compiled *c, const char *label, const fxwb_source *src, fxwb_inputs *in, const char *mode,
+               int repeat)
+{
+  fxwb_inputs_add_reference (src, in);
+  if (in->ref == NULL)
+    fprintf (stderr, "fxwb compile: warning: no reference, the interpreter failed: %s\n", in->ref_error);
+  fx_run_config cfg = { .backend = label, .mode = mode, .warmup = 1, .repeat = repeat };
+  fx_run_result r;
+  fx_arena *arena = fx_arena_new ();
+  fx_run_compiled (c, in->inputs, in->n_inputs, &cfg, in->ref, in->ref64, in->n_ref, arena, NULL, NULL, &r);
+  fx_arena_free (arena);
+  if (r.status != FX_OK)
+    {
+      fprintf (stderr, "fxwb compile: the run failed (%s): %s\n", fx_status_name (r.status), r.error);
+      return FXWB_EXIT_FAILURE;
+    }
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_status st = fx_compiled_profile (c, in->inputs, in->n_inputs, repeat, &diag);
+  if (st == FX_OK)
+    for (size_t k = 0; k < c->n_kernels; k++)
+      if (c->kernels[k].time_ms >= 0)
+        printf ("  %-48s %10.3f ms\n", c->kernels[k].name, c->kernels[k].time_ms);
+  if (st != FX_OK && st != FX_ERR_UNSUPPORTED)
+    fprintf (stderr, "fxwb compile: per-kernel timing failed: %s\n", diag.message);
+  if (r.verdict == FX_VERDICT_NOT_CHECKED)
+    printf ("accuracy vs interpreter: not checked (%s)\n", in->ref_error);
+  else
+    printf ("accuracy vs interpreter: %s\n  max abs error %.3g, max rel error %.3g%s%s\n",
+            r.verdict == FX_VERDICT_PASS ? "pass" : "FAIL", r.max_abs_err, r.max_rel_err,
+            r.accuracy_report[0] ? "\n  " : "", r.accuracy_report);
+  printf ("time: %s median %.3f ms, min %.3f ms, max %.3f ms (%d calls after %d warm-up); peak %.2f MiB\n", label,
+          r.median_ms, r.min_ms, r.max_ms, r.repeat, r.warmup, (double) r.peak_bytes / (1024.0 * 1024.0));
+  return r.verdict == FX_VERDICT_FAIL ? FXWB_EXIT_FAILURE : FXWB_EXIT_OK;
 }
 
 int
@@ -125,24 +167,27 @@ fxwb_cmd_compile (int argc, char **argv)
     { "option", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &options,
       "A backend option, e.g. epilogue_fusion=False, cpp.threads=2 (repeatable)", "KEY=VALUE" },
     { "debug-dir", 'd', 0, G_OPTION_ARG_FILENAME, &debug_dir,
-      "Write fx_graph_readable.py, fx_graph_transformed.py, ir_pre_fusion.txt, ir_post_fusion.txt, output_code.c, "
-      "fusion_log.txt, graph_diagram.dot into DIR", "DIR" },
-    { "inputs", 'i', 0, G_OPTION_ARG_FILENAME, &inputs_path, "An inputs.json file (default: the graph's annotations)",
-      "FILE" },
+      "Write the backend's artifacts into DIR (inductor: fx_graph_readable.py, fx_graph_transformed.py, "
+      "ir_pre_fusion.txt, ir_post_fusion.txt, output_code.c or .cu, fusion_log.txt, graph_diagram.dot)", "DIR" },
+    { "inputs", 'i', 0, G_OPTION_ARG_FILENAME, &inputs_path,
+      "spec (the graph's annotations, default), repro (a repro.py's load_args), an inputs.json file or a folder of "
+      "saved tensors", "INPUTS" },
     { "scale", 0, 0, G_OPTION_ARG_INT, &scale, "Divide every input size >= 64 by N (machine-sized runs)", "N" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Seed of the random inputs (default 0)", "S" },
-    { "run", 'r', 0, G_OPTION_ARG_NONE, &run, "Run it, check it against the interpreter and time both", NULL },
+    { "run", 'r', 0, G_OPTION_ARG_NONE, &run, "Run it as `fxwb run` does: time it and check every output with same() against the interpreter (and its fp64 run)", NULL },
     { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Timed calls with --run (default 10)", "N" },
-    { "source", 's', 0, G_OPTION_ARG_NONE, &show_source, "Print the generated code (C, CUDA, or PyTorch's output code)", NULL },
+    { "source", 's', 0, G_OPTION_ARG_NONE, &show_source, "Print the generated code (C, CUDA and its launches, or PyTorch's output code)", NULL },
     { NULL },
   };
   g_set_prgname ("fxwb compile");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE - compile an FX graph into fused C kernels");
+  g_autoptr (GOptionContext) context = g_option_context_new ("FILE - compile an FX graph with a backend and show its kernels");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "FILE is an FX graph (print_readable, GraphModule.code, repro.py, canonical JSON).\n"
-                                "The inductor backend lowers it to loop IR, fuses, generates C, builds it with the\n"
-                                "system compiler (cached under ~/.cache/fx-workbench/inductor or $FXWB_INDUCTOR_CACHE).");
+                                "Any backend of `fxwb backends --all`, plugins included, shows its kernels, source and\n"
+                                "artifacts the same way. The inductor backend lowers the graph to loop IR, fuses, generates\n"
+                                "C, builds it with the system compiler (cached under ~/.cache/fx-workbench/inductor or\n"
+                                "$FXWB_INDUCTOR_CACHE).");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  compiled (and, with --run, matched the interpreter)\n"
@@ -151,7 +196,8 @@ fxwb_cmd_compile (int argc, char **argv)
                                     "  2  wrong command line\n"
                                     "  3  a file could not be read or written\n"
                                     "  4  the backend is not available here (no CUDA device, no PyTorch); with --source or\n"
-                                    "     --debug-dir a CUDA compile still prints or writes its generated source first\n");
+                                    "     --debug-dir a backend that generates code without building it (inductor's CUDA)\n"
+                                    "     still prints or writes that source first\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2)
@@ -160,10 +206,17 @@ fxwb_cmd_compile (int argc, char **argv)
       fprintf (stderr, "fxwb compile: %s\n\n%s", argc < 2 ? "missing FILE" : "more than one FILE", help);
       return FXWB_EXIT_USAGE;
     }
+  /* the backend specs of `fxwb run`: "inductor", "torch:inductor", "delegate:eager", "inductor|eager" */
   fx_diag bdiag;
   fx_diag_clear (&bdiag);
-  const fx_backend *be = fx_backend_lookup (backend ? backend : "inductor", &bdiag);
-  if (be == NULL)
+  const char *spec = backend ? backend : "inductor";
+  const fx_backend *be = NULL;
+  const char *sub = NULL;
+  fx_arena *spec_arena = fx_arena_new ();
+  fx_status bst = fx_backend_parse_spec (spec, spec_arena, &be, &sub, &bdiag);
+  g_autofree char *sub_value = sub ? g_strdup (sub) : NULL;
+  fx_arena_free (spec_arena);
+  if (bst != FX_OK)
     {
       fprintf (stderr, "fxwb compile: %s\n", bdiag.message);
       return FXWB_EXIT_USAGE;
@@ -177,31 +230,46 @@ fxwb_cmd_compile (int argc, char **argv)
   size_t n_kv = 0;
   if (!split_options (options, &kv, &n_kv))
     return FXWB_EXIT_USAGE;
+  if (sub_value)
+    {
+      /* the part after ':' is the backend's `backend` option, in front of the user's */
+      fx_option_kv *all = g_new0 (fx_option_kv, n_kv + 2);
+      all[0].key = "backend";
+      all[0].value = sub_value;
+      memcpy (all + 1, kv, sizeof (fx_option_kv) * n_kv);
+      g_free (kv);
+      kv = all;
+      n_kv++;
+    }
 
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_graph *graph = NULL;
-  fx_status st = fxwb_load_graph_file (argv[1], &graph, NULL, &diag);
+  fxwb_source src;
+  memset (&src, 0, sizeof src);
+  /* FX code, the canonical JSON of `fxwb print -j`, or a .pt2 archive */
+  fx_status st = fxwb_load_graph_file (argv[1], &src.graph, NULL, &diag);
   if (st != FX_OK)
     {
       fxwb_print_diag (&diag);
       return fxwb_exit_for_status (st);
     }
-  fx_graph_resolve_ops (graph);
-  if (scale > 1)
-    fx_graph_scale_inputs (graph, scale, 64);
-  fx_arena *arena = fx_arena_new ();
-  fx_value *inputs = NULL;
-  size_t n_inputs = 0;
-  st = fx_inputs_make (graph, inputs_path ? FX_INPUTS_JSON : FX_INPUTS_SPEC, inputs_path, (uint64_t) seed, NULL,
-                       arena, &inputs, &n_inputs, &diag);
+  fx_graph_resolve_ops (src.graph);
+  src.label = g_strdup (argv[1]);
+  fxwb_run_opts o;
+  fxwb_run_opts_init (&o);
+  o.inputs = g_strdup (inputs_path);
+  o.seed = seed;
+  o.scale = scale;
+  fxwb_inputs in;
+  memset (&in, 0, sizeof in);
+  int rc = fxwb_inputs_make_only ("fxwb compile", &src, &o, &in);
   fx_compiled *c = NULL;
-  int rc = FXWB_EXIT_OK;
-  if (st == FX_OK)
-    st = fx_backend_compile (be, graph, inputs, n_inputs, mode, kv, n_kv, &c, &diag);
-  if (st == FX_ERR_NO_DEVICE && be == &fx_inductor_backend && (show_source || debug_dir))
+  if (rc != FXWB_EXIT_OK)
+    goto out;
+  st = fx_backend_compile (be, src.graph, in.inputs, in.n_inputs, mode, kv, n_kv, &c, &diag);
+  if (st == FX_ERR_NO_DEVICE && (show_source || debug_dir))
     {
-      rc = cuda_without_device (graph, inputs, n_inputs, show_source, debug_dir, &diag);
+      rc = generate_instead (be, src.graph, in.inputs, in.n_inputs, mode, kv, n_kv, show_source, debug_dir, &diag);
       goto out;
     }
   if (st != FX_OK)
@@ -210,100 +278,20 @@ fxwb_cmd_compile (int argc, char **argv)
       rc = fxwb_exit_for_status (st);
       goto out;
     }
-  printf ("compiled %s with %s in %.1f ms: %zu kernels\n", argv[1], be->name, c->compile_ms, c->n_kernels);
-  for (size_t k = 0; k < c->n_kernels; k++)
-    {
-      const fx_kernel_info *ki = &c->kernels[k];
-      printf ("  %-48s %-9s [", ki->name, ki->kind);
-      for (size_t i = 0; i < ki->n_nodes; i++)
-        printf ("%s%s", i ? ", " : "", ki->nodes[i]);
-      printf ("]\n");
-    }
+  printf ("compiled %s with %s in %.1f ms: %zu kernels\n", argv[1], spec, c->compile_ms, c->n_kernels);
+  print_kernel_table (c);
   if (c->notes.len)
     fputs (c->notes.data, stdout);
   if (show_source)
-    {
-      /* The generated code: C for the CPU, CUDA for a GPU compile, PyTorch's output code for the torch backend. */
-      static const char *const names[] = { "output_code.c", "output_code.cu", "output_code.py" };
-      size_t shown = 0;
-      for (size_t i = 0; i < c->n_artifacts; i++)
-        for (size_t j = 0; j < G_N_ELEMENTS (names); j++)
-          if (strcmp (c->artifacts[i].name, names[j]) == 0)
-            {
-              if (shown++)
-                printf ("\n# ---- %s\n", names[j]);
-              fputs (c->artifacts[i].text, stdout);
-            }
-      if (shown == 0)
-        fprintf (stderr, "fxwb compile: backend '%s' generates no source (it runs the graph as given)\n", be->name);
-    }
-  if (debug_dir)
-    {
-      st = fx_inductor_write_artifacts (c, debug_dir, &diag);
-      if (st != FX_OK)
-        {
-          fxwb_print_diag (&diag);
-          rc = FXWB_EXIT_IO;
-          goto out;
-        }
-      printf ("artifacts written to %s\n", debug_dir);
-    }
+    print_source (c);
+  if (debug_dir && (rc = write_artifacts (c, debug_dir)) != FXWB_EXIT_OK)
+    goto out;
   if (run)
-    {
-      fx_value *ref = NULL, *res = NULL;
-      size_t n_ref = 0, n_res = 0;
-      double t0 = now_ms ();
-      st = fx_interp_run (graph, inputs, n_inputs, NULL, arena, &ref, &n_ref, &diag);
-      double interp_ms = now_ms () - t0;
-      if (st == FX_OK)
-        st = fx_compiled_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
-      if (st != FX_OK)
-        {
-          fxwb_print_diag (&diag);
-          rc = fxwb_exit_for_status (st);
-          goto out;
-        }
-      fx_same_opts so;
-      fx_same_opts_init (&so);
-      gboolean ok = n_res == n_ref;
-      for (size_t i = 0; ok && i < n_ref; i++)
-        if (ref[i].kind == FX_VALUE_TENSOR && res[i].kind == FX_VALUE_TENSOR)
-          {
-            fx_same_report rep;
-            memset (&rep, 0, sizeof rep);
-            ok = fx_same_tensor (ref[i].u.t, res[i].u.t, NULL, &so, &rep);
-          }
-      for (size_t i = 0; i < n_res; i++)
-        fx_value_clear (&res[i]);
-      double best = INFINITY;
-      for (int r = 0; r < repeat; r++)
-        {
-          double t1 = now_ms ();
-          st = fx_compiled_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
-          double dt = now_ms () - t1;
-          for (size_t i = 0; i < n_res; i++)
-            fx_value_clear (&res[i]);
-          if (st != FX_OK)
-            break;
-          if (dt < best)
-            best = dt;
-        }
-      for (size_t i = 0; i < n_ref; i++)
-        fx_value_clear (&ref[i]);
-      if (st == FX_OK && be == &fx_inductor_backend && fx_inductor_profile (c, inputs, n_inputs, repeat, &diag) == FX_OK)
-        for (size_t k = 0; k < c->n_kernels; k++)
-          printf ("  %-48s %10.3f ms\n", c->kernels[k].name, c->kernels[k].time_ms);
-      printf ("accuracy vs interpreter: %s\n", ok ? "pass" : "FAIL");
-      printf ("time: %s %.3f ms (best of %d), interpreter %.3f ms (one call)\n", be->name, best, repeat, interp_ms);
-      if (!ok)
-        rc = FXWB_EXIT_FAILURE;
-    }
+    rc = run_and_check (c, spec, &src, &in, mode, repeat);
 out:
-  if (c)
-    fx_compiled_free (c);
-  for (size_t i = 0; i < n_inputs; i++)
-    fx_value_clear (&inputs[i]);
-  fx_arena_free (arena);
-  fx_graph_free (graph);
+  fx_compiled_free (c);
+  fxwb_inputs_clear (&in);
+  fxwb_run_opts_clear (&o);
+  fxwb_source_clear (&src);
   return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fx/store.h"
+#include "registry/fx-registry.h"
 
 static const fxwb_command commands[] = {
   { "print", "Print an FX graph file (tabular, code, readable, graph, JSON, dot)", fxwb_cmd_print },
@@ -72,6 +73,8 @@ fxwb_main (int argc, char **argv)
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       {
+        /* The one place the CLI registers backends: the built-ins, then the plugins of $FXWB_BACKEND_PATH. */
+        fx_backends_init ();
         fxwb_guard_stdout ();
         int rc = commands[i].run (argc - 1, argv + 1);
         fxwb_unguard_stdout ();

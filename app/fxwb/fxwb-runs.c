@@ -10,7 +10,6 @@
 
 #include "fx/pyparse.h"
 #include "fx/runtime.h"
-#include "inductor/fx-inductor.h"
 
 void
 fxwb_run_opts_init (fxwb_run_opts *o)
@@ -337,6 +336,15 @@ fxwb_column_validate (const char *cmd, const fxwb_column *col)
 int
 fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in)
 {
+  int rc = fxwb_inputs_make_only (cmd, src, o, in);
+  if (rc == FXWB_EXIT_OK)
+    fxwb_inputs_add_reference (src, in);
+  return rc;
+}
+
+int
+fxwb_inputs_make_only (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in)
+{
   memset (in, 0, sizeof *in);
   in->arena = fx_arena_new ();
   if (o->scale > 1)
@@ -368,6 +376,14 @@ fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *
       fxwb_print_diag (&diag);
       return fxwb_exit_for_status (st);
     }
+  return FXWB_EXIT_OK;
+}
+
+void
+fxwb_inputs_add_reference (const fxwb_source *src, fxwb_inputs *in)
+{
+  fx_diag diag;
+  fx_status st;
   fx_interp_opts io;
   memset (&io, 0, sizeof io);
   fx_generator gen;
@@ -383,7 +399,7 @@ fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *
         g_snprintf (in->ref_error, sizeof in->ref_error, "%s", diag.message);
       in->ref = NULL;
       in->n_ref = 0;
-      return FXWB_EXIT_OK;
+      return;
     }
   /* PyTorch's same() decides a failed allclose by RMSE against an fp64 run (torch._dynamo.utils.same): run the graph
      again on float64 copies of the floating inputs. A graph that cannot run that way just has no fp64 reference. */
@@ -407,7 +423,6 @@ fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *
       fx_value_clear (&r64[i]);
   for (size_t i = 0; i < in->n_inputs; i++)
     fx_value_clear (&in64[i]);
-  return FXWB_EXIT_OK;
 }
 
 void
@@ -444,11 +459,13 @@ fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_
                   &out->compiled, &out->result);
   fx_arena_free (arena);
   g_strlcpy (out->result.backend, col->label, sizeof out->result.backend);
-  if (out->compiled && o->kernels && out->compiled->backend == &fx_inductor_backend)
+  if (out->compiled && o->kernels)
     {
+      /* per-kernel times from any backend that takes them (inductor, plugins); the others list kernels untimed */
       fx_diag diag;
       fx_diag_clear (&diag);
-      if (fx_inductor_profile (out->compiled, in->inputs, in->n_inputs, o->repeat, &diag) != FX_OK)
+      fx_status st = fx_compiled_profile (out->compiled, in->inputs, in->n_inputs, o->repeat, &diag);
+      if (st != FX_OK && st != FX_ERR_UNSUPPORTED)
         fprintf (stderr, "per-kernel timing of %s failed: %s\n", col->label, diag.message);
     }
 }

@@ -4,7 +4,7 @@
 
 #include "fxwb.h"
 
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 #include "fx/store.h"
 
 typedef struct
@@ -76,6 +76,10 @@ typedef struct
 } fxwb_inputs;
 
 int fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in);
+/* The two halves of fxwb_inputs_make: the inputs (scaled graph, --inputs, --seed), then the interpreter's
+   reference and its fp64 run (a failure lands in ref_error). */
+int fxwb_inputs_make_only (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in);
+void fxwb_inputs_add_reference (const fxwb_source *src, fxwb_inputs *in);
 void fxwb_inputs_clear (fxwb_inputs *in);
 
 /* One column run: result, and the compiled object (for kernels) when the run compiled. */

@@ -10,62 +10,6 @@
 #define PAR_THRESHOLD 32768
 #define IND_LANES 16
 
-static void
-put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, fx_buf *out)
-{
-  bool any = false;
-  for (int i = 0; i < kx; i++)
-    if (xc[i])
-      {
-        fx_buf_printf (out, "%sx%d", any ? " + " : "", i);
-        if (xc[i] != 1)
-          fx_buf_printf (out, " * %lldLL", (long long) xc[i]);
-        any = true;
-      }
-  for (int i = 0; i < kr; i++)
-    if (rc[i])
-      {
-        fx_buf_printf (out, "%sr%d", any ? " + " : "", i);
-        if (rc[i] != 1)
-          fx_buf_printf (out, " * %lldLL", (long long) rc[i]);
-        any = true;
-      }
-  if (off || !any)
-    fx_buf_printf (out, "%s%lldLL", any ? " + " : "", (long long) off);
-}
-
-/* node coefficients (per node variable) -> kernel x / r coefficients (non-unit dims in order) */
-static void
-split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc)
-{
-  memset (xc, 0, sizeof (int64_t) * IND_MAXD);
-  memset (rc, 0, sizeof (int64_t) * IND_MAXD);
-  int j = 0;
-  for (int i = 0; i < n->ndim; i++)
-    {
-      if (n->sizes[i] == 1)
-        continue;
-      if (j < kx)
-        xc[j] = coef[i];
-      else
-        rc[j - kx] = coef[i];
-      j++;
-    }
-}
-
-static void
-node_store_coef (const ind_node *n, int64_t *coef)
-{
-  memset (coef, 0, sizeof (int64_t) * IND_MAXD);
-  int kept = n->ndim - n->nred;
-  int64_t st = 1;
-  for (int i = kept - 1; i >= 0; i--)
-    {
-      coef[i] = n->sizes[i] == 1 ? 0 : st;
-      st *= n->sizes[i];
-    }
-}
-
 typedef ind_kernel_params kernel_params;
 
 void
@@ -106,66 +50,31 @@ ind_kernel_params_free (ind_kernel_params *kp)
   free (kp->params);
 }
 
-static void
-param_name (const kernel_params *kp, int buf, fx_buf *out)
+/* A load from memory in a C kernel: the parameter indexed by the node's coefficients over the kernel variables. */
+typedef struct c_load_ctx
 {
-  fx_buf_printf (out, "%s%d", kp->buf_written[buf] ? "out_ptr" : "in_ptr", kp->buf_param[buf]);
-}
+  const ind_group *G;
+  const kernel_params *kp;
+} c_load_ctx;
 
 static void
-indent (int depth, fx_buf *out)
+c_load (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out)
 {
-  for (int i = 0; i < depth; i++)
-    fx_buf_puts (out, "  ");
+  const c_load_ctx *c = ctx;
+  int64_t xc[IND_MAXD], rc[IND_MAXD];
+  ind_split_coef (n, op->coef, c->G->kx, xc, rc);
+  ind_param_name (c->kp, op->buf, out);
+  fx_buf_putc (out, '[');
+  ind_put_index (xc, c->G->kx, rc, c->G->kr, op->offset, NULL, out);
+  fx_buf_putc (out, ']');
 }
 
 /* The body value of node n as a C expression. */
-static void node_value_in (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n,
-                           bool recomputing, fx_buf *out);
-
 static void
 node_value (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n, fx_buf *out)
 {
-  node_value_in (p, G, kp, n, false, out);
-}
-
-/* recomputing: n's body is re-evaluated outside its own segment, so its r-level register inputs are re-evaluated
-   too (per-row values stay in scope). */
-static void
-node_value_in (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n, bool recomputing,
-               fx_buf *out)
-{
-  fx_buf texts[IND_MAX_OPERANDS];
-  const char *tp[IND_MAX_OPERANDS];
-  for (int o = 0; o < n->n_opnd; o++)
-    {
-      fx_buf_init (&texts[o]);
-      const ind_operand *op = &n->opnd[o];
-      if (op->kind == IND_OPND_LOAD)
-        {
-          const ind_node *src = op->local >= 0 ? &p->nodes[op->local] : NULL;
-          bool again = src && (op->recompute || (recomputing && src->kind == IND_NODE_POINTWISE && !src->xlevel));
-          if (again)
-            node_value_in (p, G, kp, src, true, &texts[o]);
-          else if (op->local >= 0)
-            fx_buf_printf (&texts[o], "tmp%d", op->local);
-          else
-            {
-              int64_t xc[IND_MAXD], rc[IND_MAXD];
-              split_coef (n, op->coef, G->kx, xc, rc);
-              param_name (kp, op->buf, &texts[o]);
-              fx_buf_putc (&texts[o], '[');
-              put_index (xc, G->kx, rc, G->kr, op->offset, &texts[o]);
-              fx_buf_putc (&texts[o], ']');
-            }
-        }
-      else
-        fx_buf_puts (&texts[o], "");
-      tp[o] = texts[o].data ? texts[o].data : "";
-    }
-  ind_node_expr (p, n, tp, out);
-  for (int o = 0; o < n->n_opnd; o++)
-    fx_buf_free (&texts[o]);
+  c_load_ctx c = { G, kp };
+  ind_node_value (p, n, false, c_load, &c, out);
 }
 
 static void
@@ -175,12 +84,12 @@ store_stmt (const ind_program *p, const ind_group *G, const kernel_params *kp, i
   if (!p->bufs[n->out_buf].stored)
     return;
   int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
-  node_store_coef (n, c);
-  split_coef (n, c, G->kx, xc, rc);
-  indent (depth, out);
-  param_name (kp, n->out_buf, out);
+  ind_node_store_coef (n, c);
+  ind_split_coef (n, c, G->kx, xc, rc);
+  ind_indent (depth, out);
+  ind_param_name (kp, n->out_buf, out);
   fx_buf_putc (out, '[');
-  put_index (xc, G->kx, rc, n->kind == IND_NODE_REDUCTION ? 0 : G->kr, 0, out);
+  ind_put_index (xc, G->kx, rc, n->kind == IND_NODE_REDUCTION ? 0 : G->kr, 0, NULL, out);
   fx_buf_printf (out, "] = tmp%d;\n", ni);
 }
 
@@ -227,20 +136,20 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
       const char *ct = ind_ctype (n->compute_dtype);
       if (n->kind == IND_NODE_POINTWISE)
         {
-          indent (bd, out);
+          ind_indent (bd, out);
           fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
           node_value (p, G, kp, n, out);
           fx_buf_puts (out, ";\n");
           store_stmt (p, G, kp, ni, bd, out);
           continue;
         }
-      indent (bd, out);
+      ind_indent (bd, out);
       fx_buf_printf (out, "const %s v%d = ", ct, ni);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       node_value (p, G, kp, &tmp, out);
       fx_buf_puts (out, ";\n");
-      indent (bd, out);
+      ind_indent (bd, out);
       switch ((int) n->red)
         {
         case IND_RED_SUM: case IND_RED_MEAN:
@@ -290,7 +199,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      indent (depth, out);
+      ind_indent (depth, out);
       switch ((int) n->red)
         {
         case IND_RED_SUM: case IND_RED_MEAN:
@@ -354,19 +263,19 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
           const ind_node *n = &p->nodes[ni];
           if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
             {
-              indent (depth, out);
+              ind_indent (depth, out);
               fx_buf_printf (out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni,
                              IND_LANES, ni, IND_LANES);
             }
           else if (n->segment == seg && n->kind == IND_NODE_REDUCTION)
             {
-              indent (depth, out);
+              ind_indent (depth, out);
               fx_buf_printf (out, "%s acc%d_l[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni, IND_LANES);
             }
         }
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "{\n");
       for (int k = 0; k < G->n_nodes; k++)
         {
@@ -375,22 +284,22 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
           if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
             {
               const char *ct = ind_ctype (n->compute_dtype);
-              indent (depth + 1, out);
+              ind_indent (depth + 1, out);
               fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, IND_LANES);
             }
         }
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_puts (out, "#pragma omp simd\n");
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_puts (out, "{\n");
-      indent (depth + 2, out);
+      ind_indent (depth + 2, out);
       fx_buf_puts (out, "const int64_t r0 = rb + rl;\n");
       emit_r_body (p, G, kp, seg, depth + 2, true, out);
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_puts (out, "}\n");
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "}\n");
       for (int k = 0; k < G->n_nodes; k++)
         {
@@ -398,18 +307,18 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
           const ind_node *n = &p->nodes[ni];
           if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR)
             {
-              indent (depth, out);
+              ind_indent (depth, out);
               fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
-              indent (depth + 1, out);
+              ind_indent (depth + 1, out);
               fx_buf_printf (out, "acc%d = acc%d + acc%d_l[l];\n", ni, ni, ni);
             }
         }
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n", (long long) full, (long long) G->rs[0]);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "{\n");
       emit_r_body (p, G, kp, seg, depth + 1, false, out);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "}\n");
       for (int k = 0; k < G->n_nodes; k++)
         {
@@ -418,42 +327,42 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
           if (!(n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR))
             continue;
           const char *ct = ind_ctype (n->compute_dtype);
-          indent (depth, out);
+          ind_indent (depth, out);
           fx_buf_printf (out, "{\n");
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "%s mean = 0, m2 = 0, cnt = 0;\n", ct);
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "{\n");
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_printf (out, "const %s nb = (%s) %lldLL, n = cnt + nb, delta = acc%d_wm[l] - mean;\n", ct, ct,
                          (long long) (full / IND_LANES), ni);
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_printf (out, "mean += delta * nb / n;\n");
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_printf (out, "m2 += acc%d_wm2[l] + delta * delta * cnt * nb / n;\n", ni);
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_puts (out, "cnt = n;\n");
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_puts (out, "}\n");
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "if (acc%d_n > 0)\n", ni);
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "{\n");
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_printf (out, "const %s nb = (%s) acc%d_n, n = cnt + nb, delta = acc%d_mean - mean;\n", ct, ct, ni, ni);
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_printf (out, "mean += delta * nb / n;\n");
-          indent (depth + 2, out);
+          ind_indent (depth + 2, out);
           fx_buf_printf (out, "m2 += acc%d_m2 + delta * delta * cnt * nb / n;\n", ni);
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_puts (out, "}\n");
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "acc%d_mean = mean;\n", ni);
-          indent (depth + 1, out);
+          ind_indent (depth + 1, out);
           fx_buf_printf (out, "acc%d_m2 = m2;\n", ni);
-          indent (depth, out);
+          ind_indent (depth, out);
           fx_buf_puts (out, "}\n");
         }
     }
@@ -461,7 +370,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
     {
     for (int d = 0; d < G->kr; d++)
       {
-        indent (depth + d, out);
+        ind_indent (depth + d, out);
         if (d == 0 && G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD)
           {
             /* no outer loop to spread over threads: split the reduction itself (per-thread partial accumulators
@@ -472,7 +381,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
             if (p->simdlen > 0)
               fx_buf_printf (out, " simdlen(%d)", p->simdlen);
             fx_buf_putc (out, '\n');
-            indent (depth + d, out);
+            ind_indent (depth + d, out);
           }
         else if (d == G->kr - 1 && simd_ok && G->rs[d] >= 8)
           {
@@ -480,16 +389,16 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
             if (p->simdlen > 0)
               fx_buf_printf (out, " simdlen(%d)", p->simdlen);
             fx_buf_putc (out, '\n');
-            indent (depth + d, out);
+            ind_indent (depth + d, out);
           }
         fx_buf_printf (out, "for (int64_t r%d = 0; r%d < %lldLL; r%d++)\n", d, d, (long long) G->rs[d], d);
       }
     int bd = depth + G->kr;
-    indent (bd - 1, out);
+    ind_indent (bd - 1, out);
     fx_buf_puts (out, "{\n");
 
       emit_r_body (p, G, kp, seg, bd, false, out);
-      indent (bd - 1, out);
+      ind_indent (bd - 1, out);
       fx_buf_puts (out, "}\n");
     }
   for (int k = 0; k < G->n_nodes; k++)
@@ -499,7 +408,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
         continue;
       const char *ot = ind_ctype (n->out_dtype);
-      indent (depth, out);
+      ind_indent (depth, out);
       if (n->red == IND_RED_MEAN)
         fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lldLL);\n", ot, ni, ot, ni,
                        ind_ctype (n->compute_dtype), (long long) rn);
@@ -524,7 +433,7 @@ gen_segment_x (const ind_program *p, const ind_group *G, const kernel_params *kp
       const ind_node *n = &p->nodes[ni];
       if (n->segment != seg)
         continue;
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value (p, G, kp, n, out);
       fx_buf_puts (out, ";\n");
@@ -568,7 +477,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
         aliased |= j != k && p->bufs[b].slot >= 0 && p->bufs[kp.params[j]].slot == p->bufs[b].slot;
       fx_buf_printf (out, "%s%s%s *%s", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
                      ind_ctype (p->bufs[b].dtype), aliased ? "" : "restrict ");
-      param_name (&kp, b, out);
+      ind_param_name (&kp, b, out);
     }
   if (kp.n_params == 0)
     fx_buf_puts (out, "void");
@@ -585,7 +494,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
   if (pointwise_only && G->kx == 1)
     {
       /* one flat loop: parallel and vectorized together */
-      indent (depth, out);
+      ind_indent (depth, out);
       if (par)
         {
           fx_buf_puts (out, "#pragma omp parallel for simd schedule(static)");
@@ -607,7 +516,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
     {
       if (par)
         {
-          indent (depth, out);
+          ind_indent (depth, out);
           fx_buf_printf (out, "#pragma omp parallel for collapse(%d) schedule(static)", outer);
           if (p->threads > 0)
             fx_buf_printf (out, " num_threads(%d)", p->threads);
@@ -615,27 +524,27 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
         }
       for (int d = 0; d < outer; d++)
         {
-          indent (depth + d, out);
+          ind_indent (depth + d, out);
           fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
         }
       depth += outer;
     }
-  indent (depth - 1, out);
+  ind_indent (depth - 1, out);
   fx_buf_puts (out, "{\n");
   if (pointwise_only && G->kx >= 2)
     {
       int d = G->kx - 1;
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "#pragma omp simd");
       if (p->simdlen > 0)
         fx_buf_printf (out, " simdlen(%d)", p->simdlen);
       fx_buf_putc (out, '\n');
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "{\n");
       gen_segment_x (p, G, &kp, 0, depth + 1, out);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "}\n");
     }
   else
@@ -646,7 +555,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
         else
           gen_segment_r (p, G, &kp, s, depth, out);
       }
-  indent (depth - 1, out);
+  ind_indent (depth - 1, out);
   fx_buf_puts (out, "}\n}\n\n");
   ind_kernel_params_free (&kp);
 }

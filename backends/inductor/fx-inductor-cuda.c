@@ -47,37 +47,6 @@ pow2_at_least (int64_t v)
   return p;
 }
 
-static void
-split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc)
-{
-  memset (xc, 0, sizeof (int64_t) * IND_MAXD);
-  memset (rc, 0, sizeof (int64_t) * IND_MAXD);
-  int j = 0;
-  for (int i = 0; i < n->ndim; i++)
-    {
-      if (n->sizes[i] == 1)
-        continue;
-      if (j < kx)
-        xc[j] = coef[i];
-      else
-        rc[j - kx] = coef[i];
-      j++;
-    }
-}
-
-static void
-node_store_coef (const ind_node *n, int64_t *coef)
-{
-  memset (coef, 0, sizeof (int64_t) * IND_MAXD);
-  int kept = n->ndim - n->nred;
-  int64_t st = 1;
-  for (int i = kept - 1; i >= 0; i--)
-    {
-      coef[i] = n->sizes[i] == 1 ? 0 : st;
-      st *= n->sizes[i];
-    }
-}
-
 static bool
 group_has_red (const ind_program *p, const ind_group *G)
 {
@@ -133,7 +102,7 @@ vec_ok (const ind_program *p, const ind_group *G)
           const ind_operand *op = &n->opnd[o];
           if (op->kind != IND_OPND_LOAD || op->local >= 0)
             continue;
-          split_coef (n, op->coef, G->kx, xc, rc);
+          ind_split_coef (n, op->coef, G->kx, xc, rc);
           int64_t c = red ? rc[inner] : xc[inner];
           if (c == 0)
             continue;
@@ -227,7 +196,7 @@ outer_reduction (const ind_program *p, const ind_group *G)
           if (op->kind != IND_OPND_LOAD || op->local >= 0)
             continue;
           int64_t xc[IND_MAXD], rc[IND_MAXD];
-          split_coef (n, op->coef, G->kx, xc, rc);
+          ind_split_coef (n, op->coef, G->kx, xc, rc);
           bool uses_r = false;
           for (int d = 0; d < G->kr; d++)
             uses_r |= rc[d] != 0;
@@ -416,13 +385,6 @@ typedef struct kctx
 } kctx;
 
 static void
-indent (int depth, fx_buf *out)
-{
-  for (int i = 0; i < depth; i++)
-    fx_buf_puts (out, "  ");
-}
-
-static void
 put_const_int (const kctx *k, int64_t v, fx_buf *out)
 {
   fx_buf_printf (out, k->i32 ? "%lld" : "%lldLL", (long long) v);
@@ -434,43 +396,8 @@ static void
 put_index (const kctx *k, const int64_t *xc, const int64_t *rc, int64_t off, bool inner_base, fx_buf *out)
 {
   const ind_group *G = k->G;
-  bool any = false;
-  bool red = G->kr > 0;
-  for (int i = 0; i < G->kx; i++)
-    if (xc[i])
-      {
-        bool b = inner_base && !red && i == G->kx - 1;
-        fx_buf_printf (out, "%sx%d%s", any ? " + " : "", i, b ? "b" : "");
-        if (xc[i] != 1)
-          {
-            fx_buf_puts (out, " * ");
-            put_const_int (k, xc[i], out);
-          }
-        any = true;
-      }
-  for (int i = 0; i < G->kr; i++)
-    if (rc[i])
-      {
-        bool b = inner_base && i == G->kr - 1;
-        fx_buf_printf (out, "%sr%d%s", any ? " + " : "", i, b ? "b" : "");
-        if (rc[i] != 1)
-          {
-            fx_buf_puts (out, " * ");
-            put_const_int (k, rc[i], out);
-          }
-        any = true;
-      }
-  if (off || !any)
-    {
-      fx_buf_puts (out, any ? " + " : "");
-      put_const_int (k, off, out);
-    }
-}
-
-static void
-param_name (const kctx *k, int buf, fx_buf *out)
-{
-  fx_buf_printf (out, "%s%d", k->kp.buf_written[buf] ? "out_ptr" : "in_ptr", k->kp.buf_param[buf]);
+  ind_index_style style = { k->i32, inner_base && G->kr == 0 ? G->kx - 1 : -1, inner_base ? G->kr - 1 : -1 };
+  ind_put_index (xc, G->kx, rc, G->kr, off, &style, out);
 }
 
 /* The register table entry of a memory load, or -1. */
@@ -573,13 +500,11 @@ load_uses_x (const kctx *k, const int64_t *xc)
   return !rows;
 }
 
-static void node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out);
-
 static void
 load_text (kctx *k, const ind_node *n, const ind_operand *op, fx_buf *out)
 {
   int64_t xc[IND_MAXD], rc[IND_MAXD];
-  split_coef (n, op->coef, k->G->kx, xc, rc);
+  ind_split_coef (n, op->coef, k->G->kx, xc, rc);
   int e = pre_find (k, op->buf, op->offset, xc, rc);
   if (e >= 0)
     {
@@ -589,39 +514,23 @@ load_text (kctx *k, const ind_node *n, const ind_operand *op, fx_buf *out)
         fx_buf_printf (out, "ld%d[l]", e);
       return;
     }
-  param_name (k, op->buf, out);
+  ind_param_name (&k->kp, op->buf, out);
   fx_buf_putc (out, '[');
   put_index (k, xc, rc, op->offset, false, out);
   fx_buf_putc (out, ']');
+}
+
+static void
+load_cb (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out)
+{
+  load_text (ctx, n, op, out);
 }
 
 /* The body value of node n (operands substituted), as the C generator computes it. */
 static void
 node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out)
 {
-  const ind_program *p = k->p;
-  fx_buf texts[IND_MAX_OPERANDS];
-  const char *tp[IND_MAX_OPERANDS];
-  for (int o = 0; o < n->n_opnd; o++)
-    {
-      fx_buf_init (&texts[o]);
-      const ind_operand *op = &n->opnd[o];
-      if (op->kind == IND_OPND_LOAD)
-        {
-          const ind_node *src = op->local >= 0 ? &p->nodes[op->local] : NULL;
-          bool again = src && (op->recompute || (recomputing && src->kind == IND_NODE_POINTWISE && !src->xlevel));
-          if (again)
-            node_value_in (k, src, true, &texts[o]);
-          else if (op->local >= 0)
-            fx_buf_printf (&texts[o], "tmp%d", op->local);
-          else
-            load_text (k, n, op, &texts[o]);
-        }
-      tp[o] = texts[o].data ? texts[o].data : "";
-    }
-  ind_node_expr (p, n, tp, out);
-  for (int o = 0; o < n->n_opnd; o++)
-    fx_buf_free (&texts[o]);
+  ind_node_value (k->p, n, recomputing, load_cb, k, out);
 }
 
 /* The loads of node n (and of the earlier r-level values its body recomputes, as node_value_in does) into the register
@@ -648,7 +557,7 @@ add_node_loads (kctx *k, const ind_node *n, bool recomputing, bool hoisted, int 
       if (hoisted && reads_own_output (p, G, op))
         continue;
       int64_t xc[IND_MAXD], rc[IND_MAXD];
-      split_coef (n, op->coef, G->kx, xc, rc);
+      ind_split_coef (n, op->coef, G->kx, xc, rc);
       /* hoisted (persistent rows): the row's own elements; what every row reads (weights) is not held in registers
          for the whole kernel but read where it is used (from L1/L2) */
       if (hoisted ? !load_uses_r (k, rc) || !load_uses_x (k, xc)
@@ -694,19 +603,19 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
   if (lanes_vec)
     {
       /* collected per lane, written as one float4 after the lane loop */
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "st%d[l] = tmp%d;\n", ni, ni);
       return;
     }
   int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
-  node_store_coef (n, c);
-  split_coef (n, c, k->G->kx, xc, rc);
+  ind_node_store_coef (n, c);
+  ind_split_coef (n, c, k->G->kx, xc, rc);
   if (n->kind == IND_NODE_REDUCTION || (k->G->kr > 0 && n->xlevel))
     memset (rc, 0, sizeof rc);
-  indent (depth, out);
+  ind_indent (depth, out);
   if (guard_tid)
     fx_buf_puts (out, k->part_guard ? "if (part == 0 && tid == 0) " : "if (tid == 0) ");
-  param_name (k, n->out_buf, out);
+  ind_param_name (&k->kp, n->out_buf, out);
   fx_buf_putc (out, '[');
   put_index (k, xc, rc, 0, false, out);
   fx_buf_printf (out, "] = tmp%d;\n", ni);
@@ -726,13 +635,13 @@ vec_stores (kctx *k, int seg, int depth, fx_buf *out)
       if (G->kr > 0 && n->xlevel)
         continue;
       int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
-      node_store_coef (n, c);
-      split_coef (n, c, G->kx, xc, rc);
-      indent (depth, out);
+      ind_node_store_coef (n, c);
+      ind_split_coef (n, c, G->kx, xc, rc);
+      ind_indent (depth, out);
       /* plain stores: cache-streaming hints (__stcs, and __ldcs for the row's loads) made softmax and RMS norm 2%
          slower on the H100 */
       fx_buf_puts (out, "*reinterpret_cast<float4 *> (&");
-      param_name (k, n->out_buf, out);
+      ind_param_name (&k->kp, n->out_buf, out);
       fx_buf_putc (out, '[');
       put_index (k, xc, rc, 0, true, out);
       fx_buf_printf (out, "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
@@ -752,7 +661,7 @@ declare_vec_stores (kctx *k, int seg, int depth, fx_buf *out)
         continue;
       if (G->kr > 0 && n->xlevel)
         continue;
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "float st%d[4];\n", ni);
     }
 }
@@ -764,13 +673,13 @@ emit_iter_loads (kctx *k, int from, int depth, fx_buf *out)
   for (int e = from; e < k->n_pre; e++)
     {
       const struct pre *pe = &k->pre[e];
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "const float4 ld%dv = *reinterpret_cast<const float4 *> (&", e);
-      param_name (k, pe->buf, out);
+      ind_param_name (&k->kp, pe->buf, out);
       fx_buf_putc (out, '[');
       put_index (k, pe->xc, pe->rc, pe->off, true, out);
       fx_buf_puts (out, "]);\n");
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "const float ld%d[4] = { ld%dv.x, ld%dv.y, ld%dv.z, ld%dv.w };\n", e, e, e, e, e);
     }
 }
@@ -785,7 +694,7 @@ decompose (kctx *k, const char *flat, char prefix, const int64_t *sizes, int nd,
   const char *it = k->i32 ? "int" : "long long";
   for (int d = nd - 1; d >= 0; d--)
     {
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "const %s %c%d%s = ", it, prefix, d, (inner_base && d == nd - 1) ? "b" : "");
       int64_t inner = 1;
       for (int e = d + 1; e < nd; e++)
@@ -877,7 +786,7 @@ declare_accs (kctx *k, int seg, int depth, fx_buf *out)
       const ind_node *n = &p->nodes[ni];
       if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
         continue;
-      indent (depth, out);
+      ind_indent (depth, out);
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
         fx_buf_printf (out, "%s acc%d = 0;   /* the sum (the mean); the deviations from it in a second pass */\n",
                        ind_ctype (n->compute_dtype), ni);
@@ -902,7 +811,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
         continue;
       if (n->kind == IND_NODE_POINTWISE)
         {
-          indent (depth, out);
+          ind_indent (depth, out);
           fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
           node_value_in (k, n, false, out);
           fx_buf_puts (out, ";\n");
@@ -912,15 +821,15 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       if (share_owner (k, ni) >= 0)
         continue;   /* the owner's sum */
       const char *ct = ind_ctype (n->compute_dtype);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "{\n");
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_printf (out, "const %s v = ", ct);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       node_value_in (k, &tmp, false, out);
       fx_buf_puts (out, ";\n");
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       switch ((int) n->red)
         {
         case IND_RED_WELFORD_VAR:
@@ -936,7 +845,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
           fx_buf_printf (out, "acc%d = %s () (acc%d, v);\n", ni, red_op (n->red), ni);
           break;
         }
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "}\n");
     }
 }
@@ -946,7 +855,7 @@ static void
 combine_threads (const ind_node *n, const char *acc, bool two_pass, int threads, int depth, fx_buf *out)
 {
   const char *ct = ind_ctype (n->compute_dtype);
-  indent (depth, out);
+  ind_indent (depth, out);
   if (threads == 1)
     fx_buf_puts (out, "/* one thread per row: nothing to combine */\n");
   else if (n->red == IND_RED_WELFORD_VAR && !two_pass)
@@ -994,9 +903,9 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
         {
           const char *ct = ind_ctype (n->compute_dtype);
-          indent (depth, out);
+          ind_indent (depth, out);
           fx_buf_printf (out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
-          indent (depth, out);
+          ind_indent (depth, out);
           fx_buf_printf (out, "%s m2_%d = 0;\n", ct, ni);
           two_pass = true;
         }
@@ -1024,7 +933,7 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
       const char *ot = ind_ctype (n->out_dtype);
       int owner = share_owner (k, ni);
       int src = owner >= 0 ? owner : ni;
-      indent (depth, out);
+      ind_indent (depth, out);
       if (n->red == IND_RED_MEAN)
         fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d / (%s) %lld);\n", ot, ni, ot, src, ct, (long long) rn);
       else if (n->red == IND_RED_WELFORD_VAR && k->persistent)
@@ -1053,18 +962,18 @@ emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
       if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "{\n");
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_printf (out, "const %s d = (", ct);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       /* this segment's pointwise values are out of scope here: recomputed from the registers */
       node_value_in (k, &tmp, true, out);
       fx_buf_printf (out, ") - mean%d;\n", ni);
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_printf (out, "m2_%d += d * d;\n", ni);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "}\n");
     }
 }
@@ -1080,7 +989,7 @@ gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
       const ind_node *n = &p->nodes[ni];
       if (n->segment != seg)
         continue;
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);
       fx_buf_puts (out, ";\n");
@@ -1105,33 +1014,33 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
   if (persistent)
     {
       int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "#pragma unroll\n");
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "for (int i = 0; i < %lld; i++)\n", (long long) iters);
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "{\n");
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_printf (out, "const %s rb = ((%s) i * %d + tid) * %d;\n", it, it, T, V);
-      indent (depth + 1, out);
+      ind_indent (depth + 1, out);
       fx_buf_puts (out, "if (rb < ");
       put_const_int (k, rn, out);
       fx_buf_puts (out, ")\n");
     }
   else if (split)
     {
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "for (%s rb = r_begin + (%s) tid * %d; rb < r_end; rb += %d)\n", it, it, V, T * V);
     }
   else
     {
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_printf (out, "for (%s rb = (%s) tid * %d; rb < ", it, it, V);
       put_const_int (k, rn, out);
       fx_buf_printf (out, "; rb += %d)\n", T * V);
     }
   int bd = depth + (persistent ? 1 : 0);
-  indent (bd, out);
+  ind_indent (bd, out);
   fx_buf_puts (out, "{\n");
   decompose (k, "rb", 'r', G->rs, G->kr, V == 4, bd + 1, out);
   if (V == 4)
@@ -1140,30 +1049,30 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
       if (pass == 0)
         declare_vec_stores (k, seg, bd + 1, out);
     }
-  indent (bd + 1, out);
+  ind_indent (bd + 1, out);
   fx_buf_printf (out, "#pragma unroll\n");
-  indent (bd + 1, out);
+  ind_indent (bd + 1, out);
   fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", V);
-  indent (bd + 1, out);
+  ind_indent (bd + 1, out);
   fx_buf_puts (out, "{\n");
   if (V == 4)
     {
-      indent (bd + 2, out);
+      ind_indent (bd + 2, out);
       fx_buf_printf (out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
     }
   if (pass == 0)
     emit_body (k, seg, V == 4, bd + 2, out);
   else
     emit_m2_body (k, seg, bd + 2, out);
-  indent (bd + 1, out);
+  ind_indent (bd + 1, out);
   fx_buf_puts (out, "}\n");
   if (V == 4 && pass == 0)
     vec_stores (k, seg, bd + 1, out);
-  indent (bd, out);
+  ind_indent (bd, out);
   fx_buf_puts (out, "}\n");
   if (persistent)
     {
-      indent (depth, out);
+      ind_indent (depth, out);
       fx_buf_puts (out, "}\n");
     }
   k->n_pre = from;
@@ -1186,7 +1095,7 @@ signature (kctx *k, const char *name, int block, int min_blocks, bool workspace,
         aliased |= j != i && p->bufs[b].slot >= 0 && p->bufs[k->kp.params[j]].slot == p->bufs[b].slot;
       fx_buf_printf (out, "%s%s%s *%s", i ? ", " : "", k->kp.buf_written[b] || aliased ? "" : "const ",
                      ind_ctype (p->bufs[b].dtype), aliased ? "" : "__restrict__ ");
-      param_name (k, b, out);
+      ind_param_name (&k->kp, b, out);
     }
   if (workspace)
     fx_buf_printf (out, "%schar *__restrict__ ws", k->kp.n_params ? ", " : "");
@@ -1330,7 +1239,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
               if (vload)
                 {
                   fx_buf_puts (out, "          { const float4 v = *reinterpret_cast<const float4 *> (&");
-                  param_name (k, pe->buf, out);
+                  ind_param_name (&k->kp, pe->buf, out);
                   fx_buf_putc (out, '[');
                   put_index (k, pe->xc, pe->rc, pe->off, true, out);
                   fx_buf_puts (out, "]);");
@@ -1345,7 +1254,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
                                      G->kr - 1, G->kr - 1, l, G->kr - 1, e, l);
                     else
                       fx_buf_printf (out, "          { ld%d[i] = ", e);
-                    param_name (k, pe->buf, out);
+                    ind_param_name (&k->kp, pe->buf, out);
                     fx_buf_putc (out, '[');
                     put_index (k, pe->xc, pe->rc, pe->off, false, out);
                     fx_buf_puts (out, "]; }\n");
@@ -1794,22 +1703,6 @@ ind_cuda_plan_kind (const ind_program *p, ind_cuda_plan *plan, int kind)
 
 /* ---------------------------------------------------------------- device buffers and the wrapper */
 
-static int64_t
-layout_buffer_bytes (const ind_program *p, int b)
-{
-  const ind_buffer *B = &p->bufs[b];
-  if (B->slot >= 0)
-    return p->slot_bytes[B->slot];
-  int64_t hi = 1;
-  for (int d = 0; d < B->ndim; d++)
-    {
-      if (B->sizes[d] == 0)
-        return 0;
-      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
-    }
-  return hi * (int64_t) fx_dtype_size (B->dtype);
-}
-
 static int
 layout_add (ind_cuda_layout *l, int role, int64_t bytes, int ir_buf)
 {
@@ -1834,11 +1727,11 @@ ind_cuda_layout_make (const ind_program *p, const ind_cuda_plan *plan, ind_cuda_
       const ind_buffer *B = &p->bufs[b];
       l->pbuf[b] = -1;
       if (B->kind == IND_BUF_INPUT)
-        l->pbuf[b] = layout_add (l, IND_PB_INPUT, layout_buffer_bytes (p, b), b);
+        l->pbuf[b] = layout_add (l, IND_PB_INPUT, ind_buffer_bytes (p, b), b);
       else if (!B->stored)
         continue;
       else if (B->is_output)
-        l->pbuf[b] = layout_add (l, IND_PB_OUTPUT, layout_buffer_bytes (p, b), b);
+        l->pbuf[b] = layout_add (l, IND_PB_OUTPUT, ind_buffer_bytes (p, b), b);
       else if (B->slot >= 0)
         {
           /* buffers that share a reuse slot share one device block */
@@ -1847,7 +1740,7 @@ ind_cuda_layout_make (const ind_program *p, const ind_cuda_plan *plan, ind_cuda_
           l->pbuf[b] = slot_pb[B->slot];
         }
       else
-        l->pbuf[b] = layout_add (l, IND_PB_TEMP, layout_buffer_bytes (p, b), b);
+        l->pbuf[b] = layout_add (l, IND_PB_TEMP, ind_buffer_bytes (p, b), b);
     }
   free (slot_pb);
   for (int g = 0; g < p->n_groups; g++)

@@ -64,50 +64,24 @@ open_device (int ordinal, fx_cuda **out, fx_diag *diag)
   return st;
 }
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 bool
-ind_gpu_wanted (const fx_compile_request *req, int *ordinal)
+ind_gpu_wanted (const fx_value *inputs, size_t n_inputs, const ind_options *opt, int *ordinal)
 {
   *ordinal = 0;
-  for (size_t i = 0; i < req->n_inputs; i++)
-    if (req->example_inputs[i].kind == FX_VALUE_TENSOR && req->example_inputs[i].u.t->device.type == FX_DEVICE_CUDA)
+  for (size_t i = 0; i < n_inputs; i++)
+    if (inputs[i].kind == FX_VALUE_TENSOR && inputs[i].u.t->device.type == FX_DEVICE_CUDA)
       {
-        *ordinal = req->example_inputs[i].u.t->device.index > 0 ? req->example_inputs[i].u.t->device.index : 0;
+        *ordinal = inputs[i].u.t->device.index > 0 ? inputs[i].u.t->device.index : 0;
         return true;
       }
-  const char *d = fx_options_get_str (req->options, "device", NULL);
+  const char *d = opt->device;
   if (d == NULL)
     return false;
-  if (*d == '\'' || *d == '"')
-    d++;
   if (strncmp (d, "cuda", 4) != 0)
     return false;
   if (d[4] == ':')
     *ordinal = atoi (d + 5);
   return true;
-}
-
-static int64_t
-buffer_bytes (const ind_program *p, int b)
-{
-  const ind_buffer *B = &p->bufs[b];
-  if (B->slot >= 0)
-    return p->slot_bytes[B->slot];
-  int64_t hi = 1;
-  for (int d = 0; d < B->ndim; d++)
-    {
-      if (B->sizes[d] == 0)
-        return 0;
-      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
-    }
-  return hi * (int64_t) fx_dtype_size (B->dtype);
 }
 
 static size_t
@@ -495,19 +469,19 @@ autotune (ind_gpu *gpu, const ind_program *p, ind_cuda_config *chosen, fx_buf *t
         }
     free (one.kernels);
   }
-  double t0 = now_ms ();
+  double t0 = ind_now_ms ();
   fx_cuda_module *module = NULL;
   fx_cuda_build_info info;
   memset (&info, 0, sizeof info);
   if (src.len)
     st = fx_cuda_module_build (gpu->cuda, src.data, "inductor_autotune.cu", NULL, &module, &info, diag);
   fx_cuda_build_info_clear (&info);
-  double precompile = (now_ms () - t0) / 1e3;
+  double precompile = (ind_now_ms () - t0) / 1e3;
   fx_cuda_ptr ws = 0;
   for (int b = 0; st == FX_OK && b < p->n_bufs; b++)
     if (gpu->pbuf[b] >= 0)
       {
-        size_t bytes = nonzero (buffer_bytes (p, b));
+        size_t bytes = nonzero (ind_buffer_bytes (p, b));
         st = fx_cuda_malloc (gpu->cuda, bytes, NULL, &ptrs[b], diag);
         if (st == FX_OK)
           st = fx_cuda_memset (gpu->cuda, NULL, ptrs[b], 0, bytes, diag);
@@ -669,7 +643,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   ind_cuda_layout_make (p, &gpu->plan, &lay);
   gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
   memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
-  bool max_autotune = fx_options_get_bool (req->options, "max_autotune", false);
+  bool max_autotune = p->opt.max_autotune;
   fx_buf table;
   fx_buf_init (&table);
   gpu->gemm_algos = max_autotune ? GEMM_AUTOTUNE_ALGOS : 1;
@@ -678,12 +652,12 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
     gpu->gemm_step[g] = -1;
   if (max_autotune)
     {
-      double t0 = now_ms ();
+      double t0 = ind_now_ms ();
       st = autotune (gpu, p, chosen, &table, out, diag);
       if (st == FX_OK)
         {
           fx_buf_printf (&out->notes, "max_autotune: %d kernels benchmarked in %.1f ms\n", p->n_groups,
-                         now_ms () - t0);
+                         ind_now_ms () - t0);
           plan_with (p, chosen, &gpu->plan);
           ind_cuda_layout_free (&lay);
           ind_cuda_layout_make (p, &gpu->plan, &lay);
@@ -714,10 +688,10 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       fx_compiled_add_artifact (out, "output_code.cu", "code", src.data ? src.data : "", src.len);
       fx_cuda_build_info info;
       memset (&info, 0, sizeof info);
-      double t1 = now_ms ();
+      double t1 = ind_now_ms ();
       st = fx_cuda_program_add_source (gpu->prog, src.data ? src.data : "", "output_code.cu", NULL, &info, diag);
       fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels on cuda:%d; NVRTC %s (%.1f ms, %s)\n",
-                     p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", now_ms () - t1,
+                     p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", ind_now_ms () - t1,
                      info.arch);
       if (info.log && *info.log)
         fx_compiled_add_artifact (out, "compiler_output.txt", "log", info.log, strlen (info.log));
@@ -726,7 +700,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   /* steps and the kernel list, in group order; with epilogue_fusion (PyTorch's default) a residual add after a GEMM
      becomes the GEMM's C */
   fx_device dev = { FX_DEVICE_CUDA, ordinal };
-  bool epilogue = fx_options_get_bool (req->options, "epilogue_fusion", true);
+  bool epilogue = p->opt.epilogue_fusion;
   int *fused_into = malloc (sizeof (int) * (size_t) (p->n_groups + 1));
   for (int g = 0; g < p->n_groups; g++)
     fused_into[g] = -1;
@@ -805,14 +779,14 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   /* max-autotune for the GEMMs: the heuristic's algorithms timed, the fastest kept */
   if (st == FX_OK && max_autotune)
     {
-      double t0 = now_ms ();
+      double t0 = ind_now_ms ();
       int tuned = 0;
       fx_diag why;
       fx_diag_clear (&why);
       if (fx_cuda_program_autotune_gemms (gpu->prog, NULL, NULL, &table, &tuned, &why) != FX_OK)
         fx_buf_printf (&out->notes, "max_autotune: GEMMs: %s (kept the heuristic's first choice)\n", why.message);
       else if (tuned)
-        fx_buf_printf (&out->notes, "max_autotune: %d GEMMs benchmarked in %.1f ms\n", tuned, now_ms () - t0);
+        fx_buf_printf (&out->notes, "max_autotune: %d GEMMs benchmarked in %.1f ms\n", tuned, ind_now_ms () - t0);
     }
   if (st == FX_OK && max_autotune)
     fx_compiled_add_artifact (out, "autotune.txt", "log", table.data ? table.data : "", table.len);
@@ -867,7 +841,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   free (fused_into);
   ind_cuda_layout_free (&lay);
   gpu->n_kernels = out->n_kernels;
-  if (st == FX_OK && fx_options_get_bool (req->options, "triton.cudagraphs", false))
+  if (st == FX_OK && p->opt.cudagraphs)
     {
       int m = mutated_inputs (req->graph);
       if (m > 0)
@@ -956,31 +930,6 @@ wrap_block (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, const ind_buffer *B)
   return t;
 }
 
-/* Bytes from element 0 to the last element of a buffer's layout. */
-static int64_t
-extent_bytes (const ind_buffer *B)
-{
-  int64_t hi = 1;
-  for (int d = 0; d < B->ndim; d++)
-    {
-      if (B->sizes[d] == 0)
-        return 0;
-      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
-    }
-  return hi * (int64_t) fx_dtype_size (B->dtype);
-}
-
-static bool
-same_layout (const fx_tensor *t, const ind_buffer *b)
-{
-  if (t->dtype != b->dtype || t->ndim != b->ndim)
-    return false;
-  for (int d = 0; d < b->ndim; d++)
-    if (t->sizes[d] != b->sizes[d] || (b->sizes[d] != 1 && t->strides[d] != b->strides[d]))
-      return false;
-  return true;
-}
-
 static fx_status
 run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
           fx_value **outputs, size_t *n_outputs, fx_cuda_timeline *timeline, fx_diag *diag)
@@ -996,30 +945,15 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
     {
       int b = gpu->input_bufs[k];
       const ind_buffer *B = &p->bufs[b];
-      if ((size_t) B->input_index >= n_inputs || inputs[B->input_index].kind != FX_VALUE_TENSOR)
-        {
-          st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing or not a tensor", B->input_index);
-          break;
-        }
-      fx_tensor *t = inputs[B->input_index].u.t;
-      bool shape_ok = t->dtype == B->dtype && t->ndim == B->ndim;
-      for (int d = 0; shape_ok && d < B->ndim; d++)
-        shape_ok = t->sizes[d] == B->sizes[d];
-      if (!shape_ok)
-        {
-          fx_buf want;
-          fx_buf_init (&want);
-          fx_tensor_describe (t, &want);
-          st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is %s; the graph was compiled for another "
-                            "shape or dtype (recompile)", B->input_index, want.data);
-          fx_buf_free (&want);
-          break;
-        }
+      fx_tensor *t = NULL;
+      st = ind_check_input (B, inputs, n_inputs, &t, diag);
+      if (st != FX_OK)
+        break;
       /* a cuda tensor that fx-cuda refuses here (another device's memory, a reduce-overhead output a later run
          overwrote) goes through fx_cuda_tensor_to_host, which says why; it is never read as host memory */
       bool is_cuda = t->device.type == FX_DEVICE_CUDA;
       bool on_device = is_cuda && fx_cuda_tensor_check (cuda, t, NULL) == FX_OK;
-      if (on_device && same_layout (t, B) && fx_cuda_tensor_ptr (t) % 16 == 0)
+      if (on_device && ind_same_layout (t, B) && fx_cuda_tensor_ptr (t) % 16 == 0)
         dev[b] = fx_tensor_ref (t);
       else
         {
@@ -1039,7 +973,7 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
             host = fx_tensor_ref (t);
           any_host |= !is_cuda;
           fx_tensor *planned = NULL;
-          if (st == FX_OK && !same_layout (host, B))
+          if (st == FX_OK && !ind_same_layout (host, B))
             {
               planned = fx_tensor_new_strided (NULL, B->dtype, B->ndim, B->sizes, B->strides);
               st = planned ? fx_tensor_copy_into (planned, host, diag)
@@ -1051,7 +985,7 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
             st = fx_cuda_tensor_new (cuda, B->dtype, B->ndim, B->sizes, B->strides, &dev[b], diag);
           if (st == FX_OK)
             st = fx_cuda_copy_h2d (cuda, NULL, fx_cuda_tensor_ptr (dev[b]), fx_tensor_data (src),
-                                   (size_t) extent_bytes (B), diag);
+                                   (size_t) ind_buffer_extent_bytes (B), diag);
           if (planned)
             fx_tensor_unref (planned);
           if (host)
@@ -1070,7 +1004,7 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
     {
       int b = gpu->output_bufs[k];
       const ind_buffer *B = &p->bufs[b];
-      size_t bytes = nonzero (buffer_bytes (p, b));
+      size_t bytes = nonzero (ind_buffer_bytes (p, b));
       if (caller_owns)
         {
           dev[b] = wrap_block (cuda, out_ptrs[k], bytes, B);

@@ -132,6 +132,26 @@ typedef struct ind_group
   size_t src_begin, src_end; /* its function in the generated source */
 } ind_group;
 
+/* The inductor options, resolved once when a compile starts (ind_options_read): nothing in the backend looks an
+   option up by name after that. */
+typedef struct ind_options
+{
+  bool max_autotune;
+  bool coordinate_descent_tuning;
+  bool epilogue_fusion;
+  int threads;              /* cpp.threads, -1: the OpenMP default */
+  int simdlen;              /* cpp.simdlen, -1: the compiler's choice */
+  int max_fusion;           /* max_fusion_size, clamped to 1..IND_MAX_FUSION */
+  bool trace;               /* trace.enabled */
+  bool graph_diagram;       /* trace.graph_diagram */
+  bool debug;
+  bool cudagraphs;          /* triton.cudagraphs */
+  const char *device;       /* NULL: where the inputs are; "cpu", "cuda", "cuda:N" */
+} ind_options;
+
+/* Reads a resolved option set (NULL: the defaults); an unknown device is an error. */
+fx_status ind_options_read (const fx_options *opts, ind_options *out, fx_diag *diag);
+
 typedef struct ind_program
 {
   fx_arena *arena;
@@ -152,7 +172,8 @@ typedef struct ind_program
   int64_t *slot_bytes;
   fx_buf fusion_log;        /* "cannot fuse buf1 with buf3: ..." */
   fx_buf fallback_log;
-  /* options */
+  ind_options opt;           /* what the compile was asked for */
+  /* the code generator's parameters: from opt, varied by max_autotune */
   int threads;
   int simdlen;
   bool epilogue_fusion;
@@ -271,7 +292,7 @@ void ind_cuda_plan_kind (const ind_program *p, ind_cuda_plan *plan, int kind);
 /* fx-inductor-gpu.c: the program on a CUDA device */
 typedef struct ind_gpu ind_gpu;
 /* The example inputs are CUDA tensors or the `device` option names cuda (ordinal: which device). */
-bool ind_gpu_wanted (const fx_compile_request *req, int *ordinal);
+bool ind_gpu_wanted (const fx_value *inputs, size_t n_inputs, const ind_options *opt, int *ordinal);
 /* Generates, builds (NVRTC), autotunes (max_autotune) and plans the run; adds kernels and artifacts to out. Without
    a device: FX_ERR_NO_DEVICE "no CUDA device: ...". *gpu is set even on failure (free it with ind_gpu_free). */
 fx_status ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_compiled *out,
@@ -307,3 +328,80 @@ typedef struct ind_kernel_params
 
 void ind_kernel_params_collect (const ind_program *p, const ind_group *G, ind_kernel_params *kp);
 void ind_kernel_params_free (ind_kernel_params *kp);
+
+/* ---------------------------------------------------------------- the pipeline (fx-inductor-pipeline.c) */
+
+typedef enum ind_target
+{
+  IND_TARGET_C,             /* C with OpenMP loops, built by the system C compiler */
+  IND_TARGET_CUDA,          /* CUDA C, built by NVRTC on a device */
+} ind_target;
+
+/* One compile through the passes, in the order ind_pipeline_run lists them. The caller fills the inputs; the
+   results stay in it until taken (ind_pipeline_clear frees what is left). */
+typedef struct ind_pipeline
+{
+  const fx_graph *graph;
+  const fx_value *inputs;   /* example inputs (meta tensors suffice without build) */
+  size_t n_inputs;
+  const fx_compile_request *req;  /* the compile's request (CUDA build); NULL otherwise */
+  ind_target target;
+  int ordinal;              /* CUDA device */
+  bool build;               /* false: stop once the code is generated (no compiler, no device) */
+  int cuda_kind;            /* CUDA without build: every reduction of this ind_cuda_kind where it can be, -1: heuristic */
+  fx_compiled *out;         /* gets the artifacts, kernels (CUDA) and notes; NULL: nothing recorded */
+  /* results */
+  ind_program prog;
+  fx_buf source;            /* the generated C or CUDA */
+  ind_cuda_plan plan;       /* CUDA without build: each group's kernel choice */
+  ind_library lib;          /* C build */
+  ind_gpu *gpu;             /* CUDA build (set even on failure) */
+} ind_pipeline;
+
+/* Defaults: target C, build, cuda_kind -1, opt from the defaults. */
+void ind_pipeline_init (ind_pipeline *pl, const fx_graph *graph, const fx_value *inputs, size_t n_inputs);
+/* decompose → lower to loop IR → schedule (fuse) → codegen C or CUDA → build. */
+fx_status ind_pipeline_run (ind_pipeline *pl, fx_diag *diag);
+void ind_pipeline_clear (ind_pipeline *pl);
+void ind_program_free (ind_program *p);
+/* The kernels of a scheduled program as the compiled object lists them: C kernels with their span of source
+   (what ind_codegen wrote into source), or the CUDA kernels of a plan (source: the CUDA text); nodes from the
+   groups' origins. */
+void ind_list_c_kernels (const ind_program *p, const fx_buf *source, fx_compiled *out);
+void ind_list_cuda_kernels (const ind_program *p, const ind_cuda_plan *plan, const fx_buf *source, fx_compiled *out);
+/* The FX node names a group covers, deduplicated, onto a kernel (and a fused group's after them). */
+void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compiled *out, fx_kernel_info *ki);
+
+/* ---------------------------------------------------------------- shared by the generators (fx-inductor-emit.c) */
+
+double ind_now_ms (void);
+void ind_indent (int depth, fx_buf *out);
+/* node coefficients (per node variable) → kernel x / r coefficients (the node's non-unit dims in order) */
+void ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc);
+/* the contiguous coefficients of a node's output over its kept dims */
+void ind_node_store_coef (const ind_node *n, int64_t *coef);
+/* How an index expression is written: 32-bit constants (CUDA when every index fits), and which x / r variable is
+   named by its base ("x0b": the first of a group of vector lanes), -1 for none. NULL: 64-bit, no base. */
+typedef struct ind_index_style
+{
+  bool index32;
+  int base_x;
+  int base_r;
+} ind_index_style;
+void ind_put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, const ind_index_style *style,
+                    fx_buf *out);
+/* "in_ptrN" / "out_ptrN": a buffer as its kernel parameter */
+void ind_param_name (const ind_kernel_params *kp, int buf, fx_buf *out);
+/* A node's value as an expression: operands in registers as tmpN (re-evaluated where the scheduler asks),
+   loads from memory written by the generator's load function. */
+typedef void (*ind_load_fn) (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out);
+void ind_node_value (const ind_program *p, const ind_node *n, bool recomputing, ind_load_fn load, void *ctx,
+                     fx_buf *out);
+/* bytes from element 0 to the last element of a buffer's layout; with its reuse slot, the slot's bytes */
+int64_t ind_buffer_extent_bytes (const ind_buffer *B);
+int64_t ind_buffer_bytes (const ind_program *p, int b);
+/* a tensor already in a buffer's compiled layout (size-1 dims may have any stride) */
+bool ind_same_layout (const fx_tensor *t, const ind_buffer *b);
+/* The run's input for an input buffer: a tensor of the compiled shape and dtype, else a located error. */
+fx_status ind_check_input (const ind_buffer *B, const fx_value *inputs, size_t n_inputs, fx_tensor **t,
+                           fx_diag *diag);

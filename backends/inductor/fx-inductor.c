@@ -1,7 +1,9 @@
-/* fx-inductor.c: the inductor backend: options and modes, the compile pipeline (decompose → lower → schedule →
-   generate C → build), the run-time wrapper state (buffers, reuse slots, extern and fallback calls), artifacts. */
+/* fx-inductor.c: the inductor backend: options and modes, compile and generate over the pipeline
+   (fx-inductor-pipeline.c), CPU autotuning, the run-time wrapper state (buffers, reuse slots, extern and fallback
+   calls), per-kernel profiles and reports. */
 #include "fx-inductor.h"
 #include "fx-inductor-impl.h"
+#include "registry/fx-registry.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -18,15 +20,14 @@ size_t ind_compiler_invocations (void);
 static const fx_option_decl inductor_options[] = {
   { "max_autotune", FX_OPTION_BOOL, "False", "try kernel variants (threads, vector width) and keep the fastest" },
   { "epilogue_fusion", FX_OPTION_BOOL, "True", "fuse pointwise consumers into reduction kernels and, on the GPU, a residual add into the GEMM before it" },
-  { "fallback_random", FX_OPTION_BOOL, "False", "run random ops on the reference kernels (always on for CPU)" },
   { "cpp.threads", FX_OPTION_INT, "-1", "OpenMP threads per kernel (-1: the OpenMP default)" },
   { "cpp.simdlen", FX_OPTION_INT, "None", "vector length given to omp simd (None: the compiler's choice)" },
   { "max_fusion_size", FX_OPTION_INT, "64", "most nodes in one fused kernel" },
-  { "trace.enabled", FX_OPTION_BOOL, "False", "keep the debug artifacts (IR dumps, generated C)" },
+  { "trace.enabled", FX_OPTION_BOOL, "False", "also draw the fused graph (the IR dumps and the generated code are always kept as artifacts)" },
   { "trace.graph_diagram", FX_OPTION_BOOL, "False", "draw the fused graph as dot" },
   { "debug", FX_OPTION_BOOL, "False", "log fusion decisions into the compiled notes" },
   { "triton.cudagraphs", FX_OPTION_BOOL, "False", "replay the graph as a CUDA graph (GPU code only; no effect on CPU)" },
-  { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "tune kernel parameters one at a time (with max_autotune)" },
+  { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "with max_autotune on the CPU: move the thread count and vector length one at a time while faster (the GPU times every kernel configuration already)" },
   { "device", FX_OPTION_STRING, "None", "'cuda' (or 'cuda:N'): generate CUDA even for host inputs (None: follow the inputs)" },
 };
 
@@ -59,33 +60,6 @@ typedef struct ind_state
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
 } ind_state;
 
-static fx_kernel_info *
-add_kernel (fx_compiled *c, const char *name, const char *kind, const char *lang, const char *src, size_t src_len)
-{
-  /* src is a span of the generated file (not NUL-terminated): copied once, straight into the compiled arena */
-  fx_kernel_info *ki = fx_compiled_add_kernel (c, name, kind, lang, NULL);
-  ki->source = src ? fx_arena_strndup (c->arena, src, src_len) : NULL;
-  return ki;
-}
-
-static void
-program_free (ind_program *p)
-{
-  for (int g = 0; g < p->n_groups; g++)
-    free (p->groups[g].nodes);
-  free (p->groups);
-  free (p->nodes);
-  free (p->bufs);
-  free (p->views);
-  free (p->slot_bytes);
-  fx_buf_free (&p->fusion_log);
-  fx_buf_free (&p->fallback_log);
-  if (p->scratch)
-    fx_arena_free (p->scratch);
-  if (p->arena)
-    fx_arena_free (p->arena);
-}
-
 static void
 inductor_release (fx_compiled *c)
 {
@@ -95,7 +69,7 @@ inductor_release (fx_compiled *c)
   if (s->lib.handle)
     dlclose (s->lib.handle);
   ind_gpu_free (s->gpu);
-  program_free (&s->prog);
+  ind_program_free (&s->prog);
   free (s->kernel_ms);
   free (s);
   c->impl = NULL;
@@ -173,16 +147,10 @@ render_svg (fx_compiled *out, const char *dot_text, size_t len)
   unlink (log_path);
 }
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                                fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+static fx_status inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat,
+                                   fx_diag *diag);
 
 /* Median of a few timed runs of the current library on the example inputs (ms), or -1 when a run fails. */
 static double
@@ -196,9 +164,9 @@ time_variant (fx_compiled *out, const fx_compile_request *req)
       size_t n_res = 0;
       fx_diag d;
       fx_diag_clear (&d);
-      double t0 = now_ms ();
+      double t0 = ind_now_ms ();
       fx_status st = inductor_run (out, req->example_inputs, req->n_inputs, arena, &res, &n_res, &d);
-      double dt = now_ms () - t0;
+      double dt = ind_now_ms () - t0;
       for (size_t i = 0; i < n_res; i++)
         fx_value_clear (&res[i]);
       fx_arena_free (arena);
@@ -217,212 +185,185 @@ time_variant (fx_compiled *out, const fx_compile_request *req)
   return t[2];
 }
 
+/* The variants max_autotune built and timed, the fastest kept. */
+typedef struct tune_state
+{
+  double best;              /* ms, < 0: none ran */
+  int threads, simdlen;
+  ind_library lib;
+  ind_call_fn call;
+  ind_call_timed_fn timed;
+  int tried[16][2];
+  int n_tried;
+} tune_state;
+
+/* Builds and times the program generated with threads / simdlen (once per pair); keeps it when it is the fastest,
+   its source in text. Returns whether it became the best. */
+static bool
+try_variant (ind_state *s, fx_compiled *out, const fx_compile_request *req, tune_state *t, int threads, int simdlen,
+             fx_buf *text)
+{
+  for (int i = 0; i < t->n_tried; i++)
+    if (t->tried[i][0] == threads && t->tried[i][1] == simdlen)
+      return false;
+  if (t->n_tried == (int) (sizeof t->tried / sizeof t->tried[0]))
+    return false;
+  t->tried[t->n_tried][0] = threads;
+  t->tried[t->n_tried][1] = simdlen;
+  t->n_tried++;
+  ind_program *p = &s->prog;
+  p->threads = threads;
+  p->simdlen = simdlen;
+  fx_buf src;
+  fx_buf_init (&src);
+  ind_codegen (p, &src);
+  ind_library lib;
+  fx_diag d;
+  fx_diag_clear (&d);
+  if (ind_build (src.data, src.len, NULL, NULL, &lib, NULL, &d) != FX_OK)
+    {
+      fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d failed to build: %s\n", threads, simdlen,
+                     d.message);
+      fx_buf_free (&src);
+      return false;
+    }
+  s->lib = lib;
+  s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
+  s->call_timed = (ind_call_timed_fn) dlsym (lib.handle, "fx_inductor_call_timed");
+  if (s->call_timed == NULL)
+    s->call = NULL;
+  double ms = s->call ? time_variant (out, req) : -1;
+  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", threads, simdlen, ms);
+  bool better = ms >= 0 && (t->best < 0 || ms < t->best);
+  if (better)
+    {
+      t->best = ms;
+      t->threads = threads;
+      t->simdlen = simdlen;
+      t->lib = lib;
+      t->call = s->call;
+      t->timed = s->call_timed;
+      fx_buf_reset (text);
+      fx_buf_append (text, src.data, src.len);
+    }
+  fx_buf_free (&src);
+  return better;
+}
+
+/* The neighbours of v in a sorted list of candidates (v itself when it is not in the list: the nearest two). */
+static int
+neighbours (const int *cand, int n, int v, int out[2])
+{
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (cand[i] == v)
+      {
+        if (i > 0)
+          out[k++] = cand[i - 1];
+        if (i + 1 < n)
+          out[k++] = cand[i + 1];
+        return k;
+      }
+  for (int i = 0; i < n && k < 2; i++)
+    if (cand[i] > v || i == n - 1)
+      {
+        out[k++] = cand[i];
+        if (i > 0)
+          out[k++] = cand[i - 1];
+        break;
+      }
+  return k;
+}
+
 /* max_autotune: whole-program variants (OpenMP thread count, vector length) built and timed on the example inputs;
-   the fastest is kept and its source replaces output_code.c. */
+   the fastest is kept and its source replaces output_code.c. coordinate_descent_tuning then moves one parameter at
+   a time to a neighbouring value while that is faster, as Inductor's coordinate descent tuner does for a kernel's
+   block sizes. */
 static fx_status
 autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf *text, fx_diag *diag)
 {
   ind_program *p = &s->prog;
   int base_threads = p->threads, base_simd = p->simdlen;
-  const int variants[][2] = { { base_threads, base_simd }, { 1, base_simd }, { base_threads, 8 }, { base_threads, 16 } };
-  double best = time_variant (out, req);
-  int best_v = 0;
-  ind_library best_lib = s->lib;
-  ind_call_fn best_call = s->call;
-  ind_call_timed_fn best_timed = s->call_timed;
-  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, best);
-  for (size_t v = 1; v < sizeof variants / sizeof variants[0]; v++)
+  tune_state t;
+  memset (&t, 0, sizeof t);
+  t.n_tried = 1;
+  t.tried[0][0] = base_threads;
+  t.tried[0][1] = base_simd;
+  t.best = time_variant (out, req);
+  t.threads = base_threads;
+  t.simdlen = base_simd;
+  t.lib = s->lib;
+  t.call = s->call;
+  t.timed = s->call_timed;
+  fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", base_threads, base_simd, t.best);
+  const int variants[][2] = { { 1, base_simd }, { base_threads, 8 }, { base_threads, 16 } };
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
+    try_variant (s, out, req, &t, variants[v][0], variants[v][1], text);
+  if (p->opt.coordinate_descent_tuning)
     {
-      p->threads = variants[v][0];
-      p->simdlen = variants[v][1];
-      fx_buf src;
-      fx_buf_init (&src);
-      ind_codegen (p, &src);
-      ind_library lib;
-      fx_diag d;
-      fx_diag_clear (&d);
-      if (ind_build (src.data, src.len, NULL, NULL, &lib, NULL, &d) != FX_OK)
+      /* thread counts up to the machine's (-1: OpenMP's default), vector lengths (-1: the compiler's) */
+      long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+      int threads[8], n_threads = 0;
+      threads[n_threads++] = -1;
+      for (int n = 1; n <= ncpu && n_threads < 8; n *= 2)
+        threads[n_threads++] = n;
+      const int simds[] = { -1, 4, 8, 16 };
+      bool moved = true;
+      for (int round = 0; moved && round < 4; round++)
         {
-          fx_buf_printf (&out->notes, "max_autotune: variant %zu failed to build: %s\n", v, d.message);
-          fx_buf_free (&src);
-          continue;
+          moved = false;
+          int nb[2];
+          int k = neighbours (threads, n_threads, t.threads, nb);
+          for (int i = 0; i < k; i++)
+            moved |= try_variant (s, out, req, &t, nb[i], t.simdlen, text);
+          k = neighbours (simds, 4, t.simdlen, nb);
+          for (int i = 0; i < k; i++)
+            moved |= try_variant (s, out, req, &t, t.threads, nb[i], text);
         }
-      s->lib = lib;
-      s->call = (ind_call_fn) dlsym (lib.handle, "fx_inductor_call");
-      s->call_timed = (ind_call_timed_fn) dlsym (lib.handle, "fx_inductor_call_timed");
-      if (s->call_timed == NULL)
-        s->call = NULL;
-      double t = s->call ? time_variant (out, req) : -1;
-      fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", p->threads, p->simdlen, t);
-      if (t >= 0 && (best < 0 || t < best))
-        {
-          best = t;
-          best_v = (int) v;
-          best_lib = lib;
-          best_call = s->call;
-          best_timed = s->call_timed;
-          fx_buf_reset (text);
-          fx_buf_append (text, src.data, src.len);
-        }
-      fx_buf_free (&src);
+      fx_buf_printf (&out->notes, "coordinate_descent_tuning: %d variants tried\n", t.n_tried);
     }
-  s->lib = best_lib;
-  s->call = best_call;
-  s->call_timed = best_timed;
-  p->threads = variants[best_v][0];
-  p->simdlen = variants[best_v][1];
+  s->lib = t.lib;
+  s->call = t.call;
+  s->call_timed = t.timed;
+  p->threads = t.threads;
+  p->simdlen = t.simdlen;
   /* group source offsets must match the kept text */
   fx_buf again;
   fx_buf_init (&again);
   ind_codegen (p, &again);
   fx_buf_free (&again);
-  for (size_t i = 0; i < out->n_artifacts; i++)
-    if (strcmp (out->artifacts[i].name, "output_code.c") == 0)
-      {
-        out->artifacts[i].text = fx_arena_strndup (out->arena, text->data, text->len);
-        out->artifacts[i].len = text->len;
-      }
+  if (t.best >= 0 && t.n_tried > 1 && (t.threads != base_threads || t.simdlen != base_simd))
+    for (size_t i = 0; i < out->n_artifacts; i++)
+      if (strcmp (out->artifacts[i].name, "output_code.c") == 0)
+        {
+          out->artifacts[i].text = fx_arena_strndup (out->arena, text->data, text->len);
+          out->artifacts[i].len = text->len;
+        }
   fx_buf_printf (&out->notes, "max_autotune: kept threads=%d simdlen=%d\n", p->threads, p->simdlen);
-  (void) diag;
-  return best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
+  return t.best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
 }
 
+/* Where the compile goes: C for host inputs, CUDA for device inputs or the `device` option. */
 static fx_status
-inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+pipeline_for (ind_pipeline *pl, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
 {
-  (void) self;
-  double t0 = now_ms ();
-  ind_state *s = calloc (1, sizeof *s);
-  out->impl = s;
-  ind_program *p = &s->prog;
-  p->arena = fx_arena_new ();
-  fx_buf_init (&p->fusion_log);
-  fx_buf_init (&p->fallback_log);
-  p->epilogue_fusion = fx_options_get_bool (req->options, "epilogue_fusion", true);
-  p->threads = (int) fx_options_get_int (req->options, "cpp.threads", -1);
-  p->simdlen = (int) fx_options_get_int (req->options, "cpp.simdlen", -1);
-  p->max_fusion = (int) fx_options_get_int (req->options, "max_fusion_size", IND_MAX_FUSION);
-  if (p->max_fusion <= 0 || p->max_fusion > IND_MAX_FUSION)
-    p->max_fusion = IND_MAX_FUSION;
-  if (req->gen)
-    s->gen = *req->gen;
-  else
-    fx_generator_seed (&s->gen, 0);
-  bool trace = fx_options_get_bool (req->options, "trace.enabled", false);
+  ind_pipeline_init (pl, req->graph, req->example_inputs, req->n_inputs);
+  pl->req = req;
+  pl->out = out;
+  fx_status st = ind_options_read (req->options, &pl->prog.opt, diag);
+  if (st == FX_OK && ind_gpu_wanted (req->example_inputs, req->n_inputs, &pl->prog.opt, &pl->ordinal))
+    pl->target = IND_TARGET_CUDA;
+  return st;
+}
+
+/* The fusion log, the fallbacks and (trace) the fused graph drawn: what the compile reports besides its code. */
+static void
+add_reports (ind_program *p, fx_compiled *out, bool ok)
+{
   fx_buf text;
   fx_buf_init (&text);
-  /* the graph as given, then decomposed (the analogue of AOTAutograd's decompositions) */
-  fx_readable_opts ro = { true, false, false };
-  fx_graph_print_readable (req->graph, &ro, &text);
-  fx_compiled_add_artifact (out, "fx_graph_readable.py", "code", text.data, text.len);
-  fx_buf_reset (&text);
-  fx_graph *g = NULL;
-  fx_status st;
-  if (fx_graph_is_torch_level (req->graph))
-    st = fx_lower_to_aten (req->graph, &g, diag);
-  else
-    {
-      g = fx_graph_copy (req->graph);
-      st = g ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot copy the graph");
-    }
-  if (st == FX_OK)
-    {
-      fx_graph_resolve_ops (g);
-      const char *passes[] = { "functionalize", "decompose", "dce" };
-      st = fx_pass_pipeline (g, passes, 3, NULL, diag);
-      fx_graph_resolve_ops (g);
-    }
-  if (st == FX_OK)
-    {
-      fx_graph_print_readable (g, &ro, &text);
-      fx_compiled_add_artifact (out, "fx_graph_transformed.py", "code", text.data, text.len);
-      fx_buf_reset (&text);
-      st = ind_lower (p, g, req->example_inputs, req->n_inputs, diag);
-    }
-  if (g)
-    fx_graph_free (g);
-  if (st == FX_OK)
-    {
-      ind_dump_ir (p, false, &text);
-      fx_compiled_add_artifact (out, "ir_pre_fusion.txt", "text", text.data, text.len);
-      fx_buf_reset (&text);
-      st = ind_schedule (p, diag);
-    }
-  int ordinal = 0;
-  bool on_gpu = ind_gpu_wanted (req, &ordinal);
-  const char *dev_opt = fx_options_get_str (req->options, "device", NULL);
-  if (st == FX_OK && dev_opt && strncmp (dev_opt, "cuda", 4) != 0 && strcmp (dev_opt, "cpu") != 0)
-    st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: unknown device '%.64s' (cpu, cuda or cuda:N)", dev_opt);
-  if (st == FX_OK && on_gpu)
-    {
-      ind_dump_ir (p, true, &text);
-      fx_compiled_add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
-      fx_buf_reset (&text);
-      st = ind_gpu_compile (p, req, ordinal, out, &s->gpu, diag);
-    }
-  else if (st == FX_OK)
-    {
-      ind_dump_ir (p, true, &text);
-      fx_compiled_add_artifact (out, "ir_post_fusion.txt", "text", text.data, text.len);
-      fx_buf_reset (&text);
-      p->use_mvec = ind_have_mvec ();
-      ind_codegen (p, &text);
-      fx_compiled_add_artifact (out, "output_code.c", "code", text.data, text.len);
-      double t1 = now_ms ();
-      fx_buf cc_out;
-      fx_buf_init (&cc_out);
-      bool invoked = false;
-      st = ind_build (text.data, text.len, NULL, &invoked, &s->lib, &cc_out, diag);
-      fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels, %d fallbacks; C build %s (%.1f ms)\n",
-                     p->n_nodes, p->n_groups, p->n_fallbacks,
-                     invoked ? "compiled" : "cache hit", now_ms () - t1);
-      if (s->lib.cache_note[0])
-        fx_buf_printf (&out->notes, "%s\n", s->lib.cache_note);
-      if (cc_out.len)
-        fx_compiled_add_artifact (out, "compiler_output.txt", "log", cc_out.data, cc_out.len);
-      fx_buf_free (&cc_out);
-      if (st == FX_OK)
-        {
-          s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
-          s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
-          if (s->call == NULL || s->call_timed == NULL)
-            st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
-        }
-      if (st == FX_OK && fx_options_get_bool (req->options, "max_autotune", false))
-        st = autotune (s, out, req, &text, diag);
-      for (int gi = 0; st == FX_OK && gi < p->n_groups; gi++)
-        {
-          const ind_group *G = &p->groups[gi];
-          const ind_node *n0 = &p->nodes[G->nodes[0]];
-          bool red = false;
-          for (int k = 0; k < G->n_nodes; k++)
-            red |= p->nodes[G->nodes[k]].kind == IND_NODE_REDUCTION;
-          const char *kind = G->is_extern ? (n0->kind == IND_NODE_EXTERN ? "extern" : "fallback")
-                                          : red ? "reduction" : "pointwise";
-          fx_kernel_info *ki = add_kernel (out, G->name, kind, G->is_extern ? NULL : "c",
-                                           G->is_extern ? NULL : text.data + G->src_begin,
-                                           G->is_extern ? 0 : G->src_end - G->src_begin);
-          size_t cnt = 0;
-          for (int k = 0; k < G->n_nodes; k++)
-            cnt += p->nodes[G->nodes[k]].n_origins;
-          ki->nodes = fx_arena_alloc (out->arena, sizeof (char *) * (cnt + 1));
-          for (int k = 0; k < G->n_nodes; k++)
-            {
-              const ind_node *n = &p->nodes[G->nodes[k]];
-              for (size_t o = 0; o < n->n_origins; o++)
-                {
-                  bool dup = false;
-                  for (size_t q = 0; q < ki->n_nodes; q++)
-                    dup |= strcmp (ki->nodes[q], n->origins[o]) == 0;
-                  if (!dup)
-                    ki->nodes[ki->n_nodes++] = fx_arena_strdup (out->arena, n->origins[o]);
-                }
-            }
-        }
-    }
   if (p->fusion_log.len || p->fallback_log.len)
     {
-      fx_buf_reset (&text);
       if (p->fallback_log.len)
         fx_buf_append (&text, p->fallback_log.data, p->fallback_log.len);
       if (p->fusion_log.len)
@@ -430,10 +371,10 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_compiled_add_artifact (out, "fusion_log.txt", "log", text.data, text.len);
       if (p->fallback_log.len)
         fx_buf_append (&out->notes, p->fallback_log.data, p->fallback_log.len);
-      if (fx_options_get_bool (req->options, "debug", false) && p->fusion_log.len)
+      if (p->opt.debug && p->fusion_log.len)
         fx_buf_append (&out->notes, p->fusion_log.data, p->fusion_log.len);
     }
-  if (st == FX_OK && (fx_options_get_bool (req->options, "trace.graph_diagram", false) || trace))
+  if (ok && p->opt.graph_diagram)
     {
       fx_buf_reset (&text);
       diagram (p, &text);
@@ -441,7 +382,63 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       render_svg (out, text.data, text.len);
     }
   fx_buf_free (&text);
-  out->compile_ms = now_ms () - t0;
+}
+
+static fx_status
+inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  double t0 = ind_now_ms ();
+  ind_state *s = calloc (1, sizeof *s);
+  out->impl = s;
+  if (req->gen)
+    s->gen = *req->gen;
+  else
+    fx_generator_seed (&s->gen, 0);
+  ind_pipeline pl;
+  fx_status st = pipeline_for (&pl, req, out, diag);
+  if (st == FX_OK)
+    st = ind_pipeline_run (&pl, diag);
+  /* the state owns the program and what was built from here on */
+  s->prog = pl.prog;
+  memset (&pl.prog, 0, sizeof pl.prog);
+  s->lib = pl.lib;
+  s->gpu = pl.gpu;
+  ind_program *p = &s->prog;
+  if (st == FX_OK && pl.target == IND_TARGET_C)
+    {
+      s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
+      s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
+      if (s->call == NULL || s->call_timed == NULL)
+        st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
+      /* after the build: variants are timed on the example inputs */
+      if (st == FX_OK && p->opt.max_autotune)
+        st = autotune (s, out, req, &pl.source, diag);
+      if (st == FX_OK)
+        ind_list_c_kernels (p, &pl.source, out);
+    }
+  if (p->arena)
+    add_reports (p, out, st == FX_OK);
+  ind_pipeline_clear (&pl);
+  out->compile_ms = ind_now_ms () - t0;
+  return st;
+}
+
+/* The code compile would build, generated without building it: C, or CUDA without a device. */
+static fx_status
+inductor_generate (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  ind_pipeline pl;
+  fx_status st = pipeline_for (&pl, req, out, diag);
+  pl.build = false;
+  if (st == FX_OK)
+    st = ind_pipeline_run (&pl, diag);
+  if (st == FX_OK && pl.target == IND_TARGET_C)
+    ind_list_c_kernels (&pl.prog, &pl.source, out);
+  if (pl.prog.arena)
+    add_reports (&pl.prog, out, st == FX_OK);
+  ind_pipeline_clear (&pl);
   return st;
 }
 
@@ -471,17 +468,6 @@ static fx_tensor *
 buffer_tensor (const ind_buffer *b)
 {
   return fx_tensor_new_strided (NULL, b->dtype, b->ndim, b->sizes, b->strides);
-}
-
-static bool
-same_layout (const fx_tensor *t, const ind_buffer *b)
-{
-  if (t->dtype != b->dtype || t->ndim != b->ndim)
-    return false;
-  for (int d = 0; d < b->ndim; d++)
-    if (t->sizes[d] != b->sizes[d] || (b->sizes[d] != 1 && t->strides[d] != b->strides[d]))
-      return false;
-  return true;
 }
 
 static void
@@ -559,7 +545,7 @@ run_extern (void *ctx, int ni)
       const ind_buffer *B = &p->bufs[b];
       fx_tensor *res = ok && k < n_outs && outs[k].kind == FX_VALUE_TENSOR ? outs[k].u.t : NULL;
       fx_tensor *dst;
-      if (res && same_layout (res, B))
+      if (res && ind_same_layout (res, B))
         dst = fx_tensor_ref (res);
       else
         {
@@ -604,26 +590,11 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       const ind_buffer *B = &p->bufs[b];
       if (B->kind == IND_BUF_INPUT)
         {
-          if ((size_t) B->input_index >= n_inputs || inputs[B->input_index].kind != FX_VALUE_TENSOR)
-            {
-              st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing or not a tensor", B->input_index);
-              break;
-            }
-          fx_tensor *t = inputs[B->input_index].u.t;
-          bool shape_ok = t->dtype == B->dtype && t->ndim == B->ndim;
-          for (int d = 0; shape_ok && d < B->ndim; d++)
-            shape_ok = t->sizes[d] == B->sizes[d];
-          if (!shape_ok)
-            {
-              fx_buf want;
-              fx_buf_init (&want);
-              fx_tensor_describe (t, &want);
-              st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is %s; the graph was compiled for "
-                                "another shape or dtype (recompile)", B->input_index, want.data);
-              fx_buf_free (&want);
-              break;
-            }
-          if (same_layout (t, B))
+          fx_tensor *t = NULL;
+          st = ind_check_input (B, inputs, n_inputs, &t, diag);
+          if (st != FX_OK)
+            break;
+          if (ind_same_layout (t, B))
             r.bt[b] = fx_tensor_ref (t);
           else
             {
@@ -695,6 +666,9 @@ const fx_backend fx_inductor_backend = {
   .compile = inductor_compile,
   .run = inductor_run,
   .release = inductor_release,
+  .size = sizeof (fx_backend),
+  .generate = inductor_generate,
+  .profile = inductor_profile,
 };
 
 /* ---------------------------------------------------------------- direct entry points */
@@ -728,25 +702,11 @@ fx_inductor_compiler_invocations (void)
 fx_status
 fx_inductor_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
 {
-  mkdir (dir, 0755);
-  for (size_t i = 0; i < c->n_artifacts; i++)
-    {
-      const fx_artifact *a = &c->artifacts[i];
-      if (strchr (a->name, '/') || a->name[0] == '.')
-        continue;
-      char path[2048];
-      snprintf (path, sizeof path, "%s/%s", dir, a->name);
-      FILE *f = fopen (path, "w");
-      if (f == NULL)
-        return fx_diag_set (diag, FX_ERR_IO, "cannot write %s: %s", path, strerror (errno));
-      fwrite (a->text, 1, a->len, f);
-      fclose (f);
-    }
-  return FX_OK;
+  return fx_compiled_write_artifacts (c, dir, diag);
 }
 
-fx_status
-fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+static fx_status
+inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
 {
   if (c == NULL || c->impl == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: profile of a graph that did not compile");
@@ -780,6 +740,12 @@ fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, in
    per group: "<kernel> <kind> <config>" (extern groups: "<name>
    extern"). */
 fx_status
+fx_inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+{
+  return fx_compiled_profile (c, inputs, n_inputs, repeat, diag);
+}
+
+fx_status
 fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
                            fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
 {
@@ -799,67 +765,32 @@ fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, s
     force = IND_CUDA_SPLIT;
   else if (kind)
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor (cuda): unknown kernel kind '%.32s'", kind);
-  ind_program prog;
-  memset (&prog, 0, sizeof prog);
-  ind_program *p = &prog;
-  p->arena = fx_arena_new ();
-  fx_buf_init (&p->fusion_log);
-  fx_buf_init (&p->fallback_log);
-  p->epilogue_fusion = true;
-  p->threads = -1;
-  p->simdlen = -1;
-  p->max_fusion = IND_MAX_FUSION;
-  fx_graph *g = NULL;
-  fx_status st;
-  if (fx_graph_is_torch_level (graph))
-    st = fx_lower_to_aten (graph, &g, diag);
-  else
-    {
-      g = fx_graph_copy (graph);
-      st = g ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "inductor: cannot copy the graph");
-    }
+  ind_pipeline pl;
+  ind_pipeline_init (&pl, graph, inputs, n_inputs);
+  pl.target = IND_TARGET_CUDA;
+  pl.build = false;
+  pl.cuda_kind = force;
+  /* the listing and the wrapper are artifacts of a scratch compiled object */
+  fx_compiled scratch;
+  memset (&scratch, 0, sizeof scratch);
+  scratch.arena = fx_arena_new ();
+  fx_buf_init (&scratch.notes);
+  pl.out = &scratch;
+  fx_status st = ind_pipeline_run (&pl, diag);
   if (st == FX_OK)
     {
-      fx_graph_resolve_ops (g);
-      const char *passes[] = { "functionalize", "decompose", "dce" };
-      st = fx_pass_pipeline (g, passes, 3, NULL, diag);
-      fx_graph_resolve_ops (g);
-    }
-  if (st == FX_OK)
-    st = ind_lower (p, g, inputs, n_inputs, diag);
-  if (g)
-    fx_graph_free (g);
-  if (st == FX_OK)
-    st = ind_schedule (p, diag);
-  if (st == FX_OK)
-    {
-      ind_cuda_plan plan;
-      ind_cuda_plan_kind (p, &plan, force);
-      ind_cuda_codegen (p, &plan, source);
-      for (int gi = 0; listing && gi < p->n_groups; gi++)
+      fx_buf_append (source, pl.source.data, pl.source.len);
+      for (size_t i = 0; i < scratch.n_artifacts; i++)
         {
-          const ind_cuda_kernel *ck = &plan.kernels[gi];
-          if (!ck->name)
-            {
-              fx_buf_printf (listing, "%s extern\n", p->groups[gi].name);
-              continue;
-            }
-          fx_buf_printf (listing, "%s %s ", ck->name, ind_cuda_kind_name (ck->cfg.kind));
-          ind_cuda_config_describe (&ck->cfg, listing);
-          for (int m = 0; m < ck->n_mid; m++)
-            fx_buf_printf (listing, " then %s", ck->mid_names[m]);
-          if (ck->name2)
-            fx_buf_printf (listing, " then %s", ck->name2);
-          fx_buf_putc (listing, '\n');
-        }
-      if (wrapper)
-        {
-          ind_cuda_layout lay;
-          ind_cuda_layout_make (p, &plan, &lay);
-          ind_cuda_wrapper_text (p, &plan, &lay, wrapper);
-          ind_cuda_layout_free (&lay);
+          const fx_artifact *a = &scratch.artifacts[i];
+          if (listing && strcmp (a->name, "cuda_kernels.txt") == 0)
+            fx_buf_append (listing, a->text, a->len);
+          if (wrapper && strcmp (a->name, "cuda_wrapper.txt") == 0)
+            fx_buf_append (wrapper, a->text, a->len);
         }
     }
-  program_free (p);
+  ind_pipeline_clear (&pl);
+  fx_buf_free (&scratch.notes);
+  fx_arena_free (scratch.arena);
   return st;
 }

@@ -1,5 +1,6 @@
-/* fx-inductor.h: the inductor backend (loop IR → fused C kernels → shared object) as a registry backend, plus direct
-   entry points for tests and the CLI while the registry is not on this branch. */
+/* fx-inductor.h: the inductor backend (loop IR → fused C or CUDA kernels → shared object or cubin) as a registry
+   backend, plus direct entry points for its tests. The CLI and the app reach it only through the backend contract
+   (registry/fx-registry.h: fx_backend_compile, fx_backend_generate, fx_compiled_profile, ...). */
 #pragma once
 
 #include "fx/backend.h"
@@ -21,16 +22,17 @@ fx_status fx_inductor_compile (const fx_graph *graph, const fx_value *inputs, si
 fx_status fx_inductor_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                            fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 void fx_inductor_free (fx_compiled *compiled);
-/* Runs repeat times with per-kernel timing; fills every kernel's time_ms (mean per call). */
+/* Runs repeat times with per-kernel timing; fills every kernel's time_ms (mean per call). = fx_compiled_profile. */
 fx_status fx_inductor_profile (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat,
                                fx_diag *diag);
 /* How many times this process started the C compiler (the cache test reads it). */
 size_t fx_inductor_compiler_invocations (void);
-/* Writes every artifact of a compiled object into dir (created). */
+/* Writes every artifact of a compiled object into dir (created). = fx_compiled_write_artifacts. */
 fx_status fx_inductor_write_artifacts (const fx_compiled *compiled, const char *dir, fx_diag *diag);
 
 /* The CUDA C the GPU path would build for graph and inputs (meta tensors suffice), with the heuristic kernel
-   choices, generated without a device; listing (may be NULL) gets "<kernel> <kind> <config>" per kernel; wrapper
+   choices, generated without a device (the pipeline without its build; the backend's generate member gives the same
+   through the contract); listing (may be NULL) gets "<kernel> <kind> <config>" per kernel; wrapper
    (may be NULL) the device buffers, launches and outputs as text (the artifact cuda_wrapper.txt). */
 fx_status fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
                                      fx_buf *listing, fx_buf *wrapper, fx_diag *diag);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 #define COMPILED_CAPSULE "fxwb.compiled"
 
@@ -227,7 +227,6 @@ py_engine_compile (PyObject *self, PyObject *args)
   PyObject *options, *examples;
   if (!PyArg_ParseTuple (args, "s#szOO", &json, &json_len, &backend_name, &mode, &options, &examples))
     return NULL;
-  fx_backends_init ();
   fx_diag diag;
   fx_diag_clear (&diag);
   const fx_backend *backend = fx_backend_lookup (backend_name, &diag);
@@ -411,5 +410,7 @@ int fx_capture_bridge_init (PyObject *module);
 int
 fx_capture_bridge_init (PyObject *module)
 {
+  /* The bridge is an entry point: it registers the built-ins and plugins once, when the module loads. */
+  fx_backends_init ();
   return PyModule_AddFunctions (module, bridge_methods);
 }

@@ -1,7 +1,7 @@
 /* fx-options.c: backend options and modes as torch.compile treats them: declared options with types and defaults,
    modes that expand to option settings, user options validated against the declarations with PyTorch's messages
    ("Unexpected optimization option ...", "Unexpected type of attr ...", "Either mode or options ..."). */
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 #include <ctype.h>
 #include <errno.h>

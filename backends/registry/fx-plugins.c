@@ -1,7 +1,7 @@
 /* fx-plugins.c: backend plugins, the analogue of the torch_dynamo_backends entry-point group: shared objects in
    $FXWB_BACKEND_PATH and the per-user folder, each exporting fx_backend_plugin_init. A plugin that does not load,
    lacks the entry point or fails its init is recorded with the reason; the rest keeps working. */
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -38,6 +38,11 @@ static const fx_plugin_api plugin_api = {
   .run = fx_compiled_run,
   .compiled_free = fx_compiled_free,
   .diag_set = fx_diag_set,
+  .generate = fx_backend_generate,
+  .profile = fx_compiled_profile,
+  .write_artifacts = fx_compiled_write_artifacts,
+  .compiled_copy_listing = fx_compiled_copy_listing,
+  .buf_printf = fx_buf_printf,
 };
 
 static void
@@ -106,7 +111,6 @@ load_one (const char *path, fx_diag *diag)
 fx_status
 fx_backend_load_plugin (const char *path, fx_diag *diag)
 {
-  fx_backends_init ();
   pthread_mutex_lock (&plugin_lock);
   fx_status st = load_one (path, diag);
   pthread_mutex_unlock (&plugin_lock);

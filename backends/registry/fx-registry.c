@@ -1,30 +1,20 @@
 /* fx-registry.c: the backend registry (register, look up with PyTorch's InvalidBackend message, list without the
    debug/experimental tags), compiled objects (kernels, artifacts, timed compile) and composed fallback backends. */
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
-
-#include "eager/fx-eager.h"
-#include "inductor/fx-inductor.h"
-#if __has_include("torch/fx-torch-backend.h")
-#include "torch/fx-torch-backend.h"
-#define HAVE_TORCH_BACKEND 1
-#endif
 
 enum { REGISTRY_MAX = 128 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static const fx_backend *registry[REGISTRY_MAX];
 static size_t registry_n;
-/* Recursive: a plugin's init may look up a backend (fx_backend_lookup calls fx_backends_init) on the thread
-   that is initializing. */
-static pthread_mutex_t init_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static bool init_started;
-static int init_done;
 
 static double
 now_ms (void)
@@ -73,6 +63,9 @@ fx_backend_register (const fx_backend *backend, fx_diag *diag)
                         backend && backend->name ? backend->name : "(null)");
   if (backend->compile == NULL || backend->run == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' has no compile or run function", backend->name);
+  if (backend->size != 0 && backend->size < offsetof (fx_backend, size) + sizeof backend->size)
+    return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' gives a size (%zu) smaller than the first layout",
+                        backend->name, backend->size);
   pthread_mutex_lock (&registry_lock);
   fx_status st = FX_OK;
   if (find_locked (backend->name))
@@ -103,35 +96,6 @@ fx_backend_unregister_from (size_t count)
   pthread_mutex_unlock (&registry_lock);
 }
 
-static void
-init_builtins (void)
-{
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_backend_register (&fx_eager_backend, &diag);
-  fx_backend_register (&fx_aot_eager_backend, &diag);
-  fx_backend_register (&fx_inductor_backend, &diag);
-#ifdef HAVE_TORCH_BACKEND
-  fx_backend_register (&fx_torch_backend, &diag);
-#endif
-  fx_backend_load_plugins (false, NULL);
-}
-
-void
-fx_backends_init (void)
-{
-  if (__atomic_load_n (&init_done, __ATOMIC_ACQUIRE))
-    return;
-  pthread_mutex_lock (&init_lock);
-  if (!init_started)
-    {
-      init_started = true;
-      init_builtins ();
-      __atomic_store_n (&init_done, 1, __ATOMIC_RELEASE);
-    }
-  pthread_mutex_unlock (&init_lock);
-}
-
 static int
 cmp_backend_name (const void *a, const void *b)
 {
@@ -141,7 +105,6 @@ cmp_backend_name (const void *a, const void *b)
 size_t
 fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
 {
-  fx_backends_init ();
   const fx_backend *all[REGISTRY_MAX];
   size_t n = 0;
   pthread_mutex_lock (&registry_lock);
@@ -159,7 +122,6 @@ fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
 const fx_backend *
 fx_backend_lookup (const char *name, fx_diag *diag)
 {
-  fx_backends_init ();
   if (name == NULL)
     name = "";
   pthread_mutex_lock (&registry_lock);
@@ -247,22 +209,25 @@ inputs_device (const fx_value *inputs, size_t n)
   return d;
 }
 
-fx_status
-fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_value *example_inputs,
-                    size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
-                    fx_compiled **out, fx_diag *diag)
+typedef fx_status (*compile_fn) (const fx_backend *self, const fx_compile_request *req, fx_compiled *out,
+                                 fx_diag *diag);
+
+/* Resolves the options once (kept on the compiled object), then compiles or generates; times it. */
+static fx_status
+compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, const fx_value *example_inputs,
+              size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options, fx_compiled **out,
+              fx_diag *diag)
 {
-  *out = NULL;
-  if (backend == NULL)
-    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
   fx_compiled *c = calloc (1, sizeof *c);
   if (c == NULL)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
   c->backend = backend;
   c->arena = fx_arena_new ();
   fx_buf_init (&c->notes);
+  c->mode = fx_arena_strdup (c->arena, mode ? mode : "default");
   fx_options *opts = fx_arena_alloc (c->arena, sizeof *opts);
   fx_status st = fx_backend_resolve_options (backend, mode, options, n_options, c->arena, opts, diag);
+  c->options = opts;
   if (st == FX_OK)
     {
       fx_compile_request req;
@@ -270,12 +235,12 @@ fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_v
       req.graph = graph;
       req.example_inputs = example_inputs;
       req.n_inputs = n_inputs;
-      req.mode = mode ? mode : "default";
+      req.mode = c->mode;
       req.options = opts;
       req.device = inputs_device (example_inputs, n_inputs);
       double t0 = now_ms ();
       c->compile_ms = -1;
-      st = backend->compile (backend, &req, c, diag);
+      st = fn (backend, &req, c, diag);
       /* A backend that measured its own compile (a subprocess: without its start-up) keeps its figure. */
       if (c->compile_ms < 0)
         c->compile_ms = now_ms () - t0;
@@ -300,6 +265,108 @@ fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_v
 }
 
 fx_status
+fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_value *example_inputs,
+                    size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
+                    fx_compiled **out, fx_diag *diag)
+{
+  *out = NULL;
+  if (backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
+  return compile_with (backend, backend->compile, graph, example_inputs, n_inputs, mode, options, n_options, out,
+                       diag);
+}
+
+fx_status
+fx_backend_generate (const fx_backend *backend, const fx_graph *graph, const fx_value *example_inputs,
+                     size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
+                     fx_compiled **out, fx_diag *diag)
+{
+  *out = NULL;
+  if (backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
+  if (!FX_BACKEND_HAS (backend, generate))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' cannot generate code without compiling it",
+                        backend->name);
+  fx_status st = compile_with (backend, backend->generate, graph, example_inputs, n_inputs, mode, options, n_options,
+                               out, diag);
+  if (st == FX_OK)
+    (*out)->source_only = true;
+  return st;
+}
+
+fx_status
+fx_compiled_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+{
+  if (c == NULL || c->backend == NULL || c->source_only)
+    return fx_diag_set (diag, FX_ERR_INVALID, "profile of a graph that did not compile");
+  if (!FX_BACKEND_HAS (c->backend, profile))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' does not time its kernels", c->backend->name);
+  return c->backend->profile (c, inputs, n_inputs, repeat < 1 ? 1 : repeat, diag);
+}
+
+fx_status
+fx_compiled_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
+{
+  if (c->backend && FX_BACKEND_HAS (c->backend, write_artifacts))
+    return c->backend->write_artifacts (c, dir, diag);
+  if (mkdir (dir, 0755) != 0 && errno != EEXIST)
+    return fx_diag_set (diag, FX_ERR_IO, "cannot create %s: %s", dir, strerror (errno));
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    {
+      const fx_artifact *a = &c->artifacts[i];
+      /* artifact names come from backends, plugins included: never a path out of dir */
+      if (a->name[0] == '\0' || strchr (a->name, '/') || a->name[0] == '.')
+        continue;
+      char path[2048];
+      snprintf (path, sizeof path, "%s/%s", dir, a->name);
+      FILE *f = fopen (path, "w");
+      if (f == NULL)
+        return fx_diag_set (diag, FX_ERR_IO, "cannot write %s: %s", path, strerror (errno));
+      bool ok = fwrite (a->text, 1, a->len, f) == a->len;
+      ok &= fclose (f) == 0;
+      if (!ok)
+        return fx_diag_set (diag, FX_ERR_IO, "cannot write %s: %s", path, strerror (errno));
+    }
+  return FX_OK;
+}
+
+bool
+fx_compiled_format_source (const fx_compiled *c, fx_buf *out)
+{
+  /* C for the CPU, CUDA for a GPU compile, PyTorch's output code for the torch backend; then the launch wrapper
+     of a GPU compile */
+  static const char *const names[] = { "output_code.c", "output_code.cu", "output_code.py", "cuda_wrapper.txt" };
+  size_t shown = 0;
+  for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+    for (size_t i = 0; i < c->n_artifacts; i++)
+      if (strcmp (c->artifacts[i].name, names[j]) == 0)
+        {
+          if (shown++)
+            fx_buf_printf (out, "\n# ---- %s\n", names[j]);
+          fx_buf_append (out, c->artifacts[i].text, c->artifacts[i].len);
+        }
+  return shown > 0;
+}
+
+void
+fx_compiled_copy_listing (fx_compiled *dst, const fx_compiled *src)
+{
+  for (size_t k = 0; k < src->n_kernels; k++)
+    {
+      const fx_kernel_info *from = &src->kernels[k];
+      fx_kernel_info *ki = fx_compiled_add_kernel (dst, from->name, from->kind, from->language, from->source);
+      ki->device = from->device;
+      ki->time_ms = from->time_ms;
+      for (size_t j = 0; j < from->n_nodes; j++)
+        fx_kernel_add_node (dst, ki, from->nodes[j]);
+    }
+  for (size_t a = 0; a < src->n_artifacts; a++)
+    fx_compiled_add_artifact (dst, src->artifacts[a].name, src->artifacts[a].kind, src->artifacts[a].text,
+                              src->artifacts[a].len);
+  fx_buf_append (&dst->notes, src->notes.data, src->notes.len);
+}
+
+fx_status
 fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                  fx_value **outputs, size_t *n_outputs, fx_diag *diag)
 {
@@ -307,6 +374,9 @@ fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs,
   *n_outputs = 0;
   if (compiled == NULL || compiled->backend == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "run of a graph that did not compile");
+  if (compiled->source_only)
+    return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' only generated this code: it was not built",
+                        compiled->backend->name);
   return compiled->backend->run (compiled, inputs, n_inputs, arena, outputs, n_outputs, diag);
 }
 
@@ -388,18 +458,7 @@ fallback_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
           fx_buf_append (&out->notes, why.data, why.len);
           fx_buf_printf (&out->notes, "%s: using '%s'\n", self->name, fd->chain[i]);
           /* The chosen backend's kernels and artifacts are the composed one's. */
-          for (size_t k = 0; k < inner->n_kernels; k++)
-            {
-              const fx_kernel_info *src = &inner->kernels[k];
-              fx_kernel_info *ki = fx_compiled_add_kernel (out, src->name, src->kind, src->language, src->source);
-              ki->device = src->device;
-              for (size_t j = 0; j < src->n_nodes; j++)
-                fx_kernel_add_node (out, ki, src->nodes[j]);
-            }
-          for (size_t a = 0; a < inner->n_artifacts; a++)
-            fx_compiled_add_artifact (out, inner->artifacts[a].name, inner->artifacts[a].kind,
-                                      inner->artifacts[a].text, inner->artifacts[a].len);
-          fx_buf_append (&out->notes, inner->notes.data, inner->notes.len);
+          fx_compiled_copy_listing (out, inner);
           fx_buf_free (&why);
           return FX_OK;
         }
@@ -430,6 +489,17 @@ fallback_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int war
                      diag);
   /* fx_run_backend times run() itself on this answer. */
   return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "no bench hook");
+}
+
+/* Per-kernel times of the chosen backend, copied onto the composed object's kernels (the same list). */
+static fx_status
+fallback_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
+{
+  fallback_impl *impl = c->impl;
+  fx_status st = fx_compiled_profile (impl->inner, inputs, n_inputs, repeat, diag);
+  for (size_t k = 0; st == FX_OK && k < c->n_kernels && k < impl->inner->n_kernels; k++)
+    c->kernels[k].time_ms = impl->inner->kernels[k].time_ms;
+  return st;
 }
 
 static void
@@ -470,7 +540,9 @@ fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_ch
   b->run = fallback_run;
   b->release = fallback_release;
   b->bench = fallback_bench;
+  b->profile = fallback_profile;
   b->user_data = fd;
+  b->size = sizeof *b;
   return b;
 }
 

@@ -70,6 +70,7 @@ static const fx_backend debug_print_backend = {
   .compile = debug_print_compile,
   .run = debug_print_run,
   .release = debug_print_release,
+  .size = sizeof (fx_backend),
 };
 
 int fx_backend_plugin_init (const fx_plugin_api *plugin_api);

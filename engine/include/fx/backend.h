@@ -1,5 +1,7 @@
 /* fx/backend.h: the backend contract (compile a graph for example inputs, mode and options → a runnable compiled
-   object listing its kernels and artifacts), declared options and modes, the registry and plugins. */
+   object listing its kernels and artifacts), declared options and modes, and the plugin ABI. What a backend
+   implements; the registry, timed runs, fallback chains and the plugin loader that use it are in
+   backends/registry/fx-registry.h. */
 #pragma once
 
 #include "fx/runtime.h"
@@ -121,6 +123,12 @@ struct fx_compiled
   size_t n_artifacts;
   fx_buf notes;                    /* human-readable log: passes run, fallbacks taken and why */
   double compile_ms;               /* filled by fx_backend_compile */
+  /* The options, resolved once by fx_backend_compile (defaults + mode + user options, in the arena): what the
+     backend compiled with; compile reads them from the request, nothing looks them up again per call. */
+  const fx_options *options;
+  const char *mode;                /* "default" when none was given (arena) */
+  /* Made by fx_backend_generate: kernels and source only, nothing built; fx_compiled_run refuses it. */
+  bool source_only;
 };
 
 /* A backend: a static const vtable with designated initializers. NULL members mean "not supported". */
@@ -148,93 +156,53 @@ struct fx_backend
                       fx_diag *diag);
 
   void *user_data;                 /* for composed backends and plugins */
+
+  /* Versioning: sizeof (fx_backend) as the backend was built, i.e. `.size = sizeof (fx_backend)`. The members below
+     are read only when they lie within size, so a backend built against an older header (smaller size) still
+     registers and loads, its missing members reading as NULL; 0 means the layout up to user_data. New members go
+     at the end, after the last one here. */
+  size_t size;
+
+  /* Optional: the code compile would build, generated without building or running it (no device needed, e.g.
+     the CUDA source on a machine without a GPU). Fills out's kernels and artifacts as compile does; out stays
+     source_only. */
+  fx_status (*generate) (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag);
+  /* Optional: runs repeat times timing each kernel; fills every kernel's time_ms (mean per call). */
+  fx_status (*profile) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag);
+  /* Optional: writes the debug artifacts into dir (created). NULL: every artifact becomes a file of its name
+     (fx_compiled_write_artifacts), the TORCH_COMPILE_DEBUG layout. */
+  fx_status (*write_artifacts) (const fx_compiled *compiled, const char *dir, fx_diag *diag);
 };
+
+/* Whether backend was built with member (within its size) and sets it. */
+#define FX_BACKEND_HAS(backend, member)                                                                  \
+  ((backend)->size >= offsetof (fx_backend, member) + sizeof ((backend)->member) && (backend)->member != NULL)
 
 bool fx_backend_has_tag (const fx_backend *backend, const char *tag);
 
-/* ---------------------------------------------------------------- registry */
+/* ---------------------------------------------------------------- filling a compiled object */
 
-/* Registers (duplicate name: FX_ERR_INVALID "duplicate name: x"). The struct must outlive the registry. */
-fx_status fx_backend_register (const fx_backend *backend, fx_diag *diag);
-/* Registers the built-in backends and loads plugins (idempotent). */
-void fx_backends_init (void);
-/* Unknown name: FX_ERR_NOT_FOUND "Invalid backend: 'x', see `fxwb backends` for available backends (known: a, b, ...)." */
-const fx_backend *fx_backend_lookup (const char *name, fx_diag *diag);
-/* Sorted names; hidden tags (debug, experimental) excluded unless include_hidden. Returns the count (fills up to max). */
-size_t fx_backend_list (bool include_hidden, const fx_backend **out, size_t max);
-
-/* list_mode_options(mode): the settings of a mode for a backend; NULL mode lists every mode. */
-fx_status fx_backend_list_mode_options (const fx_backend *backend, const char *mode, fx_buf *out, fx_diag *diag);
-/* list_options(): every declared option with type, default and doc. */
-void fx_backend_list_options (const fx_backend *backend, fx_buf *out);
-
-/* Resolves mode + user options into a full option set (arena-owned). Both mode and options given:
-   "Either mode or options can be specified, but both can't be specified at the same time.";
-   unknown option: "Unexpected optimization option k for backend 'b', did you mean 'x'? known options are [...]";
-   a value of the wrong type: "Unexpected type of attr k, got str should be bool". */
-fx_status fx_backend_resolve_options (const fx_backend *backend, const char *mode,
-                                      const fx_option_kv *given, size_t n_given,
-                                      fx_arena *arena, fx_options *out, fx_diag *diag);
-
-/* Resolve options, compile, time the compile. On failure *out is NULL. */
-fx_status fx_backend_compile (const fx_backend *backend, const fx_graph *graph,
-                              const fx_value *example_inputs, size_t n_inputs,
-                              const char *mode, const fx_option_kv *options, size_t n_options,
-                              fx_compiled **out, fx_diag *diag);
-fx_status fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
-                           fx_value **outputs, size_t *n_outputs, fx_diag *diag);
-void fx_compiled_free (fx_compiled *compiled);
 /* For backends: add a kernel / artifact to a compiled object (strings copied into its arena). */
 fx_kernel_info *fx_compiled_add_kernel (fx_compiled *compiled, const char *name, const char *kind,
                                         const char *language, const char *source);
 void fx_kernel_add_node (fx_compiled *compiled, fx_kernel_info *kernel, const char *node_name);
 void fx_compiled_add_artifact (fx_compiled *compiled, const char *name, const char *kind,
                                const char *text, size_t len);
+/* Copies src's kernels (nodes, devices, times), artifacts and notes into dst: how a composed or delegating
+   backend shows the backend it ran as its own. */
+void fx_compiled_copy_listing (fx_compiled *dst, const fx_compiled *src);
 
-/* ---------------------------------------------------------------- timed runs */
-
-/* A backend spec as the CLI takes it: "inductor"; "torch:inductor" (a backend with a `backend` option, the part
-   after ':' going to it); "inductor|eager" (a composed fallback: the first that compiles). *sub_backend is NULL or
-   arena-owned. */
-fx_status fx_backend_parse_spec (const char *spec, fx_arena *arena, const fx_backend **backend,
-                                 const char **sub_backend, fx_diag *diag);
-
-typedef struct fx_run_config
-{
-  const char *backend;             /* registry name */
-  const char *mode;                /* NULL: default */
-  const fx_option_kv *options;
-  size_t n_options;
-  int warmup;                      /* calls before timing (default 1) */
-  int repeat;                      /* timed calls (default 10) */
-} fx_run_config;
-
-/* Compile + warm-up + repeat timed calls; compares the last outputs against ref (and fp64_ref, may be NULL) with
-   same(). Never fails as a function: errors land in result->status / result->error. Outputs of the last call are
-   returned in *outputs (arena) when outputs is non-NULL; compiled, when non-NULL, receives the compiled object
-   (caller frees) for listing kernels. */
-void fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
-                     const fx_run_config *config, const fx_value *ref, const fx_value *fp64_ref, size_t n_ref,
-                     fx_arena *arena, fx_value **outputs, size_t *n_outputs, fx_compiled **compiled,
-                     fx_run_result *result);
-
-/* ---------------------------------------------------------------- composition */
-
-/* A backend that tries each of `chain` in order and keeps the first that compiles (and, when verify is set,
-   runs the example inputs and matches the interpreter); every failure is recorded in the compiled notes. */
-fx_backend *fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify);
-/* Frees a backend made by fx_backend_new_fallback (not while registered or compiled objects of it live). */
-void fx_backend_free_fallback (fx_backend *backend);
-
-/* ---------------------------------------------------------------- plugins */
+/* ---------------------------------------------------------------- the plugin ABI */
 
 /* The one C entry point a plugin exports (the analogue of the torch_dynamo_backends entry-point group):
      int fx_backend_plugin_init (const fx_plugin_api *api);
    It registers its backends through api->register_backend and returns 0, or non-zero on failure.
    Plugins are found as *.so in every folder of $FXWB_BACKEND_PATH (':'-separated) and in
-   ~/.local/share/fx-workbench/backends. */
+   ~/.local/share/fx-workbench/backends (the loader: backends/registry/fx-registry.h). */
 #define FX_BACKEND_PLUGIN_ENTRY "fx_backend_plugin_init"
-#define FX_PLUGIN_ABI_VERSION 1
+/* 2: fx_backend grew `size` (and the members after it). The version changes only when existing members move;
+   members added at the end are found through fx_backend.size and fx_plugin_api.size. */
+#define FX_PLUGIN_ABI_VERSION 2
 
 typedef fx_status (*fx_diag_set_fn) (fx_diag *diag, fx_status code, const char *fmt, ...) FX_PRINTF (3, 4);
 
@@ -255,26 +223,20 @@ typedef struct fx_plugin_api
                     fx_value **outputs, size_t *n_outputs, fx_diag *diag);
   void (*compiled_free) (fx_compiled *compiled);
   fx_diag_set_fn diag_set;
+  /* Since ABI 2: what a delegating plugin needs to show the kernels, source and timings of the backend it
+     delegates to as its own. */
+  fx_status (*generate) (const fx_backend *backend, const fx_graph *graph,
+                         const fx_value *example_inputs, size_t n_inputs,
+                         const char *mode, const fx_option_kv *options, size_t n_options,
+                         fx_compiled **out, fx_diag *diag);
+  fx_status (*profile) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag);
+  fx_status (*write_artifacts) (const fx_compiled *compiled, const char *dir, fx_diag *diag);
+  /* Copies src's kernels (with their nodes, devices and times), artifacts and notes into dst. */
+  void (*compiled_copy_listing) (fx_compiled *dst, const fx_compiled *src);
+  void (*buf_printf) (fx_buf *buf, const char *fmt, ...) FX_PRINTF (2, 3);
 } fx_plugin_api;
 
 typedef int (*fx_backend_plugin_init_fn) (const fx_plugin_api *api);
-
-/* A plugin that failed: its path and why. */
-typedef struct fx_plugin_error
-{
-  char path[512];
-  char message[512];
-} fx_plugin_error;
-
-/* For the plugin loader: how many backends are registered, and dropping those registered after a count (what a
-   plugin registered before its init failed). */
-size_t fx_backend_registered_count (void);
-void fx_backend_unregister_from (size_t count);
-
-/* Scans the plugin folders (once; again when rescan) and returns the failures seen so far (static storage). */
-size_t fx_backend_load_plugins (bool rescan, const fx_plugin_error **errors);
-/* Loads one shared object. */
-fx_status fx_backend_load_plugin (const char *path, fx_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,8 @@
 
 typedef struct lowered
 {
-  ind_program p;
-  ind_cuda_plan plan;
+  ind_pipeline pl;
+  ind_program *p;
   ind_cuda_layout lay;
   bool have_lay;
 } lowered;
@@ -16,51 +16,24 @@ typedef struct lowered
 static void
 lowered_free (lowered *l)
 {
-  ind_program *p = &l->p;
   if (l->have_lay)
     ind_cuda_layout_free (&l->lay);
-  for (int g = 0; g < p->n_groups; g++)
-    free (p->groups[g].nodes);
-  free (p->groups);
-  free (p->nodes);
-  free (p->bufs);
-  free (p->views);
-  free (p->slot_bytes);
-  fx_buf_free (&p->fusion_log);
-  fx_buf_free (&p->fallback_log);
-  if (p->scratch)
-    fx_arena_free (p->scratch);
-  if (p->arena)
-    fx_arena_free (p->arena);
+  ind_pipeline_clear (&l->pl);
 }
 
-/* The compile pipeline up to the device layout (as fx_inductor_cuda_generate runs it). */
+/* inductor's pipeline up to the CUDA code (no device), then the device layout of its plan. */
 static fx_status
 lower (const fx_graph *graph, const fx_value *inputs, size_t n, lowered *l, fx_diag *diag)
 {
   memset (l, 0, sizeof *l);
-  ind_program *p = &l->p;
-  p->arena = fx_arena_new ();
-  fx_buf_init (&p->fusion_log);
-  fx_buf_init (&p->fallback_log);
-  p->epilogue_fusion = true;
-  p->threads = -1;
-  p->simdlen = -1;
-  p->max_fusion = IND_MAX_FUSION;
-  fx_graph *g = fx_graph_copy (graph);
-  fx_graph_resolve_ops (g);
-  const char *passes[] = { "functionalize", "decompose", "dce" };
-  fx_status st = fx_pass_pipeline (g, passes, 3, NULL, diag);
-  fx_graph_resolve_ops (g);
-  if (st == FX_OK)
-    st = ind_lower (p, g, inputs, n, diag);
-  fx_graph_free (g);
-  if (st == FX_OK)
-    st = ind_schedule (p, diag);
+  ind_pipeline_init (&l->pl, graph, inputs, n);
+  l->pl.target = IND_TARGET_CUDA;
+  l->pl.build = false;
+  l->p = &l->pl.prog;
+  fx_status st = ind_pipeline_run (&l->pl, diag);
   if (st == FX_OK)
     {
-      ind_cuda_plan_default (p, &l->plan);
-      ind_cuda_layout_make (p, &l->plan, &l->lay);
+      ind_cuda_layout_make (l->p, &l->pl.plan, &l->lay);
       l->have_lay = true;
     }
   return st;
@@ -99,7 +72,7 @@ test_mlp_block (void)
         fx_value_clear (&in[i]);
       fx_graph_free (g);
       CHECK (st == FX_OK, "%s: %s", names[f], diag.message);
-      const ind_program *p = &l.p;
+      const ind_program *p = l.p;
       int g0 = group_of (p, "addmm"), g1 = group_of (p, "addmm_1");
       ind_gpu_residual r;
       bool first = g0 >= 0 && ind_gpu_residual_match (p, l.lay.pbuf, g0, &r);
@@ -154,9 +127,9 @@ fuses (const char *graph_text, const char *origin, const int64_t y_strides[2])
   int result = -1;
   if (st == FX_OK)
     {
-      int gi = group_of (&l.p, origin);
+      int gi = group_of (l.p, origin);
       ind_gpu_residual r;
-      result = gi >= 0 && ind_gpu_residual_match (&l.p, l.lay.pbuf, gi, &r);
+      result = gi >= 0 && ind_gpu_residual_match (l.p, l.lay.pbuf, gi, &r);
     }
   else
     printf ("# lower: %s\n", diag.message);

@@ -31,6 +31,22 @@ grep -q "bad.py:" "$tmp/bad.txt" || fail "error is not located: $(cat "$tmp/bad.
   || fail "aot_eager compile: exit $?"
 grep -q "with aot_eager" "$tmp/aot.txt" || fail "aot_eager not named"
 grep -q "accuracy vs interpreter: pass" "$tmp/aot.txt" || fail "aot_eager accuracy"
+# max_autotune tries four variants; the max-autotune modes add coordinate descent, which tries more
+"$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --scale 64 -o max_autotune=True > "$tmp/mat.txt" 2>&1 \
+  || fail "max_autotune: exit $?"
+test "$(grep -c '^max_autotune: threads=' "$tmp/mat.txt")" -eq 4 || fail "max_autotune variants: $(cat "$tmp/mat.txt")"
+! grep -q "coordinate_descent_tuning" "$tmp/mat.txt" || fail "coordinate descent without the option"
+"$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --scale 64 -m max-autotune-no-cudagraphs > "$tmp/cd.txt" 2>&1 \
+  || fail "max-autotune-no-cudagraphs: exit $?"
+n=$(grep -c '^max_autotune: threads=' "$tmp/cd.txt")
+test "$n" -gt 4 || fail "coordinate descent tried no more variants ($n): $(cat "$tmp/cd.txt")"
+grep -q "^coordinate_descent_tuning: $n variants tried" "$tmp/cd.txt" || fail "coordinate descent note"
+grep -q "^max_autotune: kept threads=" "$tmp/cd.txt" || fail "no kept variant"
+# an option that did nothing is gone: asking for it is an error that names the known ones
+"$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --scale 64 -o fallback_random=True > "$tmp/fr.txt" 2>&1
+test $? -eq 1 || fail "fallback_random accepted"
+grep -q "Unexpected optimization option fallback_random" "$tmp/fr.txt" || fail "fallback_random message"
+
 "$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --backend nope > "$tmp/nope.txt" 2>&1
 rc=$?
 test $rc -eq 2 || fail "unknown backend: exit $rc"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fx/backend.h"
+#include "registry/fx-registry.h"
 #include "fx/pyparse.h"
 
 static char *plugin_dir;
@@ -46,6 +46,20 @@ clear_values (fx_value *v, size_t n)
 }
 
 /* ---------------------------------------------------------------- registry */
+
+static gboolean looked_up_before_init;
+
+static void
+test_explicit_init (void)
+{
+  g_assert_false (looked_up_before_init);
+  size_t before = fx_backend_registered_count ();
+  /* idempotent: a second call registers nothing more */
+  fx_backends_init ();
+  fx_backends_register_builtins ();
+  g_assert_cmpuint (fx_backend_registered_count (), ==, before);
+  g_assert_nonnull (fx_backend_lookup ("inductor", NULL));
+}
 
 static void
 test_list_lookup (void)
@@ -355,6 +369,157 @@ test_fallback (void)
   fx_graph_free (g);
 }
 
+/* ---------------------------------------------------------------- the contract's optional members */
+
+static int generate_calls;
+
+static fx_status
+gen_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  (void) self;
+  /* the options arrive resolved, and the compiled object keeps the same set */
+  g_assert_true (req->options == out->options);
+  return FX_OK;
+}
+
+static fx_status
+gen_generate (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  generate_calls++;
+  fx_compiled_add_kernel (out, "k0", "pointwise", "c", "void k0 (void) {}");
+  fx_compiled_add_artifact (out, "output_code.c", "code", "void k0 (void) {}\n", 18);
+  fx_compiled_add_artifact (out, "../escape.txt", "text", "x", 1);
+  fx_compiled_add_artifact (out, ".hidden", "text", "x", 1);
+  return FX_OK;
+}
+
+static fx_status
+gen_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
+         size_t *n_outputs, fx_diag *diag)
+{
+  return FX_OK;
+}
+
+static int writer_calls;
+
+static fx_status
+gen_write (const fx_compiled *c, const char *dir, fx_diag *diag)
+{
+  writer_calls++;
+  return FX_OK;
+}
+
+static const fx_backend gen_backend = {
+  .name = "test_generates",
+  .compile = gen_compile,
+  .run = gen_run,
+  .size = sizeof (fx_backend),
+  .generate = gen_generate,
+};
+
+/* Built against a header that ended at `size`: whatever lies past it is not read (here: a generate member that an
+   older plugin's struct would not have). */
+static const fx_backend old_backend = {
+  .name = "test_old_layout",
+  .compile = gen_compile,
+  .run = gen_run,
+  .size = offsetof (fx_backend, size) + sizeof (size_t),
+  .generate = gen_generate,
+};
+
+static void
+test_contract (void)
+{
+  fx_graph *g = parse (small_graph);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = NULL;
+  size_t n_in = 0;
+  make_inputs (g, arena, &in, &n_in);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+
+  /* generate: kernels and source, nothing built; run refuses it */
+  fx_compiled *c = NULL;
+  g_assert_cmpint (fx_backend_generate (&gen_backend, g, in, n_in, NULL, NULL, 0, &c, &diag), ==, FX_OK);
+  g_assert_cmpint (generate_calls, ==, 1);
+  g_assert_true (c->source_only);
+  g_assert_cmpuint (c->n_kernels, ==, 1);
+  fx_buf src;
+  fx_buf_init (&src);
+  g_assert_true (fx_compiled_format_source (c, &src));
+  g_assert_cmpstr (src.data, ==, "void k0 (void) {}\n");
+  fx_buf_free (&src);
+  fx_value *out = NULL;
+  size_t n_out = 0;
+  g_assert_cmpint (fx_compiled_run (c, in, n_in, arena, &out, &n_out, &diag), ==, FX_ERR_INVALID);
+  g_assert_nonnull (strstr (diag.message, "only generated"));
+  /* no profile member: unsupported, named */
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_compiled_profile (c, in, n_in, 1, &diag), ==, FX_ERR_INVALID);
+  /* the default artifact writer: every artifact a file in dir, never a path out of it */
+  g_autofree char *dir = g_dir_make_tmp ("fxwb-artifacts-XXXXXX", NULL);
+  g_autofree char *sub = g_build_filename (dir, "debug", NULL);
+  g_assert_cmpint (fx_compiled_write_artifacts (c, sub, &diag), ==, FX_OK);
+  g_autofree char *code = g_build_filename (sub, "output_code.c", NULL);
+  g_autofree char *escape = g_build_filename (dir, "escape.txt", NULL);
+  g_autofree char *hidden = g_build_filename (sub, ".hidden", NULL);
+  g_assert_true (g_file_test (code, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (escape, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (hidden, G_FILE_TEST_EXISTS));
+  g_remove (code);
+  g_rmdir (sub);
+  /* a backend's own writer replaces the default one */
+  fx_backend own = gen_backend;
+  own.name = "test_writes";
+  own.write_artifacts = gen_write;
+  c->backend = &own;
+  g_assert_cmpint (fx_compiled_write_artifacts (c, sub, &diag), ==, FX_OK);
+  g_assert_cmpint (writer_calls, ==, 1);
+  g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+  c->backend = &gen_backend;
+  g_rmdir (dir);
+  fx_compiled_free (c);
+
+  /* a compiled object keeps the options it was resolved with */
+  const fx_backend *ind = fx_backend_lookup ("inductor", NULL);
+  fx_option_kv kv = { "cpp.threads", "1" };
+  g_assert_cmpint (fx_backend_compile (ind, g, in, n_in, NULL, &kv, 1, &c, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_options_get_int (c->options, "cpp.threads", -7), ==, 1);
+  g_assert_cmpstr (c->mode, ==, "default");
+  /* inductor's profile member fills every generated kernel's time */
+  g_assert_cmpint (fx_compiled_profile (c, in, n_in, 2, &diag), ==, FX_OK);
+  for (size_t k = 0; k < c->n_kernels; k++)
+    g_assert_cmpfloat (c->kernels[k].time_ms, >=, 0);
+  fx_run_config cfg = { .backend = "inductor", .repeat = 2 };
+  fx_run_result r;
+  fx_value *ref = NULL;
+  size_t n_ref = 0;
+  g_assert_cmpint (fx_interp_run (g, in, n_in, NULL, arena, &ref, &n_ref, &diag), ==, FX_OK);
+  fx_run_compiled (c, in, n_in, &cfg, ref, NULL, n_ref, arena, NULL, NULL, &r);
+  g_assert_cmpint (r.status, ==, FX_OK);
+  g_assert_cmpint (r.verdict, ==, FX_VERDICT_PASS);
+  g_assert_cmpstr (r.options, ==, "{'cpp.threads': 1}");
+  fx_compiled_free (c);
+
+  /* an older layout: the member past its size is not there */
+  g_assert_cmpint (fx_backend_register (&old_backend, &diag), ==, FX_OK);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_backend_generate (&old_backend, g, in, n_in, NULL, NULL, 0, &c, &diag), ==,
+                   FX_ERR_UNSUPPORTED);
+  g_assert_null (c);
+  g_assert_cmpint (generate_calls, ==, 1);
+  /* a size that cannot be a layout of the struct */
+  fx_backend tiny = gen_backend;
+  tiny.name = "test_tiny";
+  tiny.size = 8;
+  g_assert_cmpint (fx_backend_register (&tiny, &diag), ==, FX_ERR_INVALID);
+
+  clear_values (in, n_in);
+  clear_values (ref, n_ref);
+  fx_arena_free (arena);
+  fx_graph_free (g);
+}
+
 /* ---------------------------------------------------------------- plugins */
 
 static void
@@ -462,13 +627,17 @@ main (int argc, char **argv)
   g_assert_true (g_file_set_contents (p4, "this is not an ELF file\n", -1, NULL));
   g_setenv ("FXWB_BACKEND_PATH", plugin_dir, TRUE);
   g_setenv ("XDG_DATA_HOME", plugin_dir, TRUE);   /* no per-user plugins of the machine */
+  /* Nothing registers lazily: before the entry point's one call the registry is empty. */
+  looked_up_before_init = fx_backend_lookup ("eager", NULL) != NULL || fx_backend_list (true, NULL, 0) != 0;
   fx_backends_init ();
 
+  g_test_add_func ("/registry/explicit-init", test_explicit_init);
   g_test_add_func ("/registry/list-lookup", test_list_lookup);
   g_test_add_func ("/registry/options-modes", test_options);
   g_test_add_func ("/registry/run-eager-aot-inductor", test_run_eager_and_aot);
   g_test_add_func ("/registry/run-errors-located", test_run_errors_located);
   g_test_add_func ("/registry/fallback", test_fallback);
+  g_test_add_func ("/registry/contract", test_contract);
   g_test_add_func ("/registry/plugins", test_plugins);
   int rc = g_test_run ();
   remove_dir (plugin_dir);

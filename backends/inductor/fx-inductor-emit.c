@@ -1,0 +1,184 @@
+/* fx-inductor-emit.c: what the C and the CUDA generators (and the GPU run-time) share: index coefficients of a node
+   split over a kernel's x / r variables, index expressions, parameter names, a node's value with its operands, the
+   bytes a buffer spans, and the check of a run's inputs against the compiled buffers. */
+#include "fx-inductor-impl.h"
+
+#include <string.h>
+#include <time.h>
+
+double
+ind_now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void
+ind_indent (int depth, fx_buf *out)
+{
+  for (int i = 0; i < depth; i++)
+    fx_buf_puts (out, "  ");
+}
+
+void
+ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc)
+{
+  memset (xc, 0, sizeof (int64_t) * IND_MAXD);
+  memset (rc, 0, sizeof (int64_t) * IND_MAXD);
+  int j = 0;
+  for (int i = 0; i < n->ndim; i++)
+    {
+      if (n->sizes[i] == 1)
+        continue;
+      if (j < kx)
+        xc[j] = coef[i];
+      else
+        rc[j - kx] = coef[i];
+      j++;
+    }
+}
+
+void
+ind_node_store_coef (const ind_node *n, int64_t *coef)
+{
+  memset (coef, 0, sizeof (int64_t) * IND_MAXD);
+  int kept = n->ndim - n->nred;
+  int64_t st = 1;
+  for (int i = kept - 1; i >= 0; i--)
+    {
+      coef[i] = n->sizes[i] == 1 ? 0 : st;
+      st *= n->sizes[i];
+    }
+}
+
+static void
+put_const (const ind_index_style *style, int64_t v, fx_buf *out)
+{
+  fx_buf_printf (out, style && style->index32 ? "%lld" : "%lldLL", (long long) v);
+}
+
+void
+ind_put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, const ind_index_style *style,
+               fx_buf *out)
+{
+  bool any = false;
+  for (int i = 0; i < kx; i++)
+    if (xc[i])
+      {
+        bool base = style && style->base_x == i;
+        fx_buf_printf (out, "%sx%d%s", any ? " + " : "", i, base ? "b" : "");
+        if (xc[i] != 1)
+          {
+            fx_buf_puts (out, " * ");
+            put_const (style, xc[i], out);
+          }
+        any = true;
+      }
+  for (int i = 0; i < kr; i++)
+    if (rc[i])
+      {
+        bool base = style && style->base_r == i;
+        fx_buf_printf (out, "%sr%d%s", any ? " + " : "", i, base ? "b" : "");
+        if (rc[i] != 1)
+          {
+            fx_buf_puts (out, " * ");
+            put_const (style, rc[i], out);
+          }
+        any = true;
+      }
+  if (off || !any)
+    {
+      fx_buf_puts (out, any ? " + " : "");
+      put_const (style, off, out);
+    }
+}
+
+void
+ind_param_name (const ind_kernel_params *kp, int buf, fx_buf *out)
+{
+  fx_buf_printf (out, "%s%d", kp->buf_written[buf] ? "out_ptr" : "in_ptr", kp->buf_param[buf]);
+}
+
+void
+ind_node_value (const ind_program *p, const ind_node *n, bool recomputing, ind_load_fn load, void *ctx, fx_buf *out)
+{
+  fx_buf texts[IND_MAX_OPERANDS];
+  const char *tp[IND_MAX_OPERANDS];
+  for (int o = 0; o < n->n_opnd; o++)
+    {
+      fx_buf_init (&texts[o]);
+      const ind_operand *op = &n->opnd[o];
+      if (op->kind == IND_OPND_LOAD)
+        {
+          const ind_node *src = op->local >= 0 ? &p->nodes[op->local] : NULL;
+          /* a value from a register of another segment (or, recomputing, any r-level value) is evaluated again */
+          bool again = src && (op->recompute || (recomputing && src->kind == IND_NODE_POINTWISE && !src->xlevel));
+          if (again)
+            ind_node_value (p, src, true, load, ctx, &texts[o]);
+          else if (op->local >= 0)
+            fx_buf_printf (&texts[o], "tmp%d", op->local);
+          else
+            load (ctx, n, op, &texts[o]);
+        }
+      tp[o] = texts[o].data ? texts[o].data : "";
+    }
+  ind_node_expr (p, n, tp, out);
+  for (int o = 0; o < n->n_opnd; o++)
+    fx_buf_free (&texts[o]);
+}
+
+int64_t
+ind_buffer_extent_bytes (const ind_buffer *B)
+{
+  int64_t hi = 1;
+  for (int d = 0; d < B->ndim; d++)
+    {
+      if (B->sizes[d] == 0)
+        return 0;
+      hi += (B->sizes[d] - 1) * (B->strides[d] < 0 ? -B->strides[d] : B->strides[d]);
+    }
+  return hi * (int64_t) fx_dtype_size (B->dtype);
+}
+
+int64_t
+ind_buffer_bytes (const ind_program *p, int b)
+{
+  const ind_buffer *B = &p->bufs[b];
+  return B->slot >= 0 ? p->slot_bytes[B->slot] : ind_buffer_extent_bytes (B);
+}
+
+bool
+ind_same_layout (const fx_tensor *t, const ind_buffer *b)
+{
+  if (t->dtype != b->dtype || t->ndim != b->ndim)
+    return false;
+  for (int d = 0; d < b->ndim; d++)
+    if (t->sizes[d] != b->sizes[d] || (b->sizes[d] != 1 && t->strides[d] != b->strides[d]))
+      return false;
+  return true;
+}
+
+fx_status
+ind_check_input (const ind_buffer *B, const fx_value *inputs, size_t n_inputs, fx_tensor **t, fx_diag *diag)
+{
+  *t = NULL;
+  if ((size_t) B->input_index >= n_inputs || inputs[B->input_index].kind != FX_VALUE_TENSOR)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing or not a tensor", B->input_index);
+  fx_tensor *x = inputs[B->input_index].u.t;
+  bool shape_ok = x->dtype == B->dtype && x->ndim == B->ndim;
+  for (int d = 0; shape_ok && d < B->ndim; d++)
+    shape_ok = x->sizes[d] == B->sizes[d];
+  if (!shape_ok)
+    {
+      fx_buf want;
+      fx_buf_init (&want);
+      fx_tensor_describe (x, &want);
+      fx_status st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is %s; the graph was compiled for "
+                                  "another shape or dtype (recompile)", B->input_index, want.data);
+      fx_buf_free (&want);
+      return st;
+    }
+  *t = x;
+  return FX_OK;
+}
