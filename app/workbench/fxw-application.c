@@ -7,6 +7,7 @@
 
 #include "fxw-application.h"
 #include "fxw-window.h"
+#include "registry/fx-registry.h"
 
 struct _FxwApplication
 {
@@ -90,6 +91,8 @@ fxw_application_startup (GApplication *app)
     { "window.close", { "<Control>w", NULL } },
   };
   G_APPLICATION_CLASS (fxw_application_parent_class)->startup (app);
+  /* The app's one registration of backends (built-ins, then plugins), for Run & Compare's columns. */
+  fx_backends_init ();
 
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action, accels[i].accels);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fx/backend.h"
+#include "registry/fx-registry.h"
 
 /* Each column runs in its own fxwb process: a backend that crashes or hangs takes that process down, not the
    app, Cancel kills it, and the runs are stored by the same code as `fxwb compare -w`. */
