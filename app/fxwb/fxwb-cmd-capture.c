@@ -132,7 +132,6 @@ fxwb_cmd_capture (int argc, char **argv)
     }
   if (output)
     {
-#ifdef FX_CAPTURE_HAVE_STORE
       char *text = NULL;
       size_t len = 0;
       fx_store *store = NULL;
@@ -151,10 +150,6 @@ fxwb_cmd_capture (int argc, char **argv)
           fxwb_print_diag (&d2);
           rc = rc ? rc : FXWB_EXIT_IO;
         }
-#else
-      fprintf (stderr, "fxwb capture: this build has no workspace store yet; use --json FILE\n");
-      rc = rc ? rc : FXWB_EXIT_UNAVAILABLE;
-#endif
     }
   if (rc != FXWB_EXIT_IO)
     print_summary (record, output);

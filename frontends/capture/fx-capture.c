@@ -2067,17 +2067,19 @@ static struct PyModuleDef module_def = {
   NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__fxcapture (void);
-
-/* Defined by backends/python/fx-capture-bridge.c when the module is built with the engine's backends (it always is;
-   weak so that capture itself does not depend on the layer above it). */
-extern int fx_capture_bridge_init (PyObject *module) __attribute__ ((weak));
-
-PyMODINIT_FUNC
-PyInit__fxcapture (void)
+/* The _fxcapture module: capture's own functions plus `compiler`, the functions that compile and run a captured
+   graph (engine_compile, engine_run, engine_kernels, engine_backends). Capture knows no backend: the module's entry
+   point (fx-capture-bridge.c) hands them over. */
+PyObject *
+fxc_module_new (PyMethodDef *compiler)
 {
+  if (compiler == NULL || compiler[0].ml_name == NULL)
+    {
+      PyErr_SetString (PyExc_ImportError, "_fxcapture: capture was given no compile functions");
+      return NULL;
+    }
   PyObject *m = PyModule_Create (&module_def);
-  if (m && fx_capture_bridge_init && fx_capture_bridge_init (m) != 0)
+  if (m && PyModule_AddFunctions (m, compiler) != 0)
     Py_CLEAR (m);
   return m;
 }

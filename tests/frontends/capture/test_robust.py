@@ -22,6 +22,7 @@ class Base(unittest.TestCase):
         fxcapture.reset()
         fxcapture.set_stance("default")
         fxcapture.config.recompile_limit = 8
+        fxcapture.config.suppress_errors = False  # an engine backend that fails fails the test
         self.start = len(fxcapture.records)
 
     def same_as_eager(self, fn, *args):
