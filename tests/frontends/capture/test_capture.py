@@ -11,36 +11,11 @@ import torch
 import torch.nn as nn
 
 import fxcapture
-
-fxcapture.install()
+from capture_base import CaptureTest as Base, compiles, kinds
 
 
 def masked(text):
     return re.sub(r"0x[0-9a-f]+", "0x...", text)
-
-
-def compiles(start=0):
-    return [r for r in fxcapture.records[start:] if r["kind"] == "compile"]
-
-
-def kinds(start, kind):
-    return [r for r in fxcapture.records[start:] if r["kind"] == kind]
-
-
-class Base(unittest.TestCase):
-    def setUp(self):
-        fxcapture.reset()
-        fxcapture.set_stance("default")
-        fxcapture.config.recompile_limit = 8
-        # an engine backend that fails raises: no test passes by comparing torch eager with itself
-        fxcapture.config.suppress_errors = False
-        self.start = len(fxcapture.records)
-        self.counters = dict(fxcapture.counters)
-
-    def engine_counts(self):
-        """(graphs the engine's backends compiled, graphs that fell back to eager) since setUp."""
-        return (fxcapture.counters["engine_compiles"] - self.counters["engine_compiles"],
-                fxcapture.counters["eager_fallbacks"] - self.counters["eager_fallbacks"])
 
 
 # ---------------------------------------------------------------- automatic dynamic shapes

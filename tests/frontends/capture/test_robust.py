@@ -9,22 +9,10 @@ import unittest
 import torch
 
 import fxcapture
-
-fxcapture.install()
-
-
-def kinds(start, kind):
-    return [r for r in fxcapture.records[start:] if r["kind"] == kind]
+from capture_base import CaptureTest, kinds
 
 
-class Base(unittest.TestCase):
-    def setUp(self):
-        fxcapture.reset()
-        fxcapture.set_stance("default")
-        fxcapture.config.recompile_limit = 8
-        fxcapture.config.suppress_errors = False  # an engine backend that fails fails the test
-        self.start = len(fxcapture.records)
-
+class Base(CaptureTest):
     def same_as_eager(self, fn, *args):
         want = fn(*args)
         got = torch.compile(fn, backend="eager")(*args)
