@@ -222,8 +222,9 @@ class RealSignal(Base):
     def test_sigint_while_capturing_in_a_loop(self):
         """A real SIGINT (interrupt_main) while every call traces anew: it must surface as KeyboardInterrupt
         wherever it lands (tracing, the graph, CPython); swallowed, the loop would run to its time limit.
-        The backend returns gm.forward: the engine's backends convert tensors in backends/python's bridge, which
-        is outside capture (it clears a KeyboardInterrupt raised during a conversion: reported)."""
+        The backend returns gm.forward: the engine's backends convert tensors in the module's bridge
+        (fx-capture-bridge.c), which is outside capture (it clears a KeyboardInterrupt raised during a conversion:
+        reported)."""
         import _thread
         import time
         x = torch.randn(3)

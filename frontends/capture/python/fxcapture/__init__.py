@@ -22,7 +22,7 @@ import _fxcapture
 __all__ = [
     "compile", "reset", "list_backends", "register_backend", "lookup_backend", "allow_in_graph",
     "disallow_in_graph", "graph_break", "disable", "mark_static", "mark_dynamic", "explain", "set_stance",
-    "is_compiling", "records", "dump_json", "install", "Unsupported",
+    "is_compiling", "records", "dump_json", "install", "Unsupported", "BackendCompilerFailed", "config", "counters",
 ]
 
 log = logging.getLogger("torch._dynamo")
