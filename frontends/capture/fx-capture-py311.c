@@ -2754,7 +2754,8 @@ enum
 #define PUSH(v) do { if (vs->sp >= MAX_STACK) return fail (vs->tr, 0, "stack overflow"); vs->stack[vs->sp++] = (v); } while (0)
 #define POP() (vs->stack[--vs->sp])
 #define PEEK(n) (vs->stack[vs->sp - (n)])
-#define NEED(cond) do { if (!(cond)) { if (!PyErr_Occurred () && !vs->tr->reason[0]) fail (vs->tr, 0, "internal"); return vs->tr->reason[0] ? 1 : -1; } } while (0)
+#define NEED(cond) do { if (!(cond)) { if (!PyErr_Occurred () && !vs->tr->reason[0]) fail (vs->tr, 0, "internal"); \
+                                      return vs->tr->reason[0] ? 1 : -1; } } while (0)
 
 /* Stack shuffles and the loads and stores of names: constants, fast locals, globals, attributes and methods. */
 static int
@@ -3206,7 +3207,8 @@ step_calls (vm *vs)
   return STEP_NEXT;
 }
 
-/* Control flow: jumps and branches (a branch on a tensor is a graph break), loops over iterators, `with` blocks of grad modes, return. */
+/* Control flow: jumps and branches (a branch on a tensor is a graph break), loops over iterators, `with` blocks of
+   grad modes, return. */
 static int
 step_control (vm *vs)
 {
