@@ -7,6 +7,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "fxw-code-view.h"
+#include "fxw-viewers.h"
 
 struct _FxwCodeView
 {
@@ -226,17 +227,8 @@ fxw_code_view_dispose (GObject *object)
 {
   FxwCodeView *self = FXW_CODE_VIEW (object);
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_clear_object (&self->selection);
-  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_CODE_VIEW);
-  /* dispose_template() only clears bound children; the template's root box goes too. */
-  {
-    GtkWidget *child;
-
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-      gtk_widget_unparent (child);
-  }
+  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
+  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_CODE_VIEW);
   G_OBJECT_CLASS (fxw_code_view_parent_class)->dispose (object);
 }
 
@@ -297,16 +289,10 @@ fxw_code_view_set_selection (FxwCodeView *self, FxwSelection *selection)
 {
   g_return_if_fail (FXW_IS_CODE_VIEW (self));
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_set_object (&self->selection, selection);
+  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (node_changed_cb),
+                        G_CALLBACK (highlight_changed_cb));
   if (selection != NULL)
-    {
-      g_signal_connect_object (selection, "notify::graph", G_CALLBACK (graph_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "highlight-changed", G_CALLBACK (highlight_changed_cb), self, G_CONNECT_SWAPPED);
-      graph_changed_cb (self);
-    }
+    graph_changed_cb (self);
 }
 
 guint

@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "fxw-compare-view.h"
+#include "fxw-viewers.h"
 
 typedef enum
 {
@@ -229,13 +230,7 @@ fxw_compare_view_dispose (GObject *object)
   FxwCompareView *self = FXW_COMPARE_VIEW (object);
 
   g_clear_object (&self->runs);
-  gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_COMPARE_VIEW);
-  {
-    GtkWidget *child;
-
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
-      gtk_widget_unparent (child);
-  }
+  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_COMPARE_VIEW);
   G_OBJECT_CLASS (fxw_compare_view_parent_class)->dispose (object);
 }
 

@@ -13,6 +13,7 @@
 #include "fxw-autocleanups.h"
 #include "fxw-graph-canvas.h"
 #include "fxw-kernel.h"
+#include "fxw-viewers.h"
 
 #define BOX_HEIGHT       40.0
 #define GLYPH_WIDTH        7.0
@@ -1572,9 +1573,7 @@ fxw_graph_canvas_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_clear_object (&self->selection);
+  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
   g_clear_object (&self->groups);
@@ -1668,16 +1667,10 @@ fxw_graph_canvas_set_selection (FxwGraphCanvas *self, FxwSelection *selection)
 {
   g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_set_object (&self->selection, selection);
+  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (node_changed_cb),
+                        G_CALLBACK (gtk_widget_queue_draw));
   if (selection != NULL)
-    {
-      g_signal_connect_object (selection, "notify::graph", G_CALLBACK (graph_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "highlight-changed", G_CALLBACK (gtk_widget_queue_draw), self, G_CONNECT_SWAPPED);
-      graph_changed_cb (self);
-    }
+    graph_changed_cb (self);
 }
 
 gboolean

@@ -4,6 +4,7 @@
 #include "fx-config.h"
 
 #include "fxw-graph-view.h"
+#include "fxw-viewers.h"
 
 struct _FxwGraphView
 {
@@ -33,14 +34,7 @@ fusion_toggled_cb (FxwGraphView *self)
 static void
 fxw_graph_view_dispose (GObject *object)
 {
-  gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_GRAPH_VIEW);
-  /* dispose_template() only clears bound children; the template's root box goes too. */
-  {
-    GtkWidget *child;
-
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
-      gtk_widget_unparent (child);
-  }
+  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_GRAPH_VIEW);
   G_OBJECT_CLASS (fxw_graph_view_parent_class)->dispose (object);
 }
 

@@ -10,6 +10,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "fxw-kernels-view.h"
+#include "fxw-viewers.h"
 
 struct _FxwKernelsView
 {
@@ -276,17 +277,9 @@ fxw_kernels_view_dispose (GObject *object)
 {
   FxwKernelsView *self = FXW_KERNELS_VIEW (object);
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_clear_object (&self->selection);
+  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
   g_clear_object (&self->kernels);
-  gtk_widget_dispose_template (GTK_WIDGET (object), FXW_TYPE_KERNELS_VIEW);
-  {
-    GtkWidget *child;
-
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
-      gtk_widget_unparent (child);
-  }
+  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_KERNELS_VIEW);
   G_OBJECT_CLASS (fxw_kernels_view_parent_class)->dispose (object);
 }
 
@@ -347,14 +340,8 @@ fxw_kernels_view_set_selection (FxwKernelsView *self, FxwSelection *selection)
 {
   g_return_if_fail (FXW_IS_KERNELS_VIEW (self));
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_set_object (&self->selection, selection);
-  if (selection != NULL)
-    {
-      g_signal_connect_object (selection, "notify::graph", G_CALLBACK (graph_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
-    }
+  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (node_changed_cb),
+                        NULL);
 }
 
 void

@@ -7,6 +7,7 @@
 
 #include "fxw-autocleanups.h"
 #include "fxw-provenance-pane.h"
+#include "fxw-viewers.h"
 
 struct _FxwProvenancePane
 {
@@ -176,17 +177,8 @@ fxw_provenance_pane_dispose (GObject *object)
 {
   FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_clear_object (&self->selection);
-  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
-  /* dispose_template() only clears bound children; the template's root box goes too. */
-  {
-    GtkWidget *child;
-
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-      gtk_widget_unparent (child);
-  }
+  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
+  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
   G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->dispose (object);
 }
 
@@ -236,11 +228,8 @@ fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *select
 {
   g_return_if_fail (FXW_IS_PROVENANCE_PANE (self));
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_set_object (&self->selection, selection);
-  if (selection != NULL)
-    g_signal_connect_object (selection, "notify::node", G_CALLBACK (node_changed_cb), self, G_CONNECT_SWAPPED);
+  fxw_selection_follow (&self->selection, selection, self, NULL, G_CALLBACK (node_changed_cb),
+                        NULL);
   node_changed_cb (self);
 }
 

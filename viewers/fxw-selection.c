@@ -218,3 +218,22 @@ fxw_selection_get_n_highlighted (FxwSelection *self)
   g_return_val_if_fail (FXW_IS_SELECTION (self), 0);
   return g_hash_table_size (self->highlight);
 }
+
+void
+fxw_selection_follow (FxwSelection **slot, FxwSelection *selection, gpointer view, GCallback graph_changed,
+                      GCallback node_changed, GCallback highlight_changed)
+{
+  g_return_if_fail (slot != NULL);
+
+  if (*slot != NULL)
+    g_signal_handlers_disconnect_by_data (*slot, view);
+  g_set_object (slot, selection);
+  if (selection == NULL)
+    return;
+  if (graph_changed != NULL)
+    g_signal_connect_object (selection, "notify::graph", graph_changed, view, G_CONNECT_SWAPPED);
+  if (node_changed != NULL)
+    g_signal_connect_object (selection, "notify::node", node_changed, view, G_CONNECT_SWAPPED);
+  if (highlight_changed != NULL)
+    g_signal_connect_object (selection, "highlight-changed", highlight_changed, view, G_CONNECT_SWAPPED);
+}

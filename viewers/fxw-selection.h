@@ -28,4 +28,14 @@ gboolean      fxw_selection_is_highlighted (FxwSelection *self,
                                             const char   *name);
 guint         fxw_selection_get_n_highlighted (FxwSelection *self);
 
+/* A view's hold on the shared selection (*slot): drops the old selection's handlers for @view and its reference,
+   takes @selection (NULL: lets go, as in dispose) and connects the view's callbacks to it (swapped; NULL: not
+   wanted). */
+void          fxw_selection_follow         (FxwSelection **slot,
+                                            FxwSelection  *selection,
+                                            gpointer       view,
+                                            GCallback      graph_changed,
+                                            GCallback      node_changed,
+                                            GCallback      highlight_changed);
+
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "fxw-table-view.h"
+#include "fxw-viewers.h"
 
 struct _FxwTableView
 {
@@ -185,17 +186,8 @@ fxw_table_view_dispose (GObject *object)
 {
   FxwTableView *self = FXW_TABLE_VIEW (object);
 
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_clear_object (&self->selection);
-  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_TABLE_VIEW);
-  /* dispose_template() only clears bound children; the template's root box goes too. */
-  {
-    GtkWidget *child;
-
-    while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-      gtk_widget_unparent (child);
-  }
+  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
+  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_TABLE_VIEW);
   G_OBJECT_CLASS (fxw_table_view_parent_class)->dispose (object);
 }
 
@@ -296,16 +288,10 @@ fxw_table_view_set_selection (FxwTableView *self, FxwSelection *selection)
 
   if (self->selection == selection)
     return;
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  g_set_object (&self->selection, selection);
+  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (sync_from_selection),
+                        G_CALLBACK (highlight_changed_cb));
   if (selection != NULL)
-    {
-      g_signal_connect_object (selection, "notify::graph", G_CALLBACK (graph_changed_cb), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "notify::node", G_CALLBACK (sync_from_selection), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (selection, "highlight-changed", G_CALLBACK (highlight_changed_cb), self, G_CONNECT_SWAPPED);
-      graph_changed_cb (self);
-    }
+    graph_changed_cb (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
 }
 

@@ -29,3 +29,13 @@ fxw_viewers_init (void)
       g_once_init_leave (&once, 1);
     }
 }
+
+void
+fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type)
+{
+  GtkWidget *child;
+
+  gtk_widget_dispose_template (widget, widget_type);
+  while ((child = gtk_widget_get_first_child (widget)) != NULL)
+    gtk_widget_unparent (child);
+}

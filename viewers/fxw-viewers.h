@@ -15,5 +15,8 @@
 G_BEGIN_DECLS
 
 void fxw_viewers_init (void);
+/* A templated widget's dispose: gtk_widget_dispose_template() clears only the bound children; the template's root
+   box goes too. */
+void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* fx-graph.c: graph and node creation, FX name uniquing, users, editing, DCE, verification and copying. */
 #include "fx/ir.h"
+#include "fx-arg-impl.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -520,41 +521,6 @@ fx_graph_move_before (fx_graph *graph, fx_node *node, fx_node *before)
   link_before (graph, node, before);
 }
 
-static bool
-arg_replace (fx_arg *arg, fx_node *from, fx_node *to)
-{
-  bool changed = false;
-  switch (arg->kind)
-    {
-    case FX_ARG_NODE:
-      if (arg->u.node == from)
-        {
-          arg->u.node = to;
-          changed = true;
-        }
-      break;
-    case FX_ARG_LIST:
-    case FX_ARG_TUPLE:
-    case FX_ARG_SLICE:
-      for (size_t i = 0; i < arg->u.seq.n; i++)
-        changed |= arg_replace (&arg->u.seq.items[i], from, to);
-      break;
-    case FX_ARG_DICT:
-      for (size_t i = 0; i < arg->u.dict.n; i++)
-        {
-          changed |= arg_replace (&arg->u.dict.items[i].key, from, to);
-          changed |= arg_replace (&arg->u.dict.items[i].value, from, to);
-        }
-      break;
-    case FX_ARG_NONE: case FX_ARG_BOOL: case FX_ARG_INT: case FX_ARG_FLOAT: case FX_ARG_STR:
-    case FX_ARG_DTYPE: case FX_ARG_DEVICE: case FX_ARG_LAYOUT: case FX_ARG_MEMFMT: case FX_ARG_ELLIPSIS:
-    case FX_ARG_SYM: case FX_ARG_GLOBAL: case FX_ARG_KIND_COUNT:
-    default:
-      break;
-    }
-  return changed;
-}
-
 size_t
 fx_node_replace_all_uses_with (fx_node *node, fx_node *replacement)
 {
@@ -571,9 +537,9 @@ fx_node_replace_all_uses_with (fx_node *node, fx_node *replacement)
     {
       fx_node *u = users[i];
       for (size_t a = 0; a < u->n_args; a++)
-        arg_replace (&u->args[a], node, replacement);
+        fx_arg_replace_node (&u->args[a], node, replacement);
       for (size_t k = 0; k < u->n_kwargs; k++)
-        arg_replace (&u->kwargs[k].value, node, replacement);
+        fx_arg_replace_node (&u->kwargs[k].value, node, replacement);
       users_remove (node, u);
       users_add_scan (replacement, u);
     }

@@ -1,5 +1,6 @@
 /* fx-types.c: dtype/device/layout tables, argument and target constructors, tensor-value annotations. */
 #include "fx/ir.h"
+#include "fx-arg-impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -346,25 +347,27 @@ fx_arg_equal (const fx_arg *a, const fx_arg *b)
     }
 }
 
-void
-fx_arg_foreach_node (const fx_arg *arg, void (*fn) (fx_node *node, void *data), void *data)
+/* Calls fn on the address of every node reference in arg (recursively): the one traversal of args that reads
+   (fx_arg_foreach_node) or rewrites (fx_arg_replace_node) their nodes. */
+static void
+arg_walk_nodes (fx_arg *arg, void (*fn) (fx_node **ref, void *data), void *data)
 {
   switch (arg->kind)
     {
     case FX_ARG_NODE:
-      fn (arg->u.node, data);
+      fn (&arg->u.node, data);
       break;
     case FX_ARG_LIST:
     case FX_ARG_TUPLE:
     case FX_ARG_SLICE:
       for (size_t i = 0; i < arg->u.seq.n; i++)
-        fx_arg_foreach_node (&arg->u.seq.items[i], fn, data);
+        arg_walk_nodes (&arg->u.seq.items[i], fn, data);
       break;
     case FX_ARG_DICT:
       for (size_t i = 0; i < arg->u.dict.n; i++)
         {
-          fx_arg_foreach_node (&arg->u.dict.items[i].key, fn, data);
-          fx_arg_foreach_node (&arg->u.dict.items[i].value, fn, data);
+          arg_walk_nodes (&arg->u.dict.items[i].key, fn, data);
+          arg_walk_nodes (&arg->u.dict.items[i].value, fn, data);
         }
       break;
     case FX_ARG_NONE: case FX_ARG_BOOL: case FX_ARG_INT: case FX_ARG_FLOAT: case FX_ARG_STR:
@@ -373,6 +376,42 @@ fx_arg_foreach_node (const fx_arg *arg, void (*fn) (fx_node *node, void *data), 
     default:
       break;
     }
+}
+
+typedef struct
+{
+  void (*fn) (fx_node *node, void *data);
+  void *data;
+} node_visit;
+
+static void
+visit_node (fx_node **ref, void *data)
+{
+  node_visit *v = data;
+  v->fn (*ref, v->data);
+}
+
+void
+fx_arg_foreach_node (const fx_arg *arg, void (*fn) (fx_node *node, void *data), void *data)
+{
+  node_visit v = { fn, data };
+  /* the walk hands out addresses, but visit_node only reads through them */
+  arg_walk_nodes ((fx_arg *) arg, visit_node, &v);
+}
+
+static void
+replace_ref (fx_node **ref, void *data)
+{
+  fx_node *const *from_to = data;
+  if (*ref == from_to[0])
+    *ref = from_to[1];
+}
+
+void
+fx_arg_replace_node (fx_arg *arg, fx_node *from, fx_node *to)
+{
+  fx_node *from_to[2] = { from, to };
+  arg_walk_nodes (arg, replace_ref, from_to);
 }
 
 /* ---------------------------------------------------------------- targets */

@@ -9,20 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The target as Graph.__str__ names it ("torch.ops.aten.add.Tensor", "operator.add"). */
-static void
-target_text (const fx_target *t, fx_buf *out)
-{
-  switch (t->kind)
-    {
-    case FX_TARGET_OP: fx_buf_printf (out, "torch.ops.%s", t->name); break;
-    case FX_TARGET_OPERATOR: fx_buf_printf (out, "operator.%s", t->name); break;
-    case FX_TARGET_BUILTIN: fx_buf_printf (out, "builtins.%s", t->name); break;
-    case FX_TARGET_STR: case FX_TARGET_FUNCTION: case FX_TARGET_KIND_COUNT:
-    default: fx_buf_puts (out, t->name ? t->name : "?"); break;
-    }
-}
-
 /* How a torch-level call maps to ATen. */
 typedef enum
 {
@@ -399,7 +385,7 @@ lower_error (fx_diag *diag, const fx_node *n, const char *what)
 {
   fx_buf t;
   fx_buf_init (&t);
-  target_text (&n->target, &t);
+  fx_target_format (&n->target, &t);
   fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s' (%s): %s", n->name, t.data, what);
   fx_buf_free (&t);
   if (diag)
@@ -508,7 +494,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
     {
       fx_buf t;
       fx_buf_init (&t);
-      target_text (&n->target, &t);
+      fx_target_format (&n->target, &t);
       fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': no ATen lowering for %s '%s'", n->name, fx_opcode_name (n->op),
                    t.data);
       fx_buf_free (&t);

@@ -10,20 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The target as Graph.__str__ names it ("torch.ops.aten.add.Tensor", "operator.add"). */
-static void
-target_text (const fx_target *t, fx_buf *out)
-{
-  switch (t->kind)
-    {
-    case FX_TARGET_OP: fx_buf_printf (out, "torch.ops.%s", t->name); break;
-    case FX_TARGET_OPERATOR: fx_buf_printf (out, "operator.%s", t->name); break;
-    case FX_TARGET_BUILTIN: fx_buf_printf (out, "builtins.%s", t->name); break;
-    case FX_TARGET_STR: case FX_TARGET_FUNCTION: case FX_TARGET_KIND_COUNT:
-    default: fx_buf_puts (out, t->name ? t->name : "?"); break;
-    }
-}
-
 /* ---------------------------------------------------------------- shape propagation */
 
 static void
@@ -281,7 +267,7 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
         continue;
       fx_buf key;
       fx_buf_init (&key);
-      target_text (&n->target, &key);
+      fx_target_format (&n->target, &key);
       for (size_t i = 0; i < n->n_args; i++)
         {
           fx_buf_putc (&key, '|');

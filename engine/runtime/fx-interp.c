@@ -9,20 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The target as Graph.__str__ names it ("torch.ops.aten.add.Tensor", "operator.add"). */
-static void
-target_text (const fx_target *t, fx_buf *out)
-{
-  switch (t->kind)
-    {
-    case FX_TARGET_OP: fx_buf_printf (out, "torch.ops.%s", t->name); break;
-    case FX_TARGET_OPERATOR: fx_buf_printf (out, "operator.%s", t->name); break;
-    case FX_TARGET_BUILTIN: fx_buf_printf (out, "builtins.%s", t->name); break;
-    case FX_TARGET_STR: case FX_TARGET_FUNCTION: case FX_TARGET_KIND_COUNT:
-    default: fx_buf_puts (out, t->name ? t->name : "?"); break;
-    }
-}
-
 /* Switches over arg kinds name the handled cases; `default` covers the rest on purpose. */
 #pragma GCC diagnostic ignored "-Wswitch-enum"
 
@@ -46,7 +32,7 @@ node_error (fx_diag *diag, const fx_node *node, fx_status code, const char *fmt,
   va_end (ap);
   fx_buf t;
   fx_buf_init (&t);
-  target_text (&node->target, &t);
+  fx_target_format (&node->target, &t);
   fx_diag_set (diag, code, "node '%s' (%s): %s", node->name, t.data, msg);
   fx_buf_free (&t);
   if (diag)
@@ -326,7 +312,7 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
           {
             fx_buf t;
             fx_buf_init (&t);
-            target_text (&n->target, &t);
+            fx_target_format (&n->target, &t);
             st = node_error (diag, n, FX_ERR_UNSUPPORTED, "unknown op '%s'", t.data);
             fx_buf_free (&t);
           }

@@ -14,6 +14,12 @@ graph="$fixtures/graphs/layernorm_gelu.aten.0.py"
 
 "$fxwb" compile "$graph" --scale 64 -o device=cuda --source --debug-dir "$tmp/debug" > "$tmp/out.txt" 2> "$tmp/err.txt"
 rc=$?
+# Whether a device is here is read from /dev, not from fxwb: exit 4 ("no CUDA device") passes only without one.
+if ls /dev/nvidia[0-9]* > /dev/null 2>&1; then
+  test $rc -eq 0 || { cat "$tmp/out.txt" "$tmp/err.txt"; fail "a CUDA device is present but the compile exited $rc"; }
+else
+  test $rc -eq 4 || { cat "$tmp/out.txt" "$tmp/err.txt"; fail "no CUDA device here but the compile exited $rc"; }
+fi
 case $rc in
   0) echo "# a CUDA device is present: the compile succeeded" ;;
   4) grep -q "no CUDA device" "$tmp/err.txt" || fail "exit 4 without 'no CUDA device': $(cat "$tmp/err.txt")"

@@ -22,13 +22,17 @@ import _fxcapture
 __all__ = [
     "compile", "reset", "list_backends", "register_backend", "lookup_backend", "allow_in_graph",
     "disallow_in_graph", "graph_break", "disable", "mark_static", "mark_dynamic", "explain", "set_stance",
-    "is_compiling", "records", "dump_json", "install", "Unsupported",
+    "is_compiling", "records", "dump_json", "install", "Unsupported", "BackendCompilerFailed", "config", "counters",
 ]
 
 log = logging.getLogger("torch._dynamo")
 
 # ---------------------------------------------------------------- the record (frames, compiles, graphs, guards, breaks)
 records = []
+# torch._dynamo.utils.counters' role for the engine's backends: graphs the engine compiled, and graphs it could not
+# compile that ran through torch eager instead (config.suppress_errors). Tests read both: a differential test whose
+# backend quietly fell back to eager compares eager with eager.
+counters = {"engine_compiles": 0, "eager_fallbacks": 0}
 _disallowed_ids = set()
 _allowed_ids = set()
 
@@ -241,6 +245,22 @@ class _EngineCompiled:
         return _fxcapture.engine_kernels(self._handle)
 
 
+def _eager_fallback(gm, name, reason, error=None):
+    """gm.forward in place of a graph the engine's backend `name` could not compile, the reason printed and kept
+    on gm; with config.suppress_errors off (as in the tests) the error is raised instead."""
+    if not config.suppress_errors:
+        raise BackendCompilerFailed(f"backend {name!r} failed: {reason}") from error
+    counters["eager_fallbacks"] += 1
+    gm._fx_backend_error = reason
+    print(f"fxcapture: backend {name!r} could not compile this graph, running it eagerly: "
+          f"{' '.join(line.strip() for line in reason.splitlines()[:2])}", file=sys.stderr)
+    return gm.forward
+
+
+class BackendCompilerFailed(RuntimeError):
+    """torch._dynamo.exc.BackendCompilerFailed: an engine backend failed and config.suppress_errors is off."""
+
+
 def _engine_backend(name):
     """A backend that compiles with the engine's registered backend `name`. A graph the engine cannot compile
     (an op it does not know) runs through torch eager, with the reason recorded and printed once, the way
@@ -248,8 +268,9 @@ def _engine_backend(name):
 
     def compiler(gm, example_inputs, mode=None, options=None, **kwargs):
         graph_json = getattr(gm, "_fx_graph_json", None)
-        if graph_json is None or not hasattr(_fxcapture, "engine_compile"):
-            return gm.forward
+        if graph_json is None:
+            # a GraphModule built outside capture: the engine has no graph of it to compile
+            return _eager_fallback(gm, name, "the graph module was not captured by fxcapture")
         if any(isinstance(a, int) for a in example_inputs):
             per_shape = _PerShapeCompiled(gm, name, mode, options, example_inputs)
             per_shape(*example_inputs)
@@ -267,10 +288,8 @@ def _engine_backend(name):
             ki = _interrupt_behind(e)
             if ki is not None:
                 raise ki from None
-            gm._fx_backend_error = str(e)
-            print(f"fxcapture: backend {name!r} could not compile this graph, running it eagerly: "
-                  f"{' '.join(line.strip() for line in str(e).splitlines()[:2])}", file=sys.stderr)
-            return gm.forward
+            return _eager_fallback(gm, name, str(e), e)
+        counters["engine_compiles"] += 1
         gm._fx_engine_compiled = compiled
         return compiled
 
@@ -591,12 +610,28 @@ def _fail_on_recompile(filename, name, line, reasons):
 
 
 class _Config:
-    """torch._dynamo.config: recompile_limit (cache_size_limit) and friends."""
+    """torch._dynamo.config: recompile_limit (cache_size_limit) and friends. suppress_errors: a graph an engine
+    backend cannot compile runs through torch eager with a note (on, the default here) or raises
+    BackendCompilerFailed (off, Dynamo's default; FXCAPTURE_SUPPRESS_ERRORS=0 turns it off from outside)."""
+
+    suppress_errors = os.environ.get("FXCAPTURE_SUPPRESS_ERRORS", "1") not in ("0", "")
 
     def __getattr__(self, name):
         if name in ("recompile_limit", "cache_size_limit"):
             return _config["recompile_limit"]
         raise AttributeError(name)
+
+    @contextlib.contextmanager
+    def patch(self, **changes):
+        """torch._dynamo.config.patch: these settings inside the block, the old ones after it."""
+        old = {k: getattr(self, k) for k in changes}
+        for k, v in changes.items():
+            setattr(self, k, v)
+        try:
+            yield self
+        finally:
+            for k, v in old.items():
+                setattr(self, k, v)
 
     def __setattr__(self, name, value):
         if name in ("recompile_limit", "cache_size_limit"):

@@ -9,21 +9,10 @@ import unittest
 import torch
 
 import fxcapture
-
-fxcapture.install()
-
-
-def kinds(start, kind):
-    return [r for r in fxcapture.records[start:] if r["kind"] == kind]
+from capture_base import CaptureTest, kinds
 
 
-class Base(unittest.TestCase):
-    def setUp(self):
-        fxcapture.reset()
-        fxcapture.set_stance("default")
-        fxcapture.config.recompile_limit = 8
-        self.start = len(fxcapture.records)
-
+class Base(CaptureTest):
     def same_as_eager(self, fn, *args):
         want = fn(*args)
         got = torch.compile(fn, backend="eager")(*args)
@@ -233,8 +222,9 @@ class RealSignal(Base):
     def test_sigint_while_capturing_in_a_loop(self):
         """A real SIGINT (interrupt_main) while every call traces anew: it must surface as KeyboardInterrupt
         wherever it lands (tracing, the graph, CPython); swallowed, the loop would run to its time limit.
-        The backend returns gm.forward: the engine's backends convert tensors in backends/python's bridge, which
-        is outside capture (it clears a KeyboardInterrupt raised during a conversion: reported)."""
+        The backend returns gm.forward: the engine's backends convert tensors in the module's bridge
+        (fx-capture-bridge.c), which is outside capture (it clears a KeyboardInterrupt raised during a conversion:
+        reported)."""
         import _thread
         import time
         x = torch.randn(3)

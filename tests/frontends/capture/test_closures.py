@@ -6,13 +6,7 @@ import unittest
 
 import torch
 
-import fxcapture
-
-fxcapture.install()
-
-
-def kinds(start, kind):
-    return [r for r in fxcapture.records[start:] if r["kind"] == kind]
+from capture_base import CaptureTest, kinds
 
 
 def ops(compile_record):
@@ -41,13 +35,7 @@ def apply_fn(fn, x):
 SINK = []   # SINK.append(...): an untraceable call, a graph break with a resume function
 
 
-class Base(unittest.TestCase):
-    def setUp(self):
-        fxcapture.reset()
-        fxcapture.set_stance("default")
-        fxcapture.config.recompile_limit = 8
-        self.start = len(fxcapture.records)
-
+class Base(CaptureTest):
     def no_skips_or_breaks(self):
         self.assertEqual(kinds(self.start, "skip"), [])
         self.assertEqual(kinds(self.start, "graph_break"), [])

@@ -575,6 +575,36 @@ check_value (const fxc_check *c, fx_guard_kind kind, PyObject *o)
     }
 }
 
+/* The global state against the entry's (grad mode alone when the probes are missing). With reason, every field is
+   compared and the reason lists each that changed, as GlobalStateGuard::reason() does; without, the first change
+   ends the check. */
+static int
+global_state_check (fxc_entry *e, gs_values *gs, fx_buf *reason)
+{
+  if (e->global_state == NULL)
+    {
+      PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
+      bool grad = ge == Py_True;
+      Py_XDECREF (ge);
+      PyErr_Clear ();
+      if (grad == e->grad_enabled)
+        return 1;
+      if (reason)
+        fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
+      return 0;
+    }
+  gs_values_fill (gs);
+  bool same = true;
+  for (Py_ssize_t i = 0; i < gs_n && (same || reason); i++)
+    if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
+      {
+        if (reason)
+          fx_buf_printf (reason, "%s%s ", same ? "GLOBAL_STATE changed: " : "", gs_names[i]);
+        same = false;
+      }
+  return same ? 1 : 0;
+}
+
 /* The cache-hit check: only whether every guard passes, cheapest and most likely to fail first: values read from
    locals, globals and closures (EQUALS/ID/TYPE), then the global state (read once per call through gs), then the
    tensors. */
@@ -599,22 +629,8 @@ entry_check_fast (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyOb
       if (!ok)
         return 0;
     }
-  if (e->global_state == NULL)
-    {
-      PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
-      bool grad = ge == Py_True;
-      Py_XDECREF (ge);
-      PyErr_Clear ();
-      if (grad != e->grad_enabled)
-        return 0;
-    }
-  else
-    {
-      gs_values_fill (gs);
-      for (Py_ssize_t i = 0; i < gs_n; i++)
-        if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
-          return 0;
-    }
+  if (!global_state_check (e, gs, NULL))
+    return 0;
   for (size_t i = 0; i < e->n_checks; i++)
     {
       fxc_check *c = &e->checks[i];
@@ -704,31 +720,7 @@ entry_check (fxc_entry *e, PyObject *const *locals, PyObject *globals, PyObject 
     }
   if (e->n_shape_guards && !shape_guards_check (e, locals, globals, builtins, reason))
     return 0;
-  if (e->global_state == NULL)
-    {
-      PyObject *ge = PyObject_CallNoArgs (grad_enabled_fn);
-      bool grad = ge == Py_True;
-      Py_XDECREF (ge);
-      PyErr_Clear ();
-      if (grad != e->grad_enabled)
-        {
-          fx_buf_puts (reason, "GLOBAL_STATE changed: grad_mode ");
-          return 0;
-        }
-      return 1;
-    }
-  /* Every field is compared; the reason lists each that changed, as GlobalStateGuard::reason() does. */
-  gs_values_fill (gs);
-  bool same = true;
-  for (Py_ssize_t i = 0; i < gs_n; i++)
-    if (gs->v[i] && !gs_same (gs->v[i], e->global_state[i]))
-      {
-        if (same)
-          fx_buf_puts (reason, "GLOBAL_STATE changed: ");
-        fx_buf_printf (reason, "%s ", gs_names[i]);
-        same = false;
-      }
-  return same ? 1 : 0;
+  return global_state_check (e, gs, reason);
 }
 
 /* The probes' values now (new references; a probe that raises gives None). */
@@ -2067,17 +2059,19 @@ static struct PyModuleDef module_def = {
   NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__fxcapture (void);
-
-/* Defined by backends/python/fx-capture-bridge.c when the module is built with the engine's backends (it always is;
-   weak so that capture itself does not depend on the layer above it). */
-extern int fx_capture_bridge_init (PyObject *module) __attribute__ ((weak));
-
-PyMODINIT_FUNC
-PyInit__fxcapture (void)
+/* The _fxcapture module: capture's own functions plus `compiler`, the functions that compile and run a captured
+   graph (engine_compile, engine_run, engine_kernels, engine_backends). Capture knows no backend: the module's entry
+   point (fx-capture-bridge.c) hands them over. */
+PyObject *
+fxc_module_new (PyMethodDef *compiler)
 {
+  if (compiler == NULL || compiler[0].ml_name == NULL)
+    {
+      PyErr_SetString (PyExc_ImportError, "_fxcapture: capture was given no compile functions");
+      return NULL;
+    }
   PyObject *m = PyModule_Create (&module_def);
-  if (m && fx_capture_bridge_init && fx_capture_bridge_init (m) != 0)
+  if (m && PyModule_AddFunctions (m, compiler) != 0)
     Py_CLEAR (m);
   return m;
 }

@@ -1,7 +1,7 @@
-/* fx-capture-bridge.c: the engine's backends for captured graphs. Part of the _fxcapture extension module (which
-   bundles capture with the backends): engine_compile() compiles a captured graph (canonical JSON) with a registered
-   backend, engine_run() calls it on torch tensors exchanged through DLPack without copies, engine_kernels() lists
-   what it generated. fxcapture's "eager", "aot_eager" and "inductor" backends call these. */
+/* fx-capture-bridge.c: the _fxcapture module's entry point, handing capture the engine's backends as its compilers.
+   engine_compile() compiles a captured graph (canonical JSON) with a registered backend, engine_run() calls it on
+   torch tensors exchanged through DLPack without copies, engine_kernels() lists what it generated. fxcapture's
+   "eager", "aot_eager" and "inductor" backends call these. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "registry/fx-registry.h"
+#include "fx-capture-private.h"
 
 #define COMPILED_CAPSULE "fxwb.compiled"
 
@@ -404,13 +405,13 @@ static PyMethodDef bridge_methods[] = {
   { NULL, NULL, 0, NULL },
 };
 
-int fx_capture_bridge_init (PyObject *module);
+PyMODINIT_FUNC PyInit__fxcapture (void);
 
-/* Called from PyInit__fxcapture when the module is built with the backends. */
-int
-fx_capture_bridge_init (PyObject *module)
+/* The module's entry point: capture (a front end) with the engine's backends as its compilers. */
+PyMODINIT_FUNC
+PyInit__fxcapture (void)
 {
   /* The bridge is an entry point: it registers the built-ins and plugins once, when the module loads. */
   fx_backends_init ();
-  return PyModule_AddFunctions (module, bridge_methods);
+  return fxc_module_new (bridge_methods);
 }

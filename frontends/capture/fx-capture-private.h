@@ -158,3 +158,6 @@ bool fxc_interrupt_restore (void);
 
 /* Tensor metadata for TENSOR_MATCH (reads the tensor through its Python attributes). */
 int fxc_tensor_check_from (PyObject *tensor, fx_tensor_check *out);
+
+/* The _fxcapture module with capture's functions and `compiler` (the entry point's compile functions, required). */
+PyObject *fxc_module_new (PyMethodDef *compiler);

@@ -2727,10 +2727,995 @@ record_break (tracer *tr, frame *f)
   t->break_reason = strdup (tr->reason);
 }
 
-#define PUSH(v) do { if (sp >= MAX_STACK) { rc = fail (tr, 0, "stack overflow"); goto done; } stack[sp++] = (v); } while (0)
-#define POP() (stack[--sp])
-#define PEEK(n) (stack[sp - (n)])
-#define NEED(cond) do { if (!(cond)) { if (!PyErr_Occurred () && !tr->reason[0]) fail (tr, 0, "internal"); rc = tr->reason[0] ? 1 : -1; goto done; } } while (0)
+/* One frame's interpretation: its value stack and the instruction being run. Each opcode family below is a
+   step_* function that runs one instruction on it. */
+typedef struct vm
+{
+  tracer *tr;
+  frame *f;
+  PyCodeObject *co;
+  var *stack[MAX_STACK];
+  int sp;
+  int opcode;
+  int oparg;
+  int inst_sp;                /* the stack depth before the instruction (a graph break resumes there) */
+  int next;                   /* the instruction after this one; a jump changes it */
+  PyObject *kwnames;          /* KW_NAMES of the coming CALL */
+  var **result;               /* RETURN_VALUE's value */
+} vm;
+
+/* What a step returns besides the frame's final status (0 returned, 1 graph break or unsupported, -1 error). */
+enum
+{
+  STEP_NEXT = 2,              /* go on with vs->next */
+  STEP_UNHANDLED = 3,         /* not an opcode of this family */
+};
+
+#define PUSH(v) do { if (vs->sp >= MAX_STACK) return fail (vs->tr, 0, "stack overflow"); vs->stack[vs->sp++] = (v); } while (0)
+#define POP() (vs->stack[--vs->sp])
+#define PEEK(n) (vs->stack[vs->sp - (n)])
+#define NEED(cond) do { if (!(cond)) { if (!PyErr_Occurred () && !vs->tr->reason[0]) fail (vs->tr, 0, "internal"); \
+                                      return vs->tr->reason[0] ? 1 : -1; } } while (0)
+
+/* Stack shuffles and the loads and stores of names: constants, fast locals, globals, attributes and methods. */
+static int
+step_names (vm *vs)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  PyCodeObject *co = vs->co;
+  const int oparg = vs->oparg;
+  const int opcode = vs->opcode;
+  switch (opcode)
+    {
+    case RESUME:
+    case NOP:
+    case PRECALL:
+    case CACHE:
+      break;
+    case POP_TOP:
+      (void) POP ();
+      break;
+    case PUSH_NULL:
+      PUSH (var_new (tr, V_NULL, NULL));
+      break;
+    case LOAD_CONST:
+      PUSH (const_var (tr, PyTuple_GET_ITEM (co->co_consts, oparg)));
+      break;
+    case LOAD_FAST:
+      {
+        var *v = load_local (tr, f, oparg);
+        NEED (v);
+        PUSH (v);
+      }
+      break;
+    case STORE_FAST:
+      f->locals[oparg] = POP ();
+      break;
+    case DELETE_FAST:
+      f->locals[oparg] = NULL;
+      break;
+    case LOAD_GLOBAL:
+      {
+        if (oparg & 1)
+          PUSH (var_new (tr, V_NULL, NULL));
+        var *v = load_global (tr, f, PyTuple_GET_ITEM (co->co_names, oparg >> 1));
+        NEED (v);
+        PUSH (v);
+      }
+      break;
+    case LOAD_ATTR:
+      {
+        var *b = POP ();
+        var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
+        NEED (v);
+        PUSH (v);
+      }
+      break;
+    case LOAD_METHOD:
+      {
+        var *b = POP ();
+        var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
+        NEED (v);
+        PUSH (var_new (tr, V_NULL, NULL));
+        PUSH (v);
+      }
+      break;
+    case COPY:
+      {
+        NEED (vs->sp >= oparg);
+        var *v = PEEK (oparg);
+        PUSH (v);
+      }
+      break;
+    case SWAP:
+      {
+        NEED (vs->sp >= oparg);
+        var *tmp = PEEK (1);
+        PEEK (1) = PEEK (oparg);
+        PEEK (oparg) = tmp;
+      }
+      break;
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+
+/* Operators: binary, comparison, unary, subscript, `is` and `in`. */
+static int
+step_operators (vm *vs)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  const int oparg = vs->oparg;
+  const int opcode = vs->opcode;
+  switch (opcode)
+    {
+    case BINARY_OP:
+      {
+        var *rhs = POP ();
+        var *lhs = POP ();
+        var *a[2] = { lhs, rhs };
+        if (oparg < 0 || oparg >= (int) (sizeof binop_names / sizeof *binop_names))
+          return fail (tr, 1, "unsupported binary op %d", oparg);
+        var *r = call_operator (tr, f, binop_names[oparg], a, 2);
+        NEED (r);
+        PUSH (r);
+      }
+      break;
+    case COMPARE_OP:
+      {
+        var *rhs = POP ();
+        var *lhs = POP ();
+        var *a[2] = { lhs, rhs };
+        var *r = call_operator (tr, f, cmp_names[oparg], a, 2);
+        NEED (r);
+        PUSH (r);
+      }
+      break;
+    case UNARY_NEGATIVE:
+    case UNARY_INVERT:
+    case UNARY_NOT:
+      {
+        var *a[1] = { POP () };
+        const char *name = opcode == UNARY_NEGATIVE ? "neg" : opcode == UNARY_INVERT ? "invert" : "not_";
+        if (opcode == UNARY_NOT && var_has_tensor (a[0]))
+          {
+            vs->sp++;
+            return fail (tr, 1, "Data-dependent branching\n  Explanation: `not` on a tensor");
+          }
+        var *r = call_operator (tr, f, name, a, 1);
+        NEED (r);
+        PUSH (r);
+      }
+      break;
+    case BINARY_SUBSCR:
+      {
+        var *idx = POP ();
+        var *obj = POP ();
+        var *a[2] = { obj, idx };
+        if (obj->kind == V_CONST && PyDict_CheckExact (obj->obj) && obj->has_src && idx->kind == V_CONST)
+          {
+            PyObject *item = PyDict_GetItemWithError (obj->obj, idx->obj);
+            NEED (item);
+            fxc_source ks;
+            source_key (&ks, &obj->src, idx->obj);
+            var *v = wrap_value (tr, f, item, &ks);
+            fxc_source_clear (&ks);
+            NEED (v);
+            PUSH (v);
+            break;
+          }
+        if (obj->kind == V_SEQ && idx->kind == V_CONST && PyLong_Check (idx->obj))
+          {
+            Py_ssize_t i = PyLong_AsSsize_t (idx->obj);
+            if (i < 0)
+              i += obj->n;
+            NEED (i >= 0 && (size_t) i < obj->n);
+            PUSH (obj->items[i]);
+            break;
+          }
+        if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
+          {
+            Py_ssize_t start, stop, step, len;
+            NEED (PySlice_GetIndicesEx (idx->obj, obj->n, &start, &stop, &step, &len) == 0);
+            var *v = var_new (tr, V_SEQ, NULL);
+            v->is_list = obj->is_list;
+            v->items = malloc ((len + 1) * sizeof (var *));
+            for (Py_ssize_t i = 0; i < len; i++)
+              v->items[i] = obj->items[start + i * step];
+            v->n = len;
+            PUSH (v);
+            break;
+          }
+        var *r = call_operator (tr, f, "getitem", a, 2);
+        NEED (r);
+        PUSH (r);
+      }
+      break;
+    case IS_OP:
+    case CONTAINS_OP:
+      {
+        var *rhs = POP ();
+        var *lhs = POP ();
+        if (opcode == IS_OP
+            && (((lhs->kind == V_TENSOR || lhs->kind == V_SEQ) && rhs->kind == V_CONST && rhs->obj
+                 && !PyObject_TypeCheck (rhs->obj, (PyTypeObject *) fxc.tensor_type)
+                 && !PyTuple_Check (rhs->obj) && !PyList_Check (rhs->obj))
+                || ((rhs->kind == V_TENSOR || rhs->kind == V_SEQ) && lhs->kind == V_CONST && lhs->obj
+                    && !PyObject_TypeCheck (lhs->obj, (PyTypeObject *) fxc.tensor_type)
+                    && !PyTuple_Check (lhs->obj) && !PyList_Check (lhs->obj))))
+          {
+            /* a tensor or a sequence is never the same object as None, a number or a string */
+            PUSH (const_var (tr, oparg ? Py_True : Py_False));
+            break;
+          }
+        if ((lhs->kind != V_CONST && lhs->kind != V_OBJ) || (rhs->kind != V_CONST && rhs->kind != V_OBJ))
+          {
+            vs->sp += 2;
+            return fail (tr, 1, "Unsupported %s on a traced value", opcode == IS_OP ? "`is`" : "`in`");
+          }
+        int r = opcode == IS_OP ? lhs->obj == rhs->obj : PySequence_Contains (rhs->obj, lhs->obj);
+        NEED (r >= 0);
+        if (oparg)
+          r = !r;
+        PUSH (const_var (tr, r ? Py_True : Py_False));
+      }
+      break;
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+
+/* Building and unpacking containers: tuples, lists, slices and dicts. */
+static int
+step_containers (vm *vs)
+{
+  tracer *tr = vs->tr;
+  const int oparg = vs->oparg;
+  const int opcode = vs->opcode;
+  switch (opcode)
+    {
+    case BUILD_TUPLE:
+    case BUILD_LIST:
+      {
+        var *v = var_new (tr, V_SEQ, NULL);
+        v->n = oparg;
+        v->is_list = opcode == BUILD_LIST;
+        v->items = malloc ((oparg + 1) * sizeof (var *));
+        for (int i = 0; i < oparg; i++)
+          v->items[i] = vs->stack[vs->sp - oparg + i];
+        vs->sp -= oparg;
+        PUSH (v);
+      }
+      break;
+    case UNPACK_SEQUENCE:
+      {
+        var *s = POP ();
+        if (s->kind == V_CONST && (PyTuple_Check (s->obj) || PyList_Check (s->obj))
+            && PySequence_Fast_GET_SIZE (s->obj) == oparg)
+          {
+            for (int i = oparg - 1; i >= 0; i--)
+              PUSH (const_var (tr, PySequence_Fast_GET_ITEM (s->obj, i)));
+            break;
+          }
+        NEED (s->kind == V_SEQ && (int) s->n == oparg);
+        for (int i = oparg - 1; i >= 0; i--)
+          PUSH (s->items[i]);
+      }
+      break;
+    case LIST_TO_TUPLE:
+      {
+        var *l = PEEK (1);
+        if (l->kind == V_SEQ)
+          {
+            var *t = var_new (tr, V_SEQ, NULL);
+            t->n = l->n;
+            t->items = malloc ((l->n + 1) * sizeof (var *));
+            memcpy (t->items, l->items, l->n * sizeof (var *));
+            PEEK (1) = t;
+          }
+        else
+          return fail (tr, 1, "Unsupported list to tuple conversion");
+      }
+      break;
+    case BUILD_SLICE:
+      {
+        int k = oparg == 3 ? 3 : 2;
+        PyObject *parts[3] = { Py_None, Py_None, Py_None };
+        for (int i = 0; i < k; i++)
+          {
+            var *p = vs->stack[vs->sp - k + i];
+            if (p->kind != V_CONST)
+              return fail (tr, 1, "Unsupported slice with a non-constant bound");
+            parts[i] = p->obj;
+          }
+        vs->sp -= k;
+        PyObject *slice = PySlice_New (parts[0], parts[1], parts[2]);
+        NEED (slice);
+        var *v = const_var (tr, slice);
+        Py_DECREF (slice);
+        PUSH (v);
+      }
+      break;
+    case BUILD_MAP:
+      {
+        PyObject *d = PyDict_New ();
+        bool ok = true;
+        for (int i = 0; ok && i < oparg; i++)
+          {
+            var *k = vs->stack[vs->sp - 2 * oparg + 2 * i], *v = vs->stack[vs->sp - 2 * oparg + 2 * i + 1];
+            ok = k->kind == V_CONST && (v->kind == V_CONST || v->kind == V_OBJ) && PyDict_SetItem (d, k->obj, v->obj) == 0;
+          }
+        if (!ok)
+          {
+            Py_DECREF (d);
+            PyErr_Clear ();
+            return fail (tr, 1, "Unsupported dict of traced values");
+          }
+        vs->sp -= 2 * oparg;
+        var *v = const_var (tr, d);
+        Py_DECREF (d);
+        PUSH (v);
+      }
+      break;
+    case DICT_MERGE:
+    case DICT_UPDATE:
+      {
+        var *upd = POP ();
+        NEED (vs->sp >= oparg);
+        var *d = PEEK (oparg);
+        if (d->kind != V_CONST || !PyDict_Check (d->obj) || upd->kind != V_CONST || !PyDict_Check (upd->obj))
+          return fail (tr, 1, "Unsupported **kwargs of traced values");
+        PyObject *m = PyDict_Copy (d->obj);
+        NEED (m && PyDict_Update (m, upd->obj) == 0);
+        var *v = const_var (tr, m);
+        Py_DECREF (m);
+        PEEK (oparg) = v;
+      }
+      break;
+    case BUILD_CONST_KEY_MAP:
+      {
+        /* dict of constants only; a dict holding tensors is not supported in this version */
+        var *keys = POP ();
+        PyObject *d = PyDict_New ();
+        bool ok = keys->kind == V_CONST && PyTuple_Check (keys->obj) && PyTuple_GET_SIZE (keys->obj) == oparg;
+        for (int i = 0; ok && i < oparg; i++)
+          {
+            var *v = vs->stack[vs->sp - oparg + i];
+            ok = v->kind == V_CONST || v->kind == V_OBJ;
+            if (ok)
+              PyDict_SetItem (d, PyTuple_GET_ITEM (keys->obj, i), v->obj);
+          }
+        if (!ok)
+          {
+            Py_DECREF (d);
+            vs->sp++;
+            return fail (tr, 1, "Unsupported dict of traced values");
+          }
+        vs->sp -= oparg;
+        var *v = const_var (tr, d);
+        Py_DECREF (d);
+        PUSH (v);
+      }
+      break;
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+
+/* Calls: CALL with its KW_NAMES, and CALL_FUNCTION_EX (star-args and double-star kwargs). */
+static int
+step_calls (vm *vs)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  PyCodeObject *co = vs->co;
+  const int oparg = vs->oparg;
+  const int opcode = vs->opcode;
+  switch (opcode)
+    {
+    case KW_NAMES:
+      vs->kwnames = PyTuple_GET_ITEM (co->co_consts, oparg);
+      break;
+    case CALL:
+      {
+        NEED (vs->sp >= oparg + 2);
+        var **args = &vs->stack[vs->sp - oparg];
+        var *callee = PEEK (oparg + 1);
+        var *first = PEEK (oparg + 2);
+        var *r;
+        if (first->kind != V_NULL)
+          {
+            /* (method, self, args): our LOAD_METHOD never does this, but bytecode from LOAD_ATTR may */
+            var **all = malloc ((oparg + 1) * sizeof (var *));
+            all[0] = callee;
+            memcpy (all + 1, args, oparg * sizeof (var *));
+            r = call_var (tr, f, first, all, oparg + 1, vs->kwnames);
+            free (all);
+          }
+        else
+          r = call_var (tr, f, callee, args, oparg, vs->kwnames);
+        if (!r && !f->parent)
+          {
+            tr->t->break_kind = FXC_BREAK_CALL;
+            tr->t->call_argc = oparg;
+            Py_XINCREF (vs->kwnames);
+            tr->t->call_kwnames = vs->kwnames;
+            tr->t->resume_at[0] = vs->next;
+          }
+        vs->kwnames = NULL;
+        if (!r)
+          return tr->reason[0] ? 1 : -1;
+        vs->sp -= oparg + 2;
+        PUSH (r);
+      }
+      break;
+    case CALL_FUNCTION_EX:
+      {
+        var *kw = (oparg & 1) ? POP () : NULL;
+        var *pa = POP ();
+        var *callee = POP ();
+        NEED (vs->sp >= 1);
+        if (pa->kind == V_CONST && PyTuple_Check (pa->obj))
+          {
+            /* a constant tuple of positional arguments */
+            var *seq = var_new (tr, V_SEQ, NULL);
+            seq->n = PyTuple_GET_SIZE (pa->obj);
+            seq->items = malloc ((seq->n + 1) * sizeof (var *));
+            for (size_t i = 0; i < seq->n; i++)
+              seq->items[i] = const_var (tr, PyTuple_GET_ITEM (pa->obj, i));
+            pa = seq;
+          }
+        if (pa->kind != V_SEQ || (kw && !(kw->kind == V_CONST && PyDict_Check (kw->obj))))
+          {
+            vs->sp += kw ? 3 : 2;
+            return fail (tr, 1, "Unsupported function call\n  Explanation: *args/**kwargs of traced values");
+          }
+        Py_ssize_t nkw = kw ? PyDict_Size (kw->obj) : 0;
+        var **all = malloc ((pa->n + nkw + 1) * sizeof (var *));
+        memcpy (all, pa->items, pa->n * sizeof (var *));
+        PyObject *names = nkw ? PyTuple_New (nkw) : NULL;
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *k, *val;
+        while (kw && PyDict_Next (kw->obj, &pos, &k, &val))
+          {
+            Py_INCREF (k);
+            PyTuple_SET_ITEM (names, i, k);
+            all[pa->n + i] = const_var (tr, val);
+            i++;
+          }
+        if (names)
+          {
+            PyList_Append (tr->keep, names);
+            Py_DECREF (names);
+          }
+        var *r = call_var (tr, f, callee, all, pa->n + nkw, names);
+        free (all);
+        if (!r)
+          return tr->reason[0] ? 1 : -1;
+        (void) POP (); /* the NULL below the callable */
+        PUSH (r);
+      }
+      break;
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+
+/* Control flow: jumps and branches (a branch on a tensor is a graph break), loops over iterators, `with` blocks of
+   grad modes, return. */
+static int
+step_control (vm *vs)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  const int oparg = vs->oparg;
+  const int opcode = vs->opcode;
+  switch (opcode)
+    {
+    case JUMP_FORWARD:
+      vs->next = vs->next + oparg;
+      break;
+    case JUMP_BACKWARD:
+    case JUMP_BACKWARD_NO_INTERRUPT:
+      vs->next = vs->next - oparg;
+      break;
+    case JUMP_IF_FALSE_OR_POP:
+    case JUMP_IF_TRUE_OR_POP:
+      {
+        /* `a and b` / `a or b` on constants; on anything else the frame continues in CPython here */
+        var *c = PEEK (1);
+        if (c->kind != V_CONST && c->kind != V_OBJ)
+          {
+            return fail (tr, 1, "Unsupported `and`/`or` on a traced value\n  Explanation: the truth of a %s is "
+                       "not known while tracing", c->kind == V_TENSOR ? "tensor" : "traced value");
+          }
+        int truth = PyObject_IsTrue (c->obj);
+        NEED (truth >= 0);
+        if ((opcode == JUMP_IF_TRUE_OR_POP) == (truth != 0))
+          vs->next = vs->next + oparg;
+        else
+          (void) POP ();
+      }
+      break;
+    case POP_JUMP_FORWARD_IF_FALSE:
+    case POP_JUMP_FORWARD_IF_TRUE:
+    case POP_JUMP_BACKWARD_IF_FALSE:
+    case POP_JUMP_BACKWARD_IF_TRUE:
+    case POP_JUMP_FORWARD_IF_NONE:
+    case POP_JUMP_FORWARD_IF_NOT_NONE:
+    case POP_JUMP_BACKWARD_IF_NONE:
+    case POP_JUMP_BACKWARD_IF_NOT_NONE:
+      {
+        var *c = PEEK (1);
+        bool none_test = opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE
+                         || opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
+        if (none_test && (c->kind == V_TENSOR || c->kind == V_SEQ))
+          {
+            /* `if bias is not None`: a tensor or a sequence is never None */
+            (void) POP ();
+            bool jump = opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
+            if (jump)
+              vs->next = opcode == POP_JUMP_FORWARD_IF_NOT_NONE ? vs->next + oparg : vs->next - oparg;
+            break;
+          }
+        if (c->kind == V_TENSOR)
+          {
+            if (!f->parent)
+              {
+                bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE;
+                tr->t->break_kind = FXC_BREAK_JUMP;
+                tr->t->break_opcode = opcode;
+                tr->t->resume_at[0] = vs->next;
+                tr->t->resume_at[1] = backward ? vs->next - oparg : vs->next + oparg;
+              }
+            return fail (tr, 1, "Data-dependent branching\n"
+                       "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.\n"
+                       "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.\n"
+                       "  Hint: Use `torch.cond` to express dynamic control flow.\n"
+                       "\n"
+                       "  Developer debug context: attempted to jump with TensorVariable()\n"
+                       "\n"
+                       " For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html");
+          }
+        if (c->kind != V_CONST && c->kind != V_OBJ)
+          return fail (tr, 1, "Unsupported jump on a non-constant value");
+        (void) POP ();
+        bool jump;
+        bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE
+                        || opcode == POP_JUMP_BACKWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
+        if (opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE)
+          jump = c->obj == Py_None;
+        else if (opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE)
+          jump = c->obj != Py_None;
+        else
+          {
+            int truth = PyObject_IsTrue (c->obj);
+            NEED (truth >= 0);
+            jump = (opcode == POP_JUMP_FORWARD_IF_TRUE || opcode == POP_JUMP_BACKWARD_IF_TRUE) ? truth : !truth;
+          }
+        if (jump)
+          vs->next = backward ? vs->next - oparg : vs->next + oparg;
+      }
+      break;
+    case GET_ITER:
+      {
+        var *s = POP ();
+        if (s->kind == V_OBJ && is_instance (s->obj, fxc.module_type) == 1)
+          {
+            /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */
+            PyObject *mods = PyObject_GetAttrString (s->obj, "_modules");
+            NEED (mods && PyDict_Check (mods));
+            var *seq = var_new (tr, V_SEQ, NULL);
+            seq->items = malloc ((PyDict_Size (mods) + 1) * sizeof (var *));
+            PyObject *k, *m;
+            Py_ssize_t pos = 0;
+            while (PyDict_Next (mods, &pos, &k, &m))
+              {
+                if (m == Py_None)
+                  continue;
+                fxc_source src = { .local = -1 };
+                var *c;
+                if (s->has_src)
+                  {
+                    source_attr (&src, &s->src, k, "_modules");
+                    c = wrap_value (tr, f, m, &src);
+                    fxc_source_clear (&src);
+                  }
+                else
+                  c = wrap_value (tr, f, m, NULL);
+                if (!c)
+                  break;
+                seq->items[seq->n++] = c;
+              }
+            Py_DECREF (mods);
+            s = seq;
+          }
+        if ((s->kind == V_CONST || s->kind == V_OBJ) && !s->is_iter && PyIter_Check (s->obj))
+          {
+            /* an iterator from outside the traced code (e.g. a resume function's enumerate): tracing must not
+               consume it, since CPython runs the frame on the same object if capture gives up */
+            return fail (tr, 1, "Unsupported iteration over an iterator\n  Explanation: iterating %s would consume it",
+                       Py_TYPE (s->obj)->tp_name);
+          }
+        if (s->kind == V_CONST || (s->kind == V_OBJ && !PyCallable_Check (s->obj)))
+          {
+            /* range/tuple/list constants: iterate the materialized list (loops are unrolled) */
+            PyObject *lst = PySequence_List (s->obj);
+            NEED (lst);
+            PyObject *it = PyObject_GetIter (lst);
+            Py_DECREF (lst);
+            NEED (it);
+            var *v = var_new (tr, V_CONST, it);
+            Py_DECREF (it);
+            v->is_iter = true;
+            PUSH (v);
+          }
+        else if (s->kind == V_SEQ)
+          {
+            PyObject *idx = PyList_New (0);
+            for (size_t i = 0; i < s->n; i++)
+              {
+                PyObject *p = PyLong_FromSize_t (i);
+                PyList_Append (idx, p);
+                Py_DECREF (p);
+              }
+            PyObject *it = PyObject_GetIter (idx);
+            Py_DECREF (idx);
+            var *v = var_new (tr, V_CONST, it);
+            Py_DECREF (it);
+            v->recv = s;
+            v->is_iter = true;
+            PUSH (v);
+          }
+        else
+          return fail (tr, 1, "Unsupported iteration over a non-constant value");
+      }
+      break;
+    case FOR_ITER:
+      {
+        var *it = PEEK (1);
+        if (!it->is_iter || !it->obj)
+          {
+            return fail (tr, 1, "Unsupported iteration over an iterator\n  Explanation: FOR_ITER on a value that "
+                       "tracing did not create would consume it");
+          }
+        PyObject *item = PyIter_Next (it->obj);
+        if (!item)
+          {
+            NEED (!PyErr_Occurred ());
+            (void) POP ();
+            vs->next = vs->next + oparg;
+            break;
+          }
+        if (it->recv)
+          {
+            PUSH (it->recv->items[PyLong_AsSsize_t (item)]);
+            Py_DECREF (item);
+          }
+        else
+          {
+            var *v = const_var (tr, item);
+            Py_DECREF (item);
+            PUSH (v);
+          }
+      }
+      break;
+    case BEFORE_WITH:
+      {
+        var *mgr = PEEK (1);
+        if (mgr->kind != V_CONST || (mgr->grad_ctx != 1 && mgr->grad_ctx != 2))
+          {
+            return fail (tr, 1, "Unsupported context manager\n  Explanation: only torch.no_grad() and "
+                       "torch.enable_grad() blocks are traced; the frame continues in CPython");
+          }
+        (void) POP ();
+        int before = tr->grad_mode;
+        if (grad_mode_set (tr, f, mgr->grad_ctx == 2) < 0)
+          return fail (tr, 0, "torch._C._set_grad_enabled is missing");
+        if (before < 0)
+          before = tr->grad_entry;
+        tr->grad_depth++;
+        var *exit = const_var (tr, Py_None);
+        exit->grad_ctx = 3 + before;
+        PUSH (exit);
+        PUSH (const_var (tr, Py_None));
+      }
+      break;
+    case RETURN_VALUE:
+      *vs->result = POP ();
+      return 0;
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+
+/* Cells and closures: free variables, nonlocal reads and writes, and the functions MAKE_FUNCTION builds. */
+static int
+step_closures (vm *vs)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  PyCodeObject *co = vs->co;
+  const int oparg = vs->oparg;
+  const int opcode = vs->opcode;
+  switch (opcode)
+    {
+    case COPY_FREE_VARS:
+      if (!f->parent)
+        {
+          /* the compiled function is itself a closure: its free variables read as L['name'] (Dynamo's
+             LocalSource of a derefed cell) */
+          PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
+          int off = co->co_nlocalsplus - co->co_nfreevars;
+          for (int k = 0; closure && k < co->co_nfreevars && k < PyTuple_GET_SIZE (closure); k++)
+            if (!f->locals[off + k])
+              {
+                var *c = var_new (tr, V_CELL, PyTuple_GET_ITEM (closure, k));
+                source_set_local (&c->src, off + k,
+                                  PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, off + k)));
+                c->src.deref = true;
+                c->has_src = true;
+                f->locals[off + k] = c;
+              }
+        }
+      break;
+    case MAKE_CELL:
+      {
+        /* an argument that is a cell starts with the argument's value */
+        var *init = f->locals[oparg];
+        if (!init && !f->parent && tr->top_locals[oparg])
+          {
+            init = load_local (tr, f, oparg);
+            NEED (init);
+          }
+        var *c = var_new (tr, V_CELL, NULL);
+        c->recv = init;
+        c->cell_loaded = true;
+        f->locals[oparg] = c;
+      }
+      break;
+    case LOAD_CLOSURE:
+      {
+        var *c = f->locals[oparg];
+        NEED (c && c->kind == V_CELL);
+        PUSH (c);
+      }
+      break;
+    case LOAD_DEREF:
+    case STORE_DEREF:
+    case DELETE_DEREF:
+      {
+        var *c = f->locals[oparg];
+        const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
+        NEED (c && c->kind == V_CELL);
+        if (opcode != LOAD_DEREF)
+          {
+            if (c->obj && f->parent)
+              {
+                /* the cell belongs to a function from outside the trace: its write is a side effect */
+                return fail (tr, 1, "Unsupported nonlocal write\n  Explanation: a store to the free variable '%s' of "
+                           "an inlined function defined outside the compiled frame", nm);
+              }
+            c->recv = opcode == STORE_DEREF ? POP () : NULL;
+            c->cell_loaded = true;
+            c->cell_dirty = c->obj != NULL;
+            break;
+          }
+        if (!c->cell_loaded && c->obj)
+          {
+            PyObject *val = PyCell_GET (c->obj);
+            if (val)
+              {
+                c->recv = wrap_value (tr, f, val, c->has_src ? &c->src : NULL);
+                NEED (c->recv);
+              }
+            c->cell_loaded = true;
+          }
+        if (!c->recv)
+          {
+            /* CPython raises NameError here: let it */
+            return fail (tr, f->parent ? 1 : 0, "free variable '%s' referenced before assignment in enclosing scope",
+                       nm);
+          }
+        PUSH (c->recv);
+      }
+      break;
+    case LOAD_CLASSDEREF:
+      return fail (tr, f->parent ? 1 : 0, "class bodies are not captured (LOAD_CLASSDEREF)");
+    case MAKE_FUNCTION:
+      {
+        var *code_v = POP ();
+        var *closure = (oparg & 0x08) ? POP () : NULL;
+        var *annotations = (oparg & 0x04) ? POP () : NULL;
+        var *kwdefaults = (oparg & 0x02) ? POP () : NULL;
+        var *defaults = (oparg & 0x01) ? POP () : NULL;
+        (void) annotations;
+        NEED (code_v->kind == V_CONST && PyCode_Check (code_v->obj));
+        PyCodeObject *fco = (PyCodeObject *) code_v->obj;
+        bool ok = !closure || (closure->kind == V_SEQ && (int) closure->n == fco->co_nfreevars);
+        for (size_t i = 0; ok && closure && i < closure->n; i++)
+          ok = closure->items[i]->kind == V_CELL;
+        PyObject *defs = NULL;
+        if (ok && defaults)
+          {
+            /* defaults are values of the trace: only constants can be a real function's defaults */
+            if (defaults->kind == V_CONST && PyTuple_Check (defaults->obj))
+              defs = Py_NewRef (defaults->obj);
+            else if (defaults->kind == V_SEQ)
+              {
+                defs = PyTuple_New (defaults->n);
+                for (size_t i = 0; ok && i < defaults->n; i++)
+                  {
+                    var *d = defaults->items[i];
+                    ok = (d->kind == V_CONST || d->kind == V_OBJ) && d->obj;
+                    if (ok)
+                      PyTuple_SET_ITEM (defs, i, Py_NewRef (d->obj));
+                  }
+              }
+            else
+              ok = false;
+          }
+        if (ok && kwdefaults)
+          ok = kwdefaults->kind == V_CONST && PyDict_Check (kwdefaults->obj);
+        if (!ok)
+          {
+            Py_XDECREF (defs);
+            vs->sp = vs->inst_sp;
+            return fail (tr, 1, "Unsupported function definition\n  Explanation: MAKE_FUNCTION with defaults or a "
+                       "closure that are not constants or cells of the trace");
+          }
+        /* A real function object (for its code, name, globals and defaults); its closure holds placeholder
+           cells: calls are inlined with the trace's cells, and a closure never leaves the trace. */
+        PyObject *fn = PyFunction_New ((PyObject *) fco, f->globals);
+        NEED (fn);
+        int err = 0;
+        if (defs)
+          err |= PyFunction_SetDefaults (fn, defs);
+        if (kwdefaults)
+          err |= PyFunction_SetKwDefaults (fn, kwdefaults->obj);
+        if (closure && closure->n)
+          {
+            PyObject *cl = PyTuple_New (closure->n);
+            for (size_t i = 0; i < closure->n; i++)
+              PyTuple_SET_ITEM (cl, i, PyCell_New (NULL));
+            err |= PyFunction_SetClosure (fn, cl);
+            Py_DECREF (cl);
+          }
+        Py_XDECREF (defs);
+        if (err)
+          {
+            Py_DECREF (fn);
+            NEED (0);
+          }
+        var *v = var_new (tr, V_FUNC, fn);
+        Py_DECREF (fn);
+        if (closure && closure->n)
+          {
+            v->n = closure->n;
+            v->items = malloc (closure->n * sizeof (var *));
+            memcpy (v->items, closure->items, closure->n * sizeof (var *));
+          }
+        PUSH (v);
+      }
+      break;
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+
+/* A graph break in the top frame: the graph ends here and the frame continues in CPython at the breaking
+   instruction (cur_ip), with the stack as it was before it (inst_sp) and the live locals, rebuilt from the graph's
+   outputs. */
+static void
+break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py_CODEUNIT *code, int n, int cur_ip)
+{
+  PyCodeObject *co = f->code;
+  /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
+     the slots, and nothing is pushed before a failure). */
+  int sp = inst_sp;
+  tr->cells_frame = f;
+  tr->at_break = true;
+  /* Top frame: remember where to resume and what the stack and locals hold. */
+  if (!tr->t->break_reason)
+    record_break (tr, f);
+  tr->t->resume_offset = cur_ip;
+  tr->t->resume_stack = PyList_New (0);
+  tr->t->resume_locals = PyList_New (0);
+  PyObject *outputs = PyList_New (0);
+  bool ok = true;
+  for (int i = 0; i < sp && ok; i++)
+    {
+      PyObject *s = out_spec (tr, stack[i], outputs);
+      if (!s)
+        ok = false;
+      else
+        {
+          PyList_Append (tr->t->resume_stack, s);
+          Py_DECREF (s);
+        }
+    }
+  /* Liveness (conservative): a local is live when some LOAD_FAST of it follows the break, or anywhere when a
+     backward jump follows. Unchanged inputs stay in the frame. */
+  bool *live = calloc (f->nlocals + 1, sizeof (bool));
+  bool any_back = false;
+  for (int j = cur_ip; j < n; j++)
+    {
+      int op = _Py_OPCODE (code[j]);
+      if (op == JUMP_BACKWARD || op == POP_JUMP_BACKWARD_IF_FALSE || op == POP_JUMP_BACKWARD_IF_TRUE
+          || op == POP_JUMP_BACKWARD_IF_NONE || op == POP_JUMP_BACKWARD_IF_NOT_NONE)
+        any_back = true;
+    }
+  for (int j = any_back ? 0 : cur_ip; j < n; j++)
+    {
+      int op = _Py_OPCODE (code[j]);
+      int arg = _Py_OPARG (code[j]);
+      if (j > 0 && _Py_OPCODE (code[j - 1]) == EXTENDED_ARG)
+        arg |= _Py_OPARG (code[j - 1]) << 8;
+      if (op == LOAD_FAST && arg < f->nlocals)
+        live[arg] = true;
+      j += _PyOpcode_Caches[op];
+    }
+  /* The frame continues after its MAKE_CELLs: every cell variable gets a real cell with the traced contents
+     (("K", spec) in resume_locals), live or not, since CPython's LOAD_DEREF expects a cell there. */
+  const char *kinds_ = PyBytes_AS_STRING (co->co_localspluskinds);
+  for (int i = 0; i < co->co_nlocalsplus - co->co_nfreevars && ok; i++)
+    if (kinds_[i] & CO_FAST_CELL)
+      {
+        var *c = f->locals[i];
+        PyObject *s = NULL;
+        if (c && c->kind == V_CELL)
+          s = c->recv ? out_spec (tr, c->recv, outputs) : Py_BuildValue ("(sO)", "null", Py_None);
+        if (!s)
+          ok = false;
+        else
+          {
+            PyObject *p = Py_BuildValue ("(i(sN))", i, "K", s);
+            PyList_Append (tr->t->resume_locals, p);
+            Py_DECREF (p);
+          }
+      }
+  ok = ok && cells_writes (tr, f, outputs);
+  for (int i = 0; i < f->nlocals && ok; i++)
+    if (f->locals[i] && live[i] && f->locals[i]->kind != V_CELL
+        && !((f->locals[i]->kind == V_TENSOR || f->locals[i]->kind == V_OBJ || f->locals[i]->kind == V_CONST
+              || f->locals[i]->kind == V_SEQ)
+             && f->locals[i]->has_src && f->locals[i]->src.local == i && !f->locals[i]->src.attrs
+             && !f->locals[i]->src.deref))
+      {
+        PyObject *s = out_spec (tr, f->locals[i], outputs);
+        if (!s)
+          ok = false;
+        else
+          {
+            PyObject *p = Py_BuildValue ("(iN)", i, s);
+            PyList_Append (tr->t->resume_locals, p);
+            Py_DECREF (p);
+          }
+      }
+  free (live);
+  if (ok)
+    finish_graph (tr, outputs);
+  else
+    {
+      PyErr_Clear ();
+      free (tr->t->fail_reason);
+      tr->t->fail_reason = strdup ("a value live at the graph break cannot be rebuilt");
+    }
+  Py_DECREF (outputs);
+}
+
+/* The opcode families, tried in turn for each instruction. */
+static int (*const steps[]) (vm *) = {
+  step_names, step_operators, step_containers, step_calls, step_control, step_closures,
+};
 
 static int
 interpret (tracer *tr, frame *f, var **result)
@@ -2741,19 +3726,27 @@ interpret (tracer *tr, frame *f, var **result)
     return -1;
   const _Py_CODEUNIT *code = (const _Py_CODEUNIT *) PyBytes_AS_STRING (bytes);
   int n = (int) (PyBytes_GET_SIZE (bytes) / 2);
-  var *stack[MAX_STACK];
-  int sp = 0;
+  vm *vs = calloc (1, sizeof *vs);   /* on the heap: inlined calls nest interpret() deeply */
+  if (!vs)
+    {
+      Py_DECREF (bytes);
+      PyErr_NoMemory ();
+      return -1;
+    }
+  vs->tr = tr;
+  vs->f = f;
+  vs->co = co;
+  vs->result = result;
   int rc = 0;
   int ip = 0;
   int cur_ip = 0;
   int inst_sp = 0;
-  int steps = 0;
-  PyObject *kwnames = NULL;
+  int steps_run = 0;
   while (ip < n)
     {
       int inst_ip = ip;
       cur_ip = ip;
-      inst_sp = sp;
+      inst_sp = vs->inst_sp = vs->sp;
       int opcode = _Py_OPCODE (code[ip]);
       int oparg = _Py_OPARG (code[ip]);
       while (opcode == EXTENDED_ARG)
@@ -2762,817 +3755,29 @@ interpret (tracer *tr, frame *f, var **result)
           opcode = _Py_OPCODE (code[ip]);
           oparg = (oparg << 8) | _Py_OPARG (code[ip]);
         }
-      int next = ip + 1 + _PyOpcode_Caches[opcode];
+      vs->opcode = opcode;
+      vs->oparg = oparg;
+      vs->next = ip + 1 + _PyOpcode_Caches[opcode];
       f->line = PyCode_Addr2Line (co, inst_ip * 2);
-      if (++steps > 100000)
+      if (++steps_run > 100000)
         {
           rc = fail (tr, 0, "trace too long");
           goto done;
         }
-      switch (opcode)
+      int st = STEP_UNHANDLED;
+      for (size_t k = 0; st == STEP_UNHANDLED && k < sizeof steps / sizeof *steps; k++)
+        st = steps[k] (vs);
+      if (st == STEP_UNHANDLED)
         {
-        case RESUME:
-        case NOP:
-        case PRECALL:
-        case CACHE:
-          break;
-        case POP_TOP:
-          (void) POP ();
-          break;
-        case PUSH_NULL:
-          PUSH (var_new (tr, V_NULL, NULL));
-          break;
-        case LOAD_CONST:
-          PUSH (const_var (tr, PyTuple_GET_ITEM (co->co_consts, oparg)));
-          break;
-        case LOAD_FAST:
-          {
-            var *v = load_local (tr, f, oparg);
-            NEED (v);
-            PUSH (v);
-          }
-          break;
-        case STORE_FAST:
-          f->locals[oparg] = POP ();
-          break;
-        case DELETE_FAST:
-          f->locals[oparg] = NULL;
-          break;
-        case LOAD_GLOBAL:
-          {
-            if (oparg & 1)
-              PUSH (var_new (tr, V_NULL, NULL));
-            var *v = load_global (tr, f, PyTuple_GET_ITEM (co->co_names, oparg >> 1));
-            NEED (v);
-            PUSH (v);
-          }
-          break;
-        case LOAD_ATTR:
-          {
-            var *b = POP ();
-            var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
-            NEED (v);
-            PUSH (v);
-          }
-          break;
-        case LOAD_METHOD:
-          {
-            var *b = POP ();
-            var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
-            NEED (v);
-            PUSH (var_new (tr, V_NULL, NULL));
-            PUSH (v);
-          }
-          break;
-        case KW_NAMES:
-          kwnames = PyTuple_GET_ITEM (co->co_consts, oparg);
-          break;
-        case CALL:
-          {
-            NEED (sp >= oparg + 2);
-            var **args = &stack[sp - oparg];
-            var *callee = PEEK (oparg + 1);
-            var *first = PEEK (oparg + 2);
-            var *r;
-            if (first->kind != V_NULL)
-              {
-                /* (method, self, args): our LOAD_METHOD never does this, but bytecode from LOAD_ATTR may */
-                var **all = malloc ((oparg + 1) * sizeof (var *));
-                all[0] = callee;
-                memcpy (all + 1, args, oparg * sizeof (var *));
-                r = call_var (tr, f, first, all, oparg + 1, kwnames);
-                free (all);
-              }
-            else
-              r = call_var (tr, f, callee, args, oparg, kwnames);
-            if (!r && !f->parent)
-              {
-                tr->t->break_kind = FXC_BREAK_CALL;
-                tr->t->call_argc = oparg;
-                Py_XINCREF (kwnames);
-                tr->t->call_kwnames = kwnames;
-                tr->t->resume_at[0] = next;
-              }
-            kwnames = NULL;
-            if (!r)
-              {
-                rc = tr->reason[0] ? 1 : -1;
-                goto done;
-              }
-            sp -= oparg + 2;
-            PUSH (r);
-          }
-          break;
-        case BINARY_OP:
-          {
-            var *rhs = POP ();
-            var *lhs = POP ();
-            var *a[2] = { lhs, rhs };
-            if (oparg < 0 || oparg >= (int) (sizeof binop_names / sizeof *binop_names))
-              {
-                rc = fail (tr, 1, "unsupported binary op %d", oparg);
-                goto done;
-              }
-            var *r = call_operator (tr, f, binop_names[oparg], a, 2);
-            NEED (r);
-            PUSH (r);
-          }
-          break;
-        case COMPARE_OP:
-          {
-            var *rhs = POP ();
-            var *lhs = POP ();
-            var *a[2] = { lhs, rhs };
-            var *r = call_operator (tr, f, cmp_names[oparg], a, 2);
-            NEED (r);
-            PUSH (r);
-          }
-          break;
-        case UNARY_NEGATIVE:
-        case UNARY_INVERT:
-        case UNARY_NOT:
-          {
-            var *a[1] = { POP () };
-            const char *name = opcode == UNARY_NEGATIVE ? "neg" : opcode == UNARY_INVERT ? "invert" : "not_";
-            if (opcode == UNARY_NOT && var_has_tensor (a[0]))
-              {
-                sp++;
-                rc = fail (tr, 1, "Data-dependent branching\n  Explanation: `not` on a tensor");
-                goto done;
-              }
-            var *r = call_operator (tr, f, name, a, 1);
-            NEED (r);
-            PUSH (r);
-          }
-          break;
-        case BINARY_SUBSCR:
-          {
-            var *idx = POP ();
-            var *obj = POP ();
-            var *a[2] = { obj, idx };
-            if (obj->kind == V_CONST && PyDict_CheckExact (obj->obj) && obj->has_src && idx->kind == V_CONST)
-              {
-                PyObject *item = PyDict_GetItemWithError (obj->obj, idx->obj);
-                NEED (item);
-                fxc_source ks;
-                source_key (&ks, &obj->src, idx->obj);
-                var *v = wrap_value (tr, f, item, &ks);
-                fxc_source_clear (&ks);
-                NEED (v);
-                PUSH (v);
-                break;
-              }
-            if (obj->kind == V_SEQ && idx->kind == V_CONST && PyLong_Check (idx->obj))
-              {
-                Py_ssize_t i = PyLong_AsSsize_t (idx->obj);
-                if (i < 0)
-                  i += obj->n;
-                NEED (i >= 0 && (size_t) i < obj->n);
-                PUSH (obj->items[i]);
-                break;
-              }
-            if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
-              {
-                Py_ssize_t start, stop, step, len;
-                NEED (PySlice_GetIndicesEx (idx->obj, obj->n, &start, &stop, &step, &len) == 0);
-                var *v = var_new (tr, V_SEQ, NULL);
-                v->is_list = obj->is_list;
-                v->items = malloc ((len + 1) * sizeof (var *));
-                for (Py_ssize_t i = 0; i < len; i++)
-                  v->items[i] = obj->items[start + i * step];
-                v->n = len;
-                PUSH (v);
-                break;
-              }
-            var *r = call_operator (tr, f, "getitem", a, 2);
-            NEED (r);
-            PUSH (r);
-          }
-          break;
-        case BUILD_TUPLE:
-        case BUILD_LIST:
-          {
-            var *v = var_new (tr, V_SEQ, NULL);
-            v->n = oparg;
-            v->is_list = opcode == BUILD_LIST;
-            v->items = malloc ((oparg + 1) * sizeof (var *));
-            for (int i = 0; i < oparg; i++)
-              v->items[i] = stack[sp - oparg + i];
-            sp -= oparg;
-            PUSH (v);
-          }
-          break;
-        case UNPACK_SEQUENCE:
-          {
-            var *s = POP ();
-            if (s->kind == V_CONST && (PyTuple_Check (s->obj) || PyList_Check (s->obj))
-                && PySequence_Fast_GET_SIZE (s->obj) == oparg)
-              {
-                for (int i = oparg - 1; i >= 0; i--)
-                  PUSH (const_var (tr, PySequence_Fast_GET_ITEM (s->obj, i)));
-                break;
-              }
-            NEED (s->kind == V_SEQ && (int) s->n == oparg);
-            for (int i = oparg - 1; i >= 0; i--)
-              PUSH (s->items[i]);
-          }
-          break;
-        case COPY:
-          {
-            NEED (sp >= oparg);
-            var *v = PEEK (oparg);
-            PUSH (v);
-          }
-          break;
-        case SWAP:
-          {
-            NEED (sp >= oparg);
-            var *tmp = PEEK (1);
-            PEEK (1) = PEEK (oparg);
-            PEEK (oparg) = tmp;
-          }
-          break;
-        case JUMP_FORWARD:
-          next = next + oparg;
-          break;
-        case JUMP_BACKWARD:
-        case JUMP_BACKWARD_NO_INTERRUPT:
-          next = next - oparg;
-          break;
-        case JUMP_IF_FALSE_OR_POP:
-        case JUMP_IF_TRUE_OR_POP:
-          {
-            /* `a and b` / `a or b` on constants; on anything else the frame continues in CPython here */
-            var *c = PEEK (1);
-            if (c->kind != V_CONST && c->kind != V_OBJ)
-              {
-                rc = fail (tr, 1, "Unsupported `and`/`or` on a traced value\n  Explanation: the truth of a %s is "
-                           "not known while tracing", c->kind == V_TENSOR ? "tensor" : "traced value");
-                goto done;
-              }
-            int truth = PyObject_IsTrue (c->obj);
-            NEED (truth >= 0);
-            if ((opcode == JUMP_IF_TRUE_OR_POP) == (truth != 0))
-              next = next + oparg;
-            else
-              (void) POP ();
-          }
-          break;
-        case POP_JUMP_FORWARD_IF_FALSE:
-        case POP_JUMP_FORWARD_IF_TRUE:
-        case POP_JUMP_BACKWARD_IF_FALSE:
-        case POP_JUMP_BACKWARD_IF_TRUE:
-        case POP_JUMP_FORWARD_IF_NONE:
-        case POP_JUMP_FORWARD_IF_NOT_NONE:
-        case POP_JUMP_BACKWARD_IF_NONE:
-        case POP_JUMP_BACKWARD_IF_NOT_NONE:
-          {
-            var *c = PEEK (1);
-            bool none_test = opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE
-                             || opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
-            if (none_test && (c->kind == V_TENSOR || c->kind == V_SEQ))
-              {
-                /* `if bias is not None`: a tensor or a sequence is never None */
-                (void) POP ();
-                bool jump = opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
-                if (jump)
-                  next = opcode == POP_JUMP_FORWARD_IF_NOT_NONE ? next + oparg : next - oparg;
-                break;
-              }
-            if (c->kind == V_TENSOR)
-              {
-                if (!f->parent)
-                  {
-                    bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE;
-                    tr->t->break_kind = FXC_BREAK_JUMP;
-                    tr->t->break_opcode = opcode;
-                    tr->t->resume_at[0] = next;
-                    tr->t->resume_at[1] = backward ? next - oparg : next + oparg;
-                  }
-                rc = fail (tr, 1, "Data-dependent branching\n"
-                           "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.\n"
-                           "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.\n"
-                           "  Hint: Use `torch.cond` to express dynamic control flow.\n"
-                           "\n"
-                           "  Developer debug context: attempted to jump with TensorVariable()\n"
-                           "\n"
-                           " For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html");
-                goto done;
-              }
-            if (c->kind != V_CONST && c->kind != V_OBJ)
-              {
-                rc = fail (tr, 1, "Unsupported jump on a non-constant value");
-                goto done;
-              }
-            (void) POP ();
-            bool jump;
-            bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE
-                            || opcode == POP_JUMP_BACKWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
-            if (opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE)
-              jump = c->obj == Py_None;
-            else if (opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE)
-              jump = c->obj != Py_None;
-            else
-              {
-                int truth = PyObject_IsTrue (c->obj);
-                NEED (truth >= 0);
-                jump = (opcode == POP_JUMP_FORWARD_IF_TRUE || opcode == POP_JUMP_BACKWARD_IF_TRUE) ? truth : !truth;
-              }
-            if (jump)
-              next = backward ? next - oparg : next + oparg;
-          }
-          break;
-        case GET_ITER:
-          {
-            var *s = POP ();
-            if (s->kind == V_OBJ && is_instance (s->obj, fxc.module_type) == 1)
-              {
-                /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */
-                PyObject *mods = PyObject_GetAttrString (s->obj, "_modules");
-                NEED (mods && PyDict_Check (mods));
-                var *seq = var_new (tr, V_SEQ, NULL);
-                seq->items = malloc ((PyDict_Size (mods) + 1) * sizeof (var *));
-                PyObject *k, *m;
-                Py_ssize_t pos = 0;
-                while (PyDict_Next (mods, &pos, &k, &m))
-                  {
-                    if (m == Py_None)
-                      continue;
-                    fxc_source src = { .local = -1 };
-                    var *c;
-                    if (s->has_src)
-                      {
-                        source_attr (&src, &s->src, k, "_modules");
-                        c = wrap_value (tr, f, m, &src);
-                        fxc_source_clear (&src);
-                      }
-                    else
-                      c = wrap_value (tr, f, m, NULL);
-                    if (!c)
-                      break;
-                    seq->items[seq->n++] = c;
-                  }
-                Py_DECREF (mods);
-                s = seq;
-              }
-            if ((s->kind == V_CONST || s->kind == V_OBJ) && !s->is_iter && PyIter_Check (s->obj))
-              {
-                /* an iterator from outside the traced code (e.g. a resume function's enumerate): tracing must not
-                   consume it, since CPython runs the frame on the same object if capture gives up */
-                rc = fail (tr, 1, "Unsupported iteration over an iterator\n  Explanation: iterating %s would consume it",
-                           Py_TYPE (s->obj)->tp_name);
-                goto done;
-              }
-            if (s->kind == V_CONST || (s->kind == V_OBJ && !PyCallable_Check (s->obj)))
-              {
-                /* range/tuple/list constants: iterate the materialized list (loops are unrolled) */
-                PyObject *lst = PySequence_List (s->obj);
-                NEED (lst);
-                PyObject *it = PyObject_GetIter (lst);
-                Py_DECREF (lst);
-                NEED (it);
-                var *v = var_new (tr, V_CONST, it);
-                Py_DECREF (it);
-                v->is_iter = true;
-                PUSH (v);
-              }
-            else if (s->kind == V_SEQ)
-              {
-                PyObject *idx = PyList_New (0);
-                for (size_t i = 0; i < s->n; i++)
-                  {
-                    PyObject *p = PyLong_FromSize_t (i);
-                    PyList_Append (idx, p);
-                    Py_DECREF (p);
-                  }
-                PyObject *it = PyObject_GetIter (idx);
-                Py_DECREF (idx);
-                var *v = var_new (tr, V_CONST, it);
-                Py_DECREF (it);
-                v->recv = s;
-                v->is_iter = true;
-                PUSH (v);
-              }
-            else
-              {
-                rc = fail (tr, 1, "Unsupported iteration over a non-constant value");
-                goto done;
-              }
-          }
-          break;
-        case FOR_ITER:
-          {
-            var *it = PEEK (1);
-            if (!it->is_iter || !it->obj)
-              {
-                rc = fail (tr, 1, "Unsupported iteration over an iterator\n  Explanation: FOR_ITER on a value that "
-                           "tracing did not create would consume it");
-                goto done;
-              }
-            PyObject *item = PyIter_Next (it->obj);
-            if (!item)
-              {
-                NEED (!PyErr_Occurred ());
-                (void) POP ();
-                next = next + oparg;
-                break;
-              }
-            if (it->recv)
-              {
-                PUSH (it->recv->items[PyLong_AsSsize_t (item)]);
-                Py_DECREF (item);
-              }
-            else
-              {
-                var *v = const_var (tr, item);
-                Py_DECREF (item);
-                PUSH (v);
-              }
-          }
-          break;
-        case COPY_FREE_VARS:
-          if (!f->parent)
-            {
-              /* the compiled function is itself a closure: its free variables read as L['name'] (Dynamo's
-                 LocalSource of a derefed cell) */
-              PyObject *closure = f->func ? PyFunction_GET_CLOSURE (f->func) : NULL;
-              int off = co->co_nlocalsplus - co->co_nfreevars;
-              for (int k = 0; closure && k < co->co_nfreevars && k < PyTuple_GET_SIZE (closure); k++)
-                if (!f->locals[off + k])
-                  {
-                    var *c = var_new (tr, V_CELL, PyTuple_GET_ITEM (closure, k));
-                    source_set_local (&c->src, off + k,
-                                      PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, off + k)));
-                    c->src.deref = true;
-                    c->has_src = true;
-                    f->locals[off + k] = c;
-                  }
-            }
-          break;
-        case MAKE_CELL:
-          {
-            /* an argument that is a cell starts with the argument's value */
-            var *init = f->locals[oparg];
-            if (!init && !f->parent && tr->top_locals[oparg])
-              {
-                init = load_local (tr, f, oparg);
-                NEED (init);
-              }
-            var *c = var_new (tr, V_CELL, NULL);
-            c->recv = init;
-            c->cell_loaded = true;
-            f->locals[oparg] = c;
-          }
-          break;
-        case LOAD_CLOSURE:
-          {
-            var *c = f->locals[oparg];
-            NEED (c && c->kind == V_CELL);
-            PUSH (c);
-          }
-          break;
-        case LOAD_DEREF:
-        case STORE_DEREF:
-        case DELETE_DEREF:
-          {
-            var *c = f->locals[oparg];
-            const char *nm = PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, oparg));
-            NEED (c && c->kind == V_CELL);
-            if (opcode != LOAD_DEREF)
-              {
-                if (c->obj && f->parent)
-                  {
-                    /* the cell belongs to a function from outside the trace: its write is a side effect */
-                    rc = fail (tr, 1, "Unsupported nonlocal write\n  Explanation: a store to the free variable '%s' of "
-                               "an inlined function defined outside the compiled frame", nm);
-                    goto done;
-                  }
-                c->recv = opcode == STORE_DEREF ? POP () : NULL;
-                c->cell_loaded = true;
-                c->cell_dirty = c->obj != NULL;
-                break;
-              }
-            if (!c->cell_loaded && c->obj)
-              {
-                PyObject *val = PyCell_GET (c->obj);
-                if (val)
-                  {
-                    c->recv = wrap_value (tr, f, val, c->has_src ? &c->src : NULL);
-                    NEED (c->recv);
-                  }
-                c->cell_loaded = true;
-              }
-            if (!c->recv)
-              {
-                /* CPython raises NameError here: let it */
-                rc = fail (tr, f->parent ? 1 : 0, "free variable '%s' referenced before assignment in enclosing scope",
-                           nm);
-                goto done;
-              }
-            PUSH (c->recv);
-          }
-          break;
-        case LOAD_CLASSDEREF:
-          rc = fail (tr, f->parent ? 1 : 0, "class bodies are not captured (LOAD_CLASSDEREF)");
-          goto done;
-        case MAKE_FUNCTION:
-          {
-            var *code_v = POP ();
-            var *closure = (oparg & 0x08) ? POP () : NULL;
-            var *annotations = (oparg & 0x04) ? POP () : NULL;
-            var *kwdefaults = (oparg & 0x02) ? POP () : NULL;
-            var *defaults = (oparg & 0x01) ? POP () : NULL;
-            (void) annotations;
-            NEED (code_v->kind == V_CONST && PyCode_Check (code_v->obj));
-            PyCodeObject *fco = (PyCodeObject *) code_v->obj;
-            bool ok = !closure || (closure->kind == V_SEQ && (int) closure->n == fco->co_nfreevars);
-            for (size_t i = 0; ok && closure && i < closure->n; i++)
-              ok = closure->items[i]->kind == V_CELL;
-            PyObject *defs = NULL;
-            if (ok && defaults)
-              {
-                /* defaults are values of the trace: only constants can be a real function's defaults */
-                if (defaults->kind == V_CONST && PyTuple_Check (defaults->obj))
-                  defs = Py_NewRef (defaults->obj);
-                else if (defaults->kind == V_SEQ)
-                  {
-                    defs = PyTuple_New (defaults->n);
-                    for (size_t i = 0; ok && i < defaults->n; i++)
-                      {
-                        var *d = defaults->items[i];
-                        ok = (d->kind == V_CONST || d->kind == V_OBJ) && d->obj;
-                        if (ok)
-                          PyTuple_SET_ITEM (defs, i, Py_NewRef (d->obj));
-                      }
-                  }
-                else
-                  ok = false;
-              }
-            if (ok && kwdefaults)
-              ok = kwdefaults->kind == V_CONST && PyDict_Check (kwdefaults->obj);
-            if (!ok)
-              {
-                Py_XDECREF (defs);
-                sp = inst_sp;
-                rc = fail (tr, 1, "Unsupported function definition\n  Explanation: MAKE_FUNCTION with defaults or a "
-                           "closure that are not constants or cells of the trace");
-                goto done;
-              }
-            /* A real function object (for its code, name, globals and defaults); its closure holds placeholder
-               cells: calls are inlined with the trace's cells, and a closure never leaves the trace. */
-            PyObject *fn = PyFunction_New ((PyObject *) fco, f->globals);
-            NEED (fn);
-            int err = 0;
-            if (defs)
-              err |= PyFunction_SetDefaults (fn, defs);
-            if (kwdefaults)
-              err |= PyFunction_SetKwDefaults (fn, kwdefaults->obj);
-            if (closure && closure->n)
-              {
-                PyObject *cl = PyTuple_New (closure->n);
-                for (size_t i = 0; i < closure->n; i++)
-                  PyTuple_SET_ITEM (cl, i, PyCell_New (NULL));
-                err |= PyFunction_SetClosure (fn, cl);
-                Py_DECREF (cl);
-              }
-            Py_XDECREF (defs);
-            if (err)
-              {
-                Py_DECREF (fn);
-                NEED (0);
-              }
-            var *v = var_new (tr, V_FUNC, fn);
-            Py_DECREF (fn);
-            if (closure && closure->n)
-              {
-                v->n = closure->n;
-                v->items = malloc (closure->n * sizeof (var *));
-                memcpy (v->items, closure->items, closure->n * sizeof (var *));
-              }
-            PUSH (v);
-          }
-          break;
-        case CALL_FUNCTION_EX:
-          {
-            var *kw = (oparg & 1) ? POP () : NULL;
-            var *pa = POP ();
-            var *callee = POP ();
-            NEED (sp >= 1);
-            if (pa->kind == V_CONST && PyTuple_Check (pa->obj))
-              {
-                /* a constant tuple of positional arguments */
-                var *seq = var_new (tr, V_SEQ, NULL);
-                seq->n = PyTuple_GET_SIZE (pa->obj);
-                seq->items = malloc ((seq->n + 1) * sizeof (var *));
-                for (size_t i = 0; i < seq->n; i++)
-                  seq->items[i] = const_var (tr, PyTuple_GET_ITEM (pa->obj, i));
-                pa = seq;
-              }
-            if (pa->kind != V_SEQ || (kw && !(kw->kind == V_CONST && PyDict_Check (kw->obj))))
-              {
-                sp += kw ? 3 : 2;
-                rc = fail (tr, 1, "Unsupported function call\n  Explanation: *args/**kwargs of traced values");
-                goto done;
-              }
-            Py_ssize_t nkw = kw ? PyDict_Size (kw->obj) : 0;
-            var **all = malloc ((pa->n + nkw + 1) * sizeof (var *));
-            memcpy (all, pa->items, pa->n * sizeof (var *));
-            PyObject *names = nkw ? PyTuple_New (nkw) : NULL;
-            Py_ssize_t pos = 0, i = 0;
-            PyObject *k, *val;
-            while (kw && PyDict_Next (kw->obj, &pos, &k, &val))
-              {
-                Py_INCREF (k);
-                PyTuple_SET_ITEM (names, i, k);
-                all[pa->n + i] = const_var (tr, val);
-                i++;
-              }
-            if (names)
-              {
-                PyList_Append (tr->keep, names);
-                Py_DECREF (names);
-              }
-            var *r = call_var (tr, f, callee, all, pa->n + nkw, names);
-            free (all);
-            if (!r)
-              {
-                rc = tr->reason[0] ? 1 : -1;
-                goto done;
-              }
-            (void) POP (); /* the NULL below the callable */
-            PUSH (r);
-          }
-          break;
-        case LIST_TO_TUPLE:
-          {
-            var *l = PEEK (1);
-            if (l->kind == V_SEQ)
-              {
-                var *t = var_new (tr, V_SEQ, NULL);
-                t->n = l->n;
-                t->items = malloc ((l->n + 1) * sizeof (var *));
-                memcpy (t->items, l->items, l->n * sizeof (var *));
-                PEEK (1) = t;
-              }
-            else
-              {
-                rc = fail (tr, 1, "Unsupported list to tuple conversion");
-                goto done;
-              }
-          }
-          break;
-        case BUILD_SLICE:
-          {
-            int k = oparg == 3 ? 3 : 2;
-            PyObject *parts[3] = { Py_None, Py_None, Py_None };
-            for (int i = 0; i < k; i++)
-              {
-                var *p = stack[sp - k + i];
-                if (p->kind != V_CONST)
-                  {
-                    rc = fail (tr, 1, "Unsupported slice with a non-constant bound");
-                    goto done;
-                  }
-                parts[i] = p->obj;
-              }
-            sp -= k;
-            PyObject *slice = PySlice_New (parts[0], parts[1], parts[2]);
-            NEED (slice);
-            var *v = const_var (tr, slice);
-            Py_DECREF (slice);
-            PUSH (v);
-          }
-          break;
-        case IS_OP:
-        case CONTAINS_OP:
-          {
-            var *rhs = POP ();
-            var *lhs = POP ();
-            if (opcode == IS_OP
-                && (((lhs->kind == V_TENSOR || lhs->kind == V_SEQ) && rhs->kind == V_CONST && rhs->obj
-                     && !PyObject_TypeCheck (rhs->obj, (PyTypeObject *) fxc.tensor_type)
-                     && !PyTuple_Check (rhs->obj) && !PyList_Check (rhs->obj))
-                    || ((rhs->kind == V_TENSOR || rhs->kind == V_SEQ) && lhs->kind == V_CONST && lhs->obj
-                        && !PyObject_TypeCheck (lhs->obj, (PyTypeObject *) fxc.tensor_type)
-                        && !PyTuple_Check (lhs->obj) && !PyList_Check (lhs->obj))))
-              {
-                /* a tensor or a sequence is never the same object as None, a number or a string */
-                PUSH (const_var (tr, oparg ? Py_True : Py_False));
-                break;
-              }
-            if ((lhs->kind != V_CONST && lhs->kind != V_OBJ) || (rhs->kind != V_CONST && rhs->kind != V_OBJ))
-              {
-                sp += 2;
-                rc = fail (tr, 1, "Unsupported %s on a traced value", opcode == IS_OP ? "`is`" : "`in`");
-                goto done;
-              }
-            int r = opcode == IS_OP ? lhs->obj == rhs->obj : PySequence_Contains (rhs->obj, lhs->obj);
-            NEED (r >= 0);
-            if (oparg)
-              r = !r;
-            PUSH (const_var (tr, r ? Py_True : Py_False));
-          }
-          break;
-        case BUILD_MAP:
-          {
-            PyObject *d = PyDict_New ();
-            bool ok = true;
-            for (int i = 0; ok && i < oparg; i++)
-              {
-                var *k = stack[sp - 2 * oparg + 2 * i], *v = stack[sp - 2 * oparg + 2 * i + 1];
-                ok = k->kind == V_CONST && (v->kind == V_CONST || v->kind == V_OBJ) && PyDict_SetItem (d, k->obj, v->obj) == 0;
-              }
-            if (!ok)
-              {
-                Py_DECREF (d);
-                PyErr_Clear ();
-                rc = fail (tr, 1, "Unsupported dict of traced values");
-                goto done;
-              }
-            sp -= 2 * oparg;
-            var *v = const_var (tr, d);
-            Py_DECREF (d);
-            PUSH (v);
-          }
-          break;
-        case DICT_MERGE:
-        case DICT_UPDATE:
-          {
-            var *upd = POP ();
-            NEED (sp >= oparg);
-            var *d = PEEK (oparg);
-            if (d->kind != V_CONST || !PyDict_Check (d->obj) || upd->kind != V_CONST || !PyDict_Check (upd->obj))
-              {
-                rc = fail (tr, 1, "Unsupported **kwargs of traced values");
-                goto done;
-              }
-            PyObject *m = PyDict_Copy (d->obj);
-            NEED (m && PyDict_Update (m, upd->obj) == 0);
-            var *v = const_var (tr, m);
-            Py_DECREF (m);
-            PEEK (oparg) = v;
-          }
-          break;
-        case BUILD_CONST_KEY_MAP:
-          {
-            /* dict of constants only; a dict holding tensors is not supported in this version */
-            var *keys = POP ();
-            PyObject *d = PyDict_New ();
-            bool ok = keys->kind == V_CONST && PyTuple_Check (keys->obj) && PyTuple_GET_SIZE (keys->obj) == oparg;
-            for (int i = 0; ok && i < oparg; i++)
-              {
-                var *v = stack[sp - oparg + i];
-                ok = v->kind == V_CONST || v->kind == V_OBJ;
-                if (ok)
-                  PyDict_SetItem (d, PyTuple_GET_ITEM (keys->obj, i), v->obj);
-              }
-            if (!ok)
-              {
-                Py_DECREF (d);
-                sp++;
-                rc = fail (tr, 1, "Unsupported dict of traced values");
-                goto done;
-              }
-            sp -= oparg;
-            var *v = const_var (tr, d);
-            Py_DECREF (d);
-            PUSH (v);
-          }
-          break;
-        case BEFORE_WITH:
-          {
-            var *mgr = PEEK (1);
-            if (mgr->kind != V_CONST || (mgr->grad_ctx != 1 && mgr->grad_ctx != 2))
-              {
-                rc = fail (tr, 1, "Unsupported context manager\n  Explanation: only torch.no_grad() and "
-                           "torch.enable_grad() blocks are traced; the frame continues in CPython");
-                goto done;
-              }
-            (void) POP ();
-            int before = tr->grad_mode;
-            if (grad_mode_set (tr, f, mgr->grad_ctx == 2) < 0)
-              {
-                rc = fail (tr, 0, "torch._C._set_grad_enabled is missing");
-                goto done;
-              }
-            if (before < 0)
-              before = tr->grad_entry;
-            tr->grad_depth++;
-            var *exit = const_var (tr, Py_None);
-            exit->grad_ctx = 3 + before;
-            PUSH (exit);
-            PUSH (const_var (tr, Py_None));
-          }
-          break;
-        case RETURN_VALUE:
-          *result = POP ();
-          rc = 0;
-          goto done;
-        default:
           rc = fail (tr, f->parent ? 1 : 0, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
           goto done;
         }
-      ip = next;
+      if (st != STEP_NEXT)
+        {
+          rc = st;
+          goto done;
+        }
+      ip = vs->next;
     }
   rc = fail (tr, 0, "fell off the end of the bytecode");
 done:
@@ -3585,103 +3790,13 @@ done:
     }
   if (rc > 0 && tr->break_gb && !f->parent)
     {
-      /* The breaking instruction runs in CPython: it needs the stack as it was before it (popping does not clear
-         the slots, and nothing is pushed before a failure). */
-      sp = inst_sp;
-      tr->cells_frame = f;
-      tr->at_break = true;
-      /* Top frame: remember where to resume and what the stack and locals hold. */
-      if (!tr->t->break_reason)
-        record_break (tr, f);
-      tr->t->resume_offset = cur_ip;
-      tr->t->resume_stack = PyList_New (0);
-      tr->t->resume_locals = PyList_New (0);
-      PyObject *outputs = PyList_New (0);
-      bool ok = true;
-      for (int i = 0; i < sp && ok; i++)
-        {
-          PyObject *s = out_spec (tr, stack[i], outputs);
-          if (!s)
-            ok = false;
-          else
-            {
-              PyList_Append (tr->t->resume_stack, s);
-              Py_DECREF (s);
-            }
-        }
-      /* Liveness (conservative): a local is live when some LOAD_FAST of it follows the break, or anywhere when a
-         backward jump follows. Unchanged inputs stay in the frame. */
-      bool *live = calloc (f->nlocals + 1, sizeof (bool));
-      bool any_back = false;
-      for (int j = cur_ip; j < n; j++)
-        {
-          int op = _Py_OPCODE (code[j]);
-          if (op == JUMP_BACKWARD || op == POP_JUMP_BACKWARD_IF_FALSE || op == POP_JUMP_BACKWARD_IF_TRUE
-              || op == POP_JUMP_BACKWARD_IF_NONE || op == POP_JUMP_BACKWARD_IF_NOT_NONE)
-            any_back = true;
-        }
-      for (int j = any_back ? 0 : cur_ip; j < n; j++)
-        {
-          int op = _Py_OPCODE (code[j]);
-          int arg = _Py_OPARG (code[j]);
-          if (j > 0 && _Py_OPCODE (code[j - 1]) == EXTENDED_ARG)
-            arg |= _Py_OPARG (code[j - 1]) << 8;
-          if (op == LOAD_FAST && arg < f->nlocals)
-            live[arg] = true;
-          j += _PyOpcode_Caches[op];
-        }
-      /* The frame continues after its MAKE_CELLs: every cell variable gets a real cell with the traced contents
-         (("K", spec) in resume_locals), live or not, since CPython's LOAD_DEREF expects a cell there. */
-      const char *kinds_ = PyBytes_AS_STRING (co->co_localspluskinds);
-      for (int i = 0; i < co->co_nlocalsplus - co->co_nfreevars && ok; i++)
-        if (kinds_[i] & CO_FAST_CELL)
-          {
-            var *c = f->locals[i];
-            PyObject *s = NULL;
-            if (c && c->kind == V_CELL)
-              s = c->recv ? out_spec (tr, c->recv, outputs) : Py_BuildValue ("(sO)", "null", Py_None);
-            if (!s)
-              ok = false;
-            else
-              {
-                PyObject *p = Py_BuildValue ("(i(sN))", i, "K", s);
-                PyList_Append (tr->t->resume_locals, p);
-                Py_DECREF (p);
-              }
-          }
-      ok = ok && cells_writes (tr, f, outputs);
-      for (int i = 0; i < f->nlocals && ok; i++)
-        if (f->locals[i] && live[i] && f->locals[i]->kind != V_CELL
-            && !((f->locals[i]->kind == V_TENSOR || f->locals[i]->kind == V_OBJ || f->locals[i]->kind == V_CONST
-                  || f->locals[i]->kind == V_SEQ)
-                 && f->locals[i]->has_src && f->locals[i]->src.local == i && !f->locals[i]->src.attrs
-                 && !f->locals[i]->src.deref))
-          {
-            PyObject *s = out_spec (tr, f->locals[i], outputs);
-            if (!s)
-              ok = false;
-            else
-              {
-                PyObject *p = Py_BuildValue ("(iN)", i, s);
-                PyList_Append (tr->t->resume_locals, p);
-                Py_DECREF (p);
-              }
-          }
-      free (live);
-      if (ok)
-        finish_graph (tr, outputs);
-      else
-        {
-          PyErr_Clear ();
-          free (tr->t->fail_reason);
-          tr->t->fail_reason = strdup ("a value live at the graph break cannot be rebuilt");
-        }
-      Py_DECREF (outputs);
+      break_to_resume (tr, f, vs->stack, inst_sp, code, n, cur_ip);
       rc = 0;
     }
   else if (rc > 0 && tr->break_gb && f->parent && !tr->t->break_reason)
     record_break (tr, f);
   Py_DECREF (bytes);
+  free (vs);
   return rc;
 }
 

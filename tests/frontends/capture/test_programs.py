@@ -26,6 +26,7 @@ import torch
 import fxcapture
 
 fxcapture.install()
+fxcapture.config.suppress_errors = False  # the programs' inductor graphs must compile on the engine, not fall back
 FIX = os.path.join(os.environ.get("FX_FIXTURES", os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")),
                    "capture")
 
@@ -123,9 +124,17 @@ def parse_logs(path):
 def run_program(name, seed):
     fxcapture.reset()
     start = len(fxcapture.records)
+    before = dict(fxcapture.counters)
     torch.manual_seed(seed)
     runpy.run_path(os.path.join(FIX, name + ".py"), run_name="__main__")
-    return fxcapture.records[start:]
+    recs = fxcapture.records[start:]
+    # every graph ran on the engine's inductor: none fell back to torch eager
+    graphs = [r for r in recs if r["kind"] == "compile" and r["n_ops"] > 0]
+    assert fxcapture.counters["eager_fallbacks"] == before["eager_fallbacks"], "a graph fell back to eager"
+    assert fxcapture.counters["engine_compiles"] - before["engine_compiles"] >= len(graphs) > 0, \
+        (fxcapture.counters, before, len(graphs))
+    assert all(r["backend_error"] is None for r in graphs)
+    return recs
 
 
 class Programs(unittest.TestCase):

@@ -1,4 +1,4 @@
-/* fx/capture.h: running a Python program under the engine's capture (embedded CPython 3.11). */
+/* fx/capture.h: running a Python program under capture (embedded CPython 3.11), a front end above the backends. */
 #pragma once
 
 #include "fx/common.h"
