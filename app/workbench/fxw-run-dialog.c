@@ -427,7 +427,10 @@ static void
 fill_columns (FxwRunDialog *self, GtkGrid *grid)
 {
   const fx_backend *list[64];
-  size_t n = fx_backend_list (false, list, G_N_ELEMENTS (list));
+  size_t n;
+
+  fx_backends_init ();   /* idempotent: the application registered them at startup, a test may not have */
+  n = fx_backend_list (false, list, G_N_ELEMENTS (list));
 
   for (size_t i = 0; i < n && i < G_N_ELEMENTS (list); i++)
     {
