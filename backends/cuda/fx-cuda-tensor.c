@@ -49,6 +49,9 @@ fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *size
   *out = NULL;
   if (item == 0 || ndim < 0 || ndim > FX_TENSOR_MAX_DIMS)
     return fx_diag_set (diag, FX_ERR_INVALID, "cannot make a %d-dim %s tensor", ndim, fx_dtype_name (dtype));
+  /* sizes may come from an input file: the byte count below must not wrap */
+  if ((st = fx_layout_check (dtype, ndim, sizes, strides, 0, NULL, diag)) != FX_OK)
+    return st;
   t = fx_tensor_new_meta (dtype, ndim, sizes, strides);
   if (!t)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");

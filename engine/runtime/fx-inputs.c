@@ -591,7 +591,8 @@ scale_meta (fx_tensor_meta *m, int64_t divisor, int64_t min_size)
       for (int k = m->ndim - 1; k >= 0; k--)
         {
           m->strides[order[k]].value = acc;
-          acc *= m->sizes[order[k]].value;
+          if (!fx_size_mul (acc, m->sizes[order[k]].value, &acc))
+            acc = INT64_MAX;   /* refused with the node's name when the input is made */
         }
     }
 }

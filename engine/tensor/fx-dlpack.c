@@ -120,6 +120,9 @@ fx_tensor_from_dlpack (fx_dl_managed_tensor *managed, fx_tensor **out, fx_diag *
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "DLPack device type %d is not supported", dl->device.device_type);
   if (dl->byte_offset % fx_dtype_size (dtype) != 0)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "DLPack byte_offset is not a multiple of the item size");
+  fx_status lst = fx_layout_check (dtype, dl->ndim, dl->shape, dl->strides, 0, NULL, diag);
+  if (lst != FX_OK)
+    return lst;
   fx_tensor *t = fx_tensor_new_meta (dtype, dl->ndim, dl->shape, dl->strides);
   if (t == NULL)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");

@@ -401,10 +401,17 @@ fx_tensor_max_bytes (void)
       if (errno == 0 && *end == '\0' && end != env && v <= (SIZE_MAX >> shift))
         return (size_t) v << shift;
     }
-  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
-  if (pages > 0 && page > 0 && (unsigned long) pages <= SIZE_MAX / (unsigned long) page)
-    return (size_t) pages * (size_t) page;
-  return (size_t) INT64_MAX;
+  /* every allocation asks: the machine's memory is read once (sysconf is a system call) */
+  static size_t physical;
+  size_t phys = __atomic_load_n (&physical, __ATOMIC_RELAXED);
+  if (phys == 0)
+    {
+      long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+      phys = pages > 0 && page > 0 && (unsigned long) pages <= SIZE_MAX / (unsigned long) page
+             ? (size_t) pages * (size_t) page : (size_t) INT64_MAX;
+      __atomic_store_n (&physical, phys, __ATOMIC_RELAXED);
+    }
+  return phys;
 }
 
 fx_status

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fx/passes.h"
 #include "fx/pyparse.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -91,6 +92,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       print_all (g);
       if (round_trips (data, size, g))
         check_round_trip (g);
+      /* shapes from the annotations through every op's meta function: hostile sizes are errors, not overflows */
+      size_t changed = 0;
+      fx_graph_resolve_ops (g);
+      fx_pass_shape_prop (g, &changed, &diag);
       fx_graph_free (g);
     }
   else

@@ -122,6 +122,70 @@ test_cache (void)
   free (src);
 }
 
+/* The cache is loaded onto the GPU: its directory is made 0700 and used only when private; an entry that others
+   can write to, or a symlink, is never loaded; a shared directory is replaced by a private temporary one. */
+static void
+test_cache_private (void)
+{
+  fx_cuda_build_options opts = { .cache_dir = cache_dir };
+  char *src = read_kernel ("cuda_poi_fused_add_0");
+  fx_cuda_build_info info;
+  void *img = NULL;
+  size_t n = 0;
+  fx_diag diag;
+  struct stat st;
+  char moved[1100], shared[300], fallback[1100];
+
+  fx_diag_clear (&diag);
+  CHECK (src != NULL, "no source");
+  CHECK (stat (cache_dir, &st) == 0 && (st.st_mode & 077) == 0, "cache dir mode %o", (unsigned) st.st_mode);
+  CHECK_OK (fx_cuda_compile (src, "cuda_poi_fused_add_0", 9, 0, &opts, &img, &n, &info, &diag), &diag);
+  CHECK (info.cache_hit, "not a cache hit before the test");
+  CHECK (stat (info.cache_path, &st) == 0 && (st.st_mode & 022) == 0, "entry mode %o", (unsigned) st.st_mode);
+
+  /* writable by others: rebuilt, and the rewritten entry is private again */
+  CHECK (chmod (info.cache_path, 0666) == 0, "chmod");
+  fx_cuda_build_info_clear (&info);
+  free (img);
+  CHECK_OK (fx_cuda_compile (src, "cuda_poi_fused_add_0", 9, 0, &opts, &img, &n, &info, &diag), &diag);
+  CHECK (!info.cache_hit, "a group/other-writable cache entry was loaded");
+  CHECK (stat (info.cache_path, &st) == 0 && (st.st_mode & 022) == 0, "rewritten mode %o", (unsigned) st.st_mode);
+
+  /* a symlink to a valid entry: not followed */
+  snprintf (moved, sizeof moved, "%s.moved", info.cache_path);
+  CHECK (rename (info.cache_path, moved) == 0 && symlink (moved, info.cache_path) == 0, "symlink");
+  fx_cuda_build_info_clear (&info);
+  free (img);
+  CHECK_OK (fx_cuda_compile (src, "cuda_poi_fused_add_0", 9, 0, &opts, &img, &n, &info, &diag), &diag);
+  CHECK (!info.cache_hit, "a symlinked cache entry was loaded");
+  CHECK (lstat (info.cache_path, &st) == 0 && S_ISREG (st.st_mode), "the symlink was not replaced");
+  fx_cuda_build_info_clear (&info);
+  free (img);
+
+  /* a directory anyone can write to: not used */
+  snprintf (shared, sizeof shared, "%.200s-shared", cache_dir);
+  CHECK (mkdir (shared, 0700) == 0 && chmod (shared, 0777) == 0, "mkdir %s", shared);
+  fx_cuda_build_options sopts = { .cache_dir = shared };
+  CHECK_OK (fx_cuda_compile (src, "cuda_poi_fused_add_0", 9, 0, &sopts, &img, &n, &info, &diag), &diag);
+  CHECK (strncmp (info.cache_path, shared, strlen (shared)) != 0, "the shared directory was used: %s",
+         info.cache_path);
+  snprintf (fallback, sizeof fallback, "%s", info.cache_path);
+  if (strrchr (fallback, '/'))
+    *strrchr (fallback, '/') = '\0';
+  CHECK (stat (fallback, &st) == 0 && (st.st_mode & 077) == 0, "fallback %s mode %o", fallback,
+         (unsigned) st.st_mode);
+  if (strncmp (fallback, "/tmp/fx-workbench-cuda-", 23) == 0 && strchr (fallback, '\'') == NULL)
+    {
+      char cmd[1200];
+      snprintf (cmd, sizeof cmd, "rm -rf '%s'", fallback);
+      if (system (cmd) != 0)
+        printf ("# could not remove %s\n", fallback);
+    }
+  fx_cuda_build_info_clear (&info);
+  free (img);
+  free (src);
+}
+
 static void
 test_compile_error (void)
 {
@@ -250,6 +314,7 @@ main (int argc, char **argv)
   snprintf (cache_dir, sizeof cache_dir, "/tmp/fx-cuda-test-cache-%ld/nested", (long) getpid ());
   cuda_test_run ("/cuda/nvrtc/compile-samples", test_compile_samples);
   cuda_test_run ("/cuda/nvrtc/cache", test_cache);
+  cuda_test_run ("/cuda/nvrtc/cache-private", test_cache_private);
   cuda_test_run ("/cuda/nvrtc/compile-error", test_compile_error);
   cuda_test_run ("/cuda/nvrtc/ptx-fallback", test_ptx_fallback);
   cuda_test_run ("/cuda/nvrtc/builtin", test_builtin);
