@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fx/importers.h"
+#include "fx/ops.h"
 #include "fx/pyparse.h"
 #include "fx/store.h"
 
@@ -114,6 +115,7 @@ typedef struct
 } tty_filter;
 
 static FILE *real_stdout;
+static tty_filter *the_filter;
 
 static void
 put_escaped_byte (FILE *out, unsigned char c)
@@ -196,8 +198,14 @@ fxwb_guard_stdout (void)
       g_free (f);
       return;
     }
+  /* As a terminal's stdout is: line by line (a capture's program output and ours interleave as before). */
+  if (isatty (STDOUT_FILENO))
+    setvbuf (filtered, NULL, _IOLBF, 0);
   real_stdout = stdout;
+  the_filter = f;
   stdout = filtered;
+  /* Whatever path leaves the program, what the filter holds is written out. */
+  atexit (fxwb_unguard_stdout);
 }
 
 FILE *
@@ -213,7 +221,12 @@ fxwb_unguard_stdout (void)
 {
   if (!real_stdout)
     return;
-  fclose (stdout);
+  /* The filter stream is flushed but never closed: a library loaded meanwhile (libstdc++'s std::cout under
+     capture) may hold it as its stdout and flush it at exit. */
+  FILE *filtered = stdout;
+  fflush (filtered);
+  /* An incomplete UTF-8 sequence at the very end. */
+  flush_pending_escaped (the_filter);
   stdout = real_stdout;
   real_stdout = NULL;
   fflush (stdout);
@@ -254,7 +267,12 @@ fxwb_json_str (const char *s)
 json_object *
 fxwb_json_num (double v)
 {
-  return isfinite (v) ? json_object_new_double (v) : NULL;
+  if (!isfinite (v))
+    return NULL;
+  /* Ten significant digits: json-c's default %.17g writes 0.1 as 0.10000000000000001. */
+  char text[32];
+  g_ascii_formatd (text, sizeof text, "%.10g", v);
+  return json_object_new_double_s (v, text);
 }
 
 void
@@ -306,6 +324,61 @@ fxwb_looks_like_json (const char *path, const char *text, size_t len)
   return FALSE;
 }
 
+/* torch.export keeps CompositeImplicit ops (aten.linear, aten.layer_norm, aten.softmax.int) that
+   ExportedProgram.run_decompositions() would lower to core ATen; the engine's op table has the core ops. This does
+   the same lowering for those three so a .pt2 runs: linear -> t + addmm (mm without bias, 2-D inputs), layer_norm ->
+   native_layer_norm + getitem 0, softmax.int -> _softmax. Other ops are left for the engine to name if unknown. */
+static void
+lower_export_ops (fx_graph *graph)
+{
+  fx_node *next = NULL;
+  for (fx_node *n = graph->first; n; n = next)
+    {
+      next = n->next;
+      if (n->op != FX_OP_CALL_FUNCTION || !n->target.name)
+        continue;
+      const char *t = n->target.name;
+      if (strcmp (t, "aten.softmax.int") == 0 && n->n_args >= 2
+          && (n->n_args < 3 || n->args[2].kind == FX_ARG_NONE))
+        {
+          fx_arg a[3] = { n->args[0], n->args[1], fx_arg_bool (false) };
+          n->target = fx_target_op ("aten._softmax.default");
+          fx_node_set_args (n, a, 3);
+          continue;
+        }
+      fx_node *repl = NULL;
+      fx_graph_set_insert_point (graph, n);
+      if (strcmp (t, "aten.linear.default") == 0 && n->n_args >= 2 && n->args[0].kind == FX_ARG_NODE
+          && n->args[0].u.node->meta.val.kind == FX_VAL_TENSOR && n->args[0].u.node->meta.val.tensor.ndim == 2)
+        {
+          fx_arg ta[1] = { n->args[1] };
+          fx_node *wt = fx_graph_call_function (graph, fx_target_op ("aten.t.default"), ta, 1, NULL, 0);
+          bool bias = n->n_args >= 3 && n->args[2].kind == FX_ARG_NODE;
+          fx_arg ma[3] = { bias ? n->args[2] : n->args[0], n->args[0], fx_arg_node (wt) };
+          repl = bias ? fx_graph_call_function (graph, fx_target_op ("aten.addmm.default"), ma, 3, NULL, 0)
+                      : fx_graph_call_function (graph, fx_target_op ("aten.mm.default"), ma + 1, 2, NULL, 0);
+        }
+      else if (strcmp (t, "aten.layer_norm.default") == 0 && n->n_args >= 2)
+        {
+          fx_arg none = fx_arg_none ();
+          fx_arg la[5] = { n->args[0], n->args[1], n->n_args > 2 ? n->args[2] : none, n->n_args > 3 ? n->args[3] : none,
+                           n->n_args > 4 ? n->args[4] : fx_arg_float (1e-5) };
+          fx_node *ln = fx_graph_call_function (graph, fx_target_op ("aten.native_layer_norm.default"), la, 5,
+                                                NULL, 0);
+          fx_arg ga[2] = { fx_arg_node (ln), fx_arg_int (0) };
+          repl = fx_graph_call_function (graph, fx_target_operator ("getitem"), ga, 2, NULL, 0);
+        }
+      fx_graph_set_insert_point (graph, NULL);
+      if (repl)
+        {
+          repl->meta = n->meta;
+          fx_node_replace_all_uses_with (n, repl);
+          fx_graph_erase_node (graph, n, NULL);
+        }
+    }
+  fx_graph_resolve_ops (graph);
+}
+
 /* A .pt2's graph: the archive is imported into a workspace in memory and its first model's export graph read back
    (the importer is the one place that knows the archive's schema). */
 static fx_status
@@ -333,6 +406,8 @@ load_pt2 (const char *path, fx_graph **graph, char **text, fx_diag *diag)
     st = fx_store_get_graph (store, gi[0].id, graph, text, diag);
   if (st == FX_OK && !*graph)
     st = fx_diag_set (diag, FX_ERR_PARSE, "%s: the archive's graph could not be read", path);
+  if (st == FX_OK)
+    lower_export_ops (*graph);
   if (n > 1 && st == FX_OK)
     fprintf (stderr, "fxwb: %s holds %zu models; using the first (%s)\n", path, n,
              cs[0].function ? cs[0].function : "?");
@@ -347,6 +422,10 @@ fxwb_load_graph_file (const char *path, fx_graph **graph, char **text, fx_diag *
   *graph = NULL;
   char *data = NULL;
   size_t len = 0;
+  /* A FIFO or a device (/dev/zero) would be read forever. */
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return fx_diag_set (diag, FX_ERR_IO, "%s: %s", path, g_file_test (path, G_FILE_TEST_EXISTS)
+                        ? "not a regular file (a folder, FIFO or device)" : "no such file");
   fx_status st = fx_file_read (path, &data, &len, diag);
   if (st != FX_OK)
     return st;

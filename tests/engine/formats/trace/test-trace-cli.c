@@ -91,7 +91,7 @@ test_ls (void)
   const char *jargs[] = { "ls", "--json", workspace, NULL };
   r = run_fxwb (jargs);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "{\"compile_id\": \"2/3\", \"frame_id\": 2, \"frame_compile_id\": 3"));
+  g_assert_nonnull (strstr (r.out, "\"compile_id\": \"2/3\", \"frame_id\": 2, \"frame_compile_id\": 3"));
   g_assert_nonnull (strstr (r.out, "\"status\": \"recompiled\""));
   run_result_clear (&r);
 }
