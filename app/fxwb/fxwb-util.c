@@ -12,15 +12,16 @@
 #include "fx/pyparse.h"
 #include "fx/store.h"
 
+static FILE *term_stderr (void);
+
 void
 fxwb_print_diag (const fx_diag *diag)
 {
   char text[4096];
 
   fx_diag_format (diag, text, sizeof text);
-  /* The message quotes the offending line of someone else's file. */
-  g_autofree char *safe = fxwb_escape_controls (text);
-  fputs (safe, stderr);
+  /* The message quotes the offending line of someone else's file: stderr escapes its controls. */
+  fputs (text, stderr);
 }
 
 gboolean
@@ -81,15 +82,15 @@ fxwb_progress (const char *label, double fraction)
   for (int i = 0; i < WIDTH; i++)
     bar[i] = i < filled ? '#' : '.';
   bar[WIDTH] = '\0';
-  fprintf (stderr, "\r%s [%s] %3d%%", label, bar, (int) (fraction * 100));
-  fflush (stderr);
+  fprintf (term_stderr (), "\r%s [%s] %3d%%", label, bar, (int) (fraction * 100));
+  fflush (term_stderr ());
 }
 
 void
 fxwb_progress_done (void)
 {
   if (fxwb_stderr_is_tty ())
-    fputs ("\r\033[K", stderr);
+    fputs ("\r\033[K", term_stderr ());
 }
 
 void
@@ -103,9 +104,10 @@ fxwb_report_lock_wait (const char *path, double waited_s, void *user_data)
 
 /* Text printed by fxwb comes from traces, folders and archives other people made: an ESC in a function name or an
    artifact would drive the terminal (rewrite the screen, set the title, worse). The human-readable printers all
-   write to stdout, which fxwb_guard_stdout turns into a filter: C0 controls but '\n' and '\t', DEL, C1 controls
-   (U+0080..U+009F) and bytes that are no valid UTF-8 come out as visible escapes ("\x1b", "\u009b"). The --json
-   printers write to the real stdout (json-c escapes controls itself). */
+   write to stdout and the messages to stderr, which fxwb_guard_stdout turns into filters: C0 controls but '\n'
+   and '\t', DEL, C1 controls (U+0080..U+009F) and bytes that are no valid UTF-8 come out as visible escapes
+   ("\x1b", "\u009b"). The --json printers write to the real stdout (json-c escapes controls itself), the
+   progress bar to the real stderr. */
 
 typedef struct
 {
@@ -114,8 +116,8 @@ typedef struct
   int n_pending, need;
 } tty_filter;
 
-static FILE *real_stdout;
-static tty_filter *the_filter;
+static FILE *real_stdout, *real_stderr;
+static tty_filter *the_filter, *the_err_filter;
 
 static void
 put_escaped_byte (FILE *out, unsigned char c)
@@ -184,26 +186,37 @@ filter_close (void *cookie)
   return 0;
 }
 
-void
-fxwb_guard_stdout (void)
+/* Replaces *stream by a filter writing to it; the filter is never closed (see fxwb_unguard_stdout). */
+static FILE *
+guard (FILE **stream, int fd, int mode, tty_filter **filter_out)
 {
-  if (real_stdout)
-    return;
   tty_filter *f = g_new0 (tty_filter, 1);
-  f->out = stdout;
+  f->out = *stream;
   cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
   FILE *filtered = fopencookie (f, "w", io);
   if (!filtered)
     {
       g_free (f);
-      return;
+      return NULL;
     }
-  /* As a terminal's stdout is: line by line (a capture's program output and ours interleave as before). */
-  if (isatty (STDOUT_FILENO))
-    setvbuf (filtered, NULL, _IOLBF, 0);
-  real_stdout = stdout;
-  the_filter = f;
-  stdout = filtered;
+  if (mode >= 0)
+    setvbuf (filtered, NULL, mode, 0);
+  (void) fd;
+  FILE *real = *stream;
+  *filter_out = f;
+  *stream = filtered;
+  return real;
+}
+
+void
+fxwb_guard_stdout (void)
+{
+  if (real_stdout)
+    return;
+  /* stdout: line by line on a terminal, as a terminal's stdout is (a capture's program output and ours interleave
+     as before); stderr: unbuffered, as stderr is. */
+  real_stdout = guard (&stdout, STDOUT_FILENO, isatty (STDOUT_FILENO) ? _IOLBF : -1, &the_filter);
+  real_stderr = guard (&stderr, STDERR_FILENO, _IONBF, &the_err_filter);
   /* Whatever path leaves the program, what the filter holds is written out. */
   atexit (fxwb_unguard_stdout);
 }
@@ -216,20 +229,33 @@ fxwb_real_stdout (void)
   return real_stdout ? real_stdout : stdout;
 }
 
+static FILE *
+term_stderr (void)
+{
+  return real_stderr ? real_stderr : stderr;
+}
+
 void
 fxwb_unguard_stdout (void)
 {
-  if (!real_stdout)
-    return;
-  /* The filter stream is flushed but never closed: a library loaded meanwhile (libstdc++'s std::cout under
-     capture) may hold it as its stdout and flush it at exit. */
-  FILE *filtered = stdout;
-  fflush (filtered);
-  /* An incomplete UTF-8 sequence at the very end. */
-  flush_pending_escaped (the_filter);
-  stdout = real_stdout;
-  real_stdout = NULL;
-  fflush (stdout);
+  /* The filter streams are flushed but never closed: a library loaded meanwhile (libstdc++'s std::cout under
+     capture) may hold one as its stdout and flush it at exit. */
+  if (real_stdout)
+    {
+      fflush (stdout);
+      /* An incomplete UTF-8 sequence at the very end. */
+      flush_pending_escaped (the_filter);
+      stdout = real_stdout;
+      real_stdout = NULL;
+      fflush (stdout);
+    }
+  if (real_stderr)
+    {
+      fflush (stderr);
+      flush_pending_escaped (the_err_filter);
+      stderr = real_stderr;
+      real_stderr = NULL;
+    }
 }
 
 char *

@@ -328,7 +328,7 @@ has_raw_controls (const char *text)
 }
 
 /* Terminal escapes in a name from the input (here the trace's file name) reach the terminal escaped, in import's
-   summary and ls's listing; --json keeps the real name. */
+   summary, ls's listing and error messages; --json keeps the real name. */
 static void
 test_terminal_escapes (void)
 {
@@ -353,6 +353,15 @@ test_terminal_escapes (void)
   g_assert_cmpstr (get_str (json_object_array_get_idx (o, 0), "input_path"), !=, NULL);
   json_object_put (o);
   run_result_clear (&r);
+  /* Messages on stderr too: a file with no record is named in the error, escaped. */
+  g_autofree char *bad = tmp_path ("bad\x1b[2J\x9b.log");
+  g_assert_true (g_file_set_contents (bad, "no record \x1b]0;title\x07 here\n", -1, NULL));
+  r = run_fxwb ("import", "-q", bad, "-o", ws, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_false (has_raw_controls (r.err));
+  g_assert_nonnull (strstr (r.err, "bad\\x1b[2J\\x9b.log"));
+  run_result_clear (&r);
+  g_unlink (bad);
   g_unlink (trace);
   remove_tree (ws);
   g_autofree char *wal = g_strconcat (ws, "-wal", NULL);
