@@ -1467,7 +1467,8 @@ test_stream_and_long_lines (void)
   g_string_append (s, "\"}\n\tpayload of the long record\n");
   g_string_append (s, nl + 1);
   g_autofree char *ws = tmp_workspace ();
-  g_autofree char *path = g_build_filename (g_path_get_dirname (ws), "long.log", NULL);
+  g_autofree char *dir = g_path_get_dirname (ws);
+  g_autofree char *path = g_build_filename (dir, "long.log", NULL);
   g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
   fx_import_set_max_line (limit);
   for (int mode = 0; mode < 2; mode++)
