@@ -70,25 +70,11 @@ fxwb_cmd_print (int argc, char **argv)
 
   const char *path = argv[1];
   fx_diag diag;
-  char *text = NULL;
-  size_t len = 0;
   fx_graph *graph = NULL;
   fx_status status;
 
   fx_diag_clear (&diag);
-  status = fx_file_read (path, &text, &len, &diag);
-  if (status == FX_OK)
-    {
-      if (fxwb_looks_like_json (path, text, len))
-        {
-          status = fx_graph_from_json (text, len, &graph, &diag);
-          if (status != FX_OK && diag.file[0] == '\0')
-            g_strlcpy (diag.file, path, sizeof diag.file);
-        }
-      else
-        status = fx_parse_fx_code (text, len, path, &graph, &diag);
-    }
-  free (text);
+  status = fxwb_load_graph_file (path, &graph, NULL, &diag);
   if (status != FX_OK)
     {
       fxwb_print_diag (&diag);

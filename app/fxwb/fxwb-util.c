@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include "fx/importers.h"
+#include "fx/ops.h"
 #include "fx/pyparse.h"
 #include "fx/store.h"
+
+static FILE *term_stderr (void);
 
 void
 fxwb_print_diag (const fx_diag *diag)
@@ -17,9 +20,8 @@ fxwb_print_diag (const fx_diag *diag)
   char text[4096];
 
   fx_diag_format (diag, text, sizeof text);
-  /* The message quotes the offending line of someone else's file. */
-  g_autofree char *safe = fxwb_escape_controls (text);
-  fputs (safe, stderr);
+  /* The message quotes the offending line of someone else's file: stderr escapes its controls. */
+  fputs (text, stderr);
 }
 
 gboolean
@@ -80,15 +82,15 @@ fxwb_progress (const char *label, double fraction)
   for (int i = 0; i < WIDTH; i++)
     bar[i] = i < filled ? '#' : '.';
   bar[WIDTH] = '\0';
-  fprintf (stderr, "\r%s [%s] %3d%%", label, bar, (int) (fraction * 100));
-  fflush (stderr);
+  fprintf (term_stderr (), "\r%s [%s] %3d%%", label, bar, (int) (fraction * 100));
+  fflush (term_stderr ());
 }
 
 void
 fxwb_progress_done (void)
 {
   if (fxwb_stderr_is_tty ())
-    fputs ("\r\033[K", stderr);
+    fputs ("\r\033[K", term_stderr ());
 }
 
 void
@@ -102,9 +104,10 @@ fxwb_report_lock_wait (const char *path, double waited_s, void *user_data)
 
 /* Text printed by fxwb comes from traces, folders and archives other people made: an ESC in a function name or an
    artifact would drive the terminal (rewrite the screen, set the title, worse). The human-readable printers all
-   write to stdout, which fxwb_guard_stdout turns into a filter: C0 controls but '\n' and '\t', DEL, C1 controls
-   (U+0080..U+009F) and bytes that are no valid UTF-8 come out as visible escapes ("\x1b", "\u009b"). The --json
-   printers write to the real stdout (json-c escapes controls itself). */
+   write to stdout and the messages to stderr, which fxwb_guard_stdout turns into filters: C0 controls but '\n'
+   and '\t', DEL, C1 controls (U+0080..U+009F) and bytes that are no valid UTF-8 come out as visible escapes
+   ("\x1b", "\u009b"). The --json printers write to the real stdout (json-c escapes controls itself), the
+   progress bar to the real stderr. */
 
 typedef struct
 {
@@ -113,7 +116,8 @@ typedef struct
   int n_pending, need;
 } tty_filter;
 
-static FILE *real_stdout;
+static FILE *real_stdout, *real_stderr;
+static tty_filter *the_filter, *the_err_filter;
 
 static void
 put_escaped_byte (FILE *out, unsigned char c)
@@ -182,24 +186,39 @@ filter_close (void *cookie)
   return 0;
 }
 
-static FILE *kept_filter;   /* the filtered stdout after unguarding: still reachable, never closed */
+/* Replaces *stream by a filter writing to it; the filter is never closed (see fxwb_unguard_stdout). */
+static FILE *
+guard (FILE **stream, int fd, int mode, tty_filter **filter_out)
+{
+  tty_filter *f = g_new0 (tty_filter, 1);
+  f->out = *stream;
+  cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
+  FILE *filtered = fopencookie (f, "w", io);
+  if (!filtered)
+    {
+      g_free (f);
+      return NULL;
+    }
+  if (mode >= 0)
+    setvbuf (filtered, NULL, mode, 0);
+  (void) fd;
+  FILE *real = *stream;
+  *filter_out = f;
+  *stream = filtered;
+  return real;
+}
 
 void
 fxwb_guard_stdout (void)
 {
   if (real_stdout)
     return;
-  tty_filter *f = g_new0 (tty_filter, 1);
-  f->out = stdout;
-  cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
-  FILE *filtered = fopencookie (f, "w", io);
-  if (!filtered)
-    {
-      g_free (f);
-      return;
-    }
-  real_stdout = stdout;
-  stdout = filtered;
+  /* stdout: line by line on a terminal, as a terminal's stdout is (a capture's program output and ours interleave
+     as before); stderr: unbuffered, as stderr is. */
+  real_stdout = guard (&stdout, STDOUT_FILENO, isatty (STDOUT_FILENO) ? _IOLBF : -1, &the_filter);
+  real_stderr = guard (&stderr, STDERR_FILENO, _IONBF, &the_err_filter);
+  /* Whatever path leaves the program, what the filter holds is written out. */
+  atexit (fxwb_unguard_stdout);
 }
 
 FILE *
@@ -210,18 +229,33 @@ fxwb_real_stdout (void)
   return real_stdout ? real_stdout : stdout;
 }
 
+static FILE *
+term_stderr (void)
+{
+  return real_stderr ? real_stderr : stderr;
+}
+
 void
 fxwb_unguard_stdout (void)
 {
-  if (!real_stdout)
-    return;
-  /* Flushed, never closed: a library loaded meanwhile (libstdc++, under capture's torch) may hold the filtered
-     FILE for its own streams and flush it at exit; closing it would leave that a dangling handle. */
-  fflush (stdout);
-  kept_filter = stdout;
-  stdout = real_stdout;
-  real_stdout = NULL;
-  fflush (stdout);
+  /* The filter streams are flushed but never closed: a library loaded meanwhile (libstdc++'s std::cout under
+     capture) may hold one as its stdout and flush it at exit. */
+  if (real_stdout)
+    {
+      fflush (stdout);
+      /* An incomplete UTF-8 sequence at the very end. */
+      flush_pending_escaped (the_filter);
+      stdout = real_stdout;
+      real_stdout = NULL;
+      fflush (stdout);
+    }
+  if (real_stderr)
+    {
+      fflush (stderr);
+      flush_pending_escaped (the_err_filter);
+      stderr = real_stderr;
+      real_stderr = NULL;
+    }
 }
 
 char *
@@ -259,7 +293,12 @@ fxwb_json_str (const char *s)
 json_object *
 fxwb_json_num (double v)
 {
-  return isfinite (v) ? json_object_new_double (v) : NULL;
+  if (!isfinite (v))
+    return NULL;
+  /* Ten significant digits: json-c's default %.17g writes 0.1 as 0.10000000000000001. */
+  char text[32];
+  g_ascii_formatd (text, sizeof text, "%.10g", v);
+  return json_object_new_double_s (v, text);
 }
 
 void
@@ -311,6 +350,61 @@ fxwb_looks_like_json (const char *path, const char *text, size_t len)
   return FALSE;
 }
 
+/* torch.export keeps CompositeImplicit ops (aten.linear, aten.layer_norm, aten.softmax.int) that
+   ExportedProgram.run_decompositions() would lower to core ATen; the engine's op table has the core ops. This does
+   the same lowering for those three so a .pt2 runs: linear -> t + addmm (mm without bias, 2-D inputs), layer_norm ->
+   native_layer_norm + getitem 0, softmax.int -> _softmax. Other ops are left for the engine to name if unknown. */
+static void
+lower_export_ops (fx_graph *graph)
+{
+  fx_node *next = NULL;
+  for (fx_node *n = graph->first; n; n = next)
+    {
+      next = n->next;
+      if (n->op != FX_OP_CALL_FUNCTION || !n->target.name)
+        continue;
+      const char *t = n->target.name;
+      if (strcmp (t, "aten.softmax.int") == 0 && n->n_args >= 2
+          && (n->n_args < 3 || n->args[2].kind == FX_ARG_NONE))
+        {
+          fx_arg a[3] = { n->args[0], n->args[1], fx_arg_bool (false) };
+          n->target = fx_target_op ("aten._softmax.default");
+          fx_node_set_args (n, a, 3);
+          continue;
+        }
+      fx_node *repl = NULL;
+      fx_graph_set_insert_point (graph, n);
+      if (strcmp (t, "aten.linear.default") == 0 && n->n_args >= 2 && n->args[0].kind == FX_ARG_NODE
+          && n->args[0].u.node->meta.val.kind == FX_VAL_TENSOR && n->args[0].u.node->meta.val.tensor.ndim == 2)
+        {
+          fx_arg ta[1] = { n->args[1] };
+          fx_node *wt = fx_graph_call_function (graph, fx_target_op ("aten.t.default"), ta, 1, NULL, 0);
+          bool bias = n->n_args >= 3 && n->args[2].kind == FX_ARG_NODE;
+          fx_arg ma[3] = { bias ? n->args[2] : n->args[0], n->args[0], fx_arg_node (wt) };
+          repl = bias ? fx_graph_call_function (graph, fx_target_op ("aten.addmm.default"), ma, 3, NULL, 0)
+                      : fx_graph_call_function (graph, fx_target_op ("aten.mm.default"), ma + 1, 2, NULL, 0);
+        }
+      else if (strcmp (t, "aten.layer_norm.default") == 0 && n->n_args >= 2)
+        {
+          fx_arg none = fx_arg_none ();
+          fx_arg la[5] = { n->args[0], n->args[1], n->n_args > 2 ? n->args[2] : none, n->n_args > 3 ? n->args[3] : none,
+                           n->n_args > 4 ? n->args[4] : fx_arg_float (1e-5) };
+          fx_node *ln = fx_graph_call_function (graph, fx_target_op ("aten.native_layer_norm.default"), la, 5,
+                                                NULL, 0);
+          fx_arg ga[2] = { fx_arg_node (ln), fx_arg_int (0) };
+          repl = fx_graph_call_function (graph, fx_target_operator ("getitem"), ga, 2, NULL, 0);
+        }
+      fx_graph_set_insert_point (graph, NULL);
+      if (repl)
+        {
+          repl->meta = n->meta;
+          fx_node_replace_all_uses_with (n, repl);
+          fx_graph_erase_node (graph, n, NULL);
+        }
+    }
+  fx_graph_resolve_ops (graph);
+}
+
 /* A .pt2's graph: the archive is imported into a workspace in memory and its first model's export graph read back
    (the importer is the one place that knows the archive's schema). */
 static fx_status
@@ -338,6 +432,8 @@ load_pt2 (const char *path, fx_graph **graph, char **text, fx_diag *diag)
     st = fx_store_get_graph (store, gi[0].id, graph, text, diag);
   if (st == FX_OK && !*graph)
     st = fx_diag_set (diag, FX_ERR_PARSE, "%s: the archive's graph could not be read", path);
+  if (st == FX_OK)
+    lower_export_ops (*graph);
   if (n > 1 && st == FX_OK)
     fprintf (stderr, "fxwb: %s holds %zu models; using the first (%s)\n", path, n,
              cs[0].function ? cs[0].function : "?");
@@ -352,6 +448,10 @@ fxwb_load_graph_file (const char *path, fx_graph **graph, char **text, fx_diag *
   *graph = NULL;
   char *data = NULL;
   size_t len = 0;
+  /* A FIFO or a device (/dev/zero) would be read forever. */
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return fx_diag_set (diag, FX_ERR_IO, "%s: %s", path, g_file_test (path, G_FILE_TEST_EXISTS)
+                        ? "not a regular file (a folder, FIFO or device)" : "no such file");
   fx_status st = fx_file_read (path, &data, &len, diag);
   if (st != FX_OK)
     return st;

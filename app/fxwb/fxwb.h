@@ -63,8 +63,9 @@ void fxwb_progress_done (void);
 /* fx_store_set_lock_wait's report: "fxwb: waiting for the workspace lock held by another fxwb (PATH, 3 s)..." */
 void fxwb_report_lock_wait (const char *path, double waited_s, void *user_data);
 
-/* From here on stdout escapes terminal controls (C0 but newline and tab, DEL, C1, invalid UTF-8) as "\x1b" /
-   "\u009b": text from input files cannot drive the terminal. fxwb_main calls it; unguard flushes and restores. */
+/* From here on stdout and stderr escape terminal controls (C0 but newline and tab, DEL, C1, invalid UTF-8) as
+   "\x1b" / "\u009b": text from input files cannot drive the terminal. fxwb_main calls it; unguard flushes and
+   restores. */
 void fxwb_guard_stdout (void);
 void fxwb_unguard_stdout (void);
 /* The stream under the filter (what fxwb_guard_stdout replaced), for output in a format of its own. */

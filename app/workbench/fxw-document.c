@@ -459,7 +459,9 @@ load_store (GTask *task, LoadJob *job)
                                          rows[r].compile_ms, rows[r].run_ms_median, rows[r].run_ms_min,
                                          rows[r].run_ms_max, rows[r].accuracy, rows[r].peak_bytes, rows[r].error);
 
-              fxw_run_set_details (run, graphs[k].stage, rows[r].verdict, rows[r].n_kernels);
+              /* A run killed before it finished (schema 5) says so where the verdict goes. */
+              fxw_run_set_details (run, graphs[k].stage, rows[r].incomplete ? "incomplete" : rows[r].verdict,
+                                   rows[r].n_kernels);
               g_ptr_array_add (runs, run);
             }
         }

@@ -164,6 +164,7 @@ fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *
       size_t n = eol ? (size_t) (eol - p) : r->mem_len - r->offset;
       r->offset += n + (eol ? 1 : 0);
       r->lineno++;
+      r->first = n ? (unsigned char) p[0] : -1;
       *full_len = n;
       *line = p;
       *len = n > limit ? 0 : n;
@@ -172,6 +173,7 @@ fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *
   fx_buf_reset (&r->line);
   size_t total = 0;
   bool any = false;
+  r->first = -1;
   for (;;)
     {
       if (r->pos == r->fill)
@@ -191,6 +193,8 @@ fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *
       const char *p = r->block + r->pos;
       const char *eol = memchr (p, '\n', r->fill - r->pos);
       size_t n = eol ? (size_t) (eol - p) : r->fill - r->pos;
+      if (total == 0 && n > 0)
+        r->first = (unsigned char) p[0];
       /* Past the limit the rest of the line is only counted: memory stays bounded whatever the file holds. */
       if (total + n <= limit)
         fx_buf_append (&r->line, p, n);

@@ -36,6 +36,7 @@ typedef struct fx_line_reader
   bool eof, error;
   fx_buf line;
   int64_t lineno;       /* of the line last returned, from 1 */
+  int first;            /* the first byte of the line last returned (-1: empty), kept for a line too long */
   uint64_t offset;      /* bytes consumed */
 } fx_line_reader;
 

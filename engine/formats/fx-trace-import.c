@@ -1029,15 +1029,25 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
         lineno++;
       if (too_long)
         {
-          /* A payload line too long to keep spoils its record: the record is dropped with the rest of its lines. */
+          /* A payload line too long to keep spoils its record: that record is dropped with the rest of its lines.
+             An envelope too long ends the record before it (stored as usual) and is skipped with its payload. */
+          bool in_payload = lines->first == '\t' && env;
+          if (env && !in_payload)
+            {
+              imp.rejected = false;
+              st = handle_record (&imp, env, has_payload_lines ? payload.data : NULL, payload.len, env_line);
+              if (!imp.rejected)
+                stats->records++;
+            }
           warn (&imp, FX_IMPORT_WARN_LONG_LINE, lineno, "a line of %zu bytes, over the limit of %zu: skipped%s",
-                full_len, fx_import_max_line (), env ? " with its record" : "");
+                full_len, fx_import_max_line (), in_payload ? " with its record" : "");
           if (env)
             {
               json_object_put (env);
               env = NULL;
             }
           skipping = true;
+          orphan_run = false;
           continue;
         }
       if (!payload_line && env)

@@ -162,6 +162,18 @@ test_not_regular (void)
   g_assert_cmpint (r.status, !=, 0);
   g_assert_nonnull (strstr (r.err, "skipped"));
   run_result_clear (&r);
+  /* The graph readers too: print, compile and run refuse a device or a FIFO instead of reading it forever. */
+  const char *cmds[] = { "print", "compile", "run" };
+  for (size_t i = 0; i < G_N_ELEMENTS (cmds); i++)
+    {
+      r = run_fxwb (cmds[i], "/dev/zero", NULL);
+      g_assert_cmpint (r.status, ==, 3);
+      g_assert_nonnull (strstr (r.err, "/dev/zero"));
+      run_result_clear (&r);
+      r = run_fxwb (cmds[i], fifo, NULL);
+      g_assert_cmpint (r.status, ==, 3);
+      run_result_clear (&r);
+    }
   g_unlink (fifo);
   remove_tree (dir);
   remove_tree (ws);
@@ -316,7 +328,7 @@ has_raw_controls (const char *text)
 }
 
 /* Terminal escapes in a name from the input (here the trace's file name) reach the terminal escaped, in import's
-   summary and ls's listing; --json keeps the real name. */
+   summary, ls's listing and error messages; --json keeps the real name. */
 static void
 test_terminal_escapes (void)
 {
@@ -341,6 +353,15 @@ test_terminal_escapes (void)
   g_assert_cmpstr (get_str (json_object_array_get_idx (o, 0), "input_path"), !=, NULL);
   json_object_put (o);
   run_result_clear (&r);
+  /* Messages on stderr too: a file with no record is named in the error, escaped. */
+  g_autofree char *bad = tmp_path ("bad\x1b[2J\x9b.log");
+  g_assert_true (g_file_set_contents (bad, "no record \x1b]0;title\x07 here\n", -1, NULL));
+  r = run_fxwb ("import", "-q", bad, "-o", ws, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_false (has_raw_controls (r.err));
+  g_assert_nonnull (strstr (r.err, "bad\\x1b[2J\\x9b.log"));
+  run_result_clear (&r);
+  g_unlink (bad);
   g_unlink (trace);
   remove_tree (ws);
   g_autofree char *wal = g_strconcat (ws, "-wal", NULL);
@@ -398,6 +419,27 @@ test_canonical_json (void)
   run_result_clear (&r);
   g_unlink (js);
   remove_tree (out_dir);
+}
+
+/* A real torch.export archive (aten.linear, aten.layer_norm, aten.softmax.int, aten.max.dim) runs on eager,
+   aot_eager and inductor and passes the accuracy check against the interpreter (it failed: "unknown op
+   aten.linear"). */
+static void
+test_pt2 (void)
+{
+  g_autofree char *pt2 = fixture_path ("export/small_module.pt2");
+  const char *backends[] = { "eager", "aot_eager", "inductor" };
+  for (size_t i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      run_result r = run_fxwb ("run", pt2, "--no-store", "--json", "-b", backends[i], "--repeat", "1", "--warmup", "0",
+                               NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      json_object *o = parse_json (r.out);
+      g_assert_cmpstr (get_str (o, "status"), ==, "ok");
+      g_assert_cmpstr (get_str (o, "accuracy"), ==, "pass");
+      json_object_put (o);
+      run_result_clear (&r);
+    }
 }
 
 /* A compare killed while a column runs leaves that run marked incomplete (it used to leave nothing, or empty
@@ -468,6 +510,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fxwb/ls/empty-file", test_empty_file);
   g_test_add_func ("/fxwb/run/canonical-json", test_canonical_json);
   g_test_add_func ("/fxwb/compare/killed", test_killed_compare);
+  g_test_add_func ("/fxwb/run/pt2", test_pt2);
   int rc = g_test_run ();
   remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -1413,6 +1413,107 @@ test_torch_logs (void)
   remove_workspace (ws);
 }
 
+/* The streamed file import and the in-memory import read the same records; a line over fx_import_set_max_line is
+   skipped with its line number (and its record), the rest imported, in both. */
+static void
+test_stream_and_long_lines (void)
+{
+  g_autofree char *trace = fixture_path ("traces/mlp_module-cuda/torch_trace/dedicated_log_torch_trace_f93v9gvu.log");
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (trace, &text, &len, NULL));
+  fx_store *a = NULL, *b = NULL;
+  g_assert_cmpint (fx_store_open (":memory:", true, &a, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_open (":memory:", true, &b, NULL), ==, FX_OK);
+  fx_import_stats sf, sm;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_import_torch_trace (a, trace, NULL, NULL, &sf, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_import_torch_trace_data (b, trace, text, len, NULL, NULL, &sm, &diag), ==, FX_OK);
+  g_assert_cmpint (sf.lines, ==, sm.lines);
+  g_assert_cmpint (sf.records, ==, sm.records);
+  g_assert_cmpint (sf.compiles, ==, sm.compiles);
+  g_assert_cmpint (sf.graphs, ==, sm.graphs);
+  g_assert_cmpint (sf.artifacts, ==, sm.artifacts);
+  g_assert_cmpint (sf.records, >, 100);
+  /* Importing the file again: same content, nothing added. */
+  fx_import_stats again;
+  g_assert_cmpint (fx_import_torch_trace (b, trace, NULL, NULL, &again, &diag), ==, FX_OK);
+  g_assert_true (again.already_imported);
+  fx_store_close (a);
+  fx_store_close (b);
+
+  /* A record inserted whose envelope is 1000 bytes over a limit just above the fixture's longest line: that line
+     and its payload skipped, located at its line; every other record read. */
+  size_t longest = 0;
+  for (const char *p = text; *p;)
+    {
+      const char *e = strchr (p, '\n');
+      size_t n = e ? (size_t) (e - p) : strlen (p);
+      longest = MAX (longest, n);
+      p += n + (e ? 1 : 0);
+    }
+  size_t limit = longest + 1;
+  /* Before the second record's envelope (the first one's payload lines come first). */
+  char *nl = strstr (text, "\nV");
+  g_assert_nonnull (nl);
+  int at_line = 2;
+  for (const char *p = text; p < nl; p++)
+    at_line += *p == '\n';
+  GString *s = g_string_new_len (text, nl - text + 1);
+  g_string_append (s, "V1121 16:43:02.000000 1700 torch/_logging/structured.py:28] {\"junk\": \"");
+  for (size_t i = 0; i < limit + 1000; i++)
+    g_string_append_c (s, 'x');
+  g_string_append (s, "\"}\n\tpayload of the long record\n");
+  g_string_append (s, nl + 1);
+  g_autofree char *ws = tmp_workspace ();
+  g_autofree char *dir = g_path_get_dirname (ws);
+  g_autofree char *path = g_build_filename (dir, "long.log", NULL);
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  fx_import_set_max_line (limit);
+  for (int mode = 0; mode < 2; mode++)
+    {
+      fx_store *st = NULL;
+      g_assert_cmpint (fx_store_open (":memory:", true, &st, NULL), ==, FX_OK);
+      fx_import_stats ls;
+      fx_status rc = mode == 0 ? fx_import_torch_trace (st, path, NULL, NULL, &ls, &diag)
+                               : fx_import_torch_trace_data (st, path, s->str, s->len, NULL, NULL, &ls, &diag);
+      g_assert_cmpint (rc, ==, FX_OK);
+      g_assert_cmpint (ls.warnings[FX_IMPORT_WARN_LONG_LINE], ==, 1);
+      g_assert_cmpint (ls.examples[FX_IMPORT_WARN_LONG_LINE][0].line, ==, at_line);
+      g_autofree char *said = g_strdup_printf ("over the limit of %zu", limit);
+      g_assert_nonnull (strstr (ls.examples[FX_IMPORT_WARN_LONG_LINE][0].text, said));
+      /* The payload line after it belonged to the skipped record: not an orphan. */
+      g_assert_cmpint (ls.warnings[FX_IMPORT_WARN_ORPHAN_PAYLOAD], ==, sf.warnings[FX_IMPORT_WARN_ORPHAN_PAYLOAD]);
+      g_assert_cmpint (ls.records, ==, sf.records);
+      g_assert_cmpint (ls.lines, ==, sf.lines + 2);
+      fx_store_close (st);
+    }
+  /* A payload line over the limit spoils its record: that one record is dropped, the next ones read. */
+  GString *p2 = g_string_new_len (text, nl - text + 1);
+  g_string_append (p2, "V1121 16:43:02.000000 1700 torch/_logging/structured.py:28] {\"artifact\": {\"name\": \"x\","
+                       " \"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n\t");
+  for (size_t i = 0; i < limit + 1000; i++)
+    g_string_append_c (p2, 'y');
+  g_string_append (p2, "\n\tmore payload\n");
+  g_string_append (p2, nl + 1);
+  fx_store *st = NULL;
+  g_assert_cmpint (fx_store_open (":memory:", true, &st, NULL), ==, FX_OK);
+  fx_import_stats ps;
+  g_assert_cmpint (fx_import_torch_trace_data (st, path, p2->str, p2->len, NULL, NULL, &ps, &diag), ==, FX_OK);
+  g_assert_cmpint (ps.warnings[FX_IMPORT_WARN_LONG_LINE], ==, 1);
+  g_assert_cmpint (ps.examples[FX_IMPORT_WARN_LONG_LINE][0].line, ==, at_line + 1);
+  g_assert_nonnull (strstr (ps.examples[FX_IMPORT_WARN_LONG_LINE][0].text, "with its record"));
+  g_assert_cmpint (ps.records, ==, sf.records);
+  g_assert_cmpint (ps.artifacts, ==, sf.artifacts);
+  fx_store_close (st);
+  g_string_free (p2, TRUE);
+  fx_import_set_max_line (0);
+  g_string_free (s, TRUE);
+  g_unlink (path);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1434,5 +1535,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/link-debug-trace", test_link_debug_trace);
   g_test_add_func ("/trace/provenance", test_provenance);
   g_test_add_func ("/trace/shape-error-runnable", test_shape_error_runnable_records);
+  g_test_add_func ("/trace/stream-long-lines", test_stream_and_long_lines);
   return g_test_run ();
 }
