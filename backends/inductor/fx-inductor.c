@@ -28,6 +28,10 @@ static const fx_option_decl inductor_options[] = {
   { "triton.cudagraphs", FX_OPTION_BOOL, "False", "replay the graph as a CUDA graph (GPU code only; no effect on CPU)" },
   { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "tune kernel parameters one at a time (with max_autotune)" },
   { "device", FX_OPTION_STRING, "None", "'cuda' (or 'cuda:N'): generate CUDA even for host inputs (None: follow the inputs)" },
+  { "cpp.inject_relu_bug_TESTING_ONLY", FX_OPTION_STRING, "None",
+    "testing only: break every relu of the C code: 'compile_error', 'runtime_error' or 'accuracy' (x + 1)" },
+  { "triton.inject_relu_bug_TESTING_ONLY", FX_OPTION_STRING, "None",
+    "testing only: break every relu of the CUDA code: 'compile_error', 'runtime_error' or 'accuracy' (x + 1)" },
 };
 
 /* list_mode_options() of PyTorch 2.11 (specs §4.2); the CPU code generator ignores the CUDA-graph setting. */
@@ -54,6 +58,7 @@ typedef struct ind_state
   ind_library lib;
   ind_call_fn call;
   ind_call_timed_fn call_timed;
+  const char *(*error) (void); /* the injected run-time error's report (fx_inductor_error), or NULL */
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
@@ -309,6 +314,22 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   else
     fx_generator_seed (&s->gen, 0);
   bool trace = fx_options_get_bool (req->options, "trace.enabled", false);
+  int ordinal = 0;
+  bool on_gpu = ind_gpu_wanted (req, &ordinal);
+  const char *bug = fx_options_get_str (req->options, on_gpu ? "triton.inject_relu_bug_TESTING_ONLY"
+                                                             : "cpp.inject_relu_bug_TESTING_ONLY", NULL);
+  if (bug && strcmp (bug, "None") != 0 && *bug)
+    {
+      if (strcmp (bug, "compile_error") != 0 && strcmp (bug, "runtime_error") != 0 && strcmp (bug, "accuracy") != 0)
+        {
+          /* out->impl is set: fx_backend_compile's failure path releases it */
+          return fx_diag_set (diag, FX_ERR_INVALID, "inductor: %s.inject_relu_bug_TESTING_ONLY must be "
+                              "'compile_error', 'runtime_error', 'accuracy' or None, got '%.64s'",
+                              on_gpu ? "triton" : "cpp", bug);
+        }
+      p->relu_bug = fx_arena_strdup (p->arena, bug);
+      p->relu_bug_gpu = on_gpu;
+    }
   fx_buf text;
   fx_buf_init (&text);
   /* the graph as given, then decomposed (the analogue of AOTAutograd's decompositions) */
@@ -348,8 +369,6 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       fx_buf_reset (&text);
       st = ind_schedule (p, diag);
     }
-  int ordinal = 0;
-  bool on_gpu = ind_gpu_wanted (req, &ordinal);
   const char *dev_opt = fx_options_get_str (req->options, "device", NULL);
   if (st == FX_OK && dev_opt && strncmp (dev_opt, "cuda", 4) != 0 && strcmp (dev_opt, "cpu") != 0)
     st = fx_diag_set (diag, FX_ERR_INVALID, "inductor: unknown device '%.64s' (cpu, cuda or cuda:N)", dev_opt);
@@ -383,6 +402,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
         {
           s->call = (ind_call_fn) dlsym (s->lib.handle, "fx_inductor_call");
           s->call_timed = (ind_call_timed_fn) dlsym (s->lib.handle, "fx_inductor_call_timed");
+          s->error = (const char *(*) (void)) dlsym (s->lib.handle, "fx_inductor_error");
           if (s->call == NULL || s->call_timed == NULL)
             st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
         }
@@ -658,6 +678,9 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       else
         s->call (r.bufs, run_extern, &r);
       st = r.status;
+      const char *raised = s->error ? s->error () : NULL;
+      if (st == FX_OK && raised)
+        st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: a generated kernel raised an error at run time: %s", raised);
     }
   if (st == FX_OK)
     {
