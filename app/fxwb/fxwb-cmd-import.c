@@ -81,7 +81,8 @@ fxwb_cmd_import (int argc, char **argv)
   g_option_context_set_summary (context,
                                 "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
                                 "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
-                                "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
+                                "torch.export .pt2 archive, TORCH_LOGS text (torch_logs.txt), or FX code (*.py: a minifier's\n"
+                                "repro.py, print_readable). The kind is detected.\n"
                                 "Each input is imported in one transaction; importing the same content twice adds\n"
                                 "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
                                 "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"

@@ -151,8 +151,8 @@ typedef struct
   size_t candidates;
   size_t shrinks;
   size_t cancel_after;      /* cancel once this many shrinks happened (0: never) */
-  size_t last_nodes;
-  bool nodes_decrease;      /* every SHRUNK had fewer nodes than the one before */
+  size_t last_nodes, last_calls;
+  bool nodes_decrease;      /* every SHRUNK had fewer nodes or fewer calls than the one before, never more calls */
 } recorder;
 
 static bool
@@ -162,7 +162,10 @@ record (const fx_minify_progress *p, void *data)
   if (p->event == FX_MINIFY_EVENT_CANDIDATE)
     r->candidates++;
   if (p->event == FX_MINIFY_EVENT_START)
-    r->last_nodes = p->nodes;
+    {
+      r->last_nodes = p->nodes;
+      r->last_calls = p->call_nodes;
+    }
   if (p->event == FX_MINIFY_EVENT_SHRUNK)
     {
       r->shrinks++;
@@ -176,9 +179,12 @@ record (const fx_minify_progress *p, void *data)
         }
       g_ptr_array_add (r->accepted, g_strdup (p->strategy));
       g_assert_nonnull (p->graph);
-      if (p->nodes > r->last_nodes || (p->nodes == r->last_nodes && strcmp (p->strategy, "Remove outputs") != 0))
+      bool smaller = p->nodes < r->last_nodes || p->call_nodes < r->last_calls
+                     || strcmp (p->strategy, "Remove outputs") == 0;
+      if (!smaller || p->call_nodes > r->last_calls)
         r->nodes_decrease = false;
       r->last_nodes = p->nodes;
+      r->last_calls = p->call_nodes;
     }
   return r->cancel_after == 0 || r->shrinks < r->cancel_after;
 }
