@@ -44,6 +44,18 @@ for bug in accuracy compile_error runtime_error; do
   fi
 done
 
+# fxwb import reads the repro back into a workspace, where it runs and fails the same way
+"$fxwb" import "$tmp/repro_accuracy.py" -o "$tmp/w.fxwb" -q > /dev/null 2>&1 || fail "import repro.py: exit $?"
+"$fxwb" show "$tmp/w.fxwb" 0/0 | grep -q "^minified" || fail "imported repro is not a minified graph"
+"$fxwb" run "$tmp/w.fxwb:0/0" --backend inductor --option cpp.inject_relu_bug_TESTING_ONLY=accuracy -n 1 --no-store \
+  > /dev/null 2>&1
+test $? -eq 1 || fail "imported repro does not fail"
+# minifying a workspace's compile stores each shrink in it
+"$fxwb" import "$graph" -o "$tmp/w2.fxwb" -q > /dev/null 2>&1 || fail "import graph: exit $?"
+"$fxwb" minify "$tmp/w2.fxwb:0/0" --backend inductor --option cpp.inject_relu_bug_TESTING_ONLY=accuracy \
+  --fail-on accuracy -o "$tmp/w2.py" > /dev/null 2>&1 || fail "minify a workspace compile: exit $?"
+test "$("$fxwb" show "$tmp/w2.fxwb" 0/0 | grep -c '^minified')" -ge 2 || fail "shrinks not stored in the workspace"
+
 # a graph that does not fail: said clearly, exit 1, no repro
 "$fxwb" minify "$graph" --backend inductor --fail-on accuracy -o "$tmp/none.py" > "$tmp/none.txt" 2>&1
 rc=$?
