@@ -40,7 +40,8 @@ struct _FxwMinifyWindow
   double start_nodes;
   char *status;
   GStrv kept;
-  fx_graph *result;         /* borrowed from result_graph */
+  fx_graph *result;         /* owned by the result view's FxwGraph */
+  int center_tries;
 
   GtkEntry *backend_entry;
   GtkEntry *options_entry;
@@ -209,6 +210,21 @@ jnum (json_object *o, const char *key)
   return json_object_object_get_ex (o, key, &v) ? json_object_get_double (v) : 0;
 }
 
+static gboolean
+center_kept_cb (gpointer data)
+{
+  FxwMinifyWindow *self = data;
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (self->original_view);
+  double x, y;
+  if (self->kept == NULL || self->kept[0] == NULL || ++self->center_tries > 50)
+    return G_SOURCE_REMOVE;
+  if (fxw_graph_canvas_get_busy (canvas) || !fxw_graph_canvas_get_node_center (canvas, self->kept[0], &x, &y))
+    return G_SOURCE_CONTINUE;
+  fxw_graph_canvas_pan (canvas, gtk_widget_get_width (GTK_WIDGET (canvas)) / 2.0 - x,
+                        gtk_widget_get_height (GTK_WIDGET (canvas)) / 2.0 - y);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 show_result (FxwMinifyWindow *self)
 {
@@ -227,6 +243,13 @@ show_result (FxwMinifyWindow *self)
   fxw_selection_set_graph (self->result_selection, result);
   fxw_selection_set_highlight (self->original_selection, (const char *const *) self->kept);
   fxw_selection_set_highlight (self->result_selection, (const char *const *) self->kept);
+  /* the original can be large: bring a kept node into view once it is laid out */
+  if (self->kept && self->kept[0])
+    {
+      fxw_selection_select_name (self->original_selection, self->kept[0]);
+      self->center_tries = 0;
+      g_timeout_add_full (G_PRIORITY_DEFAULT, 100, center_kept_cb, g_object_ref (self), g_object_unref);
+    }
   gtk_widget_set_visible (GTK_WIDGET (self->result_paned), TRUE);
 }
 

@@ -66,7 +66,7 @@ test_minify_accuracy (void)
   g_assert_cmpuint (fxw_minify_window_get_n_kept (win), >=, 1);
   g_assert_cmpuint (fxw_minify_window_get_n_kept (win), <=, 3);
   g_assert_nonnull (strstr (fxw_minify_window_get_status (win), "accuracy"));
-  fxw_test_pump (300);
+  fxw_test_pump (1500);
   g_autofree char *shot = fxw_test_screenshot (GTK_WIDGET (win), "minify-done");
   g_assert_true (g_file_test (shot, G_FILE_TEST_EXISTS));
 
