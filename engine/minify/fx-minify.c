@@ -598,6 +598,14 @@ fx_minify_prepare (const fx_graph *graph, fx_graph **out, fx_diag *diag)
   fx_diag sd;
   fx_diag_clear (&sd);
   fx_pass_shape_prop (g, NULL, &sd);
+  /* module attributes (parameters, constants) become inputs, as AOT lifts them: the repro rebuilds them with
+     rand_strided like any input */
+  for (fx_node *n = g->first, *next; n != NULL; n = next)
+    {
+      next = n->next;
+      if (n->op == FX_OP_GET_ATTR)
+        convert_to_placeholder (g, n);
+    }
   placeholders_to_front (g);
   *out = g;
   return FX_OK;

@@ -99,6 +99,11 @@ if [ $have_torch -eq 1 ]; then
 for l in open(sys.argv[1]): json.loads(l)' "$tmp/json2.txt" || fail "JSON lines do not parse"
 fi
 
+# an injected bug PyTorch does not know is refused with the values it takes
+"$fxwb" run "$graph" --backend inductor --option cpp.inject_relu_bug_TESTING_ONLY=segfault -n 1 > "$tmp/bogus.txt" 2>&1
+test $? -eq 1 || fail "unknown injected bug: exit $?"
+grep -q "'compile_error', 'runtime_error', 'accuracy'" "$tmp/bogus.txt" || fail "unknown injected bug: $(cat "$tmp/bogus.txt")"
+
 # usage errors
 "$fxwb" minify "$graph" --fail-on accuracy > /dev/null 2>&1
 test $? -eq 2 || fail "no --backend: not a usage error"

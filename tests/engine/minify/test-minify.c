@@ -642,6 +642,32 @@ test_prepare_needs_shapes (void)
   fx_graph_free (g);
 }
 
+/* parameters read through get_attr become inputs, as AOT lifts them */
+static void
+test_prepare_lifts_attrs (void)
+{
+  fx_graph *g = parse ("def forward(self, x: " T "):\n"
+                       "    w: " T " = self.w\n"
+                       "    a: " T " = torch.ops.aten.add.Tensor(x, w)\n"
+                       "    r: " T " = torch.ops.aten.relu.default(a)\n"
+                       "    return (r,)\n");
+  g_assert_cmpuint (fx_graph_count_op (g, FX_OP_GET_ATTR), ==, 1);
+  fx_graph *p = NULL;
+  g_assert_cmpint (fx_minify_prepare (g, &p, NULL), ==, FX_OK);
+  g_assert_cmpuint (fx_graph_count_op (p, FX_OP_GET_ATTR), ==, 0);
+  g_assert_cmpuint (fx_graph_count_op (p, FX_OP_PLACEHOLDER), ==, 2);
+  g_assert_true (p->first->op == FX_OP_PLACEHOLDER && p->first->next->op == FX_OP_PLACEHOLDER);
+  fake_backend fb = { FAKE_RUNTIME_ERROR, "aten.relu.default", NULL };
+  fx_minify_config cfg;
+  config_for (&cfg, &fb, FX_FAIL_ON_ANY, NULL);
+  cfg.in_process = true;
+  fx_failure f;
+  fx_minify_check (p, &cfg, &f);
+  g_assert_cmpint (f.kind, ==, FX_FAILURE_RUNTIME_ERROR);
+  fx_graph_free (p);
+  fx_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -665,5 +691,6 @@ main (int argc, char **argv)
   g_test_add_func ("/minify/checkpoint-resume", test_checkpoint_resume);
   g_test_add_func ("/minify/repro-roundtrip", test_repro_roundtrip);
   g_test_add_func ("/minify/prepare-needs-shapes", test_prepare_needs_shapes);
+  g_test_add_func ("/minify/prepare-lifts-attrs", test_prepare_lifts_attrs);
   return g_test_run ();
 }
