@@ -587,10 +587,11 @@ fx_minify_prepare (const fx_graph *graph, fx_graph **out, fx_diag *diag)
   fx_graph_foreach_node (g, n)
     if (n->op == FX_OP_PLACEHOLDER && n->meta.val.kind == FX_VAL_NONE)
       {
-        fx_graph_free (g);
         fx_diag_set (diag, FX_ERR_INVALID, "placeholder '%s' has no shape annotation: the minifier needs the inputs' "
                                            "shapes (print_readable with annotations, or a repro.py)", n->name);
-        snprintf (diag->node, sizeof diag->node, "%s", n->name);
+        if (diag)
+          snprintf (diag->node, sizeof diag->node, "%s", n->name);
+        fx_graph_free (g);
         return FX_ERR_INVALID;
       }
   /* intermediate metas let delta debugging turn any node into an input; a graph whose shapes cannot be propagated is

@@ -26,7 +26,8 @@ put_input (const fx_node *n, fx_buf *out, fx_diag *diag)
     {
       fx_diag_set (diag, FX_ERR_UNSUPPORTED, "repro: placeholder '%s' is not a tensor with known shape (%s)", n->name,
                    v->kind == FX_VAL_INT || v->kind == FX_VAL_SYMINT ? "an int input" : "no metadata");
-      snprintf (diag->node, sizeof diag->node, "%s", n->name);
+      if (diag)
+        snprintf (diag->node, sizeof diag->node, "%s", n->name);
       return FX_ERR_UNSUPPORTED;
     }
   const fx_tensor_meta *m = &v->tensor;
