@@ -52,7 +52,7 @@ typedef struct
   gboolean progress_line;   /* a TTY line is showing */
 } progress_ctx;
 
-static volatile sig_atomic_t cancel_requested;
+static volatile int cancel_requested;
 
 static void
 on_signal (int sig)
@@ -247,7 +247,10 @@ print_summary (const fx_minify_result *r, const char *repro, const char *checkpo
         fx_buf t;
         fx_buf_init (&t);
         fx_target_format (&n->target, &t);
-        g_string_append_printf (ops, "%s%s", calls ? ", " : "", t.data ? t.data : n->name);
+        if (calls < 8)
+          g_string_append_printf (ops, "%s%s", calls ? ", " : "", t.data ? t.data : n->name);
+        else if (calls == 8)
+          g_string_append (ops, ", ...");
         fx_buf_free (&t);
         calls++;
       }
@@ -395,6 +398,7 @@ fxwb_cmd_minify (int argc, char **argv)
   progress_ctx pc = { .json = o.json, .tty = !o.json && fxwb_stderr_is_tty (), .src = &src };
   cfg.progress = on_progress;
   cfg.progress_data = &pc;
+  cfg.cancel = &cancel_requested;
 
   fx_diag diag;
   fx_diag_clear (&diag);
@@ -442,7 +446,9 @@ fxwb_cmd_minify (int argc, char **argv)
   else if (!r.reproduced)
     {
       const char *want = fail_on ? fail_on : "any";
-      if (r.failure.kind == FX_FAILURE_NONE)
+      if (r.cancelled)
+        fprintf (stderr, "fxwb minify: cancelled while checking the original graph\n");
+      else if (r.failure.kind == FX_FAILURE_NONE)
         fprintf (stderr, "fxwb minify: the %s does not fail with %s: it compiles, runs%s. Nothing to minify.\n",
                  resume ? "checkpoint's graph" : "graph", col.label,
                  (mask & FX_FAIL_ON (FX_FAILURE_ACCURACY)) ? " and matches the eager reference" : "");

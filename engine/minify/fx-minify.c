@@ -374,9 +374,15 @@ check_isolated (const fx_graph *graph, const fx_minify_config *config, fx_failur
   size_t have = 0;
   bool timed_out = false;
   double t0 = now_s ();
+  bool cancelled = false;
   for (;;)
     {
       int wait_ms = -1;
+      if (config->cancel && *config->cancel)
+        {
+          cancelled = true;
+          break;
+        }
       if (config->timeout_s > 0)
         {
           double left = config->timeout_s - (now_s () - t0);
@@ -387,15 +393,15 @@ check_isolated (const fx_graph *graph, const fx_minify_config *config, fx_failur
             }
           wait_ms = (int) ceil (left * 1000.0);
         }
+      /* a cancel request is noticed within 200 ms */
+      if (config->cancel && (wait_ms < 0 || wait_ms > 200))
+        wait_ms = 200;
       struct pollfd pfd = { fds[0], POLLIN, 0 };
       int pr = poll (&pfd, 1, wait_ms);
       if (pr < 0 && errno == EINTR)
         continue;
       if (pr == 0)
-        {
-          timed_out = true;
-          break;
-        }
+        continue;
       if (pr < 0)
         break;
       ssize_t r = read (fds[0], (char *) &got + have, sizeof got - have);
@@ -408,7 +414,7 @@ check_isolated (const fx_graph *graph, const fx_minify_config *config, fx_failur
         break;
     }
   close (fds[0]);
-  if (timed_out)
+  if (timed_out || cancelled)
     {
       kill (-pid, SIGKILL);
       kill (pid, SIGKILL);
@@ -416,6 +422,11 @@ check_isolated (const fx_graph *graph, const fx_minify_config *config, fx_failur
   int status = 0;
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
+  if (cancelled)
+    {
+      failure_set (out, FX_FAILURE_INVALID, "cancelled");
+      return;
+    }
   if (timed_out)
     {
       failure_set (out, FX_FAILURE_HANG, "timed out after %g s", config->timeout_s);
@@ -694,7 +705,7 @@ try_candidate (minify_state *s, fx_graph *cand)
     }
   else
     fx_graph_free (cand);
-  if (!report (s, FX_MINIFY_EVENT_CANDIDATE, &f, same))
+  if (!report (s, FX_MINIFY_EVENT_CANDIDATE, &f, same) || (s->cfg->cancel && *s->cfg->cancel))
     s->cancelled = true;
   if (same)
     {
@@ -953,6 +964,11 @@ fx_minify (const fx_graph *graph, const fx_minify_config *config, fx_minify_resu
                        && (config->expect == NULL || fx_failure_same (&f, config->expect));
   if (config->expect && result->reproduced)
     result->failure = *config->expect;
+  if (config->cancel && *config->cancel)
+    {
+      result->reproduced = false;
+      result->cancelled = true;
+    }
   s.target = result->failure;
   report (&s, FX_MINIFY_EVENT_START, &result->failure, result->reproduced);
   if (!result->reproduced)

@@ -103,6 +103,8 @@ typedef struct fx_minify_config
   const char *checkpoint;       /* written after every shrink, or NULL */
   fx_minify_progress_fn progress;
   void *progress_data;
+  /* When non-NULL and set (a signal handler's flag): the candidate in flight is killed and the run stops. */
+  const volatile int *cancel;
   /* Resuming: the failure to keep (the checkpoint's), and the work done before. */
   const fx_failure *expect;
   size_t candidates_before;

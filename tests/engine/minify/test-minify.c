@@ -642,6 +642,38 @@ test_prepare_needs_shapes (void)
   fx_graph_free (g);
 }
 
+static volatile int cancel_flag;
+
+static void
+on_alarm (int sig)
+{
+  (void) sig;
+  cancel_flag = 1;
+}
+
+/* A hang with no time limit is still cancellable: the flag (set by a signal handler, as fxwb's SIGINT/SIGTERM do)
+   kills the candidate in flight and stops the run. */
+static void
+test_cancel_hang (void)
+{
+  fake_backend fb = { FAKE_HANG, "aten.relu.default", NULL };
+  fx_minify_config cfg;
+  config_for (&cfg, &fb, FX_FAIL_ON_ANY, NULL);
+  cfg.timeout_s = 0;
+  cfg.cancel = &cancel_flag;
+  cancel_flag = 0;
+  signal (SIGALRM, on_alarm);
+  alarm (1);
+  fx_graph *g = chain (6, 2);
+  fx_minify_result r = minify_ok (g, &cfg);
+  g_assert_true (r.cancelled);
+  g_assert_false (r.reproduced);
+  g_assert_null (r.graph);
+  fx_minify_result_clear (&r);
+  fx_graph_free (g);
+  signal (SIGALRM, SIG_DFL);
+}
+
 /* parameters read through get_attr become inputs, as AOT lifts them */
 static void
 test_prepare_lifts_attrs (void)
@@ -692,5 +724,6 @@ main (int argc, char **argv)
   g_test_add_func ("/minify/repro-roundtrip", test_repro_roundtrip);
   g_test_add_func ("/minify/prepare-needs-shapes", test_prepare_needs_shapes);
   g_test_add_func ("/minify/prepare-lifts-attrs", test_prepare_lifts_attrs);
+  g_test_add_func ("/minify/cancel-hang", test_cancel_hang);
   return g_test_run ();
 }
