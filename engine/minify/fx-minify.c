@@ -915,12 +915,16 @@ try_granularity (minify_state *s, int granularity, bool use_non_granular)
   if (use_non_granular)
     {
       if (run_strategy (s, "Eliminate dead code", strategy_eliminate_dead_code, granularity)
-          || run_strategy (s, "Remove unused inputs", strategy_remove_unused_inputs, granularity)
-          || run_strategy (s, "Consolidate Inputs", strategy_consolidate_inputs, granularity))
+          || run_strategy (s, "Remove unused inputs", strategy_remove_unused_inputs, granularity))
         return true;
     }
-  return run_strategy (s, "Remove suffix", strategy_remove_suffix, granularity)
-         || run_strategy (s, "Delta Debugging", strategy_delta_debugging, granularity);
+  if (run_strategy (s, "Remove suffix", strategy_remove_suffix, granularity)
+      || run_strategy (s, "Delta Debugging", strategy_delta_debugging, granularity))
+    return true;
+  /* after the granular cuts (PyTorch tries it before them, but its version only turns leading load_tensor nodes into
+     inputs and rarely applies): converting the first layer peels one layer per candidate, which cutting by halves
+     beats (17 instead of 42 candidates on a 48-node chain) */
+  return use_non_granular && run_strategy (s, "Consolidate Inputs", strategy_consolidate_inputs, granularity);
 }
 
 static int
