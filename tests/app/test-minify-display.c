@@ -30,9 +30,9 @@ not_running (gpointer data)
 }
 
 static gboolean
-two_points (gpointer data)
+shrunk_once (gpointer data)
 {
-  return fxw_minify_window_get_n_points (data) >= 3 || not_running (data);
+  return fxw_minify_window_get_n_points (data) >= 2 || not_running (data);
 }
 
 static size_t
@@ -96,7 +96,7 @@ test_cancel_resume (void)
   const char *opts[] = { "cpp.inject_relu_bug_TESTING_ONLY=runtime_error", NULL };
   fxw_minify_window_configure (win, "inductor", opts, "runtime-error", 60);
   fxw_minify_window_start (win);
-  g_assert_true (fxw_test_wait (two_points, win, 300));
+  g_assert_true (fxw_test_wait (shrunk_once, win, 300));
   g_assert_cmpint (fxw_minify_window_get_state (win), ==, FXW_MINIFY_RUNNING);
   fxw_minify_window_cancel (win);
   g_assert_true (fxw_test_wait (not_running, win, 300));

@@ -75,7 +75,7 @@ export FXWB_INDUCTOR_CACHE="$tmp/cache2"
   --json -o "$tmp/r.py" > "$tmp/json.txt" 2> /dev/null &
 pid=$!
 i=0
-while [ "$(grep -c '"event": "shrunk"' "$tmp/json.txt" 2> /dev/null)" -lt 3 ] && [ $i -lt 600 ]; do
+while [ "$(grep -c '"event": "shrunk"' "$tmp/json.txt" 2> /dev/null)" -lt 1 ] && [ $i -lt 600 ]; do
   sleep 0.1
   i=$((i + 1))
 done
