@@ -103,7 +103,9 @@ test_cancel_resume (void)
   if (fxw_minify_window_get_state (win) != FXW_MINIFY_CANCELLED)
     g_error ("not cancelled: %s", fxw_minify_window_get_status (win));
   g_assert_null (fxw_minify_window_get_result (win));
+  fxw_test_pump (300);
   g_autofree char *shot = fxw_test_screenshot (GTK_WIDGET (win), "minify-cancelled");
+  g_assert_true (g_file_test (shot, G_FILE_TEST_EXISTS));
   fxw_minify_window_resume (win);
   g_assert_true (fxw_test_wait (not_running, win, 300));
   if (fxw_minify_window_get_state (win) != FXW_MINIFY_DONE)
