@@ -86,7 +86,8 @@ fxwb_cmd_import (int argc, char **argv)
   g_option_context_set_summary (context,
                                 "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
                                 "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
-                                "torch.export .pt2 archive, or TORCH_LOGS text (torch_logs.txt). The kind is detected.\n"
+                                "torch.export .pt2 archive, TORCH_LOGS text (torch_logs.txt), or FX code (*.py: a minifier's\n"
+                                "repro.py, print_readable). The kind is detected.\n"
                                 "Only regular files are read (a FIFO or a device is refused); a symlink in an imported\n"
                                 "folder is followed only to a regular file inside that folder (others are skipped and\n"
                                 "noted). A TORCH_TRACE is read as a stream: memory stays small whatever its size.\n"

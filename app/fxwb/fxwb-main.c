@@ -18,6 +18,7 @@ static const fxwb_command commands[] = {
   { "compile", "Compile a graph with a backend and write its debug artifacts (kernels, IR dumps, fusion diagram)", fxwb_cmd_compile },
   { "compare", "Run a graph with several backends side by side", fxwb_cmd_compare },
   { "bench", "Benchmarks of the engine itself", fxwb_cmd_bench },
+  { "minify", "Shrink a graph that fails under a backend to the smallest repro.py that still fails", fxwb_cmd_minify },
   { "backends", "List the registered backends, their options and modes", fxwb_cmd_backends },
   { "capture", "Run a Python program under capture and record every compile", fxwb_cmd_capture },
 };

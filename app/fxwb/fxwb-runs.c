@@ -87,7 +87,7 @@ fxwb_run_opts_description (void)
 /* ---------------------------------------------------------------- graph source */
 
 static const char *const stage_preference[] = {
-  "aot_inference", "aot_forward", "post_grad", "inductor_transformed", "user", "dynamo", NULL,
+  "aot_inference", "aot_forward", "post_grad", "inductor_transformed", "user", "dynamo", "minified", NULL,
 };
 
 static gboolean

@@ -41,6 +41,7 @@ int fxwb_cmd_compare (int argc, char **argv);
 int fxwb_cmd_bench (int argc, char **argv);
 int fxwb_cmd_backends (int argc, char **argv);
 int fxwb_cmd_capture (int argc, char **argv);
+int fxwb_cmd_minify (int argc, char **argv);
 
 /* A canonical JSON graph file: named *.json, or its first non-blank character opens an object. */
 gboolean fxwb_looks_like_json (const char *path, const char *text, size_t len);

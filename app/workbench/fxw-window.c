@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 #include <gtksourceview/gtksource.h>
 
+#include "fxw-minify-window.h"
 #include "fxw-window.h"
 #include "fxw-run-dialog.h"
 
@@ -723,6 +724,22 @@ focus_search_action (GtkWidget *widget, const char *name, GVariant *param)
   gtk_widget_grab_focus (GTK_WIDGET (FXW_WINDOW (widget)->sidebar_search));
 }
 
+/* Minify the graph on show: a window of its own, which runs fxwb minify on a copy of the graph. */
+static void
+minify_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwWindow *self = FXW_WINDOW (widget);
+  FxwGraph *graph = fxw_selection_get_graph (self->selection);
+
+  if (graph == NULL)
+    {
+      show_banner (self, _("Open a graph to minify first."));
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (fxw_minify_window_new (GTK_WINDOW (self), fxw_graph_get_graph (graph),
+                                                         fxw_graph_get_title (graph))));
+}
+
 static void
 view_action (GtkWidget *widget, const char *name, GVariant *param)
 {
@@ -880,6 +897,7 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.previous-compile", NULL, previous_compile_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
   gtk_widget_class_install_action (widget_class, "win.view", "s", view_action);
+  gtk_widget_class_install_action (widget_class, "win.minify", NULL, minify_action);
 }
 
 static void

@@ -580,6 +580,14 @@ ind_codegen (ind_program *p, fx_buf *out)
                         "extern double pow (double, double) __attribute__ ((__simd__ (\"notinbranch\")));\n\n");
     }
   fx_buf_puts (out, "#include <tgmath.h>\n\n");
+  if (p->relu_bug && strcmp (p->relu_bug, "runtime_error") == 0)
+    /* the injected run-time error: kernels record it, the runner asks fx_inductor_error () after each call */
+    fx_buf_puts (out, "static volatile int fx_ind_error_set;\nstatic const char *volatile fx_ind_error_msg;\n\n"
+                      "static int\nfx_inductor_raise (const char *msg)\n{\n"
+                      "  if (!fx_ind_error_set)\n    {\n      fx_ind_error_msg = msg;\n      fx_ind_error_set = 1;\n    }\n"
+                      "  return 0;\n}\n\n"
+                      "const char *\nfx_inductor_error (void)\n{\n"
+                      "  const char *m = fx_ind_error_set ? fx_ind_error_msg : 0;\n  fx_ind_error_set = 0;\n  return m;\n}\n\n");
   for (int g = 0; g < p->n_groups; g++)
     if (!p->groups[g].is_extern)
       {

@@ -179,6 +179,10 @@ typedef struct ind_program
   bool epilogue_fusion;
   int max_fusion;
   bool use_mvec;            /* glibc's vector math (libmvec) is available: declare simd clones */
+  /* cpp./triton.inject_relu_bug_TESTING_ONLY (PyTorch's fault injection for testing the minifier): every relu is
+     generated broken this way ("compile_error", "runtime_error", "accuracy"), NULL when off */
+  const char *relu_bug;
+  bool relu_bug_gpu;        /* the bug is the GPU generator's (triton.*): its runtime error traps on the device */
 } ind_program;
 
 /* fx-inductor-lower.c */

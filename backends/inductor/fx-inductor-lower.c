@@ -599,6 +599,18 @@ promoted_operands (const fx_op_call *call)
   return fx_type_promo_result (&pr);
 }
 
+/* PyTorch's injected relu bugs (torch/_inductor/codegen/cpp.py and triton.py, CppOverrides.relu): a body that
+   does not compile, one that reports an error when it runs, or x + 1. */
+static const char *
+relu_bug_template (const ind_program *p)
+{
+  if (strcmp (p->relu_bug, "compile_error") == 0)
+    return "compile error!";
+  if (strcmp (p->relu_bug, "runtime_error") == 0)
+    return p->relu_bug_gpu ? "(__trap (), $0)" : "(fx_inductor_raise (\"injected relu runtime error\"), $0)";
+  return "($0 + ($T) 1)";
+}
+
 static bool
 lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, const fx_tensor *out, int *view_out)
 {
@@ -628,6 +640,8 @@ lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, co
       fx_buf_free (&tmp);
       return false;
     }
+  if (n.op_id == FX_OP_RELU && p->relu_bug)
+    t = relu_bug_template (p);
   n.tmpl = fx_arena_strdup (p->arena, t);
   fx_buf_free (&tmp);
   for (int i = 0; i < n.n_opnd; i++)

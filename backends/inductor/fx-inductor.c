@@ -29,6 +29,10 @@ static const fx_option_decl inductor_options[] = {
   { "triton.cudagraphs", FX_OPTION_BOOL, "False", "replay the graph as a CUDA graph (GPU code only; no effect on CPU)" },
   { "coordinate_descent_tuning", FX_OPTION_BOOL, "False", "with max_autotune on the CPU: move the thread count and vector length one at a time while faster (the GPU times every kernel configuration already)" },
   { "device", FX_OPTION_STRING, "None", "'cuda' (or 'cuda:N'): generate CUDA even for host inputs (None: follow the inputs)" },
+  { "cpp.inject_relu_bug_TESTING_ONLY", FX_OPTION_STRING, "None",
+    "testing only: break every relu of the C code: 'compile_error', 'runtime_error' or 'accuracy' (x + 1)" },
+  { "triton.inject_relu_bug_TESTING_ONLY", FX_OPTION_STRING, "None",
+    "testing only: break every relu of the CUDA code: 'compile_error', 'runtime_error' or 'accuracy' (x + 1)" },
 };
 
 /* list_mode_options() of PyTorch 2.11 (specs §4.2); the CPU code generator ignores the CUDA-graph setting. */
@@ -55,6 +59,7 @@ typedef struct ind_state
   ind_library lib;
   ind_call_fn call;
   ind_call_timed_fn call_timed;
+  const char *(*error) (void); /* the injected run-time error's report (fx_inductor_error), or NULL */
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
@@ -353,6 +358,20 @@ pipeline_for (ind_pipeline *pl, const fx_compile_request *req, fx_compiled *out,
   fx_status st = ind_options_read (req->options, &pl->prog.opt, diag);
   if (st == FX_OK && ind_gpu_wanted (req->example_inputs, req->n_inputs, &pl->prog.opt, &pl->ordinal))
     pl->target = IND_TARGET_CUDA;
+  /* PyTorch's fault injection for testing the minifier: the generator of the target breaks every relu */
+  bool gpu = pl->target == IND_TARGET_CUDA;
+  const char *bug = st == FX_OK ? fx_options_get_str (req->options, gpu ? "triton.inject_relu_bug_TESTING_ONLY"
+                                                                        : "cpp.inject_relu_bug_TESTING_ONLY", NULL)
+                                : NULL;
+  if (bug && *bug && strcmp (bug, "None") != 0)
+    {
+      if (strcmp (bug, "compile_error") != 0 && strcmp (bug, "runtime_error") != 0 && strcmp (bug, "accuracy") != 0)
+        return fx_diag_set (diag, FX_ERR_INVALID, "inductor: %s.inject_relu_bug_TESTING_ONLY must be "
+                            "'compile_error', 'runtime_error', 'accuracy' or None, got '%.64s'",
+                            gpu ? "triton" : "cpp", bug);
+      pl->prog.relu_bug = fx_arena_strdup (pl->prog.arena, bug);
+      pl->prog.relu_bug_gpu = gpu;
+    }
   return st;
 }
 
@@ -414,6 +433,8 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       /* after the build: variants are timed on the example inputs */
       if (st == FX_OK && p->opt.max_autotune)
         st = autotune (s, out, req, &pl.source, diag);
+      if (st == FX_OK)
+        s->error = (const char *(*) (void)) dlsym (s->lib.handle, "fx_inductor_error");
       if (st == FX_OK)
         ind_list_c_kernels (p, &pl.source, out);
     }
@@ -635,6 +656,9 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       else
         s->call (r.bufs, run_extern, &r);
       st = r.status;
+      const char *raised = s->error ? s->error () : NULL;
+      if (st == FX_OK && raised)
+        st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: a generated kernel raised an error at run time: %s", raised);
     }
   if (st == FX_OK)
     {

@@ -1565,7 +1565,13 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
         return fx_import_torch_logs (store, path, stats, diag);
     }
   if (!S_ISDIR (sb.st_mode))
-    return fx_import_torch_trace (store, path, progress, user_data, stats, diag);
+    {
+      /* FX Python code (a minifier's repro.py, print_readable): a .py file whose forward() parses */
+      size_t pl = strlen (path);
+      if (pl > 3 && strcmp (path + pl - 3, ".py") == 0)
+        return fx_import_fx_code (store, path, stats, diag);
+      return fx_import_torch_trace (store, path, progress, user_data, stats, diag);
+    }
   /* A TORCH_TRACE folder: every *.log in it, in name order. */
   DIR *dir = opendir (path);
   if (!dir)

@@ -138,6 +138,9 @@ fx_status fx_import_debug_dir (fx_store *store, const char *path, fx_import_prog
    getitem nodes for multi-output ops, meta val from tensor_values, stack_trace, nn_module_stack, torch_fn) and a
    graph_signature artifact; the weights/constants configs are kept raw, the weights are not loaded. */
 fx_status fx_import_pt2 (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag);
+/* A file of FX Python code (*.py: repro.py, print_readable, GraphModule.code): one compile with its graph, stage
+   "minified" for a minifier's Repro, "user" otherwise. Parse errors are located; nothing is executed. */
+fx_status fx_import_fx_code (fx_store *store, const char *path, fx_import_stats *stats, fx_diag *diag);
 /* The same from memory (data must stay valid during the call). */
 fx_status fx_import_pt2_data (fx_store *store, const char *name, const void *data, size_t len, fx_import_stats *stats,
                               fx_diag *diag);
