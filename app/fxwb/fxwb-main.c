@@ -72,7 +72,10 @@ fxwb_main (int argc, char **argv)
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       {
-        fxwb_guard_stdout ();
+        /* Not under capture: the embedded CPython takes its sys.stdout/sys.stderr from fileno(stdout/stderr),
+           which a filter stream does not have (the program's prints and tracebacks would be lost). */
+        if (commands[i].run != fxwb_cmd_capture)
+          fxwb_guard_stdout ();
         int rc = commands[i].run (argc - 1, argv + 1);
         fxwb_unguard_stdout ();
         return rc;
