@@ -76,7 +76,10 @@ fxwb_main (int argc, char **argv)
       {
         /* The one place the CLI registers backends: the built-ins, then the plugins of $FXWB_BACKEND_PATH. */
         fx_backends_init ();
-        fxwb_guard_stdout ();
+        /* Not under capture: the embedded CPython takes its sys.stdout/sys.stderr from fileno(stdout/stderr),
+           which a filter stream does not have (the program's prints and tracebacks would be lost). */
+        if (commands[i].run != fxwb_cmd_capture)
+          fxwb_guard_stdout ();
         int rc = commands[i].run (argc - 1, argv + 1);
         fxwb_unguard_stdout ();
         return rc;

@@ -20,8 +20,9 @@ fxwb_print_diag (const fx_diag *diag)
   char text[4096];
 
   fx_diag_format (diag, text, sizeof text);
-  /* The message quotes the offending line of someone else's file: stderr escapes its controls. */
-  fputs (text, stderr);
+  /* The message quotes the offending line of someone else's file (escaped here too: capture runs unfiltered). */
+  g_autofree char *safe = fxwb_escape_controls (text);
+  fputs (safe, stderr);
 }
 
 gboolean
@@ -171,8 +172,22 @@ static ssize_t
 filter_write (void *cookie, const char *buf, size_t size)
 {
   tty_filter *f = cookie;
+  /* Escaped into memory first: one write to the real stream per call, not one per byte (stderr is unbuffered). */
+  FILE *real = f->out;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream (&text, &len);
+  if (mem)
+    f->out = mem;
   for (size_t i = 0; i < size; i++)
     filter_byte (f, (unsigned char) buf[i]);
+  if (mem)
+    {
+      fclose (mem);
+      f->out = real;
+      fwrite (text, 1, len, real);
+      free (text);
+    }
   return (ssize_t) size;
 }
 

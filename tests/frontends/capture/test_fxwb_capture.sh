@@ -41,10 +41,11 @@ grep -q "no such program file" "$tmp/err" || fail "missing program: message"
 "$FXWB" capture "$FIX/toy_graph_break.py" 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "no output: exit $rc"
 
-printf 'import torch\ndef f(x):\n    return x + 1\ng = torch.compile(f, backend="eager")\ng(torch.ones(2))\nraise ValueError("boom")\n' >"$tmp/raises.py"
-"$FXWB" capture "$tmp/raises.py" --json "$tmp/r.json" 2>"$tmp/err"; rc=$?
+printf 'import torch\ndef f(x):\n    return x + 1\ng = torch.compile(f, backend="eager")\ng(torch.ones(2))\nprint("the program prints")\nraise ValueError("boom")\n' >"$tmp/raises.py"
+"$FXWB" capture "$tmp/raises.py" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 1 ] || fail "raising program: exit $rc"
 grep -q "ValueError: boom" "$tmp/err" || fail "raising program: traceback"
+grep -q "the program prints" "$tmp/out" || fail "raising program: its own output"
 grep -q '"kind": "compile"' "$tmp/r.json" || fail "raising program: record not written"
 
 printf 'import sys\nsys.exit(3)\n' >"$tmp/exits.py"
