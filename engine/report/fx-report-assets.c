@@ -21,7 +21,7 @@ static const char report_css[] =
   "#fxwb-results small{color:var(--muted);margin-left:.5em}\n"
   "h1{font-size:1.5em;margin:.6em 0 .3em}h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid var(--line)}\n"
   "table{border-collapse:collapse;margin:.3em 0}th,td{border:1px solid var(--line);padding:.2em .5em;"
-  "text-align:left;vertical-align:top}th{background:var(--alt)}\n"
+  "text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:var(--alt)}\n"
   "td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
   "pre{background:var(--alt);padding:.6em;overflow:auto;max-height:40em;font:12px/1.4 ui-monospace,monospace}\n"
   "code{font:12px ui-monospace,monospace}\n"
