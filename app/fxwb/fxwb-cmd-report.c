@@ -20,6 +20,12 @@ fxwb_is_workspace_file (const char *path)
   return got == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
 }
 
+static int
+cmp_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
 static void
 progress_cb (double fraction, void *user_data)
 {
@@ -50,28 +56,33 @@ fxwb_report_source_open (fxwb_report_source *src, char **paths, int n_paths, gbo
       if (fxwb_is_workspace_file (paths[i]))
         return fx_diag_set (diag, FX_ERR_INVALID, "%s is a workspace: give it alone, not with other inputs",
                             paths[i]);
-      fx_import_stats stats;
-      g_autofree char *label = g_path_get_basename (paths[i]);
-      st = fx_import_path (src->store, paths[i], quiet ? NULL : progress_cb, label, &stats, diag);
-      if (!quiet)
-        fxwb_progress_done ();
-      if (st != FX_OK)
-        break;
-      fx_report_warnings_from_stats (paths[i], &stats, src->arena, &src->warnings, &src->n_warnings);
+      /* A TORCH_TRACE folder is imported log by log, so each warning names the log its line number is in. */
+      g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
       GStatBuf sb;
-      if (g_stat (paths[i], &sb) == 0 && S_ISREG (sb.st_mode))
-        src->input_bytes += sb.st_size;
-      else
+      if (g_file_test (paths[i], G_FILE_TEST_IS_DIR) && !fx_is_debug_dir (paths[i]))
         {
-          /* A folder: the bytes of its files (one level, as the importers read them). */
           g_autoptr (GDir) d = g_dir_open (paths[i], 0, NULL);
           const char *name;
           while (d && (name = g_dir_read_name (d)))
-            {
-              g_autofree char *full = g_build_filename (paths[i], name, NULL);
-              if (g_stat (full, &sb) == 0 && S_ISREG (sb.st_mode))
-                src->input_bytes += sb.st_size;
-            }
+            if (g_str_has_suffix (name, ".log"))
+              g_ptr_array_add (files, g_build_filename (paths[i], name, NULL));
+          g_ptr_array_sort (files, cmp_paths);
+        }
+      if (files->len == 0)
+        g_ptr_array_add (files, g_strdup (paths[i]));
+      for (guint k = 0; k < files->len && st == FX_OK; k++)
+        {
+          const char *path = g_ptr_array_index (files, k);
+          fx_import_stats stats;
+          g_autofree char *label = g_path_get_basename (path);
+          st = fx_import_path (src->store, path, quiet ? NULL : progress_cb, label, &stats, diag);
+          if (!quiet)
+            fxwb_progress_done ();
+          if (st != FX_OK)
+            break;
+          fx_report_warnings_from_stats (path, &stats, src->arena, &src->warnings, &src->n_warnings);
+          if (g_stat (path, &sb) == 0 && S_ISREG (sb.st_mode))
+            src->input_bytes += sb.st_size;
         }
     }
   src->import_s = (double) (g_get_monotonic_time () - t0) / 1e6;
