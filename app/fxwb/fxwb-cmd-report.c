@@ -3,6 +3,7 @@
 #include "fxwb.h"
 #include "fxwb-report.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -30,6 +31,92 @@ static void
 progress_cb (double fraction, void *user_data)
 {
   fxwb_progress (user_data, fraction);
+}
+
+/* A TORCH_TRACE log: its first line is a glog prefix and a JSON object ("...:LINE] {"). */
+static gboolean
+looks_like_trace (const char *path)
+{
+  char head[4096] = "";
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return FALSE;
+  size_t got = fread (head, 1, sizeof head - 1, f);
+  fclose (f);
+  head[got] = 0;
+  char *nl = strchr (head, '\n');
+  if (nl)
+    *nl = 0;
+  return strstr (head, "] {\"") != NULL;
+}
+
+#define STREAM_CHUNK (16 * 1024 * 1024)
+
+/* Imports a TORCH_TRACE log through the follow importer, chunk by chunk, so memory stays bounded by the chunk (and
+   the largest record) whatever the log's size. A truncated last line gets a newline so it is reported, located, as
+   the whole-file importer reports it. */
+static fx_status
+stream_trace (fx_store *store, const char *path, const char *label, fx_import_stats *stats, fx_diag *diag)
+{
+  memset (stats, 0, sizeof *stats);
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return fx_diag_set (diag, FX_ERR_IO, "%s: cannot read: %s", path, g_strerror (errno));
+  GStatBuf sb;
+  gint64 size = g_stat (path, &sb) == 0 ? sb.st_size : 0, done = 0;
+  fx_trace_follow *fol = NULL;
+  fx_status st = fx_trace_follow_new (store, path, &fol, diag);
+  size_t cap = STREAM_CHUNK, have = 0;
+  char *buf = g_malloc (cap + 1);
+  gboolean eof = FALSE;
+  while (st == FX_OK)
+    {
+      if (!eof && have < cap)
+        {
+          size_t n = fread (buf + have, 1, cap - have, f);
+          have += n;
+          eof = n == 0 && (feof (f) || ferror (f));
+          if (eof && have && buf[have - 1] != '\n')
+            buf[have++] = '\n';
+        }
+      size_t used = 0;
+      if ((st = fx_trace_follow_feed (fol, buf, have, eof, &used, diag)) != FX_OK)
+        break;
+      memmove (buf, buf + used, have - used);
+      have -= used;
+      done += (gint64) used;
+      if (label && size > 0)
+        fxwb_progress (label, (double) done / (double) size);
+      if (eof && (used == 0 || have == 0))
+        break;
+      if (used == 0 && have == cap)
+        {
+          /* One record larger than the chunk. */
+          cap *= 2;
+          buf = g_realloc (buf, cap + 1);
+        }
+    }
+  if (ferror (f) && st == FX_OK)
+    st = fx_diag_set (diag, FX_ERR_IO, "%s: read error", path);
+  fclose (f);
+  g_free (buf);
+  if (fol)
+    {
+      *stats = *fx_trace_follow_stats (fol);
+      fx_trace_follow_free (fol);
+    }
+  if (st == FX_OK && stats->records == 0)
+    {
+      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_TRACE record in %s", path);
+      for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+        if (stats->warnings[w])
+          {
+            const fx_import_example *ex = &stats->examples[w][0];
+            fx_diag_locate (diag, path, (int) ex->line, 1, ex->text, strlen (ex->text));
+            break;
+          }
+    }
+  return st;
 }
 
 fx_status
@@ -75,7 +162,10 @@ fxwb_report_source_open (fxwb_report_source *src, char **paths, int n_paths, gbo
           const char *path = g_ptr_array_index (files, k);
           fx_import_stats stats;
           g_autofree char *label = g_path_get_basename (path);
-          st = fx_import_path (src->store, path, quiet ? NULL : progress_cb, label, &stats, diag);
+          if (looks_like_trace (path))
+            st = stream_trace (src->store, path, quiet ? NULL : label, &stats, diag);
+          else
+            st = fx_import_path (src->store, path, quiet ? NULL : progress_cb, label, &stats, diag);
           if (!quiet)
             fxwb_progress_done ();
           if (st != FX_OK)
@@ -84,6 +174,14 @@ fxwb_report_source_open (fxwb_report_source *src, char **paths, int n_paths, gbo
           if (g_stat (path, &sb) == 0 && S_ISREG (sb.st_mode))
             src->input_bytes += sb.st_size;
         }
+    }
+  /* The streamed logs skipped the whole-file importer's last step: linking TORCH_COMPILE_DEBUG folders. */
+  if (st == FX_OK && (st = fx_store_begin (src->store, diag)) == FX_OK)
+    {
+      if ((st = fx_store_link_debug_compiles (src->store, NULL, diag)) == FX_OK)
+        st = fx_store_commit (src->store, diag);
+      else
+        fx_store_rollback (src->store);
     }
   src->import_s = (double) (g_get_monotonic_time () - t0) / 1e6;
   return st;

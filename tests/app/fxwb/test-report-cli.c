@@ -90,6 +90,36 @@ test_report (void)
   g_assert_true (g_str_has_prefix (doc, "{\"schema\": \"fxwb-report\", \"version\": 1"));
   g_assert_nonnull (strstr (doc, "\"compile_id\": \"2/3\""));
 
+  /* A damaged trace: a line that is no record and a truncated last line are skipped and listed, located. */
+  g_autofree char *log_text = NULL;
+  gsize log_len = 0;
+  g_assert_true (g_file_get_contents (log, &log_text, &log_len, NULL));
+  const char *second = strchr (log_text, '\n') + 1;
+  GString *bad = g_string_new (NULL);
+  g_string_append_len (bad, log_text, second - log_text);
+  g_string_append (bad, "garbage <b>not a record</b>\n");
+  g_string_append_len (bad, second, (log_text + log_len) - second);
+  g_string_append (bad, "V1124 10:00:00.000000 100 torch/_dynamo/x.py:1] {\"artifact\": {\"na");
+  int lines = 0;
+  for (const char *p = bad->str; *p; p++)
+    lines += *p == '\n';
+  g_autofree char *bad_path = g_build_filename (tmp_dir, "damaged.log", NULL);
+  g_assert_true (g_file_set_contents (bad_path, bad->str, bad->len, NULL));
+  g_string_free (bad, TRUE);
+  g_autofree char *bad_out = g_build_filename (tmp_dir, "damaged-report", NULL);
+  const char *bargs[] = { "report", bad_path, "-o", bad_out, NULL };
+  r = run_fxwb (bargs);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "10 pages (9 compiles)"));
+  run_result_clear (&r);
+  g_autofree char *bad_index_path = g_build_filename (bad_out, "index.html", NULL);
+  g_autofree char *bad_index = NULL;
+  g_assert_true (g_file_get_contents (bad_index_path, &bad_index, NULL, NULL));
+  g_assert_nonnull (strstr (bad_index, "damaged.log:2</code>"));
+  g_assert_nonnull (strstr (bad_index, "garbage &lt;b&gt;not a record&lt;/b&gt;"));
+  g_autofree char *last = g_strdup_printf ("damaged.log:%d</code>", lines + 1);
+  g_assert_nonnull (strstr (bad_index, last));
+
   /* Wrong command lines and missing inputs. */
   const char *no_out[] = { "report", log, NULL };
   r = run_fxwb (no_out);
