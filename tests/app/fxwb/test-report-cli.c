@@ -258,6 +258,37 @@ test_serve (void)
   server_stop (&s);
 }
 
+/* Reads from an open /api/events stream until want shows up (the socket times out after 10 s). */
+static gboolean
+events_wait (GSocketConnection *conn, GString *seen, const char *want)
+{
+  GInputStream *is = g_io_stream_get_input_stream (G_IO_STREAM (conn));
+  char buf[4096];
+  while (!strstr (seen->str, want))
+    {
+      gssize got = g_input_stream_read (is, buf, sizeof buf, NULL, NULL);
+      if (got <= 0)
+        return FALSE;
+      g_string_append_len (seen, buf, got);
+    }
+  return TRUE;
+}
+
+static GSocketConnection *
+events_open (const server *s)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_socket_client_set_timeout (client, 10);
+  GSocketConnection *conn = g_socket_client_connect_to_host (client, s->host, (guint16) s->port, NULL, &error);
+  g_assert_no_error (error);
+  g_autofree char *req = g_strdup_printf ("GET /api/events?token=%s HTTP/1.1\r\nHost: %s:%d\r\n"
+                                          "Accept: text/event-stream\r\n\r\n", s->token, s->host, s->port);
+  g_assert_true (g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), req, strlen (req),
+                                            NULL, NULL, &error));
+  return conn;
+}
+
 /* Compiles in an /api/compiles answer. */
 static int
 count_compiles (const char *body)
@@ -304,10 +335,19 @@ test_follow (void)
   g_assert_cmpint (seen, >, 0);
   g_assert_cmpint (seen, <, 9);
 
+  /* An open page's event stream: a hello, then "compiles" when more arrive. */
+  g_autoptr (GSocketConnection) events = events_open (&s);
+  GString *stream = g_string_new (NULL);
+  g_assert_true (events_wait (events, stream, "event: hello"));
+  g_assert_nonnull (strstr (stream->str, "text/event-stream"));
+  g_string_truncate (stream, 0);
+
   /* The rest: the last compile [2/3] shows up (bounded wait; the time it took is reported). */
+  gint64 t0 = g_get_monotonic_time ();
   g_assert_cmpuint (fwrite (data + first, 1, len - first, f), ==, len - first);
   fclose (f);
-  gint64 t0 = g_get_monotonic_time ();
+  g_assert_true (events_wait (events, stream, "event: compiles"));
+  g_string_free (stream, TRUE);
   gboolean found = FALSE;
   for (int tries = 0; tries < 200 && !found; tries++)
     {
