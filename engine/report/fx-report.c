@@ -1015,6 +1015,7 @@ compile_html (rctx *ctx, size_t ci, fx_buf *out)
 
   /* Runs and compares stored for this compile's graphs. */
   bool runs_head = false;
+  double first_median = NAN;
   for (size_t k = 0; k < ng && st == FX_OK; k++)
     {
       fx_store_run_row *r = NULL;
@@ -1026,7 +1027,7 @@ compile_html (rctx *ctx, size_t ci, fx_buf *out)
           if (!runs_head)
             fx_buf_puts (out, "<h2 id=\"runs\">Runs</h2>\n<table><tr><th>graph</th><th>backend</th><th>mode</th>"
                               "<th>device</th><th>compile</th><th>median</th><th>min</th><th>max</th>"
-                              "<th>kernels</th><th>accuracy</th><th>verdict</th></tr>\n");
+                              "<th>vs first</th><th>kernels</th><th>max error</th><th>verdict</th></tr>\n");
           runs_head = true;
           fx_buf_puts (out, "<tr>");
           put_td (out, gi[k].stage);
@@ -1039,6 +1040,13 @@ compile_html (rctx *ctx, size_t ci, fx_buf *out)
               fx_buf_puts (out, "<td class=\"num muted\">-</td>");
             else
               fx_buf_printf (out, "<td class=\"num\">%.4f ms</td>", ms[m]);
+          /* Speed against the first run stored for this compile (the baseline a compare lists first). */
+          if (isnan (first_median))
+            first_median = r[j].run_ms_median;
+          if (isnan (r[j].run_ms_median) || isnan (first_median) || r[j].run_ms_median <= 0)
+            fx_buf_puts (out, "<td class=\"num muted\">-</td>");
+          else
+            fx_buf_printf (out, "<td class=\"num\">%.2fx</td>", first_median / r[j].run_ms_median);
           if (r[j].n_kernels >= 0)
             fx_buf_printf (out, "<td class=\"num\">%d</td>", r[j].n_kernels);
           else

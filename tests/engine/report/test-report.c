@@ -173,6 +173,47 @@ check_fixture (const char *rel, const char *const *literal)
   rm_rf (tmp);
 }
 
+/* The search of the pages (report.js over search-index.js), run by node outside a browser: a recompile reason
+   finds the compiles that recompiled for it, a kernel name the compiles that made it. */
+static void
+test_search (void)
+{
+  const char *node = g_getenv ("FX_NODE");
+  const char *script = g_getenv ("FX_REPORT_SEARCH");
+  if (!node || !*node || !script)
+    {
+      g_test_skip ("no node to run the report's script");
+      return;
+    }
+  g_autofree char *tmp = make_tmp ();
+  fx_store *store = open_store (tmp);
+  fx_import_stats stats;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_autofree char *trace = fixture_path ("traces/toy_graph_break-cuda/torch_trace");
+  g_assert_cmpint (fx_import_path (store, trace, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_autofree char *out = g_build_filename (tmp, "report", NULL);
+  fx_report_opts opts = { 0 };
+  write_report (store, out, &opts, NULL);
+  const char *queries[][4] = {
+    { "dtype mismatch", "0/3", "2/3", NULL },
+    { "rank mismatch expected 1", "0/2", "2/2", NULL },
+    { "triton_poi_fused_mul", "1/0", "2/3", NULL },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (queries); i++)
+    {
+      const char *argv[] = { node, script, out, queries[i][0], queries[i][1], queries[i][2], NULL };
+      int status = 0;
+      g_autofree char *err = NULL;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                                   &status, NULL));
+      if (!g_spawn_check_wait_status (status, NULL))
+        g_error ("check-search.js: %s", err);
+    }
+  fx_store_close (store);
+  rm_rf (tmp);
+}
+
 static void
 test_toy (void)
 {
@@ -456,6 +497,7 @@ main (int argc, char **argv)
   g_test_add_func ("/report/fixture/mlp_module-debug-dir", test_mlp_with_debug_dir);
   g_test_add_func ("/report/hostile", test_hostile);
   g_test_add_func ("/report/json-schema", test_json_schema);
+  g_test_add_func ("/report/search", test_search);
   g_test_add_func ("/report/follow", test_follow);
   return g_test_run ();
 }
