@@ -317,10 +317,11 @@ put_td_code (fx_buf *out, const char *text)
   fx_buf_puts (out, "</code></td>");
 }
 
+/* A duration; 0 or less is "not measured" (no compile takes no time). */
 static void
 put_secs (fx_buf *out, double s)
 {
-  if (isnan (s) || s < 0)
+  if (isnan (s) || s <= 0)
     fx_buf_puts (out, "<td class=\"num muted\">-</td>");
   else
     fx_buf_printf (out, "<td class=\"num\">%.3f s</td>", s);
@@ -426,6 +427,51 @@ index_html (rctx *ctx, fx_buf *out)
           put_td (out, w->kind);
           fx_buf_printf (out, "<td class=\"num\">%lld</td>", (long long) w->count);
           put_td_code (out, w->text);
+          fx_buf_puts (out, "</tr>\n");
+        }
+      fx_buf_puts (out, "</table>\n");
+    }
+
+  /* Frames: the user functions Dynamo compiled, each with its compiles ([frame/0], [frame/1], ... in order). */
+  if (ctx->n)
+    {
+      fx_buf_puts (out, "<h2 id=\"frames\">Frames</h2>\n<table><tr><th>frame</th><th>function</th><th>file:line</th>"
+                        "<th>compiles</th><th>compile time</th></tr>\n");
+      bool *done = fx_arena_alloc (ctx->arena, ctx->n * sizeof *done);
+      for (size_t i = 0; i < ctx->n; i++)
+        {
+          if (done[i])
+            continue;
+          const fx_store_compile *c = &ctx->cs[i];
+          double total = 0;
+          fx_buf_puts (out, "<tr><td class=\"cid\">");
+          if (c->cid.compiled_autograd_id >= 0)
+            fx_buf_printf (out, "!%d/", c->cid.compiled_autograd_id);
+          if (c->cid.frame_id >= 0)
+            fx_buf_printf (out, "%d", c->cid.frame_id);
+          else
+            fx_buf_puts (out, "-");
+          fx_buf_puts (out, "</td>");
+          put_td (out, c->function);
+          fx_buf_puts (out, "<td><code>");
+          put_location (out, c);
+          fx_buf_puts (out, "</code></td><td>");
+          for (size_t k = i; k < ctx->n; k++)
+            {
+              const fx_store_compile *o = &ctx->cs[k];
+              if (done[k] || o->input_id != c->input_id || o->cid.frame_id != c->cid.frame_id
+                  || o->cid.compiled_autograd_id != c->cid.compiled_autograd_id
+                  /* compiles without a frame id (debug folders, exports) each stand alone */
+                  || (c->cid.frame_id < 0 && k != i))
+                continue;
+              done[k] = true;
+              if (o->entire_frame_compile_s > 0)
+                total += o->entire_frame_compile_s;
+              put_compile_link (ctx, out, o->id, o->compile_id);
+              fx_buf_puts (out, " ");
+            }
+          fx_buf_puts (out, "</td>");
+          put_secs (out, total);
           fx_buf_puts (out, "</tr>\n");
         }
       fx_buf_puts (out, "</table>\n");
