@@ -65,7 +65,7 @@ stream_trace (fx_store *store, const char *path, const char *label, fx_import_st
   GStatBuf sb;
   gint64 size = g_stat (path, &sb) == 0 ? sb.st_size : 0, done = 0;
   fx_trace_follow *fol = NULL;
-  fx_status st = fx_trace_follow_new (store, path, &fol, diag);
+  fx_status st = fx_trace_follow_new (store, path, size, &fol, diag);
   size_t cap = STREAM_CHUNK, have = 0;
   char *buf = g_malloc (cap + 1);
   gboolean eof = FALSE;

@@ -317,7 +317,7 @@ follow_add_file (serve_state *s, const char *path)
   f->path = g_strdup (path);
   fx_diag diag;
   fx_diag_clear (&diag);
-  if (fx_trace_follow_new (s->src.store, path, &f->follow, &diag) != FX_OK)
+  if (fx_trace_follow_new (s->src.store, path, 0, &f->follow, &diag) != FX_OK)
     {
       fxwb_print_diag (&diag);
       g_free (f->path);

@@ -1167,7 +1167,7 @@ struct fx_trace_follow
 };
 
 fx_status
-fx_trace_follow_new (fx_store *store, const char *name, fx_trace_follow **out, fx_diag *diag)
+fx_trace_follow_new (fx_store *store, const char *name, int64_t size, fx_trace_follow **out, fx_diag *diag)
 {
   *out = NULL;
   fx_trace_follow *f = calloc (1, sizeof *f);
@@ -1184,7 +1184,7 @@ fx_trace_follow_new (fx_store *store, const char *name, fx_trace_follow **out, f
   fx_md5_hex (key, strlen (key), hash);
   fx_status st = fx_store_begin (store, diag);
   if (st == FX_OK)
-    st = fx_store_add_input (store, name, "torch_trace", hash, 0, &f->imp.input, diag);
+    st = fx_store_add_input (store, name, "torch_trace", hash, size, &f->imp.input, diag);
   if (st == FX_OK)
     st = fx_store_commit (store, diag);
   else

@@ -61,7 +61,9 @@ fx_status fx_import_torch_trace_data (fx_store *store, const char *name, const c
    are counted in the stats with their line numbers in the whole file. */
 typedef struct fx_trace_follow fx_trace_follow;
 
-fx_status fx_trace_follow_new (fx_store *store, const char *name, fx_trace_follow **out, fx_diag *diag);
+/* size: the input's size as recorded (0 when unknown, e.g. a log still growing). */
+fx_status fx_trace_follow_new (fx_store *store, const char *name, int64_t size, fx_trace_follow **out,
+                               fx_diag *diag);
 fx_status fx_trace_follow_feed (fx_trace_follow *f, const char *data, size_t len, bool final, size_t *consumed,
                                 fx_diag *diag);
 const fx_import_stats *fx_trace_follow_stats (const fx_trace_follow *f);

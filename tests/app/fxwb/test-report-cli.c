@@ -68,6 +68,7 @@ test_report (void)
   g_autofree char *index = NULL;
   g_assert_true (g_file_get_contents (index_path, &index, NULL, NULL));
   g_assert_nonnull (strstr (index, "0/0: tensor &#39;a&#39; size mismatch at index 0. expected 10, actual 16"));
+  g_assert_nonnull (strstr (index, "<td class=\"num\">4.6 MB</td>"));   /* the streamed log's size */
   const char *need[] = { "report.css", "report.js", "search-index.js" };
   for (size_t i = 0; i < G_N_ELEMENTS (need); i++)
     {

@@ -440,7 +440,7 @@ test_follow (void)
   g_autofree char *tmp2 = make_tmp ();
   fx_store *fol = open_store (tmp2);
   fx_trace_follow *f = NULL;
-  g_assert_cmpint (fx_trace_follow_new (fol, "followed.log", &f, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_trace_follow_new (fol, "followed.log", (int64_t) len, &f, &diag), ==, FX_OK);
   /* A first line without its newline is kept back. */
   const char *nl = memchr (data, '\n', len);
   size_t used = 1;
