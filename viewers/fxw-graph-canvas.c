@@ -1978,3 +1978,30 @@ fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self)
   marks = highlighted_boxes (self, &n);
   return n;
 }
+
+char *
+fxw_graph_canvas_render_svg (const char *dot, size_t len, void *user_data)
+{
+  char *copy = NULL;
+  Agraph_t *g;
+
+  g_mutex_lock (&graphviz_lock);
+  if (graphviz_context == NULL)
+    graphviz_context = gvContext ();
+  /* The dot text is the engine's fx_graph_dump_dot, every input string escaped; nothing runs a dot program. */
+  g = agmemread (dot);
+  if (g != NULL && gvLayout (graphviz_context, g, "dot") == 0)
+    {
+      char *data = NULL;
+      unsigned int length = 0;
+
+      if (gvRenderData (graphviz_context, g, "svg", &data, &length) == 0 && data != NULL)
+        copy = g_strndup (data, length);
+      gvFreeRenderData (data);
+      gvFreeLayout (graphviz_context, g);
+    }
+  if (g != NULL)
+    agclose (g);
+  g_mutex_unlock (&graphviz_lock);
+  return copy;
+}

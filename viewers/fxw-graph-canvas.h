@@ -80,4 +80,8 @@ guint      fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self);
 /* Seconds the last layout took in its worker thread. */
 double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
 
+/* Dot text to SVG (g_malloc'd; NULL when Graphviz cannot), with the canvas's Graphviz context and lock, so a
+   report can be drawn off the main thread while the canvas lays out (an fx_report_svg_fn). */
+char      *fxw_graph_canvas_render_svg        (const char *dot, size_t len, void *user_data);
+
 G_END_DECLS

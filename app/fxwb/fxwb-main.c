@@ -21,6 +21,8 @@ static const fxwb_command commands[] = {
   { "minify", "Shrink a graph that fails under a backend to the smallest repro.py that still fails", fxwb_cmd_minify },
   { "backends", "List the registered backends, their options and modes", fxwb_cmd_backends },
   { "capture", "Run a Python program under capture and record every compile", fxwb_cmd_capture },
+  { "report", "Write a trace report: static HTML pages (index + one per compile) or one JSON document", fxwb_cmd_report },
+  { "serve", "Serve a workspace's report pages and a JSON API on 127.0.0.1; --follow a live TORCH_TRACE", fxwb_cmd_serve },
 };
 
 static void

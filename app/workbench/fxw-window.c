@@ -10,6 +10,9 @@
 #include "fxw-window.h"
 #include "fxw-run-dialog.h"
 
+#include "fx/report.h"
+#include "fxw-graph-canvas.h"
+
 struct _FxwWindow
 {
   AdwApplicationWindow parent_instance;
@@ -510,6 +513,117 @@ open_recent_action (GtkWidget *widget, const char *name, GVariant *param)
   fxw_window_open (FXW_WINDOW (widget), file);
 }
 
+/* ---------------------------------------------------------------- File → Export report… */
+
+typedef struct
+{
+  char *workspace;
+  char *folder;
+  char *title;
+} ExportJob;
+
+static void
+export_job_free (ExportJob *job)
+{
+  g_free (job->workspace);
+  g_free (job->folder);
+  g_free (job->title);
+  g_free (job);
+}
+
+/* Worker thread: the workspace opened read-only by its own store handle, pages written one compile at a time. */
+static void
+export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  ExportJob *job = task_data;
+  fx_store *store = NULL;
+  fx_diag diag;
+  fx_report_stats stats;
+  fx_report_opts opts = { .title = job->title, .svg = fxw_graph_canvas_render_svg };
+
+  fx_diag_clear (&diag);
+  if (fx_store_open_readonly (job->workspace, &store, &diag) != FX_OK
+      || fx_report_write_dir (store, job->folder, &opts, &stats, &diag) != FX_OK)
+    {
+      if (store != NULL)
+        fx_store_close (store);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
+      return;
+    }
+  fx_store_close (store);
+  g_task_return_pointer (task, g_build_filename (job->folder, "index.html", NULL), g_free);
+}
+
+static void
+export_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FxwWindow *self = FXW_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *index = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *text = NULL;
+
+  if (index == NULL)
+    text = g_strdup_printf (_("The report could not be written: %s"), error->message);
+  else
+    text = g_strdup_printf (_("Report written: %s"), index);
+  show_banner (self, text);
+}
+
+void
+fxw_window_export_report (FxwWindow *self, GFile *folder)
+{
+  g_autofree char *path = g_file_get_path (folder);
+  const char *workspace = self->document ? fxw_document_get_workspace_path (self->document) : NULL;
+  ExportJob *job;
+  g_autoptr(GTask) task = NULL;
+
+  if (path == NULL || workspace == NULL)
+    {
+      show_banner (self, _("Export needs a workspace: open a .fxwb file, a trace or a debug folder first."));
+      return;
+    }
+  job = g_new0 (ExportJob, 1);
+  task = g_task_new (self, NULL, export_done_cb, NULL);
+  job->workspace = g_strdup (workspace);
+  job->folder = g_steal_pointer (&path);
+  job->title = g_strdup (fxw_document_get_title (self->document));
+  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
+  show_banner (self, _("Writing the report…"));
+  g_task_run_in_thread (task, export_thread);
+}
+
+static void
+export_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      if (folder != NULL)
+        fxw_window_export_report (self, folder);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+export_report_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwWindow *self = FXW_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+
+  if (self->document == NULL || fxw_document_get_workspace_path (self->document) == NULL)
+    {
+      show_banner (self, _("Export needs a workspace: open a .fxwb file, a trace or a debug folder first."));
+      return;
+    }
+  chooser = gtk_file_chooser_native_new (_("Export Report To Folder"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Export"), NULL);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (export_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
 static void
 cancel_load_action (GtkWidget *widget, const char *name, GVariant *param)
 {
@@ -890,6 +1004,7 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.export-report", NULL, export_report_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
   gtk_widget_class_install_action (widget_class, "win.run-compare", NULL, run_compare_action);

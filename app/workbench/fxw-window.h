@@ -17,6 +17,10 @@ FxwWindow    *fxw_window_new               (GtkApplication *application);
 void          fxw_window_open              (FxwWindow      *self,
                                             GFile          *file);
 FxwDocument  *fxw_window_get_document      (FxwWindow      *self);
+/* File → Export report…: writes the workspace's HTML report into folder off the main thread; the banner says when
+   it is written ("Report written: FOLDER/index.html") or why not. */
+void          fxw_window_export_report     (FxwWindow      *self,
+                                            GFile          *folder);
 FxwSelection *fxw_window_get_selection     (FxwWindow      *self);
 /* For tests: the sidebar rows as shown (after the search filter), and the views. */
 GListModel   *fxw_window_get_sidebar_model (FxwWindow      *self);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fx-import-util.h"
 #include "fx-md5.h"
@@ -1221,6 +1222,222 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
     }
   fclose (f);
   return st;
+}
+
+/* ------------------------------------------------------------------ following a trace that is being written
+   (fxwb serve --follow). Additive: the whole-file importer above is untouched; this keeps one importer (string
+   table, compile rows, line numbers) alive across calls and imports the complete records appended since the last
+   call, each call in its own transaction. */
+
+struct fx_trace_follow
+{
+  importer imp;
+  fx_import_stats stats;
+  json_tokener *tok;
+  int64_t lineno;
+};
+
+fx_status
+fx_trace_follow_new (fx_store *store, const char *name, int64_t size, fx_trace_follow **out, fx_diag *diag)
+{
+  *out = NULL;
+  fx_trace_follow *f = calloc (1, sizeof *f);
+  if (!f)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+  f->imp.store = store;
+  f->imp.name = name;
+  f->imp.stats = &f->stats;
+  /* A followed log changes while it is read: its row is keyed by name and the time it was opened, not content. */
+  char key[512], hash[33];
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  snprintf (key, sizeof key, "follow:%s:%lld.%09ld", name, (long long) ts.tv_sec, ts.tv_nsec);
+  fx_md5_hex (key, strlen (key), hash);
+  fx_status st = fx_store_begin (store, diag);
+  if (st == FX_OK)
+    st = fx_store_add_input (store, name, "torch_trace", hash, size, &f->imp.input, diag);
+  if (st == FX_OK)
+    st = fx_store_commit (store, diag);
+  else
+    fx_store_rollback (store);
+  if (st != FX_OK)
+    {
+      free (f);
+      return st;
+    }
+  f->tok = json_tokener_new ();
+  *out = f;
+  return FX_OK;
+}
+
+const fx_import_stats *
+fx_trace_follow_stats (const fx_trace_follow *f)
+{
+  return &f->stats;
+}
+
+int64_t
+fx_trace_follow_input (const fx_trace_follow *f)
+{
+  return f->imp.input;
+}
+
+void
+fx_trace_follow_free (fx_trace_follow *f)
+{
+  if (!f)
+    return;
+  free_importer (&f->imp);
+  json_tokener_free (f->tok);
+  free (f);
+}
+
+/* The records of data[0, len): whole lines, the last record complete (the same line loop as
+   fx_import_torch_trace_data, with the line number carried over from earlier calls). */
+static fx_status
+follow_records (fx_trace_follow *f, const char *data, size_t len)
+{
+  importer *imp = &f->imp;
+  fx_import_stats *stats = &f->stats;
+  fx_status st = FX_OK;
+  fx_buf payload;
+  fx_buf_init (&payload);
+  json_object *env = NULL;
+  int64_t env_line = 0;
+  bool skipping = false, orphan_run = false, has_payload_lines = false;
+  const char *p = data, *end = data + len;
+  while (st == FX_OK)
+    {
+      const char *eol = p < end ? memchr (p, '\n', (size_t) (end - p)) : NULL;
+      if (p < end && !eol)
+        eol = end;
+      bool at_end = p >= end;
+      bool payload_line = !at_end && *p == '\t';
+      if (!at_end)
+        f->lineno++;
+      if (!payload_line && env)
+        {
+          imp->rejected = false;
+          st = handle_record (imp, env, has_payload_lines ? payload.data : NULL, payload.len, env_line);
+          if (!imp->rejected)
+            stats->records++;
+          json_object_put (env);
+          env = NULL;
+        }
+      if (at_end || st != FX_OK)
+        break;
+      size_t llen = (size_t) (eol - p);
+      if (llen && p[llen - 1] == '\r')
+        llen--;
+      if (payload_line)
+        {
+          if (env)
+            {
+              if (has_payload_lines)
+                fx_buf_putc (&payload, '\n');
+              fx_buf_append (&payload, p + 1, llen - 1);
+              has_payload_lines = true;
+            }
+          else if (!skipping && !orphan_run)
+            {
+              warn (imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, f->lineno, "%.*s",
+                    (int) (llen - 1 < 120 ? llen - 1 : 120), p + 1);
+              orphan_run = true;
+            }
+        }
+      else if (llen > 0)
+        {
+          orphan_run = false;
+          skipping = false;
+          const char *js = glog_json_start (p, p + llen);
+          if (!js)
+            {
+              warn (imp, FX_IMPORT_WARN_BAD_LINE, f->lineno, "%.*s", (int) (llen < 120 ? llen : 120), p);
+              skipping = true;
+            }
+          else
+            {
+              json_tokener_reset (f->tok);
+              json_object *obj = json_tokener_parse_ex (f->tok, js, (int) (p + llen - js));
+              enum json_tokener_error jerr = json_tokener_get_error (f->tok);
+              size_t used = json_tokener_get_parse_end (f->tok);
+              bool trailing = false;
+              for (const char *t = js + used; t < p + llen; t++)
+                trailing |= *t != ' ';
+              if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
+                {
+                  int shown = (int) (p + llen - js < 100 ? p + llen - js : 100);
+                  warn (imp, FX_IMPORT_WARN_BAD_JSON, f->lineno, "%s: %.*s",
+                        jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
+                  json_object_put (obj);
+                  skipping = true;
+                }
+              else
+                {
+                  env = obj;
+                  env_line = f->lineno;
+                  fx_buf_reset (&payload);
+                  has_payload_lines = false;
+                }
+            }
+        }
+      p = eol < end ? eol + 1 : end;
+    }
+  json_object_put (env);
+  fx_buf_free (&payload);
+  stats->lines = f->lineno;
+  return st;
+}
+
+fx_status
+fx_trace_follow_feed (fx_trace_follow *f, const char *data, size_t len, bool final, size_t *consumed,
+                      fx_diag *diag)
+{
+  *consumed = 0;
+  /* Only whole lines: a partial last line waits for its newline. */
+  const char *last_nl = len ? memrchr (data, '\n', len) : NULL;
+  if (!last_nl)
+    return FX_OK;
+  size_t usable = (size_t) (last_nl - data) + 1;
+  size_t cut = usable;
+  if (!final)
+    {
+      /* The last record may still get payload lines: keep it until a record line follows it. */
+      const char *p = data, *last_record = NULL;
+      while (p < data + usable)
+        {
+          const char *eol = memchr (p, '\n', (size_t) (data + usable - p));
+          if (*p != '\t' && *p != '\n' && *p != '\r')
+            last_record = p;
+          p = eol + 1;
+        }
+      cut = last_record ? (size_t) (last_record - data) : usable;
+    }
+  if (cut == 0)
+    return FX_OK;
+  f->imp.diag = diag;
+  fx_status st = fx_store_begin (f->imp.store, diag);
+  if (st != FX_OK)
+    return st;
+  int64_t lineno = f->lineno;
+  fx_import_stats saved = f->stats;
+  st = follow_records (f, data, cut);
+  if (st == FX_OK)
+    st = fx_store_commit (f->imp.store, diag);
+  if (st != FX_OK)
+    {
+      /* Nothing of this chunk was kept: it is read again next time. The importer's compile table may name rows
+         that were rolled back, so it is dropped (rows are found again by fx_store_ensure_compile). */
+      fx_store_rollback (f->imp.store);
+      f->lineno = lineno;
+      f->stats = saved;
+      f->imp.n_compiles = 0;
+      if (f->imp.cap_slots)
+        memset (f->imp.slots, 0, f->imp.cap_slots * sizeof *f->imp.slots);
+      return st;
+    }
+  *consumed = cut;
+  return FX_OK;
 }
 
 /* ------------------------------------------------------------------ TORCH_LOGS text */

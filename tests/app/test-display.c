@@ -1310,6 +1310,55 @@ test_run_compare (void)
   open_demo ();
 }
 
+static gboolean
+report_written (gpointer data)
+{
+  const char *text = fxw_window_get_banner_text (window);
+
+  return text != NULL && (strstr (text, "Report written") != NULL || strstr (text, "could not be written") != NULL);
+}
+
+/* File → Export report… on an imported trace: the pages, with Graphviz drawings made under the canvas's lock. */
+static void
+test_export_report (void)
+{
+  g_autofree char *log = fixture ("traces/toy_graph_break-cuda/torch_trace/dedicated_log_torch_trace_2txnzdhg.log");
+  g_autofree char *dir = g_dir_make_tmp ("fxw-export-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (dir, "report", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (out);
+  g_autofree char *index_path = g_build_filename (out, "index.html", NULL);
+  g_autofree char *index = NULL;
+  g_autoptr(GDir) d = NULL;
+  const char *name;
+  guint svgs = 0;
+
+  open_path (log);
+  g_assert_true (has_graph (window));
+  fxw_window_export_report (window, folder);
+  g_assert_true (fxw_test_wait (report_written, NULL, 60));
+  g_assert_nonnull (strstr (fxw_window_get_banner_text (window), "Report written"));
+  g_assert_true (g_file_get_contents (index_path, &index, NULL, NULL));
+  g_assert_nonnull (strstr (index, ">[0/0]</a>"));
+  g_assert_nonnull (strstr (index, "0/0: tensor &#39;a&#39; size mismatch at index 0. expected 10, actual 16"));
+  d = g_dir_open (out, 0, NULL);
+  while ((name = g_dir_read_name (d)))
+    {
+      g_autofree char *path = g_build_filename (out, name, NULL);
+      if (g_str_has_suffix (name, ".svg"))
+        {
+          g_autofree char *svg = NULL;
+
+          g_assert_true (g_file_get_contents (path, &svg, NULL, NULL));
+          g_assert_nonnull (strstr (svg, "<svg"));
+          svgs++;
+        }
+      g_unlink (path);
+    }
+  g_assert_cmpuint (svgs, >, 0);
+  g_rmdir (out);
+  g_rmdir (dir);
+}
+
 /* Cancel during an import: the window is free at once, the banner says so, and no graph is half shown. */
 static void
 test_import_cancel (void)
@@ -1445,6 +1494,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/fusion-clusters", test_fusion_clusters);
   g_test_add_func ("/FxwWindow/compare-view", test_compare_view);
   g_test_add_func ("/FxwWindow/import-trace", test_import_trace);
+  g_test_add_func ("/FxwWindow/export-report", test_export_report);
   g_test_add_func ("/FxwWindow/import-cancel", test_import_cancel);
   g_test_add_func ("/FxwWindow/read-only-workspace", test_read_only_workspace);
   ret = g_test_run ();

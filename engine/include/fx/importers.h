@@ -61,6 +61,22 @@ fx_status fx_import_torch_trace_data (fx_store *store, const char *name, const c
                                       fx_import_progress_fn progress, void *user_data, fx_import_stats *stats,
                                       fx_diag *diag);
 
+/* Following a TORCH_TRACE log that a running process is still writing (fxwb serve --follow): one input row made
+   at the start, then each feed imports the complete records of data (the bytes from the caller's offset on) in one
+   transaction and says how many bytes it used; the caller keeps the rest (a partial last line, and the last record,
+   whose payload lines may still be coming, unless final) and hands it back with what is appended next. Bad lines
+   are counted in the stats with their line numbers in the whole file. */
+typedef struct fx_trace_follow fx_trace_follow;
+
+/* size: the input's size as recorded (0 when unknown, e.g. a log still growing). */
+fx_status fx_trace_follow_new (fx_store *store, const char *name, int64_t size, fx_trace_follow **out,
+                               fx_diag *diag);
+fx_status fx_trace_follow_feed (fx_trace_follow *f, const char *data, size_t len, bool final, size_t *consumed,
+                                fx_diag *diag);
+const fx_import_stats *fx_trace_follow_stats (const fx_trace_follow *f);
+int64_t fx_trace_follow_input (const fx_trace_follow *f);
+void fx_trace_follow_free (fx_trace_follow *f);
+
 /* Splits Inductor output code (output_code.py or an inductor_output_code payload) into kernels. */
 typedef struct fx_kernel_def
 {
