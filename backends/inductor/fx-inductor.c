@@ -365,11 +365,17 @@ pipeline_for (ind_pipeline *pl, const fx_compile_request *req, fx_compiled *out,
                                 : NULL;
   if (bug && *bug && strcmp (bug, "None") != 0)
     {
-      if (strcmp (bug, "compile_error") != 0 && strcmp (bug, "runtime_error") != 0 && strcmp (bug, "accuracy") != 0)
+      static const char *const kinds[] = { "compile_error", "runtime_error", "accuracy" };
+      const char *kind = NULL;
+
+      for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strcmp (bug, kinds[k]) == 0)
+          kind = kinds[k];
+      if (kind == NULL)
         return fx_diag_set (diag, FX_ERR_INVALID, "inductor: %s.inject_relu_bug_TESTING_ONLY must be "
                             "'compile_error', 'runtime_error', 'accuracy' or None, got '%.64s'",
                             gpu ? "triton" : "cpp", bug);
-      pl->prog.relu_bug = fx_arena_strdup (pl->prog.arena, bug);
+      pl->prog.relu_bug = kind;   /* static: the program's arena is made later, by the pipeline */
       pl->prog.relu_bug_gpu = gpu;
     }
   return st;

@@ -33,6 +33,7 @@ struct fx_store
   int schema;
   /* The current wait for another process's lock (busy_wait). */
   double wait_start, next_report, waited_s;
+  bool busy;               /* the last failure was another process's lock */
 };
 
 /* Version 1 of the schema. Later versions append steps to migrations[] instead of editing this text, so an old
@@ -193,6 +194,7 @@ busy_wait (void *arg, int count)
 static fx_status
 busy_error (fx_store *store, fx_diag *diag)
 {
+  store->busy = true;
   return fx_diag_set (diag, FX_ERR_IO, "%s: the workspace is locked by another process (gave up after %.1f s)",
                       store->path, store->waited_s);
 }
@@ -475,19 +477,35 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
   /* Before anything is written: an existing file that is not a workspace is refused and left as it was. Only a
      create opens an empty file as a new workspace (an empty file is what mktemp makes; one that `fxwb ls` was
      pointed at by mistake must stay empty). A file that is not sqlite fails here with "file is not a database". */
-  int v = 0;
-  fx_status st = check_file (store, &v, diag);
-  if (st == FX_OK && v == 0 && !create && strcmp (path, ":memory:") != 0)
-    st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: not an FX Workbench workspace (an empty file); workspaces "
-                      "are created by `fxwb import -o`", path);
-  if (st == FX_OK)
-    st = exec (store, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", diag);
-  if (st == FX_OK)
+  /* sqlite answers some lock conflicts at once, without asking the busy handler (switching a new file to WAL
+     while another connection does, a read lock that cannot be upgraded): those are retried here, with the same
+     growing waits and the same limit as the handler's. */
+  fx_status st = FX_OK;
+  double start = now_s ();
+  for (int attempt = 0;; attempt++)
     {
-      store->workspace_id = v > 0 ? first_workspace (store) : 0;
-      /* An up-to-date file with its workspace row is not written at all (a reader never waits on a writer). */
-      if (v < FX_STORE_SCHEMA_VERSION || store->workspace_id == 0)
-        st = migrate (store, diag);
+      int v = 0;
+      store->busy = false;
+      st = check_file (store, &v, diag);
+      if (st == FX_OK && v == 0 && !create && strcmp (path, ":memory:") != 0)
+        st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "%s: not an FX Workbench workspace (an empty file); "
+                          "workspaces are created by `fxwb import -o`", path);
+      if (st == FX_OK)
+        st = exec (store, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", diag);
+      if (st == FX_OK)
+        {
+          store->workspace_id = v > 0 ? first_workspace (store) : 0;
+          /* An up-to-date file with its workspace row is not written at all (a reader never waits on a writer). */
+          if (v < FX_STORE_SCHEMA_VERSION || store->workspace_id == 0)
+            st = migrate (store, diag);
+        }
+      if (st == FX_OK || !store->busy || (lock_wait.limit_s > 0 && now_s () - start >= lock_wait.limit_s))
+        break;
+      static const int sleeps_us[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000 };
+      int n = (int) (sizeof sleeps_us / sizeof sleeps_us[0]);
+      usleep ((useconds_t) sleeps_us[attempt < n ? attempt : n - 1]);
+      if (diag)
+        fx_diag_clear (diag);
     }
   if (st != FX_OK)
     {
