@@ -12,6 +12,7 @@ static const fxwb_command commands[] = {
   { "explain", "Summarize a workspace as torch._dynamo.explain does", fxwb_cmd_explain },
   { "run", "Run a graph with a backend, mode and options", fxwb_cmd_run },
   { "compile", "Compile a graph with a backend and write its debug artifacts (kernels, IR dumps, fusion diagram)", fxwb_cmd_compile },
+  { "diff", "What changed between two compiles, graphs or workspaces (guards, nodes, kernels, code, runs)", fxwb_cmd_diff },
   { "compare", "Run a graph with several backends side by side", fxwb_cmd_compare },
   { "bench", "Benchmarks of the engine itself", fxwb_cmd_bench },
   { "backends", "List the registered backends, their options and modes", fxwb_cmd_backends },

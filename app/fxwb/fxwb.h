@@ -39,6 +39,7 @@ int fxwb_cmd_compare (int argc, char **argv);
 int fxwb_cmd_bench (int argc, char **argv);
 int fxwb_cmd_backends (int argc, char **argv);
 int fxwb_cmd_capture (int argc, char **argv);
+int fxwb_cmd_diff (int argc, char **argv);
 
 /* Prints an engine diagnostic to stderr: "file:line:col: error: message", the line and a caret. */
 void fxwb_print_diag (const fx_diag *diag);

@@ -1,0 +1,367 @@
+/* fxwb-cmd-diff.c: `fxwb diff A B`: what changed between two compiles (WORKSPACE:ID), two graph files, a graph file
+   and a compile, or two workspaces (compiles paired by frame and compile id). Exits like diff(1). */
+#include "fxwb.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fx/diff.h"
+#include "fx/pyparse.h"
+#include "fx/store.h"
+
+/* diff(1)'s exit codes. */
+enum
+{
+  DIFF_SAME = 0,
+  DIFF_DIFFERS = 1,
+  DIFF_ERROR = 2,
+};
+
+typedef enum
+{
+  SIDE_FILE,
+  SIDE_COMPILE,
+  SIDE_WORKSPACE,
+} side_kind;
+
+typedef struct
+{
+  side_kind kind;
+  char *arg;
+  char *path;
+  fx_graph *graph;     /* SIDE_FILE */
+  fx_store *store;     /* SIDE_COMPILE, SIDE_WORKSPACE */
+  int64_t compile_row; /* SIDE_COMPILE */
+  char *compile_id;
+} side;
+
+static gboolean
+is_regular_file (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && S_ISREG (st.st_mode);
+}
+
+static gboolean
+looks_like_json (const char *path, const char *text)
+{
+  if (g_str_has_suffix (path, ".json"))
+    return TRUE;
+  while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
+    text++;
+  return *text == '{';
+}
+
+/* A workspace file starts with sqlite's magic. */
+static gboolean
+is_workspace (const char *path)
+{
+  if (g_str_has_suffix (path, ".fxwb"))
+    return TRUE;
+  char magic[16] = { 0 };
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return FALSE;
+  size_t n = fread (magic, 1, sizeof magic, f);
+  fclose (f);
+  return n == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
+}
+
+static int
+open_workspace (const char *path, side *s)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_store_open_readonly (path, &s->store, &diag) != FX_OK)
+    {
+      fprintf (stderr, "fxwb diff: cannot open workspace %s: %s\n", path, diag.message);
+      return DIFF_ERROR;
+    }
+  return DIFF_SAME;
+}
+
+static int
+side_load (const char *arg, side *s)
+{
+  memset (s, 0, sizeof *s);
+  s->arg = g_strdup (arg);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (!is_regular_file (arg))
+    {
+      /* WORKSPACE:ID: the part before the last ':' is the workspace file. */
+      const char *colon = strrchr (arg, ':');
+      g_autofree char *path = colon ? g_strndup (arg, (gsize) (colon - arg)) : NULL;
+      if (!path || !is_regular_file (path))
+        {
+          fprintf (stderr, "fxwb diff: %s: %s\n", arg,
+                   access (arg, F_OK) == 0 ? "not a regular file" : "no such file (or WORKSPACE:COMPILE_ID)");
+          return DIFF_ERROR;
+        }
+      s->kind = SIDE_COMPILE;
+      s->path = g_steal_pointer (&path);
+      if (open_workspace (s->path, s) != DIFF_SAME)
+        return DIFF_ERROR;
+      if (fx_store_find_compile (s->store, colon + 1, &s->compile_row, &diag) != FX_OK)
+        {
+          fprintf (stderr, "fxwb diff: %s: no compile %s: %s (see `fxwb ls %s`)\n", s->path, colon + 1, diag.message,
+                   s->path);
+          return DIFF_ERROR;
+        }
+      s->compile_id = g_strdup (colon + 1);
+      return DIFF_SAME;
+    }
+  s->path = g_strdup (arg);
+  if (is_workspace (arg))
+    {
+      s->kind = SIDE_WORKSPACE;
+      return open_workspace (arg, s);
+    }
+  s->kind = SIDE_FILE;
+  char *text = NULL;
+  size_t len = 0;
+  fx_status st = fx_file_read (arg, &text, &len, &diag);
+  if (st == FX_OK)
+    st = looks_like_json (arg, text) ? fx_graph_from_json (text, len, &s->graph, &diag)
+                                     : fx_parse_fx_code (text, len, arg, &s->graph, &diag);
+  free (text);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return DIFF_ERROR;
+    }
+  return DIFF_SAME;
+}
+
+static void
+side_clear (side *s)
+{
+  if (s->graph)
+    fx_graph_free (s->graph);
+  if (s->store)
+    fx_store_close (s->store);
+  g_free (s->arg);
+  g_free (s->path);
+  g_free (s->compile_id);
+}
+
+/* A graph file against a compile: the compile's graph of --stage, else the stage that differs least from the file
+   (a repro.py is an AOT graph, fx_graph_readable.py a Dynamo graph). The chosen graph is diffed into diff. */
+static int
+diff_file_against_compile (fx_diff *diff, const side *file, const side *comp, gboolean file_is_a, const char *stage,
+                           const fx_diff_graph_opts *gopts, char **chosen)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi = NULL;
+  size_t n = 0;
+  int rc = DIFF_ERROR;
+  if (fx_store_list_graphs (comp->store, comp->compile_row, arena, &gi, &n, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      goto out;
+    }
+  int64_t best_id = 0;
+  size_t best_count = (size_t) -1;
+  const char *best_stage = NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!gi[i].parsed || (stage && strcmp (gi[i].stage, stage) != 0))
+        continue;
+      fx_graph *g = NULL;
+      if (fx_store_get_graph (comp->store, gi[i].id, &g, NULL, &diag) != FX_OK || !g)
+        continue;
+      fx_diff *trial = fx_diff_new (NULL, NULL);
+      fx_diff_graphs (trial, file_is_a ? file->graph : g, file_is_a ? g : file->graph, gi[i].stage, gopts, &diag);
+      size_t c = fx_diff_count (trial);
+      fx_diff_free (trial);
+      fx_graph_free (g);
+      if (c < best_count)
+        {
+          best_count = c;
+          best_id = gi[i].id;
+          best_stage = gi[i].stage;
+        }
+    }
+  if (!best_id)
+    {
+      fprintf (stderr, "fxwb diff: compile %s of %s has no %s graph that parsed\n", comp->compile_id, comp->path,
+               stage ? stage : "");
+      goto out;
+    }
+  fx_graph *g = NULL;
+  if (fx_store_get_graph (comp->store, best_id, &g, NULL, &diag) != FX_OK || !g)
+    {
+      fxwb_print_diag (&diag);
+      goto out;
+    }
+  diff->owned = realloc (diff->owned, (diff->n_owned + 1) * sizeof *diff->owned);
+  diff->owned[diff->n_owned++] = g;
+  if (fx_diff_graphs (diff, file_is_a ? file->graph : g, file_is_a ? g : file->graph, best_stage, gopts, &diag)
+      != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      goto out;
+    }
+  *chosen = g_strdup (best_stage);
+  rc = DIFF_SAME;
+out:
+  fx_arena_free (arena);
+  return rc;
+}
+
+static char *
+side_label (const side *s, const char *stage)
+{
+  if (s->kind == SIDE_COMPILE)
+    return g_strdup_printf ("%s:[%s]%s%s", s->path, s->compile_id, stage ? " " : "", stage ? stage : "");
+  return g_strdup (s->path);
+}
+
+int
+fxwb_cmd_diff (int argc, char **argv)
+{
+  gboolean guards = FALSE, graph = FALSE, kernels = FALSE, code = FALSE, metrics = FALSE, runs = FALSE;
+  gboolean json = FALSE, ignore_names = FALSE, ignore_meta = FALSE;
+  int context = 3;
+  g_autofree char *stage = NULL, *color = NULL;
+  GOptionEntry entries[] = {
+    { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards added, removed and changed, and the failure that caused "
+      "the recompile", NULL },
+    { "graph", 0, 0, G_OPTION_ARG_NONE, &graph, "Nodes added, removed and changed (target, args, kwargs, meta)", NULL },
+    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Kernels and fusion groups added, removed and changed", NULL },
+    { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The generated code (Inductor's output code), line by line", NULL },
+    { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "Compile times and compilation_metrics", NULL },
+    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace): verdicts, timing ratios",
+      NULL },
+    { "stage", 's', 0, G_OPTION_ARG_STRING, &stage, "Graph stage to diff (default dynamo; 'all': every stage both "
+      "compiles have; against a graph file: the stage that differs least)", "S" },
+    { "unified", 'U', 0, G_OPTION_ARG_INT, &context, "Lines of context around changes (default 3)", "N" },
+    { "ignore-names", 0, 0, G_OPTION_ARG_NONE, &ignore_names, "Do not report renamed nodes", NULL },
+    { "ignore-meta", 0, 0, G_OPTION_ARG_NONE, &ignore_meta, "Do not compare shapes, dtypes, strides, devices", NULL },
+    { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (colour on a terminal, default), always or never", "WHEN" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON object: entries and the node pairing", NULL },
+    { NULL },
+  };
+  g_set_prgname ("fxwb diff");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("A B - what changed between two compiles, graphs or runs");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+                                "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
+                                "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), or a\n"
+                                "whole workspace (both sides: compiles paired by frame and compile id).\n"
+                                "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
+                                "name, target and position, then structure. Without a section option, every section.");
+  g_option_context_set_description (ctx,
+                                    "Exit status (as diff):\n"
+                                    "  0  no differences (timings and compile-time metrics are shown, not counted)\n"
+                                    "  1  differences\n"
+                                    "  2  trouble: bad command line, unreadable input, no such compile\n");
+  if (!fxwb_parse_options (ctx, &argc, &argv))
+    return DIFF_ERROR;
+  if (argc != 3)
+    {
+      g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+      fprintf (stderr, "fxwb diff: %s\n\n%s", argc < 3 ? "need two inputs, A and B" : "too many arguments", help);
+      return DIFF_ERROR;
+    }
+  gboolean use_color;
+  if (!color || strcmp (color, "auto") == 0)
+    use_color = !json && isatty (STDOUT_FILENO) && !g_getenv ("NO_COLOR");
+  else if (strcmp (color, "always") == 0)
+    use_color = !json;
+  else if (strcmp (color, "never") == 0)
+    use_color = FALSE;
+  else
+    {
+      fprintf (stderr, "fxwb diff: --color is auto, always or never, not '%s'\n", color);
+      return DIFF_ERROR;
+    }
+
+  fx_diff_compile_opts opts;
+  fx_diff_compile_opts_init (&opts);
+  unsigned what = (guards ? FX_DIFF_WHAT_GUARDS : 0) | (graph ? FX_DIFF_WHAT_GRAPH : 0)
+                  | (kernels ? FX_DIFF_WHAT_KERNELS : 0) | (code ? FX_DIFF_WHAT_CODE : 0)
+                  | (metrics ? FX_DIFF_WHAT_METRICS : 0) | (runs ? FX_DIFF_WHAT_RUNS : 0);
+  opts.what = what ? what : FX_DIFF_WHAT_ALL;
+  opts.stage = stage;
+  opts.graph.context = context < 0 ? 0 : context;
+  opts.graph.ignore_names = ignore_names;
+  opts.graph.ignore_meta = ignore_meta;
+
+  side a, b;
+  int rc = side_load (argv[1], &a);
+  if (rc == DIFF_SAME)
+    rc = side_load (argv[2], &b);
+  else
+    memset (&b, 0, sizeof b);
+  fx_diff *diff = NULL;
+  g_autofree char *chosen = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (rc != DIFF_SAME)
+    goto out;
+
+  if ((a.kind == SIDE_WORKSPACE) != (b.kind == SIDE_WORKSPACE))
+    {
+      fprintf (stderr, "fxwb diff: a whole workspace diffs against another workspace; name a compile "
+                       "(%s:0/0, see fxwb ls)\n", a.kind == SIDE_WORKSPACE ? a.path : b.path);
+      rc = DIFF_ERROR;
+      goto out;
+    }
+  if (a.kind == SIDE_FILE || b.kind == SIDE_FILE)
+    {
+      if (what & ~(unsigned) FX_DIFF_WHAT_GRAPH)
+        fprintf (stderr, "fxwb diff: a graph file has only a graph: diffing graphs\n");
+      if (a.kind == SIDE_FILE && b.kind == SIDE_FILE)
+        {
+          diff = fx_diff_new (a.path, b.path);
+          if (fx_diff_graphs (diff, a.graph, b.graph, NULL, &opts.graph, &diag) != FX_OK)
+            rc = DIFF_ERROR;
+        }
+      else
+        {
+          diff = fx_diff_new (NULL, NULL);
+          const side *file = a.kind == SIDE_FILE ? &a : &b, *comp = a.kind == SIDE_FILE ? &b : &a;
+          rc = diff_file_against_compile (diff, file, comp, a.kind == SIDE_FILE, stage, &opts.graph, &chosen);
+          g_autofree char *la = side_label (&a, a.kind == SIDE_COMPILE ? chosen : NULL);
+          g_autofree char *lb = side_label (&b, b.kind == SIDE_COMPILE ? chosen : NULL);
+          diff->label_a = fx_arena_strdup (diff->arena, la);
+          diff->label_b = fx_arena_strdup (diff->arena, lb);
+        }
+    }
+  else if (a.kind == SIDE_WORKSPACE)
+    {
+      diff = fx_diff_new (a.path, b.path);
+      if (fx_diff_workspaces (diff, a.store, b.store, &opts, &diag) != FX_OK)
+        rc = DIFF_ERROR;
+    }
+  else
+    {
+      g_autofree char *la = side_label (&a, NULL), *lb = side_label (&b, NULL);
+      diff = fx_diff_new (la, lb);
+      if (fx_diff_compiles (diff, a.store, a.compile_row, b.store, b.compile_row, &opts, &diag) != FX_OK)
+        rc = DIFF_ERROR;
+    }
+  if (rc == DIFF_ERROR && diag.code != FX_OK)
+    fxwb_print_diag (&diag);
+  if (rc != DIFF_SAME)
+    goto out;
+
+  fx_buf out;
+  fx_buf_init (&out);
+  if (json)
+    fx_diff_print_json (diff, &out);
+  else
+    fx_diff_print_text (diff, use_color, &out);
+  fputs (out.data ? out.data : "", stdout);
+  fx_buf_free (&out);
+  rc = fx_diff_count (diff) ? DIFF_DIFFERS : DIFF_SAME;
+out:
+  fx_diff_free (diff);
+  side_clear (&a);
+  side_clear (&b);
+  return rc;
+}
