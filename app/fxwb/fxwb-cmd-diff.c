@@ -2,13 +2,18 @@
    and a compile, or two workspaces (compiles paired by frame and compile id). Exits like diff(1). */
 #include "fxwb.h"
 
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fx/accuracy.h"
 #include "fx/diff.h"
 #include "fx/pyparse.h"
+#include "fx/runtime.h"
 #include "fx/store.h"
+#include "fxwb-runs.h"
+#include "inductor/fx-inductor.h"
 
 /* diff(1)'s exit codes. */
 enum
@@ -220,13 +225,230 @@ side_label (const side *s, const char *stage)
   return g_strdup (s->path);
 }
 
+
+/* ---------------------------------------------------------------- --outputs: a run diff */
+
+/* Tensor outputs in order, tuples and lists flattened. */
+static void
+flatten_outputs (const fx_value *v, size_t n, GPtrArray *out)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (v[i].kind == FX_VALUE_TUPLE || v[i].kind == FX_VALUE_LIST)
+        flatten_outputs (v[i].u.seq.items, v[i].u.seq.n, out);
+      else
+        g_ptr_array_add (out, (gpointer) &v[i]);
+    }
+}
+
+static double
+rmse (const fx_tensor *a, const fx_tensor *b)
+{
+  int64_t n = fx_tensor_numel (a);
+  double sum = 0;
+
+  if (n == 0 || n != fx_tensor_numel (b))
+    return NAN;
+  for (int64_t i = 0; i < n; i++)
+    {
+      double d = fx_tensor_get_f64 (a, i) - fx_tensor_get_f64 (b, i);
+      sum += d * d;
+    }
+  return sqrt (sum / (double) n);
+}
+
+/* Per output: max abs difference, RMSE and PyTorch's same() verdict (b against a, a's fp64 run as the reference). */
+static void
+diff_outputs (fx_diff *diff, const char *scope, const fx_value *a, size_t na, const fx_value *b, size_t nb,
+              const fx_value *a64, size_t n64)
+{
+  g_autoptr (GPtrArray) fa = g_ptr_array_new (), fb = g_ptr_array_new (), f64 = g_ptr_array_new ();
+  flatten_outputs (a, na, fa);
+  flatten_outputs (b, nb, fb);
+  if (a64)
+    flatten_outputs (a64, n64, f64);
+  if (fa->len != fb->len)
+    {
+      g_autofree char *x = g_strdup_printf ("%u", fa->len), *y = g_strdup_printf ("%u", fb->len);
+      fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "outputs", "outputs", "outputs", "count", x,
+                   y);
+    }
+  fx_same_opts opts;
+  fx_same_opts_init (&opts);
+  for (guint i = 0; i < MIN (fa->len, fb->len); i++)
+    {
+      const fx_value *va = fa->pdata[i], *vb = fb->pdata[i];
+      const fx_value *v64 = f64->len == fa->len ? f64->pdata[i] : NULL;
+      g_autofree char *name = g_strdup_printf ("#%u", i);
+      fx_same_report rep;
+      memset (&rep, 0, sizeof rep);
+      bool pass = fx_same_values (va, vb, v64, 1, &opts, &rep);
+      double err = NAN;
+      if (va->kind == FX_VALUE_TENSOR && vb->kind == FX_VALUE_TENSOR && va->u.t && vb->u.t)
+        err = rmse (va->u.t, vb->u.t);
+      if (pass && rep.max_abs_err == 0 && (isnan (err) || err == 0))
+        continue;
+      g_autofree char *nums = g_strdup_printf ("max abs %.3g, rmse %.3g", rep.max_abs_err, err);
+      fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "output", name, name,
+                                      "same()", nums, pass ? "pass" : (rep.message[0] ? rep.message : "fail"));
+      /* Within same()'s tolerance: shown, not a difference. */
+      e->informational = pass;
+    }
+}
+
+static int
+run_diff (fx_diff *diff, const char *arg_a, const char *arg_b, const char *stage, const char *backend, int repeat)
+{
+  fxwb_run_opts o;
+  fxwb_run_opts_init (&o);
+  o.no_store = TRUE;
+  o.stage = g_strdup (stage);
+  o.repeat = repeat;
+  o.kernels = backend != NULL;
+  fxwb_source a, b;
+  fxwb_inputs ia, ib;
+  memset (&ia, 0, sizeof ia);
+  memset (&ib, 0, sizeof ib);
+  memset (&b, 0, sizeof b);
+  int rc = DIFF_ERROR;
+  if (fxwb_source_load ("fxwb diff", arg_a, &o, &a) != FXWB_EXIT_OK)
+    goto out_a;
+  if (fxwb_source_load ("fxwb diff", arg_b, &o, &b) != FXWB_EXIT_OK)
+    goto out;
+  /* The same seed for both: equal input specs give equal values. */
+  if (fxwb_inputs_make ("fxwb diff", &a, &o, &ia) != FXWB_EXIT_OK
+      || fxwb_inputs_make ("fxwb diff", &b, &o, &ib) != FXWB_EXIT_OK)
+    goto out;
+  if (ia.n_inputs != ib.n_inputs)
+    {
+      fprintf (stderr, "fxwb diff: %s takes %zu inputs and %s %zu: no common inputs to run them on\n", a.label,
+               ia.n_inputs, b.label, ib.n_inputs);
+      goto out;
+    }
+  for (size_t i = 0; i < ia.n_inputs; i++)
+    {
+      const fx_value *x = &ia.inputs[i], *y = &ib.inputs[i];
+      bool same = x->kind == y->kind;
+      if (same && x->kind == FX_VALUE_TENSOR)
+        {
+          same = x->u.t->dtype == y->u.t->dtype && x->u.t->ndim == y->u.t->ndim;
+          for (int d = 0; same && d < x->u.t->ndim; d++)
+            same = x->u.t->sizes[d] == y->u.t->sizes[d];
+        }
+      if (!same)
+        {
+          fprintf (stderr, "fxwb diff: input %zu differs in kind, dtype or shape between %s and %s\n", i, a.label,
+                   b.label);
+          goto out;
+        }
+    }
+  if (!backend)
+    {
+      if (!ia.ref || !ib.ref)
+        {
+          fprintf (stderr, "fxwb diff: the interpreter cannot run %s: %s\n", !ia.ref ? a.label : b.label,
+                   !ia.ref ? ia.ref_error : ib.ref_error);
+          goto out;
+        }
+      diff_outputs (diff, "eager", ia.ref, ia.n_ref, ib.ref, ib.n_ref, ia.ref64, ia.n_ref);
+      rc = DIFF_SAME;
+      goto out;
+    }
+  fxwb_column col;
+  if (!fxwb_column_parse ("fxwb diff", backend, &o, &col))
+    goto out;
+  if (!fxwb_column_validate ("fxwb diff", &col))
+    {
+      fxwb_column_clear (&col);
+      goto out;
+    }
+  fx_run_config cfg = { .backend = col.spec, .mode = col.mode, .options = col.kv, .n_options = col.n_kv,
+                        .warmup = 1, .repeat = repeat };
+  fx_arena *arena = fx_arena_new ();
+  fx_value *oa = NULL, *ob = NULL;
+  size_t noa = 0, nob = 0;
+  fx_compiled *ca = NULL, *cb = NULL;
+  fx_run_result ra, rb;
+  fx_run_backend (a.graph, ia.inputs, ia.n_inputs, &cfg, ia.ref, ia.ref64, ia.n_ref, arena, &oa, &noa, &ca, &ra);
+  fx_run_backend (b.graph, ia.inputs, ia.n_inputs, &cfg, ib.ref, ib.ref64, ib.n_ref, arena, &ob, &nob, &cb, &rb);
+  if (ra.status != FX_OK || rb.status != FX_OK)
+    fprintf (stderr, "fxwb diff: %s failed on %s: %s\n", backend, ra.status != FX_OK ? a.label : b.label,
+             ra.status != FX_OK ? ra.error : rb.error);
+  else
+    {
+      g_autofree char *scope = g_strdup_printf ("%s", backend);
+      diff_outputs (diff, scope, oa, noa, ob, nob, ia.ref64, ia.n_ref);
+      g_autofree char *ma = g_strdup_printf ("%.4g ms", ra.median_ms);
+      g_autofree char *mb = g_strdup_printf ("%.4g ms (x%.2f)", rb.median_ms, ra.median_ms > 0 ? rb.median_ms / ra.median_ms : NAN);
+      fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", backend, backend,
+                                      "median", ma, mb);
+      e->informational = true;
+      /* Per kernel: the time ratio, kernels paired by name. */
+      if (ca && cb && ca->backend == &fx_inductor_backend && cb->backend == &fx_inductor_backend)
+        {
+          fx_diag diag;
+          fx_diag_clear (&diag);
+          if (fx_inductor_profile (ca, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK
+              && fx_inductor_profile (cb, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK)
+            {
+              g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+              for (size_t k = 0; k < cb->n_kernels; k++)
+                g_hash_table_insert (by_name, (gpointer) cb->kernels[k].name, &cb->kernels[k]);
+              for (size_t k = 0; k < ca->n_kernels; k++)
+                {
+                  const fx_kernel_info *x = &ca->kernels[k];
+                  const fx_kernel_info *y = g_hash_table_lookup (by_name, x->name);
+                  if (!y)
+                    {
+                      fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_REMOVED, scope, "kernel", x->name, NULL,
+                                   NULL, NULL, NULL);
+                      continue;
+                    }
+                  g_hash_table_remove (by_name, x->name);
+                  if (x->time_ms < 0 || y->time_ms < 0)
+                    continue;
+                  g_autofree char *ta = g_strdup_printf ("%.4g ms", x->time_ms);
+                  g_autofree char *tb = g_strdup_printf ("%.4g ms (x%.2f)", y->time_ms,
+                                                         x->time_ms > 0 ? y->time_ms / x->time_ms : NAN);
+                  e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "kernel", x->name, y->name,
+                                   "time", ta, tb);
+                  e->informational = true;
+                }
+              for (size_t k = 0; k < cb->n_kernels; k++)
+                if (g_hash_table_contains (by_name, cb->kernels[k].name))
+                  fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_ADDED, scope, "kernel", NULL,
+                               cb->kernels[k].name, NULL, NULL, NULL);
+            }
+          else
+            fprintf (stderr, "fxwb diff: per-kernel timing failed: %s\n", diag.message);
+        }
+      rc = DIFF_SAME;
+    }
+  for (size_t i = 0; i < noa; i++)
+    fx_value_clear (&oa[i]);
+  for (size_t i = 0; i < nob; i++)
+    fx_value_clear (&ob[i]);
+  fx_compiled_free (ca);
+  fx_compiled_free (cb);
+  fx_arena_free (arena);
+  fxwb_column_clear (&col);
+out:
+  fxwb_inputs_clear (&ia);
+  fxwb_inputs_clear (&ib);
+  fxwb_source_clear (&b);
+  fxwb_source_clear (&a);
+out_a:
+  fxwb_run_opts_clear (&o);
+  return rc;
+}
+
 int
 fxwb_cmd_diff (int argc, char **argv)
 {
   gboolean guards = FALSE, graph = FALSE, kernels = FALSE, code = FALSE, metrics = FALSE, runs = FALSE;
-  gboolean json = FALSE, ignore_names = FALSE, ignore_meta = FALSE;
-  int context = 3;
-  g_autofree char *stage = NULL, *color = NULL;
+  gboolean json = FALSE, ignore_names = FALSE, ignore_meta = FALSE, outputs = FALSE;
+  int context = 3, repeat = 10;
+  g_autofree char *stage = NULL, *color = NULL, *backend = NULL;
   GOptionEntry entries[] = {
     { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards added, removed and changed, and the failure that caused "
       "the recompile", NULL },
@@ -236,6 +458,11 @@ fxwb_cmd_diff (int argc, char **argv)
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "Compile times and compilation_metrics", NULL },
     { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace): verdicts, timing ratios",
       NULL },
+    { "outputs", 0, 0, G_OPTION_ARG_NONE, &outputs, "Run both graphs on the same inputs and compare their outputs "
+      "per output: max abs difference, RMSE, same() verdict (the interpreter, or --backend)", NULL },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "With --outputs: run both with this backend "
+      "(BACKEND[@MODE][,KEY=VALUE...]) and compare per-kernel times by kernel name", "B" },
+    { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "With --backend: timed calls per graph (default 10)", "N" },
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage, "Graph stage to diff (default dynamo; 'all': every stage both "
       "compiles have; against a graph file: the stage that differs least)", "S" },
     { "unified", 'U', 0, G_OPTION_ARG_INT, &context, "Lines of context around changes (default 3)", "N" },
@@ -278,6 +505,33 @@ fxwb_cmd_diff (int argc, char **argv)
     {
       fprintf (stderr, "fxwb diff: --color is auto, always or never, not '%s'\n", color);
       return DIFF_ERROR;
+    }
+
+  if (backend && !outputs)
+    {
+      fprintf (stderr, "fxwb diff: --backend goes with --outputs\n");
+      return DIFF_ERROR;
+    }
+  if (outputs)
+    {
+      /* A run diff: both sides run; the graph diff is not part of it. */
+      g_autofree char *la = g_strdup (argv[1]), *lb = g_strdup (argv[2]);
+      fx_diff *rdiff = fx_diff_new (la, lb);
+      int rrc = run_diff (rdiff, argv[1], argv[2], stage, backend, repeat < 1 ? 1 : repeat);
+      if (rrc == DIFF_SAME)
+        {
+          fx_buf out;
+          fx_buf_init (&out);
+          if (json)
+            fx_diff_print_json (rdiff, &out);
+          else
+            fx_diff_print_text (rdiff, use_color, &out);
+          fputs (out.data ? out.data : "", stdout);
+          fx_buf_free (&out);
+          rrc = fx_diff_count (rdiff) ? DIFF_DIFFERS : DIFF_SAME;
+        }
+      fx_diff_free (rdiff);
+      return rrc;
     }
 
   fx_diff_compile_opts opts;

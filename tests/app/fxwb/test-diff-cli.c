@@ -196,6 +196,54 @@ test_file_against_compile (void)
   run_result_clear (&r);
 }
 
+static char *
+replace_all (const char *text, const char *from, const char *to)
+{
+  g_auto (GStrv) parts = g_strsplit (text, from, -1);
+  return g_strjoinv (to, parts);
+}
+
+/* --outputs runs both graphs on the same inputs: an op changed shows as a failed same() with its error figures. */
+static void
+test_outputs (void)
+{
+  g_autofree char *src = fixture_path ("graphs/pointwise_chain.aten.0.py");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+  g_autofree char *small = replace_all (text, "67108864", "4096");
+  g_autofree char *changed = replace_all (small, "torch.ops.aten.cos.default", "torch.ops.aten.sin.default");
+  g_autofree char *other = replace_all (text, "67108864", "2048");
+  g_autofree char *a = write_tmp ("o1.py", small);
+  g_autofree char *b = write_tmp ("o2.py", changed);
+  g_autofree char *c = write_tmp ("o3.py", other);
+
+  run_result r = run_fxwb ((const char *[]) { "diff", "--outputs", a, b, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "~ output #0: same(): max abs "));
+  g_assert_nonnull (strstr (r.out, "RMSE (res-fp64)"));
+  run_result_clear (&r);
+
+  r = run_fxwb ((const char *[]) { "diff", "--outputs", a, a, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "no differences"));
+  run_result_clear (&r);
+
+  /* with a backend: per-kernel entries, kernels paired by name */
+  r = run_fxwb ((const char *[]) { "diff", "--outputs", "-b", "inductor", "--repeat", "2", a, b, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "- kernel cpp_fused_add_cos_mul_sigmoid_sin_0"));
+  g_assert_nonnull (strstr (r.out, "+ kernel cpp_fused_add_mul_sigmoid_sin_0"));
+  run_result_clear (&r);
+
+  r = run_fxwb ((const char *[]) { "diff", "--outputs", a, c, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "input 0 differs"));
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "diff", "-b", "inductor", a, c, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+}
+
 static void
 test_errors (void)
 {
@@ -243,9 +291,10 @@ main (int argc, char **argv)
   g_test_add_func ("/DiffCli/self", test_self);
   g_test_add_func ("/DiffCli/graph-files", test_graph_files);
   g_test_add_func ("/DiffCli/file-against-compile", test_file_against_compile);
+  g_test_add_func ("/DiffCli/outputs", test_outputs);
   g_test_add_func ("/DiffCli/errors", test_errors);
   int rc = g_test_run ();
-  const char *names[] = { "ws.fxwb", "ws.fxwb-wal", "ws.fxwb-shm", "a.py", "b.py", "bad.py" };
+  const char *names[] = { "ws.fxwb", "ws.fxwb-wal", "ws.fxwb-shm", "a.py", "b.py", "bad.py", "o1.py", "o2.py", "o3.py" };
   for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *p = g_build_filename (tmp_dir, names[i], NULL);
