@@ -118,7 +118,6 @@ typedef struct
 {
   uint64_t hash;
   long pos;
-  const char *key;
 } keyed;
 
 static int
@@ -144,8 +143,9 @@ link (match_state *m, long a, long b)
 static size_t
 match_by_key (match_state *m, key_fn fn)
 {
-  fx_buf buf;
+  fx_buf buf, other;
   fx_buf_init (&buf);
+  fx_buf_init (&other);
   keyed *kb = malloc ((m->n_b + 1) * sizeof *kb);
   size_t nk = 0;
   for (size_t j = 0; j < m->n_b; j++)
@@ -158,7 +158,6 @@ match_by_key (match_state *m, key_fn fn)
         continue;
       kb[nk].hash = fx_diff_hash (key, strlen (key), 0);
       kb[nk].pos = (long) j;
-      kb[nk].key = fx_arena_strdup (m->tmp, key);
       nk++;
     }
   qsort (kb, nk, sizeof *kb, keyed_cmp);
@@ -199,7 +198,10 @@ match_by_key (match_state *m, key_fn fn)
                 cursor[lo] = k + 1;
               continue;
             }
-          if (strcmp (kb[k].key, key) != 0)
+          /* Keys are not kept (stack traces make them long): a candidate's is rebuilt to rule out a collision. */
+          fx_buf_reset (&other);
+          const char *key_b = fn (m->nb[kb[k].pos], &other, m->tmp);
+          if (!key_b || strcmp (key_b, key) != 0)
             {
               moved = false;
               continue;
@@ -214,6 +216,7 @@ match_by_key (match_state *m, key_fn fn)
   free (cursor);
   free (kb);
   fx_buf_free (&buf);
+  fx_buf_free (&other);
   return made;
 }
 
