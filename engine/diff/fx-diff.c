@@ -318,12 +318,24 @@ fx_diff_text (fx_diff *diff, fx_diff_section section, const char *scope, const c
 #define C_DIM "\033[2m"
 #define C_OFF "\033[0m"
 
+/* Text from input files goes to a terminal: control characters (an escape sequence in a guard's code, say) are
+   shown as '?' so that only the printer's own colour codes reach it. */
+static void
+append_clean (fx_buf *out, const char *s, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    {
+      unsigned char c = (unsigned char) s[i];
+      fx_buf_putc (out, (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f ? '?' : (char) c);
+    }
+}
+
 static void
 put_colored (fx_buf *out, bool color, const char *code, const char *fmt_text)
 {
   if (color)
     fx_buf_puts (out, code);
-  fx_buf_puts (out, fmt_text);
+  append_clean (out, fmt_text, strlen (fmt_text));
   if (color)
     fx_buf_puts (out, C_OFF);
 }
@@ -341,7 +353,7 @@ print_hunk (const char *text, bool color, fx_buf *out)
         code = *p == '-' ? C_RED : *p == '+' ? C_GREEN : *p == '@' ? C_CYAN : NULL;
       if (code)
         fx_buf_puts (out, code);
-      fx_buf_append (out, p, len);
+      append_clean (out, p, len);
       if (code)
         fx_buf_puts (out, C_OFF);
       fx_buf_putc (out, '\n');

@@ -345,6 +345,19 @@ test_text_hunks (void)
   g_assert_cmpstr (d->entries[1].new_text, ==, "@@ -18,3 +18,4 @@\n 18\n 19\n 20\n+21\n");
   g_assert_cmpuint (fx_diff_count (d), ==, 2);
   g_assert_cmpuint (fx_diff_text (d, FX_DIFF_SECTION_CODE, "code", a, a, 3), ==, 0);
+  /* text from an input cannot drive the terminal: control characters print as '?' */
+  fx_diff_add (d, FX_DIFF_SECTION_GUARDS, FX_DIFF_ADDED, NULL, "guard", NULL, "G['x']", NULL, NULL,
+               "x == 1\033[2J\r");
+  fx_buf out;
+  fx_buf_init (&out);
+  fx_diff_print_text (d, false, &out);
+  g_assert_null (strchr (out.data, '\033'));
+  g_assert_null (strchr (out.data, '\r'));
+  g_assert_nonnull (strstr (out.data, "+ guard G['x']: x == 1?[2J?\n"));
+  fx_buf_reset (&out);
+  fx_diff_print_text (d, true, &out);
+  g_assert_nonnull (strstr (out.data, "x == 1?[2J?"));
+  fx_buf_free (&out);
   fx_diff_free (d);
 }
 
