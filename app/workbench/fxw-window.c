@@ -128,6 +128,7 @@ static void
 sidebar_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
   GtkGesture *context = gtk_gesture_click_new ();
+  GtkWidget *menu;
   GtkWidget *expander = gtk_tree_expander_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
@@ -151,6 +152,10 @@ sidebar_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpo
   /* A right click opens the row's "Diff with…" menu. */
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (context), GDK_BUTTON_SECONDARY);
   g_object_set_data (G_OBJECT (context), "fxw-list-item", list_item);
+  menu = gtk_popover_menu_new_from_model (NULL);
+  gtk_popover_set_has_arrow (GTK_POPOVER (menu), FALSE);
+  gtk_widget_set_parent (menu, box);
+  g_object_set_data (G_OBJECT (context), "fxw-popover", menu);
   g_signal_connect (context, "pressed", G_CALLBACK (sidebar_context_cb), user_data);
   gtk_widget_add_controller (box, GTK_EVENT_CONTROLLER (context));
 }
@@ -470,19 +475,11 @@ diff_with_action (GtkWidget *widget, const char *name, GVariant *param)
 }
 
 static void
-popover_closed_cb (GtkPopover *popover)
-{
-  /* Unparent after the menu's action ran (it activates before closing). */
-  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
-}
-
-static void
 sidebar_context_cb (GtkGestureClick *gesture, int n_press, double x, double y, gpointer user_data)
 {
   FxwWindow *self = user_data;
   GtkListItem *list_item = g_object_get_data (G_OBJECT (gesture), "fxw-list-item");
   GtkTreeListRow *row = list_item ? gtk_list_item_get_item (list_item) : NULL;
-  GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
   g_autoptr(FxwSidebarItem) item = NULL;
   g_autoptr(GMenuModel) menu = NULL;
   GtkWidget *popover;
@@ -493,11 +490,10 @@ sidebar_context_cb (GtkGestureClick *gesture, int n_press, double x, double y, g
   if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_FRAME)
     return;
   menu = fxw_window_build_diff_menu (self, item);
-  popover = gtk_popover_menu_new_from_model (menu);
-  gtk_widget_set_parent (popover, widget);
+  /* The row's own popover, made with the row (a row widget is recycled, and its popover with it). */
+  popover = g_object_get_data (G_OBJECT (gesture), "fxw-popover");
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (popover), menu);
   gtk_popover_set_pointing_to (GTK_POPOVER (popover), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
-  gtk_popover_set_has_arrow (GTK_POPOVER (popover), FALSE);
-  g_signal_connect (popover, "closed", G_CALLBACK (popover_closed_cb), NULL);
   gtk_popover_popup (GTK_POPOVER (popover));
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
 }

@@ -1302,19 +1302,69 @@ test_diff_recompile (void)
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-recompile"));
 }
 
+
+/* The right-click gesture of the first sidebar row showing a compile (rows are recycled: whichever is on screen). */
+static GtkGesture *
+find_compile_row_gesture (GtkWidget *widget, FxwSidebarItem **item_out)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+      GtkListItem *li = g_object_get_data (G_OBJECT (c), "fxw-list-item");
+
+      if (GTK_IS_GESTURE_CLICK (c) && li != NULL && gtk_list_item_get_item (li) != NULL)
+        {
+          g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (gtk_list_item_get_item (li));
+
+          if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+            {
+              *item_out = g_object_ref (item);
+              return GTK_GESTURE (c);
+            }
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkGesture *g = find_compile_row_gesture (child, item_out);
+
+      if (g != NULL)
+        return g;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_popover (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = GTK_IS_POPOVER_MENU (child) ? child : find_popover (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* "Diff with…" from the sidebar: a compile's menu lists the other compiles, a stage's the same stage elsewhere; a
    compile diffed with itself has no differences. */
 static void
 test_diff_with_menu (void)
 {
   FxwDiffView *view = FXW_DIFF_VIEW (fxw_window_get_view (window, "diff"));
-  int row_00 = find_row ("[0/0]", NULL), stage_00 = find_row ("[0/0]", "dynamo");
-  g_autoptr(FxwSidebarItem) compile = item_at (row_00);
-  g_autoptr(FxwSidebarItem) stage = item_at (stage_00);
+  g_autoptr(FxwSidebarItem) compile = NULL;
+  g_autoptr(FxwSidebarItem) stage = NULL;
   g_autoptr(GMenuModel) menu = NULL;
   g_autoptr(GMenuModel) section = NULL;
-  guint n_compiles = count_compiles ();
   g_autofree char *label = NULL;
+  guint n_compiles;
+
+  open_demo ();
+  n_compiles = count_compiles ();
+  compile = item_at (find_row ("[0/0]", NULL));
+  stage = item_at (find_row ("[0/0]", "dynamo"));
 
   menu = fxw_window_build_diff_menu (window, compile);
   g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 1);
@@ -1343,6 +1393,30 @@ test_diff_with_menu (void)
   g_assert_true (fxw_window_diff_items (window, compile, compile));
   g_assert_true (fxw_test_wait (diff_shown, view, 20));
   g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "no differences"));
+
+  /* A right click on a compile row pops the menu up; its first entry diffs that compile with the first other one. */
+  {
+    g_autoptr(FxwSidebarItem) clicked = NULL;
+    GtkGesture *gesture = find_compile_row_gesture (GTK_WIDGET (window), &clicked);
+    GtkWidget *row, *popover;
+
+    g_assert_nonnull (gesture);
+    row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+    g_signal_emit_by_name (gesture, "pressed", 1, 4.0, 4.0);
+    fxw_test_pump (200);
+    popover = find_popover (row);
+    g_assert_nonnull (popover);
+    g_assert_true (gtk_widget_get_visible (popover));
+    g_assert_cmpint (g_menu_model_get_n_items (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (popover))), ==, 1);
+    g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-with-menu"));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.diff-with", "u", 0));
+    gtk_popover_popdown (GTK_POPOVER (popover));
+    g_assert_true (fxw_test_wait (diff_shown, view, 20));
+    g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
+    g_assert_true (g_str_has_prefix (fxw_diff_view_get_summary (view), fxw_sidebar_item_get_title (clicked)));
+    fxw_test_pump (300);
+    g_assert_false (gtk_widget_get_visible (popover));
+  }
   fxw_window_set_view (window, "table");
 }
 
