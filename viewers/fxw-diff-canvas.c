@@ -377,6 +377,7 @@ fxw_diff_canvas_click (FxwDiffCanvas *self, double x, double y)
   /* A click on a node selects it and its partner (the row); a click on an empty slot selects nothing. */
   if ((side == 0 && p->a == NULL) || (side == 1 && p->b == NULL))
     return;
+  gtk_widget_grab_focus (GTK_WIDGET (self));
   fxw_diff_canvas_select_row (self, row);
 }
 
@@ -401,6 +402,39 @@ fxw_diff_canvas_select_node (FxwDiffCanvas *self, int side, const char *name)
           return TRUE;
         }
     }
+  return FALSE;
+}
+
+guint
+fxw_diff_canvas_select_change (FxwDiffCanvas *self, int direction)
+{
+  guint start;
+
+  g_return_val_if_fail (FXW_IS_DIFF_CANVAS (self), G_MAXUINT);
+  if (self->n_rows == 0)
+    return G_MAXUINT;
+  start = self->selected != G_MAXUINT ? self->selected : (direction > 0 ? self->n_rows - 1 : 0);
+  for (guint step = 1; step <= self->n_rows; step++)
+    {
+      guint r = direction > 0 ? (start + step) % self->n_rows : (start + self->n_rows - step % self->n_rows) % self->n_rows;
+
+      if (self->diff->pairs[r].changed)
+        {
+          fxw_diff_canvas_select_row (self, r);
+          return r;
+        }
+    }
+  return G_MAXUINT;
+}
+
+static gboolean
+key_pressed_cb (GtkEventControllerKey *key, guint keyval, guint keycode, GdkModifierType state, FxwDiffCanvas *self)
+{
+  /* n / p: next and previous change, as in a pager over a diff. */
+  if (keyval == GDK_KEY_n || keyval == GDK_KEY_N)
+    return fxw_diff_canvas_select_change (self, keyval == GDK_KEY_n ? +1 : -1), TRUE;
+  if (keyval == GDK_KEY_p)
+    return fxw_diff_canvas_select_change (self, -1), TRUE;
   return FALSE;
 }
 
@@ -569,6 +603,13 @@ fxw_diff_canvas_init (FxwDiffCanvas *self)
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
   g_signal_connect (click, "pressed", G_CALLBACK (pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  {
+    GtkEventController *key = gtk_event_controller_key_new ();
+
+    g_signal_connect (key, "key-pressed", G_CALLBACK (key_pressed_cb), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), key);
+  }
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
 }
 

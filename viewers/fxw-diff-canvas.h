@@ -33,6 +33,10 @@ gboolean    fxw_diff_canvas_get_box_center   (FxwDiffCanvas *self,
                                               int            side,
                                               double        *x,
                                               double        *y);
+/* Selects the next (direction > 0) or previous changed, added or removed row after the selection, wrapping around;
+   returns the row, G_MAXUINT when nothing changed. */
+guint       fxw_diff_canvas_select_change    (FxwDiffCanvas *self,
+                                              int            direction);
 /* Simulates a primary click at widget coordinates (tests). */
 void        fxw_diff_canvas_click            (FxwDiffCanvas *self,
                                               double         x,

@@ -116,6 +116,18 @@ row_selected_cb (FxwDiffView *self, guint row)
   g_string_free (text, TRUE);
 }
 
+static void
+next_change_cb (FxwDiffView *self)
+{
+  fxw_diff_canvas_select_change (self->canvas, +1);
+}
+
+static void
+previous_change_cb (FxwDiffView *self)
+{
+  fxw_diff_canvas_select_change (self->canvas, -1);
+}
+
 void
 fxw_diff_view_set_diff (FxwDiffView *self, fx_diff *diff, GObject *keep_a, GObject *keep_b)
 {
@@ -160,7 +172,8 @@ fxw_diff_view_set_diff (FxwDiffView *self, fx_diff *diff, GObject *keep_a, GObje
     gtk_label_set_label (self->label_a, la);
     gtk_label_set_label (self->label_b, lb);
   }
-  gtk_label_set_label (self->detail_label, diff->n_pairs ? _("Click a node to select it and its partner.")
+  gtk_label_set_label (self->detail_label, diff->n_pairs ? _("Click a node to select it and its partner; n and p "
+                                                           "step through the changes.")
                                                          : _("No graph was diffed."));
   fxw_diff_canvas_set_diff (self->canvas, diff);
   fill_side_text (self);
@@ -261,6 +274,8 @@ fxw_diff_view_class_init (FxwDiffViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, detail_label);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, side_text);
   gtk_widget_class_bind_template_callback (widget_class, row_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, next_change_cb);
+  gtk_widget_class_bind_template_callback (widget_class, previous_change_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 

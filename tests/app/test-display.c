@@ -1298,6 +1298,23 @@ test_diff_recompile (void)
   g_assert_true (fxw_diff_canvas_get_box_center (canvas, target, 1, &x, &y));
   fxw_diff_canvas_click (canvas, x, y);
   g_assert_cmpuint (fxw_diff_canvas_get_selected (canvas), ==, target);
+  /* n / p: the changes in turn, wrapping around */
+  {
+    guint first, last;
+
+    fxw_diff_canvas_select_row (canvas, G_MAXUINT);
+    first = fxw_diff_canvas_select_change (canvas, +1);
+    g_assert_cmpuint (first, <, n_rows);
+    g_assert_true (fxw_diff_canvas_get_pair (canvas, first)->changed);
+    for (guint r = 0; r < first; r++)
+      g_assert_false (fxw_diff_canvas_get_pair (canvas, r)->changed);
+    last = fxw_diff_canvas_select_change (canvas, -1);
+    g_assert_cmpuint (last, >, first);  /* wrapped around to the last change */
+    for (guint r = last + 1; r < n_rows; r++)
+      g_assert_false (fxw_diff_canvas_get_pair (canvas, r)->changed);
+    g_assert_cmpuint (fxw_diff_canvas_select_change (canvas, +1), ==, first);
+  }
+  fxw_diff_canvas_select_row (canvas, target);
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-recompile"));
 }
@@ -1393,6 +1410,7 @@ test_diff_with_menu (void)
   g_assert_true (fxw_window_diff_items (window, compile, compile));
   g_assert_true (fxw_test_wait (diff_shown, view, 20));
   g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "no differences"));
+  g_assert_cmpuint (fxw_diff_canvas_select_change (fxw_diff_view_get_canvas (view), +1), ==, G_MAXUINT);
 
   /* A right click on a compile row pops the menu up; its first entry diffs that compile with the first other one. */
   {
