@@ -61,6 +61,24 @@ fill_side_text (FxwDiffView *self)
 
   gtk_text_buffer_set_text (buffer, "", -1);
   gtk_text_buffer_get_end_iter (buffer, &iter);
+  if (side.n_entries == 0)
+    {
+      gtk_text_buffer_insert (buffer, &iter,
+                              self->diff->pairs_scope == NULL && self->diff->n_pairs
+                                ? _("Only graphs were compared: their differences are drawn on the left.")
+                                : _("No differences in guards, kernels, code, metrics or runs."), -1);
+      fx_buf_free (&out);
+      return;
+    }
+  /* The last line counts these sections only; the summary above counts them all. */
+  if (out.len > 1)
+    {
+      char *last = out.data + out.len - 1;
+
+      while (last > out.data && last[-1] != '\n')
+        last--;
+      *last = '\0';
+    }
   /* Skip the ---/+++ header: the labels above the graphs say it. */
   p = out.data ? out.data : "";
   for (int skip = 0; skip < 2 && *p; skip++)

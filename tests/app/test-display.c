@@ -1273,6 +1273,7 @@ test_diff_recompile (void)
                                   "actual 16"));
   g_assert_nonnull (strstr (side, "== kernels"));
   g_assert_null (strstr (side, "== graph")); /* the graph is drawn, not listed */
+  g_assert_null (strstr (side, " differences (")); /* the summary line is above, counting every section */
 
   /* matched nodes side by side; the input that became dynamic changed */
   n_rows = fxw_diff_canvas_get_n_rows (canvas);
@@ -1404,6 +1405,11 @@ test_diff_with_menu (void)
   g_assert_true (fxw_test_wait (diff_shown, view, 20));
   g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
   g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "dynamo"));
+  {
+    g_autofree char *side = fxw_diff_view_dup_side_text (view);
+
+    g_assert_nonnull (strstr (side, "Only graphs were compared"));
+  }
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-stages"));
 
