@@ -351,7 +351,7 @@ diff_kernels (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *
             for (const char *p = tmp_diff.entries[h].new_text; p && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : "")
               minus += *p == '-', plus += *p == '+';
           fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_CHANGED, scope, "kernel", ka[i].name, k->name, "code",
-                       fx_arena_printf (arena, "%zu lines", minus), fx_arena_printf (arena, "%zu lines", plus));
+                       fx_arena_printf (arena, "-%zu lines", minus), fx_arena_printf (arena, "+%zu lines", plus));
           free (tmp_diff.entries);
           fx_arena_free (tmp_diff.arena);
         }

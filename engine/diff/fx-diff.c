@@ -367,6 +367,35 @@ same_str (const char *a, const char *b)
   return a == b || (a && b && strcmp (a, b) == 0);
 }
 
+/* "old -> new" for a change; two long texts that differ in a small part (a guard's size=[10] -> size=[None]) show
+   that part with some context, the rest elided. */
+static void
+put_change (fx_buf *line, const char *old_text, const char *new_text)
+{
+  const char *a = old_text ? old_text : "-", *b = new_text ? new_text : "-";
+  size_t la = strlen (a), lb = strlen (b), pre = 0, suf = 0;
+  enum { LONG = 100, CONTEXT = 24 };
+
+  if (la + lb < LONG)
+    {
+      fx_buf_printf (line, "%s -> %s", a, b);
+      return;
+    }
+  while (pre < la && pre < lb && a[pre] == b[pre])
+    pre++;
+  while (suf < la - pre && suf < lb - pre && a[la - 1 - suf] == b[lb - 1 - suf])
+    suf++;
+  size_t start = pre > CONTEXT ? pre - CONTEXT : 0;
+  size_t tail = suf > CONTEXT ? suf - CONTEXT : 0;
+  /* Cut in UTF-8 at character starts only. */
+  while (start > 0 && ((unsigned char) a[start] & 0xc0) == 0x80)
+    start--;
+  while (tail > 0 && ((unsigned char) a[la - tail] & 0xc0) == 0x80)
+    tail--;
+  fx_buf_printf (line, "%s%.*s%s -> %s%.*s%s", start ? "…" : "", (int) (la - start - tail), a + start, tail ? "…" : "",
+                 start ? "…" : "", (int) (lb - start - tail), b + start, tail ? "…" : "");
+}
+
 void
 fx_diff_print_text (const fx_diff *diff, bool color, fx_buf *out)
 {
@@ -426,8 +455,8 @@ fx_diff_print_text (const fx_diff *diff, bool color, fx_buf *out)
           fx_buf_printf (&line, "~ %s %s", e->item ? e->item : "", name);
           if (e->name_b && e->name_a && strcmp (e->name_a, e->name_b) != 0)
             fx_buf_printf (&line, " -> %s", e->name_b);
-          fx_buf_printf (&line, ": %s: %s -> %s", e->field ? e->field : "", e->old_text ? e->old_text : "-",
-                         e->new_text ? e->new_text : "-");
+          fx_buf_printf (&line, ": %s: ", e->field ? e->field : "");
+          put_change (&line, e->old_text, e->new_text);
           put_colored (out, color, e->informational ? C_DIM : C_YELLOW, line.data);
           break;
         case FX_DIFF_FAILURE:
