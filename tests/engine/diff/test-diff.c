@@ -357,6 +357,17 @@ test_text_hunks (void)
   fx_buf_reset (&out);
   fx_diff_print_text (d, true, &out);
   g_assert_nonnull (strstr (out.data, "x == 1?[2J?"));
+  /* a long value that changed in one place: that place with context, the rest elided */
+  const char *ga = "check_tensor(L['x'], Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), "
+                   "torch.float32, device=None, requires_grad=False, size=[10], stride=[1])";
+  const char *gb = "check_tensor(L['x'], Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), "
+                   "torch.float32, device=None, requires_grad=False, size=[None], stride=[1])";
+  fx_diff_add (d, FX_DIFF_SECTION_GUARDS, FX_DIFF_CHANGED, NULL, "guard", "TENSOR_MATCH L['x']",
+               "TENSOR_MATCH L['x']", "code", ga, gb);
+  fx_buf_reset (&out);
+  fx_diff_print_text (d, false, &out);
+  g_assert_nonnull (strstr (out.data, "~ guard TENSOR_MATCH L['x']: code: …uires_grad=False, size=[10], stride=[1]) "
+                                      "-> …uires_grad=False, size=[None], stride=[1])\n"));
   fx_buf_free (&out);
   fx_diff_free (d);
 }
