@@ -235,7 +235,7 @@ diff_one_stage (fx_diff *diff, fx_store *sa, const fx_store_graph_info *ia, fx_s
 
 static fx_status
 diff_graphs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb, const fx_store_compile *b,
-             const char *pair, const fx_diff_compile_opts *opts, fx_arena *arena, fx_diag *diag)
+             const char *pair, const fx_diff_compile_opts *opts, bool strict, fx_arena *arena, fx_diag *diag)
 {
   fx_store_graph_info *ia = NULL, *ib = NULL;
   size_t na = 0, nb = 0;
@@ -274,6 +274,9 @@ diff_graphs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *s
     }
   if (opts->stage)
     {
+      /* Naming a stage neither compile has is a mistake when diffing two compiles, not when pairing workspaces. */
+      if (!find_stage (ib, nb, opts->stage) && !find_stage (ia, na, opts->stage) && !strict)
+        return FX_OK;
       if (!find_stage (ib, nb, opts->stage) && !find_stage (ia, na, opts->stage))
         return fx_diag_set (diag, FX_ERR_NOT_FOUND, "neither %s nor %s has a '%s' graph", a->compile_id,
                             b->compile_id, opts->stage);
@@ -648,7 +651,7 @@ diff_runs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb,
 
 static fx_status
 diff_compile_info (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb, const fx_store_compile *b,
-                   const fx_diff_compile_opts *opts, fx_arena *arena, fx_diag *diag)
+                   const fx_diff_compile_opts *opts, bool strict, fx_arena *arena, fx_diag *diag)
 {
   const char *pair = strcmp (a->compile_id, b->compile_id) == 0
                        ? fx_arena_printf (arena, "[%s]", a->compile_id)
@@ -657,7 +660,7 @@ diff_compile_info (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_st
   if (opts->what & FX_DIFF_WHAT_GUARDS)
     st = diff_guards (diff, sa, a, sb, b, pair, arena, diag);
   if (st == FX_OK && (opts->what & FX_DIFF_WHAT_GRAPH))
-    st = diff_graphs (diff, sa, a, sb, b, pair, opts, arena, diag);
+    st = diff_graphs (diff, sa, a, sb, b, pair, opts, strict, arena, diag);
   if (st == FX_OK && (opts->what & FX_DIFF_WHAT_KERNELS))
     st = diff_kernels (diff, sa, a, sb, b, pair, arena, diag);
   if (st == FX_OK && (opts->what & FX_DIFF_WHAT_CODE))
@@ -685,7 +688,7 @@ fx_diff_compiles (fx_diff *diff, fx_store *sa, int64_t ca, fx_store *sb, int64_t
   if (st == FX_OK)
     st = compile_info (sb, cb, arena, &b, diag);
   if (st == FX_OK)
-    st = diff_compile_info (diff, sa, &a, sb, &b, opts, arena, diag);
+    st = diff_compile_info (diff, sa, &a, sb, &b, opts, true, arena, diag);
   fx_arena_free (arena);
   return st;
 }
@@ -732,7 +735,7 @@ fx_diff_workspaces (fx_diff *diff, fx_store *sa, fx_store *sb, const fx_diff_com
                        NULL, xa[i].function, NULL);
           continue;
         }
-      st = diff_compile_info (diff, sa, &xa[i], sb, &xb[pa[i]], opts, arena, diag);
+      st = diff_compile_info (diff, sa, &xa[i], sb, &xb[pa[i]], opts, false, arena, diag);
     }
   for (size_t j = 0; j < nb && st == FX_OK; j++)
     if (pb[j] < 0)
