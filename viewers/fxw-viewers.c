@@ -26,6 +26,8 @@ fxw_viewers_init (void)
       g_type_ensure (FXW_TYPE_RUN);
       g_type_ensure (FXW_TYPE_KERNELS_VIEW);
       g_type_ensure (FXW_TYPE_COMPARE_VIEW);
+      g_type_ensure (FXW_TYPE_DIFF_CANVAS);
+      g_type_ensure (FXW_TYPE_DIFF_VIEW);
       g_once_init_leave (&once, 1);
     }
 }

@@ -3,6 +3,8 @@
 
 #include "fxw-code-view.h"
 #include "fxw-compare-view.h"
+#include "fxw-diff-canvas.h"
+#include "fxw-diff-view.h"
 #include "fxw-graph-canvas.h"
 #include "fxw-graph-view.h"
 #include "fxw-graph.h"

@@ -16,6 +16,7 @@ static const fxwb_command commands[] = {
   { "explain", "Summarize a workspace as torch._dynamo.explain does", fxwb_cmd_explain },
   { "run", "Run a graph with a backend, mode and options", fxwb_cmd_run },
   { "compile", "Compile a graph with a backend and write its debug artifacts (kernels, IR dumps, fusion diagram)", fxwb_cmd_compile },
+  { "diff", "What changed between two compiles, graphs or workspaces (guards, nodes, kernels, code, runs)", fxwb_cmd_diff },
   { "compare", "Run a graph with several backends side by side", fxwb_cmd_compare },
   { "bench", "Benchmarks of the engine itself", fxwb_cmd_bench },
   { "minify", "Shrink a graph that fails under a backend to the smallest repro.py that still fails", fxwb_cmd_minify },

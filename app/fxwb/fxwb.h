@@ -41,6 +41,7 @@ int fxwb_cmd_compare (int argc, char **argv);
 int fxwb_cmd_bench (int argc, char **argv);
 int fxwb_cmd_backends (int argc, char **argv);
 int fxwb_cmd_capture (int argc, char **argv);
+int fxwb_cmd_diff (int argc, char **argv);
 int fxwb_cmd_report (int argc, char **argv);
 int fxwb_cmd_serve (int argc, char **argv);
 int fxwb_cmd_minify (int argc, char **argv);

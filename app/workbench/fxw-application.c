@@ -87,6 +87,7 @@ fxw_application_startup (GApplication *app)
     { "win.view::guards", { "<Alt>4", NULL } },
     { "win.view::kernels", { "<Alt>5", NULL } },
     { "win.view::compare", { "<Alt>6", NULL } },
+    { "win.view::diff", { "<Alt>7", NULL } },
     { "pane.show-provenance", { "F9", NULL } },
     { "window.close", { "<Control>w", NULL } },
   };

@@ -59,6 +59,7 @@ typedef struct
   fx_graph *graph;
   /* Set by the store loader only (folder loads group by equal titles). */
   char *frame_subtitle, *compile_subtitle, *status, *guards;
+  gint64 compile_row;    /* the store's compile row (0: not from a workspace) */
   gboolean new_frame, new_compile;
   GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
   GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
@@ -498,6 +499,7 @@ load_store (GTask *task, LoadJob *job)
           lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
           lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
+          lg->compile_row = c->id;
           lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
                                                   where);
           if (lg->stage == NULL)
@@ -917,6 +919,7 @@ populate (FxwDocument *self, LoadJob *job)
                                                               lg->compile_subtitle);
 
           fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
+          fxw_sidebar_item_set_compile_row (c, lg->compile_row);
           fxw_sidebar_item_set_guards (c, lg->guards);
           if (lg->kernels != NULL)
             {
@@ -948,6 +951,7 @@ populate (FxwDocument *self, LoadJob *job)
                                fxw_graph_get_n_nodes (graph));
       stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
       fxw_sidebar_item_set_graph (stage, graph);
+      fxw_sidebar_item_set_compile_row (stage, lg->compile_row);
       fxw_sidebar_item_set_guards (stage, lg->guards);
       /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. */
       fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);

@@ -19,6 +19,7 @@ struct _FxwSidebarItem
   GListModel *runs;         /* FxwRun of a stage's graph */
   gboolean kernels_by_name;
   GListModel *fusion_groups; /* FxwFusionGroup of the compile; shared by its stages */
+  gint64 compile_row;       /* the compile's row in the workspace (0: none) */
 };
 
 G_DEFINE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, G_TYPE_OBJECT)
@@ -229,4 +230,18 @@ fxw_sidebar_item_set_fusion_groups (FxwSidebarItem *self, GListModel *groups)
 {
   g_return_if_fail (FXW_IS_SIDEBAR_ITEM (self));
   g_set_object (&self->fusion_groups, groups);
+}
+
+gint64
+fxw_sidebar_item_get_compile_row (FxwSidebarItem *self)
+{
+  g_return_val_if_fail (FXW_IS_SIDEBAR_ITEM (self), 0);
+  return self->compile_row;
+}
+
+void
+fxw_sidebar_item_set_compile_row (FxwSidebarItem *self, gint64 row)
+{
+  g_return_if_fail (FXW_IS_SIDEBAR_ITEM (self));
+  self->compile_row = row;
 }

@@ -50,6 +50,11 @@ void               fxw_sidebar_item_set_runs     (FxwSidebarItem     *self,
 GListModel        *fxw_sidebar_item_get_fusion_groups (FxwSidebarItem *self);
 void               fxw_sidebar_item_set_fusion_groups (FxwSidebarItem *self,
                                                        GListModel     *groups);
+/* The compile's row in the workspace file (compiles and their stages read from a workspace; 0: none), which the
+   Diff view reads the compile by. */
+gint64             fxw_sidebar_item_get_compile_row (FxwSidebarItem *self);
+void               fxw_sidebar_item_set_compile_row (FxwSidebarItem *self,
+                                                     gint64          row);
 /* Children (NULL for stages). */
 GListModel        *fxw_sidebar_item_get_children (FxwSidebarItem     *self);
 void               fxw_sidebar_item_append       (FxwSidebarItem     *self,

@@ -13,6 +13,12 @@
 #include "fx/report.h"
 #include "fxw-graph-canvas.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx/diff.h"
+#include "fx/store.h"
+
 struct _FxwWindow
 {
   AdwApplicationWindow parent_instance;
@@ -44,7 +50,13 @@ struct _FxwWindow
   GtkTextView *guards_text;
   FxwKernelsView *kernels_view;
   FxwCompareView *compare_view;
+  FxwDiffView *diff_view;
+  GtkButton *compare_previous_button;
   FxwSidebarItem *current_stage;   /* the stage on show */
+  FxwSidebarItem *current_item;    /* the sidebar row selected (a frame, compile or stage) */
+  FxwSidebarItem *menu_source;     /* the row a "Diff with…" menu was opened on */
+  GPtrArray *menu_targets;         /* FxwSidebarItem: the menu's "Diff with" entries */
+  GCancellable *diff_cancellable;
   GMenu *recent_menu;
   char *dismissed_notice;          /* the document notice the user dismissed: not shown again with later texts */
   /* What to select when the load under way is done (after Run & Compare reopens the workspace). */
@@ -137,9 +149,13 @@ status_description (const char *status)
   return status;
 }
 
+static void sidebar_context_cb (GtkGestureClick *gesture, int n_press, double x, double y, gpointer user_data);
+
 static void
 sidebar_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpointer user_data)
 {
+  GtkGesture *context = gtk_gesture_click_new ();
+  GtkWidget *menu;
   GtkWidget *expander = gtk_tree_expander_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
@@ -160,6 +176,15 @@ sidebar_setup_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpo
   gtk_box_append (GTK_BOX (box), icon);
   gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
   gtk_list_item_set_child (list_item, expander);
+  /* A right click opens the row's "Diff with…" menu. */
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (context), GDK_BUTTON_SECONDARY);
+  g_object_set_data (G_OBJECT (context), "fxw-list-item", list_item);
+  menu = gtk_popover_menu_new_from_model (NULL);
+  gtk_popover_set_has_arrow (GTK_POPOVER (menu), FALSE);
+  gtk_widget_set_parent (menu, box);
+  g_object_set_data (G_OBJECT (context), "fxw-popover", menu);
+  g_signal_connect (context, "pressed", G_CALLBACK (sidebar_context_cb), user_data);
+  gtk_widget_add_controller (box, GTK_EVENT_CONTROLLER (context));
 }
 
 static void
@@ -189,6 +214,317 @@ sidebar_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
     gtk_widget_remove_css_class (title, "heading");
 }
 
+/* ---------------------------------------------------------------- diff */
+
+typedef struct
+{
+  char *path;                 /* the workspace; NULL for a graph diff */
+  gint64 row_a, row_b;
+  FxwGraph *graph_a, *graph_b;  /* a graph diff: the stages' graphs */
+  char *label_a, *label_b;
+} DiffJob;
+
+static void
+diff_job_free (DiffJob *job)
+{
+  g_free (job->path);
+  g_clear_object (&job->graph_a);
+  g_clear_object (&job->graph_b);
+  g_free (job->label_a);
+  g_free (job->label_b);
+  g_free (job);
+}
+
+static void
+diff_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  DiffJob *job = task_data;
+  fx_diff *diff = fx_diff_new (job->label_a, job->label_b);
+  fx_diag diag;
+  fx_status st;
+
+  fx_diag_clear (&diag);
+  if (job->path == NULL)
+    st = fx_diff_graphs (diff, fxw_graph_get_graph (job->graph_a), fxw_graph_get_graph (job->graph_b), NULL, NULL,
+                         &diag);
+  else
+    {
+      fx_store *store = NULL;
+
+      st = fx_store_open_readonly (job->path, &store, &diag);
+      if (st == FX_OK)
+        st = fx_diff_compiles (diff, store, job->row_a, store, job->row_b, NULL, &diag);
+      if (store != NULL)
+        fx_store_close (store);
+    }
+  if (st != FX_OK)
+    {
+      fx_diff_free (diff);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
+      return;
+    }
+  g_task_return_pointer (task, diff, (GDestroyNotify) fx_diff_free);
+}
+
+static void
+diff_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FxwWindow *self = FXW_WINDOW (source);
+  DiffJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  fx_diff *diff = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (error != NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        fxw_diff_view_set_error (self->diff_view, error->message);
+      return;
+    }
+  fxw_diff_view_set_diff (self->diff_view, diff, (GObject *) job->graph_a, (GObject *) job->graph_b);
+  g_signal_emit_by_name (self, "diff-done");
+}
+
+static char *
+item_label (FxwWindow *self, FxwSidebarItem *item)
+{
+  FxwGraph *graph = fxw_sidebar_item_get_graph (item);
+
+  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE && graph != NULL)
+    return g_strdup (fxw_graph_get_title (graph));
+  return g_strdup (fxw_sidebar_item_get_title (item));
+}
+
+/* Diffs two sidebar rows: two compiles of a workspace (the compile diff), else the graphs of two stages. */
+gboolean
+fxw_window_diff_items (FxwWindow *self, FxwSidebarItem *a, FxwSidebarItem *b)
+{
+  const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
+  g_autoptr(GTask) task = NULL;
+  DiffJob *job;
+  g_autofree char *busy = NULL;
+
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (FXW_IS_SIDEBAR_ITEM (a) && FXW_IS_SIDEBAR_ITEM (b), FALSE);
+
+  job = g_new0 (DiffJob, 1);
+  job->label_a = item_label (self, a);
+  job->label_b = item_label (self, b);
+  if (fxw_sidebar_item_get_kind (a) == FXW_SIDEBAR_ITEM_COMPILE && fxw_sidebar_item_get_kind (b) == FXW_SIDEBAR_ITEM_COMPILE
+      && path != NULL && fxw_sidebar_item_get_compile_row (a) > 0 && fxw_sidebar_item_get_compile_row (b) > 0)
+    {
+      job->path = g_strdup (path);
+      job->row_a = fxw_sidebar_item_get_compile_row (a);
+      job->row_b = fxw_sidebar_item_get_compile_row (b);
+    }
+  else
+    {
+      FxwSidebarItem *sa = fxw_sidebar_item_find_stage (a), *sb = fxw_sidebar_item_find_stage (b);
+
+      if (sa == NULL || sb == NULL || fxw_sidebar_item_get_graph (sa) == NULL || fxw_sidebar_item_get_graph (sb) == NULL)
+        {
+          diff_job_free (job);
+          return FALSE;
+        }
+      job->graph_a = g_object_ref (fxw_sidebar_item_get_graph (sa));
+      job->graph_b = g_object_ref (fxw_sidebar_item_get_graph (sb));
+    }
+  /* translators: shown while a diff is computed: "Comparing [0/0] with [0/1]…" */
+  busy = g_strdup_printf (_("Comparing %s with %s…"), job->label_a, job->label_b);
+  fxw_diff_view_set_busy (self->diff_view, busy);
+  fxw_window_set_view (self, "diff");
+  g_cancellable_cancel (self->diff_cancellable);
+  g_clear_object (&self->diff_cancellable);
+  self->diff_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->diff_cancellable, diff_done_cb, NULL);
+  g_task_set_source_tag (task, fxw_window_diff_items);
+  g_task_set_task_data (task, job, (GDestroyNotify) diff_job_free);
+  g_task_run_in_thread (task, diff_thread);
+  return TRUE;
+}
+
+/* The compile a row belongs to: itself, or the compile holding a stage. */
+static FxwSidebarItem *find_compile_of (FxwWindow *self, FxwSidebarItem *stage);
+
+static FxwSidebarItem *
+compile_of_item (FxwWindow *self, FxwSidebarItem *item)
+{
+  if (item == NULL)
+    return NULL;
+  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+    return item;
+  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE)
+    return find_compile_of (self, item);
+  return NULL;
+}
+
+/* The compile this recompile replaced: "[f/n]" -> "[f/n-1]" among the compiles of the same frame. */
+static FxwSidebarItem *
+previous_compile (FxwWindow *self, FxwSidebarItem *compile)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+  const char *title = compile ? fxw_sidebar_item_get_title (compile) : NULL;
+  const char *slash = title ? strrchr (title, '/') : NULL;
+  g_autofree char *want = NULL;
+  long n;
+
+  if (slash == NULL || title[0] != '[')
+    return NULL;
+  n = strtol (slash + 1, NULL, 10);
+  if (n <= 0)
+    return NULL;
+  want = g_strdup_printf ("%.*s/%ld]", (int) (slash - title), title, n - 1);
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+      FxwSidebarItem *found = NULL;
+      gboolean holds = FALSE;
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
+        {
+          g_autoptr(FxwSidebarItem) item = g_list_model_get_item (compiles, c);
+
+          if (item == compile)
+            holds = TRUE;
+          if (g_str_equal (fxw_sidebar_item_get_title (item), want))
+            found = item;
+        }
+      if (holds)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+update_compare_previous (FxwWindow *self)
+{
+  FxwSidebarItem *compile = compile_of_item (self, self->current_item);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->compare_previous_button), previous_compile (self, compile) != NULL);
+}
+
+gboolean
+fxw_window_compare_previous (FxwWindow *self)
+{
+  FxwSidebarItem *compile = compile_of_item (self, self->current_item);
+  FxwSidebarItem *previous = previous_compile (self, compile);
+
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  return previous != NULL && fxw_window_diff_items (self, previous, compile);
+}
+
+static void
+compare_previous_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_window_compare_previous (FXW_WINDOW (widget));
+}
+
+/* The "Diff with" entries of a row: the other compiles for a compile, the other graphs of the same stage (every
+   other graph in a folder of FX files) for a stage. */
+GMenuModel *
+fxw_window_build_diff_menu (FxwWindow *self, FxwSidebarItem *source)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+  GMenu *menu = g_menu_new ();
+  g_autoptr(GMenu) section = g_menu_new ();
+  FxwSidebarItemKind kind = fxw_sidebar_item_get_kind (source);
+  gboolean workspace = self->document != NULL && fxw_document_get_workspace_path (self->document) != NULL;
+  enum { MAX_ENTRIES = 40 };
+
+  g_clear_pointer (&self->menu_targets, g_ptr_array_unref);
+  self->menu_targets = g_ptr_array_new_with_free_func (g_object_unref);
+  g_set_object (&self->menu_source, source);
+  if (kind == FXW_SIDEBAR_ITEM_FRAME)
+    return G_MENU_MODEL (menu);
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles) && self->menu_targets->len < MAX_ENTRIES; c++)
+        {
+          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
+          GListModel *stages = fxw_sidebar_item_get_children (compile);
+
+          if (kind == FXW_SIDEBAR_ITEM_COMPILE)
+            {
+              g_autofree char *label = NULL;
+              g_autoptr(GMenuItem) mi = NULL;
+
+              if (compile == source)
+                continue;
+              /* translators: a menu entry: "Diff with [0/1]  forward" */
+              label = g_strdup_printf (_("Diff with %s  %s"), fxw_sidebar_item_get_title (compile),
+                                       fxw_sidebar_item_get_subtitle (compile));
+              mi = g_menu_item_new (label, NULL);
+              g_menu_item_set_action_and_target (mi, "win.diff-with", "u", self->menu_targets->len);
+              g_menu_append_item (section, mi);
+              g_ptr_array_add (self->menu_targets, g_object_ref (compile));
+              continue;
+            }
+          for (guint s = 0; stages != NULL && s < g_list_model_get_n_items (stages)
+                            && self->menu_targets->len < MAX_ENTRIES; s++)
+            {
+              g_autoptr(FxwSidebarItem) stage = g_list_model_get_item (stages, s);
+              g_autofree char *label = NULL, *title = NULL;
+              g_autoptr(GMenuItem) mi = NULL;
+
+              if (stage == source || fxw_sidebar_item_get_graph (stage) == NULL
+                  || (workspace && !g_str_equal (fxw_sidebar_item_get_title (stage),
+                                                 fxw_sidebar_item_get_title (source))))
+                continue;
+              title = item_label (self, stage);
+              label = g_strdup_printf (_("Diff with %s"), title);
+              mi = g_menu_item_new (label, NULL);
+              g_menu_item_set_action_and_target (mi, "win.diff-with", "u", self->menu_targets->len);
+              g_menu_append_item (section, mi);
+              g_ptr_array_add (self->menu_targets, g_object_ref (stage));
+            }
+        }
+    }
+  g_menu_append_section (menu, _("Diff with…"), G_MENU_MODEL (section));
+  return G_MENU_MODEL (menu);
+}
+
+gboolean
+fxw_window_diff_with (FxwWindow *self, guint index)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  if (self->menu_source == NULL || self->menu_targets == NULL || index >= self->menu_targets->len)
+    return FALSE;
+  return fxw_window_diff_items (self, self->menu_source, g_ptr_array_index (self->menu_targets, index));
+}
+
+static void
+diff_with_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_window_diff_with (FXW_WINDOW (widget), g_variant_get_uint32 (param));
+}
+
+static void
+sidebar_context_cb (GtkGestureClick *gesture, int n_press, double x, double y, gpointer user_data)
+{
+  FxwWindow *self = user_data;
+  GtkListItem *list_item = g_object_get_data (G_OBJECT (gesture), "fxw-list-item");
+  GtkTreeListRow *row = list_item ? gtk_list_item_get_item (list_item) : NULL;
+  g_autoptr(FxwSidebarItem) item = NULL;
+  g_autoptr(GMenuModel) menu = NULL;
+  GtkWidget *popover;
+
+  if (row == NULL)
+    return;
+  item = gtk_tree_list_row_get_item (row);
+  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_FRAME)
+    return;
+  menu = fxw_window_build_diff_menu (self, item);
+  /* The row's own popover, made with the row (a row widget is recycled, and its popover with it). */
+  popover = g_object_get_data (G_OBJECT (gesture), "fxw-popover");
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (popover), menu);
+  gtk_popover_set_pointing_to (GTK_POPOVER (popover), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (popover));
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
 /* The Guards view follows the selected compile (or the compile of the selected stage). */
 static void
 show_guards (FxwWindow *self, FxwSidebarItem *item)
@@ -199,6 +535,8 @@ show_guards (FxwWindow *self, FxwSidebarItem *item)
     text = fxw_sidebar_item_get_guards (fxw_sidebar_item_find_stage (item));
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->guards_text), text ? text : "", -1);
   gtk_stack_set_visible_child_name (self->guards_stack, text != NULL ? "text" : "empty");
+  g_set_object (&self->current_item, item);
+  update_compare_previous (self);
 }
 
 static void clear_stage (FxwWindow *self);
@@ -929,6 +1267,11 @@ fxw_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
   g_clear_object (&self->current_stage);
+  g_clear_object (&self->current_item);
+  g_clear_object (&self->menu_source);
+  g_clear_pointer (&self->menu_targets, g_ptr_array_unref);
+  g_cancellable_cancel (self->diff_cancellable);
+  g_clear_object (&self->diff_cancellable);
   g_clear_object (&self->tree_model);
   g_clear_object (&self->sidebar_filter);
   g_clear_object (&self->sidebar_selection);
@@ -975,6 +1318,13 @@ fxw_window_class_init (FxwWindowClass *klass)
    */
   g_signal_new ("document-loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * FxwWindow::diff-done:
+   *
+   * A diff asked for (Diff with…, Compare with Previous Compile) is shown in the Diff view.
+   */
+  g_signal_new ("diff-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   fxw_viewers_init ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/FxWorkbench/fxw-window.ui");
@@ -997,6 +1347,8 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, recent_menu);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, kernels_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, diff_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_previous_button);
   gtk_widget_class_bind_template_callback (widget_class, kernels_open_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
@@ -1013,6 +1365,8 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);
   gtk_widget_class_install_action (widget_class, "win.view", "s", view_action);
   gtk_widget_class_install_action (widget_class, "win.minify", NULL, minify_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-previous", NULL, compare_previous_action);
+  gtk_widget_class_install_action (widget_class, "win.diff-with", "u", diff_with_action);
 }
 
 static void
@@ -1061,7 +1415,7 @@ fxw_window_init (FxwWindow *self)
   gtk_single_selection_set_autoselect (self->sidebar_selection, FALSE);
   g_signal_connect_object (self->sidebar_selection, "notify::selected-item",
                            G_CALLBACK (sidebar_selected_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect (factory, "setup", G_CALLBACK (sidebar_setup_cb), NULL);
+  g_signal_connect (factory, "setup", G_CALLBACK (sidebar_setup_cb), self);
   g_signal_connect (factory, "bind", G_CALLBACK (sidebar_bind_cb), NULL);
   gtk_list_view_set_factory (self->sidebar_list, factory);
   gtk_list_view_set_model (self->sidebar_list, GTK_SELECTION_MODEL (self->sidebar_selection));

@@ -37,5 +37,17 @@ char         *fxw_window_dup_guards_text   (FxwWindow      *self);
    window's until closed. */
 struct _FxwRunDialog *fxw_window_run_compare (FxwWindow *self);
 gboolean      fxw_window_get_banner_visible (FxwWindow     *self);
+/* Diffs two sidebar rows in the Diff view (two compiles of a workspace: guards, graph, kernels, code; else the
+   graphs of two stages) off the main thread; ::diff-done when shown. FALSE when there is nothing to diff. */
+gboolean      fxw_window_diff_items        (FxwWindow      *self,
+                                            FxwSidebarItem *a,
+                                            FxwSidebarItem *b);
+/* The selected recompile against the compile whose guard failed ("Compare with Previous Compile"). */
+gboolean      fxw_window_compare_previous  (FxwWindow      *self);
+/* The sidebar context menu of a row ("Diff with" entries); fxw_window_diff_with (index) runs an entry. */
+GMenuModel   *fxw_window_build_diff_menu   (FxwWindow      *self,
+                                            FxwSidebarItem *source);
+gboolean      fxw_window_diff_with         (FxwWindow      *self,
+                                            guint          index);
 
 G_END_DECLS

@@ -1458,6 +1458,232 @@ test_read_only_workspace (void)
   g_rmdir (dir);
 }
 
+
+/* ---------------------------------------------------------------- diff */
+
+static FxwSidebarItem *
+item_at (int row)
+{
+  g_autoptr(GtkTreeListRow) r = g_list_model_get_item (fxw_window_get_sidebar_model (window), (guint) row);
+
+  return gtk_tree_list_row_get_item (r);
+}
+
+static gboolean
+diff_shown (gpointer data)
+{
+  FxwDiffView *view = data;
+
+  return g_str_equal (fxw_diff_view_get_page (view), "diff") || g_str_equal (fxw_diff_view_get_page (view), "error");
+}
+
+/* A recompile against the compile whose guard failed, one click from the Guards view: the split view names the
+   guard, aligns the graphs (clicking a node selects its partner) and diffs kernels and code beside. */
+static void
+test_diff_recompile (void)
+{
+  FxwDiffView *view = FXW_DIFF_VIEW (fxw_window_get_view (window, "diff"));
+  FxwDiffCanvas *canvas = fxw_diff_view_get_canvas (view);
+  g_autofree char *side = NULL;
+  int row_00, row_01;
+  guint n_rows, target = G_MAXUINT;
+  double x, y;
+
+  open_demo ();
+  g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "empty");
+  row_00 = find_row ("[0/0]", NULL);
+  g_assert_cmpint (row_00, >=, 0);
+  g_assert_true (fxw_window_select_stage (window, (guint) row_00));
+  /* [0/0] is no recompile: nothing to compare it with */
+  g_assert_false (fxw_window_compare_previous (window));
+
+  row_01 = find_row ("[0/1]", NULL);
+  g_assert_cmpint (row_01, >, row_00);
+  g_assert_true (fxw_window_select_stage (window, (guint) row_01));
+  fxw_window_set_view (window, "guards");
+  fxw_test_pump (100);
+  g_assert_true (fxw_window_compare_previous (window));
+  g_assert_true (fxw_test_wait (diff_shown, view, 20));
+  g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                     ADW_VIEW_STACK (gtk_widget_get_ancestor (GTK_WIDGET (view), ADW_TYPE_VIEW_STACK))), ==, "diff");
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "[0/0] and [0/1]"));
+  side = fxw_diff_view_dup_side_text (view);
+  g_assert_nonnull (strstr (side, "! TENSOR_MATCH L['a'] failed: 0/0: tensor 'a' size mismatch at index 0. expected 10, "
+                                  "actual 16"));
+  g_assert_nonnull (strstr (side, "== kernels"));
+  g_assert_null (strstr (side, "== graph")); /* the graph is drawn, not listed */
+  g_assert_null (strstr (side, " differences (")); /* the summary line is above, counting every section */
+
+  /* matched nodes side by side; the input that became dynamic changed */
+  n_rows = fxw_diff_canvas_get_n_rows (canvas);
+  g_assert_cmpuint (n_rows, >, 3);
+  for (guint r = 0; r < n_rows && target == G_MAXUINT; r++)
+    {
+      const fx_diff_pair *p = fxw_diff_canvas_get_pair (canvas, r);
+
+      if (p->a && p->b && g_str_equal (p->a->name, "l_a_"))
+        target = r;
+    }
+  g_assert_cmpuint (target, !=, G_MAXUINT);
+  g_assert_true (fxw_diff_canvas_get_pair (canvas, target)->changed);
+  fxw_test_pump (200);
+  g_assert_true (fxw_diff_canvas_get_box_center (canvas, target, 0, &x, &y));
+  fxw_diff_canvas_click (canvas, x, y);
+  g_assert_cmpuint (fxw_diff_canvas_get_selected (canvas), ==, target);
+  g_assert_cmpstr (fxw_diff_canvas_get_pair (canvas, target)->b->name, ==, "l_a_");
+  g_assert_nonnull (strstr (fxw_diff_view_get_detail (view), "l_a_ ↔ l_a_"));
+  g_assert_nonnull (strstr (fxw_diff_view_get_detail (view), "meta.shape: [10] → [s"));
+  /* the partner's box on the right selects the same row */
+  fxw_diff_canvas_select_row (canvas, G_MAXUINT);
+  g_assert_true (fxw_diff_canvas_get_box_center (canvas, target, 1, &x, &y));
+  fxw_diff_canvas_click (canvas, x, y);
+  g_assert_cmpuint (fxw_diff_canvas_get_selected (canvas), ==, target);
+  /* n / p: the changes in turn, wrapping around */
+  {
+    guint first, last;
+
+    fxw_diff_canvas_select_row (canvas, G_MAXUINT);
+    first = fxw_diff_canvas_select_change (canvas, +1);
+    g_assert_cmpuint (first, <, n_rows);
+    g_assert_true (fxw_diff_canvas_get_pair (canvas, first)->changed);
+    for (guint r = 0; r < first; r++)
+      g_assert_false (fxw_diff_canvas_get_pair (canvas, r)->changed);
+    last = fxw_diff_canvas_select_change (canvas, -1);
+    g_assert_cmpuint (last, >, first);  /* wrapped around to the last change */
+    for (guint r = last + 1; r < n_rows; r++)
+      g_assert_false (fxw_diff_canvas_get_pair (canvas, r)->changed);
+    g_assert_cmpuint (fxw_diff_canvas_select_change (canvas, +1), ==, first);
+  }
+  fxw_diff_canvas_select_row (canvas, target);
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-recompile"));
+}
+
+
+/* The right-click gesture of the first sidebar row showing a compile (rows are recycled: whichever is on screen). */
+static GtkGesture *
+find_compile_row_gesture (GtkWidget *widget, FxwSidebarItem **item_out)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+      GtkListItem *li = g_object_get_data (G_OBJECT (c), "fxw-list-item");
+
+      if (GTK_IS_GESTURE_CLICK (c) && li != NULL && gtk_list_item_get_item (li) != NULL)
+        {
+          g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (gtk_list_item_get_item (li));
+
+          if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+            {
+              *item_out = g_object_ref (item);
+              return GTK_GESTURE (c);
+            }
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkGesture *g = find_compile_row_gesture (child, item_out);
+
+      if (g != NULL)
+        return g;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_popover (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = GTK_IS_POPOVER_MENU (child) ? child : find_popover (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* "Diff with…" from the sidebar: a compile's menu lists the other compiles, a stage's the same stage elsewhere; a
+   compile diffed with itself has no differences. */
+static void
+test_diff_with_menu (void)
+{
+  FxwDiffView *view = FXW_DIFF_VIEW (fxw_window_get_view (window, "diff"));
+  g_autoptr(FxwSidebarItem) compile = NULL;
+  g_autoptr(FxwSidebarItem) stage = NULL;
+  g_autoptr(GMenuModel) menu = NULL;
+  g_autoptr(GMenuModel) section = NULL;
+  g_autofree char *label = NULL;
+  guint n_compiles;
+
+  open_demo ();
+  n_compiles = count_compiles ();
+  compile = item_at (find_row ("[0/0]", NULL));
+  stage = item_at (find_row ("[0/0]", "dynamo"));
+
+  menu = fxw_window_build_diff_menu (window, compile);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 1);
+  section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  g_assert_cmpint (g_menu_model_get_n_items (section), ==, (int) n_compiles - 1);
+  g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+  g_assert_true (g_str_has_prefix (label, "Diff with ["));
+  g_assert_true (fxw_window_diff_with (window, 0));
+  g_assert_true (fxw_test_wait (diff_shown, view, 20));
+  g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
+  g_assert_cmpuint (fxw_diff_canvas_get_n_rows (fxw_diff_view_get_canvas (view)), >, 0);
+
+  g_clear_object (&section);
+  g_clear_object (&menu);
+  menu = fxw_window_build_diff_menu (window, stage);
+  section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  g_assert_cmpint (g_menu_model_get_n_items (section), >, 0);
+  g_assert_cmpint (g_menu_model_get_n_items (section), <, (int) n_compiles);
+  g_assert_true (fxw_window_diff_with (window, 0));
+  g_assert_true (fxw_test_wait (diff_shown, view, 20));
+  g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "dynamo"));
+  {
+    g_autofree char *side = fxw_diff_view_dup_side_text (view);
+
+    g_assert_nonnull (strstr (side, "Only graphs were compared"));
+  }
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-stages"));
+
+  g_assert_true (fxw_window_diff_items (window, compile, compile));
+  g_assert_true (fxw_test_wait (diff_shown, view, 20));
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "no differences"));
+  g_assert_cmpuint (fxw_diff_canvas_select_change (fxw_diff_view_get_canvas (view), +1), ==, G_MAXUINT);
+
+  /* A right click on a compile row pops the menu up; its first entry diffs that compile with the first other one. */
+  {
+    g_autoptr(FxwSidebarItem) clicked = NULL;
+    GtkGesture *gesture = find_compile_row_gesture (GTK_WIDGET (window), &clicked);
+    GtkWidget *row, *popover;
+
+    g_assert_nonnull (gesture);
+    row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+    g_signal_emit_by_name (gesture, "pressed", 1, 4.0, 4.0);
+    fxw_test_pump (200);
+    popover = find_popover (row);
+    g_assert_nonnull (popover);
+    g_assert_true (gtk_widget_get_visible (popover));
+    g_assert_cmpint (g_menu_model_get_n_items (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (popover))), ==, 1);
+    g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-with-menu"));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.diff-with", "u", 0));
+    gtk_popover_popdown (GTK_POPOVER (popover));
+    g_assert_true (fxw_test_wait (diff_shown, view, 20));
+    g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
+    g_assert_true (g_str_has_prefix (fxw_diff_view_get_summary (view), fxw_sidebar_item_get_title (clicked)));
+    fxw_test_pump (300);
+    g_assert_false (gtk_widget_get_visible (popover));
+  }
+  fxw_window_set_view (window, "table");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1497,6 +1723,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/export-report", test_export_report);
   g_test_add_func ("/FxwWindow/import-cancel", test_import_cancel);
   g_test_add_func ("/FxwWindow/read-only-workspace", test_read_only_workspace);
+  g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
+  g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;

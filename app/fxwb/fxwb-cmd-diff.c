@@ -1,0 +1,621 @@
+/* fxwb-cmd-diff.c: `fxwb diff A B`: what changed between two compiles (WORKSPACE:ID), two graph files, a graph file
+   and a compile, or two workspaces (compiles paired by frame and compile id). Exits like diff(1). */
+#include "fxwb.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fx/accuracy.h"
+#include "fx/diff.h"
+#include "fx/pyparse.h"
+#include "fx/runtime.h"
+#include "fx/store.h"
+#include "fxwb-runs.h"
+#include "inductor/fx-inductor.h"
+
+/* diff(1)'s exit codes. */
+enum
+{
+  DIFF_SAME = 0,
+  DIFF_DIFFERS = 1,
+  DIFF_ERROR = 2,
+};
+
+typedef enum
+{
+  SIDE_FILE,
+  SIDE_COMPILE,
+  SIDE_WORKSPACE,
+} side_kind;
+
+typedef struct
+{
+  side_kind kind;
+  char *arg;
+  char *path;
+  fx_graph *graph;     /* SIDE_FILE */
+  fx_store *store;     /* SIDE_COMPILE, SIDE_WORKSPACE */
+  int64_t compile_row; /* SIDE_COMPILE */
+  char *compile_id;
+} side;
+
+static gboolean
+is_regular_file (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && S_ISREG (st.st_mode);
+}
+
+static gboolean
+looks_like_json (const char *path, const char *text)
+{
+  if (g_str_has_suffix (path, ".json"))
+    return TRUE;
+  while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
+    text++;
+  return *text == '{';
+}
+
+/* A workspace file starts with sqlite's magic. */
+static gboolean
+is_workspace (const char *path)
+{
+  if (g_str_has_suffix (path, ".fxwb"))
+    return TRUE;
+  char magic[16] = { 0 };
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return FALSE;
+  size_t n = fread (magic, 1, sizeof magic, f);
+  fclose (f);
+  return n == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
+}
+
+static int
+open_workspace (const char *path, side *s)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_store_open_readonly (path, &s->store, &diag) != FX_OK)
+    {
+      fprintf (stderr, "fxwb diff: cannot open workspace %s: %s\n", path, diag.message);
+      return DIFF_ERROR;
+    }
+  return DIFF_SAME;
+}
+
+static int
+side_load (const char *arg, side *s)
+{
+  memset (s, 0, sizeof *s);
+  s->arg = g_strdup (arg);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (!is_regular_file (arg))
+    {
+      /* WORKSPACE:ID: the part before the last ':' is the workspace file. */
+      const char *colon = strrchr (arg, ':');
+      g_autofree char *path = colon ? g_strndup (arg, (gsize) (colon - arg)) : NULL;
+      if (!path || !is_regular_file (path))
+        {
+          fprintf (stderr, "fxwb diff: %s: %s\n", arg,
+                   access (arg, F_OK) == 0 ? "not a regular file" : "no such file (or WORKSPACE:COMPILE_ID)");
+          return DIFF_ERROR;
+        }
+      s->kind = SIDE_COMPILE;
+      s->path = g_steal_pointer (&path);
+      if (open_workspace (s->path, s) != DIFF_SAME)
+        return DIFF_ERROR;
+      if (fx_store_find_compile (s->store, colon + 1, &s->compile_row, &diag) != FX_OK)
+        {
+          fprintf (stderr, "fxwb diff: %s: no compile %s: %s (see `fxwb ls %s`)\n", s->path, colon + 1, diag.message,
+                   s->path);
+          return DIFF_ERROR;
+        }
+      s->compile_id = g_strdup (colon + 1);
+      return DIFF_SAME;
+    }
+  s->path = g_strdup (arg);
+  if (is_workspace (arg))
+    {
+      s->kind = SIDE_WORKSPACE;
+      return open_workspace (arg, s);
+    }
+  s->kind = SIDE_FILE;
+  char *text = NULL;
+  size_t len = 0;
+  fx_status st = fx_file_read (arg, &text, &len, &diag);
+  if (st == FX_OK)
+    st = looks_like_json (arg, text) ? fx_graph_from_json (text, len, &s->graph, &diag)
+                                     : fx_parse_fx_code (text, len, arg, &s->graph, &diag);
+  free (text);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return DIFF_ERROR;
+    }
+  return DIFF_SAME;
+}
+
+static void
+side_clear (side *s)
+{
+  if (s->graph)
+    fx_graph_free (s->graph);
+  if (s->store)
+    fx_store_close (s->store);
+  g_free (s->arg);
+  g_free (s->path);
+  g_free (s->compile_id);
+}
+
+/* A graph file against a compile: the compile's graph of --stage, else the stage that differs least from the file
+   (a repro.py is an AOT graph, fx_graph_readable.py a Dynamo graph). The chosen graph is diffed into diff. */
+static int
+diff_file_against_compile (fx_diff *diff, const side *file, const side *comp, gboolean file_is_a, const char *stage,
+                           const fx_diff_graph_opts *gopts, char **chosen)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi = NULL;
+  size_t n = 0;
+  int rc = DIFF_ERROR;
+  if (fx_store_list_graphs (comp->store, comp->compile_row, arena, &gi, &n, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      goto out;
+    }
+  int64_t best_id = 0;
+  size_t best_count = (size_t) -1;
+  const char *best_stage = NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!gi[i].parsed || (stage && strcmp (gi[i].stage, stage) != 0))
+        continue;
+      fx_graph *g = NULL;
+      if (fx_store_get_graph (comp->store, gi[i].id, &g, NULL, &diag) != FX_OK || !g)
+        continue;
+      fx_diff *trial = fx_diff_new (NULL, NULL);
+      fx_diff_graphs (trial, file_is_a ? file->graph : g, file_is_a ? g : file->graph, gi[i].stage, gopts, &diag);
+      size_t c = fx_diff_count (trial);
+      fx_diff_free (trial);
+      fx_graph_free (g);
+      if (c < best_count)
+        {
+          best_count = c;
+          best_id = gi[i].id;
+          best_stage = gi[i].stage;
+        }
+    }
+  if (!best_id)
+    {
+      fprintf (stderr, "fxwb diff: compile %s of %s has no %s graph that parsed\n", comp->compile_id, comp->path,
+               stage ? stage : "");
+      goto out;
+    }
+  fx_graph *g = NULL;
+  if (fx_store_get_graph (comp->store, best_id, &g, NULL, &diag) != FX_OK || !g)
+    {
+      fxwb_print_diag (&diag);
+      goto out;
+    }
+  diff->owned = realloc (diff->owned, (diff->n_owned + 1) * sizeof *diff->owned);
+  diff->owned[diff->n_owned++] = g;
+  if (fx_diff_graphs (diff, file_is_a ? file->graph : g, file_is_a ? g : file->graph, best_stage, gopts, &diag)
+      != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      goto out;
+    }
+  *chosen = g_strdup (best_stage);
+  rc = DIFF_SAME;
+out:
+  fx_arena_free (arena);
+  return rc;
+}
+
+static char *
+side_label (const side *s, const char *stage)
+{
+  if (s->kind == SIDE_COMPILE)
+    return g_strdup_printf ("%s:[%s]%s%s", s->path, s->compile_id, stage ? " " : "", stage ? stage : "");
+  return g_strdup (s->path);
+}
+
+
+/* ---------------------------------------------------------------- --outputs: a run diff */
+
+/* Tensor outputs in order, tuples and lists flattened. */
+static void
+flatten_outputs (const fx_value *v, size_t n, GPtrArray *out)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (v[i].kind == FX_VALUE_TUPLE || v[i].kind == FX_VALUE_LIST)
+        flatten_outputs (v[i].u.seq.items, v[i].u.seq.n, out);
+      else
+        g_ptr_array_add (out, (gpointer) &v[i]);
+    }
+}
+
+static double
+rmse (const fx_tensor *a, const fx_tensor *b)
+{
+  int64_t n = fx_tensor_numel (a);
+  double sum = 0;
+
+  if (n == 0 || n != fx_tensor_numel (b))
+    return NAN;
+  for (int64_t i = 0; i < n; i++)
+    {
+      double d = fx_tensor_get_f64 (a, i) - fx_tensor_get_f64 (b, i);
+      sum += d * d;
+    }
+  return sqrt (sum / (double) n);
+}
+
+/* Per output: max abs difference, RMSE and PyTorch's same() verdict (b against a, a's fp64 run as the reference). */
+static void
+diff_outputs (fx_diff *diff, const char *scope, const fx_value *a, size_t na, const fx_value *b, size_t nb,
+              const fx_value *a64, size_t n64)
+{
+  g_autoptr (GPtrArray) fa = g_ptr_array_new (), fb = g_ptr_array_new (), f64 = g_ptr_array_new ();
+  flatten_outputs (a, na, fa);
+  flatten_outputs (b, nb, fb);
+  if (a64)
+    flatten_outputs (a64, n64, f64);
+  if (fa->len != fb->len)
+    {
+      g_autofree char *x = g_strdup_printf ("%u", fa->len), *y = g_strdup_printf ("%u", fb->len);
+      fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "outputs", "outputs", "outputs", "count", x,
+                   y);
+    }
+  fx_same_opts opts;
+  fx_same_opts_init (&opts);
+  for (guint i = 0; i < MIN (fa->len, fb->len); i++)
+    {
+      const fx_value *va = fa->pdata[i], *vb = fb->pdata[i];
+      const fx_value *v64 = f64->len == fa->len ? f64->pdata[i] : NULL;
+      g_autofree char *name = g_strdup_printf ("#%u", i);
+      fx_same_report rep;
+      memset (&rep, 0, sizeof rep);
+      bool pass = fx_same_values (va, vb, v64, 1, &opts, &rep);
+      double err = NAN;
+      if (va->kind == FX_VALUE_TENSOR && vb->kind == FX_VALUE_TENSOR && va->u.t && vb->u.t)
+        err = rmse (va->u.t, vb->u.t);
+      if (pass && rep.max_abs_err == 0 && (isnan (err) || err == 0))
+        continue;
+      g_autofree char *nums = g_strdup_printf ("max abs %.3g, rmse %.3g", rep.max_abs_err, err);
+      fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "output", name, name,
+                                      "same()", nums, pass ? "pass" : (rep.message[0] ? rep.message : "fail"));
+      /* Within same()'s tolerance: shown, not a difference. */
+      e->informational = pass;
+    }
+}
+
+static int
+run_diff (fx_diff *diff, const char *arg_a, const char *arg_b, const char *stage, const char *backend, int repeat)
+{
+  fxwb_run_opts o;
+  fxwb_run_opts_init (&o);
+  o.no_store = TRUE;
+  o.stage = g_strdup (stage);
+  o.repeat = repeat;
+  o.kernels = backend != NULL;
+  fxwb_source a, b;
+  fxwb_inputs ia, ib;
+  memset (&ia, 0, sizeof ia);
+  memset (&ib, 0, sizeof ib);
+  memset (&b, 0, sizeof b);
+  int rc = DIFF_ERROR;
+  if (fxwb_source_load ("fxwb diff", arg_a, &o, &a) != FXWB_EXIT_OK)
+    goto out_a;
+  if (fxwb_source_load ("fxwb diff", arg_b, &o, &b) != FXWB_EXIT_OK)
+    goto out;
+  /* The same seed for both: equal input specs give equal values. */
+  if (fxwb_inputs_make ("fxwb diff", &a, &o, &ia) != FXWB_EXIT_OK
+      || fxwb_inputs_make ("fxwb diff", &b, &o, &ib) != FXWB_EXIT_OK)
+    goto out;
+  if (ia.n_inputs != ib.n_inputs)
+    {
+      fprintf (stderr, "fxwb diff: %s takes %zu inputs and %s %zu: no common inputs to run them on\n", a.label,
+               ia.n_inputs, b.label, ib.n_inputs);
+      goto out;
+    }
+  for (size_t i = 0; i < ia.n_inputs; i++)
+    {
+      const fx_value *x = &ia.inputs[i], *y = &ib.inputs[i];
+      bool same = x->kind == y->kind;
+      if (same && x->kind == FX_VALUE_TENSOR)
+        {
+          same = x->u.t->dtype == y->u.t->dtype && x->u.t->ndim == y->u.t->ndim;
+          for (int d = 0; same && d < x->u.t->ndim; d++)
+            same = x->u.t->sizes[d] == y->u.t->sizes[d];
+        }
+      if (!same)
+        {
+          fprintf (stderr, "fxwb diff: input %zu differs in kind, dtype or shape between %s and %s\n", i, a.label,
+                   b.label);
+          goto out;
+        }
+    }
+  if (!backend)
+    {
+      if (!ia.ref || !ib.ref)
+        {
+          fprintf (stderr, "fxwb diff: the interpreter cannot run %s: %s\n", !ia.ref ? a.label : b.label,
+                   !ia.ref ? ia.ref_error : ib.ref_error);
+          goto out;
+        }
+      diff_outputs (diff, "eager", ia.ref, ia.n_ref, ib.ref, ib.n_ref, ia.ref64, ia.n_ref);
+      rc = DIFF_SAME;
+      goto out;
+    }
+  fxwb_column col;
+  if (!fxwb_column_parse ("fxwb diff", backend, &o, &col))
+    goto out;
+  if (!fxwb_column_validate ("fxwb diff", &col))
+    {
+      fxwb_column_clear (&col);
+      goto out;
+    }
+  fx_run_config cfg = { .backend = col.spec, .mode = col.mode, .options = col.kv, .n_options = col.n_kv,
+                        .warmup = 1, .repeat = repeat };
+  fx_arena *arena = fx_arena_new ();
+  fx_value *oa = NULL, *ob = NULL;
+  size_t noa = 0, nob = 0;
+  fx_compiled *ca = NULL, *cb = NULL;
+  fx_run_result ra, rb;
+  fx_run_backend (a.graph, ia.inputs, ia.n_inputs, &cfg, ia.ref, ia.ref64, ia.n_ref, arena, &oa, &noa, &ca, &ra);
+  fx_run_backend (b.graph, ia.inputs, ia.n_inputs, &cfg, ib.ref, ib.ref64, ib.n_ref, arena, &ob, &nob, &cb, &rb);
+  if (ra.status != FX_OK || rb.status != FX_OK)
+    fprintf (stderr, "fxwb diff: %s failed on %s: %s\n", backend, ra.status != FX_OK ? a.label : b.label,
+             ra.status != FX_OK ? ra.error : rb.error);
+  else
+    {
+      g_autofree char *scope = g_strdup_printf ("%s", backend);
+      diff_outputs (diff, scope, oa, noa, ob, nob, ia.ref64, ia.n_ref);
+      g_autofree char *ma = g_strdup_printf ("%.4g ms", ra.median_ms);
+      g_autofree char *mb = g_strdup_printf ("%.4g ms (x%.2f)", rb.median_ms, ra.median_ms > 0 ? rb.median_ms / ra.median_ms : NAN);
+      fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", backend, backend,
+                                      "median", ma, mb);
+      e->informational = true;
+      /* Per kernel: the time ratio, kernels paired by name. */
+      if (ca && cb && ca->backend == &fx_inductor_backend && cb->backend == &fx_inductor_backend)
+        {
+          fx_diag diag;
+          fx_diag_clear (&diag);
+          if (fx_inductor_profile (ca, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK
+              && fx_inductor_profile (cb, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK)
+            {
+              g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+              for (size_t k = 0; k < cb->n_kernels; k++)
+                g_hash_table_insert (by_name, (gpointer) cb->kernels[k].name, &cb->kernels[k]);
+              for (size_t k = 0; k < ca->n_kernels; k++)
+                {
+                  const fx_kernel_info *x = &ca->kernels[k];
+                  const fx_kernel_info *y = g_hash_table_lookup (by_name, x->name);
+                  if (!y)
+                    {
+                      fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_REMOVED, scope, "kernel", x->name, NULL,
+                                   NULL, NULL, NULL);
+                      continue;
+                    }
+                  g_hash_table_remove (by_name, x->name);
+                  if (x->time_ms < 0 || y->time_ms < 0)
+                    continue;
+                  g_autofree char *ta = g_strdup_printf ("%.4g ms", x->time_ms);
+                  g_autofree char *tb = g_strdup_printf ("%.4g ms (x%.2f)", y->time_ms,
+                                                         x->time_ms > 0 ? y->time_ms / x->time_ms : NAN);
+                  e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "kernel", x->name, y->name,
+                                   "time", ta, tb);
+                  e->informational = true;
+                }
+              for (size_t k = 0; k < cb->n_kernels; k++)
+                if (g_hash_table_contains (by_name, cb->kernels[k].name))
+                  fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_ADDED, scope, "kernel", NULL,
+                               cb->kernels[k].name, NULL, NULL, NULL);
+            }
+          else
+            fprintf (stderr, "fxwb diff: per-kernel timing failed: %s\n", diag.message);
+        }
+      rc = DIFF_SAME;
+    }
+  for (size_t i = 0; i < noa; i++)
+    fx_value_clear (&oa[i]);
+  for (size_t i = 0; i < nob; i++)
+    fx_value_clear (&ob[i]);
+  fx_compiled_free (ca);
+  fx_compiled_free (cb);
+  fx_arena_free (arena);
+  fxwb_column_clear (&col);
+out:
+  fxwb_inputs_clear (&ia);
+  fxwb_inputs_clear (&ib);
+  fxwb_source_clear (&b);
+  fxwb_source_clear (&a);
+out_a:
+  fxwb_run_opts_clear (&o);
+  return rc;
+}
+
+int
+fxwb_cmd_diff (int argc, char **argv)
+{
+  gboolean guards = FALSE, graph = FALSE, kernels = FALSE, code = FALSE, metrics = FALSE, runs = FALSE;
+  gboolean json = FALSE, ignore_names = FALSE, ignore_meta = FALSE, outputs = FALSE;
+  int context = 3, repeat = 10;
+  g_autofree char *stage = NULL, *color = NULL, *backend = NULL;
+  GOptionEntry entries[] = {
+    { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards added, removed and changed, and the failure that caused "
+      "the recompile", NULL },
+    { "graph", 0, 0, G_OPTION_ARG_NONE, &graph, "Nodes added, removed and changed (target, args, kwargs, meta)", NULL },
+    { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Kernels and fusion groups added, removed and changed", NULL },
+    { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The generated code (Inductor's output code), line by line", NULL },
+    { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "Compile times and compilation_metrics", NULL },
+    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace): verdicts, timing ratios",
+      NULL },
+    { "outputs", 0, 0, G_OPTION_ARG_NONE, &outputs, "Run both graphs on the same inputs and compare their outputs "
+      "per output: max abs difference, RMSE, same() verdict (the interpreter, or --backend)", NULL },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "With --outputs: run both with this backend "
+      "(BACKEND[@MODE][,KEY=VALUE...]) and compare per-kernel times by kernel name", "B" },
+    { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "With --backend: timed calls per graph (default 10)", "N" },
+    { "stage", 's', 0, G_OPTION_ARG_STRING, &stage, "Graph stage to diff (default dynamo; 'all': every stage both "
+      "compiles have; against a graph file: the stage that differs least)", "S" },
+    { "unified", 'U', 0, G_OPTION_ARG_INT, &context, "Lines of context around changes (default 3)", "N" },
+    { "ignore-names", 0, 0, G_OPTION_ARG_NONE, &ignore_names, "Do not report renamed nodes", NULL },
+    { "ignore-meta", 0, 0, G_OPTION_ARG_NONE, &ignore_meta, "Do not compare shapes, dtypes, strides, devices", NULL },
+    { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (colour on a terminal, default), always or never", "WHEN" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON object: entries and the node pairing", NULL },
+    { NULL },
+  };
+  g_set_prgname ("fxwb diff");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("A B - what changed between two compiles, graphs or runs");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+                                "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
+                                "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), or a\n"
+                                "whole workspace (both sides: compiles paired by frame and compile id).\n"
+                                "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
+                                "name, target and position, then structure. Without a section option, every section.");
+  g_option_context_set_description (ctx,
+                                    "Exit status (as diff):\n"
+                                    "  0  no differences (timings and compile-time metrics are shown, not counted)\n"
+                                    "  1  differences\n"
+                                    "  2  trouble: bad command line, unreadable input, no such compile\n");
+  if (!fxwb_parse_options (ctx, &argc, &argv))
+    return DIFF_ERROR;
+  if (argc != 3)
+    {
+      g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
+      fprintf (stderr, "fxwb diff: %s\n\n%s", argc < 3 ? "need two inputs, A and B" : "too many arguments", help);
+      return DIFF_ERROR;
+    }
+  gboolean use_color;
+  if (!color || strcmp (color, "auto") == 0)
+    use_color = !json && isatty (STDOUT_FILENO) && !g_getenv ("NO_COLOR");
+  else if (strcmp (color, "always") == 0)
+    use_color = !json;
+  else if (strcmp (color, "never") == 0)
+    use_color = FALSE;
+  else
+    {
+      fprintf (stderr, "fxwb diff: --color is auto, always or never, not '%s'\n", color);
+      return DIFF_ERROR;
+    }
+
+  if (backend && !outputs)
+    {
+      fprintf (stderr, "fxwb diff: --backend goes with --outputs\n");
+      return DIFF_ERROR;
+    }
+  if (outputs)
+    {
+      /* A run diff: both sides run; the graph diff is not part of it. */
+      g_autofree char *la = g_strdup (argv[1]), *lb = g_strdup (argv[2]);
+      fx_diff *rdiff = fx_diff_new (la, lb);
+      int rrc = run_diff (rdiff, argv[1], argv[2], stage, backend, repeat < 1 ? 1 : repeat);
+      if (rrc == DIFF_SAME)
+        {
+          fx_buf out;
+          fx_buf_init (&out);
+          if (json)
+            fx_diff_print_json (rdiff, &out);
+          else
+            fx_diff_print_text (rdiff, use_color, &out);
+          fputs (out.data ? out.data : "", stdout);
+          fx_buf_free (&out);
+          rrc = fx_diff_count (rdiff) ? DIFF_DIFFERS : DIFF_SAME;
+        }
+      fx_diff_free (rdiff);
+      return rrc;
+    }
+
+  fx_diff_compile_opts opts;
+  fx_diff_compile_opts_init (&opts);
+  unsigned what = (guards ? FX_DIFF_WHAT_GUARDS : 0) | (graph ? FX_DIFF_WHAT_GRAPH : 0)
+                  | (kernels ? FX_DIFF_WHAT_KERNELS : 0) | (code ? FX_DIFF_WHAT_CODE : 0)
+                  | (metrics ? FX_DIFF_WHAT_METRICS : 0) | (runs ? FX_DIFF_WHAT_RUNS : 0);
+  opts.what = what ? what : FX_DIFF_WHAT_ALL;
+  opts.stage = stage;
+  opts.graph.context = context < 0 ? 0 : context;
+  opts.graph.ignore_names = ignore_names;
+  opts.graph.ignore_meta = ignore_meta;
+
+  side a, b;
+  int rc = side_load (argv[1], &a);
+  if (rc == DIFF_SAME)
+    rc = side_load (argv[2], &b);
+  else
+    memset (&b, 0, sizeof b);
+  fx_diff *diff = NULL;
+  g_autofree char *chosen = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (rc != DIFF_SAME)
+    goto out;
+
+  if ((a.kind == SIDE_WORKSPACE) != (b.kind == SIDE_WORKSPACE))
+    {
+      fprintf (stderr, "fxwb diff: a whole workspace diffs against another workspace; name a compile "
+                       "(%s:0/0, see fxwb ls)\n", a.kind == SIDE_WORKSPACE ? a.path : b.path);
+      rc = DIFF_ERROR;
+      goto out;
+    }
+  if (a.kind == SIDE_FILE || b.kind == SIDE_FILE)
+    {
+      if (what & ~(unsigned) FX_DIFF_WHAT_GRAPH)
+        fprintf (stderr, "fxwb diff: a graph file has only a graph: diffing graphs\n");
+      if (a.kind == SIDE_FILE && b.kind == SIDE_FILE)
+        {
+          diff = fx_diff_new (a.path, b.path);
+          if (fx_diff_graphs (diff, a.graph, b.graph, NULL, &opts.graph, &diag) != FX_OK)
+            rc = DIFF_ERROR;
+        }
+      else
+        {
+          diff = fx_diff_new (NULL, NULL);
+          const side *file = a.kind == SIDE_FILE ? &a : &b, *comp = a.kind == SIDE_FILE ? &b : &a;
+          rc = diff_file_against_compile (diff, file, comp, a.kind == SIDE_FILE, stage, &opts.graph, &chosen);
+          g_autofree char *la = side_label (&a, a.kind == SIDE_COMPILE ? chosen : NULL);
+          g_autofree char *lb = side_label (&b, b.kind == SIDE_COMPILE ? chosen : NULL);
+          diff->label_a = fx_arena_strdup (diff->arena, la);
+          diff->label_b = fx_arena_strdup (diff->arena, lb);
+        }
+    }
+  else if (a.kind == SIDE_WORKSPACE)
+    {
+      diff = fx_diff_new (a.path, b.path);
+      if (fx_diff_workspaces (diff, a.store, b.store, &opts, &diag) != FX_OK)
+        rc = DIFF_ERROR;
+    }
+  else
+    {
+      g_autofree char *la = side_label (&a, NULL), *lb = side_label (&b, NULL);
+      diff = fx_diff_new (la, lb);
+      if (fx_diff_compiles (diff, a.store, a.compile_row, b.store, b.compile_row, &opts, &diag) != FX_OK)
+        rc = DIFF_ERROR;
+    }
+  if (rc == DIFF_ERROR && diag.code != FX_OK)
+    fxwb_print_diag (&diag);
+  if (rc != DIFF_SAME)
+    goto out;
+
+  fx_buf out;
+  fx_buf_init (&out);
+  if (json)
+    fx_diff_print_json (diff, &out);
+  else
+    fx_diff_print_text (diff, use_color, &out);
+  fputs (out.data ? out.data : "", stdout);
+  fx_buf_free (&out);
+  rc = fx_diff_count (diff) ? DIFF_DIFFERS : DIFF_SAME;
+out:
+  fx_diff_free (diff);
+  side_clear (&a);
+  side_clear (&b);
+  return rc;
+}
