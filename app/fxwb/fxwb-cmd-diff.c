@@ -526,7 +526,9 @@ fxwb_cmd_diff (int argc, char **argv)
             fx_diff_print_json (rdiff, &out);
           else
             fx_diff_print_text (rdiff, use_color, &out);
-          fputs (out.data ? out.data : "", stdout);
+          /* Past fxwb's terminal filter: the colours are ours, and the diff text already shows input controls as
+             '?'; JSON escapes them itself. */
+          fputs (out.data ? out.data : "", fxwb_real_stdout ());
           fx_buf_free (&out);
           rrc = fx_diff_count (rdiff) ? DIFF_DIFFERS : DIFF_SAME;
         }
@@ -610,7 +612,7 @@ fxwb_cmd_diff (int argc, char **argv)
     fx_diff_print_json (diff, &out);
   else
     fx_diff_print_text (diff, use_color, &out);
-  fputs (out.data ? out.data : "", stdout);
+  fputs (out.data ? out.data : "", fxwb_real_stdout ());   /* past the terminal filter, as above */
   fx_buf_free (&out);
   rc = fx_diff_count (diff) ? DIFF_DIFFERS : DIFF_SAME;
 out:

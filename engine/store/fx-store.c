@@ -382,8 +382,26 @@ pragma_int (fx_store *store, const char *sql)
 
 /* What the file is: *v its schema version (0: an empty or fresh file). Refuses another program's sqlite file and
    a newer schema; only reads. */
+static fx_status check_file_now (fx_store *store, int *v, fx_diag *diag);
+
+/* The reads below must see one state of the file: between two autocommit reads another process may commit the
+   workspace it is creating (version 0 read, then its tables counted: "not a workspace"). Outside a transaction they
+   run in a read transaction of their own. */
 static fx_status
 check_file (fx_store *store, int *v, fx_diag *diag)
+{
+  if (!sqlite3_get_autocommit (store->db))
+    return check_file_now (store, v, diag);
+  fx_status st = exec (store, "BEGIN", diag);
+  if (st != FX_OK)
+    return st;
+  st = check_file_now (store, v, diag);
+  fx_status end = exec (store, st == FX_OK ? "COMMIT" : "ROLLBACK", st == FX_OK ? diag : NULL);
+  return st != FX_OK ? st : end;
+}
+
+static fx_status
+check_file_now (fx_store *store, int *v, fx_diag *diag)
 {
   *v = user_version (store);
   int target = (int) (sizeof migrations / sizeof migrations[0]);
