@@ -4,6 +4,7 @@
 #include "fx-config.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <gtksourceview/gtksource.h>
 
 #include "fxw-minify-window.h"
@@ -11,6 +12,7 @@
 #include "fxw-run-dialog.h"
 
 #include "fx/report.h"
+#include "fx/store.h"
 #include "fxw-graph-canvas.h"
 
 #include <stdlib.h>
@@ -62,6 +64,12 @@ struct _FxwWindow
   /* What to select when the load under way is done (after Run & Compare reopens the workspace). */
   char *pending_compile, *pending_stage, *pending_view;
   FxwRunDialog *run_dialog;
+  /* Follow mode: `fxwb serve --follow` imports a growing trace folder into follow_workspace; a timer reopens the
+     workspace when it changed, keeping the selection. */
+  GSubprocess *follow_proc;
+  char *follow_workspace, *follow_folder;
+  guint follow_timer;
+  char *follow_signature;       /* size and mtime of the workspace and its WAL at the last reload */
 };
 
 G_DEFINE_FINAL_TYPE (FxwWindow, fxw_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -751,13 +759,30 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_signal_emit_by_name (self, "document-loaded");
 }
 
+static void stop_follow (FxwWindow *self);
+static void open_file (FxwWindow *self, GFile *file);
+
 void
 fxw_window_open (FxwWindow *self, GFile *file)
 {
-  g_autofree char *uri = NULL;
-
   g_return_if_fail (FXW_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
+
+  /* Opening something else ends a Follow; the follow mode's own reloads come through open_file. */
+  if (self->follow_workspace != NULL)
+    {
+      g_autofree char *path = g_file_get_path (file);
+
+      if (g_strcmp0 (path, self->follow_workspace) != 0)
+        stop_follow (self);
+    }
+  open_file (self, file);
+}
+
+static void
+open_file (FxwWindow *self, GFile *file)
+{
+  g_autofree char *uri = NULL;
 
   g_cancellable_cancel (self->load_cancellable);
   g_clear_object (&self->load_cancellable);
@@ -928,6 +953,168 @@ fxw_window_export_report (FxwWindow *self, GFile *folder)
   g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
   show_banner (self, _("Writing the report…"));
   g_task_run_in_thread (task, export_thread);
+}
+
+/* ---------------------------------------------------------------- Follow a trace folder */
+
+/* What the window shows of a followed workspace: its compiles and graphs ("" when it cannot be read yet). A reload
+   happens only when these change, not on every write of the importer. */
+static char *
+follow_signature (const char *workspace)
+{
+  fx_store *store = NULL;
+  int64_t compiles = 0, graphs = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  if (fx_store_open_readonly (workspace, &store, &diag) != FX_OK)
+    return g_strdup ("");
+  fx_store_count (store, "compiles", &compiles, NULL);
+  fx_store_count (store, "graphs", &graphs, NULL);
+  fx_store_close (store);
+  return compiles > 0 ? g_strdup_printf ("%lld/%lld", (long long) compiles, (long long) graphs) : g_strdup ("");
+}
+
+static gboolean
+follow_tick_cb (gpointer user_data)
+{
+  FxwWindow *self = user_data;
+  g_autofree char *sig = NULL;
+  g_autoptr(GFile) file = NULL;
+  FxwSidebarItem *compile;
+  GtkTreeListRow *row;
+
+  if (self->follow_workspace == NULL)
+    return G_SOURCE_REMOVE;
+  if (self->document != NULL && fxw_document_get_busy (self->document))
+    return G_SOURCE_CONTINUE;
+  /* Reopened only once a compile is there (an empty workspace has nothing to show), on the same selection. */
+  sig = follow_signature (self->follow_workspace);
+  if (*sig == '\0' || g_strcmp0 (sig, self->follow_signature) == 0)
+    return G_SOURCE_CONTINUE;
+  g_free (self->follow_signature);
+  self->follow_signature = g_steal_pointer (&sig);
+  /* The row the user is on: a stage, or a compile (one without a graph has no stage on show). */
+  g_free (self->pending_compile);
+  g_free (self->pending_stage);
+  self->pending_compile = self->pending_stage = NULL;
+  row = gtk_single_selection_get_selected_item (self->sidebar_selection);
+  if (row != NULL)
+    {
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+        self->pending_compile = g_strdup (fxw_sidebar_item_get_title (item));
+      else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE
+               && (compile = find_compile_of (self, item)) != NULL)
+        {
+          self->pending_compile = g_strdup (fxw_sidebar_item_get_title (compile));
+          self->pending_stage = g_strdup (fxw_sidebar_item_get_title (item));
+        }
+    }
+  file = g_file_new_for_path (self->follow_workspace);
+  open_file (self, file);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+stop_follow (FxwWindow *self)
+{
+  if (self->follow_proc != NULL)
+    g_subprocess_force_exit (self->follow_proc);
+  g_clear_object (&self->follow_proc);
+  g_clear_handle_id (&self->follow_timer, g_source_remove);
+  g_clear_pointer (&self->follow_workspace, g_free);
+  g_clear_pointer (&self->follow_folder, g_free);
+  g_clear_pointer (&self->follow_signature, g_free);
+}
+
+gboolean
+fxw_window_follow_trace (FxwWindow *self, GFile *folder, GError **error)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "fx-workbench", "follow", NULL);
+  g_autofree char *path = g_file_get_path (folder);
+  g_autofree char *base = NULL;
+  g_autofree char *fxwb = fxw_find_fxwb ();
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *workspace = NULL;
+  g_autofree char *status = NULL;
+  fx_store *store = NULL;
+  fx_diag diag;
+
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY, _("Follow needs a folder (the TORCH_TRACE folder "
+                                                                  "a program writes into)"));
+      return FALSE;
+    }
+  if (fxwb == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("The fxwb program was not found (set FXWB, or install fxwb beside fx-workbench)."));
+      return FALSE;
+    }
+  stop_follow (self);
+  base = g_path_get_basename (path);
+  g_mkdir_with_parents (dir, 0700);
+  workspace = g_strdup_printf ("%s/%s-%s.fxwb", dir, base, stamp);
+  fx_diag_clear (&diag);
+  if (fx_store_open (workspace, true, &store, &diag) != FX_OK)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
+      return FALSE;
+    }
+  fx_store_close (store);
+  /* fxwb serve does the tailing (partial last lines wait for their newline) and the importing; the window only
+     watches the workspace. Its port is a random one on 127.0.0.1, guarded by its token, and goes with it. */
+  self->follow_proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, error,
+                                        fxwb, "serve", workspace, "--follow", path, "--port", "0", NULL);
+  if (self->follow_proc == NULL)
+    return FALSE;
+  self->follow_workspace = g_steal_pointer (&workspace);
+  self->follow_folder = g_strdup (path);
+  self->follow_signature = follow_signature (self->follow_workspace);
+  self->follow_timer = g_timeout_add (500, follow_tick_cb, self);
+  /* translators: the banner while a trace folder is followed and nothing has arrived yet */
+  status = g_strdup_printf (_("Following %s: compiles appear here as the program writes them."), path);
+  show_banner (self, status);
+  return TRUE;
+}
+
+const char *
+fxw_window_get_follow_workspace (FxwWindow *self)
+{
+  return self->follow_workspace;
+}
+
+static void
+follow_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GError) error = NULL;
+
+      if (folder != NULL && !fxw_window_follow_trace (self, folder, &error))
+        show_banner (self, error->message);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+follow_trace_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwWindow *self = FXW_WINDOW (widget);
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new (_("Follow a TORCH_TRACE Folder"), GTK_WINDOW (self),
+                                                               GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Follow"),
+                                                               NULL);
+
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (follow_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
 static void
@@ -1282,6 +1469,7 @@ fxw_window_dispose (GObject *object)
   g_clear_pointer (&self->pending_compile, g_free);
   g_clear_pointer (&self->pending_stage, g_free);
   g_clear_pointer (&self->pending_view, g_free);
+  stop_follow (self);
   if (self->run_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->run_dialog));
   gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_WINDOW);
@@ -1360,6 +1548,7 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
   gtk_widget_class_install_action (widget_class, "win.run-compare", NULL, run_compare_action);
+  gtk_widget_class_install_action (widget_class, "win.follow-trace", NULL, follow_trace_action);
   gtk_widget_class_install_action (widget_class, "win.next-compile", NULL, next_compile_action);
   gtk_widget_class_install_action (widget_class, "win.previous-compile", NULL, previous_compile_action);
   gtk_widget_class_install_action (widget_class, "win.focus-search", NULL, focus_search_action);

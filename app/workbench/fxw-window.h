@@ -36,6 +36,13 @@ char         *fxw_window_dup_guards_text   (FxwWindow      *self);
 /* Opens Run & Compare on the graph on show (NULL, with a banner, when there is none); what it returns is the
    window's until closed. */
 struct _FxwRunDialog *fxw_window_run_compare (FxwWindow *self);
+/* Follows a TORCH_TRACE folder a running program writes into: `fxwb serve --follow` imports it into a new workspace
+   and the window reopens that workspace as compiles arrive, keeping the selection. Opening another file stops it. */
+gboolean      fxw_window_follow_trace      (FxwWindow      *self,
+                                            GFile          *folder,
+                                            GError        **error);
+/* The workspace being filled while following, or NULL. */
+const char   *fxw_window_get_follow_workspace (FxwWindow   *self);
 gboolean      fxw_window_get_banner_visible (FxwWindow     *self);
 /* Diffs two sidebar rows in the Diff view (two compiles of a workspace: guards, graph, kernels, code; else the
    graphs of two stages) off the main thread; ::diff-done when shown. FALSE when there is nothing to diff. */

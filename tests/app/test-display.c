@@ -1359,6 +1359,67 @@ test_export_report (void)
   g_rmdir (dir);
 }
 
+static gboolean
+has_compiles (gpointer data)
+{
+  FxwDocument *document = fxw_window_get_document (window);
+
+  return document != NULL && !fxw_document_get_busy (document) && count_compiles () >= GPOINTER_TO_UINT (data);
+}
+
+/* Follow a trace folder: the program's TORCH_TRACE grows in two steps (cut at a record boundary); the sidebar grows
+   with it, and the selection stays where the user put it. Opening another file stops following. */
+static void
+test_follow_trace (void)
+{
+  g_autofree char *log = fixture ("traces/breaks_recompiles-cpu/torch_trace/dedicated_log_torch_trace_1pjq7k53.log");
+  g_autofree char *dir = g_dir_make_tmp ("fxw-follow-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename (dir, "dedicated_log_torch_trace_live.log", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0, cut;
+  guint first;
+  FILE *f;
+
+  g_assert_true (g_file_get_contents (log, &text, &len, NULL));
+  /* the cut: the start of a record (a glog line, not a payload line) near the middle */
+  cut = len / 2;
+  while (cut < len && !(text[cut - 1] == '\n' && text[cut] != '\t'))
+    cut++;
+  g_assert_cmpuint (cut, <, len);
+  g_assert_true (fxw_window_follow_trace (window, folder, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (fxw_window_get_follow_workspace (window));
+  f = fopen (target, "wb");
+  g_assert_nonnull (f);
+  g_assert_cmpuint (fwrite (text, 1, cut, f), ==, cut);
+  fclose (f);
+  g_assert_true (fxw_test_wait (has_compiles, GUINT_TO_POINTER (1), 60));
+  first = count_compiles ();
+  g_test_message ("after the first half: %u compiles", first);
+  g_assert_cmpuint (first, <, 17);
+  select_row ("[0/0]", NULL);
+  f = fopen (target, "ab");
+  g_assert_true (fwrite (text + cut, 1, len - cut, f) == len - cut);
+  fclose (f);
+  g_assert_true (fxw_test_wait (has_compiles, GUINT_TO_POINTER (17), 60));
+  fxw_test_pump (300);
+  g_assert_cmpuint (count_compiles (), ==, 17);
+  /* still on the compile the user picked */
+  {
+    g_autofree char *guards = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (guards);
+    g_assert_true (g_str_has_prefix (guards, "[0/0] starts_with_break"));
+  }
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "19-follow-trace"));
+  open_demo ();
+  g_assert_null (fxw_window_get_follow_workspace (window));
+  g_unlink (target);
+  g_rmdir (dir);
+}
+
 /* Cancel during an import: the window is free at once, the banner says so, and no graph is half shown. */
 static void
 test_import_cancel (void)
@@ -1713,6 +1774,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/demo-guards", test_demo_guards);
   g_test_add_func ("/FxwWindow/breaks-and-recompiles", test_breaks_and_recompiles);
   g_test_add_func ("/FxwWindow/run-compare", test_run_compare);
+  g_test_add_func ("/FxwWindow/follow-trace", test_follow_trace);
   g_test_add_func ("/FxwWindow/kernels-view", test_kernels_view);
   g_test_add_func ("/FxwWindow/kernel-node-links", test_kernel_node_links);
   g_test_add_func ("/FxwWindow/fusion-overlay", test_fusion_overlay);
