@@ -2,6 +2,8 @@
    graph/code changes, a workspace against itself is the same, two graph files differ by exactly the edits made,
    JSON parses, and the exit codes follow diff(1). argv[1] (after the test options) is the fxwb program. */
 #include <glib.h>
+
+#include "fxwb-test-run.h"
 #include <glib/gstdio.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -11,36 +13,15 @@ static const char *fxwb_path;
 static char *tmp_dir;
 static char *workspace;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} run_result;
+typedef fxwb_run_result run_result;
+#define run_result_clear fxwb_run_result_clear
 
 static run_result
 run_fxwb (const char *const *args)
 {
-  const char *argv[16] = { fxwb_path };
-  size_t n = 1;
-  for (; args[n - 1] && n < 15; n++)
-    argv[n] = args[n - 1];
-  argv[n] = NULL;
-  run_result r = { 0 };
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err, &wait_status, &error))
-    g_error ("cannot run %s: %s", fxwb_path, error->message);
-  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
-  return r;
+  return fxwb_test_run (fxwb_path, args);
 }
 
-static void
-run_result_clear (run_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
 
 static char *
 fixture_path (const char *rel)

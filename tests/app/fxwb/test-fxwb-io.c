@@ -3,6 +3,8 @@
    and on the terminal, an empty file given to ls, a run killed halfway, the canonical JSON of print -j as input.
    argv[1] (after the test options) is the fxwb program. */
 #include <glib.h>
+
+#include "fxwb-test-run.h"
 #include <glib/gstdio.h>
 #include <json-c/json.h>
 #include <signal.h>
@@ -14,12 +16,8 @@
 static const char *fxwb_path;
 static char *tmp_dir;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} run_result;
+typedef fxwb_run_result run_result;
+#define run_result_clear fxwb_run_result_clear
 
 /* Runs fxwb ARGS... (NULL-terminated) under a 60 s timeout: a hang fails the test instead of the suite. */
 static run_result
@@ -35,24 +33,12 @@ run_fxwb (const char *first, ...)
     g_ptr_array_add (argv, (char *) a);
   va_end (ap);
   g_ptr_array_add (argv, NULL);
-  run_result r = { 0 };
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err,
-                     &wait_status, &error))
-    g_error ("cannot run %s: %s", fxwb_path, error->message);
+  run_result r = fxwb_test_spawn (NULL, (const char *const *) argv->pdata, NULL);
   g_ptr_array_free (argv, TRUE);
-  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
   g_assert_cmpint (r.status, !=, 124); /* timeout: fxwb hung */
   return r;
 }
 
-static void
-run_result_clear (run_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
 
 static char *
 fixture_path (const char *rel)

@@ -1,6 +1,8 @@
 /* test-print-cli.c: `fxwb print` as a user runs it: every format on the fixtures, JSON in and out, and the exit
    codes and located errors for bad input. argv[1] (after the test options) is the fxwb program. */
 #include <glib.h>
+
+#include "fxwb-test-run.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -8,32 +10,16 @@
 static const char *fxwb_path;
 static char *tmp_dir;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} run_result;
+typedef fxwb_run_result run_result;
+#define run_result_clear fxwb_run_result_clear
 
 static run_result
 run_fxwb (const char *a1, const char *a2, const char *a3, const char *a4)
 {
   const char *argv[8] = { fxwb_path, "print", a1, a2, a3, a4, NULL };
-  run_result r = { 0 };
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err, &wait_status, &error))
-    g_error ("cannot run %s: %s", fxwb_path, error->message);
-  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
-  return r;
+  return fxwb_test_spawn (NULL, argv, NULL);
 }
 
-static void
-run_result_clear (run_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
 
 static char *
 fixture_path (const char *rel)

@@ -3,6 +3,8 @@
    the lines appended to a trace while it is served. argv[1] (after the test options) is the fxwb program. */
 #include <gio/gio.h>
 #include <glib.h>
+
+#include "fxwb-test-run.h"
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,36 +15,15 @@ static const char *fxwb_path;
 static char *tmp_dir;
 static char *workspace;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} run_result;
+typedef fxwb_run_result run_result;
+#define run_result_clear fxwb_run_result_clear
 
 static run_result
 run_fxwb (const char *const *args)
 {
-  const char *argv[16] = { fxwb_path };
-  int i = 0;
-  for (; args[i] && i < 14; i++)
-    argv[i + 1] = args[i];
-  argv[i + 1] = NULL;
-  run_result r = { 0 };
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err, &wait_status, &error))
-    g_error ("cannot run %s: %s", fxwb_path, error->message);
-  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
-  return r;
+  return fxwb_test_run (fxwb_path, args);
 }
 
-static void
-run_result_clear (run_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
 
 static char *
 fixture_log (const char *trace)

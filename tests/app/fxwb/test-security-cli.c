@@ -2,6 +2,8 @@
    repro.py files, TORCH_TRACE payloads and debug folders that try to run `touch DIR/pwned`, through fxwb as a user
    runs it (the torch backends refuse such graphs, naming the node). argv[1] (after the test options) is fxwb. */
 #include <glib.h>
+
+#include "fxwb-test-run.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -28,16 +30,10 @@ run_fxwb (const char *python, const char *const *args)
   if (python != NULL)
     envp = g_environ_setenv (envp, "FXWB_PYTHON", python, TRUE);
   run_result r = { 0 };
-  char *out = NULL, *err = NULL;
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  if (!g_spawn_sync (tmp_dir, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status,
-                     &error))
-    g_error ("cannot run %s: %s", fxwb_path, error->message);
-  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
-  r.out = g_strconcat (out, err, NULL);
-  g_free (out);
-  g_free (err);
+  fxwb_run_result got = fxwb_test_spawn (tmp_dir, (const char *const *) argv->pdata, envp);
+  r.status = got.status;
+  r.out = g_strconcat (got.out, got.err, NULL);
+  fxwb_run_result_clear (&got);
   g_strfreev (envp);
   g_ptr_array_free (argv, TRUE);
   return r;

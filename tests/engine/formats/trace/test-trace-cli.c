@@ -1,6 +1,8 @@
 /* test-trace-cli.c: `fxwb import`, `fxwb ls`, `fxwb show` and `fxwb explain` as a user runs them on the
    toy_graph_break-cuda trace, and their exit codes on bad input. argv[1] (after the test options) is fxwb. */
 #include <glib.h>
+
+#include "fxwb-test-run.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -9,39 +11,19 @@ static const char *fxwb_path;
 static char *tmp_dir;
 static char *workspace;
 
-typedef struct
-{
-  int status;
-  char *out;
-  char *err;
-} run_result;
+typedef fxwb_run_result run_result;
+#define run_result_clear fxwb_run_result_clear
 
 static run_result
 run_fxwb (const char *const *args)
 {
-  const char *argv[16] = { fxwb_path };
-  int i = 0;
-  for (; args[i] && i < 14; i++)
-    argv[i + 1] = args[i];
-  argv[i + 1] = NULL;
-  run_result r = { 0 };
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err, &wait_status, &error))
-    g_error ("cannot run %s: %s", fxwb_path, error->message);
-  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
-  if (!WIFEXITED (wait_status))
-    g_test_message ("fxwb %s killed by signal %d; stderr:\n%s", args[0], WTERMSIG (wait_status),
+  run_result r = fxwb_test_run (fxwb_path, args);
+  if (r.signal != 0)
+    g_test_message ("fxwb %s killed by signal %d; stderr:\n%s", args[0], r.signal,
                     r.err ? r.err + (strlen (r.err) > 4000 ? strlen (r.err) - 4000 : 0) : "");
   return r;
 }
 
-static void
-run_result_clear (run_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
 
 static char *
 fixture_path (const char *rel)

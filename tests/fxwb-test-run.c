@@ -1,0 +1,38 @@
+/* fxwb-test-run.c: running fxwb from the CLI tests (see fxwb-test-run.h). */
+#include "fxwb-test-run.h"
+
+#include <sys/wait.h>
+
+fxwb_run_result
+fxwb_test_spawn (const char *cwd, const char *const *argv, char **envp)
+{
+  fxwb_run_result r = { 0 };
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+
+  if (!g_spawn_sync (cwd, (char **) argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err, &wait_status,
+                     &error))
+    g_error ("cannot run %s: %s", argv[0], error->message);
+  r.status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128;
+  r.signal = WIFSIGNALED (wait_status) ? WTERMSIG (wait_status) : 0;
+  return r;
+}
+
+fxwb_run_result
+fxwb_test_run (const char *program, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (char *) program);
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add (argv, (char *) *a);
+  g_ptr_array_add (argv, NULL);
+  return fxwb_test_spawn (NULL, (const char *const *) argv->pdata, NULL);
+}
+
+void
+fxwb_run_result_clear (fxwb_run_result *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
