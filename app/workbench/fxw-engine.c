@@ -66,3 +66,28 @@ fxw_parse_fx_file_finish (GAsyncResult *result, GError **error)
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
+
+/* A program file (a folder named fxwb, as tests/app/fxwb beside a test binary in a build tree, is not). */
+static gboolean
+is_program (const char *path)
+{
+  return path != NULL && g_file_test (path, G_FILE_TEST_IS_REGULAR) && g_file_test (path, G_FILE_TEST_IS_EXECUTABLE);
+}
+
+char *
+fxw_find_fxwb (void)
+{
+  const char *env = g_getenv ("FXWB_PROGRAM");
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = self != NULL ? g_path_get_dirname (self) : NULL;
+  g_autofree char *beside = dir != NULL ? g_build_filename (dir, "fxwb", NULL) : NULL;
+  g_autofree char *built = g_build_filename (FX_BUILD_ROOT, "app", "fxwb", "fxwb", NULL);
+
+  if (env != NULL && *env)
+    return g_strdup (env);
+  if (is_program (beside))
+    return g_steal_pointer (&beside);
+  if (is_program (built))
+    return g_steal_pointer (&built);
+  return g_find_program_in_path ("fxwb");
+}

@@ -36,4 +36,8 @@ void      fxw_parse_fx_file_async       (const char          *path,
 fx_graph *fxw_parse_fx_file_finish      (GAsyncResult        *result,
                                          GError             **error);
 
+/* The fxwb program the app runs in child processes (Run & Compare, Minify, Follow): $FXWB_PROGRAM, beside this
+   program (installed), the build tree's app/fxwb/fxwb, or on PATH; NULL when none. */
+char     *fxw_find_fxwb                 (void);
+
 G_END_DECLS

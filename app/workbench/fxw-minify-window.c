@@ -14,6 +14,7 @@
 #include "fx/pyparse.h"
 #include "fxw-graph-view.h"
 #include "fxw-minify-window.h"
+#include "fxw-engine.h"
 #include "fxw-selection.h"
 
 typedef struct
@@ -64,29 +65,6 @@ G_DEFINE_FINAL_TYPE (FxwMinifyWindow, fxw_minify_window, ADW_TYPE_WINDOW)
 
 static const char *const fail_on_names[] = { "any", "compile-error", "runtime-error", "crash", "hang", "accuracy",
                                              NULL };
-
-char *
-fxw_minify_find_fxwb (void)
-{
-  const char *env = g_getenv ("FXWB_PROGRAM");
-  if (env && *env)
-    return g_strdup (env);
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (exe)
-    {
-      g_autofree char *dir = g_path_get_dirname (exe);
-      /* installed: both in bindir; build tree: app/workbench/fx-workbench and app/fxwb/fxwb */
-      char *beside = g_build_filename (dir, "fxwb", NULL);
-      if (g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE))
-        return beside;
-      g_free (beside);
-      char *build = g_build_filename (dir, "..", "fxwb", "fxwb", NULL);
-      if (g_file_test (build, G_FILE_TEST_IS_EXECUTABLE))
-        return build;
-      g_free (build);
-    }
-  return g_find_program_in_path ("fxwb");
-}
 
 /* ---------------------------------------------------------------- state and status */
 
@@ -406,7 +384,7 @@ launch (FxwMinifyWindow *self, gboolean resume)
       set_state (self, FXW_MINIFY_FAILED);
       return;
     }
-  g_autofree char *fxwb = fxw_minify_find_fxwb ();
+  g_autofree char *fxwb = fxw_find_fxwb ();
   if (fxwb == NULL)
     {
       set_status (self, _("fxwb was not found (set FXWB_PROGRAM or install it beside fx-workbench)"));

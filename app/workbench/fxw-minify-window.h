@@ -45,7 +45,5 @@ const fx_graph *fxw_minify_window_get_result  (FxwMinifyWindow *self);
 gboolean        fxw_minify_window_save_repro  (FxwMinifyWindow *self,
                                                const char      *path,
                                                GError         **error);
-/* The fxwb program it runs: $FXWB_PROGRAM, fxwb beside this executable (installed or in the build tree), else PATH. */
-char           *fxw_minify_find_fxwb          (void);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
 #include "fx-config.h"
 
 #include "fxw-run-dialog.h"
+#include "fxw-engine.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -33,8 +34,7 @@ struct _FxwRunDialog
   GtkWidget *run_button, *cancel_button, *progress, *log_label, *status;
   GtkWidget *matrix;          /* the grid, insensitive while running */
 
-  GPtrArray *todo;            /* char *: "-b" arguments of the columns to run */
-  GPtrArray *todo_labels;     /* char *: what the log calls them */
+  GPtrArray *columns_to_run;  /* char *: the "-b" argument of each checked column, which the log shows too */
   guint current;
   GSubprocess *proc;
   GCancellable *cancellable;
@@ -53,31 +53,6 @@ column_free (Column *col)
   g_free (col->spec);
   g_clear_object (&col->modes);
   g_free (col);
-}
-
-/* A program file (a folder named fxwb, as tests/app/fxwb in a build tree, is not). */
-static gboolean
-is_program (const char *path)
-{
-  return path != NULL && g_file_test (path, G_FILE_TEST_IS_REGULAR) && g_file_test (path, G_FILE_TEST_IS_EXECUTABLE);
-}
-
-char *
-fxw_find_fxwb (void)
-{
-  const char *env = g_getenv ("FXWB");
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *dir = self != NULL ? g_path_get_dirname (self) : NULL;
-  g_autofree char *beside = dir != NULL ? g_build_filename (dir, "fxwb", NULL) : NULL;
-  g_autofree char *built = g_build_filename (FX_BUILD_ROOT, "app", "fxwb", "fxwb", NULL);
-
-  if (is_program (env))
-    return g_strdup (env);
-  if (is_program (beside))
-    return g_steal_pointer (&beside);
-  if (is_program (built))
-    return g_steal_pointer (&built);
-  return g_find_program_in_path ("fxwb");
 }
 
 /* ---------------------------------------------------------------- validation */
@@ -200,7 +175,7 @@ finish (FxwRunDialog *self)
   if (self->cancelled)
     text = g_strdup (_("Cancelled. The columns that finished are stored."));
   else if (self->all_ok)
-    text = g_strdup_printf (_("Done: %u columns stored in %s"), self->todo->len, self->workspace);
+    text = g_strdup_printf (_("Done: %u columns stored in %s"), self->columns_to_run->len, self->workspace);
   else
     text = g_strdup_printf (_("Done, with failures (see below); the runs are stored in %s"), self->workspace);
   gtk_label_set_text (GTK_LABEL (self->status), text);
@@ -224,7 +199,7 @@ column_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(FxwRunDialog) self = user_data;
   g_autofree char *out = NULL;
   g_autoptr(GError) error = NULL;
-  const char *label = g_ptr_array_index (self->todo_labels, self->current);
+  const char *label = g_ptr_array_index (self->columns_to_run, self->current);
 
   if (!g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &out, NULL, &error))
     {
@@ -252,8 +227,8 @@ column_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->proc);
   show_log (self);
   self->current++;
-  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), (double) self->current / self->todo->len);
-  if (self->cancelled || self->current >= self->todo->len)
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), (double) self->current / self->columns_to_run->len);
+  if (self->cancelled || self->current >= self->columns_to_run->len)
     finish (self);
   else
     run_next (self);
@@ -270,7 +245,7 @@ run_next (FxwRunDialog *self)
 
   if (fxwb == NULL)
     {
-      g_string_append (self->log, _("The fxwb program was not found (set FXWB, or install fxwb beside fx-workbench).\n"));
+      g_string_append (self->log, _("The fxwb program was not found (set FXWB_PROGRAM, or install fxwb beside fx-workbench).\n"));
       self->all_ok = FALSE;
       show_log (self);
       finish (self);
@@ -285,7 +260,7 @@ run_next (FxwRunDialog *self)
       g_ptr_array_add (argv, g_strdup (self->stage));
     }
   g_ptr_array_add (argv, g_strdup ("-b"));
-  g_ptr_array_add (argv, g_strdup (g_ptr_array_index (self->todo, self->current)));
+  g_ptr_array_add (argv, g_strdup (g_ptr_array_index (self->columns_to_run, self->current)));
   g_ptr_array_add (argv, g_strdup ("--kernels"));
   g_ptr_array_add (argv, g_strdup_printf ("--repeat=%d", repeat));
   /* A workspace compile stores its runs into its own workspace; a file's go to the one chosen for it. */
@@ -297,8 +272,8 @@ run_next (FxwRunDialog *self)
   g_ptr_array_add (argv, NULL);
 
   /* translators: progress of Run & Compare: the column being run, and how many there are */
-  status = g_strdup_printf (_("Running %s (%u of %u)…"), (char *) g_ptr_array_index (self->todo_labels, self->current),
-                            self->current + 1, self->todo->len);
+  status = g_strdup_printf (_("Running %s (%u of %u)…"), (char *) g_ptr_array_index (self->columns_to_run, self->current),
+                            self->current + 1, self->columns_to_run->len);
   gtk_label_set_text (GTK_LABEL (self->status), status);
   self->proc = g_subprocess_newv ((const char * const *) argv->pdata,
                                   G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error);
@@ -321,8 +296,7 @@ fxw_run_dialog_start (FxwRunDialog *self, GError **error)
   g_return_val_if_fail (FXW_IS_RUN_DIALOG (self), FALSE);
   if (self->running)
     return TRUE;
-  g_ptr_array_set_size (self->todo, 0);
-  g_ptr_array_set_size (self->todo_labels, 0);
+  g_ptr_array_set_size (self->columns_to_run, 0);
   for (guint i = 0; i < self->columns->len; i++)
     {
       Column *col = g_ptr_array_index (self->columns, i);
@@ -342,12 +316,11 @@ fxw_run_dialog_start (FxwRunDialog *self, GError **error)
           valid = FALSE;
           continue;
         }
-      g_ptr_array_add (self->todo_labels, g_strdup (arg));
-      g_ptr_array_add (self->todo, g_steal_pointer (&arg));
+      g_ptr_array_add (self->columns_to_run, g_steal_pointer (&arg));
     }
   if (!valid)
     return FALSE;
-  if (self->todo->len == 0)
+  if (self->columns_to_run->len == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Choose at least one backend"));
       gtk_label_set_text (GTK_LABEL (self->status), _("Choose at least one backend"));
@@ -470,8 +443,7 @@ fxw_run_dialog_finalize (GObject *object)
   g_free (self->stage);
   g_free (self->workspace);
   g_ptr_array_unref (self->columns);
-  g_ptr_array_unref (self->todo);
-  g_ptr_array_unref (self->todo_labels);
+  g_ptr_array_unref (self->columns_to_run);
   g_string_free (self->log, TRUE);
   G_OBJECT_CLASS (fxw_run_dialog_parent_class)->finalize (object);
 }
@@ -491,8 +463,7 @@ static void
 fxw_run_dialog_init (FxwRunDialog *self)
 {
   self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) column_free);
-  self->todo = g_ptr_array_new_with_free_func (g_free);
-  self->todo_labels = g_ptr_array_new_with_free_func (g_free);
+  self->columns_to_run = g_ptr_array_new_with_free_func (g_free);
   self->log = g_string_new (NULL);
 }
 

@@ -37,7 +37,5 @@ double        fxw_run_dialog_get_progress   (FxwRunDialog *self);
 /* The log of the runs so far: one line per column with its outcome, and fxwb's errors. */
 const char   *fxw_run_dialog_get_log        (FxwRunDialog *self);
 
-/* The fxwb program the app runs: $FXWB, beside this program, the build tree's, or on PATH; NULL when none. */
-char         *fxw_find_fxwb                 (void);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "fxw-minify-window.h"
 #include "fxw-window.h"
 #include "fxw-run-dialog.h"
+#include "fxw-engine.h"
 
 #include "fx/report.h"
 #include "fx/store.h"
@@ -1053,7 +1054,7 @@ fxw_window_follow_trace (FxwWindow *self, GFile *folder, GError **error)
   if (fxwb == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   _("The fxwb program was not found (set FXWB, or install fxwb beside fx-workbench)."));
+                   _("The fxwb program was not found (set FXWB_PROGRAM, or install fxwb beside fx-workbench)."));
       return FALSE;
     }
   stop_follow (self);

@@ -164,8 +164,18 @@ now_s (void)
   return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
-/* sqlite's busy handler: count is 0 at the first retry of a statement. Waits in short, growing sleeps (a lock held
-   for a moment costs a millisecond, one held for minutes costs a wakeup every 100 ms). Returns 0 to give up. */
+/* The wait before retry `count` of a locked workspace: short, growing sleeps (a lock held for a moment costs a
+   millisecond, one held for minutes a wakeup every 100 ms). */
+static void
+lock_backoff (int count)
+{
+  static const int sleeps_us[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000 };
+  int n = (int) (sizeof sleeps_us / sizeof sleeps_us[0]);
+  usleep ((useconds_t) sleeps_us[count < n ? count : n - 1]);
+}
+
+/* sqlite's busy handler: count is 0 at the first retry of a statement. Waits (lock_backoff) until the limit;
+   returns 0 to give up. */
 static int
 busy_wait (void *arg, int count)
 {
@@ -185,9 +195,7 @@ busy_wait (void *arg, int count)
       lock_wait.fn (store->path, waited, lock_wait.user_data);
       store->next_report = t + 5.0;
     }
-  static const int sleeps_us[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000 };
-  int n = (int) (sizeof sleeps_us / sizeof sleeps_us[0]);
-  usleep ((useconds_t) sleeps_us[count < n ? count : n - 1]);
+  lock_backoff (count);
   return 1;
 }
 
@@ -519,9 +527,7 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
         }
       if (st == FX_OK || !store->busy || (lock_wait.limit_s > 0 && now_s () - start >= lock_wait.limit_s))
         break;
-      static const int sleeps_us[] = { 1000, 2000, 5000, 10000, 20000, 50000, 100000 };
-      int n = (int) (sizeof sleeps_us / sizeof sleeps_us[0]);
-      usleep ((useconds_t) sleeps_us[attempt < n ? attempt : n - 1]);
+      lock_backoff (attempt);
       if (diag)
         fx_diag_clear (diag);
     }

@@ -9,6 +9,7 @@
 #include "display-util.h"
 #include "fx/pyparse.h"
 #include "fxw-minify-window.h"
+#include "fxw-engine.h"
 
 static fx_graph *
 load_chain (void)
@@ -142,7 +143,7 @@ main (int argc, char *argv[])
     }
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
-  g_autofree char *fxwb = fxw_minify_find_fxwb ();
+  g_autofree char *fxwb = fxw_find_fxwb ();
   if (fxwb == NULL)
     {
       g_print ("1..0 # SKIP no fxwb\n");
