@@ -71,6 +71,8 @@ struct _FxwWindow
   char *follow_workspace, *follow_folder;
   guint follow_timer;
   char *follow_signature;       /* size and mtime of the workspace and its WAL at the last reload */
+  FxwDocument *follow_next;     /* the reload under way: shown only once it is loaded, so the sidebar never empties */
+  GCancellable *follow_cancellable;
 };
 
 G_DEFINE_FINAL_TYPE (FxwWindow, fxw_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -780,20 +782,17 @@ fxw_window_open (FxwWindow *self, GFile *file)
   open_file (self, file);
 }
 
+/* Shows a document (loaded or about to be): the sidebar, title and views switch to it. */
 static void
-open_file (FxwWindow *self, GFile *file)
+attach_document (FxwWindow *self, FxwDocument *document)
 {
-  g_autofree char *uri = NULL;
-
-  g_cancellable_cancel (self->load_cancellable);
-  g_clear_object (&self->load_cancellable);
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
   clear_stage (self);
   show_guards (self, NULL);
 
-  self->document = fxw_document_new (file);
+  self->document = g_object_ref (document);
   g_signal_connect_object (self->document, "notify::busy", G_CALLBACK (document_busy_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::progress", G_CALLBACK (document_progress_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::error", G_CALLBACK (document_error_cb), self, G_CONNECT_SWAPPED);
@@ -808,6 +807,17 @@ open_file (FxwWindow *self, GFile *file)
   adw_view_switcher_title_set_subtitle (self->switcher_title, "");
   g_clear_pointer (&self->dismissed_notice, g_free);
   show_banner (self, NULL);
+}
+
+static void
+open_file (FxwWindow *self, GFile *file)
+{
+  g_autoptr(FxwDocument) document = fxw_document_new (file);
+  g_autofree char *uri = NULL;
+
+  g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  attach_document (self, document);
 
   uri = g_file_get_uri (file);
   if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_REGULAR)
@@ -976,45 +986,76 @@ follow_signature (const char *workspace)
   return compiles > 0 ? g_strdup_printf ("%lld/%lld", (long long) compiles, (long long) graphs) : g_strdup ("");
 }
 
-static gboolean
-follow_tick_cb (gpointer user_data)
+/* A follow reload is done: the new state replaces the old one in one step, on the row the user was on. */
+static void
+follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  FxwWindow *self = user_data;
-  g_autofree char *sig = NULL;
-  g_autoptr(GFile) file = NULL;
-  FxwSidebarItem *compile;
+  g_autoptr(FxwWindow) self = user_data;
+  FxwDocument *document = FXW_DOCUMENT (source);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *compile = NULL, *stage = NULL;
+  FxwSidebarItem *compile_item;
   GtkTreeListRow *row;
 
-  if (self->follow_workspace == NULL)
-    return G_SOURCE_REMOVE;
-  if (self->document != NULL && fxw_document_get_busy (self->document))
-    return G_SOURCE_CONTINUE;
-  /* Reopened only once a compile is there (an empty workspace has nothing to show), on the same selection. */
-  sig = follow_signature (self->follow_workspace);
-  if (*sig == '\0' || g_strcmp0 (sig, self->follow_signature) == 0)
-    return G_SOURCE_CONTINUE;
-  g_free (self->follow_signature);
-  self->follow_signature = g_steal_pointer (&sig);
-  /* The row the user is on: a stage, or a compile (one without a graph has no stage on show). */
-  g_free (self->pending_compile);
-  g_free (self->pending_stage);
-  self->pending_compile = self->pending_stage = NULL;
+  if (!fxw_document_load_finish (document, result, &error) || document != self->follow_next)
+    {
+      if (document == self->follow_next)
+        {
+          /* A workspace being written can fail to read for a moment: the next change tries again. */
+          g_debug ("follow: reload failed: %s", error != NULL ? error->message : "?");
+          g_clear_pointer (&self->follow_signature, g_free);
+          self->follow_signature = g_strdup ("");
+          g_clear_object (&self->follow_next);
+        }
+      return;
+    }
+  /* The row the user is on now (a stage, or a compile: one without a graph has no stage on show). */
   row = gtk_single_selection_get_selected_item (self->sidebar_selection);
   if (row != NULL)
     {
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
       if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
-        self->pending_compile = g_strdup (fxw_sidebar_item_get_title (item));
+        compile = g_strdup (fxw_sidebar_item_get_title (item));
       else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE
-               && (compile = find_compile_of (self, item)) != NULL)
+               && (compile_item = find_compile_of (self, item)) != NULL)
         {
-          self->pending_compile = g_strdup (fxw_sidebar_item_get_title (compile));
-          self->pending_stage = g_strdup (fxw_sidebar_item_get_title (item));
+          compile = g_strdup (fxw_sidebar_item_get_title (compile_item));
+          stage = g_strdup (fxw_sidebar_item_get_title (item));
         }
     }
+  g_cancellable_cancel (self->load_cancellable);
+  g_clear_object (&self->load_cancellable);
+  attach_document (self, document);
+  g_clear_object (&self->follow_next);
+  if (compile == NULL || !select_compile_stage (self, compile, stage))
+    select_first_stage (self);
+  g_signal_emit_by_name (self, "document-loaded");
+}
+
+static gboolean
+follow_tick_cb (gpointer user_data)
+{
+  FxwWindow *self = user_data;
+  g_autofree char *sig = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  if (self->follow_workspace == NULL)
+    return G_SOURCE_REMOVE;
+  if (self->follow_next != NULL || (self->document != NULL && fxw_document_get_busy (self->document)))
+    return G_SOURCE_CONTINUE;
+  /* Reloaded only once a compile is there (an empty workspace has nothing to show), and only when it changed. */
+  sig = follow_signature (self->follow_workspace);
+  if (*sig == '\0' || g_strcmp0 (sig, self->follow_signature) == 0)
+    return G_SOURCE_CONTINUE;
+  g_free (self->follow_signature);
+  self->follow_signature = g_steal_pointer (&sig);
+  /* Loaded beside what is shown; the window switches when it is complete (follow_loaded_cb). */
   file = g_file_new_for_path (self->follow_workspace);
-  open_file (self, file);
+  self->follow_next = fxw_document_new (file);
+  g_clear_object (&self->follow_cancellable);
+  self->follow_cancellable = g_cancellable_new ();
+  fxw_document_load_async (self->follow_next, self->follow_cancellable, follow_loaded_cb, g_object_ref (self));
   return G_SOURCE_CONTINUE;
 }
 
@@ -1028,6 +1069,9 @@ stop_follow (FxwWindow *self)
   g_clear_pointer (&self->follow_workspace, g_free);
   g_clear_pointer (&self->follow_folder, g_free);
   g_clear_pointer (&self->follow_signature, g_free);
+  g_cancellable_cancel (self->follow_cancellable);
+  g_clear_object (&self->follow_cancellable);
+  g_clear_object (&self->follow_next);
 }
 
 gboolean
