@@ -12,6 +12,7 @@
 #include "fxw-kernels-view.h"
 #include "fxw-provenance-pane.h"
 #include "fxw-selection.h"
+#include "fxw-summary-view.h"
 #include "fxw-table-view.h"
 
 G_BEGIN_DECLS

@@ -88,6 +88,7 @@ fxw_application_startup (GApplication *app)
     { "win.view::kernels", { "<Alt>5", NULL } },
     { "win.view::compare", { "<Alt>6", NULL } },
     { "win.view::diff", { "<Alt>7", NULL } },
+    { "win.view::summary", { "<Alt>8", NULL } },
     { "pane.show-provenance", { "F9", NULL } },
     { "window.close", { "<Control>w", NULL } },
   };

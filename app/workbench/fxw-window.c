@@ -54,6 +54,7 @@ struct _FxwWindow
   FxwKernelsView *kernels_view;
   FxwCompareView *compare_view;
   FxwDiffView *diff_view;
+  FxwSummaryView *summary_view;
   GtkButton *compare_previous_button;
   FxwSidebarItem *current_stage;   /* the stage on show */
   FxwSidebarItem *current_item;    /* the sidebar row selected (a frame, compile or stage) */
@@ -752,6 +753,7 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (document != self->document)
     return;
+  fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
   if (self->pending_compile == NULL || !select_compile_stage (self, self->pending_compile, self->pending_stage))
     select_first_stage (self);
   if (self->pending_view != NULL)
@@ -791,6 +793,7 @@ attach_document (FxwWindow *self, FxwDocument *document)
   g_clear_object (&self->document);
   clear_stage (self);
   show_guards (self, NULL);
+  fxw_summary_view_set_workspace (self->summary_view, NULL);
 
   self->document = g_object_ref (document);
   g_signal_connect_object (self->document, "notify::busy", G_CALLBACK (document_busy_cb), self, G_CONNECT_SWAPPED);
@@ -1028,6 +1031,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->load_cancellable);
   attach_document (self, document);
   g_clear_object (&self->follow_next);
+  fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
   if (compile == NULL || !select_compile_stage (self, compile, stage))
     select_first_stage (self);
   g_signal_emit_by_name (self, "document-loaded");
@@ -1424,6 +1428,20 @@ minify_action (GtkWidget *widget, const char *name, GVariant *param)
                                                          fxw_graph_get_title (graph))));
 }
 
+/* A compile id clicked in the Summary view: its row in the sidebar (the Guards view shows its breaks and reasons). */
+static void
+summary_compile_cb (FxwWindow *self, const char *compile_id)
+{
+  g_autofree char *title = g_strdup_printf ("[%s]", compile_id);
+
+  if (!select_compile_stage (self, title, NULL))
+    {
+      g_autofree char *msg = g_strdup_printf (_("Compile %s is not in the sidebar (is a search filtering it?)"), title);
+
+      show_banner (self, msg);
+    }
+}
+
 static void
 view_action (GtkWidget *widget, const char *name, GVariant *param)
 {
@@ -1581,10 +1599,12 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, kernels_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, diff_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, summary_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_previous_button);
   gtk_widget_class_bind_template_callback (widget_class, kernels_open_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
+  gtk_widget_class_bind_template_callback (widget_class, summary_compile_cb);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);

@@ -1745,6 +1745,57 @@ test_diff_with_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+static gboolean
+summary_loaded (gpointer data)
+{
+  return fxw_summary_view_get_loaded (FXW_SUMMARY_VIEW (data));
+}
+
+/* The Summary view of a trace with breaks and recompiles: the counts, each frame's recompile chain with the guard
+   that failed, the breaks with their user lines; a compile id selects that compile. */
+static void
+test_summary (void)
+{
+  g_autofree char *log = fixture ("traces/breaks_recompiles-cpu/torch_trace/dedicated_log_torch_trace_1pjq7k53.log");
+  GtkWidget *view;
+  g_autofree char *text = NULL;
+
+  open_path (log);
+  g_assert_true (has_graph (window));
+  fxw_window_set_view (window, "summary");
+  view = fxw_window_get_view (window, "summary");
+  g_assert_true (FXW_IS_SUMMARY_VIEW (view));
+  g_assert_true (fxw_test_wait (summary_loaded, view, 30));
+  text = fxw_summary_view_dup_text (FXW_SUMMARY_VIEW (view));
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "17 compiles of 8 frames"));
+  g_assert_nonnull (strstr (text, " 5 graph breaks"));
+  g_assert_nonnull (strstr (text, " 4 restarts"));
+  g_assert_nonnull (strstr (text, " 5 recompiles"));
+  /* the chain of global_flag: [2/0], then why [2/1] happened */
+  g_assert_nonnull (strstr (text, "frame 2 global_flag"));
+  g_assert_nonnull (strstr (text, "guard failed: 2/0: G['USE_RELU'] == True\n  [2/1] recompiled"));
+  g_assert_nonnull (strstr (text, "guard failed: 3/0: n == 2"));
+  /* a restart after a graph break, and the break's user line (not torch's module.py) */
+  g_assert_nonnull (strstr (text, "restarted after the graph break above\n  [0/0_1]"));
+  g_assert_nonnull (strstr (text, "[0/0] /work/main/.devscratch/breaks_recompiles.py:8 "));
+  g_assert_null (strstr (text, "module.py"));
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "20-summary"));
+  g_assert_true (fxw_summary_view_activate_compile (FXW_SUMMARY_VIEW (view), "3/1"));
+  {
+    g_autofree char *guards = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (guards);
+    g_assert_true (g_str_has_prefix (guards, "[3/1]"));
+  }
+  g_assert_false (fxw_summary_view_activate_compile (FXW_SUMMARY_VIEW (view), "99/0"));
+  /* a folder of FX files has no summary */
+  open_demo ();
+  g_assert_true (fxw_test_wait (summary_loaded, view, 30));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1787,6 +1838,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/read-only-workspace", test_read_only_workspace);
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
+  g_test_add_func ("/FxwWindow/summary", test_summary);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;

@@ -1,0 +1,821 @@
+/* fxw-summary-view.c: the Summary view. What tlparse's index shows, for the app: how many compiles, breaks,
+ * restarts, recompiles and failures; per frame its compiles in the order they happened with, between two of them,
+ * the guard that failed (the recompile reason) or the graph break that restarted it; each graph break with the user
+ * line that caused it (a click opens it); compile failures; and a table of all compiles. Clicking a compile id
+ * emits compile-activated, which the window answers by selecting that compile. The workspace is read in a thread. */
+#define G_LOG_DOMAIN "fxw-summary-view"
+
+#include "fx-config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "fx/store.h"
+#include "fxw-summary-view.h"
+#include "fxw-viewers.h"
+
+/* The table lists this many compiles at most (the sidebar has them all). */
+#define MAX_TABLE_ROWS 2000
+
+typedef struct
+{
+  char *reason;        /* the first line */
+  char *file;          /* the user line: the innermost frame outside torch; NULL when none */
+  int line;
+} Break;
+
+typedef struct
+{
+  char compile_id[48];
+  fx_compile_id cid;
+  char *function, *file, *status, *fail_type, *fail_reason;
+  int line;
+  double start_time, frame_s, backend_s, inductor_s;
+  int n_graphs, n_kernels;
+  GPtrArray *reasons;  /* char *: "2/0: G['USE_RELU'] == True" (the guard that failed, the compile it failed on) */
+  GArray *breaks;      /* Break */
+} Entry;
+
+typedef struct
+{
+  GArray *entries;     /* Entry, in compile order */
+} Summary;
+
+struct _FxwSummaryView
+{
+  GtkWidget parent_instance;
+
+  GtkStack *stack;
+  GtkBox *column;
+  GCancellable *cancellable;
+  gboolean loaded;
+  GString *text;
+  GHashTable *links;   /* compile id -> GtkButton (not owned) */
+};
+
+G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_COMPILE_ACTIVATED, SIGNAL_OPEN_LOCATION, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void
+break_clear (gpointer data)
+{
+  Break *b = data;
+
+  g_free (b->reason);
+  g_free (b->file);
+}
+
+static void
+entry_clear (gpointer data)
+{
+  Entry *e = data;
+
+  g_free (e->function);
+  g_free (e->file);
+  g_free (e->status);
+  g_free (e->fail_type);
+  g_free (e->fail_reason);
+  g_clear_pointer (&e->reasons, g_ptr_array_unref);
+  g_clear_pointer (&e->breaks, g_array_unref);
+}
+
+static void
+summary_free (Summary *s)
+{
+  g_array_unref (s->entries);
+  g_free (s);
+}
+
+static char *
+first_line (const char *s)
+{
+  const char *nl;
+
+  if (s == NULL)
+    return NULL;
+  while (*s == ' ' || *s == '\n')
+    s++;
+  nl = strchr (s, '\n');
+  return g_strstrip (nl ? g_strndup (s, nl - s) : g_strdup (s));
+}
+
+/* The user line of a stack in Python's traceback form: the innermost `File "F", line N` that is not PyTorch's own
+   code (a module's __call__ sits between the user's line and the break). */
+static void
+user_line (const char *stack, char **file, int *line)
+{
+  const char *p = stack;
+
+  *file = NULL;
+  *line = 0;
+  while (p != NULL && (p = strstr (p, "File \"")) != NULL)
+    {
+      const char *start = p + 6, *end = strstr (start, "\", line ");
+
+      p = start;
+      if (end == NULL || memchr (start, '\n', end - start) != NULL)
+        continue;
+      if (g_strstr_len (start, end - start, "/site-packages/torch/") != NULL
+          || g_strstr_len (start, end - start, "/dist-packages/torch/") != NULL)
+        continue;
+      g_free (*file);
+      *file = g_strndup (start, end - start);
+      *line = atoi (end + 8);
+    }
+}
+
+/* The guard of a failure row, without the comment PyTorch prints after it ("# if USE_RELU:  # file:14"). */
+static char *
+guard_text (const char *reason)
+{
+  g_autofree char *line = first_line (reason);
+  char *hash = line != NULL ? strstr (line, "  #") : NULL;
+
+  if (hash != NULL)
+    *hash = '\0';
+  return line != NULL ? g_strdup (g_strstrip (line)) : NULL;
+}
+
+static Summary *
+summary_read (const char *path, GCancellable *cancellable, GError **error)
+{
+  fx_store *store = NULL;
+  fx_store_compile *compiles = NULL;
+  size_t n = 0;
+  fx_diag diag;
+  fx_arena *arena;
+  Summary *s;
+
+  fx_diag_clear (&diag);
+  if (fx_store_open_readonly (path, &store, &diag) != FX_OK)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
+      return NULL;
+    }
+  arena = fx_arena_new ();
+  s = g_new0 (Summary, 1);
+  s->entries = g_array_new (FALSE, TRUE, sizeof (Entry));
+  g_array_set_clear_func (s->entries, entry_clear);
+  if (fx_store_list_compiles (store, arena, &compiles, &n, &diag) != FX_OK)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
+      n = 0;
+    }
+  for (size_t i = 0; i < n && !g_cancellable_is_cancelled (cancellable); i++)
+    {
+      const fx_store_compile *c = &compiles[i];
+      fx_store_guard_failure *failures = NULL;
+      fx_store_graph_break *breaks = NULL;
+      size_t n_failures = 0, n_breaks = 0;
+      fx_arena *scratch = fx_arena_new ();
+      Entry e = { 0 };
+
+      g_strlcpy (e.compile_id, c->compile_id, sizeof e.compile_id);
+      e.cid = c->cid;
+      e.function = g_strdup (c->function);
+      e.file = g_strdup (c->file);
+      e.line = c->line;
+      e.status = g_strdup (c->status != NULL ? c->status : "");
+      e.fail_type = g_strdup (c->fail_type);
+      e.fail_reason = g_strdup (c->fail_reason);
+      e.start_time = c->start_time;
+      e.frame_s = c->entire_frame_compile_s;
+      e.backend_s = c->backend_compile_s;
+      e.inductor_s = c->inductor_compile_s;
+      e.n_graphs = c->n_graphs;
+      e.n_kernels = c->n_kernels;
+      e.reasons = g_ptr_array_new_with_free_func (g_free);
+      e.breaks = g_array_new (FALSE, TRUE, sizeof (Break));
+      g_array_set_clear_func (e.breaks, break_clear);
+      if (c->n_failures > 0
+          && fx_store_list_guard_failures (store, c->id, scratch, &failures, &n_failures, &diag) == FX_OK)
+        for (size_t k = 0; k < n_failures; k++)
+          if (failures[k].failed_compile != NULL && *failures[k].failed_compile)
+            {
+              g_autofree char *guard = guard_text (failures[k].reason);
+
+              g_ptr_array_add (e.reasons, g_strdup_printf ("%s: %s", failures[k].failed_compile,
+                                                           guard != NULL ? guard : ""));
+            }
+      if (c->n_breaks > 0 && fx_store_list_graph_breaks (store, c->id, scratch, &breaks, &n_breaks, &diag) == FX_OK)
+        for (size_t k = 0; k < n_breaks; k++)
+          {
+            Break b = { 0 };
+
+            b.reason = first_line (breaks[k].reason);
+            user_line (breaks[k].user_stack, &b.file, &b.line);
+            g_array_append_val (e.breaks, b);
+          }
+      fx_arena_free (scratch);
+      g_array_append_val (s->entries, e);
+    }
+  fx_arena_free (arena);
+  fx_store_close (store);
+  return s;
+}
+
+static void
+read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  Summary *s = summary_read (task_data, cancellable, &error);
+
+  if (s == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, s, (GDestroyNotify) summary_free);
+}
+
+/* ---------------------------------------------------------------- building the page */
+
+static void
+clear_column (FxwSummaryView *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->column))) != NULL)
+    gtk_box_remove (self->column, child);
+  g_hash_table_remove_all (self->links);
+  g_string_truncate (self->text, 0);
+}
+
+static GtkWidget *
+add_label (GtkBox *box, const char *text, const char *css_class, gboolean markup)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  if (markup)
+    gtk_label_set_markup (GTK_LABEL (label), text);
+  else
+    gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  gtk_box_append (box, label);
+  return label;
+}
+
+static void
+add_heading (FxwSummaryView *self, const char *text)
+{
+  GtkWidget *label = add_label (self->column, text, "title-4", FALSE);
+
+  gtk_widget_set_margin_top (label, 18);
+  g_string_append_printf (self->text, "\n%s\n", text);
+}
+
+static void
+compile_clicked_cb (GtkButton *button, FxwSummaryView *self)
+{
+  g_signal_emit (self, signals[SIGNAL_COMPILE_ACTIVATED], 0, g_object_get_data (G_OBJECT (button), "compile-id"));
+}
+
+static GtkWidget *
+compile_button (FxwSummaryView *self, const Entry *e)
+{
+  g_autofree char *label = g_strdup_printf ("[%s]", e->compile_id);
+  GtkWidget *button = gtk_button_new_with_label (label);
+
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_add_css_class (button, "monospace");
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  /* translators: the tooltip of a compile id in the Summary view */
+  gtk_widget_set_tooltip_text (button, _("Show this compile"));
+  g_object_set_data_full (G_OBJECT (button), "compile-id", g_strdup (e->compile_id), g_free);
+  g_signal_connect (button, "clicked", G_CALLBACK (compile_clicked_cb), self);
+  if (!g_hash_table_contains (self->links, e->compile_id))
+    g_hash_table_insert (self->links, g_strdup (e->compile_id), button);
+  return button;
+}
+
+/* What a status means, in words (the store says "ok", "graph break", "recompiled", "failed"). */
+static const char *
+status_words (const char *status, const char **css)
+{
+  *css = NULL;
+  if (g_strcmp0 (status, "ok") == 0)
+    {
+      *css = "success";
+      return _("compiled");
+    }
+  if (g_strcmp0 (status, "graph break") == 0)
+    {
+      *css = "warning";
+      return _("graph break");
+    }
+  if (g_strcmp0 (status, "recompiled") == 0)
+    {
+      *css = "accent";
+      return _("recompiled");
+    }
+  if (g_strcmp0 (status, "failed") == 0)
+    {
+      *css = "error";
+      return _("failed");
+    }
+  return status != NULL && *status ? status : _("unknown");
+}
+
+static char *
+format_seconds (double s)
+{
+  if (s <= 0)
+    return g_strdup (C_("time", "—"));
+  if (s >= 10)
+    return g_strdup_printf ("%.1f s", s);
+  if (s >= 0.01)
+    return g_strdup_printf ("%.2f s", s);
+  return g_strdup_printf ("%.1f ms", s * 1e3);
+}
+
+static const char *
+basename_of (const char *path)
+{
+  const char *slash = path != NULL ? strrchr (path, '/') : NULL;
+
+  return slash != NULL ? slash + 1 : path;
+}
+
+static void
+location_clicked_cb (GtkButton *button, FxwSummaryView *self)
+{
+  g_signal_emit (self, signals[SIGNAL_OPEN_LOCATION], 0, g_object_get_data (G_OBJECT (button), "file"),
+                 GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button), "line")));
+}
+
+static GtkWidget *
+location_button (FxwSummaryView *self, const char *file, int line)
+{
+  g_autofree char *text = g_strdup_printf ("%s:%d", basename_of (file), line);
+  GtkWidget *button = gtk_button_new_with_label (text);
+
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  g_object_set_data_full (G_OBJECT (button), "file", g_strdup (file), g_free);
+  g_object_set_data (G_OBJECT (button), "line", GINT_TO_POINTER (line));
+  if (g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    {
+      g_autofree char *tip = g_strdup_printf (_("Open %s at line %d"), file, line);
+
+      gtk_widget_set_tooltip_text (button, tip);
+      g_signal_connect (button, "clicked", G_CALLBACK (location_clicked_cb), self);
+    }
+  else
+    {
+      g_autofree char *tip = g_strdup_printf (_("%s:%d (the file is not on this machine)"), file, line);
+
+      gtk_widget_set_tooltip_text (button, tip);
+      gtk_widget_set_sensitive (button, FALSE);
+    }
+  return button;
+}
+
+static char *
+indent_lines (const char *s)
+{
+  g_auto (GStrv) lines = g_strsplit (s, "\n", -1);
+
+  return g_strjoinv ("\n    ", lines);
+}
+
+static GtkBox *
+hbox (int spacing)
+{
+  return GTK_BOX (gtk_box_new (GTK_ORIENTATION_HORIZONTAL, spacing));
+}
+
+static void
+add_counts (FxwSummaryView *self, const Summary *s)
+{
+  guint frames = 0, breaks = 0, restarts = 0, recompiles = 0, failures = 0;
+  double frame_s = 0, backend_s = 0, inductor_s = 0;
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autofree char *line1 = NULL, *line2 = NULL, *f = NULL, *b = NULL, *i = NULL;
+
+  for (guint k = 0; k < s->entries->len; k++)
+    {
+      const Entry *e = &g_array_index (s->entries, Entry, k);
+
+      if (!g_hash_table_contains (seen, GINT_TO_POINTER (e->cid.frame_id)))
+        {
+          g_hash_table_add (seen, GINT_TO_POINTER (e->cid.frame_id));
+          frames++;
+        }
+      breaks += e->breaks->len;
+      restarts += e->cid.attempt > 0;
+      recompiles += e->cid.frame_compile_id > 0 && e->cid.attempt == 0;
+      failures += e->fail_type != NULL && *e->fail_type;
+      frame_s += MAX (e->frame_s, 0);
+      backend_s += MAX (e->backend_s, 0);
+      inductor_s += MAX (e->inductor_s, 0);
+    }
+  /* translators: the Summary view's counts; %u are numbers */
+  line1 = g_strdup_printf (_("%u compiles of %u frames · %u graph breaks · %u restarts · %u recompiles · %u failures"),
+                           s->entries->len, frames, breaks, restarts, recompiles, failures);
+  add_label (self->column, line1, "heading", FALSE);
+  g_string_append_printf (self->text, "%s\n", line1);
+  f = format_seconds (frame_s);
+  b = format_seconds (backend_s);
+  i = format_seconds (inductor_s);
+  /* translators: the compile times of all compiles: Dynamo's whole frame, then the backends, then Inductor */
+  line2 = g_strdup_printf (_("Compile time: %s in all (entire frame), %s in backends, %s in Inductor"), f, b, i);
+  add_label (self->column, line2, "dim-label", FALSE);
+  g_string_append_printf (self->text, "%s\n", line2);
+}
+
+/* One frame's compiles in order, as a timeline: each compile with its status, when it started (from the frame's
+   first compile) and how long it took, and between two the reason for the second: the guard that failed on an
+   earlier compile, or the graph break that restarted the analysis. */
+static void
+add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to)
+{
+  const Entry *first = &g_array_index (s->entries, Entry, from);
+  GtkBox *frame_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 2));
+  GtkBox *title = hbox (6);
+  g_autofree char *head = g_strdup_printf (_("frame %d"), first->cid.frame_id);
+  GtkWidget *w;
+
+  gtk_widget_add_css_class (GTK_WIDGET (frame_box), "card");
+  gtk_widget_set_margin_top (GTK_WIDGET (frame_box), 6);
+  w = gtk_label_new (head);
+  gtk_widget_add_css_class (w, "heading");
+  gtk_box_append (title, w);
+  w = gtk_label_new (first->function != NULL ? first->function : "");
+  gtk_widget_add_css_class (w, "monospace");
+  gtk_box_append (title, w);
+  if (first->file != NULL && first->line > 0)
+    gtk_box_append (title, location_button (self, first->file, first->line));
+  gtk_widget_set_margin_start (GTK_WIDGET (title), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (title), 6);
+  gtk_box_append (frame_box, GTK_WIDGET (title));
+  g_string_append_printf (self->text, "%s %s %s:%d\n", head, first->function != NULL ? first->function : "",
+                          first->file != NULL ? first->file : "?", first->line);
+  for (guint k = from; k < to; k++)
+    {
+      const Entry *e = &g_array_index (s->entries, Entry, k);
+      GtkBox *row = hbox (8);
+      const char *css;
+      const char *words = status_words (e->status, &css);
+      g_autofree char *took = format_seconds (e->frame_s);
+      g_autofree char *when = NULL;
+
+      if (k > from)
+        {
+          /* why this compile happened */
+          GString *why = g_string_new (NULL);
+
+          if (e->cid.attempt > 0)
+            /* translators: a compile that restarted the analysis after a graph break */
+            g_string_append (why, _("↓ restarted after the graph break above"));
+          for (guint r = 0; r < e->reasons->len; r++)
+            g_string_append_printf (why, "%s%s %s", why->len ? "\n" : "",
+                                    /* translators: the guard of an earlier compile that failed, before it */
+                                    _("↓ guard failed:"), (char *) g_ptr_array_index (e->reasons, r));
+          if (why->len == 0)
+            g_string_append (why, _("↓ recompiled (the trace gives no reason)"));
+          w = add_label (frame_box, why->str, "monospace", FALSE);
+          gtk_widget_set_margin_start (w, 40);
+          gtk_widget_add_css_class (w, "dim-label");
+          {
+            g_autofree char *indented = indent_lines (why->str);
+
+            g_string_append_printf (self->text, "    %s\n", indented);
+          }
+          g_string_free (why, TRUE);
+        }
+      gtk_box_append (row, compile_button (self, e));
+      w = gtk_label_new (words);
+      if (css != NULL)
+        gtk_widget_add_css_class (w, css);
+      gtk_box_append (row, w);
+      /* A compile that stopped before any op has no compilation metrics: no time to show. */
+      if (e->start_time > 0 && first->start_time > 0 && e->frame_s > 0)
+        /* translators: when a compile started, after the frame's first compile, and how long it took */
+        when = g_strdup_printf (_("at +%.2f s, took %s"), e->start_time - first->start_time, took);
+      else if (e->frame_s > 0)
+        when = g_strdup_printf (_("took %s"), took);
+      else
+        when = g_strdup ("");
+      w = gtk_label_new (when);
+      gtk_widget_add_css_class (w, "dim-label");
+      gtk_box_append (row, w);
+      gtk_widget_set_margin_start (GTK_WIDGET (row), 18);
+      gtk_box_append (frame_box, GTK_WIDGET (row));
+      g_string_append_printf (self->text, "  [%s] %s %s\n", e->compile_id, words, when);
+    }
+  gtk_widget_set_margin_bottom (GTK_WIDGET (frame_box), 6);
+  gtk_box_append (self->column, GTK_WIDGET (frame_box));
+}
+
+static void
+add_breaks (FxwSummaryView *self, const Summary *s)
+{
+  gboolean any = FALSE;
+
+  for (guint k = 0; k < s->entries->len; k++)
+    {
+      const Entry *e = &g_array_index (s->entries, Entry, k);
+
+      for (guint b = 0; b < e->breaks->len; b++)
+        {
+          const Break *br = &g_array_index (e->breaks, Break, b);
+          GtkBox *row = hbox (8);
+          GtkWidget *w;
+
+          if (!any)
+            add_heading (self, _("Graph breaks"));
+          any = TRUE;
+          gtk_box_append (row, compile_button (self, e));
+          if (br->file != NULL)
+            gtk_box_append (row, location_button (self, br->file, br->line));
+          w = gtk_label_new (br->reason != NULL ? br->reason : "");
+          gtk_label_set_xalign (GTK_LABEL (w), 0);
+          gtk_label_set_wrap (GTK_LABEL (w), TRUE);
+          gtk_label_set_selectable (GTK_LABEL (w), TRUE);
+          gtk_widget_set_hexpand (w, TRUE);
+          gtk_box_append (row, w);
+          gtk_box_append (self->column, GTK_WIDGET (row));
+          g_string_append_printf (self->text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?", br->line,
+                                  br->reason ? br->reason : "");
+        }
+    }
+}
+
+static void
+add_failures (FxwSummaryView *self, const Summary *s)
+{
+  gboolean any = FALSE;
+
+  for (guint k = 0; k < s->entries->len; k++)
+    {
+      const Entry *e = &g_array_index (s->entries, Entry, k);
+      g_autofree char *reason = NULL, *text = NULL;
+      GtkBox *row;
+      GtkWidget *w;
+
+      if (e->fail_type == NULL || !*e->fail_type)
+        continue;
+      if (!any)
+        add_heading (self, _("Failures"));
+      any = TRUE;
+      row = hbox (8);
+      reason = first_line (e->fail_reason);
+      text = g_strdup_printf ("%s: %s", e->fail_type, reason != NULL ? reason : "");
+      gtk_box_append (row, compile_button (self, e));
+      w = gtk_label_new (text);
+      gtk_label_set_xalign (GTK_LABEL (w), 0);
+      gtk_label_set_wrap (GTK_LABEL (w), TRUE);
+      gtk_label_set_selectable (GTK_LABEL (w), TRUE);
+      gtk_widget_add_css_class (w, "error");
+      gtk_box_append (row, w);
+      gtk_box_append (self->column, GTK_WIDGET (row));
+      g_string_append_printf (self->text, "[%s] %s\n", e->compile_id, text);
+    }
+}
+
+static void
+add_table (FxwSummaryView *self, const Summary *s)
+{
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+  const char *heads[] = { N_("Compile"), N_("Function"), N_("Status"), N_("Compile time"), N_("Graphs"),
+                          N_("Kernels") };
+  guint n = MIN (s->entries->len, MAX_TABLE_ROWS);
+
+  add_heading (self, _("All compiles"));
+  gtk_grid_set_column_spacing (grid, 16);
+  gtk_grid_set_row_spacing (grid, 0);
+  for (guint c = 0; c < G_N_ELEMENTS (heads); c++)
+    {
+      GtkWidget *w = gtk_label_new (_(heads[c]));
+
+      gtk_widget_add_css_class (w, "heading");
+      gtk_label_set_xalign (GTK_LABEL (w), c >= 3 ? 1 : 0);
+      gtk_grid_attach (grid, w, c, 0, 1, 1);
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      const Entry *e = &g_array_index (s->entries, Entry, k);
+      const char *css;
+      const char *words = status_words (e->status, &css);
+      g_autofree char *took = format_seconds (e->frame_s);
+      g_autofree char *graphs = g_strdup_printf ("%d", e->n_graphs);
+      g_autofree char *kernels = g_strdup_printf ("%d", e->n_kernels);
+      const char *cells[] = { NULL, e->function != NULL ? e->function : "—", words, took, graphs, kernels };
+
+      gtk_grid_attach (grid, compile_button (self, e), 0, k + 1, 1, 1);
+      for (guint c = 1; c < G_N_ELEMENTS (cells); c++)
+        {
+          GtkWidget *w = gtk_label_new (cells[c]);
+
+          gtk_label_set_xalign (GTK_LABEL (w), c >= 3 ? 1 : 0);
+          gtk_label_set_ellipsize (GTK_LABEL (w), PANGO_ELLIPSIZE_MIDDLE);
+          if (c == 1)
+            {
+              gtk_widget_set_hexpand (w, TRUE);
+              gtk_widget_add_css_class (w, "monospace");
+            }
+          if (c == 2 && css != NULL)
+            gtk_widget_add_css_class (w, css);
+          if (c >= 3)
+            gtk_widget_add_css_class (w, "numeric");
+          gtk_grid_attach (grid, w, c, k + 1, 1, 1);
+        }
+    }
+  gtk_box_append (self->column, GTK_WIDGET (grid));
+  if (n < s->entries->len)
+    {
+      g_autofree char *more = g_strdup_printf (_("… and %u more compiles (the sidebar lists them all)"),
+                                               s->entries->len - n);
+
+      add_label (self->column, more, "dim-label", FALSE);
+    }
+}
+
+static void
+show_summary (FxwSummaryView *self, const Summary *s)
+{
+  gboolean any_chain = FALSE;
+
+  clear_column (self);
+  if (s->entries->len == 0)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+  add_label (self->column, _("Summary"), "title-1", FALSE);
+  g_string_append_printf (self->text, "%s\n", _("Summary"));
+  add_counts (self, s);
+  /* Frames with more than one compile: their recompile and restart chains. */
+  for (guint k = 0; k < s->entries->len;)
+    {
+      guint end = k + 1;
+
+      while (end < s->entries->len
+             && g_array_index (s->entries, Entry, end).cid.frame_id == g_array_index (s->entries, Entry, k).cid.frame_id
+             && g_array_index (s->entries, Entry, end).cid.compiled_autograd_id
+                == g_array_index (s->entries, Entry, k).cid.compiled_autograd_id)
+        end++;
+      if (end - k > 1)
+        {
+          if (!any_chain)
+            add_heading (self, _("Recompiles and restarts"));
+          any_chain = TRUE;
+          add_frame_timeline (self, s, k, end);
+        }
+      k = end;
+    }
+  add_breaks (self, s);
+  add_failures (self, s);
+  add_table (self, s);
+  gtk_stack_set_visible_child_name (self->stack, "summary");
+}
+
+static void
+read_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+  Summary *s = g_task_propagate_pointer (G_TASK (result), &error);
+  FxwSummaryView *self;
+
+  if (s == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          self = FXW_SUMMARY_VIEW (source);
+          g_debug ("summary: %s", error->message);
+          clear_column (self);
+          gtk_stack_set_visible_child_name (self->stack, "empty");
+          self->loaded = TRUE;
+        }
+      return;
+    }
+  self = FXW_SUMMARY_VIEW (source);
+  if (g_task_get_cancellable (G_TASK (result)) == self->cancellable)
+    {
+      show_summary (self, s);
+      self->loaded = TRUE;
+    }
+  summary_free (s);
+}
+
+void
+fxw_summary_view_set_workspace (FxwSummaryView *self, const char *path)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (FXW_IS_SUMMARY_VIEW (self));
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  clear_column (self);
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+  self->loaded = FALSE;
+  if (path == NULL)
+    {
+      self->loaded = TRUE;
+      return;
+    }
+  self->cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->cancellable, read_done_cb, NULL);
+  g_task_set_task_data (task, g_strdup (path), g_free);
+  g_task_set_check_cancellable (task, TRUE);
+  g_task_run_in_thread (task, read_thread);
+}
+
+gboolean
+fxw_summary_view_get_loaded (FxwSummaryView *self)
+{
+  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
+  return self->loaded;
+}
+
+char *
+fxw_summary_view_dup_text (FxwSummaryView *self)
+{
+  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), NULL);
+  return self->loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
+}
+
+gboolean
+fxw_summary_view_activate_compile (FxwSummaryView *self, const char *compile_id)
+{
+  GtkWidget *button;
+
+  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
+  button = g_hash_table_lookup (self->links, compile_id);
+  if (button == NULL)
+    return FALSE;
+  g_signal_emit_by_name (button, "clicked");
+  return TRUE;
+}
+
+GtkWidget *
+fxw_summary_view_new (void)
+{
+  return g_object_new (FXW_TYPE_SUMMARY_VIEW, NULL);
+}
+
+static void
+fxw_summary_view_dispose (GObject *object)
+{
+  FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_SUMMARY_VIEW);
+  G_OBJECT_CLASS (fxw_summary_view_parent_class)->dispose (object);
+}
+
+static void
+fxw_summary_view_finalize (GObject *object)
+{
+  FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
+
+  g_hash_table_unref (self->links);
+  g_string_free (self->text, TRUE);
+  G_OBJECT_CLASS (fxw_summary_view_parent_class)->finalize (object);
+}
+
+static void
+fxw_summary_view_class_init (FxwSummaryViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = fxw_summary_view_dispose;
+  object_class->finalize = fxw_summary_view_finalize;
+
+  /**
+   * FxwSummaryView::compile-activated:
+   * @compile_id: "0/1"
+   */
+  signals[SIGNAL_COMPILE_ACTIVATED] =
+    g_signal_new ("compile-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+  /**
+   * FxwSummaryView::open-location:
+   * @file: a user source file that exists
+   * @line: 1-based
+   */
+  signals[SIGNAL_OPEN_LOCATION] =
+    g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-summary-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, FxwSummaryView, stack);
+  gtk_widget_class_bind_template_child (widget_class, FxwSummaryView, column);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+fxw_summary_view_init (FxwSummaryView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->text = g_string_new (NULL);
+  self->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
