@@ -235,7 +235,13 @@ static void
 clear_column (FxwSummaryView *self)
 {
   GtkWidget *child;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
 
+  /* The focus leaves the rows first: removing the focused row of a hidden page makes AdwViewStack and the
+     window's focus tracking of GTK 4.8 look at a widget that is gone (a critical, seen in the display test). */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self)))
+    gtk_root_set_focus (root, NULL);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->column))) != NULL)
     gtk_box_remove (self->column, child);
   g_hash_table_remove_all (self->links);

@@ -788,6 +788,12 @@ fxw_window_open (FxwWindow *self, GFile *file)
 static void
 attach_document (FxwWindow *self, FxwDocument *document)
 {
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  /* The views are about to drop their rows: a focused row that goes away while its page is hidden trips GTK 4.8's
+     focus tracking (AdwViewStack remembers it), so the focus leaves the views first. */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->view_stack)))
+    gtk_root_set_focus (GTK_ROOT (self), NULL);
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_data (self->document, self);
   g_clear_object (&self->document);
