@@ -260,7 +260,9 @@ add_label (GtkBox *box, const char *text, const char *css_class, gboolean markup
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  /* Headings are not selectable: the first selectable label of a page takes the focus with all its text
+     selected. The reasons are, for copying. */
+  gtk_label_set_selectable (GTK_LABEL (label), css_class == NULL || g_str_equal (css_class, "monospace"));
   if (css_class != NULL)
     gtk_widget_add_css_class (label, css_class);
   gtk_box_append (box, label);
