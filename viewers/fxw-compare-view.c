@@ -26,6 +26,7 @@ struct _FxwCompareView
   GtkStack *stack;
   GtkLabel *summary_label;
   GtkGrid *grid;
+  GString *kernel_text;   /* the kernel rows as shown: nodes, then a cell per run, tab-separated */
 };
 
 G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
@@ -163,6 +164,157 @@ static const char *const row_titles[N_COLS] = {
   N_("Error"),
 };
 
+/* ---------------------------------------------------------------- kernels aligned by the nodes they cover */
+
+typedef struct
+{
+  guint run;
+  FxwKernel *kernel;   /* borrowed from the run's model (the runs outlive the grid rebuild) */
+  guint parent;        /* union-find */
+} KernelRef;
+
+static guint
+find_root (GArray *refs, guint i)
+{
+  while (g_array_index (refs, KernelRef, i).parent != i)
+    {
+      KernelRef *r = &g_array_index (refs, KernelRef, i);
+
+      r->parent = g_array_index (refs, KernelRef, r->parent).parent;
+      i = r->parent;
+    }
+  return i;
+}
+
+/* Rows of kernels that cover the same nodes: kernels of any run that share a node are one row (inductor's fused
+   kernel beside the finer kernels of another mode or option), so each row compares the same work. The rows are in
+   the order their first kernel appears, run by run. Appended below the measures, from grid row `top`. */
+static void
+add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
+{
+  g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (KernelRef));
+  g_autoptr(GHashTable) owner = g_hash_table_new (g_str_hash, g_str_equal);  /* node -> first ref covering it */
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();                             /* roots, first-seen order */
+  g_autoptr(GHashTable) row_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gboolean any_times = FALSE;
+  GtkWidget *title;
+  int row;
+
+  for (guint r = 0; r < n_runs; r++)
+    {
+      g_autoptr(FxwRun) run = g_list_model_get_item (self->runs, r);
+      GListModel *kernels = fxw_run_get_kernels (run);
+
+      for (guint k = 0; kernels != NULL && k < g_list_model_get_n_items (kernels); k++)
+        {
+          g_autoptr(FxwKernel) kernel = g_list_model_get_item (kernels, k);
+          KernelRef ref = { r, kernel, refs->len };
+
+          g_array_append_val (refs, ref);
+          any_times |= !isnan (fxw_kernel_get_time_ms (kernel));
+        }
+    }
+  if (refs->len == 0)
+    return;
+  for (guint i = 0; i < refs->len; i++)
+    {
+      FxwKernel *kernel = g_array_index (refs, KernelRef, i).kernel;
+      const char *const *nodes = fxw_kernel_get_nodes (kernel);
+
+      for (guint j = 0; nodes != NULL && j < fxw_kernel_get_n_nodes (kernel); j++)
+        {
+          gpointer other;
+
+          if (g_hash_table_lookup_extended (owner, nodes[j], NULL, &other))
+            {
+              guint a = find_root (refs, i), b = find_root (refs, GPOINTER_TO_UINT (other));
+
+              if (a != b)
+                g_array_index (refs, KernelRef, MAX (a, b)).parent = MIN (a, b);
+            }
+          else
+            g_hash_table_insert (owner, (gpointer) nodes[j], GUINT_TO_POINTER (i));
+        }
+    }
+  /* translators: the heading of the Compare view's kernel rows */
+  title = gtk_label_new (any_times ? _("Kernels, by the nodes they cover (time per call)")
+                                   : _("Kernels, by the nodes they cover (run with kernel timing to see times)"));
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "title-4");
+  gtk_widget_set_margin_top (title, 12);
+  gtk_grid_attach (self->grid, title, 0, top, (int) n_runs + 1, 1);
+  row = top + 1;
+  for (guint i = 0; i < refs->len; i++)
+    {
+      guint root = find_root (refs, i);
+
+      if (!g_hash_table_contains (row_of, GUINT_TO_POINTER (root)))
+        {
+          g_hash_table_insert (row_of, GUINT_TO_POINTER (root), GINT_TO_POINTER (row++));
+          g_ptr_array_add (order, GUINT_TO_POINTER (root));
+        }
+    }
+  for (guint o = 0; o < order->len; o++)
+    {
+      guint root = GPOINTER_TO_UINT (order->pdata[o]);
+      int grid_row = GPOINTER_TO_INT (g_hash_table_lookup (row_of, GUINT_TO_POINTER (root)));
+      g_autoptr(GString) covered = g_string_new (NULL);
+      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+      GString **cells = g_new0 (GString *, n_runs);
+      GtkWidget *label;
+
+      for (guint i = 0; i < refs->len; i++)
+        {
+          KernelRef *ref = &g_array_index (refs, KernelRef, i);
+          const char *const *nodes = fxw_kernel_get_nodes (ref->kernel);
+          g_autofree char *ms = NULL;
+
+          if (find_root (refs, i) != root)
+            continue;
+          for (guint j = 0; nodes != NULL && j < fxw_kernel_get_n_nodes (ref->kernel); j++)
+            if (g_hash_table_add (seen, (gpointer) nodes[j]))
+              g_string_append_printf (covered, "%s%s", covered->len ? ", " : "", nodes[j]);
+          if (cells[ref->run] == NULL)
+            cells[ref->run] = g_string_new (NULL);
+          ms = format_ms (fxw_kernel_get_time_ms (ref->kernel));
+          g_string_append_printf (cells[ref->run], "%s%s  %s", cells[ref->run]->len ? "\n" : "",
+                                  fxw_kernel_get_name (ref->kernel), isnan (fxw_kernel_get_time_ms (ref->kernel))
+                                  ? "" : ms);
+        }
+      label = gtk_label_new (covered->len ? covered->str : _("(no nodes named)"));
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_yalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 28);
+      gtk_widget_set_tooltip_text (label, covered->str);
+      gtk_widget_add_css_class (label, "monospace");
+      gtk_grid_attach (self->grid, label, 0, grid_row, 1, 1);
+      g_string_append (self->kernel_text, covered->str);
+      for (guint r = 0; r < n_runs; r++)
+        {
+          GtkWidget *cell = gtk_label_new (cells[r] != NULL ? cells[r]->str : C_("kernels", "—"));
+
+          gtk_label_set_xalign (GTK_LABEL (cell), 0);
+          gtk_label_set_yalign (GTK_LABEL (cell), 0);
+          gtk_label_set_selectable (GTK_LABEL (cell), TRUE);
+          gtk_widget_add_css_class (cell, "monospace");
+          if (cells[r] == NULL)
+            {
+              gtk_widget_add_css_class (cell, "dim-label");
+              /* translators: a Compare cell of a run with no kernel for these nodes */
+              gtk_widget_set_tooltip_text (cell, _("No kernel of this run covers these nodes (an eager run "
+                                                   "interprets node by node)"));
+            }
+          gtk_grid_attach (self->grid, cell, (int) r + 1, grid_row, 1, 1);
+          g_string_append_printf (self->kernel_text, "\t%s", gtk_label_get_label (GTK_LABEL (cell)));
+          if (cells[r] != NULL)
+            g_string_free (cells[r], TRUE);
+        }
+      g_free (cells);
+      g_string_append_c (self->kernel_text, '\n');
+    }
+}
+
 /* Runs side by side: one column per run, one row per measure, the first run (the baseline) leftmost. */
 static void
 rebuild_grid (FxwCompareView *self)
@@ -172,6 +324,7 @@ rebuild_grid (FxwCompareView *self)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
     gtk_grid_remove (self->grid, child);
+  g_string_truncate (self->kernel_text, 0);
   for (Column c = 0; c < N_COLS; c++)
     {
       GtkWidget *title = gtk_label_new (_(row_titles[c]));
@@ -222,6 +375,7 @@ rebuild_grid (FxwCompareView *self)
           gtk_grid_attach (self->grid, cell, (int) r + 1, (int) c + 1, 1, 1);
         }
     }
+  add_kernel_rows (self, n, N_COLS + 1);
 }
 
 static void
@@ -235,11 +389,19 @@ fxw_compare_view_dispose (GObject *object)
 }
 
 static void
+fxw_compare_view_finalize (GObject *object)
+{
+  g_string_free (FXW_COMPARE_VIEW (object)->kernel_text, TRUE);
+  G_OBJECT_CLASS (fxw_compare_view_parent_class)->finalize (object);
+}
+
+static void
 fxw_compare_view_class_init (FxwCompareViewClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = fxw_compare_view_dispose;
+  G_OBJECT_CLASS (klass)->finalize = fxw_compare_view_finalize;
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-compare-view.ui");
@@ -251,6 +413,7 @@ fxw_compare_view_class_init (FxwCompareViewClass *klass)
 static void
 fxw_compare_view_init (FxwCompareView *self)
 {
+  self->kernel_text = g_string_new (NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }
@@ -289,6 +452,13 @@ fxw_compare_view_get_n_runs (FxwCompareView *self)
 {
   g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), 0);
   return self->runs != NULL ? g_list_model_get_n_items (self->runs) : 0;
+}
+
+char *
+fxw_compare_view_dup_kernels_text (FxwCompareView *self)
+{
+  g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), NULL);
+  return self->kernel_text->len > 0 ? g_strdup (self->kernel_text->str) : NULL;
 }
 
 char *

@@ -20,6 +20,9 @@ guint      fxw_compare_view_get_n_runs   (FxwCompareView *self);
    max, speedup, accuracy, kernels, peak memory, verdict, error); NULL past the end. */
 char      *fxw_compare_view_dup_row_text (FxwCompareView *self,
                                           guint           row);
+/* The kernel rows as shown: the nodes a row covers, then per run its kernels and times, tab-separated, a line a
+   row; NULL when no run has stored kernels. */
+char      *fxw_compare_view_dup_kernels_text (FxwCompareView *self);
 /* The speedup of row against the first run (median / median), NAN when either was not timed. */
 double     fxw_compare_view_get_speedup  (FxwCompareView *self,
                                           guint           row);

@@ -247,6 +247,7 @@ struct _FxwRun
   GObject parent_instance;
   char *backend, *mode, *options, *device, *error, *stage, *verdict;
   int n_kernels;
+  GListModel *kernels;
   double compile_ms, median_ms, min_ms, max_ms, accuracy;
   gint64 peak_bytes;
 };
@@ -265,6 +266,7 @@ fxw_run_finalize (GObject *object)
   g_free (self->error);
   g_free (self->stage);
   g_free (self->verdict);
+  g_clear_object (&self->kernels);
   G_OBJECT_CLASS (fxw_run_parent_class)->finalize (object);
 }
 
@@ -394,6 +396,18 @@ const char *
 fxw_run_get_verdict (FxwRun *self)
 {
   return self->verdict;
+}
+
+GListModel *
+fxw_run_get_kernels (FxwRun *self)
+{
+  return self->kernels;
+}
+
+void
+fxw_run_set_kernels (FxwRun *self, GListModel *kernels)
+{
+  g_set_object (&self->kernels, kernels);
 }
 
 int

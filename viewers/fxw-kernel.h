@@ -90,6 +90,11 @@ void         fxw_run_set_details         (FxwRun      *self,
 const char  *fxw_run_get_stage           (FxwRun      *self);
 const char  *fxw_run_get_verdict         (FxwRun      *self);
 int          fxw_run_get_n_kernels       (FxwRun      *self);
+/* The kernels the run generated (FxwKernel, with the times the run measured; NULL: none stored, e.g. an eager
+   run, which interprets node by node). */
+GListModel  *fxw_run_get_kernels         (FxwRun      *self);
+void         fxw_run_set_kernels         (FxwRun      *self,
+                                          GListModel  *kernels);
 
 /* FxwFusionGroup: one top-level scheduler node of ir_post_fusion.txt ("op0_op1_op3", a FusedSchedulerNode, or a
    single SchedulerNode / ExternKernelSchedulerNode), the launch in call() that computes it, and its origins: the

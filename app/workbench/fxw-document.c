@@ -300,6 +300,56 @@ compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena
 
 /* Reads a workspace: every compile in the store's order, every stage of it whose graph parsed. Graphs that did not
    parse (only their text is stored) are counted as a partial load. */
+/* The kernels of a compile as FxwKernel (*out NULL when it has none), with the times a run measured: metrics
+   "kernel_ms.ORDINAL.NAME" of the compile holding them ("kernel_ms.NAME" in workspaces written before, where two
+   kernels of one name shared the last one's time). FALSE with diag set when the store fails. */
+static gboolean
+load_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, GPtrArray **out, fx_diag *diag)
+{
+  g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) kernel_ms_by_ordinal = g_hash_table_new (g_direct_hash, g_direct_equal);
+  fx_store_kernel *stored = NULL;
+  fx_store_kv *metrics = NULL;
+  size_t n_stored = 0, n_metrics = 0;
+
+  *out = NULL;
+  if (fx_store_list_kernels (store, compile_row, arena, &stored, &n_stored, diag) != FX_OK)
+    return FALSE;
+  if (n_stored > 0 && fx_store_list_metrics (store, compile_row, arena, &metrics, &n_metrics, diag) != FX_OK)
+    return FALSE;
+  for (size_t m = 0; m < n_metrics; m++)
+    if (metrics[m].key != NULL && metrics[m].value != NULL && g_str_has_prefix (metrics[m].key, "kernel_ms."))
+      {
+        const char *rest = metrics[m].key + strlen ("kernel_ms.");
+        const char *dot = rest;
+
+        while (g_ascii_isdigit (*dot))
+          dot++;
+        if (dot > rest && *dot == '.')
+          g_hash_table_insert (kernel_ms_by_ordinal, GINT_TO_POINTER (atoi (rest) + 1), (char *) metrics[m].value);
+        else
+          g_hash_table_insert (kernel_ms, (char *) rest, (char *) metrics[m].value);
+      }
+  if (n_stored == 0)
+    return TRUE;
+  *out = g_ptr_array_new_with_free_func (g_object_unref);
+  for (size_t k = 0; k < n_stored; k++)
+    {
+      const char *ms = g_hash_table_lookup (kernel_ms_by_ordinal, GINT_TO_POINTER (stored[k].ordinal + 1));
+      char *end = NULL;
+      double time_ms;
+
+      if (ms == NULL && stored[k].name != NULL)
+        ms = g_hash_table_lookup (kernel_ms, stored[k].name);
+      time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
+      if (ms != NULL && (end == ms || *end != '\0' || !isfinite (time_ms) || time_ms < 0))
+        time_ms = NAN;
+      g_ptr_array_add (*out, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind, stored[k].device,
+                                             stored[k].code, stored[k].nodes, stored[k].aten, time_ms));
+    }
+  return TRUE;
+}
+
 static void
 load_store (GTask *task, LoadJob *job)
 {
@@ -353,11 +403,6 @@ load_store (GTask *task, LoadJob *job)
       g_autoptr(GPtrArray) groups = NULL;
       fx_store_ir_node *ir_nodes = NULL;
       size_t n_ir_nodes = 0;
-      g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
-      g_autoptr(GHashTable) kernel_ms_by_ordinal = g_hash_table_new (g_direct_hash, g_direct_equal);
-      fx_store_kernel *stored = NULL;
-      fx_store_kv *metrics = NULL;
-      size_t n_stored = 0, n_metrics = 0;
 
       if (g_task_return_error_if_cancelled (task))
         goto out_quiet;
@@ -378,50 +423,10 @@ load_store (GTask *task, LoadJob *job)
       else
         where = g_strdup ("");
       guards_text = compile_guards_text (store, c, arena, &diag);
-      if (fx_store_list_kernels (store, c->id, arena, &stored, &n_stored, &diag) != FX_OK)
+      if (!load_kernels (store, c->id, arena, &kernels, &diag))
         {
           error = store_error (&diag);
           goto out;
-        }
-      /* Kernel times, where a run measured them: metrics "kernel_ms.NAME" of the compile holding the kernels. */
-      if (n_stored > 0 && fx_store_list_metrics (store, c->id, arena, &metrics, &n_metrics, &diag) != FX_OK)
-        {
-          error = store_error (&diag);
-          goto out;
-        }
-      /* "kernel_ms.ORDINAL.NAME" (one time per kernel); "kernel_ms.NAME" in workspaces written before, where two
-         kernels of one name shared the last one's time. */
-      for (size_t m = 0; m < n_metrics; m++)
-        if (metrics[m].key != NULL && metrics[m].value != NULL && g_str_has_prefix (metrics[m].key, "kernel_ms."))
-          {
-            const char *rest = metrics[m].key + strlen ("kernel_ms.");
-            const char *dot = rest;
-
-            while (g_ascii_isdigit (*dot))
-              dot++;
-            if (dot > rest && *dot == '.')
-              g_hash_table_insert (kernel_ms_by_ordinal, GINT_TO_POINTER (atoi (rest) + 1), (char *) metrics[m].value);
-            else
-              g_hash_table_insert (kernel_ms, (char *) rest, (char *) metrics[m].value);
-          }
-      if (n_stored > 0)
-        {
-          kernels = g_ptr_array_new_with_free_func (g_object_unref);
-          for (size_t k = 0; k < n_stored; k++)
-            {
-              const char *ms = g_hash_table_lookup (kernel_ms_by_ordinal, GINT_TO_POINTER (stored[k].ordinal + 1));
-              char *end = NULL;
-              double time_ms;
-
-              if (ms == NULL && stored[k].name != NULL)
-                ms = g_hash_table_lookup (kernel_ms, stored[k].name);
-              time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
-              if (ms != NULL && (end == ms || *end != '\0' || !isfinite (time_ms) || time_ms < 0))
-                time_ms = NAN;
-              g_ptr_array_add (kernels, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind,
-                                                        stored[k].device, stored[k].code, stored[k].nodes,
-                                                        stored[k].aten, time_ms));
-            }
         }
       /* Fusion groups: the top-level scheduler nodes of ir_post_fusion.txt, the compile's own or its linked
          TORCH_COMPILE_DEBUG folder's (the store returns those for a trace compile). */
@@ -463,6 +468,25 @@ load_store (GTask *task, LoadJob *job)
               /* A run killed before it finished (schema 5) says so where the verdict goes. */
               fxw_run_set_details (run, graphs[k].stage, rows[r].incomplete ? "incomplete" : rows[r].verdict,
                                    rows[r].n_kernels);
+              /* The kernels the run generated, with the times it measured (the Compare view aligns them). */
+              if (rows[r].engine_compile > 0)
+                {
+                  g_autoptr(GPtrArray) run_kernels = NULL;
+
+                  if (!load_kernels (store, rows[r].engine_compile, arena, &run_kernels, &diag))
+                    {
+                      g_object_unref (run);
+                      error = store_error (&diag);
+                      goto out;
+                    }
+                  if (run_kernels != NULL)
+                    {
+                      g_autoptr(GListStore) model = g_list_store_new (FXW_TYPE_KERNEL);
+
+                      g_list_store_splice (model, 0, 0, run_kernels->pdata, run_kernels->len);
+                      fxw_run_set_kernels (run, G_LIST_MODEL (model));
+                    }
+                }
               g_ptr_array_add (runs, run);
             }
         }

@@ -1287,6 +1287,30 @@ test_run_compare (void)
     g_assert_true (g_str_has_prefix (last, "dynamo\tinductor,cpp.threads=1\t"));
     g_assert_nonnull (strstr (last, "cpp.threads"));
   }
+  /* The kernels of the runs, aligned by the nodes they cover: the inductor run's fused kernel with its time; the
+     eager run (node by node) has none. */
+  {
+    g_autofree char *kernels = fxw_compare_view_dup_kernels_text (view);
+    g_auto(GStrv) lines = NULL;
+    gboolean found = FALSE;
+
+    g_assert_nonnull (kernels);
+    g_test_message ("kernels:\n%s", kernels);
+    lines = g_strsplit (kernels, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++)
+      {
+        g_auto(GStrv) cells = g_strsplit (lines[i], "\t", -1);
+
+        if (g_strv_length (cells) != n_before + 3 || strstr (cells[n_before + 2], "cpp_fused_") == NULL)
+          continue;
+        found = TRUE;
+        g_assert_true (strstr (cells[n_before + 2], " µs") || strstr (cells[n_before + 2], " ns")
+                       || strstr (cells[n_before + 2], " ms"));
+        g_assert_cmpstr (cells[n_before + 1], ==, "—");
+        g_assert_nonnull (strstr (cells[0], "mul"));
+      }
+    g_assert_true (found);
+  }
   fxw_test_pump (500);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "18-run-compare-result"));
   /* It all ran: the dialog closed itself, the Compare view shows the rest. */
