@@ -314,6 +314,8 @@ static fx_status
 diff_stored_outputs (fx_diff *diff, fx_store *sa, const fx_store_run_row *x, fx_store *sb, const fx_store_run_row *y,
                      const char *scope, const char *name, fx_arena *arena, fx_diag *diag)
 {
+  if (x->n_outputs < 0 && y->n_outputs < 0)
+    return FX_OK; /* runs stored before outputs were kept, or failed runs: nothing to compare or to say */
   if (x->n_outputs < 0 || y->n_outputs < 0)
     {
       fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", name, name,
