@@ -413,8 +413,8 @@ fxwb_cmd_diff (int argc, char **argv)
     { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Kernels and fusion groups added, removed and changed", NULL },
     { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The generated code (Inductor's output code), line by line", NULL },
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "Compile times and compilation_metrics", NULL },
-    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace): verdicts, timing ratios",
-      NULL },
+    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace), the latest of each "
+      "configuration paired: verdicts, per output max abs/RMSE/same(), per kernel and end-to-end time ratios", NULL },
     { "outputs", 0, 0, G_OPTION_ARG_NONE, &outputs, "Run both graphs on the same inputs and compare their outputs "
       "per output: max abs difference, RMSE, same() verdict (the interpreter, or --backend)", NULL },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "With --outputs: run both with this backend "

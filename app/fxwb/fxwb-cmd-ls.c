@@ -25,7 +25,10 @@ list_runs (const fx_store_run_row *r, size_t n, gboolean json)
           fxwb_json_add_str (o, "status", r[i].incomplete ? "incomplete" : "done");
           fxwb_json_add_str (o, "verdict", r[i].verdict);
           fxwb_json_add_num (o, "median_ms", r[i].run_ms_median);
-          fxwb_json_add_int (o, "outputs", r[i].n_outputs);
+          if (r[i].n_outputs >= 0)
+            fxwb_json_add_int (o, "outputs", r[i].n_outputs);
+          else
+            json_object_object_add (o, "outputs", NULL); /* not kept: stored before schema 6, or the run failed */
           fxwb_json_add_str (o, "inputs", r[i].inputs);
           json_object_array_add (list, o);
         }
