@@ -872,7 +872,7 @@ make_v5 (const char *path)
 /* A schema-5 workspace opens read-only as it is (its runs have no outputs), and a writable open migrates it: its
    run reads back without outputs, new runs keep theirs. A migration that fails halfway (here: a table in the way of
    the step's CREATE TABLE) is rolled back whole: the file stays a valid schema-5 workspace with its rows, and opens
-   once the obstacle is gone. */
+   once the obstacle is gone; one killed before its COMMIT leaves schema 5 too. */
 static void
 test_migration_v6 (void)
 {
@@ -914,6 +914,44 @@ test_migration_v6 (void)
   g_assert_cmpint (sqlite3_column_int (stmt, 3), ==, 1);
   sqlite3_finalize (stmt);
   g_assert_cmpint (sqlite3_exec (db, "DROP TABLE run_outputs", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  /* A process killed halfway through the step (its ALTERs done, the table made, no COMMIT yet) leaves schema 5:
+     the WAL's uncommitted frames are discarded on the next open. */
+  int pipefd[2];
+  g_assert_cmpint (pipe (pipefd), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (pipefd[0]);
+      sqlite3 *child = NULL;
+      if (sqlite3_open (path, &child) != SQLITE_OK
+          || sqlite3_exec (child, "PRAGMA journal_mode = WAL; BEGIN IMMEDIATE; ALTER TABLE runs ADD COLUMN inputs TEXT;"
+                           " CREATE TABLE run_outputs (id INTEGER PRIMARY KEY); PRAGMA user_version = 6",
+                           NULL, NULL, NULL) != SQLITE_OK
+          || write (pipefd[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        pause ();
+    }
+  close (pipefd[1]);
+  char ch;
+  g_assert_cmpint (read (pipefd[0], &ch, 1), ==, 1);
+  close (pipefd[0]);
+  kill (pid, SIGKILL);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT (SELECT user_version FROM pragma_user_version),"
+                                       " (SELECT count(*) FROM sqlite_master WHERE name = 'run_outputs'),"
+                                       " (SELECT count(*) FROM runs)", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 5);
+  g_assert_cmpint (sqlite3_column_int (stmt, 1), ==, 0);
+  g_assert_cmpint (sqlite3_column_int (stmt, 2), ==, 1);
+  sqlite3_finalize (stmt);
   sqlite3_close (db);
 
   store = open_ok (path);
