@@ -354,9 +354,12 @@ diff_stored_outputs (fx_diff *diff, fx_store *sa, const fx_store_run_row *x, fx_
         diff_one_output (diff, scope, oname, &va, &vb, NULL);
       else if (tensors && ((!p->data && p->numel > 0) || (!q->data && q->numel > 0)))
         {
-          /* Over the size cap: the summaries are shown, not compared as if they were the numbers. */
+          /* Over the size cap (or in device memory, which is not read): the summaries are shown, not compared as
+             if they were the numbers. */
+          bool device = (p->device && strcmp (p->device, "cpu") != 0) || (q->device && strcmp (q->device, "cpu") != 0);
           fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "output", oname, oname,
-                                          "outputs too large to keep", summary (arena, p), summary (arena, q));
+                                          device ? "not kept (device memory)" : "outputs too large to keep",
+                                          summary (arena, p), summary (arena, q));
           e->informational = true;
         }
       else
