@@ -1,12 +1,14 @@
 /* fxw-diff-view.c: the Diff view. The graph section of an fx_diff is drawn by FxwDiffCanvas (pairs on one row);
  * the other sections (the guard that failed, guards, kernels, code hunks, metrics, runs) are its text form beside,
- * coloured as a unified diff. Selecting a row lists that pair's changed fields under the graphs. */
+ * coloured as a unified diff, and the stored runs it paired a table under it (per output max abs, RMSE, same();
+ * per kernel and end to end the time ratio). Selecting a row lists that pair's changed fields under the graphs. */
 #define G_LOG_DOMAIN "fxw-diff-view"
 
 #include "fx-config.h"
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <math.h>
 #include <string.h>
 
 #include "fxw-diff-view.h"
@@ -26,9 +28,14 @@ struct _FxwDiffView
   FxwDiffCanvas *canvas;
   GtkLabel *detail_label;
   GtkTextView *side_text;
+  GtkWidget *runs_box;
+  GtkGrid *runs_grid;
+  GString *runs_text;          /* the table's cells, for tests */
 };
 
 G_DEFINE_FINAL_TYPE (FxwDiffView, fxw_diff_view, GTK_TYPE_WIDGET)
+
+static void fill_runs_table (FxwDiffView *self);
 
 static void
 clear_diff (FxwDiffView *self)
@@ -37,6 +44,8 @@ clear_diff (FxwDiffView *self)
   g_clear_pointer (&self->diff, fx_diff_free);
   g_clear_object (&self->keep_a);
   g_clear_object (&self->keep_b);
+  if (self->runs_text)
+    fill_runs_table (self);
 }
 
 /* The text of every section but the graph's (the canvas draws it, the detail line lists a pair's changes), with
@@ -97,6 +106,145 @@ fill_side_text (FxwDiffView *self)
       p += len;
     }
   fx_buf_free (&out);
+}
+
+static void
+add_cell (FxwDiffView *self, int column, int row, const char *text, const char *tooltip, gboolean dim)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), column >= 1 && column <= 2 ? 1.0f : 0.0f);
+  if (column == 0 && row > 0)
+    {
+      /* kernel names are long ("0.cpp_fused_abs_add_cos_mul_neg_relu_sin_0"): cut in the middle, whole in a tooltip */
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 18);
+      gtk_label_set_width_chars (GTK_LABEL (label), 6);
+      if (!tooltip)
+        gtk_widget_set_tooltip_text (label, text);
+    }
+  if (column == 3 && row > 0)
+    {
+      /* a shape mismatch is long ("shape: float32[8, 4] → float32[4, 8]"): wrapped, not cut */
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
+    }
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  if (tooltip)
+    gtk_widget_set_tooltip_text (label, tooltip);
+  gtk_widget_add_css_class (label, row == 0 ? "heading" : "monospace");
+  if (dim)
+    gtk_widget_add_css_class (label, "dim-label");
+  gtk_grid_attach (self->runs_grid, label, column, row, 1, 1);
+  g_string_append_printf (self->runs_text, "%s%s", column ? " | " : "", text);
+  if (column == 3)
+    g_string_append_c (self->runs_text, '\n');
+}
+
+/* A row naming the run pair the rows below belong to ("[0/0] -> [0/1] aot_inference inductor@default"): long, so it
+   spans the table rather than taking a column of the narrow side pane. */
+static void
+add_scope_row (FxwDiffView *self, int row, const char *scope)
+{
+  GtkWidget *label = gtk_label_new (scope);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_widget_set_margin_top (label, 4);
+  gtk_grid_attach (self->runs_grid, label, 0, row, 4, 1);
+  g_string_append_printf (self->runs_text, "== %s\n", scope);
+}
+
+static char *
+format_number (double v)
+{
+  return isnan (v) ? g_strdup ("—") : g_strdup_printf ("%.3g", v);
+}
+
+/* The runs the diff paired, as a table: per output max abs, RMSE and same()'s verdict; per kernel and end to end
+   the time ratio b / a. Hidden when the diff has no run outputs or timings. */
+static void
+fill_runs_table (FxwDiffView *self)
+{
+  GtkWidget *child;
+  const char *scope = NULL;
+  int row = 1;
+
+  {
+    GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+    GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+    /* The cells are selectable: a focused one removed while the page is hidden trips GTK 4.8's focus tracking, so
+       the focus leaves the table first. */
+    if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->runs_grid)))
+      gtk_root_set_focus (root, NULL);
+  }
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->runs_grid))) != NULL)
+    gtk_grid_remove (self->runs_grid, child);
+  g_string_truncate (self->runs_text, 0);
+  gtk_widget_set_visible (self->runs_box, FALSE);
+  if (self->diff == NULL)
+    return;
+  for (size_t i = 0; i < self->diff->n_entries; i++)
+    {
+      const fx_diff_entry *e = &self->diff->entries[i];
+      const char *name = e->name_a ? e->name_a : e->name_b;
+      g_autofree char *max_abs = NULL, *rmse = NULL, *verdict = NULL, *times = NULL;
+      const char *tooltip = NULL;
+
+      if (e->section != FX_DIFF_SECTION_RUNS || e->kind == FX_DIFF_HUNK || !e->item)
+        continue;
+      if (g_str_equal (e->item, "output"))
+        {
+          max_abs = format_number (e->max_abs);
+          rmse = format_number (e->rmse);
+          if (g_strcmp0 (e->field, "same()") == 0)
+            verdict = g_strdup (e->informational ? "pass" : "fail");
+          else if (g_strcmp0 (e->field, "outputs too large to keep") == 0)
+            verdict = g_strdup (_("outputs too large to keep"));
+          else
+            verdict = g_strdup_printf ("%s: %s → %s", e->field, e->old_text ? e->old_text : "—",
+                                       e->new_text ? e->new_text : "—");
+          tooltip = e->informational ? NULL : e->new_text;
+        }
+      else if ((g_str_equal (e->item, "kernel") || (g_str_equal (e->item, "run")
+                                                    && g_strcmp0 (e->field, "run_ms_median") == 0))
+               && !isnan (e->ratio))
+        {
+          if (g_str_equal (e->item, "run"))
+            name = _("end to end");
+          max_abs = g_strdup ("");
+          rmse = g_strdup ("");
+          /* the times themselves in the tooltip: the column shows the ratio */
+          verdict = g_strdup_printf ("×%.2f", e->ratio);
+          times = g_strdup_printf ("%s → %s", e->old_text ? e->old_text : "—", e->new_text ? e->new_text : "—");
+          tooltip = times;
+        }
+      else
+        continue;
+      if (row == 1)
+        {
+          add_cell (self, 0, 0, _("Output"), _("An output, a kernel (its time), or the whole run (end to end)"), FALSE);
+          add_cell (self, 1, 0, _("Max abs"), NULL, FALSE);
+          add_cell (self, 2, 0, _("RMSE"), NULL, FALSE);
+          add_cell (self, 3, 0, _("Verdict"), _("same() of b against a, or a time ratio b / a"), FALSE);
+        }
+      if (g_strcmp0 (e->scope, scope) != 0)
+        {
+          scope = e->scope;
+          add_scope_row (self, row++, scope ? scope : "");
+        }
+      add_cell (self, 0, row, name ? name : "", NULL, FALSE);
+      add_cell (self, 1, row, max_abs, NULL, FALSE);
+      add_cell (self, 2, row, rmse, NULL, FALSE);
+      add_cell (self, 3, row, verdict, tooltip, e->informational && !times);
+      row++;
+    }
+  gtk_widget_set_visible (self->runs_box, row > 1);
 }
 
 static void
@@ -195,6 +343,7 @@ fxw_diff_view_set_diff (FxwDiffView *self, fx_diff *diff, GObject *keep_a, GObje
                                                          : _("No graph was diffed."));
   fxw_diff_canvas_set_diff (self->canvas, diff);
   fill_side_text (self);
+  fill_runs_table (self);
   gtk_stack_set_visible_child_name (self->stack, "diff");
 }
 
@@ -262,6 +411,12 @@ fxw_diff_view_get_detail (FxwDiffView *self)
   return gtk_label_get_label (self->detail_label);
 }
 
+const char *
+fxw_diff_view_get_runs_table (FxwDiffView *self)
+{
+  return gtk_widget_get_visible (self->runs_box) ? self->runs_text->str : NULL;
+}
+
 static void
 fxw_diff_view_dispose (GObject *object)
 {
@@ -269,6 +424,8 @@ fxw_diff_view_dispose (GObject *object)
 
   clear_diff (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_DIFF_VIEW);
+  if (self->runs_text)
+    g_string_free (g_steal_pointer (&self->runs_text), TRUE);
   G_OBJECT_CLASS (fxw_diff_view_parent_class)->dispose (object);
 }
 
@@ -291,6 +448,8 @@ fxw_diff_view_class_init (FxwDiffViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, canvas);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, detail_label);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, side_text);
+  gtk_widget_class_bind_template_child (widget_class, FxwDiffView, runs_box);
+  gtk_widget_class_bind_template_child (widget_class, FxwDiffView, runs_grid);
   gtk_widget_class_bind_template_callback (widget_class, row_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, next_change_cb);
   gtk_widget_class_bind_template_callback (widget_class, previous_change_cb);
@@ -303,6 +462,7 @@ fxw_diff_view_init (FxwDiffView *self)
   GtkTextBuffer *buffer;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->runs_text = g_string_new (NULL);
   buffer = gtk_text_view_get_buffer (self->side_text);
   gtk_text_buffer_create_tag (buffer, "added", "foreground", "#26a269", NULL);
   gtk_text_buffer_create_tag (buffer, "removed", "foreground", "#c01c28", NULL);

@@ -31,5 +31,7 @@ const char    *fxw_diff_view_get_page       (FxwDiffView *self);
 const char    *fxw_diff_view_get_summary    (FxwDiffView *self);
 char          *fxw_diff_view_dup_side_text  (FxwDiffView *self);
 const char    *fxw_diff_view_get_detail     (FxwDiffView *self);
+/* For tests: the runs table, a line per row with " | " between cells (header first); NULL while it is hidden. */
+const char    *fxw_diff_view_get_runs_table (FxwDiffView *self);
 
 G_END_DECLS

@@ -133,7 +133,8 @@ fxwb_cmd_compare (int argc, char **argv)
       if (runs[i].result.status != FX_OK || runs[i].result.verdict == FX_VERDICT_FAIL)
         any_failed = TRUE;
       if (!o.no_store)
-        rc = fxwb_store_run ("fxwb compare", &src, &runs[i], run_id);
+        rc = fxwb_store_run ("fxwb compare", &src, &in, &o, &runs[i], run_id);
+      fxwb_column_run_drop_outputs (&runs[i]);
     }
   if (fxwb_stderr_is_tty () && !o.json)
     fxwb_progress_done ();

@@ -28,6 +28,7 @@ typedef enum
   SIDE_FILE,
   SIDE_COMPILE,
   SIDE_WORKSPACE,
+  SIDE_RUN,
 } side_kind;
 
 typedef struct
@@ -39,6 +40,7 @@ typedef struct
   fx_store *store;     /* SIDE_COMPILE, SIDE_WORKSPACE */
   int64_t compile_row; /* SIDE_COMPILE */
   char *compile_id;
+  int64_t run_id;      /* SIDE_RUN */
 } side;
 
 static gboolean
@@ -108,6 +110,29 @@ side_load (const char *arg, side *s)
       s->path = g_steal_pointer (&path);
       if (open_workspace (s->path, s) != DIFF_SAME)
         return DIFF_ERROR;
+      /* WORKSPACE:run/ID: a stored run (ids as `fxwb ls WORKSPACE --runs` lists them). */
+      if (g_str_has_prefix (colon + 1, "run/"))
+        {
+          char *end = NULL;
+          gint64 id = g_ascii_strtoll (colon + 5, &end, 10);
+          fx_arena *arena = fx_arena_new ();
+          fx_store_run_row row;
+          fx_status st = end && *end == '\0' && id > 0 ? fx_store_get_run (s->store, id, arena, &row, &diag)
+                                                        : FX_ERR_PARSE;
+          fx_arena_free (arena);
+          if (st != FX_OK)
+            {
+              if (st == FX_ERR_PARSE)
+                fprintf (stderr, "fxwb diff: %s: '%s' is not a run id (run/ID, see `fxwb ls %s --runs`)\n", s->path,
+                         colon + 1, s->path);
+              else
+                fprintf (stderr, "fxwb diff: %s (see `fxwb ls %s --runs`)\n", diag.message, s->path);
+              return DIFF_ERROR;
+            }
+          s->kind = SIDE_RUN;
+          s->run_id = id;
+          return DIFF_SAME;
+        }
       if (fx_store_find_compile (s->store, colon + 1, &s->compile_row, &diag) != FX_OK)
         {
           fprintf (stderr, "fxwb diff: %s: no compile %s: %s (see `fxwb ls %s`)\n", s->path, colon + 1, diag.message,
@@ -228,74 +253,6 @@ side_label (const side *s, const char *stage)
 
 /* ---------------------------------------------------------------- --outputs: a run diff */
 
-/* Tensor outputs in order, tuples and lists flattened. */
-static void
-flatten_outputs (const fx_value *v, size_t n, GPtrArray *out)
-{
-  for (size_t i = 0; i < n; i++)
-    {
-      if (v[i].kind == FX_VALUE_TUPLE || v[i].kind == FX_VALUE_LIST)
-        flatten_outputs (v[i].u.seq.items, v[i].u.seq.n, out);
-      else
-        g_ptr_array_add (out, (gpointer) &v[i]);
-    }
-}
-
-static double
-rmse (const fx_tensor *a, const fx_tensor *b)
-{
-  int64_t n = fx_tensor_numel (a);
-  double sum = 0;
-
-  if (n == 0 || n != fx_tensor_numel (b))
-    return NAN;
-  for (int64_t i = 0; i < n; i++)
-    {
-      double d = fx_tensor_get_f64 (a, i) - fx_tensor_get_f64 (b, i);
-      sum += d * d;
-    }
-  return sqrt (sum / (double) n);
-}
-
-/* Per output: max abs difference, RMSE and PyTorch's same() verdict (b against a, a's fp64 run as the reference). */
-static void
-diff_outputs (fx_diff *diff, const char *scope, const fx_value *a, size_t na, const fx_value *b, size_t nb,
-              const fx_value *a64, size_t n64)
-{
-  g_autoptr (GPtrArray) fa = g_ptr_array_new (), fb = g_ptr_array_new (), f64 = g_ptr_array_new ();
-  flatten_outputs (a, na, fa);
-  flatten_outputs (b, nb, fb);
-  if (a64)
-    flatten_outputs (a64, n64, f64);
-  if (fa->len != fb->len)
-    {
-      g_autofree char *x = g_strdup_printf ("%u", fa->len), *y = g_strdup_printf ("%u", fb->len);
-      fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "outputs", "outputs", "outputs", "count", x,
-                   y);
-    }
-  fx_same_opts opts;
-  fx_same_opts_init (&opts);
-  for (guint i = 0; i < MIN (fa->len, fb->len); i++)
-    {
-      const fx_value *va = fa->pdata[i], *vb = fb->pdata[i];
-      const fx_value *v64 = f64->len == fa->len ? f64->pdata[i] : NULL;
-      g_autofree char *name = g_strdup_printf ("#%u", i);
-      fx_same_report rep;
-      memset (&rep, 0, sizeof rep);
-      bool pass = fx_same_values (va, vb, v64, 1, &opts, &rep);
-      double err = NAN;
-      if (va->kind == FX_VALUE_TENSOR && vb->kind == FX_VALUE_TENSOR && va->u.t && vb->u.t)
-        err = rmse (va->u.t, vb->u.t);
-      if (pass && rep.max_abs_err == 0 && (isnan (err) || err == 0))
-        continue;
-      g_autofree char *nums = g_strdup_printf ("max abs %.3g, rmse %.3g", rep.max_abs_err, err);
-      fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "output", name, name,
-                                      "same()", nums, pass ? "pass" : (rep.message[0] ? rep.message : "fail"));
-      /* Within same()'s tolerance: shown, not a difference. */
-      e->informational = pass;
-    }
-}
-
 static int
 run_diff (fx_diff *diff, const char *arg_a, const char *arg_b, const char *stage, const char *backend, int repeat)
 {
@@ -350,7 +307,7 @@ run_diff (fx_diff *diff, const char *arg_a, const char *arg_b, const char *stage
                    !ia.ref ? ia.ref_error : ib.ref_error);
           goto out;
         }
-      diff_outputs (diff, "eager", ia.ref, ia.n_ref, ib.ref, ib.n_ref, ia.ref64, ia.n_ref);
+      fx_diff_outputs (diff, "eager", ia.ref, ia.n_ref, ib.ref, ib.n_ref, ia.ref64, ia.n_ref);
       rc = DIFF_SAME;
       goto out;
     }
@@ -377,7 +334,7 @@ run_diff (fx_diff *diff, const char *arg_a, const char *arg_b, const char *stage
   else
     {
       g_autofree char *scope = g_strdup_printf ("%s", backend);
-      diff_outputs (diff, scope, oa, noa, ob, nob, ia.ref64, ia.n_ref);
+      fx_diff_outputs (diff, scope, oa, noa, ob, nob, ia.ref64, ia.n_ref);
       g_autofree char *ma = g_strdup_printf ("%.4g ms", ra.median_ms);
       g_autofree char *mb = g_strdup_printf ("%.4g ms (x%.2f)", rb.median_ms, ra.median_ms > 0 ? rb.median_ms / ra.median_ms : NAN);
       fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", backend, backend,
@@ -456,8 +413,8 @@ fxwb_cmd_diff (int argc, char **argv)
     { "kernels", 'k', 0, G_OPTION_ARG_NONE, &kernels, "Kernels and fusion groups added, removed and changed", NULL },
     { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The generated code (Inductor's output code), line by line", NULL },
     { "metrics", 'm', 0, G_OPTION_ARG_NONE, &metrics, "Compile times and compilation_metrics", NULL },
-    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace): verdicts, timing ratios",
-      NULL },
+    { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "Stored runs (fxwb run/compare --workspace), the latest of each "
+      "configuration paired: verdicts, per output max abs/RMSE/same(), per kernel and end-to-end time ratios", NULL },
     { "outputs", 0, 0, G_OPTION_ARG_NONE, &outputs, "Run both graphs on the same inputs and compare their outputs "
       "per output: max abs difference, RMSE, same() verdict (the interpreter, or --backend)", NULL },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "With --outputs: run both with this backend "
@@ -477,8 +434,11 @@ fxwb_cmd_diff (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx,
                                 "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
-                                "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), or a\n"
-                                "whole workspace (both sides: compiles paired by frame and compile id).\n"
+                                "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), a\n"
+                                "whole workspace (both sides: compiles paired by frame and compile id), or a stored run\n"
+                                "WORKSPACE.fxwb:run/ID (both sides; ids from fxwb ls --runs): per output max abs, RMSE\n"
+                                "and same(), per kernel the time ratio. --runs on compiles or workspaces pairs their\n"
+                                "latest runs by stage, backend, mode and options and diffs them the same way.\n"
                                 "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
                                 "name, target and position, then structure. Without a section option, every section.");
   g_option_context_set_description (ctx,
@@ -560,6 +520,13 @@ fxwb_cmd_diff (int argc, char **argv)
   if (rc != DIFF_SAME)
     goto out;
 
+  if ((a.kind == SIDE_RUN) != (b.kind == SIDE_RUN))
+    {
+      fprintf (stderr, "fxwb diff: %s is a stored run: it diffs against another stored run (WORKSPACE:run/ID, see "
+                       "fxwb ls --runs), not %s\n", a.kind == SIDE_RUN ? a.arg : b.arg, a.kind == SIDE_RUN ? b.arg : a.arg);
+      rc = DIFF_ERROR;
+      goto out;
+    }
   if ((a.kind == SIDE_WORKSPACE) != (b.kind == SIDE_WORKSPACE))
     {
       fprintf (stderr, "fxwb diff: a whole workspace diffs against another workspace; name a compile "
@@ -587,6 +554,13 @@ fxwb_cmd_diff (int argc, char **argv)
           diff->label_a = fx_arena_strdup (diff->arena, la);
           diff->label_b = fx_arena_strdup (diff->arena, lb);
         }
+    }
+  else if (a.kind == SIDE_RUN)
+    {
+      /* Two stored runs: a run diff only (the section options narrow compiles, not runs). */
+      diff = fx_diff_new (a.arg, b.arg);
+      if (fx_diff_stored_runs (diff, a.store, a.run_id, b.store, b.run_id, NULL, &diag) != FX_OK)
+        rc = DIFF_ERROR;
     }
   else if (a.kind == SIDE_WORKSPACE)
     {

@@ -101,7 +101,7 @@ fxwb_cmd_run (int argc, char **argv)
       else
         print_result (&src, &in, &run, &o);
       if (rc == FXWB_EXIT_OK && !o.no_store)
-        rc = fxwb_store_run ("fxwb run", &src, &run, run_id);
+        rc = fxwb_store_run ("fxwb run", &src, &in, &o, &run, run_id);
       if (rc == FXWB_EXIT_OK && src.store && !o.json)
         printf ("stored in %s\n", src.store_path);
       if (rc == FXWB_EXIT_OK && (run.result.status != FX_OK || run.result.verdict == FX_VERDICT_FAIL))

@@ -416,13 +416,15 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
                   fxwb_json_print (o);
                 }
               else if (r[k].incomplete)
-                printf ("%-22s %-20s %-16s incomplete (started, never finished)\n", gi[i].stage,
-                        r[k].backend ? r[k].backend : "-", r[k].mode ? r[k].mode : "-");
+                printf ("run/%-4" G_GINT64_FORMAT " %-22s %-20s %-16s incomplete (started, never finished)\n", r[k].id,
+                        gi[i].stage, r[k].backend ? r[k].backend : "-", r[k].mode ? r[k].mode : "-");
               else
                 {
                   g_autofree char *ms = isnan (r[k].run_ms_median) ? g_strdup ("-")
                                         : g_strdup_printf ("%.4f ms", r[k].run_ms_median);
-                  printf ("%-22s %-20s %-16s %-12s %s%s%s\n", gi[i].stage, r[k].backend ? r[k].backend : "-",
+                  /* run/ID: what `fxwb diff WORKSPACE:run/ID` takes */
+                  printf ("run/%-4" G_GINT64_FORMAT " %-22s %-20s %-16s %-12s %s%s%s\n", r[k].id, gi[i].stage,
+                          r[k].backend ? r[k].backend : "-",
                           r[k].mode ? r[k].mode : "-", r[k].verdict ? r[k].verdict : "-", ms,
                           r[k].error ? "  " : "", r[k].error ? r[k].error : "");
                 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fx/diff.h"
 #include "fx/pyparse.h"
 #include "fx/runtime.h"
 
@@ -18,6 +19,7 @@ fxwb_run_opts_init (fxwb_run_opts *o)
   o->scale = 1;
   o->repeat = 10;
   o->warmup = 1;
+  o->keep_outputs_mib = (int) (FX_RUN_OUTPUTS_CAP >> 20);
 }
 
 void
@@ -54,6 +56,9 @@ fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
     { "no-store", 0, 0, G_OPTION_ARG_NONE, &o->no_store,
       "Do not store runs of a workspace's compile back into the workspace", NULL },
     { "kernels", 'k', 0, G_OPTION_ARG_NONE, &o->kernels, "Time and list every generated kernel", NULL },
+    { "keep-outputs", 0, 0, G_OPTION_ARG_INT, &o->keep_outputs_mib,
+      "Keep up to MIB of each stored run's outputs for `fxwb diff` (default 64; beyond it, and with 0, only shapes "
+      "and min/max/mean)", "MIB" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the results as JSON", NULL },
     { NULL },
   };
@@ -454,10 +459,11 @@ fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_
     .warmup = o->warmup,
     .repeat = o->repeat,
   };
-  fx_arena *arena = fx_arena_new ();
-  fx_run_backend (src->graph, in->inputs, in->n_inputs, &cfg, in->ref, in->ref64, in->n_ref, arena, NULL, NULL,
-                  &out->compiled, &out->result);
-  fx_arena_free (arena);
+  /* Outputs are kept only for a run that is stored. */
+  out->arena = fx_arena_new ();
+  fx_run_backend (src->graph, in->inputs, in->n_inputs, &cfg, in->ref, in->ref64, in->n_ref, out->arena,
+                  src->store ? &out->outputs : NULL, src->store ? &out->n_outputs : NULL, &out->compiled,
+                  &out->result);
   g_strlcpy (out->result.backend, col->label, sizeof out->result.backend);
   if (out->compiled && o->kernels)
     {
@@ -471,8 +477,21 @@ fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_
 }
 
 void
+fxwb_column_run_drop_outputs (fxwb_column_run *run)
+{
+  for (size_t i = 0; i < run->n_outputs; i++)
+    fx_value_clear (&run->outputs[i]);
+  if (run->arena)
+    fx_arena_free (run->arena);
+  run->arena = NULL;
+  run->outputs = NULL;
+  run->n_outputs = 0;
+}
+
+void
 fxwb_column_run_clear (fxwb_column_run *run)
 {
+  fxwb_column_run_drop_outputs (run);
   fx_compiled_free (run->compiled);
   memset (run, 0, sizeof *run);
 }
@@ -615,8 +634,64 @@ fxwb_store_run_start (const char *cmd, fxwb_source *src, const fxwb_column *col,
   return FXWB_EXIT_OK;
 }
 
+/* What the inputs were, for a reader of the stored run: "spec, seed 0", "inputs.json, seed 0, scale 4". */
+static char *
+inputs_description (const fxwb_run_opts *o)
+{
+  GString *s = g_string_new (o->inputs ? o->inputs : "spec");
+  if (!o->inputs || strcmp (o->inputs, "spec") == 0 || strcmp (o->inputs, "repro") == 0)
+    g_string_append_printf (s, ", seed %" G_GINT64_FORMAT, o->seed);
+  if (o->scale > 1)
+    g_string_append_printf (s, ", scale %d", o->scale);
+  return g_string_free (s, FALSE);
+}
+
+/* SHA-256 over the inputs' kinds, dtypes, shapes and values: equal for runs that saw the same inputs. */
+static char *
+inputs_hash (const fxwb_inputs *in)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  for (size_t i = 0; i < in->n_inputs; i++)
+    {
+      const fx_value *v = &in->inputs[i];
+      g_autofree char *head = NULL;
+      if (v->kind == FX_VALUE_TENSOR && v->u.t)
+        {
+          const fx_tensor *t = v->u.t;
+          fx_buf shape;
+          fx_buf_init (&shape);
+          for (int d = 0; d < t->ndim; d++)
+            fx_buf_printf (&shape, "%lld,", (long long) t->sizes[d]);
+          head = g_strdup_printf ("%zu tensor %s [%s]", i, fx_dtype_name (t->dtype), shape.data ? shape.data : "");
+          fx_buf_free (&shape);
+          g_checksum_update (sum, (const guchar *) head, -1);
+          if (t->storage && t->device.type == FX_DEVICE_CPU)
+            {
+              fx_tensor *c = fx_tensor_contiguous_copy (NULL, t);
+              if (c)
+                {
+                  g_checksum_update (sum, fx_tensor_data (c), (gssize) fx_tensor_nbytes (c));
+                  fx_tensor_unref (c);
+                }
+            }
+          continue;
+        }
+      if (v->kind == FX_VALUE_INT)
+        head = g_strdup_printf ("%zu int %" G_GINT64_FORMAT, i, v->u.i);
+      else if (v->kind == FX_VALUE_FLOAT)
+        head = g_strdup_printf ("%zu float %.17g", i, v->u.f);
+      else if (v->kind == FX_VALUE_BOOL)
+        head = g_strdup_printf ("%zu bool %d", i, v->u.b);
+      else
+        head = g_strdup_printf ("%zu kind %d", i, (int) v->kind);
+      g_checksum_update (sum, (const guchar *) head, -1);
+    }
+  return g_strdup (g_checksum_get_string (sum));
+}
+
 int
-fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run, int64_t run_id)
+fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_inputs *in, const fxwb_run_opts *o,
+                const fxwb_column_run *run, int64_t run_id)
 {
   if (src->store == NULL)
     return FXWB_EXIT_OK;
@@ -647,8 +722,23 @@ fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run, i
     .engine_compile = engine_compile,
   };
   if (st == FX_OK)
-    st = run_id ? fx_store_finish_run (src->store, run_id, &sr, &diag)
-                : fx_store_add_run (src->store, src->graph_id, &sr, NULL, &diag);
+    {
+      if (run_id)
+        st = fx_store_finish_run (src->store, run_id, &sr, &diag);
+      else
+        st = fx_store_add_run (src->store, src->graph_id, &sr, &run_id, &diag);
+    }
+  /* A failed run has no outputs; its inputs are still recorded. */
+  if (st == FX_OK)
+    {
+      g_autofree char *desc = inputs_description (o);
+      g_autofree char *hash = inputs_hash (in);
+      size_t cap = o->keep_outputs_mib > 0 ? (size_t) o->keep_outputs_mib << 20 : 0;
+      if (r->status == FX_OK)
+        st = fx_run_outputs_store (src->store, run_id, run->outputs, run->n_outputs, cap, desc, hash, &diag);
+      else
+        st = fx_store_set_run_inputs (src->store, run_id, desc, hash, -1, &diag);
+    }
   if (st == FX_OK)
     st = fx_store_commit (src->store, &diag);
   if (st != FX_OK)

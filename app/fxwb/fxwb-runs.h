@@ -34,6 +34,7 @@ typedef struct
   int warmup;
   char *mode;
   char **options;          /* KEY=VALUE */
+  int keep_outputs_mib;    /* per-run cap on the output bytes stored with a run (0: shapes and summaries only) */
 } fxwb_run_opts;
 
 void fxwb_run_opts_init (fxwb_run_opts *o);
@@ -87,18 +88,26 @@ typedef struct
 {
   fx_run_result result;
   fx_compiled *compiled;
+  /* The last call's outputs, when the run is stored (kept with it for `fxwb diff`). */
+  fx_arena *arena;
+  fx_value *outputs;
+  size_t n_outputs;
 } fxwb_column_run;
 
 void fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column *col,
                            const fxwb_run_opts *o, fxwb_column_run *out);
 void fxwb_column_run_clear (fxwb_column_run *run);
+/* Frees a run's outputs once stored (a compare of many columns holds one set at a time). */
+void fxwb_column_run_drop_outputs (fxwb_column_run *run);
 
 /* Writes the column's run as "started" before it executes (its own transaction), so a run killed on the way
    stays in the workspace marked incomplete. *run_id: 0 when nothing is stored. */
 int fxwb_store_run_start (const char *cmd, fxwb_source *src, const fxwb_column *col, int64_t *run_id);
-/* Stores a run's results (and, when its backend generated kernels, an engine compile holding them) into
-   src->store: finishing the started run run_id, or as a new run when run_id is 0. */
-int fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_column_run *run, int64_t run_id);
+/* Stores a run's results (and, when its backend generated kernels, an engine compile holding them), its outputs
+   (up to o->keep_outputs_mib) and the inputs it ran on into src->store: finishing the started run run_id, or as a
+   new run when run_id is 0. */
+int fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_inputs *in, const fxwb_run_opts *o,
+                    const fxwb_column_run *run, int64_t run_id);
 /* A run result as --json prints it. */
 json_object *fxwb_run_result_json (const fx_run_result *r);
 

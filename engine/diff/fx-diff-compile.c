@@ -557,22 +557,6 @@ run_name (fx_arena *arena, const stage_run *r)
                           r->run.options_json ? r->run.options_json : "");
 }
 
-static void
-run_number (fx_diff *diff, const char *scope, const char *name, const char *field, double va, double vb,
-            const char *unit, fx_arena *arena)
-{
-  if (isnan (va) && isnan (vb))
-    return;
-  if (va == vb)
-    return;
-  const char *ta = isnan (va) ? "-" : fx_arena_printf (arena, "%.4g%s", va, unit);
-  const char *tb = isnan (vb) ? "-"
-                   : (!isnan (va) && va != 0) ? fx_arena_printf (arena, "%.4g%s (x%.2f)", vb, unit, vb / va)
-                                              : fx_arena_printf (arena, "%.4g%s", vb, unit);
-  fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", name, name, field, ta, tb);
-  e->informational = true; /* timings vary from run to run */
-}
-
 static fx_status
 diff_runs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb, const fx_store_compile *b,
            const char *scope, fx_arena *arena, fx_diag *diag)
@@ -620,17 +604,11 @@ diff_runs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb,
           e->informational = true;
           continue;
         }
-      const fx_store_run_row *x = &ra[i].run, *y = &rb[pa[i]].run;
-      const char *va = x->error ? "error" : x->verdict, *vb = y->error ? "error" : y->verdict;
-      if (!((va == NULL && vb == NULL) || (va && vb && strcmp (va, vb) == 0)))
-        fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", ka[i], kb[pa[i]], "verdict",
-                     va ? va : "-", vb ? vb : "-");
-      run_number (diff, scope, ka[i], "run_ms_median", x->run_ms_median, y->run_ms_median, " ms", arena);
-      run_number (diff, scope, ka[i], "compile_ms", x->compile_ms, y->compile_ms, " ms", arena);
-      run_number (diff, scope, ka[i], "accuracy", x->accuracy, y->accuracy, "", arena);
-      if (x->n_kernels >= 0 && y->n_kernels >= 0 && x->n_kernels != y->n_kernels)
-        fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "run", ka[i], kb[pa[i]], "kernels",
-                     fx_arena_printf (arena, "%d", x->n_kernels), fx_arena_printf (arena, "%d", y->n_kernels));
+      /* Outputs and kernel times of a pair go under their own scope: several configurations share the compile's. */
+      st = fx_diff_run_pair (diff, sa, &ra[i].run, sb, &rb[pa[i]].run, scope, ka[i],
+                             fx_arena_printf (arena, "%s %s", scope, ka[i]), arena, diag);
+      if (st != FX_OK)
+        return st;
     }
   for (size_t j = 0; j < nb; j++)
     {

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fx/diff.h"
+
 /* FNV-1a over len bytes, continuing from h (0: start). */
 uint64_t fx_diff_hash (const char *s, size_t len, uint64_t h);
 
@@ -11,3 +13,9 @@ uint64_t fx_diff_hash (const char *s, size_t len, uint64_t h);
    partner is still -1; NULL keys take no part. pa/pb: partner indexes, -1 when unmatched. Returns the pairs made.
    Sorts hashes: O((na + nb) log nb). */
 size_t fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, size_t nb, long *pa, long *pb);
+
+/* Diffs two stored runs x and y (fx-diff-runs.c): verdict and times as "run" entries named name under scope;
+   inputs, outputs and per-kernel times under detail_scope. */
+fx_status fx_diff_run_pair (fx_diff *diff, fx_store *sa, const fx_store_run_row *x, fx_store *sb,
+                            const fx_store_run_row *y, const char *scope, const char *name, const char *detail_scope,
+                            fx_arena *arena, fx_diag *diag);

@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "fx-diff-impl.h"
@@ -71,6 +72,7 @@ fx_diff_add (fx_diff *diff, fx_diff_section section, fx_diff_kind kind, const ch
   e->old_text = fx_arena_strdup (diff->arena, old_text);
   e->new_text = fx_arena_strdup (diff->arena, new_text);
   e->informational = false;
+  e->max_abs = e->rmse = e->ratio = NAN;
   return e;
 }
 
@@ -520,6 +522,12 @@ fx_diff_print_json (const fx_diff *diff, fx_buf *out)
       jset_str (o, "old", e->old_text);
       jset_str (o, "new", e->new_text);
       json_object_object_add (o, "informational", json_object_new_boolean (e->informational));
+      if (!isnan (e->max_abs))
+        json_object_object_add (o, "max_abs", json_object_new_double (e->max_abs));
+      if (!isnan (e->rmse))
+        json_object_object_add (o, "rmse", json_object_new_double (e->rmse));
+      if (!isnan (e->ratio))
+        json_object_object_add (o, "ratio", json_object_new_double (e->ratio));
       json_object_array_add (entries, o);
     }
   json_object_object_add (root, "entries", entries);

@@ -131,8 +131,20 @@ static const char schema_v4[] =
 static const char schema_v5[] =
   "ALTER TABLE runs ADD COLUMN status TEXT;\n";
 
+/* Version 6: a run's outputs, so two stored runs can be diffed number by number, and the inputs it ran on (a
+   description and a hash of their values: runs of one compare share them, runs of other graphs may not).
+   n_outputs NULL: outputs not kept (a run stored before version 6). An output's data is its contiguous bytes; NULL
+   data with numel > 0: over the run's size cap, only shape, dtype and the summary (min, max, mean) kept. */
+static const char schema_v6[] =
+  "ALTER TABLE runs ADD COLUMN inputs TEXT;\n"
+  "ALTER TABLE runs ADD COLUMN inputs_hash TEXT;\n"
+  "ALTER TABLE runs ADD COLUMN n_outputs INTEGER;\n"
+  "CREATE TABLE run_outputs (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+  " ordinal INTEGER NOT NULL, kind TEXT NOT NULL, dtype TEXT, shape TEXT, strides TEXT, device TEXT, numel INTEGER,"
+  " min REAL, max REAL, mean REAL, value TEXT, data BLOB, UNIQUE (run, ordinal));\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4, schema_v5 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6 };
 _Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
                 "one migration per schema version");
 
@@ -1771,7 +1783,7 @@ fx_store_count (fx_store *store, const char *table, int64_t *count, fx_diag *dia
   static const char *const tables[] = { "workspaces", "inputs", "frames", "compiles", "graphs", "guards",
                                         "guard_failures", "graph_breaks", "kernels", "fusion_groups",
                                         "artifacts", "metrics", "events", "runs", "ir_nodes", "provenance",
-                                        "shape_events", "output_codes", "compile_links" };
+                                        "shape_events", "output_codes", "compile_links", "run_outputs" };
   *count = 0;
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
     if (strcmp (table, tables[i]) == 0)
@@ -1838,6 +1850,12 @@ run_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   r->engine_compile = sqlite3_column_type (s, 17) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 17);
   const unsigned char *status = sqlite3_column_text (s, 18);
   r->incomplete = status && strcmp ((const char *) status, "started") == 0;
+  r->inputs = col_str (arena, s, 19);
+  r->inputs_hash = col_str (arena, s, 20);
+  r->n_outputs = sqlite3_column_type (s, 21) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 21);
+  r->stage = col_str (arena, s, 22);
+  r->compile_row = sqlite3_column_type (s, 23) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 23);
+  r->compile_id = col_str (arena, s, 24);
 }
 
 /* Whether table runs has column name: files of older schemas lack the run columns later schemas add. */
@@ -1855,21 +1873,145 @@ runs_has_column (fx_store *store, const char *name)
   return yes;
 }
 
-fx_status
-fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store_run_row **out, size_t *n,
-                    fx_diag *diag)
+/* The runs matching where (one integer parameter), with the columns the file has. */
+static fx_status
+select_runs (fx_store *store, const char *where, int64_t param, fx_arena *arena, fx_store_run_row **out, size_t *n,
+             fx_diag *diag)
 {
   /* Column names come from this fixed list only; a missing one is selected as NULL. */
-  static const char *const later[] = { "verdict", "repeat", "n_kernels", "engine_compile", "status" };
-  char sql[512] = "SELECT id, graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min,"
-                  " run_ms_max, peak_bytes, accuracy, error, created";
+  static const char *const later[] = { "verdict", "repeat", "n_kernels", "engine_compile", "status", "inputs",
+                                       "inputs_hash", "n_outputs" };
+  char sql[1024] = "SELECT id, graph, backend, mode, options, device, compile_ms, run_ms_median, run_ms_min,"
+                   " run_ms_max, peak_bytes, accuracy, error, created";
   for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
     {
       strcat (sql, ", ");
       strcat (sql, runs_has_column (store, later[i]) ? later[i] : "NULL");
     }
-  strcat (sql, " FROM runs WHERE graph = ? ORDER BY id");
-  return query_list (store, sql, graph_id, true, arena, sizeof (fx_store_run_row), run_row, (void **) out, n, diag);
+  strcat (sql, ", (SELECT g.stage FROM graphs g WHERE g.id = runs.graph), (SELECT g.compile FROM graphs g"
+               " WHERE g.id = runs.graph), (SELECT c.compile_id FROM graphs g JOIN compiles c ON c.id = g.compile"
+               " WHERE g.id = runs.graph) FROM runs WHERE ");
+  strcat (sql, where);
+  strcat (sql, " ORDER BY id");
+  return query_list (store, sql, param, true, arena, sizeof (fx_store_run_row), run_row, (void **) out, n, diag);
+}
+
+fx_status
+fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store_run_row **out, size_t *n,
+                    fx_diag *diag)
+{
+  return select_runs (store, "graph = ?", graph_id, arena, out, n, diag);
+}
+
+/* ------------------------------------------------------------------ schema 6: run outputs */
+
+fx_status
+fx_store_list_all_runs (fx_store *store, fx_arena *arena, fx_store_run_row **out, size_t *n, fx_diag *diag)
+{
+  return select_runs (store, "id > ?", 0, arena, out, n, diag);
+}
+
+fx_status
+fx_store_get_run (fx_store *store, int64_t run_id, fx_arena *arena, fx_store_run_row *out, fx_diag *diag)
+{
+  fx_store_run_row *rows = NULL;
+  size_t n = 0;
+  fx_status st = select_runs (store, "id = ?", run_id, arena, &rows, &n, diag);
+  if (st != FX_OK)
+    return st;
+  if (n != 1)
+    return fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: no run %lld", store->path, (long long) run_id);
+  *out = rows[0];
+  return FX_OK;
+}
+
+fx_status
+fx_store_set_run_inputs (fx_store *store, int64_t run_id, const char *inputs, const char *inputs_hash,
+                         int n_outputs, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "UPDATE runs SET inputs = ?, inputs_hash = ?, n_outputs = ? WHERE id = ?",
+                                diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_text (&b, inputs);
+  b_text (&b, inputs_hash);
+  b_int_if (&b, n_outputs, n_outputs >= 0);
+  b_int (&b, run_id);
+  fx_status st = step_done (store, stmt, diag);
+  if (st == FX_OK && sqlite3_changes (store->db) != 1)
+    st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: no run %lld", store->path, (long long) run_id);
+  return st;
+}
+
+fx_status
+fx_store_add_run_output (fx_store *store, int64_t run_id, const fx_store_run_output *o, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "INSERT INTO run_outputs (run, ordinal, kind, dtype, shape, strides, device,"
+                                " numel, min, max, mean, value, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_int (&b, run_id);
+  b_int (&b, o->ordinal);
+  b_text (&b, o->kind ? o->kind : "other");
+  b_text (&b, o->dtype);
+  b_text (&b, o->shape);
+  b_text (&b, o->strides);
+  b_text (&b, o->device);
+  b_int_if (&b, o->numel, o->numel >= 0);
+  b_real_if (&b, o->min, !isnan (o->min));
+  b_real_if (&b, o->max, !isnan (o->max));
+  b_real_if (&b, o->mean, !isnan (o->mean));
+  b_text (&b, o->value);
+  ++b.i;
+  /* An empty tensor's data is an empty blob, not NULL (which reads as "not kept"). */
+  if (o->data)
+    sqlite3_bind_blob64 (stmt, b.i, o->nbytes ? o->data : "", (sqlite3_uint64) o->nbytes, SQLITE_TRANSIENT);
+  return insert (store, stmt, NULL, diag);
+}
+
+static void
+output_row (fx_arena *arena, sqlite3_stmt *s, void *item)
+{
+  fx_store_run_output *o = item;
+  o->ordinal = sqlite3_column_int (s, 0);
+  o->kind = col_str (arena, s, 1);
+  o->dtype = col_str (arena, s, 2);
+  o->shape = col_str (arena, s, 3);
+  o->strides = col_str (arena, s, 4);
+  o->device = col_str (arena, s, 5);
+  o->numel = sqlite3_column_type (s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64 (s, 6);
+  o->min = col_double_or_nan (s, 7);
+  o->max = col_double_or_nan (s, 8);
+  o->mean = col_double_or_nan (s, 9);
+  o->value = col_str (arena, s, 10);
+  o->data = NULL;
+  o->nbytes = 0;
+  if (sqlite3_column_type (s, 11) != SQLITE_NULL)
+    {
+      int len = sqlite3_column_bytes (s, 11);
+      const void *blob = sqlite3_column_blob (s, 11);
+      void *copy = fx_arena_alloc (arena, (size_t) len + 1);
+      if (len > 0)
+        memcpy (copy, blob, (size_t) len);
+      o->data = copy;
+      o->nbytes = (size_t) len;
+    }
+}
+
+fx_status
+fx_store_list_run_outputs (fx_store *store, int64_t run_id, fx_arena *arena, fx_store_run_output **out, size_t *n,
+                           fx_diag *diag)
+{
+  *out = NULL;
+  *n = 0;
+  if (store->schema < 6)
+    return FX_OK;
+  return query_list (store, "SELECT ordinal, kind, dtype, shape, strides, device, numel, min, max, mean, value, data"
+                     " FROM run_outputs WHERE run = ? ORDER BY ordinal", run_id, true, arena,
+                     sizeof (fx_store_run_output), output_row, (void **) out, n, diag);
 }
 
 /* Opens path read-only; immutable: as an sqlite URI with immutable=1 (no locks, no -shm, nothing created). */

@@ -5,6 +5,8 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "fx/diff.h"
+#include "fx/pyparse.h"
 #include "fx/store.h"
 #include "fxw-autocleanups.h"
 
@@ -1820,6 +1822,93 @@ test_summary (void)
   g_assert_true (fxw_test_wait (summary_loaded, view, 30));
 }
 
+/* A compile of ws holding graph g and one inductor run whose single output is [1, 2, 3, last]. */
+static void
+add_compile_with_run (fx_store *store, int64_t input, int frame, const fx_graph *g, const char *text, float last)
+{
+  fx_compile_id cid = { -1, frame, 0, 0 };
+  int64_t row = 0, graph_id = 0, run_id = 0;
+  int64_t size = 4;
+  fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, 1, &size);
+  fx_store_run run = { .backend = "inductor", .mode = "default", .verdict = "pass", .repeat = 1, .n_kernels = -1,
+                       .run_ms_median = 1.0 + frame };
+  fx_value out;
+
+  for (int i = 0; i < 4; i++)
+    fx_tensor_set_f64 (t, i, i == 3 ? last : i + 1);
+  out = fx_value_tensor (t);
+  g_assert_cmpint (fx_store_ensure_compile (store, input, &cid, &row, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_graph (store, row, "aot_inference", g, text, &graph_id, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_run (store, graph_id, &run, &run_id, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_run_outputs_store (store, run_id, &out, 1, FX_RUN_OUTPUTS_CAP, "spec, seed 0", "h", NULL), ==,
+                   FX_OK);
+  fx_value_clear (&out);
+}
+
+/* Two compiles whose stored runs of one configuration returned different numbers: the Diff view's runs table lists
+   the output with its max abs, RMSE and failed same(), and the end-to-end time ratio; a compile against itself
+   shows its output passing. */
+static void
+test_diff_runs (void)
+{
+  static const char text[] = "def forward(self, x: \"f32[4]\"):\n"
+                             "    sin = torch.ops.aten.sin.default(x);  x = None\n"
+                             "    return (sin,)\n";
+  FxwDiffView *view = FXW_DIFF_VIEW (fxw_window_get_view (window, "diff"));
+  g_autofree char *dir = g_dir_make_tmp ("fxw-diff-runs-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "runs.fxwb", NULL);
+  g_autoptr(FxwSidebarItem) a = NULL;
+  g_autoptr(FxwSidebarItem) b = NULL;
+  fx_graph *g = NULL;
+  fx_store *store = NULL;
+  int64_t input = 0;
+  const char *table;
+
+  g_assert_cmpint (fx_parse_fx_code (text, strlen (text), "g.py", &g, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_open (path, TRUE, &store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "g.py", "fx_graph", "runs", 0, &input, NULL), ==, FX_OK);
+  add_compile_with_run (store, input, 0, g, text, 4.0f);
+  add_compile_with_run (store, input, 1, g, text, 4.5f);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_store_close (store);
+  fx_graph_free (g);
+
+  open_path (path);
+  a = item_at (find_row ("[0/0]", NULL));
+  b = item_at (find_row ("[1/0]", NULL));
+  g_assert_true (fxw_window_diff_items (window, a, b));
+  g_assert_true (fxw_test_wait (diff_shown, view, 20));
+  g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
+  table = fxw_diff_view_get_runs_table (view);
+  g_assert_nonnull (table);
+  g_assert_true (g_str_has_prefix (table, "Output | Max abs | RMSE | Verdict\n"
+                                          "== [0/0] -> [1/0]\nend to end |  |  | ×2.00\n"));
+  /* one element off by 0.5 of four: RMSE 0.25 */
+  g_assert_nonnull (strstr (table, "== [0/0] -> [1/0] aot_inference inductor@default\n#0 | 0.5 | 0.25 | fail\n"));
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (view), "runs 1"));
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "17-diff-runs"));
+
+  g_assert_true (fxw_window_diff_items (window, a, a));
+  g_assert_true (fxw_test_wait (diff_shown, view, 20));
+  table = fxw_diff_view_get_runs_table (view);
+  g_assert_nonnull (table);
+  g_assert_nonnull (strstr (table, "\n#0 | 0 | 0 | pass\n"));
+  fxw_window_set_view (window, "table");
+  {
+    const char *suffixes[] = { "", "-wal", "-shm" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS (suffixes); i++)
+      {
+        g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
+
+        g_unlink (p);
+      }
+    g_rmdir (dir);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1863,6 +1952,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
+  g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;

@@ -5,6 +5,7 @@
 #include "fx/common.h"
 #include "fx/ir.h"
 #include "fx/store.h"
+#include "fx/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,9 @@ typedef struct fx_diff_entry
   const char *old_text;
   const char *new_text;
   bool informational;         /* shown, but does not make the inputs differ (compile times, run timings) */
+  /* Runs: the numbers behind the text, NAN where they do not apply: an output's worst element difference and RMSE
+     (item "output"), a time's ratio b / a (item "run" field "run_ms_median", item "kernel"). */
+  double max_abs, rmse, ratio;
 } fx_diff_entry;
 
 /* A node pairing of a graph diff in merged order (b's order with a's removed nodes where they stood).
@@ -154,6 +158,30 @@ fx_status fx_diff_compiles (fx_diff *diff, fx_store *sa, int64_t ca, fx_store *s
    diffs each pair; compiles on one side only are added/removed entries. */
 fx_status fx_diff_workspaces (fx_diff *diff, fx_store *sa, fx_store *sb, const fx_diff_compile_opts *opts,
                               fx_diag *diag);
+
+/* ------------------------------------------------------------------ run outputs */
+
+/* Per output (tuples flattened) of b against a: worst element difference, RMSE and PyTorch's same() verdict (a as
+   the reference, a64 its fp64 run when known, else allclose alone at tol 1e-3); a count, kind, shape or dtype
+   mismatch is named. An output within same()'s tolerance is informational. */
+void fx_diff_outputs (fx_diff *diff, const char *scope, const fx_value *a, size_t na, const fx_value *b, size_t nb,
+                      const fx_value *a64, size_t n64);
+
+/* The default per-run cap on the output bytes fx_run_outputs_store keeps (64 MiB). */
+#define FX_RUN_OUTPUTS_CAP ((size_t) 64 << 20)
+
+/* Stores a run's outputs (flattened) as run_outputs rows: each tensor's shape, dtype, strides and summary, and its
+   data while the run's total stays within cap_bytes (later ones keep the summary only); then the run's inputs
+   description and hash. Inside a transaction. */
+fx_status fx_run_outputs_store (fx_store *store, int64_t run_id, const fx_value *outputs, size_t n, size_t cap_bytes,
+                                const char *inputs, const char *inputs_hash, fx_diag *diag);
+
+/* Diffs two stored runs (the stores may be the same): verdict, end-to-end and compile time with their ratio, the
+   inputs they saw, per output max abs / RMSE / same() from the kept outputs ("outputs too large to keep" where
+   only a summary was kept), per kernel the time ratio (kernels keyed "<ordinal>.<name>" as stored in the run's
+   kernel_ms metrics). scope NULL: "run/A -> run/B". */
+fx_status fx_diff_stored_runs (fx_diff *diff, fx_store *sa, int64_t run_a, fx_store *sb, int64_t run_b,
+                               const char *scope, fx_diag *diag);
 
 /* ------------------------------------------------------------------ output */
 

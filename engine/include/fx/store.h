@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 5
+#define FX_STORE_SCHEMA_VERSION 6
 
 typedef struct fx_store fx_store;
 
@@ -348,11 +348,51 @@ typedef struct fx_store_run_row
   int64_t engine_compile;
   /* Schema 5: started but never finished (the process was killed or crashed while the run executed). */
   bool incomplete;
+  /* Schema 6: the inputs the run saw ("spec, seed 0") and a hash of their values (NULL: unknown), and how many
+     outputs were kept (-1: none, a run stored before schema 6 or without outputs). */
+  const char *inputs, *inputs_hash;
+  int n_outputs;
+  /* The graph the run belongs to: its stage, compile row and compile id text ("0/1"); NULL / 0 without a graph. */
+  const char *stage;
+  int64_t compile_row;
+  const char *compile_id;
 } fx_store_run_row;
 
 /* The runs of one graph in the order they were stored. */
 fx_status fx_store_list_runs (fx_store *store, int64_t graph_id, fx_arena *arena, fx_store_run_row **out, size_t *n,
                               fx_diag *diag);
+
+/* ------------------------------------------------------------------ schema 6: run outputs
+   What a run returned, kept so two stored runs can be diffed number by number (fx/diff.h: fx_diff_stored_runs). */
+
+/* Every run of the workspace in the order stored. */
+fx_status fx_store_list_all_runs (fx_store *store, fx_arena *arena, fx_store_run_row **out, size_t *n, fx_diag *diag);
+/* One run by its id (FX_ERR_NOT_FOUND when absent). */
+fx_status fx_store_get_run (fx_store *store, int64_t run_id, fx_arena *arena, fx_store_run_row *out, fx_diag *diag);
+
+/* One output of a run (tuples flattened, in order). */
+typedef struct fx_store_run_output
+{
+  int ordinal;
+  const char *kind;           /* "tensor", "int", "float", "bool", "none", "other" */
+  const char *dtype;          /* a tensor's: "float32" */
+  const char *shape;          /* "8, 4" (empty for a 0-d tensor) */
+  const char *strides;        /* "4, 1": the strides the run returned (data is kept contiguous) */
+  const char *device;         /* "cpu" */
+  int64_t numel;              /* -1: not a tensor */
+  double min, max, mean;      /* a tensor's summary over finite elements; NAN when unknown */
+  const char *value;          /* a scalar's value as text */
+  const void *data;           /* the tensor's elements, contiguous, little endian; NULL: not kept (over the cap) */
+  size_t nbytes;
+} fx_store_run_output;
+
+/* The inputs a run saw and how many outputs were written for it (-1: none kept); inside a transaction. */
+fx_status fx_store_set_run_inputs (fx_store *store, int64_t run_id, const char *inputs, const char *inputs_hash,
+                                   int n_outputs, fx_diag *diag);
+fx_status fx_store_add_run_output (fx_store *store, int64_t run_id, const fx_store_run_output *output, fx_diag *diag);
+/* In ordinal order; none on a file older than schema 6. */
+fx_status fx_store_list_run_outputs (fx_store *store, int64_t run_id, fx_arena *arena, fx_store_run_output **out,
+                                     size_t *n, fx_diag *diag);
 
 /* Opens an existing workspace for reading only: no migration, no WAL switch, no workspace row, nothing written.
    A file whose folder does not allow the WAL's shared-memory file is opened as immutable. Files of another program,

@@ -225,6 +225,107 @@ test_outputs (void)
   run_result_clear (&r);
 }
 
+
+/* Stored runs: a compare of inductor against inductor with its injected relu accuracy bug keeps both runs' outputs;
+   `fxwb ls --runs` names them, `fxwb diff WS:run/1 WS:run/2` names the output the bug changed with a failed same(),
+   a run against itself (and two runs of the same configuration) is the same, exit 0; --json carries the numbers;
+   a run id that is not there, or a run against a compile, is an error (2). */
+static void
+test_stored_runs (void)
+{
+  g_autofree char *graph = fixture_path ("minify/chain44.py");
+  g_autofree char *ws = g_build_filename (tmp_dir, "runs.fxwb", NULL);
+  run_result r = run_fxwb ((const char *[]) { "compare", graph, "-b", "inductor", "-b",
+                                              "inductor,cpp.inject_relu_bug_TESTING_ONLY=accuracy", "-n", "1", "-k",
+                                              "-w", ws, NULL });
+  g_assert_cmpint (r.status, ==, 1); /* the bug's column fails against the interpreter */
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "run", graph, "-b", "inductor", "-n", "1", "-w", ws, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+
+  r = run_fxwb ((const char *[]) { "ls", ws, "--runs", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "run/1 "));
+  g_assert_nonnull (strstr (r.out, "run/3 "));
+  g_assert_nonnull (strstr (r.out, "spec, seed 0"));
+  run_result_clear (&r);
+
+  g_autofree char *r1 = g_strdup_printf ("%s:run/1", ws);
+  g_autofree char *r2 = g_strdup_printf ("%s:run/2", ws);
+  g_autofree char *r3 = g_strdup_printf ("%s:run/3", ws);
+  g_autofree char *r9 = g_strdup_printf ("%s:run/9", ws);
+  g_autofree char *c0 = g_strdup_printf ("%s:0/0", ws);
+  r = run_fxwb ((const char *[]) { "diff", r1, r2, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "inputs: spec, seed 0 -> the same values"));
+  /* chain44 returns the relu's branch as its second output: that one fails, the first passes */
+  g_assert_nonnull (strstr (r.out, "~ output #0: same(): max abs "));
+  g_assert_nonnull (strstr (r.out, "~ output #1: same(): max abs "));
+  g_assert_nonnull (strstr (r.out, "-> Accuracy failed: allclose not within tol=0.001"));
+  g_assert_nonnull (strstr (r.out, "verdict: pass -> fail"));
+  g_assert_nonnull (strstr (r.out, "~ kernel 0.cpp_fused_"));
+  run_result_clear (&r);
+
+  r = run_fxwb ((const char *[]) { "diff", "--json", r1, r2, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  json_object *root = json_tokener_parse (r.out);
+  g_assert_nonnull (root);
+  json_object *entries = NULL;
+  g_assert_true (json_object_object_get_ex (root, "entries", &entries));
+  gboolean failed_output = FALSE, kernel_ratio = FALSE;
+  for (size_t i = 0; i < json_object_array_length (entries); i++)
+    {
+      json_object *e = json_object_array_get_idx (entries, i), *item, *info, *num;
+      json_object_object_get_ex (e, "item", &item);
+      json_object_object_get_ex (e, "informational", &info);
+      if (strcmp (json_object_get_string (item), "output") == 0 && !json_object_get_boolean (info))
+        {
+          g_assert_true (json_object_object_get_ex (e, "max_abs", &num));
+          g_assert_cmpfloat (json_object_get_double (num), >, 0.01);
+          g_assert_true (json_object_object_get_ex (e, "rmse", &num));
+          failed_output = TRUE;
+        }
+      if (strcmp (json_object_get_string (item), "kernel") == 0)
+        kernel_ratio |= json_object_object_get_ex (e, "ratio", &num);
+    }
+  g_assert_true (failed_output);
+  g_assert_true (kernel_ratio);
+  json_object_put (root);
+  run_result_clear (&r);
+
+  /* the same configuration, run again on the same inputs: the same numbers */
+  r = run_fxwb ((const char *[]) { "diff", r1, r3, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "~ output #1: same(): max abs 0, rmse 0 -> pass"));
+  g_assert_nonnull (strstr (r.out, "no differences"));
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "diff", r2, r2, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+
+  /* --runs on a compile against itself pairs the latest run of each configuration: the same */
+  r = run_fxwb ((const char *[]) { "diff", "--runs", c0, c0, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "~ output #1: same(): max abs 0"));
+  run_result_clear (&r);
+
+  r = run_fxwb ((const char *[]) { "diff", r1, r9, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no run 9"));
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "diff", r1, c0, NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "is a stored run"));
+  run_result_clear (&r);
+  const char *suffixes[] = { "", "-wal", "-shm" };
+  for (size_t i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *p = g_strconcat (ws, suffixes[i], NULL);
+      g_unlink (p);
+    }
+}
+
 static void
 test_errors (void)
 {
@@ -273,6 +374,7 @@ main (int argc, char **argv)
   g_test_add_func ("/DiffCli/graph-files", test_graph_files);
   g_test_add_func ("/DiffCli/file-against-compile", test_file_against_compile);
   g_test_add_func ("/DiffCli/outputs", test_outputs);
+  g_test_add_func ("/DiffCli/stored-runs", test_stored_runs);
   g_test_add_func ("/DiffCli/errors", test_errors);
   int rc = g_test_run ();
   const char *names[] = { "ws.fxwb", "ws.fxwb-wal", "ws.fxwb-shm", "a.py", "b.py", "bad.py", "o1.py", "o2.py", "o3.py" };

@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fx/diff.h"
 #include "fx/pyparse.h"
 #include "fx/store.h"
+#include "fx/tensor.h"
 
 static char *
 tmp_workspace (void)
@@ -254,7 +256,7 @@ test_migration (void)
                                  " DROP INDEX fusion_groups_compile; DROP INDEX compiles_frame; DROP INDEX frames_input;"
                                  " DROP INDEX runs_graph; DROP TABLE runs; DROP TABLE ir_nodes;"
                                  " DROP TABLE provenance; DROP TABLE shape_events; DROP TABLE output_codes;"
-                                 " DROP TABLE compile_links;"
+                                 " DROP TABLE compile_links; DROP TABLE run_outputs;"
                                  " CREATE TABLE runs (id INTEGER PRIMARY KEY, graph INTEGER REFERENCES graphs(id)"
                                  " ON DELETE CASCADE, backend TEXT NOT NULL, mode TEXT, options TEXT, device TEXT,"
                                  " compile_ms REAL, run_ms_median REAL, run_ms_min REAL, run_ms_max REAL,"
@@ -262,8 +264,8 @@ test_migration (void)
                                  " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 5);
-  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 5);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 6);
+  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 6);
   /* The v4 tables are back and usable on the migrated file. */
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
@@ -722,6 +724,259 @@ test_incomplete_run (void)
   remove_workspace (path);
 }
 
+
+/* A finished run with outputs: a 2x3 float tensor given transposed (strides kept, data stored contiguous), an int,
+   and a second tensor; cap: the bytes of data kept. */
+static int64_t
+add_run_with_outputs (fx_store *store, const char *backend, float bump, size_t cap, const char *inputs_hash)
+{
+  int64_t sizes[2] = { 3, 2 };
+  fx_tensor *base = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sizes);
+  for (int64_t i = 0; i < 6; i++)
+    fx_tensor_set_f64 (base, i, (double) i);
+  int64_t tsizes[2] = { 2, 3 }, tstrides[2] = { 1, 2 };
+  fx_tensor *t = fx_tensor_as_strided (base, 2, tsizes, tstrides, 0);
+  int64_t vsizes[1] = { 4 };
+  fx_tensor *v = fx_tensor_new (NULL, FX_DTYPE_F32, 1, vsizes);
+  for (int64_t i = 0; i < 4; i++)
+    fx_tensor_set_f64 (v, i, 1.0 + (i == 2 ? bump : 0));
+  fx_value items[2] = { fx_value_tensor (t), fx_value_int (7) };
+  fx_value outs[2];
+  outs[0].kind = FX_VALUE_TUPLE;
+  outs[0].u.seq.items = items;
+  outs[0].u.seq.n = 2;
+  outs[1] = fx_value_tensor (v);
+  fx_store_run run = { .backend = backend, .mode = "default", .verdict = "pass", .repeat = 1, .n_kernels = -1,
+                       .run_ms_median = 2.0 };
+  int64_t id = 0;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_begin (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_run (store, 0, &run, &id, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_run_outputs_store (store, id, outs, 2, cap, "spec, seed 0", inputs_hash, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_value_clear (&items[0]);
+  fx_value_clear (&outs[1]);
+  fx_tensor_unref (base);
+  return id;
+}
+
+/* What a run returned reads back: tuple flattened, shape, dtype, strides as returned, contiguous data, summaries;
+   over the cap only the summary. Two runs diff per output: equal runs pass, a changed element fails same() with its
+   max abs, different inputs are named, a run without kept data says "too large to keep". */
+static void
+test_run_outputs (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  int64_t a = add_run_with_outputs (store, "inductor", 0, FX_RUN_OUTPUTS_CAP, "h0");
+  int64_t b = add_run_with_outputs (store, "inductor", 0.5f, FX_RUN_OUTPUTS_CAP, "h0");
+  int64_t c = add_run_with_outputs (store, "inductor", 0, 24, "h1"); /* room for the first tensor only */
+  int64_t a2 = add_run_with_outputs (store, "inductor", 0, FX_RUN_OUTPUTS_CAP, "h0");
+  fx_arena *arena = fx_arena_new ();
+  fx_store_run_output *o = NULL;
+  size_t n = 0;
+  g_assert_cmpint (fx_store_list_run_outputs (store, a, arena, &o, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpstr (o[0].kind, ==, "tensor");
+  g_assert_cmpstr (o[0].dtype, ==, "float32");
+  g_assert_cmpstr (o[0].shape, ==, "2, 3");
+  g_assert_cmpstr (o[0].strides, ==, "1, 2");
+  g_assert_cmpint (o[0].numel, ==, 6);
+  g_assert_cmpuint (o[0].nbytes, ==, 24);
+  /* transposed [[0,1],[2,3],[4,5]] read row by row: 0 2 4 1 3 5 */
+  const float *d = o[0].data;
+  g_assert_cmpfloat (d[1], ==, 2.0f);
+  g_assert_cmpfloat (d[3], ==, 1.0f);
+  g_assert_cmpfloat (o[0].max, ==, 5.0);
+  g_assert_cmpfloat (o[0].mean, ==, 2.5);
+  g_assert_cmpstr (o[1].kind, ==, "int");
+  g_assert_cmpstr (o[1].value, ==, "7");
+  g_assert_cmpstr (o[2].shape, ==, "4");
+  fx_store_run_row row;
+  g_assert_cmpint (fx_store_get_run (store, a, arena, &row, NULL), ==, FX_OK);
+  g_assert_cmpint (row.n_outputs, ==, 3);
+  g_assert_cmpstr (row.inputs, ==, "spec, seed 0");
+  g_assert_cmpstr (row.inputs_hash, ==, "h0");
+  g_assert_cmpint (fx_store_get_run (store, 999, arena, &row, NULL), ==, FX_ERR_NOT_FOUND);
+  g_assert_cmpint (fx_store_list_run_outputs (store, c, arena, &o, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_nonnull (o[0].data);
+  g_assert_null (o[2].data);
+  g_assert_cmpfloat (o[2].max, ==, 1.0);
+  fx_store_run_row *all = NULL;
+  g_assert_cmpint (fx_store_list_all_runs (store, arena, &all, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 4);
+
+  /* the same outputs: same, every output listed as passing */
+  fx_diff *diff = fx_diff_new ("a", "a2");
+  g_assert_cmpint (fx_diff_stored_runs (diff, store, a, store, a2, NULL, NULL), ==, FX_OK);
+  g_assert_cmpuint (fx_diff_count (diff), ==, 0);
+  size_t outputs = 0;
+  for (size_t i = 0; i < diff->n_entries; i++)
+    if (strcmp (diff->entries[i].item, "output") == 0)
+      {
+        outputs++;
+        g_assert_cmpstr (diff->entries[i].new_text, ==, "pass");
+        g_assert_cmpfloat (diff->entries[i].max_abs, ==, 0);
+      }
+  g_assert_cmpuint (outputs, ==, 3);
+  fx_diff_free (diff);
+
+  /* one element of output #2 moved by 0.5: that output fails, with its numbers */
+  diff = fx_diff_new ("a", "b");
+  g_assert_cmpint (fx_diff_stored_runs (diff, store, a, store, b, NULL, NULL), ==, FX_OK);
+  g_assert_cmpuint (fx_diff_count (diff), ==, 1);
+  const fx_diff_entry *bad = NULL;
+  for (size_t i = 0; i < diff->n_entries; i++)
+    if (!diff->entries[i].informational)
+      bad = &diff->entries[i];
+  g_assert_nonnull (bad);
+  g_assert_cmpstr (bad->name_a, ==, "#2");
+  g_assert_cmpfloat_with_epsilon (bad->max_abs, 0.5, 1e-6);
+  g_assert_cmpfloat_with_epsilon (bad->rmse, 0.25, 1e-6);
+  g_assert_nonnull (strstr (bad->new_text, "Accuracy failed"));
+  fx_diff_free (diff);
+
+  /* other inputs: named as a difference; output #2 kept on one side only: "too large to keep", not a number */
+  diff = fx_diff_new ("a", "c");
+  g_assert_cmpint (fx_diff_stored_runs (diff, store, a, store, c, NULL, NULL), ==, FX_OK);
+  fx_buf text;
+  fx_buf_init (&text);
+  fx_diff_print_text (diff, false, &text);
+  g_assert_nonnull (strstr (text.data, "inputs (different values"));
+  g_assert_nonnull (strstr (text.data, "~ output #2: outputs too large to keep: float32[4] min 1 max 1 mean 1"));
+  g_assert_cmpuint (fx_diff_count (diff), ==, 1);
+  fx_buf_free (&text);
+  fx_diff_free (diff);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+/* Makes path a schema-5 workspace with one run, as a build before run outputs wrote it. */
+static void
+make_v5 (const char *path)
+{
+  fx_store *store = open_ok (path);
+  write_sample (store, "h1", 0);
+  fx_store_close (store);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE run_outputs; ALTER TABLE runs DROP COLUMN inputs;"
+                                 " ALTER TABLE runs DROP COLUMN inputs_hash; ALTER TABLE runs DROP COLUMN n_outputs;"
+                                 " PRAGMA user_version = 5", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+/* A schema-5 workspace opens read-only as it is (its runs have no outputs), and a writable open migrates it: its
+   run reads back without outputs, new runs keep theirs. A migration that fails halfway (here: a table in the way of
+   the step's CREATE TABLE) is rolled back whole: the file stays a valid schema-5 workspace with its rows, and opens
+   once the obstacle is gone; one killed before its COMMIT leaves schema 5 too. */
+static void
+test_migration_v6 (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  make_v5 (path);
+  fx_store *ro = NULL;
+  g_assert_cmpint (fx_store_open_readonly (path, &ro, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_run_row *runs = NULL;
+  size_t n = 0;
+  g_assert_cmpint (fx_store_list_all_runs (ro, arena, &runs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (runs[0].n_outputs, ==, -1);
+  fx_store_run_output *o = NULL;
+  g_assert_cmpint (fx_store_list_run_outputs (ro, runs[0].id, arena, &o, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 0);
+  fx_store_close (ro);
+
+  /* the failed migration */
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "CREATE TABLE run_outputs (x)", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  fx_store *store = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (path, false, &store, &diag), !=, FX_OK);
+  g_assert_null (store);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT (SELECT user_version FROM pragma_user_version),"
+                                       " (SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'inputs'),"
+                                       " (SELECT count(*) FROM runs), (SELECT count(*) FROM compiles)", -1, &stmt,
+                                       NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 5);
+  g_assert_cmpint (sqlite3_column_int (stmt, 1), ==, 0); /* the step's ALTERs were undone with it */
+  g_assert_cmpint (sqlite3_column_int (stmt, 2), ==, 1);
+  g_assert_cmpint (sqlite3_column_int (stmt, 3), ==, 1);
+  sqlite3_finalize (stmt);
+  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE run_outputs", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  /* A process killed halfway through the step (its ALTERs done, the table made, no COMMIT yet) leaves schema 5:
+     the WAL's uncommitted frames are discarded on the next open. */
+  int pipefd[2];
+  g_assert_cmpint (pipe (pipefd), ==, 0);
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (pipefd[0]);
+      sqlite3 *child = NULL;
+      if (sqlite3_open (path, &child) != SQLITE_OK
+          || sqlite3_exec (child, "PRAGMA journal_mode = WAL; BEGIN IMMEDIATE; ALTER TABLE runs ADD COLUMN inputs TEXT;"
+                           " CREATE TABLE run_outputs (id INTEGER PRIMARY KEY); PRAGMA user_version = 6",
+                           NULL, NULL, NULL) != SQLITE_OK
+          || write (pipefd[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        pause ();
+    }
+  close (pipefd[1]);
+  char ch;
+  g_assert_cmpint (read (pipefd[0], &ch, 1), ==, 1);
+  close (pipefd[0]);
+  kill (pid, SIGKILL);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT (SELECT user_version FROM pragma_user_version),"
+                                       " (SELECT count(*) FROM sqlite_master WHERE name = 'run_outputs'),"
+                                       " (SELECT count(*) FROM runs)", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 5);
+  g_assert_cmpint (sqlite3_column_int (stmt, 1), ==, 0);
+  g_assert_cmpint (sqlite3_column_int (stmt, 2), ==, 1);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+
+  store = open_ok (path);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 6);
+  g_assert_cmpint (fx_store_list_all_runs (store, arena, &runs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (runs[0].n_outputs, ==, -1);
+  g_assert_null (runs[0].inputs_hash);
+  int64_t fresh = add_run_with_outputs (store, "eager", 0, FX_RUN_OUTPUTS_CAP, "h0");
+  g_assert_cmpint (fx_store_list_run_outputs (store, fresh, arena, &o, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 3);
+  /* the old run against the new: outputs not kept on one side, said so, not a difference */
+  fx_diff *diff = fx_diff_new ("old", "new");
+  g_assert_cmpint (fx_diff_stored_runs (diff, store, runs[0].id, store, fresh, NULL, NULL), ==, FX_OK);
+  bool said = false;
+  for (size_t i = 0; i < diff->n_entries; i++)
+    said |= diff->entries[i].field && strcmp (diff->entries[i].field, "outputs") == 0
+            && strcmp (diff->entries[i].old_text, "not kept") == 0 && diff->entries[i].informational;
+  g_assert_true (said);
+  fx_diff_free (diff);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -738,5 +993,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/lock-wait", test_lock_wait);
   g_test_add_func ("/store/empty-file", test_empty_file);
   g_test_add_func ("/store/incomplete-run", test_incomplete_run);
+  g_test_add_func ("/store/run-outputs", test_run_outputs);
+  g_test_add_func ("/store/migration-v6", test_migration_v6);
   return g_test_run ();
 }
