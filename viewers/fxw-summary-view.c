@@ -178,6 +178,18 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
       e.function = g_strdup (c->function);
       e.file = g_strdup (c->file);
       e.line = c->line;
+      /* a restart of the attempt before it: the same function, which its records often do not repeat */
+      if (e.function == NULL && e.cid.attempt > 0 && s->entries->len > 0)
+        {
+          const Entry *before = &g_array_index (s->entries, Entry, s->entries->len - 1);
+
+          if (before->cid.frame_id == e.cid.frame_id && before->cid.frame_compile_id == e.cid.frame_compile_id)
+            {
+              e.function = g_strdup (before->function);
+              e.file = g_strdup (before->file);
+              e.line = before->line;
+            }
+        }
       e.status = g_strdup (c->status != NULL ? c->status : "");
       e.fail_type = g_strdup (c->fail_type);
       e.fail_reason = g_strdup (c->fail_reason);

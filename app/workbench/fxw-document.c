@@ -241,8 +241,15 @@ compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena
   fx_store_guard *guards = NULL;
   size_t n_failures = 0, n_breaks = 0, n_guards = 0;
 
-  g_string_append_printf (out, "[%s] %s  %s:%d  (%s)\n", c->compile_id, c->function ? c->function : "?",
-                          c->file ? c->file : "?", c->line, c->status ? c->status : "?");
+  /* What the trace does not say is left out, not shown as "?" or ":-1". */
+  g_string_append_printf (out, "[%s] %s", c->compile_id, c->function ? c->function : _("(unknown function)"));
+  if (c->file != NULL && c->line > 0)
+    g_string_append_printf (out, "  %s:%d", c->file, c->line);
+  else if (c->file != NULL)
+    g_string_append_printf (out, "  %s", c->file);
+  if (c->status != NULL && *c->status)
+    g_string_append_printf (out, "  (%s)", c->status);
+  g_string_append_c (out, '\n');
   if (c->fail_type != NULL || c->fail_reason != NULL)
     g_string_append_printf (out, _("Failed: %s: %s\n"), c->fail_type ? c->fail_type : "",
                             c->fail_reason ? c->fail_reason : "");
@@ -392,6 +399,7 @@ load_store (GTask *task, LoadJob *job)
       g_hash_table_add (debug_inputs, &inputs[i].id);
   for (size_t i = 0; i < n_compiles; i++)
     {
+      fx_store_compile restart;
       const fx_store_compile *c = &compiles[i];
       fx_store_graph_info *graphs = NULL;
       size_t n_graphs = 0;
@@ -406,6 +414,25 @@ load_store (GTask *task, LoadJob *job)
 
       if (g_task_return_error_if_cancelled (task))
         goto out_quiet;
+      /* A restart ([0/0_1]: Dynamo analysed the frame again after a graph break) is the same function as the
+         attempt before it; its records often do not repeat the name. */
+      for (size_t j = i; c->function == NULL && c->cid.attempt > 0 && j-- > 0;)
+        {
+          const fx_store_compile *before = &compiles[j];
+
+          if (before->input_id != c->input_id || before->cid.frame_id != c->cid.frame_id
+              || before->cid.frame_compile_id != c->cid.frame_compile_id
+              || before->cid.compiled_autograd_id != c->cid.compiled_autograd_id)
+            break;
+          if (before->function != NULL)
+            {
+              restart = *c;
+              restart.function = before->function;
+              restart.file = before->file;
+              restart.line = before->line;
+              c = &restart;
+            }
+        }
       if (c->linked != NULL && g_hash_table_contains (debug_inputs, &c->input_id))
         continue;
       if (fx_store_list_graphs (store, c->id, arena, &graphs, &n_graphs, &diag) != FX_OK)

@@ -1208,6 +1208,15 @@ test_breaks_and_recompiles (void)
   }
   fxw_test_pump (200);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "16-graph-break-without-graph"));
+  /* A restart is the same function as the attempt before it; what the trace does not say is left out, not "?". */
+  select_row ("[0/0_1]", NULL);
+  {
+    g_autofree char *text = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (text);
+    g_assert_true (g_str_has_prefix (text, "[0/0_1] starts_with_break  /work/main/.devscratch/breaks_recompiles.py:7"));
+    g_assert_null (strstr (text, "?:-1"));
+  }
   select_row ("[3/1]", NULL);
   {
     g_autofree char *text = fxw_window_dup_guards_text (window);
