@@ -560,7 +560,140 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
   ind_kernel_params_free (&kp);
 }
 
+/* The kernels, each function once: a kernel whose code is the same as an earlier one's but for its name is that
+   kernel launched again (Inductor's wrapper does the same with src_to_kernel), so a model's repeated layers are
+   compiled once. The key is a kernel's text after its name (the source-nodes comment before it differs), with its
+   local names (tmpN, accN: numbered by node) numbered again in order of appearance. */
+typedef struct
+{
+  uint64_t hash;
+  int group;                /* -1: empty */
+  size_t key_begin, key_len; /* the key's span in keys */
+} kernel_slot;
+
+static uint64_t
+fnv1a (const char *s, size_t n)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char) s[i]) * 1099511628211ULL;
+  return h;
+}
+
+static bool
+ident_char (char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* text with "tmp<N>" / "acc<N>" renumbered by first appearance (local[] maps N; touched lists what to reset) */
+static void
+canonical_key (const char *text, size_t len, int *local, int n_local, int *touched, fx_buf *key)
+{
+  int next = 0, n_touched = 0;
+  size_t i = 0;
+  key->len = 0;
+  while (i < len)
+    {
+      bool start = i == 0 || !ident_char (text[i - 1]);
+      size_t pre = start && i + 3 < len && (memcmp (text + i, "tmp", 3) == 0 || memcmp (text + i, "acc", 3) == 0)
+                   && text[i + 3] >= '0' && text[i + 3] <= '9' ? 3 : 0;
+      if (!pre)
+        {
+          fx_buf_append (key, text + i, 1);
+          i++;
+          continue;
+        }
+      fx_buf_append (key, text + i, 3);
+      i += 3;
+      long v = 0;
+      while (i < len && text[i] >= '0' && text[i] <= '9')
+        v = v * 10 + (text[i++] - '0');
+      int id = (int) v;
+      if (v >= 0 && v < n_local)
+        {
+          if (local[v] < 0)
+            {
+              local[v] = next++;
+              touched[n_touched++] = (int) v;
+            }
+          id = local[v];
+        }
+      else
+        id = -1 - (int) (v % 1000000);  /* not a node index: kept apart from the renumbered ones */
+      fx_buf_printf (key, "%d", id);
+    }
+  for (int t = 0; t < n_touched; t++)
+    local[touched[t]] = -1;
+}
+
+static void
+emit_kernels (ind_program *p, fx_buf *out)
+{
+  size_t cap = 16;
+  while (cap < (size_t) p->n_groups * 2)
+    cap *= 2;
+  kernel_slot *slots = malloc (cap * sizeof *slots);
+  int *local = malloc ((size_t) (p->n_nodes > 0 ? p->n_nodes : 1) * 2 * sizeof *local);
+  if (slots == NULL || local == NULL)
+    cap = 0;  /* no table: every kernel is written, none shared */
+  for (size_t i = 0; i < cap; i++)
+    slots[i].group = -1;
+  for (int i = 0; cap && i < p->n_nodes; i++)
+    local[i] = -1;
+  fx_buf text, key, keys;
+  fx_buf_init (&text);
+  fx_buf_init (&key);
+  fx_buf_init (&keys);
+  for (int g = 0; g < p->n_groups; g++)
+    {
+      ind_group *G = &p->groups[g];
+      if (G->is_extern)
+        continue;
+      text.len = 0;
+      gen_kernel (p, G, &text);
+      /* the declaration line "void NAME (" follows the comment: the key starts after the name */
+      const char *decl = cap ? strstr (text.data, "*/\nvoid ") : NULL;
+      size_t i = 0;
+      uint64_t h = 0;
+      if (decl != NULL)
+        {
+          size_t key_at = (size_t) (decl - text.data) + 8 + strlen (G->name);
+          canonical_key (text.data + key_at, text.len - key_at, local, p->n_nodes, local + p->n_nodes, &key);
+          h = fnv1a (key.data, key.len);
+          for (i = h & (cap - 1); slots[i].group >= 0; i = (i + 1) & (cap - 1))
+            if (slots[i].hash == h && slots[i].key_len == key.len
+                && memcmp (keys.data + slots[i].key_begin, key.data, key.len) == 0)
+              break;
+          if (slots[i].group >= 0)
+            {
+              const ind_group *C = &p->groups[slots[i].group];
+              G->name = C->name;
+              G->src_begin = C->src_begin;
+              G->src_end = C->src_end;
+              continue;
+            }
+          slots[i].hash = h;
+          slots[i].group = g;
+          slots[i].key_begin = keys.len;
+          slots[i].key_len = key.len;
+          fx_buf_append (&keys, key.data, key.len);
+        }
+      G->src_begin = out->len;
+      fx_buf_append (out, text.data, text.len);
+      G->src_end = out->len;
+    }
+  fx_buf_free (&text);
+  fx_buf_free (&key);
+  fx_buf_free (&keys);
+  free (slots);
+  free (local);
+}
+
 static void gen_calls (const ind_program *p, bool timed, fx_buf *out);
+
+/* More kernel launches than this: the wrapper is built without optimization (see ind_codegen). */
+#define IND_BIG_WRAPPER 256
 
 void
 ind_codegen (ind_program *p, fx_buf *out)
@@ -588,19 +721,17 @@ ind_codegen (ind_program *p, fx_buf *out)
                       "  return 0;\n}\n\n"
                       "const char *\nfx_inductor_error (void)\n{\n"
                       "  const char *m = fx_ind_error_set ? fx_ind_error_msg : 0;\n  fx_ind_error_set = 0;\n  return m;\n}\n\n");
-  for (int g = 0; g < p->n_groups; g++)
-    if (!p->groups[g].is_extern)
-      {
-        p->groups[g].src_begin = out->len;
-        gen_kernel (p, &p->groups[g], out);
-        p->groups[g].src_end = out->len;
-      }
+  emit_kernels (p, out);
   fx_buf_puts (out, "typedef void (*fx_ind_extern_fn) (void *ctx, int node);\n\n"
                     "static double\nfx_now_ms (void)\n{\n  struct timespec ts;\n"
                     "  clock_gettime (CLOCK_MONOTONIC, &ts);\n  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;\n}\n\n");
   for (int timed = 0; timed < 2; timed++)
     {
-      fx_buf_printf (out, "void\nfx_inductor_call%s (void **bufs, fx_ind_extern_fn ext, void *ctx%s)\n{\n",
+      /* The wrapper is a list of calls: with thousands of them (a 100k-node graph), gcc's -O2 inliner spends
+         seconds on it for nothing (3.2 s of a 3.9 s build); unoptimized, each call still costs nanoseconds
+         against a kernel's work. Small graphs keep it optimized. */
+      fx_buf_printf (out, "void%s\nfx_inductor_call%s (void **bufs, fx_ind_extern_fn ext, void *ctx%s)\n{\n",
+                     p->n_groups > IND_BIG_WRAPPER ? " __attribute__ ((optimize (\"O0\")))" : "",
                      timed ? "_timed" : "", timed ? ", double *ms" : "");
       if (timed)
         fx_buf_puts (out, "  double t;\n");

@@ -782,6 +782,53 @@ test_option_errors (void)
   fx_graph_free (g);
 }
 
+/* A long chain of the same four ops: the fused kernels have the same code but for their name, and each function is
+   written once (Inductor's src_to_kernel): later launches call the first kernel of that code, and the results stay
+   the interpreter's. */
+static void
+test_shared_kernels (void)
+{
+  static const char *ops[] = { "aten.add.Tensor", "aten.mul.Tensor", "aten.sin.default", "aten.relu.default" };
+  fx_graph *g = fx_graph_new ();
+  fx_node *prev = fx_graph_placeholder (g, "arg0_1");
+  for (int i = 0; i < 1000; i++)
+    {
+      fx_arg a[2] = { fx_arg_node (prev), fx_arg_float (i % 4 == 0 ? 1.0 : 0.5) };
+      prev = rg_call (g, ops[i % 4], a, i % 4 < 2 ? 2 : 1, NULL, 0);
+    }
+  fx_arg out = fx_arg_node (prev);
+  fx_graph_output (g, fx_arg_tuple (&out, 1));
+  fx_graph_resolve_ops (g);
+  int64_t n = 333;
+  fx_tensor *in = fx_tensor_new (NULL, FX_DTYPE_F32, 1, &n);
+  fx_generator gen;
+  fx_generator_seed (&gen, 5);
+  fx_tensor_fill_normal (in, &gen, 0, 1.0);
+  fx_value v = fx_value_tensor (in);
+  fx_compiled *c = check_graph (g, &v, 1, NULL, 0, "shared kernels");
+  const char *code = artifact (c, "output_code.c");
+  g_assert_nonnull (code);
+  size_t defined = 0, shared = 0;
+  for (const char *p = code; (p = strstr (p, "\nvoid cpp_fused_")) != NULL; p++)
+    defined++;
+  for (size_t i = 1; i < c->n_kernels; i++)
+    for (size_t j = 0; j < i; j++)
+      if (strcmp (c->kernels[i].name, c->kernels[j].name) == 0)
+        {
+          shared++;
+          g_assert_cmpstr (c->kernels[i].source, ==, c->kernels[j].source);
+          break;
+        }
+  g_test_message ("%zu kernel launches, %zu functions, %zu shared", c->n_kernels, defined, shared);
+  g_assert_cmpuint (c->n_kernels, >=, 10);
+  g_assert_cmpuint (shared, >, 0);
+  g_assert_cmpuint (defined + shared, ==, c->n_kernels);
+  g_assert_cmpuint (defined, <=, 4);
+  fx_inductor_free (c);
+  fx_value_clear (&v);
+  fx_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -799,6 +846,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/hostile-names", test_hostile_names);
   g_test_add_func ("/inductor/fallback", test_fallback);
   g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
+  g_test_add_func ("/inductor/shared-kernels", test_shared_kernels);
   g_test_add_func ("/inductor/full-reduction", test_full_reduction);
   g_test_add_func ("/inductor/views", test_views);
   g_test_add_func ("/inductor/common-consumer", test_common_consumer);
