@@ -1,7 +1,10 @@
 /* fxwb-cmd-bench.c: `fxwb bench NAME`, benchmarks of the engine itself, each a named entry in one table. */
 #include "fxwb.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,12 +26,15 @@ typedef struct
 
 static int bench_parse (int argc, char **argv);
 static int bench_interp (int argc, char **argv);
+static int bench_scale (int argc, char **argv);
 
 /* Add a benchmark here: a name, one line of help, and a function that parses its own options. */
 static const bench_entry benches[] = {
   { "parse", "Parse + print_tabular of a generated FX graph (print_readable text, --nodes N)", bench_parse },
   { "interp", "The interpreter against torch eager on the fixture graphs, side by side (--scale N, --repeat N)",
     bench_interp },
+  { "scale", "Size: 10k/100k-node graphs (print, inductor compile) and 100 MB/1 GB traces (import): times, rates, "
+             "peak RSS", bench_scale },
 };
 
 /* ---------------------------------------------------------------- timing helpers */
@@ -709,4 +715,277 @@ fxwb_cmd_bench (int argc, char **argv)
   fprintf (stderr, "fxwb bench: unknown benchmark '%s'; known:\n", argv[1]);
   print_list (stderr);
   return FXWB_EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------- scale */
+
+/* Each measurement is this fxwb run as a child process on generated files, so its wall time and peak RSS are its
+   own (wait4's ru_maxrss), as a user would see them. */
+typedef struct
+{
+  double wall_s;
+  long peak_kb;
+  int status;
+} scale_result;
+
+static gboolean
+scale_run (char **argv, const char *cache_dir, scale_result *r)
+{
+  double t0 = now_ms ();
+  pid_t pid = fork ();
+  struct rusage ru;
+  int st = 0;
+
+  if (pid < 0)
+    return FALSE;
+  if (pid == 0)
+    {
+      int devnull = open ("/dev/null", O_WRONLY);
+
+      if (devnull >= 0)
+        dup2 (devnull, STDOUT_FILENO);
+      if (cache_dir != NULL)
+        setenv ("FXWB_INDUCTOR_CACHE", cache_dir, 1);
+      execv ("/proc/self/exe", argv);
+      _exit (127);
+    }
+  if (wait4 (pid, &st, 0, &ru) < 0)
+    return FALSE;
+  r->wall_s = (now_ms () - t0) / 1000.0;
+  r->peak_kb = ru.ru_maxrss;
+  r->status = WIFEXITED (st) ? WEXITSTATUS (st) : 128 + (WIFSIGNALED (st) ? WTERMSIG (st) : 0);
+  return TRUE;
+}
+
+/* A pointwise chain of the four ops Inductor fuses most (add, mul, sin, relu) over a 1024-element tensor, written
+   as print_readable text. */
+static gboolean
+scale_write_graph (const char *path, int nodes, GError **error)
+{
+  static const char *const ops[][2] = { { "torch.ops.aten.add.Tensor(", ", 1.0)" },
+                                        { "torch.ops.aten.mul.Tensor(", ", 0.5)" },
+                                        { "torch.ops.aten.sin.default(", ")" },
+                                        { "torch.ops.aten.relu.default(", ")" } };
+  g_autoptr (GString) s = g_string_new ("class GraphModule(torch.nn.Module):\n"
+                                        "    def forward(self, x: \"f32[1024][1]cpu\"):\n");
+  char prev[32] = "x";
+
+  for (int i = 0; i < nodes; i++)
+    {
+      g_string_append_printf (s, "        n%d: \"f32[1024][1]cpu\" = ", i);
+      g_string_append_printf (s, "%s%s%s\n", ops[i % 4][0], prev, ops[i % 4][1]);
+      g_snprintf (prev, sizeof prev, "n%d", i);
+    }
+  g_string_append_printf (s, "        return (%s,)\n", prev);
+  return g_file_set_contents (path, s->str, (gssize) s->len, error);
+}
+
+/* The trace: a fixture TORCH_TRACE repeated with "frame_id": N shifted by a copy number, so every copy is new
+   frames and compiles (not the same ones again), streamed to the file. */
+static gboolean
+scale_write_trace (const char *source, const char *path, double mb, GError **error)
+{
+  g_autofree char *base = NULL;
+  gsize base_len = 0;
+  static const char key[] = "\"frame_id\": ";
+  int max_frame = 0;
+  FILE *f;
+
+  if (!g_file_get_contents (source, &base, &base_len, error))
+    return FALSE;
+  for (const char *p = base; (p = strstr (p, key)) != NULL; p += sizeof key - 1)
+    max_frame = MAX (max_frame, atoi (p + sizeof key - 1));
+  f = fopen (path, "wb");
+  if (f == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+  for (long copy = 0; (double) ftell (f) < mb * 1024 * 1024; copy++)
+    {
+      const char *p = base, *end = base + base_len, *hit;
+
+      while (p < end && (hit = g_strstr_len (p, end - p, key)) != NULL)
+        {
+          char *num_end = NULL;
+          long v;
+
+          hit += sizeof key - 1;
+          fwrite (p, 1, hit - p, f);
+          v = strtol (hit, &num_end, 10);
+          fprintf (f, "%ld", v + copy * (max_frame + 1));
+          p = num_end;
+        }
+      fwrite (p, 1, end - p, f);
+    }
+  if (fclose (f) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int scale_failures;
+
+static void
+scale_row (const char *what, const char *size, const scale_result *r, const char *rate)
+{
+  scale_failures += r->status != 0;
+  if (r->status != 0)
+    printf ("  %-30s %-14s failed (exit %d)\n", what, size, r->status);
+  else
+    printf ("  %-30s %-14s %8.2f s  %-12s %8.1f MB\n", what, size, r->wall_s, rate ? rate : "",
+            r->peak_kb / 1024.0);
+  fflush (stdout);
+}
+
+static int
+bench_scale (int argc, char **argv)
+{
+  g_autofree char *nodes_opt = NULL, *mb_opt = NULL, *trace = NULL, *keep = NULL;
+  GOptionEntry entries[] = {
+    { "nodes", 'n', 0, G_OPTION_ARG_STRING, &nodes_opt, "Graph sizes, comma-separated (default 10000,100000; "
+      "\"\" for none)", "N,N" },
+    { "trace-mb", 't', 0, G_OPTION_ARG_STRING, &mb_opt, "Trace sizes in MB, comma-separated (default 100,1000; "
+      "\"\" for none)", "MB,MB" },
+    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace, "The TORCH_TRACE log to replicate (default: the toy_graph_break "
+      "fixture under $FX_FIXTURES or tests/fixtures)", "LOG" },
+    { "keep", 0, 0, G_OPTION_ARG_FILENAME, &keep, "Write the generated files into DIR and keep them (default: a "
+      "temporary folder, removed)", "DIR" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("- time fxwb on large graphs and traces");
+  g_autofree char *dir = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) sizes = NULL, mbs = NULL;
+  int status = FXWB_EXIT_OK;
+
+  g_option_context_set_summary (context,
+                                "Generates pointwise-chain graphs (print_readable text) and TORCH_TRACE logs (a fixture "
+                                "trace repeated with\nnew frame ids), then runs fxwb print --tabular, fxwb compile -b "
+                                "inductor (a cold kernel cache)\nand fxwb import on them, each as a child process: "
+                                "wall time, rate and peak RSS.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FXWB_EXIT_USAGE;
+  if (argc > 1)
+    {
+      fprintf (stderr, "fxwb bench scale: unexpected argument '%s'\n", argv[1]);
+      return FXWB_EXIT_USAGE;
+    }
+  sizes = g_strsplit (nodes_opt ? nodes_opt : "10000,100000", ",", -1);
+  mbs = g_strsplit (mb_opt ? mb_opt : "100,1000", ",", -1);
+  for (int i = 0; sizes[i]; i++)
+    if (*sizes[i] && (atoi (sizes[i]) < 1 || atoi (sizes[i]) > 10000000))
+      {
+        fprintf (stderr, "fxwb bench scale: --nodes takes sizes from 1 to 10000000, not '%s'\n", sizes[i]);
+        return FXWB_EXIT_USAGE;
+      }
+  for (int i = 0; mbs[i]; i++)
+    if (*mbs[i] && (g_ascii_strtod (mbs[i], NULL) <= 0 || g_ascii_strtod (mbs[i], NULL) > 100000))
+      {
+        fprintf (stderr, "fxwb bench scale: --trace-mb takes sizes above 0 and up to 100000, not '%s'\n", mbs[i]);
+        return FXWB_EXIT_USAGE;
+      }
+  if (trace == NULL && mbs[0] != NULL && *mbs[0])
+    {
+      const char *fixtures = g_getenv ("FX_FIXTURES");
+      g_autofree char *folder = g_build_filename (fixtures ? fixtures : "tests/fixtures", "traces",
+                                                  "toy_graph_break-cuda", "torch_trace", NULL);
+      g_autoptr (GDir) d = g_dir_open (folder, 0, NULL);
+      const char *name = d ? g_dir_read_name (d) : NULL;
+
+      if (name == NULL)
+        {
+          fprintf (stderr, "fxwb bench scale: no trace to replicate in %s: name one with --trace LOG (or set "
+                           "FX_FIXTURES), or --trace-mb \"\" to leave traces out\n", folder);
+          return FXWB_EXIT_USAGE;
+        }
+      trace = g_build_filename (folder, name, NULL);
+    }
+  dir = keep ? g_strdup (keep) : g_dir_make_tmp ("fxwb-bench-scale-XXXXXX", &error);
+  if (dir == NULL || g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      fprintf (stderr, "fxwb bench scale: %s\n", error ? error->message : g_strerror (errno));
+      return FXWB_EXIT_IO;
+    }
+  printf ("fxwb bench scale: files in %s%s\n", dir, keep ? "" : " (removed at the end)");
+  printf ("  %-30s %-14s %10s  %-12s %11s\n", "what", "size", "wall", "rate", "peak RSS");
+  for (int i = 0; sizes[i] && status == FXWB_EXIT_OK; i++)
+    {
+      int n = atoi (sizes[i]);
+      g_autofree char *graph = g_strdup_printf ("%s/chain%d.py", dir, n);
+      g_autofree char *cache = g_strdup_printf ("%s/cache%d", dir, n);
+      g_autofree char *size = g_strdup_printf ("%d nodes", n);
+      char *print_argv[] = { (char *) "fxwb", (char *) "print", graph, (char *) "--tabular", NULL };
+      char *compile_argv[] = { (char *) "fxwb", (char *) "compile", graph, (char *) "-b", (char *) "inductor", NULL };
+      scale_result r;
+
+      if (!*sizes[i])
+        continue;
+      if (!scale_write_graph (graph, n, &error))
+        {
+          fprintf (stderr, "fxwb bench scale: %s\n", error->message);
+          status = FXWB_EXIT_IO;
+          break;
+        }
+      g_mkdir_with_parents (cache, 0700);
+      if (!scale_run (print_argv, NULL, &r))
+        status = FXWB_EXIT_FAILURE;
+      else
+        scale_row ("print --tabular (parse+print)", size, &r, NULL);
+      if (status == FXWB_EXIT_OK && scale_run (compile_argv, cache, &r))
+        scale_row ("compile -b inductor (cold)", size, &r, NULL);
+      if (status == FXWB_EXIT_OK && scale_run (compile_argv, cache, &r))
+        scale_row ("compile -b inductor (cached)", size, &r, NULL);
+      if (!keep)
+        {
+          char *rm_argv[] = { (char *) "rm", (char *) "-rf", cache, NULL };
+
+          g_spawn_sync (NULL, rm_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+          g_unlink (graph);
+        }
+    }
+  for (int i = 0; mbs[i] && status == FXWB_EXIT_OK; i++)
+    {
+      double mb = g_ascii_strtod (mbs[i], NULL);
+      g_autofree char *log = g_strdup_printf ("%s/trace%s.log", dir, mbs[i]);
+      g_autofree char *ws = g_strdup_printf ("%s/trace%s.fxwb", dir, mbs[i]);
+      g_autofree char *size = NULL, *rate = NULL, *wal = NULL, *shm = NULL;
+      char *import_argv[] = { (char *) "fxwb", (char *) "import", (char *) "--quiet", log, (char *) "-o", ws, NULL };
+      GStatBuf st;
+      scale_result r;
+
+      if (!*mbs[i])
+        continue;
+      if (!scale_write_trace (trace, log, mb, &error))
+        {
+          fprintf (stderr, "fxwb bench scale: %s\n", error->message);
+          status = FXWB_EXIT_IO;
+          break;
+        }
+      g_stat (log, &st);
+      size = g_strdup_printf ("%.0f MB", st.st_size / 1048576.0);
+      g_unlink (ws);
+      if (!scale_run (import_argv, NULL, &r))
+        status = FXWB_EXIT_FAILURE;
+      else
+        {
+          rate = g_strdup_printf ("%.0f MB/s", st.st_size / 1048576.0 / MAX (r.wall_s, 1e-9));
+          scale_row ("import TORCH_TRACE", size, &r, rate);
+        }
+      if (!keep)
+        {
+          wal = g_strdup_printf ("%s-wal", ws);
+          shm = g_strdup_printf ("%s-shm", ws);
+          g_unlink (log);
+          g_unlink (ws);
+          g_unlink (wal);
+          g_unlink (shm);
+        }
+    }
+  if (!keep)
+    g_rmdir (dir);
+  return status == FXWB_EXIT_OK && scale_failures > 0 ? FXWB_EXIT_FAILURE : status;
 }
