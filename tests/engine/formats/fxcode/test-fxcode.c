@@ -345,7 +345,10 @@ test_trace_fixture (gconstpointer data)
       g_autofree char *where = g_strdup_printf ("%s:%u", path, i + 2);
       fx_graph *g = parse_ok (payload->str, where);
       parsed++;
-      if (trace_graphs[kind].round_trip)
+      /* A graph printed by _PyTreeCodeGen (AOTInductor's exported graphs: `def forward(self):` with the leaves
+         bound by fx_pytree.tree_flatten_spec) parses to its leaves as placeholders; the printer writes the flat
+         signature, not the prologue, so these only have to parse. */
+      if (trace_graphs[kind].round_trip && strstr (payload->str, "fx_pytree.tree_flatten_spec") == NULL)
         {
           bool stride = false, device = false;
           detect_opts (g, &stride, &device);
