@@ -3,6 +3,7 @@
 #include "registry/fx-registry.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "eager/fx-eager.h"
 #include "inductor/fx-inductor.h"
@@ -38,6 +39,13 @@ fx_backends_register_builtins (void)
 void
 fx_backends_init (void)
 {
+  /* The compiled kernels' OpenMP threads (libgomp, loaded with the first kernel library) spin after each parallel
+     loop (GOMP_SPINCOUNT 300000 by default), so an extern call between kernels (OpenBLAS with its own threads) shares
+     the cores with spinning threads: addmm ran 2x slower on 2 cores. A short spin keeps back-to-back kernels fast and
+     leaves the cores to BLAS; a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT wins. The entry points call this
+     first, before they start threads (setenv is not thread-safe). */
+  if (getenv ("OMP_WAIT_POLICY") == NULL && getenv ("GOMP_SPINCOUNT") == NULL)
+    setenv ("GOMP_SPINCOUNT", "20000", 0);
   fx_backends_register_builtins ();
   fx_backend_load_plugins (false, NULL);
 }

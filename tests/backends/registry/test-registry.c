@@ -61,6 +61,20 @@ test_explicit_init (void)
   g_assert_nonnull (fx_backend_lookup ("inductor", NULL));
 }
 
+/* The entry point's init shortens libgomp's spin (kernels' OpenMP threads must not hold the cores an extern BLAS
+   call needs), unless the user set a policy: main() ran it before this test. */
+static void
+test_omp_spin (void)
+{
+  if (g_getenv ("FXWB_TEST_USER_SPIN") != NULL)
+    g_assert_cmpstr (g_getenv ("GOMP_SPINCOUNT"), ==, g_getenv ("FXWB_TEST_USER_SPIN"));
+  else
+    g_assert_cmpstr (g_getenv ("GOMP_SPINCOUNT"), ==, "20000");
+  g_setenv ("GOMP_SPINCOUNT", "7", TRUE);
+  fx_backends_init ();
+  g_assert_cmpstr (g_getenv ("GOMP_SPINCOUNT"), ==, "7");   /* a setting is never overwritten */
+}
+
 static void
 test_list_lookup (void)
 {
@@ -632,6 +646,7 @@ main (int argc, char **argv)
   fx_backends_init ();
 
   g_test_add_func ("/registry/explicit-init", test_explicit_init);
+  g_test_add_func ("/registry/omp-spin", test_omp_spin);
   g_test_add_func ("/registry/list-lookup", test_list_lookup);
   g_test_add_func ("/registry/options-modes", test_options);
   g_test_add_func ("/registry/run-eager-aot-inductor", test_run_eager_and_aot);
