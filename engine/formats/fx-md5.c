@@ -7,16 +7,16 @@
 /* RFC 1321's reference step macros. */
 #define MD5_ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 #define MD5_F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
-#define MD5_G(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))
+#define MD5_G(x, y, z) (((x) & (z)) + ((y) & ~(z)))
 #define MD5_H(x, y, z) ((x) ^ (y) ^ (z))
 #define MD5_I(x, y, z) ((y) ^ ((x) | ~(z)))
-#define MD5_STEP(f, a, b, c, d, x, k, s) ((a) += f ((b), (c), (d)) + (x) + (k), (a) = MD5_ROTL ((a), (s)) + (b))
+/* Word and constant are added first and G's y & ~z does not wait on x: both come off the serial chain through b. */
+#define MD5_STEP(f, a, b, c, d, x, k, s) ((a) += (x) + (k), (a) += f ((b), (c), (d)), (a) = MD5_ROTL ((a), (s)) + (b))
 
 static void
 md5_block (fx_md5 *md5, const unsigned char *p)
 {
-  /* Fully unrolled with the message index and constant of each step written out: the looped form computed the
-     indices at run time and made md5 a fifth of a TORCH_TRACE import. */
+  /* Each step written out with its message index and constant. */
   uint32_t w[16];
   for (int i = 0; i < 16; i++)
     w[i] = (uint32_t) p[i * 4] | (uint32_t) p[i * 4 + 1] << 8 | (uint32_t) p[i * 4 + 2] << 16
