@@ -137,6 +137,8 @@ fxwb_report_source_open (fxwb_report_source *src, char **paths, int n_paths, gbo
     return fx_diag_set (diag, FX_ERR_IO, "cannot make a temporary folder: %s", error->message);
   src->workspace = g_build_filename (src->tmp_dir, "report.fxwb", NULL);
   fx_status st = fx_store_open (src->workspace, true, &src->store, diag);
+  if (st == FX_OK)
+    st = fx_store_set_scratch (src->store, diag);
   gint64 t0 = g_get_monotonic_time ();
   for (int i = 0; i < n_paths && st == FX_OK; i++)
     {

@@ -22,6 +22,12 @@ typedef struct fx_store fx_store;
    same new file at once all succeed. */
 fx_status fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag);
 
+/* Marks a freshly created workspace as a throwaway (fxwb report's temporary one): no fsync and the rollback journal
+   in memory (it holds only the pages a transaction changes; a streamed import commits chunk by chunk). Rollback
+   still works; a crash may leave the file unreadable, which is fine only because nobody opens it again. Never for
+   a workspace the user keeps: a killed import must leave a valid file. */
+fx_status fx_store_set_scratch (fx_store *store, fx_diag *diag);
+
 /* Told while a store call waits for another process's lock on the workspace: path, seconds waited so far. */
 typedef void (*fx_store_wait_fn) (const char *path, double waited_s, void *user_data);
 /* How every store of this process waits for a lock another process holds (a long import, a run being stored):

@@ -680,6 +680,37 @@ test_empty_file (void)
   remove_workspace (path);
 }
 
+/* A scratch store (fxwb report's temporary workspace) keeps no WAL file, still rolls back, and what it committed
+   reads back after reopening it as a normal workspace. */
+static void
+test_scratch (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_set_scratch (store, &diag), ==, FX_OK);
+  int64_t id = 0, found = -1;
+  g_assert_cmpint (fx_store_begin (store, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "a.log", "torch_trace", "0123456789abcdef0123456789abcdef", 5, &id,
+                                       &diag), ==, FX_OK);
+  fx_store_rollback (store);
+  g_assert_cmpint (fx_store_find_input (store, "0123456789abcdef0123456789abcdef", &found, &diag), ==, FX_OK);
+  g_assert_cmpint (found, ==, 0);
+  g_assert_cmpint (fx_store_begin (store, &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "b.log", "torch_trace", "fedcba9876543210fedcba9876543210", 5, &id,
+                                       &diag), ==, FX_OK);
+  g_assert_cmpint (fx_store_commit (store, &diag), ==, FX_OK);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  fx_store_close (store);
+  store = open_ok (path);
+  g_assert_cmpint (fx_store_find_input (store, "fedcba9876543210fedcba9876543210", &found, &diag), ==, FX_OK);
+  g_assert_cmpint (found, ==, id);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
 /* A run started and never finished (its process killed) reads back incomplete; a finished one and one added in one
    step do not. */
 static void
@@ -995,5 +1026,6 @@ main (int argc, char **argv)
   g_test_add_func ("/store/incomplete-run", test_incomplete_run);
   g_test_add_func ("/store/run-outputs", test_run_outputs);
   g_test_add_func ("/store/migration-v6", test_migration_v6);
+  g_test_add_func ("/store/scratch", test_scratch);
   return g_test_run ();
 }
