@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "../formats/fx-md5.h"
+#include "fx-report-impl.h"
 #include "fx/pyparse.h"
 
 #define DEFAULT_MAX_DRAWN 400
@@ -410,6 +411,9 @@ index_html (rctx *ctx, fx_buf *out)
         fx_buf_puts (out, "<td class=\"num muted\">-</td></tr>\n");
     }
   fx_buf_puts (out, "</table>\n");
+  /* A multi-rank workspace: its ranks and where they diverge (fx-report-ranks.c). */
+  if (fx_report_ranks_html (ctx->store, ctx->arena, ctx->q, out, diag) != FX_OK)
+    return diag->code;
 
   if (ctx->opts && ctx->opts->n_warnings)
     {

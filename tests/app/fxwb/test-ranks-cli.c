@@ -98,6 +98,19 @@ test_fixture (void)
   g_assert_nonnull (strstr (r.out, "~ node l_x_: meta.shape: [8] -> [s"));
   fxwb_run_result_clear (&r);
 
+  /* The report's landing page: one section over all ranks, each divergence linked to both compiles' pages. */
+  g_autofree char *report = g_build_filename (tmp_dir, "gloo-report", NULL);
+  r = run_fxwb ((const char *[]) { "report", ws, "-o", report, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result_clear (&r);
+  g_autofree char *index = g_build_filename (report, "index.html", NULL);
+  g_autofree char *html = NULL;
+  g_assert_true (g_file_get_contents (index, &html, NULL, NULL));
+  g_assert_nonnull (strstr (html, "<p>4 ranks (one TORCH_TRACE each): rank 0 = input 1, rank 1 = input 2, "));
+  g_assert_nonnull (strstr (html, "<h3 id=\"ranks-diverge\">Ranks diverge</h3>"));
+  g_assert_nonnull (strstr (html, "<td>compiles</td><td>ranks 1, 3</td>"));
+  g_assert_nonnull (strstr (html, "\">rank 0 [1/0]</a> vs <a href=\"compile-"));
+
   r = run_fxwb ((const char *[]) { "diff", "--json", "--ranks", ws, NULL });
   g_assert_cmpint (r.status, ==, 1);
   list = json_tokener_parse (r.out);
