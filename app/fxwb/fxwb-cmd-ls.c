@@ -1,6 +1,7 @@
 /* fxwb-cmd-ls.c: `fxwb ls FILE.fxwb`: the frames and compiles of a workspace, like tlparse's index. */
 #include "fxwb.h"
 
+#include "fx/export.h"
 #include "fx/ranks.h"
 #include "fx/store.h"
 
@@ -37,6 +38,28 @@ print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
       g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
       printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
     }
+}
+
+/* A torch.export trace's records outside any compile: the guards export added and its unbacked symbols, each with
+   the user line it came from. */
+static void
+print_export (fx_store *store, fx_arena *arena, gboolean any_compile)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_export_entry *es = NULL;
+  size_t ne = 0;
+  if (fx_export_entries (store, arena, &es, &ne, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return;
+    }
+  if (ne == 0)
+    return;
+  printf ("%storch.export (outside any compile): %zu guards and symbols\n", any_compile ? "\n" : "", ne);
+  printf ("%-18s %-34s %s\n", "KIND", "GUARD / SYMBOL", "USER LINE");
+  for (size_t i = 0; i < ne; i++)
+    printf ("%-18s %-34s %s\n", es[i].kind, es[i].what ? es[i].what : "-", es[i].user_line ? es[i].user_line : "-");
 }
 
 int
@@ -191,6 +214,8 @@ fxwb_cmd_ls (int argc, char **argv)
             printf ("  %s", cs[i].linked ? cs[i].linked : "-");
           putchar ('\n');
         }
+      if (only_rank < 0)
+        print_export (store, arena, n > 0);
       if (n_ranks > 1 && only_rank < 0)
         print_divergence (store, arena, n_ranks);
     }
