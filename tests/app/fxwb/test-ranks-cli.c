@@ -106,6 +106,9 @@ test_fixture (void)
   g_autofree char *index = g_build_filename (report, "index.html", NULL);
   g_autofree char *html = NULL;
   g_assert_true (g_file_get_contents (index, &html, NULL, NULL));
+  /* The header says what made it: program, command line, inputs. */
+  g_assert_nonnull (strstr (html, "<p class=\"made-from\">Made by fxwb "));
+  g_assert_nonnull (strstr (html, "gloo-report</code> from 4 inputs ("));
   g_assert_nonnull (strstr (html, "<p>4 ranks (one TORCH_TRACE each): rank 0 = input 1, rank 1 = input 2, "));
   g_assert_nonnull (strstr (html, "<h3 id=\"ranks-diverge\">Ranks diverge</h3>"));
   g_assert_nonnull (strstr (html, "<td>compiles</td><td>ranks 1, 3</td>"));
