@@ -1,6 +1,8 @@
 /* fxwb-cmd-ls.c: `fxwb ls FILE.fxwb`: the frames and compiles of a workspace, like tlparse's index. */
 #include "fxwb.h"
 
+#include <string.h>
+
 #include "fx/export.h"
 #include "fx/ranks.h"
 #include "fx/store.h"
@@ -208,7 +210,11 @@ fxwb_cmd_ls (int argc, char **argv)
           g_autofree char *id = g_strdup_printf ("[%s]", cs[i].compile_id);
           g_autofree char *loc = !cs[i].file ? g_strdup ("-") : cs[i].line < 0 ? g_strdup (cs[i].file)
                                 : g_strdup_printf ("%s:%d", cs[i].file, cs[i].line);
-          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, cs[i].function ? cs[i].function : "-", loc,
+          /* Graphs logged without a compile id in a trace: torch.export + AOTInductor (aoti_compile_and_package). */
+          const char *fn = cs[i].function ? cs[i].function
+                           : cs[i].cid.frame_id < 0 && strcmp (cs[i].compile_id, "-/-") == 0 ? "(export/AOTInductor: no compile id)"
+                           : "-";
+          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, fn, loc,
                   cs[i].status, cs[i].n_graphs, cs[i].n_kernels);
           if (any_link)
             printf ("  %s", cs[i].linked ? cs[i].linked : "-");

@@ -831,6 +831,13 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
     }
   if (strcmp (kind, "compilation_metrics") == 0)
     {
+      /* torch.export + aoti_compile_and_package log their metrics with "compile_id": null: they belong to the
+         compile of the graphs logged without an id, as those do. */
+      json_object *mid = NULL;
+      if (!crow && meta && json_object_get_type (meta) == json_type_object
+          && json_object_object_get_ex (meta, "compile_id", &mid) && mid == NULL
+          && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+        return st;
       if (!crow || !meta || json_object_get_type (meta) != json_type_object)
         {
           warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compilation_metrics without a compile id or object");
