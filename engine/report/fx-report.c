@@ -428,6 +428,8 @@ index_html (rctx *ctx, fx_buf *out)
   /* A multi-rank workspace: its ranks and where they diverge (fx-report-ranks.c). */
   if (fx_report_ranks_html (ctx->store, ctx->arena, ctx->q, out, diag) != FX_OK)
     return diag->code;
+  if (fx_report_export_html (ctx->store, ctx->arena, out, diag) != FX_OK)
+    return diag->code;
 
   if (ctx->opts && ctx->opts->n_warnings)
     {

@@ -34,6 +34,26 @@ test_guards (void)
   g_assert_nonnull (strstr (r.out, "\nguard_added_fast   u0 <= 6                            "
                                    "export_prog.py:13 in forward: torch._check(n <= x.shape[0])\n"));
   fxwb_run_result_clear (&r);
+
+  /* The report's index has the same table. */
+  g_autofree char *report = g_build_filename (tmp, "report", NULL);
+  r = fxwb_test_run (fxwb_path, (const char *[]) { "report", "-q", "--no-graphs", ws, "-o", report, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result_clear (&r);
+  g_autofree char *index = g_build_filename (report, "index.html", NULL);
+  g_autofree char *html = NULL;
+  g_assert_true (g_file_get_contents (index, &html, NULL, NULL));
+  g_assert_nonnull (strstr (html, "<h2 id=\"export\">torch.export</h2>"));
+  g_assert_nonnull (strstr (html, "<td>guard_added_fast</td><td><code>u0 &gt;= 0</code></td><td><code>export_prog.py:12 "
+                                  "in forward: torch._check(n &gt;= 0)</code></td>"));
+  g_autoptr (GDir) rd = g_dir_open (report, 0, NULL);
+  const char *rname;
+  while (rd && (rname = g_dir_read_name (rd)))
+    {
+      g_autofree char *f = g_build_filename (report, rname, NULL);
+      g_unlink (f);
+    }
+  g_rmdir (report);
   g_unlink (ws);
   g_autofree char *wal = g_strconcat (ws, "-wal", NULL), *shm = g_strconcat (ws, "-shm", NULL);
   g_unlink (wal);
