@@ -35,6 +35,12 @@ test_guards (void)
                                    "export_prog.py:13 in forward: torch._check(n <= x.shape[0])\n"));
   fxwb_run_result_clear (&r);
 
+  r = fxwb_test_run (fxwb_path, (const char *[]) { "show", ws, "export", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "[export] guard_added_fast           -                        u0 <= 6  # "
+                                   "export_prog.py:13 in forward: torch._check(n <= x.shape[0])\n"));
+  fxwb_run_result_clear (&r);
+
   /* The report's index has the same table. */
   g_autofree char *report = g_build_filename (tmp, "report", NULL);
   r = fxwb_test_run (fxwb_path, (const char *[]) { "report", "-q", "--no-graphs", ws, "-o", report, NULL });
