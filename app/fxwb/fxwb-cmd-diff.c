@@ -3,6 +3,7 @@
 #include "fxwb.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -459,6 +460,7 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
   fx_rank_divergence *ds = NULL;
   size_t nr = 0, nd = 0;
   int rc = DIFF_SAME;
+  g_autoptr (GHashTable) shown = NULL;
   if (fx_ranks_list (ws.store, arena, &ranks, &nr, &diag) != FX_OK
       || fx_ranks_diverge (ws.store, arena, &ds, &nd, &diag) != FX_OK)
     {
@@ -502,37 +504,57 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
       g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
       printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
     }
+  /* Each rank named by a graph or guards divergence against the reference rank, once per compile id and rank. */
+  fx_store_compile *cs = NULL;
+  size_t nc = 0;
+  if (fx_store_list_compiles (ws.store, arena, &cs, &nc, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      rc = DIFF_ERROR;
+      goto out;
+    }
+  shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (size_t i = 0; i < nd; i++)
     {
-      if ((ds[i].kind != FX_RANK_DIV_GRAPH && ds[i].kind != FX_RANK_DIV_GUARDS) || !ds[i].ref_compile_row
-          || !ds[i].other_compile_row)
+      if ((ds[i].kind != FX_RANK_DIV_GRAPH && ds[i].kind != FX_RANK_DIV_GUARDS) || !ds[i].ref_compile_row)
         continue;
-      /* Once per compile id and pair of ranks, whichever of graph and guards came first. */
-      gboolean shown = FALSE;
-      for (size_t k = 0; k < i && !shown; k++)
-        shown = (ds[k].kind == FX_RANK_DIV_GRAPH || ds[k].kind == FX_RANK_DIV_GUARDS)
-                && strcmp (ds[k].compile_id, ds[i].compile_id) == 0 && ds[k].other_rank == ds[i].other_rank;
-      if (shown)
-        continue;
-      g_autofree char *la = g_strdup_printf ("%s:rank%d:%s", path, ds[i].ref_rank, ds[i].compile_id);
-      g_autofree char *lb = g_strdup_printf ("%s:rank%d:%s", path, ds[i].other_rank, ds[i].compile_id);
-      fx_diff *diff = fx_diff_new (la, lb);
-      fx_diag_clear (&diag);
-      if (fx_diff_compiles (diff, ws.store, ds[i].ref_compile_row, ws.store, ds[i].other_compile_row, opts, &diag)
-          != FX_OK)
-        fxwb_print_diag (&diag);
-      else
+      /* ds[i].ranks: "rank 3" or "ranks 1, 3". */
+      const char *list = strchr (ds[i].ranks, ' ');
+      g_auto (GStrv) parts = g_strsplit (list ? list + 1 : "", ", ", -1);
+      for (int k = 0; parts[k]; k++)
         {
-          fx_buf buf;
-          fx_buf_init (&buf);
-          fx_diff_print_text (diff, use_color, &buf);
-          putchar ('\n');
-          fflush (stdout);
-          fputs (buf.data ? buf.data : "", fxwb_real_stdout ());   /* past the terminal filter, as below */
-          fflush (fxwb_real_stdout ());
-          fx_buf_free (&buf);
+          int rank = atoi (parts[k]);
+          g_autofree char *key = g_strdup_printf ("%s %d", ds[i].compile_id, rank);
+          if (g_hash_table_contains (shown, key))
+            continue;
+          int64_t row = 0;
+          for (size_t r = 0; r < nr && !row; r++)
+            if (ranks[r].rank == rank)
+              for (size_t c = 0; c < nc && !row; c++)
+                if (cs[c].input_id == ranks[r].input_id && strcmp (cs[c].compile_id, ds[i].compile_id) == 0)
+                  row = cs[c].id;
+          if (!row)
+            continue;
+          g_hash_table_add (shown, g_steal_pointer (&key));
+          g_autofree char *la = g_strdup_printf ("%s:rank%d:%s", path, ds[i].ref_rank, ds[i].compile_id);
+          g_autofree char *lb = g_strdup_printf ("%s:rank%d:%s", path, rank, ds[i].compile_id);
+          fx_diff *diff = fx_diff_new (la, lb);
+          fx_diag_clear (&diag);
+          if (fx_diff_compiles (diff, ws.store, ds[i].ref_compile_row, ws.store, row, opts, &diag) != FX_OK)
+            fxwb_print_diag (&diag);
+          else
+            {
+              fx_buf buf;
+              fx_buf_init (&buf);
+              fx_diff_print_text (diff, use_color, &buf);
+              putchar ('\n');
+              fflush (stdout);
+              fputs (buf.data ? buf.data : "", fxwb_real_stdout ());   /* past the terminal filter, as below */
+              fflush (fxwb_real_stdout ());
+              fx_buf_free (&buf);
+            }
+          fx_diff_free (diff);
         }
-      fx_diff_free (diff);
     }
   rc = DIFF_DIFFERS;
 out:

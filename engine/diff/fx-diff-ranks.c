@@ -522,21 +522,34 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
               break;
             case FX_RANK_DIV_COLLECTIVES:
               {
-                /* One line per side, the first stage that differs. */
+                /* The first stage that differs, its sequence on each side. */
                 char *stages = differing_stages (arena, x->collectives, y->collectives, ':');
-                fx_buf_printf (&d, "%s: rank %d issues ", stages, ranks[first].rank);
+                int n_stages = 1;
+                for (const char *c = stages; *c; c++)
+                  n_stages += *c == ',';
+                char *comma = strchr (stages, ',');
+                if (comma)
+                  *comma = 0;
+                fx_buf_printf (&d, "%s%s: rank %d issues ", stages,
+                               n_stages > 1 ? fx_arena_printf (arena, " (and %d more stages)", n_stages - 1) : "",
+                               ranks[first].rank);
                 const char *lists[2] = { y->collectives, x->collectives };
+                size_t sl = strlen (stages);
                 for (int side = 0; side < 2; side++)
                   {
-                    const char *p = lists[side];
-                    const char *nl = strchr (p, '\n');
-                    const char *colon = strchr (p, ':');
-                    if (*p && colon && (!nl || colon < nl))
-                      fx_buf_printf (&d, "%.*s", (int) ((nl ? nl : p + strlen (p)) - colon - 2), colon + 2);
+                    const char *p = lists[side], *hit = NULL;
+                    for (; *p && !hit; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : p + strlen (p))
+                      if (strncmp (p, stages, sl) == 0 && p[sl] == ':')
+                        hit = p;
+                    if (hit)
+                      {
+                        const char *nl = strchr (hit, '\n');
+                        fx_buf_printf (&d, "%.*s", (int) ((nl ? nl : hit + strlen (hit)) - hit - sl - 2), hit + sl + 2);
+                      }
                     else
                       fx_buf_printf (&d, "none");
                     if (side == 0)
-                      fx_buf_printf (&d, ", rank %d ", ranks[ref].rank);
+                      fx_buf_printf (&d, "; rank %d ", ranks[ref].rank);
                   }
                 break;
               }
