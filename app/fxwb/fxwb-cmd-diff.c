@@ -3,6 +3,7 @@
 #include "fxwb.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "fx/accuracy.h"
 #include "fx/diff.h"
 #include "fx/pyparse.h"
+#include "fx/ranks.h"
 #include "fx/runtime.h"
 #include "fx/store.h"
 #include "fxwb-runs.h"
@@ -399,11 +401,130 @@ out_a:
   return rc;
 }
 
+/* fxwb diff WS --ranks: where the ranks of a multi-rank workspace diverge, then for each compile id whose graph or
+   guards differ, the compile diff of the lowest rank's compile against the first rank that differs. */
+static int
+ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, gboolean use_color)
+{
+  side ws;
+  memset (&ws, 0, sizeof ws);
+  if (open_workspace (path, &ws) != DIFF_SAME)
+    return DIFF_ERROR;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *arena = fx_arena_new ();
+  fx_rank_input *ranks = NULL;
+  fx_rank_divergence *ds = NULL;
+  size_t nr = 0, nd = 0;
+  int rc = DIFF_SAME;
+  g_autoptr (GHashTable) shown = NULL;
+  if (fx_ranks_list (ws.store, arena, &ranks, &nr, &diag) != FX_OK
+      || fx_ranks_diverge (ws.store, arena, &ds, &nd, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      rc = DIFF_ERROR;
+      goto out;
+    }
+  if (nr < 2)
+    {
+      fprintf (stderr, "fxwb diff: %s holds %zu ranked input%s: --ranks needs the traces of two ranks or more "
+                       "(dedicated_log_torch_trace_rank_N_*.log)\n", path, nr, nr == 1 ? "" : "s");
+      rc = DIFF_ERROR;
+      goto out;
+    }
+  if (json)
+    {
+      json_object *list = json_object_new_array ();
+      for (size_t i = 0; i < nd; i++)
+        {
+          json_object *o = json_object_new_object ();
+          fxwb_json_add_str (o, "compile_id", ds[i].compile_id);
+          fxwb_json_add_str (o, "kind", fx_rank_div_kind_name (ds[i].kind));
+          fxwb_json_add_str (o, "ranks", ds[i].ranks);
+          fxwb_json_add_int (o, "ref_rank", ds[i].ref_rank);
+          fxwb_json_add_int (o, "other_rank", ds[i].other_rank);
+          fxwb_json_add_str (o, "detail", ds[i].detail);
+          json_object_array_add (list, o);
+        }
+      fxwb_json_print (list);
+      rc = nd ? DIFF_DIFFERS : DIFF_SAME;
+      goto out;
+    }
+  if (nd == 0)
+    {
+      printf ("%zu ranks agree: the same compiles, graphs, guards, cache results and collectives\n", nr);
+      goto out;
+    }
+  printf ("ranks diverge: (%zu ranks)\n", nr);
+  for (size_t i = 0; i < nd; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
+      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
+    }
+  /* Each rank named by a graph or guards divergence against the reference rank, once per compile id and rank. */
+  fx_store_compile *cs = NULL;
+  size_t nc = 0;
+  if (fx_store_list_compiles (ws.store, arena, &cs, &nc, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      rc = DIFF_ERROR;
+      goto out;
+    }
+  shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (size_t i = 0; i < nd; i++)
+    {
+      if ((ds[i].kind != FX_RANK_DIV_GRAPH && ds[i].kind != FX_RANK_DIV_GUARDS) || !ds[i].ref_compile_row)
+        continue;
+      /* ds[i].ranks: "rank 3" or "ranks 1, 3". */
+      const char *list = strchr (ds[i].ranks, ' ');
+      g_auto (GStrv) parts = g_strsplit (list ? list + 1 : "", ", ", -1);
+      for (int k = 0; parts[k]; k++)
+        {
+          int rank = atoi (parts[k]);
+          g_autofree char *key = g_strdup_printf ("%s %d", ds[i].compile_id, rank);
+          if (g_hash_table_contains (shown, key))
+            continue;
+          int64_t row = 0;
+          for (size_t r = 0; r < nr && !row; r++)
+            if (ranks[r].rank == rank)
+              for (size_t c = 0; c < nc && !row; c++)
+                if (cs[c].input_id == ranks[r].input_id && strcmp (cs[c].compile_id, ds[i].compile_id) == 0)
+                  row = cs[c].id;
+          if (!row)
+            continue;
+          g_hash_table_add (shown, g_steal_pointer (&key));
+          g_autofree char *la = g_strdup_printf ("%s:rank%d:%s", path, ds[i].ref_rank, ds[i].compile_id);
+          g_autofree char *lb = g_strdup_printf ("%s:rank%d:%s", path, rank, ds[i].compile_id);
+          fx_diff *diff = fx_diff_new (la, lb);
+          fx_diag_clear (&diag);
+          if (fx_diff_compiles (diff, ws.store, ds[i].ref_compile_row, ws.store, row, opts, &diag) != FX_OK)
+            fxwb_print_diag (&diag);
+          else
+            {
+              fx_buf buf;
+              fx_buf_init (&buf);
+              fx_diff_print_text (diff, use_color, &buf);
+              putchar ('\n');
+              fflush (stdout);
+              fputs (buf.data ? buf.data : "", fxwb_real_stdout ());   /* past the terminal filter, as below */
+              fflush (fxwb_real_stdout ());
+              fx_buf_free (&buf);
+            }
+          fx_diff_free (diff);
+        }
+    }
+  rc = DIFF_DIFFERS;
+out:
+  fx_arena_free (arena);
+  side_clear (&ws);
+  return rc;
+}
+
 int
 fxwb_cmd_diff (int argc, char **argv)
 {
   gboolean guards = FALSE, graph = FALSE, kernels = FALSE, code = FALSE, metrics = FALSE, runs = FALSE;
-  gboolean json = FALSE, ignore_names = FALSE, ignore_meta = FALSE, outputs = FALSE;
+  gboolean json = FALSE, ignore_names = FALSE, ignore_meta = FALSE, outputs = FALSE, ranks = FALSE;
   int context = 3, repeat = 10;
   g_autofree char *stage = NULL, *color = NULL, *backend = NULL;
   GOptionEntry entries[] = {
@@ -427,6 +548,8 @@ fxwb_cmd_diff (int argc, char **argv)
     { "ignore-meta", 0, 0, G_OPTION_ARG_NONE, &ignore_meta, "Do not compare shapes, dtypes, strides, devices", NULL },
     { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (colour on a terminal, default), always or never", "WHEN" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON object: entries and the node pairing", NULL },
+    { "ranks", 0, 0, G_OPTION_ARG_NONE, &ranks, "With one multi-rank WORKSPACE: where its ranks diverge, then the "
+      "compile diff of each diverging compile id (lowest rank against the first that differs)", NULL },
     { NULL },
   };
   g_set_prgname ("fxwb diff");
@@ -439,6 +562,7 @@ fxwb_cmd_diff (int argc, char **argv)
                                 "WORKSPACE.fxwb:run/ID (both sides; ids from fxwb ls --runs): per output max abs, RMSE\n"
                                 "and same(), per kernel the time ratio. --runs on compiles or workspaces pairs their\n"
                                 "latest runs by stage, backend, mode and options and diffs them the same way.\n"
+                                "fxwb diff WORKSPACE --ranks compares the ranks of a multi-rank workspace instead.\n"
                                 "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
                                 "name, target and position, then structure. Without a section option, every section.");
   g_option_context_set_description (ctx,
@@ -448,7 +572,12 @@ fxwb_cmd_diff (int argc, char **argv)
                                     "  2  trouble: bad command line, unreadable input, no such compile\n");
   if (!fxwb_parse_options (ctx, &argc, &argv))
     return DIFF_ERROR;
-  if (argc != 3)
+  if (ranks && argc != 2)
+    {
+      fprintf (stderr, "fxwb diff: --ranks takes one WORKSPACE\n");
+      return DIFF_ERROR;
+    }
+  if (argc != 3 && !ranks)
     {
       g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
       fprintf (stderr, "fxwb diff: %s\n\n%s", argc < 3 ? "need two inputs, A and B" : "too many arguments", help);
@@ -467,6 +596,18 @@ fxwb_cmd_diff (int argc, char **argv)
       return DIFF_ERROR;
     }
 
+  if (ranks)
+    {
+      fx_diff_compile_opts ropts;
+      fx_diff_compile_opts_init (&ropts);
+      unsigned rwhat = (guards ? FX_DIFF_WHAT_GUARDS : 0) | (graph ? FX_DIFF_WHAT_GRAPH : 0);
+      ropts.what = rwhat ? rwhat : FX_DIFF_WHAT_GUARDS | FX_DIFF_WHAT_GRAPH;
+      ropts.stage = stage;
+      ropts.graph.context = context < 0 ? 0 : context;
+      ropts.graph.ignore_names = ignore_names;
+      ropts.graph.ignore_meta = ignore_meta;
+      return ranks_diff (argv[1], &ropts, json, use_color);
+    }
   if (backend && !outputs)
     {
       fprintf (stderr, "fxwb diff: --backend goes with --outputs\n");

@@ -3,6 +3,9 @@
 #include "fxwb.h"
 
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "fx/importers.h"
 #include "fx/store.h"
@@ -66,11 +69,49 @@ print_summary (const char *path, const fx_import_stats *s, gboolean json)
     }
 }
 
+/* --latest: the most recently modified *.log file in dir (a regular file), as tlparse --latest picks its input. */
+static char *
+newest_log (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  if (!d)
+    return NULL;
+  char *best = NULL;
+  gint64 best_mtime = G_MININT64;
+  const char *name;
+  while ((name = g_dir_read_name (d)))
+    {
+      if (!g_str_has_suffix (name, ".log"))
+        continue;
+      g_autofree char *full = g_build_filename (dir, name, NULL);
+      GStatBuf sb;
+      if (g_lstat (full, &sb) != 0 || !S_ISREG (sb.st_mode))
+        continue;
+      if ((gint64) sb.st_mtime > best_mtime || (best && (gint64) sb.st_mtime == best_mtime && strcmp (full, best) > 0))
+        {
+          g_free (best);
+          best = g_steal_pointer (&full);
+          best_mtime = (gint64) sb.st_mtime;
+        }
+    }
+  return best;
+}
+
+/* --strict: the warnings that mean a line or record was not understood (kept raw or skipped). */
+static int64_t
+not_understood (const fx_import_stats *s)
+{
+  return s->warnings[FX_IMPORT_WARN_BAD_LINE] + s->warnings[FX_IMPORT_WARN_BAD_JSON]
+         + s->warnings[FX_IMPORT_WARN_ORPHAN_PAYLOAD] + s->warnings[FX_IMPORT_WARN_UNKNOWN_KIND]
+         + s->warnings[FX_IMPORT_WARN_GRAPH_PARSE] + s->warnings[FX_IMPORT_WARN_BAD_RECORD]
+         + s->warnings[FX_IMPORT_WARN_UNKNOWN_STRING];
+}
+
 int
 fxwb_cmd_import (int argc, char **argv)
 {
   g_autofree char *output = NULL;
-  gboolean json = FALSE, quiet = FALSE;
+  gboolean json = FALSE, quiet = FALSE, latest = FALSE, strict = FALSE;
   int max_line_mib = 64;
   GOptionEntry entries[] = {
     { "max-line-mib", 0, 0, G_OPTION_ARG_INT, &max_line_mib,
@@ -78,6 +119,10 @@ fxwb_cmd_import (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The workspace file to create or add to (required)", "FILE.fxwb" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summary as one JSON object per input", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
+    { "latest", 0, 0, G_OPTION_ARG_NONE, &latest, "Import the newest *.log of the folder PATH (default: $TORCH_TRACE "
+      "when it is a folder, else /tmp/torch_trace), as tlparse --latest", NULL },
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &strict, "Exit 1 when an input has lines or records this build does not "
+      "understand (unknown record kinds, bad lines, graphs that did not parse), for CI", NULL },
     { NULL },
   };
   g_set_prgname ("fxwb import");
@@ -100,7 +145,9 @@ fxwb_cmd_import (int argc, char **argv)
                                     "  0  every input was imported (possibly with warnings) or was already there\n"
                                     "  1  an input held no readable record (nothing of it was stored)\n"
                                     "  2  wrong command line\n"
-                                    "  3  an input or the workspace cannot be read or written\n");
+                                    "  3  an input or the workspace cannot be read or written\n"
+                                    "With --strict, 1 also when an input had lines or records that were not\n"
+                                    "understood (they are stored or counted all the same).\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (max_line_mib < 1 || max_line_mib > 4096)
@@ -109,6 +156,27 @@ fxwb_cmd_import (int argc, char **argv)
       return FXWB_EXIT_USAGE;
     }
   fx_import_set_max_line ((size_t) max_line_mib << 20);
+  g_autofree char *latest_path = NULL;
+  if (latest)
+    {
+      const char *env = g_getenv ("TORCH_TRACE");
+      const char *dir = argc >= 2 ? argv[1] : env && g_file_test (env, G_FILE_TEST_IS_DIR) ? env : "/tmp/torch_trace";
+      if (argc > 2)
+        {
+          fprintf (stderr, "fxwb import: --latest takes one folder\n");
+          return FXWB_EXIT_USAGE;
+        }
+      latest_path = newest_log (dir);
+      if (!latest_path)
+        {
+          fprintf (stderr, "fxwb import: --latest: no *.log file in %s\n", dir);
+          return FXWB_EXIT_IO;
+        }
+      if (!json)
+        printf ("newest log in %s: %s\n", dir, latest_path);
+      argv[1] = latest_path;
+      argc = 2;
+    }
   if (!output || argc < 2)
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
@@ -141,6 +209,12 @@ fxwb_cmd_import (int argc, char **argv)
           continue;
         }
       print_summary (argv[i], &stats, json);
+      if (strict && not_understood (&stats))
+        {
+          fprintf (stderr, "fxwb import: --strict: %s has %" G_GINT64_FORMAT " lines or records that were not "
+                   "understood (see the warnings)\n", argv[i], not_understood (&stats));
+          rc = MAX (rc, FXWB_EXIT_FAILURE);
+        }
     }
   fx_store_close (store);
   return rc;

@@ -2,7 +2,10 @@
 #include "fxwb.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "fx/export.h"
+#include "fx/ranks.h"
 #include "fx/store.h"
 
 /* --runs: every stored run with the id `fxwb diff WORKSPACE:run/ID` takes. */
@@ -54,14 +57,73 @@ list_runs (const fx_store_run_row *r, size_t n, gboolean json)
     }
 }
 
+static const char *
+input_path (const fx_store_input *inputs, size_t n, int64_t id)
+{
+  for (size_t k = 0; k < n; k++)
+    if (inputs[k].id == id)
+      return inputs[k].path;
+  return NULL;
+}
+
+/* The "ranks diverge:" section: one line per compile id and kind, naming the ranks that differ. */
+static void
+print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_rank_divergence *ds = NULL;
+  size_t nd = 0;
+  if (fx_ranks_diverge (store, arena, &ds, &nd, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return;
+    }
+  if (nd == 0)
+    {
+      printf ("\n%zu ranks agree: the same compiles, graphs, guards, cache results and collectives\n", n_ranks);
+      return;
+    }
+  printf ("\nranks diverge: (%zu ranks; `fxwb diff WORKSPACE --ranks` shows each)\n", n_ranks);
+  for (size_t i = 0; i < nd; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
+      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
+    }
+}
+
+/* A torch.export trace's records outside any compile: the guards export added and its unbacked symbols, each with
+   the user line it came from. */
+static void
+print_export (fx_store *store, fx_arena *arena, gboolean any_compile)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_export_entry *es = NULL;
+  size_t ne = 0;
+  if (fx_export_entries (store, arena, &es, &ne, &diag) != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return;
+    }
+  if (ne == 0)
+    return;
+  printf ("%storch.export (outside any compile): %zu guards and symbols\n", any_compile ? "\n" : "", ne);
+  printf ("%-18s %-34s %s\n", "KIND", "GUARD / SYMBOL", "USER LINE");
+  for (size_t i = 0; i < ne; i++)
+    printf ("%-18s %-34s %s\n", es[i].kind, es[i].what ? es[i].what : "-", es[i].user_line ? es[i].user_line : "-");
+}
+
 int
 fxwb_cmd_ls (int argc, char **argv)
 {
   gboolean json = FALSE, runs = FALSE;
+  int only_rank = -1;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "One JSON array of compiles, for scripts", NULL },
     { "runs", 0, 0, G_OPTION_ARG_NONE, &runs, "List the stored runs instead (fxwb run/compare -w): their ids "
       "(run/ID, for fxwb diff), compile, stage, backend, verdict, kept outputs and inputs", NULL },
+    { "rank", 'r', 0, G_OPTION_ARG_INT, &only_rank, "Only the compiles of this rank (a multi-rank workspace)", "N" },
     { NULL },
   };
   g_set_prgname ("fxwb ls");
@@ -71,7 +133,10 @@ fxwb_cmd_ls (int argc, char **argv)
                                 "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
                                 "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs,\n"
                                 "kernels; a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG\n"
-                                "folder of a trace compile, or the trace compile of a folder, when both were imported.");
+                                "folder of a trace compile, or the trace compile of a folder, when both were imported.\n"
+                                "A folder of per-rank traces (dedicated_log_torch_trace_rank_N_*.log) lists rank by rank\n"
+                                "and ends with \"ranks diverge:\": compiles made on some ranks only, and graphs, guards,\n"
+                                "cache results or collective order that differ between ranks for the same compile id.");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  listed\n"
@@ -99,6 +164,8 @@ fxwb_cmd_ls (int argc, char **argv)
   fx_store_compile *cs = NULL;
   fx_store_input *inputs = NULL;
   size_t n = 0, n_inputs = 0;
+  fx_rank_input *ranks = NULL;
+  size_t n_ranks = 0;
   if (runs)
     {
       fx_store_run_row *rows = NULL;
@@ -114,6 +181,27 @@ fxwb_cmd_ls (int argc, char **argv)
   st = fx_store_list_inputs (store, arena, &inputs, &n_inputs, &diag);
   if (st == FX_OK)
     st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  if (st == FX_OK)
+    st = fx_ranks_list (store, arena, &ranks, &n_ranks, &diag);
+  if (st == FX_OK && only_rank >= 0)
+    {
+      /* Keep the compiles of that rank's inputs only. */
+      size_t k = 0;
+      for (size_t i = 0; i < n; i++)
+        if (fx_rank_from_path (input_path (inputs, n_inputs, cs[i].input_id)) == only_rank)
+          cs[k++] = cs[i];
+      gboolean known = FALSE;
+      for (size_t r = 0; r < n_ranks; r++)
+        known |= ranks[r].rank == only_rank;
+      if (!known)
+        {
+          fprintf (stderr, "fxwb ls: %s has no rank %d (%zu ranked inputs)\n", argv[1], only_rank, n_ranks);
+          fx_arena_free (arena);
+          fx_store_close (store);
+          return FXWB_EXIT_USAGE;
+        }
+      n = k;
+    }
   if (st != FX_OK)
     fxwb_print_diag (&diag);
   else if (json)
@@ -133,6 +221,8 @@ fxwb_cmd_ls (int argc, char **argv)
           fxwb_json_add_int (o, "input", cs[i].input_id);
           fxwb_json_add_str (o, "input_path", in ? in->path : NULL);
           fxwb_json_add_str (o, "input_kind", in ? in->kind : NULL);
+          if (in && fx_rank_from_path (in->path) >= 0)
+            fxwb_json_add_int (o, "rank", fx_rank_from_path (in->path));
           fxwb_json_add_str (o, "function", cs[i].function);
           fxwb_json_add_str (o, "file", cs[i].file);
           fxwb_json_add_int (o, "line", cs[i].line);
@@ -169,8 +259,12 @@ fxwb_cmd_ls (int argc, char **argv)
               if (shown_input >= 0)
                 putchar ('\n');
               shown_input = cs[i].input_id;
-              printf ("== input %" G_GINT64_FORMAT ": %s (%s", cs[i].input_id, in ? in->path : "?",
-                      in ? in->kind : "?");
+              int rank = in ? fx_rank_from_path (in->path) : -1;
+              if (rank >= 0)
+                printf ("== rank %d, input %" G_GINT64_FORMAT ": %s (%s", rank, cs[i].input_id, in->path, in->kind);
+              else
+                printf ("== input %" G_GINT64_FORMAT ": %s (%s", cs[i].input_id, in ? in->path : "?",
+                        in ? in->kind : "?");
               if (in && in->size > 0)
                 printf (", %.1f MB", (double) in->size / 1e6);
               printf (")\n");
@@ -180,12 +274,20 @@ fxwb_cmd_ls (int argc, char **argv)
           g_autofree char *id = g_strdup_printf ("[%s]", cs[i].compile_id);
           g_autofree char *loc = !cs[i].file ? g_strdup ("-") : cs[i].line < 0 ? g_strdup (cs[i].file)
                                 : g_strdup_printf ("%s:%d", cs[i].file, cs[i].line);
-          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, cs[i].function ? cs[i].function : "-", loc,
+          /* Graphs logged without a compile id in a trace: torch.export + AOTInductor (aoti_compile_and_package). */
+          const char *fn = cs[i].function ? cs[i].function
+                           : cs[i].cid.frame_id < 0 && strcmp (cs[i].compile_id, "-/-") == 0 ? "(export/AOTInductor: no compile id)"
+                           : "-";
+          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, fn, loc,
                   cs[i].status, cs[i].n_graphs, cs[i].n_kernels);
           if (any_link)
             printf ("  %s", cs[i].linked ? cs[i].linked : "-");
           putchar ('\n');
         }
+      if (only_rank < 0)
+        print_export (store, arena, n > 0);
+      if (n_ranks > 1 && only_rank < 0)
+        print_divergence (store, arena, n_ranks);
     }
   fx_arena_free (arena);
   fx_store_close (store);

@@ -3,6 +3,8 @@
 #include "fxwb.h"
 #include "fxwb-report.h"
 
+#include "fx-config.h"
+
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -229,6 +231,16 @@ fxwb_cmd_report (int argc, char **argv)
     { NULL },
   };
   g_set_prgname ("fxwb report");
+  /* The command line as given, for the report's header (shell-quoted; the page escapes it). */
+  g_autoptr (GString) command = g_string_new ("fxwb");
+  for (int i = 0; i < argc; i++)
+    {
+      gboolean plain = argv[i][0] != 0;
+      for (const char *c = argv[i]; *c && plain; c++)
+        plain = g_ascii_isalnum (*c) || strchr ("_./:=,@+-", *c) != NULL;
+      g_autofree char *q = plain ? g_strdup (argv[i]) : g_shell_quote (argv[i]);
+      g_string_append_printf (command, " %s", q);
+    }
   g_autoptr (GOptionContext) context
     = g_option_context_new ("WORKSPACE.fxwb | TRACE... - write a trace report (HTML pages or JSON)");
   g_option_context_add_main_entries (context, entries, NULL);
@@ -279,6 +291,8 @@ fxwb_cmd_report (int argc, char **argv)
     .max_drawn_nodes = (size_t) max_nodes,
     .warnings = src.warnings,
     .n_warnings = src.n_warnings,
+    .made_by = "fxwb " FX_PACKAGE_VERSION,
+    .command = command->str,
   };
   fx_report_stats stats = { 0 };
   if (json)

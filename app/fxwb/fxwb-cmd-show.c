@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fx/pyparse.h"
+#include "fx/export.h"
 #include "fx/store.h"
 
 typedef enum
@@ -437,6 +438,29 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
   return st;
 }
 
+/* The guards a torch.export trace added outside any compile, as --guards prints a compile's. */
+static fx_status
+show_export_guards (fx_store *store, gboolean json, fx_arena *arena, fx_diag *diag)
+{
+  fx_export_entry *es = NULL;
+  size_t ne = 0;
+  fx_status st = fx_export_entries (store, arena, &es, &ne, diag);
+  for (size_t i = 0; i < ne && st == FX_OK; i++)
+    if (json)
+      {
+        json_object *o = json_object_new_object ();
+        fxwb_json_add_str (o, "compile_id", "export");
+        fxwb_json_add_str (o, "kind", es[i].kind);
+        fxwb_json_add_str (o, "code", es[i].what);
+        fxwb_json_add_str (o, "user_line", es[i].user_line);
+        fxwb_json_print (o);
+      }
+    else
+      printf ("[export] %-26s %-24s %s%s%s\n", es[i].kind, "-", es[i].what ? es[i].what : "-",
+              es[i].user_line ? "  # " : "", es[i].user_line ? es[i].user_line : "");
+  return st;
+}
+
 int
 fxwb_cmd_show (int argc, char **argv)
 {
@@ -477,7 +501,8 @@ fxwb_cmd_show (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb [COMPILE_ID] - show what a compile holds");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1). Without a view option,\n"
+                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1), or export: the guards a\n"
+                                "torch.export trace added outside any compile (with --guards). Without a view option,\n"
                                 "lists the compile's graph stages. Without COMPILE_ID, listings cover every compile;\n"
                                 "graph views need one.");
   g_option_context_set_description (context,
@@ -533,15 +558,19 @@ fxwb_cmd_show (int argc, char **argv)
   fx_store_compile *cs = NULL;
   size_t n = 0;
   int64_t want = 0;
+  /* "export": a torch.export trace's records outside any compile (its guards, with their user lines). */
+  gboolean export_only = argc == 3 && strcmp (argv[2], "export") == 0;
   st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
-  if (st == FX_OK && argc == 3)
+  if (st == FX_OK && argc == 3 && !export_only)
     st = fx_store_find_compile (store, argv[2], &want, &diag);
-  for (size_t i = 0; i < n && st == FX_OK; i++)
+  for (size_t i = 0; i < n && st == FX_OK && !export_only; i++)
     {
       if (want && cs[i].id != want)
         continue;
       st = show_one (store, &cs[i], what, stage, json, !want, arena, &diag);
     }
+  if (st == FX_OK && !want && (what == SHOW_GUARDS || what == SHOW_SHAPES))
+    st = show_export_guards (store, json, arena, &diag);
   if (st != FX_OK)
     fxwb_print_diag (&diag);
   fx_arena_free (arena);

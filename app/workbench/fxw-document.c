@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "fx/importers.h"
+#include "fx/ranks.h"
 #include "fx/store.h"
 
 struct _FxwDocument
@@ -573,6 +574,17 @@ load_store (GTask *task, LoadJob *job)
                                          c->cid.compiled_autograd_id);
           else
             lg->frame = g_strdup_printf (_("frame %d"), c->cid.frame_id);
+          /* One trace per rank of a distributed run: the rank heads its frames, from the trace's file name. */
+          for (size_t ik = 0; ik < n_inputs; ik++)
+            if (inputs[ik].id == c->input_id && fx_rank_from_path (inputs[ik].path) >= 0)
+              {
+                /* translators: a frame of one rank's trace in the sidebar: "rank 3 · frame 1" */
+                g_autofree char *ranked = g_strdup_printf (_("rank %d · %s"), fx_rank_from_path (inputs[ik].path),
+                                                           lg->frame);
+
+                g_free (lg->frame);
+                lg->frame = g_steal_pointer (&ranked);
+              }
           lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
                                                 where);
           lg->new_frame = c->input_id != last_input || c->cid.compiled_autograd_id != last_ca

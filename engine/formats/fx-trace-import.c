@@ -831,6 +831,13 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
     }
   if (strcmp (kind, "compilation_metrics") == 0)
     {
+      /* torch.export + aoti_compile_and_package log their metrics with "compile_id": null: they belong to the
+         compile of the graphs logged without an id, as those do. */
+      json_object *mid = NULL;
+      if (!crow && meta && json_object_get_type (meta) == json_type_object
+          && json_object_object_get_ex (meta, "compile_id", &mid) && mid == NULL
+          && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+        return st;
       if (!crow || !meta || json_object_get_type (meta) != json_type_object)
         {
           warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compilation_metrics without a compile id or object");
@@ -1739,6 +1746,16 @@ cmp_str (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+/* A folder entry not imported, counted and named among the first examples. */
+static void
+note_skipped (fx_import_stats *skipped, const char *name, const char *why)
+{
+  int64_t k = skipped->warnings[FX_IMPORT_WARN_SKIPPED_FILE]++;
+  if (k < FX_IMPORT_EXAMPLES)
+    snprintf (skipped->examples[FX_IMPORT_WARN_SKIPPED_FILE][k].text, sizeof skipped->examples[0][0].text,
+              "%.100s: %s", name, why);
+}
+
 fx_status
 fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progress, void *user_data,
                 fx_import_stats *stats, fx_diag *diag)
@@ -1796,6 +1813,8 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   char **names = NULL;
   size_t n = 0;
   struct dirent *de;
+  fx_import_stats skipped;
+  memset (&skipped, 0, sizeof skipped);
   while ((de = readdir (dir)))
     {
       size_t l = strlen (de->d_name);
@@ -1804,6 +1823,8 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
           names = realloc (names, (n + 1) * sizeof *names);
           names[n++] = strdup (de->d_name);
         }
+      else if (de->d_name[0] != '.')
+        note_skipped (&skipped, de->d_name, "not a *.log: ignored");   /* a rank folder's program, stdout, ... */
     }
   closedir (dir);
   fx_status st = FX_OK;
@@ -1812,8 +1833,6 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   else
     qsort (names, n, sizeof *names, cmp_str);
   bool all_seen = n > 0;
-  fx_import_stats skipped;
-  memset (&skipped, 0, sizeof skipped);
   size_t n_read = 0;
   for (size_t i = 0; i < n && st == FX_OK; i++)
     {
@@ -1834,6 +1853,15 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
       free (real);
       fx_import_stats one;
       st = fx_import_torch_trace (store, full, progress, user_data, &one, diag);
+      if (st == FX_ERR_PARSE)
+        {
+          /* A *.log with no record (torchrun's own log beside the rank traces): noted, the others still read. */
+          note_skipped (&skipped, names[i], "no TORCH_TRACE record: ignored");
+          fx_diag_clear (diag);
+          st = FX_OK;
+          free (full);
+          continue;
+        }
       if (st == FX_OK)
         {
           all_seen &= one.already_imported;
@@ -1845,7 +1873,7 @@ fx_import_path (fx_store *store, const char *path, fx_import_progress_fn progres
   merge_stats (stats, &skipped);
   if (st == FX_OK && n > 0 && n_read == 0)
     st = fx_diag_set (diag, FX_ERR_NOT_FOUND, "%s: no readable TORCH_TRACE *.log file in this folder (%zu skipped: "
-                      "not regular files inside it)", path, n);
+                      "not regular files inside it, or no record in them)", path, n);
   stats->already_imported = all_seen && n_read > 0 && st == FX_OK;
   for (size_t i = 0; i < n; i++)
     free (names[i]);

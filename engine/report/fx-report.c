@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "../formats/fx-md5.h"
+#include "fx-report-impl.h"
 #include "fx/pyparse.h"
 
 #define DEFAULT_MAX_DRAWN 400
@@ -396,6 +397,20 @@ index_html (rctx *ctx, fx_buf *out)
     }
   fx_buf_printf (out, "<p>%zu compiles, %d recompiles, %d graph breaks, %d failures; %.3f s of compile time "
                       "(entire_frame_compile_time_s).</p>\n", ctx->n, n_recompiles, n_breaks, n_failed, total_s);
+  if (ctx->opts && (ctx->opts->made_by || ctx->opts->command))
+    {
+      /* What the report was made from: the program, its command line, and (below) the inputs. */
+      fx_buf_puts (out, "<p class=\"made-from\">Made by ");
+      fx_report_html_escape (out, ctx->opts->made_by ? ctx->opts->made_by : "?");
+      if (ctx->opts->command)
+        {
+          fx_buf_puts (out, " with <code>");
+          fx_report_html_escape (out, ctx->opts->command);
+          fx_buf_puts (out, "</code>");
+        }
+      fx_buf_printf (out, " from %zu input%s (<a href=\"#inputs\">below</a>).</p>\n", ctx->n_inputs,
+                     ctx->n_inputs == 1 ? "" : "s");
+    }
 
   fx_buf_puts (out, "<h2 id=\"inputs\">Inputs</h2>\n<table><tr><th>#</th><th>path</th><th>kind</th><th>size</th>"
                     "</tr>\n");
@@ -410,6 +425,11 @@ index_html (rctx *ctx, fx_buf *out)
         fx_buf_puts (out, "<td class=\"num muted\">-</td></tr>\n");
     }
   fx_buf_puts (out, "</table>\n");
+  /* A multi-rank workspace: its ranks and where they diverge (fx-report-ranks.c). */
+  if (fx_report_ranks_html (ctx->store, ctx->arena, ctx->q, out, diag) != FX_OK)
+    return diag->code;
+  if (fx_report_export_html (ctx->store, ctx->arena, out, diag) != FX_OK)
+    return diag->code;
 
   if (ctx->opts && ctx->opts->n_warnings)
     {

@@ -1766,6 +1766,10 @@ fx_status
 fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out, size_t *n,
                          fx_diag *diag)
 {
+  /* compile_row 0: the artifacts of inputs outside any compile (a torch.export trace's records). */
+  if (compile_row == 0)
+    return query_list (store, "SELECT name, text FROM artifacts WHERE compile IS NULL ORDER BY id", 0, false, arena,
+                       sizeof (fx_store_kv), kv_row, (void **) out, n, diag);
   if (!has_v4 (store))
     return query_list (store, "SELECT name, text FROM artifacts WHERE compile = ? ORDER BY id", compile_row, true,
                        arena, sizeof (fx_store_kv), kv_row, (void **) out, n, diag);

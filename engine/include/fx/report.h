@@ -50,6 +50,9 @@ typedef struct fx_report_opts
   size_t inline_limit;
   const fx_report_warning *warnings;
   size_t n_warnings;
+  /* What made the report, shown under the index's title beside its inputs: "fxwb 0.1.0" and the command line
+     ("fxwb report run.fxwb -o out"); NULL: not shown. */
+  const char *made_by, *command;
 } fx_report_opts;
 
 typedef struct fx_report_stats

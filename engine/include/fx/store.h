@@ -326,7 +326,8 @@ typedef struct fx_store_kv
 } fx_store_kv;
 fx_status fx_store_list_metrics (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
                                  size_t *n, fx_diag *diag);
-/* Artifacts: key = name, value = text; a trace compile's own, then those of its linked debug folder (schema 4). */
+/* Artifacts: key = name, value = text; a trace compile's own, then those of its linked debug folder (schema 4).
+   compile_row 0: those outside any compile. */
 fx_status fx_store_list_artifacts (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kv **out,
                                    size_t *n, fx_diag *diag);
 
