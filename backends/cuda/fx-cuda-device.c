@@ -432,9 +432,11 @@ fx_cuda_timeline_ms (const fx_cuda_timeline *timeline, size_t i)
 
 /* ---------------------------------------------------------------- transfers */
 
-fx_status
-fx_cuda_copy_h2d (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, const void *src, size_t nbytes,
-                  fx_diag *diag)
+/* One host<->device copy; without a stream it is ordered after the work queued on the default stream (which the
+   synchronous copy would not see) and waits for it. */
+static fx_status
+copy_host (fx_cuda *cuda, fx_cuda_stream *stream, bool to_device, void *host, fx_cuda_ptr dev, size_t nbytes,
+           fx_diag *diag)
 {
   fx_status st;
 
@@ -442,34 +444,27 @@ fx_cuda_copy_h2d (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, const 
     return FX_OK;
   if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
     return st;
-  if (stream)
-    FX_CU_TRY (CU.cuMemcpyHtoDAsync (dst, src, nbytes, stream->stream), "cuMemcpyHtoDAsync", diag);
+  fx_cuda_stream *s = stream ? stream : cuda->default_stream;
+  if (to_device)
+    FX_CU_TRY (CU.cuMemcpyHtoDAsync (dev, host, nbytes, s->stream), "cuMemcpyHtoDAsync", diag);
   else
-    {
-      /* Ordered after the work queued on the default stream, which the synchronous copy would not see. */
-      FX_CU_TRY (CU.cuMemcpyHtoDAsync (dst, src, nbytes, cuda->default_stream->stream), "cuMemcpyHtoDAsync", diag);
-      FX_CU_TRY (CU.cuStreamSynchronize (cuda->default_stream->stream), "cuStreamSynchronize", diag);
-    }
+    FX_CU_TRY (CU.cuMemcpyDtoHAsync (host, dev, nbytes, s->stream), "cuMemcpyDtoHAsync", diag);
+  if (!stream)
+    FX_CU_TRY (CU.cuStreamSynchronize (s->stream), "cuStreamSynchronize", diag);
   return FX_OK;
+}
+
+fx_status
+fx_cuda_copy_h2d (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, const void *src, size_t nbytes,
+                  fx_diag *diag)
+{
+  return copy_host (cuda, stream, true, (void *) src, dst, nbytes, diag);
 }
 
 fx_status
 fx_cuda_copy_d2h (fx_cuda *cuda, fx_cuda_stream *stream, void *dst, fx_cuda_ptr src, size_t nbytes, fx_diag *diag)
 {
-  fx_status st;
-
-  if (nbytes == 0)
-    return FX_OK;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
-    return st;
-  if (stream)
-    FX_CU_TRY (CU.cuMemcpyDtoHAsync (dst, src, nbytes, stream->stream), "cuMemcpyDtoHAsync", diag);
-  else
-    {
-      FX_CU_TRY (CU.cuMemcpyDtoHAsync (dst, src, nbytes, cuda->default_stream->stream), "cuMemcpyDtoHAsync", diag);
-      FX_CU_TRY (CU.cuStreamSynchronize (cuda->default_stream->stream), "cuStreamSynchronize", diag);
-    }
-  return FX_OK;
+  return copy_host (cuda, stream, false, dst, src, nbytes, diag);
 }
 
 fx_status

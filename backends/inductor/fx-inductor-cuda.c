@@ -621,6 +621,15 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
   fx_buf_printf (out, "] = tmp%d;\n", ni);
 }
 
+/* Whether node N of segment SEG writes its own buffer in the vectorized store pass (pointwise, stored, not a value
+   the row keeps). */
+static bool
+is_vec_store (const kctx *k, const ind_node *n, int seg)
+{
+  return n->segment == seg && n->kind == IND_NODE_POINTWISE && k->p->bufs[n->out_buf].stored
+         && !(k->G->kr > 0 && n->xlevel);
+}
+
 static void
 vec_stores (kctx *k, int seg, int depth, fx_buf *out)
 {
@@ -630,9 +639,7 @@ vec_stores (kctx *k, int seg, int depth, fx_buf *out)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_POINTWISE || !p->bufs[n->out_buf].stored)
-        continue;
-      if (G->kr > 0 && n->xlevel)
+      if (!is_vec_store (k, n, seg))
         continue;
       int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
       ind_node_store_coef (n, c);
@@ -657,9 +664,7 @@ declare_vec_stores (kctx *k, int seg, int depth, fx_buf *out)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_POINTWISE || !p->bufs[n->out_buf].stored)
-        continue;
-      if (G->kr > 0 && n->xlevel)
+      if (!is_vec_store (k, n, seg))
         continue;
       ind_indent (depth, out);
       fx_buf_printf (out, "float st%d[4];\n", ni);
