@@ -20,16 +20,7 @@ inherit_provenance (fx_graph *graph, fx_node *made, const fx_node *from)
   made->meta.original_aten = from->meta.original_aten
                                ? from->meta.original_aten
                                : (from->target.kind == FX_TARGET_OP ? from->target.name : NULL);
-  fx_node_source *src = fx_arena_alloc (graph->arena, sizeof *src);
-  src->name = from->name;
-  src->target = from->target.name;
-  src->graph_id = 0;
-  src->pass_name = "decompose";
-  src->action = "replace";
-  src->from_node = from->meta.from_node;
-  src->n_from = from->meta.n_from_node;
-  made->meta.from_node = src;
-  made->meta.n_from_node = 1;
+  fx_node_set_source (made, graph->arena, from, "decompose", "replace", true);
 }
 
 fx_node *

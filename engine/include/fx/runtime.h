@@ -46,6 +46,8 @@ fx_status fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const 
 /* Parses an inputs.json text into input specs (allocated from arena). */
 fx_status fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_arena *arena,
                                 fx_input_spec **specs, size_t *n_specs, fx_diag *diag);
+/* The spec a placeholder's own annotation gives: a tensor input named after it with its meta val. */
+fx_input_spec fx_input_spec_of_placeholder (const fx_node *placeholder);
 /* One random tensor for a spec. */
 fx_status fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *alloc,
                               fx_value *out, fx_diag *diag);
