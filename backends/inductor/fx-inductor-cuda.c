@@ -808,12 +808,9 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg)
-        continue;
       if (n->kind == IND_NODE_POINTWISE)
         {
           ind_indent (depth, out);
@@ -928,12 +925,9 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
           combine_threads (n, acc, true, threads, depth, out);
         }
     }
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
-        continue;
       const char *ct = ind_ctype (n->compute_dtype);
       const char *ot = ind_ctype (n->out_dtype);
       int owner = share_owner (k, ni);
@@ -988,12 +982,9 @@ gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg)
-        continue;
       ind_indent (depth, out);
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);

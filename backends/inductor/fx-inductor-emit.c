@@ -21,6 +21,22 @@ ind_indent (int depth, fx_buf *out)
     fx_buf_puts (out, "  ");
 }
 
+int
+ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k)
+{
+  for (; *k < G->n_nodes; ++*k)
+    {
+      int ni = G->nodes[*k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment == seg && (kind < 0 || (int) n->kind == kind))
+        {
+          ++*k;
+          return ni;
+        }
+    }
+  return -1;
+}
+
 void
 ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc)
 {
