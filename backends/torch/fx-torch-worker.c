@@ -642,16 +642,10 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
   *out = NULL;
   char *data = NULL;
   size_t len = 0;
-  fx_status st = fx_file_read (path, &data, &len, diag);
+  char *payload;
+  fx_status st = fx_file_read_header (path, &data, &len, &payload, diag);
   if (st != FX_OK)
     return st;
-  char *nl = memchr (data, '\n', len);
-  if (nl == NULL)
-    {
-      free (data);
-      return fx_diag_set (diag, FX_ERR_PARSE, "%s: no tensor header line", path);
-    }
-  *nl = '\0';
   json_object *h = json_tokener_parse (data);
   json_object *jd = NULL, *js = NULL, *jst = NULL, *jn = NULL;
   fx_dtype dtype = FX_DTYPE_UNKNOWN;
@@ -707,7 +701,7 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
       for (int d = 0; d < ndim; d++)
         extent += (sizes[d] - 1) * strides[d];
     }
-  size_t body = len - (size_t) (nl + 1 - data);
+  size_t body = len - (size_t) (payload - data);
   size_t isz = fx_dtype_size (dtype);
   if (extent != storage || body != (size_t) storage * isz)
     {
@@ -730,7 +724,7 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
           free (data);
           return fx_diag_set (diag, FX_ERR_PARSE, "%s: layout does not fit its storage", path);
         }
-      memcpy (fx_tensor_data (t), nl + 1, body);
+      memcpy (fx_tensor_data (t), payload, body);
     }
   free (data);
   *out = t;

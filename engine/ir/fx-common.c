@@ -261,6 +261,24 @@ fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag)
 }
 
 fx_status
+fx_file_read_header (const char *path, char **data, size_t *len, char **body, fx_diag *diag)
+{
+  fx_status st = fx_file_read (path, data, len, diag);
+  if (st != FX_OK)
+    return st;
+  char *nl = memchr (*data, '\n', *len);
+  if (nl == NULL)
+    {
+      free (*data);
+      *data = NULL;
+      return fx_diag_set (diag, FX_ERR_PARSE, "%s: no tensor header line", path);
+    }
+  *nl = '\0';
+  *body = nl + 1;
+  return FX_OK;
+}
+
+fx_status
 fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag)
 {
   FILE *f = fopen (path, "wb");

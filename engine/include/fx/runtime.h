@@ -27,6 +27,11 @@ fx_status fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n
                          const fx_interp_opts *opts, fx_arena *arena,
                          fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 
+/* An argument as a value: node references read from env by node id (borrowed: no reference taken), lists and
+   tuples allocated from arena, dtype names and inf as globals. FX_ERR_UNSUPPORTED, with *bad the argument (an item
+   of a list, maybe) no value can hold (a symbolic size, another Python global), for the caller to name. */
+fx_status fx_arg_to_value (const fx_arg *a, const fx_value *env, fx_arena *arena, fx_value *out, const fx_arg **bad);
+
 /* ---------------------------------------------------------------- inputs */
 
 /* Where inputs come from. */
