@@ -6,14 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-double
-ind_now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 void
 ind_indent (int depth, fx_buf *out)
 {

@@ -378,7 +378,6 @@ void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compil
 
 /* ---------------------------------------------------------------- shared by the generators (fx-inductor-emit.c) */
 
-double ind_now_ms (void);
 void ind_indent (int depth, fx_buf *out);
 /* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
    SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
