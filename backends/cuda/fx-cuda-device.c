@@ -15,6 +15,13 @@ fx_cuda_enter (fx_cuda *cuda, fx_diag *diag)
   return FX_OK;
 }
 
+fx_status
+fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag)
+{
+  *s = stream ? stream : cuda->default_stream;
+  return fx_cuda_enter (cuda, diag);
+}
+
 void
 fx_cuda_arch_name (int cc_major, int cc_minor, char *out, size_t out_size)
 {
@@ -246,8 +253,8 @@ fx_cuda_event_free (fx_cuda_event *event)
 fx_status
 fx_cuda_event_record (fx_cuda_event *event, fx_cuda_stream *stream, fx_diag *diag)
 {
-  fx_cuda_stream *s = stream ? stream : event->cuda->default_stream;
-  fx_status st = fx_cuda_enter (event->cuda, diag);
+  fx_cuda_stream *s;
+  fx_status st = fx_cuda_enter_stream (event->cuda, stream, &s, diag);
   if (st != FX_OK)
     return st;
   FX_CU_TRY (CU.cuEventRecord (event->event, s->stream), "cuEventRecord", diag);
@@ -432,78 +439,74 @@ fx_cuda_timeline_ms (const fx_cuda_timeline *timeline, size_t i)
 
 /* ---------------------------------------------------------------- transfers */
 
-fx_status
-fx_cuda_copy_h2d (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, const void *src, size_t nbytes,
-                  fx_diag *diag)
+typedef enum
 {
+  XFER_H2D,
+  XFER_D2H,
+  XFER_D2D,
+  XFER_SET,
+} xfer_kind;
+
+/* One copy or memset of NBYTES to DST (a device pointer, or HOST for XFER_D2H) from SRC (or HOST for XFER_H2D, VALUE
+   for XFER_SET). Without a stream it is queued on the default stream, so that it is ordered after the work there
+   (which a synchronous copy would not see), and waited for. */
+static fx_status
+transfer (fx_cuda *cuda, fx_cuda_stream *stream, xfer_kind kind, fx_cuda_ptr dst, fx_cuda_ptr src, void *host,
+          unsigned char value, size_t nbytes, fx_diag *diag)
+{
+  fx_cuda_stream *s;
   fx_status st;
 
   if (nbytes == 0)
     return FX_OK;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((st = fx_cuda_enter_stream (cuda, stream, &s, diag)) != FX_OK)
     return st;
-  if (stream)
-    FX_CU_TRY (CU.cuMemcpyHtoDAsync (dst, src, nbytes, stream->stream), "cuMemcpyHtoDAsync", diag);
-  else
+  switch (kind)
     {
-      /* Ordered after the work queued on the default stream, which the synchronous copy would not see. */
-      FX_CU_TRY (CU.cuMemcpyHtoDAsync (dst, src, nbytes, cuda->default_stream->stream), "cuMemcpyHtoDAsync", diag);
-      FX_CU_TRY (CU.cuStreamSynchronize (cuda->default_stream->stream), "cuStreamSynchronize", diag);
+    case XFER_H2D:
+      FX_CU_TRY (CU.cuMemcpyHtoDAsync (dst, host, nbytes, s->stream), "cuMemcpyHtoDAsync", diag);
+      break;
+    case XFER_D2H:
+      FX_CU_TRY (CU.cuMemcpyDtoHAsync (host, src, nbytes, s->stream), "cuMemcpyDtoHAsync", diag);
+      break;
+    case XFER_D2D:
+      FX_CU_TRY (CU.cuMemcpyDtoDAsync (dst, src, nbytes, s->stream), "cuMemcpyDtoDAsync", diag);
+      break;
+    case XFER_SET:
+    default:
+      FX_CU_TRY (CU.cuMemsetD8Async (dst, value, nbytes, s->stream), "cuMemsetD8Async", diag);
+      break;
     }
+  if (!stream)
+    FX_CU_TRY (CU.cuStreamSynchronize (s->stream), "cuStreamSynchronize", diag);
   return FX_OK;
+}
+
+fx_status
+fx_cuda_copy_h2d (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, const void *src, size_t nbytes,
+                  fx_diag *diag)
+{
+  return transfer (cuda, stream, XFER_H2D, dst, 0, (void *) src, 0, nbytes, diag);
 }
 
 fx_status
 fx_cuda_copy_d2h (fx_cuda *cuda, fx_cuda_stream *stream, void *dst, fx_cuda_ptr src, size_t nbytes, fx_diag *diag)
 {
-  fx_status st;
-
-  if (nbytes == 0)
-    return FX_OK;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
-    return st;
-  if (stream)
-    FX_CU_TRY (CU.cuMemcpyDtoHAsync (dst, src, nbytes, stream->stream), "cuMemcpyDtoHAsync", diag);
-  else
-    {
-      FX_CU_TRY (CU.cuMemcpyDtoHAsync (dst, src, nbytes, cuda->default_stream->stream), "cuMemcpyDtoHAsync", diag);
-      FX_CU_TRY (CU.cuStreamSynchronize (cuda->default_stream->stream), "cuStreamSynchronize", diag);
-    }
-  return FX_OK;
+  return transfer (cuda, stream, XFER_D2H, 0, src, dst, 0, nbytes, diag);
 }
 
 fx_status
 fx_cuda_copy_d2d (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, fx_cuda_ptr src, size_t nbytes,
                   fx_diag *diag)
 {
-  fx_cuda_stream *s = stream ? stream : cuda->default_stream;
-  fx_status st;
-
-  if (nbytes == 0)
-    return FX_OK;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuMemcpyDtoDAsync (dst, src, nbytes, s->stream), "cuMemcpyDtoDAsync", diag);
-  if (!stream)
-    FX_CU_TRY (CU.cuStreamSynchronize (s->stream), "cuStreamSynchronize", diag);
-  return FX_OK;
+  return transfer (cuda, stream, XFER_D2D, dst, src, NULL, 0, nbytes, diag);
 }
 
 fx_status
 fx_cuda_memset (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_ptr dst, unsigned char value, size_t nbytes,
                 fx_diag *diag)
 {
-  fx_cuda_stream *s = stream ? stream : cuda->default_stream;
-  fx_status st;
-
-  if (nbytes == 0)
-    return FX_OK;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuMemsetD8Async (dst, value, nbytes, s->stream), "cuMemsetD8Async", diag);
-  if (!stream)
-    FX_CU_TRY (CU.cuStreamSynchronize (s->stream), "cuStreamSynchronize", diag);
-  return FX_OK;
+  return transfer (cuda, stream, XFER_SET, dst, 0, NULL, value, nbytes, diag);
 }
 
 fx_status

@@ -100,8 +100,8 @@ fx_cuda_graph_capture_end (fx_cuda_stream *stream, fx_cuda_graph **out, fx_diag 
 fx_status
 fx_cuda_graph_replay (fx_cuda_graph *graph, fx_cuda_stream *stream, fx_diag *diag)
 {
-  fx_cuda_stream *s = stream ? stream : graph->cuda->default_stream;
-  fx_status st = fx_cuda_enter (graph->cuda, diag);
+  fx_cuda_stream *s;
+  fx_status st = fx_cuda_enter_stream (graph->cuda, stream, &s, diag);
 
   if (st != FX_OK)
     return st;

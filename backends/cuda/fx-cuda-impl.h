@@ -401,6 +401,8 @@ struct fx_cuda_event
 
 /* Makes the device's primary context current on the calling thread. */
 fx_status fx_cuda_enter (fx_cuda *cuda, fx_diag *diag);
+/* fx_cuda_enter, and *s: the stream to queue on (stream, or the device's default stream when NULL). */
+fx_status fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag);
 
 void fx_cuda_alloc_init (fx_cuda_allocator *alloc);
 /* Returns every block to the driver (live ones too: the device is going away). */

@@ -86,6 +86,31 @@ real_path_of (void *sym, char *path, size_t path_size)
     snprintf (path, path_size, "%s", dli.dli_fname);
 }
 
+/* Opens a library (ENV_NAME's file, else the first candidate that loads) into PATH and resolves its table; false
+   with ERROR saying "<not_found>: why" or "<name> <path> <unusable>: why". PATH ends as the real file behind the
+   table's KEY entry. */
+static bool
+open_library (const char *env_name, const char *const *candidates, const sym_entry *syms, size_t n, size_t key,
+              const char *not_found, const char *name, const char *unusable, char *path, size_t path_size,
+              char *error, size_t error_size)
+{
+  char why[400] = "";
+  void *h = open_first (env_name, candidates, path, path_size, why, sizeof why);
+
+  if (!h)
+    {
+      snprintf (error, error_size, "%s: %s", not_found, why);
+      return false;
+    }
+  if (!resolve (h, syms, n, why, sizeof why))
+    {
+      snprintf (error, error_size, "%s %s %s: %s", name, path, unusable, why);
+      return false;
+    }
+  real_path_of (*syms[key].slot, path, path_size);
+  return true;
+}
+
 #define SYM(api, field, name, fallback) { name, fallback, (void **) &(api).field, false }
 #define OPT(api, field, name, fallback) { name, fallback, (void **) &(api).field, true }
 
@@ -144,21 +169,10 @@ load_driver (void)
     SYM (*cu, cuGraphExecDestroy, "cuGraphExecDestroy", NULL),
     SYM (*cu, cuGraphDestroy, "cuGraphDestroy", NULL),
   };
-  char why[400] = "";
-  void *h = open_first ("FX_CUDA_DRIVER_LIBRARY", candidates, libs.driver_path, sizeof libs.driver_path, why,
-                        sizeof why);
-
-  if (!h)
-    {
-      snprintf (libs.driver_error, sizeof libs.driver_error, "no CUDA driver: %s", why);
-      return;
-    }
-  if (!resolve (h, syms, sizeof syms / sizeof syms[0], why, sizeof why))
-    {
-      snprintf (libs.driver_error, sizeof libs.driver_error, "CUDA driver %s too old: %s", libs.driver_path, why);
-      return;
-    }
-  real_path_of ((void *) cu->cuInit, libs.driver_path, sizeof libs.driver_path);
+  if (!open_library ("FX_CUDA_DRIVER_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 0, "no CUDA driver",
+                     "CUDA driver", "too old", libs.driver_path, sizeof libs.driver_path, libs.driver_error,
+                     sizeof libs.driver_error))
+    return;
   libs.driver_loaded = true;
 
   fx_CUresult res = cu->cuInit (0);
@@ -207,20 +221,9 @@ load_nvrtc (void)
     SYM (*nv, nvrtcGetPTXSize, "nvrtcGetPTXSize", NULL),
     SYM (*nv, nvrtcGetPTX, "nvrtcGetPTX", NULL),
   };
-  char why[400] = "";
-  void *h = open_first ("FX_NVRTC_LIBRARY", candidates, libs.nvrtc_path, sizeof libs.nvrtc_path, why, sizeof why);
-
-  if (!h)
-    {
-      snprintf (libs.nvrtc_error, sizeof libs.nvrtc_error, "NVRTC not found: %s", why);
-      return;
-    }
-  if (!resolve (h, syms, sizeof syms / sizeof syms[0], why, sizeof why))
-    {
-      snprintf (libs.nvrtc_error, sizeof libs.nvrtc_error, "NVRTC %s unusable: %s", libs.nvrtc_path, why);
-      return;
-    }
-  real_path_of ((void *) nv->nvrtcVersion, libs.nvrtc_path, sizeof libs.nvrtc_path);
+  if (!open_library ("FX_NVRTC_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 1, "NVRTC not found", "NVRTC",
+                     "unusable", libs.nvrtc_path, sizeof libs.nvrtc_path, libs.nvrtc_error, sizeof libs.nvrtc_error))
+    return;
   if (nv->nvrtcVersion (&libs.nvrtc_major, &libs.nvrtc_minor) != FX_NVRTC_SUCCESS)
     {
       snprintf (libs.nvrtc_error, sizeof libs.nvrtc_error, "NVRTC %s: nvrtcVersion failed", libs.nvrtc_path);
@@ -247,21 +250,10 @@ load_cublas (void)
     OPT (*cb, cublasGetStatusString, "cublasGetStatusString", NULL),
     SYM (*cb, cublasGemmStridedBatchedEx, "cublasGemmStridedBatchedEx", NULL),
   };
-  char why[400] = "";
-  void *h = open_first ("FX_CUBLAS_LIBRARY", candidates, libs.cublas_path, sizeof libs.cublas_path, why,
-                        sizeof why);
-
-  if (!h)
-    {
-      snprintf (libs.cublas_error, sizeof libs.cublas_error, "cuBLAS not found: %s", why);
-      return;
-    }
-  if (!resolve (h, syms, sizeof syms / sizeof syms[0], why, sizeof why))
-    {
-      snprintf (libs.cublas_error, sizeof libs.cublas_error, "cuBLAS %s unusable: %s", libs.cublas_path, why);
-      return;
-    }
-  real_path_of ((void *) cb->cublasCreate, libs.cublas_path, sizeof libs.cublas_path);
+  if (!open_library ("FX_CUBLAS_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 0, "cuBLAS not found",
+                     "cuBLAS", "unusable", libs.cublas_path, sizeof libs.cublas_path, libs.cublas_error,
+                     sizeof libs.cublas_error))
+    return;
   libs.cublas_loaded = true;
 }
 
@@ -292,29 +284,16 @@ load_cublaslt (void)
     SYM (*lt, cublasLtMatmulAlgoConfigGetAttribute, "cublasLtMatmulAlgoConfigGetAttribute", NULL),
     SYM (*lt, cublasLtMatmul, "cublasLtMatmul", NULL),
   };
-  char why[400] = "";
-  void *h;
-
   /* FX_CUBLASLT_LIBRARY=none turns cuBLASLt off (the cuBLAS fallback, for tests and comparisons). */
   if (getenv ("FX_CUBLASLT_LIBRARY") && strcmp (getenv ("FX_CUBLASLT_LIBRARY"), "none") == 0)
     {
       snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt turned off (FX_CUBLASLT_LIBRARY=none)");
       return;
     }
-  h = open_first ("FX_CUBLASLT_LIBRARY", candidates, libs.cublaslt_path, sizeof libs.cublaslt_path, why,
-                  sizeof why);
-  if (!h)
-    {
-      snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt not found: %s", why);
-      return;
-    }
-  if (!resolve (h, syms, sizeof syms / sizeof syms[0], why, sizeof why))
-    {
-      snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt %s unusable: %s", libs.cublaslt_path,
-                why);
-      return;
-    }
-  real_path_of ((void *) lt->cublasLtCreate, libs.cublaslt_path, sizeof libs.cublaslt_path);
+  if (!open_library ("FX_CUBLASLT_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 0, "cuBLASLt not found",
+                     "cuBLASLt", "unusable", libs.cublaslt_path, sizeof libs.cublaslt_path, libs.cublaslt_error,
+                     sizeof libs.cublaslt_error))
+    return;
   libs.cublaslt_loaded = true;
 }
 

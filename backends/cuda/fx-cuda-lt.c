@@ -430,17 +430,27 @@ read_config (const plan_algo *a, algo_config *c)
                                            sizeof c->swizzle, &written);
 }
 
+/* The configuration of the plan's ALGO; false (and FALLBACK written to OUT) for the cuBLAS path, ALGO out of range. */
+static bool
+plan_config (const fx_cuda_gemm_plan *plan, int algo, algo_config *c, const char *fallback, char *out,
+             size_t out_size)
+{
+  if (algo < 0 || algo >= plan->n_algos)
+    {
+      snprintf (out, out_size, "%s", fallback);
+      return false;
+    }
+  read_config (&plan->algos[algo], c);
+  return true;
+}
+
 void
 fx_cuda_gemm_plan_algo_name (const fx_cuda_gemm_plan *plan, int algo, char *out, size_t out_size)
 {
   algo_config c;
 
-  if (algo < 0 || algo >= plan->n_algos)
-    {
-      snprintf (out, out_size, "cublas_gemm");
-      return;
-    }
-  read_config (&plan->algos[algo], &c);
+  if (!plan_config (plan, algo, &c, "cublas_gemm", out, out_size))
+    return;
   /* the heuristic's rank keeps names unique where two results share these fields */
   snprintf (out, out_size, "cublaslt_%d_algo%d_tile%u_stages%u", algo, (int) c.id, (unsigned) c.tile,
             (unsigned) c.stages);
@@ -451,12 +461,8 @@ fx_cuda_gemm_plan_algo_describe (const fx_cuda_gemm_plan *plan, int algo, char *
 {
   algo_config c;
 
-  if (algo < 0 || algo >= plan->n_algos)
-    {
-      snprintf (out, out_size, "cublasGemmStridedBatchedEx");
-      return;
-    }
-  read_config (&plan->algos[algo], &c);
+  if (!plan_config (plan, algo, &c, "cublasGemmStridedBatchedEx", out, out_size))
+    return;
   snprintf (out, out_size, "algo=%d, tile=%u, stages=%u, splitK=%d, reduction=%u, swizzle=%u, workspace=%zu, "
             "waves=%.2f", (int) c.id, (unsigned) c.tile, (unsigned) c.stages, (int) c.splitk, (unsigned) c.reduction,
             (unsigned) c.swizzle, plan->algos[algo].workspace_bytes, (double) plan->algos[algo].waves);

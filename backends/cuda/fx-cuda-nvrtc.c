@@ -117,14 +117,6 @@ sha256_field (sha256 *c, const char *s)
 
 /* ---------------------------------------------------------------- helpers */
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void
 default_cache_dir (char *out, size_t out_size)
 {
@@ -310,7 +302,7 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
   fx_cuda_build_info local_info;
   fx_cuda_build_info *bi = info ? info : &local_info;
   const fx_cuda_libs *l = fx_cuda_libs_nvrtc ();
-  double t0 = now_ms ();
+  double t0 = fx_now_ms ();
   char arch_opt[64], cache_dir[900], version[32];
   const char **opts = NULL;
   int n_opts = 0;
@@ -375,7 +367,7 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
         {
           bi->cache_hit = true;
           bi->image_bytes = *image_size;
-          bi->total_ms = now_ms () - t0;
+          bi->total_ms = fx_now_ms () - t0;
           free (opts);
           if (bi == &local_info)
             fx_cuda_build_info_clear (bi);
@@ -390,9 +382,9 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
       return fx_diag_set (diag, FX_ERR_BACKEND, "nvrtcCreateProgram: %s", NV.nvrtcGetErrorString (res));
     }
   {
-    double c0 = now_ms ();
+    double c0 = fx_now_ms ();
     res = NV.nvrtcCompileProgram (prog, n_opts, opts);
-    bi->nvrtc_ms = now_ms () - c0;
+    bi->nvrtc_ms = fx_now_ms () - c0;
   }
   free (opts);
   if (NV.nvrtcGetProgramLogSize (prog, &log_size) == FX_NVRTC_SUCCESS && log_size > 1)
@@ -412,7 +404,7 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
                         NV.nvrtcGetErrorString (res), bi->log ? bi->log : "");
       locate_first_error (diag, name, source, bi->log);
       NV.nvrtcDestroyProgram (&prog);
-      bi->total_ms = now_ms () - t0;
+      bi->total_ms = fx_now_ms () - t0;
       if (bi == &local_info)
         fx_cuda_build_info_clear (bi);
       return st;
@@ -440,7 +432,7 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
   *image = data;
   *image_size = size;
   bi->image_bytes = size;
-  bi->total_ms = now_ms () - t0;
+  bi->total_ms = fx_now_ms () - t0;
   if (bi == &local_info)
     fx_cuda_build_info_clear (bi);
   return FX_OK;
@@ -493,7 +485,7 @@ fx_cuda_module_build (fx_cuda *cuda, const char *source, const char *name, const
 {
   fx_cuda_build_info local_info;
   fx_cuda_build_info *bi = info ? info : &local_info;
-  double t0 = now_ms ();
+  double t0 = fx_now_ms ();
   void *image = NULL;
   size_t size = 0;
   fx_status st;
@@ -505,7 +497,7 @@ fx_cuda_module_build (fx_cuda *cuda, const char *source, const char *name, const
       st = fx_cuda_module_load (cuda, image, size, out, diag);
       free (image);
     }
-  bi->total_ms = now_ms () - t0;
+  bi->total_ms = fx_now_ms () - t0;
   if (bi == &local_info)
     fx_cuda_build_info_clear (bi);
   return st;

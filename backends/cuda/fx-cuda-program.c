@@ -87,33 +87,30 @@ fx_cuda_program_new (fx_cuda *cuda, fx_cuda_program **out, fx_diag *diag)
   return FX_OK;
 }
 
+/* Drops one recorded graph and the memory of its buffers (OUTPUTS_ONLY: the inputs are the caller's); the static
+   outputs handed out go with the graph's memory, so their generation moves on. */
+static void
+release_graph (fx_cuda_program *p, fx_cuda_graph **graph, fx_cuda_ptr **ptrs, bool outputs_only)
+{
+  if (*graph)
+    {
+      fx_cuda_generation_bump (p->generation);
+      fx_cuda_graph_free (*graph);
+    }
+  *graph = NULL;
+  if (*ptrs)
+    for (size_t i = 0; i < p->n_buffers; i++)
+      if (!outputs_only || p->buffers[i].role == ROLE_OUTPUT)
+        fx_cuda_free (p->cuda, (*ptrs)[i]);
+  free (*ptrs);
+  *ptrs = NULL;
+}
+
 static void
 release_recording (fx_cuda_program *p)
 {
-  if (p->graph)
-    {
-      /* the static outputs handed out go with the graph's memory */
-      fx_cuda_generation_bump (p->generation);
-      fx_cuda_graph_free (p->graph);
-    }
-  p->graph = NULL;
-  if (p->static_ptrs)
-    for (size_t i = 0; i < p->n_buffers; i++)
-      fx_cuda_free (p->cuda, p->static_ptrs[i]);
-  free (p->static_ptrs);
-  p->static_ptrs = NULL;
-  if (p->direct_graph)
-    {
-      fx_cuda_generation_bump (p->generation);
-      fx_cuda_graph_free (p->direct_graph);
-    }
-  p->direct_graph = NULL;
-  if (p->direct_ptrs)
-    for (size_t i = 0; i < p->n_buffers; i++)
-      if (p->buffers[i].role == ROLE_OUTPUT)
-        fx_cuda_free (p->cuda, p->direct_ptrs[i]);
-  free (p->direct_ptrs);
-  p->direct_ptrs = NULL;
+  release_graph (p, &p->graph, &p->static_ptrs, false);
+  release_graph (p, &p->direct_graph, &p->direct_ptrs, true);
 }
 
 void
@@ -664,6 +661,23 @@ inputs_are_direct (const fx_cuda_program *p, const fx_cuda_ptr *inputs)
   return true;
 }
 
+/* Records a graph with RECORDER; false when the capture failed: what cannot be captured runs eagerly from now on,
+   and says why. */
+static bool
+try_record (fx_cuda_program *p,
+            fx_status (*recorder) (fx_cuda_program *, fx_cuda_stream *, const fx_cuda_ptr *, fx_diag *),
+            fx_cuda_stream *s, const fx_cuda_ptr *inputs)
+{
+  fx_diag why;
+  fx_diag_clear (&why);
+  if (recorder (p, s, inputs, &why) == FX_OK)
+    return true;
+  char reason[1100];
+  snprintf (reason, sizeof reason, "a failed capture (%s)", why.message);
+  fx_cuda_program_skip_graphs (p, reason);
+  return false;
+}
+
 fx_status
 fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_cuda_ptr *inputs, size_t n_inputs,
                      fx_cuda_ptr *outputs, size_t n_outputs, bool *caller_owns, fx_cuda_timeline *timeline,
@@ -692,31 +706,16 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
 
   if (p->state == FX_CUDA_PROGRAM_WARMUP)
     {
-      fx_diag why;
-      fx_diag_clear (&why);
-      if ((st = record_direct (p, s, inputs, &why)) != FX_OK)
-        {
-          /* What cannot be captured runs eagerly from now on, and says why. */
-          char reason[1100];
-          snprintf (reason, sizeof reason, "a failed capture (%s)", why.message);
-          fx_cuda_program_skip_graphs (p, reason);
-          return run_eager (p, s, inputs, outputs, timeline, diag);
-        }
+      if (!try_record (p, record_direct, s, inputs))
+        return run_eager (p, s, inputs, outputs, timeline, diag);
       p->state = FX_CUDA_PROGRAM_EXECUTION;
     }
   bool direct = inputs_are_direct (p, inputs);
   if (!direct && !p->graph)
     {
       /* inputs at other addresses: the graph over static buffers, recorded once */
-      fx_diag why;
-      fx_diag_clear (&why);
-      if ((st = record (p, s, inputs, &why)) != FX_OK)
-        {
-          char reason[1100];
-          snprintf (reason, sizeof reason, "a failed capture (%s)", why.message);
-          fx_cuda_program_skip_graphs (p, reason);
-          return run_eager (p, s, inputs, outputs, timeline, diag);
-        }
+      if (!try_record (p, record, s, inputs))
+        return run_eager (p, s, inputs, outputs, timeline, diag);
     }
   else if (!direct && (st = copy_inputs (p, s, inputs, diag)) != FX_OK)
     return st;

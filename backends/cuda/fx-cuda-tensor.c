@@ -35,6 +35,22 @@ extent (int ndim, const int64_t *sizes, const int64_t *strides)
   return hi + 1;
 }
 
+/* Makes S (zeroed) the one reference to NBYTES of device memory at PTR, released by RELEASE (CTX), and T's storage. */
+static void
+attach_storage (fx_tensor *t, fx_storage *s, fx_cuda_ptr ptr, size_t nbytes, int ordinal, void (*release) (void *),
+                void *ctx)
+{
+  s->refcount = 1;
+  s->data = (void *) (uintptr_t) ptr;
+  s->nbytes = nbytes;
+  s->device.type = FX_DEVICE_CUDA;
+  s->device.index = ordinal;
+  s->release = release;
+  s->release_ctx = ctx;
+  t->storage = s;
+  t->device = s->device;
+}
+
 fx_status
 fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides,
                     fx_tensor **out, fx_diag *diag)
@@ -78,15 +94,7 @@ fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *size
       return st;
     }
   ctx->cuda = cuda;
-  s->refcount = 1;
-  s->data = (void *) (uintptr_t) ctx->ptr;
-  s->nbytes = (size_t) n * item;
-  s->device.type = FX_DEVICE_CUDA;
-  s->device.index = cuda->ordinal;
-  s->release = storage_release;
-  s->release_ctx = ctx;
-  t->storage = s;
-  t->device = s->device;
+  attach_storage (t, s, ctx->ptr, (size_t) n * item, cuda->ordinal, storage_release, ctx);
   *out = t;
   return FX_OK;
 }
@@ -293,15 +301,7 @@ fx_cuda_tensor_new_static (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, fx_cud
   __atomic_add_fetch (&gen->refcount, 1, __ATOMIC_ACQ_REL);
   ctx->gen = gen;
   ctx->count = fx_cuda_generation_get (gen);
-  s->refcount = 1;
-  s->data = (void *) (uintptr_t) ptr;
-  s->nbytes = nbytes;
-  s->device.type = FX_DEVICE_CUDA;
-  s->device.index = cuda ? cuda->ordinal : 0;
-  s->release = static_release;
-  s->release_ctx = ctx;
-  t->storage = s;
-  t->device = s->device;
+  attach_storage (t, s, ptr, nbytes, cuda ? cuda->ordinal : 0, static_release, ctx);
   *out = t;
   return FX_OK;
 }

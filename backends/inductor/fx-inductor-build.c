@@ -109,32 +109,40 @@ ind_run_tool (char *const *argv, const char *log_path)
   return rc;
 }
 
-bool
-ind_have_openmp (void)
+/* Whether the compiler builds SOURCE with FLAGS (NULL-terminated, placed before "-o"; LIBS after the source); the
+   answer is kept in the cache folder as NAME-yes or NAME-no so that it is asked once per machine. */
+static bool
+probe_compiler (const char *name, const char *source, const char *const *flags, const char *const *libs)
 {
-  static int known = -1;
-  if (known >= 0)
-    return known;
   const char *dir = ind_cache_dir ();
   char ok[1100], no[1100];
-  snprintf (ok, sizeof ok, "%s/openmp-yes", dir);
-  snprintf (no, sizeof no, "%s/openmp-no", dir);
+  snprintf (ok, sizeof ok, "%s/%s-yes", dir, name);
+  snprintf (no, sizeof no, "%s/%s-no", dir, name);
   if (access (ok, F_OK) == 0)
-    return (known = 1);
+    return true;
   if (access (no, F_OK) == 0)
-    return (known = 0);
+    return false;
   char src[1100], so[1100], log[1100];
-  snprintf (src, sizeof src, "%s/openmp-probe.c", dir);
-  snprintf (so, sizeof so, "%s/openmp-probe.so", dir);
-  snprintf (log, sizeof log, "%s/openmp-probe.log", dir);
+  snprintf (src, sizeof src, "%s/%s-probe.c", dir, name);
+  snprintf (so, sizeof so, "%s/%s-probe.so", dir, name);
+  snprintf (log, sizeof log, "%s/%s-probe.log", dir, name);
   FILE *f = fopen (src, "w");
   if (!f)
-    return (known = 0);
-  fputs ("#include <omp.h>\nint fx_probe (void) { return omp_get_max_threads (); }\n", f);
+    return false;
+  fputs (source, f);
   fclose (f);
-  char *argv[] = { (char *) compiler (), (char *) "-O0", (char *) "-fPIC", (char *) "-shared", (char *) "-fopenmp",
-                   (char *) "-o", so, src, NULL };
-  known = run_compiler (argv, log) == 0;
+  char *argv[16];
+  size_t n = 0;
+  argv[n++] = (char *) compiler ();
+  for (; *flags; flags++)
+    argv[n++] = (char *) *flags;
+  argv[n++] = (char *) "-o";
+  argv[n++] = so;
+  argv[n++] = src;
+  for (; *libs; libs++)
+    argv[n++] = (char *) *libs;
+  argv[n] = NULL;
+  bool known = run_compiler (argv, log) == 0;
   f = fopen (known ? ok : no, "w");
   if (f)
     fclose (f);
@@ -142,37 +150,29 @@ ind_have_openmp (void)
 }
 
 bool
+ind_have_openmp (void)
+{
+  static int known = -1;
+  static const char *const flags[] = { "-O0", "-fPIC", "-shared", "-fopenmp", NULL };
+  static const char *const libs[] = { NULL };
+  if (known < 0)
+    known = probe_compiler ("openmp", "#include <omp.h>\nint fx_probe (void) { return omp_get_max_threads (); }\n",
+                            flags, libs);
+  return known;
+}
+
+bool
 ind_have_mvec (void)
 {
   static int known = -1;
-  if (known >= 0)
-    return known;
-  const char *dir = ind_cache_dir ();
-  char ok[1100], no[1100];
-  snprintf (ok, sizeof ok, "%s/mvec-yes", dir);
-  snprintf (no, sizeof no, "%s/mvec-no", dir);
-  if (access (ok, F_OK) == 0)
-    return (known = 1);
-  if (access (no, F_OK) == 0)
-    return (known = 0);
-  char src[1100], so[1100], log[1100];
-  snprintf (src, sizeof src, "%s/mvec-probe.c", dir);
-  snprintf (so, sizeof so, "%s/mvec-probe.so", dir);
-  snprintf (log, sizeof log, "%s/mvec-probe.log", dir);
-  FILE *f = fopen (src, "w");
-  if (!f)
-    return (known = 0);
-  fputs ("#include <math.h>\nextern float expf (float) __attribute__ ((__simd__ (\"notinbranch\")));\n"
-         "void fx_probe (float *restrict a, int n) {\n#pragma omp simd\n for (int i = 0; i < n; i++) a[i] = expf (a[i]);\n}\n",
-         f);
-  fclose (f);
-  char *argv[] = { (char *) compiler (), (char *) "-O2", (char *) "-fPIC", (char *) "-shared",
-                   (char *) "-fopenmp-simd", (char *) "-march=native", (char *) "-o", so, src, (char *) "-lmvec",
-                   (char *) "-lm", NULL };
-  known = run_compiler (argv, log) == 0;
-  f = fopen (known ? ok : no, "w");
-  if (f)
-    fclose (f);
+  static const char *const flags[] = { "-O2", "-fPIC", "-shared", "-fopenmp-simd", "-march=native", NULL };
+  static const char *const libs[] = { "-lmvec", "-lm", NULL };
+  if (known < 0)
+    known = probe_compiler ("mvec",
+                            "#include <math.h>\nextern float expf (float) __attribute__ ((__simd__ (\"notinbranch\")));\n"
+                            "void fx_probe (float *restrict a, int n) {\n#pragma omp simd\n for (int i = 0; i < n; i++) "
+                            "a[i] = expf (a[i]);\n}\n",
+                            flags, libs);
   return known;
 }
 

@@ -127,12 +127,9 @@ static void
 emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int bd, bool lanes,
              fx_buf *out)
 {
-  for (int k = 0; k < G->n_nodes; k++)
+  for (int k = 0, ni; (ni = ind_group_next (p, G, seg, -1, &k)) >= 0;)
     {
-      int ni = G->nodes[k];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg)
-        continue;
       const char *ct = ind_ctype (n->compute_dtype);
       if (n->kind == IND_NODE_POINTWISE)
         {
@@ -192,12 +189,9 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   bool lanes_ok = true;     /* every other reduction of the segment has an OpenMP reduction clause */
   fx_buf red;
   fx_buf_init (&red);
-  for (int k = 0; k < G->n_nodes; k++)
+  for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
     {
-      int ni = G->nodes[k];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
-        continue;
       const char *ct = ind_ctype (n->compute_dtype);
       ind_indent (depth, out);
       switch ((int) n->red)
@@ -401,12 +395,9 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       ind_indent (bd - 1, out);
       fx_buf_puts (out, "}\n");
     }
-  for (int k = 0; k < G->n_nodes; k++)
+  for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
     {
-      int ni = G->nodes[k];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
-        continue;
       const char *ot = ind_ctype (n->out_dtype);
       ind_indent (depth, out);
       if (n->red == IND_RED_MEAN)
@@ -427,12 +418,9 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
 static void
 gen_segment_x (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
 {
-  for (int k = 0; k < G->n_nodes; k++)
+  for (int k = 0, ni; (ni = ind_group_next (p, G, seg, -1, &k)) >= 0;)
     {
-      int ni = G->nodes[k];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg)
-        continue;
       ind_indent (depth, out);
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value (p, G, kp, n, out);

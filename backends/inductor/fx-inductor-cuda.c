@@ -621,6 +621,15 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
   fx_buf_printf (out, "] = tmp%d;\n", ni);
 }
 
+/* Whether node N of segment SEG writes its own buffer in the vectorized store pass (pointwise, stored, not a value
+   the row keeps). */
+static bool
+is_vec_store (const kctx *k, const ind_node *n, int seg)
+{
+  return n->segment == seg && n->kind == IND_NODE_POINTWISE && k->p->bufs[n->out_buf].stored
+         && !(k->G->kr > 0 && n->xlevel);
+}
+
 static void
 vec_stores (kctx *k, int seg, int depth, fx_buf *out)
 {
@@ -630,9 +639,7 @@ vec_stores (kctx *k, int seg, int depth, fx_buf *out)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_POINTWISE || !p->bufs[n->out_buf].stored)
-        continue;
-      if (G->kr > 0 && n->xlevel)
+      if (!is_vec_store (k, n, seg))
         continue;
       int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
       ind_node_store_coef (n, c);
@@ -657,9 +664,7 @@ declare_vec_stores (kctx *k, int seg, int depth, fx_buf *out)
     {
       int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_POINTWISE || !p->bufs[n->out_buf].stored)
-        continue;
-      if (G->kr > 0 && n->xlevel)
+      if (!is_vec_store (k, n, seg))
         continue;
       ind_indent (depth, out);
       fx_buf_printf (out, "float st%d[4];\n", ni);
@@ -803,12 +808,9 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg)
-        continue;
       if (n->kind == IND_NODE_POINTWISE)
         {
           ind_indent (depth, out);
@@ -923,12 +925,9 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
           combine_threads (n, acc, true, threads, depth, out);
         }
     }
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION)
-        continue;
       const char *ct = ind_ctype (n->compute_dtype);
       const char *ot = ind_ctype (n->out_dtype);
       int owner = share_owner (k, ni);
@@ -983,12 +982,9 @@ gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg)
-        continue;
       ind_indent (depth, out);
       fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);

@@ -6,19 +6,27 @@
 #include <string.h>
 #include <time.h>
 
-double
-ind_now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 void
 ind_indent (int depth, fx_buf *out)
 {
   for (int i = 0; i < depth; i++)
     fx_buf_puts (out, "  ");
+}
+
+int
+ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k)
+{
+  for (; *k < G->n_nodes; ++*k)
+    {
+      int ni = G->nodes[*k];
+      const ind_node *n = &p->nodes[ni];
+      if (n->segment == seg && (kind < 0 || (int) n->kind == kind))
+        {
+          ++*k;
+          return ni;
+        }
+    }
+  return -1;
 }
 
 void

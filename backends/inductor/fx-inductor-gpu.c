@@ -469,14 +469,14 @@ autotune (ind_gpu *gpu, const ind_program *p, ind_cuda_config *chosen, fx_buf *t
         }
     free (one.kernels);
   }
-  double t0 = ind_now_ms ();
+  double t0 = fx_now_ms ();
   fx_cuda_module *module = NULL;
   fx_cuda_build_info info;
   memset (&info, 0, sizeof info);
   if (src.len)
     st = fx_cuda_module_build (gpu->cuda, src.data, "inductor_autotune.cu", NULL, &module, &info, diag);
   fx_cuda_build_info_clear (&info);
-  double precompile = (ind_now_ms () - t0) / 1e3;
+  double precompile = (fx_now_ms () - t0) / 1e3;
   fx_cuda_ptr ws = 0;
   for (int b = 0; st == FX_OK && b < p->n_bufs; b++)
     if (gpu->pbuf[b] >= 0)
@@ -652,12 +652,12 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
     gpu->gemm_step[g] = -1;
   if (max_autotune)
     {
-      double t0 = ind_now_ms ();
+      double t0 = fx_now_ms ();
       st = autotune (gpu, p, chosen, &table, out, diag);
       if (st == FX_OK)
         {
           fx_buf_printf (&out->notes, "max_autotune: %d kernels benchmarked in %.1f ms\n", p->n_groups,
-                         ind_now_ms () - t0);
+                         fx_now_ms () - t0);
           plan_with (p, chosen, &gpu->plan);
           ind_cuda_layout_free (&lay);
           ind_cuda_layout_make (p, &gpu->plan, &lay);
@@ -688,10 +688,10 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       fx_compiled_add_artifact (out, "output_code.cu", "code", src.data ? src.data : "", src.len);
       fx_cuda_build_info info;
       memset (&info, 0, sizeof info);
-      double t1 = ind_now_ms ();
+      double t1 = fx_now_ms ();
       st = fx_cuda_program_add_source (gpu->prog, src.data ? src.data : "", "output_code.cu", NULL, &info, diag);
       fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels on cuda:%d; NVRTC %s (%.1f ms, %s)\n",
-                     p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", ind_now_ms () - t1,
+                     p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", fx_now_ms () - t1,
                      info.arch);
       if (info.log && *info.log)
         fx_compiled_add_artifact (out, "compiler_output.txt", "log", info.log, strlen (info.log));
@@ -779,14 +779,14 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   /* max-autotune for the GEMMs: the heuristic's algorithms timed, the fastest kept */
   if (st == FX_OK && max_autotune)
     {
-      double t0 = ind_now_ms ();
+      double t0 = fx_now_ms ();
       int tuned = 0;
       fx_diag why;
       fx_diag_clear (&why);
       if (fx_cuda_program_autotune_gemms (gpu->prog, NULL, NULL, &table, &tuned, &why) != FX_OK)
         fx_buf_printf (&out->notes, "max_autotune: GEMMs: %s (kept the heuristic's first choice)\n", why.message);
       else if (tuned)
-        fx_buf_printf (&out->notes, "max_autotune: %d GEMMs benchmarked in %.1f ms\n", tuned, ind_now_ms () - t0);
+        fx_buf_printf (&out->notes, "max_autotune: %d GEMMs benchmarked in %.1f ms\n", tuned, fx_now_ms () - t0);
     }
   if (st == FX_OK && max_autotune)
     fx_compiled_add_artifact (out, "autotune.txt", "log", table.data ? table.data : "", table.len);

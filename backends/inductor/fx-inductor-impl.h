@@ -378,8 +378,10 @@ void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compil
 
 /* ---------------------------------------------------------------- shared by the generators (fx-inductor-emit.c) */
 
-double ind_now_ms (void);
 void ind_indent (int depth, fx_buf *out);
+/* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
+   SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
+int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k);
 /* node coefficients (per node variable) → kernel x / r coefficients (the node's non-unit dims in order) */
 void ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc);
 /* the contiguous coefficients of a node's output over its kept dims */

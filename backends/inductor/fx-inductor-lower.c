@@ -974,50 +974,11 @@ lower_view (lower_state *s, const fx_node *node, fx_op_call *call, fx_diag *diag
 static fx_status
 arg_value (lower_state *s, const fx_node *user, const fx_arg *a, fx_value *out, fx_diag *diag)
 {
-  *out = fx_value_none ();
-  switch ((int) a->kind)
-    {
-    case FX_ARG_NONE: return FX_OK;
-    case FX_ARG_NODE: *out = s->env[a->u.node->id]; return FX_OK;
-    case FX_ARG_BOOL: *out = fx_value_bool (a->u.b); return FX_OK;
-    case FX_ARG_INT: *out = fx_value_int (a->u.i); return FX_OK;
-    case FX_ARG_FLOAT: *out = fx_value_float (a->u.f); return FX_OK;
-    case FX_ARG_STR: out->kind = FX_VALUE_STR; out->u.s = a->u.s; return FX_OK;
-    case FX_ARG_DTYPE: out->kind = FX_VALUE_DTYPE; out->u.dtype = a->u.dtype; return FX_OK;
-    case FX_ARG_DEVICE: out->kind = FX_VALUE_DEVICE; out->u.device = a->u.device; return FX_OK;
-    case FX_ARG_LAYOUT: out->kind = FX_VALUE_LAYOUT; out->u.layout = a->u.layout; return FX_OK;
-    case FX_ARG_MEMFMT: out->kind = FX_VALUE_MEMFMT; out->u.memfmt = a->u.memfmt; return FX_OK;
-    case FX_ARG_LIST: case FX_ARG_TUPLE:
-      out->kind = a->kind == FX_ARG_LIST ? FX_VALUE_LIST : FX_VALUE_TUPLE;
-      out->u.seq.n = a->u.seq.n;
-      out->u.seq.items = fx_arena_alloc (s->scratch, sizeof (fx_value) * (a->u.seq.n + 1));
-      for (size_t i = 0; i < a->u.seq.n; i++)
-        {
-          fx_status st = arg_value (s, user, &a->u.seq.items[i], &out->u.seq.items[i], diag);
-          if (st != FX_OK)
-            return st;
-        }
-      return FX_OK;
-    case FX_ARG_GLOBAL:
-      {
-        fx_dtype dt = fx_dtype_from_name (a->u.s);
-        if (dt != FX_DTYPE_UNKNOWN)
-          {
-            out->kind = FX_VALUE_DTYPE;
-            out->u.dtype = dt;
-            return FX_OK;
-          }
-        if (strcmp (a->u.s, "inf") == 0 || strcmp (a->u.s, "math.inf") == 0)
-          {
-            *out = fx_value_float (INFINITY);
-            return FX_OK;
-          }
-      }
-      /* fall through */
-    default:
-      return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': an argument the inductor backend cannot use",
-                          user->name);
-    }
+  const fx_arg *bad = NULL;
+  if (fx_arg_to_value (a, s->env, s->scratch, out, &bad) != FX_OK)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': an argument the inductor backend cannot use",
+                        user->name);
+  return FX_OK;
 }
 
 static fx_status

@@ -130,7 +130,7 @@ static fx_status
 pass_build_c (ind_pipeline *pl, fx_diag *diag)
 {
   const ind_program *p = &pl->prog;
-  double t0 = ind_now_ms ();
+  double t0 = fx_now_ms ();
   fx_buf cc_out;
   fx_buf_init (&cc_out);
   bool invoked = false;
@@ -138,7 +138,7 @@ pass_build_c (ind_pipeline *pl, fx_diag *diag)
   if (pl->out)
     {
       fx_buf_printf (&pl->out->notes, "inductor: %d loop nodes, %d kernels, %d fallbacks; C build %s (%.1f ms)\n",
-                     p->n_nodes, p->n_groups, p->n_fallbacks, invoked ? "compiled" : "cache hit", ind_now_ms () - t0);
+                     p->n_nodes, p->n_groups, p->n_fallbacks, invoked ? "compiled" : "cache hit", fx_now_ms () - t0);
       if (pl->lib.cache_note[0])
         fx_buf_printf (&pl->out->notes, "%s\n", pl->lib.cache_note);
       if (cc_out.len)

@@ -16,14 +16,6 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static const fx_backend *registry[REGISTRY_MAX];
 static size_t registry_n;
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 bool
 fx_backend_has_tag (const fx_backend *backend, const char *tag)
 {
@@ -238,12 +230,12 @@ compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, c
       req.mode = c->mode;
       req.options = opts;
       req.device = inputs_device (example_inputs, n_inputs);
-      double t0 = now_ms ();
+      double t0 = fx_now_ms ();
       c->compile_ms = -1;
       st = fn (backend, &req, c, diag);
       /* A backend that measured its own compile (a subprocess: without its start-up) keeps its figure. */
       if (c->compile_ms < 0)
-        c->compile_ms = now_ms () - t0;
+        c->compile_ms = fx_now_ms () - t0;
       if (st != FX_OK && diag && diag->message[0] && strncmp (diag->message, backend->name, strlen (backend->name)))
         {
           /* Say which backend failed: "backend 'inductor' failed: ..." as torch's BackendCompilerFailed does. */

@@ -10,14 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -250,9 +242,9 @@ run_compiled (fx_compiled *c, const fx_value *inputs, size_t n_inputs, const fx_
           if (i == warmup)
             fx_allocator_reset_peak (alloc);
           size_t live_before = alloc->live_bytes;
-          double t0 = now_ms ();
+          double t0 = fx_now_ms ();
           st = fx_compiled_run (c, inputs, n_inputs, arena, &res, &n_res, &diag);
-          double t1 = now_ms ();
+          double t1 = fx_now_ms ();
           if (st != FX_OK)
             goto fail;
           /* The first call is the one the reference matches: random ops draw from a generator both start from the

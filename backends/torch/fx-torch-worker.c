@@ -20,14 +20,6 @@
 
 extern char **environ;
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
 const char *
 fx_torch_pick_python (const char *option_value)
 {
@@ -59,7 +51,7 @@ reap (fx_torch_worker *w, double wait_ms, int *status)
 {
   if (w->pid <= 0)
     return true;
-  double deadline = now_ms () + wait_ms;
+  double deadline = fx_now_ms () + wait_ms;
   for (;;)
     {
       int st = 0;
@@ -71,7 +63,7 @@ reap (fx_torch_worker *w, double wait_ms, int *status)
           w->pid = 0;
           return true;
         }
-      if (now_ms () >= deadline)
+      if (fx_now_ms () >= deadline)
         return false;
       struct timespec ts = { 0, 5 * 1000 * 1000 };
       nanosleep (&ts, NULL);
@@ -204,7 +196,7 @@ typedef enum
 static int
 remaining_ms (double deadline)
 {
-  double left = deadline - now_ms ();
+  double left = deadline - fx_now_ms ();
   if (left <= 0)
     return 0;
   return left > 3.6e6 ? 3600000 : (int) ceil (left);
@@ -446,7 +438,7 @@ fx_torch_worker_start (const char *python, double timeout_s, fx_torch_worker **o
   posix_spawnattr_setsigmask (&attr, &none);
   posix_spawnattr_setpgroup (&attr, 0);
   posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  double t0 = now_ms ();
+  double t0 = fx_now_ms ();
   pid_t pid = 0;
   int err = strchr (python, '/') ? posix_spawn (&pid, python, &fa, &attr, argv, envp)
                                  : posix_spawnp (&pid, python, &fa, &attr, argv, envp);
@@ -470,13 +462,13 @@ fx_torch_worker_start (const char *python, double timeout_s, fx_torch_worker **o
   /* Importing torch takes seconds on a busy machine: the start-up gets at least two minutes, whatever the
      per-request timeout. */
   double startup_s = w->timeout_s > 120 ? w->timeout_s : 120;
-  st = read_reply (w, "start-up (import torch)", now_ms () + startup_s * 1e3, startup_s, &hello, diag);
+  st = read_reply (w, "start-up (import torch)", fx_now_ms () + startup_s * 1e3, startup_s, &hello, diag);
   if (st != FX_OK)
     {
       fx_torch_worker_stop (w);
       return st;
     }
-  w->start_ms = now_ms () - t0;
+  w->start_ms = fx_now_ms () - t0;
   if (!jbool (hello, "ok"))
     {
       const char *e = jstr (hello, "error");
@@ -508,7 +500,7 @@ fx_torch_worker_stop (fx_torch_worker *w)
   if (w->pid > 0 && w->to_child >= 0)
     {
       static const char quit[] = "{\"op\": \"quit\"}\n";
-      write_all (w->to_child, quit, sizeof quit - 1, now_ms () + 200);
+      write_all (w->to_child, quit, sizeof quit - 1, fx_now_ms () + 200);
     }
   if (w->to_child >= 0)
     close (w->to_child);
@@ -531,7 +523,7 @@ fx_torch_worker_call (fx_torch_worker *w, json_object *request, const char *what
   *reply = NULL;
   if (w->pid <= 0)
     return fx_diag_set (diag, FX_ERR_BACKEND, "the torch worker is no longer running (it failed earlier)");
-  double deadline = now_ms () + w->timeout_s * 1e3;
+  double deadline = fx_now_ms () + w->timeout_s * 1e3;
   const char *text = json_object_to_json_string_ext (request, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
   fx_buf line;
   fx_buf_init (&line);
@@ -642,16 +634,10 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
   *out = NULL;
   char *data = NULL;
   size_t len = 0;
-  fx_status st = fx_file_read (path, &data, &len, diag);
+  char *payload;
+  fx_status st = fx_file_read_header (path, &data, &len, &payload, diag);
   if (st != FX_OK)
     return st;
-  char *nl = memchr (data, '\n', len);
-  if (nl == NULL)
-    {
-      free (data);
-      return fx_diag_set (diag, FX_ERR_PARSE, "%s: no tensor header line", path);
-    }
-  *nl = '\0';
   json_object *h = json_tokener_parse (data);
   json_object *jd = NULL, *js = NULL, *jst = NULL, *jn = NULL;
   fx_dtype dtype = FX_DTYPE_UNKNOWN;
@@ -707,7 +693,7 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
       for (int d = 0; d < ndim; d++)
         extent += (sizes[d] - 1) * strides[d];
     }
-  size_t body = len - (size_t) (nl + 1 - data);
+  size_t body = len - (size_t) (payload - data);
   size_t isz = fx_dtype_size (dtype);
   if (extent != storage || body != (size_t) storage * isz)
     {
@@ -730,7 +716,7 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
           free (data);
           return fx_diag_set (diag, FX_ERR_PARSE, "%s: layout does not fit its storage", path);
         }
-      memcpy (fx_tensor_data (t), nl + 1, body);
+      memcpy (fx_tensor_data (t), payload, body);
     }
   free (data);
   *out = t;

@@ -2,6 +2,7 @@
    a workspace: one input holding one compile with the parsed graph ("user" stage; "minified" for a repro.py). */
 #include "fx/importers.h"
 #include "fx/pyparse.h"
+#include "fx-import-util.h"
 #include "fx/store.h"
 #include "fx-md5.h"
 
@@ -26,16 +27,10 @@ fx_import_fx_code (fx_store *store, const char *path, fx_import_stats *stats, fx
     }
   char hash[33];
   fx_md5_hex (text, len, hash);
-  int64_t existing = 0, input = 0, crow = 0;
+  int64_t input = 0, crow = 0;
   bool repro = g->class_name && strcmp (g->class_name, "Repro") == 0;
-  if ((st = fx_store_begin (store, diag)) != FX_OK)
+  if (!fx_import_begin_input (store, hash, stats, &st, diag))
     goto out;
-  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK || existing)
-    {
-      stats->already_imported = existing != 0;
-      fx_store_rollback (store);
-      goto out;
-    }
   fx_compile_id cid = { -1, 0, 0, 0 };
   st = fx_store_add_input (store, path, repro ? "repro" : "fx_graph", hash, (int64_t) len, &input, diag);
   if (st == FX_OK)

@@ -1,5 +1,6 @@
-/* fx-import-file.c: how importers open and read their files: regular files only, a bounded line reader, and the
-   containment check that keeps an imported folder's symlinks from reaching outside it. */
+/* fx-import-file.c: how importers open and read their files: regular files only, a bounded line reader, the
+   containment check that keeps an imported folder's symlinks from reaching outside it, and the store transaction
+   that skips a file imported before. */
 #include "fx-import-util.h"
 
 #include <errno.h>
@@ -233,4 +234,19 @@ fx_import_resolve_inside (const char *root, const char *path)
   free (real_root);
   free (real);
   return ok;
+}
+
+bool
+fx_import_begin_input (fx_store *store, const char *hash, fx_import_stats *stats, fx_status *st, fx_diag *diag)
+{
+  int64_t existing = 0;
+  if ((*st = fx_store_begin (store, diag)) != FX_OK)
+    return false;
+  if ((*st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK || existing)
+    {
+      stats->already_imported = existing != 0;
+      fx_store_rollback (store);
+      return false;
+    }
+  return true;
 }

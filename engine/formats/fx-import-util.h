@@ -12,6 +12,10 @@ fx_status fx_store_output_code_kernels (fx_store *store, int64_t input, int64_t 
 
 /* ------------------------------------------------------------------ files (fx-import-file.c) */
 
+/* Begins the store transaction for a new input with this md5. False when not to import: *st says why (an error, or
+   FX_OK with stats->already_imported set when the store has the input already); no transaction is open then. */
+bool fx_import_begin_input (fx_store *store, const char *hash, fx_import_stats *stats, fx_status *st, fx_diag *diag);
+
 /* The longest line the importers keep (fx_import_set_max_line in fx/importers.h sets it). */
 size_t fx_import_max_line (void);
 

@@ -436,7 +436,7 @@ import_archive (fx_store *store, const char *path, zip_t *za, fx_import_stats *s
   fx_md5 md5;
   fx_md5_init (&md5);
   fx_status st = FX_OK;
-  int64_t input = 0, existing = 0;
+  int64_t input = 0;
   int models = 0;
   /* The hash covers every entry's name and content. */
   for (zip_int64_t i = 0; i < n; i++)
@@ -452,14 +452,8 @@ import_archive (fx_store *store, const char *path, zip_t *za, fx_import_stats *s
     }
   char hash[33];
   fx_md5_final_hex (&md5, hash);
-  if ((st = fx_store_begin (store, diag)) != FX_OK)
+  if (!fx_import_begin_input (store, hash, stats, &st, diag))
     goto out;
-  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK || existing)
-    {
-      stats->already_imported = existing != 0;
-      fx_store_rollback (store);
-      goto out;
-    }
   if ((st = fx_store_add_input (store, path, "pt2", hash, 0, &input, diag)) != FX_OK)
     goto fail;
   for (zip_int64_t i = 0; i < n && st == FX_OK; i++)

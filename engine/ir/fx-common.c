@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -221,6 +222,14 @@ fx_buf_steal (fx_buf *buf)
   return p;
 }
 
+double
+fx_now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
 fx_status
 fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag)
 {
@@ -257,6 +266,24 @@ fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag)
   if (len != NULL)
     *len = buf.len;
   *data = fx_buf_steal (&buf);
+  return FX_OK;
+}
+
+fx_status
+fx_file_read_header (const char *path, char **data, size_t *len, char **body, fx_diag *diag)
+{
+  fx_status st = fx_file_read (path, data, len, diag);
+  if (st != FX_OK)
+    return st;
+  char *nl = memchr (*data, '\n', *len);
+  if (nl == NULL)
+    {
+      free (*data);
+      *data = NULL;
+      return fx_diag_set (diag, FX_ERR_PARSE, "%s: no tensor header line", path);
+    }
+  *nl = '\0';
+  *body = nl + 1;
   return FX_OK;
 }
 

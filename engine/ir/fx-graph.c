@@ -409,6 +409,24 @@ fx_node_get_kwarg (const fx_node *node, const char *name)
   return NULL;
 }
 
+void
+fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name, const char *action,
+                    bool chain)
+{
+  fx_node_source *src = fx_arena_alloc (arena, sizeof *src);
+  src->name = fx_arena_strdup (arena, from->name);
+  src->target = fx_arena_strdup (arena, from->target.name);
+  src->pass_name = pass_name;
+  src->action = action;
+  if (chain)
+    {
+      src->from_node = from->meta.from_node;
+      src->n_from = from->meta.n_from_node;
+    }
+  made->meta.from_node = src;
+  made->meta.n_from_node = 1;
+}
+
 /* ---------------------------------------------------------------- node creation and editing */
 
 static void

@@ -512,19 +512,17 @@ emit_node (codegen *cg, const fx_node *node)
         return;
       }
     case FX_OP_CALL_MODULE:
-      fx_buf_puts (body, name);
-      put_type_annotation (cg, node, body);
-      fx_buf_puts (body, " = ");
-      put_format_target ("self", node->target.name, body);
-      fx_buf_putc (body, '(');
-      put_args (node->args, node->n_args, node->kwargs, node->n_kwargs, body);
-      fx_buf_putc (body, ')');
-      return;
     case FX_OP_GET_ATTR:
       fx_buf_puts (body, name);
       put_type_annotation (cg, node, body);
       fx_buf_puts (body, " = ");
       put_format_target ("self", node->target.name, body);
+      if (node->op == FX_OP_CALL_MODULE)
+        {
+          fx_buf_putc (body, '(');
+          put_args (node->args, node->n_args, node->kwargs, node->n_kwargs, body);
+          fx_buf_putc (body, ')');
+        }
       return;
     case FX_OP_OUTPUT:
       if (node->type_expr != NULL)

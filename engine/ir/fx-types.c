@@ -142,6 +142,18 @@ fx_device_parse (const char *text, fx_device *out)
   return false;
 }
 
+/* Index of NAME ("torch." prefix optional) in a table of COUNT names, or -1. */
+static int
+torch_name_index (const char *const *names, int count, const char *name)
+{
+  if (strncmp (name, "torch.", 6) == 0)
+    name += 6;
+  for (int i = 0; i < count; i++)
+    if (strcmp (name, names[i]) == 0)
+      return i;
+  return -1;
+}
+
 static const char *const layout_names[] = {
   [FX_LAYOUT_STRIDED] = "strided", [FX_LAYOUT_SPARSE_COO] = "sparse_coo", [FX_LAYOUT_SPARSE_CSR] = "sparse_csr",
   [FX_LAYOUT_SPARSE_CSC] = "sparse_csc", [FX_LAYOUT_SPARSE_BSR] = "sparse_bsr", [FX_LAYOUT_SPARSE_BSC] = "sparse_bsc",
@@ -158,15 +170,10 @@ fx_layout_name (fx_layout layout)
 bool
 fx_layout_from_name (const char *name, fx_layout *out)
 {
-  if (strncmp (name, "torch.", 6) == 0)
-    name += 6;
-  for (int i = 0; i < FX_LAYOUT_COUNT; i++)
-    if (strcmp (name, layout_names[i]) == 0)
-      {
-        *out = (fx_layout) i;
-        return true;
-      }
-  return false;
+  int i = torch_name_index (layout_names, FX_LAYOUT_COUNT, name);
+  if (i >= 0)
+    *out = (fx_layout) i;
+  return i >= 0;
 }
 
 static const char *const memfmt_names[] = {
@@ -184,15 +191,10 @@ fx_memfmt_name (fx_memfmt fmt)
 bool
 fx_memfmt_from_name (const char *name, fx_memfmt *out)
 {
-  if (strncmp (name, "torch.", 6) == 0)
-    name += 6;
-  for (int i = 0; i < FX_MEMFMT_COUNT; i++)
-    if (strcmp (name, memfmt_names[i]) == 0)
-      {
-        *out = (fx_memfmt) i;
-        return true;
-      }
-  return false;
+  int i = torch_name_index (memfmt_names, FX_MEMFMT_COUNT, name);
+  if (i >= 0)
+    *out = (fx_memfmt) i;
+  return i >= 0;
 }
 
 static const char *const opcode_names[] = {

@@ -183,11 +183,7 @@ fx_minify_make_inputs (const fx_graph *graph, const fx_minify_config *config, fx
         }
       else
         {
-          fx_input_spec sp;
-          memset (&sp, 0, sizeof sp);
-          sp.name = n->name;
-          sp.kind = FX_INPUT_TENSOR;
-          sp.val = n->meta.val;
+          fx_input_spec sp = fx_input_spec_of_placeholder (n);
           st = fx_input_from_spec (&sp, &gen, NULL, &vals[i], diag);
         }
       if (st != FX_OK)

@@ -20,16 +20,7 @@ inherit_provenance (fx_graph *graph, fx_node *made, const fx_node *from)
   made->meta.original_aten = from->meta.original_aten
                                ? from->meta.original_aten
                                : (from->target.kind == FX_TARGET_OP ? from->target.name : NULL);
-  fx_node_source *src = fx_arena_alloc (graph->arena, sizeof *src);
-  src->name = from->name;
-  src->target = from->target.name;
-  src->graph_id = 0;
-  src->pass_name = "decompose";
-  src->action = "replace";
-  src->from_node = from->meta.from_node;
-  src->n_from = from->meta.n_from_node;
-  made->meta.from_node = src;
-  made->meta.n_from_node = 1;
+  fx_node_set_source (made, graph->arena, from, "decompose", "replace", true);
 }
 
 fx_node *
@@ -108,6 +99,30 @@ node_arg (const fx_node *node, int i, const char *kw)
   return fx_node_get_kwarg (node, kw);
 }
 
+/* The stable softmax's shared steps over X along the node's dim: amax, x - amax, exp of that, and its sum. */
+typedef struct
+{
+  fx_node *amax, *sub, *ex, *sum;
+} softmax_parts;
+
+static softmax_parts
+decomp_softmax_parts (fx_graph *graph, fx_node *node, const fx_arg *x)
+{
+  softmax_parts sp;
+  int64_t dim = node_arg_int (node, 1, "dim", -1);
+  fx_arg dl = fx_arg_int (dim);
+  fx_arg dims = fx_arg_list (&dl, 1);
+  fx_arg a1[3] = { *x, dims, fx_arg_bool (true) };
+  sp.amax = fx_decomp_call (graph, node, FX_OP_AMAX, a1, 3, NULL, 0);
+  fx_arg a2[2] = { *x, fx_arg_node (sp.amax) };
+  sp.sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a2, 2, NULL, 0);
+  fx_arg a3[1] = { fx_arg_node (sp.sub) };
+  sp.ex = fx_decomp_call (graph, node, FX_OP_EXP, a3, 1, NULL, 0);
+  fx_arg a4[3] = { fx_arg_node (sp.ex), dims, fx_arg_bool (true) };
+  sp.sum = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a4, 3, NULL, 0);
+  return sp;
+}
+
 fx_status
 fx_decomp_softmax (fx_graph *graph, fx_node *node, fx_diag *diag)
 {
@@ -117,28 +132,18 @@ fx_decomp_softmax (fx_graph *graph, fx_node *node, fx_diag *diag)
   const fx_arg *h = node_arg (node, 2, "half_to_float");
   if (h && h->kind == FX_ARG_BOOL && h->u.b)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': half_to_float softmax is not decomposed", node->name);
-  int64_t dim = node_arg_int (node, 1, "dim", -1);
-  fx_arg dl = fx_arg_int (dim);
-  fx_arg dims = fx_arg_list (&dl, 1);
-  fx_arg a1[3] = { *x, dims, fx_arg_bool (true) };
-  fx_node *amax = fx_decomp_call (graph, node, FX_OP_AMAX, a1, 3, NULL, 0);
-  fx_arg a2[2] = { *x, fx_arg_node (amax) };
-  fx_node *sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a2, 2, NULL, 0);
-  fx_arg a3[1] = { fx_arg_node (sub) };
-  fx_node *ex = fx_decomp_call (graph, node, FX_OP_EXP, a3, 1, NULL, 0);
-  fx_arg a4[3] = { fx_arg_node (ex), dims, fx_arg_bool (true) };
-  fx_node *sum = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a4, 3, NULL, 0);
+  softmax_parts sp = decomp_softmax_parts (graph, node, x);
   fx_node *res;
   if (node->target.op_id == FX_OP_LOG_SOFTMAX)
     {
-      fx_arg a5[1] = { fx_arg_node (sum) };
+      fx_arg a5[1] = { fx_arg_node (sp.sum) };
       fx_node *lg = fx_decomp_call (graph, node, FX_OP_LOG, a5, 1, NULL, 0);
-      fx_arg a6[2] = { fx_arg_node (sub), fx_arg_node (lg) };
+      fx_arg a6[2] = { fx_arg_node (sp.sub), fx_arg_node (lg) };
       res = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a6, 2, NULL, 0);
     }
   else
     {
-      fx_arg a5[2] = { fx_arg_node (ex), fx_arg_node (sum) };
+      fx_arg a5[2] = { fx_arg_node (sp.ex), fx_arg_node (sp.sum) };
       res = fx_decomp_call (graph, node, FX_OP_DIV_TENSOR, a5, 2, NULL, 0);
     }
   return replace_node (graph, node, &res, 1, diag);
@@ -150,18 +155,8 @@ fx_decomp_prepare_softmax (fx_graph *graph, fx_node *node, fx_diag *diag)
   const fx_arg *x = node_arg (node, 0, "self");
   if (x == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': missing input", node->name);
-  int64_t dim = node_arg_int (node, 1, "dim", -1);
-  fx_arg dl = fx_arg_int (dim);
-  fx_arg dims = fx_arg_list (&dl, 1);
-  fx_arg a1[3] = { *x, dims, fx_arg_bool (true) };
-  fx_node *amax = fx_decomp_call (graph, node, FX_OP_AMAX, a1, 3, NULL, 0);
-  fx_arg a2[2] = { *x, fx_arg_node (amax) };
-  fx_node *sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a2, 2, NULL, 0);
-  fx_arg a3[1] = { fx_arg_node (sub) };
-  fx_node *ex = fx_decomp_call (graph, node, FX_OP_EXP, a3, 1, NULL, 0);
-  fx_arg a4[3] = { fx_arg_node (ex), dims, fx_arg_bool (true) };
-  fx_node *sum = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a4, 3, NULL, 0);
-  fx_node *outs[2] = { amax, sum };
+  softmax_parts sp = decomp_softmax_parts (graph, node, x);
+  fx_node *outs[2] = { sp.amax, sp.sum };
   return replace_node (graph, node, outs, 2, diag);
 }
 

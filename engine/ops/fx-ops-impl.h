@@ -84,6 +84,23 @@ bool fx_simd_softmax_row_f32 (float *q, const float *p, int64_t n, bool log_soft
 bool fx_simd_layer_norm_row_f32 (float *q, const float *p, const float *w, const float *b, int64_t n, double eps,
                                  double *mean, double *rstd);
 
+/* The scalar layer-norm output q[i] = (p[i] - fm) * fr * w[i] + b[i] for i in [from, n) (w, b may be NULL): the
+   whole row of the reference loop and the tail of the SIMD one, which must round alike. */
+static inline void
+fx_layer_norm_apply_f32 (float *q, const float *p, const float *w, const float *b, int64_t from, int64_t n, float fm,
+                         float fr)
+{
+  for (int64_t i = from; i < n; i++)
+    {
+      float v = (p[i] - fm) * fr;
+      if (w)
+        v *= w[i];
+      if (b)
+        v += b[i];
+      q[i] = v;
+    }
+}
+
 /* Threads fx_parallel_for uses (n < 1: FX_NUM_THREADS or the CPU count, read again). */
 void fx_parallel_set_threads (int n);
 

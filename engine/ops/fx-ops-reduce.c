@@ -782,15 +782,7 @@ layer_norm_range (int64_t begin, int64_t end, void *data)
           const float *w = j->w ? fx_tensor_data (j->w) : NULL;
           const float *b = j->b ? fx_tensor_data (j->b) : NULL;
           float fm = (float) mean, fr = (float) rstd;
-          for (int64_t i = 0; i < j->n; i++)
-            {
-              float v = (p[i] - fm) * fr;
-              if (w)
-                v *= w[i];
-              if (b)
-                v += b[i];
-              q[i] = v;
-            }
+          fx_layer_norm_apply_f32 (q, p, w, b, 0, j->n, fm, fr);
           fx_tensor_set_f64 (j->mean, r, mean);
           fx_tensor_set_f64 (j->rstd, r, rstd);
           continue;

@@ -664,15 +664,24 @@ fx_kernel_pad (fx_op_call *call)
   return st;
 }
 
+/* flip's dims (argument 1) into ds, normalized against x; -1 when one is out of range (the error is set). */
+static int
+flip_dims (fx_op_call *call, const fx_tensor *x, int64_t ds[FX_TENSOR_MAX_DIMS])
+{
+  int n = fx_value_as_int_list (&call->args[1], ds, FX_TENSOR_MAX_DIMS);
+  for (int i = 0; i < n; i++)
+    if (!fx_norm_dim (call, &ds[i], x->ndim))
+      return -1;
+  return n;
+}
+
 fx_status
 fx_meta_flip (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
   int64_t ds[FX_TENSOR_MAX_DIMS];
-  int n = fx_value_as_int_list (&call->args[1], ds, FX_TENSOR_MAX_DIMS);
-  for (int i = 0; i < n; i++)
-    if (!fx_norm_dim (call, &ds[i], x->ndim))
-      return FX_ERR_INVALID;
+  if (flip_dims (call, x, ds) < 0)
+    return FX_ERR_INVALID;
   fx_out_meta (call, 0, x->dtype, x->ndim, x->sizes);
   return FX_OK;
 }
@@ -682,14 +691,13 @@ fx_kernel_flip (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
   int64_t ds[FX_TENSOR_MAX_DIMS];
-  int n = fx_value_as_int_list (&call->args[1], ds, FX_TENSOR_MAX_DIMS);
+  int n = flip_dims (call, x, ds); /* the meta function has checked them */
   int64_t strides[FX_TENSOR_MAX_DIMS];
   for (int k = 0; k < x->ndim; k++)
     strides[k] = x->strides[k];
   int64_t off = x->offset;
   for (int i = 0; i < n; i++)
     {
-      fx_norm_dim (call, &ds[i], x->ndim);
       if (x->sizes[ds[i]] > 0)
         off += (x->sizes[ds[i]] - 1) * x->strides[ds[i]];
       strides[ds[i]] = -x->strides[ds[i]];

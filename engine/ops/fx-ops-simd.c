@@ -294,15 +294,7 @@ layer_norm_row_avx2 (float *q, const float *p, const float *w, const float *b, i
         v = _mm256_add_ps (v, _mm256_loadu_ps (b + i));
       _mm256_storeu_ps (q + i, v);
     }
-  for (; i < n; i++)
-    {
-      float v = (p[i] - fm) * fr;
-      if (w)
-        v *= w[i];
-      if (b)
-        v += b[i];
-      q[i] = v;
-    }
+  fx_layer_norm_apply_f32 (q, p, w, b, i, n, fm, fr);
   *mean_out = mean;
   *rstd_out = rstd;
 }

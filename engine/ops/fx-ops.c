@@ -480,28 +480,34 @@ fx_op_bind (fx_op_call *call, const fx_op_info *op, const fx_value *args, size_t
 
 /* ---------------------------------------------------------------- execution */
 
-/* Every output layout a meta function made is checked once here, so no kernel, allocation or backend ever sizes
-   memory from an overflowing shape (full([2^62, 4]), expand(x, [2^63-1]), strides of 2^62). */
+/* Calls FN on each tensor value in V, nested lists and tuples included; the first failure stops it. */
 static fx_status
-check_out_layout (fx_op_call *call, const fx_value *v)
+each_out_tensor (fx_op_call *call, fx_value *v, fx_status (*fn) (fx_op_call *call, fx_value *v))
 {
   if (v->kind == FX_VALUE_TENSOR)
-    {
-      const fx_tensor *t = v->u.t;
-      if (t == NULL)
-        return fx_op_error (call, FX_ERR_NOMEM, "cannot make the output tensor (bad shape or out of memory)");
-      fx_diag why;
-      fx_diag_clear (&why);
-      if (fx_layout_check (t->dtype, t->ndim, t->sizes, t->strides, t->offset, NULL, &why) != FX_OK)
-        return fx_op_error (call, why.code, "%s", why.message);
-    }
-  else if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)
+    return fn (call, v);
+  if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)
     for (size_t i = 0; i < v->u.seq.n; i++)
       {
-        fx_status st = check_out_layout (call, &v->u.seq.items[i]);
+        fx_status st = each_out_tensor (call, &v->u.seq.items[i], fn);
         if (st != FX_OK)
           return st;
       }
+  return FX_OK;
+}
+
+/* Every output layout a meta function made is checked once here, so no kernel, allocation or backend ever sizes
+   memory from an overflowing shape (full([2^62, 4]), expand(x, [2^63-1]), strides of 2^62). */
+static fx_status
+check_out_layout (fx_op_call *call, fx_value *v)
+{
+  const fx_tensor *t = v->u.t;
+  if (t == NULL)
+    return fx_op_error (call, FX_ERR_NOMEM, "cannot make the output tensor (bad shape or out of memory)");
+  fx_diag why;
+  fx_diag_clear (&why);
+  if (fx_layout_check (t->dtype, t->ndim, t->sizes, t->strides, t->offset, NULL, &why) != FX_OK)
+    return fx_op_error (call, why.code, "%s", why.message);
   return FX_OK;
 }
 
@@ -513,14 +519,15 @@ fx_op_infer (fx_op_call *call)
     call->outs[i] = fx_value_none ();
   fx_status st = call->op->meta (call);
   for (int i = 0; st == FX_OK && i < call->n_outs; i++)
-    st = check_out_layout (call, &call->outs[i]);
+    st = each_out_tensor (call, &call->outs[i], check_out_layout);
   return st;
 }
 
+/* Gives a meta-only output tensor its memory. */
 static fx_status
 materialise (fx_op_call *call, fx_value *v)
 {
-  if (v->kind == FX_VALUE_TENSOR && v->u.t->storage == NULL)
+  if (v->u.t->storage == NULL)
     {
       fx_tensor *m = v->u.t;
       fx_tensor *t = NULL;
@@ -531,13 +538,6 @@ materialise (fx_op_call *call, fx_value *v)
       fx_tensor_unref (m);
       v->u.t = t;
     }
-  else if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)
-    for (size_t i = 0; i < v->u.seq.n; i++)
-      {
-        fx_status st = materialise (call, &v->u.seq.items[i]);
-        if (st != FX_OK)
-          return st;
-      }
   return FX_OK;
 }
 
@@ -553,7 +553,7 @@ fx_op_execute (fx_op_call *call)
   if (call->op->kernel == NULL)
     return FX_OK; /* views: the meta function made them */
   for (int i = 0; i < call->n_outs; i++)
-    if ((st = materialise (call, &call->outs[i])) != FX_OK)
+    if ((st = each_out_tensor (call, &call->outs[i], materialise)) != FX_OK)
       return st;
   return call->op->kernel (call);
 }

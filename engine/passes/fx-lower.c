@@ -314,13 +314,7 @@ provenance (fx_graph *g, fx_node *made, const fx_node *from)
   made->meta.n_source_fn_stack = from->meta.n_source_fn_stack;
   if (made->target.kind == FX_TARGET_OP)
     made->meta.original_aten = made->target.name;
-  fx_node_source *src = fx_arena_alloc (g->arena, sizeof *src);
-  src->name = fx_arena_strdup (g->arena, from->name);
-  src->target = fx_arena_strdup (g->arena, from->target.name);
-  src->pass_name = "lower_to_aten";
-  src->action = "create";
-  made->meta.from_node = src;
-  made->meta.n_from_node = 1;
+  fx_node_set_source (made, g->arena, from, "lower_to_aten", "create", false);
 }
 
 static fx_node *
@@ -1044,15 +1038,7 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
             fx_node *m = fx_graph_call_function (c.out, n->target, args, na, kw, nk);
             m->meta = n->meta;
             /* already ATen (or a getitem of a multi-output call): kept as it is, with where it came from */
-            fx_node_source *src = fx_arena_alloc (c.out->arena, sizeof *src);
-            src->name = fx_arena_strdup (c.out->arena, n->name);
-            src->target = fx_arena_strdup (c.out->arena, n->target.name);
-            src->pass_name = "lower_to_aten";
-            src->action = "copy";
-            src->from_node = n->meta.from_node;
-            src->n_from = n->meta.n_from_node;
-            m->meta.from_node = src;
-            m->meta.n_from_node = 1;
+            fx_node_set_source (m, c.out->arena, n, "lower_to_aten", "copy", true);
             c.map[n->id] = m;
             break;
           }

@@ -506,13 +506,7 @@ fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag)
       fx_node *f = fx_graph_call_function (graph, t, n->args, n->n_args, n->kwargs, n->n_kwargs);
       fx_graph_set_insert_point (graph, NULL);
       f->meta = n->meta;
-      fx_node_source *src = fx_arena_alloc (graph->arena, sizeof *src);
-      src->name = n->name;
-      src->target = n->target.name;
-      src->pass_name = "functionalize";
-      src->action = "replace";
-      f->meta.from_node = src;
-      f->meta.n_from_node = 1;
+      fx_node_set_source (f, graph->arena, n, "functionalize", "replace", false);
       fx_node_replace_all_uses_with (n, f);
       replace_later_uses (graph, self, f, f, copies, n_copies);
       st = fx_graph_erase_node (graph, n, diag);
@@ -536,6 +530,7 @@ fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag)
               fx_node *c = fx_graph_call_function (graph, ct, a, 2, NULL, 0);
               fx_graph_set_insert_point (graph, NULL);
               c->meta.stack_trace = f->meta.stack_trace;
+              const fx_node_source *src = f->meta.from_node; /* n is erased: its name lives on in f's source */
               fx_node_source *cs = fx_arena_alloc (graph->arena, sizeof *cs);
               cs->name = src->name;
               cs->target = src->target;

@@ -250,37 +250,42 @@ json_num (fx_buf *out, double v)
     fx_buf_printf (out, "%.6g", v);
 }
 
+/* ", "key": value" members after the first. */
+static void
+member_str (fx_buf *out, const char *key, const char *v)
+{
+  fx_buf_printf (out, ", \"%s\": ", key);
+  json_str (out, v);
+}
+
+static void
+member_num (fx_buf *out, const char *key, double v)
+{
+  fx_buf_printf (out, ", \"%s\": ", key);
+  json_num (out, v);
+}
+
 void
 fx_run_result_to_json (const fx_run_result *r, fx_buf *out)
 {
   fx_buf_puts (out, "{\"backend\": ");
   json_str (out, r->backend);
-  fx_buf_puts (out, ", \"mode\": ");
-  json_str (out, r->mode);
-  fx_buf_puts (out, ", \"options\": ");
-  json_str (out, r->options);
-  fx_buf_puts (out, ", \"device\": ");
-  json_str (out, r->device);
+  member_str (out, "mode", r->mode);
+  member_str (out, "options", r->options);
+  member_str (out, "device", r->device);
   fx_buf_printf (out, ", \"status\": \"%s\"", r->status == FX_OK ? "ok" : fx_status_name (r->status));
-  fx_buf_puts (out, ", \"error\": ");
   if (r->status == FX_OK)
-    fx_buf_puts (out, "null");
+    fx_buf_puts (out, ", \"error\": null");
   else
-    json_str (out, r->error);
-  fx_buf_puts (out, ", \"compile_ms\": ");
-  json_num (out, r->compile_ms);
-  fx_buf_puts (out, ", \"median_ms\": ");
-  json_num (out, r->median_ms);
-  fx_buf_puts (out, ", \"min_ms\": ");
-  json_num (out, r->min_ms);
-  fx_buf_puts (out, ", \"max_ms\": ");
-  json_num (out, r->max_ms);
+    member_str (out, "error", r->error);
+  member_num (out, "compile_ms", r->compile_ms);
+  member_num (out, "median_ms", r->median_ms);
+  member_num (out, "min_ms", r->min_ms);
+  member_num (out, "max_ms", r->max_ms);
   fx_buf_printf (out, ", \"repeat\": %d, \"warmup\": %d, \"peak_bytes\": %zu", r->repeat, r->warmup, r->peak_bytes);
-  fx_buf_printf (out, ", \"accuracy\": \"%s\", \"max_abs_err\": ", fx_verdict_name (r->verdict));
-  json_num (out, r->max_abs_err);
-  fx_buf_puts (out, ", \"max_rel_err\": ");
-  json_num (out, r->max_rel_err);
-  fx_buf_puts (out, ", \"accuracy_report\": ");
-  json_str (out, r->accuracy_report);
+  fx_buf_printf (out, ", \"accuracy\": \"%s\"", fx_verdict_name (r->verdict));
+  member_num (out, "max_abs_err", r->max_abs_err);
+  member_num (out, "max_rel_err", r->max_rel_err);
+  member_str (out, "accuracy_report", r->accuracy_report);
   fx_buf_printf (out, ", \"kernels\": %zu}", r->n_kernels);
 }

@@ -121,6 +121,17 @@ fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_are
   return FX_OK;
 }
 
+fx_input_spec
+fx_input_spec_of_placeholder (const fx_node *placeholder)
+{
+  fx_input_spec sp;
+  memset (&sp, 0, sizeof sp);
+  sp.name = placeholder->name;
+  sp.kind = FX_INPUT_TENSOR;
+  sp.val = placeholder->meta.val;
+  return sp;
+}
+
 fx_status
 fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *alloc, fx_value *out, fx_diag *diag)
 {
@@ -518,11 +529,7 @@ fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const char *path
       }
     else
       {
-        fx_input_spec sp;
-        memset (&sp, 0, sizeof sp);
-        sp.name = n->name;
-        sp.kind = FX_INPUT_TENSOR;
-        sp.val = n->meta.val;
+        fx_input_spec sp = fx_input_spec_of_placeholder (n);
         if (sp.val.kind == FX_VAL_NONE)
           {
             st = fx_diag_set (diag, FX_ERR_INVALID,

@@ -3,6 +3,7 @@
 #include "fx/runtime.h"
 #include "fx/passes.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +41,14 @@ node_error (fx_diag *diag, const fx_node *node, fx_status code, const char *fmt,
   return code;
 }
 
-/* fx_arg → fx_value; node references are borrowed from env (no reference taken). */
-static fx_status
-arg_to_value (interp_state *s, const fx_node *user, const fx_arg *a, fx_value *out, fx_diag *diag)
+fx_status
+fx_arg_to_value (const fx_arg *a, const fx_value *env, fx_arena *arena, fx_value *out, const fx_arg **bad)
 {
   *out = fx_value_none ();
   switch (a->kind)
     {
     case FX_ARG_NONE: return FX_OK;
-    case FX_ARG_NODE: *out = s->env[a->u.node->id]; return FX_OK;
+    case FX_ARG_NODE: *out = env[a->u.node->id]; return FX_OK;
     case FX_ARG_BOOL: *out = fx_value_bool (a->u.b); return FX_OK;
     case FX_ARG_INT: *out = fx_value_int (a->u.i); return FX_OK;
     case FX_ARG_FLOAT: *out = fx_value_float (a->u.f); return FX_OK;
@@ -61,10 +61,10 @@ arg_to_value (interp_state *s, const fx_node *user, const fx_arg *a, fx_value *o
     case FX_ARG_TUPLE:
       out->kind = a->kind == FX_ARG_LIST ? FX_VALUE_LIST : FX_VALUE_TUPLE;
       out->u.seq.n = a->u.seq.n;
-      out->u.seq.items = fx_arena_alloc (s->arena, sizeof (fx_value) * (a->u.seq.n ? a->u.seq.n : 1));
+      out->u.seq.items = fx_arena_alloc (arena, sizeof (fx_value) * (a->u.seq.n + 1));
       for (size_t i = 0; i < a->u.seq.n; i++)
         {
-          fx_status st = arg_to_value (s, user, &a->u.seq.items[i], &out->u.seq.items[i], diag);
+          fx_status st = fx_arg_to_value (&a->u.seq.items[i], env, arena, &out->u.seq.items[i], bad);
           if (st != FX_OK)
             return st;
         }
@@ -80,18 +80,32 @@ arg_to_value (interp_state *s, const fx_node *user, const fx_arg *a, fx_value *o
           }
         if (strcmp (a->u.s, "inf") == 0 || strcmp (a->u.s, "math.inf") == 0)
           {
-            *out = fx_value_float (1.0 / 0.0);
+            *out = fx_value_float (INFINITY);
             return FX_OK;
           }
-        return node_error (diag, user, FX_ERR_UNSUPPORTED, "argument '%s' is a Python object the interpreter cannot use",
-                           a->u.s);
       }
+      /* fall through */
     case FX_ARG_SYM:
-      return node_error (diag, user, FX_ERR_UNSUPPORTED,
-                         "argument '%s' is a symbolic size; give concrete inputs", a->u.s);
     default:
-      return node_error (diag, user, FX_ERR_UNSUPPORTED, "argument of kind %d is not supported", (int) a->kind);
+      *bad = a;
+      return FX_ERR_UNSUPPORTED;
     }
+}
+
+/* fx_arg → fx_value; node references are borrowed from env (no reference taken). */
+static fx_status
+arg_to_value (interp_state *s, const fx_node *user, const fx_arg *a, fx_value *out, fx_diag *diag)
+{
+  const fx_arg *bad = NULL;
+  if (fx_arg_to_value (a, s->env, s->arena, out, &bad) == FX_OK)
+    return FX_OK;
+  if (bad->kind == FX_ARG_GLOBAL)
+    return node_error (diag, user, FX_ERR_UNSUPPORTED, "argument '%s' is a Python object the interpreter cannot use",
+                       bad->u.s);
+  if (bad->kind == FX_ARG_SYM)
+    return node_error (diag, user, FX_ERR_UNSUPPORTED,
+                       "argument '%s' is a symbolic size; give concrete inputs", bad->u.s);
+  return node_error (diag, user, FX_ERR_UNSUPPORTED, "argument of kind %d is not supported", (int) bad->kind);
 }
 
 static void

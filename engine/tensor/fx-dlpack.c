@@ -220,16 +220,10 @@ fx_tensor_load (const char *path, fx_allocator *alloc, fx_tensor **out, fx_diag 
   char *data;
   size_t len;
   *out = NULL;
-  fx_status st = fx_file_read (path, &data, &len, diag);
+  char *payload;
+  fx_status st = fx_file_read_header (path, &data, &len, &payload, diag);
   if (st != FX_OK)
     return st;
-  char *nl = memchr (data, '\n', len);
-  if (nl == NULL)
-    {
-      free (data);
-      return fx_diag_set (diag, FX_ERR_PARSE, "%s: no tensor header line", path);
-    }
-  *nl = '\0';
   json_object *h = json_tokener_parse (data);
   json_object *jd, *js;
   fx_dtype dtype = FX_DTYPE_UNKNOWN;
@@ -260,7 +254,7 @@ fx_tensor_load (const char *path, fx_allocator *alloc, fx_tensor **out, fx_diag 
       return FX_ERR_PARSE;
     }
   fx_tensor *t = fx_tensor_new (alloc, dtype, ndim, sizes);
-  size_t body = len - (size_t) (nl + 1 - data);
+  size_t body = len - (size_t) (payload - data);
   if (t == NULL || body != fx_tensor_nbytes (t))
     {
       size_t want = t ? fx_tensor_nbytes (t) : 0;
@@ -269,7 +263,7 @@ fx_tensor_load (const char *path, fx_allocator *alloc, fx_tensor **out, fx_diag 
       return fx_diag_set (diag, FX_ERR_PARSE, "%s: %zu data bytes, expected %zu", path, body, want);
     }
   if (body)
-    memcpy (fx_tensor_data (t), nl + 1, body);
+    memcpy (fx_tensor_data (t), payload, body);
   free (data);
   *out = t;
   return FX_OK;

@@ -402,6 +402,30 @@ parse_element (fx_pyparser *p, fx_expr **out)
   return fx_py_parse_test (p, out);
 }
 
+/* After an item of a bracketed list: a comma (taken; *comma set) or the closing bracket (left for the caller's loop);
+   a comprehension or anything else is an error. */
+static fx_status
+after_item (fx_pyparser *p, fx_op_kind close, bool *comma)
+{
+  const fx_tok *t = fx_py_peek (p);
+  *comma = false;
+  if (fx_py_is_name (p, t, "for"))
+    return fx_py_error (p, t, "comprehensions are not supported in FX code");
+  if (fx_py_is_op (t, OP_COMMA))
+    {
+      *comma = true;
+      fx_py_next (p);
+      return FX_OK;
+    }
+  if (!fx_py_is_op (t, close))
+    {
+      char buf[64];
+      return fx_py_error (p, t, "expected ',' or '%s', found %s", fx_py_op_text (close),
+                          tok_desc (p, t, buf, sizeof buf));
+    }
+  return FX_OK;
+}
+
 /* Items up to the closing bracket; *had_comma tells (x) from (x,). */
 static fx_status
 parse_seq (fx_pyparser *p, fx_op_kind close, expr_vec *v, bool *had_comma)
@@ -414,21 +438,10 @@ parse_seq (fx_pyparser *p, fx_op_kind close, expr_vec *v, bool *had_comma)
       if (st != FX_OK)
         return st;
       vec_push (p, v, e);
-      const fx_tok *t = fx_py_peek (p);
-      if (fx_py_is_name (p, t, "for"))
-        return fx_py_error (p, t, "comprehensions are not supported in FX code");
-      if (fx_py_is_op (t, OP_COMMA))
-        {
-          *had_comma = true;
-          fx_py_next (p);
-          continue;
-        }
-      if (!fx_py_is_op (t, close))
-        {
-          char buf[64];
-          return fx_py_error (p, t, "expected ',' or '%s', found %s", fx_py_op_text (close),
-                              tok_desc (p, t, buf, sizeof buf));
-        }
+      bool comma;
+      if ((st = after_item (p, close, &comma)) != FX_OK)
+        return st;
+      *had_comma = *had_comma || comma;
     }
   fx_py_next (p);
   return FX_OK;
@@ -460,19 +473,9 @@ parse_dict (fx_pyparser *p, size_t first, fx_expr **out)
         is_set = true;
       if (v.n == 1 && is_set)
         return fx_py_error (p, &p->lx.toks[k->tok_first], "sets are not supported in FX code");
-      const fx_tok *t = fx_py_peek (p);
-      if (fx_py_is_name (p, t, "for"))
-        return fx_py_error (p, t, "comprehensions are not supported in FX code");
-      if (fx_py_is_op (t, OP_COMMA))
-        {
-          fx_py_next (p);
-          continue;
-        }
-      if (!fx_py_is_op (t, OP_RBRACE))
-        {
-          char buf[64];
-          return fx_py_error (p, t, "expected ',' or '}', found %s", tok_desc (p, t, buf, sizeof buf));
-        }
+      bool comma;
+      if ((st = after_item (p, OP_RBRACE, &comma)) != FX_OK)
+        return st;
     }
   fx_expr *e = new_expr (p, E_DICT, first);
   e->tok_last = (uint32_t) p->pos;

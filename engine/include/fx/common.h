@@ -106,6 +106,11 @@ size_t fx_arena_bytes (const fx_arena *arena);
 
 /* Whole-file read; the result is NUL-terminated and must be free()d. */
 fx_status fx_file_read (const char *path, char **data, size_t *len, fx_diag *diag);
+/* Milliseconds on the monotonic clock, for timing compiles, runs and time limits. */
+double fx_now_ms (void);
+/* fx_file_read of a file that starts with a header line (a tensor file's JSON): the line is NUL-terminated in place
+   and *body is what follows it; FX_ERR_PARSE (nothing to free) when there is no line. */
+fx_status fx_file_read_header (const char *path, char **data, size_t *len, char **body, fx_diag *diag);
 fx_status fx_file_write (const char *path, const char *data, size_t len, fx_diag *diag);
 
 /* Private on-disk caches (compiled kernels are loaded from them, so nobody else may be able to write there).

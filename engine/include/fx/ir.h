@@ -495,6 +495,10 @@ void fx_graph_move_before (fx_graph *graph, fx_node *node, fx_node *before);
 void fx_node_set_args (fx_node *node, const fx_arg *args, size_t n_args);
 void fx_node_set_kwargs (fx_node *node, const fx_kwarg *kwargs, size_t n_kwargs);
 const fx_arg *fx_node_get_kwarg (const fx_node *node, const char *name);
+/* Records that a pass made `made` from `from`: one from_node entry (name and target copied into arena) with the pass
+   and action; chain keeps from's own from_node history behind it. */
+void fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name,
+                         const char *action, bool chain);
 /* Rewrites every use of node to replacement; returns the number of users changed. */
 size_t fx_node_replace_all_uses_with (fx_node *node, fx_node *replacement);
 /* Fails (FX_ERR_INVALID) while the node still has users. */

@@ -27,6 +27,11 @@ fx_status fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n
                          const fx_interp_opts *opts, fx_arena *arena,
                          fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 
+/* An argument as a value: node references read from env by node id (borrowed: no reference taken), lists and
+   tuples allocated from arena, dtype names and inf as globals. FX_ERR_UNSUPPORTED, with *bad the argument (an item
+   of a list, maybe) no value can hold (a symbolic size, another Python global), for the caller to name. */
+fx_status fx_arg_to_value (const fx_arg *a, const fx_value *env, fx_arena *arena, fx_value *out, const fx_arg **bad);
+
 /* ---------------------------------------------------------------- inputs */
 
 /* Where inputs come from. */
@@ -46,6 +51,8 @@ fx_status fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const 
 /* Parses an inputs.json text into input specs (allocated from arena). */
 fx_status fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_arena *arena,
                                 fx_input_spec **specs, size_t *n_specs, fx_diag *diag);
+/* The spec a placeholder's own annotation gives: a tensor input named after it with its meta val. */
+fx_input_spec fx_input_spec_of_placeholder (const fx_node *placeholder);
 /* One random tensor for a spec. */
 fx_status fx_input_from_spec (const fx_input_spec *spec, fx_generator *gen, fx_allocator *alloc,
                               fx_value *out, fx_diag *diag);

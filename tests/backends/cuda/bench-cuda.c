@@ -26,14 +26,6 @@ static fx_diag bench_diag;
   while (0)
 
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int
 cmp_float (const void *a, const void *b)
 {
@@ -134,13 +126,13 @@ bench_allocator (void)
 
   TRY (fx_cuda_malloc (cuda, 1 << 20, NULL, &p, D));
   fx_cuda_free (cuda, p);
-  t0 = now_ms ();
+  t0 = fx_now_ms ();
   for (int i = 0; i < n; i++)
     {
       TRY (fx_cuda_malloc (cuda, 1 << 20, NULL, &p, D));
       fx_cuda_free (cuda, p);
     }
-  t1 = now_ms ();
+  t1 = fx_now_ms ();
   fx_cuda_alloc_get_stats (cuda, &s);
   printf ("allocator: cached malloc+free %.3f us; %llu allocs, %llu hits, %llu cuMemAlloc\n", (t1 - t0) * 1e3 / n,
           (unsigned long long) s.n_allocs, (unsigned long long) s.n_cache_hits,
@@ -295,16 +287,16 @@ bench_launch_bound (void)
   eager = time_median (run_chain_eager, &c, 200);
   graph = time_median (run_chain_graph, &c, 200);
   /* Host-side view too: 1000 iterations back to back, then one synchronize. */
-  t0 = now_ms ();
+  t0 = fx_now_ms ();
   for (int i = 0; i < 1000; i++)
     run_chain_eager (&c);
   TRY (fx_cuda_synchronize (cuda, D));
-  wall_eager = (now_ms () - t0) / 1000;
-  t0 = now_ms ();
+  wall_eager = (fx_now_ms () - t0) / 1000;
+  t0 = fx_now_ms ();
   for (int i = 0; i < 1000; i++)
     run_chain_graph (&c);
   TRY (fx_cuda_synchronize (cuda, D));
-  wall_graph = (now_ms () - t0) / 1000;
+  wall_graph = (fx_now_ms () - t0) / 1000;
   printf ("20 pointwise launches on 4096 floats: eager %.4f ms, CUDA graph %.4f ms (GPU events), speedup %.2fx; "
           "wall per iteration eager %.4f ms, graph %.4f ms, speedup %.2fx\n", eager, graph, eager / graph, wall_eager,
           wall_graph, wall_eager / wall_graph);

@@ -15,14 +15,6 @@
 
 static fx_cuda *cuda;
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int
 cmp (const void *a, const void *b)
 {
@@ -86,9 +78,9 @@ wall_ms (fx_compiled *c, const fx_value *in, size_t n, int repeat)
       fx_arena *arena = fx_arena_new ();
       fx_value *res = NULL;
       size_t n_res = 0;
-      double t0 = now_ms ();
+      double t0 = fx_now_ms ();
       fx_status st = fx_inductor_run (c, in, n, arena, &res, &n_res, &diag);
-      double dt = now_ms () - t0;
+      double dt = fx_now_ms () - t0;
       for (size_t i = 0; i < n_res; i++)
         fx_value_clear (&res[i]);
       fx_arena_free (arena);
@@ -142,9 +134,9 @@ bench_fixtures (const char *script, int repeat, double copy_gbs)
       if (mkdtemp (cache))
         setenv ("FX_CUDA_CACHE_DIR", cache, 1);
       fx_compiled *c = NULL;
-      double t0 = now_ms ();
+      double t0 = fx_now_ms ();
       fx_status st = fx_inductor_compile (g, din, n, NULL, NULL, 0, &c, &diag);
-      double compile_s = (now_ms () - t0) / 1e3;
+      double compile_s = (fx_now_ms () - t0) / 1e3;
       if (st != FX_OK)
         {
           printf ("%-30s compile: %s\n", name, diag.message);

@@ -14,14 +14,6 @@
 #include "fx-inductor.h"
 #include "fx/pyparse.h"
 
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void
 clear_values (fx_value *v, size_t n)
 {
@@ -112,27 +104,27 @@ main (int argc, char **argv)
       char *cache = g_dir_make_tmp ("fx-inductor-bench-XXXXXX", NULL);
       g_setenv ("FXWB_INDUCTOR_CACHE", cache, TRUE);
       fx_compiled *c = NULL;
-      double t0 = now_ms ();
+      double t0 = fx_now_ms ();
       if (fx_inductor_compile (g, in, n_in, NULL, NULL, 0, &c, &diag) != FX_OK)
         {
           fprintf (stderr, "%s: %s\n", path, diag.message);
           return 1;
         }
-      double cold = now_ms () - t0;
+      double cold = fx_now_ms () - t0;
       size_t n_kernels = c->n_kernels;
       fx_inductor_free (c);
-      t0 = now_ms ();
+      t0 = fx_now_ms ();
       fx_inductor_compile (g, in, n_in, NULL, NULL, 0, &c, &diag);
-      double warm = now_ms () - t0;
+      double warm = fx_now_ms () - t0;
       double *ti = g_new (double, repeat), *tr = g_new (double, repeat);
       for (int r = -2; r < repeat; r++)
         {
           fx_value *out = NULL;
           size_t n_out = 0;
-          double t1 = now_ms ();
+          double t1 = fx_now_ms ();
           fx_inductor_run (c, in, n_in, arena, &out, &n_out, &diag);
           if (r >= 0)
-            ti[r] = now_ms () - t1;
+            ti[r] = fx_now_ms () - t1;
           clear_values (out, n_out);
         }
       int reps_interp = repeat < 5 ? repeat : 5;
@@ -140,9 +132,9 @@ main (int argc, char **argv)
         {
           fx_value *out = NULL;
           size_t n_out = 0;
-          double t1 = now_ms ();
+          double t1 = fx_now_ms ();
           fx_interp_run (g, in, n_in, NULL, arena, &out, &n_out, &diag);
-          tr[r] = now_ms () - t1;
+          tr[r] = fx_now_ms () - t1;
           clear_values (out, n_out);
         }
       qsort (ti, (size_t) repeat, sizeof (double), cmp);

@@ -7,14 +7,6 @@
 
 #include "fx/ir.h"
 
-static double
-now_ms (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static fx_graph *
 build (int n_nodes)
 {
@@ -67,31 +59,31 @@ main (void)
       double t[8];
       fx_graph *back = NULL;
       fx_diag diag;
-      t[0] = now_ms ();
+      t[0] = fx_now_ms ();
       fx_buf_reset (&b);
       fx_graph_print_tabular (g, &b);
-      t[1] = now_ms ();
+      t[1] = fx_now_ms ();
       fx_buf_reset (&b);
       fx_graph_print_readable (g, &opts, &b);
-      t[2] = now_ms ();
+      t[2] = fx_now_ms ();
       fx_buf_reset (&b);
       fx_graph_print_code (g, &b);
-      t[3] = now_ms ();
+      t[3] = fx_now_ms ();
       fx_buf_reset (&b);
       fx_graph_print_str (g, &b);
-      t[4] = now_ms ();
+      t[4] = fx_now_ms ();
       fx_buf_reset (&b);
       fx_graph_dump_dot (g, &b);
-      t[5] = now_ms ();
+      t[5] = fx_now_ms ();
       fx_buf_reset (&b);
       fx_graph_to_json (g, &b);
-      t[6] = now_ms ();
+      t[6] = fx_now_ms ();
       if (fx_graph_from_json (b.data, b.len, &back, &diag) != FX_OK)
         {
           fprintf (stderr, "from_json: %s\n", diag.message);
           return 1;
         }
-      t[7] = now_ms ();
+      t[7] = fx_now_ms ();
       fx_graph_free (back);
       for (int k = 0; k < 7; k++)
         if (t[k + 1] - t[k] < best[k])
