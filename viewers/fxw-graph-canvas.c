@@ -8,6 +8,8 @@
 #include <glib/gi18n.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <cairo-svg.h>
+#include <string.h>
 #include <adwaita.h>
 
 #include "fxw-autocleanups.h"
@@ -1080,15 +1082,13 @@ highlighted_boxes (FxwGraphCanvas *self, guint *n_out)
   return out;
 }
 
+/* Draws the canvas as it stands (zoom, offset, overlays) onto @cr, a surface of w × h: the widget's snapshot and
+   the SVG/PNG export share it, so an export shows what the canvas does. */
 static void
-fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
 {
-  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
-  double w = gtk_widget_get_width (widget);
-  double h = gtk_widget_get_height (widget);
   gboolean dark = is_dark ();
   GdkRGBA fg, bg;
-  cairo_t *cr;
   PangoLayout *pl;
   double vx0, vy0, vx1, vy1;   /* visible rectangle in graph coordinates */
   FxwNode *selected = self->selection ? fxw_selection_get_node (self->selection) : NULL;
@@ -1098,9 +1098,8 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   gdk_rgba_parse (&bg, dark ? "#1e1e1e" : "#fafafa");
   gdk_rgba_parse (&fg, dark ? "#e0e0e0" : "#2e3436");
-  gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (0, 0, w, h));
-
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_cairo_set_source_rgba (cr, &bg);
+  cairo_paint (cr);
   pl = pango_cairo_create_layout (cr);
 
   if (self->layout == NULL)
@@ -1303,8 +1302,21 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
 out:
   g_object_unref (pl);
+}
+
+static void
+fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  double w = gtk_widget_get_width (widget);
+  double h = gtk_widget_get_height (widget);
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  GdkRGBA bg;
+
+  draw_canvas (self, cr, w, h);
   cairo_destroy (cr);
 
+  gdk_rgba_parse (&bg, is_dark () ? "#1e1e1e" : "#fafafa");
   if (self->busy && self->layout != NULL)
     {
       GdkRGBA veil = { bg.red, bg.green, bg.blue, 0.6 };
@@ -2004,4 +2016,99 @@ fxw_graph_canvas_render_svg (const char *dot, size_t len, void *user_data)
     agclose (g);
   g_mutex_unlock (&graphviz_lock);
   return copy;
+}
+
+gboolean
+fxw_graph_canvas_search (FxwGraphCanvas *self, const char *text, gboolean next)
+{
+  g_autofree char *needle = NULL;
+  FxwNode *current;
+  guint n, start;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (self->graph == NULL || self->layout == NULL || self->selection == NULL || *text == '\0')
+    return FALSE;
+  needle = g_utf8_casefold (text, -1);
+  n = fxw_graph_get_n_nodes (self->graph);
+  current = fxw_selection_get_node (self->selection);
+  /* Typing keeps the current match while it still matches; Enter moves on to the next one. */
+  start = current && fxw_selection_get_graph (self->selection) == self->graph
+            ? fxw_node_get_index (current) + (next ? 1 : 0) : 0;
+  for (guint k = 0; k < n; k++)
+    {
+      guint i = (start + k) % n;
+      FxwNode *node = fxw_graph_get_node (self->graph, i);
+      g_autofree char *name = g_utf8_casefold (fxw_node_get_name (node), -1);
+      int b;
+
+      if (strstr (name, needle) == NULL)
+        continue;
+      fxw_selection_set_node (self->selection, node);
+      b = box_for_node (self, node);
+      if (b >= 0)
+        {
+          /* A search jumps: centre the match even when it was on screen, at a zoom where its name reads. */
+          CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+          double w = gtk_widget_get_width (GTK_WIDGET (self));
+          double h = gtk_widget_get_height (GTK_WIDGET (self));
+
+          if (self->zoom < 0.6)
+            self->zoom = 1.0;
+          self->off_x = w / 2 - (box->x + box->w / 2) * self->zoom;
+          self->off_y = h / 2 - (box->y + box->h / 2) * self->zoom;
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+fxw_graph_canvas_export (FxwGraphCanvas *self, const char *path, GError **error)
+{
+  const double margin = 16;
+  double zoom = self->zoom, off_x = self->off_x, off_y = self->off_y;
+  gboolean svg;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (self->layout == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("The graph is not laid out yet"));
+      return FALSE;
+    }
+  svg = g_str_has_suffix (path, ".svg") || g_str_has_suffix (path, ".SVG");
+  /* The whole graph at 100 %, with the overlays the canvas shows; PNG stays within cairo's image size limit. */
+  self->zoom = svg ? 1.0 : MIN (1.0, 32000.0 / (MAX (self->layout->width, self->layout->height) + 2 * margin));
+  self->off_x = self->off_y = margin;
+  {
+    double w = ceil (self->layout->width * self->zoom + 2 * margin);
+    double h = ceil (self->layout->height * self->zoom + 2 * margin);
+
+    surface = svg ? cairo_svg_surface_create (path, w, h)
+                  : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
+    cr = cairo_create (surface);
+    draw_canvas (self, cr, w, h);
+    cairo_destroy (cr);
+  }
+  self->zoom = zoom;
+  self->off_x = off_x;
+  self->off_y = off_y;
+  if (svg)
+    cairo_surface_finish (surface);
+  status = svg ? cairo_surface_status (surface) : cairo_surface_write_to_png (surface, path);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -80,6 +80,15 @@ guint      fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self);
 /* Seconds the last layout took in its worker thread. */
 double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
 
+/* Finds the next node whose name holds text (case-insensitive; next: after the selected one, else from it),
+   selects it and centres it. FALSE when none matches. */
+gboolean   fxw_graph_canvas_search            (FxwGraphCanvas *self,
+                                               const char     *text,
+                                               gboolean        next);
+/* Writes the whole graph as drawn (overlays included) to path: SVG when it ends in .svg, PNG otherwise. */
+gboolean   fxw_graph_canvas_export            (FxwGraphCanvas *self,
+                                               const char     *path,
+                                               GError        **error);
 /* Dot text to SVG (g_malloc'd; NULL when Graphviz cannot), with the canvas's Graphviz context and lock, so a
    report can be drawn off the main thread while the canvas lays out (an fx_report_svg_fn). */
 char      *fxw_graph_canvas_render_svg        (const char *dot, size_t len, void *user_data);

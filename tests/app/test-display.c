@@ -4,6 +4,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 #include "fx/store.h"
 #include "fxw-autocleanups.h"
@@ -1745,6 +1746,128 @@ test_diff_with_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+/* Ctrl+F opens the canvas search; typing selects the first node whose name holds the text and centres it; Enter
+   moves on to the next match; Escape closes the bar. */
+static void
+test_graph_search (void)
+{
+  g_autofree char *path = fixture ("traces/mlp_module-cuda");
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphView *view;
+  FxwGraphCanvas *canvas;
+  FxwGraph *graph;
+  FxwNode *target, *first;
+  const char *name;
+  double x, y;
+
+  open_path (path);
+  fxw_window_set_view (window, "graph");
+  view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  canvas = fxw_graph_view_get_canvas (view);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  fxw_test_pump (200);
+  graph = fxw_selection_get_graph (selection);
+  /* A selected node opens the provenance pane beside the canvas; have it open before measuring the centre. */
+  fxw_selection_set_node (selection, fxw_graph_get_node (graph, 0));
+  fxw_test_pump (200);
+  fxw_graph_canvas_pan (canvas, 5000, 5000);
+
+  gtk_widget_grab_focus (GTK_WIDGET (canvas));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas), "graph.search", NULL));
+  fxw_test_pump (100);
+  g_assert_true (fxw_graph_view_get_search_mode (view));
+
+  target = fxw_graph_get_node (graph, fxw_graph_get_n_nodes (graph) - 2);
+  name = fxw_node_get_name (target);
+  g_assert_true (fxw_graph_view_search (view, name));
+  g_assert_true (fxw_selection_get_node (selection) == target);
+  fxw_test_pump (200);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, name, &x, &y));
+  g_assert_cmpfloat (fabs (x - gtk_widget_get_width (GTK_WIDGET (canvas)) / 2.0), <, 2);
+  g_assert_cmpfloat (fabs (y - gtk_widget_get_height (GTK_WIDGET (canvas)) / 2.0), <, 2);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-search"));
+
+  /* No match: the selection stays; an empty pattern matches nothing. */
+  g_assert_false (fxw_graph_view_search (view, "no-such-node-name"));
+  g_assert_true (fxw_selection_get_node (selection) == target);
+
+  /* Case-insensitive, and next moves past the selected match. */
+  first = fxw_graph_get_node (graph, 0);
+  g_assert_true (fxw_graph_view_search (view, fxw_node_get_name (first)));
+  g_assert_true (fxw_graph_canvas_search (canvas, "", TRUE) == FALSE);
+  {
+    g_autofree char *upper = g_utf8_strup (fxw_node_get_name (target), -1);
+
+    g_assert_true (fxw_graph_canvas_search (canvas, upper, FALSE));
+    g_assert_true (fxw_selection_get_node (selection) == target);
+  }
+
+  /* Escape in the entry is GtkSearchEntry's stop-search, which the bar answers by closing. */
+  g_assert_nonnull (gtk_widget_get_ancestor (gtk_root_get_focus (GTK_ROOT (window)), GTK_TYPE_SEARCH_ENTRY));
+  g_signal_emit_by_name (gtk_widget_get_ancestor (gtk_root_get_focus (GTK_ROOT (window)), GTK_TYPE_SEARCH_ENTRY),
+                         "stop-search");
+  fxw_test_pump (100);
+  g_assert_false (fxw_graph_view_get_search_mode (view));
+  fxw_window_set_view (window, "table");
+}
+
+static gboolean
+file_has_prefix (const char *path, const char *prefix, gsize len)
+{
+  g_autofree char *contents = NULL;
+  gsize size = 0;
+
+  return g_file_get_contents (path, &contents, &size, NULL) && size > len && memcmp (contents, prefix, len) == 0;
+}
+
+/* Export writes the whole graph as the canvas draws it: an SVG with every node's name, a PNG that loads. */
+static void
+test_graph_export (void)
+{
+  g_autofree char *path = fixture ("traces/mlp_module-cuda");
+  g_autofree char *dir = g_dir_make_tmp ("fxw-export-XXXXXX", NULL);
+  g_autofree char *svg = g_build_filename (dir, "graph.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "graph.png", NULL);
+  g_autofree char *bad = g_build_filename (dir, "missing", "graph.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GFile) png_file = NULL;
+  FxwGraphView *view;
+  FxwGraphCanvas *canvas;
+  double zoom;
+
+  open_path (path);
+  fxw_window_set_view (window, "graph");
+  view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  canvas = fxw_graph_view_get_canvas (view);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  fxw_graph_canvas_zoom (canvas, 1.7);
+  zoom = fxw_graph_canvas_get_zoom (canvas);
+
+  g_assert_true (fxw_graph_view_export (view, svg, &error));
+  g_assert_no_error (error);
+  g_assert_true (file_has_prefix (svg, "<?xml", 5));
+  g_assert_true (fxw_graph_view_export (view, png, &error));
+  g_assert_no_error (error);
+  g_assert_true (file_has_prefix (png, "\x89PNG", 4));
+  png_file = g_file_new_for_path (png);
+  texture = gdk_texture_new_from_file (png_file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), >, 100);
+  g_assert_cmpint (gdk_texture_get_height (texture), >, 100);
+  /* The view the user was looking at is left as it was. */
+  g_assert_cmpfloat (fxw_graph_canvas_get_zoom (canvas), ==, zoom);
+
+  g_assert_false (fxw_graph_view_export (view, bad, &error));
+  g_assert_nonnull (error);
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-export-error"));
+  g_unlink (svg);
+  g_unlink (png);
+  g_rmdir (dir);
+  fxw_window_set_view (window, "table");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1766,6 +1889,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/sidebar-navigation", test_sidebar_navigation);
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
+  g_test_add_func ("/FxwWindow/graph-search", test_graph_search);
+  g_test_add_func ("/FxwWindow/graph-export", test_graph_export);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
   g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
   g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
