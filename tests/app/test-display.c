@@ -1868,6 +1868,52 @@ test_graph_export (void)
   fxw_window_set_view (window, "table");
 }
 
+/* The kernel table sorts by the clicked column; positions (select, the node mark's scroll) follow the shown order. */
+static void
+test_kernels_sort (void)
+{
+  FxwKernelsView *view = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
+  guint n;
+
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  fxw_window_set_view (window, "kernels");
+  n = fxw_kernels_view_get_n_kernels (view);
+  g_assert_cmpuint (n, >=, 2);
+
+  fxw_kernels_view_sort_by (view, 0, GTK_SORT_DESCENDING);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpint (g_utf8_collate (fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i - 1)),
+                                     fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i))), >, 0);
+  fxw_kernels_view_select (view, 0);
+  g_assert_true (fxw_kernels_view_get_selected (view) == fxw_kernels_view_get_shown (view, 0));
+  fxw_kernels_view_sort_by (view, 0, GTK_SORT_ASCENDING);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpint (g_utf8_collate (fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i - 1)),
+                                     fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i))), <, 0);
+
+  fxw_kernels_view_sort_by (view, 3, GTK_SORT_DESCENDING);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpuint (fxw_kernel_get_n_nodes (fxw_kernels_view_get_shown (view, i - 1)), >=,
+                      fxw_kernel_get_n_nodes (fxw_kernels_view_get_shown (view, i)));
+
+  /* Time: measured kernels in order, unmeasured ones after them. */
+  fxw_kernels_view_sort_by (view, 4, GTK_SORT_ASCENDING);
+  for (guint i = 1; i < n; i++)
+    {
+      double a = fxw_kernel_get_time_ms (fxw_kernels_view_get_shown (view, i - 1));
+      double b = fxw_kernel_get_time_ms (fxw_kernels_view_get_shown (view, i));
+
+      g_assert_true (isnan (b) || (!isnan (a) && a <= b));
+    }
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "kernels-sorted"));
+  fxw_kernels_view_select (view, G_MAXUINT);
+  fxw_kernels_view_sort_by (view, G_MAXUINT, GTK_SORT_ASCENDING);
+  g_assert_cmpint (fxw_kernel_get_ordinal (fxw_kernels_view_get_shown (view, 0)), <,
+                   fxw_kernel_get_ordinal (fxw_kernels_view_get_shown (view, 1)));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1905,6 +1951,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/fusion-overlay", test_fusion_overlay);
   g_test_add_func ("/FxwWindow/kernel-highlight", test_kernel_highlight);
   g_test_add_func ("/FxwWindow/fusion-clusters", test_fusion_clusters);
+  g_test_add_func ("/FxwWindow/kernels-sort", test_kernels_sort);
   g_test_add_func ("/FxwWindow/compare-view", test_compare_view);
   g_test_add_func ("/FxwWindow/import-trace", test_import_trace);
   g_test_add_func ("/FxwWindow/export-report", test_export_report);
