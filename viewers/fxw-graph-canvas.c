@@ -112,6 +112,9 @@ struct _FxwGraphCanvas
   gboolean groups_here;
   int *node_group;           /* node index -> group index or -1; NULL without groups for this graph */
   gboolean layout_has_groups;
+
+  GtkPopoverMenu *menu;      /* the node's context menu, a child of the canvas */
+  int last_width, last_height;
 };
 
 G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
@@ -1546,6 +1549,130 @@ fxw_graph_canvas_size_allocate (GtkWidget *widget, int width, int height, int ba
       self->fit_pending = FALSE;
       fit_readable (self);
     }
+  else if (self->last_width > 0 && self->last_height > 0)
+    {
+      /* The side pane grows and shrinks with what it shows: keep the middle of the view where it was, so a node
+         just centred (a search, a jump from another view) stays in the middle. */
+      self->off_x += (width - self->last_width) / 2.0;
+      self->off_y += (height - self->last_height) / 2.0;
+    }
+  self->last_width = width;
+  self->last_height = height;
+  if (self->menu != NULL)
+    gtk_popover_present (GTK_POPOVER (self->menu));
+}
+
+/* ---------------------------------------------------------------- context menu */
+
+static void
+copy_name_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  FxwNode *node = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+
+  if (node != NULL)
+    gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), fxw_node_get_name (node));
+}
+
+/* The menu's entries name the window's actions (win.view, win.run-compare) where the canvas has none of its own:
+   they resolve up the widget tree, and the menu greys out what the window does not offer. */
+static GMenuModel *
+node_menu_model (FxwGraphCanvas *self, FxwNode *node)
+{
+  GMenu *menu = g_menu_new ();
+  g_autoptr(GMenu) views = g_menu_new ();
+  g_autoptr(GMenu) run = g_menu_new ();
+
+  g_menu_append (menu, _("_Copy Name"), "canvas.copy-name");
+  g_menu_append (views, _("Show _Source"), "win.view::code");
+  if (self->node_kernel != NULL && self->node_kernel[fxw_node_get_index (node)] >= 0)
+    g_menu_append (views, _("Show _Kernel"), "win.view::kernels");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (views));
+  g_menu_append (run, _("_Run & Compare…"), "win.run-compare");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (run));
+  return G_MENU_MODEL (menu);
+}
+
+static gboolean
+drop_menu_idle (gpointer data)
+{
+  g_autoptr(FxwGraphCanvas) self = data;
+
+  if (self->menu != NULL && !gtk_widget_get_visible (GTK_WIDGET (self->menu)))
+    g_clear_pointer ((GtkWidget **) &self->menu, gtk_widget_unparent);
+  return G_SOURCE_REMOVE;
+}
+
+/* A closed menu leaves the canvas: GTK 4.8 trips over a hidden popover menu whose focus went to a widget since
+   unrooted (a critical in gtk_widget_is_ancestor when the views change). After the item's action ran. */
+static void
+menu_closed_cb (FxwGraphCanvas *self)
+{
+  g_idle_add (drop_menu_idle, g_object_ref (self));
+}
+
+gboolean
+fxw_graph_canvas_popup_menu (FxwGraphCanvas *self, double x, double y)
+{
+  g_autoptr(GMenuModel) model = NULL;
+  int b;
+  CanvasBox *box;
+  FxwNode *node;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  b = box_at (self, x, y);
+  if (b < 0 || self->selection == NULL)
+    return FALSE;
+  box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  if (box->node_index < 0)
+    return FALSE;
+  node = fxw_graph_get_node (self->graph, box->node_index);
+  /* The menu acts on the selected node, as the other views see it. */
+  fxw_selection_set_node (self->selection, node);
+  model = node_menu_model (self, node);
+  if (self->menu == NULL)
+    {
+      self->menu = GTK_POPOVER_MENU (gtk_popover_menu_new_from_model (NULL));
+      gtk_widget_set_parent (GTK_WIDGET (self->menu), GTK_WIDGET (self));
+      gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
+      gtk_widget_set_halign (GTK_WIDGET (self->menu), GTK_ALIGN_START);
+      g_signal_connect_swapped (self->menu, "closed", G_CALLBACK (menu_closed_cb), self);
+    }
+  gtk_popover_menu_set_menu_model (self->menu, model);
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (self->menu));
+  return TRUE;
+}
+
+GtkPopover *
+fxw_graph_canvas_get_menu (FxwGraphCanvas *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), NULL);
+  return GTK_POPOVER (self->menu);
+}
+
+static void
+secondary_pressed_cb (GtkGestureClick *gesture, int n_press, double x, double y, FxwGraphCanvas *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (fxw_graph_canvas_popup_menu (self, x, y))
+    gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+/* Shift+F10 and the Menu key: the menu of the selected node, at its box. */
+static void
+menu_key_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  int b = self->selection ? box_for_node (self, fxw_selection_get_node (self->selection)) : -1;
+  CanvasBox *box;
+
+  if (b < 0)
+    return;
+  center_on_box (self, b);
+  box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  fxw_graph_canvas_popup_menu (self, (box->x + box->w / 2) * self->zoom + self->off_x,
+                               (box->y + box->h / 2) * self->zoom + self->off_y);
 }
 
 static void
@@ -1589,6 +1716,7 @@ fxw_graph_canvas_dispose (GObject *object)
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
   g_clear_object (&self->groups);
+  g_clear_pointer ((GtkWidget **) &self->menu, gtk_widget_unparent);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->dispose (object);
 }
 
@@ -1633,6 +1761,10 @@ fxw_graph_canvas_class_init (FxwGraphCanvasClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "canvas.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "canvas.fit", NULL);
+  gtk_widget_class_install_action (widget_class, "canvas.copy-name", NULL, copy_name_action);
+  gtk_widget_class_install_action (widget_class, "canvas.menu", NULL, menu_key_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, "canvas.menu", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Menu, 0, "canvas.menu", NULL);
   gtk_widget_class_set_css_name (widget_class, "fxwgraphcanvas");
 }
 
@@ -1640,6 +1772,7 @@ static void
 fxw_graph_canvas_init (FxwGraphCanvas *self)
 {
   GtkGesture *click = gtk_gesture_click_new ();
+  GtkGesture *secondary = gtk_gesture_click_new ();
   GtkGesture *drag = gtk_gesture_drag_new ();
   GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
   GtkEventController *motion = gtk_event_controller_motion_new ();
@@ -1663,6 +1796,9 @@ fxw_graph_canvas_init (FxwGraphCanvas *self)
   g_signal_connect (scroll, "scroll", G_CALLBACK (scroll_cb), self);
   g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (secondary), GDK_BUTTON_SECONDARY);
+  g_signal_connect (secondary, "pressed", G_CALLBACK (secondary_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (secondary));
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
   gtk_widget_add_controller (GTK_WIDGET (self), scroll);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);

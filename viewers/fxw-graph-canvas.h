@@ -80,6 +80,12 @@ guint      fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self);
 /* Seconds the last layout took in its worker thread. */
 double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
 
+/* The context menu of the node box at widget point (x, y): selects the node and pops the menu up (Copy Name, Show
+   Source, Show Kernel where a kernel computes it, Run & Compare…). FALSE where no node is. */
+gboolean   fxw_graph_canvas_popup_menu        (FxwGraphCanvas *self,
+                                               double          x,
+                                               double          y);
+GtkPopover *fxw_graph_canvas_get_menu         (FxwGraphCanvas *self);
 /* Finds the next node whose name holds text (case-insensitive; next: after the selected one, else from it),
    selects it and centres it. FALSE when none matches. */
 gboolean   fxw_graph_canvas_search            (FxwGraphCanvas *self,
