@@ -105,6 +105,9 @@ struct _FxwGraphCanvas
   gboolean kernels_by_name;
   int *node_kernel;          /* node index -> kernel index or -1; NULL without kernels */
   gboolean show_fusion;
+  /* The timing overlay: each node heated by the time of the kernel computing it (the latest stored run). */
+  gboolean show_heat;
+  double max_kernel_ms;      /* 0: no kernel has a time */
 
   /* Fusion groups of ir_post_fusion.txt, drawn as clusters while show_fusion is on and groups_here says their
      post-grad node names are this graph's. */
@@ -872,6 +875,15 @@ update_fusion_map (FxwGraphCanvas *self)
   g_clear_pointer (&self->node_kernel, g_free);
   if (self->graph != NULL && self->kernels != NULL && g_list_model_get_n_items (self->kernels) > 0)
     self->node_kernel = fxw_kernels_map_nodes (self->kernels, self->graph, self->kernels_by_name);
+  self->max_kernel_ms = 0;
+  for (guint i = 0; self->kernels != NULL && i < g_list_model_get_n_items (self->kernels); i++)
+    {
+      g_autoptr(FxwKernel) kernel = g_list_model_get_item (self->kernels, i);
+      double ms = fxw_kernel_get_time_ms (kernel);
+
+      if (!isnan (ms) && ms > self->max_kernel_ms)
+        self->max_kernel_ms = ms;
+    }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -958,6 +970,93 @@ kernel_color (int kernel, gboolean dark, GdkRGBA *rgba)
                                        "#6b7a1f", "#5a44a0", "#8f5524", "#3f6b4c", "#86435a", "#3b5f86" };
 
   gdk_rgba_parse (rgba, (dark ? dark_colors : light_colors)[kernel % G_N_ELEMENTS (light_colors)]);
+}
+
+static void draw_text (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y, double max_w,
+                       gboolean bold);
+static void rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
+
+/* Heat for a share of the slowest kernel's time: pale yellow to red, readable under black text in both themes. */
+static void
+heat_color (double share, gboolean dark, GdkRGBA *rgba)
+{
+  GdkRGBA cold, hot;
+
+  share = CLAMP (share, 0, 1);
+  gdk_rgba_parse (&cold, dark ? "#5a4a1a" : "#fff3c4");
+  gdk_rgba_parse (&hot, dark ? "#b3261e" : "#f0604d");
+  rgba->red = cold.red + (hot.red - cold.red) * share;
+  rgba->green = cold.green + (hot.green - cold.green) * share;
+  rgba->blue = cold.blue + (hot.blue - cold.blue) * share;
+  rgba->alpha = 1;
+}
+
+/* The fill of a node box under the overlays (fusion groups, kernel colours, kernel-time heat). */
+static void
+box_fill (FxwGraphCanvas *self, const CanvasBox *box, gboolean dark, GdkRGBA *fill)
+{
+  op_color (box->op, dark, fill);
+  if (self->show_heat && self->node_kernel != NULL && box->node_index >= 0)
+    {
+      int k = self->node_kernel[box->node_index];
+      g_autoptr(FxwKernel) kernel = k >= 0 ? g_list_model_get_item (self->kernels, k) : NULL;
+      double ms = kernel ? fxw_kernel_get_time_ms (kernel) : NAN;
+
+      if (!isnan (ms) && self->max_kernel_ms > 0)
+        heat_color (ms / self->max_kernel_ms, dark, fill);
+      else
+        fill->alpha = 0.35;   /* no kernel, or one the run did not time */
+    }
+  else if (self->layout_has_groups && self->node_group != NULL && box->node_index >= 0)
+    {
+      int grp = self->node_group[box->node_index];
+
+      if (grp >= 0)
+        kernel_color (grp, dark, fill);
+      else
+        fill->alpha = 0.35;   /* computed by no launch of the dump: inputs, outputs, views */
+    }
+  else if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
+    {
+      int k = self->node_kernel[box->node_index];
+
+      if (k >= 0)
+        kernel_color (k, dark, fill);
+      else
+        fill->alpha = 0.35;   /* computed by no kernel: inputs, outputs, views folded away */
+    }
+}
+
+/* The timing overlay's legend, top left: the scale from 0 to the slowest kernel. */
+static void
+draw_heat_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, const GdkRGBA *fg,
+                  const GdkRGBA *bg)
+{
+  g_autofree char *title = NULL;
+  const double x = 8, y = 8, w = 220, h = 46;
+
+  rounded_rect (cr, x, y, w, h, 6);
+  cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  for (int i = 0; i < 20; i++)
+    {
+      GdkRGBA c;
+
+      heat_color (i / 19.0, dark, &c);
+      gdk_cairo_set_source_rgba (cr, &c);
+      cairo_rectangle (cr, x + 8 + i * (w - 16) / 20.0, y + 24, (w - 16) / 20.0 + 0.5, 12);
+      cairo_fill (cr);
+    }
+  gdk_cairo_set_source_rgba (cr, fg);
+  if (self->max_kernel_ms > 0)
+    /* translators: the timing overlay's legend: the scale of kernel times, up to the slowest kernel's */
+    title = g_strdup_printf (_("Kernel time: 0 – %.3f ms"), self->max_kernel_ms);
+  else
+    title = g_strdup (_("No kernel times: run the graph (Run & Compare)"));
+  draw_text (cr, pl, title, x + 8, y + 4, w - 16, TRUE);
 }
 
 static gboolean
@@ -1209,25 +1308,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
         continue;
       if (box_highlighted != NULL)
         highlighted = box_highlighted[i];
-      op_color (box->op, dark, &fill);
-      if (self->layout_has_groups && self->node_group != NULL && box->node_index >= 0)
-        {
-          int grp = self->node_group[box->node_index];
-
-          if (grp >= 0)
-            kernel_color (grp, dark, &fill);
-          else
-            fill.alpha = 0.35;   /* computed by no launch of the dump: inputs, outputs, views */
-        }
-      else if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
-        {
-          int k = self->node_kernel[box->node_index];
-
-          if (k >= 0)
-            kernel_color (k, dark, &fill);
-          else
-            fill.alpha = 0.35;   /* computed by no kernel: inputs, outputs, views folded away */
-        }
+      box_fill (self, box, dark, &fill);
       if (highlighted)
         gdk_rgba_parse (&fill, dark ? "#8a6a00" : "#ffd866");
       else if (any_highlight)
@@ -1270,7 +1351,12 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
         }
     }
 
-  if (self->show_fusion && !self->layout_has_groups && self->node_kernel != NULL)
+  if (self->show_heat && self->node_kernel != NULL)
+    {
+      cairo_identity_matrix (cr);
+      draw_heat_legend (self, cr, pl, dark, &fg, &bg);
+    }
+  else if (self->show_fusion && !self->layout_has_groups && self->node_kernel != NULL)
     {
       cairo_identity_matrix (cr);
       draw_legend (self, cr, pl, dark, &fg, &bg);
@@ -2246,5 +2332,27 @@ fxw_graph_canvas_export (FxwGraphCanvas *self, const char *path, GError **error)
                    cairo_status_to_string (status));
       return FALSE;
     }
+  return TRUE;
+}
+
+void
+fxw_graph_canvas_set_show_heat (FxwGraphCanvas *self, gboolean show)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  self->show_heat = show;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+fxw_graph_canvas_get_node_fill (FxwGraphCanvas *self, const char *node_name, GdkRGBA *fill)
+{
+  FxwNode *node;
+  int b;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  if (self->graph == NULL || (node = fxw_graph_lookup (self->graph, node_name)) == NULL
+      || (b = box_for_node (self, node)) < 0)
+    return FALSE;
+  box_fill (self, &g_array_index (self->layout->boxes, CanvasBox, b), is_dark (), fill);
   return TRUE;
 }

@@ -86,6 +86,14 @@ gboolean   fxw_graph_canvas_popup_menu        (FxwGraphCanvas *self,
                                                double          x,
                                                double          y);
 GtkPopover *fxw_graph_canvas_get_menu         (FxwGraphCanvas *self);
+/* The timing overlay: nodes heated by the time of the kernel computing them (FxwKernel time_ms, the latest stored
+   run), pale for fast, red for the slowest; pale grey where no kernel or no time. */
+void       fxw_graph_canvas_set_show_heat     (FxwGraphCanvas *self,
+                                               gboolean        show);
+/* The fill the box of node_name is drawn with (tests); FALSE when not laid out. */
+gboolean   fxw_graph_canvas_get_node_fill     (FxwGraphCanvas *self,
+                                               const char     *node_name,
+                                               GdkRGBA        *fill);
 /* Finds the next node whose name holds text (case-insensitive; next: after the selected one, else from it),
    selects it and centres it. FALSE when none matches. */
 gboolean   fxw_graph_canvas_search            (FxwGraphCanvas *self,

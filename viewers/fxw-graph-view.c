@@ -14,6 +14,7 @@ struct _FxwGraphView
   GtkWidget parent_instance;
   FxwGraphCanvas *canvas;
   GtkToggleButton *fusion_toggle;
+  GtkToggleButton *heat_toggle;
   AdwToastOverlay *toasts;
   GtkSearchBar *search_bar;
   GtkSearchEntry *search_entry;
@@ -36,6 +37,12 @@ static void
 fusion_toggled_cb (FxwGraphView *self)
 {
   fxw_graph_canvas_set_show_fusion (self->canvas, gtk_toggle_button_get_active (self->fusion_toggle));
+}
+
+static void
+heat_toggled_cb (FxwGraphView *self)
+{
+  fxw_graph_canvas_set_show_heat (self->canvas, gtk_toggle_button_get_active (self->heat_toggle));
 }
 
 static void
@@ -140,6 +147,8 @@ fxw_graph_view_class_init (FxwGraphViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, search_bar);
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, search_entry);
   gtk_widget_class_bind_template_callback (widget_class, fusion_toggled_cb);
+  gtk_widget_class_bind_template_child (widget_class, FxwGraphView, heat_toggle);
+  gtk_widget_class_bind_template_callback (widget_class, heat_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_next_cb);
   gtk_widget_class_install_action (widget_class, "graph.search", NULL, search_action);
@@ -185,6 +194,7 @@ fxw_graph_view_set_kernels (FxwGraphView *self, GListModel *kernels, gboolean by
   g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
   fxw_graph_canvas_set_kernels (self->canvas, kernels, by_name);
   self->has_kernels = kernels != NULL && g_list_model_get_n_items (kernels) > 0;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->heat_toggle), self->has_kernels);
   gtk_widget_set_sensitive (GTK_WIDGET (self->fusion_toggle), self->has_kernels || self->has_groups);
 }
 
@@ -242,4 +252,11 @@ fxw_graph_view_export (FxwGraphView *self, const char *path, GError **error)
   if (!ok)
     g_propagate_error (error, g_steal_pointer (&local));
   return ok;
+}
+
+void
+fxw_graph_view_set_heat_overlay (FxwGraphView *self, gboolean show)
+{
+  g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
+  gtk_toggle_button_set_active (self->heat_toggle, show);
 }

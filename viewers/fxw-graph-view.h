@@ -37,4 +37,8 @@ gboolean        fxw_graph_view_export          (FxwGraphView *self,
                                                 const char   *path,
                                                 GError      **error);
 
+/* The Time toggle: nodes heated by their kernel's time. */
+void            fxw_graph_view_set_heat_overlay (FxwGraphView *self,
+                                                 gboolean      show);
+
 G_END_DECLS

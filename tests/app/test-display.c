@@ -2020,6 +2020,59 @@ test_graph_context_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+/* The Time overlay heats each node by its kernel's time: the slowest kernel's nodes are the reddest, nodes of no
+   kernel stay pale; Fit keeps the legend and the floating toolbars off the nodes. */
+static void
+test_graph_heat (void)
+{
+  FxwGraphView *view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (view);
+  g_autoptr(GListStore) kernels = g_list_store_new (FXW_TYPE_KERNEL);
+  g_autoptr(FxwKernel) fast = fxw_kernel_new (0, "triton_poi_fast", "triton", "cuda", "", "abs_1,add,x", "", 1.0);
+  g_autoptr(FxwKernel) slow = fxw_kernel_new (1, "triton_per_slow", "triton", "cuda", "", "sum_1,lt", "", 4.0);
+  GdkRGBA f_add, f_x, f_sum, f_in, f_off;
+
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  fxw_window_set_view (window, "graph");
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  g_list_store_append (kernels, fast);
+  g_list_store_append (kernels, slow);
+  fxw_graph_view_set_kernels (view, G_LIST_MODEL (kernels), TRUE);
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_off));
+  fxw_graph_view_set_heat_overlay (view, TRUE);
+  fxw_test_pump (200);
+
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "x", &f_x));
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "sum_1", &f_sum));
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "l_a_", &f_in));
+  g_assert_true (gdk_rgba_equal (&f_add, &f_x));                /* one kernel, one heat */
+  g_assert_false (gdk_rgba_equal (&f_add, &f_off));             /* the overlay changed it */
+  g_assert_cmpfloat (f_sum.green, <, f_add.green - 0.2);        /* 4 ms hotter than 1 ms */
+  g_assert_cmpfloat (f_sum.red, >, f_sum.green);
+  g_assert_cmpfloat (f_in.alpha, <, 1);                         /* no kernel: pale */
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-heat"));
+
+  /* Times change with the run: the heat follows. */
+  {
+    g_autoptr(GListStore) swapped = g_list_store_new (FXW_TYPE_KERNEL);
+    g_autoptr(FxwKernel) fast2 = fxw_kernel_new (0, "triton_poi_fast", "triton", "cuda", "", "abs_1,add,x", "", 8.0);
+
+    g_list_store_append (swapped, fast2);
+    g_list_store_append (swapped, slow);
+    fxw_graph_view_set_kernels (view, G_LIST_MODEL (swapped), TRUE);
+    g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
+    g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "sum_1", &f_sum));
+    g_assert_cmpfloat (f_add.green, <, f_sum.green - 0.2);
+  }
+
+  fxw_graph_view_set_heat_overlay (view, FALSE);
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
+  g_assert_true (gdk_rgba_equal (&f_add, &f_off));
+  fxw_window_set_view (window, "table");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -2066,6 +2119,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/read-only-workspace", test_read_only_workspace);
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
+  g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;
