@@ -764,6 +764,11 @@ update_group_map (FxwGraphCanvas *self)
     g_clear_pointer (&self->node_group, g_free);
 }
 
+/* Room Fit leaves at the top and bottom for what floats over the canvas: the legend and the top-right toolbar
+   (8 margin + 58 high), the bottom toolbar (8 margin + 56 high), plus a gap. */
+#define FIT_TOP 74
+#define FIT_BOTTOM 76
+
 /* The first view of a graph: all of it when it fits legibly, else its top at a zoom where labels read. */
 static void
 fit_readable (FxwGraphCanvas *self)
@@ -781,7 +786,7 @@ fit_readable (FxwGraphCanvas *self)
     {
       self->zoom = 0.75;
       self->off_x = MAX (12, (w - self->layout->width * self->zoom) / 2);
-      self->off_y = 12;
+      self->off_y = FIT_TOP;
     }
 }
 
@@ -2018,11 +2023,13 @@ fxw_graph_canvas_fit (FxwGraphCanvas *self)
       self->fit_pending = TRUE;
       return;
     }
-  /* Fit, but never blow a small graph up beyond 1:1 where text looks best. */
-  self->zoom = CLAMP (MIN ((w - 24) / MAX (self->layout->width, 1), (h - 24) / MAX (self->layout->height, 1)),
+  /* Fit, but never blow a small graph up beyond 1:1 where text looks best; the graph view's floating toolbars
+     (top right, bottom) and the overlay legend (top left) float over the canvas: keep the nodes between them. */
+  self->zoom = CLAMP (MIN ((w - 24) / MAX (self->layout->width, 1),
+                           (h - FIT_TOP - FIT_BOTTOM) / MAX (self->layout->height, 1)),
                       MIN_ZOOM, 1.0);
   self->off_x = (w - self->layout->width * self->zoom) / 2;
-  self->off_y = MAX (12, (h - self->layout->height * self->zoom) / 2);
+  self->off_y = FIT_TOP + MAX (0, (h - FIT_TOP - FIT_BOTTOM - self->layout->height * self->zoom) / 2);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 

@@ -1746,6 +1746,26 @@ test_diff_with_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+/* Fit keeps every node clear of the legend and the top-right toolbar and of the bottom toolbar. */
+static void
+assert_fit_clear (FxwGraphCanvas *canvas)
+{
+  FxwGraph *graph = fxw_selection_get_graph (fxw_window_get_selection (window));
+  double h, x, y;
+
+  fxw_test_pump (300);   /* the first layout's fit-to-readable lands on the next allocation */
+  fxw_graph_canvas_fit (canvas);
+  fxw_test_pump (100);
+  h = gtk_widget_get_height (GTK_WIDGET (canvas));
+  for (guint i = 0; i < fxw_graph_get_n_nodes (graph); i++)
+    {
+      g_assert_true (fxw_graph_canvas_get_node_center (canvas, fxw_node_get_name (fxw_graph_get_node (graph, i)),
+                                                       &x, &y));
+      g_assert_cmpfloat (y, >, 8 + 58);       /* below the top-right toolbar and the legend */
+      g_assert_cmpfloat (y, <, h - 8 - 56);   /* above the bottom toolbar */
+    }
+}
+
 /* Ctrl+F opens the canvas search; typing selects the first node whose name holds the text and centres it; Enter
    moves on to the next match; Escape closes the bar. */
 static void
@@ -1844,6 +1864,8 @@ test_graph_export (void)
   view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
   canvas = fxw_graph_view_get_canvas (view);
   g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  assert_fit_clear (canvas);   /* a tall graph: Fit's zoom is set by the height left between the toolbars */
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-fit"));
   fxw_graph_canvas_zoom (canvas, 1.7);
   zoom = fxw_graph_canvas_get_zoom (canvas);
 
@@ -2066,6 +2088,9 @@ test_graph_heat (void)
     g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "sum_1", &f_sum));
     g_assert_cmpfloat (f_add.green, <, f_sum.green - 0.2);
   }
+
+  assert_fit_clear (canvas);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-heat-fit"));
 
   fxw_graph_view_set_heat_overlay (view, FALSE);
   g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
