@@ -2120,7 +2120,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
   g_test_add_func ("/FxwWindow/graph-search", test_graph_search);
-  g_test_add_func ("/FxwWindow/graph-export", test_graph_export);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
   g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
   g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
@@ -2145,6 +2144,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);
+  /* Last: its toasts stay a few seconds and would show in the other tests' screenshots. */
+  g_test_add_func ("/FxwWindow/graph-export", test_graph_export);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;
