@@ -8,6 +8,8 @@
 #include <glib/gi18n.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <cairo-svg.h>
+#include <string.h>
 #include <adwaita.h>
 
 #include "fxw-autocleanups.h"
@@ -103,6 +105,9 @@ struct _FxwGraphCanvas
   gboolean kernels_by_name;
   int *node_kernel;          /* node index -> kernel index or -1; NULL without kernels */
   gboolean show_fusion;
+  /* The timing overlay: each node heated by the time of the kernel computing it (the latest stored run). */
+  gboolean show_heat;
+  double max_kernel_ms;      /* 0: no kernel has a time */
 
   /* Fusion groups of ir_post_fusion.txt, drawn as clusters while show_fusion is on and groups_here says their
      post-grad node names are this graph's. */
@@ -110,6 +115,9 @@ struct _FxwGraphCanvas
   gboolean groups_here;
   int *node_group;           /* node index -> group index or -1; NULL without groups for this graph */
   gboolean layout_has_groups;
+
+  GtkPopoverMenu *menu;      /* the node's context menu, a child of the canvas */
+  int last_width, last_height;
 };
 
 G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
@@ -756,6 +764,11 @@ update_group_map (FxwGraphCanvas *self)
     g_clear_pointer (&self->node_group, g_free);
 }
 
+/* Room Fit leaves at the top and bottom for what floats over the canvas: the legend and the top-right toolbar
+   (8 margin + 58 high), the bottom toolbar (8 margin + 56 high), plus a gap. */
+#define FIT_TOP 74
+#define FIT_BOTTOM 76
+
 /* The first view of a graph: all of it when it fits legibly, else its top at a zoom where labels read. */
 static void
 fit_readable (FxwGraphCanvas *self)
@@ -773,7 +786,7 @@ fit_readable (FxwGraphCanvas *self)
     {
       self->zoom = 0.75;
       self->off_x = MAX (12, (w - self->layout->width * self->zoom) / 2);
-      self->off_y = 12;
+      self->off_y = FIT_TOP;
     }
 }
 
@@ -867,6 +880,15 @@ update_fusion_map (FxwGraphCanvas *self)
   g_clear_pointer (&self->node_kernel, g_free);
   if (self->graph != NULL && self->kernels != NULL && g_list_model_get_n_items (self->kernels) > 0)
     self->node_kernel = fxw_kernels_map_nodes (self->kernels, self->graph, self->kernels_by_name);
+  self->max_kernel_ms = 0;
+  for (guint i = 0; self->kernels != NULL && i < g_list_model_get_n_items (self->kernels); i++)
+    {
+      g_autoptr(FxwKernel) kernel = g_list_model_get_item (self->kernels, i);
+      double ms = fxw_kernel_get_time_ms (kernel);
+
+      if (!isnan (ms) && ms > self->max_kernel_ms)
+        self->max_kernel_ms = ms;
+    }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -953,6 +975,93 @@ kernel_color (int kernel, gboolean dark, GdkRGBA *rgba)
                                        "#6b7a1f", "#5a44a0", "#8f5524", "#3f6b4c", "#86435a", "#3b5f86" };
 
   gdk_rgba_parse (rgba, (dark ? dark_colors : light_colors)[kernel % G_N_ELEMENTS (light_colors)]);
+}
+
+static void draw_text (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y, double max_w,
+                       gboolean bold);
+static void rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
+
+/* Heat for a share of the slowest kernel's time: pale yellow to red, readable under black text in both themes. */
+static void
+heat_color (double share, gboolean dark, GdkRGBA *rgba)
+{
+  GdkRGBA cold, hot;
+
+  share = CLAMP (share, 0, 1);
+  gdk_rgba_parse (&cold, dark ? "#5a4a1a" : "#fff3c4");
+  gdk_rgba_parse (&hot, dark ? "#b3261e" : "#f0604d");
+  rgba->red = cold.red + (hot.red - cold.red) * share;
+  rgba->green = cold.green + (hot.green - cold.green) * share;
+  rgba->blue = cold.blue + (hot.blue - cold.blue) * share;
+  rgba->alpha = 1;
+}
+
+/* The fill of a node box under the overlays (fusion groups, kernel colours, kernel-time heat). */
+static void
+box_fill (FxwGraphCanvas *self, const CanvasBox *box, gboolean dark, GdkRGBA *fill)
+{
+  op_color (box->op, dark, fill);
+  if (self->show_heat && self->node_kernel != NULL && box->node_index >= 0)
+    {
+      int k = self->node_kernel[box->node_index];
+      g_autoptr(FxwKernel) kernel = k >= 0 ? g_list_model_get_item (self->kernels, k) : NULL;
+      double ms = kernel ? fxw_kernel_get_time_ms (kernel) : NAN;
+
+      if (!isnan (ms) && self->max_kernel_ms > 0)
+        heat_color (ms / self->max_kernel_ms, dark, fill);
+      else
+        fill->alpha = 0.35;   /* no kernel, or one the run did not time */
+    }
+  else if (self->layout_has_groups && self->node_group != NULL && box->node_index >= 0)
+    {
+      int grp = self->node_group[box->node_index];
+
+      if (grp >= 0)
+        kernel_color (grp, dark, fill);
+      else
+        fill->alpha = 0.35;   /* computed by no launch of the dump: inputs, outputs, views */
+    }
+  else if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
+    {
+      int k = self->node_kernel[box->node_index];
+
+      if (k >= 0)
+        kernel_color (k, dark, fill);
+      else
+        fill->alpha = 0.35;   /* computed by no kernel: inputs, outputs, views folded away */
+    }
+}
+
+/* The timing overlay's legend, top left: the scale from 0 to the slowest kernel. */
+static void
+draw_heat_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, const GdkRGBA *fg,
+                  const GdkRGBA *bg)
+{
+  g_autofree char *title = NULL;
+  const double x = 8, y = 8, w = 220, h = 46;
+
+  rounded_rect (cr, x, y, w, h, 6);
+  cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  for (int i = 0; i < 20; i++)
+    {
+      GdkRGBA c;
+
+      heat_color (i / 19.0, dark, &c);
+      gdk_cairo_set_source_rgba (cr, &c);
+      cairo_rectangle (cr, x + 8 + i * (w - 16) / 20.0, y + 24, (w - 16) / 20.0 + 0.5, 12);
+      cairo_fill (cr);
+    }
+  gdk_cairo_set_source_rgba (cr, fg);
+  if (self->max_kernel_ms > 0)
+    /* translators: the timing overlay's legend: the scale of kernel times, up to the slowest kernel's */
+    title = g_strdup_printf (_("Kernel time: 0 – %.3f ms"), self->max_kernel_ms);
+  else
+    title = g_strdup (_("No kernel times: run the graph (Run & Compare)"));
+  draw_text (cr, pl, title, x + 8, y + 4, w - 16, TRUE);
 }
 
 static gboolean
@@ -1080,15 +1189,13 @@ highlighted_boxes (FxwGraphCanvas *self, guint *n_out)
   return out;
 }
 
+/* Draws the canvas as it stands (zoom, offset, overlays) onto @cr, a surface of w × h: the widget's snapshot and
+   the SVG/PNG export share it, so an export shows what the canvas does. */
 static void
-fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
 {
-  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
-  double w = gtk_widget_get_width (widget);
-  double h = gtk_widget_get_height (widget);
   gboolean dark = is_dark ();
   GdkRGBA fg, bg;
-  cairo_t *cr;
   PangoLayout *pl;
   double vx0, vy0, vx1, vy1;   /* visible rectangle in graph coordinates */
   FxwNode *selected = self->selection ? fxw_selection_get_node (self->selection) : NULL;
@@ -1098,9 +1205,8 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   gdk_rgba_parse (&bg, dark ? "#1e1e1e" : "#fafafa");
   gdk_rgba_parse (&fg, dark ? "#e0e0e0" : "#2e3436");
-  gtk_snapshot_append_color (snapshot, &bg, &GRAPHENE_RECT_INIT (0, 0, w, h));
-
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gdk_cairo_set_source_rgba (cr, &bg);
+  cairo_paint (cr);
   pl = pango_cairo_create_layout (cr);
 
   if (self->layout == NULL)
@@ -1207,25 +1313,7 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
         continue;
       if (box_highlighted != NULL)
         highlighted = box_highlighted[i];
-      op_color (box->op, dark, &fill);
-      if (self->layout_has_groups && self->node_group != NULL && box->node_index >= 0)
-        {
-          int grp = self->node_group[box->node_index];
-
-          if (grp >= 0)
-            kernel_color (grp, dark, &fill);
-          else
-            fill.alpha = 0.35;   /* computed by no launch of the dump: inputs, outputs, views */
-        }
-      else if (self->show_fusion && self->node_kernel != NULL && box->node_index >= 0)
-        {
-          int k = self->node_kernel[box->node_index];
-
-          if (k >= 0)
-            kernel_color (k, dark, &fill);
-          else
-            fill.alpha = 0.35;   /* computed by no kernel: inputs, outputs, views folded away */
-        }
+      box_fill (self, box, dark, &fill);
       if (highlighted)
         gdk_rgba_parse (&fill, dark ? "#8a6a00" : "#ffd866");
       else if (any_highlight)
@@ -1268,7 +1356,12 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
         }
     }
 
-  if (self->show_fusion && !self->layout_has_groups && self->node_kernel != NULL)
+  if (self->show_heat && self->node_kernel != NULL)
+    {
+      cairo_identity_matrix (cr);
+      draw_heat_legend (self, cr, pl, dark, &fg, &bg);
+    }
+  else if (self->show_fusion && !self->layout_has_groups && self->node_kernel != NULL)
     {
       cairo_identity_matrix (cr);
       draw_legend (self, cr, pl, dark, &fg, &bg);
@@ -1303,8 +1396,21 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
 out:
   g_object_unref (pl);
+}
+
+static void
+fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  double w = gtk_widget_get_width (widget);
+  double h = gtk_widget_get_height (widget);
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  GdkRGBA bg;
+
+  draw_canvas (self, cr, w, h);
   cairo_destroy (cr);
 
+  gdk_rgba_parse (&bg, is_dark () ? "#1e1e1e" : "#fafafa");
   if (self->busy && self->layout != NULL)
     {
       GdkRGBA veil = { bg.red, bg.green, bg.blue, 0.6 };
@@ -1534,6 +1640,130 @@ fxw_graph_canvas_size_allocate (GtkWidget *widget, int width, int height, int ba
       self->fit_pending = FALSE;
       fit_readable (self);
     }
+  else if (self->last_width > 0 && self->last_height > 0)
+    {
+      /* The side pane grows and shrinks with what it shows: keep the middle of the view where it was, so a node
+         just centred (a search, a jump from another view) stays in the middle. */
+      self->off_x += (width - self->last_width) / 2.0;
+      self->off_y += (height - self->last_height) / 2.0;
+    }
+  self->last_width = width;
+  self->last_height = height;
+  if (self->menu != NULL)
+    gtk_popover_present (GTK_POPOVER (self->menu));
+}
+
+/* ---------------------------------------------------------------- context menu */
+
+static void
+copy_name_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  FxwNode *node = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+
+  if (node != NULL)
+    gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), fxw_node_get_name (node));
+}
+
+/* The menu's entries name the window's actions (win.view, win.run-compare) where the canvas has none of its own:
+   they resolve up the widget tree, and the menu greys out what the window does not offer. */
+static GMenuModel *
+node_menu_model (FxwGraphCanvas *self, FxwNode *node)
+{
+  GMenu *menu = g_menu_new ();
+  g_autoptr(GMenu) views = g_menu_new ();
+  g_autoptr(GMenu) run = g_menu_new ();
+
+  g_menu_append (menu, _("_Copy Name"), "canvas.copy-name");
+  g_menu_append (views, _("Show _Source"), "win.view::code");
+  if (self->node_kernel != NULL && self->node_kernel[fxw_node_get_index (node)] >= 0)
+    g_menu_append (views, _("Show _Kernel"), "win.view::kernels");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (views));
+  g_menu_append (run, _("_Run & Compare…"), "win.run-compare");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (run));
+  return G_MENU_MODEL (menu);
+}
+
+static gboolean
+drop_menu_idle (gpointer data)
+{
+  g_autoptr(FxwGraphCanvas) self = data;
+
+  if (self->menu != NULL && !gtk_widget_get_visible (GTK_WIDGET (self->menu)))
+    g_clear_pointer ((GtkWidget **) &self->menu, gtk_widget_unparent);
+  return G_SOURCE_REMOVE;
+}
+
+/* A closed menu leaves the canvas: GTK 4.8 trips over a hidden popover menu whose focus went to a widget since
+   unrooted (a critical in gtk_widget_is_ancestor when the views change). After the item's action ran. */
+static void
+menu_closed_cb (FxwGraphCanvas *self)
+{
+  g_idle_add (drop_menu_idle, g_object_ref (self));
+}
+
+gboolean
+fxw_graph_canvas_popup_menu (FxwGraphCanvas *self, double x, double y)
+{
+  g_autoptr(GMenuModel) model = NULL;
+  int b;
+  CanvasBox *box;
+  FxwNode *node;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  b = box_at (self, x, y);
+  if (b < 0 || self->selection == NULL)
+    return FALSE;
+  box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  if (box->node_index < 0)
+    return FALSE;
+  node = fxw_graph_get_node (self->graph, box->node_index);
+  /* The menu acts on the selected node, as the other views see it. */
+  fxw_selection_set_node (self->selection, node);
+  model = node_menu_model (self, node);
+  if (self->menu == NULL)
+    {
+      self->menu = GTK_POPOVER_MENU (gtk_popover_menu_new_from_model (NULL));
+      gtk_widget_set_parent (GTK_WIDGET (self->menu), GTK_WIDGET (self));
+      gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
+      gtk_widget_set_halign (GTK_WIDGET (self->menu), GTK_ALIGN_START);
+      g_signal_connect_swapped (self->menu, "closed", G_CALLBACK (menu_closed_cb), self);
+    }
+  gtk_popover_menu_set_menu_model (self->menu, model);
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &(GdkRectangle) { (int) x, (int) y, 1, 1 });
+  gtk_popover_popup (GTK_POPOVER (self->menu));
+  return TRUE;
+}
+
+GtkPopover *
+fxw_graph_canvas_get_menu (FxwGraphCanvas *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), NULL);
+  return GTK_POPOVER (self->menu);
+}
+
+static void
+secondary_pressed_cb (GtkGestureClick *gesture, int n_press, double x, double y, FxwGraphCanvas *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (fxw_graph_canvas_popup_menu (self, x, y))
+    gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+/* Shift+F10 and the Menu key: the menu of the selected node, at its box. */
+static void
+menu_key_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
+  int b = self->selection ? box_for_node (self, fxw_selection_get_node (self->selection)) : -1;
+  CanvasBox *box;
+
+  if (b < 0)
+    return;
+  center_on_box (self, b);
+  box = &g_array_index (self->layout->boxes, CanvasBox, b);
+  fxw_graph_canvas_popup_menu (self, (box->x + box->w / 2) * self->zoom + self->off_x,
+                               (box->y + box->h / 2) * self->zoom + self->off_y);
 }
 
 static void
@@ -1577,6 +1807,7 @@ fxw_graph_canvas_dispose (GObject *object)
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
   g_clear_object (&self->groups);
+  g_clear_pointer ((GtkWidget **) &self->menu, gtk_widget_unparent);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->dispose (object);
 }
 
@@ -1621,6 +1852,10 @@ fxw_graph_canvas_class_init (FxwGraphCanvasClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "canvas.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "canvas.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "canvas.fit", NULL);
+  gtk_widget_class_install_action (widget_class, "canvas.copy-name", NULL, copy_name_action);
+  gtk_widget_class_install_action (widget_class, "canvas.menu", NULL, menu_key_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, "canvas.menu", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Menu, 0, "canvas.menu", NULL);
   gtk_widget_class_set_css_name (widget_class, "fxwgraphcanvas");
 }
 
@@ -1628,6 +1863,7 @@ static void
 fxw_graph_canvas_init (FxwGraphCanvas *self)
 {
   GtkGesture *click = gtk_gesture_click_new ();
+  GtkGesture *secondary = gtk_gesture_click_new ();
   GtkGesture *drag = gtk_gesture_drag_new ();
   GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
   GtkEventController *motion = gtk_event_controller_motion_new ();
@@ -1651,6 +1887,9 @@ fxw_graph_canvas_init (FxwGraphCanvas *self)
   g_signal_connect (scroll, "scroll", G_CALLBACK (scroll_cb), self);
   g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (secondary), GDK_BUTTON_SECONDARY);
+  g_signal_connect (secondary, "pressed", G_CALLBACK (secondary_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (secondary));
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
   gtk_widget_add_controller (GTK_WIDGET (self), scroll);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
@@ -1784,11 +2023,13 @@ fxw_graph_canvas_fit (FxwGraphCanvas *self)
       self->fit_pending = TRUE;
       return;
     }
-  /* Fit, but never blow a small graph up beyond 1:1 where text looks best. */
-  self->zoom = CLAMP (MIN ((w - 24) / MAX (self->layout->width, 1), (h - 24) / MAX (self->layout->height, 1)),
+  /* Fit, but never blow a small graph up beyond 1:1 where text looks best; the graph view's floating toolbars
+     (top right, bottom) and the overlay legend (top left) float over the canvas: keep the nodes between them. */
+  self->zoom = CLAMP (MIN ((w - 24) / MAX (self->layout->width, 1),
+                           (h - FIT_TOP - FIT_BOTTOM) / MAX (self->layout->height, 1)),
                       MIN_ZOOM, 1.0);
   self->off_x = (w - self->layout->width * self->zoom) / 2;
-  self->off_y = MAX (12, (h - self->layout->height * self->zoom) / 2);
+  self->off_y = FIT_TOP + MAX (0, (h - FIT_TOP - FIT_BOTTOM - self->layout->height * self->zoom) / 2);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -2004,4 +2245,121 @@ fxw_graph_canvas_render_svg (const char *dot, size_t len, void *user_data)
     agclose (g);
   g_mutex_unlock (&graphviz_lock);
   return copy;
+}
+
+gboolean
+fxw_graph_canvas_search (FxwGraphCanvas *self, const char *text, gboolean next)
+{
+  g_autofree char *needle = NULL;
+  FxwNode *current;
+  guint n, start;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (self->graph == NULL || self->layout == NULL || self->selection == NULL || *text == '\0')
+    return FALSE;
+  needle = g_utf8_casefold (text, -1);
+  n = fxw_graph_get_n_nodes (self->graph);
+  current = fxw_selection_get_node (self->selection);
+  /* Typing keeps the current match while it still matches; Enter moves on to the next one. */
+  start = current && fxw_selection_get_graph (self->selection) == self->graph
+            ? fxw_node_get_index (current) + (next ? 1 : 0) : 0;
+  for (guint k = 0; k < n; k++)
+    {
+      guint i = (start + k) % n;
+      FxwNode *node = fxw_graph_get_node (self->graph, i);
+      g_autofree char *name = g_utf8_casefold (fxw_node_get_name (node), -1);
+      int b;
+
+      if (strstr (name, needle) == NULL)
+        continue;
+      fxw_selection_set_node (self->selection, node);
+      b = box_for_node (self, node);
+      if (b >= 0)
+        {
+          /* A search jumps: centre the match even when it was on screen, at a zoom where its name reads. */
+          CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+          double w = gtk_widget_get_width (GTK_WIDGET (self));
+          double h = gtk_widget_get_height (GTK_WIDGET (self));
+
+          if (self->zoom < 0.6)
+            self->zoom = 1.0;
+          self->off_x = w / 2 - (box->x + box->w / 2) * self->zoom;
+          self->off_y = h / 2 - (box->y + box->h / 2) * self->zoom;
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+fxw_graph_canvas_export (FxwGraphCanvas *self, const char *path, GError **error)
+{
+  const double margin = 16;
+  double zoom = self->zoom, off_x = self->off_x, off_y = self->off_y;
+  gboolean svg;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (self->layout == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("The graph is not laid out yet"));
+      return FALSE;
+    }
+  svg = g_str_has_suffix (path, ".svg") || g_str_has_suffix (path, ".SVG");
+  /* The whole graph at 100 %, with the overlays the canvas shows; PNG stays within cairo's image size limit. */
+  self->zoom = svg ? 1.0 : MIN (1.0, 32000.0 / (MAX (self->layout->width, self->layout->height) + 2 * margin));
+  self->off_x = self->off_y = margin;
+  {
+    double w = ceil (self->layout->width * self->zoom + 2 * margin);
+    double h = ceil (self->layout->height * self->zoom + 2 * margin);
+
+    surface = svg ? cairo_svg_surface_create (path, w, h)
+                  : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
+    cr = cairo_create (surface);
+    draw_canvas (self, cr, w, h);
+    cairo_destroy (cr);
+  }
+  self->zoom = zoom;
+  self->off_x = off_x;
+  self->off_y = off_y;
+  if (svg)
+    cairo_surface_finish (surface);
+  status = svg ? cairo_surface_status (surface) : cairo_surface_write_to_png (surface, path);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+fxw_graph_canvas_set_show_heat (FxwGraphCanvas *self, gboolean show)
+{
+  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  self->show_heat = show;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+fxw_graph_canvas_get_node_fill (FxwGraphCanvas *self, const char *node_name, GdkRGBA *fill)
+{
+  FxwNode *node;
+  int b;
+
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  if (self->graph == NULL || (node = fxw_graph_lookup (self->graph, node_name)) == NULL
+      || (b = box_for_node (self, node)) < 0)
+    return FALSE;
+  box_fill (self, &g_array_index (self->layout->boxes, CanvasBox, b), is_dark (), fill);
+  return TRUE;
 }

@@ -80,6 +80,29 @@ guint      fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self);
 /* Seconds the last layout took in its worker thread. */
 double     fxw_graph_canvas_get_layout_seconds (FxwGraphCanvas *self);
 
+/* The context menu of the node box at widget point (x, y): selects the node and pops the menu up (Copy Name, Show
+   Source, Show Kernel where a kernel computes it, Run & Compare…). FALSE where no node is. */
+gboolean   fxw_graph_canvas_popup_menu        (FxwGraphCanvas *self,
+                                               double          x,
+                                               double          y);
+GtkPopover *fxw_graph_canvas_get_menu         (FxwGraphCanvas *self);
+/* The timing overlay: nodes heated by the time of the kernel computing them (FxwKernel time_ms, the latest stored
+   run), pale for fast, red for the slowest; pale grey where no kernel or no time. */
+void       fxw_graph_canvas_set_show_heat     (FxwGraphCanvas *self,
+                                               gboolean        show);
+/* The fill the box of node_name is drawn with (tests); FALSE when not laid out. */
+gboolean   fxw_graph_canvas_get_node_fill     (FxwGraphCanvas *self,
+                                               const char     *node_name,
+                                               GdkRGBA        *fill);
+/* Finds the next node whose name holds text (case-insensitive; next: after the selected one, else from it),
+   selects it and centres it. FALSE when none matches. */
+gboolean   fxw_graph_canvas_search            (FxwGraphCanvas *self,
+                                               const char     *text,
+                                               gboolean        next);
+/* Writes the whole graph as drawn (overlays included) to path: SVG when it ends in .svg, PNG otherwise. */
+gboolean   fxw_graph_canvas_export            (FxwGraphCanvas *self,
+                                               const char     *path,
+                                               GError        **error);
 /* Dot text to SVG (g_malloc'd; NULL when Graphviz cannot), with the canvas's Graphviz context and lock, so a
    report can be drawn off the main thread while the canvas lays out (an fx_report_svg_fn). */
 char      *fxw_graph_canvas_render_svg        (const char *dot, size_t len, void *user_data);

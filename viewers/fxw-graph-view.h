@@ -28,4 +28,17 @@ void            fxw_graph_view_set_fusion_overlay (FxwGraphView *self,
                                                    gboolean      show);
 gboolean        fxw_graph_view_get_fusion_overlay (FxwGraphView *self);
 
+/* Opens the search bar with text and jumps to the first node whose name holds it (FALSE: none). */
+gboolean        fxw_graph_view_search          (FxwGraphView *self,
+                                                const char   *text);
+gboolean        fxw_graph_view_get_search_mode (FxwGraphView *self);
+/* Writes the canvas to path (SVG or PNG by the suffix) and says so in a toast. */
+gboolean        fxw_graph_view_export          (FxwGraphView *self,
+                                                const char   *path,
+                                                GError      **error);
+
+/* The Time toggle: nodes heated by their kernel's time. */
+void            fxw_graph_view_set_heat_overlay (FxwGraphView *self,
+                                                 gboolean      show);
+
 G_END_DECLS

@@ -25,6 +25,7 @@ struct _FxwKernelsView
   GtkLabel *node_label;
   GtkColumnView *column_view;
   GtkSingleSelection *selection_model;
+  GtkSortListModel *sorted;       /* kernels in the order of the column the user sorts by */
   GtkLabel *title_label;
   GtkLabel *aten_label;
   GtkLabel *nodes_label;
@@ -127,9 +128,36 @@ cell_unbind_cb (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer d
   g_object_set_data (G_OBJECT (item), "fxw-binding", NULL);
 }
 
+/* Column sorters: text columns by their text, numbers by value; an unmeasured time sorts after every measured one. */
+static int
+compare_kernels (gconstpointer a, gconstpointer b, gpointer data)
+{
+  FxwKernel *ka = (FxwKernel *) a, *kb = (FxwKernel *) b;
+  CellText text_fn = (CellText) data;
+
+  if (text_fn == cell_nodes)
+    return (int) fxw_kernel_get_n_nodes (ka) - (int) fxw_kernel_get_n_nodes (kb);
+  if (text_fn == cell_time)
+    {
+      double ta = fxw_kernel_get_time_ms (ka), tb = fxw_kernel_get_time_ms (kb);
+
+      if (isnan (ta) || isnan (tb))
+        return isnan (ta) - isnan (tb);
+      return ta < tb ? -1 : ta > tb;
+    }
+  {
+    g_autofree char *sa = text_fn (ka);
+    g_autofree char *sb = text_fn (kb);
+    int c = g_utf8_collate (sa, sb);
+
+    return c != 0 ? c : fxw_kernel_get_ordinal (ka) - fxw_kernel_get_ordinal (kb);
+  }
+}
+
 static void
 add_column (FxwKernelsView *self, const char *title, CellText text_fn, gboolean expand)
 {
+  g_autoptr(GtkSorter) sorter = GTK_SORTER (gtk_custom_sorter_new (compare_kernels, text_fn, NULL));
   g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
   g_autoptr(GtkColumnViewColumn) column = NULL;
 
@@ -139,6 +167,7 @@ add_column (FxwKernelsView *self, const char *title, CellText text_fn, gboolean 
   column = gtk_column_view_column_new (title, g_object_ref (factory));
   gtk_column_view_column_set_expand (column, expand);
   gtk_column_view_column_set_resizable (column, TRUE);
+  gtk_column_view_column_set_sorter (column, sorter);
   gtk_column_view_append_column (self->column_view, column);
 }
 
@@ -227,13 +256,14 @@ static void
 node_changed_cb (FxwKernelsView *self)
 {
   FxwNode *node = self->selection != NULL ? fxw_selection_get_node (self->selection) : NULL;
-  guint n = self->kernels != NULL ? g_list_model_get_n_items (self->kernels) : 0;
+  GListModel *shown = G_LIST_MODEL (self->sorted);
+  guint n = self->kernels != NULL ? g_list_model_get_n_items (shown) : 0;
   g_autoptr(GString) names = g_string_new (NULL);
   guint n_marked = 0, first = G_MAXUINT;
 
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(FxwKernel) kernel = g_list_model_get_item (self->kernels, i);
+      g_autoptr(FxwKernel) kernel = g_list_model_get_item (shown, i);
       gboolean covers = node != NULL && fxw_kernel_covers (kernel, node, self->by_name);
 
       fxw_kernel_set_marked (kernel, covers);
@@ -324,6 +354,10 @@ fxw_kernels_view_init (FxwKernelsView *self)
   add_column (self, _("Device"), cell_device, FALSE);
   add_column (self, _("Nodes"), cell_nodes, FALSE);
   add_column (self, _("Time"), cell_time, FALSE);
+  /* The selection model owns the sort model; its sorter follows the clicked column header. */
+  self->sorted = gtk_sort_list_model_new (NULL, g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  gtk_single_selection_set_model (self->selection_model, G_LIST_MODEL (self->sorted));
+  g_object_unref (self->sorted);
   gtk_stack_set_visible_child_name (self->stack, "empty");
   show_kernel (self, NULL);
   node_changed_cb (self);
@@ -354,7 +388,7 @@ fxw_kernels_view_set_kernels (FxwKernelsView *self, GListModel *kernels, gboolea
   if (self->kernels != kernels)
     {
       g_set_object (&self->kernels, kernels);
-      gtk_single_selection_set_model (self->selection_model, kernels);
+      gtk_sort_list_model_set_model (self->sorted, kernels);
       gtk_single_selection_set_selected (self->selection_model, GTK_INVALID_LIST_POSITION);
     }
   gtk_stack_set_visible_child_name (self->stack,
@@ -452,4 +486,28 @@ fxw_kernels_view_get_n_marked (FxwKernelsView *self)
       n += fxw_kernel_get_marked (kernel);
     }
   return n;
+}
+
+void
+fxw_kernels_view_sort_by (FxwKernelsView *self, guint column, GtkSortType order)
+{
+  g_autoptr(GtkColumnViewColumn) col = NULL;
+
+  g_return_if_fail (FXW_IS_KERNELS_VIEW (self));
+  if (column != G_MAXUINT)
+    {
+      col = g_list_model_get_item (gtk_column_view_get_columns (self->column_view), column);
+      g_return_if_fail (col != NULL);
+    }
+  gtk_column_view_sort_by_column (self->column_view, col, order);
+}
+
+FxwKernel *
+fxw_kernels_view_get_shown (FxwKernelsView *self, guint position)
+{
+  g_autoptr(FxwKernel) kernel = NULL;
+
+  g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), NULL);
+  kernel = g_list_model_get_item (G_LIST_MODEL (self->sorted), position);
+  return kernel;   /* the sort model holds it */
 }

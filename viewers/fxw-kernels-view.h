@@ -35,4 +35,13 @@ gboolean    fxw_kernels_view_activate_node  (FxwKernelsView *self,
 /* Kernels marked as covering the selected node. */
 guint       fxw_kernels_view_get_n_marked   (FxwKernelsView *self);
 
+/* Sorts the table as a click on the header of column (0 Kernel, 1 Kind, 2 Device, 3 Nodes, 4 Time;
+   G_MAXUINT: the compile's order) would; the
+   kernel shown at position (positions of fxw_kernels_view_select are these too). */
+void        fxw_kernels_view_sort_by        (FxwKernelsView *self,
+                                             guint           column,
+                                             GtkSortType     order);
+FxwKernel  *fxw_kernels_view_get_shown      (FxwKernelsView *self,
+                                             guint           position);
+
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include "fx/pyparse.h"
 #include "fx/export.h"
 #include "fx/store.h"
+#include "fxwb-report.h"
 
 typedef enum
 {
@@ -16,6 +17,7 @@ typedef enum
   SHOW_CODE,
   SHOW_READABLE,
   SHOW_TEXT,
+  SHOW_SVG,
   SHOW_GUARDS,
   SHOW_RECOMPILES,
   SHOW_BREAKS,
@@ -30,6 +32,7 @@ typedef enum
 } show_what;
 
 static const char *artifact_name;
+static const char *svg_path;
 
 /* One JSON line about compile c: {"compile_id": ..., then the keys and string values given}. */
 static json_object *
@@ -87,6 +90,26 @@ show_graph (fx_store *store, const fx_store_compile *c, const char *stage, show_
     {
       fx_buf out;
       fx_buf_init (&out);
+      if (what == SHOW_SVG)
+        {
+          /* Graphviz's own drawing of the graph's dot (module clusters from nn_module_stack); the app's
+             Export Graph writes what its canvas draws. */
+          char *svg;
+          fx_graph_dump_dot (graph, &out);
+          svg = fxwb_report_svg (out.data ? out.data : "", out.len, NULL);
+          fx_buf_free (&out);
+          fx_graph_free (graph);
+          free (text);
+          if (svg == NULL)
+            return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "the %s graph of %s cannot be drawn (Graphviz missing or "
+                                "it failed)", stage, c->compile_id);
+          g_autoptr (GError) error = NULL;
+          gboolean ok = g_file_set_contents (svg_path, svg, -1, &error);
+          free (svg);
+          if (!ok)
+            return fx_diag_set (diag, FX_ERR_IO, "%s", error->message);
+          return FX_OK;
+        }
       if (what == SHOW_TABULAR)
         fx_graph_print_tabular (graph, &out);
       else if (what == SHOW_CODE)
@@ -120,6 +143,7 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
     case SHOW_CODE:
     case SHOW_READABLE:
     case SHOW_TEXT:
+    case SHOW_SVG:
       return show_graph (store, c, stage, what, arena, diag);
     case SHOW_STAGES:
       {
@@ -467,7 +491,7 @@ fxwb_cmd_show (int argc, char **argv)
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
   gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE, shapes = FALSE;
   gboolean json = FALSE, artifacts = FALSE, runs = FALSE;
-  g_autofree char *stage = NULL, *artifact = NULL;
+  g_autofree char *stage = NULL, *artifact = NULL, *graph_svg = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
       "Graph stage (default: dynamo, else the compile's first graph): dynamo, aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
@@ -476,6 +500,7 @@ fxwb_cmd_show (int argc, char **argv)
     { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The graph as GraphModule.code", NULL },
     { "readable", 'r', 0, G_OPTION_ARG_NONE, &readable, "The graph as print_readable()", NULL },
     { "text", 0, 0, G_OPTION_ARG_NONE, &text, "The graph's original text as PyTorch logged it", NULL },
+    { "graph-svg", 0, 0, G_OPTION_ARG_FILENAME, &graph_svg, "Draw the graph with Graphviz into an SVG file", "FILE" },
     { "guards", 'g', 0, G_OPTION_ARG_NONE, &guards, "Guards: kind, source, code, the user line", NULL },
     { "recompiles", 0, 0, G_OPTION_ARG_NONE, &recompiles, "Recompile reasons (guard failures)", NULL },
     { "breaks", 'b', 0, G_OPTION_ARG_NONE, &breaks, "Graph breaks with their user stacks", NULL },
@@ -515,11 +540,12 @@ fxwb_cmd_show (int argc, char **argv)
     return FXWB_EXIT_USAGE;
   int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
                 + inputs + artifacts + runs
-                + (artifact != NULL);
+                + (artifact != NULL) + (graph_svg != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
-                       "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact, --runs\n");
+                       "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact, --runs, "
+                       "--graph-svg\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -529,12 +555,15 @@ fxwb_cmd_show (int argc, char **argv)
       return FXWB_EXIT_USAGE;
     }
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
+                   : graph_svg ? SHOW_SVG
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
                    : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION
                    : shapes ? SHOW_SHAPES : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
                    : artifact ? SHOW_ARTIFACT : runs ? SHOW_RUNS : SHOW_STAGES;
   artifact_name = artifact;
-  gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT;
+  svg_path = graph_svg;
+  gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT
+                        || what == SHOW_SVG;
   if (graph_view && argc != 3)
     {
       fprintf (stderr, "fxwb show: a graph view needs a COMPILE_ID (see fxwb ls)\n");
@@ -542,7 +571,7 @@ fxwb_cmd_show (int argc, char **argv)
     }
   if (stage && !graph_view)
     {
-      fprintf (stderr, "fxwb show: --stage applies to --tabular, --code, --readable and --text only\n");
+      fprintf (stderr, "fxwb show: --stage applies to --tabular, --code, --readable, --text and --graph-svg only\n");
       return FXWB_EXIT_USAGE;
     }
   fx_diag diag;

@@ -1415,7 +1415,15 @@ previous_compile_action (GtkWidget *widget, const char *name, GVariant *param)
 static void
 focus_search_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  gtk_widget_grab_focus (GTK_WIDGET (FXW_WINDOW (widget)->sidebar_search));
+  FxwWindow *self = FXW_WINDOW (widget);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  /* Ctrl+F is the application's accelerator, which runs before the canvas's own binding: on the canvas it finds
+     a node there. */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->graph_view)))
+    gtk_widget_activate_action (GTK_WIDGET (self->graph_view), "graph.search", NULL);
+  else
+    gtk_widget_grab_focus (GTK_WIDGET (self->sidebar_search));
 }
 
 /* Minify the graph on show: a window of its own, which runs fxwb minify on a copy of the graph. */

@@ -4,6 +4,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 #include "fx/diff.h"
 #include "fx/pyparse.h"
@@ -1918,6 +1919,358 @@ test_diff_runs (void)
   }
 }
 
+/* Fit keeps every node clear of the legend and the top-right toolbar and of the bottom toolbar. */
+static void
+assert_fit_clear (FxwGraphCanvas *canvas)
+{
+  FxwGraph *graph = fxw_selection_get_graph (fxw_window_get_selection (window));
+  double h, x, y;
+
+  fxw_test_pump (300);   /* the first layout's fit-to-readable lands on the next allocation */
+  fxw_graph_canvas_fit (canvas);
+  fxw_test_pump (100);
+  h = gtk_widget_get_height (GTK_WIDGET (canvas));
+  for (guint i = 0; i < fxw_graph_get_n_nodes (graph); i++)
+    {
+      g_assert_true (fxw_graph_canvas_get_node_center (canvas, fxw_node_get_name (fxw_graph_get_node (graph, i)),
+                                                       &x, &y));
+      g_assert_cmpfloat (y, >, 8 + 58);       /* below the top-right toolbar and the legend */
+      g_assert_cmpfloat (y, <, h - 8 - 56);   /* above the bottom toolbar */
+    }
+}
+
+/* Ctrl+F opens the canvas search; typing selects the first node whose name holds the text and centres it; Enter
+   moves on to the next match; Escape closes the bar. */
+static void
+test_graph_search (void)
+{
+  g_autofree char *path = fixture ("traces/mlp_module-cuda");
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphView *view;
+  FxwGraphCanvas *canvas;
+  FxwGraph *graph;
+  FxwNode *target, *first;
+  const char *name;
+  double x, y;
+
+  open_path (path);
+  fxw_window_set_view (window, "graph");
+  view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  canvas = fxw_graph_view_get_canvas (view);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  fxw_test_pump (200);
+  graph = fxw_selection_get_graph (selection);
+  /* A selected node opens the provenance pane beside the canvas; have it open before measuring the centre. */
+  fxw_selection_set_node (selection, fxw_graph_get_node (graph, 0));
+  fxw_test_pump (200);
+  fxw_graph_canvas_pan (canvas, 5000, 5000);
+
+  /* Ctrl+F is the window's win.focus-search: on the canvas it opens the canvas's search, not the sidebar's. */
+  gtk_widget_grab_focus (GTK_WIDGET (canvas));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.focus-search", NULL));
+  fxw_test_pump (100);
+  g_assert_true (fxw_graph_view_get_search_mode (view));
+
+  target = fxw_graph_get_node (graph, fxw_graph_get_n_nodes (graph) - 2);
+  name = fxw_node_get_name (target);
+  g_assert_true (fxw_graph_view_search (view, name));
+  g_assert_true (fxw_selection_get_node (selection) == target);
+  fxw_test_pump (200);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, name, &x, &y));
+  g_assert_cmpfloat (fabs (x - gtk_widget_get_width (GTK_WIDGET (canvas)) / 2.0), <, 2);
+  g_assert_cmpfloat (fabs (y - gtk_widget_get_height (GTK_WIDGET (canvas)) / 2.0), <, 2);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-search"));
+
+  /* No match: the selection stays; an empty pattern matches nothing. */
+  g_assert_false (fxw_graph_view_search (view, "no-such-node-name"));
+  g_assert_true (fxw_selection_get_node (selection) == target);
+
+  /* Case-insensitive, and next moves past the selected match. */
+  first = fxw_graph_get_node (graph, 0);
+  g_assert_true (fxw_graph_view_search (view, fxw_node_get_name (first)));
+  g_assert_true (fxw_graph_canvas_search (canvas, "", TRUE) == FALSE);
+  {
+    g_autofree char *upper = g_utf8_strup (fxw_node_get_name (target), -1);
+
+    g_assert_true (fxw_graph_canvas_search (canvas, upper, FALSE));
+    g_assert_true (fxw_selection_get_node (selection) == target);
+  }
+
+  /* Escape in the entry is GtkSearchEntry's stop-search, which the bar answers by closing. */
+  g_assert_nonnull (gtk_widget_get_ancestor (gtk_root_get_focus (GTK_ROOT (window)), GTK_TYPE_SEARCH_ENTRY));
+  g_signal_emit_by_name (gtk_widget_get_ancestor (gtk_root_get_focus (GTK_ROOT (window)), GTK_TYPE_SEARCH_ENTRY),
+                         "stop-search");
+  fxw_test_pump (100);
+  g_assert_false (fxw_graph_view_get_search_mode (view));
+  /* See test_graph_context_menu: leave with no focus on the canvas. */
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  fxw_window_set_view (window, "table");
+}
+
+static gboolean
+file_has_prefix (const char *path, const char *prefix, gsize len)
+{
+  g_autofree char *contents = NULL;
+  gsize size = 0;
+
+  return g_file_get_contents (path, &contents, &size, NULL) && size > len && memcmp (contents, prefix, len) == 0;
+}
+
+/* Export writes the whole graph as the canvas draws it: an SVG with every node's name, a PNG that loads. */
+static void
+test_graph_export (void)
+{
+  g_autofree char *path = fixture ("traces/mlp_module-cuda");
+  g_autofree char *dir = g_dir_make_tmp ("fxw-export-XXXXXX", NULL);
+  g_autofree char *svg = g_build_filename (dir, "graph.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "graph.png", NULL);
+  g_autofree char *bad = g_build_filename (dir, "missing", "graph.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GFile) png_file = NULL;
+  FxwGraphView *view;
+  FxwGraphCanvas *canvas;
+  double zoom;
+
+  open_path (path);
+  fxw_window_set_view (window, "graph");
+  view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  canvas = fxw_graph_view_get_canvas (view);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  assert_fit_clear (canvas);   /* a tall graph: Fit's zoom is set by the height left between the toolbars */
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-fit"));
+  fxw_graph_canvas_zoom (canvas, 1.7);
+  zoom = fxw_graph_canvas_get_zoom (canvas);
+
+  g_assert_true (fxw_graph_view_export (view, svg, &error));
+  g_assert_no_error (error);
+  g_assert_true (file_has_prefix (svg, "<?xml", 5));
+  g_assert_true (fxw_graph_view_export (view, png, &error));
+  g_assert_no_error (error);
+  g_assert_true (file_has_prefix (png, "\x89PNG", 4));
+  png_file = g_file_new_for_path (png);
+  texture = gdk_texture_new_from_file (png_file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), >, 100);
+  g_assert_cmpint (gdk_texture_get_height (texture), >, 100);
+  /* The view the user was looking at is left as it was. */
+  g_assert_cmpfloat (fxw_graph_canvas_get_zoom (canvas), ==, zoom);
+
+  g_assert_false (fxw_graph_view_export (view, bad, &error));
+  g_assert_nonnull (error);
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-export-error"));
+  g_unlink (svg);
+  g_unlink (png);
+  g_rmdir (dir);
+  fxw_window_set_view (window, "table");
+}
+
+/* The kernel table sorts by the clicked column; positions (select, the node mark's scroll) follow the shown order. */
+static void
+test_kernels_sort (void)
+{
+  FxwKernelsView *view = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
+  guint n;
+
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  fxw_window_set_view (window, "kernels");
+  n = fxw_kernels_view_get_n_kernels (view);
+  g_assert_cmpuint (n, >=, 2);
+
+  fxw_kernels_view_sort_by (view, 0, GTK_SORT_DESCENDING);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpint (g_utf8_collate (fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i - 1)),
+                                     fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i))), >, 0);
+  fxw_kernels_view_select (view, 0);
+  g_assert_true (fxw_kernels_view_get_selected (view) == fxw_kernels_view_get_shown (view, 0));
+  fxw_kernels_view_sort_by (view, 0, GTK_SORT_ASCENDING);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpint (g_utf8_collate (fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i - 1)),
+                                     fxw_kernel_get_name (fxw_kernels_view_get_shown (view, i))), <, 0);
+
+  fxw_kernels_view_sort_by (view, 3, GTK_SORT_DESCENDING);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpuint (fxw_kernel_get_n_nodes (fxw_kernels_view_get_shown (view, i - 1)), >=,
+                      fxw_kernel_get_n_nodes (fxw_kernels_view_get_shown (view, i)));
+
+  /* Time: measured kernels in order, unmeasured ones after them. */
+  fxw_kernels_view_sort_by (view, 4, GTK_SORT_ASCENDING);
+  for (guint i = 1; i < n; i++)
+    {
+      double a = fxw_kernel_get_time_ms (fxw_kernels_view_get_shown (view, i - 1));
+      double b = fxw_kernel_get_time_ms (fxw_kernels_view_get_shown (view, i));
+
+      g_assert_true (isnan (b) || (!isnan (a) && a <= b));
+    }
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "kernels-sorted"));
+  fxw_kernels_view_select (view, G_MAXUINT);
+  fxw_kernels_view_sort_by (view, G_MAXUINT, GTK_SORT_ASCENDING);
+  g_assert_cmpint (fxw_kernel_get_ordinal (fxw_kernels_view_get_shown (view, 0)), <,
+                   fxw_kernel_get_ordinal (fxw_kernels_view_get_shown (view, 1)));
+}
+
+static void
+clipboard_text_cb (GObject *source, GAsyncResult *result, gpointer data)
+{
+  *(char **) data = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
+}
+
+static gboolean
+has_text (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+static gboolean
+menu_gone (gpointer data)
+{
+  return fxw_graph_canvas_get_menu (data) == NULL;
+}
+
+/* A right click on a node selects it and opens its menu; Copy Name puts the name on the clipboard, Show Source and
+   Show Kernel switch the window's view, Run & Compare opens the dialog; the Menu key opens it on the selected node. */
+static void
+test_graph_context_menu (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphView *view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (view);
+  GtkPopover *menu;
+  GMenuModel *model;
+  g_autofree char *copied = NULL;
+  g_autoptr(GPtrArray) actions = g_ptr_array_new_with_free_func (g_free);
+  double x, y;
+
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  fxw_window_set_view (window, "graph");
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  fxw_graph_view_set_fusion_overlay (view, TRUE);
+  fxw_test_pump (200);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, "add", &x, &y));
+  g_assert_false (fxw_graph_canvas_popup_menu (canvas, -50, -50));
+  g_assert_true (fxw_graph_canvas_popup_menu (canvas, x, y));
+  g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (selection)), ==, "add");
+  menu = fxw_graph_canvas_get_menu (canvas);
+  fxw_test_pump (200);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (menu)));
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-context-menu"));
+
+  model = gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu));
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      GMenuModel *section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      GMenuModel *items = section ? section : model;
+
+      for (int j = 0; j < g_menu_model_get_n_items (items) && (section || j == i); j++)
+        {
+          char *action = NULL, *target = NULL;
+
+          g_menu_model_get_item_attribute (items, section ? j : i, G_MENU_ATTRIBUTE_ACTION, "s", &action);
+          g_menu_model_get_item_attribute (items, section ? j : i, G_MENU_ATTRIBUTE_TARGET, "s", &target);
+          g_ptr_array_add (actions, target ? g_strdup_printf ("%s::%s", action, target) : g_strdup (action));
+          g_free (action);
+          g_free (target);
+          if (!section)
+            break;
+        }
+      g_clear_object (&section);
+    }
+  g_ptr_array_add (actions, NULL);
+  g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "canvas.copy-name"));
+  g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.view::code"));
+  g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.view::kernels"));
+  g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.run-compare"));
+  gtk_popover_popdown (menu);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas), "canvas.copy-name", NULL));
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (GTK_WIDGET (canvas)), NULL, clipboard_text_cb, &copied);
+  g_assert_true (fxw_test_wait (has_text, &copied, 5));
+  g_assert_cmpstr (copied, ==, "add");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas), "win.view", "s", "code"));
+  g_assert_true (gtk_widget_get_mapped (fxw_window_get_view (window, "code")));
+  fxw_window_set_view (window, "graph");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas), "win.view", "s", "kernels"));
+  g_assert_true (gtk_widget_get_mapped (fxw_window_get_view (window, "kernels")));
+  g_assert_cmpuint (fxw_kernels_view_get_n_marked (FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"))), ==, 1);
+  fxw_window_set_view (window, "graph");
+  fxw_test_pump (100);
+
+  /* The Menu key: the menu of the selected node. */
+  gtk_widget_grab_focus (GTK_WIDGET (canvas));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas), "canvas.menu", NULL));
+  fxw_test_pump (100);
+  menu = fxw_graph_canvas_get_menu (canvas);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (menu)));
+  gtk_popover_popdown (menu);
+  g_assert_true (fxw_test_wait (menu_gone, canvas, 5));
+  fxw_graph_view_set_fusion_overlay (view, FALSE);
+  /* With the canvas focused when the view changes, a later sidebar change hits a GTK critical in
+     gtk_widget_is_ancestor under libadwaita (not chased: see the report); leave with no focus. */
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  fxw_window_set_view (window, "table");
+}
+
+/* The Time overlay heats each node by its kernel's time: the slowest kernel's nodes are the reddest, nodes of no
+   kernel stay pale; Fit keeps the legend and the floating toolbars off the nodes. */
+static void
+test_graph_heat (void)
+{
+  FxwGraphView *view = FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph"));
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (view);
+  g_autoptr(GListStore) kernels = g_list_store_new (FXW_TYPE_KERNEL);
+  g_autoptr(FxwKernel) fast = fxw_kernel_new (0, "triton_poi_fast", "triton", "cuda", "", "abs_1,add,x", "", 1.0);
+  g_autoptr(FxwKernel) slow = fxw_kernel_new (1, "triton_per_slow", "triton", "cuda", "", "sum_1,lt", "", 4.0);
+  GdkRGBA f_add, f_x, f_sum, f_in, f_off;
+
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  fxw_window_set_view (window, "graph");
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 20));
+  g_list_store_append (kernels, fast);
+  g_list_store_append (kernels, slow);
+  fxw_graph_view_set_kernels (view, G_LIST_MODEL (kernels), TRUE);
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_off));
+  fxw_graph_view_set_heat_overlay (view, TRUE);
+  fxw_test_pump (200);
+
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "x", &f_x));
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "sum_1", &f_sum));
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "l_a_", &f_in));
+  g_assert_true (gdk_rgba_equal (&f_add, &f_x));                /* one kernel, one heat */
+  g_assert_false (gdk_rgba_equal (&f_add, &f_off));             /* the overlay changed it */
+  g_assert_cmpfloat (f_sum.green, <, f_add.green - 0.2);        /* 4 ms hotter than 1 ms */
+  g_assert_cmpfloat (f_sum.red, >, f_sum.green);
+  g_assert_cmpfloat (f_in.alpha, <, 1);                         /* no kernel: pale */
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-heat"));
+
+  /* Times change with the run: the heat follows. */
+  {
+    g_autoptr(GListStore) swapped = g_list_store_new (FXW_TYPE_KERNEL);
+    g_autoptr(FxwKernel) fast2 = fxw_kernel_new (0, "triton_poi_fast", "triton", "cuda", "", "abs_1,add,x", "", 8.0);
+
+    g_list_store_append (swapped, fast2);
+    g_list_store_append (swapped, slow);
+    fxw_graph_view_set_kernels (view, G_LIST_MODEL (swapped), TRUE);
+    g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
+    g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "sum_1", &f_sum));
+    g_assert_cmpfloat (f_add.green, <, f_sum.green - 0.2);
+  }
+
+  assert_fit_clear (canvas);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "graph-heat-fit"));
+
+  fxw_graph_view_set_heat_overlay (view, FALSE);
+  g_assert_true (fxw_graph_canvas_get_node_fill (canvas, "add", &f_add));
+  g_assert_true (gdk_rgba_equal (&f_add, &f_off));
+  fxw_window_set_view (window, "table");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1939,6 +2292,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/sidebar-navigation", test_sidebar_navigation);
   g_test_add_func ("/FxwWindow/table-selection", test_table_selection);
   g_test_add_func ("/FxwWindow/graph-canvas", test_graph_canvas);
+  g_test_add_func ("/FxwWindow/graph-search", test_graph_search);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
   g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
   g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
@@ -1953,6 +2307,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/fusion-overlay", test_fusion_overlay);
   g_test_add_func ("/FxwWindow/kernel-highlight", test_kernel_highlight);
   g_test_add_func ("/FxwWindow/fusion-clusters", test_fusion_clusters);
+  g_test_add_func ("/FxwWindow/kernels-sort", test_kernels_sort);
+  g_test_add_func ("/FxwWindow/graph-context-menu", test_graph_context_menu);
   g_test_add_func ("/FxwWindow/compare-view", test_compare_view);
   g_test_add_func ("/FxwWindow/import-trace", test_import_trace);
   g_test_add_func ("/FxwWindow/export-report", test_export_report);
@@ -1962,6 +2318,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
   g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
+  g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);
+  /* Last: its toasts stay a few seconds and would show in the other tests' screenshots. */
+  g_test_add_func ("/FxwWindow/graph-export", test_graph_export);
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   return ret;

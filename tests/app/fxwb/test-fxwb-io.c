@@ -480,6 +480,34 @@ test_killed_compare (void)
   g_unlink (shm);
 }
 
+/* fxwb show --graph-svg draws a compile's graph into an SVG file (the CLI side of the app's Export Graph). */
+static void
+test_graph_svg (void)
+{
+  g_autofree char *trace = fixture_path (trace_rel);
+  g_autofree char *ws = tmp_path ("svg.fxwb");
+  g_autofree char *svg = tmp_path ("graph.svg");
+  g_autofree char *contents = NULL;
+  run_result r = run_fxwb ("import", "-q", trace, "-o", ws, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  r = run_fxwb ("show", ws, "0/0", "--graph-svg", svg, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "<svg"));
+  g_assert_nonnull (strstr (contents, "layer_norm"));
+  /* It needs a compile, and is one view among the others. */
+  r = run_fxwb ("show", ws, "--graph-svg", svg, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  r = run_fxwb ("show", ws, "0/0", "--graph-svg", svg, "--code", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  run_result_clear (&r);
+  g_unlink (svg);
+  remove_tree (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -490,6 +518,7 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("fxwb-io-XXXXXX", NULL);
   g_test_add_func ("/fxwb/import/not-regular", test_not_regular);
   g_test_add_func ("/fxwb/import/symlinks", test_symlinks);
+  g_test_add_func ("/fxwb/show/graph-svg", test_graph_svg);
   g_test_add_func ("/fxwb/import/long-line", test_long_line);
   g_test_add_func ("/fxwb/json/names", test_json_names);
   g_test_add_func ("/fxwb/tty/escapes", test_terminal_escapes);
