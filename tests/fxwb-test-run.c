@@ -1,6 +1,7 @@
 /* fxwb-test-run.c: running fxwb from the CLI tests (see fxwb-test-run.h). */
 #include "fxwb-test-run.h"
 
+#include <glib/gstdio.h>
 #include <sys/wait.h>
 
 fxwb_run_result
@@ -35,4 +36,22 @@ fxwb_run_result_clear (fxwb_run_result *r)
 {
   g_clear_pointer (&r->out, g_free);
   g_clear_pointer (&r->err, g_free);
+}
+
+void
+fxwb_test_rm_rf (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)))
+        {
+          g_autofree char *full = g_build_filename (path, name, NULL);
+          fxwb_test_rm_rf (full);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
 }

@@ -17,3 +17,5 @@ fxwb_run_result fxwb_test_spawn (const char *cwd, const char *const *argv, char 
 /* fxwb_test_spawn of program followed by args (NULL-terminated): the common `fxwb ARGS...`. */
 fxwb_run_result fxwb_test_run (const char *program, const char *const *args);
 void fxwb_run_result_clear (fxwb_run_result *r);
+/* Removes path and, for a folder (not followed when a symlink), everything below it. */
+void fxwb_test_rm_rf (const char *path);

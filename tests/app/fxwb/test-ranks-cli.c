@@ -229,24 +229,6 @@ test_agree (void)
   fxwb_run_result_clear (&r);
 }
 
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)))
-        {
-          g_autofree char *full = g_build_filename (path, name, NULL);
-          rm_rf (full);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -262,6 +244,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ranks/edited", test_edited);
   g_test_add_func ("/ranks/agree", test_agree);
   int rc = g_test_run ();
-  rm_rf (tmp_dir);
+  fxwb_test_rm_rf (tmp_dir);
   return rc;
 }

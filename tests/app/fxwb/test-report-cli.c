@@ -346,24 +346,6 @@ test_follow (void)
   server_stop (&s);
 }
 
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)))
-        {
-          g_autofree char *full = g_build_filename (path, name, NULL);
-          rm_rf (full);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -382,6 +364,6 @@ main (int argc, char **argv)
   g_test_add_func ("/report-cli/serve", test_serve);
   g_test_add_func ("/report-cli/follow", test_follow);
   int rc = g_test_run ();
-  rm_rf (tmp_dir);
+  fxwb_test_rm_rf (tmp_dir);
   return rc;
 }
