@@ -47,6 +47,7 @@ typedef struct
   int n_pts;
   char *label;
   double lx, ly;
+  gboolean label_centered;   /* dot placed it: (lx, ly) is its centre; else its left end beside the edge */
   gboolean has_label;
 } CanvasEdge;
 
@@ -97,6 +98,11 @@ struct _FxwGraphCanvas
 
   double zoom;
   double off_x, off_y;       /* widget = graph * zoom + off */
+  /* The minimap (a big graph that does not fit): its picture of the layout, and where it was drawn last. */
+  cairo_surface_t *minimap;
+  const CanvasLayout *minimap_layout;
+  gboolean minimap_shown;
+  double mm_x, mm_y, mm_scale;
   double drag_off_x, drag_off_y;
   int hover_box;
 
@@ -397,7 +403,10 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
   agattr (g, AGNODE, (char *) "fixedsize", (char *) "true");
   agattr (g, AGNODE, (char *) "label", (char *) "");
   agattr (g, AGEDGE, (char *) "label", (char *) "");
-  agattr (g, AGEDGE, (char *) "fontsize", (char *) "9");
+  /* Dot reserves the label's room from these: the canvas draws it in an 8 pt monospace font at 96 dpi (10.7 px,
+     0.6 em a character), so dot's Courier estimate at that size keeps labels clear of edges and boxes. */
+  agattr (g, AGEDGE, (char *) "fontname", (char *) "Courier");
+  agattr (g, AGEDGE, (char *) "fontsize", (char *) "10.7");
 
   /* Boxes: a node is drawn inside the clusters of its modules until the first collapsed one. */
   for (guint i = 0; i < n_nodes; i++)
@@ -679,6 +688,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           edge->has_label = TRUE;
           edge->lx = GX (ED_label (ae)->pos.x);
           edge->ly = GY (ED_label (ae)->pos.y);
+          edge->label_centered = TRUE;
         }
       else if (edge->label != NULL && edge->n_pts >= 2)
         {
@@ -807,6 +817,7 @@ layout_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
         }
       return;
     }
+  g_clear_pointer (&self->minimap, cairo_surface_destroy);
   g_clear_pointer (&self->layout, canvas_layout_free);
   self->layout = layout;
   self->busy = FALSE;
@@ -833,7 +844,8 @@ fxw_graph_canvas_relayout (FxwGraphCanvas *self)
   g_clear_object (&self->cancellable);
   if (self->graph == NULL)
     {
-      g_clear_pointer (&self->layout, canvas_layout_free);
+      g_clear_pointer (&self->minimap, cairo_surface_destroy);
+  g_clear_pointer (&self->layout, canvas_layout_free);
       self->busy = FALSE;
       gtk_widget_queue_draw (GTK_WIDGET (self));
       return;
@@ -902,6 +914,7 @@ graph_changed_cb (FxwGraphCanvas *self)
   update_fusion_map (self);
   update_group_map (self);
   g_hash_table_remove_all (self->collapsed);
+  g_clear_pointer (&self->minimap, cairo_surface_destroy);
   g_clear_pointer (&self->layout, canvas_layout_free);
   if (graph != NULL && fxw_graph_get_n_nodes (graph) > self->collapse_threshold)
     {
@@ -1084,6 +1097,23 @@ draw_text (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y, d
   pango_cairo_show_layout (cr, pl);
 }
 
+/* An edge label centred on (x, y), where dot reserved its room. */
+static void
+draw_text_centered (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y)
+{
+  PangoFontDescription *fd = pango_font_description_from_string ("Monospace 8");
+  int tw, th;
+
+  pango_layout_set_font_description (pl, fd);
+  pango_font_description_free (fd);
+  pango_layout_set_width (pl, -1);
+  pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_NONE);
+  pango_layout_set_text (pl, text, -1);
+  pango_layout_get_pixel_size (pl, &tw, &th);
+  cairo_move_to (cr, x - tw / 2.0, y - th / 2.0);
+  pango_cairo_show_layout (cr, pl);
+}
+
 static void
 draw_arrow (cairo_t *cr, const CanvasEdge *edge)
 {
@@ -1191,6 +1221,88 @@ highlighted_boxes (FxwGraphCanvas *self, guint *n_out)
 
 /* Draws the canvas as it stands (zoom, offset, overlays) onto @cr, a surface of w × h: the widget's snapshot and
    the SVG/PNG export share it, so an export shows what the canvas does. */
+/* The minimap: bottom right, above the bottom toolbar, when the graph does not fit the view. The layout is drawn
+   once into an image (150k boxes take tens of ms), then each frame adds the visible rectangle. A click on it centres
+   the view there (fxw_graph_canvas_click). */
+#define MINIMAP_W 180.0
+#define MINIMAP_H 140.0
+
+static void
+draw_minimap (FxwGraphCanvas *self, cairo_t *cr, double w, double h, gboolean dark, const GdkRGBA *fg,
+              const GdkRGBA *bg)
+{
+  const CanvasLayout *L = self->layout;
+  double lw, lh, scale, mw, mh, vx0, vy0;
+
+  self->minimap_shown = FALSE;
+  if (L == NULL || L->width <= 0 || L->height <= 0
+      || (L->width * self->zoom <= w && L->height * self->zoom <= h - FIT_TOP - FIT_BOTTOM)
+      || w < 3 * MINIMAP_W || h < FIT_BOTTOM + MINIMAP_H + 40)
+    return;
+  lw = L->width;
+  lh = L->height;
+  scale = MIN (MINIMAP_W / lw, MINIMAP_H / lh);
+  mw = MAX (lw * scale, 24);
+  mh = MAX (lh * scale, 24);
+  if (self->minimap == NULL || self->minimap_layout != L)
+    {
+      cairo_t *mc;
+
+      g_clear_pointer (&self->minimap, cairo_surface_destroy);
+      self->minimap = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) ceil (mw), (int) ceil (mh));
+      self->minimap_layout = L;
+      mc = cairo_create (self->minimap);
+      cairo_set_source_rgba (mc, fg->red, fg->green, fg->blue, dark ? 0.55 : 0.45);
+      for (guint i = 0; i < L->boxes->len; i++)
+        {
+          const CanvasBox *box = &g_array_index (L->boxes, CanvasBox, i);
+
+          cairo_rectangle (mc, box->x * scale, box->y * scale, MAX (box->w * scale, 1), MAX (box->h * scale, 1));
+        }
+      cairo_fill (mc);
+      cairo_destroy (mc);
+    }
+  self->mm_scale = scale;
+  self->mm_x = w - mw - 12;
+  self->mm_y = h - FIT_BOTTOM - mh - 8;
+  self->minimap_shown = TRUE;
+  cairo_save (cr);
+  cairo_identity_matrix (cr);
+  rounded_rect (cr, self->mm_x - 4, self->mm_y - 4, mw + 8, mh + 8, 6);
+  cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.35);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  cairo_set_source_surface (cr, self->minimap, self->mm_x, self->mm_y);
+  cairo_paint (cr);
+  /* what the view shows, in graph coordinates, on the minimap */
+  vx0 = -self->off_x / self->zoom;
+  vy0 = -self->off_y / self->zoom;
+  cairo_rectangle (cr, self->mm_x + MAX (vx0, 0) * scale, self->mm_y + MAX (vy0, 0) * scale,
+                   MIN (w / self->zoom, lw - MAX (vx0, 0)) * scale, MIN (h / self->zoom, lh - MAX (vy0, 0)) * scale);
+  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.25);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, 0.21, 0.52, 0.89, 0.9);
+  cairo_set_line_width (cr, 1.5);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+/* A point of the minimap in widget coordinates: the graph point it shows (FALSE: not on the minimap). */
+static gboolean
+minimap_point (FxwGraphCanvas *self, double x, double y, double *gx, double *gy)
+{
+  if (!self->minimap_shown || self->layout == NULL || self->minimap == NULL || x < self->mm_x || y < self->mm_y
+      || x > self->mm_x + cairo_image_surface_get_width (self->minimap)
+      || y > self->mm_y + cairo_image_surface_get_height (self->minimap))
+    return FALSE;
+  /* the panel is at least 24 px each way: a point beside a thin graph is its nearest edge */
+  *gx = CLAMP ((x - self->mm_x) / self->mm_scale, 0, self->layout->width);
+  *gy = CLAMP ((y - self->mm_y) / self->mm_scale, 0, self->layout->height);
+  return TRUE;
+}
+
 static void
 draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
 {
@@ -1298,7 +1410,10 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
       if (e->has_label && self->zoom > 0.6)
         {
           cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.8);
-          draw_text (cr, pl, e->label, e->lx - 40, e->ly - 7, 120, FALSE);
+          if (e->label_centered)
+            draw_text_centered (cr, pl, e->label, e->lx, e->ly);
+          else
+            draw_text (cr, pl, e->label, e->lx, e->ly - 7, 120, FALSE);
         }
     }
 
@@ -1394,6 +1509,8 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
       pango_cairo_show_layout (cr, pl);
     }
 
+  draw_minimap (self, cr, w, h, dark, &fg, &bg);
+
 out:
   g_object_unref (pl);
 }
@@ -1462,9 +1579,19 @@ cluster_title_at (FxwGraphCanvas *self, double x, double y)
 void
 fxw_graph_canvas_click (FxwGraphCanvas *self, double x, double y, int n_press)
 {
-  int b = box_at (self, x, y);
+  int b;
+  double gx, gy;
 
   g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
+  /* On the minimap: the view moves there. */
+  if (minimap_point (self, x, y, &gx, &gy))
+    {
+      self->off_x = gtk_widget_get_width (GTK_WIDGET (self)) / 2.0 - gx * self->zoom;
+      self->off_y = gtk_widget_get_height (GTK_WIDGET (self)) / 2.0 - gy * self->zoom;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      return;
+    }
+  b = box_at (self, x, y);
 
   if (b >= 0)
     {
@@ -1808,6 +1935,7 @@ fxw_graph_canvas_dispose (GObject *object)
   g_clear_object (&self->kernels);
   g_clear_object (&self->groups);
   g_clear_pointer ((GtkWidget **) &self->menu, gtk_widget_unparent);
+  g_clear_pointer (&self->minimap, cairo_surface_destroy);
   G_OBJECT_CLASS (fxw_graph_canvas_parent_class)->dispose (object);
 }
 
@@ -1816,6 +1944,7 @@ fxw_graph_canvas_finalize (GObject *object)
 {
   FxwGraphCanvas *self = FXW_GRAPH_CANVAS (object);
 
+  g_clear_pointer (&self->minimap, cairo_surface_destroy);
   g_clear_pointer (&self->layout, canvas_layout_free);
   g_clear_pointer (&self->collapsed, g_hash_table_unref);
   g_clear_pointer (&self->node_kernel, g_free);
@@ -2006,9 +2135,29 @@ fxw_graph_canvas_expand_all (FxwGraphCanvas *self)
 void
 fxw_graph_canvas_zoom (FxwGraphCanvas *self, double factor)
 {
+  double w, h, x, y;
+  int b;
+
   g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
-  zoom_at (self, factor, gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
-           gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
+  w = gtk_widget_get_width (GTK_WIDGET (self));
+  h = gtk_widget_get_height (GTK_WIDGET (self));
+  x = w / 2.0;
+  y = h / 2.0;
+  /* Around the selected node when it is on screen, so it stays where the user is looking. */
+  b = box_for_node (self, self->selection ? fxw_selection_get_node (self->selection) : NULL);
+  if (b >= 0)
+    {
+      CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
+      double cx = (box->x + box->w / 2) * self->zoom + self->off_x;
+      double cy = (box->y + box->h / 2) * self->zoom + self->off_y;
+
+      if (cx >= 0 && cy >= 0 && cx <= w && cy <= h)
+        {
+          x = cx;
+          y = cy;
+        }
+    }
+  zoom_at (self, factor, x, y);
 }
 
 void
@@ -2361,5 +2510,18 @@ fxw_graph_canvas_get_node_fill (FxwGraphCanvas *self, const char *node_name, Gdk
       || (b = box_for_node (self, node)) < 0)
     return FALSE;
   box_fill (self, &g_array_index (self->layout->boxes, CanvasBox, b), is_dark (), fill);
+  return TRUE;
+}
+
+gboolean
+fxw_graph_canvas_get_minimap (FxwGraphCanvas *self, double *x, double *y, double *w, double *h)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
+  if (!self->minimap_shown || self->minimap == NULL)
+    return FALSE;
+  *x = self->mm_x;
+  *y = self->mm_y;
+  *w = cairo_image_surface_get_width (self->minimap);
+  *h = cairo_image_surface_get_height (self->minimap);
   return TRUE;
 }

@@ -107,4 +107,11 @@ gboolean   fxw_graph_canvas_export            (FxwGraphCanvas *self,
    report can be drawn off the main thread while the canvas lays out (an fx_report_svg_fn). */
 char      *fxw_graph_canvas_render_svg        (const char *dot, size_t len, void *user_data);
 
+/* Where the minimap was last drawn (widget coordinates); FALSE when the graph fits and none is shown. A click on it
+   centres the view on that point of the graph. */
+gboolean   fxw_graph_canvas_get_minimap       (FxwGraphCanvas *self,
+                                               double         *x,
+                                               double         *y,
+                                               double         *w,
+                                               double         *h);
 G_END_DECLS

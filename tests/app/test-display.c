@@ -345,8 +345,41 @@ test_graph_huge_expanded (void)
   g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &x, &y));
   fxw_graph_canvas_click (canvas, x, y, 1);
   g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (selection)), ==, "relu_40");
+  /* Zoom keeps the selected node where it is on screen. */
+  {
+    double x2, y2;
+
+    fxw_test_pump (200);   /* the side pane shows the node: the canvas may change width */
+    g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &x, &y));
+    fxw_graph_canvas_zoom (canvas, 1.5);
+    g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &x2, &y2));
+    g_assert_cmpfloat (fabs (x2 - x), <, 1.0);
+    g_assert_cmpfloat (fabs (y2 - y), <, 1.0);
+    fxw_graph_canvas_zoom (canvas, 1 / 1.5);
+  }
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "08-graph-4000-nodes-expanded"));
+  /* The graph does not fit: a minimap shows it; a click on its far corner moves the view there. */
+  {
+    double mx, my, mw, mh, before_x, before_y, after_x, after_y;
+
+    fxw_window_set_view (window, "graph");
+    fxw_graph_canvas_zoom (canvas, 1.0 / fxw_graph_canvas_get_zoom (canvas));   /* 1:1, far larger than the view */
+    fxw_test_pump (300);
+    g_free (fxw_test_screenshot (GTK_WIDGET (window), "08-graph-minimap"));
+    g_assert_true (fxw_graph_canvas_get_minimap (canvas, &mx, &my, &mw, &mh));
+    g_assert_cmpfloat (mw, >, 10);
+    g_assert_cmpfloat (mh, >, 10);
+    g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &before_x, &before_y));
+    fxw_graph_canvas_click (canvas, mx + mw - 2, my + mh - 2, 1);
+    g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (selection)), ==, "relu_40");   /* not a node click */
+    g_assert_true (fxw_graph_canvas_get_node_center (canvas, "relu_40", &after_x, &after_y));
+    g_assert_cmpfloat (fabs (after_x - before_x) + fabs (after_y - before_y), >, 100);
+    fxw_graph_canvas_fit (canvas);
+    fxw_test_pump (100);
+    gtk_root_set_focus (GTK_ROOT (window), NULL);
+    fxw_window_set_view (window, "table");
+  }
   fxw_selection_set_graph (selection, NULL);
 }
 
