@@ -1142,6 +1142,34 @@ rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
 #define LEGEND_MAX_ROWS 14
 
 /* The overlay's legend, top left in widget coordinates: one swatch per kernel that covers a node of this graph. */
+/* The kernels of the fusion legend: how many distinct ones colour a node of the graph. */
+static guint
+legend_kernels_used (FxwGraphCanvas *self)
+{
+  guint n_kernels = self->kernels ? g_list_model_get_n_items (self->kernels) : 0, n_used = 0;
+  g_autofree gboolean *used = g_new0 (gboolean, n_kernels + 1);
+
+  for (guint i = 0; self->graph && self->node_kernel && i < fxw_graph_get_n_nodes (self->graph); i++)
+    if (self->node_kernel[i] >= 0 && (guint) self->node_kernel[i] < n_kernels && !used[self->node_kernel[i]])
+      {
+        used[self->node_kernel[i]] = TRUE;
+        n_used++;
+      }
+  return n_used;
+}
+
+/* Where the fusion legend (top left) ends, 0 when none is drawn: Fit keeps the nodes below it. */
+static double
+legend_bottom (FxwGraphCanvas *self)
+{
+  guint n_used;
+
+  if (!(self->show_fusion && !self->layout_has_groups && self->node_kernel != NULL) || self->show_heat)
+    return 0;
+  n_used = legend_kernels_used (self);
+  return 8 + 10 + (MIN (n_used, LEGEND_MAX_ROWS) + 1 + (n_used > LEGEND_MAX_ROWS)) * 18;
+}
+
 static void
 draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, const GdkRGBA *fg, const GdkRGBA *bg)
 {
@@ -2163,6 +2191,7 @@ fxw_graph_canvas_zoom (FxwGraphCanvas *self, double factor)
 void
 fxw_graph_canvas_fit (FxwGraphCanvas *self)
 {
+  double top;
   double w = gtk_widget_get_width (GTK_WIDGET (self));
   double h = gtk_widget_get_height (GTK_WIDGET (self));
 
@@ -2174,11 +2203,12 @@ fxw_graph_canvas_fit (FxwGraphCanvas *self)
     }
   /* Fit, but never blow a small graph up beyond 1:1 where text looks best; the graph view's floating toolbars
      (top right, bottom) and the overlay legend (top left) float over the canvas: keep the nodes between them. */
+  top = MAX (FIT_TOP, legend_bottom (self) + 8);
   self->zoom = CLAMP (MIN ((w - 24) / MAX (self->layout->width, 1),
-                           (h - FIT_TOP - FIT_BOTTOM) / MAX (self->layout->height, 1)),
+                           (h - top - FIT_BOTTOM) / MAX (self->layout->height, 1)),
                       MIN_ZOOM, 1.0);
   self->off_x = (w - self->layout->width * self->zoom) / 2;
-  self->off_y = FIT_TOP + MAX (0, (h - FIT_TOP - FIT_BOTTOM - self->layout->height * self->zoom) / 2);
+  self->off_y = top + MAX (0, (h - top - FIT_BOTTOM - self->layout->height * self->zoom) / 2);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -2524,4 +2554,11 @@ fxw_graph_canvas_get_minimap (FxwGraphCanvas *self, double *x, double *y, double
   *w = cairo_image_surface_get_width (self->minimap);
   *h = cairo_image_surface_get_height (self->minimap);
   return TRUE;
+}
+
+double
+fxw_graph_canvas_get_legend_bottom (FxwGraphCanvas *self)
+{
+  g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), 0);
+  return legend_bottom (self);
 }

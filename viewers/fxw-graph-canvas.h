@@ -114,4 +114,6 @@ gboolean   fxw_graph_canvas_get_minimap       (FxwGraphCanvas *self,
                                                double         *y,
                                                double         *w,
                                                double         *h);
+/* Where the fusion legend (top left) ends in widget coordinates, 0 when none is drawn; Fit keeps nodes below it. */
+double     fxw_graph_canvas_get_legend_bottom (FxwGraphCanvas *self);
 G_END_DECLS

@@ -825,6 +825,19 @@ test_fusion_overlay (void)
   fxw_graph_canvas_fit (canvas);
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "13-fusion-overlay-mlp"));
+  /* Seven kernels make a legend taller than the toolbar row: Fit keeps every node below it. */
+  {
+    FxwGraph *graph = fxw_selection_get_graph (fxw_window_get_selection (window));
+    double legend = fxw_graph_canvas_get_legend_bottom (canvas), x, y;
+
+    g_assert_cmpfloat (legend, >, 74);
+    for (guint i = 0; i < fxw_graph_get_n_nodes (graph); i++)
+      {
+        g_assert_true (fxw_graph_canvas_get_node_center (canvas, fxw_node_get_name (fxw_graph_get_node (graph, i)),
+                                                         &x, &y));
+        g_assert_cmpfloat (y, >, legend + 8);
+      }
+  }
 
   fxw_graph_view_set_fusion_overlay (view, FALSE);
   g_assert_false (fxw_graph_canvas_get_show_fusion (canvas));
