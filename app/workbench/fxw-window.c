@@ -538,6 +538,73 @@ sidebar_context_cb (GtkGestureClick *gesture, int n_press, double x, double y, g
 }
 
 /* The Guards view follows the selected compile (or the compile of the selected stage). */
+static void open_location_cb (FxwWindow *self, const char *file, int line);
+
+/* The Guards view's user lines (`File "F", line N` of a break's or recompile's stack) whose file is on this machine
+   are links: a click opens the file at that line, as the provenance pane does. */
+static void
+link_user_lines (FxwWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->guards_text);
+  GtkTextTag *tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "user-line");
+  g_autofree char *text = NULL;
+  GtkTextIter start, end;
+  const char *p;
+
+  if (tag == NULL)
+    tag = gtk_text_buffer_create_tag (buffer, "user-line", "underline", PANGO_UNDERLINE_SINGLE, "foreground", "#1c71d8",
+                                      NULL);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  for (p = text; (p = strstr (p, "File \"")) != NULL;)
+    {
+      const char *file = p + 6, *q = strstr (file, "\", line ");
+      g_autofree char *path = NULL;
+      char *num_end = NULL;
+
+      p = file;
+      if (q == NULL || memchr (file, '\n', q - file) != NULL)
+        continue;
+      path = g_strndup (file, q - file);
+      strtol (q + 8, &num_end, 10);
+      if (num_end == q + 8 || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        continue;
+      gtk_text_buffer_get_iter_at_offset (buffer, &start, (int) g_utf8_pointer_to_offset (text, p - 6));
+      gtk_text_buffer_get_iter_at_offset (buffer, &end, (int) g_utf8_pointer_to_offset (text, num_end));
+      gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
+    }
+}
+
+/* A click on a linked user line opens it. */
+static void
+guards_click_cb (GtkGestureClick *gesture, int n_press, double x, double y, FxwWindow *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->guards_text);
+  GtkTextTag *tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "user-line");
+  GtkTextIter iter, start, end;
+  g_autofree char *link = NULL;
+  int bx, by;
+  char *q, *num_end = NULL;
+  long line;
+
+  if (tag == NULL)
+    return;
+  gtk_text_view_window_to_buffer_coords (self->guards_text, GTK_TEXT_WINDOW_WIDGET, (int) x, (int) y, &bx, &by);
+  if (!gtk_text_view_get_iter_at_location (self->guards_text, &iter, bx, by) || !gtk_text_iter_has_tag (&iter, tag))
+    return;
+  start = end = iter;
+  gtk_text_iter_backward_to_tag_toggle (&start, tag);
+  gtk_text_iter_forward_to_tag_toggle (&end, tag);
+  link = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  /* File "PATH", line N */
+  if (!g_str_has_prefix (link, "File \"") || (q = strstr (link + 6, "\", line ")) == NULL)
+    return;
+  *q = '\0';
+  line = strtol (q + 8, &num_end, 10);
+  if (num_end != q + 8 && line > 0)
+    open_location_cb (self, link + 6, (int) line);
+}
+
 static void
 show_guards (FxwWindow *self, FxwSidebarItem *item)
 {
@@ -546,6 +613,7 @@ show_guards (FxwWindow *self, FxwSidebarItem *item)
   if (text == NULL && item != NULL && fxw_sidebar_item_find_stage (item) != NULL)
     text = fxw_sidebar_item_get_guards (fxw_sidebar_item_find_stage (item));
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->guards_text), text ? text : "", -1);
+  link_user_lines (self);
   gtk_stack_set_visible_child_name (self->guards_stack, text != NULL ? "text" : "empty");
   g_set_object (&self->current_item, item);
   update_compare_previous (self);
@@ -1676,6 +1744,13 @@ fxw_window_init (FxwWindow *self)
   fxw_graph_canvas_set_edge_labels (fxw_graph_view_get_canvas (self->graph_view),
                                     g_settings_get_boolean (self->settings, "edge-labels"));
 
+  {
+    GtkGesture *click = gtk_gesture_click_new ();
+
+    g_signal_connect (click, "released", G_CALLBACK (guards_click_cb), self);
+    gtk_widget_add_controller (GTK_WIDGET (self->guards_text), GTK_EVENT_CONTROLLER (click));
+  }
+
   self->search_folded = g_strdup ("");
   filter = gtk_custom_filter_new (sidebar_filter_func, self, NULL);
   self->sidebar_filter = gtk_filter_list_model_new (NULL, GTK_FILTER (filter));
@@ -1781,4 +1856,36 @@ gboolean
 fxw_window_get_banner_visible (FxwWindow *self)
 {
   return gtk_revealer_get_reveal_child (self->banner_revealer);
+}
+
+gboolean
+fxw_window_activate_guards_link (FxwWindow *self, const char *file_suffix)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->guards_text);
+  GtkTextTag *tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer), "user-line");
+  GtkTextIter iter;
+
+  if (tag == NULL)
+    return FALSE;
+  gtk_text_buffer_get_start_iter (buffer, &iter);
+  while (gtk_text_iter_forward_to_tag_toggle (&iter, tag))
+    if (gtk_text_iter_starts_tag (&iter, tag))
+      {
+        GtkTextIter end = iter;
+        g_autofree char *link = NULL;
+        char *q, *num_end = NULL;
+        long line;
+
+        gtk_text_iter_forward_to_tag_toggle (&end, tag);
+        link = gtk_text_buffer_get_text (buffer, &iter, &end, FALSE);
+        if ((q = strstr (link, "\", line ")) == NULL)
+          continue;
+        *q = '\0';
+        if (!g_str_has_suffix (link, file_suffix))
+          continue;
+        line = strtol (q + 8, &num_end, 10);
+        open_location_cb (self, link + 6, (int) line);
+        return TRUE;
+      }
+  return FALSE;
 }

@@ -57,4 +57,8 @@ GMenuModel   *fxw_window_build_diff_menu   (FxwWindow      *self,
 gboolean      fxw_window_diff_with         (FxwWindow      *self,
                                             guint          index);
 
+/* Opens the first linked user line of the Guards view whose file ends with file_suffix, as a click does (tests);
+   FALSE when there is none. */
+gboolean    fxw_window_activate_guards_link (FxwWindow *self,
+                                             const char *file_suffix);
 G_END_DECLS

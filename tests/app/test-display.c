@@ -2317,6 +2317,50 @@ test_graph_heat (void)
   fxw_window_set_view (window, "table");
 }
 
+/* The Guards view's user lines are links when the file is on this machine: a copy of a real trace whose program
+   path points at a file the test writes; a click opens the file at the stack's line. */
+static void
+test_guards_user_line (void)
+{
+  g_autofree char *log = fixture ("traces/breaks_recompiles-cpu/torch_trace/dedicated_log_torch_trace_1pjq7k53.log");
+  g_autofree char *dir = g_dir_make_tmp ("fxw-userline-XXXXXX", NULL);
+  g_autofree char *program = g_build_filename (dir, "breaks_recompiles.py", NULL);
+  g_autofree char *copy = g_build_filename (dir, "dedicated_log_torch_trace_copy.log", NULL);
+  g_autofree char *text = NULL, *title = NULL;
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *joined = NULL;
+  GListModel *toplevels;
+  GtkWindow *opened = NULL;
+
+  for (int i = 1; i <= 80; i++)
+    g_string_append_printf (lines, "# line %d\n", i);
+  g_assert_true (g_file_set_contents (program, lines->str, -1, NULL));
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  parts = g_strsplit (text, "/work/main/.devscratch/breaks_recompiles.py", -1);
+  joined = g_strjoinv (program, parts);
+  g_assert_true (g_file_set_contents (copy, joined, -1, NULL));
+  open_path (copy);
+  select_row ("[0/0]", NULL);
+  g_assert_false (fxw_window_activate_guards_link (window, "no_such_file.py"));
+  g_assert_true (fxw_window_activate_guards_link (window, "breaks_recompiles.py"));
+  title = g_strdup_printf ("%s:69", program);
+  toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels) && opened == NULL; i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (g_strcmp0 (gtk_window_get_title (w), title) == 0)
+        opened = w;
+    }
+  g_assert_nonnull (opened);
+  gtk_window_destroy (opened);
+  open_demo ();
+  g_unlink (copy);
+  g_unlink (program);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -2363,6 +2407,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
+  g_test_add_func ("/FxwWindow/guards-user-line", test_guards_user_line);
   g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
   g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);
   /* Last: its toasts stay a few seconds and would show in the other tests' screenshots. */
