@@ -1834,6 +1834,13 @@ node_menu_model (FxwGraphCanvas *self, FxwNode *node)
   if (self->node_kernel != NULL && self->node_kernel[fxw_node_get_index (node)] >= 0)
     g_menu_append (views, _("Show _Kernel"), "win.view::kernels");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (views));
+  {
+    g_autoptr(GMenuItem) upto = g_menu_item_new (_("Run _up to Here…"), NULL);
+
+    /* the graph cut after this node, run like the whole graph (fxwb compare --upto) */
+    g_menu_item_set_action_and_target_value (upto, "win.run-upto", g_variant_new_string (fxw_node_get_name (node)));
+    g_menu_append_item (run, upto);
+  }
   g_menu_append (run, _("_Run & Compare…"), "win.run-compare");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (run));
   return G_MENU_MODEL (menu);

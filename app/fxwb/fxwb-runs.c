@@ -2,6 +2,8 @@
    inputs and the interpreter's reference, backend column specs, per-kernel times and storing runs. */
 #include "fxwb-runs.h"
 
+#include "fx/minify.h"
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -26,6 +28,7 @@ void
 fxwb_run_opts_clear (fxwb_run_opts *o)
 {
   g_free (o->stage);
+  g_free (o->upto);
   g_free (o->inputs);
   g_free (o->workspace);
   g_free (o->mode);
@@ -40,6 +43,9 @@ fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
     { "stage", 0, 0, G_OPTION_ARG_STRING, &o->stage,
       "The graph stage of a workspace compile (default: aot_inference, aot_forward, post_grad, dynamo, in that "
       "order of preference)", "STAGE" },
+    { "upto", 0, 0, G_OPTION_ARG_STRING, &o->upto,
+      "Run the graph up to NODE: its value is the only output, the nodes after it are left out (a workspace stores "
+      "the cut graph as its own stage, 'upto NODE')", "NODE" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode,
       "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs", "MODE" },
     { "option", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &o->options,
@@ -192,8 +198,61 @@ load_from_workspace (const char *cmd, const char *path, const char *compile_id, 
   return FXWB_EXIT_OK;
 }
 
+static int source_load_whole (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src);
+
+/* --upto NODE: the loaded graph cut after NODE. Its text is its print_readable; a workspace keeps it as a stage of
+   the same compile ("upto NODE"), so the runs attach to what ran, never to the whole graph. */
+static int
+source_cut (const char *cmd, const fxwb_run_opts *o, fxwb_source *src)
+{
+  fx_graph *cut = NULL;
+  fx_diag diag;
+  fx_buf text;
+  fx_readable_opts ro = { true, true, false };
+  char *label;
+
+  fx_diag_clear (&diag);
+  if (fx_graph_cut_after (src->graph, o->upto, &cut, &diag) != FX_OK)
+    {
+      fprintf (stderr, "%s: --upto: %s\n", cmd, diag.message);
+      return FXWB_EXIT_USAGE;
+    }
+  fx_graph_free (src->graph);
+  src->graph = cut;
+  fx_buf_init (&text);
+  fx_graph_print_readable (cut, &ro, &text);
+  g_free (src->text);
+  src->text = g_strndup (text.data ? text.data : "", text.len);
+  fx_buf_free (&text);
+  label = g_strdup_printf ("%s up to %s", src->label, o->upto);
+  g_free (src->label);
+  src->label = label;
+  src->graph_id = 0;
+  if (src->store != NULL && src->file == NULL)
+    {
+      g_autofree char *stage = g_strdup_printf ("upto %s", o->upto);
+      if (fx_store_add_graph (src->store, src->compile_row, stage, src->graph, src->text, &src->graph_id, &diag)
+          != FX_OK)
+        {
+          fxwb_print_diag (&diag);
+          return fxwb_exit_for_status (diag.code);
+        }
+    }
+  return FXWB_EXIT_OK;
+}
+
 int
 fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src)
+{
+  int rc = source_load_whole (cmd, arg, o, src);
+
+  if (rc == FXWB_EXIT_OK && o->upto != NULL)
+    rc = source_cut (cmd, o, src);
+  return rc;
+}
+
+static int
+source_load_whole (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src)
 {
   memset (src, 0, sizeof *src);
   if (!is_regular_file (arg))

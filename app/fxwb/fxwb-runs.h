@@ -23,6 +23,7 @@ typedef struct
 typedef struct
 {
   char *stage;
+  char *upto;                /* --upto NODE: run the graph up to that node */
   char *inputs;            /* "spec", "repro", a .json file or a folder of saved tensors */
   char *workspace;         /* store runs there (a workspace source stores into itself unless --no-store) */
   gboolean no_store;

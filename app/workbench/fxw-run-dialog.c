@@ -29,6 +29,7 @@ struct _FxwRunDialog
   AdwWindow parent_instance;
 
   char *source, *stage, *workspace;
+  char *upto;                  /* run the graph up to this node (fxwb compare --upto); NULL: the whole graph */
   GPtrArray *columns;         /* Column */
   GtkWidget *repeat;          /* GtkSpinButton */
   GtkWidget *run_button, *cancel_button, *progress, *log_label, *status;
@@ -259,6 +260,11 @@ run_next (FxwRunDialog *self)
       g_ptr_array_add (argv, g_strdup ("--stage"));
       g_ptr_array_add (argv, g_strdup (self->stage));
     }
+  if (self->upto != NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("--upto"));
+      g_ptr_array_add (argv, g_strdup (self->upto));
+    }
   g_ptr_array_add (argv, g_strdup ("-b"));
   g_ptr_array_add (argv, g_strdup (g_ptr_array_index (self->columns_to_run, self->current)));
   g_ptr_array_add (argv, g_strdup ("--kernels"));
@@ -442,6 +448,7 @@ fxw_run_dialog_finalize (GObject *object)
   g_free (self->source);
   g_free (self->stage);
   g_free (self->workspace);
+  g_free (self->upto);
   g_ptr_array_unref (self->columns);
   g_ptr_array_unref (self->columns_to_run);
   g_string_free (self->log, TRUE);
@@ -615,4 +622,24 @@ const char *
 fxw_run_dialog_get_log (FxwRunDialog *self)
 {
   return self->log->str;
+}
+
+void
+fxw_run_dialog_set_upto (FxwRunDialog *self, const char *node)
+{
+  g_autofree char *title = NULL;
+
+  g_return_if_fail (FXW_IS_RUN_DIALOG (self));
+  g_free (self->upto);
+  self->upto = g_strdup (node);
+  /* translators: the Run & Compare window's title when it runs the graph up to a node */
+  title = node != NULL ? g_strdup_printf (_("Run & Compare up to %s"), node) : g_strdup (_("Run & Compare"));
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
+const char *
+fxw_run_dialog_get_upto (FxwRunDialog *self)
+{
+  g_return_val_if_fail (FXW_IS_RUN_DIALOG (self), NULL);
+  return self->upto;
 }

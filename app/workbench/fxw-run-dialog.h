@@ -38,4 +38,8 @@ double        fxw_run_dialog_get_progress   (FxwRunDialog *self);
 const char   *fxw_run_dialog_get_log        (FxwRunDialog *self);
 
 
+/* Runs the graph up to node (its value the only output: fxwb compare --upto); NULL: the whole graph. */
+void          fxw_run_dialog_set_upto      (FxwRunDialog *self,
+                                            const char   *node);
+const char   *fxw_run_dialog_get_upto      (FxwRunDialog *self);
 G_END_DECLS

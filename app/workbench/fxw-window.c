@@ -1384,6 +1384,22 @@ fxw_window_run_compare (FxwWindow *self)
   return self->run_dialog;
 }
 
+FxwRunDialog *
+fxw_window_run_compare_upto (FxwWindow *self, const char *node)
+{
+  FxwRunDialog *dialog = fxw_window_run_compare (self);
+
+  if (dialog != NULL)
+    fxw_run_dialog_set_upto (dialog, node);
+  return dialog;
+}
+
+static void
+run_upto_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  fxw_window_run_compare_upto (FXW_WINDOW (widget), g_variant_get_string (param, NULL));
+}
+
 static void
 run_compare_action (GtkWidget *widget, const char *name, GVariant *param)
 {
@@ -1695,6 +1711,7 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
   gtk_widget_class_install_action (widget_class, "win.run-compare", NULL, run_compare_action);
+  gtk_widget_class_install_action (widget_class, "win.run-upto", "s", run_upto_action);
   gtk_widget_class_install_action (widget_class, "win.follow-trace", NULL, follow_trace_action);
   gtk_widget_class_install_action (widget_class, "win.next-compile", NULL, next_compile_action);
   gtk_widget_class_install_action (widget_class, "win.previous-compile", NULL, previous_compile_action);

@@ -61,4 +61,7 @@ gboolean      fxw_window_diff_with         (FxwWindow      *self,
    FALSE when there is none. */
 gboolean    fxw_window_activate_guards_link (FxwWindow *self,
                                              const char *file_suffix);
+/* Run & Compare on the graph on show up to node (the node menu's "Run up to Here"). */
+struct _FxwRunDialog *fxw_window_run_compare_upto (FxwWindow *self,
+                                           const char *node);
 G_END_DECLS

@@ -718,6 +718,40 @@ output_node (const fx_graph *g)
   return fx_graph_output_node (g);
 }
 
+fx_status
+fx_graph_cut_after (const fx_graph *graph, const char *node_name, fx_graph **out, fx_diag *diag)
+{
+  fx_node *orig = node_name ? fx_graph_find_node ((fx_graph *) graph, node_name) : NULL;
+  fx_node *out0 = fx_graph_output_node (graph);
+
+  *out = NULL;
+  if (orig == NULL)
+    return fx_diag_set (diag, FX_ERR_NOT_FOUND, "no node '%s' in the graph", node_name ? node_name : "");
+  if (!is_call (orig) || orig->meta.val.kind == FX_VAL_TUPLE)
+    return fx_diag_set (diag, FX_ERR_INVALID,
+                        "node '%s' is not a call with one tensor value: a graph cannot end there", node_name);
+  bool seq_out = out0 && out0->n_args == 1 && (out0->args[0].kind == FX_ARG_TUPLE || out0->args[0].kind == FX_ARG_LIST);
+  fx_graph *c = fx_graph_copy (graph);
+  fx_node *cut = fx_graph_find_node (c, node_name);
+  fx_node *o = fx_graph_output_node (c);
+  fx_arg item = fx_arg_node (cut);
+  fx_arg a = seq_out ? fx_arg_tuple (&item, 1) : item;
+  fx_node_set_args (o, &a, 1);
+  for (fx_node *n = o->prev; n != NULL && n != cut;)
+    {
+      fx_node *prev = n->prev;
+      fx_status st = fx_graph_erase_node (c, n, diag);
+      if (st != FX_OK)
+        {
+          fx_graph_free (c);
+          return st;
+        }
+      n = prev;
+    }
+  *out = c;
+  return FX_OK;
+}
+
 /* "Remove suffix": the graph cut after node idx, which becomes the only output. */
 static bool
 strategy_remove_suffix (minify_state *s, int granularity)

@@ -2230,6 +2230,7 @@ test_graph_context_menu (void)
   g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.view::code"));
   g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.view::kernels"));
   g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.run-compare"));
+  g_assert_true (g_strv_contains ((const char * const *) actions->pdata, "win.run-upto::add"));
   gtk_popover_popdown (menu);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas), "canvas.copy-name", NULL));
@@ -2361,6 +2362,42 @@ test_guards_user_line (void)
   g_rmdir (dir);
 }
 
+/* Run up to Here: the graph cut after a node runs (fxwb compare --upto); its runs attach to a stage of their own,
+   "upto NODE", which the Compare view lists beside the whole graph's. */
+static void
+test_run_upto (void)
+{
+  g_autofree char *log = fixture ("traces/breaks_recompiles-cpu/torch_trace/dedicated_log_torch_trace_1pjq7k53.log");
+  FxwCompareView *view = FXW_COMPARE_VIEW (fxw_window_get_view (window, "compare"));
+  FxwRunDialog *dialog;
+  gboolean found = FALSE;
+
+  open_path (log);
+  select_row ("[2/0]", "dynamo");
+  dialog = g_object_ref (fxw_window_run_compare_upto (window, "y"));
+  g_assert_cmpstr (fxw_run_dialog_get_upto (dialog), ==, "y");
+  g_assert_true (fxw_run_dialog_set_column (dialog, "aot_eager", FALSE, NULL, NULL));
+  g_assert_true (fxw_run_dialog_set_column (dialog, "inductor", FALSE, NULL, NULL));
+  fxw_run_dialog_set_repeat (dialog, 2);
+  g_assert_true (fxw_run_dialog_start (dialog, NULL));
+  g_assert_true (fxw_test_wait (run_done, dialog, 120));
+  g_test_message ("%s", fxw_run_dialog_get_log (dialog));
+  g_assert_nonnull (strstr (fxw_run_dialog_get_log (dialog), "eager: ran, matches the reference"));
+  g_assert_true (fxw_test_wait (not_busy, window, 20));
+  fxw_test_pump (200);
+  for (guint i = 0; i < fxw_compare_view_get_n_runs (view); i++)
+    {
+      g_autofree char *row = fxw_compare_view_dup_row_text (view, i);
+
+      found |= g_str_has_prefix (row, "upto y\teager\t");
+    }
+  g_assert_true (found);
+  if (gtk_widget_get_visible (GTK_WIDGET (dialog)))
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+  open_demo ();
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -2391,6 +2428,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/demo-guards", test_demo_guards);
   g_test_add_func ("/FxwWindow/breaks-and-recompiles", test_breaks_and_recompiles);
   g_test_add_func ("/FxwWindow/run-compare", test_run_compare);
+  g_test_add_func ("/FxwWindow/run-upto", test_run_upto);
   g_test_add_func ("/FxwWindow/follow-trace", test_follow_trace);
   g_test_add_func ("/FxwWindow/kernels-view", test_kernels_view);
   g_test_add_func ("/FxwWindow/kernel-node-links", test_kernel_node_links);

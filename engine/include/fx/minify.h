@@ -112,6 +112,10 @@ typedef struct fx_minify_config
 } fx_minify_config;
 
 void fx_minify_config_init (fx_minify_config *config);
+/* The graph up to node_name, whose value becomes its only output (a tuple of one where the graph returned a
+   tuple); the nodes after it are dropped. FX_ERR_NOT_FOUND without such a node, FX_ERR_INVALID where a graph cannot
+   end (a placeholder, the output, a node of several values). */
+fx_status fx_graph_cut_after (const fx_graph *graph, const char *node_name, fx_graph **out, fx_diag *diag);
 
 /* Makes the inputs of a candidate (seeded random from the placeholders' tensor metas, saved tensors where given). */
 fx_status fx_minify_make_inputs (const fx_graph *graph, const fx_minify_config *config, fx_arena *arena,

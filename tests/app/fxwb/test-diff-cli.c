@@ -353,6 +353,38 @@ test_errors (void)
   run_result_clear (&r);
 }
 
+/* compare --upto: the graph cut after a node runs on the same inputs and checks against the interpreter; runs of a
+   workspace compile attach to a stage of their own ("upto NODE"); a node that is not there, or where a graph cannot
+   end, is a usage error naming it. */
+static void
+test_compare_upto (void)
+{
+  g_autofree char *graph = fixture_path ("graphs/pointwise_chain.aten.0.py");
+  run_result r = run_fxwb ((const char *[]) { "compare", graph, "--upto", "add", "-b", "eager", "-b", "inductor", "-n",
+                                               "2", "--scale", "16", NULL });
+
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "up to add ("));
+  g_assert_nonnull (strstr (r.out, "6 nodes"));
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "compare", graph, "--upto", "no_such", "-b", "eager", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no node 'no_such'"));
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "compare", graph, "--upto", "arg0_1", "-b", "eager", NULL });
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "a graph cannot end there"));
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "compare", ws_compile ("0/0"), "--stage", "dynamo", "--upto", "layer_norm",
+                                   "-b", "eager", "-n", "1", NULL });
+  g_test_message ("%s%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "ls", workspace, "--runs", NULL });
+  g_assert_nonnull (strstr (r.out, "upto layer_norm"));
+  run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -376,6 +408,7 @@ main (int argc, char **argv)
   g_test_add_func ("/DiffCli/outputs", test_outputs);
   g_test_add_func ("/DiffCli/stored-runs", test_stored_runs);
   g_test_add_func ("/DiffCli/errors", test_errors);
+  g_test_add_func ("/DiffCli/compare-upto", test_compare_upto);
   int rc = g_test_run ();
   const char *names[] = { "ws.fxwb", "ws.fxwb-wal", "ws.fxwb-shm", "a.py", "b.py", "bad.py", "o1.py", "o2.py", "o3.py" };
   for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
