@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "fx/export.h"
 #include "fx/store.h"
 #include "fxw-summary-view.h"
 #include "fxw-viewers.h"
@@ -100,31 +101,6 @@ first_line (const char *s)
     s++;
   nl = strchr (s, '\n');
   return g_strstrip (nl ? g_strndup (s, nl - s) : g_strdup (s));
-}
-
-/* The user line of a stack in Python's traceback form: the innermost `File "F", line N` that is not PyTorch's own
-   code (a module's __call__ sits between the user's line and the break). */
-static void
-user_line (const char *stack, char **file, int *line)
-{
-  const char *p = stack;
-
-  *file = NULL;
-  *line = 0;
-  while (p != NULL && (p = strstr (p, "File \"")) != NULL)
-    {
-      const char *start = p + 6, *end = strstr (start, "\", line ");
-
-      p = start;
-      if (end == NULL || memchr (start, '\n', end - start) != NULL)
-        continue;
-      if (g_strstr_len (start, end - start, "/site-packages/torch/") != NULL
-          || g_strstr_len (start, end - start, "/dist-packages/torch/") != NULL)
-        continue;
-      g_free (*file);
-      *file = g_strndup (start, end - start);
-      *line = atoi (end + 8);
-    }
 }
 
 /* The guard of a failure row, without the comment PyTorch prints after it ("# if USE_RELU:  # file:14"). */
@@ -217,8 +193,14 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
           {
             Break b = { 0 };
 
+            fx_stack_frame frame;
+
             b.reason = first_line (breaks[k].reason);
-            user_line (breaks[k].user_stack, &b.file, &b.line);
+            if (fx_stack_user_frame (breaks[k].user_stack, scratch, &frame))
+              {
+                b.file = g_strdup (frame.file);
+                b.line = frame.line;
+              }
             g_array_append_val (e.breaks, b);
           }
       fx_arena_free (scratch);

@@ -20,40 +20,34 @@ is_library_file (const char *file, size_t len)
   return false;
 }
 
+bool
+fx_stack_user_frame (const char *stack, fx_arena *arena, fx_stack_frame *out)
+{
+  fx_stack_frame *frames = NULL;
+  size_t n = stack ? fx_stack_trace_parse (stack, arena, &frames) : 0;
+
+  /* Frames run outermost first: the last user frame is the innermost. */
+  for (size_t k = n; k-- > 0;)
+    if (frames[k].file != NULL && !is_library_file (frames[k].file, strlen (frames[k].file)))
+      {
+        *out = frames[k];
+        return true;
+      }
+  return false;
+}
+
 const char *
 fx_stack_user_line (fx_arena *arena, const char *stack)
 {
-  const char *best = NULL;
-  if (!stack)
+  fx_stack_frame f;
+  if (!fx_stack_user_frame (stack, arena, &f))
     return NULL;
-  /* Frames run outermost first: the last user frame is the innermost. */
-  for (const char *p = strstr (stack, "File \""); p; p = strstr (p + 1, "File \""))
-    {
-      const char *f = p + 6, *q = strchr (f, '"');
-      if (q && !is_library_file (f, (size_t) (q - f)))
-        best = p;
-    }
-  if (!best)
-    return NULL;
-  const char *f = best + 6, *q = strchr (f, '"');
-  const char *base = f;
-  for (const char *s = f; s < q; s++)
-    if (*s == '/')
-      base = s + 1;
-  int line = 0;
-  char fn[128] = "";
-  sscanf (q, "\", line %d, in %127[^\n]", &line, fn);
-  /* The code is the next line, indented. */
-  const char *nl = strchr (q, '\n');
-  const char *code = nl ? nl + 1 : "";
+  const char *slash = strrchr (f.file, '/');
+  const char *code = f.code ? f.code : "";
   while (*code == ' ')
     code++;
-  const char *code_end = strchr (code, '\n');
-  if (strncmp (code, "File \"", 6) == 0)
-    code_end = code;
-  size_t code_len = code_end ? (size_t) (code_end - code) : strlen (code);
-  return fx_arena_printf (arena, "%.*s:%d in %s%s%.*s", (int) (q - base), base, line, fn, code_len ? ": " : "",
-                          (int) code_len, code);
+  return fx_arena_printf (arena, "%s:%d in %s%s%s", slash ? slash + 1 : f.file, f.line, f.func ? f.func : "",
+                          *code ? ": " : "", code);
 }
 
 fx_status

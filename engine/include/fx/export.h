@@ -13,6 +13,8 @@ extern "C" {
    not in torch or another installed package (site-packages, dist-packages), not "<string>". Written as
    "f.py:3 in fn: code" (the file's base name) from arena; NULL when no frame is. */
 const char *fx_stack_user_line (fx_arena *arena, const char *stack);
+/* That frame itself (file as written, from arena); false when no frame is user code. */
+bool fx_stack_user_frame (const char *stack, fx_arena *arena, fx_stack_frame *out);
 
 typedef struct fx_export_entry
 {
