@@ -188,6 +188,9 @@ filter_write (void *cookie, const char *buf, size_t size)
       fwrite (text, 1, len, real);
       free (text);
     }
+  /* The filter's own buffer already batches the writes: what fflush (stdout) or a full buffer passes on goes out
+     now, so a reader of a pipe (tee, a log) sees each line a long command prints when it prints it. */
+  fflush (real);
   return (ssize_t) size;
 }
 
