@@ -287,7 +287,15 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
   /* -fno-builtin-sin/cos: gcc merges sin(x) and cos(x) of one value into a scalar sincosf call, which has no libmvec
      variant and stops the whole loop from vectorizing (pointwise_chain ran 25x slower); without the builtins both
      calls map to their vector variants. */
-  const char *flags[] = { "-O2", "-fPIC", "-shared", "-std=gnu11", march, "-fno-strict-aliasing", "-fwrapv",
+  /* -fvect-cost-model=dynamic: -O2's "very cheap" model (gcc 12) vectorizes only loops that need no epilogue and
+     no runtime checks, and left most reduction loops scalar, omp simd or not (softmax: 1 of 7 loops); this is
+     -O3's model without -O3's unrolling and compile time. */
+  /* -fno-trapping-math -fno-math-errno (as Inductor's C++ flags have them, from its -ffast-math less the unsafe
+     parts): nothing reads the FP exception flags or errno, and with them gcc may not if-convert a select around a
+     comparison or a math call, so such loops stayed scalar. */
+  const char *flags[] = { "-O2", "-fvect-cost-model=dynamic", "-fno-trapping-math", "-fno-math-errno", "-fPIC",
+                          "-shared", "-std=gnu11", march,
+                          "-fno-strict-aliasing", "-fwrapv",
                           "-fno-builtin-sin", "-fno-builtin-sinf", "-fno-builtin-cos", "-fno-builtin-cosf",
                           omp ? "-fopenmp" : "-Wno-unknown-pragmas" };
   size_t n_flags = sizeof flags / sizeof flags[0];

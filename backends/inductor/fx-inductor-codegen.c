@@ -122,6 +122,17 @@ max_of (fx_dtype d)
     }
 }
 
+/* A kernel parameter's element type: bool buffers are passed as uint8_t (the same bytes), since gcc 12 does not
+   vectorize loads of _Bool (a masked_fill's mask kept the whole softmax loop scalar); a load converts to bool. */
+static const char *
+param_ctype (fx_dtype dtype)
+{
+  return dtype == FX_DTYPE_BOOL ? "uint8_t" : ind_ctype (dtype);
+}
+
+static void emit_r_finals (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth,
+                           int64_t rn, fx_buf *out);
+
 /* The statements of one r-loop segment's body. lanes: inside the lane-blocked Welford loop (lane rl). */
 static void
 emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int bd, bool lanes,
@@ -395,6 +406,15 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       ind_indent (bd - 1, out);
       fx_buf_puts (out, "}\n");
     }
+  emit_r_finals (p, G, kp, seg, depth, rn, out);
+  fx_buf_free (&red);
+}
+
+/* After a segment's reduction loop: each reduction's value tmpN from its accumulator, stored. */
+static void
+emit_r_finals (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, int64_t rn,
+               fx_buf *out)
+{
   for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
     {
       const ind_node *n = &p->nodes[ni];
@@ -412,7 +432,6 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         fx_buf_printf (out, "const %s tmp%d = (%s) acc%d;\n", ot, ni, ot, ni);
       store_stmt (p, G, kp, ni, depth, out);
     }
-  fx_buf_free (&red);
 }
 
 static void
@@ -440,6 +459,142 @@ sanitized_comment (const char *s, fx_buf *out)
     }
 }
 
+/* ---------------------------------------------------------------- outer (column) reductions */
+
+/* The lane width of an outer reduction's tile of the last kept dimension (0: not one). An outer reduction reduces
+   one dimension whose loads stride over rows while the last kept dimension is contiguous (x.sum(0), var_mean over
+   dim 0, an embedding bag's sum over its bag): the plain r-loop walks memory a row apart per step. Tiled, the
+   innermost loop runs over T contiguous kept elements with T accumulators each, vectorized, and the reduced
+   dimension is walked row by row outside it, as Inductor's CPU code generator does for outer reductions. */
+static int
+outer_reduction_tile (const ind_program *p, const ind_group *G)
+{
+  if (G->kr != 1 || G->kx < 1 || G->n_segs != 1 || G->seg_kind[0] == IND_SEG_X)
+    return 0;
+  bool strided = false;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      if (n->kind == IND_NODE_REDUCTION && n->red != IND_RED_SUM && n->red != IND_RED_MEAN
+          && n->red != IND_RED_WELFORD_VAR)
+        return 0;
+      if (n->kind != IND_NODE_REDUCTION && n->kind != IND_NODE_POINTWISE)
+        return 0;
+      if (ind_ctype (n->compute_dtype) == NULL || n->compute_dtype == FX_DTYPE_BOOL)
+        return 0;
+      for (int o = 0; o < n->n_opnd; o++)
+        {
+          const ind_operand *op = &n->opnd[o];
+          if (op->kind != IND_OPND_LOAD)
+            continue;
+          int64_t xc[IND_MAXD], rc[IND_MAXD];
+          ind_split_coef (n, op->coef, G->kx, xc, rc);
+          if (rc[0] == 1 || (xc[G->kx - 1] != 1 && xc[G->kx - 1] != 0))
+            return 0;   /* an inner reduction, or a kept dimension that is not contiguous */
+          strided |= rc[0] != 0 && xc[G->kx - 1] == 1;
+        }
+    }
+  if (!strided)
+    return 0;
+  int64_t xs = G->xs[G->kx - 1], outer = 1;
+  for (int d = 0; d < G->kx - 1; d++)
+    outer *= G->xs[d];
+  /* wide tiles stream whole cache lines per row; narrow ones leave enough tiles for every thread */
+  static const int widths[] = { 64, 32, 16, 8 };
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+    if (xs % widths[i] == 0 && (outer * (xs / widths[i]) >= 32 || widths[i] == 8))
+      return widths[i];
+  return 0;
+}
+
+static void
+gen_outer_reduction (const ind_program *p, const ind_group *G, const kernel_params *kp, int tile, bool par,
+                     fx_buf *out)
+{
+  int last = G->kx - 1;
+  int64_t rn = G->rs[0];
+  int depth = 1;
+  ind_indent (depth, out);
+  if (par)
+    {
+      fx_buf_printf (out, "#pragma omp parallel for collapse(%d) schedule(static)", G->kx);
+      if (p->threads > 0)
+        fx_buf_printf (out, " num_threads(%d)", p->threads);
+      fx_buf_putc (out, '\n');
+    }
+  for (int d = 0; d < last; d++)
+    {
+      ind_indent (depth + d, out);
+      fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
+    }
+  depth += last;
+  ind_indent (depth, out);
+  fx_buf_printf (out, "for (int64_t xt = 0; xt < %lldLL; xt++)\n", (long long) (G->xs[last] / tile));
+  ind_indent (depth, out);
+  fx_buf_puts (out, "{\n");
+  depth++;
+  ind_indent (depth, out);
+  fx_buf_printf (out, "const int64_t xb = xt * %d;\n", tile);
+  for (int k = 0, ni; (ni = ind_group_next (p, G, 0, IND_NODE_REDUCTION, &k)) >= 0;)
+    {
+      const ind_node *n = &p->nodes[ni];
+      const char *ct = ind_ctype (n->compute_dtype);
+      ind_indent (depth, out);
+      if (n->red == IND_RED_WELFORD_VAR)
+        fx_buf_printf (out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ct, ni, tile, ni, tile);
+      else
+        fx_buf_printf (out, "%s acc%d_l[%d] = { 0 };\n", ct, ni, tile);
+    }
+  ind_indent (depth, out);
+  fx_buf_printf (out, "for (int64_t r0 = 0; r0 < %lldLL; r0++)\n", (long long) rn);
+  ind_indent (depth, out);
+  fx_buf_puts (out, "{\n");
+  for (int k = 0, ni; (ni = ind_group_next (p, G, 0, IND_NODE_REDUCTION, &k)) >= 0;)
+    if (p->nodes[ni].red == IND_RED_WELFORD_VAR)
+      {
+        /* every lane has seen r0 + 1 values: one running-mean weight for all */
+        const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
+        ind_indent (depth + 1, out);
+        fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (r0 + 1);\n", ct, ni, ct, ct);
+      }
+  ind_indent (depth + 1, out);
+  fx_buf_puts (out, "#pragma omp simd\n");
+  ind_indent (depth + 1, out);
+  fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", tile);
+  ind_indent (depth + 1, out);
+  fx_buf_puts (out, "{\n");
+  ind_indent (depth + 2, out);
+  fx_buf_printf (out, "const int64_t x%d = xb + rl;\n", last);
+  emit_r_body (p, G, kp, 0, depth + 2, true, out);
+  ind_indent (depth + 1, out);
+  fx_buf_puts (out, "}\n");
+  ind_indent (depth, out);
+  fx_buf_puts (out, "}\n");
+  /* each lane's accumulator is one kept element's result */
+  ind_indent (depth, out);
+  fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", tile);
+  ind_indent (depth, out);
+  fx_buf_puts (out, "{\n");
+  ind_indent (depth + 1, out);
+  fx_buf_printf (out, "const int64_t x%d = xb + rl;\n", last);
+  for (int k = 0, ni; (ni = ind_group_next (p, G, 0, IND_NODE_REDUCTION, &k)) >= 0;)
+    {
+      const ind_node *n = &p->nodes[ni];
+      const char *ct = ind_ctype (n->compute_dtype);
+      ind_indent (depth + 1, out);
+      if (n->red == IND_RED_WELFORD_VAR)
+        fx_buf_printf (out, "const %s acc%d_m2 = acc%d_wm2[rl];\n", ct, ni, ni);
+      else
+        fx_buf_printf (out, "const %s acc%d = acc%d_l[rl];\n", ct, ni, ni);
+    }
+  emit_r_finals (p, G, kp, 0, depth + 1, rn, out);
+  ind_indent (depth, out);
+  fx_buf_puts (out, "}\n");
+  depth--;
+  ind_indent (depth, out);
+  fx_buf_puts (out, "}\n}\n\n");
+}
+
 static void
 gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
 {
@@ -464,7 +619,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       for (int j = 0; j < kp.n_params; j++)
         aliased |= j != k && p->bufs[b].slot >= 0 && p->bufs[kp.params[j]].slot == p->bufs[b].slot;
       fx_buf_printf (out, "%s%s%s *%s", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
-                     ind_ctype (p->bufs[b].dtype), aliased ? "" : "restrict ");
+                     param_ctype (p->bufs[b].dtype), aliased ? "" : "restrict ");
       ind_param_name (&kp, b, out);
     }
   if (kp.n_params == 0)
@@ -497,6 +652,13 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       fx_buf_puts (out, "    {\n");
       gen_segment_x (p, G, &kp, 0, 3, out);
       fx_buf_puts (out, "    }\n}\n\n");
+      ind_kernel_params_free (&kp);
+      return;
+    }
+  int tile = pointwise_only ? 0 : outer_reduction_tile (p, G);
+  if (tile > 0)
+    {
+      gen_outer_reduction (p, G, &kp, tile, par, out);
       ind_kernel_params_free (&kp);
       return;
     }
@@ -701,6 +863,39 @@ ind_codegen (ind_program *p, fx_buf *out)
                         "extern double pow (double, double) __attribute__ ((__simd__ (\"notinbranch\")));\n\n");
     }
   fx_buf_puts (out, "#include <tgmath.h>\n\n");
+  /* where / masked_fill: both sides evaluated first, then a select, so that gcc vectorizes the loop (a load
+     inside one arm of ?: is a conditional load, and the loop stays scalar) */
+  fx_buf_puts (out, "#define IND_SEL(c, a, b) \\\n"
+                    "  ({ __typeof__ (a) ind_sel_a = (a); __typeof__ (b) ind_sel_b = (b); (c) ? ind_sel_a : ind_sel_b; })\n\n");
+  if (p->use_mvec)
+    /* expf inline (Cephes: 2^n p(r), r = x - n ln2, |rel err| < 1e-7 over the whole range, denormals exact):
+       libmvec's expf leaves its vector path for x < -87.3 (a scalar call per lane, 10-25x slower), and softmax over
+       a wide range (attention scores, rows masked with -inf) lives there; a clamped call is undone by gcc's
+       range reasoning. 2^n is two factors so that denormal results come out right: at -104 the product rounds
+       to 0, at 88.8 it overflows to inf, and a NaN runs through as NaN. A SIMD clone of its own (declare simd),
+       not inlined: gcc does not if-convert the clamp inside a loop that also calls sin or cos. */
+    fx_buf_puts (out, "#pragma omp declare simd notinbranch\n"
+                      "static __attribute__ ((noinline)) float\n"
+                      "fx_expf (float x)\n"
+                      "{\n"
+                      "  const float xc = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);\n"
+                      "  const float n = __builtin_floorf (xc * 1.44269504088896341f + 0.5f);\n"
+                      "  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;\n"
+                      "  float y = 1.9875691500e-4f;\n"
+                      "  y = y * r + 1.3981999507e-3f;\n"
+                      "  y = y * r + 8.3334519073e-3f;\n"
+                      "  y = y * r + 4.1665795894e-2f;\n"
+                      "  y = y * r + 1.6666665459e-1f;\n"
+                      "  y = y * r + 5.0000001201e-1f;\n"
+                      "  y = y * r * r + r + 1.0f;\n"
+                      "  const int ni = (int) n, n1 = ni / 2;\n"
+                      "  union { int i; float f; } s1, s2;\n"
+                      "  s1.i = (n1 + 127) << 23;\n"
+                      "  s2.i = (ni - n1 + 127) << 23;\n"
+                      "  return y * s1.f * s2.f;\n"
+                      "}\n"
+                      "#undef exp\n"
+                      "#define exp(x) _Generic ((x), float: fx_expf, default: exp) (x)\n\n");
   if (p->relu_bug && strcmp (p->relu_bug, "runtime_error") == 0)
     /* the injected run-time error: kernels record it, the runner asks fx_inductor_error () after each call */
     fx_buf_puts (out, "static volatile int fx_ind_error_set;\nstatic const char *volatile fx_ind_error_msg;\n\n"
@@ -751,7 +946,7 @@ gen_calls (const ind_program *p, bool timed, fx_buf *out)
         {
           int b = kp.params[k];
           fx_buf_printf (out, "%s(%s%s *) bufs[%d]", k ? ", " : "", kp.buf_written[b] ? "" : "const ",
-                         ind_ctype (p->bufs[b].dtype), b);
+                         param_ctype (p->bufs[b].dtype), b);
         }
       fx_buf_puts (out, ");\n");
       if (timed)

@@ -1444,6 +1444,7 @@ static const char cuda_header[] =
   "#ifndef INFINITY\n#define INFINITY __int_as_float (0x7f800000)\n#endif\n"
   "#ifndef NAN\n#define NAN __int_as_float (0x7fffffff)\n#endif\n"
   "#define IND_INLINE __device__ __forceinline__\n"
+  "#define IND_SEL(c, a, b) ((c) ? (a) : (b))\n"
 
   "// NaN-propagating max/min (torch.amax): a NaN on either side wins\n"
   "struct ind_sum_op { template <typename T> IND_INLINE T operator() (T a, T b) const { return a + b; } };\n"

@@ -494,12 +494,12 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
       n->opnd[0].c = 0;
       OPND (1);
       OPND (2);
-      return "$0 ? $1 : $2";
+      return "IND_SEL ($0, $1, $2)";
     case FX_OP_MASKED_FILL_SCALAR:
       OPND (0);
       OPND (1);
       OPND (2);
-      return "$1 ? $2 : $0";
+      return "IND_SEL ($1, $2, $0)";
     case FX_OP_COPY:
       OPND (1);
       return "$0";

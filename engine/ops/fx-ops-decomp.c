@@ -5,6 +5,7 @@
 
 #include "fx-ops-impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -200,4 +201,42 @@ fx_decomp_layer_norm (fx_graph *graph, fx_node *node, fx_diag *diag)
     }
   fx_node *outs[3] = { out, mean, rstd };
   return replace_node (graph, node, outs, 3, diag);
+}
+
+/* logsumexp(x, dims, keepdim) = log(sum(exp(x - m))) + m with m = amax(x, dims) kept, an infinite m replaced by 0
+   (so that a row of -inf gives -inf and +inf gives +inf, not NaN), as torch._refs.logsumexp does. */
+fx_status
+fx_decomp_logsumexp (fx_graph *graph, fx_node *node, fx_diag *diag)
+{
+  const fx_arg *x = node_arg (node, 0, "self");
+  const fx_arg *dims = node_arg (node, 1, "dim");
+  if (x == NULL || dims == NULL || (dims->kind != FX_ARG_LIST && dims->kind != FX_ARG_TUPLE) || dims->u.seq.n == 0)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': logsumexp over all dims is not decomposed",
+                        node->name);
+  const fx_arg *kd = node_arg (node, 2, "keepdim");
+  bool keepdim = kd && ((kd->kind == FX_ARG_BOOL && kd->u.b) || (kd->kind == FX_ARG_INT && kd->u.i != 0));
+  fx_arg a1[3] = { *x, *dims, fx_arg_bool (true) };
+  fx_node *amax = fx_decomp_call (graph, node, FX_OP_AMAX, a1, 3, NULL, 0);
+  fx_arg a2[1] = { fx_arg_node (amax) };
+  fx_node *mag = fx_decomp_call (graph, node, FX_OP_ABS, a2, 1, NULL, 0);
+  fx_arg a3[2] = { fx_arg_node (mag), fx_arg_float (INFINITY) };
+  fx_node *inf = fx_decomp_call (graph, node, FX_OP_EQ_SCALAR, a3, 2, NULL, 0);
+  fx_arg a4[3] = { fx_arg_node (amax), fx_arg_node (inf), fx_arg_float (0.0) };
+  fx_node *m = fx_decomp_call (graph, node, FX_OP_MASKED_FILL_SCALAR, a4, 3, NULL, 0);
+  fx_arg a5[2] = { *x, fx_arg_node (m) };
+  fx_node *sub = fx_decomp_call (graph, node, FX_OP_SUB_TENSOR, a5, 2, NULL, 0);
+  fx_arg a6[1] = { fx_arg_node (sub) };
+  fx_node *ex = fx_decomp_call (graph, node, FX_OP_EXP, a6, 1, NULL, 0);
+  fx_arg a7[3] = { fx_arg_node (ex), *dims, fx_arg_bool (true) };
+  fx_node *sum = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a7, 3, NULL, 0);
+  fx_arg a8[1] = { fx_arg_node (sum) };
+  fx_node *lg = fx_decomp_call (graph, node, FX_OP_LOG, a8, 1, NULL, 0);
+  fx_arg a9[2] = { fx_arg_node (lg), fx_arg_node (m) };
+  fx_node *res = fx_decomp_call (graph, node, FX_OP_ADD_TENSOR, a9, 2, NULL, 0);
+  if (!keepdim)
+    {
+      fx_arg a10[2] = { fx_arg_node (res), *dims };
+      res = fx_decomp_call (graph, node, FX_OP_SQUEEZE_DIMS, a10, 2, NULL, 0);
+    }
+  return replace_node (graph, node, &res, 1, diag);
 }

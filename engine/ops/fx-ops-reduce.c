@@ -203,6 +203,13 @@ typedef struct
   bool contiguous_inner;   /* one reduced run of stride 1 */
 } red_job;
 
+static bool
+is_min_max (fx_op_id id)
+{
+  return id == FX_OP_AMAX || id == FX_OP_MAX || id == FX_OP_MAX_DIM || id == FX_OP_ARGMAX || id == FX_OP_AMIN
+         || id == FX_OP_MIN || id == FX_OP_MIN_DIM || id == FX_OP_ARGMIN;
+}
+
 /* Reduces one output element: the reduced elements start at base (an element offset into the storage). */
 static void
 reduce_one (const red_job *j, int64_t base, int64_t oi)
@@ -229,6 +236,35 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
     {
       memset (idx, 0, sizeof idx);
       off = base;
+      if (j->contiguous_inner && x->dtype == FX_DTYPE_F32 && j->rcount > 0 && is_min_max (id))
+        {
+          /* max/min (with the index) over a contiguous f32 run: a max pass the compiler vectorizes (NaN noted
+             beside it), then the first index holding the result, as ATen returns it */
+          const float *p = (const float *) (data + off * (int64_t) isz);
+          int64_t n = j->rcount;
+          bool is_max = id == FX_OP_AMAX || id == FX_OP_MAX || id == FX_OP_MAX_DIM || id == FX_OP_ARGMAX;
+          float m = p[0];
+          int nan = 0;
+          if (is_max)
+            for (int64_t i = 0; i < n; i++)
+              {
+                nan |= p[i] != p[i];
+                m = p[i] > m ? p[i] : m;
+              }
+          else
+            for (int64_t i = 0; i < n; i++)
+              {
+                nan |= p[i] != p[i];
+                m = p[i] < m ? p[i] : m;
+              }
+          int64_t at = 0;
+          while (at < n && (nan ? p[at] == p[at] : p[at] != m))
+            at++;
+          best = nan ? (double) p[at] : (double) m;
+          best_idx = at;
+          have = true;
+          continue;
+        }
       if (j->contiguous_inner && x->dtype == FX_DTYPE_F32 && (id == FX_OP_SUM || id == FX_OP_SUM_DIM_INTLIST
                                                               || id == FX_OP_MEAN || id == FX_OP_MEAN_DIM
                                                               || passes == 2))

@@ -796,12 +796,20 @@ fx_kernel_indexing (fx_op_call *call)
     {
       fx_tensor *idx = fx_arg_tensor (call, 1);
       int64_t n = fx_tensor_numel (idx), dim = x->sizes[1], rows = x->sizes[0];
+      /* contiguous weight and output: a row is one copy */
+      bool rows_whole = fx_tensor_is_contiguous (x) && fx_tensor_is_contiguous (o);
       for (int64_t i = 0; i < n; i++)
         {
           int64_t r = fx_tensor_get_i64 (idx, i);
           if (r < 0 || r >= rows)
             return fx_op_error (call, FX_ERR_INVALID, "index out of range in self (index %lld, %lld rows)",
                                 (long long) r, (long long) rows);
+          if (rows_whole)
+            {
+              memcpy ((char *) o->storage->data + (o->offset + i * dim) * (int64_t) isz,
+                      (const char *) x->storage->data + (x->offset + r * dim) * (int64_t) isz, (size_t) (dim * isz));
+              continue;
+            }
           for (int64_t c = 0; c < dim; c++)
             memcpy (fx_tensor_elem_ptr (o, i * dim + c), fx_tensor_elem_ptr (x, r * dim + c), isz);
         }

@@ -40,7 +40,7 @@ close_values (const fx_value *a, const fx_value *b, size_t n, double tol, GStrin
       for (int64_t k = 0; k < n_el; k++)
         {
           double u = fx_tensor_get_f64 (x, k), v = fx_tensor_get_f64 (y, k);
-          if (isnan (u) && isnan (v))
+          if ((isnan (u) && isnan (v)) || u == v)
             continue;
           if (!(fabs (u - v) <= tol + tol * fabs (v)))
             {
@@ -596,6 +596,127 @@ test_buffer_reuse (void)
 }
 
 /* A full reduction of a large tensor runs the reduction loop itself in parallel (per-thread accumulators). */
+/* ---------------------------------------------------------------- graphs from text, with chosen input values */
+
+/* Parses FX code, makes seeded inputs from its annotations, lets set_values overwrite some, and checks inductor
+   against the interpreter; returns the compiled object. */
+static fx_compiled *
+check_text (const char *code, void (*set_values) (fx_value *inputs, size_t n), const char *label)
+{
+  fx_graph *graph = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_parse_fx_code (code, strlen (code), label, &graph, &diag) != FX_OK)
+    g_error ("%s: %s", label, diag.message);
+  fx_graph_resolve_ops (graph);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *inputs = NULL;
+  size_t n_inputs = 0;
+  if (fx_inputs_make (graph, FX_INPUTS_SPEC, NULL, 99, NULL, arena, &inputs, &n_inputs, &diag) != FX_OK)
+    g_error ("%s: inputs: %s", label, diag.message);
+  if (set_values)
+    set_values (inputs, n_inputs);
+  fx_compiled *c = check_graph (graph, inputs, n_inputs, NULL, 0, label);
+  clear_values (inputs, n_inputs);
+  fx_arena_free (arena);
+  fx_graph_free (graph);
+  return c;
+}
+
+/* Column sums and var_mean over dim 0 (the reduced dim strided, the kept one contiguous): tiled over the kept
+   dimension, vectorized across it, and still equal to the interpreter, with a width that is no tile multiple
+   left to the plain loop. */
+static void
+test_outer_reduction (void)
+{
+  fx_compiled *c = check_text (
+    "class M(torch.nn.Module):\n"
+    "    def forward(self, arg0_1: \"f32[300, 96][96, 1]cpu\"):\n"
+    "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [0])\n"
+    "        var_mean = torch.ops.aten.var_mean.correction(arg0_1, [0], correction = 1)\n"
+    "        getitem = var_mean[0]\n"
+    "        getitem_1 = var_mean[1]\n"
+    "        return (sum_1, getitem, getitem_1)\n",
+    NULL, "outer-reduction");
+  const char *src = artifact (c, "output_code.c");
+  g_assert_nonnull (strstr (src, "const int64_t xb = xt * "));
+  g_assert_nonnull (strstr (src, "acc"));
+  fx_inductor_free (c);
+  c = check_text ("class M(torch.nn.Module):\n"
+                  "    def forward(self, arg0_1: \"f32[300, 13][13, 1]cpu\"):\n"
+                  "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [0])\n"
+                  "        return (sum_1,)\n",
+                  NULL, "outer-reduction-narrow");
+  g_assert_null (strstr (artifact (c, "output_code.c"), "const int64_t xb = xt * "));
+  fx_inductor_free (c);
+}
+
+/* exp's edges through the generated fx_expf: -inf, far below the float range (0), the denormals, the top of the
+   range and past it (inf), NaN; softmax of rows with -inf (masked) and with a wide spread. */
+static const float exp_edges[] = { -INFINITY, -1000.0f, -200.0f, -104.5f, -103.9f, -100.0f, -90.0f, -87.4f, -80.5f,
+                                   -50.0f, -1.0f, -1e-8f, 0.0f, 1e-8f, 1.0f, 50.0f, 88.0f, 88.7f, 88.75f, 89.0f,
+                                   200.0f, INFINITY, NAN };
+
+static void
+set_exp_edges (fx_value *inputs, size_t n)
+{
+  g_assert_cmpuint (n, >=, 1);
+  for (size_t i = 0; i < G_N_ELEMENTS (exp_edges); i++)
+    fx_tensor_set_f64 (inputs[0].u.t, (int64_t) i, exp_edges[i]);
+}
+
+static void
+test_exp_range (void)
+{
+  fx_compiled *c = check_text ("class M(torch.nn.Module):\n"
+                               "    def forward(self, arg0_1: \"f32[4096][1]cpu\"):\n"
+                               "        exp = torch.ops.aten.exp.default(arg0_1)\n"
+                               "        return (exp,)\n",
+                               set_exp_edges, "exp-range");
+  fx_inductor_free (c);
+}
+
+/* Row 0 all -inf, row 1 one +inf, row 2 one NaN, the rest spread over +-300 (most exp arguments far below -87). */
+static void
+set_rows (fx_value *inputs, size_t n)
+{
+  fx_tensor *t = inputs[0].u.t;
+  int64_t cols = t->sizes[1];
+  for (int64_t j = 0; j < cols; j++)
+    fx_tensor_set_f64 (t, j, -INFINITY);
+  fx_tensor_set_f64 (t, cols + 3, INFINITY);
+  fx_tensor_set_f64 (t, 2 * cols + 5, NAN);
+  for (int64_t k = 3 * cols; k < fx_tensor_numel (t); k++)
+    fx_tensor_set_f64 (t, k, fx_tensor_get_f64 (t, k) * 300.0);
+  if (n > 1 && inputs[1].kind == FX_VALUE_TENSOR)   /* the mask: row 4 fully masked, every third element else */
+    for (int64_t k = 0; k < fx_tensor_numel (inputs[1].u.t); k++)
+      fx_tensor_set_i64 (inputs[1].u.t, k, !(k / cols == 4 || k % 3 == 0));
+}
+
+static void
+test_logsumexp_softmax (void)
+{
+  /* logsumexp decomposes (amax, exp, sum, log) and fuses: no fallback to the reference kernel */
+  fx_compiled *c = check_text ("class M(torch.nn.Module):\n"
+                               "    def forward(self, arg0_1: \"f32[16, 333][333, 1]cpu\"):\n"
+                               "        logsumexp = torch.ops.aten.logsumexp.default(arg0_1, [1])\n"
+                               "        logsumexp_1 = torch.ops.aten.logsumexp.default(arg0_1, [-1], True)\n"
+                               "        return (logsumexp, logsumexp_1)\n",
+                               set_rows, "logsumexp");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+  fx_inductor_free (c);
+  /* masked softmax: a bool mask is a uint8_t parameter (gcc vectorizes its loads), fully masked rows give NaN */
+  c = check_text ("class M(torch.nn.Module):\n"
+                  "    def forward(self, arg0_1: \"f32[16, 333][333, 1]cpu\", arg1_1: \"b8[16, 333][333, 1]cpu\"):\n"
+                  "        bitwise_not = torch.ops.aten.bitwise_not.default(arg1_1)\n"
+                  "        masked_fill = torch.ops.aten.masked_fill.Scalar(arg0_1, bitwise_not, -inf)\n"
+                  "        _softmax = torch.ops.aten._softmax.default(masked_fill, -1, False)\n"
+                  "        return (_softmax,)\n",
+                  set_rows, "masked-softmax");
+  g_assert_nonnull (strstr (artifact (c, "output_code.c"), "const uint8_t *restrict"));
+  fx_inductor_free (c);
+}
+
 static void
 test_full_reduction (void)
 {
@@ -848,6 +969,9 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/buffer-reuse", test_buffer_reuse);
   g_test_add_func ("/inductor/shared-kernels", test_shared_kernels);
   g_test_add_func ("/inductor/full-reduction", test_full_reduction);
+  g_test_add_func ("/inductor/outer-reduction", test_outer_reduction);
+  g_test_add_func ("/inductor/exp-range", test_exp_range);
+  g_test_add_func ("/inductor/logsumexp-softmax", test_logsumexp_softmax);
   g_test_add_func ("/inductor/views", test_views);
   g_test_add_func ("/inductor/common-consumer", test_common_consumer);
   g_test_add_func ("/inductor/max-autotune", test_max_autotune);
