@@ -35,6 +35,8 @@ static const bench_entry benches[] = {
     bench_interp },
   { "scale", "Size: 10k/100k-node graphs (print, inductor compile) and 100 MB/1 GB traces (import): times, rates, "
              "peak RSS", bench_scale },
+  { "inductor-cpu", "fxwb's CPU inductor against torch eager and torch.compile on the fixture and op-coverage graphs "
+                    "at full size: ratio table and geomeans", fxwb_bench_inductor_cpu },
 };
 
 /* ---------------------------------------------------------------- timing helpers */

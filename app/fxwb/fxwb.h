@@ -64,6 +64,8 @@ gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */
 void fxwb_progress (const char *label, double fraction);
 void fxwb_progress_done (void);
+/* `fxwb bench inductor-cpu` (fxwb-bench-inductor.c). */
+int fxwb_bench_inductor_cpu (int argc, char **argv);
 /* fx_store_set_lock_wait's report: "fxwb: waiting for the workspace lock held by another fxwb (PATH, 3 s)..." */
 void fxwb_report_lock_wait (const char *path, double waited_s, void *user_data);
 

@@ -1,0 +1,17 @@
+class <lambda>(torch.nn.Module):
+    def forward(self, arg0_1: "f32[16777216][1]cpu", arg1_1: "f32[16777216][1]cpu", arg2_1: "f32[16777216][1]cpu", arg3_1: "f32[16777216][1]cpu"):
+        mul = torch.ops.aten.mul.Tensor(arg2_1, 0.9)
+        mul_1 = torch.ops.aten.mul.Tensor(arg1_1, 0.1)
+        add = torch.ops.aten.add.Tensor(mul, mul_1)
+        mul_2 = torch.ops.aten.mul.Tensor(arg3_1, 0.999)
+        mul_3 = torch.ops.aten.mul.Tensor(arg1_1, arg1_1)
+        mul_4 = torch.ops.aten.mul.Tensor(mul_3, 0.001)
+        add_1 = torch.ops.aten.add.Tensor(mul_2, mul_4)
+        div = torch.ops.aten.div.Tensor(add, 0.1)
+        mul_5 = torch.ops.aten.mul.Tensor(div, 0.001)
+        div_1 = torch.ops.aten.div.Tensor(add_1, 0.001)
+        sqrt = torch.ops.aten.sqrt.default(div_1)
+        add_2 = torch.ops.aten.add.Tensor(sqrt, 1e-08)
+        div_2 = torch.ops.aten.div.Tensor(mul_5, add_2)
+        sub = torch.ops.aten.sub.Tensor(arg0_1, div_2)
+        return (sub, add, add_1,)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# test-bench-inductor.sh: `fxwb bench inductor-cpu` on small sizes: the table has a row per graph with fxwb's
+# time, ratio and accuracy (torch eager's column where Debian's torch is installed), --json carries the columns,
+# a graph past --timeout is reported "timed out" (exit 1) while the others still run, usage errors exit 2.
+# usage: test-bench-inductor.sh FXWB FIXTURES_DIR BENCH_GRAPHS_DIR
+set -u
+fxwb=$1
+fixtures=$2
+bench=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail () { echo "FAIL: $*"; exit 1; }
+have_torch=0
+/usr/bin/python3 -c 'import torch' > /dev/null 2>&1 && have_torch=1
+
+# two graphs: a fixture one and an op-coverage one (names without the stage suffix)
+"$fxwb" bench inductor-cpu --dir "$fixtures/graphs" --dir "$bench" -g soft --scale 16 -n 2 --warmup 1 \
+  > "$tmp/out.txt" 2> "$tmp/err.txt" || { cat "$tmp/out.txt" "$tmp/err.txt"; fail "exit $?"; }
+grep -q "^bench inductor-cpu: 2 graphs from " "$tmp/out.txt" || fail "header: $(head -2 "$tmp/out.txt")"
+for g in masked_softmax softmax_rows; do
+  grep -q "^$g .* pass$" "$tmp/out.txt" || fail "$g: no passing row: $(cat "$tmp/out.txt")"
+done
+grep -q "^geomean: " "$tmp/out.txt" || fail "no geomean line"
+if [ $have_torch = 1 ]; then
+  # a ratio against torch eager on each row
+  test "$(grep -c '^[a-z_]* *[0-9.]* .*x ' "$tmp/out.txt")" -eq 2 || fail "rows without a torch eager ratio: $(cat "$tmp/out.txt")"
+fi
+
+# --json: one object per graph, the compare columns inside
+"$fxwb" bench inductor-cpu --dir "$fixtures/graphs" -g softmax_rows --scale 16 -n 1 --json > "$tmp/j.json" \
+  || fail "json exit $?"
+grep -q '"graph": *"softmax_rows"' "$tmp/j.json" || fail "json graph: $(head -c 300 "$tmp/j.json")"
+grep -q '"accuracy": *"pass"' "$tmp/j.json" || fail "json accuracy"
+
+# a time guard: every graph times out, is reported and the command fails
+"$fxwb" bench inductor-cpu --dir "$fixtures/graphs" -g softmax_rows --timeout 0.05 > "$tmp/t.txt" 2>&1 \
+  && fail "timeout: exit 0"
+grep -q "^softmax_rows *timed out" "$tmp/t.txt" || fail "timeout row: $(cat "$tmp/t.txt")"
+
+# usage errors
+"$fxwb" bench inductor-cpu --repeat 0 > /dev/null 2>&1; test $? -eq 2 || fail "--repeat 0 not a usage error"
+"$fxwb" bench inductor-cpu --stage nope > /dev/null 2>&1; test $? -eq 2 || fail "--stage nope not a usage error"
+"$fxwb" bench inductor-cpu --dir "$tmp/none" > /dev/null 2>&1; test $? -eq 3 || fail "missing --dir not an IO error"
+echo "ok"
