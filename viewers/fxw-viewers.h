@@ -11,6 +11,7 @@
 #include "fxw-kernel.h"
 #include "fxw-kernels-view.h"
 #include "fxw-provenance-pane.h"
+#include "fxw-ranks-view.h"
 #include "fxw-selection.h"
 #include "fxw-summary-view.h"
 #include "fxw-table-view.h"

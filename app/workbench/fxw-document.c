@@ -61,6 +61,7 @@ typedef struct
   /* Set by the store loader only (folder loads group by equal titles). */
   char *frame_subtitle, *compile_subtitle, *status, *guards;
   gint64 compile_row;    /* the store's compile row (0: not from a workspace) */
+  int rank;              /* the rank of the trace the compile came from (-1: none) */
   gboolean new_frame, new_compile;
   GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
   GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
@@ -545,6 +546,7 @@ load_store (GTask *task, LoadJob *job)
               continue;
             }
           lg = g_new0 (LoadedGraph, 1);
+          lg->rank = -1;
           lg->graph = graph;
           lg->stage = k < n_graphs ? g_strdup (graphs[k].stage) : NULL;
           lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
@@ -584,6 +586,7 @@ load_store (GTask *task, LoadJob *job)
 
                 g_free (lg->frame);
                 lg->frame = g_steal_pointer (&ranked);
+                lg->rank = fx_rank_from_path (inputs[ik].path);
               }
           lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
                                                 where);
@@ -878,6 +881,7 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
           g_autofree char *dir = g_path_get_dirname (path);
           g_autofree char *parent = g_path_get_dirname (dir);
 
+          lg->rank = -1;
           lg->stage = g_path_get_basename (path);
           if (is_dir)
             {
@@ -972,6 +976,7 @@ populate (FxwDocument *self, LoadJob *job)
           g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame,
                                                               lg->frame_subtitle);
 
+          fxw_sidebar_item_set_rank (f, lg->rank);
           g_list_store_append (self->frames, f);
           frame = f;
           compile = NULL;
@@ -983,6 +988,7 @@ populate (FxwDocument *self, LoadJob *job)
 
           fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
           fxw_sidebar_item_set_compile_row (c, lg->compile_row);
+          fxw_sidebar_item_set_rank (c, lg->rank);
           fxw_sidebar_item_set_guards (c, lg->guards);
           if (lg->kernels != NULL)
             {
@@ -1015,6 +1021,7 @@ populate (FxwDocument *self, LoadJob *job)
       stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
       fxw_sidebar_item_set_graph (stage, graph);
       fxw_sidebar_item_set_compile_row (stage, lg->compile_row);
+      fxw_sidebar_item_set_rank (stage, lg->rank);
       fxw_sidebar_item_set_guards (stage, lg->guards);
       /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. */
       fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);

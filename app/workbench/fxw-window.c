@@ -55,6 +55,13 @@ struct _FxwWindow
   FxwCompareView *compare_view;
   FxwDiffView *diff_view;
   FxwSummaryView *summary_view;
+  FxwRanksView *ranks_view;
+  AdwViewStackPage *ranks_page;
+  GtkDropDown *rank_dropdown;
+  GtkStringList *rank_names;
+  GArray *ranks;                   /* int: the ranks of the document, in the dropdown's order after "All ranks" */
+  int rank_filter;                 /* the rank the sidebar lists (-1: all) */
+  gboolean updating_ranks;         /* the dropdown is being refilled: its notify is no choice of the user's */
   GtkButton *compare_previous_button;
   FxwSidebarItem *current_stage;   /* the stage on show */
   FxwSidebarItem *current_item;    /* the sidebar row selected (a frame, compile or stage) */
@@ -116,7 +123,8 @@ sidebar_filter_func (gpointer item, gpointer user_data)
 {
   FxwWindow *self = user_data;
   FxwSidebarItem *sitem = gtk_tree_list_row_get_item (item);
-  gboolean match = fxw_sidebar_item_matches (sitem, self->search_folded);
+  gboolean match = (self->rank_filter < 0 || fxw_sidebar_item_get_rank (sitem) == self->rank_filter)
+                   && fxw_sidebar_item_matches (sitem, self->search_folded);
 
   g_object_unref (sitem);
   return match;
@@ -306,14 +314,51 @@ item_label (FxwWindow *self, FxwSidebarItem *item)
   return g_strdup (fxw_sidebar_item_get_title (item));
 }
 
+/* Computes job's diff off the main thread into the Diff view, which is shown. */
+static void
+start_diff (FxwWindow *self, DiffJob *job)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *busy = NULL;
+
+  /* translators: shown while a diff is computed: "Comparing [0/0] with [0/1]…" */
+  busy = g_strdup_printf (_("Comparing %s with %s…"), job->label_a, job->label_b);
+  fxw_diff_view_set_busy (self->diff_view, busy);
+  fxw_window_set_view (self, "diff");
+  g_cancellable_cancel (self->diff_cancellable);
+  g_clear_object (&self->diff_cancellable);
+  self->diff_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->diff_cancellable, diff_done_cb, NULL);
+  g_task_set_source_tag (task, fxw_window_diff_items);
+  g_task_set_task_data (task, job, (GDestroyNotify) diff_job_free);
+  g_task_run_in_thread (task, diff_thread);
+}
+
+gboolean
+fxw_window_diff_compile_rows (FxwWindow *self, gint64 row_a, gint64 row_b, const char *label_a, const char *label_b)
+{
+  const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
+  DiffJob *job;
+
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  if (path == NULL || row_a <= 0 || row_b <= 0)
+    return FALSE;
+  job = g_new0 (DiffJob, 1);
+  job->path = g_strdup (path);
+  job->row_a = row_a;
+  job->row_b = row_b;
+  job->label_a = g_strdup (label_a);
+  job->label_b = g_strdup (label_b);
+  start_diff (self, job);
+  return TRUE;
+}
+
 /* Diffs two sidebar rows: two compiles of a workspace (the compile diff), else the graphs of two stages. */
 gboolean
 fxw_window_diff_items (FxwWindow *self, FxwSidebarItem *a, FxwSidebarItem *b)
 {
   const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
-  g_autoptr(GTask) task = NULL;
   DiffJob *job;
-  g_autofree char *busy = NULL;
 
   g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (FXW_IS_SIDEBAR_ITEM (a) && FXW_IS_SIDEBAR_ITEM (b), FALSE);
@@ -340,17 +385,7 @@ fxw_window_diff_items (FxwWindow *self, FxwSidebarItem *a, FxwSidebarItem *b)
       job->graph_a = g_object_ref (fxw_sidebar_item_get_graph (sa));
       job->graph_b = g_object_ref (fxw_sidebar_item_get_graph (sb));
     }
-  /* translators: shown while a diff is computed: "Comparing [0/0] with [0/1]…" */
-  busy = g_strdup_printf (_("Comparing %s with %s…"), job->label_a, job->label_b);
-  fxw_diff_view_set_busy (self->diff_view, busy);
-  fxw_window_set_view (self, "diff");
-  g_cancellable_cancel (self->diff_cancellable);
-  g_clear_object (&self->diff_cancellable);
-  self->diff_cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->diff_cancellable, diff_done_cb, NULL);
-  g_task_set_source_tag (task, fxw_window_diff_items);
-  g_task_set_task_data (task, job, (GDestroyNotify) diff_job_free);
-  g_task_run_in_thread (task, diff_thread);
+  start_diff (self, job);
   return TRUE;
 }
 
@@ -805,6 +840,175 @@ select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
   return FALSE;
 }
 
+/* ---------------------------------------------------------------- ranks */
+
+/* The sidebar lists one rank's compiles (rank >= 0), or every rank's. */
+static void
+apply_rank_filter (FxwWindow *self, int rank)
+{
+  if (rank == self->rank_filter)
+    return;
+  self->rank_filter = rank;
+  gtk_filter_changed (gtk_filter_list_model_get_filter (self->sidebar_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  /* The row on show went with the other ranks: this rank's first graph is shown instead. */
+  if (gtk_single_selection_get_selected_item (self->sidebar_selection) == NULL)
+    select_first_stage (self);
+}
+
+static void
+rank_selected_cb (FxwWindow *self)
+{
+  guint pos = gtk_drop_down_get_selected (self->rank_dropdown);
+
+  if (self->updating_ranks)
+    return;
+  apply_rank_filter (self, pos == 0 || pos == GTK_INVALID_LIST_POSITION || pos > self->ranks->len
+                           ? -1 : g_array_index (self->ranks, int, pos - 1));
+}
+
+static int
+compare_ints (gconstpointer a, gconstpointer b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+/* The rank selector and the Ranks view follow the document: shown for two ranks or more, the rank chosen kept
+   while the document still has it (a followed trace reloading). */
+static void
+update_ranks (FxwWindow *self)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+  int keep = self->rank_filter;
+  guint selected = 0;
+  gboolean several;
+
+  g_array_set_size (self->ranks, 0);
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      int rank = fxw_sidebar_item_get_rank (frame);
+      gboolean seen = rank < 0;
+
+      for (guint r = 0; r < self->ranks->len && !seen; r++)
+        seen = g_array_index (self->ranks, int, r) == rank;
+      if (!seen)
+        g_array_append_val (self->ranks, rank);
+    }
+  g_array_sort (self->ranks, compare_ints);
+  several = self->ranks->len >= 2;
+  self->updating_ranks = TRUE;
+  gtk_string_list_splice (self->rank_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->rank_names)), NULL);
+  if (several)
+    {
+      /* translators: the rank selector's first entry: the sidebar lists the compiles of every rank */
+      gtk_string_list_append (self->rank_names, _("All Ranks"));
+      for (guint r = 0; r < self->ranks->len; r++)
+        {
+          /* translators: an entry of the rank selector */
+          g_autofree char *name = g_strdup_printf (_("Rank %d"), g_array_index (self->ranks, int, r));
+
+          gtk_string_list_append (self->rank_names, name);
+          if (g_array_index (self->ranks, int, r) == keep)
+            selected = r + 1;
+        }
+    }
+  gtk_drop_down_set_selected (self->rank_dropdown, several ? selected : GTK_INVALID_LIST_POSITION);
+  self->updating_ranks = FALSE;
+  gtk_widget_set_visible (GTK_WIDGET (self->rank_dropdown), several);
+  if (!several && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "ranks") == 0)
+    adw_view_stack_set_visible_child_name (self->view_stack, "table");
+  adw_view_stack_page_set_visible (self->ranks_page, several);
+  apply_rank_filter (self, selected > 0 ? keep : -1);
+}
+
+gboolean
+fxw_window_set_rank (FxwWindow *self, int rank)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  if (rank < 0)
+    {
+      if (self->ranks->len >= 2)
+        gtk_drop_down_set_selected (self->rank_dropdown, 0);
+      return TRUE;
+    }
+  for (guint r = 0; r < self->ranks->len && self->ranks->len >= 2; r++)
+    if (g_array_index (self->ranks, int, r) == rank)
+      {
+        gtk_drop_down_set_selected (self->rank_dropdown, r + 1);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+int
+fxw_window_get_rank (FxwWindow *self)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), -1);
+  return self->rank_filter;
+}
+
+GtkWidget *
+fxw_window_get_rank_selector (FxwWindow *self)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->rank_dropdown);
+}
+
+/* A Compare button of the Ranks view: the two ranks' compiles in the Diff view. */
+static void
+ranks_compare_cb (FxwWindow *self, gint64 row_a, gint64 row_b, const char *label_a, const char *label_b)
+{
+  fxw_window_diff_compile_rows (self, row_a, row_b, label_a, label_b);
+}
+
+/* A Show button of the Ranks view: the compile in the sidebar (the selector turned to its rank when another is
+   chosen) and the Guards view, which says why it was made. */
+static void
+ranks_compile_cb (FxwWindow *self, gint64 compile_row)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
+  FxwSidebarItem *target = NULL;
+
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames) && target == NULL; f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles) && target == NULL; c++)
+        {
+          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
+
+          if (fxw_sidebar_item_get_compile_row (compile) == compile_row)
+            target = compile;
+        }
+    }
+  if (target == NULL)
+    return;
+  if (self->rank_filter >= 0 && self->rank_filter != fxw_sidebar_item_get_rank (target))
+    fxw_window_set_rank (self, fxw_sidebar_item_get_rank (target));
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (item == target)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          fxw_window_set_view (self, "guards");
+          return;
+        }
+    }
+  {
+    g_autofree char *msg = g_strdup_printf (_("Compile %s is not in the sidebar (is a search filtering it?)"),
+                                            fxw_sidebar_item_get_title (target));
+
+    show_banner (self, msg);
+  }
+}
+
 static void
 load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -822,6 +1026,8 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   if (document != self->document)
     return;
   fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
+  fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
+  update_ranks (self);
   if (self->pending_compile == NULL || !select_compile_stage (self, self->pending_compile, self->pending_stage))
     select_first_stage (self);
   if (self->pending_view != NULL)
@@ -868,6 +1074,7 @@ attach_document (FxwWindow *self, FxwDocument *document)
   clear_stage (self);
   show_guards (self, NULL);
   fxw_summary_view_set_workspace (self->summary_view, NULL);
+  fxw_ranks_view_set_workspace (self->ranks_view, NULL);
 
   self->document = g_object_ref (document);
   g_signal_connect_object (self->document, "notify::busy", G_CALLBACK (document_busy_cb), self, G_CONNECT_SWAPPED);
@@ -878,6 +1085,7 @@ attach_document (FxwWindow *self, FxwDocument *document)
   self->tree_model = gtk_tree_list_model_new (g_object_ref (fxw_document_get_frames (self->document)),
                                               FALSE, TRUE, create_child_model, NULL, NULL);
   gtk_filter_list_model_set_model (self->sidebar_filter, G_LIST_MODEL (self->tree_model));
+  update_ranks (self);
 
   gtk_window_set_title (GTK_WINDOW (self), fxw_document_get_title (self->document));
   adw_view_switcher_title_set_title (self->switcher_title, fxw_document_get_title (self->document));
@@ -1106,6 +1314,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   attach_document (self, document);
   g_clear_object (&self->follow_next);
   fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
+  fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
   if (compile == NULL || !select_compile_stage (self, compile, stage))
     select_first_stage (self);
   g_signal_emit_by_name (self, "document-loaded");
@@ -1626,6 +1835,7 @@ fxw_window_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->search_folded, g_free);
+  g_clear_pointer (&self->ranks, g_array_unref);
   g_clear_pointer (&self->dismissed_notice, g_free);
   g_clear_pointer (&self->pending_compile, g_free);
   g_clear_pointer (&self->pending_stage, g_free);
@@ -1698,11 +1908,18 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, diff_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, summary_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, ranks_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, ranks_page);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, rank_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, rank_names);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_previous_button);
   gtk_widget_class_bind_template_callback (widget_class, kernels_open_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
   gtk_widget_class_bind_template_callback (widget_class, summary_compile_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rank_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, ranks_compare_cb);
+  gtk_widget_class_bind_template_callback (widget_class, ranks_compile_cb);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
@@ -1731,6 +1948,8 @@ fxw_window_init (FxwWindow *self)
   g_autoptr(GPropertyAction) provenance = NULL;
   g_autoptr(GSimpleActionGroup) group = NULL;
 
+  self->ranks = g_array_new (FALSE, FALSE, sizeof (int));
+  self->rank_filter = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
 
   /* Once per display, here rather than in the application so windows made by tests look the same. */

@@ -1827,6 +1827,139 @@ test_diff_with_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+/* ---------------------------------------------------------------- ranks */
+
+static gboolean
+ranks_loaded (gpointer data)
+{
+  return fxw_ranks_view_get_loaded (FXW_RANKS_VIEW (data));
+}
+
+/* Whether every row the sidebar lists belongs to rank. */
+static gboolean
+sidebar_all_rank (int rank)
+{
+  GListModel *rows = fxw_window_get_sidebar_model (window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_rank (item) != rank)
+        return FALSE;
+    }
+  return g_list_model_get_n_items (rows) > 0;
+}
+
+/* A 4-rank gloo job (rank 1 recompiled on a flag, rank 3 on a dynamic shape): the rank selector lists the sidebar
+   one rank at a time, and the Ranks view names where the ranks diverge, each divergence one click from its diff or
+   its compile. */
+static void
+test_ranks (void)
+{
+  g_autofree char *dir = fixture ("traces/multirank_gloo-cpu/torch_trace");
+  FxwRanksView *view = FXW_RANKS_VIEW (fxw_window_get_view (window, "ranks"));
+  FxwDiffView *diff = FXW_DIFF_VIEW (fxw_window_get_view (window, "diff"));
+  GtkWidget *selector = fxw_window_get_rank_selector (window);
+  AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (GTK_WIDGET (view), ADW_TYPE_VIEW_STACK));
+  g_autofree char *text = NULL;
+  FxwGraph *graph;
+
+  open_path (dir);
+  g_assert_true (has_graph (window));
+  g_assert_true (fxw_test_wait (ranks_loaded, view, 30));
+  /* the selector: All Ranks, then ranks 0 to 3 */
+  g_assert_true (gtk_widget_get_visible (selector));
+  g_assert_true (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (GTK_DROP_DOWN (selector))), ==, 5);
+  g_assert_cmpint (fxw_window_get_rank (window), ==, -1);
+  g_assert_cmpuint (count_compiles (), ==, 10);
+
+  /* one rank at a time: rank 3 made [0/0], [1/0] and its dynamic-shape recompile [1/1]; rank 0 no recompile */
+  g_assert_true (fxw_window_set_rank (window, 3));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (selector)), ==, 4);
+  g_assert_cmpint (fxw_window_get_rank (window), ==, 3);
+  g_assert_cmpuint (count_compiles (), ==, 3);
+  g_assert_true (sidebar_all_rank (3));
+  g_assert_cmpint (find_row ("[1/1]", NULL), >=, 0);
+  g_assert_true (gtk_drop_down_get_selected (GTK_DROP_DOWN (selector)) == 4);
+  graph = fxw_selection_get_graph (fxw_window_get_selection (window));
+  g_assert_nonnull (graph);
+  g_assert_true (fxw_window_set_rank (window, 0));
+  g_assert_cmpuint (count_compiles (), ==, 2);
+  g_assert_true (sidebar_all_rank (0));
+  g_assert_cmpint (find_row ("[1/1]", NULL), ==, -1);
+  g_assert_false (fxw_window_set_rank (window, 7));
+  g_assert_true (fxw_window_set_rank (window, 1));
+  g_assert_cmpuint (count_compiles (), ==, 3);
+  select_row ("[1/1]", NULL);
+  fxw_window_set_view (window, "guards");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "21-rank-selector"));
+
+  /* the Ranks view: what fxwb diff --ranks prints */
+  fxw_window_set_view (window, "ranks");
+  g_assert_cmpuint (fxw_ranks_view_get_n_ranks (view), ==, 4);
+  g_assert_cmpuint (fxw_ranks_view_get_n_divergences (view), ==, 6);
+  text = fxw_ranks_view_dup_text (view);
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "4 Ranks\n"));
+  g_assert_nonnull (strstr (text, "rank 1: 3 compiles  dedicated_log_torch_trace_rank_1_"));
+  g_assert_nonnull (strstr (text, "[1/0]    graph        rank 1"));
+  g_assert_nonnull (strstr (text, "[1/0]    guards       rank 1"));
+  g_assert_nonnull (strstr (text, "[1/1]    compiles     ranks 1, 3     made on ranks 1, 3, not on ranks 0, 2"));
+  g_assert_nonnull (strstr (text, "[1/1]    graph        rank 3"));
+  g_assert_nonnull (strstr (text, "[1/1]    cache        rank 3"));
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "21-ranks-view"));
+
+  /* Compare 0 ↔ 1 on [1/0]: rank 1 took the other branch of its flag */
+  g_assert_true (fxw_ranks_view_activate (view, 0));
+  g_assert_true (fxw_test_wait (diff_shown, diff, 20));
+  g_assert_cmpstr (fxw_diff_view_get_page (diff), ==, "diff");
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "diff");
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (diff), "rank 0 [1/0]"));
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (diff), "rank 1 [1/0]"));
+  {
+    g_autofree char *side = fxw_diff_view_dup_side_text (diff);
+
+    g_assert_nonnull (strstr (side, "L['flag']"));
+  }
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "21-ranks-diff-flag"));
+
+  /* [1/1]'s graph on rank 3 against rank 1: the dynamic shape */
+  g_assert_true (fxw_ranks_view_activate (view, 3));
+  g_assert_true (fxw_test_wait (diff_shown, diff, 20));
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (diff), "rank 3 [1/1]"));
+  {
+    g_autofree char *side = fxw_diff_view_dup_side_text (diff);
+
+    g_assert_nonnull (strstr (side, "2 <= L['x'].size()[0]"));
+  }
+
+  /* Show on Rank 1 from rank 0's list: the selector turns to rank 1 and its [1/1] is selected, in the Guards view */
+  g_assert_true (fxw_window_set_rank (window, 0));
+  g_assert_true (fxw_ranks_view_activate (view, 2));
+  g_assert_cmpint (fxw_window_get_rank (window), ==, 1);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "guards");
+  {
+    g_autofree char *guards = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (guards);
+    g_assert_true (g_str_has_prefix (guards, "[1/1]"));
+  }
+
+  /* one trace: no selector, no Ranks view */
+  open_demo ();
+  g_assert_false (gtk_widget_get_visible (selector));
+  g_assert_false (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
+  g_assert_cmpint (fxw_window_get_rank (window), ==, -1);
+  fxw_window_set_view (window, "table");
+}
+
 static gboolean
 summary_loaded (gpointer data)
 {
@@ -2445,6 +2578,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
+  g_test_add_func ("/FxwWindow/ranks", test_ranks);
   g_test_add_func ("/FxwWindow/guards-user-line", test_guards_user_line);
   g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
   g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);
