@@ -65,6 +65,9 @@ struct _FxwWindow
   GtkButton *compare_previous_button;
   FxwSidebarItem *current_stage;   /* the stage on show */
   FxwSidebarItem *current_item;    /* the sidebar row selected (a frame, compile or stage) */
+  FxwProvenanceMap *provenance;    /* the Inductor provenance mappings of the compile last loaded (NULL: none) */
+  gint64 provenance_row;           /* the compile they were looked up for (0: none) */
+  GCancellable *provenance_cancellable;
   FxwSidebarItem *menu_source;     /* the row a "Diff with…" menu was opened on */
   GPtrArray *menu_targets;         /* FxwSidebarItem: the menu's "Diff with" entries */
   GCancellable *diff_cancellable;
@@ -655,6 +658,7 @@ show_guards (FxwWindow *self, FxwSidebarItem *item)
 }
 
 static void clear_stage (FxwWindow *self);
+static void update_provenance (FxwWindow *self);
 
 static void
 sidebar_selected_cb (FxwWindow *self)
@@ -685,6 +689,7 @@ sidebar_selected_cb (FxwWindow *self)
                                         || g_str_equal (fxw_sidebar_item_get_title (stage), "inductor_transformed"));
       fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (stage));
       adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
+      update_provenance (self);
     }
   else if (stage == NULL && fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
     {
@@ -700,6 +705,7 @@ static void
 clear_stage (FxwWindow *self)
 {
   g_clear_object (&self->current_stage);
+  update_provenance (self);
   fxw_selection_set_graph (self->selection, NULL);
   fxw_kernels_view_set_kernels (self->kernels_view, NULL, FALSE);
   fxw_graph_view_set_kernels (self->graph_view, NULL, FALSE);
@@ -1755,27 +1761,18 @@ view_action (GtkWidget *widget, const char *name, GVariant *param)
   fxw_window_set_view (FXW_WINDOW (widget), g_variant_get_string (param, NULL));
 }
 
+/* A read-only source window over contents (language: a GtkSourceView language id), the cursor on line. */
 static void
-open_location_cb (FxwWindow *self, const char *file, int line)
+show_source (FxwWindow *self, const char *title, const char *contents, int line, const char *language)
 {
   GtkWidget *window = gtk_window_new ();
   GtkWidget *scroller = gtk_scrolled_window_new ();
   GtkWidget *view = gtk_source_view_new ();
   GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)));
-  g_autofree char *contents = NULL;
-  g_autofree char *title = g_strdup_printf ("%s:%d", file, line);
   GtkTextIter iter;
 
-  if (!g_file_get_contents (file, &contents, NULL, NULL) || !g_utf8_validate (contents, -1, NULL))
-    {
-      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), file);
-
-      show_banner (self, msg);
-      gtk_window_destroy (GTK_WINDOW (window));
-      return;
-    }
   gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
-                                    gtk_source_language_manager_get_default (), "python3"));
+                                    gtk_source_language_manager_get_default (), language));
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), contents, -1);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
@@ -1791,6 +1788,190 @@ open_location_cb (FxwWindow *self, const char *file, int line)
   gtk_window_present (GTK_WINDOW (window));
   gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (buffer)),
                                 0.1, TRUE, 0.0, 0.3);
+}
+
+static void
+open_location_cb (FxwWindow *self, const char *file, int line)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *title = g_strdup_printf ("%s:%d", file, line);
+
+  if (!g_file_get_contents (file, &contents, NULL, NULL) || !g_utf8_validate (contents, -1, NULL))
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), file);
+
+      show_banner (self, msg);
+      return;
+    }
+  show_source (self, title, contents, line, "python3");
+}
+
+/* ---------------------------------------------------------------- Inductor provenance */
+
+/* Which side of the provenance mappings a stage's node names are: Dynamo's and the pre-grad graphs name the
+   pre-grad nodes, the post-grad graph the post-grad ones; -1: neither. */
+static int
+stage_side (const char *stage)
+{
+  static const char *const pre[] = { "after_pre_grad_graph", "pre_grad", "before_pre_grad_graph", "dynamo" };
+
+  if (g_strcmp0 (stage, "post_grad") == 0)
+    return FX_PROV_POST_GRAD;
+  for (guint i = 0; i < G_N_ELEMENTS (pre); i++)
+    if (g_strcmp0 (stage, pre[i]) == 0)
+      return FX_PROV_PRE_GRAD;
+  return -1;
+}
+
+static void
+set_pane_provenance (FxwWindow *self)
+{
+  int side = self->current_stage != NULL ? stage_side (fxw_sidebar_item_get_title (self->current_stage)) : -1;
+  gboolean ours = self->provenance != NULL && self->current_stage != NULL
+                  && fxw_sidebar_item_get_compile_row (self->current_stage) == self->provenance_row;
+
+  fxw_provenance_pane_set_inductor (self->provenance_pane, ours && side >= 0 ? self->provenance : NULL,
+                                    side >= 0 ? (fx_prov_side) side : FX_PROV_PRE_GRAD);
+}
+
+static void
+provenance_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  const char *path = g_object_get_data (G_OBJECT (task), "path");
+  gint64 row = *(gint64 *) task_data;
+  GError *error = NULL;
+  FxwProvenanceMap *map = fxw_provenance_map_load (path, row, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, map, g_object_unref);
+}
+
+static void
+provenance_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FxwWindow *self = FXW_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FxwProvenanceMap) map = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (error != NULL)
+    g_debug ("provenance: %s", error->message);
+  g_set_object (&self->provenance, map);
+  set_pane_provenance (self);
+  g_signal_emit_by_name (self, "provenance-loaded");
+}
+
+/* The provenance pane follows the stage on show: its compile's mappings are read off the main thread once, then
+   every node selection is answered from them. */
+static void
+update_provenance (FxwWindow *self)
+{
+  const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
+  gint64 row = self->current_stage != NULL ? fxw_sidebar_item_get_compile_row (self->current_stage) : 0;
+  g_autoptr(GTask) task = NULL;
+  gint64 *data;
+
+  if (row == self->provenance_row)
+    {
+      set_pane_provenance (self);
+      return;
+    }
+  g_cancellable_cancel (self->provenance_cancellable);
+  g_clear_object (&self->provenance_cancellable);
+  g_clear_object (&self->provenance);
+  self->provenance_row = row;
+  set_pane_provenance (self);
+  if (path == NULL || row <= 0)
+    return;
+  self->provenance_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->provenance_cancellable, provenance_done_cb, NULL);
+  data = g_new (gint64, 1);
+  *data = row;
+  g_task_set_task_data (task, data, g_free);
+  g_object_set_data_full (G_OBJECT (task), "path", g_strdup (path), g_free);
+  g_task_set_check_cancellable (task, TRUE);
+  g_task_run_in_thread (task, provenance_thread);
+}
+
+gboolean
+fxw_window_get_provenance_loaded (FxwWindow *self)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  return self->provenance_cancellable == NULL || g_cancellable_is_cancelled (self->provenance_cancellable)
+         || self->provenance != NULL;
+}
+
+/* A post-grad (or pre-grad) node of the provenance pane: the compile's graph of that side, and the node in it. */
+static void
+provenance_open_node_cb (FxwWindow *self, const char *side, const char *node)
+{
+  static const char *const pre[] = { "after_pre_grad_graph", "pre_grad", "before_pre_grad_graph", "dynamo" };
+  static const char *const post[] = { "post_grad" };
+  gboolean to_post = g_strcmp0 (side, "post_grad") == 0;
+  const char *const *want = to_post ? post : pre;
+  guint n_want = to_post ? G_N_ELEMENTS (post) : G_N_ELEMENTS (pre);
+  FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
+  GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
+  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
+  g_autoptr(FxwSidebarItem) target = NULL;
+
+  for (guint w = 0; w < n_want && target == NULL; w++)
+    for (guint i = 0; stages != NULL && i < g_list_model_get_n_items (stages) && target == NULL; i++)
+      {
+        g_autoptr(FxwSidebarItem) stage = g_list_model_get_item (stages, i);
+
+        if (g_str_equal (fxw_sidebar_item_get_title (stage), want[w]) && fxw_sidebar_item_get_graph (stage) != NULL)
+          target = g_steal_pointer (&stage);
+      }
+  if (target == NULL)
+    {
+      /* translators: the provenance pane named a node of a graph this compile did not log */
+      g_autofree char *msg = g_strdup_printf (_("This compile has no %s graph to show %s in"), side, node);
+
+      show_banner (self, msg);
+      return;
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (item == target)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          break;
+        }
+    }
+  if (!fxw_selection_select_name (self->selection, node))
+    {
+      g_autofree char *msg = g_strdup_printf (_("No node %s in the graph of %s"), node,
+                                              fxw_sidebar_item_get_title (compile));
+
+      show_banner (self, msg);
+    }
+}
+
+/* A kernel of the provenance pane: the stored code at its definition or launch. */
+static void
+provenance_open_code_cb (FxwWindow *self, const char *code, int line, const char *kernel)
+{
+  const char *text = self->provenance != NULL ? fxw_provenance_map_get_code (self->provenance, code) : NULL;
+  g_autofree char *title = g_strdup_printf ("%s — %s:%d", kernel, code, line);
+
+  if (text == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), code);
+
+      show_banner (self, msg);
+      return;
+    }
+  /* AOTInductor's wrapper and kernels are C++; inductor_output_code is Python. */
+  show_source (self, title, text, line, strstr (code, "_aot_") != NULL ? "cpp" : "python3");
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -1825,6 +2006,9 @@ fxw_window_dispose (GObject *object)
   g_clear_object (&self->document);
   g_clear_object (&self->current_stage);
   g_clear_object (&self->current_item);
+  g_cancellable_cancel (self->provenance_cancellable);
+  g_clear_object (&self->provenance_cancellable);
+  g_clear_object (&self->provenance);
   g_clear_object (&self->menu_source);
   g_clear_pointer (&self->menu_targets, g_ptr_array_unref);
   g_cancellable_cancel (self->diff_cancellable);
@@ -1884,6 +2068,13 @@ fxw_window_class_init (FxwWindowClass *klass)
    */
   g_signal_new ("diff-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * FxwWindow::provenance-loaded:
+   *
+   * The Inductor provenance mappings of the compile on show were read (or found missing).
+   */
+  g_signal_new ("provenance-loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   fxw_viewers_init ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/FxWorkbench/fxw-window.ui");
@@ -1918,6 +2109,8 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
   gtk_widget_class_bind_template_callback (widget_class, summary_compile_cb);
   gtk_widget_class_bind_template_callback (widget_class, rank_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, provenance_open_node_cb);
+  gtk_widget_class_bind_template_callback (widget_class, provenance_open_code_cb);
   gtk_widget_class_bind_template_callback (widget_class, ranks_compare_cb);
   gtk_widget_class_bind_template_callback (widget_class, ranks_compile_cb);
 

@@ -61,6 +61,9 @@ gboolean      fxw_window_set_rank          (FxwWindow      *self,
                                             int             rank);
 int           fxw_window_get_rank          (FxwWindow      *self);
 GtkWidget    *fxw_window_get_rank_selector (FxwWindow      *self);
+/* Whether the Inductor provenance mappings of the compile on show have been read (the provenance pane has them, or
+   the compile has none); ::provenance-loaded says when. */
+gboolean      fxw_window_get_provenance_loaded (FxwWindow  *self);
 /* The selected recompile against the compile whose guard failed ("Compare with Previous Compile"). */
 gboolean      fxw_window_compare_previous  (FxwWindow      *self);
 /* The sidebar context menu of a row ("Diff with" entries); fxw_window_diff_with (index) runs an entry. */

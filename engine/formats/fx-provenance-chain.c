@@ -315,21 +315,66 @@ kernel_matches (const char *key, const char *want)
   return strncmp (key, want, n) == 0 && key[n] == ':' && !strchr (want, ':');
 }
 
+struct fx_provenance_map
+{
+  const char *mappings;   /* the JSON text */
+  const char **names, **texts;
+  size_t n_codes;
+};
+
+fx_status
+fx_provenance_load (fx_store *store, int64_t compile_row, fx_arena *arena, fx_provenance_map **out, fx_diag *diag)
+{
+  fx_store_kv *arts = NULL;
+  size_t n_arts = 0;
+  const char *mappings = NULL;
+  *out = NULL;
+  fx_status st = load (store, compile_row, arena, &arts, &n_arts, &mappings, diag);
+  if (st != FX_OK || !mappings)
+    return st;
+  fx_provenance_map *map = fx_arena_alloc (arena, sizeof *map);
+  map->mappings = mappings;
+  map->names = fx_arena_alloc (arena, (n_arts + 1) * sizeof *map->names);
+  map->texts = fx_arena_alloc (arena, (n_arts + 1) * sizeof *map->texts);
+  for (size_t i = 0; i < n_arts; i++)
+    {
+      code_of (&arts[i], arena, &map->names[map->n_codes], &map->texts[map->n_codes]);
+      map->n_codes += map->names[map->n_codes] != NULL;
+    }
+  *out = map;
+  return FX_OK;
+}
+
+const char *
+fx_provenance_map_code (const fx_provenance_map *map, const char *code)
+{
+  for (size_t i = 0; map && i < map->n_codes; i++)
+    if (strcmp (map->names[i], code) == 0)
+      return map->texts[i];
+  return NULL;
+}
+
 fx_status
 fx_provenance_chain (fx_store *store, int64_t compile_row, const char *node, fx_arena *arena, fx_provenance *out,
                      fx_diag *diag)
 {
+  fx_provenance_map *map = NULL;
   memset (out, 0, sizeof *out);
-  fx_store_kv *arts = NULL;
-  size_t n_arts = 0;
-  const char *mappings = NULL;
-  fx_status st = load (store, compile_row, arena, &arts, &n_arts, &mappings, diag);
+  fx_status st = fx_provenance_load (store, compile_row, arena, &map, diag);
   if (st != FX_OK)
     return st;
-  if (!mappings)
+  if (!map)
     return fx_diag_set (diag, FX_ERR_NOT_FOUND, "this compile has no provenance mappings (" MAPPINGS "): the trace "
                         "was made without torch._inductor.config.trace.provenance_tracking_level = 1");
-  json_object *root = json_tokener_parse (mappings);
+  return fx_provenance_map_chain (map, node, arena, out, diag);
+}
+
+fx_status
+fx_provenance_map_chain (const fx_provenance_map *map, const char *node, fx_arena *arena, fx_provenance *out,
+                         fx_diag *diag)
+{
+  memset (out, 0, sizeof *out);
+  json_object *root = json_tokener_parse (map->mappings);
   if (!root || json_object_get_type (root) != json_type_object)
     {
       json_object_put (root);
@@ -405,20 +450,11 @@ fx_provenance_chain (fx_store *store, int64_t compile_row, const char *node, fx_
     }
   json_object_put (root);
 
-  /* The stored codes, for the kernels' lines. */
-  const char **names = fx_arena_alloc (arena, (n_arts + 1) * sizeof *names);
-  const char **texts = fx_arena_alloc (arena, (n_arts + 1) * sizeof *texts);
-  size_t n_codes = 0;
-  for (size_t i = 0; i < n_arts; i++)
-    {
-      code_of (&arts[i], arena, &names[n_codes], &texts[n_codes]);
-      n_codes += names[n_codes] != NULL;
-    }
   out->kernels = fx_arena_alloc (arena, (kernels.n + 1) * sizeof *out->kernels);
   for (size_t i = 0; i < kernels.n; i++)
     {
       out->kernels[i] = parse_kernel_key (kernels.items[i], arena);
-      find_lines (&out->kernels[i], names, texts, n_codes);
+      find_lines (&out->kernels[i], map->names, map->texts, map->n_codes);
     }
   out->n_kernels = kernels.n;
   out->pre = pre.items, out->n_pre = pre.n;

@@ -1827,6 +1827,177 @@ test_diff_with_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+/* ---------------------------------------------------------------- Inductor provenance */
+
+static gboolean
+pane_has_inductor (gpointer data)
+{
+  FxwProvenancePane *pane = FXW_PROVENANCE_PANE (fxw_window_get_view (window, "provenance"));
+
+  return fxw_window_get_provenance_loaded (window) && fxw_provenance_pane_get_inductor (pane) != NULL;
+}
+
+/* The toplevel titled title (NULL when none). */
+static GtkWindow *
+find_toplevel (const char *title)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (g_strcmp0 (gtk_window_get_title (w), title) == 0)
+        return w;
+    }
+  return NULL;
+}
+
+/* The line under the cursor of a source window (free it). */
+static char *
+cursor_line (GtkWindow *w)
+{
+  GtkWidget *scroller = gtk_window_get_child (w);
+  GtkTextView *view = GTK_TEXT_VIEW (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller)));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_iter_at_mark (buffer, &start, gtk_text_buffer_get_insert (buffer));
+  gtk_text_iter_set_line_offset (&start, 0);
+  end = start;
+  gtk_text_iter_forward_to_line_end (&end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+static const char *
+selected_node_name (void)
+{
+  FxwNode *node = fxw_selection_get_node (fxw_window_get_selection (window));
+
+  return node != NULL ? fxw_node_get_node (node)->name : NULL;
+}
+
+/* An AOTInductor trace with provenance tracking: a pre-grad node of after_pre_grad_graph lists the post-grad nodes
+   it became and the kernels computing them; a click jumps to the post-grad node in the post_grad graph, and from
+   there a kernel opens the stored kernel code at its definition, or the wrapper at its launch. */
+static void
+test_provenance_jump (void)
+{
+  g_autofree char *log = fixture ("traces/aoti_provenance-cpu/torch_trace/dedicated_log_torch_trace_9k2og5hc.log");
+  FxwProvenancePane *pane = FXW_PROVENANCE_PANE (fxw_window_get_view (window, "provenance"));
+  FxwSelection *selection = fxw_window_get_selection (window);
+  const char *text;
+  GtkWindow *source;
+
+  open_path (log);
+  select_row ("[-/-]", "after_pre_grad_graph");
+  g_assert_true (fxw_test_wait (pane_has_inductor, NULL, 20));
+  g_assert_true (fxw_selection_select_name (selection, "linear"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_true (g_str_has_prefix (text, "post_grad: permute, addmm\nkernel: aoti_torch_cpu_addmm_out:1 launched at "
+                                         "inductor_aot_wrapper_code:"));
+  fxw_window_set_view (window, "graph");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "22-provenance-pre-grad"));
+
+  /* linear -> addmm: the post_grad graph, addmm selected there, and back to its pre-grad node */
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "addmm"));
+  fxw_test_pump (100);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)), "/ post_grad"));
+  g_assert_cmpstr (selected_node_name (), ==, "addmm");
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "pre_grad: linear\nkernel: aoti_torch_cpu_addmm_out:1 "));
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "22-provenance-post-grad"));
+
+  /* relu in post_grad: two fused kernels; the first opens at its definition in the kernel code */
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (strstr (text, "kernel: cpp_fused_relu_0:2 defined at inductor_aot_kernel_code:4, launched at "
+                                  "inductor_aot_wrapper_code:"));
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "cpp_fused_relu_0:2"));
+  source = find_toplevel ("cpp_fused_relu_0:2 — inductor_aot_kernel_code:4");
+  g_assert_nonnull (source);
+  {
+    g_autofree char *line = cursor_line (source);
+
+    g_assert_cmpstr (line, ==, "extern \"C\"  void  cpp_fused_relu_0(const float* in_ptr0,");
+  }
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (source), "22-provenance-kernel-source"));
+  gtk_window_destroy (source);
+  /* ... and at its launch in the wrapper */
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "launch cpp_fused_relu_0:2"));
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    GtkWindow *launch = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels) && launch == NULL; i++)
+      {
+        g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+        if (g_str_has_prefix (gtk_window_get_title (w) ? gtk_window_get_title (w) : "",
+                              "cpp_fused_relu_0:2 — inductor_aot_wrapper_code:"))
+          launch = w;
+      }
+    g_assert_nonnull (launch);
+    {
+      g_autofree char *line = cursor_line (launch);
+
+      g_assert_true (g_str_has_prefix (g_strstrip (line), "cpp_fused_relu_0((const float*)(buf0.data_ptr())"));
+    }
+    gtk_window_destroy (launch);
+  }
+
+  /* back to the pre-grad graph from a post-grad node */
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "relu"));
+  fxw_test_pump (100);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)),
+                                   "/ after_pre_grad_graph"));
+  g_assert_cmpstr (selected_node_name (), ==, "relu");
+
+  /* a graph of another kind (aot_inference) and a workspace without mappings have no Inductor section */
+  select_row ("[-/-]", "aot_inference");
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+  g_assert_null (fxw_provenance_pane_get_inductor_text (pane));
+
+  /* torch.compile too: the demo's Dynamo graph names the pre-grad nodes; x became div, computed by a Triton kernel
+     of the output code */
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  g_assert_true (fxw_test_wait (pane_has_inductor, NULL, 20));
+  g_assert_true (fxw_selection_select_name (selection, "x"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "post_grad: div\nkernel: triton_poi_fused_abs_add_div_1:2 defined at "
+                                         "inductor_output_code:"));
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "triton_poi_fused_abs_add_div_1:2"));
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    GtkWindow *code = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels) && code == NULL; i++)
+      {
+        g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+        if (g_str_has_prefix (gtk_window_get_title (w) ? gtk_window_get_title (w) : "",
+                              "triton_poi_fused_abs_add_div_1:2 — inductor_output_code:"))
+          code = w;
+      }
+    g_assert_nonnull (code);
+    {
+      g_autofree char *line = cursor_line (code);
+
+      g_assert_true (g_str_has_prefix (line, "triton_poi_fused_abs_add_div_1 = async_compile.triton("));
+    }
+    gtk_window_destroy (code);
+  }
+  fxw_window_set_view (window, "table");
+}
+
 /* ---------------------------------------------------------------- ranks */
 
 static gboolean
@@ -2579,6 +2750,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
   g_test_add_func ("/FxwWindow/ranks", test_ranks);
+  g_test_add_func ("/FxwWindow/provenance-jump", test_provenance_jump);
   g_test_add_func ("/FxwWindow/guards-user-line", test_guards_user_line);
   g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
   g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);

@@ -44,6 +44,19 @@ typedef struct fx_provenance
   size_t n_kernels;
 } fx_provenance;
 
+/* A compile's mappings and stored codes, loaded once to answer many chains without the store (the app's provenance
+   pane on every node selection). Allocated from the arena given to fx_provenance_load. */
+typedef struct fx_provenance_map fx_provenance_map;
+
+/* *out NULL when the compile has no mappings. */
+fx_status fx_provenance_load (fx_store *store, int64_t compile_row, fx_arena *arena, fx_provenance_map **out,
+                              fx_diag *diag);
+/* As fx_provenance_chain, over a loaded map. */
+fx_status fx_provenance_map_chain (const fx_provenance_map *map, const char *node, fx_arena *arena,
+                                   fx_provenance *out, fx_diag *diag);
+/* The text of a code the map holds (see fx_provenance_code); NULL when none. */
+const char *fx_provenance_map_code (const fx_provenance_map *map, const char *code);
+
 /* Whether the compile has provenance mappings (its own or its linked debug folder's). */
 fx_status fx_provenance_has (fx_store *store, int64_t compile_row, bool *has, fx_diag *diag);
 
