@@ -224,6 +224,9 @@ kind_title (fx_rank_div_kind kind)
     case FX_RANK_DIV_COLLECTIVES:
       /* translators: a kind of divergence between ranks: collectives issued in another order */
       return _("Collectives");
+    case FX_RANK_DIV_RUNTIME:
+      /* translators: a kind of divergence between ranks: Inductor's runtime estimates differ */
+      return _("Runtime Estimates");
     case FX_RANK_DIV_COUNT:
     default:
       return "";
