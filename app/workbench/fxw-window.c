@@ -1859,6 +1859,7 @@ provenance_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     return;
   if (error != NULL)
     g_debug ("provenance: %s", error->message);
+  g_clear_object (&self->provenance_cancellable);
   g_set_object (&self->provenance, map);
   set_pane_provenance (self);
   g_signal_emit_by_name (self, "provenance-loaded");
@@ -1900,8 +1901,7 @@ gboolean
 fxw_window_get_provenance_loaded (FxwWindow *self)
 {
   g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
-  return self->provenance_cancellable == NULL || g_cancellable_is_cancelled (self->provenance_cancellable)
-         || self->provenance != NULL;
+  return self->provenance_cancellable == NULL;
 }
 
 /* A post-grad (or pre-grad) node of the provenance pane: the compile's graph of that side, and the node in it. */
