@@ -158,6 +158,15 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
       g_string_append_printf (self->inductor_text, "%s%s", i ? ", " : " ", name);
     }
+  if ((from_pre ? p.n_post : p.n_pre) == 0)
+    {
+      /* A post-grad node of its own (a parameter a kernel reads) came from no pre-grad node. */
+      GtkWidget *none = gtk_label_new (NULL);
+
+      gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
+      gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
+      g_string_append (self->inductor_text, " -");
+    }
   g_string_append_c (self->inductor_text, '\n');
 
   flow = inductor_group (self, _("Kernels"));

@@ -1952,6 +1952,13 @@ test_provenance_jump (void)
     gtk_window_destroy (launch);
   }
 
+  /* a parameter the fused kernel reads came from no pre-grad node */
+  g_assert_true (fxw_selection_select_name (selection, "l2_bias"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "pre_grad: -\nkernel: cpp_fused_relu_0:2 defined at "));
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+
   /* back to the pre-grad graph from a post-grad node */
   g_assert_true (fxw_provenance_pane_activate_inductor (pane, "relu"));
   fxw_test_pump (100);
