@@ -373,7 +373,8 @@ show_ranks (FxwRanksView *self, const RanksData *data)
     }
   if (data->divs->len == 0)
     {
-      const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results and collectives.");
+      const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results, collectives and "
+                            "runtime estimates.");
 
       heading = add_label (self->column, agree, "title-4");
       gtk_widget_set_margin_top (heading, 18);

@@ -81,7 +81,7 @@ print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
     }
   if (nd == 0)
     {
-      printf ("\n%zu ranks agree: the same compiles, graphs, guards, cache results and collectives\n", n_ranks);
+      printf ("\n%zu ranks agree: the same compiles, graphs, guards, cache results, collectives and runtime estimates\n", n_ranks);
       return;
     }
   printf ("\nranks diverge: (%zu ranks; `fxwb diff WORKSPACE --ranks` shows each)\n", n_ranks);
