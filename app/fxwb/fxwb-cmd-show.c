@@ -452,8 +452,9 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
           {
             if (many && st == FX_ERR_NOT_FOUND)
               {
-                /* Another compile may hold the node: say so here and go on. */
-                printf ("%s\n", diag->message);
+                /* Another compile may hold the node: say so here and go on (on stderr under --json, which prints
+                   JSON lines only). */
+                fprintf (json ? stderr : stdout, "%s\n", diag->message);
                 fx_diag_clear (diag);
                 return FX_OK;
               }
