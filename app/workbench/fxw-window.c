@@ -1761,9 +1761,11 @@ view_action (GtkWidget *widget, const char *name, GVariant *param)
   fxw_window_set_view (FXW_WINDOW (widget), g_variant_get_string (param, NULL));
 }
 
-/* A read-only source window over contents (language: a GtkSourceView language id), the cursor on line. */
-static void
-show_source (FxwWindow *self, const char *title, const char *contents, int line, const char *language)
+/* A read-only source window over contents (language: a GtkSourceView language id), the cursor on line; header (may
+   be NULL) goes above the text. */
+static GtkWindow *
+show_source (FxwWindow *self, const char *title, const char *contents, int line, const char *language,
+             GtkWidget *header)
 {
   GtkWidget *window = gtk_window_new ();
   GtkWidget *scroller = gtk_scrolled_window_new ();
@@ -1779,7 +1781,17 @@ show_source (FxwWindow *self, const char *title, const char *contents, int line,
   gtk_source_view_set_show_line_numbers (GTK_SOURCE_VIEW (view), TRUE);
   gtk_source_view_set_highlight_current_line (GTK_SOURCE_VIEW (view), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
-  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  if (header != NULL)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+      gtk_widget_set_vexpand (scroller, TRUE);
+      gtk_box_append (GTK_BOX (box), header);
+      gtk_box_append (GTK_BOX (box), scroller);
+      gtk_window_set_child (GTK_WINDOW (window), box);
+    }
+  else
+    gtk_window_set_child (GTK_WINDOW (window), scroller);
   gtk_window_set_title (GTK_WINDOW (window), title);
   gtk_window_set_transient_for (GTK_WINDOW (window), GTK_WINDOW (self));
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
@@ -1788,6 +1800,7 @@ show_source (FxwWindow *self, const char *title, const char *contents, int line,
   gtk_window_present (GTK_WINDOW (window));
   gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (buffer)),
                                 0.1, TRUE, 0.0, 0.3);
+  return GTK_WINDOW (window);
 }
 
 static void
@@ -1803,7 +1816,7 @@ open_location_cb (FxwWindow *self, const char *file, int line)
       show_banner (self, msg);
       return;
     }
-  show_source (self, title, contents, line, "python3");
+  show_source (self, title, contents, line, "python3", NULL);
 }
 
 /* ---------------------------------------------------------------- Inductor provenance */
@@ -1904,16 +1917,37 @@ fxw_window_get_provenance_loaded (FxwWindow *self)
   return self->provenance_cancellable == NULL;
 }
 
-/* A post-grad (or pre-grad) node of the provenance pane: the compile's graph of that side, and the node in it. */
+/* The compile of a workspace row among the sidebar's (NULL when none). */
+static FxwSidebarItem *
+find_compile_by_row (FxwWindow *self, gint64 compile_row)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
+        {
+          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
+
+          if (fxw_sidebar_item_get_compile_row (compile) == compile_row)
+            return compile;   /* the document's tree holds it */
+        }
+    }
+  return NULL;
+}
+
+/* The graph of compile on side ("pre_grad", "post_grad") shown, and node selected in it. */
 static void
-provenance_open_node_cb (FxwWindow *self, const char *side, const char *node)
+jump_to_node (FxwWindow *self, FxwSidebarItem *compile, const char *side, const char *node)
 {
   static const char *const pre[] = { "after_pre_grad_graph", "pre_grad", "before_pre_grad_graph", "dynamo" };
   static const char *const post[] = { "post_grad" };
   gboolean to_post = g_strcmp0 (side, "post_grad") == 0;
   const char *const *want = to_post ? post : pre;
   guint n_want = to_post ? G_N_ELEMENTS (post) : G_N_ELEMENTS (pre);
-  FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
   GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
   GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
   g_autoptr(FxwSidebarItem) target = NULL;
@@ -1956,12 +1990,83 @@ provenance_open_node_cb (FxwWindow *self, const char *side, const char *node)
     }
 }
 
-/* A kernel of the provenance pane: the stored code at its definition or launch. */
+/* A post-grad (or pre-grad) node of the provenance pane: the compile's graph of that side, and the node in it. */
+static void
+provenance_open_node_cb (FxwWindow *self, const char *side, const char *node)
+{
+  jump_to_node (self, self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL, side, node);
+}
+
+/* A node link of a kernel's source window: back to the main window, on the node in its compile. */
+static void
+source_link_clicked_cb (GtkButton *button, FxwWindow *self)
+{
+  FxwSidebarItem *compile = find_compile_by_row (self, *(gint64 *) g_object_get_data (G_OBJECT (button), "row"));
+
+  if (compile == NULL)
+    {
+      show_banner (self, _("The compile of this kernel is no longer open"));
+      return;
+    }
+  jump_to_node (self, compile, g_object_get_data (G_OBJECT (button), "side"),
+                g_object_get_data (G_OBJECT (button), "node"));
+  gtk_window_present (GTK_WINDOW (self));
+}
+
+/* The header of a kernel's source window: the post-grad nodes it computes and their pre-grad nodes, each a link back
+   to its graph (provenance the other way round). */
+static GtkWidget *
+kernel_links (FxwWindow *self, const char *kernel)
+{
+  g_autofree char *key = g_strconcat ("kernel:", kernel, NULL);
+  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  GHashTable *links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  fx_provenance p;
+
+  gtk_widget_set_margin_start (bar, 8);
+  gtk_widget_set_margin_end (bar, 8);
+  gtk_widget_set_margin_top (bar, 4);
+  gtk_widget_set_margin_bottom (bar, 4);
+  g_object_set_data_full (G_OBJECT (bar), "fxw-links", links, (GDestroyNotify) g_hash_table_unref);
+  if (self->provenance == NULL || !fxw_provenance_map_chain (self->provenance, key, &p))
+    return bar;
+  for (int side = 0; side < 2; side++)
+    {
+      const char *const *names = side == 0 ? p.post : p.pre;
+      size_t n = side == 0 ? p.n_post : p.n_pre;
+      /* translators: the header of a kernel's source window, before the nodes it computes */
+      GtkWidget *label = gtk_label_new (side == 0 ? _("Computes post-grad") : _("from pre-grad"));
+
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (bar), label);
+      for (size_t i = 0; i < n; i++)
+        {
+          GtkWidget *button = gtk_button_new_with_label (names[i]);
+          gint64 *row = g_new (gint64, 1);
+
+          *row = self->provenance_row;
+          gtk_widget_add_css_class (button, "flat");
+          gtk_widget_add_css_class (button, "monospace");
+          g_object_set_data_full (G_OBJECT (button), "row", row, g_free);
+          g_object_set_data (G_OBJECT (button), "side", (gpointer) (side == 0 ? "post_grad" : "pre_grad"));
+          g_object_set_data_full (G_OBJECT (button), "node", g_strdup (names[i]), g_free);
+          g_signal_connect_object (button, "clicked", G_CALLBACK (source_link_clicked_cb), self, 0);
+          gtk_box_append (GTK_BOX (bar), button);
+          g_hash_table_replace (links, g_strdup_printf ("%s:%s", side == 0 ? "post_grad" : "pre_grad", names[i]),
+                                button);
+        }
+    }
+  return bar;
+}
+
+/* A kernel of the provenance pane: the stored code at its definition or launch, with the nodes it computes above. */
 static void
 provenance_open_code_cb (FxwWindow *self, const char *code, int line, const char *kernel)
 {
   const char *text = self->provenance != NULL ? fxw_provenance_map_get_code (self->provenance, code) : NULL;
   g_autofree char *title = g_strdup_printf ("%s — %s:%d", kernel, code, line);
+  GtkWindow *source;
+  GtkWidget *header;
 
   if (text == NULL)
     {
@@ -1970,8 +2075,22 @@ provenance_open_code_cb (FxwWindow *self, const char *code, int line, const char
       show_banner (self, msg);
       return;
     }
+  header = kernel_links (self, kernel);
   /* AOTInductor's wrapper and kernels are C++; inductor_output_code is Python. */
-  show_source (self, title, text, line, strstr (code, "_aot_") != NULL ? "cpp" : "python3");
+  source = show_source (self, title, text, line, strstr (code, "_aot_") != NULL ? "cpp" : "python3", header);
+  g_object_set_data (G_OBJECT (source), "fxw-links", g_object_get_data (G_OBJECT (header), "fxw-links"));
+}
+
+gboolean
+fxw_window_activate_source_link (GtkWindow *source, const char *what)
+{
+  GHashTable *links = g_object_get_data (G_OBJECT (source), "fxw-links");
+  GtkWidget *button = links != NULL ? g_hash_table_lookup (links, what) : NULL;
+
+  if (button == NULL)
+    return FALSE;
+  g_signal_emit_by_name (button, "clicked");
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------- life cycle */

@@ -64,6 +64,10 @@ GtkWidget    *fxw_window_get_rank_selector (FxwWindow      *self);
 /* Whether the Inductor provenance mappings of the compile on show have been read (the provenance pane has them, or
    the compile has none); ::provenance-loaded says when. */
 gboolean      fxw_window_get_provenance_loaded (FxwWindow  *self);
+/* For tests: a node link ("post_grad:relu", "pre_grad:relu") of a kernel's source window that the provenance pane
+   opened, clicked; FALSE when it has none. */
+gboolean      fxw_window_activate_source_link (GtkWindow   *source,
+                                               const char  *what);
 /* The selected recompile against the compile whose guard failed ("Compare with Previous Compile"). */
 gboolean      fxw_window_compare_previous  (FxwWindow      *self);
 /* The sidebar context menu of a row ("Diff with" entries); fxw_window_diff_with (index) runs an entry. */

@@ -1853,12 +1853,27 @@ find_toplevel (const char *title)
   return NULL;
 }
 
+/* The first text view in widget's tree, or NULL. */
+static GtkTextView *
+find_text_view (GtkWidget *widget)
+{
+  if (GTK_IS_TEXT_VIEW (widget))
+    return GTK_TEXT_VIEW (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkTextView *v = find_text_view (c);
+
+      if (v != NULL)
+        return v;
+    }
+  return NULL;
+}
+
 /* The line under the cursor of a source window (free it). */
 static char *
 cursor_line (GtkWindow *w)
 {
-  GtkWidget *scroller = gtk_window_get_child (w);
-  GtkTextView *view = GTK_TEXT_VIEW (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller)));
+  GtkTextView *view = find_text_view (GTK_WIDGET (w));
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
   GtkTextIter start, end;
 
@@ -1928,7 +1943,21 @@ test_provenance_jump (void)
   }
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (source), "22-provenance-kernel-source"));
+  /* the other way: the kernel's window links back to the nodes it computes */
+  g_assert_false (fxw_window_activate_source_link (source, "post_grad:mul"));
+  select_row ("[-/-]", "aot_inference");
+  g_assert_true (fxw_window_activate_source_link (source, "post_grad:l2_bias"));
+  fxw_test_pump (50);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)), "/ post_grad"));
+  g_assert_cmpstr (selected_node_name (), ==, "l2_bias");
+  g_assert_true (fxw_window_activate_source_link (source, "pre_grad:relu"));
+  fxw_test_pump (50);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)),
+                                   "/ after_pre_grad_graph"));
+  g_assert_cmpstr (selected_node_name (), ==, "relu");
   gtk_window_destroy (source);
+  select_row ("[-/-]", "post_grad");
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
   /* ... and at its launch in the wrapper */
   g_assert_true (fxw_provenance_pane_activate_inductor (pane, "launch cpp_fused_relu_0:2"));
   {
