@@ -631,7 +631,8 @@ fxwb_cmd_show (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb [COMPILE_ID] - show what a compile holds");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1), or export: the guards a\n"
+                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1; rank3/0/1 for rank 3's in a\n"
+                                "multi-rank workspace, where 0/1 alone is the first input's), or export: the guards a\n"
                                 "torch.export trace added outside any compile (with --guards). Without a view option,\n"
                                 "lists the compile's graph stages. Without COMPILE_ID, listings cover every compile;\n"
                                 "graph views need one.");

@@ -75,6 +75,8 @@ struct _FxwWindow
   char *dismissed_notice;          /* the document notice the user dismissed: not shown again with later texts */
   /* What to select when the load under way is done (after Run & Compare reopens the workspace). */
   char *pending_compile, *pending_stage, *pending_view;
+  int pending_rank;                /* the rank of pending_compile (-1: any), and the rank the sidebar listed */
+  int pending_filter;
   FxwRunDialog *run_dialog;
   /* Follow mode: `fxwb serve --follow` imports a growing trace folder into follow_workspace; a timer reopens the
      workspace when it changed, keeping the selection. */
@@ -818,9 +820,10 @@ select_first_stage (FxwWindow *self)
     }
 }
 
-/* Selects the row of a compile ("[0/1]") and one of its stages ("dynamo"; NULL: the compile itself). */
+/* Selects the row of a compile ("[0/1]") of rank (-1: the first listed) and one of its stages ("dynamo"; NULL: the
+   compile itself). */
 static gboolean
-select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
+select_compile_stage (FxwWindow *self, const char *compile, const char *stage, int rank)
 {
   GListModel *model = G_LIST_MODEL (self->sidebar_filter);
   gboolean in_compile = FALSE;
@@ -832,7 +835,8 @@ select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
       FxwSidebarItemKind kind = fxw_sidebar_item_get_kind (item);
 
       if (kind == FXW_SIDEBAR_ITEM_COMPILE)
-        in_compile = g_str_equal (fxw_sidebar_item_get_title (item), compile);
+        in_compile = g_str_equal (fxw_sidebar_item_get_title (item), compile)
+                     && (rank < 0 || fxw_sidebar_item_get_rank (item) == rank);
       if (in_compile && ((stage == NULL && kind == FXW_SIDEBAR_ITEM_COMPILE)
                          || (stage != NULL && kind == FXW_SIDEBAR_ITEM_STAGE
                              && g_str_equal (fxw_sidebar_item_get_title (item), stage))))
@@ -1034,13 +1038,18 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
   fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
   update_ranks (self);
-  if (self->pending_compile == NULL || !select_compile_stage (self, self->pending_compile, self->pending_stage))
+  /* Back on the rank the sidebar listed (a workspace reopened after Run & Compare). */
+  if (self->pending_filter >= 0)
+    fxw_window_set_rank (self, self->pending_filter);
+  if (self->pending_compile == NULL
+      || !select_compile_stage (self, self->pending_compile, self->pending_stage, self->pending_rank))
     select_first_stage (self);
   if (self->pending_view != NULL)
     fxw_window_set_view (self, self->pending_view);
   g_clear_pointer (&self->pending_compile, g_free);
   g_clear_pointer (&self->pending_stage, g_free);
   g_clear_pointer (&self->pending_view, g_free);
+  self->pending_rank = self->pending_filter = -1;
   g_signal_emit_by_name (self, "document-loaded");
 }
 
@@ -1287,6 +1296,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autofree char *compile = NULL, *stage = NULL;
   FxwSidebarItem *compile_item;
   GtkTreeListRow *row;
+  int rank = -1;
 
   if (!fxw_document_load_finish (document, result, &error) || document != self->follow_next)
     {
@@ -1306,6 +1316,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
+      rank = fxw_sidebar_item_get_rank (item);
       if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
         compile = g_strdup (fxw_sidebar_item_get_title (item));
       else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE
@@ -1321,7 +1332,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->follow_next);
   fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
   fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
-  if (compile == NULL || !select_compile_stage (self, compile, stage))
+  if (compile == NULL || !select_compile_stage (self, compile, stage, rank))
     select_first_stage (self);
   g_signal_emit_by_name (self, "document-loaded");
 }
@@ -1509,6 +1520,8 @@ run_dialog_finished_cb (FxwWindow *self, gboolean ok, FxwRunDialog *dialog)
   self->pending_stage = self->current_stage != NULL && fxw_document_get_workspace_path (self->document) != NULL
                         ? g_strdup (fxw_sidebar_item_get_title (self->current_stage)) : NULL;
   self->pending_view = g_strdup ("compare");
+  self->pending_rank = compile != NULL ? fxw_sidebar_item_get_rank (compile) : -1;
+  self->pending_filter = self->rank_filter;
   fxw_window_open (self, file);
   /* All went well: the Compare view says everything; otherwise the dialog stays with its log of what failed. */
   if (ok)
@@ -1568,7 +1581,11 @@ fxw_window_run_compare (FxwWindow *self)
       const char *title = fxw_sidebar_item_get_title (compile);
       g_autofree char *id = g_strndup (title + (title[0] == '['), strlen (title) - (title[0] == '[') * 2);
 
-      source = g_strdup_printf ("%s:%s", ws, id);
+      /* One rank's compile of a multi-rank workspace: "rank3/1/1" (the same id names a compile per rank). */
+      if (fxw_sidebar_item_get_rank (compile) >= 0)
+        source = g_strdup_printf ("%s:rank%d/%s", ws, fxw_sidebar_item_get_rank (compile), id);
+      else
+        source = g_strdup_printf ("%s:%s", ws, id);
       stage = fxw_sidebar_item_get_title (self->current_stage);
       target = g_strdup (ws);
     }
@@ -1747,7 +1764,7 @@ summary_compile_cb (FxwWindow *self, const char *compile_id)
 {
   g_autofree char *title = g_strdup_printf ("[%s]", compile_id);
 
-  if (!select_compile_stage (self, title, NULL))
+  if (!select_compile_stage (self, title, NULL, -1))
     {
       g_autofree char *msg = g_strdup_printf (_("Compile %s is not in the sidebar (is a search filtering it?)"), title);
 
@@ -2261,7 +2278,7 @@ fxw_window_init (FxwWindow *self)
   g_autoptr(GSimpleActionGroup) group = NULL;
 
   self->ranks = g_array_new (FALSE, FALSE, sizeof (int));
-  self->rank_filter = -1;
+  self->rank_filter = self->pending_rank = self->pending_filter = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
 
   /* Once per display, here rather than in the application so windows made by tests look the same. */

@@ -2093,6 +2093,15 @@ test_ranks (void)
   g_assert_true (gtk_drop_down_get_selected (GTK_DROP_DOWN (selector)) == 4);
   graph = fxw_selection_get_graph (fxw_window_get_selection (window));
   g_assert_nonnull (graph);
+  /* Run & Compare on it runs rank 3's graph: the same id names a compile per rank */
+  select_row ("[1/1]", "dynamo");
+  {
+    FxwRunDialog *dialog = fxw_window_run_compare (window);
+
+    g_assert_nonnull (dialog);
+    g_assert_true (g_str_has_suffix (fxw_run_dialog_get_source (dialog), ":rank3/1/1"));
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  }
   g_assert_true (fxw_window_set_rank (window, 0));
   g_assert_cmpuint (count_compiles (), ==, 2);
   g_assert_true (sidebar_all_rank (0));

@@ -182,6 +182,36 @@ make_edited_folder (const char *name, gboolean edit)
   return dir;
 }
 
+/* A compile of one rank: rankN/ID (rankN:ID as show's argument): 1/1 alone is rank 1's, the first holding it. */
+static void
+test_rank_ids (void)
+{
+  g_autofree char *folder = fixture_path ("traces/multirank_gloo-cpu/torch_trace");
+  g_autofree char *ws = import_folder (folder, "gloo-ids.fxwb");
+  fxwb_run_result r = run_fxwb ((const char *[]) { "show", ws, "rank3/1/1", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "2 <= L['x'].size()[0]"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "show", ws, "rank3:1/1", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "2 <= L['x'].size()[0]"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "show", ws, "1/1", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "size()[0]"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "show", ws, "rank2/1/1", NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "no compile 1/1 of rank 2 in "));
+  fxwb_run_result_clear (&r);
+  /* WORKSPACE:rankN/ID wherever a compile is named: rank 1's [1/1] against rank 3's */
+  g_autofree char *a = g_strconcat (ws, ":rank1/1/1", NULL), *b = g_strconcat (ws, ":rank3/1/1", NULL);
+  r = run_fxwb ((const char *[]) { "diff", a, b, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "+ guard LAMBDA_GUARD: 2 <= L['x'].size()[0]"));
+  fxwb_run_result_clear (&r);
+}
+
 static void
 test_edited (void)
 {
@@ -288,6 +318,7 @@ main (int argc, char **argv)
   fxwb_path = argv[1];
   tmp_dir = g_dir_make_tmp ("fxwb-ranks-XXXXXX", NULL);
   g_test_add_func ("/ranks/fixture", test_fixture);
+  g_test_add_func ("/ranks/rank-ids", test_rank_ids);
   g_test_add_func ("/ranks/edited", test_edited);
   g_test_add_func ("/ranks/agree", test_agree);
   g_test_add_func ("/ranks/runtime", test_runtime);
