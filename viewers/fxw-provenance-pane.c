@@ -115,7 +115,6 @@ inductor_group (FxwProvenancePane *self, const char *heading)
   gtk_widget_add_css_class (label, "caption");
   gtk_widget_add_css_class (label, "dim-label");
   gtk_box_append (self->inductor_rows, label);
-  gtk_widget_set_halign (flow, GTK_ALIGN_START);
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (flow), GTK_SELECTION_NONE);
   gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (flow), 8);
   gtk_box_append (self->inductor_rows, flow);

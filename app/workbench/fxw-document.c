@@ -233,6 +233,18 @@ sidebar_status (const char *status)
   return status;
 }
 
+/* What a compile is called where its trace names no function: graphs logged without a compile id are
+   torch.export's and AOTInductor's (aoti_compile_and_package), as fxwb ls says. */
+static const char *
+function_name (const fx_store_compile *c)
+{
+  if (c->function != NULL)
+    return c->function;
+  if (c->cid.frame_id < 0 && strcmp (c->compile_id, "-/-") == 0)
+    return _("(export/AOTInductor: no compile id)");
+  return _("(unknown function)");
+}
+
 /* The Guards view's text of one compile: why it was (re)compiled, where the graph broke, what it guards on. */
 static char *
 compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena, fx_diag *diag)
@@ -244,7 +256,7 @@ compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena
   size_t n_failures = 0, n_breaks = 0, n_guards = 0;
 
   /* What the trace does not say is left out, not shown as "?" or ":-1". */
-  g_string_append_printf (out, "[%s] %s", c->compile_id, c->function ? c->function : _("(unknown function)"));
+  g_string_append_printf (out, "[%s] %s", c->compile_id, function_name (c));
   if (c->file != NULL && c->line > 0)
     g_string_append_printf (out, "  %s:%d", c->file, c->line);
   else if (c->file != NULL)
@@ -554,7 +566,7 @@ load_store (GTask *task, LoadJob *job)
           lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
           lg->compile_row = c->id;
-          lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
+          lg->compile_subtitle = g_strdup_printf ("%s  %s", function_name (c),
                                                   where);
           if (lg->stage == NULL)
             {
@@ -569,7 +581,9 @@ load_store (GTask *task, LoadJob *job)
             }
           lg->status = g_strdup (sidebar_status (c->status));
           lg->guards = g_strdup (guards_text);
-          if (c->cid.frame_id < 0)
+          if (c->cid.frame_id < 0 && strcmp (c->compile_id, "-/-") == 0)
+            lg->frame = g_strdup (_("torch.export / AOTInductor"));
+          else if (c->cid.frame_id < 0)
             lg->frame = g_strdup (_("debug folder (no frame id)"));
           else if (c->cid.compiled_autograd_id >= 0)
             lg->frame = g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
@@ -588,7 +602,7 @@ load_store (GTask *task, LoadJob *job)
                 lg->frame = g_steal_pointer (&ranked);
                 lg->rank = fx_rank_from_path (inputs[ik].path);
               }
-          lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
+          lg->frame_subtitle = g_strdup_printf ("%s  %s", function_name (c),
                                                 where);
           lg->new_frame = c->input_id != last_input || c->cid.compiled_autograd_id != last_ca
                           || c->cid.frame_id != last_frame;

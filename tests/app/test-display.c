@@ -1905,6 +1905,14 @@ test_provenance_jump (void)
   GtkWindow *source;
 
   open_path (log);
+  /* graphs logged without a compile id: torch.export's and AOTInductor's */
+  {
+    g_autoptr(FxwSidebarItem) frame = item_at (0);
+    g_autoptr(FxwSidebarItem) compile = item_at (1);
+
+    g_assert_cmpstr (fxw_sidebar_item_get_title (frame), ==, "torch.export / AOTInductor");
+    g_assert_true (g_str_has_prefix (fxw_sidebar_item_get_subtitle (compile), "(export/AOTInductor: no compile id)"));
+  }
   select_row ("[-/-]", "after_pre_grad_graph");
   g_assert_true (fxw_test_wait (pane_has_inductor, NULL, 20));
   g_assert_true (fxw_selection_select_name (selection, "linear"));
