@@ -1,4 +1,6 @@
-/* fxw-provenance-pane.c: the provenance pane; activating a frame whose file exists emits open-location. */
+/* fxw-provenance-pane.c: the provenance pane; activating a frame whose file exists emits open-location. With
+   Inductor's provenance mappings of the compile on show, a node links to the nodes it became (or came from) and to
+   the kernels computing them (open-node, open-code). */
 #define G_LOG_DOMAIN "fxw-provenance-pane"
 
 #include "fx-config.h"
@@ -22,9 +24,16 @@ struct _FxwProvenancePane
   GtkLabel *module_label;
   GtkLabel *source_fn_label;
   GtkLabel *from_node_label;
+  GtkBox *inductor_box;
+  GtkBox *inductor_rows;
+
+  FxwProvenanceMap *inductor;   /* the mappings of the compile on show; NULL: none */
+  fx_prov_side inductor_side;   /* which side of them the graph on show is */
+  GString *inductor_text;
+  GHashTable *inductor_links;   /* what (node, "name:handle", "launch name:handle") -> GtkButton (not owned) */
 };
 
-enum { OPEN_LOCATION, N_SIGNALS };
+enum { OPEN_LOCATION, OPEN_NODE, OPEN_CODE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, GTK_TYPE_WIDGET)
@@ -65,6 +74,160 @@ clear_list (GtkListBox *list)
     gtk_list_box_remove (list, child);
 }
 
+/* ---------------------------------------------------------------- Inductor provenance */
+
+static void
+inductor_node_clicked_cb (GtkButton *button, FxwProvenancePane *self)
+{
+  g_signal_emit (self, signals[OPEN_NODE], 0, g_object_get_data (G_OBJECT (button), "side"),
+                 g_object_get_data (G_OBJECT (button), "node"));
+}
+
+static void
+inductor_code_clicked_cb (GtkButton *button, FxwProvenancePane *self)
+{
+  g_signal_emit (self, signals[OPEN_CODE], 0, g_object_get_data (G_OBJECT (button), "code"),
+                 GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button), "line")),
+                 g_object_get_data (G_OBJECT (button), "title"));
+}
+
+static GtkWidget *
+link_button (FxwProvenancePane *self, const char *label, const char *key, const char *tooltip)
+{
+  GtkWidget *button = gtk_button_new_with_label (label);
+
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_add_css_class (button, "monospace");
+  gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_label_set_ellipsize (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), PANGO_ELLIPSIZE_MIDDLE);
+  g_hash_table_replace (self->inductor_links, g_strdup (key), button);
+  return button;
+}
+
+/* A heading line of the section ("Post-grad nodes") and a flow of links under it. */
+static GtkWidget *
+inductor_group (FxwProvenancePane *self, const char *heading)
+{
+  GtkWidget *label = gtk_label_new (heading);
+  GtkWidget *flow = gtk_flow_box_new ();
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "caption");
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_box_append (self->inductor_rows, label);
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (flow), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (flow), 8);
+  gtk_box_append (self->inductor_rows, flow);
+  return flow;
+}
+
+static void
+show_inductor (FxwProvenancePane *self, const fx_node *n)
+{
+  GtkWidget *child, *flow;
+  fx_provenance p;
+  g_autofree char *key = NULL;
+  gboolean from_pre;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->inductor_rows))) != NULL)
+    gtk_box_remove (self->inductor_rows, child);
+  g_hash_table_remove_all (self->inductor_links);
+  g_string_truncate (self->inductor_text, 0);
+  from_pre = self->inductor_side == FX_PROV_PRE_GRAD;
+  key = g_strdup_printf ("%s:%s", fx_prov_side_name (self->inductor_side), n != NULL ? n->name : "");
+  if (self->inductor == NULL || n == NULL || !fxw_provenance_map_chain (self->inductor, key, &p))
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->inductor_box), FALSE);
+      return;
+    }
+  /* The other graph's nodes: post-grad ones from a pre-grad node, pre-grad ones from a post-grad node. */
+  flow = inductor_group (self, from_pre ? _("Post-grad nodes") : _("Pre-grad nodes"));
+  g_string_append (self->inductor_text, from_pre ? "post_grad:" : "pre_grad:");
+  for (size_t i = 0; i < (from_pre ? p.n_post : p.n_pre); i++)
+    {
+      const char *name = from_pre ? p.post[i] : p.pre[i];
+      /* translators: the tooltip of a node in the provenance pane's Inductor section */
+      g_autofree char *tip = g_strdup_printf (from_pre ? _("Show %s in the post-grad graph")
+                                                       : _("Show %s in the pre-grad graph"), name);
+      GtkWidget *button = link_button (self, name, name, tip);
+
+      g_object_set_data (G_OBJECT (button), "side", (gpointer) (from_pre ? "post_grad" : "pre_grad"));
+      g_object_set_data_full (G_OBJECT (button), "node", g_strdup (name), g_free);
+      g_signal_connect (button, "clicked", G_CALLBACK (inductor_node_clicked_cb), self);
+      gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
+      g_string_append_printf (self->inductor_text, "%s%s", i ? ", " : " ", name);
+    }
+  if ((from_pre ? p.n_post : p.n_pre) == 0)
+    {
+      /* A post-grad node of its own (a parameter a kernel reads) came from no pre-grad node. */
+      GtkWidget *none = gtk_label_new (NULL);
+
+      gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
+      gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
+      g_string_append (self->inductor_text, " -");
+    }
+  g_string_append_c (self->inductor_text, '\n');
+
+  flow = inductor_group (self, _("Kernels"));
+  for (size_t i = 0; i < p.n_kernels; i++)
+    {
+      const fx_prov_kernel *k = &p.kernels[i];
+      g_autofree char *name = k->handle >= 0 ? g_strdup_printf ("%s:%d", k->name, k->handle) : g_strdup (k->name);
+      g_autofree char *launch_key = g_strconcat ("launch ", name, NULL);
+      const char *code = k->def_line > 0 ? k->def_code : k->launch_code;
+      int line = k->def_line > 0 ? k->def_line : k->launch_line;
+      g_autofree char *tip = NULL;
+      GtkWidget *button;
+
+      g_string_append_printf (self->inductor_text, "kernel: %s", name);
+      if (line <= 0)
+        {
+          /* A kernel whose code is not stored: its name alone. */
+          GtkWidget *label = gtk_label_new (name);
+
+          gtk_widget_add_css_class (label, "monospace");
+          gtk_flow_box_append (GTK_FLOW_BOX (flow), label);
+          g_string_append_c (self->inductor_text, '\n');
+          continue;
+        }
+      /* translators: the tooltip of a kernel in the provenance pane: "inductor_aot_kernel_code, line 4" */
+      tip = g_strdup_printf (k->def_line > 0 ? _("Show its source: %s, line %d") : _("Show its launch: %s, line %d"),
+                             code, line);
+      button = link_button (self, name, name, tip);
+      g_object_set_data_full (G_OBJECT (button), "code", g_strdup (code), g_free);
+      g_object_set_data (G_OBJECT (button), "line", GINT_TO_POINTER (line));
+      g_object_set_data_full (G_OBJECT (button), "title", g_strdup (name), g_free);
+      g_signal_connect (button, "clicked", G_CALLBACK (inductor_code_clicked_cb), self);
+      gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
+      g_string_append_printf (self->inductor_text, " %s %s:%d", k->def_line > 0 ? "defined at" : "launched at", code,
+                              line);
+      if (k->def_line > 0 && k->launch_line > 0)
+        {
+          g_autofree char *launch_tip = g_strdup_printf (_("Show its launch: %s, line %d"), k->launch_code,
+                                                         k->launch_line);
+          /* translators: a link beside a kernel in the provenance pane: where the wrapper calls it */
+          GtkWidget *launch = link_button (self, _("launch"), launch_key, launch_tip);
+
+          g_object_set_data_full (G_OBJECT (launch), "code", g_strdup (k->launch_code), g_free);
+          g_object_set_data (G_OBJECT (launch), "line", GINT_TO_POINTER (k->launch_line));
+          g_object_set_data_full (G_OBJECT (launch), "title", g_strdup (name), g_free);
+          g_signal_connect (launch, "clicked", G_CALLBACK (inductor_code_clicked_cb), self);
+          gtk_flow_box_append (GTK_FLOW_BOX (flow), launch);
+          g_string_append_printf (self->inductor_text, ", launched at %s:%d", k->launch_code, k->launch_line);
+        }
+      g_string_append_c (self->inductor_text, '\n');
+    }
+  if (p.n_kernels == 0)
+    {
+      GtkWidget *none = gtk_label_new (NULL);
+
+      gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
+      gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
+      g_string_append (self->inductor_text, "kernel: -\n");
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->inductor_box), TRUE);
+}
+
 static void
 node_changed_cb (FxwProvenancePane *self)
 {
@@ -79,6 +242,7 @@ node_changed_cb (FxwProvenancePane *self)
 
   clear_list (self->stack_list);
   self->n_frames = 0;
+  show_inductor (self, node != NULL ? fxw_node_get_node (node) : NULL);
   if (node == NULL)
     {
       gtk_label_set_label (self->title_label, _("Select a node to see where it came from."));
@@ -178,8 +342,19 @@ fxw_provenance_pane_dispose (GObject *object)
   FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
 
   fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
+  g_clear_object (&self->inductor);
   fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
   G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->dispose (object);
+}
+
+static void
+fxw_provenance_pane_finalize (GObject *object)
+{
+  FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
+
+  g_string_free (self->inductor_text, TRUE);
+  g_hash_table_unref (self->inductor_links);
+  G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->finalize (object);
 }
 
 static void
@@ -188,6 +363,7 @@ fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = fxw_provenance_pane_dispose;
+  G_OBJECT_CLASS (klass)->finalize = fxw_provenance_pane_finalize;
 
   /**
    * FxwProvenancePane::open-location:
@@ -197,6 +373,23 @@ fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
   signals[OPEN_LOCATION] =
     g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
+  /**
+   * FxwProvenancePane::open-node:
+   * @side: "pre_grad" or "post_grad": the graph the node is in
+   * @node: its name
+   */
+  signals[OPEN_NODE] =
+    g_signal_new ("open-node", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * FxwProvenancePane::open-code:
+   * @code: a code the provenance map holds ("inductor_aot_wrapper_code")
+   * @line: 1-based line
+   * @title: the kernel ("cpp_fused_relu_0:2")
+   */
+  signals[OPEN_CODE] =
+    g_signal_new ("open-code", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-provenance-pane.ui");
@@ -207,6 +400,8 @@ fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, module_label);
   gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, source_fn_label);
   gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, from_node_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, inductor_box);
+  gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, inductor_rows);
   gtk_widget_class_bind_template_callback (widget_class, frame_activated_cb);
 }
 
@@ -215,6 +410,8 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
+  self->inductor_text = g_string_new (NULL);
+  self->inductor_links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 GtkWidget *
@@ -257,4 +454,42 @@ const char *
 fxw_provenance_pane_get_title (FxwProvenancePane *self)
 {
   return gtk_label_get_label (self->title_label);
+}
+
+void
+fxw_provenance_pane_set_inductor (FxwProvenancePane *self, FxwProvenanceMap *map, fx_prov_side side)
+{
+  g_return_if_fail (FXW_IS_PROVENANCE_PANE (self));
+  g_return_if_fail (map == NULL || FXW_IS_PROVENANCE_MAP (map));
+
+  g_set_object (&self->inductor, map);
+  self->inductor_side = side;
+  node_changed_cb (self);
+}
+
+FxwProvenanceMap *
+fxw_provenance_pane_get_inductor (FxwProvenancePane *self)
+{
+  g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), NULL);
+  return self->inductor;
+}
+
+const char *
+fxw_provenance_pane_get_inductor_text (FxwProvenancePane *self)
+{
+  g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), NULL);
+  return gtk_widget_get_visible (GTK_WIDGET (self->inductor_box)) ? self->inductor_text->str : NULL;
+}
+
+gboolean
+fxw_provenance_pane_activate_inductor (FxwProvenancePane *self, const char *what)
+{
+  GtkWidget *button;
+
+  g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), FALSE);
+  button = g_hash_table_lookup (self->inductor_links, what);
+  if (button == NULL)
+    return FALSE;
+  g_signal_emit_by_name (button, "clicked");
+  return TRUE;
 }

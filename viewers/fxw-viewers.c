@@ -29,6 +29,7 @@ fxw_viewers_init (void)
       g_type_ensure (FXW_TYPE_DIFF_CANVAS);
       g_type_ensure (FXW_TYPE_DIFF_VIEW);
       g_type_ensure (FXW_TYPE_SUMMARY_VIEW);
+      g_type_ensure (FXW_TYPE_RANKS_VIEW);
       g_once_init_leave (&once, 1);
     }
 }

@@ -452,7 +452,7 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
     }
   if (nd == 0)
     {
-      printf ("%zu ranks agree: the same compiles, graphs, guards, cache results and collectives\n", nr);
+      printf ("%zu ranks agree: the same compiles, graphs, guards, cache results, collectives and runtime estimates\n", nr);
       goto out;
     }
   printf ("ranks diverge: (%zu ranks)\n", nr);

@@ -81,7 +81,7 @@ print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
     }
   if (nd == 0)
     {
-      printf ("\n%zu ranks agree: the same compiles, graphs, guards, cache results and collectives\n", n_ranks);
+      printf ("\n%zu ranks agree: the same compiles, graphs, guards, cache results, collectives and runtime estimates\n", n_ranks);
       return;
     }
   printf ("\nranks diverge: (%zu ranks; `fxwb diff WORKSPACE --ranks` shows each)\n", n_ranks);
@@ -136,7 +136,8 @@ fxwb_cmd_ls (int argc, char **argv)
                                 "folder of a trace compile, or the trace compile of a folder, when both were imported.\n"
                                 "A folder of per-rank traces (dedicated_log_torch_trace_rank_N_*.log) lists rank by rank\n"
                                 "and ends with \"ranks diverge:\": compiles made on some ranks only, and graphs, guards,\n"
-                                "cache results or collective order that differ between ranks for the same compile id.");
+                                "cache results, collective order or runtime estimates (inductor_runtime_and_tensor_meta, totals\n"
+                                "more than 5% apart) that differ between ranks for the same compile id.");
   g_option_context_set_description (context,
                                     "Exit status:\n"
                                     "  0  listed\n"

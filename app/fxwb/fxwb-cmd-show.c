@@ -7,6 +7,7 @@
 
 #include "fx/pyparse.h"
 #include "fx/export.h"
+#include "fx/provenance.h"
 #include "fx/store.h"
 #include "fxwb-report.h"
 
@@ -29,9 +30,12 @@ typedef enum
   SHOW_ARTIFACTS,
   SHOW_ARTIFACT,
   SHOW_RUNS,
+  SHOW_PROVENANCE,
 } show_what;
 
 static const char *artifact_name;
+static const char *provenance_node;
+static int provenance_compiles;   /* compiles with provenance mappings seen by --provenance */
 static const char *svg_path;
 
 /* One JSON line about compile c: {"compile_id": ..., then the keys and string values given}. */
@@ -407,9 +411,105 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
                   putchar ('\n');
               }
           }
+        /* A graph_dump (AOTInductor's wrapper and kernel code) by the name it was dumped under. */
+        if (what == SHOW_ARTIFACT && !shown)
+          {
+            const char *code = NULL;
+            fx_diag ignore;
+            fx_diag_clear (&ignore);
+            if (fx_provenance_code (store, c->id, artifact_name, arena, &code, &ignore) == FX_OK && code)
+              {
+                shown++;
+                if (json)
+                  {
+                    json_object *o = row (c);
+                    fxwb_json_add_str (o, "name", artifact_name);
+                    fxwb_json_add_str (o, "text", code);
+                    fxwb_json_print (o);
+                  }
+                else
+                  {
+                    fputs (code, stdout);
+                    if (*code && code[strlen (code) - 1] != '\n')
+                      putchar ('\n');
+                  }
+              }
+          }
         if (what == SHOW_ARTIFACT && !shown && !many)
           return fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s has no artifact '%s' (see --artifacts)",
                               c->compile_id, artifact_name);
+        return FX_OK;
+      }
+    case SHOW_PROVENANCE:
+      {
+        /* Without a COMPILE_ID, every compile with mappings (those without are skipped). */
+        bool has = false;
+        if ((st = fx_provenance_has (store, c->id, &has, diag)) != FX_OK || (!has && many))
+          return st;
+        provenance_compiles++;
+        fx_provenance p;
+        if ((st = fx_provenance_chain (store, c->id, provenance_node, arena, &p, diag)) != FX_OK)
+          {
+            if (many && st == FX_ERR_NOT_FOUND)
+              {
+                /* Another compile may hold the node: say so here and go on (on stderr under --json, which prints
+                   JSON lines only). */
+                fprintf (json ? stderr : stdout, "%s\n", diag->message);
+                fx_diag_clear (diag);
+                return FX_OK;
+              }
+            return st;
+          }
+        if (json)
+          {
+            json_object *o = row (c);
+            json_object *pre = json_object_new_array (), *post = json_object_new_array ();
+            json_object *ks = json_object_new_array ();
+            fxwb_json_add_str (o, "side", fx_prov_side_name (p.side));
+            fxwb_json_add_str (o, "node", p.node);
+            for (size_t i = 0; i < p.n_pre; i++)
+              json_object_array_add (pre, json_object_new_string (p.pre[i]));
+            for (size_t i = 0; i < p.n_post; i++)
+              json_object_array_add (post, json_object_new_string (p.post[i]));
+            for (size_t i = 0; i < p.n_kernels; i++)
+              {
+                json_object *k = json_object_new_object ();
+                fxwb_json_add_str (k, "name", p.kernels[i].name);
+                fxwb_json_add_int (k, "handle", p.kernels[i].handle);
+                fxwb_json_add_str (k, "launch_code", p.kernels[i].launch_code);
+                fxwb_json_add_int (k, "launch_line", p.kernels[i].launch_line);
+                fxwb_json_add_str (k, "def_code", p.kernels[i].def_code);
+                fxwb_json_add_int (k, "def_line", p.kernels[i].def_line);
+                json_object_array_add (ks, k);
+              }
+            json_object_object_add (o, "pre_grad", pre);
+            json_object_object_add (o, "post_grad", post);
+            json_object_object_add (o, "kernels", ks);
+            fxwb_json_print (o);
+            return FX_OK;
+          }
+        printf ("provenance of %s %s\n", fx_prov_side_name (p.side), p.node);
+        printf ("  %-10s", "pre_grad");
+        for (size_t i = 0; i < p.n_pre; i++)
+          printf ("%s%s", i ? ", " : " ", p.pre[i]);
+        printf ("%s\n  %-10s", p.n_pre ? "" : " -", "post_grad");
+        for (size_t i = 0; i < p.n_post; i++)
+          printf ("%s%s", i ? ", " : " ", p.post[i]);
+        printf ("%s\n", p.n_post ? "" : " -");
+        if (p.n_kernels == 0)
+          printf ("  %-10s -\n", "kernel");
+        for (size_t i = 0; i < p.n_kernels; i++)
+          {
+            const fx_prov_kernel *k = &p.kernels[i];
+            g_autofree char *name = k->handle >= 0 ? g_strdup_printf ("%s:%d", k->name, k->handle)
+                                                   : g_strdup (k->name);
+            printf ("  %-10s %s", "kernel", name);
+            if (k->launch_line)
+              printf ("  launched at %s:%d", k->launch_code, k->launch_line);
+            if (k->def_line)
+              printf ("  defined at %s:%d", k->def_code, k->def_line);
+            putchar ('\n');
+          }
         return FX_OK;
       }
     case SHOW_RUNS:
@@ -491,7 +591,7 @@ fxwb_cmd_show (int argc, char **argv)
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
   gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE, shapes = FALSE;
   gboolean json = FALSE, artifacts = FALSE, runs = FALSE;
-  g_autofree char *stage = NULL, *artifact = NULL, *graph_svg = NULL;
+  g_autofree char *stage = NULL, *artifact = NULL, *graph_svg = NULL, *provenance = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
       "Graph stage (default: dynamo, else the compile's first graph): dynamo, aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
@@ -519,6 +619,11 @@ fxwb_cmd_show (int argc, char **argv)
     { "runs", 0, 0, G_OPTION_ARG_NONE, &runs,
       "Runs stored by fxwb run/compare: backend, mode, verdict, median time; \"incomplete\" for one that never finished",
       NULL },
+    { "provenance", 'p', 0, G_OPTION_ARG_STRING, &provenance,
+      "Inductor's provenance chain of NODE: its pre-grad nodes, post-grad nodes and kernels, with the lines of the "
+      "stored code launching and defining each kernel (--artifact NAME prints that code). NODE is a pre-grad node, "
+      "a post-grad node or a kernel (name or name:handle), or pre_grad:NAME, post_grad:NAME, kernel:NAME to say which",
+      "NODE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
@@ -526,7 +631,8 @@ fxwb_cmd_show (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb [COMPILE_ID] - show what a compile holds");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1), or export: the guards a\n"
+                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1; rank3/0/1 for rank 3's in a\n"
+                                "multi-rank workspace, where 0/1 alone is the first input's), or export: the guards a\n"
                                 "torch.export trace added outside any compile (with --guards). Without a view option,\n"
                                 "lists the compile's graph stages. Without COMPILE_ID, listings cover every compile;\n"
                                 "graph views need one.");
@@ -540,12 +646,12 @@ fxwb_cmd_show (int argc, char **argv)
     return FXWB_EXIT_USAGE;
   int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
                 + inputs + artifacts + runs
-                + (artifact != NULL) + (graph_svg != NULL);
+                + (artifact != NULL) + (graph_svg != NULL) + (provenance != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
                        "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact, --runs, "
-                       "--graph-svg\n");
+                       "--graph-svg, --provenance\n");
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
@@ -559,8 +665,9 @@ fxwb_cmd_show (int argc, char **argv)
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
                    : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION
                    : shapes ? SHOW_SHAPES : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
-                   : artifact ? SHOW_ARTIFACT : runs ? SHOW_RUNS : SHOW_STAGES;
+                   : artifact ? SHOW_ARTIFACT : runs ? SHOW_RUNS : provenance ? SHOW_PROVENANCE : SHOW_STAGES;
   artifact_name = artifact;
+  provenance_node = provenance;
   svg_path = graph_svg;
   gboolean graph_view = what == SHOW_TABULAR || what == SHOW_CODE || what == SHOW_READABLE || what == SHOW_TEXT
                         || what == SHOW_SVG;
@@ -600,6 +707,10 @@ fxwb_cmd_show (int argc, char **argv)
     }
   if (st == FX_OK && !want && (what == SHOW_GUARDS || what == SHOW_SHAPES))
     st = show_export_guards (store, json, arena, &diag);
+  if (st == FX_OK && !want && what == SHOW_PROVENANCE && provenance_compiles == 0)
+    st = fx_diag_set (&diag, FX_ERR_NOT_FOUND, "no compile of %s has provenance mappings "
+                      "(inductor_provenance_tracking_node_mappings: trace with "
+                      "torch._inductor.config.trace.provenance_tracking_level = 1)", argv[1]);
   if (st != FX_OK)
     fxwb_print_diag (&diag);
   fx_arena_free (arena);

@@ -61,6 +61,7 @@ typedef struct
   /* Set by the store loader only (folder loads group by equal titles). */
   char *frame_subtitle, *compile_subtitle, *status, *guards;
   gint64 compile_row;    /* the store's compile row (0: not from a workspace) */
+  int rank;              /* the rank of the trace the compile came from (-1: none) */
   gboolean new_frame, new_compile;
   GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
   GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
@@ -232,6 +233,18 @@ sidebar_status (const char *status)
   return status;
 }
 
+/* What a compile is called where its trace names no function: graphs logged without a compile id are
+   torch.export's and AOTInductor's (aoti_compile_and_package), as fxwb ls says. */
+static const char *
+function_name (const fx_store_compile *c)
+{
+  if (c->function != NULL)
+    return c->function;
+  if (c->cid.frame_id < 0 && strcmp (c->compile_id, "-/-") == 0)
+    return _("(export/AOTInductor: no compile id)");
+  return _("(unknown function)");
+}
+
 /* The Guards view's text of one compile: why it was (re)compiled, where the graph broke, what it guards on. */
 static char *
 compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena, fx_diag *diag)
@@ -243,7 +256,7 @@ compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena
   size_t n_failures = 0, n_breaks = 0, n_guards = 0;
 
   /* What the trace does not say is left out, not shown as "?" or ":-1". */
-  g_string_append_printf (out, "[%s] %s", c->compile_id, c->function ? c->function : _("(unknown function)"));
+  g_string_append_printf (out, "[%s] %s", c->compile_id, function_name (c));
   if (c->file != NULL && c->line > 0)
     g_string_append_printf (out, "  %s:%d", c->file, c->line);
   else if (c->file != NULL)
@@ -545,6 +558,7 @@ load_store (GTask *task, LoadJob *job)
               continue;
             }
           lg = g_new0 (LoadedGraph, 1);
+          lg->rank = -1;
           lg->graph = graph;
           lg->stage = k < n_graphs ? g_strdup (graphs[k].stage) : NULL;
           lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
@@ -552,7 +566,7 @@ load_store (GTask *task, LoadJob *job)
           lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
           lg->compile_row = c->id;
-          lg->compile_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
+          lg->compile_subtitle = g_strdup_printf ("%s  %s", function_name (c),
                                                   where);
           if (lg->stage == NULL)
             {
@@ -567,7 +581,9 @@ load_store (GTask *task, LoadJob *job)
             }
           lg->status = g_strdup (sidebar_status (c->status));
           lg->guards = g_strdup (guards_text);
-          if (c->cid.frame_id < 0)
+          if (c->cid.frame_id < 0 && strcmp (c->compile_id, "-/-") == 0)
+            lg->frame = g_strdup (_("torch.export / AOTInductor"));
+          else if (c->cid.frame_id < 0)
             lg->frame = g_strdup (_("debug folder (no frame id)"));
           else if (c->cid.compiled_autograd_id >= 0)
             lg->frame = g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
@@ -584,8 +600,9 @@ load_store (GTask *task, LoadJob *job)
 
                 g_free (lg->frame);
                 lg->frame = g_steal_pointer (&ranked);
+                lg->rank = fx_rank_from_path (inputs[ik].path);
               }
-          lg->frame_subtitle = g_strdup_printf ("%s  %s", c->function ? c->function : _("(unknown function)"),
+          lg->frame_subtitle = g_strdup_printf ("%s  %s", function_name (c),
                                                 where);
           lg->new_frame = c->input_id != last_input || c->cid.compiled_autograd_id != last_ca
                           || c->cid.frame_id != last_frame;
@@ -878,6 +895,7 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
           g_autofree char *dir = g_path_get_dirname (path);
           g_autofree char *parent = g_path_get_dirname (dir);
 
+          lg->rank = -1;
           lg->stage = g_path_get_basename (path);
           if (is_dir)
             {
@@ -972,6 +990,7 @@ populate (FxwDocument *self, LoadJob *job)
           g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame,
                                                               lg->frame_subtitle);
 
+          fxw_sidebar_item_set_rank (f, lg->rank);
           g_list_store_append (self->frames, f);
           frame = f;
           compile = NULL;
@@ -983,6 +1002,7 @@ populate (FxwDocument *self, LoadJob *job)
 
           fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
           fxw_sidebar_item_set_compile_row (c, lg->compile_row);
+          fxw_sidebar_item_set_rank (c, lg->rank);
           fxw_sidebar_item_set_guards (c, lg->guards);
           if (lg->kernels != NULL)
             {
@@ -1015,6 +1035,7 @@ populate (FxwDocument *self, LoadJob *job)
       stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
       fxw_sidebar_item_set_graph (stage, graph);
       fxw_sidebar_item_set_compile_row (stage, lg->compile_row);
+      fxw_sidebar_item_set_rank (stage, lg->rank);
       fxw_sidebar_item_set_guards (stage, lg->guards);
       /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. */
       fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);

@@ -561,6 +561,13 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
 }
 
 const char *
+fxw_run_dialog_get_source (FxwRunDialog *self)
+{
+  g_return_val_if_fail (FXW_IS_RUN_DIALOG (self), NULL);
+  return self->source;
+}
+
+const char *
 fxw_run_dialog_get_workspace (FxwRunDialog *self)
 {
   return self->workspace;

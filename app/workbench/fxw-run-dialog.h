@@ -17,6 +17,8 @@ FxwRunDialog *fxw_run_dialog_new            (GtkWindow    *parent,
                                              const char   *stage,
                                              const char   *workspace);
 const char   *fxw_run_dialog_get_workspace  (FxwRunDialog *self);
+/* What fxwb compare runs ("run.fxwb:rank3/1/1"). */
+const char   *fxw_run_dialog_get_source     (FxwRunDialog *self);
 
 /* For tests and scripting the dialog: the column specs on offer ("eager", "inductor", "torch:inductor"), checking
    one with a mode and options ("cpp.threads=1, epilogue_fusion=False"), starting, cancelling, reading state. */

@@ -20,6 +20,7 @@ struct _FxwSidebarItem
   gboolean kernels_by_name;
   GListModel *fusion_groups; /* FxwFusionGroup of the compile; shared by its stages */
   gint64 compile_row;       /* the compile's row in the workspace (0: none) */
+  int rank;                 /* the rank of a multi-rank workspace (-1: none) */
 };
 
 G_DEFINE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, G_TYPE_OBJECT)
@@ -70,6 +71,7 @@ fxw_sidebar_item_new (FxwSidebarItemKind kind, const char *title, const char *su
   self->title = g_strdup (title ? title : "");
   self->subtitle = g_strdup (subtitle ? subtitle : "");
   self->status = g_strdup ("");
+  self->rank = -1;
   if (kind != FXW_SIDEBAR_ITEM_STAGE)
     self->children = g_list_store_new (FXW_TYPE_SIDEBAR_ITEM);
   return self;
@@ -244,4 +246,18 @@ fxw_sidebar_item_set_compile_row (FxwSidebarItem *self, gint64 row)
 {
   g_return_if_fail (FXW_IS_SIDEBAR_ITEM (self));
   self->compile_row = row;
+}
+
+int
+fxw_sidebar_item_get_rank (FxwSidebarItem *self)
+{
+  g_return_val_if_fail (FXW_IS_SIDEBAR_ITEM (self), -1);
+  return self->rank;
+}
+
+void
+fxw_sidebar_item_set_rank (FxwSidebarItem *self, int rank)
+{
+  g_return_if_fail (FXW_IS_SIDEBAR_ITEM (self));
+  self->rank = rank;
 }

@@ -55,6 +55,10 @@ void               fxw_sidebar_item_set_fusion_groups (FxwSidebarItem *self,
 gint64             fxw_sidebar_item_get_compile_row (FxwSidebarItem *self);
 void               fxw_sidebar_item_set_compile_row (FxwSidebarItem *self,
                                                      gint64          row);
+/* The rank of a distributed run the row belongs to (its trace's file name says which); -1: none. */
+int                fxw_sidebar_item_get_rank     (FxwSidebarItem     *self);
+void               fxw_sidebar_item_set_rank     (FxwSidebarItem     *self,
+                                                  int                 rank);
 /* Children (NULL for stages). */
 GListModel        *fxw_sidebar_item_get_children (FxwSidebarItem     *self);
 void               fxw_sidebar_item_append       (FxwSidebarItem     *self,

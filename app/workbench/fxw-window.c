@@ -55,9 +55,19 @@ struct _FxwWindow
   FxwCompareView *compare_view;
   FxwDiffView *diff_view;
   FxwSummaryView *summary_view;
+  FxwRanksView *ranks_view;
+  AdwViewStackPage *ranks_page;
+  GtkDropDown *rank_dropdown;
+  GtkStringList *rank_names;
+  GArray *ranks;                   /* int: the ranks of the document, in the dropdown's order after "All ranks" */
+  int rank_filter;                 /* the rank the sidebar lists (-1: all) */
+  gboolean updating_ranks;         /* the dropdown is being refilled: its notify is no choice of the user's */
   GtkButton *compare_previous_button;
   FxwSidebarItem *current_stage;   /* the stage on show */
   FxwSidebarItem *current_item;    /* the sidebar row selected (a frame, compile or stage) */
+  FxwProvenanceMap *provenance;    /* the Inductor provenance mappings of the compile last loaded (NULL: none) */
+  gint64 provenance_row;           /* the compile they were looked up for (0: none) */
+  GCancellable *provenance_cancellable;
   FxwSidebarItem *menu_source;     /* the row a "Diff with…" menu was opened on */
   GPtrArray *menu_targets;         /* FxwSidebarItem: the menu's "Diff with" entries */
   GCancellable *diff_cancellable;
@@ -65,6 +75,8 @@ struct _FxwWindow
   char *dismissed_notice;          /* the document notice the user dismissed: not shown again with later texts */
   /* What to select when the load under way is done (after Run & Compare reopens the workspace). */
   char *pending_compile, *pending_stage, *pending_view;
+  int pending_rank;                /* the rank of pending_compile (-1: any), and the rank the sidebar listed */
+  int pending_filter;
   FxwRunDialog *run_dialog;
   /* Follow mode: `fxwb serve --follow` imports a growing trace folder into follow_workspace; a timer reopens the
      workspace when it changed, keeping the selection. */
@@ -116,7 +128,8 @@ sidebar_filter_func (gpointer item, gpointer user_data)
 {
   FxwWindow *self = user_data;
   FxwSidebarItem *sitem = gtk_tree_list_row_get_item (item);
-  gboolean match = fxw_sidebar_item_matches (sitem, self->search_folded);
+  gboolean match = (self->rank_filter < 0 || fxw_sidebar_item_get_rank (sitem) == self->rank_filter)
+                   && fxw_sidebar_item_matches (sitem, self->search_folded);
 
   g_object_unref (sitem);
   return match;
@@ -306,14 +319,51 @@ item_label (FxwWindow *self, FxwSidebarItem *item)
   return g_strdup (fxw_sidebar_item_get_title (item));
 }
 
+/* Computes job's diff off the main thread into the Diff view, which is shown. */
+static void
+start_diff (FxwWindow *self, DiffJob *job)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *busy = NULL;
+
+  /* translators: shown while a diff is computed: "Comparing [0/0] with [0/1]…" */
+  busy = g_strdup_printf (_("Comparing %s with %s…"), job->label_a, job->label_b);
+  fxw_diff_view_set_busy (self->diff_view, busy);
+  fxw_window_set_view (self, "diff");
+  g_cancellable_cancel (self->diff_cancellable);
+  g_clear_object (&self->diff_cancellable);
+  self->diff_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->diff_cancellable, diff_done_cb, NULL);
+  g_task_set_source_tag (task, fxw_window_diff_items);
+  g_task_set_task_data (task, job, (GDestroyNotify) diff_job_free);
+  g_task_run_in_thread (task, diff_thread);
+}
+
+gboolean
+fxw_window_diff_compile_rows (FxwWindow *self, gint64 row_a, gint64 row_b, const char *label_a, const char *label_b)
+{
+  const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
+  DiffJob *job;
+
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  if (path == NULL || row_a <= 0 || row_b <= 0)
+    return FALSE;
+  job = g_new0 (DiffJob, 1);
+  job->path = g_strdup (path);
+  job->row_a = row_a;
+  job->row_b = row_b;
+  job->label_a = g_strdup (label_a);
+  job->label_b = g_strdup (label_b);
+  start_diff (self, job);
+  return TRUE;
+}
+
 /* Diffs two sidebar rows: two compiles of a workspace (the compile diff), else the graphs of two stages. */
 gboolean
 fxw_window_diff_items (FxwWindow *self, FxwSidebarItem *a, FxwSidebarItem *b)
 {
   const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
-  g_autoptr(GTask) task = NULL;
   DiffJob *job;
-  g_autofree char *busy = NULL;
 
   g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (FXW_IS_SIDEBAR_ITEM (a) && FXW_IS_SIDEBAR_ITEM (b), FALSE);
@@ -340,17 +390,7 @@ fxw_window_diff_items (FxwWindow *self, FxwSidebarItem *a, FxwSidebarItem *b)
       job->graph_a = g_object_ref (fxw_sidebar_item_get_graph (sa));
       job->graph_b = g_object_ref (fxw_sidebar_item_get_graph (sb));
     }
-  /* translators: shown while a diff is computed: "Comparing [0/0] with [0/1]…" */
-  busy = g_strdup_printf (_("Comparing %s with %s…"), job->label_a, job->label_b);
-  fxw_diff_view_set_busy (self->diff_view, busy);
-  fxw_window_set_view (self, "diff");
-  g_cancellable_cancel (self->diff_cancellable);
-  g_clear_object (&self->diff_cancellable);
-  self->diff_cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->diff_cancellable, diff_done_cb, NULL);
-  g_task_set_source_tag (task, fxw_window_diff_items);
-  g_task_set_task_data (task, job, (GDestroyNotify) diff_job_free);
-  g_task_run_in_thread (task, diff_thread);
+  start_diff (self, job);
   return TRUE;
 }
 
@@ -620,6 +660,7 @@ show_guards (FxwWindow *self, FxwSidebarItem *item)
 }
 
 static void clear_stage (FxwWindow *self);
+static void update_provenance (FxwWindow *self);
 
 static void
 sidebar_selected_cb (FxwWindow *self)
@@ -650,6 +691,7 @@ sidebar_selected_cb (FxwWindow *self)
                                         || g_str_equal (fxw_sidebar_item_get_title (stage), "inductor_transformed"));
       fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (stage));
       adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
+      update_provenance (self);
     }
   else if (stage == NULL && fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
     {
@@ -665,6 +707,7 @@ static void
 clear_stage (FxwWindow *self)
 {
   g_clear_object (&self->current_stage);
+  update_provenance (self);
   fxw_selection_set_graph (self->selection, NULL);
   fxw_kernels_view_set_kernels (self->kernels_view, NULL, FALSE);
   fxw_graph_view_set_kernels (self->graph_view, NULL, FALSE);
@@ -777,9 +820,10 @@ select_first_stage (FxwWindow *self)
     }
 }
 
-/* Selects the row of a compile ("[0/1]") and one of its stages ("dynamo"; NULL: the compile itself). */
+/* Selects the row of a compile ("[0/1]") of rank (-1: the first listed) and one of its stages ("dynamo"; NULL: the
+   compile itself). */
 static gboolean
-select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
+select_compile_stage (FxwWindow *self, const char *compile, const char *stage, int rank)
 {
   GListModel *model = G_LIST_MODEL (self->sidebar_filter);
   gboolean in_compile = FALSE;
@@ -791,7 +835,8 @@ select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
       FxwSidebarItemKind kind = fxw_sidebar_item_get_kind (item);
 
       if (kind == FXW_SIDEBAR_ITEM_COMPILE)
-        in_compile = g_str_equal (fxw_sidebar_item_get_title (item), compile);
+        in_compile = g_str_equal (fxw_sidebar_item_get_title (item), compile)
+                     && (rank < 0 || fxw_sidebar_item_get_rank (item) == rank);
       if (in_compile && ((stage == NULL && kind == FXW_SIDEBAR_ITEM_COMPILE)
                          || (stage != NULL && kind == FXW_SIDEBAR_ITEM_STAGE
                              && g_str_equal (fxw_sidebar_item_get_title (item), stage))))
@@ -803,6 +848,175 @@ select_compile_stage (FxwWindow *self, const char *compile, const char *stage)
         }
     }
   return FALSE;
+}
+
+/* ---------------------------------------------------------------- ranks */
+
+/* The sidebar lists one rank's compiles (rank >= 0), or every rank's. */
+static void
+apply_rank_filter (FxwWindow *self, int rank)
+{
+  if (rank == self->rank_filter)
+    return;
+  self->rank_filter = rank;
+  gtk_filter_changed (gtk_filter_list_model_get_filter (self->sidebar_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  /* The row on show went with the other ranks: this rank's first graph is shown instead. */
+  if (gtk_single_selection_get_selected_item (self->sidebar_selection) == NULL)
+    select_first_stage (self);
+}
+
+static void
+rank_selected_cb (FxwWindow *self)
+{
+  guint pos = gtk_drop_down_get_selected (self->rank_dropdown);
+
+  if (self->updating_ranks)
+    return;
+  apply_rank_filter (self, pos == 0 || pos == GTK_INVALID_LIST_POSITION || pos > self->ranks->len
+                           ? -1 : g_array_index (self->ranks, int, pos - 1));
+}
+
+static int
+compare_ints (gconstpointer a, gconstpointer b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+/* The rank selector and the Ranks view follow the document: shown for two ranks or more, the rank chosen kept
+   while the document still has it (a followed trace reloading). */
+static void
+update_ranks (FxwWindow *self)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+  int keep = self->rank_filter;
+  guint selected = 0;
+  gboolean several;
+
+  g_array_set_size (self->ranks, 0);
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      int rank = fxw_sidebar_item_get_rank (frame);
+      gboolean seen = rank < 0;
+
+      for (guint r = 0; r < self->ranks->len && !seen; r++)
+        seen = g_array_index (self->ranks, int, r) == rank;
+      if (!seen)
+        g_array_append_val (self->ranks, rank);
+    }
+  g_array_sort (self->ranks, compare_ints);
+  several = self->ranks->len >= 2;
+  self->updating_ranks = TRUE;
+  gtk_string_list_splice (self->rank_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->rank_names)), NULL);
+  if (several)
+    {
+      /* translators: the rank selector's first entry: the sidebar lists the compiles of every rank */
+      gtk_string_list_append (self->rank_names, _("All Ranks"));
+      for (guint r = 0; r < self->ranks->len; r++)
+        {
+          /* translators: an entry of the rank selector */
+          g_autofree char *name = g_strdup_printf (_("Rank %d"), g_array_index (self->ranks, int, r));
+
+          gtk_string_list_append (self->rank_names, name);
+          if (g_array_index (self->ranks, int, r) == keep)
+            selected = r + 1;
+        }
+    }
+  gtk_drop_down_set_selected (self->rank_dropdown, several ? selected : GTK_INVALID_LIST_POSITION);
+  self->updating_ranks = FALSE;
+  gtk_widget_set_visible (GTK_WIDGET (self->rank_dropdown), several);
+  if (!several && g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "ranks") == 0)
+    adw_view_stack_set_visible_child_name (self->view_stack, "table");
+  adw_view_stack_page_set_visible (self->ranks_page, several);
+  apply_rank_filter (self, selected > 0 ? keep : -1);
+}
+
+gboolean
+fxw_window_set_rank (FxwWindow *self, int rank)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  if (rank < 0)
+    {
+      if (self->ranks->len >= 2)
+        gtk_drop_down_set_selected (self->rank_dropdown, 0);
+      return TRUE;
+    }
+  for (guint r = 0; r < self->ranks->len && self->ranks->len >= 2; r++)
+    if (g_array_index (self->ranks, int, r) == rank)
+      {
+        gtk_drop_down_set_selected (self->rank_dropdown, r + 1);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+int
+fxw_window_get_rank (FxwWindow *self)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), -1);
+  return self->rank_filter;
+}
+
+GtkWidget *
+fxw_window_get_rank_selector (FxwWindow *self)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->rank_dropdown);
+}
+
+/* A Compare button of the Ranks view: the two ranks' compiles in the Diff view. */
+static void
+ranks_compare_cb (FxwWindow *self, gint64 row_a, gint64 row_b, const char *label_a, const char *label_b)
+{
+  fxw_window_diff_compile_rows (self, row_a, row_b, label_a, label_b);
+}
+
+/* A Show button of the Ranks view: the compile in the sidebar (the selector turned to its rank when another is
+   chosen) and the Guards view, which says why it was made. */
+static void
+ranks_compile_cb (FxwWindow *self, gint64 compile_row)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
+  FxwSidebarItem *target = NULL;
+
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames) && target == NULL; f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles) && target == NULL; c++)
+        {
+          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
+
+          if (fxw_sidebar_item_get_compile_row (compile) == compile_row)
+            target = compile;
+        }
+    }
+  if (target == NULL)
+    return;
+  if (self->rank_filter >= 0 && self->rank_filter != fxw_sidebar_item_get_rank (target))
+    fxw_window_set_rank (self, fxw_sidebar_item_get_rank (target));
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (item == target)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          fxw_window_set_view (self, "guards");
+          return;
+        }
+    }
+  {
+    g_autofree char *msg = g_strdup_printf (_("Compile %s is not in the sidebar (is a search filtering it?)"),
+                                            fxw_sidebar_item_get_title (target));
+
+    show_banner (self, msg);
+  }
 }
 
 static void
@@ -822,13 +1036,20 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   if (document != self->document)
     return;
   fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
-  if (self->pending_compile == NULL || !select_compile_stage (self, self->pending_compile, self->pending_stage))
+  fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
+  update_ranks (self);
+  /* Back on the rank the sidebar listed (a workspace reopened after Run & Compare). */
+  if (self->pending_filter >= 0)
+    fxw_window_set_rank (self, self->pending_filter);
+  if (self->pending_compile == NULL
+      || !select_compile_stage (self, self->pending_compile, self->pending_stage, self->pending_rank))
     select_first_stage (self);
   if (self->pending_view != NULL)
     fxw_window_set_view (self, self->pending_view);
   g_clear_pointer (&self->pending_compile, g_free);
   g_clear_pointer (&self->pending_stage, g_free);
   g_clear_pointer (&self->pending_view, g_free);
+  self->pending_rank = self->pending_filter = -1;
   g_signal_emit_by_name (self, "document-loaded");
 }
 
@@ -868,6 +1089,7 @@ attach_document (FxwWindow *self, FxwDocument *document)
   clear_stage (self);
   show_guards (self, NULL);
   fxw_summary_view_set_workspace (self->summary_view, NULL);
+  fxw_ranks_view_set_workspace (self->ranks_view, NULL);
 
   self->document = g_object_ref (document);
   g_signal_connect_object (self->document, "notify::busy", G_CALLBACK (document_busy_cb), self, G_CONNECT_SWAPPED);
@@ -878,6 +1100,7 @@ attach_document (FxwWindow *self, FxwDocument *document)
   self->tree_model = gtk_tree_list_model_new (g_object_ref (fxw_document_get_frames (self->document)),
                                               FALSE, TRUE, create_child_model, NULL, NULL);
   gtk_filter_list_model_set_model (self->sidebar_filter, G_LIST_MODEL (self->tree_model));
+  update_ranks (self);
 
   gtk_window_set_title (GTK_WINDOW (self), fxw_document_get_title (self->document));
   adw_view_switcher_title_set_title (self->switcher_title, fxw_document_get_title (self->document));
@@ -1073,6 +1296,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autofree char *compile = NULL, *stage = NULL;
   FxwSidebarItem *compile_item;
   GtkTreeListRow *row;
+  int rank = -1;
 
   if (!fxw_document_load_finish (document, result, &error) || document != self->follow_next)
     {
@@ -1092,6 +1316,7 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
+      rank = fxw_sidebar_item_get_rank (item);
       if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
         compile = g_strdup (fxw_sidebar_item_get_title (item));
       else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE
@@ -1106,7 +1331,8 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   attach_document (self, document);
   g_clear_object (&self->follow_next);
   fxw_summary_view_set_workspace (self->summary_view, fxw_document_get_workspace_path (document));
-  if (compile == NULL || !select_compile_stage (self, compile, stage))
+  fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
+  if (compile == NULL || !select_compile_stage (self, compile, stage, rank))
     select_first_stage (self);
   g_signal_emit_by_name (self, "document-loaded");
 }
@@ -1294,6 +1520,8 @@ run_dialog_finished_cb (FxwWindow *self, gboolean ok, FxwRunDialog *dialog)
   self->pending_stage = self->current_stage != NULL && fxw_document_get_workspace_path (self->document) != NULL
                         ? g_strdup (fxw_sidebar_item_get_title (self->current_stage)) : NULL;
   self->pending_view = g_strdup ("compare");
+  self->pending_rank = compile != NULL ? fxw_sidebar_item_get_rank (compile) : -1;
+  self->pending_filter = self->rank_filter;
   fxw_window_open (self, file);
   /* All went well: the Compare view says everything; otherwise the dialog stays with its log of what failed. */
   if (ok)
@@ -1353,7 +1581,11 @@ fxw_window_run_compare (FxwWindow *self)
       const char *title = fxw_sidebar_item_get_title (compile);
       g_autofree char *id = g_strndup (title + (title[0] == '['), strlen (title) - (title[0] == '[') * 2);
 
-      source = g_strdup_printf ("%s:%s", ws, id);
+      /* One rank's compile of a multi-rank workspace: "rank3/1/1" (the same id names a compile per rank). */
+      if (fxw_sidebar_item_get_rank (compile) >= 0)
+        source = g_strdup_printf ("%s:rank%d/%s", ws, fxw_sidebar_item_get_rank (compile), id);
+      else
+        source = g_strdup_printf ("%s:%s", ws, id);
       stage = fxw_sidebar_item_get_title (self->current_stage);
       target = g_strdup (ws);
     }
@@ -1532,7 +1764,7 @@ summary_compile_cb (FxwWindow *self, const char *compile_id)
 {
   g_autofree char *title = g_strdup_printf ("[%s]", compile_id);
 
-  if (!select_compile_stage (self, title, NULL))
+  if (!select_compile_stage (self, title, NULL, -1))
     {
       g_autofree char *msg = g_strdup_printf (_("Compile %s is not in the sidebar (is a search filtering it?)"), title);
 
@@ -1546,34 +1778,37 @@ view_action (GtkWidget *widget, const char *name, GVariant *param)
   fxw_window_set_view (FXW_WINDOW (widget), g_variant_get_string (param, NULL));
 }
 
-static void
-open_location_cb (FxwWindow *self, const char *file, int line)
+/* A read-only source window over contents (language: a GtkSourceView language id), the cursor on line; header (may
+   be NULL) goes above the text. */
+static GtkWindow *
+show_source (FxwWindow *self, const char *title, const char *contents, int line, const char *language,
+             GtkWidget *header)
 {
   GtkWidget *window = gtk_window_new ();
   GtkWidget *scroller = gtk_scrolled_window_new ();
   GtkWidget *view = gtk_source_view_new ();
   GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)));
-  g_autofree char *contents = NULL;
-  g_autofree char *title = g_strdup_printf ("%s:%d", file, line);
   GtkTextIter iter;
 
-  if (!g_file_get_contents (file, &contents, NULL, NULL) || !g_utf8_validate (contents, -1, NULL))
-    {
-      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), file);
-
-      show_banner (self, msg);
-      gtk_window_destroy (GTK_WINDOW (window));
-      return;
-    }
   gtk_source_buffer_set_language (buffer, gtk_source_language_manager_get_language (
-                                    gtk_source_language_manager_get_default (), "python3"));
+                                    gtk_source_language_manager_get_default (), language));
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), contents, -1);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
   gtk_source_view_set_show_line_numbers (GTK_SOURCE_VIEW (view), TRUE);
   gtk_source_view_set_highlight_current_line (GTK_SOURCE_VIEW (view), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
-  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  if (header != NULL)
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+      gtk_widget_set_vexpand (scroller, TRUE);
+      gtk_box_append (GTK_BOX (box), header);
+      gtk_box_append (GTK_BOX (box), scroller);
+      gtk_window_set_child (GTK_WINDOW (window), box);
+    }
+  else
+    gtk_window_set_child (GTK_WINDOW (window), scroller);
   gtk_window_set_title (GTK_WINDOW (window), title);
   gtk_window_set_transient_for (GTK_WINDOW (window), GTK_WINDOW (self));
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
@@ -1582,6 +1817,297 @@ open_location_cb (FxwWindow *self, const char *file, int line)
   gtk_window_present (GTK_WINDOW (window));
   gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (buffer)),
                                 0.1, TRUE, 0.0, 0.3);
+  return GTK_WINDOW (window);
+}
+
+static void
+open_location_cb (FxwWindow *self, const char *file, int line)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *title = g_strdup_printf ("%s:%d", file, line);
+
+  if (!g_file_get_contents (file, &contents, NULL, NULL) || !g_utf8_validate (contents, -1, NULL))
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), file);
+
+      show_banner (self, msg);
+      return;
+    }
+  show_source (self, title, contents, line, "python3", NULL);
+}
+
+/* ---------------------------------------------------------------- Inductor provenance */
+
+/* Which side of the provenance mappings a stage's node names are: Dynamo's and the pre-grad graphs name the
+   pre-grad nodes, the post-grad graph the post-grad ones; -1: neither. */
+static int
+stage_side (const char *stage)
+{
+  static const char *const pre[] = { "after_pre_grad_graph", "pre_grad", "before_pre_grad_graph", "dynamo" };
+
+  if (g_strcmp0 (stage, "post_grad") == 0)
+    return FX_PROV_POST_GRAD;
+  for (guint i = 0; i < G_N_ELEMENTS (pre); i++)
+    if (g_strcmp0 (stage, pre[i]) == 0)
+      return FX_PROV_PRE_GRAD;
+  return -1;
+}
+
+static void
+set_pane_provenance (FxwWindow *self)
+{
+  int side = self->current_stage != NULL ? stage_side (fxw_sidebar_item_get_title (self->current_stage)) : -1;
+  gboolean ours = self->provenance != NULL && self->current_stage != NULL
+                  && fxw_sidebar_item_get_compile_row (self->current_stage) == self->provenance_row;
+
+  fxw_provenance_pane_set_inductor (self->provenance_pane, ours && side >= 0 ? self->provenance : NULL,
+                                    side >= 0 ? (fx_prov_side) side : FX_PROV_PRE_GRAD);
+}
+
+static void
+provenance_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  const char *path = g_object_get_data (G_OBJECT (task), "path");
+  gint64 row = *(gint64 *) task_data;
+  GError *error = NULL;
+  FxwProvenanceMap *map = fxw_provenance_map_load (path, row, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, map, g_object_unref);
+}
+
+static void
+provenance_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FxwWindow *self = FXW_WINDOW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FxwProvenanceMap) map = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (error != NULL)
+    g_debug ("provenance: %s", error->message);
+  g_clear_object (&self->provenance_cancellable);
+  g_set_object (&self->provenance, map);
+  set_pane_provenance (self);
+  g_signal_emit_by_name (self, "provenance-loaded");
+}
+
+/* The provenance pane follows the stage on show: its compile's mappings are read off the main thread once, then
+   every node selection is answered from them. */
+static void
+update_provenance (FxwWindow *self)
+{
+  const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
+  gint64 row = self->current_stage != NULL ? fxw_sidebar_item_get_compile_row (self->current_stage) : 0;
+  g_autoptr(GTask) task = NULL;
+  gint64 *data;
+
+  if (row == self->provenance_row)
+    {
+      set_pane_provenance (self);
+      return;
+    }
+  g_cancellable_cancel (self->provenance_cancellable);
+  g_clear_object (&self->provenance_cancellable);
+  g_clear_object (&self->provenance);
+  self->provenance_row = row;
+  set_pane_provenance (self);
+  if (path == NULL || row <= 0)
+    return;
+  self->provenance_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->provenance_cancellable, provenance_done_cb, NULL);
+  data = g_new (gint64, 1);
+  *data = row;
+  g_task_set_task_data (task, data, g_free);
+  g_object_set_data_full (G_OBJECT (task), "path", g_strdup (path), g_free);
+  g_task_set_check_cancellable (task, TRUE);
+  g_task_run_in_thread (task, provenance_thread);
+}
+
+gboolean
+fxw_window_get_provenance_loaded (FxwWindow *self)
+{
+  g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
+  return self->provenance_cancellable == NULL;
+}
+
+/* The compile of a workspace row among the sidebar's (NULL when none). */
+static FxwSidebarItem *
+find_compile_by_row (FxwWindow *self, gint64 compile_row)
+{
+  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
+
+  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
+    {
+      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
+      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+
+      for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
+        {
+          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
+
+          if (fxw_sidebar_item_get_compile_row (compile) == compile_row)
+            return compile;   /* the document's tree holds it */
+        }
+    }
+  return NULL;
+}
+
+/* The graph of compile on side ("pre_grad", "post_grad") shown, and node selected in it. */
+static void
+jump_to_node (FxwWindow *self, FxwSidebarItem *compile, const char *side, const char *node)
+{
+  static const char *const pre[] = { "after_pre_grad_graph", "pre_grad", "before_pre_grad_graph", "dynamo" };
+  static const char *const post[] = { "post_grad" };
+  gboolean to_post = g_strcmp0 (side, "post_grad") == 0;
+  const char *const *want = to_post ? post : pre;
+  guint n_want = to_post ? G_N_ELEMENTS (post) : G_N_ELEMENTS (pre);
+  GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
+  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
+  g_autoptr(FxwSidebarItem) target = NULL;
+
+  for (guint w = 0; w < n_want && target == NULL; w++)
+    for (guint i = 0; stages != NULL && i < g_list_model_get_n_items (stages) && target == NULL; i++)
+      {
+        g_autoptr(FxwSidebarItem) stage = g_list_model_get_item (stages, i);
+
+        if (g_str_equal (fxw_sidebar_item_get_title (stage), want[w]) && fxw_sidebar_item_get_graph (stage) != NULL)
+          target = g_steal_pointer (&stage);
+      }
+  if (target == NULL)
+    {
+      /* translators: the provenance pane named a node of a graph this compile did not log */
+      g_autofree char *msg = g_strdup_printf (_("This compile has no %s graph to show %s in"), side, node);
+
+      show_banner (self, msg);
+      return;
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (item == target)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          break;
+        }
+    }
+  if (!fxw_selection_select_name (self->selection, node))
+    {
+      g_autofree char *msg = g_strdup_printf (_("No node %s in the graph of %s"), node,
+                                              fxw_sidebar_item_get_title (compile));
+
+      show_banner (self, msg);
+    }
+}
+
+/* A post-grad (or pre-grad) node of the provenance pane: the compile's graph of that side, and the node in it. */
+static void
+provenance_open_node_cb (FxwWindow *self, const char *side, const char *node)
+{
+  jump_to_node (self, self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL, side, node);
+}
+
+/* A node link of a kernel's source window: back to the main window, on the node in its compile. */
+static void
+source_link_clicked_cb (GtkButton *button, FxwWindow *self)
+{
+  FxwSidebarItem *compile = find_compile_by_row (self, *(gint64 *) g_object_get_data (G_OBJECT (button), "row"));
+
+  if (compile == NULL)
+    {
+      show_banner (self, _("The compile of this kernel is no longer open"));
+      return;
+    }
+  jump_to_node (self, compile, g_object_get_data (G_OBJECT (button), "side"),
+                g_object_get_data (G_OBJECT (button), "node"));
+  gtk_window_present (GTK_WINDOW (self));
+}
+
+/* The header of a kernel's source window: the post-grad nodes it computes and their pre-grad nodes, each a link back
+   to its graph (provenance the other way round). */
+static GtkWidget *
+kernel_links (FxwWindow *self, const char *kernel)
+{
+  g_autofree char *key = g_strconcat ("kernel:", kernel, NULL);
+  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  GHashTable *links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  fx_provenance p;
+
+  gtk_widget_set_margin_start (bar, 8);
+  gtk_widget_set_margin_end (bar, 8);
+  gtk_widget_set_margin_top (bar, 4);
+  gtk_widget_set_margin_bottom (bar, 4);
+  g_object_set_data_full (G_OBJECT (bar), "fxw-links", links, (GDestroyNotify) g_hash_table_unref);
+  if (self->provenance == NULL || !fxw_provenance_map_chain (self->provenance, key, &p))
+    return bar;
+  for (int side = 0; side < 2; side++)
+    {
+      const char *const *names = side == 0 ? p.post : p.pre;
+      size_t n = side == 0 ? p.n_post : p.n_pre;
+      /* translators: the header of a kernel's source window, before the nodes it computes */
+      GtkWidget *label = gtk_label_new (side == 0 ? _("Computes post-grad") : _("from pre-grad"));
+
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (bar), label);
+      for (size_t i = 0; i < n; i++)
+        {
+          GtkWidget *button = gtk_button_new_with_label (names[i]);
+          gint64 *row = g_new (gint64, 1);
+
+          *row = self->provenance_row;
+          gtk_widget_add_css_class (button, "flat");
+          gtk_widget_add_css_class (button, "monospace");
+          g_object_set_data_full (G_OBJECT (button), "row", row, g_free);
+          g_object_set_data (G_OBJECT (button), "side", (gpointer) (side == 0 ? "post_grad" : "pre_grad"));
+          g_object_set_data_full (G_OBJECT (button), "node", g_strdup (names[i]), g_free);
+          g_signal_connect_object (button, "clicked", G_CALLBACK (source_link_clicked_cb), self, 0);
+          gtk_box_append (GTK_BOX (bar), button);
+          g_hash_table_replace (links, g_strdup_printf ("%s:%s", side == 0 ? "post_grad" : "pre_grad", names[i]),
+                                button);
+        }
+    }
+  return bar;
+}
+
+/* A kernel of the provenance pane: the stored code at its definition or launch, with the nodes it computes above. */
+static void
+provenance_open_code_cb (FxwWindow *self, const char *code, int line, const char *kernel)
+{
+  const char *text = self->provenance != NULL ? fxw_provenance_map_get_code (self->provenance, code) : NULL;
+  g_autofree char *title = g_strdup_printf ("%s — %s:%d", kernel, code, line);
+  GtkWindow *source;
+  GtkWidget *header;
+
+  if (text == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("Could not read %s"), code);
+
+      show_banner (self, msg);
+      return;
+    }
+  header = kernel_links (self, kernel);
+  /* AOTInductor's wrapper and kernels are C++; inductor_output_code is Python. */
+  source = show_source (self, title, text, line, strstr (code, "_aot_") != NULL ? "cpp" : "python3", header);
+  g_object_set_data (G_OBJECT (source), "fxw-links", g_object_get_data (G_OBJECT (header), "fxw-links"));
+}
+
+gboolean
+fxw_window_activate_source_link (GtkWindow *source, const char *what)
+{
+  GHashTable *links = g_object_get_data (G_OBJECT (source), "fxw-links");
+  GtkWidget *button = links != NULL ? g_hash_table_lookup (links, what) : NULL;
+
+  if (button == NULL)
+    return FALSE;
+  g_signal_emit_by_name (button, "clicked");
+  return TRUE;
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -1616,6 +2142,9 @@ fxw_window_dispose (GObject *object)
   g_clear_object (&self->document);
   g_clear_object (&self->current_stage);
   g_clear_object (&self->current_item);
+  g_cancellable_cancel (self->provenance_cancellable);
+  g_clear_object (&self->provenance_cancellable);
+  g_clear_object (&self->provenance);
   g_clear_object (&self->menu_source);
   g_clear_pointer (&self->menu_targets, g_ptr_array_unref);
   g_cancellable_cancel (self->diff_cancellable);
@@ -1626,6 +2155,7 @@ fxw_window_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->search_folded, g_free);
+  g_clear_pointer (&self->ranks, g_array_unref);
   g_clear_pointer (&self->dismissed_notice, g_free);
   g_clear_pointer (&self->pending_compile, g_free);
   g_clear_pointer (&self->pending_stage, g_free);
@@ -1674,6 +2204,13 @@ fxw_window_class_init (FxwWindowClass *klass)
    */
   g_signal_new ("diff-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * FxwWindow::provenance-loaded:
+   *
+   * The Inductor provenance mappings of the compile on show were read (or found missing).
+   */
+  g_signal_new ("provenance-loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   fxw_viewers_init ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/FxWorkbench/fxw-window.ui");
@@ -1698,11 +2235,20 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, diff_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, summary_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, ranks_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, ranks_page);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, rank_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, rank_names);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_previous_button);
   gtk_widget_class_bind_template_callback (widget_class, kernels_open_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
   gtk_widget_class_bind_template_callback (widget_class, summary_compile_cb);
+  gtk_widget_class_bind_template_callback (widget_class, rank_selected_cb);
+  gtk_widget_class_bind_template_callback (widget_class, provenance_open_node_cb);
+  gtk_widget_class_bind_template_callback (widget_class, provenance_open_code_cb);
+  gtk_widget_class_bind_template_callback (widget_class, ranks_compare_cb);
+  gtk_widget_class_bind_template_callback (widget_class, ranks_compile_cb);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
@@ -1731,6 +2277,8 @@ fxw_window_init (FxwWindow *self)
   g_autoptr(GPropertyAction) provenance = NULL;
   g_autoptr(GSimpleActionGroup) group = NULL;
 
+  self->ranks = g_array_new (FALSE, FALSE, sizeof (int));
+  self->rank_filter = self->pending_rank = self->pending_filter = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
 
   /* Once per display, here rather than in the application so windows made by tests look the same. */

@@ -49,6 +49,25 @@ gboolean      fxw_window_get_banner_visible (FxwWindow     *self);
 gboolean      fxw_window_diff_items        (FxwWindow      *self,
                                             FxwSidebarItem *a,
                                             FxwSidebarItem *b);
+/* Diffs two compiles of the workspace by their rows (labels name them in the Diff view); FALSE without a workspace. */
+gboolean      fxw_window_diff_compile_rows (FxwWindow      *self,
+                                            gint64          row_a,
+                                            gint64          row_b,
+                                            const char     *label_a,
+                                            const char     *label_b);
+/* The rank selector of a multi-rank workspace (hidden for fewer than two ranks): the sidebar lists rank's
+   compiles, or every rank's (-1). FALSE for a rank the workspace does not have. */
+gboolean      fxw_window_set_rank          (FxwWindow      *self,
+                                            int             rank);
+int           fxw_window_get_rank          (FxwWindow      *self);
+GtkWidget    *fxw_window_get_rank_selector (FxwWindow      *self);
+/* Whether the Inductor provenance mappings of the compile on show have been read (the provenance pane has them, or
+   the compile has none); ::provenance-loaded says when. */
+gboolean      fxw_window_get_provenance_loaded (FxwWindow  *self);
+/* For tests: a node link ("post_grad:relu", "pre_grad:relu") of a kernel's source window that the provenance pane
+   opened, clicked; FALSE when it has none. */
+gboolean      fxw_window_activate_source_link (GtkWindow   *source,
+                                               const char  *what);
 /* The selected recompile against the compile whose guard failed ("Compare with Previous Compile"). */
 gboolean      fxw_window_compare_previous  (FxwWindow      *self);
 /* The sidebar context menu of a row ("Diff with" entries); fxw_window_diff_with (index) runs an entry. */

@@ -1,8 +1,10 @@
 /* fx-diff-ranks.c: the ranks of a multi-rank workspace (from the TORCH_TRACE file names) and where they diverge,
-   compile id by compile id: presence, graph texts, guards, cache results and collective order. */
+   compile id by compile id: presence, graph texts, guards, cache results, collective order and runtime estimates. */
 #include "fx/ranks.h"
 
 #include <ctype.h>
+#include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +73,7 @@ fx_ranks_list (fx_store *store, fx_arena *arena, fx_rank_input **out, size_t *n,
 const char *
 fx_rank_div_kind_name (fx_rank_div_kind kind)
 {
-  static const char *const names[] = { "compiles", "graph", "guards", "cache", "collectives" };
+  static const char *const names[] = { "compiles", "graph", "guards", "cache", "collectives", "runtime" };
   _Static_assert (sizeof names / sizeof names[0] == FX_RANK_DIV_COUNT, "a name per divergence kind");
   return (unsigned) kind < FX_RANK_DIV_COUNT ? names[kind] : "?";
 }
@@ -85,6 +87,8 @@ typedef struct
   char *collectives;   /* "stage: op, op\n" per graph with collectives */
   char *guards;        /* guard code lines, sorted */
   char *cache;         /* cache artifacts, sorted */
+  double runtime_ns;   /* the sum of inductor_runtime_and_tensor_meta's estimated_runtime_ns; < 0: none logged */
+  int n_compute, n_collective;  /* its ops by type */
 } sig;
 
 static int
@@ -243,9 +247,38 @@ sig_load (fx_store *store, fx_arena *arena, int64_t row, sig *s, fx_diag *diag)
 
   fx_store_kv *arts = NULL;
   size_t n_arts = 0;
+  s->runtime_ns = -1;
   st = fx_store_list_artifacts (store, row, arena, &arts, &n_arts, diag);
   if (st == FX_OK)
     {
+      /* Inductor's runtime estimates: {"ops": [{"name", "type": "compute"|"collective", "estimated_runtime_ns"}]}
+         (the last one logged, as a recompile's graph replaces the one before) */
+      for (size_t i = 0; i < n_arts; i++)
+        if (arts[i].key && arts[i].value && strcmp (arts[i].key, "inductor_runtime_and_tensor_meta") == 0)
+          {
+            json_object *root = json_tokener_parse (arts[i].value), *ops = NULL;
+            if (root && json_object_get_type (root) == json_type_object && json_object_object_get_ex (root, "ops", &ops)
+                && ops && json_object_get_type (ops) == json_type_array)
+              {
+                s->runtime_ns = 0;
+                s->n_compute = s->n_collective = 0;
+                for (size_t k = 0; k < json_object_array_length (ops); k++)
+                  {
+                    json_object *op = json_object_array_get_idx (ops, k), *v = NULL;
+                    if (!op || json_object_get_type (op) != json_type_object)
+                      continue;
+                    if (json_object_object_get_ex (op, "estimated_runtime_ns", &v) && v
+                        && (json_object_get_type (v) == json_type_double || json_object_get_type (v) == json_type_int))
+                      s->runtime_ns += json_object_get_double (v);
+                    if (json_object_object_get_ex (op, "type", &v) && v && json_object_get_type (v) == json_type_string
+                        && strcmp (json_object_get_string (v), "collective") == 0)
+                      s->n_collective++;
+                    else
+                      s->n_compute++;
+                  }
+              }
+            json_object_put (root);
+          }
       const char **names = fx_arena_alloc (arena, (n_arts + 1) * sizeof *names);
       size_t k = 0;
       for (size_t i = 0; i < n_arts; i++)
@@ -329,6 +362,38 @@ lines_missing (const char *a, const char *b)
       p += len + (nl ? 1 : 0);
     }
   return n;
+}
+
+/* Whether two ranks' runtime estimates of a compile diverge: one logged them and the other did not, or their totals
+   differ by more than the tolerance. */
+static bool
+runtime_differs (const sig *x, const sig *y)
+{
+  if ((x->runtime_ns < 0) != (y->runtime_ns < 0))
+    return true;
+  if (x->runtime_ns < 0)
+    return false;
+  double big = x->runtime_ns > y->runtime_ns ? x->runtime_ns : y->runtime_ns;
+  return big > 0 && fabs (x->runtime_ns - y->runtime_ns) / big > FX_RANK_RUNTIME_TOLERANCE;
+}
+
+/* "12.3 us estimated (3 compute, 1 collective ops)", or "no runtime estimates". */
+static void
+runtime_words (fx_buf *b, const sig *s)
+{
+  if (s->runtime_ns < 0)
+    {
+      fx_buf_puts (b, "no runtime estimates");
+      return;
+    }
+  double v = s->runtime_ns;
+  const char *unit = "ns";
+  if (v >= 1e6)
+    v /= 1e6, unit = "ms";
+  else if (v >= 1e3)
+    v /= 1e3, unit = "us";
+  fx_buf_printf (b, "%.1f %s estimated (%d compute, %d collective op%s)", v, unit, s->n_compute, s->n_collective,
+                 s->n_compute + s->n_collective == 1 ? "" : "s");
 }
 
 /* ------------------------------------------------------------------ the comparison */
@@ -480,11 +545,16 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
               if (!rows[r] || r == ref)
                 continue;
               const sig *x = &sigs[ref], *y = &sigs[r];
-              const char *a = kind == FX_RANK_DIV_GRAPH ? x->graphs : kind == FX_RANK_DIV_GUARDS ? x->guards
-                              : kind == FX_RANK_DIV_CACHE ? x->cache : x->collectives;
-              const char *bb = kind == FX_RANK_DIV_GRAPH ? y->graphs : kind == FX_RANK_DIV_GUARDS ? y->guards
-                               : kind == FX_RANK_DIV_CACHE ? y->cache : y->collectives;
-              pick[r] = strcmp (a, bb) != 0;
+              if (kind == FX_RANK_DIV_RUNTIME)
+                pick[r] = runtime_differs (x, y);
+              else
+                {
+                  const char *a = kind == FX_RANK_DIV_GRAPH ? x->graphs : kind == FX_RANK_DIV_GUARDS ? x->guards
+                                  : kind == FX_RANK_DIV_CACHE ? x->cache : x->collectives;
+                  const char *bb = kind == FX_RANK_DIV_GRAPH ? y->graphs : kind == FX_RANK_DIV_GUARDS ? y->guards
+                                   : kind == FX_RANK_DIV_CACHE ? y->cache : y->collectives;
+                  pick[r] = strcmp (a, bb) != 0;
+                }
               if (pick[r] && first == nr)
                 first = r;
             }
@@ -553,6 +623,14 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
                   }
                 break;
               }
+            case FX_RANK_DIV_RUNTIME:
+              fx_buf_printf (&d, "rank %d: ", ranks[first].rank);
+              runtime_words (&d, y);
+              fx_buf_printf (&d, "; rank %d: ", ranks[ref].rank);
+              runtime_words (&d, x);
+              if (x->runtime_ns > 0 && y->runtime_ns >= 0)
+                fx_buf_printf (&d, " (%+.0f%%)", (y->runtime_ns - x->runtime_ns) / x->runtime_ns * 100.0);
+              break;
             case FX_RANK_DIV_COMPILES:
             case FX_RANK_DIV_COUNT:
             default:

@@ -845,6 +845,13 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
         }
       return add_metrics (imp, crow, meta);
     }
+  /* AOTInductor logs its generated code and provenance without a compile id too: they belong to the compile of the
+     graphs logged without one, where provenance navigation (fx/provenance.h) finds them. */
+  if (!crow && !has_cid
+      && (strcmp (kind, "graph_dump") == 0
+          || (art_name && strncmp (art_name, "inductor_provenance_tracking_", 29) == 0))
+      && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+    return st;
   if (strcmp (kind, "dynamo_cpp_guards_str") == 0 && crow && payload)
     {
       st = add_cpp_guards (imp, crow, payload);

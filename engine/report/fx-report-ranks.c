@@ -38,7 +38,7 @@ fx_report_ranks_html (fx_store *store, fx_arena *arena, const char *q, fx_buf *o
   fx_buf_puts (out, ".</p>\n");
   if (nd == 0)
     {
-      fx_buf_puts (out, "<p>The ranks agree: the same compiles, graphs, guards, cache results and collectives.</p>\n");
+      fx_buf_puts (out, "<p>The ranks agree: the same compiles, graphs, guards, cache results, collectives and runtime estimates.</p>\n");
       return FX_OK;
     }
   fx_buf_puts (out, "<h3 id=\"ranks-diverge\">Ranks diverge</h3>\n<table><tr><th>compile</th><th>what</th>"

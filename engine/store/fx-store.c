@@ -1,6 +1,8 @@
 /* fx-store.c: the sqlite workspace store (schema, migrations, transactional writes, plain-struct reads). */
 #include "fx/store.h"
+#include "fx/ranks.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -1552,10 +1554,42 @@ fx_store_find_compile (fx_store *store, const char *compile_id, int64_t *row, fx
 {
   fx_compile_id cid;
   *row = 0;
-  fx_status st = fx_compile_id_parse (compile_id, &cid, diag);
+  /* "rank3/1/1", "rank3:1/1": the compile 1/1 of rank 3's trace (a multi-rank workspace names the same ids once per
+     rank). */
+  long rank = -1;
+  const char *id = compile_id;
+  if (strncmp (id, "rank", 4) == 0 && isdigit ((unsigned char) id[4]))
+    {
+      char *end = NULL;
+      long r = strtol (id + 4, &end, 10);
+      if ((*end == '/' || *end == ':') && r >= 0 && r < 1000000)
+        rank = r, id = end + 1;
+    }
+  fx_status st = fx_compile_id_parse (id, &cid, diag);
   if (st != FX_OK)
     return st;
   int64_t args[4] = { cid.compiled_autograd_id, cid.frame_id, cid.frame_compile_id, cid.attempt };
+  if (rank >= 0)
+    {
+      sqlite3_stmt *stmt = prepare (store, "SELECT c.id, i.path FROM compiles c JOIN frames f ON c.frame = f.id"
+                                    " JOIN inputs i ON f.input = i.id WHERE f.ca_id = ? AND f.frame_id = ?"
+                                    " AND c.frame_compile_id = ? AND c.attempt = ? ORDER BY f.input", diag);
+      if (!stmt)
+        return FX_ERR_IO;
+      binder b = binder_of (stmt);
+      for (int i = 0; i < 4; i++)
+        b_int (&b, args[i]);
+      int rc;
+      while (!*row && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        if (fx_rank_from_path ((const char *) sqlite3_column_text (stmt, 1)) == rank)
+          *row = sqlite3_column_int64 (stmt, 0);
+      release (store, stmt);
+      if (!*row && rc != SQLITE_DONE)
+        return db_error (store, diag, "lookup");
+      if (!*row)
+        return fx_diag_set (diag, FX_ERR_NOT_FOUND, "no compile %s of rank %ld in %s", id, rank, store->path);
+      return FX_OK;
+    }
   st = find_row (store, "SELECT c.id FROM compiles c JOIN frames f ON c.frame = f.id WHERE f.ca_id = ?"
                  " AND f.frame_id = ? AND c.frame_compile_id = ? AND c.attempt = ? ORDER BY f.input LIMIT 1",
                  args, 4, row, diag);

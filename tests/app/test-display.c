@@ -1827,6 +1827,363 @@ test_diff_with_menu (void)
   fxw_window_set_view (window, "table");
 }
 
+/* ---------------------------------------------------------------- Inductor provenance */
+
+static gboolean
+pane_has_inductor (gpointer data)
+{
+  FxwProvenancePane *pane = FXW_PROVENANCE_PANE (fxw_window_get_view (window, "provenance"));
+
+  return fxw_window_get_provenance_loaded (window) && fxw_provenance_pane_get_inductor (pane) != NULL;
+}
+
+/* The toplevel titled title (NULL when none). */
+static GtkWindow *
+find_toplevel (const char *title)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (g_strcmp0 (gtk_window_get_title (w), title) == 0)
+        return w;
+    }
+  return NULL;
+}
+
+/* The first text view in widget's tree, or NULL. */
+static GtkTextView *
+find_text_view (GtkWidget *widget)
+{
+  if (GTK_IS_TEXT_VIEW (widget))
+    return GTK_TEXT_VIEW (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkTextView *v = find_text_view (c);
+
+      if (v != NULL)
+        return v;
+    }
+  return NULL;
+}
+
+/* The line under the cursor of a source window (free it). */
+static char *
+cursor_line (GtkWindow *w)
+{
+  GtkTextView *view = find_text_view (GTK_WIDGET (w));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_iter_at_mark (buffer, &start, gtk_text_buffer_get_insert (buffer));
+  gtk_text_iter_set_line_offset (&start, 0);
+  end = start;
+  gtk_text_iter_forward_to_line_end (&end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+static const char *
+selected_node_name (void)
+{
+  FxwNode *node = fxw_selection_get_node (fxw_window_get_selection (window));
+
+  return node != NULL ? fxw_node_get_node (node)->name : NULL;
+}
+
+/* An AOTInductor trace with provenance tracking: a pre-grad node of after_pre_grad_graph lists the post-grad nodes
+   it became and the kernels computing them; a click jumps to the post-grad node in the post_grad graph, and from
+   there a kernel opens the stored kernel code at its definition, or the wrapper at its launch. */
+static void
+test_provenance_jump (void)
+{
+  g_autofree char *log = fixture ("traces/aoti_provenance-cpu/torch_trace/dedicated_log_torch_trace_9k2og5hc.log");
+  FxwProvenancePane *pane = FXW_PROVENANCE_PANE (fxw_window_get_view (window, "provenance"));
+  FxwSelection *selection = fxw_window_get_selection (window);
+  const char *text;
+  GtkWindow *source;
+
+  open_path (log);
+  /* graphs logged without a compile id: torch.export's and AOTInductor's */
+  {
+    g_autoptr(FxwSidebarItem) frame = item_at (0);
+    g_autoptr(FxwSidebarItem) compile = item_at (1);
+
+    g_assert_cmpstr (fxw_sidebar_item_get_title (frame), ==, "torch.export / AOTInductor");
+    g_assert_true (g_str_has_prefix (fxw_sidebar_item_get_subtitle (compile), "(export/AOTInductor: no compile id)"));
+  }
+  select_row ("[-/-]", "after_pre_grad_graph");
+  g_assert_true (fxw_test_wait (pane_has_inductor, NULL, 20));
+  g_assert_true (fxw_selection_select_name (selection, "linear"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_true (g_str_has_prefix (text, "post_grad: permute, addmm\nkernel: aoti_torch_cpu_addmm_out:1 launched at "
+                                         "inductor_aot_wrapper_code:"));
+  fxw_window_set_view (window, "graph");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "22-provenance-pre-grad"));
+
+  /* linear -> addmm: the post_grad graph, addmm selected there, and back to its pre-grad node */
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "addmm"));
+  fxw_test_pump (100);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)), "/ post_grad"));
+  g_assert_cmpstr (selected_node_name (), ==, "addmm");
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "pre_grad: linear\nkernel: aoti_torch_cpu_addmm_out:1 "));
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "22-provenance-post-grad"));
+
+  /* relu in post_grad: two fused kernels; the first opens at its definition in the kernel code */
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (strstr (text, "kernel: cpp_fused_relu_0:2 defined at inductor_aot_kernel_code:4, launched at "
+                                  "inductor_aot_wrapper_code:"));
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "cpp_fused_relu_0:2"));
+  source = find_toplevel ("cpp_fused_relu_0:2 — inductor_aot_kernel_code:4");
+  g_assert_nonnull (source);
+  {
+    g_autofree char *line = cursor_line (source);
+
+    g_assert_cmpstr (line, ==, "extern \"C\"  void  cpp_fused_relu_0(const float* in_ptr0,");
+  }
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (source), "22-provenance-kernel-source"));
+  /* the other way: the kernel's window links back to the nodes it computes */
+  g_assert_false (fxw_window_activate_source_link (source, "post_grad:mul"));
+  select_row ("[-/-]", "aot_inference");
+  g_assert_true (fxw_window_activate_source_link (source, "post_grad:l2_bias"));
+  fxw_test_pump (50);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)), "/ post_grad"));
+  g_assert_cmpstr (selected_node_name (), ==, "l2_bias");
+  g_assert_true (fxw_window_activate_source_link (source, "pre_grad:relu"));
+  fxw_test_pump (50);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)),
+                                   "/ after_pre_grad_graph"));
+  g_assert_cmpstr (selected_node_name (), ==, "relu");
+  gtk_window_destroy (source);
+  select_row ("[-/-]", "post_grad");
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+  /* ... and at its launch in the wrapper */
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "launch cpp_fused_relu_0:2"));
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    GtkWindow *launch = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels) && launch == NULL; i++)
+      {
+        g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+        if (g_str_has_prefix (gtk_window_get_title (w) ? gtk_window_get_title (w) : "",
+                              "cpp_fused_relu_0:2 — inductor_aot_wrapper_code:"))
+          launch = w;
+      }
+    g_assert_nonnull (launch);
+    {
+      g_autofree char *line = cursor_line (launch);
+
+      g_assert_true (g_str_has_prefix (g_strstrip (line), "cpp_fused_relu_0((const float*)(buf0.data_ptr())"));
+    }
+    gtk_window_destroy (launch);
+  }
+
+  /* a parameter the fused kernel reads came from no pre-grad node */
+  g_assert_true (fxw_selection_select_name (selection, "l2_bias"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "pre_grad: -\nkernel: cpp_fused_relu_0:2 defined at "));
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+
+  /* back to the pre-grad graph from a post-grad node */
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "relu"));
+  fxw_test_pump (100);
+  g_assert_true (g_str_has_suffix (fxw_graph_get_title (fxw_selection_get_graph (selection)),
+                                   "/ after_pre_grad_graph"));
+  g_assert_cmpstr (selected_node_name (), ==, "relu");
+
+  /* a graph of another kind (aot_inference) and a workspace without mappings have no Inductor section */
+  select_row ("[-/-]", "aot_inference");
+  g_assert_true (fxw_selection_select_name (selection, "relu"));
+  g_assert_null (fxw_provenance_pane_get_inductor_text (pane));
+
+  /* torch.compile too: the demo's Dynamo graph names the pre-grad nodes; x became div, computed by a Triton kernel
+     of the output code */
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  g_assert_true (fxw_test_wait (pane_has_inductor, NULL, 20));
+  g_assert_true (fxw_selection_select_name (selection, "x"));
+  text = fxw_provenance_pane_get_inductor_text (pane);
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_prefix (text, "post_grad: div\nkernel: triton_poi_fused_abs_add_div_1:2 defined at "
+                                         "inductor_output_code:"));
+  g_assert_true (fxw_provenance_pane_activate_inductor (pane, "triton_poi_fused_abs_add_div_1:2"));
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+    GtkWindow *code = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels) && code == NULL; i++)
+      {
+        g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+        if (g_str_has_prefix (gtk_window_get_title (w) ? gtk_window_get_title (w) : "",
+                              "triton_poi_fused_abs_add_div_1:2 — inductor_output_code:"))
+          code = w;
+      }
+    g_assert_nonnull (code);
+    {
+      g_autofree char *line = cursor_line (code);
+
+      g_assert_true (g_str_has_prefix (line, "triton_poi_fused_abs_add_div_1 = async_compile.triton("));
+    }
+    gtk_window_destroy (code);
+  }
+  fxw_window_set_view (window, "table");
+}
+
+/* ---------------------------------------------------------------- ranks */
+
+static gboolean
+ranks_loaded (gpointer data)
+{
+  return fxw_ranks_view_get_loaded (FXW_RANKS_VIEW (data));
+}
+
+/* Whether every row the sidebar lists belongs to rank. */
+static gboolean
+sidebar_all_rank (int rank)
+{
+  GListModel *rows = fxw_window_get_sidebar_model (window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (fxw_sidebar_item_get_rank (item) != rank)
+        return FALSE;
+    }
+  return g_list_model_get_n_items (rows) > 0;
+}
+
+/* A 4-rank gloo job (rank 1 recompiled on a flag, rank 3 on a dynamic shape): the rank selector lists the sidebar
+   one rank at a time, and the Ranks view names where the ranks diverge, each divergence one click from its diff or
+   its compile. */
+static void
+test_ranks (void)
+{
+  g_autofree char *dir = fixture ("traces/multirank_gloo-cpu/torch_trace");
+  FxwRanksView *view = FXW_RANKS_VIEW (fxw_window_get_view (window, "ranks"));
+  FxwDiffView *diff = FXW_DIFF_VIEW (fxw_window_get_view (window, "diff"));
+  GtkWidget *selector = fxw_window_get_rank_selector (window);
+  AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (GTK_WIDGET (view), ADW_TYPE_VIEW_STACK));
+  g_autofree char *text = NULL;
+  FxwGraph *graph;
+
+  open_path (dir);
+  g_assert_true (has_graph (window));
+  g_assert_true (fxw_test_wait (ranks_loaded, view, 30));
+  /* the selector: All Ranks, then ranks 0 to 3 */
+  g_assert_true (gtk_widget_get_visible (selector));
+  g_assert_true (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (GTK_DROP_DOWN (selector))), ==, 5);
+  g_assert_cmpint (fxw_window_get_rank (window), ==, -1);
+  g_assert_cmpuint (count_compiles (), ==, 10);
+
+  /* one rank at a time: rank 3 made [0/0], [1/0] and its dynamic-shape recompile [1/1]; rank 0 no recompile */
+  g_assert_true (fxw_window_set_rank (window, 3));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (selector)), ==, 4);
+  g_assert_cmpint (fxw_window_get_rank (window), ==, 3);
+  g_assert_cmpuint (count_compiles (), ==, 3);
+  g_assert_true (sidebar_all_rank (3));
+  g_assert_cmpint (find_row ("[1/1]", NULL), >=, 0);
+  g_assert_true (gtk_drop_down_get_selected (GTK_DROP_DOWN (selector)) == 4);
+  graph = fxw_selection_get_graph (fxw_window_get_selection (window));
+  g_assert_nonnull (graph);
+  /* Run & Compare on it runs rank 3's graph: the same id names a compile per rank */
+  select_row ("[1/1]", "dynamo");
+  {
+    FxwRunDialog *dialog = fxw_window_run_compare (window);
+
+    g_assert_nonnull (dialog);
+    g_assert_true (g_str_has_suffix (fxw_run_dialog_get_source (dialog), ":rank3/1/1"));
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  }
+  g_assert_true (fxw_window_set_rank (window, 0));
+  g_assert_cmpuint (count_compiles (), ==, 2);
+  g_assert_true (sidebar_all_rank (0));
+  g_assert_cmpint (find_row ("[1/1]", NULL), ==, -1);
+  g_assert_false (fxw_window_set_rank (window, 7));
+  g_assert_true (fxw_window_set_rank (window, 1));
+  g_assert_cmpuint (count_compiles (), ==, 3);
+  select_row ("[1/1]", NULL);
+  fxw_window_set_view (window, "guards");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "21-rank-selector"));
+
+  /* the Ranks view: what fxwb diff --ranks prints */
+  fxw_window_set_view (window, "ranks");
+  g_assert_cmpuint (fxw_ranks_view_get_n_ranks (view), ==, 4);
+  g_assert_cmpuint (fxw_ranks_view_get_n_divergences (view), ==, 6);
+  text = fxw_ranks_view_dup_text (view);
+  g_assert_nonnull (text);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "4 Ranks\n"));
+  g_assert_nonnull (strstr (text, "rank 1: 3 compiles  dedicated_log_torch_trace_rank_1_"));
+  g_assert_nonnull (strstr (text, "[1/0]    graph        rank 1"));
+  g_assert_nonnull (strstr (text, "[1/0]    guards       rank 1"));
+  g_assert_nonnull (strstr (text, "[1/1]    compiles     ranks 1, 3     made on ranks 1, 3, not on ranks 0, 2"));
+  g_assert_nonnull (strstr (text, "[1/1]    graph        rank 3"));
+  g_assert_nonnull (strstr (text, "[1/1]    cache        rank 3"));
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "21-ranks-view"));
+
+  /* Compare 0 ↔ 1 on [1/0]: rank 1 took the other branch of its flag */
+  g_assert_true (fxw_ranks_view_activate (view, 0));
+  g_assert_true (fxw_test_wait (diff_shown, diff, 20));
+  g_assert_cmpstr (fxw_diff_view_get_page (diff), ==, "diff");
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "diff");
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (diff), "rank 0 [1/0]"));
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (diff), "rank 1 [1/0]"));
+  {
+    g_autofree char *side = fxw_diff_view_dup_side_text (diff);
+
+    g_assert_nonnull (strstr (side, "L['flag']"));
+  }
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "21-ranks-diff-flag"));
+
+  /* [1/1]'s graph on rank 3 against rank 1: the dynamic shape */
+  g_assert_true (fxw_ranks_view_activate (view, 3));
+  g_assert_true (fxw_test_wait (diff_shown, diff, 20));
+  g_assert_nonnull (strstr (fxw_diff_view_get_summary (diff), "rank 3 [1/1]"));
+  {
+    g_autofree char *side = fxw_diff_view_dup_side_text (diff);
+
+    g_assert_nonnull (strstr (side, "2 <= L['x'].size()[0]"));
+  }
+
+  /* Show on Rank 1 from rank 0's list: the selector turns to rank 1 and its [1/1] is selected, in the Guards view */
+  g_assert_true (fxw_window_set_rank (window, 0));
+  g_assert_true (fxw_ranks_view_activate (view, 2));
+  g_assert_cmpint (fxw_window_get_rank (window), ==, 1);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "guards");
+  {
+    g_autofree char *guards = fxw_window_dup_guards_text (window);
+
+    g_assert_nonnull (guards);
+    g_assert_true (g_str_has_prefix (guards, "[1/1]"));
+  }
+
+  /* one trace: no selector, no Ranks view */
+  open_demo ();
+  g_assert_false (gtk_widget_get_visible (selector));
+  g_assert_false (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
+  g_assert_cmpint (fxw_window_get_rank (window), ==, -1);
+  fxw_window_set_view (window, "table");
+}
+
 static gboolean
 summary_loaded (gpointer data)
 {
@@ -2445,6 +2802,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
+  g_test_add_func ("/FxwWindow/ranks", test_ranks);
+  g_test_add_func ("/FxwWindow/provenance-jump", test_provenance_jump);
   g_test_add_func ("/FxwWindow/guards-user-line", test_guards_user_line);
   g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
   g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);

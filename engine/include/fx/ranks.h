@@ -31,10 +31,16 @@ typedef enum fx_rank_div_kind
   FX_RANK_DIV_GUARDS,       /* the guards differ */
   FX_RANK_DIV_CACHE,        /* cache hit/miss/bypass differ */
   FX_RANK_DIV_COLLECTIVES,  /* the collectives of a graph are another sequence */
+  FX_RANK_DIV_RUNTIME,      /* Inductor's runtime estimates (inductor_runtime_and_tensor_meta) differ: one rank has
+                               none, or their totals differ by more than FX_RANK_RUNTIME_TOLERANCE */
   FX_RANK_DIV_COUNT
 } fx_rank_div_kind;
 
-/* "compiles", "graph", "guards", "cache", "collectives". */
+/* The relative difference of two ranks' estimated runtimes of one compile past which they diverge: estimates are
+   computed, not measured, but a collective's may come from a benchmark. */
+#define FX_RANK_RUNTIME_TOLERANCE 0.05
+
+/* "compiles", "graph", "guards", "cache", "collectives", "runtime". */
 const char *fx_rank_div_kind_name (fx_rank_div_kind kind);
 
 typedef struct fx_rank_divergence

@@ -265,7 +265,8 @@ typedef struct fx_store_compile
 
 fx_status fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out, size_t *n,
                                   fx_diag *diag);
-/* Finds a compile by its id text ("0/1", "[0/1]"); the first input holding it. */
+/* Finds a compile by its id text ("0/1", "[0/1]"); the first input holding it. "rank3/0/1" (or "rank3:0/1"): the
+   one of rank 3's trace in a multi-rank workspace. */
 fx_status fx_store_find_compile (fx_store *store, const char *compile_id, int64_t *compile_row, fx_diag *diag);
 
 typedef struct fx_store_graph_info

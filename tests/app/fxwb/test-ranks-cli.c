@@ -182,6 +182,36 @@ make_edited_folder (const char *name, gboolean edit)
   return dir;
 }
 
+/* A compile of one rank: rankN/ID (rankN:ID as show's argument): 1/1 alone is rank 1's, the first holding it. */
+static void
+test_rank_ids (void)
+{
+  g_autofree char *folder = fixture_path ("traces/multirank_gloo-cpu/torch_trace");
+  g_autofree char *ws = import_folder (folder, "gloo-ids.fxwb");
+  fxwb_run_result r = run_fxwb ((const char *[]) { "show", ws, "rank3/1/1", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "2 <= L['x'].size()[0]"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "show", ws, "rank3:1/1", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "2 <= L['x'].size()[0]"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "show", ws, "1/1", "--guards", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "size()[0]"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "show", ws, "rank2/1/1", NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "no compile 1/1 of rank 2 in "));
+  fxwb_run_result_clear (&r);
+  /* WORKSPACE:rankN/ID wherever a compile is named: rank 1's [1/1] against rank 3's */
+  g_autofree char *a = g_strconcat (ws, ":rank1/1/1", NULL), *b = g_strconcat (ws, ":rank3/1/1", NULL);
+  r = run_fxwb ((const char *[]) { "diff", a, b, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "+ guard LAMBDA_GUARD: 2 <= L['x'].size()[0]"));
+  fxwb_run_result_clear (&r);
+}
+
 static void
 test_edited (void)
 {
@@ -229,6 +259,53 @@ test_agree (void)
   fxwb_run_result_clear (&r);
 }
 
+/* Runtime estimates (inductor_runtime_and_tensor_meta) appended to copies of rank 0's log for its [0/0]: rank 1's
+   within the tolerance of rank 0's, rank 2's collective estimated slower, rank 3's none logged. */
+static void
+test_runtime (void)
+{
+  g_autofree char *src_dir = fixture_path ("traces/multirank_gloo-cpu/torch_trace");
+  g_autofree char *src = g_build_filename (src_dir, "dedicated_log_torch_trace_rank_0_31_yaj0j.log", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *dir = g_build_filename (tmp_dir, "runtime", NULL);
+  const double collective_ns[] = { 5000.0, 5100.0, 9000.0 };
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (src, &text, &len, NULL));
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  for (int rank = 0; rank < 4; rank++)
+    {
+      g_autofree char *fname = g_strdup_printf ("dedicated_log_torch_trace_rank_%d_rt%d.log", rank, rank);
+      g_autofree char *path = g_build_filename (dir, fname, NULL);
+      GString *s = g_string_new (text);
+
+      if (rank < 3)
+        g_string_append_printf (s, "V1124 15:51:18.600000 852 torch/_inductor/debug.py:1] {\"artifact\": {\"name\": "
+                                "\"inductor_runtime_and_tensor_meta\", \"encoding\": \"json\"}, \"rank\": %d, "
+                                "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0, \"has_payload\": "
+                                "\"00000000000000000000000000000000\"}\n"
+                                "\t{\"ops\": [{\"name\": \"op0\", \"type\": \"compute\", \"estimated_runtime_ns\": 1000.0, "
+                                "\"outputs\": []}, {\"name\": \"op1\", \"type\": \"collective\", "
+                                "\"estimated_runtime_ns\": %.1f, \"outputs\": []}]}\n", rank, collective_ns[rank]);
+      g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+      g_string_free (s, TRUE);
+    }
+  g_autofree char *ws = import_folder (dir, "runtime.fxwb");
+  fxwb_run_result r = run_fxwb ((const char *[]) { "ls", ws, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_test_message ("%s", r.out);
+  g_assert_nonnull (strstr (r.out, "[0/0]      runtime      ranks 2, 3     rank 2: 10.0 us estimated (1 compute, 1 "
+                                   "collective ops); rank 0: 6.0 us estimated (1 compute, 1 collective ops) (+67%)\n"));
+  /* rank 1's 6.1 us is rank 0's within 5% */
+  g_assert_null (strstr (r.out, "runtime      rank 1"));
+  g_assert_null (strstr (r.out, "runtime      ranks 1"));
+  fxwb_run_result_clear (&r);
+  r = run_fxwb ((const char *[]) { "diff", "--ranks", "--json", ws, NULL });
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.out, "\"kind\": \"runtime\", \"ranks\": \"ranks 2, 3\""));
+  fxwb_run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -241,8 +318,10 @@ main (int argc, char **argv)
   fxwb_path = argv[1];
   tmp_dir = g_dir_make_tmp ("fxwb-ranks-XXXXXX", NULL);
   g_test_add_func ("/ranks/fixture", test_fixture);
+  g_test_add_func ("/ranks/rank-ids", test_rank_ids);
   g_test_add_func ("/ranks/edited", test_edited);
   g_test_add_func ("/ranks/agree", test_agree);
+  g_test_add_func ("/ranks/runtime", test_runtime);
   int rc = g_test_run ();
   fxwb_test_rm_rf (tmp_dir);
   return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fx/importers.h"
+#include "fx/provenance.h"
 #include "fx/pyparse.h"
 #include "fx/store.h"
 
@@ -1514,6 +1515,92 @@ test_stream_and_long_lines (void)
   remove_workspace (ws);
 }
 
+/* The line-th line (1-based) of text (free it). */
+static char *
+text_line (const char *text, int line)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpint (line, >, 0);
+  g_assert_cmpuint ((guint) line, <=, g_strv_length (lines));
+  return g_strdup (lines[line - 1]);
+}
+
+/* fx_provenance_chain on a torch.compile trace (mlp_module-cuda: Triton kernels in inductor_output_code) and on
+   AOTInductor's (aoti_provenance-cpu: C++ kernels in the graph_dump kernel code, launched from the wrapper; its
+   records carry no compile id and belong to [-/-]). */
+static void
+test_provenance_chain (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  fx_import_stats stats;
+  fx_store *store = import_fixture (ws, "traces/mlp_module-cuda/torch_trace", &stats);
+  fx_arena *arena = fx_arena_new ();
+  int64_t row = 0;
+  fx_provenance p;
+  fx_diag diag;
+  const char *code = NULL;
+
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_find_compile (store, "0/0", &row, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_provenance_chain (store, row, "layer_norm", arena, &p, &diag), ==, FX_OK);
+  g_assert_cmpint (p.side, ==, FX_PROV_PRE_GRAD);
+  g_assert_cmpuint (p.n_pre, ==, 1);
+  g_assert_cmpuint (p.n_post, >=, 7);
+  g_assert_cmpuint (p.n_kernels, >=, 1);
+  g_assert_cmpstr (p.kernels[0].name, ==, "triton_per_fused_native_layer_norm_0");
+  g_assert_cmpint (p.kernels[0].handle, ==, 1);
+  g_assert_cmpstr (p.kernels[0].launch_code, ==, "inductor_output_code");
+  g_assert_cmpstr (p.kernels[0].def_code, ==, "inductor_output_code");
+  g_assert_cmpint (fx_provenance_code (store, row, "inductor_output_code", arena, &code, &diag), ==, FX_OK);
+  {
+    g_autofree char *launch = text_line (code, p.kernels[0].launch_line);
+    g_autofree char *def = text_line (code, p.kernels[0].def_line);
+
+    g_assert_nonnull (strstr (launch, "triton_per_fused_native_layer_norm_0.run("));
+    g_assert_true (g_str_has_prefix (def, "triton_per_fused_native_layer_norm_0 = async_compile.triton("));
+  }
+  /* the other ends: a post-grad node, a kernel by name and handle */
+  g_assert_cmpint (fx_provenance_chain (store, row, "post_grad:var_mean", arena, &p, &diag), ==, FX_OK);
+  g_assert_cmpstr (p.pre[0], ==, "layer_norm");
+  g_assert_cmpint (fx_provenance_chain (store, row, "kernel:extern_kernels.mm:2", arena, &p, &diag), ==, FX_OK);
+  g_assert_cmpuint (p.n_kernels, ==, 1);
+  g_assert_cmpstr (p.post[0], ==, "mm_default_3");
+  g_assert_cmpstr (p.pre[0], ==, "linear");
+  g_assert_cmpint (fx_provenance_chain (store, row, "pre_grad:var_mean", arena, &p, &diag), ==, FX_ERR_NOT_FOUND);
+  g_assert_nonnull (strstr (diag.message, "no pre-grad node 'var_mean'"));
+  fx_store_close (store);
+  remove_workspace (ws);
+
+  g_free (ws);
+  ws = tmp_workspace ();
+  store = import_fixture (ws, "traces/aoti_provenance-cpu/torch_trace", &stats);
+  g_assert_cmpint (stats.provenance, ==, 4);
+  g_assert_cmpint (fx_store_find_compile (store, "-/-", &row, NULL), ==, FX_OK);
+  {
+    fx_provenance_map *map = NULL;
+
+    g_assert_cmpint (fx_provenance_load (store, row, arena, &map, &diag), ==, FX_OK);
+    g_assert_nonnull (map);
+    g_assert_cmpint (fx_provenance_map_chain (map, "sum_1", arena, &p, &diag), ==, FX_OK);
+    g_assert_cmpuint (p.n_kernels, ==, 1);
+    g_assert_cmpstr (p.kernels[0].name, ==, "cpp_fused_mul_relu_sum_1");
+    g_assert_cmpstr (p.kernels[0].def_code, ==, "inductor_aot_kernel_code");
+    g_assert_cmpstr (p.kernels[0].launch_code, ==, "inductor_aot_wrapper_code");
+    {
+      g_autofree char *def = text_line (fx_provenance_map_code (map, "inductor_aot_kernel_code"), p.kernels[0].def_line);
+      g_autofree char *launch = text_line (fx_provenance_map_code (map, "inductor_aot_wrapper_code"),
+                                           p.kernels[0].launch_line);
+
+      g_assert_true (g_str_has_prefix (def, "extern \"C\"  void  cpp_fused_mul_relu_sum_1("));
+      g_assert_true (g_str_has_prefix (g_strstrip (launch), "cpp_fused_mul_relu_sum_1((float*)"));
+    }
+    g_assert_null (fx_provenance_map_code (map, "inductor_output_code"));
+  }
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1534,6 +1621,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/torch-logs-codes", test_torch_logs_codes);
   g_test_add_func ("/trace/link-debug-trace", test_link_debug_trace);
   g_test_add_func ("/trace/provenance", test_provenance);
+  g_test_add_func ("/trace/provenance-chain", test_provenance_chain);
   g_test_add_func ("/trace/shape-error-runnable", test_shape_error_runnable_records);
   g_test_add_func ("/trace/stream-long-lines", test_stream_and_long_lines);
   return g_test_run ();

@@ -1,0 +1,555 @@
+/* fxw-ranks-view.c: the Ranks view. The ranks of a distributed run (one TORCH_TRACE per rank) and where they diverge,
+ * from fx_ranks_diverge as `fxwb diff WORKSPACE --ranks` prints it: compiles some ranks made and others did not,
+ * graphs, guards, cache results or collectives that differ for the same compile id. A divergence between two ranks'
+ * compiles has a Compare button per rank it names (compare-compiles: the window diffs them in the Diff view); a
+ * compile some ranks alone made has a Show button per rank (compile-activated: the window selects it). The
+ * workspace is read in a thread. */
+#define G_LOG_DOMAIN "fxw-ranks-view"
+
+#include "fx-config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx/ranks.h"
+#include "fx/store.h"
+#include "fxw-ranks-view.h"
+#include "fxw-viewers.h"
+
+typedef struct
+{
+  int rank;
+  gint64 row;          /* the rank's compile of this id (0: it has none) */
+} Target;
+
+typedef struct
+{
+  fx_rank_div_kind kind;
+  char *compile_id, *ranks, *detail;
+  int ref_rank;
+  gint64 ref_row;
+  GArray *targets;     /* Target: the ranks named, with their compiles */
+} Div;
+
+typedef struct
+{
+  int rank;
+  char *path;
+  guint n_compiles;
+} Rank;
+
+typedef struct
+{
+  GArray *ranks;       /* Rank */
+  GArray *divs;        /* Div */
+} RanksData;
+
+struct _FxwRanksView
+{
+  GtkWidget parent_instance;
+
+  GtkStack *stack;
+  GtkBox *column;
+  GCancellable *cancellable;
+  gboolean loaded;
+  guint n_ranks, n_divs;
+  GString *text;
+  GPtrArray *first_buttons;  /* GtkButton (not owned) per divergence; NULL where it has none */
+};
+
+G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_COMPARE_COMPILES, SIGNAL_COMPILE_ACTIVATED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void
+div_clear (gpointer data)
+{
+  Div *d = data;
+
+  g_free (d->compile_id);
+  g_free (d->ranks);
+  g_free (d->detail);
+  g_clear_pointer (&d->targets, g_array_unref);
+}
+
+static void
+rank_clear (gpointer data)
+{
+  g_free (((Rank *) data)->path);
+}
+
+static void
+ranks_data_free (RanksData *data)
+{
+  g_array_unref (data->ranks);
+  g_array_unref (data->divs);
+  g_free (data);
+}
+
+/* ---------------------------------------------------------------- reading (worker thread) */
+
+static RanksData *
+ranks_read (const char *path, GError **error)
+{
+  fx_store *store = NULL;
+  fx_arena *arena = NULL;
+  fx_rank_input *ranks = NULL;
+  fx_rank_divergence *ds = NULL;
+  fx_store_compile *cs = NULL;
+  size_t nr = 0, nd = 0, nc = 0;
+  fx_diag diag;
+  RanksData *data = NULL;
+
+  fx_diag_clear (&diag);
+  if (fx_store_open_readonly (path, &store, &diag) != FX_OK)
+    goto fail;
+  arena = fx_arena_new ();
+  if (fx_ranks_list (store, arena, &ranks, &nr, &diag) != FX_OK
+      || fx_ranks_diverge (store, arena, &ds, &nd, &diag) != FX_OK
+      || fx_store_list_compiles (store, arena, &cs, &nc, &diag) != FX_OK)
+    goto fail;
+  data = g_new0 (RanksData, 1);
+  data->ranks = g_array_new (FALSE, TRUE, sizeof (Rank));
+  g_array_set_clear_func (data->ranks, rank_clear);
+  data->divs = g_array_new (FALSE, TRUE, sizeof (Div));
+  g_array_set_clear_func (data->divs, div_clear);
+  for (size_t r = 0; r < nr; r++)
+    {
+      Rank rk = { .rank = ranks[r].rank, .path = g_path_get_basename (ranks[r].path ? ranks[r].path : "") };
+
+      for (size_t c = 0; c < nc; c++)
+        rk.n_compiles += cs[c].input_id == ranks[r].input_id;
+      g_array_append_val (data->ranks, rk);
+    }
+  for (size_t i = 0; i < nd; i++)
+    {
+      Div d = { .kind = ds[i].kind, .compile_id = g_strdup (ds[i].compile_id), .ranks = g_strdup (ds[i].ranks),
+                .detail = g_strdup (ds[i].detail), .ref_rank = ds[i].ref_rank, .ref_row = ds[i].ref_compile_row };
+      /* ds[i].ranks: "rank 3" or "ranks 1, 3" */
+      const char *list = strchr (ds[i].ranks, ' ');
+      g_auto(GStrv) parts = g_strsplit (list != NULL ? list + 1 : "", ", ", -1);
+
+      d.targets = g_array_new (FALSE, TRUE, sizeof (Target));
+      for (int k = 0; parts[k] != NULL; k++)
+        {
+          Target t = { .rank = atoi (parts[k]), .row = 0 };
+
+          for (size_t r = 0; r < nr && t.row == 0; r++)
+            if (ranks[r].rank == t.rank)
+              for (size_t c = 0; c < nc && t.row == 0; c++)
+                if (cs[c].input_id == ranks[r].input_id && strcmp (cs[c].compile_id, ds[i].compile_id) == 0)
+                  t.row = cs[c].id;
+          g_array_append_val (d.targets, t);
+        }
+      g_array_append_val (data->divs, d);
+    }
+  fx_arena_free (arena);
+  fx_store_close (store);
+  return data;
+
+fail:
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
+  if (arena != NULL)
+    fx_arena_free (arena);
+  if (store != NULL)
+    fx_store_close (store);
+  return NULL;
+}
+
+static void
+read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  RanksData *data = ranks_read (task_data, &error);
+
+  if (data == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, data, (GDestroyNotify) ranks_data_free);
+}
+
+/* ---------------------------------------------------------------- building the page */
+
+static void
+clear_column (FxwRanksView *self)
+{
+  GtkWidget *child;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  /* As in the Summary view: the focus leaves the rows before they go (GTK 4.8's focus tracking). */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self)))
+    gtk_root_set_focus (root, NULL);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->column))) != NULL)
+    gtk_box_remove (self->column, child);
+  g_ptr_array_set_size (self->first_buttons, 0);
+  g_string_truncate (self->text, 0);
+  self->n_ranks = self->n_divs = 0;
+}
+
+static GtkWidget *
+add_label (GtkBox *box, const char *text, const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), css_class == NULL);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  gtk_box_append (box, label);
+  return label;
+}
+
+static const char *
+kind_title (fx_rank_div_kind kind)
+{
+  switch (kind)
+    {
+    case FX_RANK_DIV_COMPILES:
+      /* translators: a kind of divergence between ranks: a compile only some ranks made */
+      return _("Compiles");
+    case FX_RANK_DIV_GRAPH:
+      /* translators: a kind of divergence between ranks: the graphs of a compile differ */
+      return _("Graph");
+    case FX_RANK_DIV_GUARDS:
+      return _("Guards");
+    case FX_RANK_DIV_CACHE:
+      /* translators: a kind of divergence between ranks: cache hit on one, miss on another */
+      return _("Cache");
+    case FX_RANK_DIV_COLLECTIVES:
+      /* translators: a kind of divergence between ranks: collectives issued in another order */
+      return _("Collectives");
+    case FX_RANK_DIV_RUNTIME:
+      /* translators: a kind of divergence between ranks: Inductor's runtime estimates differ */
+      return _("Runtime Estimates");
+    case FX_RANK_DIV_COUNT:
+    default:
+      return "";
+    }
+}
+
+static void
+compare_clicked_cb (GtkButton *button, FxwRanksView *self)
+{
+  gint64 *rows = g_object_get_data (G_OBJECT (button), "rows");
+
+  g_signal_emit (self, signals[SIGNAL_COMPARE_COMPILES], 0, rows[0], rows[1],
+                 g_object_get_data (G_OBJECT (button), "label-a"), g_object_get_data (G_OBJECT (button), "label-b"));
+}
+
+static void
+show_clicked_cb (GtkButton *button, FxwRanksView *self)
+{
+  gint64 *rows = g_object_get_data (G_OBJECT (button), "rows");
+
+  g_signal_emit (self, signals[SIGNAL_COMPILE_ACTIVATED], 0, rows[0]);
+}
+
+static GtkWidget *
+add_button (GtkBox *box, const char *label, const char *tooltip)
+{
+  GtkWidget *button = gtk_button_new_with_label (label);
+
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_box_append (box, button);
+  return button;
+}
+
+static void
+add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *words = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *head = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  g_autofree char *id = g_strdup_printf ("[%s]", d->compile_id);
+  GtkWidget *first = NULL;
+
+  gtk_widget_set_margin_start (row, 12);
+  gtk_widget_set_margin_end (row, 6);
+  gtk_widget_set_margin_top (row, 6);
+  gtk_widget_set_margin_bottom (row, 6);
+  gtk_widget_set_hexpand (words, TRUE);
+  gtk_widget_add_css_class (add_label (GTK_BOX (head), id, "monospace"), "heading");
+  add_label (GTK_BOX (head), kind_title (d->kind), "heading");
+  add_label (GTK_BOX (head), d->ranks, "accent");
+  gtk_box_append (GTK_BOX (words), head);
+  gtk_widget_add_css_class (add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
+  gtk_box_append (GTK_BOX (row), words);
+  gtk_box_append (GTK_BOX (row), buttons);
+  g_string_append_printf (self->text, "%-8s %-12s %-14s %s\n", id, fx_rank_div_kind_name (d->kind), d->ranks,
+                          d->detail);
+
+  for (guint k = 0; k < d->targets->len; k++)
+    {
+      const Target *t = &g_array_index (d->targets, Target, k);
+      g_autofree char *label = NULL, *tip = NULL;
+      GtkWidget *button;
+      gint64 *rows;
+
+      if (t->row == 0)
+        continue;
+      if (d->kind != FX_RANK_DIV_COMPILES && d->ref_row != 0)
+        {
+          /* translators: a button of the Ranks view: "Compare 0 ↔ 3" diffs rank 0's compile with rank 3's */
+          label = g_strdup_printf (_("Compare %d ↔ %d"), d->ref_rank, t->rank);
+          /* translators: the tooltip of a Compare button of the Ranks view */
+          tip = g_strdup_printf (_("Diff rank %d's compile %s with rank %d's: guards, graph, kernels and code"),
+                                 d->ref_rank, id, t->rank);
+          button = add_button (GTK_BOX (buttons), label, tip);
+          rows = g_new (gint64, 2);
+          rows[0] = d->ref_row;
+          rows[1] = t->row;
+          g_object_set_data_full (G_OBJECT (button), "label-a",
+                                  g_strdup_printf (_("rank %d %s"), d->ref_rank, id), g_free);
+          g_object_set_data_full (G_OBJECT (button), "label-b", g_strdup_printf (_("rank %d %s"), t->rank, id),
+                                  g_free);
+          g_signal_connect (button, "clicked", G_CALLBACK (compare_clicked_cb), self);
+        }
+      else
+        {
+          /* translators: a button of the Ranks view: shows the compile on rank 1 in the sidebar */
+          label = g_strdup_printf (_("Show on Rank %d"), t->rank);
+          tip = g_strdup_printf (_("Select rank %d's compile %s"), t->rank, id);
+          button = add_button (GTK_BOX (buttons), label, tip);
+          rows = g_new (gint64, 1);
+          rows[0] = t->row;
+          g_signal_connect (button, "clicked", G_CALLBACK (show_clicked_cb), self);
+        }
+      g_object_set_data_full (G_OBJECT (button), "rows", rows, g_free);
+      if (first == NULL)
+        first = button;
+    }
+  /* A compile the named ranks lack: the reference rank has it. */
+  if (first == NULL && d->kind == FX_RANK_DIV_COMPILES && d->ref_row != 0)
+    {
+      g_autofree char *label = g_strdup_printf (_("Show on Rank %d"), d->ref_rank);
+      g_autofree char *tip = g_strdup_printf (_("Select rank %d's compile %s"), d->ref_rank, id);
+      gint64 *rows = g_new (gint64, 1);
+
+      first = add_button (GTK_BOX (buttons), label, tip);
+      rows[0] = d->ref_row;
+      g_object_set_data_full (G_OBJECT (first), "rows", rows, g_free);
+      g_signal_connect (first, "clicked", G_CALLBACK (show_clicked_cb), self);
+    }
+  g_ptr_array_add (self->first_buttons, first);
+  gtk_list_box_append (list, row);
+}
+
+static void
+show_ranks (FxwRanksView *self, const RanksData *data)
+{
+  GtkWidget *heading, *list;
+  g_autofree char *title = NULL;
+
+  clear_column (self);
+  self->n_ranks = data->ranks->len;
+  self->n_divs = data->divs->len;
+  if (data->ranks->len < 2)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      return;
+    }
+  /* translators: the heading of the Ranks view */
+  title = g_strdup_printf (ngettext ("%u Rank", "%u Ranks", data->ranks->len), data->ranks->len);
+  add_label (self->column, title, "title-2");
+  g_string_append_printf (self->text, "%s\n", title);
+  for (guint r = 0; r < data->ranks->len; r++)
+    {
+      const Rank *rk = &g_array_index (data->ranks, Rank, r);
+      /* translators: a line of the Ranks view: "rank 0: 2 compiles  dedicated_log_torch_trace_rank_0_x.log" */
+      g_autofree char *line = g_strdup_printf (ngettext ("rank %d: %u compile  %s", "rank %d: %u compiles  %s",
+                                                         rk->n_compiles), rk->rank, rk->n_compiles, rk->path);
+
+      add_label (self->column, line, NULL);
+      g_string_append_printf (self->text, "%s\n", line);
+    }
+  if (data->divs->len == 0)
+    {
+      const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results, collectives and "
+                            "runtime estimates.");
+
+      heading = add_label (self->column, agree, "title-4");
+      gtk_widget_set_margin_top (heading, 18);
+      g_string_append_printf (self->text, "\n%s\n", agree);
+      gtk_stack_set_visible_child_name (self->stack, "ranks");
+      return;
+    }
+  /* translators: the heading of the list of divergences in the Ranks view */
+  heading = add_label (self->column, _("Where the Ranks Diverge"), "title-4");
+  gtk_widget_set_margin_top (heading, 18);
+  g_string_append_printf (self->text, "\n%s\n", _("Where the Ranks Diverge"));
+  list = gtk_list_box_new ();
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (list, "boxed-list");
+  for (guint i = 0; i < data->divs->len; i++)
+    add_divergence (self, GTK_LIST_BOX (list), &g_array_index (data->divs, Div, i));
+  gtk_box_append (self->column, list);
+  gtk_stack_set_visible_child_name (self->stack, "ranks");
+}
+
+static void
+read_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+  RanksData *data = g_task_propagate_pointer (G_TASK (result), &error);
+  FxwRanksView *self;
+
+  if (data == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          self = FXW_RANKS_VIEW (source);
+          g_debug ("ranks: %s", error->message);
+          clear_column (self);
+          gtk_stack_set_visible_child_name (self->stack, "empty");
+          self->loaded = TRUE;
+        }
+      return;
+    }
+  self = FXW_RANKS_VIEW (source);
+  if (g_task_get_cancellable (G_TASK (result)) == self->cancellable)
+    {
+      show_ranks (self, data);
+      self->loaded = TRUE;
+    }
+  ranks_data_free (data);
+}
+
+void
+fxw_ranks_view_set_workspace (FxwRanksView *self, const char *path)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (FXW_IS_RANKS_VIEW (self));
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  clear_column (self);
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+  self->loaded = FALSE;
+  if (path == NULL)
+    {
+      self->loaded = TRUE;
+      return;
+    }
+  self->cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->cancellable, read_done_cb, NULL);
+  g_task_set_task_data (task, g_strdup (path), g_free);
+  g_task_set_check_cancellable (task, TRUE);
+  g_task_run_in_thread (task, read_thread);
+}
+
+gboolean
+fxw_ranks_view_get_loaded (FxwRanksView *self)
+{
+  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
+  return self->loaded;
+}
+
+guint
+fxw_ranks_view_get_n_ranks (FxwRanksView *self)
+{
+  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), 0);
+  return self->n_ranks;
+}
+
+guint
+fxw_ranks_view_get_n_divergences (FxwRanksView *self)
+{
+  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), 0);
+  return self->n_divs;
+}
+
+char *
+fxw_ranks_view_dup_text (FxwRanksView *self)
+{
+  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), NULL);
+  return self->loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
+}
+
+gboolean
+fxw_ranks_view_activate (FxwRanksView *self, guint index)
+{
+  GtkWidget *button;
+
+  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
+  if (index >= self->first_buttons->len || (button = g_ptr_array_index (self->first_buttons, index)) == NULL)
+    return FALSE;
+  g_signal_emit_by_name (button, "clicked");
+  return TRUE;
+}
+
+GtkWidget *
+fxw_ranks_view_new (void)
+{
+  return g_object_new (FXW_TYPE_RANKS_VIEW, NULL);
+}
+
+static void
+fxw_ranks_view_dispose (GObject *object)
+{
+  FxwRanksView *self = FXW_RANKS_VIEW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_RANKS_VIEW);
+  G_OBJECT_CLASS (fxw_ranks_view_parent_class)->dispose (object);
+}
+
+static void
+fxw_ranks_view_finalize (GObject *object)
+{
+  FxwRanksView *self = FXW_RANKS_VIEW (object);
+
+  g_ptr_array_unref (self->first_buttons);
+  g_string_free (self->text, TRUE);
+  G_OBJECT_CLASS (fxw_ranks_view_parent_class)->finalize (object);
+}
+
+static void
+fxw_ranks_view_class_init (FxwRanksViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = fxw_ranks_view_dispose;
+  object_class->finalize = fxw_ranks_view_finalize;
+
+  /**
+   * FxwRanksView::compare-compiles:
+   * @row_a: the reference rank's compile row
+   * @row_b: the other rank's compile row
+   * @label_a: "rank 0 [1/0]"
+   * @label_b: "rank 1 [1/0]"
+   */
+  signals[SIGNAL_COMPARE_COMPILES] =
+    g_signal_new ("compare-compiles", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 4, G_TYPE_INT64, G_TYPE_INT64, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * FxwRanksView::compile-activated:
+   * @row: the compile's row in the workspace
+   */
+  signals[SIGNAL_COMPILE_ACTIVATED] =
+    g_signal_new ("compile-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_INT64);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-ranks-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, FxwRanksView, stack);
+  gtk_widget_class_bind_template_child (widget_class, FxwRanksView, column);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+fxw_ranks_view_init (FxwRanksView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->text = g_string_new (NULL);
+  self->first_buttons = g_ptr_array_new ();
+}
