@@ -552,24 +552,22 @@ fxwb_cmd_diff (int argc, char **argv)
       "compile diff of each diverging compile id (lowest rank against the first that differs)", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb diff");
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("A B - what changed between two compiles, graphs or runs");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-                                "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
-                                "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), a\n"
-                                "whole workspace (both sides: compiles paired by frame and compile id), or a stored run\n"
-                                "WORKSPACE.fxwb:run/ID (both sides; ids from fxwb ls --runs): per output max abs, RMSE\n"
-                                "and same(), per kernel the time ratio. --runs on compiles or workspaces pairs their\n"
-                                "latest runs by stage, backend, mode and options and diffs them the same way.\n"
-                                "fxwb diff WORKSPACE --ranks compares the ranks of a multi-rank workspace instead.\n"
-                                "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
-                                "name, target and position, then structure. Without a section option, every section.");
-  g_option_context_set_description (ctx,
-                                    "Exit status (as diff):\n"
-                                    "  0  no differences (timings and compile-time metrics are shown, not counted)\n"
-                                    "  1  differences\n"
-                                    "  2  trouble: bad command line, unreadable input, no such compile\n");
+  g_autoptr (GOptionContext) ctx
+    = fxwb_option_context_new ("fxwb diff",
+                               "A B - what changed between two compiles, graphs or runs", entries,
+                               "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
+                               "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), a\n"
+                               "whole workspace (both sides: compiles paired by frame and compile id), or a stored run\n"
+                               "WORKSPACE.fxwb:run/ID (both sides; ids from fxwb ls --runs): per output max abs, RMSE\n"
+                               "and same(), per kernel the time ratio. --runs on compiles or workspaces pairs their\n"
+                               "latest runs by stage, backend, mode and options and diffs them the same way.\n"
+                               "fxwb diff WORKSPACE --ranks compares the ranks of a multi-rank workspace instead.\n"
+                               "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
+                               "name, target and position, then structure. Without a section option, every section.",
+                               "Exit status (as diff):\n"
+                               "  0  no differences (timings and compile-time metrics are shown, not counted)\n"
+                               "  1  differences\n"
+                               "  2  trouble: bad command line, unreadable input, no such compile\n");
   if (!fxwb_parse_options (ctx, &argc, &argv))
     return DIFF_ERROR;
   if (ranks && argc != 2)
@@ -579,8 +577,7 @@ fxwb_cmd_diff (int argc, char **argv)
     }
   if (argc != 3 && !ranks)
     {
-      g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
-      fprintf (stderr, "fxwb diff: %s\n\n%s", argc < 3 ? "need two inputs, A and B" : "too many arguments", help);
+      fxwb_usage_error (ctx, argc < 3 ? "need two inputs, A and B" : "too many arguments");
       return DIFF_ERROR;
     }
   gboolean use_color;

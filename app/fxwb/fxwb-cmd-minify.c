@@ -311,23 +311,21 @@ fxwb_cmd_minify (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress and result as JSON lines on stdout", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb minify");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - shrink a failing graph to a repro");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-    "Shrinks a graph that fails under a backend (compile error, run-time error, crash, hang or wrong numbers\n"
-    "against the eager fp64 reference) to the smallest graph that still fails the same way, with PyTorch's\n"
-    "minifier strategies. Every candidate runs in a child process with a time limit. The result is written\n"
-    "as repro.py (PyTorch's minifier form: `python3 repro.py`, `fxwb run repro.py --backend ...`).\n"
-    "Every shrink is checkpointed: an interrupted run continues with --resume.");
-  g_option_context_set_description (context,
-    "Output: progress on a terminal, one line per shrink otherwise, JSON lines with --json.\n"
-    "\n"
-    "Exit status:\n"
-    "  0  the failure was reproduced (and minimized; repro written)\n"
-    "  1  the graph does not fail that way (nothing to minify), or it is malformed\n"
-    "  2  wrong command line\n"
-    "  3  a file could not be read or written\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb minify",
+                               "FILE|WORKSPACE:COMPILE - shrink a failing graph to a repro", entries,
+                               "Shrinks a graph that fails under a backend (compile error, run-time error, crash, hang or wrong numbers\n"
+                               "against the eager fp64 reference) to the smallest graph that still fails the same way, with PyTorch's\n"
+                               "minifier strategies. Every candidate runs in a child process with a time limit. The result is written\n"
+                               "as repro.py (PyTorch's minifier form: `python3 repro.py`, `fxwb run repro.py --backend ...`).\n"
+                               "Every shrink is checkpointed: an interrupted run continues with --resume.",
+                               "Output: progress on a terminal, one line per shrink otherwise, JSON lines with --json.\n"
+                               "\n"
+                               "Exit status:\n"
+                               "  0  the failure was reproduced (and minimized; repro written)\n"
+                               "  1  the graph does not fail that way (nothing to minify), or it is malformed\n"
+                               "  2  wrong command line\n"
+                               "  3  a file could not be read or written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     {
       fxwb_run_opts_clear (&o);
@@ -340,10 +338,8 @@ fxwb_cmd_minify (int argc, char **argv)
                         : timeout < 0 ? "--timeout must be >= 0" : NULL;
   if (problem)
     {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb minify: %s\n\n%s", problem, help);
       fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
+      return fxwb_usage_error (context, problem);
     }
   if (output == NULL)
     output = g_strdup ("repro.py");

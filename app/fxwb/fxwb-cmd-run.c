@@ -43,13 +43,12 @@ fxwb_cmd_run (int argc, char **argv)
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "The backend (default: eager; see below)", "SPEC" },
     { NULL },
   };
-  g_set_prgname ("fxwb run");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - run a graph with a backend");
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb run", "FILE|WORKSPACE:COMPILE - run a graph with a backend", entries,
+                               "Compiles the graph with the backend, runs it --warmup times untimed and\n"
+                               "--repeat times timed, and checks the outputs against the interpreter.",
+                               fxwb_run_opts_description ());
   fxwb_run_opts_add_entries (context, &o);
-  g_option_context_set_summary (context, "Compiles the graph with the backend, runs it --warmup times untimed and\n"
-                                         "--repeat times timed, and checks the outputs against the interpreter.");
-  g_option_context_set_description (context, fxwb_run_opts_description ());
   int rc = FXWB_EXIT_OK;
   if (!fxwb_parse_options (context, &argc, &argv))
     {
@@ -58,12 +57,10 @@ fxwb_cmd_run (int argc, char **argv)
     }
   if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
     {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb run: %s\n\n%s",
-               argc < 2 ? "missing FILE" : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
-                                                    : "--repeat and --scale must be >= 1, --warmup >= 0", help);
       fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
+      return fxwb_usage_error (context, argc < 2   ? "missing FILE"
+                                        : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
+                                                   : "--repeat and --scale must be >= 1, --warmup >= 0");
     }
   fxwb_column col;
   if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col))

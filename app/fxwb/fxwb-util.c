@@ -25,6 +25,30 @@ fxwb_print_diag (const fx_diag *diag)
   fputs (safe, stderr);
 }
 
+GOptionContext *
+fxwb_option_context_new (const char *prgname, const char *parameter_string, const GOptionEntry *entries,
+                         const char *summary, const char *description)
+{
+  GOptionContext *context = g_option_context_new (parameter_string);
+
+  if (prgname)
+    g_set_prgname (prgname);
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context, summary);
+  if (description)
+    g_option_context_set_description (context, description);
+  return context;
+}
+
+int
+fxwb_usage_error (GOptionContext *context, const char *message)
+{
+  g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+
+  fprintf (stderr, "%s: %s\n\n%s", g_get_prgname (), message, help);
+  return FXWB_EXIT_USAGE;
+}
+
 gboolean
 fxwb_parse_options (GOptionContext *context, int *argc, char ***argv)
 {
@@ -61,6 +85,18 @@ fxwb_exit_for_status (fx_status status)
     default:
       return FXWB_EXIT_FAILURE;
     }
+}
+
+int
+fxwb_open_workspace (const char *path, gboolean create, fx_store **store)
+{
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_open (path, create, store, &diag);
+  if (st != FX_OK)
+    fxwb_print_diag (&diag);
+  return fxwb_exit_for_status (st);
 }
 
 gboolean

@@ -7,6 +7,7 @@
 
 #include "fx/common.h"
 #include "fx/ir.h"
+#include "fx/store.h"
 
 /* Exit codes, documented in `fxwb --help`. */
 enum
@@ -55,10 +56,19 @@ fx_status fxwb_load_graph_file (const char *path, fx_graph **graph, char **text,
 
 /* Prints an engine diagnostic to stderr: "file:line:col: error: message", the line and a caret. */
 void fxwb_print_diag (const fx_diag *diag);
+/* A command's option context. prgname ("fxwb ls"; NULL keeps the current one) names the command in --help and in
+   fxwb_usage_error's message; description (NULL: none) is the text after the options, the exit statuses. */
+GOptionContext *fxwb_option_context_new (const char *prgname, const char *parameter_string,
+                                         const GOptionEntry *entries, const char *summary, const char *description);
 /* Parses options for a command; on failure prints the error and usage, returns FALSE. */
 gboolean fxwb_parse_options (GOptionContext *context, int *argc, char ***argv);
+/* Prints "PRGNAME: message", a blank line and the command's help to stderr; returns FXWB_EXIT_USAGE. */
+int fxwb_usage_error (GOptionContext *context, const char *message);
 /* Maps an engine status to an exit code. */
 int fxwb_exit_for_status (fx_status status);
+/* Opens the workspace at path (create: make it when missing) into *store; on failure prints the diagnostic and
+   returns the exit code for it, else FXWB_EXIT_OK. */
+int fxwb_open_workspace (const char *path, gboolean create, fx_store **store);
 /* TRUE when stdout/stderr is a terminal (for progress bars). */
 gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */
