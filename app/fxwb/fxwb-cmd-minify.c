@@ -275,7 +275,7 @@ print_summary (const fx_minify_result *r, const char *repro, const char *checkpo
 int
 fxwb_cmd_minify (int argc, char **argv)
 {
-  fxwb_run_opts o;
+  g_auto (fxwb_run_opts) o;
   fxwb_run_opts_init (&o);
   g_autofree char *backend = NULL;
   g_autofree char *fail_on = NULL;
@@ -327,45 +327,26 @@ fxwb_cmd_minify (int argc, char **argv)
                                "  2  wrong command line\n"
                                "  3  a file could not be read or written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return FXWB_EXIT_USAGE;
   unsigned mask = fx_failure_mask_from_name (fail_on ? fail_on : "any");
   const char *problem = argc < 2 ? "missing FILE" : argc > 2 ? "more than one graph"
                         : backend == NULL ? "--backend is required"
                         : mask == 0 ? "--fail-on must be compile-error, runtime-error, crash, hang, accuracy or any"
                         : timeout < 0 ? "--timeout must be >= 0" : NULL;
   if (problem)
-    {
-      fxwb_run_opts_clear (&o);
-      return fxwb_usage_error (context, problem);
-    }
+    return fxwb_usage_error (context, problem);
   if (output == NULL)
     output = g_strdup ("repro.py");
   if (checkpoint == NULL)
     checkpoint = g_strdup_printf ("%s.checkpoint", output);
-  fxwb_column col;
-  if (!fxwb_column_parse ("fxwb minify", backend, &o, &col))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  if (!fxwb_column_validate ("fxwb minify", &col))
-    {
-      fxwb_column_clear (&col);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+  g_auto (fxwb_column) col = { 0 };
+  if (!fxwb_column_parse ("fxwb minify", backend, &o, &col) || !fxwb_column_validate ("fxwb minify", &col))
+    return FXWB_EXIT_USAGE;
 
-  fxwb_source src;
+  g_auto (fxwb_source) src = { 0 };
   int rc = fxwb_source_load ("fxwb minify", argv[1], &o, &src);
   if (rc != FXWB_EXIT_OK)
-    {
-      fxwb_column_clear (&col);
-      fxwb_run_opts_clear (&o);
-      return rc;
-    }
+    return rc;
   if (o.scale > 1)
     fx_graph_scale_inputs (src.graph, o.scale, 64);
 
@@ -384,9 +365,6 @@ fxwb_cmd_minify (int argc, char **argv)
       if (!g_file_test (o.inputs, G_FILE_TEST_IS_DIR))
         {
           fprintf (stderr, "fxwb minify: --inputs takes a folder of saved tensors (<placeholder>.fxt)\n");
-          fxwb_source_clear (&src);
-          fxwb_column_clear (&col);
-          fxwb_run_opts_clear (&o);
           return FXWB_EXIT_USAGE;
         }
       cfg.saved_inputs = o.inputs;
@@ -407,9 +385,6 @@ fxwb_cmd_minify (int argc, char **argv)
       if (st != FX_OK)
         {
           fprintf (stderr, "fxwb minify: --resume: %s\n", diag.message);
-          fxwb_source_clear (&src);
-          fxwb_column_clear (&col);
-          fxwb_run_opts_clear (&o);
           return fxwb_exit_for_status (st);
         }
       start = cp.graph;
@@ -505,8 +480,5 @@ fxwb_cmd_minify (int argc, char **argv)
   fx_minify_result_clear (&r);
   if (cp.graph)
     fx_graph_free (cp.graph);
-  fxwb_source_clear (&src);
-  fxwb_column_clear (&col);
-  fxwb_run_opts_clear (&o);
   return rc;
 }

@@ -36,7 +36,7 @@ print_result (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_r
 int
 fxwb_cmd_run (int argc, char **argv)
 {
-  fxwb_run_opts o;
+  g_auto (fxwb_run_opts) o;
   fxwb_run_opts_init (&o);
   g_autofree char *backend = NULL;
   GOptionEntry entries[] = {
@@ -51,30 +51,16 @@ fxwb_cmd_run (int argc, char **argv)
   fxwb_run_opts_add_entries (context, &o);
   int rc = FXWB_EXIT_OK;
   if (!fxwb_parse_options (context, &argc, &argv))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return FXWB_EXIT_USAGE;
   if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
-    {
-      fxwb_run_opts_clear (&o);
-      return fxwb_usage_error (context, argc < 2   ? "missing FILE"
-                                        : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
-                                                   : "--repeat and --scale must be >= 1, --warmup >= 0");
-    }
-  fxwb_column col;
-  if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  if (!fxwb_column_validate ("fxwb run", &col))
-    {
-      fxwb_column_clear (&col);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  fxwb_source src;
+    return fxwb_usage_error (context, argc < 2   ? "missing FILE"
+                                      : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
+                                                 : "--repeat and --scale must be >= 1, --warmup >= 0");
+  g_auto (fxwb_column) col = { 0 };
+  if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col)
+      || !fxwb_column_validate ("fxwb run", &col))
+    return FXWB_EXIT_USAGE;
+  g_auto (fxwb_source) src = { 0 };
   fxwb_inputs in;
   memset (&in, 0, sizeof in);
   fxwb_column_run run;
@@ -106,8 +92,5 @@ fxwb_cmd_run (int argc, char **argv)
     }
   fxwb_column_run_clear (&run);
   fxwb_inputs_clear (&in);
-  fxwb_source_clear (&src);
-  fxwb_column_clear (&col);
-  fxwb_run_opts_clear (&o);
   return rc;
 }

@@ -84,6 +84,10 @@ int fxwb_inputs_make_only (const char *cmd, const fxwb_source *src, const fxwb_r
 void fxwb_inputs_add_reference (const fxwb_source *src, fxwb_inputs *in);
 void fxwb_inputs_clear (fxwb_inputs *in);
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (fxwb_run_opts, fxwb_run_opts_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (fxwb_source, fxwb_source_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (fxwb_column, fxwb_column_clear)
+
 /* One column run: result, and the compiled object (for kernels) when the run compiled. */
 typedef struct
 {
