@@ -62,19 +62,11 @@ looks_like_json (const char *path, const char *text)
   return *text == '{';
 }
 
-/* A workspace file starts with sqlite's magic. */
+/* A workspace file is named *.fxwb or starts with sqlite's magic. */
 static gboolean
 is_workspace (const char *path)
 {
-  if (g_str_has_suffix (path, ".fxwb"))
-    return TRUE;
-  char magic[16] = { 0 };
-  FILE *f = fopen (path, "rb");
-  if (!f)
-    return FALSE;
-  size_t n = fread (magic, 1, sizeof magic, f);
-  fclose (f);
-  return n == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
+  return g_str_has_suffix (path, ".fxwb") || fxwb_is_workspace_file (path);
 }
 
 static int

@@ -11,18 +11,6 @@
 
 #include "fx/importers.h"
 
-gboolean
-fxwb_is_workspace_file (const char *path)
-{
-  char magic[16] = { 0 };
-  FILE *f = fopen (path, "rb");
-  if (!f)
-    return FALSE;
-  size_t got = fread (magic, 1, sizeof magic, f);
-  fclose (f);
-  return got == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
-}
-
 static int
 cmp_paths (gconstpointer a, gconstpointer b)
 {

@@ -493,6 +493,18 @@ load_pt2 (const char *path, fx_graph **graph, char **text, fx_diag *diag)
   return st;
 }
 
+gboolean
+fxwb_is_workspace_file (const char *path)
+{
+  char magic[16] = { 0 };
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return FALSE;
+  size_t got = fread (magic, 1, sizeof magic, f);
+  fclose (f);
+  return got == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
+}
+
 fx_status
 fxwb_load_graph_file (const char *path, fx_graph **graph, char **text, fx_diag *diag)
 {

@@ -49,6 +49,8 @@ int fxwb_cmd_minify (int argc, char **argv);
 
 /* A canonical JSON graph file: named *.json, or its first non-blank character opens an object. */
 gboolean fxwb_looks_like_json (const char *path, const char *text, size_t len);
+/* TRUE when path is an sqlite file (a workspace) rather than an artifact to import. */
+gboolean fxwb_is_workspace_file (const char *path);
 /* Loads the graph of a file in any form fxwb takes: FX Python code (print_readable, GraphModule.code, repro.py),
    the canonical JSON that `fxwb print -j` writes, or a torch.export .pt2 archive (its first model). text (may be
    NULL): the file's text (for a .pt2, the graph's stored text); free() it. */
