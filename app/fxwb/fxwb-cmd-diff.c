@@ -52,14 +52,19 @@ is_regular_file (const char *path)
   return stat (path, &st) == 0 && S_ISREG (st.st_mode);
 }
 
-static gboolean
-looks_like_json (const char *path, const char *text)
+/* Prints a diff as text or JSON past fxwb's terminal filter: the colours are ours, and the diff text already shows
+   input controls as '?'; JSON escapes them itself. */
+static void
+print_diff (const fx_diff *diff, gboolean json, gboolean use_color)
 {
-  if (g_str_has_suffix (path, ".json"))
-    return TRUE;
-  while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
-    text++;
-  return *text == '{';
+  fx_buf out;
+  fx_buf_init (&out);
+  if (json)
+    fx_diff_print_json (diff, &out);
+  else
+    fx_diff_print_text (diff, use_color, &out);
+  fputs (out.data ? out.data : "", fxwb_real_stdout ());
+  fx_buf_free (&out);
 }
 
 /* A workspace file is named *.fxwb or starts with sqlite's magic. */
@@ -147,7 +152,7 @@ side_load (const char *arg, side *s)
   size_t len = 0;
   fx_status st = fx_file_read (arg, &text, &len, &diag);
   if (st == FX_OK)
-    st = looks_like_json (arg, text) ? fx_graph_from_json (text, len, &s->graph, &diag)
+    st = fxwb_looks_like_json (arg, text, len) ? fx_graph_from_json (text, len, &s->graph, &diag)
                                      : fx_parse_fx_code (text, len, arg, &s->graph, &diag);
   free (text);
   if (st != FX_OK)
@@ -493,14 +498,10 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
             fxwb_print_diag (&diag);
           else
             {
-              fx_buf buf;
-              fx_buf_init (&buf);
-              fx_diff_print_text (diff, use_color, &buf);
               putchar ('\n');
               fflush (stdout);
-              fputs (buf.data ? buf.data : "", fxwb_real_stdout ());   /* past the terminal filter, as below */
+              print_diff (diff, FALSE, use_color);
               fflush (fxwb_real_stdout ());
-              fx_buf_free (&buf);
             }
           fx_diff_free (diff);
         }
@@ -610,16 +611,7 @@ fxwb_cmd_diff (int argc, char **argv)
       int rrc = run_diff (rdiff, argv[1], argv[2], stage, backend, repeat < 1 ? 1 : repeat);
       if (rrc == DIFF_SAME)
         {
-          fx_buf out;
-          fx_buf_init (&out);
-          if (json)
-            fx_diff_print_json (rdiff, &out);
-          else
-            fx_diff_print_text (rdiff, use_color, &out);
-          /* Past fxwb's terminal filter: the colours are ours, and the diff text already shows input controls as
-             '?'; JSON escapes them itself. */
-          fputs (out.data ? out.data : "", fxwb_real_stdout ());
-          fx_buf_free (&out);
+          print_diff (rdiff, json, use_color);
           rrc = fx_diff_count (rdiff) ? DIFF_DIFFERS : DIFF_SAME;
         }
       fx_diff_free (rdiff);
@@ -710,14 +702,7 @@ fxwb_cmd_diff (int argc, char **argv)
   if (rc != DIFF_SAME)
     goto out;
 
-  fx_buf out;
-  fx_buf_init (&out);
-  if (json)
-    fx_diff_print_json (diff, &out);
-  else
-    fx_diff_print_text (diff, use_color, &out);
-  fputs (out.data ? out.data : "", fxwb_real_stdout ());   /* past the terminal filter, as above */
-  fx_buf_free (&out);
+  print_diff (diff, json, use_color);
   rc = fx_diff_count (diff) ? DIFF_DIFFERS : DIFF_SAME;
 out:
   fx_diff_free (diff);
