@@ -74,14 +74,13 @@ fxwb_cmd_compare (int argc, char **argv)
     { NULL },
   };
   g_autoptr (GOptionContext) context
-    = fxwb_option_context_new ("fxwb compare",
-                               "FILE|WORKSPACE:COMPILE - compare backends side by side", entries,
-                               "Runs the graph on the same inputs with every --backend column and prints them side\n"
-                               "by side; the first column is the baseline of the speedups. --mode and --option\n"
-                               "apply to every column; a column's own @MODE and ,KEY=VALUE to it alone.\n"
-                               "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune",
-                               fxwb_run_opts_description ());
-  fxwb_run_opts_add_entries (context, &o);
+    = fxwb_run_opts_context_new ("fxwb compare",
+                                 "FILE|WORKSPACE:COMPILE - compare backends side by side", entries,
+                                 "Runs the graph on the same inputs with every --backend column and prints them side\n"
+                                 "by side; the first column is the baseline of the speedups. --mode and --option\n"
+                                 "apply to every column; a column's own @MODE and ,KEY=VALUE to it alone.\n"
+                                 "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune",
+                                 &o);
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)

@@ -44,11 +44,10 @@ fxwb_cmd_run (int argc, char **argv)
     { NULL },
   };
   g_autoptr (GOptionContext) context
-    = fxwb_option_context_new ("fxwb run", "FILE|WORKSPACE:COMPILE - run a graph with a backend", entries,
-                               "Compiles the graph with the backend, runs it --warmup times untimed and\n"
-                               "--repeat times timed, and checks the outputs against the interpreter.",
-                               fxwb_run_opts_description ());
-  fxwb_run_opts_add_entries (context, &o);
+    = fxwb_run_opts_context_new ("fxwb run", "FILE|WORKSPACE:COMPILE - run a graph with a backend", entries,
+                                 "Compiles the graph with the backend, runs it --warmup times untimed and\n"
+                                 "--repeat times timed, and checks the outputs against the interpreter.",
+                                 &o);
   int rc = FXWB_EXIT_OK;
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;

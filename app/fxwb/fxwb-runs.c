@@ -36,8 +36,8 @@ fxwb_run_opts_clear (fxwb_run_opts *o)
   memset (o, 0, sizeof *o);
 }
 
-void
-fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
+static void
+run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
 {
   GOptionEntry entries[] = {
     { "stage", 0, 0, G_OPTION_ARG_STRING, &o->stage,
@@ -72,8 +72,8 @@ fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
   g_option_context_add_main_entries (context, entries, NULL);
 }
 
-const char *
-fxwb_run_opts_description (void)
+static const char *
+run_opts_description (void)
 {
   return "Graphs:\n"
          "  FILE              an FX graph (print_readable, GraphModule.code, repro.py, canonical JSON)\n"
@@ -93,6 +93,17 @@ fxwb_run_opts_description (void)
          "  1  a run failed or did not match, or the graph is malformed\n"
          "  2  wrong command line (unknown backend, option or mode)\n"
          "  3  a file could not be read or written\n";
+}
+
+GOptionContext *
+fxwb_run_opts_context_new (const char *prgname, const char *parameter_string, const GOptionEntry *entries,
+                           const char *summary, fxwb_run_opts *o)
+{
+  GOptionContext *context
+    = fxwb_option_context_new (prgname, parameter_string, entries, summary, run_opts_description ());
+
+  run_opts_add_entries (context, o);
+  return context;
 }
 
 /* ---------------------------------------------------------------- graph source */
