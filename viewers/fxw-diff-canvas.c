@@ -131,6 +131,17 @@ draw_box (cairo_t *cr, PangoLayout *pl, const fx_node *node, double x, double y,
   pango_cairo_show_layout (cr, pl);
 }
 
+/* The side that has no node of a pair: a dashed outline where its box would be. */
+static void
+draw_empty_slot (cairo_t *cr, double x, double y, double w)
+{
+  set_rgb (cr, 0xc0bfbc, 1);
+  cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
+  rounded (cr, x, y, w, BOX_H, 4);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+}
+
 typedef struct
 {
   cairo_t *cr;
@@ -244,23 +255,11 @@ fxw_diff_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       if (p->a)
         draw_box (cr, pl, p->a, xa, y, w, !p->b ? 0xf6c7c7 : p->changed ? 0xf9f06b : 0xf6f5f4, sel);
       else
-        {
-          set_rgb (cr, 0xc0bfbc, 1);
-          cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
-          rounded (cr, xa, y, w, BOX_H, 4);
-          cairo_stroke (cr);
-          cairo_set_dash (cr, NULL, 0, 0);
-        }
+        draw_empty_slot (cr, xa, y, w);
       if (p->b)
         draw_box (cr, pl, p->b, xb, y, w, !p->a ? 0xc6f0c2 : p->changed ? 0xf9f06b : 0xf6f5f4, sel);
       else
-        {
-          set_rgb (cr, 0xc0bfbc, 1);
-          cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
-          rounded (cr, xb, y, w, BOX_H, 4);
-          cairo_stroke (cr);
-          cairo_set_dash (cr, NULL, 0, 0);
-        }
+        draw_empty_slot (cr, xb, y, w);
     }
   g_object_unref (pl);
   cairo_destroy (cr);

@@ -34,6 +34,15 @@ fxw_viewers_init (void)
 }
 
 void
+fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file)
+{
+  g_autofree char *path = g_strconcat ("/org/fxworkbench/viewers/", ui_file, NULL);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, path);
+}
+
+void
 fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type)
 {
   GtkWidget *child;
