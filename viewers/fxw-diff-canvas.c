@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "fxw-diff-canvas.h"
+#include "fxw-viewers.h"
 
 #define ROW_H 30.0
 #define BOX_H 24.0
@@ -74,17 +75,6 @@ set_rgb (cairo_t *cr, guint32 rgb, double alpha)
                          alpha);
 }
 
-static void
-rounded (cairo_t *cr, double x, double y, double w, double h, double r)
-{
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
-  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
-  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
-  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-}
-
 static char *
 box_text (const fx_node *node)
 {
@@ -110,7 +100,7 @@ draw_box (cairo_t *cr, PangoLayout *pl, const fx_node *node, double x, double y,
 {
   g_autofree char *text = box_text (node);
 
-  rounded (cr, x, y, w, BOX_H, 4);
+  fxw_viewers_rounded_rect (cr, x, y, w, BOX_H, 4);
   set_rgb (cr, fill, 1);
   cairo_fill_preserve (cr);
   if (selected)
@@ -137,7 +127,7 @@ draw_empty_slot (cairo_t *cr, double x, double y, double w)
 {
   set_rgb (cr, 0xc0bfbc, 1);
   cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
-  rounded (cr, x, y, w, BOX_H, 4);
+  fxw_viewers_rounded_rect (cr, x, y, w, BOX_H, 4);
   cairo_stroke (cr);
   cairo_set_dash (cr, NULL, 0, 0);
 }

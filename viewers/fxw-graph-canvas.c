@@ -992,7 +992,6 @@ kernel_color (int kernel, gboolean dark, GdkRGBA *rgba)
 
 static void draw_text (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y, double max_w,
                        gboolean bold);
-static void rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
 
 /* Heat for a share of the slowest kernel's time: pale yellow to red, readable under black text in both themes. */
 static void
@@ -1053,7 +1052,7 @@ draw_heat_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean d
   g_autofree char *title = NULL;
   const double x = 8, y = 8, w = 220, h = 46;
 
-  rounded_rect (cr, x, y, w, h, 6);
+  fxw_viewers_rounded_rect (cr, x, y, w, h, 6);
   cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
   cairo_fill_preserve (cr);
   cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
@@ -1128,17 +1127,6 @@ draw_arrow (cairo_t *cr, const CanvasEdge *edge)
   cairo_fill (cr);
 }
 
-static void
-rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
-{
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
-  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
-  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
-  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-}
-
 #define LEGEND_MAX_ROWS 14
 
 /* The overlay's legend, top left in widget coordinates: one swatch per kernel that covers a node of this graph. */
@@ -1185,7 +1173,7 @@ draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, 
         n_used++;
       }
   rows = MIN (n_used, LEGEND_MAX_ROWS) + 1 + (n_used > LEGEND_MAX_ROWS);
-  rounded_rect (cr, x, y, width, 10 + rows * 18, 6);
+  fxw_viewers_rounded_rect (cr, x, y, width, 10 + rows * 18, 6);
   cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.9);
   cairo_fill_preserve (cr);
   cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
@@ -1207,7 +1195,7 @@ draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, 
         continue;
       kernel = g_list_model_get_item (self->kernels, k);
       kernel_color ((int) k, dark, &swatch);
-      rounded_rect (cr, x + 8, ry + 2, 14, 12, 2);
+      fxw_viewers_rounded_rect (cr, x + 8, ry + 2, 14, 12, 2);
       gdk_cairo_set_source_rgba (cr, &swatch);
       cairo_fill (cr);
       gdk_cairo_set_source_rgba (cr, fg);
@@ -1296,7 +1284,7 @@ draw_minimap (FxwGraphCanvas *self, cairo_t *cr, double w, double h, gboolean da
   self->minimap_shown = TRUE;
   cairo_save (cr);
   cairo_identity_matrix (cr);
-  rounded_rect (cr, self->mm_x - 4, self->mm_y - 4, mw + 8, mh + 8, 6);
+  fxw_viewers_rounded_rect (cr, self->mm_x - 4, self->mm_y - 4, mw + 8, mh + 8, 6);
   cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
   cairo_fill_preserve (cr);
   cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.35);
@@ -1381,7 +1369,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
           GdkRGBA tint;
 
           kernel_color (c->fusion_group, dark, &tint);
-          rounded_rect (cr, c->x, c->y, c->w, c->h, 10);
+          fxw_viewers_rounded_rect (cr, c->x, c->y, c->w, c->h, 10);
           cairo_set_source_rgba (cr, tint.red, tint.green, tint.blue, 0.22);
           cairo_fill_preserve (cr);
           gdk_cairo_set_source_rgba (cr, &tint);
@@ -1394,7 +1382,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
             }
           continue;
         }
-      rounded_rect (cr, c->x, c->y, c->w, c->h, 6);
+      fxw_viewers_rounded_rect (cr, c->x, c->y, c->w, c->h, 6);
       cairo_set_source_rgb (cr, shade, shade, dark ? shade + 0.03 : shade + 0.02);
       cairo_fill_preserve (cr);
       cairo_set_source_rgba (cr, 0.5, 0.55, 0.65, 0.8);
@@ -1461,7 +1449,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
         gdk_rgba_parse (&fill, dark ? "#8a6a00" : "#ffd866");
       else if (any_highlight)
         fill.alpha = 0.45;
-      rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
+      fxw_viewers_rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
       if (box->is_stub)
         fill.alpha *= 0.6;
       gdk_cairo_set_source_rgba (cr, &fill);
@@ -1526,7 +1514,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
       pango_layout_set_text (pl, note, -1);
       pango_layout_get_pixel_size (pl, &text_w, &text_h);
       ny = MAX (8, h - 72 - (text_h + 10));
-      rounded_rect (cr, 8, ny, nw, text_h + 10, 6);
+      fxw_viewers_rounded_rect (cr, 8, ny, nw, text_h + 10, 6);
       cairo_set_source_rgba (cr, bg.red, bg.green, bg.blue, 0.92);
       cairo_fill_preserve (cr);
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.4);

@@ -25,4 +25,7 @@ void fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *u
    box goes too. */
 void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
 
+/* Adds the path of a rectangle with corners rounded to radius r, as the canvases draw their boxes. */
+void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
+
 G_END_DECLS
