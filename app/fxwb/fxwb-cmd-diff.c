@@ -453,11 +453,7 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
       goto out;
     }
   printf ("ranks diverge: (%zu ranks)\n", nr);
-  for (size_t i = 0; i < nd; i++)
-    {
-      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
-      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
-    }
+  fxwb_print_rank_divergences (ds, nd);
   /* Each rank named by a graph or guards divergence against the reference rank, once per compile id and rank. */
   fx_store_compile *cs = NULL;
   size_t nc = 0;

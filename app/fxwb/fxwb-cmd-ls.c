@@ -85,11 +85,7 @@ print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
       return;
     }
   printf ("\nranks diverge: (%zu ranks; `fxwb diff WORKSPACE --ranks` shows each)\n", n_ranks);
-  for (size_t i = 0; i < nd; i++)
-    {
-      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
-      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
-    }
+  fxwb_print_rank_divergences (ds, nd);
 }
 
 /* A torch.export trace's records outside any compile: the guards export added and its unbacked symbols, each with

@@ -131,6 +131,16 @@ fxwb_progress_done (void)
 }
 
 void
+fxwb_print_rank_divergences (const fx_rank_divergence *ds, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
+      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
+    }
+}
+
+void
 fxwb_report_lock_wait (const char *path, double waited_s, void *user_data)
 {
   (void) user_data;
