@@ -77,7 +77,8 @@ gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */
 void fxwb_progress (const char *label, double fraction);
 void fxwb_progress_done (void);
-/* The rows of a "ranks diverge:" table (fxwb ls, fxwb diff --ranks): "  [0/1]      graph        0,1  detail". */
+/* The rows of a "ranks diverge:" table (fxwb ls, fxwb diff --ranks), one per divergence:
+   "  [1/1]      compiles     ranks 1, 3     made on ranks 1, 3, not on ranks 0, 2". */
 void fxwb_print_rank_divergences (const fx_rank_divergence *ds, size_t n);
 /* fx_store_set_lock_wait's report: "fxwb: waiting for the workspace lock held by another fxwb (PATH, 3 s)..." */
 void fxwb_report_lock_wait (const char *path, double waited_s, void *user_data);
