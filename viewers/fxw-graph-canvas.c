@@ -364,6 +364,25 @@ layered_layout (CanvasLayout *layout)
     }
 }
 
+/* Adds cluster to the layout as a Graphviz subgraph of parent; key (a module path, or "#N" for fusion group N) finds
+   both again in cluster_sub and cluster_index. Returns the subgraph. */
+static Agraph_t *
+add_cluster (CanvasLayout *layout, GPtrArray *agclusters, GHashTable *cluster_sub, GHashTable *cluster_index,
+             Agraph_t *parent, const char *key, CanvasCluster *cluster)
+{
+  char name[32];
+  Agraph_t *sub;
+
+  g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
+  sub = agsubg (parent, name, 1);
+  g_hash_table_insert (cluster_index, g_strdup (key), GUINT_TO_POINTER (layout->clusters->len + 1));
+  agsafeset (sub, (char *) "label", cluster->label, (char *) "");
+  g_array_append_val (layout->clusters, *cluster);
+  g_ptr_array_add (agclusters, sub);
+  g_hash_table_insert (cluster_sub, g_strdup (key), sub);
+  return sub;
+}
+
 static void
 layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
@@ -429,17 +448,10 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           sub = g_hash_table_lookup (cluster_sub, key);
           if (sub == NULL)
             {
-              char name[32];
-              CanvasCluster cluster = { .fusion_group = grp, .parent = -1 };
+              CanvasCluster cluster = { .fusion_group = grp, .parent = -1,
+                                        .label = g_strdup (job->group_labels[grp]) };
 
-              g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
-              sub = agsubg (g, name, 1);
-              cluster.label = g_strdup (job->group_labels[grp]);
-              g_hash_table_insert (cluster_index, g_strdup (key), GUINT_TO_POINTER (layout->clusters->len + 1));
-              agsafeset (sub, (char *) "label", cluster.label, (char *) "");
-              g_array_append_val (layout->clusters, cluster);
-              g_ptr_array_add (agclusters, sub);
-              g_hash_table_insert (cluster_sub, g_strdup (key), sub);
+              sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, g, key, &cluster);
             }
           parent = sub;
           cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, key)) - 1;
@@ -457,23 +469,13 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           sub = g_hash_table_lookup (cluster_sub, path);
           if (sub == NULL)
             {
-              char name[32];
-              CanvasCluster cluster = { 0 };
               const char *type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
               const char *cls = strrchr (type, '.');
+              CanvasCluster cluster = { .module = g_strdup (path), .fusion_group = -1, .depth = (int) k,
+                                        .parent = cur_cluster,
+                                        .label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type) };
 
-              g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
-              sub = agsubg (parent, name, 1);
-              cluster.module = g_strdup (path);
-              cluster.fusion_group = -1;
-              cluster.label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type);
-              cluster.depth = (int) k;
-              cluster.parent = cur_cluster;
-              g_hash_table_insert (cluster_index, g_strdup (path), GUINT_TO_POINTER (layout->clusters->len + 1));
-              agsafeset (sub, (char *) "label", cluster.label, (char *) "");
-              g_array_append_val (layout->clusters, cluster);
-              g_ptr_array_add (agclusters, sub);
-              g_hash_table_insert (cluster_sub, g_strdup (path), sub);
+              sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, parent, path, &cluster);
             }
           parent = sub;
           cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, path)) - 1;
