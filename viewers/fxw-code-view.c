@@ -252,8 +252,7 @@ fxw_code_view_class_init (FxwCodeViewClass *klass)
   object_class->finalize = fxw_code_view_finalize;
 
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-code-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-code-view.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwcodeview");
   gtk_widget_class_bind_template_child (widget_class, FxwCodeView, scroller);
   gtk_widget_class_bind_template_child (widget_class, FxwCodeView, source_view);

@@ -403,8 +403,7 @@ fxw_compare_view_class_init (FxwCompareViewClass *klass)
   G_OBJECT_CLASS (klass)->dispose = fxw_compare_view_dispose;
   G_OBJECT_CLASS (klass)->finalize = fxw_compare_view_finalize;
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-compare-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-compare-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, summary_label);
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, grid);

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "fxw-diff-canvas.h"
+#include "fxw-viewers.h"
 
 #define ROW_H 30.0
 #define BOX_H 24.0
@@ -74,17 +75,6 @@ set_rgb (cairo_t *cr, guint32 rgb, double alpha)
                          alpha);
 }
 
-static void
-rounded (cairo_t *cr, double x, double y, double w, double h, double r)
-{
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
-  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
-  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
-  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-}
-
 static char *
 box_text (const fx_node *node)
 {
@@ -110,7 +100,7 @@ draw_box (cairo_t *cr, PangoLayout *pl, const fx_node *node, double x, double y,
 {
   g_autofree char *text = box_text (node);
 
-  rounded (cr, x, y, w, BOX_H, 4);
+  fxw_viewers_rounded_rect (cr, x, y, w, BOX_H, 4);
   set_rgb (cr, fill, 1);
   cairo_fill_preserve (cr);
   if (selected)
@@ -129,6 +119,17 @@ draw_box (cairo_t *cr, PangoLayout *pl, const fx_node *node, double x, double y,
   set_rgb (cr, 0x241f31, 1);
   cairo_move_to (cr, x + 6, y + 5);
   pango_cairo_show_layout (cr, pl);
+}
+
+/* The side that has no node of a pair: a dashed outline where its box would be. */
+static void
+draw_empty_slot (cairo_t *cr, double x, double y, double w)
+{
+  set_rgb (cr, 0xc0bfbc, 1);
+  cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
+  fxw_viewers_rounded_rect (cr, x, y, w, BOX_H, 4);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
 }
 
 typedef struct
@@ -244,23 +245,11 @@ fxw_diff_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       if (p->a)
         draw_box (cr, pl, p->a, xa, y, w, !p->b ? 0xf6c7c7 : p->changed ? 0xf9f06b : 0xf6f5f4, sel);
       else
-        {
-          set_rgb (cr, 0xc0bfbc, 1);
-          cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
-          rounded (cr, xa, y, w, BOX_H, 4);
-          cairo_stroke (cr);
-          cairo_set_dash (cr, NULL, 0, 0);
-        }
+        draw_empty_slot (cr, xa, y, w);
       if (p->b)
         draw_box (cr, pl, p->b, xb, y, w, !p->a ? 0xc6f0c2 : p->changed ? 0xf9f06b : 0xf6f5f4, sel);
       else
-        {
-          set_rgb (cr, 0xc0bfbc, 1);
-          cairo_set_dash (cr, (double[]) { 3, 3 }, 2, 0);
-          rounded (cr, xb, y, w, BOX_H, 4);
-          cairo_stroke (cr);
-          cairo_set_dash (cr, NULL, 0, 0);
-        }
+        draw_empty_slot (cr, xb, y, w);
     }
   g_object_unref (pl);
   cairo_destroy (cr);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fxw-diff-view.h"
+#include "fxw-viewers.h"
 
 struct _FxwDiffView
 {
@@ -437,7 +438,7 @@ fxw_diff_view_class_init (FxwDiffViewClass *klass)
 
   object_class->dispose = fxw_diff_view_dispose;
   g_type_ensure (FXW_TYPE_DIFF_CANVAS);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-diff-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-diff-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, spinner);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, busy_label);
@@ -453,7 +454,6 @@ fxw_diff_view_class_init (FxwDiffViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, row_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, next_change_cb);
   gtk_widget_class_bind_template_callback (widget_class, previous_change_cb);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void

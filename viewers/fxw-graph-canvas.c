@@ -364,6 +364,25 @@ layered_layout (CanvasLayout *layout)
     }
 }
 
+/* Adds cluster to the layout as a Graphviz subgraph of parent; key (a module path, or "#N" for fusion group N) finds
+   both again in cluster_sub and cluster_index. Returns the subgraph. */
+static Agraph_t *
+add_cluster (CanvasLayout *layout, GPtrArray *agclusters, GHashTable *cluster_sub, GHashTable *cluster_index,
+             Agraph_t *parent, const char *key, CanvasCluster *cluster)
+{
+  char name[32];
+  Agraph_t *sub;
+
+  g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
+  sub = agsubg (parent, name, 1);
+  g_hash_table_insert (cluster_index, g_strdup (key), GUINT_TO_POINTER (layout->clusters->len + 1));
+  agsafeset (sub, (char *) "label", cluster->label, (char *) "");
+  g_array_append_val (layout->clusters, *cluster);
+  g_ptr_array_add (agclusters, sub);
+  g_hash_table_insert (cluster_sub, g_strdup (key), sub);
+  return sub;
+}
+
 static void
 layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
 {
@@ -429,17 +448,10 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           sub = g_hash_table_lookup (cluster_sub, key);
           if (sub == NULL)
             {
-              char name[32];
-              CanvasCluster cluster = { .fusion_group = grp, .parent = -1 };
+              CanvasCluster cluster = { .fusion_group = grp, .parent = -1,
+                                        .label = g_strdup (job->group_labels[grp]) };
 
-              g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
-              sub = agsubg (g, name, 1);
-              cluster.label = g_strdup (job->group_labels[grp]);
-              g_hash_table_insert (cluster_index, g_strdup (key), GUINT_TO_POINTER (layout->clusters->len + 1));
-              agsafeset (sub, (char *) "label", cluster.label, (char *) "");
-              g_array_append_val (layout->clusters, cluster);
-              g_ptr_array_add (agclusters, sub);
-              g_hash_table_insert (cluster_sub, g_strdup (key), sub);
+              sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, g, key, &cluster);
             }
           parent = sub;
           cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, key)) - 1;
@@ -457,23 +469,13 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           sub = g_hash_table_lookup (cluster_sub, path);
           if (sub == NULL)
             {
-              char name[32];
-              CanvasCluster cluster = { 0 };
               const char *type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
               const char *cls = strrchr (type, '.');
+              CanvasCluster cluster = { .module = g_strdup (path), .fusion_group = -1, .depth = (int) k,
+                                        .parent = cur_cluster,
+                                        .label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type) };
 
-              g_snprintf (name, sizeof name, "cluster_%u", agclusters->len);
-              sub = agsubg (parent, name, 1);
-              cluster.module = g_strdup (path);
-              cluster.fusion_group = -1;
-              cluster.label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type);
-              cluster.depth = (int) k;
-              cluster.parent = cur_cluster;
-              g_hash_table_insert (cluster_index, g_strdup (path), GUINT_TO_POINTER (layout->clusters->len + 1));
-              agsafeset (sub, (char *) "label", cluster.label, (char *) "");
-              g_array_append_val (layout->clusters, cluster);
-              g_ptr_array_add (agclusters, sub);
-              g_hash_table_insert (cluster_sub, g_strdup (path), sub);
+              sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, parent, path, &cluster);
             }
           parent = sub;
           cur_cluster = (int) GPOINTER_TO_UINT (g_hash_table_lookup (cluster_index, path)) - 1;
@@ -992,7 +994,6 @@ kernel_color (int kernel, gboolean dark, GdkRGBA *rgba)
 
 static void draw_text (cairo_t *cr, PangoLayout *pl, const char *text, double x, double y, double max_w,
                        gboolean bold);
-static void rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
 
 /* Heat for a share of the slowest kernel's time: pale yellow to red, readable under black text in both themes. */
 static void
@@ -1053,7 +1054,7 @@ draw_heat_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean d
   g_autofree char *title = NULL;
   const double x = 8, y = 8, w = 220, h = 46;
 
-  rounded_rect (cr, x, y, w, h, 6);
+  fxw_viewers_rounded_rect (cr, x, y, w, h, 6);
   cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
   cairo_fill_preserve (cr);
   cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
@@ -1128,17 +1129,6 @@ draw_arrow (cairo_t *cr, const CanvasEdge *edge)
   cairo_fill (cr);
 }
 
-static void
-rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
-{
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
-  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
-  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
-  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-}
-
 #define LEGEND_MAX_ROWS 14
 
 /* The overlay's legend, top left in widget coordinates: one swatch per kernel that covers a node of this graph. */
@@ -1185,7 +1175,7 @@ draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, 
         n_used++;
       }
   rows = MIN (n_used, LEGEND_MAX_ROWS) + 1 + (n_used > LEGEND_MAX_ROWS);
-  rounded_rect (cr, x, y, width, 10 + rows * 18, 6);
+  fxw_viewers_rounded_rect (cr, x, y, width, 10 + rows * 18, 6);
   cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.9);
   cairo_fill_preserve (cr);
   cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.4);
@@ -1207,7 +1197,7 @@ draw_legend (FxwGraphCanvas *self, cairo_t *cr, PangoLayout *pl, gboolean dark, 
         continue;
       kernel = g_list_model_get_item (self->kernels, k);
       kernel_color ((int) k, dark, &swatch);
-      rounded_rect (cr, x + 8, ry + 2, 14, 12, 2);
+      fxw_viewers_rounded_rect (cr, x + 8, ry + 2, 14, 12, 2);
       gdk_cairo_set_source_rgba (cr, &swatch);
       cairo_fill (cr);
       gdk_cairo_set_source_rgba (cr, fg);
@@ -1296,7 +1286,7 @@ draw_minimap (FxwGraphCanvas *self, cairo_t *cr, double w, double h, gboolean da
   self->minimap_shown = TRUE;
   cairo_save (cr);
   cairo_identity_matrix (cr);
-  rounded_rect (cr, self->mm_x - 4, self->mm_y - 4, mw + 8, mh + 8, 6);
+  fxw_viewers_rounded_rect (cr, self->mm_x - 4, self->mm_y - 4, mw + 8, mh + 8, 6);
   cairo_set_source_rgba (cr, bg->red, bg->green, bg->blue, 0.92);
   cairo_fill_preserve (cr);
   cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.35);
@@ -1381,7 +1371,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
           GdkRGBA tint;
 
           kernel_color (c->fusion_group, dark, &tint);
-          rounded_rect (cr, c->x, c->y, c->w, c->h, 10);
+          fxw_viewers_rounded_rect (cr, c->x, c->y, c->w, c->h, 10);
           cairo_set_source_rgba (cr, tint.red, tint.green, tint.blue, 0.22);
           cairo_fill_preserve (cr);
           gdk_cairo_set_source_rgba (cr, &tint);
@@ -1394,7 +1384,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
             }
           continue;
         }
-      rounded_rect (cr, c->x, c->y, c->w, c->h, 6);
+      fxw_viewers_rounded_rect (cr, c->x, c->y, c->w, c->h, 6);
       cairo_set_source_rgb (cr, shade, shade, dark ? shade + 0.03 : shade + 0.02);
       cairo_fill_preserve (cr);
       cairo_set_source_rgba (cr, 0.5, 0.55, 0.65, 0.8);
@@ -1461,7 +1451,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
         gdk_rgba_parse (&fill, dark ? "#8a6a00" : "#ffd866");
       else if (any_highlight)
         fill.alpha = 0.45;
-      rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
+      fxw_viewers_rounded_rect (cr, box->x, box->y, box->w, box->h, box->node_index < 0 ? 8 : 4);
       if (box->is_stub)
         fill.alpha *= 0.6;
       gdk_cairo_set_source_rgba (cr, &fill);
@@ -1526,7 +1516,7 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
       pango_layout_set_text (pl, note, -1);
       pango_layout_get_pixel_size (pl, &text_w, &text_h);
       ny = MAX (8, h - 72 - (text_h + 10));
-      rounded_rect (cr, 8, ny, nw, text_h + 10, 6);
+      fxw_viewers_rounded_rect (cr, 8, ny, nw, text_h + 10, 6);
       cairo_set_source_rgba (cr, bg.red, bg.green, bg.blue, 0.92);
       cairo_fill_preserve (cr);
       cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.4);

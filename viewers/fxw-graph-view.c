@@ -139,8 +139,7 @@ fxw_graph_view_class_init (FxwGraphViewClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = fxw_graph_view_dispose;
   g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-graph-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-graph-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, canvas);
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, fusion_toggle);
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, toasts);

@@ -72,13 +72,27 @@ fxw_kernel_init (FxwKernel *self)
   self->node_set = g_hash_table_new (g_str_hash, g_str_equal);
 }
 
+/* Splits a ", "-separated list, dropping empty entries. */
+static GStrv
+split_list (const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit (text ? text : "", ",", -1);
+  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_strstrip (parts[i]);
+      if (*parts[i])
+        g_strv_builder_add (out, parts[i]);
+    }
+  return g_strv_builder_end (out);
+}
+
 FxwKernel *
 fxw_kernel_new (int ordinal, const char *name, const char *kind, const char *device, const char *code,
                 const char *nodes, const char *aten, double time_ms)
 {
   FxwKernel *self = g_object_new (FXW_TYPE_KERNEL, NULL);
-  g_auto(GStrv) parts = g_strsplit (nodes ? nodes : "", ",", -1);
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
 
   self->ordinal = ordinal;
   self->name = g_strdup (name ? name : "");
@@ -88,13 +102,7 @@ fxw_kernel_new (int ordinal, const char *name, const char *kind, const char *dev
   self->aten = g_strdup (aten ? aten : "");
   self->time_ms = time_ms;
   /* Inductor writes an empty entry for a source node without a name (", gelu"): nothing to link. */
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      g_strstrip (parts[i]);
-      if (*parts[i] != '\0')
-        g_strv_builder_add (builder, parts[i]);
-    }
-  self->nodes = g_strv_builder_end (builder);
+  self->nodes = split_list (nodes);
   for (guint i = 0; self->nodes[i] != NULL; i++)
     g_hash_table_add (self->node_set, self->nodes[i]);
   return self;
@@ -450,22 +458,6 @@ fxw_fusion_group_class_init (FxwFusionGroupClass *klass)
 static void
 fxw_fusion_group_init (FxwFusionGroup *self)
 {
-}
-
-/* Splits a ", "-separated list, dropping empty entries. */
-static GStrv
-split_list (const char *text)
-{
-  g_auto(GStrv) parts = g_strsplit (text ? text : "", ",", -1);
-  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
-
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      g_strstrip (parts[i]);
-      if (*parts[i])
-        g_strv_builder_add (out, parts[i]);
-    }
-  return g_strv_builder_end (out);
 }
 
 FxwFusionGroup *

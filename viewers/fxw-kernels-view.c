@@ -331,8 +331,7 @@ fxw_kernels_view_class_init (FxwKernelsViewClass *klass)
 
   g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-kernels-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-kernels-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, node_label);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, column_view);

@@ -391,8 +391,7 @@ fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
     g_signal_new ("open-code", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-provenance-pane.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-provenance-pane.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwprovenancepane");
   gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, title_label);
   gtk_widget_class_bind_template_child (widget_class, FxwProvenancePane, summary_label);

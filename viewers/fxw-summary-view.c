@@ -808,10 +808,9 @@ fxw_summary_view_class_init (FxwSummaryViewClass *klass)
     g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-summary-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-summary-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwSummaryView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwSummaryView, column);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void

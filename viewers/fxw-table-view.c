@@ -237,8 +237,7 @@ fxw_table_view_class_init (FxwTableViewClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (FXW_TYPE_NODE);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-table-view.ui");
+  fxw_viewers_class_set_template (widget_class, "fxw-table-view.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwtableview");
   gtk_widget_class_bind_template_child (widget_class, FxwTableView, text_entry);
   gtk_widget_class_bind_template_child (widget_class, FxwTableView, op_dropdown);

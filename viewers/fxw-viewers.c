@@ -35,6 +35,15 @@ fxw_viewers_init (void)
 }
 
 void
+fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file)
+{
+  g_autofree char *path = g_strconcat ("/org/fxworkbench/viewers/", ui_file, NULL);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class, path);
+}
+
+void
 fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type)
 {
   GtkWidget *child;
@@ -42,4 +51,15 @@ fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type)
   gtk_widget_dispose_template (widget, widget_type);
   while ((child = gtk_widget_get_first_child (widget)) != NULL)
     gtk_widget_unparent (child);
+}
+
+void
+fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
+{
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
+  cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
+  cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
+  cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
 }

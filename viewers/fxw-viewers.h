@@ -20,8 +20,14 @@
 G_BEGIN_DECLS
 
 void fxw_viewers_init (void);
+/* A viewer's template: the .ui file of that name among the viewers' resources ("fxw-code-view.ui"), its root
+   laid out by a GtkBinLayout. */
+void fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file);
 /* A templated widget's dispose: gtk_widget_dispose_template() clears only the bound children; the template's root
    box goes too. */
 void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
+
+/* Adds the path of a rectangle with corners rounded to radius r, as the canvases draw their boxes. */
+void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
 
 G_END_DECLS

@@ -91,16 +91,14 @@ fxwb_cmd_backends (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb backends");
-  g_autoptr (GOptionContext) context = g_option_context_new ("[NAME] - list backends, their options and modes");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "Backends are built in (eager, aot_eager, inductor, torch) or plugins: shared objects\n"
-                                "exporting fx_backend_plugin_init, found in $FXWB_BACKEND_PATH (':'-separated\n"
-                                "folders) and ~/.local/share/fx-workbench/backends. With NAME, that backend's\n"
-                                "options and modes.");
-  g_option_context_set_description (context, "Exit status:\n  0  listed\n  1  NAME is not a backend\n"
-                                             "  2  wrong command line\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb backends", "[NAME] - list backends, their options and modes", entries,
+                               "Backends are built in (eager, aot_eager, inductor, torch) or plugins: shared objects\n"
+                               "exporting fx_backend_plugin_init, found in $FXWB_BACKEND_PATH (':'-separated\n"
+                               "folders) and ~/.local/share/fx-workbench/backends. With NAME, that backend's\n"
+                               "options and modes.",
+                               "Exit status:\n  0  listed\n  1  NAME is not a backend\n"
+                               "  2  wrong command line\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc > 2)

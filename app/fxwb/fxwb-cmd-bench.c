@@ -95,6 +95,23 @@ make_parse_text (int blocks, size_t *len)
   return g_string_free (s, FALSE);
 }
 
+/* Parses a benchmark's options (it takes no arguments); on a wrong command line prints why and returns FALSE. */
+static gboolean
+parse_bench_options (const char *name, const char *parameter_string, const GOptionEntry *entries,
+                     const char *summary, int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = fxwb_option_context_new (NULL, parameter_string, entries, summary, NULL);
+
+  if (!fxwb_parse_options (context, &argc, &argv))
+    return FALSE;
+  if (argc > 1)
+    {
+      fprintf (stderr, "fxwb bench %s: unexpected argument '%s'\n", name, argv[1]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 bench_parse (int argc, char **argv)
 {
@@ -105,18 +122,11 @@ bench_parse (int argc, char **argv)
     { "runs", 'r', 0, G_OPTION_ARG_INT, &runs, "Timed runs; the median is reported (default 9)", "R" },
     { NULL },
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("- time the FX code parser");
-  g_option_context_set_summary (context,
-                                "Builds a print_readable text by repeating a block of the rmsnorm_residual fixture\n"
-                                "with renamed nodes, then times fx_parse_fx_code and print_tabular on it.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!fxwb_parse_options (context, &argc, &argv))
+  if (!parse_bench_options ("parse", "- time the FX code parser", entries,
+                            "Builds a print_readable text by repeating a block of the rmsnorm_residual fixture\n"
+                            "with renamed nodes, then times fx_parse_fx_code and print_tabular on it.",
+                            argc, argv))
     return FXWB_EXIT_USAGE;
-  if (argc > 1)
-    {
-      fprintf (stderr, "fxwb bench parse: unexpected argument '%s'\n", argv[1]);
-      return FXWB_EXIT_USAGE;
-    }
   if (nodes < PARSE_FIXED_NODES + PARSE_BLOCK_NODES || nodes > 10000000 || runs < 1 || runs > 1000)
     {
       fprintf (stderr, "fxwb bench parse: --nodes must be 11..10000000 and --runs 1..1000\n");
@@ -451,19 +461,12 @@ bench_interp (int argc, char **argv)
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python, "Python with torch (default /usr/bin/python3)", "PATH" },
     { NULL },
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("- the interpreter against torch eager");
-  g_option_context_set_summary (context,
-                                "Runs every fixture graph with the interpreter and with torch eager (one Python\n"
-                                "subprocess, started once) on the same inputs, and prints the median times side by\n"
-                                "side, their ratio, whether the outputs agree (same()), and the geometric mean ratio.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!fxwb_parse_options (context, &argc, &argv))
+  if (!parse_bench_options ("interp", "- the interpreter against torch eager", entries,
+                            "Runs every fixture graph with the interpreter and with torch eager (one Python\n"
+                            "subprocess, started once) on the same inputs, and prints the median times side by\n"
+                            "side, their ratio, whether the outputs agree (same()), and the geometric mean ratio.",
+                            argc, argv))
     return FXWB_EXIT_USAGE;
-  if (argc > 1)
-    {
-      fprintf (stderr, "fxwb bench interp: unexpected argument '%s'\n", argv[1]);
-      return FXWB_EXIT_USAGE;
-    }
   if (scale < 1 || scale > 65536 || repeat < 1 || repeat > 10000 || warmup < 0 || warmup > 100 || threads < 1
       || threads > 32)
     {
@@ -857,25 +860,18 @@ bench_scale (int argc, char **argv)
       "temporary folder, removed)", "DIR" },
     { NULL },
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("- time fxwb on large graphs and traces");
   g_autofree char *dir = NULL;
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) sizes = NULL, mbs = NULL;
   int status = FXWB_EXIT_OK;
 
-  g_option_context_set_summary (context,
-                                "Generates pointwise-chain graphs (print_readable text) and TORCH_TRACE logs (a fixture "
-                                "trace repeated with\nnew frame ids), then runs fxwb print --tabular, fxwb compile -b "
-                                "inductor (a cold kernel cache)\nand fxwb import on them, each as a child process: "
-                                "wall time, rate and peak RSS.");
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!fxwb_parse_options (context, &argc, &argv))
+  if (!parse_bench_options ("scale", "- time fxwb on large graphs and traces", entries,
+                            "Generates pointwise-chain graphs (print_readable text) and TORCH_TRACE logs (a fixture "
+                            "trace repeated with\nnew frame ids), then runs fxwb print --tabular, fxwb compile -b "
+                            "inductor (a cold kernel cache)\nand fxwb import on them, each as a child process: "
+                            "wall time, rate and peak RSS.",
+                            argc, argv))
     return FXWB_EXIT_USAGE;
-  if (argc > 1)
-    {
-      fprintf (stderr, "fxwb bench scale: unexpected argument '%s'\n", argv[1]);
-      return FXWB_EXIT_USAGE;
-    }
   sizes = g_strsplit (nodes_opt ? nodes_opt : "10000,100000", ",", -1);
   mbs = g_strsplit (mb_opt ? mb_opt : "100,1000", ",", -1);
   for (int i = 0; sizes[i]; i++)

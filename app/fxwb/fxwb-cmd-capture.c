@@ -59,32 +59,25 @@ fxwb_cmd_capture (int argc, char **argv)
     { "replace-compile", 0, 0, G_OPTION_ARG_NONE, &replace, "Replace torch.compile even when torch has one", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb capture");
-  g_autoptr (GOptionContext) context = g_option_context_new ("PROGRAM.py [ARGS...] - run a program under capture");
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb capture", "PROGRAM.py [ARGS...] - run a program under capture", entries,
+                               "Runs PROGRAM.py in an embedded CPython 3.11 (Debian's python3 with torch) with the\n"
+                               "engine's torch.compile, torch._dynamo and torch.compiler installed. ARGS go to the\n"
+                               "program (after `--` when they look like fxwb options).",
+                               "Exit status:\n"
+                               "  0  the program ran and exited with status 0; the record was written\n"
+                               "  1  the program raised or exited non-zero (its traceback is on stderr)\n"
+                               "  2  wrong command line\n"
+                               "  3  the workspace or JSON file cannot be written\n"
+                               "  4  this build has no Python capture\n");
   g_option_context_set_ignore_unknown_options (context, TRUE);
-  g_option_context_set_summary (context,
-                                "Runs PROGRAM.py in an embedded CPython 3.11 (Debian's python3 with torch) with the\n"
-                                "engine's torch.compile, torch._dynamo and torch.compiler installed. ARGS go to the\n"
-                                "program (after `--` when they look like fxwb options).");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  the program ran and exited with status 0; the record was written\n"
-                                    "  1  the program raised or exited non-zero (its traceback is on stderr)\n"
-                                    "  2  wrong command line\n"
-                                    "  3  the workspace or JSON file cannot be written\n"
-                                    "  4  this build has no Python capture\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   int first = 1;
   if (first < argc && strcmp (argv[first], "--") == 0)
     first++;
   if (first >= argc)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb capture: missing PROGRAM.py\n\n%s", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, "missing PROGRAM.py");
   if (!output && !json_out)
     {
       fprintf (stderr, "fxwb capture: give -o FILE.fxwb and/or --json FILE\n");

@@ -65,7 +65,7 @@ print_table (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_ru
 int
 fxwb_cmd_compare (int argc, char **argv)
 {
-  fxwb_run_opts o;
+  g_auto (fxwb_run_opts) o;
   fxwb_run_opts_init (&o);
   g_auto (GStrv) backends = NULL;
   GOptionEntry entries[] = {
@@ -73,29 +73,20 @@ fxwb_cmd_compare (int argc, char **argv)
       "A column (repeatable; default: eager, aot_eager, inductor)", "SPEC" },
     { NULL },
   };
-  g_set_prgname ("fxwb compare");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - compare backends side by side");
-  g_option_context_add_main_entries (context, entries, NULL);
-  fxwb_run_opts_add_entries (context, &o);
-  g_option_context_set_summary (context,
-                                "Runs the graph on the same inputs with every --backend column and prints them side\n"
-                                "by side; the first column is the baseline of the speedups. --mode and --option\n"
-                                "apply to every column; a column's own @MODE and ,KEY=VALUE to it alone.\n"
-                                "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune");
-  g_option_context_set_description (context, fxwb_run_opts_description ());
+  g_autoptr (GOptionContext) context
+    = fxwb_run_opts_context_new ("fxwb compare",
+                                 "FILE|WORKSPACE:COMPILE - compare backends side by side", entries,
+                                 "Runs the graph on the same inputs with every --backend column and prints them side\n"
+                                 "by side; the first column is the baseline of the speedups. --mode and --option\n"
+                                 "apply to every column; a column's own @MODE and ,KEY=VALUE to it alone.\n"
+                                 "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune",
+                                 &o);
   if (!fxwb_parse_options (context, &argc, &argv))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return FXWB_EXIT_USAGE;
   if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb compare: %s\n\n%s",
-               argc < 2 ? "missing FILE" : argc > 2 ? "one graph at a time" : "--repeat and --scale must be >= 1", help);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2   ? "missing FILE"
+                                      : argc > 2 ? "one graph at a time"
+                                                 : "--repeat and --scale must be >= 1");
   static const char *const default_columns[] = { "eager", "aot_eager", "inductor", NULL };
   const char *const *specs = backends ? (const char *const *) backends : default_columns;
   size_t n = 0;
@@ -108,8 +99,7 @@ fxwb_cmd_compare (int argc, char **argv)
     if (!fxwb_column_parse ("fxwb compare", specs[n_parsed], &o, &cols[n_parsed])
         || !fxwb_column_validate ("fxwb compare", &cols[n_parsed]))
       rc = FXWB_EXIT_USAGE;
-  fxwb_source src;
-  memset (&src, 0, sizeof src);
+  g_auto (fxwb_source) src = { 0 };
   fxwb_inputs in;
   memset (&in, 0, sizeof in);
   fxwb_column_run *runs = g_new0 (fxwb_column_run, n);
@@ -163,7 +153,5 @@ fxwb_cmd_compare (int argc, char **argv)
     fxwb_column_clear (&cols[i]);
   g_free (cols);
   fxwb_inputs_clear (&in);
-  fxwb_source_clear (&src);
-  fxwb_run_opts_clear (&o);
   return rc;
 }

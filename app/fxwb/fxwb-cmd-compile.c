@@ -179,33 +179,27 @@ fxwb_cmd_compile (int argc, char **argv)
     { "source", 's', 0, G_OPTION_ARG_NONE, &show_source, "Print the generated code (C, CUDA and its launches, or PyTorch's output code)", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb compile");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE - compile an FX graph with a backend and show its kernels");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "FILE is an FX graph (print_readable, GraphModule.code, repro.py, canonical JSON).\n"
-                                "Any backend of `fxwb backends --all`, plugins included, shows its kernels, source and\n"
-                                "artifacts the same way. The inductor backend lowers the graph to loop IR, fuses, generates\n"
-                                "C, builds it with the system compiler (cached under ~/.cache/fx-workbench/inductor or\n"
-                                "$FXWB_INDUCTOR_CACHE).");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  compiled (and, with --run, matched the interpreter)\n"
-                                    "  1  FILE is malformed, the compile failed (compiler output shown) or the\n"
-                                    "     result does not match the interpreter\n"
-                                    "  2  wrong command line\n"
-                                    "  3  a file could not be read or written\n"
-                                    "  4  the backend is not available here (no CUDA device, no PyTorch); with --source or\n"
-                                    "     --debug-dir a backend that generates code without building it (inductor's CUDA)\n"
-                                    "     still prints or writes that source first\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb compile",
+                               "FILE - compile an FX graph with a backend and show its kernels", entries,
+                               "FILE is an FX graph (print_readable, GraphModule.code, repro.py, canonical JSON).\n"
+                               "Any backend of `fxwb backends --all`, plugins included, shows its kernels, source and\n"
+                               "artifacts the same way. The inductor backend lowers the graph to loop IR, fuses, generates\n"
+                               "C, builds it with the system compiler (cached under ~/.cache/fx-workbench/inductor or\n"
+                               "$FXWB_INDUCTOR_CACHE).",
+                               "Exit status:\n"
+                               "  0  compiled (and, with --run, matched the interpreter)\n"
+                               "  1  FILE is malformed, the compile failed (compiler output shown) or the\n"
+                               "     result does not match the interpreter\n"
+                               "  2  wrong command line\n"
+                               "  3  a file could not be read or written\n"
+                               "  4  the backend is not available here (no CUDA device, no PyTorch); with --source or\n"
+                               "     --debug-dir a backend that generates code without building it (inductor's CUDA)\n"
+                               "     still prints or writes that source first\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb compile: %s\n\n%s", argc < 2 ? "missing FILE" : "more than one FILE", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2 ? "missing FILE" : "more than one FILE");
   /* the backend specs of `fxwb run`: "inductor", "torch:inductor", "delegate:eager", "inductor|eager" */
   fx_diag bdiag;
   fx_diag_clear (&bdiag);

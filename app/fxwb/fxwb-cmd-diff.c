@@ -52,29 +52,26 @@ is_regular_file (const char *path)
   return stat (path, &st) == 0 && S_ISREG (st.st_mode);
 }
 
-static gboolean
-looks_like_json (const char *path, const char *text)
+/* Prints a diff as text or JSON past fxwb's terminal filter: the colours are ours, and the diff text already shows
+   input controls as '?'; JSON escapes them itself. */
+static void
+print_diff (const fx_diff *diff, gboolean json, gboolean use_color)
 {
-  if (g_str_has_suffix (path, ".json"))
-    return TRUE;
-  while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
-    text++;
-  return *text == '{';
+  fx_buf out;
+  fx_buf_init (&out);
+  if (json)
+    fx_diff_print_json (diff, &out);
+  else
+    fx_diff_print_text (diff, use_color, &out);
+  fputs (out.data ? out.data : "", fxwb_real_stdout ());
+  fx_buf_free (&out);
 }
 
-/* A workspace file starts with sqlite's magic. */
+/* A workspace file is named *.fxwb or starts with sqlite's magic. */
 static gboolean
 is_workspace (const char *path)
 {
-  if (g_str_has_suffix (path, ".fxwb"))
-    return TRUE;
-  char magic[16] = { 0 };
-  FILE *f = fopen (path, "rb");
-  if (!f)
-    return FALSE;
-  size_t n = fread (magic, 1, sizeof magic, f);
-  fclose (f);
-  return n == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
+  return g_str_has_suffix (path, ".fxwb") || fxwb_is_workspace_file (path);
 }
 
 static int
@@ -155,7 +152,7 @@ side_load (const char *arg, side *s)
   size_t len = 0;
   fx_status st = fx_file_read (arg, &text, &len, &diag);
   if (st == FX_OK)
-    st = looks_like_json (arg, text) ? fx_graph_from_json (text, len, &s->graph, &diag)
+    st = fxwb_looks_like_json (arg, text, len) ? fx_graph_from_json (text, len, &s->graph, &diag)
                                      : fx_parse_fx_code (text, len, arg, &s->graph, &diag);
   free (text);
   if (st != FX_OK)
@@ -456,11 +453,7 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
       goto out;
     }
   printf ("ranks diverge: (%zu ranks)\n", nr);
-  for (size_t i = 0; i < nd; i++)
-    {
-      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
-      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
-    }
+  fxwb_print_rank_divergences (ds, nd);
   /* Each rank named by a graph or guards divergence against the reference rank, once per compile id and rank. */
   fx_store_compile *cs = NULL;
   size_t nc = 0;
@@ -501,14 +494,10 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
             fxwb_print_diag (&diag);
           else
             {
-              fx_buf buf;
-              fx_buf_init (&buf);
-              fx_diff_print_text (diff, use_color, &buf);
               putchar ('\n');
               fflush (stdout);
-              fputs (buf.data ? buf.data : "", fxwb_real_stdout ());   /* past the terminal filter, as below */
+              print_diff (diff, FALSE, use_color);
               fflush (fxwb_real_stdout ());
-              fx_buf_free (&buf);
             }
           fx_diff_free (diff);
         }
@@ -552,24 +541,22 @@ fxwb_cmd_diff (int argc, char **argv)
       "compile diff of each diverging compile id (lowest rank against the first that differs)", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb diff");
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("A B - what changed between two compiles, graphs or runs");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-                                "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
-                                "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), a\n"
-                                "whole workspace (both sides: compiles paired by frame and compile id), or a stored run\n"
-                                "WORKSPACE.fxwb:run/ID (both sides; ids from fxwb ls --runs): per output max abs, RMSE\n"
-                                "and same(), per kernel the time ratio. --runs on compiles or workspaces pairs their\n"
-                                "latest runs by stage, backend, mode and options and diffs them the same way.\n"
-                                "fxwb diff WORKSPACE --ranks compares the ranks of a multi-rank workspace instead.\n"
-                                "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
-                                "name, target and position, then structure. Without a section option, every section.");
-  g_option_context_set_description (ctx,
-                                    "Exit status (as diff):\n"
-                                    "  0  no differences (timings and compile-time metrics are shown, not counted)\n"
-                                    "  1  differences\n"
-                                    "  2  trouble: bad command line, unreadable input, no such compile\n");
+  g_autoptr (GOptionContext) ctx
+    = fxwb_option_context_new ("fxwb diff",
+                               "A B - what changed between two compiles, graphs or runs", entries,
+                               "A and B are each WORKSPACE.fxwb:COMPILE_ID (0/1 as fxwb ls shows it), an FX graph file\n"
+                               "(GraphModule.code, print_readable, fx_graph_*.py, repro.py, canonical *.json), a\n"
+                               "whole workspace (both sides: compiles paired by frame and compile id), or a stored run\n"
+                               "WORKSPACE.fxwb:run/ID (both sides; ids from fxwb ls --runs): per output max abs, RMSE\n"
+                               "and same(), per kernel the time ratio. --runs on compiles or workspaces pairs their\n"
+                               "latest runs by stage, backend, mode and options and diffs them the same way.\n"
+                               "fxwb diff WORKSPACE --ranks compares the ranks of a multi-rank workspace instead.\n"
+                               "Nodes are matched by provenance (stack_trace, nn_module_stack, source_fn), then by\n"
+                               "name, target and position, then structure. Without a section option, every section.",
+                               "Exit status (as diff):\n"
+                               "  0  no differences (timings and compile-time metrics are shown, not counted)\n"
+                               "  1  differences\n"
+                               "  2  trouble: bad command line, unreadable input, no such compile\n");
   if (!fxwb_parse_options (ctx, &argc, &argv))
     return DIFF_ERROR;
   if (ranks && argc != 2)
@@ -579,8 +566,7 @@ fxwb_cmd_diff (int argc, char **argv)
     }
   if (argc != 3 && !ranks)
     {
-      g_autofree char *help = g_option_context_get_help (ctx, TRUE, NULL);
-      fprintf (stderr, "fxwb diff: %s\n\n%s", argc < 3 ? "need two inputs, A and B" : "too many arguments", help);
+      fxwb_usage_error (ctx, argc < 3 ? "need two inputs, A and B" : "too many arguments");
       return DIFF_ERROR;
     }
   gboolean use_color;
@@ -621,16 +607,7 @@ fxwb_cmd_diff (int argc, char **argv)
       int rrc = run_diff (rdiff, argv[1], argv[2], stage, backend, repeat < 1 ? 1 : repeat);
       if (rrc == DIFF_SAME)
         {
-          fx_buf out;
-          fx_buf_init (&out);
-          if (json)
-            fx_diff_print_json (rdiff, &out);
-          else
-            fx_diff_print_text (rdiff, use_color, &out);
-          /* Past fxwb's terminal filter: the colours are ours, and the diff text already shows input controls as
-             '?'; JSON escapes them itself. */
-          fputs (out.data ? out.data : "", fxwb_real_stdout ());
-          fx_buf_free (&out);
+          print_diff (rdiff, json, use_color);
           rrc = fx_diff_count (rdiff) ? DIFF_DIFFERS : DIFF_SAME;
         }
       fx_diff_free (rdiff);
@@ -721,14 +698,7 @@ fxwb_cmd_diff (int argc, char **argv)
   if (rc != DIFF_SAME)
     goto out;
 
-  fx_buf out;
-  fx_buf_init (&out);
-  if (json)
-    fx_diff_print_json (diff, &out);
-  else
-    fx_diff_print_text (diff, use_color, &out);
-  fputs (out.data ? out.data : "", fxwb_real_stdout ());   /* past the terminal filter, as above */
-  fx_buf_free (&out);
+  print_diff (diff, json, use_color);
   rc = fx_diff_count (diff) ? DIFF_DIFFERS : DIFF_SAME;
 out:
   fx_diff_free (diff);

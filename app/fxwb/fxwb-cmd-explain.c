@@ -301,43 +301,33 @@ int
 fxwb_cmd_explain (int argc, char **argv)
 {
   GOptionEntry entries[] = { { NULL } };
-  g_set_prgname ("fxwb explain");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb - the torch._dynamo.explain() summary");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "Rebuilds ExplainOutput's text from the workspace: Graph Count (Dynamo graphs), Graph\n"
-                                "Break Count, Op Count (call_function nodes), Break Reasons with user stacks, Ops per\n"
-                                "Graph, Out Guards (one str(Guard) per guard of each compile's C++ guard tree; shape\n"
-                                "guards as one SHAPE_ENV guard; weakrefs, which a trace does not keep, as None) and\n"
-                                "Compile Times (compile_times(): each dynamo_timed key's durations from the trace's\n"
-                                "chromium events).");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  printed\n"
-                                    "  1  FILE is not a workspace this build can read\n"
-                                    "  2  wrong command line\n"
-                                    "  3  FILE cannot be read\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb explain", "FILE.fxwb - the torch._dynamo.explain() summary", entries,
+                               "Rebuilds ExplainOutput's text from the workspace: Graph Count (Dynamo graphs), Graph\n"
+                               "Break Count, Op Count (call_function nodes), Break Reasons with user stacks, Ops per\n"
+                               "Graph, Out Guards (one str(Guard) per guard of each compile's C++ guard tree; shape\n"
+                               "guards as one SHAPE_ENV guard; weakrefs, which a trace does not keep, as None) and\n"
+                               "Compile Times (compile_times(): each dynamo_timed key's durations from the trace's\n"
+                               "chromium events).",
+                               "Exit status:\n"
+                               "  0  printed\n"
+                               "  1  FILE is not a workspace this build can read\n"
+                               "  2  wrong command line\n"
+                               "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb explain: %s\n\n%s", argc < 2 ? "missing FILE.fxwb" : "more than one FILE", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2 ? "missing FILE.fxwb" : "more than one FILE");
+  fx_store *store = NULL;
+  int open_rc = fxwb_open_workspace (argv[1], FALSE, &store);
+  if (open_rc != FXWB_EXIT_OK)
+    return open_rc;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_store *store = NULL;
-  fx_status st = fx_store_open (argv[1], false, &store, &diag);
-  if (st != FX_OK)
-    {
-      fxwb_print_diag (&diag);
-      return fxwb_exit_for_status (st);
-    }
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
   size_t n = 0;
-  st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  fx_status st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
   if (st == FX_OK && n > 1)
     qsort (cs, n, sizeof *cs, by_row);
   g_autoptr (GString) reasons = g_string_new ("");

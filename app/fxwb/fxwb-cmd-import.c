@@ -125,29 +125,26 @@ fxwb_cmd_import (int argc, char **argv)
       "understand (unknown record kinds, bad lines, graphs that did not parse), for CI", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb import");
-  g_autoptr (GOptionContext) context = g_option_context_new ("PATH... - import PyTorch artifacts into a workspace");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
-                                "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
-                                "torch.export .pt2 archive, TORCH_LOGS text (torch_logs.txt), or FX code (*.py: a minifier's\n"
-                                "repro.py, print_readable). The kind is detected.\n"
-                                "Only regular files are read (a FIFO or a device is refused); a symlink in an imported\n"
-                                "folder is followed only to a regular file inside that folder (others are skipped and\n"
-                                "noted). A TORCH_TRACE is read as a stream: memory stays small whatever its size.\n"
-                                "Each input is imported in one transaction; importing the same content twice adds\n"
-                                "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
-                                "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"
-                                "compile (same output code), in whichever order they are imported.");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  every input was imported (possibly with warnings) or was already there\n"
-                                    "  1  an input held no readable record (nothing of it was stored)\n"
-                                    "  2  wrong command line\n"
-                                    "  3  an input or the workspace cannot be read or written\n"
-                                    "With --strict, 1 also when an input had lines or records that were not\n"
-                                    "understood (they are stored or counted all the same).\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb import", "PATH... - import PyTorch artifacts into a workspace", entries,
+                               "PATH is a TORCH_TRACE log (dedicated_log_torch_trace_*.log) or a folder of them, a\n"
+                               "TORCH_COMPILE_DEBUG folder (torch_compile_debug/, run_*, or its torchinductor/), a\n"
+                               "torch.export .pt2 archive, TORCH_LOGS text (torch_logs.txt), or FX code (*.py: a minifier's\n"
+                               "repro.py, print_readable). The kind is detected.\n"
+                               "Only regular files are read (a FIFO or a device is refused); a symlink in an imported\n"
+                               "folder is followed only to a regular file inside that folder (others are skipped and\n"
+                               "noted). A TORCH_TRACE is read as a stream: memory stays small whatever its size.\n"
+                               "Each input is imported in one transaction; importing the same content twice adds\n"
+                               "nothing. Bad lines are skipped and counted (first examples shown with line numbers).\n"
+                               "A TORCH_COMPILE_DEBUG folder and the TORCH_TRACE of the same run are linked compile by\n"
+                               "compile (same output code), in whichever order they are imported.",
+                               "Exit status:\n"
+                               "  0  every input was imported (possibly with warnings) or was already there\n"
+                               "  1  an input held no readable record (nothing of it was stored)\n"
+                               "  2  wrong command line\n"
+                               "  3  an input or the workspace cannot be read or written\n"
+                               "With --strict, 1 also when an input had lines or records that were not\n"
+                               "understood (they are stored or counted all the same).\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (max_line_mib < 1 || max_line_mib > 4096)
@@ -178,27 +175,20 @@ fxwb_cmd_import (int argc, char **argv)
       argc = 2;
     }
   if (!output || argc < 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb import: %s\n\n%s", !output ? "missing -o FILE.fxwb" : "missing PATH", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, !output ? "missing -o FILE.fxwb" : "missing PATH");
+  fx_store *store = NULL;
+  int open_rc = fxwb_open_workspace (output, TRUE, &store);
+  if (open_rc != FXWB_EXIT_OK)
+    return open_rc;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_store *store = NULL;
-  fx_status st = fx_store_open (output, true, &store, &diag);
-  if (st != FX_OK)
-    {
-      fxwb_print_diag (&diag);
-      return fxwb_exit_for_status (st);
-    }
   int rc = FXWB_EXIT_OK;
   for (int i = 1; i < argc; i++)
     {
       fx_import_stats stats;
       fx_diag_clear (&diag);
       g_autofree char *label = g_path_get_basename (argv[i]);
-      st = fx_import_path (store, argv[i], quiet ? NULL : progress_cb, label, &stats, &diag);
+      fx_status st = fx_import_path (store, argv[i], quiet ? NULL : progress_cb, label, &stats, &diag);
       if (!quiet)
         fxwb_progress_done ();
       if (st != FX_OK)

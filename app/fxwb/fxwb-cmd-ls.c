@@ -85,11 +85,7 @@ print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
       return;
     }
   printf ("\nranks diverge: (%zu ranks; `fxwb diff WORKSPACE --ranks` shows each)\n", n_ranks);
-  for (size_t i = 0; i < nd; i++)
-    {
-      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
-      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
-    }
+  fxwb_print_rank_divergences (ds, nd);
 }
 
 /* A torch.export trace's records outside any compile: the guards export added and its unbacked symbols, each with
@@ -126,41 +122,31 @@ fxwb_cmd_ls (int argc, char **argv)
     { "rank", 'r', 0, G_OPTION_ARG_INT, &only_rank, "Only the compiles of this rank (a multi-rank workspace)", "N" },
     { NULL },
   };
-  g_set_prgname ("fxwb ls");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb - list the compiles of a workspace");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
-                                "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs,\n"
-                                "kernels; a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG\n"
-                                "folder of a trace compile, or the trace compile of a folder, when both were imported.\n"
-                                "A folder of per-rank traces (dedicated_log_torch_trace_rank_N_*.log) lists rank by rank\n"
-                                "and ends with \"ranks diverge:\": compiles made on some ranks only, and graphs, guards,\n"
-                                "cache results, collective order or runtime estimates (inductor_runtime_and_tensor_meta, totals\n"
-                                "more than 5% apart) that differ between ranks for the same compile id.");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  listed\n"
-                                    "  1  FILE is not a workspace this build can read\n"
-                                    "  2  wrong command line\n"
-                                    "  3  FILE cannot be read\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb ls", "FILE.fxwb - list the compiles of a workspace", entries,
+                               "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
+                               "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs,\n"
+                               "kernels; a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG\n"
+                               "folder of a trace compile, or the trace compile of a folder, when both were imported.\n"
+                               "A folder of per-rank traces (dedicated_log_torch_trace_rank_N_*.log) lists rank by rank\n"
+                               "and ends with \"ranks diverge:\": compiles made on some ranks only, and graphs, guards,\n"
+                               "cache results, collective order or runtime estimates (inductor_runtime_and_tensor_meta, totals\n"
+                               "more than 5% apart) that differ between ranks for the same compile id.",
+                               "Exit status:\n"
+                               "  0  listed\n"
+                               "  1  FILE is not a workspace this build can read\n"
+                               "  2  wrong command line\n"
+                               "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc != 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb ls: %s\n\n%s", argc < 2 ? "missing FILE.fxwb" : "more than one FILE", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2 ? "missing FILE.fxwb" : "more than one FILE");
+  fx_store *store = NULL;
+  int open_rc = fxwb_open_workspace (argv[1], FALSE, &store);
+  if (open_rc != FXWB_EXIT_OK)
+    return open_rc;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_store *store = NULL;
-  fx_status st = fx_store_open (argv[1], false, &store, &diag);
-  if (st != FX_OK)
-    {
-      fxwb_print_diag (&diag);
-      return fxwb_exit_for_status (st);
-    }
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
   fx_store_input *inputs = NULL;
@@ -170,7 +156,7 @@ fxwb_cmd_ls (int argc, char **argv)
   if (runs)
     {
       fx_store_run_row *rows = NULL;
-      st = fx_store_list_all_runs (store, arena, &rows, &n, &diag);
+      fx_status st = fx_store_list_all_runs (store, arena, &rows, &n, &diag);
       if (st != FX_OK)
         fxwb_print_diag (&diag);
       else
@@ -179,7 +165,7 @@ fxwb_cmd_ls (int argc, char **argv)
       fx_store_close (store);
       return fxwb_exit_for_status (st);
     }
-  st = fx_store_list_inputs (store, arena, &inputs, &n_inputs, &diag);
+  fx_status st = fx_store_list_inputs (store, arena, &inputs, &n_inputs, &diag);
   if (st == FX_OK)
     st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
   if (st == FX_OK)

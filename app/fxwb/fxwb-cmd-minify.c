@@ -275,7 +275,7 @@ print_summary (const fx_minify_result *r, const char *repro, const char *checkpo
 int
 fxwb_cmd_minify (int argc, char **argv)
 {
-  fxwb_run_opts o;
+  g_auto (fxwb_run_opts) o;
   fxwb_run_opts_init (&o);
   g_autofree char *backend = NULL;
   g_autofree char *fail_on = NULL;
@@ -311,65 +311,42 @@ fxwb_cmd_minify (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress and result as JSON lines on stdout", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb minify");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - shrink a failing graph to a repro");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-    "Shrinks a graph that fails under a backend (compile error, run-time error, crash, hang or wrong numbers\n"
-    "against the eager fp64 reference) to the smallest graph that still fails the same way, with PyTorch's\n"
-    "minifier strategies. Every candidate runs in a child process with a time limit. The result is written\n"
-    "as repro.py (PyTorch's minifier form: `python3 repro.py`, `fxwb run repro.py --backend ...`).\n"
-    "Every shrink is checkpointed: an interrupted run continues with --resume.");
-  g_option_context_set_description (context,
-    "Output: progress on a terminal, one line per shrink otherwise, JSON lines with --json.\n"
-    "\n"
-    "Exit status:\n"
-    "  0  the failure was reproduced (and minimized; repro written)\n"
-    "  1  the graph does not fail that way (nothing to minify), or it is malformed\n"
-    "  2  wrong command line\n"
-    "  3  a file could not be read or written\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb minify",
+                               "FILE|WORKSPACE:COMPILE - shrink a failing graph to a repro", entries,
+                               "Shrinks a graph that fails under a backend (compile error, run-time error, crash, hang or wrong numbers\n"
+                               "against the eager fp64 reference) to the smallest graph that still fails the same way, with PyTorch's\n"
+                               "minifier strategies. Every candidate runs in a child process with a time limit. The result is written\n"
+                               "as repro.py (PyTorch's minifier form: `python3 repro.py`, `fxwb run repro.py --backend ...`).\n"
+                               "Every shrink is checkpointed: an interrupted run continues with --resume.",
+                               "Output: progress on a terminal, one line per shrink otherwise, JSON lines with --json.\n"
+                               "\n"
+                               "Exit status:\n"
+                               "  0  the failure was reproduced (and minimized; repro written)\n"
+                               "  1  the graph does not fail that way (nothing to minify), or it is malformed\n"
+                               "  2  wrong command line\n"
+                               "  3  a file could not be read or written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return FXWB_EXIT_USAGE;
   unsigned mask = fx_failure_mask_from_name (fail_on ? fail_on : "any");
   const char *problem = argc < 2 ? "missing FILE" : argc > 2 ? "more than one graph"
                         : backend == NULL ? "--backend is required"
                         : mask == 0 ? "--fail-on must be compile-error, runtime-error, crash, hang, accuracy or any"
                         : timeout < 0 ? "--timeout must be >= 0" : NULL;
   if (problem)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb minify: %s\n\n%s", problem, help);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, problem);
   if (output == NULL)
     output = g_strdup ("repro.py");
   if (checkpoint == NULL)
     checkpoint = g_strdup_printf ("%s.checkpoint", output);
-  fxwb_column col;
-  if (!fxwb_column_parse ("fxwb minify", backend, &o, &col))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  if (!fxwb_column_validate ("fxwb minify", &col))
-    {
-      fxwb_column_clear (&col);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+  g_auto (fxwb_column) col = { 0 };
+  if (!fxwb_column_parse ("fxwb minify", backend, &o, &col) || !fxwb_column_validate ("fxwb minify", &col))
+    return FXWB_EXIT_USAGE;
 
-  fxwb_source src;
+  g_auto (fxwb_source) src = { 0 };
   int rc = fxwb_source_load ("fxwb minify", argv[1], &o, &src);
   if (rc != FXWB_EXIT_OK)
-    {
-      fxwb_column_clear (&col);
-      fxwb_run_opts_clear (&o);
-      return rc;
-    }
+    return rc;
   if (o.scale > 1)
     fx_graph_scale_inputs (src.graph, o.scale, 64);
 
@@ -388,9 +365,6 @@ fxwb_cmd_minify (int argc, char **argv)
       if (!g_file_test (o.inputs, G_FILE_TEST_IS_DIR))
         {
           fprintf (stderr, "fxwb minify: --inputs takes a folder of saved tensors (<placeholder>.fxt)\n");
-          fxwb_source_clear (&src);
-          fxwb_column_clear (&col);
-          fxwb_run_opts_clear (&o);
           return FXWB_EXIT_USAGE;
         }
       cfg.saved_inputs = o.inputs;
@@ -411,9 +385,6 @@ fxwb_cmd_minify (int argc, char **argv)
       if (st != FX_OK)
         {
           fprintf (stderr, "fxwb minify: --resume: %s\n", diag.message);
-          fxwb_source_clear (&src);
-          fxwb_column_clear (&col);
-          fxwb_run_opts_clear (&o);
           return fxwb_exit_for_status (st);
         }
       start = cp.graph;
@@ -509,8 +480,5 @@ fxwb_cmd_minify (int argc, char **argv)
   fx_minify_result_clear (&r);
   if (cp.graph)
     fx_graph_free (cp.graph);
-  fxwb_source_clear (&src);
-  fxwb_column_clear (&col);
-  fxwb_run_opts_clear (&o);
   return rc;
 }

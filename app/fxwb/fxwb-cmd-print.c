@@ -33,18 +33,15 @@ fxwb_cmd_print (int argc, char **argv)
     { "device", 0, 0, G_OPTION_ARG_NONE, &device, "With --readable: include devices in annotations", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb print");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE - print an FX graph");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "FILE is FX Python code in any form PyTorch writes (GraphModule.code, print_readable,\n"
-                                "fx_graph_*.py, repro.py) or a canonical graph JSON file (*.json). Nothing is executed.");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  printed\n"
-                                    "  1  FILE is malformed (the error shows file:line:col and a caret)\n"
-                                    "  2  wrong command line\n"
-                                    "  3  FILE cannot be read, or the output cannot be written\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb print", "FILE - print an FX graph", entries,
+                               "FILE is FX Python code in any form PyTorch writes (GraphModule.code, print_readable,\n"
+                               "fx_graph_*.py, repro.py) or a canonical graph JSON file (*.json). Nothing is executed.",
+                               "Exit status:\n"
+                               "  0  printed\n"
+                               "  1  FILE is malformed (the error shows file:line:col and a caret)\n"
+                               "  2  wrong command line\n"
+                               "  3  FILE cannot be read, or the output cannot be written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
 
@@ -55,11 +52,7 @@ fxwb_cmd_print (int argc, char **argv)
       return FXWB_EXIT_USAGE;
     }
   if (argc != 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb print: %s\n\n%s", argc < 2 ? "missing FILE" : "more than one FILE", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2 ? "missing FILE" : "more than one FILE");
   print_format format = tabular ? FORMAT_TABULAR : code ? FORMAT_CODE : graph_str ? FORMAT_GRAPH
                         : json ? FORMAT_JSON : dot ? FORMAT_DOT : FORMAT_READABLE;
   if ((stride || device) && format != FORMAT_READABLE)

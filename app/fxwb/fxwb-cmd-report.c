@@ -11,18 +11,6 @@
 
 #include "fx/importers.h"
 
-gboolean
-fxwb_is_workspace_file (const char *path)
-{
-  char magic[16] = { 0 };
-  FILE *f = fopen (path, "rb");
-  if (!f)
-    return FALSE;
-  size_t got = fread (magic, 1, sizeof magic, f);
-  fclose (f);
-  return got == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
-}
-
 static int
 cmp_paths (gconstpointer a, gconstpointer b)
 {
@@ -230,7 +218,6 @@ fxwb_cmd_report (int argc, char **argv)
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar and no summary line", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb report");
   /* The command line as given, for the report's header (shell-quoted; the page escapes it). */
   g_autoptr (GString) command = g_string_new ("fxwb");
   for (int i = 0; i < argc; i++)
@@ -242,32 +229,26 @@ fxwb_cmd_report (int argc, char **argv)
       g_string_append_printf (command, " %s", q);
     }
   g_autoptr (GOptionContext) context
-    = g_option_context_new ("WORKSPACE.fxwb | TRACE... - write a trace report (HTML pages or JSON)");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "Writes DIR/index.html (inputs, warnings, every compile [frame/compile] with its status,\n"
-                                "compile time and recompile reason, the recompiles, graph breaks with their user lines,\n"
-                                "failures) and DIR/compile-N.html per compile (graphs as print_tabular, readable code\n"
-                                "and Graphviz drawings with module clusters; provenance node -> user line, module,\n"
-                                "kernels; guards with the ones that failed later marked; kernels with their source;\n"
-                                "fusion groups; runs; metrics; every artifact PyTorch wrote). Search works across all\n"
-                                "pages from the file system: no server, no network.\n"
-                                "TRACE is anything fxwb import takes (TORCH_TRACE logs or folders, TORCH_COMPILE_DEBUG\n"
-                                "folders, .pt2, TORCH_LOGS text): imported into a temporary workspace first.");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  written (bad lines of a trace are skipped and listed as warnings)\n"
-                                    "  1  an input held nothing readable\n"
-                                    "  2  wrong command line\n"
-                                    "  3  an input cannot be read or the report cannot be written\n");
+    = fxwb_option_context_new ("fxwb report",
+                               "WORKSPACE.fxwb | TRACE... - write a trace report (HTML pages or JSON)", entries,
+                               "Writes DIR/index.html (inputs, warnings, every compile [frame/compile] with its status,\n"
+                               "compile time and recompile reason, the recompiles, graph breaks with their user lines,\n"
+                               "failures) and DIR/compile-N.html per compile (graphs as print_tabular, readable code\n"
+                               "and Graphviz drawings with module clusters; provenance node -> user line, module,\n"
+                               "kernels; guards with the ones that failed later marked; kernels with their source;\n"
+                               "fusion groups; runs; metrics; every artifact PyTorch wrote). Search works across all\n"
+                               "pages from the file system: no server, no network.\n"
+                               "TRACE is anything fxwb import takes (TORCH_TRACE logs or folders, TORCH_COMPILE_DEBUG\n"
+                               "folders, .pt2, TORCH_LOGS text): imported into a temporary workspace first.",
+                               "Exit status:\n"
+                               "  0  written (bad lines of a trace are skipped and listed as warnings)\n"
+                               "  1  an input held nothing readable\n"
+                               "  2  wrong command line\n"
+                               "  3  an input cannot be read or the report cannot be written\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc < 2 || (!json && !output))
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb report: %s\n\n%s", argc < 2 ? "missing WORKSPACE or TRACE" : "missing -o DIR", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2 ? "missing WORKSPACE or TRACE" : "missing -o DIR");
   if (max_nodes < 0)
     {
       fprintf (stderr, "fxwb report: --max-drawn-nodes must be positive\n");

@@ -36,48 +36,30 @@ print_result (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_r
 int
 fxwb_cmd_run (int argc, char **argv)
 {
-  fxwb_run_opts o;
+  g_auto (fxwb_run_opts) o;
   fxwb_run_opts_init (&o);
   g_autofree char *backend = NULL;
   GOptionEntry entries[] = {
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "The backend (default: eager; see below)", "SPEC" },
     { NULL },
   };
-  g_set_prgname ("fxwb run");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE|WORKSPACE:COMPILE - run a graph with a backend");
-  g_option_context_add_main_entries (context, entries, NULL);
-  fxwb_run_opts_add_entries (context, &o);
-  g_option_context_set_summary (context, "Compiles the graph with the backend, runs it --warmup times untimed and\n"
-                                         "--repeat times timed, and checks the outputs against the interpreter.");
-  g_option_context_set_description (context, fxwb_run_opts_description ());
+  g_autoptr (GOptionContext) context
+    = fxwb_run_opts_context_new ("fxwb run", "FILE|WORKSPACE:COMPILE - run a graph with a backend", entries,
+                                 "Compiles the graph with the backend, runs it --warmup times untimed and\n"
+                                 "--repeat times timed, and checks the outputs against the interpreter.",
+                                 &o);
   int rc = FXWB_EXIT_OK;
   if (!fxwb_parse_options (context, &argc, &argv))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
+    return FXWB_EXIT_USAGE;
   if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb run: %s\n\n%s",
-               argc < 2 ? "missing FILE" : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
-                                                    : "--repeat and --scale must be >= 1, --warmup >= 0", help);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  fxwb_column col;
-  if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col))
-    {
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  if (!fxwb_column_validate ("fxwb run", &col))
-    {
-      fxwb_column_clear (&col);
-      fxwb_run_opts_clear (&o);
-      return FXWB_EXIT_USAGE;
-    }
-  fxwb_source src;
+    return fxwb_usage_error (context, argc < 2   ? "missing FILE"
+                                      : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
+                                                 : "--repeat and --scale must be >= 1, --warmup >= 0");
+  g_auto (fxwb_column) col = { 0 };
+  if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col)
+      || !fxwb_column_validate ("fxwb run", &col))
+    return FXWB_EXIT_USAGE;
+  g_auto (fxwb_source) src = { 0 };
   fxwb_inputs in;
   memset (&in, 0, sizeof in);
   fxwb_column_run run;
@@ -109,8 +91,5 @@ fxwb_cmd_run (int argc, char **argv)
     }
   fxwb_column_run_clear (&run);
   fxwb_inputs_clear (&in);
-  fxwb_source_clear (&src);
-  fxwb_column_clear (&col);
-  fxwb_run_opts_clear (&o);
   return rc;
 }

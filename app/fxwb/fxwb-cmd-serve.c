@@ -454,33 +454,26 @@ fxwb_cmd_serve (int argc, char **argv)
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Only print the URL", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb serve");
   g_autoptr (GOptionContext) context
-    = g_option_context_new ("[WORKSPACE.fxwb | TRACE...] - serve report pages and a JSON API");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "Serves the pages of fxwb report and a JSON API: /api/compiles, /api/compiles/ID (a row\n"
-                                "or a compile id such as 0/1), /api/graphs/ID, /api/report (the whole document),\n"
-                                "/api/events (server-sent events when compiles arrive). Bound to 127.0.0.1 unless\n"
-                                "--bind; every request needs the random token of the printed URL (?token=... or an\n"
-                                "'Authorization: Bearer' header), else 403.\n"
-                                "--follow PATH tails the TORCH_TRACE logs under PATH while a program writes them (a\n"
-                                "partial last line waits for its newline) into WORKSPACE, or into a temporary one.\n"
-                                "TORCH_TRACE=/tmp/tr python train.py & fxwb serve --follow /tmp/tr");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  stopped (Ctrl-C)\n"
-                                    "  1  an input held nothing readable\n"
-                                    "  2  wrong command line\n"
-                                    "  3  a file cannot be read, or the address cannot be listened on\n");
+    = fxwb_option_context_new ("fxwb serve",
+                               "[WORKSPACE.fxwb | TRACE...] - serve report pages and a JSON API", entries,
+                               "Serves the pages of fxwb report and a JSON API: /api/compiles, /api/compiles/ID (a row\n"
+                               "or a compile id such as 0/1), /api/graphs/ID, /api/report (the whole document),\n"
+                               "/api/events (server-sent events when compiles arrive). Bound to 127.0.0.1 unless\n"
+                               "--bind; every request needs the random token of the printed URL (?token=... or an\n"
+                               "'Authorization: Bearer' header), else 403.\n"
+                               "--follow PATH tails the TORCH_TRACE logs under PATH while a program writes them (a\n"
+                               "partial last line waits for its newline) into WORKSPACE, or into a temporary one.\n"
+                               "TORCH_TRACE=/tmp/tr python train.py & fxwb serve --follow /tmp/tr",
+                               "Exit status:\n"
+                               "  0  stopped (Ctrl-C)\n"
+                               "  1  an input held nothing readable\n"
+                               "  2  wrong command line\n"
+                               "  3  a file cannot be read, or the address cannot be listened on\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc < 2 && !follow)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb serve: missing WORKSPACE, TRACE or --follow PATH\n\n%s", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, "missing WORKSPACE, TRACE or --follow PATH");
   if (port < 0 || port > 65535)
     {
       fprintf (stderr, "fxwb serve: --port must be between 0 and 65535\n");

@@ -627,21 +627,18 @@ fxwb_cmd_show (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON lines instead of text (listings)", NULL },
     { NULL },
   };
-  g_set_prgname ("fxwb show");
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE.fxwb [COMPILE_ID] - show what a compile holds");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
-                                "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1; rank3/0/1 for rank 3's in a\n"
-                                "multi-rank workspace, where 0/1 alone is the first input's), or export: the guards a\n"
-                                "torch.export trace added outside any compile (with --guards). Without a view option,\n"
-                                "lists the compile's graph stages. Without COMPILE_ID, listings cover every compile;\n"
-                                "graph views need one.");
-  g_option_context_set_description (context,
-                                    "Exit status:\n"
-                                    "  0  shown\n"
-                                    "  1  no such compile or stage, or FILE is not a workspace\n"
-                                    "  2  wrong command line\n"
-                                    "  3  FILE cannot be read\n");
+  g_autoptr (GOptionContext) context
+    = fxwb_option_context_new ("fxwb show", "FILE.fxwb [COMPILE_ID] - show what a compile holds", entries,
+                               "COMPILE_ID is written as fxwb ls shows it (0/1, [0/1], 0/1_1; rank3/0/1 for rank 3's in a\n"
+                               "multi-rank workspace, where 0/1 alone is the first input's), or export: the guards a\n"
+                               "torch.export trace added outside any compile (with --guards). Without a view option,\n"
+                               "lists the compile's graph stages. Without COMPILE_ID, listings cover every compile;\n"
+                               "graph views need one.",
+                               "Exit status:\n"
+                               "  0  shown\n"
+                               "  1  no such compile or stage, or FILE is not a workspace\n"
+                               "  2  wrong command line\n"
+                               "  3  FILE cannot be read\n");
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
@@ -655,11 +652,7 @@ fxwb_cmd_show (int argc, char **argv)
       return FXWB_EXIT_USAGE;
     }
   if (argc < 2 || argc > 3)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-      fprintf (stderr, "fxwb show: %s\n\n%s", argc < 2 ? "missing FILE.fxwb" : "too many arguments", help);
-      return FXWB_EXIT_USAGE;
-    }
+    return fxwb_usage_error (context, argc < 2 ? "missing FILE.fxwb" : "too many arguments");
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
                    : graph_svg ? SHOW_SVG
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
@@ -681,22 +674,19 @@ fxwb_cmd_show (int argc, char **argv)
       fprintf (stderr, "fxwb show: --stage applies to --tabular, --code, --readable, --text and --graph-svg only\n");
       return FXWB_EXIT_USAGE;
     }
+  fx_store *store = NULL;
+  int open_rc = fxwb_open_workspace (argv[1], FALSE, &store);
+  if (open_rc != FXWB_EXIT_OK)
+    return open_rc;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_store *store = NULL;
-  fx_status st = fx_store_open (argv[1], false, &store, &diag);
-  if (st != FX_OK)
-    {
-      fxwb_print_diag (&diag);
-      return fxwb_exit_for_status (st);
-    }
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
   size_t n = 0;
   int64_t want = 0;
   /* "export": a torch.export trace's records outside any compile (its guards, with their user lines). */
   gboolean export_only = argc == 3 && strcmp (argv[2], "export") == 0;
-  st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  fx_status st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
   if (st == FX_OK && argc == 3 && !export_only)
     st = fx_store_find_compile (store, argv[2], &want, &diag);
   for (size_t i = 0; i < n && st == FX_OK && !export_only; i++)

@@ -27,5 +27,3 @@ typedef struct
 fx_status fxwb_report_source_open (fxwb_report_source *src, char **paths, int n_paths, gboolean writable,
                                    gboolean quiet, fx_diag *diag);
 void fxwb_report_source_clear (fxwb_report_source *src);
-/* TRUE when path is an sqlite file (a workspace) rather than an artifact to import. */
-gboolean fxwb_is_workspace_file (const char *path);

@@ -36,8 +36,8 @@ fxwb_run_opts_clear (fxwb_run_opts *o)
   memset (o, 0, sizeof *o);
 }
 
-void
-fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
+static void
+run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
 {
   GOptionEntry entries[] = {
     { "stage", 0, 0, G_OPTION_ARG_STRING, &o->stage,
@@ -72,8 +72,8 @@ fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o)
   g_option_context_add_main_entries (context, entries, NULL);
 }
 
-const char *
-fxwb_run_opts_description (void)
+static const char *
+run_opts_description (void)
 {
   return "Graphs:\n"
          "  FILE              an FX graph (print_readable, GraphModule.code, repro.py, canonical JSON)\n"
@@ -93,6 +93,17 @@ fxwb_run_opts_description (void)
          "  1  a run failed or did not match, or the graph is malformed\n"
          "  2  wrong command line (unknown backend, option or mode)\n"
          "  3  a file could not be read or written\n";
+}
+
+GOptionContext *
+fxwb_run_opts_context_new (const char *prgname, const char *parameter_string, const GOptionEntry *entries,
+                           const char *summary, fxwb_run_opts *o)
+{
+  GOptionContext *context
+    = fxwb_option_context_new (prgname, parameter_string, entries, summary, run_opts_description ());
+
+  run_opts_add_entries (context, o);
+  return context;
 }
 
 /* ---------------------------------------------------------------- graph source */
@@ -667,6 +678,29 @@ store_engine_compile (fxwb_source *src, const fxwb_column_run *run, int64_t *com
   return st;
 }
 
+/* A stored run is written in one transaction, after the graph of an FX file it ran. */
+static fx_status
+store_run_begin (fxwb_source *src, fx_diag *diag)
+{
+  fx_status st = fx_store_begin (src->store, diag);
+  if (st == FX_OK && src->file)
+    st = ensure_file_graph (src, diag);
+  return st;
+}
+
+/* Commits the transaction when st is FX_OK, else rolls it back and prints why; returns the exit code. */
+static int
+store_run_end (const char *cmd, fxwb_source *src, fx_status st, fx_diag *diag)
+{
+  if (st == FX_OK)
+    st = fx_store_commit (src->store, diag);
+  if (st == FX_OK)
+    return FXWB_EXIT_OK;
+  fx_store_rollback (src->store);
+  fprintf (stderr, "%s: cannot store the run in %s: %s\n", cmd, src->store_path, diag->message);
+  return fxwb_exit_for_status (st);
+}
+
 int
 fxwb_store_run_start (const char *cmd, fxwb_source *src, const fxwb_column *col, int64_t *run_id)
 {
@@ -675,22 +709,14 @@ fxwb_store_run_start (const char *cmd, fxwb_source *src, const fxwb_column *col,
     return FXWB_EXIT_OK;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_status st = fx_store_begin (src->store, &diag);
-  if (st == FX_OK && src->file)
-    st = ensure_file_graph (src, &diag);
+  fx_status st = store_run_begin (src, &diag);
   fx_store_run sr = { .backend = col->spec, .mode = col->mode ? col->mode : "default" };
   if (st == FX_OK)
     st = fx_store_start_run (src->store, src->graph_id, &sr, run_id, &diag);
-  if (st == FX_OK)
-    st = fx_store_commit (src->store, &diag);
-  if (st != FX_OK)
-    {
-      fx_store_rollback (src->store);
-      *run_id = 0;
-      fprintf (stderr, "%s: cannot store the run in %s: %s\n", cmd, src->store_path, diag.message);
-      return fxwb_exit_for_status (st);
-    }
-  return FXWB_EXIT_OK;
+  int rc = store_run_end (cmd, src, st, &diag);
+  if (rc != FXWB_EXIT_OK)
+    *run_id = 0;
+  return rc;
 }
 
 /* What the inputs were, for a reader of the stored run: "spec, seed 0", "inputs.json, seed 0, scale 4". */
@@ -756,9 +782,7 @@ fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_inputs *in, const 
     return FXWB_EXIT_OK;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_status st = fx_store_begin (src->store, &diag);
-  if (st == FX_OK && src->file)
-    st = ensure_file_graph (src, &diag);
+  fx_status st = store_run_begin (src, &diag);
   int64_t engine_compile = 0;
   if (st == FX_OK && has_generated_kernels (run->compiled))
     st = store_engine_compile (src, run, &engine_compile, &diag);
@@ -798,15 +822,7 @@ fxwb_store_run (const char *cmd, fxwb_source *src, const fxwb_inputs *in, const 
       else
         st = fx_store_set_run_inputs (src->store, run_id, desc, hash, -1, &diag);
     }
-  if (st == FX_OK)
-    st = fx_store_commit (src->store, &diag);
-  if (st != FX_OK)
-    {
-      fx_store_rollback (src->store);
-      fprintf (stderr, "%s: cannot store the run in %s: %s\n", cmd, src->store_path, diag.message);
-      return fxwb_exit_for_status (st);
-    }
-  return FXWB_EXIT_OK;
+  return store_run_end (cmd, src, st, &diag);
 }
 
 /* ---------------------------------------------------------------- printing */

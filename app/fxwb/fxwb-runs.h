@@ -40,9 +40,10 @@ typedef struct
 
 void fxwb_run_opts_init (fxwb_run_opts *o);
 void fxwb_run_opts_clear (fxwb_run_opts *o);
-/* Adds the shared entries to a GOptionContext's main group. */
-void fxwb_run_opts_add_entries (GOptionContext *context, fxwb_run_opts *o);
-const char *fxwb_run_opts_description (void);
+/* The option context of a command that runs graphs (fxwb_option_context_new's): its own entries, then the shared
+   ones into o, and the shared description (graphs, backend specs, exit status). */
+GOptionContext *fxwb_run_opts_context_new (const char *prgname, const char *parameter_string,
+                                           const GOptionEntry *entries, const char *summary, fxwb_run_opts *o);
 
 /* Loads FILE or WORKSPACE:COMPILE ("w.fxwb:0/1", "w.fxwb:[0/1]"); opens the store when one is to be written. */
 int fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src);
@@ -83,6 +84,10 @@ int fxwb_inputs_make (const char *cmd, const fxwb_source *src, const fxwb_run_op
 int fxwb_inputs_make_only (const char *cmd, const fxwb_source *src, const fxwb_run_opts *o, fxwb_inputs *in);
 void fxwb_inputs_add_reference (const fxwb_source *src, fxwb_inputs *in);
 void fxwb_inputs_clear (fxwb_inputs *in);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (fxwb_run_opts, fxwb_run_opts_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (fxwb_source, fxwb_source_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (fxwb_column, fxwb_column_clear)
 
 /* One column run: result, and the compiled object (for kernels) when the run compiled. */
 typedef struct

@@ -25,6 +25,30 @@ fxwb_print_diag (const fx_diag *diag)
   fputs (safe, stderr);
 }
 
+GOptionContext *
+fxwb_option_context_new (const char *prgname, const char *parameter_string, const GOptionEntry *entries,
+                         const char *summary, const char *description)
+{
+  GOptionContext *context = g_option_context_new (parameter_string);
+
+  if (prgname)
+    g_set_prgname (prgname);
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context, summary);
+  if (description)
+    g_option_context_set_description (context, description);
+  return context;
+}
+
+int
+fxwb_usage_error (GOptionContext *context, const char *message)
+{
+  g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+
+  fprintf (stderr, "%s: %s\n\n%s", g_get_prgname (), message, help);
+  return FXWB_EXIT_USAGE;
+}
+
 gboolean
 fxwb_parse_options (GOptionContext *context, int *argc, char ***argv)
 {
@@ -63,6 +87,18 @@ fxwb_exit_for_status (fx_status status)
     }
 }
 
+int
+fxwb_open_workspace (const char *path, gboolean create, fx_store **store)
+{
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  fx_status st = fx_store_open (path, create, store, &diag);
+  if (st != FX_OK)
+    fxwb_print_diag (&diag);
+  return fxwb_exit_for_status (st);
+}
+
 gboolean
 fxwb_stderr_is_tty (void)
 {
@@ -92,6 +128,16 @@ fxwb_progress_done (void)
 {
   if (fxwb_stderr_is_tty ())
     fputs ("\r\033[K", term_stderr ());
+}
+
+void
+fxwb_print_rank_divergences (const fx_rank_divergence *ds, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("[%s]", ds[i].compile_id);
+      printf ("  %-10s %-12s %-14s %s\n", id, fx_rank_div_kind_name (ds[i].kind), ds[i].ranks, ds[i].detail);
+    }
 }
 
 void
@@ -458,6 +504,18 @@ load_pt2 (const char *path, fx_graph **graph, char **text, fx_diag *diag)
   fx_arena_free (arena);
   fx_store_close (store);
   return st;
+}
+
+gboolean
+fxwb_is_workspace_file (const char *path)
+{
+  char magic[16] = { 0 };
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return FALSE;
+  size_t got = fread (magic, 1, sizeof magic, f);
+  fclose (f);
+  return got == sizeof magic && memcmp (magic, "SQLite format 3", 16) == 0;
 }
 
 fx_status

@@ -7,6 +7,8 @@
 
 #include "fx/common.h"
 #include "fx/ir.h"
+#include "fx/ranks.h"
+#include "fx/store.h"
 
 /* Exit codes, documented in `fxwb --help`. */
 enum
@@ -48,6 +50,8 @@ int fxwb_cmd_minify (int argc, char **argv);
 
 /* A canonical JSON graph file: named *.json, or its first non-blank character opens an object. */
 gboolean fxwb_looks_like_json (const char *path, const char *text, size_t len);
+/* TRUE when path is an sqlite file (a workspace) rather than an artifact to import. */
+gboolean fxwb_is_workspace_file (const char *path);
 /* Loads the graph of a file in any form fxwb takes: FX Python code (print_readable, GraphModule.code, repro.py),
    the canonical JSON that `fxwb print -j` writes, or a torch.export .pt2 archive (its first model). text (may be
    NULL): the file's text (for a .pt2, the graph's stored text); free() it. */
@@ -55,10 +59,19 @@ fx_status fxwb_load_graph_file (const char *path, fx_graph **graph, char **text,
 
 /* Prints an engine diagnostic to stderr: "file:line:col: error: message", the line and a caret. */
 void fxwb_print_diag (const fx_diag *diag);
+/* A command's option context. prgname ("fxwb ls"; NULL keeps the current one) names the command in --help and in
+   fxwb_usage_error's message; description (NULL: none) is the text after the options, the exit statuses. */
+GOptionContext *fxwb_option_context_new (const char *prgname, const char *parameter_string,
+                                         const GOptionEntry *entries, const char *summary, const char *description);
 /* Parses options for a command; on failure prints the error and usage, returns FALSE. */
 gboolean fxwb_parse_options (GOptionContext *context, int *argc, char ***argv);
+/* Prints "PRGNAME: message", a blank line and the command's help to stderr; returns FXWB_EXIT_USAGE. */
+int fxwb_usage_error (GOptionContext *context, const char *message);
 /* Maps an engine status to an exit code. */
 int fxwb_exit_for_status (fx_status status);
+/* Opens the workspace at path (create: make it when missing) into *store; on failure prints the diagnostic and
+   returns the exit code for it, else FXWB_EXIT_OK. */
+int fxwb_open_workspace (const char *path, gboolean create, fx_store **store);
 /* TRUE when stdout/stderr is a terminal (for progress bars). */
 gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */
@@ -66,6 +79,9 @@ void fxwb_progress (const char *label, double fraction);
 void fxwb_progress_done (void);
 /* `fxwb bench inductor-cpu` (fxwb-bench-inductor.c). */
 int fxwb_bench_inductor_cpu (int argc, char **argv);
+/* The rows of a "ranks diverge:" table (fxwb ls, fxwb diff --ranks), one per divergence:
+   "  [1/1]      compiles     ranks 1, 3     made on ranks 1, 3, not on ranks 0, 2". */
+void fxwb_print_rank_divergences (const fx_rank_divergence *ds, size_t n);
 /* fx_store_set_lock_wait's report: "fxwb: waiting for the workspace lock held by another fxwb (PATH, 3 s)..." */
 void fxwb_report_lock_wait (const char *path, double waited_s, void *user_data);
 

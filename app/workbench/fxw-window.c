@@ -1127,24 +1127,38 @@ open_file (FxwWindow *self, GFile *file)
   fxw_document_load_async (self->document, self->load_cancellable, load_done_cb, g_object_ref (self));
 }
 
+/* What a file chooser does with the file or folder it accepts. */
+typedef void (*ChosenFunc) (FxwWindow *self, GFile *file);
+
 static void
-open_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
+chooser_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
 {
+  ChosenFunc chosen = (ChosenFunc) g_object_get_data (G_OBJECT (dialog), "fxw-chosen");
+
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
       if (file != NULL)
-        fxw_window_open (self, file);
+        chosen (self, file);
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 }
 
+/* Shows chooser modal (GtkFileDialog is GTK 4.10; Debian 12 has 4.8); chosen gets what it accepts. */
+static void
+chooser_show (FxwWindow *self, GtkFileChooserNative *chooser, ChosenFunc chosen)
+{
+  g_object_set_data (G_OBJECT (chooser), "fxw-chosen", (gpointer) chosen);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (chooser_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
 static void
 run_chooser (FxwWindow *self, GtkFileChooserAction action, const char *title)
 {
-  /* GtkFileDialog is GTK 4.10; Debian 12 has 4.8. */
   GtkFileChooserNative *chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, NULL, NULL);
 
   if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
@@ -1162,9 +1176,7 @@ run_chooser (FxwWindow *self, GtkFileChooserAction action, const char *title)
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), fx);
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), all);
     }
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  g_signal_connect (chooser, "response", G_CALLBACK (open_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  chooser_show (self, chooser, fxw_window_open);
 }
 
 static void
@@ -1439,18 +1451,12 @@ fxw_window_get_follow_workspace (FxwWindow *self)
 }
 
 static void
-follow_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
+follow_chosen (FxwWindow *self, GFile *folder)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autoptr(GError) error = NULL;
+  g_autoptr(GError) error = NULL;
 
-      if (folder != NULL && !fxw_window_follow_trace (self, folder, &error))
-        show_banner (self, error->message);
-    }
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
+  if (!fxw_window_follow_trace (self, folder, &error))
+    show_banner (self, error->message);
 }
 
 static void
@@ -1461,23 +1467,7 @@ follow_trace_action (GtkWidget *widget, const char *name, GVariant *param)
                                                                GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Follow"),
                                                                NULL);
 
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  g_signal_connect (chooser, "response", G_CALLBACK (follow_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
-}
-
-static void
-export_response_cb (GtkNativeDialog *dialog, int response, FxwWindow *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      if (folder != NULL)
-        fxw_window_export_report (self, folder);
-    }
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
+  chooser_show (self, chooser, follow_chosen);
 }
 
 static void
@@ -1493,9 +1483,7 @@ export_report_action (GtkWidget *widget, const char *name, GVariant *param)
     }
   chooser = gtk_file_chooser_native_new (_("Export Report To Folder"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Export"), NULL);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
-  g_signal_connect (chooser, "response", G_CALLBACK (export_response_cb), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  chooser_show (self, chooser, fxw_window_export_report);
 }
 
 static void
