@@ -189,6 +189,8 @@ fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *
               r->error = ferror (r->f) != 0;
               break;
             }
+          if (r->on_block)
+            r->on_block (r->block, r->fill, r->on_block_data);
         }
       any = true;
       const char *p = r->block + r->pos;

@@ -50,6 +50,9 @@ typedef struct
   int *frames;
   size_t n_frames, cap_frames;
   bool rejected;      /* the current record was skipped as malformed: not counted as read */
+  /* has_payload checks (and the file's md5 while it is read) on a second thread; NULL: checked in place */
+  fx_md5_worker *md5;
+  bool md5_failed;    /* the worker ran out of memory */
   /* describe_tensor records waiting for their describe_source: (compile, describer, id) -> summary text */
   struct described
   {
@@ -685,7 +688,9 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
     }
 
   const char *want = json_str (env, "has_payload");
-  if (want && payload)
+  if (want && payload && imp->md5)
+    imp->md5_failed |= !fx_md5_worker_check (imp->md5, payload, plen, want, kind, line);
+  else if (want && payload)
     {
       char hex[33];
       fx_md5_hex (payload, plen, hex);
@@ -992,7 +997,18 @@ free_importer (importer *imp)
   free (imp->compiles);
   free (imp->slots);
   free (imp->frames);
+  fx_md5_worker_free (imp->md5);
+  imp->md5 = NULL;
 }
+
+static void
+hash_block (const char *data, size_t len, void *user_data)
+{
+  importer *imp = user_data;
+  imp->md5_failed |= !fx_md5_worker_file (imp->md5, data, len);
+}
+
+static fx_status md5_file (FILE *f, const char *path, char hash[33], fx_diag *diag);
 
 /* The importer over a stream of lines: one record is its envelope line plus the tab-prefixed payload lines after
    it, so only the record being read is held in memory, whatever the size of the log. */
@@ -1001,20 +1017,45 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
                     fx_import_progress_fn progress, void *user_data, fx_import_stats *stats, fx_diag *diag)
 {
   importer imp = { .store = store, .name = name, .stats = stats, .diag = diag };
-  fx_status st = fx_store_begin (store, diag);
+  char file_hash[33];
+  fx_status st = fx_store_begin_bulk (store, diag);
   if (st != FX_OK)
     return st;
   int64_t existing = 0;
-  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+  /* The input's identity is the md5 of the whole file. Hashing it before the import costs a second read and a
+     third of the md5 time: when no input of the same size is stored the file cannot be one of them, and it is
+     hashed as it is read (its row holds a placeholder until then). Otherwise it is hashed first, so importing the
+     same file again stops at once. */
+  if (!hash && lines->f && (st = fx_store_find_input_size (store, (int64_t) size, &existing, diag)) != FX_OK)
     goto fail;
-  if (existing)
+  if (!hash && lines->f && existing)
+    {
+      if ((st = md5_file (lines->f, name, file_hash, diag)) != FX_OK)
+        goto fail;
+      hash = file_hash;
+    }
+  if (hash && (st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+    goto fail;
+  if (hash && existing)
     {
       stats->already_imported = true;
       fx_store_rollback (store);
       return FX_OK;
     }
-  if ((st = fx_store_add_input (store, name, "torch_trace", hash, (int64_t) size, &imp.input, diag)) != FX_OK)
+  if ((st = fx_store_add_input (store, name, "torch_trace", hash ? hash : "(being imported)", (int64_t) size,
+                                &imp.input, diag)) != FX_OK)
     goto fail;
+  imp.md5 = fx_md5_worker_new (true);
+  if (!imp.md5)
+    {
+      st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+  if (!hash)
+    {
+      lines->on_block = hash_block;
+      lines->on_block_data = &imp;
+    }
 
   json_tokener *tok = json_tokener_new ();
   fx_buf payload;
@@ -1134,8 +1175,21 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
   json_tokener_free (tok);
   fx_buf_free (&payload);
   stats->lines = lineno;
+  lines->on_block = NULL;
+  int64_t mismatches = 0;
+  fx_import_example examples[FX_IMPORT_EXAMPLES];
+  imp.md5_failed |= !fx_md5_worker_finish (imp.md5, file_hash, &mismatches, examples);
   if (st != FX_OK)
     goto fail;
+  if (imp.md5_failed)
+    {
+      st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+  /* The worker's mismatches, as warn() would have counted them. */
+  for (int64_t i = 0; i < mismatches && stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] + i < FX_IMPORT_EXAMPLES; i++)
+    stats->examples[FX_IMPORT_WARN_MD5_MISMATCH][stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] + i] = examples[i];
+  stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] += mismatches;
   if (lines->error)
     {
       st = fx_diag_set (diag, FX_ERR_IO, "%s: read failed after line %lld", name, (long long) lineno);
@@ -1158,6 +1212,23 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
           fx_diag_locate (diag, name, (int) ex->line, 1, NULL, 0);
         }
       goto fail;
+    }
+  if (!hash)
+    {
+      /* Hashed while read: the same content may be stored under another size (an input whose file grew while
+         it was imported): then it was imported before, as if it had been known at the start. */
+      if ((st = fx_store_find_input (store, file_hash, &existing, diag)) != FX_OK)
+        goto fail;
+      if (existing)
+        {
+          fx_store_rollback (store);
+          free_importer (&imp);
+          memset (stats, 0, sizeof *stats);
+          stats->already_imported = true;
+          return FX_OK;
+        }
+      if ((st = fx_store_set_input_hash (store, imp.input, file_hash, diag)) != FX_OK)
+        goto fail;
     }
   if ((st = fx_store_link_debug_compiles (store, &stats->links, diag)) != FX_OK)
     goto fail;
@@ -1219,14 +1290,10 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
   fx_status st = fx_import_open_regular (path, &f, &size, diag);
   if (st != FX_OK)
     return st;
-  char hash[33];
-  if ((st = md5_file (f, path, hash, diag)) == FX_OK)
-    {
-      fx_line_reader lines;
-      fx_line_reader_init_file (&lines, f);
-      st = import_trace_lines (store, path, &lines, (uint64_t) size, hash, progress, user_data, stats, diag);
-      fx_line_reader_free (&lines);
-    }
+  fx_line_reader lines;
+  fx_line_reader_init_file (&lines, f);
+  st = import_trace_lines (store, path, &lines, (uint64_t) size, NULL, progress, user_data, stats, diag);
+  fx_line_reader_free (&lines);
   fclose (f);
   return st;
 }
