@@ -329,6 +329,17 @@ b_text (binder *b, const char *s)
   bind_text (b->stmt, ++b->i, s);
 }
 
+/* A large text bound without sqlite's copy: only for a statement stepped and released (its bindings cleared)
+   before the writer returns, while s is still the caller's. */
+static void
+b_text_nocopy (binder *b, const char *s)
+{
+  if (s)
+    sqlite3_bind_text (b->stmt, ++b->i, s, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (b->stmt, ++b->i);
+}
+
 static void
 b_int (binder *b, int64_t v)
 {
@@ -1065,7 +1076,7 @@ fx_store_add_artifact (fx_store *store, int64_t input_id, int64_t compile_row, c
   b_id (&b, compile_row);
   b_text (&b, name);
   b_text (&b, kind);
-  b_text (&b, text);
+  b_text_nocopy (&b, text);
   return insert (store, stmt, NULL, diag);
 }
 
@@ -1096,7 +1107,7 @@ fx_store_add_event (fx_store *store, int64_t input_id, int64_t compile_row, cons
   b_text (&b, name);
   b_text (&b, phase);
   b_real (&b, ts_us);
-  b_text (&b, json);
+  b_text_nocopy (&b, json);
   return insert (store, stmt, NULL, diag);
 }
 
