@@ -9,8 +9,10 @@
 #include <string.h>
 
 /* A batch is a run of records, each a header then its bytes. The parser fills one while the worker hashes others;
-   at most MAX_BATCHES exist, so what waits in the queue stays near MAX_BATCHES * BATCH_BYTES whatever the file. */
-enum { BATCH_BYTES = 1 << 20, MAX_BATCHES = 6, KIND_MAX = 127 };
+   at most MAX_BATCHES exist, so what waits in the queue stays near MAX_BATCHES * BATCH_BYTES whatever the file.
+   The worker keeps up to MAX_RUNS file records unhashed, to hash payloads beside them (fx_md5_update2: two messages
+   for little more than the price of one); it never holds so many batches that the parser waits on them. */
+enum { BATCH_BYTES = 1 << 20, MAX_BATCHES = 6, MAX_RUNS = 2, KIND_MAX = 127 };
 
 typedef struct
 {
@@ -27,7 +29,17 @@ typedef struct batch
   struct batch *next;
   size_t len, cap;
   char *data;
+  int held;       /* file runs of the worker that point into it */
+  bool hashed;    /* run_batch went through it */
 } batch;
+
+/* File bytes the worker has not hashed yet, in file order. */
+typedef struct
+{
+  batch *b;
+  const char *p;
+  size_t left;
+} file_run;
 
 struct fx_md5_worker
 {
@@ -41,13 +53,76 @@ struct fx_md5_worker
   int n_batches;
   bool closing;
   /* Written by the worker only; read once it has ended. */
+  file_run runs[MAX_RUNS];
+  int n_runs;
   fx_md5 file;
   int64_t mismatches;
   fx_import_example examples[FX_IMPORT_EXAMPLES];
 };
 
+/* A batch the worker is done with goes back to the parser. */
 static void
-run_batch (fx_md5_worker *w, const batch *b)
+give_back (fx_md5_worker *w, batch *b)
+{
+  pthread_mutex_lock (&w->lock);
+  b->len = 0;
+  b->held = 0;
+  b->hashed = false;
+  if (b->cap > 4 * BATCH_BYTES)
+    {
+      /* grown for one huge payload: not kept */
+      free (b->data);
+      b->data = NULL;
+      b->cap = 0;
+    }
+  b->next = w->spare;
+  w->spare = b;
+  pthread_cond_broadcast (&w->changed);
+  pthread_mutex_unlock (&w->lock);
+}
+
+/* The oldest file run is used up: its batch goes back once nothing else points into it. */
+static void
+drop_run (fx_md5_worker *w)
+{
+  batch *b = w->runs[0].b;
+  memmove (w->runs, w->runs + 1, (size_t) --w->n_runs * sizeof w->runs[0]);
+  if (--b->held == 0 && b->hashed)
+    give_back (w, b);
+}
+
+static void
+hash_oldest_run (fx_md5_worker *w)
+{
+  fx_md5_update (&w->file, w->runs[0].p, w->runs[0].left);
+  drop_run (w);
+}
+
+/* A payload's md5, its whole blocks hashed beside the file's waiting bytes as far as they go. */
+static void
+payload_md5 (fx_md5_worker *w, const char *bytes, size_t len, char hex[33])
+{
+  fx_md5 m;
+  fx_md5_init (&m);
+  while (len >= 64 && w->n_runs > 0)
+    {
+      file_run *r = &w->runs[0];
+      size_t n = fx_md5_update2 (&m, bytes, &w->file, r->p, len < r->left ? len : r->left);
+      if (n == 0)
+        break;
+      bytes += n;
+      len -= n;
+      r->p += n;
+      r->left -= n;
+      if (r->left == 0)
+        drop_run (w);
+    }
+  fx_md5_update (&m, bytes, len);
+  fx_md5_final_hex (&m, hex);
+}
+
+static void
+run_batch (fx_md5_worker *w, batch *b)
 {
   for (size_t off = 0; off < b->len;)
     {
@@ -55,13 +130,20 @@ run_batch (fx_md5_worker *w, const batch *b)
       memcpy (&h, b->data + off, sizeof h);
       const char *bytes = b->data + off + sizeof h;
       off += sizeof h + h.len;
-      if (h.kind == 'F')
+      if (h.kind == 'F' && !w->threaded)
+        fx_md5_update (&w->file, bytes, h.len);
+      else if (h.kind == 'F')
         {
-          fx_md5_update (&w->file, bytes, h.len);
-          continue;
+          /* Kept for the payloads to come; in order behind the runs already kept. */
+          if (w->n_runs == MAX_RUNS)
+            hash_oldest_run (w);
+          w->runs[w->n_runs++] = (file_run) { b, bytes, h.len };
+          b->held++;
         }
+      if (h.kind == 'F')
+        continue;
       char hex[33];
-      fx_md5_hex (bytes, h.len, hex);
+      payload_md5 (w, bytes, h.len, hex);
       if (h.want_exact && memcmp (hex, h.want, 32) == 0)
         continue;
       /* The text fx-trace-import.c's warn() would have written. */
@@ -95,20 +177,15 @@ worker_main (void *arg)
         w->queue_tail = NULL;
       pthread_mutex_unlock (&w->lock);
       run_batch (w, b);
+      b->hashed = true;
+      if (b->held == 0)
+        give_back (w, b);
       pthread_mutex_lock (&w->lock);
-      b->len = 0;
-      if (b->cap > 4 * BATCH_BYTES)
-        {
-          /* grown for one huge payload: not kept */
-          free (b->data);
-          b->data = NULL;
-          b->cap = 0;
-        }
-      b->next = w->spare;
-      w->spare = b;
-      pthread_cond_broadcast (&w->changed);
     }
   pthread_mutex_unlock (&w->lock);
+  /* The end: the file's last bytes. */
+  while (w->n_runs > 0)
+    hash_oldest_run (w);
   return NULL;
 }
 

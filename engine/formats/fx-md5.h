@@ -19,6 +19,9 @@ void fx_md5_update (fx_md5 *md5, const void *data, size_t len);
 /* Writes 32 lowercase hex digits and a NUL into hex. */
 void fx_md5_final_hex (fx_md5 *md5, char hex[33]);
 void fx_md5_hex (const void *data, size_t len, char hex[33]);
+/* Adds the same number of whole 64-byte blocks (len rounded down) of d1 to m1 and of d2 to m2, at about the cost
+   of one of them; returns the bytes added to each (0 when either holds a partial block: then use fx_md5_update). */
+size_t fx_md5_update2 (fx_md5 *m1, const void *d1, fx_md5 *m2, const void *d2, size_t len);
 
 /* The md5 work of one import on a second thread (threaded false, or no thread to be had: the same work done
    inline as batches fill): the md5 of the file's bytes in order, and has_payload checks. Memory stays bounded
