@@ -809,7 +809,9 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
         {
           char *name = f[0].type == 's' ? strndup (f[0].value.p, f[0].value.len) : NULL;
           char *ph = f[1].type == 's' ? strndup (f[1].value.p, f[1].value.len) : NULL;
-          double ts = f[2].type == 'i' || f[2].type == 'd' ? strtod (f[2].value.p, NULL) : -1;
+          /* an integer as json-c gives it (an int64 made double: -0 is 0) */
+          double ts = f[2].type == 'i' ? (double) strtoll (f[2].value.p, NULL, 10)
+                      : f[2].type == 'd' ? strtod (f[2].value.p, NULL) : -1;
           st = fx_store_add_event (imp->store, imp->input, crow, name, ph, ts, payload, imp->diag);
           free (name);
           free (ph);

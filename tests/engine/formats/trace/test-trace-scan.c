@@ -3,6 +3,7 @@
    either read the same or decline (the importer then asks json-c). */
 #include <glib.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <string.h>
 
 #include "fx-trace-scan.h"
@@ -124,8 +125,13 @@ check_event (const char *payload)
       && (json_object_get_type (ts) == json_type_double || json_object_get_type (ts) == json_type_int))
     {
       g_assert_true (f[2].type == 'i' || f[2].type == 'd' || f[2].type == 'I');
+      /* read as the importer reads it */
+      double v = f[2].type == 'i' ? (double) g_ascii_strtoll (f[2].value.p, NULL, 10) : g_ascii_strtod (f[2].value.p, NULL);
       if (f[2].type != 'I')
-        g_assert_cmpfloat (g_ascii_strtod (f[2].value.p, NULL), ==, json_object_get_double (ts));
+        {
+          g_assert_cmpfloat (v, ==, json_object_get_double (ts));
+          g_assert_cmpint (signbit (v), ==, signbit (json_object_get_double (ts)));
+        }
     }
   else
     g_assert_false (f[2].type == 'i' || f[2].type == 'd' || f[2].type == 'I');
@@ -255,6 +261,7 @@ test_crafted (void)
     }
   static const char *const events[] = {
     "{\"name\": \"a\", \"ph\": \"B\", \"ts\": 12.5}",
+    "{\"name\": \"a\", \"ts\": -0}",
     "{\"name\": \"a\", \"ts\": 1795279277403060429}",
     "{\"name\": \"a\", \"ts\": 17952792774030604290}",
     "{\"name\": 5, \"ph\": null, \"ts\": \"1\"}",
