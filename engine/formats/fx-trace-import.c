@@ -1301,7 +1301,8 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
   lines->on_block = NULL;
   int64_t mismatches = 0;
   fx_import_example examples[FX_IMPORT_EXAMPLES];
-  imp.md5_failed |= !fx_md5_worker_finish (imp.md5, file_hash, &mismatches, examples);
+  /* (file_hash may already hold the hash computed first, which hash points to: not overwritten) */
+  imp.md5_failed |= !fx_md5_worker_finish (imp.md5, hash ? NULL : file_hash, &mismatches, examples);
   if (st != FX_OK)
     goto fail;
   if (imp.md5_failed)
