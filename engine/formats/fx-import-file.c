@@ -171,6 +171,24 @@ fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *
       *len = n > limit ? 0 : n;
       return true;
     }
+  /* A line whole inside the block is returned where it lies: copying every line cost a tenth of a trace import. */
+  if (r->pos < r->fill)
+    {
+      const char *p = r->block + r->pos;
+      const char *eol = memchr (p, '\n', r->fill - r->pos);
+      if (eol && (size_t) (eol - p) <= limit)
+        {
+          size_t n = (size_t) (eol - p);
+          r->pos += n + 1;
+          r->offset += n + 1;
+          r->lineno++;
+          r->first = n ? (unsigned char) p[0] : -1;
+          *full_len = n;
+          *line = p;
+          *len = n;
+          return true;
+        }
+    }
   fx_buf_reset (&r->line);
   size_t total = 0;
   bool any = false;
@@ -189,6 +207,8 @@ fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *
               r->error = ferror (r->f) != 0;
               break;
             }
+          if (r->on_block)
+            r->on_block (r->block, r->fill, r->on_block_data);
         }
       any = true;
       const char *p = r->block + r->pos;

@@ -42,6 +42,9 @@ typedef struct fx_line_reader
   int64_t lineno;       /* of the line last returned, from 1 */
   int first;            /* the first byte of the line last returned (-1: empty), kept for a line too long */
   uint64_t offset;      /* bytes consumed */
+  /* Told each block as it is read from the file, in order (may be NULL): a hash of the file in the same pass. */
+  void (*on_block) (const char *data, size_t len, void *user_data);
+  void *on_block_data;
 } fx_line_reader;
 
 void fx_line_reader_init_file (fx_line_reader *r, FILE *f);

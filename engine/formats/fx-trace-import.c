@@ -12,6 +12,7 @@
 
 #include "fx-import-util.h"
 #include "fx-md5.h"
+#include "fx-trace-scan.h"
 #include "fx/pyparse.h"
 
 static const char *const warning_names[FX_IMPORT_WARN_COUNT] = {
@@ -50,6 +51,9 @@ typedef struct
   int *frames;
   size_t n_frames, cap_frames;
   bool rejected;      /* the current record was skipped as malformed: not counted as read */
+  /* has_payload checks (and the file's md5 while it is read) on a second thread; NULL: checked in place */
+  fx_md5_worker *md5;
+  bool md5_failed;    /* the worker ran out of memory */
   /* describe_tensor records waiting for their describe_source: (compile, describer, id) -> summary text */
   struct described
   {
@@ -193,16 +197,19 @@ json_num (json_object *obj, const char *key)
   return json_object_get_double (v);
 }
 
+static const char *
+skip_json_ws (const char *p)
+{
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+    p++;
+  return p;
+}
+
 /* Reserved context keys of an envelope; the record kind is the remaining key. */
 static bool
 is_context_key (const char *key)
 {
-  static const char *const keys[] = { "rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt",
-                                      "has_payload", "severity", "timestamp", "pathname", "thread", "stack" };
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (strcmp (key, keys[i]) == 0)
-      return true;
-  return false;
+  return fx_trace_is_context_key (key, strlen (key));
 }
 
 /* "file:line in name" per frame, innermost last; false when a frame names an unknown string id. */
@@ -665,27 +672,52 @@ is_known_raw (const char *kind)
   return false;
 }
 
+/* What a record's envelope says, read by json-c (handle_record) or by the scanner (handle_scanned). meta is the
+   kind's value as json-c reads it; the scanner's reading leaves it NULL for the kinds that never look at it. */
+typedef struct
+{
+  const char *kind;
+  json_object *meta;
+  const char *want;       /* has_payload */
+  fx_compile_id cid;
+  const char *art_name, *art_enc;  /* an artifact's name and encoding */
+} record;
+
+static fx_status handle_decoded (importer *imp, const record *r, const char *payload, size_t plen, int64_t line);
+
 /* Handles one complete record (envelope + payload). */
 static fx_status
 handle_record (importer *imp, json_object *env, const char *payload, size_t plen, int64_t line)
 {
-  const char *kind = NULL;
-  json_object *meta = NULL;
+  record r = { 0 };
   json_object_object_foreach (env, key, val)
     if (!is_context_key (key))
       {
-        kind = key;
-        meta = val;
+        r.kind = key;
+        r.meta = val;
         break;
       }
-  if (!kind)
+  if (!r.kind)
     {
       warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "record without a kind");
       return FX_OK;
     }
+  r.want = json_str (env, "has_payload");
+  r.cid = (fx_compile_id) { json_int (env, "compiled_autograd_id", -1), json_int (env, "frame_id", -1),
+                            json_int (env, "frame_compile_id", -1), json_int (env, "attempt", 0) };
+  r.art_name = strcmp (r.kind, "artifact") == 0 ? json_str (r.meta, "name") : NULL;
+  r.art_enc = r.art_name ? json_str (r.meta, "encoding") : NULL;
+  return handle_decoded (imp, &r, payload, plen, line);
+}
 
-  const char *want = json_str (env, "has_payload");
-  if (want && payload)
+static fx_status
+handle_decoded (importer *imp, const record *r, const char *payload, size_t plen, int64_t line)
+{
+  const char *kind = r->kind, *want = r->want, *art_name = r->art_name, *art_enc = r->art_enc;
+  json_object *meta = r->meta;
+  if (want && payload && imp->md5)
+    imp->md5_failed |= !fx_md5_worker_check (imp->md5, payload, plen, want, kind, line);
+  else if (want && payload)
     {
       char hex[33];
       fx_md5_hex (payload, plen, hex);
@@ -722,8 +754,7 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
     }
 
   /* The compile this record belongs to; records outside a compile go to the input ("-/-"). */
-  fx_compile_id cid = { json_int (env, "compiled_autograd_id", -1), json_int (env, "frame_id", -1),
-                        json_int (env, "frame_compile_id", -1), json_int (env, "attempt", 0) };
+  fx_compile_id cid = r->cid;
   bool has_cid = cid.frame_id >= 0 || cid.compiled_autograd_id >= 0;
   int64_t crow = 0;
   fx_status st = FX_OK;
@@ -770,6 +801,24 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
     }
   if (strcmp (kind, "chromium_event") == 0)
     {
+      /* The event's name, phase and time: read by the scanner when it is sure, else by json-c. */
+      fx_json_field f[3] = { { "name" }, { "ph" }, { "ts" } };
+      const char *obj_end = NULL;
+      if (payload && fx_json_scan_fields (payload, payload + plen, f, 3, &obj_end)
+          && *skip_json_ws (obj_end) == 0 && f[2].type != 'I')
+        {
+          char *name = f[0].type == 's' ? strndup (f[0].value.p, f[0].value.len) : NULL;
+          char *ph = f[1].type == 's' ? strndup (f[1].value.p, f[1].value.len) : NULL;
+          /* an integer as json-c gives it (an int64 made double: -0 is 0) */
+          double ts = f[2].type == 'i' ? (double) strtoll (f[2].value.p, NULL, 10)
+                      : f[2].type == 'd' ? strtod (f[2].value.p, NULL) : -1;
+          st = fx_store_add_event (imp->store, imp->input, crow, name, ph, ts, payload, imp->diag);
+          free (name);
+          free (ph);
+          if (st == FX_OK)
+            imp->stats->events++;
+          return st;
+        }
       json_object *ev = payload ? json_tokener_parse (payload) : NULL;
       if (!ev || json_object_get_type (ev) != json_type_object)
         {
@@ -787,8 +836,6 @@ handle_record (importer *imp, json_object *env, const char *payload, size_t plen
     }
 
   const char *stage = graph_stage (kind);
-  const char *art_name = strcmp (kind, "artifact") == 0 ? json_str (meta, "name") : NULL;
-  const char *art_enc = art_name ? json_str (meta, "encoding") : NULL;
   if (art_name && strcmp (art_name, "inductor_post_grad_graph") == 0)
     stage = "post_grad";
   else if (art_name && strcmp (art_name, "inductor_pre_grad_graph") == 0)
@@ -999,6 +1046,92 @@ free_importer (importer *imp)
   free (imp->compiles);
   free (imp->slots);
   free (imp->frames);
+  fx_md5_worker_free (imp->md5);
+  imp->md5 = NULL;
+}
+
+static void
+hash_block (const char *data, size_t len, void *user_data)
+{
+  importer *imp = user_data;
+  imp->md5_failed |= !fx_md5_worker_file (imp->md5, data, len);
+}
+
+static fx_status md5_file (FILE *f, const char *path, char hash[33], fx_diag *diag);
+
+/* Copies a span into buf (size bytes) as a C string; false when it does not fit. */
+static bool
+span_str (fx_json_span s, char *buf, size_t size)
+{
+  if (s.len >= size)
+    return false;
+  memcpy (buf, s.p, s.len);
+  buf[s.len] = 0;
+  return true;
+}
+
+/* A record whose envelope the scanner read, when its kind is one whose handling needs nothing of the metadata but
+   an artifact's name and encoding: chromium events, artifacts, graphs, output code and C++ guards (nearly every
+   record of a large trace). *done false for any other kind: the caller reads the envelope with json-c. */
+static fx_status
+handle_scanned (importer *imp, const fx_trace_envelope *e, const char *payload, size_t plen, int64_t line,
+                bool *done)
+{
+  char kind[64], want[64], name[256], enc[64];
+  *done = false;
+  if (!span_str (e->kind, kind, sizeof kind) || (e->has_want && !span_str (e->want, want, sizeof want)))
+    return FX_OK;
+  record r = { .kind = kind, .want = e->has_want ? want : NULL,
+               .cid = { e->compiled_autograd_id, e->frame_id, e->frame_compile_id, e->attempt } };
+  bool has_cid = r.cid.frame_id >= 0 || r.cid.compiled_autograd_id >= 0;
+  if (strcmp (kind, "chromium_event") == 0 || graph_stage (kind))
+    ;
+  else if ((strcmp (kind, "inductor_output_code") == 0 || strcmp (kind, "dynamo_cpp_guards_str") == 0) && has_cid
+           && payload)
+    ;
+  else if (strcmp (kind, "artifact") == 0 && e->meta_type == '{')
+    {
+      fx_json_field f[2] = { { "name" }, { "encoding" } };
+      const char *meta_end;
+      if (!fx_json_scan_fields (e->meta.p, e->meta.p + e->meta.len, f, 2, &meta_end) || f[0].type != 's'
+          || !span_str (f[0].value, name, sizeof name) || (f[1].type == 's' && !span_str (f[1].value, enc, sizeof enc)))
+        return FX_OK;
+      r.art_name = name;
+      r.art_enc = f[1].type == 's' ? enc : NULL;
+    }
+  else
+    return FX_OK;
+  *done = true;
+  return handle_decoded (imp, &r, payload, plen, line);
+}
+
+/* Handles the record being collected: its envelope read by json-c (env), or by the scanner (senv, over the text
+   env_text) and then by json-c only when handle_scanned leaves it. */
+static fx_status
+flush_record (importer *imp, json_object *env, const fx_trace_envelope *senv, const fx_buf *env_text,
+              const char *payload, size_t plen, int64_t line)
+{
+  fx_status st = FX_OK;
+  bool done = false;
+  imp->rejected = false;
+  if (env)
+    st = handle_record (imp, env, payload, plen, line);
+  else if ((st = handle_scanned (imp, senv, payload, plen, line, &done)) == FX_OK && !done)
+    {
+      /* The scanner only takes strict JSON, which json-c reads too. */
+      json_object *obj = json_tokener_parse (env_text->data);
+      if (obj && json_object_get_type (obj) == json_type_object)
+        st = handle_record (imp, obj, payload, plen, line);
+      else
+        {
+          warn (imp, FX_IMPORT_WARN_BAD_JSON, line, "not a JSON object: %.100s", env_text->data);
+          imp->rejected = true;
+        }
+      json_object_put (obj);
+    }
+  if (!imp->rejected)
+    imp->stats->records++;
+  return st;
 }
 
 /* The importer over a stream of lines: one record is its envelope line plus the tab-prefixed payload lines after
@@ -1008,25 +1141,53 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
                     fx_import_progress_fn progress, void *user_data, fx_import_stats *stats, fx_diag *diag)
 {
   importer imp = { .store = store, .name = name, .stats = stats, .diag = diag };
-  fx_status st = fx_store_begin (store, diag);
+  char file_hash[33];
+  fx_status st = fx_store_begin_bulk (store, diag);
   if (st != FX_OK)
     return st;
   int64_t existing = 0;
-  if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+  /* The input's identity is the md5 of the whole file. Hashing it before the import costs a second read and a
+     third of the md5 time: when no input of the same size is stored the file cannot be one of them, and it is
+     hashed as it is read (its row holds a placeholder until then). Otherwise it is hashed first, so importing the
+     same file again stops at once. */
+  if (!hash && lines->f && (st = fx_store_find_input_size (store, (int64_t) size, &existing, diag)) != FX_OK)
     goto fail;
-  if (existing)
+  if (!hash && lines->f && existing)
+    {
+      if ((st = md5_file (lines->f, name, file_hash, diag)) != FX_OK)
+        goto fail;
+      hash = file_hash;
+    }
+  if (hash && (st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
+    goto fail;
+  if (hash && existing)
     {
       stats->already_imported = true;
       fx_store_rollback (store);
       return FX_OK;
     }
-  if ((st = fx_store_add_input (store, name, "torch_trace", hash, (int64_t) size, &imp.input, diag)) != FX_OK)
+  if ((st = fx_store_add_input (store, name, "torch_trace", hash ? hash : "(being imported)", (int64_t) size,
+                                &imp.input, diag)) != FX_OK)
     goto fail;
+  imp.md5 = fx_md5_worker_new (true);
+  if (!imp.md5)
+    {
+      st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+  if (!hash)
+    {
+      lines->on_block = hash_block;
+      lines->on_block_data = &imp;
+    }
 
   json_tokener *tok = json_tokener_new ();
-  fx_buf payload;
+  fx_buf payload, env_text;
   fx_buf_init (&payload);
+  fx_buf_init (&env_text);
   json_object *env = NULL;   /* the record whose payload lines are being collected */
+  bool scanned = false;      /* or: its envelope, read by the scanner into senv (spans in env_text) */
+  fx_trace_envelope senv;
   int64_t env_line = 0;
   bool skipping = false;     /* payload lines of a rejected record */
   bool orphan_run = false;
@@ -1046,33 +1207,26 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
         {
           /* A payload line too long to keep spoils its record: that record is dropped with the rest of its lines.
              An envelope too long ends the record before it (stored as usual) and is skipped with its payload. */
-          bool in_payload = lines->first == '\t' && env;
-          if (env && !in_payload)
-            {
-              imp.rejected = false;
-              st = handle_record (&imp, env, has_payload_lines ? payload.data : NULL, payload.len, env_line);
-              if (!imp.rejected)
-                stats->records++;
-            }
+          bool in_payload = lines->first == '\t' && (env || scanned);
+          if ((env || scanned) && !in_payload)
+            st = flush_record (&imp, env, &senv, &env_text, has_payload_lines ? payload.data : NULL, payload.len,
+                               env_line);
           warn (&imp, FX_IMPORT_WARN_LONG_LINE, lineno, "a line of %zu bytes, over the limit of %zu: skipped%s",
                 full_len, fx_import_max_line (), in_payload ? " with its record" : "");
-          if (env)
-            {
-              json_object_put (env);
-              env = NULL;
-            }
+          json_object_put (env);
+          env = NULL;
+          scanned = false;
           skipping = true;
           orphan_run = false;
           continue;
         }
-      if (!payload_line && env)
+      if (!payload_line && (env || scanned))
         {
-          imp.rejected = false;
-          st = handle_record (&imp, env, has_payload_lines ? payload.data : NULL, payload.len, env_line);
-          if (!imp.rejected)
-            stats->records++;
+          st = flush_record (&imp, env, &senv, &env_text, has_payload_lines ? payload.data : NULL, payload.len,
+                             env_line);
           json_object_put (env);
           env = NULL;
+          scanned = false;
         }
       if (at_end || st != FX_OK)
         break;
@@ -1080,7 +1234,7 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
         llen--;
       if (payload_line)
         {
-          if (env)
+          if (env || scanned)
             {
               if (has_payload_lines)
                 fx_buf_putc (&payload, '\n');
@@ -1103,6 +1257,15 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
             {
               warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (llen < 120 ? llen : 120), p);
               skipping = true;
+            }
+          else if ((fx_buf_reset (&env_text), fx_buf_append (&env_text, js, (size_t) (p + llen - js)),
+                    fx_trace_scan_envelope (env_text.data, env_text.data + env_text.len, &senv)))
+            {
+              /* The common case, read without json-c (fx-trace-scan.h). */
+              scanned = true;
+              env_line = lineno;
+              fx_buf_reset (&payload);
+              has_payload_lines = false;
             }
           else
             {
@@ -1140,9 +1303,24 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
   json_object_put (env);
   json_tokener_free (tok);
   fx_buf_free (&payload);
+  fx_buf_free (&env_text);
   stats->lines = lineno;
+  lines->on_block = NULL;
+  int64_t mismatches = 0;
+  fx_import_example examples[FX_IMPORT_EXAMPLES];
+  /* (file_hash may already hold the hash computed first, which hash points to: not overwritten) */
+  imp.md5_failed |= !fx_md5_worker_finish (imp.md5, hash ? NULL : file_hash, &mismatches, examples);
   if (st != FX_OK)
     goto fail;
+  if (imp.md5_failed)
+    {
+      st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+  /* The worker's mismatches, as warn() would have counted them. */
+  for (int64_t i = 0; i < mismatches && stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] + i < FX_IMPORT_EXAMPLES; i++)
+    stats->examples[FX_IMPORT_WARN_MD5_MISMATCH][stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] + i] = examples[i];
+  stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] += mismatches;
   if (lines->error)
     {
       st = fx_diag_set (diag, FX_ERR_IO, "%s: read failed after line %lld", name, (long long) lineno);
@@ -1165,6 +1343,23 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
           fx_diag_locate (diag, name, (int) ex->line, 1, NULL, 0);
         }
       goto fail;
+    }
+  if (!hash)
+    {
+      /* Hashed while read: the same content may be stored under another size (an input whose file grew while
+         it was imported): then it was imported before, as if it had been known at the start. */
+      if ((st = fx_store_find_input (store, file_hash, &existing, diag)) != FX_OK)
+        goto fail;
+      if (existing)
+        {
+          fx_store_rollback (store);
+          free_importer (&imp);
+          memset (stats, 0, sizeof *stats);
+          stats->already_imported = true;
+          return FX_OK;
+        }
+      if ((st = fx_store_set_input_hash (store, imp.input, file_hash, diag)) != FX_OK)
+        goto fail;
     }
   if ((st = fx_store_link_debug_compiles (store, &stats->links, diag)) != FX_OK)
     goto fail;
@@ -1226,14 +1421,10 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
   fx_status st = fx_import_open_regular (path, &f, &size, diag);
   if (st != FX_OK)
     return st;
-  char hash[33];
-  if ((st = md5_file (f, path, hash, diag)) == FX_OK)
-    {
-      fx_line_reader lines;
-      fx_line_reader_init_file (&lines, f);
-      st = import_trace_lines (store, path, &lines, (uint64_t) size, hash, progress, user_data, stats, diag);
-      fx_line_reader_free (&lines);
-    }
+  fx_line_reader lines;
+  fx_line_reader_init_file (&lines, f);
+  st = import_trace_lines (store, path, &lines, (uint64_t) size, NULL, progress, user_data, stats, diag);
+  fx_line_reader_free (&lines);
   fclose (f);
   return st;
 }

@@ -45,12 +45,21 @@ int64_t fx_store_workspace_id (fx_store *store);
 /* Writes are grouped: begin, add..., commit. A process killed before commit leaves the file as it was. */
 fx_status fx_store_begin (fx_store *store, fx_diag *diag);
 fx_status fx_store_commit (fx_store *store, fx_diag *diag);
+/* fx_store_begin for one large import: in a workspace with no input yet, and that no other connection has open,
+   the transaction runs on sqlite's rollback journal instead of WAL (each page written once; readers that open the
+   file meanwhile wait for the commit); back to WAL at commit or rollback. Otherwise the same as fx_store_begin. */
+fx_status fx_store_begin_bulk (fx_store *store, fx_diag *diag);
 void fx_store_rollback (fx_store *store);
 
 /* An input already imported (same content hash) returns FX_OK with *existing set to its id, else *existing = 0. */
 fx_status fx_store_find_input (fx_store *store, const char *hash, int64_t *existing, fx_diag *diag);
 fx_status fx_store_add_input (fx_store *store, const char *path, const char *kind, const char *hash,
                               int64_t size, int64_t *id, fx_diag *diag);
+/* An input of this size in bytes (or of an unknown size), if any: *existing its id, else 0. An importer that finds
+   none knows its file is new before hashing it, and can hash while it reads. */
+fx_status fx_store_find_input_size (fx_store *store, int64_t size, int64_t *existing, fx_diag *diag);
+/* Sets the content hash of an input added before its hash was known (inside the same transaction). */
+fx_status fx_store_set_input_hash (fx_store *store, int64_t input_id, const char *hash, fx_diag *diag);
 
 /* A compile id as PyTorch writes it: [frame/frame_compile_id] plus attempt; -1 = missing. */
 typedef struct fx_compile_id

@@ -10,6 +10,8 @@
 #include "fx/pyparse.h"
 #include "fx/store.h"
 
+#include <sqlite3.h>
+
 static char *
 fixture_path (const char *rel)
 {
@@ -1601,6 +1603,107 @@ test_provenance_chain (void)
   remove_workspace (ws);
 }
 
+static char *
+journal_mode (const char *ws)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (ws, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA journal_mode", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  char *mode = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return mode;
+}
+
+static const char *
+input_hash (fx_store *store, fx_arena *arena, size_t i)
+{
+  fx_store_input *inputs = NULL;
+  size_t n = 0;
+  g_assert_cmpint (fx_store_list_inputs (store, arena, &inputs, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (i, <, n);
+  return inputs[i].hash;
+}
+
+/* An input's identity is the md5 of its file, whether hashed before the import (an input of the same size is
+   stored) or while it is read (none is): same-size files of other content are imported, a copy of one is not.
+   A new workspace is imported on the rollback journal and left in WAL, after a failed import too. */
+static void
+test_identity (void)
+{
+  g_autofree char *ws = tmp_workspace ();
+  g_autofree char *dir = g_path_get_dirname (ws);
+  g_autofree char *src = fixture_path ("traces/toy_graph_break-cuda/torch_trace/dedicated_log_torch_trace_2txnzdhg.log");
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (src, &text, &len, NULL));
+  g_autofree char *a = g_build_filename (dir, "a.log", NULL), *b = g_build_filename (dir, "b.log", NULL);
+  g_autofree char *a2 = g_build_filename (dir, "a2.log", NULL), *c = g_build_filename (dir, "c.log", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.log", NULL);
+  g_assert_true (g_file_set_contents (a, text, (gssize) len, NULL));
+  g_assert_true (g_file_set_contents (a2, text, (gssize) len, NULL));
+  /* b: as long as a, one payload character changed */
+  g_autofree char *text_b = g_strdup (text);
+  char *at = strstr (text_b, "toy_example");
+  g_assert_nonnull (at);
+  at[10] = 'a';
+  g_assert_true (g_file_set_contents (b, text_b, (gssize) len, NULL));
+  g_autofree char *text_c = g_strconcat (text, "\n", NULL);
+  g_assert_true (g_file_set_contents (c, text_c, (gssize) len + 1, NULL));
+  g_assert_true (g_file_set_contents (bad, "not a trace\n", -1, NULL));
+  g_autofree char *md5_a = g_compute_checksum_for_data (G_CHECKSUM_MD5, (const guchar *) text, len);
+  g_autofree char *md5_b = g_compute_checksum_for_data (G_CHECKSUM_MD5, (const guchar *) text_b, len);
+  g_autofree char *md5_c = g_compute_checksum_for_data (G_CHECKSUM_MD5, (const guchar *) text_c, len + 1);
+
+  fx_store *store = NULL;
+  fx_import_stats stats;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (ws, true, &store, &diag), ==, FX_OK);
+  /* a failed import into the new workspace: an error, the file still a workspace in WAL, nothing left behind */
+  g_assert_cmpint (fx_import_path (store, bad, NULL, NULL, &stats, &diag), ==, FX_ERR_PARSE);
+  g_autofree char *mode = journal_mode (ws);
+  g_assert_cmpstr (mode, ==, "wal");
+  g_autofree char *journal = g_strconcat (ws, "-journal", NULL);
+  g_assert_false (g_file_test (journal, G_FILE_TEST_EXISTS));
+
+  fx_arena *arena = fx_arena_new ();
+  g_assert_cmpint (fx_import_path (store, a, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpstr (input_hash (store, arena, 0), ==, md5_a);
+  g_free (mode);
+  mode = journal_mode (ws);
+  g_assert_cmpstr (mode, ==, "wal");
+  g_assert_false (g_file_test (journal, G_FILE_TEST_EXISTS));
+  /* same size, other content: hashed first, imported */
+  g_assert_cmpint (fx_import_path (store, b, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpstr (input_hash (store, arena, 1), ==, md5_b);
+  /* a copy of a under another name: already imported */
+  g_assert_cmpint (fx_import_path (store, a2, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+  /* another size: hashed while read */
+  g_assert_cmpint (fx_import_path (store, c, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_false (stats.already_imported);
+  g_assert_cmpstr (input_hash (store, arena, 2), ==, md5_c);
+  g_assert_cmpint (fx_import_path (store, c, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+  /* the same bytes from memory have the same identity */
+  g_assert_cmpint (fx_import_torch_trace_data (store, "mem", text, len, NULL, NULL, &stats, &diag), ==, FX_OK);
+  g_assert_true (stats.already_imported);
+  int64_t n = 0;
+  g_assert_cmpint (fx_store_count (store, "inputs", &n, NULL), ==, FX_OK);
+  g_assert_cmpint (n, ==, 3);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  const char *files[] = { a, a2, b, c, bad };
+  for (size_t i = 0; i < G_N_ELEMENTS (files); i++)
+    g_unlink (files[i]);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1609,6 +1712,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/toy/recompiles-guards-breaks", test_toy_recompiles_and_guards);
   g_test_add_func ("/trace/toy/graphs-kernels", test_toy_graphs_kernels);
   g_test_add_func ("/trace/idempotent", test_idempotent);
+  g_test_add_func ("/trace/identity", test_identity);
   g_test_add_func ("/trace/mlp", test_mlp);
   g_test_add_func ("/trace/bad-lines", test_bad_lines);
   g_test_add_func ("/trace/nothing-readable", test_nothing_readable);

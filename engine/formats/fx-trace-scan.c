@@ -1,0 +1,375 @@
+/* fx-trace-scan.c: strict JSON reading of TORCH_TRACE envelopes and chromium event keys without json-c (see
+   fx-trace-scan.h for when it answers). */
+#include "fx-trace-scan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* json-c refuses nesting past 32; this reader stops well before, leaving deep input to json-c's verdict. */
+enum { MAX_DEPTH = 16, MAX_MEMBERS = 32 };
+
+static const char *
+skip_ws (const char *p, const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    p++;
+  return p;
+}
+
+static int
+hex_digit (char c)
+{
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A string at p (its opening quote): the position after its closing quote, NULL when not strict JSON (a raw
+   control character, an unknown escape, the end). *escaped: it holds a backslash. */
+static const char *
+scan_string (const char *p, const char *end, bool *escaped)
+{
+  *escaped = false;
+  for (p++; p < end; p++)
+    {
+      /* Eight plain characters at a time (none a quote, a backslash or a control character): most of a chromium
+         event payload is string text. A hit, even a false one, is looked at byte by byte below. */
+      while (end - p >= 8)
+        {
+          uint64_t v;
+          memcpy (&v, p, 8);
+          const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+          uint64_t quote = v ^ (ones * '"'), slash = v ^ (ones * '\\');
+          uint64_t hit = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) | ((v - ones * 0x20) & ~v);
+          if (hit & highs)
+            break;
+          p += 8;
+        }
+      if (p >= end)
+        return NULL;
+      unsigned char c = (unsigned char) *p;
+      if (c == '"')
+        return p + 1;
+      if (c < 0x20)
+        return NULL;
+      if (c == '\\')
+        {
+          *escaped = true;
+          if (++p >= end)
+            return NULL;
+          if (*p == 'u')
+            {
+              if (end - p < 5 || !hex_digit (p[1]) || !hex_digit (p[2]) || !hex_digit (p[3]) || !hex_digit (p[4]))
+                return NULL;
+              /* Surrogates (paired or not) are json-c's to judge. */
+              if ((p[1] == 'd' || p[1] == 'D') && strchr ("89abcdefABCDEF", p[2]))
+                return NULL;
+              p += 4;
+            }
+          else if (!strchr ("\"\\/bfnrt", *p) || *p == 0)
+            return NULL;
+        }
+    }
+  return NULL;
+}
+
+/* A number in RFC 8259's grammar (json-c reads them all). *type: 'i' an integer of at most 18 digits (an exact
+   int64), 'I' a longer one (json-c saturates it), 'd' one with a fraction or an exponent. */
+static const char *
+scan_number (const char *p, const char *end, char *type)
+{
+  bool is_int = true;
+  if (p < end && *p == '-')
+    p++;
+  const char *digits_start = p;
+  if (p >= end || *p < '0' || *p > '9')
+    return NULL;
+  if (*p == '0')
+    p++;
+  else
+    while (p < end && *p >= '0' && *p <= '9')
+      p++;
+  const char *int_end = p;
+  if (p < end && *p == '.')
+    {
+      is_int = false;
+      if (++p >= end || *p < '0' || *p > '9')
+        return NULL;
+      while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    }
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      is_int = false;
+      p++;
+      if (p < end && (*p == '+' || *p == '-'))
+        p++;
+      const char *digits = p;
+      while (p < end && *p >= '0' && *p <= '9')
+        p++;
+      if (p == digits || p - digits > 3)
+        return NULL;
+    }
+  *type = !is_int ? 'd' : int_end - digits_start > 18 ? 'I' : 'i';
+  return p;
+}
+
+typedef struct
+{
+  const char *key;
+  size_t key_len;
+  bool key_escaped;
+  char type;
+  const char *value, *value_end;
+  bool value_escaped;
+} member;
+
+static const char *scan_value (const char *p, const char *end, int depth, char *type, bool *escaped);
+
+/* The object at p ('{'): the position after its '}', NULL when unsure. With members, its members in order (at
+   most MAX_MEMBERS: more is unsure). */
+static const char *
+scan_object (const char *p, const char *end, int depth, member *members, size_t *n_members)
+{
+  if (depth > MAX_DEPTH)
+    return NULL;
+  size_t n = 0;
+  p = skip_ws (p + 1, end);
+  if (p < end && *p == '}')
+    {
+      if (n_members)
+        *n_members = 0;
+      return p + 1;
+    }
+  for (;;)
+    {
+      if (p >= end || *p != '"')
+        return NULL;
+      member m = { .key = p + 1 };
+      const char *q = scan_string (p, end, &m.key_escaped);
+      if (!q)
+        return NULL;
+      m.key_len = (size_t) (q - 1 - m.key);
+      p = skip_ws (q, end);
+      if (p >= end || *p != ':')
+        return NULL;
+      p = skip_ws (p + 1, end);
+      m.value = p;
+      p = scan_value (p, end, depth + 1, &m.type, &m.value_escaped);
+      if (!p)
+        return NULL;
+      m.value_end = p;
+      if (members)
+        {
+          if (n == MAX_MEMBERS)
+            return NULL;
+          members[n++] = m;
+        }
+      p = skip_ws (p, end);
+      if (p < end && *p == ',')
+        {
+          p = skip_ws (p + 1, end);
+          continue;
+        }
+      if (p < end && *p == '}')
+        break;
+      return NULL;
+    }
+  if (n_members)
+    *n_members = n;
+  return p + 1;
+}
+
+static const char *
+scan_array (const char *p, const char *end, int depth)
+{
+  if (depth > MAX_DEPTH)
+    return NULL;
+  p = skip_ws (p + 1, end);
+  if (p < end && *p == ']')
+    return p + 1;
+  for (;;)
+    {
+      char type;
+      bool escaped;
+      p = scan_value (p, end, depth + 1, &type, &escaped);
+      if (!p)
+        return NULL;
+      p = skip_ws (p, end);
+      if (p < end && *p == ',')
+        {
+          p = skip_ws (p + 1, end);
+          continue;
+        }
+      if (p < end && *p == ']')
+        return p + 1;
+      return NULL;
+    }
+}
+
+static const char *
+scan_literal (const char *p, const char *end, const char *word)
+{
+  size_t n = strlen (word);
+  if ((size_t) (end - p) < n || memcmp (p, word, n) != 0)
+    return NULL;
+  return p + n;
+}
+
+static const char *
+scan_value (const char *p, const char *end, int depth, char *type, bool *escaped)
+{
+  *escaped = false;
+  if (p >= end)
+    return NULL;
+  *type = *p;
+  switch (*p)
+    {
+    case '{':
+      return scan_object (p, end, depth, NULL, NULL);
+    case '[':
+      return scan_array (p, end, depth);
+    case '"':
+      *type = 's';
+      return scan_string (p, end, escaped);
+    case 't':
+      return scan_literal (p, end, "true");
+    case 'f':
+      return scan_literal (p, end, "false");
+    case 'n':
+      return scan_literal (p, end, "null");
+    default:
+      return scan_number (p, end, type);
+    }
+}
+
+static bool
+key_is (const member *m, const char *key)
+{
+  size_t n = strlen (key);
+  return m->key_len == n && memcmp (m->key, key, n) == 0;
+}
+
+/* No key twice (json-c keeps the last value but the first position: not worth copying) and none escaped. */
+static bool
+plain_distinct_keys (const member *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (m[i].key_escaped)
+        return false;
+      for (size_t j = 0; j < i; j++)
+        if (m[j].key_len == m[i].key_len && memcmp (m[j].key, m[i].key, m[i].key_len) == 0)
+          return false;
+    }
+  return true;
+}
+
+static void
+set_value (fx_json_field *f, const member *m)
+{
+  f->type = m->type;
+  if (m->type == 's')
+    f->value = (fx_json_span) { m->value + 1, (size_t) (m->value_end - m->value - 2) };
+  else
+    f->value = (fx_json_span) { m->value, (size_t) (m->value_end - m->value) };
+}
+
+bool
+fx_json_scan_fields (const char *p, const char *end, fx_json_field *fields, size_t n, const char **obj_end)
+{
+  member members[MAX_MEMBERS];
+  size_t n_members = 0;
+  p = skip_ws (p, end);
+  if (p >= end || *p != '{')
+    return false;
+  const char *q = scan_object (p, end, 0, members, &n_members);
+  if (!q || !plain_distinct_keys (members, n_members))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    {
+      fields[i].type = 0;
+      fields[i].value = (fx_json_span) { NULL, 0 };
+      for (size_t j = 0; j < n_members; j++)
+        if (key_is (&members[j], fields[i].key))
+          {
+            if (members[j].type == 's' && members[j].value_escaped)
+              return false;
+            set_value (&fields[i], &members[j]);
+          }
+    }
+  *obj_end = q;
+  return true;
+}
+
+int
+fx_json_field_int (const fx_json_field *f, int dflt)
+{
+  if (f->type != 'i')
+    return dflt;
+  const char *p = f->value.p, *end = p + f->value.len;
+  bool negative = *p == '-';
+  long long v = 0;
+  for (p += negative; p < end; p++)
+    v = v * 10 + (*p - '0');
+  if (negative)
+    v = -v;
+  return v < 0 || v > 1000000000 ? dflt : (int) v;
+}
+
+bool
+fx_trace_is_context_key (const char *key, size_t len)
+{
+  static const char *const keys[] = { "rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt",
+                                      "has_payload", "severity", "timestamp", "pathname", "thread", "stack" };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strlen (keys[i]) == len && memcmp (key, keys[i], len) == 0)
+      return true;
+  return false;
+}
+
+bool
+fx_trace_scan_envelope (const char *js, const char *end, fx_trace_envelope *env)
+{
+  member members[MAX_MEMBERS];
+  size_t n = 0;
+  if (js >= end || *js != '{')
+    return false;
+  const char *q = scan_object (js, end, 0, members, &n);
+  if (!q || skip_ws (q, end) != end || !plain_distinct_keys (members, n))
+    return false;
+  fx_json_field ids[4] = { { "compiled_autograd_id" }, { "frame_id" }, { "frame_compile_id" }, { "attempt" } };
+  memset (env, 0, sizeof *env);
+  bool have_kind = false;
+  for (size_t i = 0; i < n; i++)
+    {
+      const member *m = &members[i];
+      if (!fx_trace_is_context_key (m->key, m->key_len))
+        {
+          if (!have_kind)
+            {
+              have_kind = true;
+              env->kind = (fx_json_span) { m->key, m->key_len };
+              env->meta = (fx_json_span) { m->value, (size_t) (m->value_end - m->value) };
+              env->meta_type = m->type;
+            }
+          continue;
+        }
+      for (size_t k = 0; k < 4; k++)
+        if (key_is (m, ids[k].key))
+          set_value (&ids[k], m);
+      if (key_is (m, "has_payload") && m->type == 's')
+        {
+          if (m->value_escaped)
+            return false;
+          env->has_want = true;
+          env->want = (fx_json_span) { m->value + 1, (size_t) (m->value_end - m->value - 2) };
+        }
+    }
+  if (!have_kind)
+    return false;
+  env->compiled_autograd_id = fx_json_field_int (&ids[0], -1);
+  env->frame_id = fx_json_field_int (&ids[1], -1);
+  env->frame_compile_id = fx_json_field_int (&ids[2], -1);
+  env->attempt = fx_json_field_int (&ids[3], 0);
+  return true;
+}

@@ -1,0 +1,53 @@
+/* fx-trace-scan.h: a strict, allocation-free reading of the small JSON a TORCH_TRACE import meets on every record
+   (the envelope dict, a chromium event's top-level keys), so the hot path needs no json-c objects. It answers only
+   when sure: anything outside strict JSON, an escape in a string it must return, a repeated key, deep nesting or
+   trailing text makes it say no, and the caller asks json-c as before. Where it says yes, json-c reads the same
+   values (tests/engine/formats/trace/test-trace-scan.c checks every fixture line). Private to engine/formats. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct fx_json_span
+{
+  const char *p;
+  size_t len;
+} fx_json_span;
+
+/* One wanted member of an object. type: 0 absent, 's' a string without escapes (value: its characters, no quotes),
+   'i' an integer, 'd' another number, 'n' null, 't' true, 'f' false, '{' an object, '[' an array (value: its
+   JSON text). */
+typedef struct fx_json_field
+{
+  const char *key;
+  char type;
+  fx_json_span value;
+} fx_json_field;
+
+/* The object at p (leading whitespace allowed) up to end, validated whole: fills the n wanted fields, *obj_end just
+   after its closing brace. False when unsure (see above; also a wanted string value with an escape). */
+bool fx_json_scan_fields (const char *p, const char *end, fx_json_field *fields, size_t n, const char **obj_end);
+
+/* What the importer reads of an envelope: the first key that is not a context key (the record kind) and its value,
+   the compile id as the importer's json_int() reads it (-1, or 0 for attempt, when absent, not an integer or out of
+   0..1000000000), and has_payload when it is a string. */
+typedef struct fx_trace_envelope
+{
+  fx_json_span kind;
+  fx_json_span meta;
+  char meta_type;
+  int compiled_autograd_id, frame_id, frame_compile_id, attempt;
+  bool has_want;
+  fx_json_span want;
+} fx_trace_envelope;
+
+/* Reads an envelope object js..end; only spaces and JSON whitespace may follow it. False when unsure, or when the
+   object has no kind (json-c's reading then reports what is wrong). */
+bool fx_trace_scan_envelope (const char *js, const char *end, fx_trace_envelope *env);
+
+/* The reserved context keys of an envelope (rank, frame_id, has_payload, ...): the record kind is the first other
+   key. */
+bool fx_trace_is_context_key (const char *key, size_t len);
+
+/* An integer field's value as the importer's json_int() gives it: dflt unless 0..1000000000. */
+int fx_json_field_int (const fx_json_field *f, int dflt);
