@@ -375,6 +375,63 @@ line_after (const char *text, const char *prefix)
   return NULL;
 }
 
+/* The GraphModule of a str(ExportedProgram) ("ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def
+   forward(...)...\n\nGraph signature: ..."): the lines from the class line up to "Graph signature:" (or the end),
+   dedented by the class line's indent. NULL when there is no class line. */
+static char *
+exported_program_graph (const char *text, size_t len, size_t *out_len)
+{
+  static const char cls[] = "class GraphModule(";
+  const char *end = text + len;
+  const char *p = text;
+  const char *start = NULL;
+  size_t indent = 0;
+  while (p < end)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      if (!eol)
+        eol = end;
+      size_t sp = 0;
+      while (p + sp < eol && p[sp] == ' ')
+        sp++;
+      if (!start && (size_t) (eol - p - sp) >= sizeof cls - 1 && memcmp (p + sp, cls, sizeof cls - 1) == 0)
+        {
+          start = p;
+          indent = sp;
+        }
+      else if (start && (size_t) (eol - p) >= 16 && memcmp (p, "Graph signature:", 16) == 0)
+        {
+          end = p;
+          break;
+        }
+      p = eol < end ? eol + 1 : end;
+    }
+  if (!start)
+    return NULL;
+  char *out = malloc ((size_t) (end - start) + 1);
+  if (!out)
+    return NULL;
+  size_t n = 0;
+  for (p = start; p < end;)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      const char *next = eol ? eol + 1 : end;
+      size_t sp = 0;
+      while (sp < indent && p + sp < next && p[sp] == ' ')
+        sp++;
+      memcpy (out + n, p + sp, (size_t) (next - p - sp));
+      n += (size_t) (next - p - sp);
+      p = next;
+    }
+  /* the blank lines before "Graph signature:" are not the graph's */
+  while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+    n--;
+  out[n++] = '\n';
+  out[n] = '\0';
+  *out_len = n;
+  return out;
+}
+
 static fx_status
 add_graph_break (importer *imp, int64_t crow, const char *text)
 {
@@ -919,6 +976,25 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
   if (strcmp (kind, "symbolic_shape_specialization") == 0 || strcmp (kind, "guard_added") == 0
       || strcmp (kind, "guard_added_fast") == 0)
     return add_shape_event (imp, crow, kind, meta, line);
+  if (strcmp (kind, "exported_program") == 0 && payload)
+    {
+      /* torch.export's str(ExportedProgram): its GraphModule is the export's "export" graph (of [-/-] when the
+         record has no compile id), as a .pt2's is; the whole text (signature, range constraints) stays beside. */
+      if (!crow && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+        return st;
+      size_t glen = 0;
+      char *graph = exported_program_graph (payload, plen, &glen);
+      if (graph)
+        st = add_graph (imp, crow, "export", graph, glen, line);
+      else
+        warn (imp, FX_IMPORT_WARN_GRAPH_PARSE, line, "exported_program: no 'class GraphModule' in its text");
+      free (graph);
+      if (st == FX_OK)
+        st = fx_store_add_artifact (imp->store, imp->input, crow, "exported_program", "string", payload, imp->diag);
+      if (st == FX_OK)
+        imp->stats->artifacts++;
+      return st;
+    }
   if (art_name && strcmp (art_name, "fx_graph_runnable") == 0)
     {
       /* A standalone repro of the post-grad graph: stored as the "runnable" stage through the FX parser. */

@@ -1704,6 +1704,58 @@ test_identity (void)
   remove_workspace (ws);
 }
 
+/* An exported_program record (torch.export's str(ExportedProgram), a payload as PyTorch writes it: md5 of the
+   text, one tab-indented line each) gives the [-/-] compile an "export" graph that prints as the program's
+   GraphModule block (the same as the .pt2 of that program), and keeps the whole text as an artifact. */
+static void
+test_exported_program (void)
+{
+  g_autofree char *txt_path = fixture_path ("export/small_module.export.txt");
+  g_autofree char *txt = NULL;
+  g_assert_true (g_file_get_contents (txt_path, &txt, NULL, NULL));
+  g_autofree char *body = g_strdup (txt);
+  g_strchomp (body);
+  g_autofree char *md5 = g_compute_checksum_for_string (G_CHECKSUM_MD5, body, -1);
+  GString *log = g_string_new ("V1124 15:51:18.400000 852 torch/export/_trace.py:1200] {\"exported_program\": {}, "
+                               "\"has_payload\": \"");
+  g_string_append_printf (log, "%s\"}\n", md5);
+  g_auto (GStrv) lines = g_strsplit (body, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    g_string_append_printf (log, "\t%s\n", lines[i]);
+
+  g_autofree char *ws = tmp_workspace ();
+  fx_store *store = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_store_open (ws, true, &store, &diag), ==, FX_OK);
+  fx_import_stats stats;
+  g_assert_cmpint (fx_import_torch_trace_data (store, "export.log", log->str, log->len, NULL, NULL, &stats, &diag),
+                   ==, FX_OK);
+  g_string_free (log, TRUE);
+  g_assert_cmpint (stats.graphs, ==, 1);
+  for (int w = 0; w < FX_IMPORT_WARN_COUNT; w++)
+    g_assert_cmpint (stats.warnings[w], ==, 0);   /* the md5 matches, the graph parses */
+  int64_t row = 0;
+  g_assert_cmpint (fx_store_find_compile (store, "-/-", &row, NULL), ==, FX_OK);
+  fx_arena *arena = fx_arena_new ();
+  fx_store_graph_info *gi;
+  size_t n;
+  g_assert_cmpint (fx_store_list_graphs (store, row, arena, &gi, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (gi[0].stage, ==, "export");
+  fx_graph *g = NULL;
+  g_assert_cmpint (fx_store_get_graph (store, gi[0].id, &g, NULL, NULL), ==, FX_OK);
+  g_assert_nonnull (fx_graph_find_node (g, "linear"));
+  g_assert_nonnull (fx_graph_find_node (g, "layer_norm"));
+  fx_node *linear = fx_graph_find_node (g, "linear");
+  g_assert_cmpuint (linear->meta.n_nn_module_stack, ==, 0);
+  g_assert_nonnull (linear->meta.stack_trace);
+  fx_graph_free (g);
+  fx_arena_free (arena);
+  fx_store_close (store);
+  remove_workspace (ws);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1713,6 +1765,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/toy/graphs-kernels", test_toy_graphs_kernels);
   g_test_add_func ("/trace/idempotent", test_idempotent);
   g_test_add_func ("/trace/identity", test_identity);
+  g_test_add_func ("/trace/exported-program", test_exported_program);
   g_test_add_func ("/trace/mlp", test_mlp);
   g_test_add_func ("/trace/bad-lines", test_bad_lines);
   g_test_add_func ("/trace/nothing-readable", test_nothing_readable);
