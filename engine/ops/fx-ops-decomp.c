@@ -130,12 +130,15 @@ fx_decomp_softmax (fx_graph *graph, fx_node *node, fx_diag *diag)
   const fx_arg *x = node_arg (node, 0, "self");
   if (x == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "node '%s': missing input", node->name);
-  const fx_arg *h = node_arg (node, 2, "half_to_float");
+  const fx_arg *h = node_arg (node, 2, node->target.op_id == FX_OP_SOFTMAX_INT
+                                         || node->target.op_id == FX_OP_LOG_SOFTMAX_INT ? "dtype" : "half_to_float");
   if (h && h->kind == FX_ARG_BOOL && h->u.b)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': half_to_float softmax is not decomposed", node->name);
+  if (h && h->kind != FX_ARG_BOOL && h->kind != FX_ARG_NONE)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': softmax with a dtype is not decomposed", node->name);
   softmax_parts sp = decomp_softmax_parts (graph, node, x);
   fx_node *res;
-  if (node->target.op_id == FX_OP_LOG_SOFTMAX)
+  if (node->target.op_id == FX_OP_LOG_SOFTMAX || node->target.op_id == FX_OP_LOG_SOFTMAX_INT)
     {
       fx_arg a5[1] = { fx_arg_node (sp.sum) };
       fx_node *lg = fx_decomp_call (graph, node, FX_OP_LOG, a5, 1, NULL, 0);

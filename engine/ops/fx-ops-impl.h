@@ -23,6 +23,8 @@ fx_status fx_kernel_layer_norm (fx_op_call *call);
 fx_status fx_kernel_batch_norm (fx_op_call *call);
 fx_status fx_kernel_nll_loss (fx_op_call *call);
 fx_status fx_kernel_matmul (fx_op_call *call);
+fx_status fx_meta_linear (fx_op_call *call);
+fx_status fx_kernel_linear (fx_op_call *call);
 fx_status fx_kernel_convolution (fx_op_call *call);
 fx_status fx_kernel_pool2d (fx_op_call *call);
 fx_status fx_kernel_indexing (fx_op_call *call);

@@ -526,3 +526,63 @@ fx_kernel_pool2d (fx_op_call *call)
         }
   return FX_OK;
 }
+
+/* ---------------------------------------------------------------- linear (torch.export's pre-dispatch IR) */
+
+/* linear(input [*, K], weight [N, K], bias [N]?) -> [*, N], as export leaves it undecomposed. */
+fx_status
+fx_meta_linear (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0), *w = fx_arg_tensor (call, 1), *b = fx_arg_tensor (call, 2);
+  if (x == NULL || w == NULL || x->ndim < 1 || w->ndim != 2)
+    return fx_op_error (call, FX_ERR_INVALID, "linear expects an input of at least 1 dim and a 2-D weight");
+  int64_t k = x->sizes[x->ndim - 1];
+  if (w->sizes[1] != k)
+    return fx_op_error (call, FX_ERR_INVALID, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                        (long long) (fx_tensor_numel (x) / (k ? k : 1)), (long long) k, (long long) w->sizes[1],
+                        (long long) w->sizes[0]);
+  if (b != NULL && fx_tensor_numel (b) != w->sizes[0])
+    return fx_op_error (call, FX_ERR_INVALID, "bias has %lld elements, the weight %lld rows",
+                        (long long) fx_tensor_numel (b), (long long) w->sizes[0]);
+  if (x->dtype != w->dtype || !fx_dtype_is_floating (x->dtype))
+    return fx_op_error (call, FX_ERR_INVALID, "expected input and weight of one floating dtype, got %s and %s",
+                        fx_dtype_c10_name (x->dtype), fx_dtype_c10_name (w->dtype));
+  int64_t sizes[FX_TENSOR_MAX_DIMS];
+  memcpy (sizes, x->sizes, sizeof sizes);
+  sizes[x->ndim - 1] = w->sizes[0];
+  fx_out_meta (call, 0, x->dtype, x->ndim, sizes);
+  return FX_OK;
+}
+
+fx_status
+fx_kernel_linear (fx_op_call *call)
+{
+  fx_tensor *xc = fx_tensor_contiguous_copy (call->alloc, fx_arg_tensor (call, 0));
+  fx_tensor *wc = fx_tensor_contiguous_copy (call->alloc, fx_arg_tensor (call, 1));
+  fx_tensor *b = fx_arg_tensor (call, 2), *o = call->outs[0].u.t;
+  int64_t k = wc->sizes[1], n = wc->sizes[0], m = k ? fx_tensor_numel (xc) / k : 0;
+  if (o->dtype == FX_DTYPE_F32 && fx_tensor_is_contiguous (o) && m > 0 && n > 0 && k > 0)
+    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (int) m, (int) n, (int) k, 1.0f,
+                 (const float *) fx_tensor_data (xc), (int) k, (const float *) fx_tensor_data (wc), (int) k, 0.0f,
+                 (float *) fx_tensor_data (o), (int) n);
+  else if (o->dtype == FX_DTYPE_F64 && fx_tensor_is_contiguous (o) && m > 0 && n > 0 && k > 0)
+    cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (int) m, (int) n, (int) k, 1.0,
+                 (const double *) fx_tensor_data (xc), (int) k, (const double *) fx_tensor_data (wc), (int) k, 0.0,
+                 (double *) fx_tensor_data (o), (int) n);
+  else
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++)
+        {
+          double acc = 0;
+          for (int64_t q = 0; q < k; q++)
+            acc += fx_tensor_get_f64 (xc, i * k + q) * fx_tensor_get_f64 (wc, j * k + q);
+          fx_tensor_set_f64 (o, i * n + j, acc);
+        }
+  if (b != NULL)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++)
+        fx_tensor_set_f64 (o, i * n + j, fx_tensor_get_f64 (o, i * n + j) + fx_tensor_get_f64 (b, j));
+  fx_tensor_unref (xc);
+  fx_tensor_unref (wc);
+  return FX_OK;
+}

@@ -579,7 +579,10 @@ fx_meta_softmax (fx_op_call *call)
     return fx_op_error (call, FX_ERR_INVALID, "\"softmax_lastdim_kernel_impl\" not implemented for '%s'",
                         fx_dtype_c10_name (x->dtype));
   fx_dtype dt = x->dtype;
-  if (call->args[2].u.b)
+  fx_op_id id = call->op->id;
+  if (id == FX_OP_SOFTMAX_INT || id == FX_OP_LOG_SOFTMAX_INT)
+    dt = fx_arg_dtype_or (call, 2, dt);   /* softmax.int (export's pre-dispatch IR): dtype=None keeps the input's */
+  else if (call->args[2].u.b)
     {
       if (dt != FX_DTYPE_F16)
         return fx_op_error (call, FX_ERR_INVALID, "conversion is supported for Half type only");
@@ -699,7 +702,8 @@ fx_kernel_softmax (fx_op_call *call)
   fx_tensor *x = fx_arg_tensor (call, 0);
   int64_t d = call->args[1].u.i;
   fx_norm_dim (call, &d, x->ndim);
-  smax_job j = { .x = x, .o = call->outs[0].u.t, .log = call->op->id == FX_OP_LOG_SOFTMAX };
+  smax_job j = { .x = x, .o = call->outs[0].u.t, .log = call->op->id == FX_OP_LOG_SOFTMAX
+                                                              || call->op->id == FX_OP_LOG_SOFTMAX_INT };
   int64_t rows;
   softmax_geometry (x, d, &j.len, &j.inner, &rows);
   fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
@@ -765,6 +769,8 @@ fx_meta_layer_norm (fx_op_call *call)
         }
     }
   fx_out_meta (call, 0, x->dtype, x->ndim, x->sizes);
+  if (call->op->id == FX_OP_LAYER_NORM)
+    return FX_OK;   /* layer_norm: the normalized input alone */
   int64_t st[FX_TENSOR_MAX_DIMS];
   memcpy (st, x->sizes, sizeof st);
   for (int i = x->ndim - nn; i < x->ndim; i++)
@@ -782,6 +788,16 @@ typedef struct
   int64_t n;
   double eps;
 } ln_job;
+
+/* native_layer_norm's mean and rstd outputs (layer_norm has none). */
+static void
+set_stats (const ln_job *j, int64_t r, double mean, double rstd)
+{
+  if (j->mean)
+    fx_tensor_set_f64 (j->mean, r, mean);
+  if (j->rstd)
+    fx_tensor_set_f64 (j->rstd, r, rstd);
+}
 
 static void
 layer_norm_range (int64_t begin, int64_t end, void *data)
@@ -801,8 +817,7 @@ layer_norm_range (int64_t begin, int64_t end, void *data)
                                           j->w ? fx_tensor_data (j->w) : NULL, j->b ? fx_tensor_data (j->b) : NULL,
                                           j->n, j->eps, &vmean, &vrstd))
             {
-              fx_tensor_set_f64 (j->mean, r, vmean);
-              fx_tensor_set_f64 (j->rstd, r, vrstd);
+              set_stats (j, r, vmean, vrstd);
               continue;
             }
           for (int64_t i = 0; i < j->n; i++)
@@ -819,8 +834,7 @@ layer_norm_range (int64_t begin, int64_t end, void *data)
           const float *b = j->b ? fx_tensor_data (j->b) : NULL;
           float fm = (float) mean, fr = (float) rstd;
           fx_layer_norm_apply_f32 (q, p, w, b, 0, j->n, fm, fr);
-          fx_tensor_set_f64 (j->mean, r, mean);
-          fx_tensor_set_f64 (j->rstd, r, rstd);
+          set_stats (j, r, mean, rstd);
           continue;
         }
       for (int64_t i = 0; i < j->n; i++)
@@ -841,8 +855,7 @@ layer_norm_range (int64_t begin, int64_t end, void *data)
             v += fx_tensor_get_f64 (j->b, i);
           fx_tensor_set_f64 (j->o, r * j->n + i, v);
         }
-      fx_tensor_set_f64 (j->mean, r, mean);
-      fx_tensor_set_f64 (j->rstd, r, rstd);
+      set_stats (j, r, mean, rstd);
     }
 }
 
@@ -853,7 +866,8 @@ fx_kernel_layer_norm (fx_op_call *call)
   int64_t ns[FX_TENSOR_MAX_DIMS];
   int nn = fx_value_as_int_list (&call->args[1], ns, FX_TENSOR_MAX_DIMS);
   ln_job j = { .x = x, .w = fx_arg_tensor (call, 2), .b = fx_arg_tensor (call, 3), .o = call->outs[0].u.t,
-               .mean = call->outs[1].u.t, .rstd = call->outs[2].u.t, .eps = fx_value_as_f64 (&call->args[4]) };
+               .mean = call->n_outs > 1 ? call->outs[1].u.t : NULL, .rstd = call->n_outs > 2 ? call->outs[2].u.t : NULL,
+               .eps = fx_value_as_f64 (&call->args[4]) };
   j.n = 1;
   for (int i = 0; i < nn; i++)
     j.n *= ns[i];

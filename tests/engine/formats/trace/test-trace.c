@@ -2,11 +2,13 @@
    and malformed input. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fx/importers.h"
 #include "fx/provenance.h"
+#include "fx/runtime.h"
 #include "fx/pyparse.h"
 #include "fx/store.h"
 
@@ -1750,6 +1752,25 @@ test_exported_program (void)
   fx_node *linear = fx_graph_find_node (g, "linear");
   g_assert_cmpuint (linear->meta.n_nn_module_stack, ==, 0);
   g_assert_nonnull (linear->meta.stack_trace);
+  /* runnable: export's pre-dispatch ops (linear, layer_norm, softmax.int) are in the op table */
+  fx_graph_resolve_ops (g);
+  fx_value *inputs = NULL, *outs = NULL;
+  size_t n_inputs = 0, n_outs = 0;
+  g_assert_cmpint (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 7, NULL, arena, &inputs, &n_inputs, &diag), ==, FX_OK);
+  if (fx_interp_run (g, inputs, n_inputs, NULL, arena, &outs, &n_outs, &diag) != FX_OK)
+    g_error ("export graph: %s", diag.message);
+  g_assert_cmpuint (n_outs, ==, 2);   /* softmax, sum */
+  g_assert_cmpint (outs[0].kind, ==, FX_VALUE_TENSOR);
+  g_assert_cmpint (outs[0].u.t->sizes[0], ==, 8);
+  g_assert_cmpint (outs[0].u.t->sizes[1], ==, 4);
+  double row_sum = 0;
+  for (int j = 0; j < 4; j++)
+    row_sum += fx_tensor_get_f64 (outs[0].u.t, j);   /* the program ends in a softmax over dim 1 */
+  g_assert_cmpfloat (fabs (row_sum - 1.0), <, 1e-5);
+  for (size_t i = 0; i < n_outs; i++)
+    fx_value_clear (&outs[i]);
+  for (size_t i = 0; i < n_inputs; i++)
+    fx_value_clear (&inputs[i]);
   fx_graph_free (g);
   fx_arena_free (arena);
   fx_store_close (store);
