@@ -603,8 +603,7 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
   if (lanes_vec)
     {
       /* collected per lane, written as one float4 after the lane loop */
-      ind_indent (depth, out);
-      fx_buf_printf (out, "st%d[l] = tmp%d;\n", ni, ni);
+      ind_printf (depth, out, "st%d[l] = tmp%d;\n", ni, ni);
       return;
     }
   int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
@@ -666,8 +665,7 @@ declare_vec_stores (kctx *k, int seg, int depth, fx_buf *out)
       const ind_node *n = &p->nodes[ni];
       if (!is_vec_store (k, n, seg))
         continue;
-      ind_indent (depth, out);
-      fx_buf_printf (out, "float st%d[4];\n", ni);
+      ind_printf (depth, out, "float st%d[4];\n", ni);
     }
 }
 
@@ -678,14 +676,12 @@ emit_iter_loads (kctx *k, int from, int depth, fx_buf *out)
   for (int e = from; e < k->n_pre; e++)
     {
       const struct pre *pe = &k->pre[e];
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const float4 ld%dv = *reinterpret_cast<const float4 *> (&", e);
+      ind_printf (depth, out, "const float4 ld%dv = *reinterpret_cast<const float4 *> (&", e);
       ind_param_name (&k->kp, pe->buf, out);
       fx_buf_putc (out, '[');
       put_index (k, pe->xc, pe->rc, pe->off, true, out);
       fx_buf_puts (out, "]);\n");
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const float ld%d[4] = { ld%dv.x, ld%dv.y, ld%dv.z, ld%dv.w };\n", e, e, e, e, e);
+      ind_printf (depth, out, "const float ld%d[4] = { ld%dv.x, ld%dv.y, ld%dv.z, ld%dv.w };\n", e, e, e, e, e);
     }
 }
 
@@ -699,8 +695,7 @@ decompose (kctx *k, const char *flat, char prefix, const int64_t *sizes, int nd,
   const char *it = k->i32 ? "int" : "long long";
   for (int d = nd - 1; d >= 0; d--)
     {
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const %s %c%d%s = ", it, prefix, d, (inner_base && d == nd - 1) ? "b" : "");
+      ind_printf (depth, out, "const %s %c%d%s = ", it, prefix, d, (inner_base && d == nd - 1) ? "b" : "");
       int64_t inner = 1;
       for (int e = d + 1; e < nd; e++)
         inner *= sizes[e];
@@ -813,8 +808,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       const ind_node *n = &p->nodes[ni];
       if (n->kind == IND_NODE_POINTWISE)
         {
-          ind_indent (depth, out);
-          fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+          ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
           node_value_in (k, n, false, out);
           fx_buf_puts (out, ";\n");
           store_stmt (k, ni, false, depth, vec_store, out);
@@ -823,10 +817,8 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       if (share_owner (k, ni) >= 0)
         continue;   /* the owner's sum */
       const char *ct = ind_ctype (n->compute_dtype);
-      ind_indent (depth, out);
-      fx_buf_printf (out, "{\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "const %s v = ", ct);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const %s v = ", ct);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       node_value_in (k, &tmp, false, out);
@@ -847,8 +839,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
           fx_buf_printf (out, "acc%d = %s () (acc%d, v);\n", ni, red_op (n->red), ni);
           break;
         }
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth, out, "}\n");
     }
 }
 
@@ -905,10 +896,8 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
         {
           const char *ct = ind_ctype (n->compute_dtype);
-          ind_indent (depth, out);
-          fx_buf_printf (out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
-          ind_indent (depth, out);
-          fx_buf_printf (out, "%s m2_%d = 0;\n", ct, ni);
+          ind_printf (depth, out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
+          ind_printf (depth, out, "%s m2_%d = 0;\n", ct, ni);
           two_pass = true;
         }
     }
@@ -961,19 +950,15 @@ emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
       if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      ind_indent (depth, out);
-      fx_buf_printf (out, "{\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "const %s d = (", ct);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const %s d = (", ct);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       /* this segment's pointwise values are out of scope here: recomputed from the registers */
       node_value_in (k, &tmp, true, out);
       fx_buf_printf (out, ") - mean%d;\n", ni);
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "m2_%d += d * d;\n", ni);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth + 1, out, "m2_%d += d * d;\n", ni);
+      ind_printf (depth, out, "}\n");
     }
 }
 
@@ -985,8 +970,7 @@ gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
   for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
     {
       const ind_node *n = &p->nodes[ni];
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+      ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);
       fx_buf_puts (out, ";\n");
       if (store)
@@ -1010,34 +994,26 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
   if (persistent)
     {
       int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
-      ind_indent (depth, out);
-      fx_buf_printf (out, "#pragma unroll\n");
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (int i = 0; i < %lld; i++)\n", (long long) iters);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "{\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "const %s rb = ((%s) i * %d + tid) * %d;\n", it, it, T, V);
-      ind_indent (depth + 1, out);
-      fx_buf_puts (out, "if (rb < ");
+      ind_printf (depth, out, "#pragma unroll\n");
+      ind_printf (depth, out, "for (int i = 0; i < %lld; i++)\n", (long long) iters);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const %s rb = ((%s) i * %d + tid) * %d;\n", it, it, T, V);
+      ind_printf (depth + 1, out, "if (rb < ");
       put_const_int (k, rn, out);
       fx_buf_puts (out, ")\n");
     }
   else if (split)
     {
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (%s rb = r_begin + (%s) tid * %d; rb < r_end; rb += %d)\n", it, it, V, T * V);
+      ind_printf (depth, out, "for (%s rb = r_begin + (%s) tid * %d; rb < r_end; rb += %d)\n", it, it, V, T * V);
     }
   else
     {
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (%s rb = (%s) tid * %d; rb < ", it, it, V);
+      ind_printf (depth, out, "for (%s rb = (%s) tid * %d; rb < ", it, it, V);
       put_const_int (k, rn, out);
       fx_buf_printf (out, "; rb += %d)\n", T * V);
     }
   int bd = depth + (persistent ? 1 : 0);
-  ind_indent (bd, out);
-  fx_buf_puts (out, "{\n");
+  ind_printf (bd, out, "{\n");
   decompose (k, "rb", 'r', G->rs, G->kr, V == 4, bd + 1, out);
   if (V == 4)
     {
@@ -1045,31 +1021,24 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
       if (pass == 0)
         declare_vec_stores (k, seg, bd + 1, out);
     }
-  ind_indent (bd + 1, out);
-  fx_buf_printf (out, "#pragma unroll\n");
-  ind_indent (bd + 1, out);
-  fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", V);
-  ind_indent (bd + 1, out);
-  fx_buf_puts (out, "{\n");
+  ind_printf (bd + 1, out, "#pragma unroll\n");
+  ind_printf (bd + 1, out, "for (int l = 0; l < %d; l++)\n", V);
+  ind_printf (bd + 1, out, "{\n");
   if (V == 4)
     {
-      ind_indent (bd + 2, out);
-      fx_buf_printf (out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
+      ind_printf (bd + 2, out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
     }
   if (pass == 0)
     emit_body (k, seg, V == 4, bd + 2, out);
   else
     emit_m2_body (k, seg, bd + 2, out);
-  ind_indent (bd + 1, out);
-  fx_buf_puts (out, "}\n");
+  ind_printf (bd + 1, out, "}\n");
   if (V == 4 && pass == 0)
     vec_stores (k, seg, bd + 1, out);
-  ind_indent (bd, out);
-  fx_buf_puts (out, "}\n");
+  ind_printf (bd, out, "}\n");
   if (persistent)
     {
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth, out, "}\n");
     }
   k->n_pre = from;
 }

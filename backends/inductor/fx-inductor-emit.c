@@ -3,6 +3,7 @@
    bytes a buffer spans, and the check of a run's inputs against the compiled buffers. */
 #include "fx-inductor-impl.h"
 
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,6 +12,16 @@ ind_indent (int depth, fx_buf *out)
 {
   for (int i = 0; i < depth; i++)
     fx_buf_puts (out, "  ");
+}
+
+void
+ind_printf (int depth, fx_buf *out, const char *fmt, ...)
+{
+  ind_indent (depth, out);
+  va_list ap;
+  va_start (ap, fmt);
+  fx_buf_vprintf (out, fmt, ap);
+  va_end (ap);
 }
 
 int

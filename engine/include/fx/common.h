@@ -90,6 +90,7 @@ void fx_buf_append (fx_buf *buf, const char *data, size_t len);
 void fx_buf_puts (fx_buf *buf, const char *s);
 void fx_buf_putc (fx_buf *buf, char c);
 void fx_buf_printf (fx_buf *buf, const char *fmt, ...) FX_PRINTF (2, 3);
+void fx_buf_vprintf (fx_buf *buf, const char *fmt, va_list ap) FX_PRINTF (2, 0);
 /* Hands the data to the caller (free() it) and leaves buf empty. */
 char *fx_buf_steal (fx_buf *buf);
 
