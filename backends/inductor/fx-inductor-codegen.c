@@ -180,9 +180,7 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
 static void
 gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
 {
-  int64_t rn = 1;
-  for (int d = 0; d < G->kr; d++)
-    rn *= G->rs[d];
+  int64_t rn = ind_numel (G->rs, G->kr);
   bool simd_ok = true;
   bool lanes_ok = true;     /* every other reduction of the segment has an OpenMP reduction clause */
   fx_buf red;
@@ -232,7 +230,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   for (int k = 0; k < G->n_nodes; k++)
     {
       const ind_node *n = &p->nodes[G->nodes[k]];
-      has_welford |= n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR;
+      has_welford |= n->red == IND_RED_WELFORD_VAR;
     }
   /* Beside the Welford lanes, sums get lanes of their own too: gcc does not vectorize the blocked loop when it also
      carries an OpenMP reduction clause (layer norm's mean ran scalar). */
@@ -240,7 +238,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   for (int k = 0; k < G->n_nodes; k++)
     {
       const ind_node *n = &p->nodes[G->nodes[k]];
-      if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR
+      if (n->red != IND_RED_WELFORD_VAR
           && n->red != IND_RED_SUM && n->red != IND_RED_MEAN)
         sums_only = false;
     }
@@ -249,27 +247,25 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       /* Welford vectorized: IND_LANES independent Welford accumulators (lane rl sees elements rb + rl), a scalar
          Welford over the tail, then Chan's combination of the lanes and the tail */
       int64_t full = G->rs[0] / IND_LANES * IND_LANES;
-      for (int k = 0; k < G->n_nodes; k++)
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+          if (n->red == IND_RED_WELFORD_VAR)
             {
               ind_printf (depth, out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n",
                           ind_ctype (n->compute_dtype), ni, IND_LANES, ni, IND_LANES);
             }
-          else if (n->segment == seg && n->kind == IND_NODE_REDUCTION)
+          else
             {
               ind_printf (depth, out, "%s acc%d_l[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni, IND_LANES);
             }
         }
       ind_printf (depth, out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
       ind_printf (depth, out, "{\n");
-      for (int k = 0; k < G->n_nodes; k++)
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+          if (n->red == IND_RED_WELFORD_VAR)
             {
               const char *ct = ind_ctype (n->compute_dtype);
               ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n",
@@ -283,11 +279,10 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       emit_r_body (p, G, kp, seg, depth + 2, true, out);
       ind_printf (depth + 1, out, "}\n");
       ind_printf (depth, out, "}\n");
-      for (int k = 0; k < G->n_nodes; k++)
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR)
+          if (n->red != IND_RED_WELFORD_VAR)
             {
               ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
               ind_printf (depth + 1, out, "acc%d = acc%d + acc%d_l[l];\n", ni, ni, ni);
@@ -298,11 +293,10 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       ind_printf (depth, out, "{\n");
       emit_r_body (p, G, kp, seg, depth + 1, false, out);
       ind_printf (depth, out, "}\n");
-      for (int k = 0; k < G->n_nodes; k++)
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (!(n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR))
+          if (n->red != IND_RED_WELFORD_VAR)
             continue;
           const char *ct = ind_ctype (n->compute_dtype);
           ind_printf (depth, out, "{\n");
@@ -434,11 +428,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
   if (kp.n_params == 0)
     fx_buf_puts (out, "void");
   fx_buf_puts (out, ")\n{\n");
-  int64_t xn = 1, rn = 1;
-  for (int d = 0; d < G->kx; d++)
-    xn *= G->xs[d];
-  for (int d = 0; d < G->kr; d++)
-    rn *= G->rs[d];
+  int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   bool par = xn * rn >= PAR_THRESHOLD && xn > 1;
   int depth = 1;
   bool pointwise_only = G->kr == 0;

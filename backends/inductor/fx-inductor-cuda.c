@@ -20,24 +20,6 @@
 
 /* ---------------------------------------------------------------- shapes and choices */
 
-static int64_t
-group_xn (const ind_group *G)
-{
-  int64_t n = 1;
-  for (int d = 0; d < G->kx; d++)
-    n *= G->xs[d];
-  return n;
-}
-
-static int64_t
-group_rn (const ind_group *G)
-{
-  int64_t n = 1;
-  for (int d = 0; d < G->kr; d++)
-    n *= G->rs[d];
-  return n;
-}
-
 static int
 pow2_at_least (int64_t v)
 {
@@ -231,7 +213,7 @@ cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *ou
   while (0)
   if (G->kr == 0)
     {
-      int64_t xn = group_xn (G);
+      int64_t xn = ind_numel (G->xs, G->kx);
       int t = xn >= 1 << 20 ? 256 : 128;
       ADD (IND_CUDA_POINTWISE, t, 1, vec, 0);
       static const int alts[] = { 128, 256, 512, 1024 };
@@ -243,7 +225,7 @@ cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *ou
     }
   else
     {
-      int64_t xn = group_xn (G), rn = group_rn (G);
+      int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
       int64_t splits = split_ok (p, G) ? inductor_splits (rn, xn) : 1;
       if (force_split && split_ok (p, G) && splits < 2)
         splits = rn / 2048 < 2 ? 2 : rn / 2048 > 16 ? 16 : rn / 2048;
@@ -629,43 +611,32 @@ is_vec_store (const kctx *k, const ind_node *n, int seg)
          && !(k->G->kr > 0 && n->xlevel);
 }
 
+/* The float4 stores of segment SEG: their lane arrays declared (before the lane loop), or written (after it). */
 static void
-vec_stores (kctx *k, int seg, int depth, fx_buf *out)
+vec_stores (kctx *k, int seg, bool declare, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_POINTWISE, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
       if (!is_vec_store (k, n, seg))
         continue;
+      if (declare)
+        {
+          ind_printf (depth, out, "float st%d[4];\n", ni);
+          continue;
+        }
       int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
       ind_node_store_coef (n, c);
       ind_split_coef (n, c, G->kx, xc, rc);
-      ind_indent (depth, out);
       /* plain stores: cache-streaming hints (__stcs, and __ldcs for the row's loads) made softmax and RMS norm 2%
          slower on the H100 */
-      fx_buf_puts (out, "*reinterpret_cast<float4 *> (&");
+      ind_printf (depth, out, "*reinterpret_cast<float4 *> (&");
       ind_param_name (&k->kp, n->out_buf, out);
       fx_buf_putc (out, '[');
       put_index (k, xc, rc, 0, true, out);
       fx_buf_printf (out, "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
-    }
-}
-
-static void
-declare_vec_stores (kctx *k, int seg, int depth, fx_buf *out)
-{
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
-    {
-      int ni = G->nodes[i];
-      const ind_node *n = &p->nodes[ni];
-      if (!is_vec_store (k, n, seg))
-        continue;
-      ind_printf (depth, out, "float st%d[4];\n", ni);
     }
 }
 
@@ -780,11 +751,10 @@ declare_accs (kctx *k, int seg, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
+      if (share_owner (k, ni) >= 0)
         continue;
       ind_indent (depth, out);
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
@@ -882,14 +852,13 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  int64_t rn = group_rn (G);
+  int64_t rn = ind_numel (G->rs, G->kr);
   bool two_pass = false;
   char acc[32];
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
+      if (share_owner (k, ni) >= 0)
         continue;
       snprintf (acc, sizeof acc, "acc%d", ni);
       combine_threads (n, acc, k->persistent, threads, depth, out);
@@ -904,11 +873,10 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
   if (two_pass)
     {
       gen_r_loop (k, seg, true, false, 1, depth, out);
-      for (int i = 0; i < G->n_nodes; i++)
+      for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
         {
-          int ni = G->nodes[i];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+          if (n->red != IND_RED_WELFORD_VAR)
             continue;
           snprintf (acc, sizeof acc, "m2_%d", ni);
           combine_threads (n, acc, true, threads, depth, out);
@@ -943,11 +911,10 @@ emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+      if (n->red != IND_RED_WELFORD_VAR)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
       ind_printf (depth, out, "{\n");
@@ -986,7 +953,7 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
 {
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads;
-  int64_t rn = group_rn (G);
+  int64_t rn = ind_numel (G->rs, G->kr);
   const char *it = k->i32 ? "int" : "long long";
   int from = k->n_pre;
   if (V == 4)
@@ -1019,7 +986,7 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
     {
       emit_iter_loads (k, from, bd + 1, out);
       if (pass == 0)
-        declare_vec_stores (k, seg, bd + 1, out);
+        vec_stores (k, seg, true, bd + 1, out);
     }
   ind_printf (bd + 1, out, "#pragma unroll\n");
   ind_printf (bd + 1, out, "for (int l = 0; l < %d; l++)\n", V);
@@ -1034,7 +1001,7 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
     emit_m2_body (k, seg, bd + 2, out);
   ind_printf (bd + 1, out, "}\n");
   if (V == 4 && pass == 0)
-    vec_stores (k, seg, bd + 1, out);
+    vec_stores (k, seg, false, bd + 1, out);
   ind_printf (bd, out, "}\n");
   if (persistent)
     {
@@ -1098,7 +1065,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
 {
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads;
-  int64_t xn = group_xn (G);
+  int64_t xn = ind_numel (G->xs, G->kx);
   const char *it = k->i32 ? "int" : "long long";
   signature (k, name, T, 0, false, out);
   int64_t per = (int64_t) T * V;
@@ -1121,7 +1088,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
     {
       add_pre_loads (k, 0, false, false);
       emit_iter_loads (k, 0, 3, out);
-      declare_vec_stores (k, 0, 3, out);
+      vec_stores (k, 0, true, 3, out);
     }
   fx_buf_printf (out, "#pragma unroll\n      for (int l = 0; l < %d; l++)\n        {\n", V);
   if (V == 4)
@@ -1131,7 +1098,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
   emit_body (k, 0, V == 4, 5, out);
   fx_buf_puts (out, "        }\n");
   if (V == 4)
-    vec_stores (k, 0, 3, out);
+    vec_stores (k, 0, false, 3, out);
   fx_buf_puts (out, "    }\n}\n\n");
   k->n_pre = 0;
 }
@@ -1146,7 +1113,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   bool warp = T == 32, single = T == 1;
   bool persistent = k->cfg->kind == IND_CUDA_PERSISTENT;
   k->persistent = persistent;
-  int64_t xn = group_xn (G), rn = group_rn (G);
+  int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   const char *it = k->i32 ? "int" : "long long";
   int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
   int min_blocks = 0;
@@ -1256,7 +1223,7 @@ static void
 split_prologue (kctx *k, int S, fx_buf *out)
 {
   const ind_group *G = k->G;
-  int64_t rn = group_rn (G);
+  int64_t rn = ind_numel (G->rs, G->kr);
   int64_t chunk = (rn + S - 1) / S;
   chunk = (chunk + 3) / 4 * 4;
   const char *it = k->i32 ? "int" : "long long";
@@ -1503,8 +1470,11 @@ ind_cuda_index32 (const ind_program *p)
         return false;
     }
   for (int g = 0; g < p->n_groups; g++)
-    if (group_xn (&p->groups[g]) * group_rn (&p->groups[g]) >= lim)
-      return false;
+    {
+      const ind_group *G = &p->groups[g];
+      if (ind_numel (G->xs, G->kx) * ind_numel (G->rs, G->kr) >= lim)
+        return false;
+    }
   return true;
 }
 
@@ -1526,7 +1496,7 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
   memset (ck, 0, sizeof *ck);
   ck->group = g;
   ck->cfg = *cfg;
-  int64_t xn = group_xn (G), rn = group_rn (G);
+  int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   ck->block[1] = ck->block[2] = ck->grid[1] = ck->grid[2] = 1;
   ck->block2[1] = ck->block2[2] = ck->grid2[1] = ck->grid2[2] = 1;
   switch (cfg->kind)

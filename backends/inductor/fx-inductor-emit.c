@@ -24,6 +24,15 @@ ind_printf (int depth, fx_buf *out, const char *fmt, ...)
   va_end (ap);
 }
 
+int64_t
+ind_numel (const int64_t *sizes, int nd)
+{
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++)
+    n *= sizes[d];
+  return n;
+}
+
 int
 ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k)
 {
@@ -77,35 +86,30 @@ put_const (const ind_index_style *style, int64_t v, fx_buf *out)
   fx_buf_printf (out, style && style->index32 ? "%lld" : "%lldLL", (long long) v);
 }
 
+/* The terms coef[i] * <var>i of one kind of variable (x or r); BASE names the variable written <var>ib. */
+static void
+put_terms (char var, const int64_t *coef, int n, int base, const ind_index_style *style, bool *any, fx_buf *out)
+{
+  for (int i = 0; i < n; i++)
+    if (coef[i])
+      {
+        fx_buf_printf (out, "%s%c%d%s", *any ? " + " : "", var, i, base == i ? "b" : "");
+        if (coef[i] != 1)
+          {
+            fx_buf_puts (out, " * ");
+            put_const (style, coef[i], out);
+          }
+        *any = true;
+      }
+}
+
 void
 ind_put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, const ind_index_style *style,
                fx_buf *out)
 {
   bool any = false;
-  for (int i = 0; i < kx; i++)
-    if (xc[i])
-      {
-        bool base = style && style->base_x == i;
-        fx_buf_printf (out, "%sx%d%s", any ? " + " : "", i, base ? "b" : "");
-        if (xc[i] != 1)
-          {
-            fx_buf_puts (out, " * ");
-            put_const (style, xc[i], out);
-          }
-        any = true;
-      }
-  for (int i = 0; i < kr; i++)
-    if (rc[i])
-      {
-        bool base = style && style->base_r == i;
-        fx_buf_printf (out, "%sr%d%s", any ? " + " : "", i, base ? "b" : "");
-        if (rc[i] != 1)
-          {
-            fx_buf_puts (out, " * ");
-            put_const (style, rc[i], out);
-          }
-        any = true;
-      }
+  put_terms ('x', xc, kx, style ? style->base_x : -1, style, &any, out);
+  put_terms ('r', rc, kr, style ? style->base_r : -1, style, &any, out);
   if (off || !any)
     {
       fx_buf_puts (out, any ? " + " : "");

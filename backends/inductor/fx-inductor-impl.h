@@ -381,6 +381,9 @@ void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compil
 void ind_indent (int depth, fx_buf *out);
 /* One line (or a few) of generated code at DEPTH levels of indentation: ind_indent, then fx_buf_printf. */
 void ind_printf (int depth, fx_buf *out, const char *fmt, ...) FX_PRINTF (3, 4);
+/* The product of nd sizes: a group's x rows are ind_numel (G->xs, G->kx), its r elements per row ind_numel (G->rs,
+   G->kr). */
+int64_t ind_numel (const int64_t *sizes, int nd);
 /* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
    SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
 int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k);
