@@ -15,6 +15,17 @@ fx_cuda_enter (fx_cuda *cuda, fx_diag *diag)
   return FX_OK;
 }
 
+void *
+fx_cuda_enter_alloc (fx_cuda *cuda, size_t size, fx_status *st, fx_diag *diag)
+{
+  if ((*st = fx_cuda_enter (cuda, diag)) != FX_OK)
+    return NULL;
+  void *p = calloc (1, size);
+  if (p == NULL)
+    *st = fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  return p;
+}
+
 fx_status
 fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag)
 {
@@ -169,11 +180,8 @@ fx_cuda_stream_new (fx_cuda *cuda, fx_cuda_stream **out, fx_diag *diag)
   fx_status st;
 
   *out = NULL;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((s = fx_cuda_enter_alloc (cuda, sizeof *s, &st, diag)) == NULL)
     return st;
-  s = calloc (1, sizeof *s);
-  if (!s)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   s->cuda = cuda;
   /* Non-blocking: no implicit synchronization with the legacy NULL stream, and capturable. */
   if ((st = fx_cuda_check (CU.cuStreamCreate (&s->stream, FX_CU_STREAM_NON_BLOCKING), "cuStreamCreate", diag))
@@ -225,11 +233,8 @@ fx_cuda_event_new (fx_cuda *cuda, fx_cuda_event **out, fx_diag *diag)
   fx_status st;
 
   *out = NULL;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((e = fx_cuda_enter_alloc (cuda, sizeof *e, &st, diag)) == NULL)
     return st;
-  e = calloc (1, sizeof *e);
-  if (!e)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   e->cuda = cuda;
   if ((st = fx_cuda_check (CU.cuEventCreate (&e->event, FX_CU_EVENT_DEFAULT), "cuEventCreate", diag)) != FX_OK)
     {

@@ -140,11 +140,8 @@ static void
 eager_release (fx_compiled *c)
 {
   eager_impl *impl = c->impl;
-  if (impl == NULL)
-    return;
   fx_graph_free (impl->graph);
   free (impl);
-  c->impl = NULL;
 }
 
 const fx_backend fx_eager_backend = {

@@ -184,8 +184,9 @@ fx_compiled_free (fx_compiled *c)
 {
   if (c == NULL)
     return;
-  if (c->backend && c->backend->release)
+  if (c->backend && c->backend->release && c->impl)
     c->backend->release (c);
+  c->impl = NULL;
   fx_buf_free (&c->notes);
   fx_arena_free (c->arena);
   free (c);
@@ -498,11 +499,8 @@ static void
 fallback_release (fx_compiled *c)
 {
   fallback_impl *impl = c->impl;
-  if (impl == NULL)
-    return;
   fx_compiled_free (impl->inner);
   free (impl);
-  c->impl = NULL;
 }
 
 static const char *const plain_modes_none[] = { NULL };

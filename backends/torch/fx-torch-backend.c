@@ -99,11 +99,8 @@ static void
 torch_release (fx_compiled *c)
 {
   torch_state *s = c->impl;
-  if (s == NULL)
-    return;
   fx_torch_worker_stop (s->worker);
   free (s);
-  c->impl = NULL;
 }
 
 static fx_status
@@ -449,8 +446,11 @@ torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compile
 {
   (void) self;
   fx_status st = torch_compile_impl (req, out, diag);
-  if (st != FX_OK)
-    torch_release (out);
+  if (st != FX_OK && out->impl)
+    {
+      torch_release (out);
+      out->impl = NULL;
+    }
   return st;
 }
 
