@@ -94,6 +94,14 @@ cmp_backend_name (const void *a, const void *b)
   return strcmp ((*(const fx_backend *const *) a)->name, (*(const fx_backend *const *) b)->name);
 }
 
+static const char *const no_settings[] = { NULL };
+const fx_mode_decl fx_plain_modes[4] = {
+  { "default", no_settings },
+  { "reduce-overhead", no_settings },
+  { "max-autotune", no_settings },
+  { "max-autotune-no-cudagraphs", no_settings },
+};
+
 size_t
 fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
 {
@@ -503,13 +511,6 @@ fallback_release (fx_compiled *c)
   free (impl);
 }
 
-static const char *const plain_modes_none[] = { NULL };
-static const fx_mode_decl fallback_modes[] = {
-  { "default", plain_modes_none },
-  { "reduce-overhead", plain_modes_none },
-  { "max-autotune", plain_modes_none },
-  { "max-autotune-no-cudagraphs", plain_modes_none },
-};
 
 fx_backend *
 fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify)
@@ -524,8 +525,8 @@ fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_ch
   b->name = strdup (name);
   b->description = "tries each backend in turn and keeps the first that compiles";
   b->tags = fallback_tags;
-  b->modes = fallback_modes;
-  b->n_modes = sizeof fallback_modes / sizeof fallback_modes[0];
+  b->modes = fx_plain_modes;
+  b->n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0];
   b->compile = fallback_compile;
   b->run = fallback_run;
   b->release = fallback_release;

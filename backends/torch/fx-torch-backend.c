@@ -2,6 +2,7 @@
    worker, hand it the graph as canonical JSON, torch.compile it), run, bench and the kernels it reports. */
 #include "fx-torch-backend.h"
 #include "fx-torch-impl.h"
+#include "registry/fx-registry.h"
 #include "fx/importers.h"
 
 #include <math.h>
@@ -27,14 +28,6 @@ static const fx_option_decl torch_options[] = {
     "tests: make the worker fail ('exit-load', 'segv-run', 'hang-load', 'raise-bench', ...)" },
 };
 
-/* torch.compile's modes: the mode text itself goes to torch.compile(mode=...), so no settings here. */
-static const char *const mode_none[] = { NULL };
-static const fx_mode_decl torch_modes[] = {
-  { "default", mode_none },
-  { "reduce-overhead", mode_none },
-  { "max-autotune", mode_none },
-  { "max-autotune-no-cudagraphs", mode_none },
-};
 
 /* ---------------------------------------------------------------- options (read directly: no registry needed) */
 
@@ -544,8 +537,8 @@ const fx_backend fx_torch_backend = {
   .tags = NULL,
   .options = torch_options,
   .n_options = sizeof torch_options / sizeof torch_options[0],
-  .modes = torch_modes,
-  .n_modes = sizeof torch_modes / sizeof torch_modes[0],
+  .modes = fx_plain_modes,   /* the mode text itself goes to torch.compile(mode=...) */
+  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
   .compile = torch_compile,
   .run = torch_run,
   .release = torch_release,
