@@ -467,13 +467,8 @@ fx_cuda_module_load (fx_cuda *cuda, const void *image, size_t image_size, fx_cud
   if ((m = fx_cuda_enter_alloc (cuda, sizeof *m, &st, diag)) == NULL)
     return st;
   m->cuda = cuda;
-  if ((st = fx_cuda_check (CU.cuModuleLoadData (&m->mod, image), "cuModuleLoadData", diag)) != FX_OK)
-    {
-      free (m);
-      return st;
-    }
-  *out = m;
-  return FX_OK;
+  *out = fx_cuda_handle_made (m, CU.cuModuleLoadData (&m->mod, image), "cuModuleLoadData", &st, diag);
+  return st;
 }
 
 fx_status
