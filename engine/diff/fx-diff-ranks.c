@@ -344,14 +344,7 @@ add_div (div_list *l, fx_arena *arena, fx_rank_div_kind kind, const char *cid, c
          int64_t ref_row, int other_rank, int64_t other_row, const char *detail)
 {
   if (l->n == l->cap)
-    {
-      size_t cap = l->cap ? l->cap * 2 : 16;
-      fx_rank_divergence *items = fx_arena_alloc (arena, cap * sizeof *items);
-      if (l->n)
-        memcpy (items, l->items, l->n * sizeof *items);
-      l->items = items;
-      l->cap = cap;
-    }
+    l->items = fx_arena_grow (arena, l->items, &l->cap, sizeof *l->items, 16);
   fx_rank_divergence *d = &l->items[l->n++];
   d->kind = kind;
   d->compile_id = fx_arena_strdup (arena, cid);

@@ -134,3 +134,14 @@ fx_arena_bytes (const fx_arena *arena)
 {
   return arena->total;
 }
+
+void *
+fx_arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_t first)
+{
+  size_t ncap = *cap ? *cap * 2 : first;
+  void *grown = fx_arena_alloc (arena, ncap * item);
+  if (old && *cap)
+    memcpy (grown, old, *cap * item);
+  *cap = ncap;
+  return grown;
+}

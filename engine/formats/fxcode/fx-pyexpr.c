@@ -360,14 +360,7 @@ static void
 vec_push (fx_pyparser *p, expr_vec *v, fx_expr *e)
 {
   if (v->n == v->cap)
-    {
-      size_t cap = v->cap ? v->cap * 2 : 4;
-      fx_expr **items = fx_arena_alloc (p->arena, cap * sizeof *items);
-      if (v->n)
-        memcpy (items, v->items, v->n * sizeof *items);
-      v->items = items;
-      v->cap = cap;
-    }
+    v->items = fx_arena_grow (p->arena, v->items, &v->cap, sizeof *v->items, 4);
   v->items[v->n++] = e;
 }
 

@@ -1339,13 +1339,7 @@ parse_function (fx_pyparser *p, fx_graph *g)
         }
       first = false;
       if (c.n_params == cap)
-        {
-          cap = cap ? cap * 2 : 8;
-          param *grown = fx_arena_alloc (p->arena, cap * sizeof *grown);
-          if (c.n_params)
-            memcpy (grown, c.params, c.n_params * sizeof *grown);
-          c.params = grown;
-        }
+        c.params = fx_arena_grow (p->arena, c.params, &cap, sizeof *c.params, 8);
       c.params[c.n_params] = pa;
       if ((st = env_define (&c, t, pa.raw, strlen (pa.raw), NULL, (int) c.n_params)) != FX_OK)
         goto out;

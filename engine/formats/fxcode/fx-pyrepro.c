@@ -316,14 +316,7 @@ static void
 add_attr (fx_attr_vec *v, fx_arena *arena, const char *name, fx_attr_kind kind, const fx_val *val, const char *text)
 {
   if (v->n == v->cap)
-    {
-      size_t cap = v->cap ? v->cap * 2 : 8;
-      fx_attr *items = fx_arena_alloc (arena, cap * sizeof *items);
-      if (v->n)
-        memcpy (items, v->items, v->n * sizeof *items);
-      v->items = items;
-      v->cap = cap;
-    }
+    v->items = fx_arena_grow (arena, v->items, &v->cap, sizeof *v->items, 8);
   fx_attr *a = &v->items[v->n++];
   memset (a, 0, sizeof *a);
   a->name = fx_arena_strdup (arena, name);

@@ -100,6 +100,9 @@ typedef struct fx_arena fx_arena;
 fx_arena *fx_arena_new (void);
 void fx_arena_free (fx_arena *arena);
 void *fx_arena_alloc (fx_arena *arena, size_t size);        /* zeroed, 16-byte aligned */
+/* A growable array in the arena: a copy of the *CAP items (of ITEM bytes) at OLD in twice the room (FIRST items
+   when *cap is 0), *cap updated; the old block stays in the arena. Call it when the array is full. */
+void *fx_arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_t first);
 char *fx_arena_strdup (fx_arena *arena, const char *s);     /* NULL stays NULL */
 char *fx_arena_strndup (fx_arena *arena, const char *s, size_t n);
 char *fx_arena_printf (fx_arena *arena, const char *fmt, ...) FX_PRINTF (2, 3);
