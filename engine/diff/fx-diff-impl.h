@@ -9,6 +9,17 @@
 /* FNV-1a over len bytes, continuing from h (0: start). */
 uint64_t fx_diff_hash (const char *s, size_t len, uint64_t h);
 
+/* A key's hash and its position; sorted with fx_diff_hashed_cmp (by hash, then position) for fx_diff_hashed_find. */
+typedef struct fx_diff_hashed
+{
+  uint64_t hash;
+  size_t pos;
+} fx_diff_hashed;
+
+int fx_diff_hashed_cmp (const void *x, const void *y);
+/* The first of the N sorted entries with hash H, or where it would stand (N when past the end). */
+size_t fx_diff_hashed_find (const fx_diff_hashed *hs, size_t n, uint64_t h);
+
 /* Pairs keys of a with equal keys of b in order (the k-th a with the k-th b of the same key), among entries whose
    partner is still -1; NULL keys take no part. pa/pb: partner indexes, -1 when unmatched. Returns the pairs made.
    Sorts hashes: O((na + nb) log nb). */

@@ -557,46 +557,46 @@ fx_diff_print_json (const fx_diff *diff, fx_buf *out)
 
 /* ------------------------------------------------------------------ key matching */
 
-typedef struct
+int
+fx_diff_hashed_cmp (const void *x, const void *y)
 {
-  uint64_t hash;
-  size_t pos;
-} hashed_key;
-
-static int
-hashed_key_cmp (const void *x, const void *y)
-{
-  const hashed_key *a = x, *b = y;
+  const fx_diff_hashed *a = x, *b = y;
   if (a->hash != b->hash)
     return a->hash < b->hash ? -1 : 1;
   return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
 size_t
+fx_diff_hashed_find (const fx_diff_hashed *hs, size_t n, uint64_t h)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (hs[mid].hash < h)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+size_t
 fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, size_t nb, long *pa, long *pb)
 {
-  hashed_key *hb = malloc ((nb + 1) * sizeof *hb);
+  fx_diff_hashed *hb = malloc ((nb + 1) * sizeof *hb);
   size_t n = 0, made = 0;
   for (size_t j = 0; j < nb; j++)
     if (kb[j] && pb[j] < 0)
-      hb[n++] = (hashed_key) { fx_diff_hash (kb[j], strlen (kb[j]), 0), j };
-  qsort (hb, n, sizeof *hb, hashed_key_cmp);
+      hb[n++] = (fx_diff_hashed) { fx_diff_hash (kb[j], strlen (kb[j]), 0), j };
+  qsort (hb, n, sizeof *hb, fx_diff_hashed_cmp);
   for (size_t i = 0; i < na; i++)
     {
       if (!ka[i] || pa[i] >= 0)
         continue;
       uint64_t h = fx_diff_hash (ka[i], strlen (ka[i]), 0);
-      size_t lo = 0, hi = n;
-      while (lo < hi)
-        {
-          size_t mid = (lo + hi) / 2;
-          if (hb[mid].hash < h)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
       /* Taken entries stay in the run; runs of one key are short in practice (guards, kernels, metrics). */
-      for (size_t k = lo; k < n && hb[k].hash == h; k++)
+      for (size_t k = fx_diff_hashed_find (hb, n, h); k < n && hb[k].hash == h; k++)
         if (pb[hb[k].pos] < 0 && strcmp (kb[hb[k].pos], ka[i]) == 0)
           {
             pa[i] = (long) hb[k].pos;
