@@ -261,6 +261,21 @@ sig_load (fx_store *store, fx_arena *arena, int64_t row, sig *s, fx_diag *diag)
   return st;
 }
 
+/* Whether TEXT has a line that is the LEN bytes at LINE. */
+static bool
+has_line (const char *text, const char *line, size_t len)
+{
+  for (const char *q = text; *q;)
+    {
+      const char *qnl = strchr (q, '\n');
+      size_t qlen = qnl ? (size_t) (qnl - q) : strlen (q);
+      if (qlen == len && memcmp (q, line, len) == 0)
+        return true;
+      q += qlen + (qnl ? 1 : 0);
+    }
+  return false;
+}
+
 /* The stages whose lines differ between two "stage value\n" lists (stages of either side). */
 static char *
 differing_stages (fx_arena *arena, const char *a, const char *b, char sep)
@@ -276,16 +291,7 @@ differing_stages (fx_arena *arena, const char *a, const char *b, char sep)
         const char *s = memchr (p, sep, len);
         size_t stage_len = s ? (size_t) (s - p) : len;
         /* The same line on the other side: this stage agrees. */
-        const char *other = lists[1 - side];
-        bool same = false;
-        for (const char *q = other; *q && !same;)
-          {
-            const char *qnl = strchr (q, '\n');
-            size_t qlen = qnl ? (size_t) (qnl - q) : strlen (q);
-            same = qlen == len && memcmp (q, p, len) == 0;
-            q += qlen + (qnl ? 1 : 0);
-          }
-        if (!same)
+        if (!has_line (lists[1 - side], p, len))
           {
             char stage[128];
             snprintf (stage, sizeof stage, "%.*s", (int) (stage_len < 120 ? stage_len : 120), p);
@@ -317,15 +323,7 @@ lines_missing (const char *a, const char *b)
     {
       const char *nl = strchr (p, '\n');
       size_t len = nl ? (size_t) (nl - p) : strlen (p);
-      bool found = false;
-      for (const char *q = b; *q && !found;)
-        {
-          const char *qnl = strchr (q, '\n');
-          size_t qlen = qnl ? (size_t) (qnl - q) : strlen (q);
-          found = qlen == len && memcmp (q, p, len) == 0;
-          q += qlen + (qnl ? 1 : 0);
-        }
-      n += !found;
+      n += !has_line (b, p, len);
       p += len + (nl ? 1 : 0);
     }
   return n;

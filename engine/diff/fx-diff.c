@@ -437,22 +437,20 @@ fx_diff_print_text (const fx_diff *diff, bool color, fx_buf *out)
           print_hunk (e->new_text ? e->new_text : "", color, out);
           continue;
         case FX_DIFF_ADDED:
-          /* a node's text starts with its name */
-          if (e->new_text && e->item && strcmp (e->item, "node") == 0)
-            fx_buf_printf (&line, "+ node %s", e->new_text);
-          else
-            fx_buf_printf (&line, "+ %s %s%s%s", e->item ? e->item : "", name, e->new_text ? ": " : "",
-                           e->new_text ? e->new_text : "");
-          put_colored (out, color, C_GREEN, line.data);
-          break;
         case FX_DIFF_REMOVED:
-          if (e->old_text && e->item && strcmp (e->item, "node") == 0)
-            fx_buf_printf (&line, "- node %s", e->old_text);
-          else
-            fx_buf_printf (&line, "- %s %s%s%s", e->item ? e->item : "", name, e->old_text ? ": " : "",
-                           e->old_text ? e->old_text : "");
-          put_colored (out, color, C_RED, line.data);
-          break;
+          {
+            bool added = e->kind == FX_DIFF_ADDED;
+            const char *text = added ? e->new_text : e->old_text;
+            char sign = added ? '+' : '-';
+            /* a node's text starts with its name */
+            if (text && e->item && strcmp (e->item, "node") == 0)
+              fx_buf_printf (&line, "%c node %s", sign, text);
+            else
+              fx_buf_printf (&line, "%c %s %s%s%s", sign, e->item ? e->item : "", name, text ? ": " : "",
+                             text ? text : "");
+            put_colored (out, color, added ? C_GREEN : C_RED, line.data);
+            break;
+          }
         case FX_DIFF_CHANGED:
           fx_buf_printf (&line, "~ %s %s", e->item ? e->item : "", name);
           if (e->name_b && e->name_a && strcmp (e->name_a, e->name_b) != 0)
