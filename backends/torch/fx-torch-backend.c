@@ -122,21 +122,7 @@ outputs_from_json (json_object *reply, fx_arena *arena, fx_value **outputs, size
   json_object *arr = NULL;
   if (!json_object_object_get_ex (reply, "outputs", &arr) || !json_object_is_type (arr, json_type_array))
     return fx_diag_set (diag, FX_ERR_BACKEND, "torch worker: a reply without outputs");
-  size_t n = json_object_array_length (arr);
-  fx_value *vals = fx_arena_alloc (arena, sizeof (fx_value) * (n ? n : 1));
-  for (size_t i = 0; i < n; i++)
-    {
-      fx_status st = fx_torch_value_from_json (json_object_array_get_idx (arr, i), arena, &vals[i], diag);
-      if (st != FX_OK)
-        {
-          for (size_t k = 0; k < i; k++)
-            fx_value_clear (&vals[k]);
-          return st;
-        }
-    }
-  *outputs = vals;
-  *n_outputs = n;
-  return FX_OK;
+  return fx_torch_values_from_json (arr, arena, outputs, n_outputs, diag);
 }
 
 static double
