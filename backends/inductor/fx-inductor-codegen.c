@@ -93,35 +93,6 @@ store_stmt (const ind_program *p, const ind_group *G, const kernel_params *kp, i
   fx_buf_printf (out, "] = tmp%d;\n", ni);
 }
 
-static const char *
-min_of (fx_dtype d)
-{
-  switch ((int) d)
-    {
-    case FX_DTYPE_F32: case FX_DTYPE_F64: return "-INFINITY";
-    case FX_DTYPE_I64: return "INT64_MIN";
-    case FX_DTYPE_I32: return "INT32_MIN";
-    case FX_DTYPE_I16: return "INT16_MIN";
-    case FX_DTYPE_I8: return "INT8_MIN";
-    default: return "0";
-    }
-}
-
-static const char *
-max_of (fx_dtype d)
-{
-  switch ((int) d)
-    {
-    case FX_DTYPE_F32: case FX_DTYPE_F64: return "INFINITY";
-    case FX_DTYPE_I64: return "INT64_MAX";
-    case FX_DTYPE_I32: return "INT32_MAX";
-    case FX_DTYPE_I16: return "INT16_MAX";
-    case FX_DTYPE_I8: return "INT8_MAX";
-    case FX_DTYPE_U8: return "UINT8_MAX";
-    default: return "1";
-    }
-}
-
 /* The statements of one r-loop segment's body. lanes: inside the lane-blocked Welford loop (lane rl). */
 static void
 emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int bd, bool lanes,
@@ -203,7 +174,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         case IND_RED_MAX: case IND_RED_MIN:
           /* max/min vectorize; NaN propagates through a separate flag (a NaN anywhere makes the result NaN) */
           fx_buf_printf (out, "%s acc%d = %s; int acc%d_nan = 0;\n", ct, ni,
-                         n->red == IND_RED_MAX ? min_of (n->compute_dtype) : max_of (n->compute_dtype), ni);
+                         ind_dtype_limit (n->compute_dtype, n->red != IND_RED_MAX, false), ni);
           if (n->compute_dtype == FX_DTYPE_BOOL)
             simd_ok = lanes_ok = false;
           else

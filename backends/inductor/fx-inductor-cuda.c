@@ -690,36 +690,14 @@ decompose (kctx *k, const char *flat, char prefix, const int64_t *sizes, int nd,
 static const char *
 red_identity (ind_red red, fx_dtype d)
 {
-  bool fl = fx_dtype_is_floating (d);
   switch ((int) red)
     {
     case IND_RED_SUM: case IND_RED_MEAN: return "0";
     case IND_RED_PROD: return "1";
     case IND_RED_ANY: return "false";
     case IND_RED_ALL: return "true";
-    case IND_RED_MAX:
-      if (fl)
-        return "-INFINITY";
-      switch ((int) d)
-        {
-        case FX_DTYPE_I64: return "(-9223372036854775807LL - 1)";
-        case FX_DTYPE_I32: return "(-2147483647 - 1)";
-        case FX_DTYPE_I16: return "-32768";
-        case FX_DTYPE_I8: return "-128";
-        default: return "0";
-        }
-    case IND_RED_MIN:
-      if (fl)
-        return "INFINITY";
-      switch ((int) d)
-        {
-        case FX_DTYPE_I64: return "9223372036854775807LL";
-        case FX_DTYPE_I32: return "2147483647";
-        case FX_DTYPE_I16: return "32767";
-        case FX_DTYPE_I8: return "127";
-        case FX_DTYPE_U8: return "255";
-        default: return "1";
-        }
+    case IND_RED_MAX: return ind_dtype_limit (d, false, true);
+    case IND_RED_MIN: return ind_dtype_limit (d, true, true);
     default: return "0";
     }
 }

@@ -24,6 +24,28 @@ ind_printf (int depth, fx_buf *out, const char *fmt, ...)
   va_end (ap);
 }
 
+const char *
+ind_dtype_limit (fx_dtype d, bool highest, bool cuda)
+{
+  static const struct
+  {
+    fx_dtype dtype;
+    const char *c_low, *c_high, *cuda_low, *cuda_high;
+  } ints[] = {
+    { FX_DTYPE_I64, "INT64_MIN", "INT64_MAX", "(-9223372036854775807LL - 1)", "9223372036854775807LL" },
+    { FX_DTYPE_I32, "INT32_MIN", "INT32_MAX", "(-2147483647 - 1)", "2147483647" },
+    { FX_DTYPE_I16, "INT16_MIN", "INT16_MAX", "-32768", "32767" },
+    { FX_DTYPE_I8, "INT8_MIN", "INT8_MAX", "-128", "127" },
+    { FX_DTYPE_U8, "0", "UINT8_MAX", "0", "255" },
+  };
+  if (fx_dtype_is_floating (d))
+    return highest ? "INFINITY" : "-INFINITY";
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (ints[i].dtype == d)
+      return cuda ? (highest ? ints[i].cuda_high : ints[i].cuda_low) : (highest ? ints[i].c_high : ints[i].c_low);
+  return highest ? "1" : "0";
+}
+
 int64_t
 ind_numel (const int64_t *sizes, int nd)
 {

@@ -381,6 +381,9 @@ void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compil
 void ind_indent (int depth, fx_buf *out);
 /* One line (or a few) of generated code at DEPTH levels of indentation: ind_indent, then fx_buf_printf. */
 void ind_printf (int depth, fx_buf *out, const char *fmt, ...) FX_PRINTF (3, 4);
+/* The lowest (or highest) value of dtype D in generated source, the start of a max (min) reduction: +-INFINITY for
+   floats, the integer limits (C: <stdint.h>'s names; CUDA: literals), else "0" ("1"). */
+const char *ind_dtype_limit (fx_dtype d, bool highest, bool cuda);
 /* The product of nd sizes: a group's x rows are ind_numel (G->xs, G->kx), its r elements per row ind_numel (G->rs,
    G->kr). */
 int64_t ind_numel (const int64_t *sizes, int nd);
