@@ -25,6 +25,19 @@ size_t fx_diff_hashed_find (const fx_diff_hashed *hs, size_t n, uint64_t h);
    Sorts hashes: O((na + nb) log nb). */
 size_t fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, size_t nb, long *pa, long *pb);
 
+/* The keys of two lists and their pairing by fx_diff_match_keys: the caller fills ka and kb (NULL keys take no
+   part), fx_diff_pairing_match pairs them; pa[i] / pb[j] is the partner's index, -1 while unmatched. */
+typedef struct fx_diff_pairing
+{
+  const char **ka, **kb;
+  long *pa, *pb;
+  size_t na, nb;
+} fx_diff_pairing;
+
+/* Room in arena for na and nb keys, no partners yet. */
+fx_diff_pairing fx_diff_pairing_new (fx_arena *arena, size_t na, size_t nb);
+size_t fx_diff_pairing_match (fx_diff_pairing *m);
+
 /* Diffs two stored runs x and y (fx-diff-runs.c): verdict and times as "run" entries named name under scope;
    inputs, outputs and per-kernel times under detail_scope. */
 fx_status fx_diff_run_pair (fx_diff *diff, fx_store *sa, const fx_store_run_row *x, fx_store *sb,

@@ -606,3 +606,22 @@ fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, siz
   free (hb);
   return made;
 }
+
+fx_diff_pairing
+fx_diff_pairing_new (fx_arena *arena, size_t na, size_t nb)
+{
+  fx_diff_pairing m = { fx_arena_alloc (arena, (na + 1) * sizeof *m.ka), fx_arena_alloc (arena, (nb + 1) * sizeof *m.kb),
+                        fx_arena_alloc (arena, (na + 1) * sizeof *m.pa), fx_arena_alloc (arena, (nb + 1) * sizeof *m.pb),
+                        na, nb };
+  for (size_t i = 0; i < na; i++)
+    m.pa[i] = -1;
+  for (size_t j = 0; j < nb; j++)
+    m.pb[j] = -1;
+  return m;
+}
+
+size_t
+fx_diff_pairing_match (fx_diff_pairing *m)
+{
+  return fx_diff_match_keys (m->ka, m->na, m->kb, m->nb, m->pa, m->pb);
+}
