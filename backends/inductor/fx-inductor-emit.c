@@ -4,6 +4,7 @@
 #include "fx-inductor-impl.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +23,15 @@ ind_printf (int depth, fx_buf *out, const char *fmt, ...)
   va_start (ap, fmt);
   fx_buf_vprintf (out, fmt, ap);
   va_end (ap);
+}
+
+void *
+ind_grow (void *items, int n, int *cap, size_t item, int first)
+{
+  if (n < *cap)
+    return items;
+  *cap = *cap ? *cap * 2 : first;
+  return realloc (items, item * (size_t) *cap);
 }
 
 const char *

@@ -384,6 +384,8 @@ void ind_printf (int depth, fx_buf *out, const char *fmt, ...) FX_PRINTF (3, 4);
 /* The lowest (or highest) value of dtype D in generated source, the start of a max (min) reduction: +-INFINITY for
    floats, the integer limits (C: <stdint.h>'s names; CUDA: literals), else "0" ("1"). */
 const char *ind_dtype_limit (fx_dtype d, bool highest, bool cuda);
+/* Room for items[n] in a realloc'd array of *cap items of ITEM bytes (doubling, FIRST at first); returns the array. */
+void *ind_grow (void *items, int n, int *cap, size_t item, int first);
 /* The product of nd sizes: a group's x rows are ind_numel (G->xs, G->kx), its r elements per row ind_numel (G->rs,
    G->kr). */
 int64_t ind_numel (const int64_t *sizes, int nd);

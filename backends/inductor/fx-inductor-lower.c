@@ -127,11 +127,7 @@ int
 ind_add_buffer (ind_program *p, ind_buf_kind kind, fx_dtype dtype, int ndim, const int64_t *sizes,
                 const int64_t *strides)
 {
-  if (p->n_bufs == p->cap_bufs)
-    {
-      p->cap_bufs = p->cap_bufs ? p->cap_bufs * 2 : 32;
-      p->bufs = realloc (p->bufs, sizeof (ind_buffer) * (size_t) p->cap_bufs);
-    }
+  p->bufs = ind_grow (p->bufs, p->n_bufs, &p->cap_bufs, sizeof *p->bufs, 32);
   ind_buffer *b = &p->bufs[p->n_bufs];
   memset (b, 0, sizeof *b);
   b->kind = kind;
@@ -154,11 +150,7 @@ ind_add_buffer (ind_program *p, ind_buf_kind kind, fx_dtype dtype, int ndim, con
 static int
 add_view (ind_program *p, int buf, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
 {
-  if (p->n_views == p->cap_views)
-    {
-      p->cap_views = p->cap_views ? p->cap_views * 2 : 64;
-      p->views = realloc (p->views, sizeof (ind_view) * (size_t) p->cap_views);
-    }
+  p->views = ind_grow (p->views, p->n_views, &p->cap_views, sizeof *p->views, 64);
   ind_view *v = &p->views[p->n_views];
   memset (v, 0, sizeof *v);
   v->buf = buf;
@@ -175,11 +167,7 @@ add_view (ind_program *p, int buf, int ndim, const int64_t *sizes, const int64_t
 static ind_node *
 add_node (ind_program *p, ind_node_kind kind, int op_id)
 {
-  if (p->n_nodes == p->cap_nodes)
-    {
-      p->cap_nodes = p->cap_nodes ? p->cap_nodes * 2 : 32;
-      p->nodes = realloc (p->nodes, sizeof (ind_node) * (size_t) p->cap_nodes);
-    }
+  p->nodes = ind_grow (p->nodes, p->n_nodes, &p->cap_nodes, sizeof *p->nodes, 32);
   ind_node *n = &p->nodes[p->n_nodes++];
   memset (n, 0, sizeof *n);
   n->kind = kind;
@@ -193,11 +181,7 @@ add_node (ind_program *p, ind_node_kind kind, int op_id)
 static void
 node_add_origin (ind_program *p, ind_node *n, const char *name)
 {
-  const char **o = fx_arena_alloc (p->arena, sizeof (char *) * (n->n_origins + 1));
-  if (n->n_origins)
-    memcpy (o, n->origins, sizeof (char *) * n->n_origins);
-  o[n->n_origins++] = fx_arena_strdup (p->arena, name);
-  n->origins = o;
+  n->origins = fx_arena_strv_append (p->arena, n->origins, &n->n_origins, name);
 }
 
 /* A load of view v broadcast to an iteration of `ndim` dims (right-aligned, numpy rules). */

@@ -166,11 +166,7 @@ fx_compiled_add_kernel (fx_compiled *c, const char *name, const char *kind, cons
 void
 fx_kernel_add_node (fx_compiled *c, fx_kernel_info *kernel, const char *node_name)
 {
-  const char **nodes = fx_arena_alloc (c->arena, sizeof (char *) * (kernel->n_nodes + 1));
-  if (kernel->n_nodes)
-    memcpy (nodes, kernel->nodes, sizeof (char *) * kernel->n_nodes);
-  nodes[kernel->n_nodes++] = fx_arena_strdup (c->arena, node_name);
-  kernel->nodes = nodes;
+  kernel->nodes = fx_arena_strv_append (c->arena, kernel->nodes, &kernel->n_nodes, node_name);
 }
 
 void

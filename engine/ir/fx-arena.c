@@ -145,3 +145,13 @@ fx_arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_
   *cap = ncap;
   return grown;
 }
+
+const char **
+fx_arena_strv_append (fx_arena *arena, const char **v, size_t *n, const char *s)
+{
+  const char **grown = fx_arena_alloc (arena, sizeof (char *) * (*n + 1));
+  if (*n)
+    memcpy (grown, v, sizeof (char *) * *n);
+  grown[(*n)++] = fx_arena_strdup (arena, s);
+  return grown;
+}

@@ -103,6 +103,8 @@ void *fx_arena_alloc (fx_arena *arena, size_t size);        /* zeroed, 16-byte a
 /* A growable array in the arena: a copy of the *CAP items (of ITEM bytes) at OLD in twice the room (FIRST items
    when *cap is 0), *cap updated; the old block stays in the arena. Call it when the array is full. */
 void *fx_arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_t first);
+/* The N strings at V and a copy of S after them, in a new arena array (*n updated): for short lists. */
+const char **fx_arena_strv_append (fx_arena *arena, const char **v, size_t *n, const char *s);
 char *fx_arena_strdup (fx_arena *arena, const char *s);     /* NULL stays NULL */
 char *fx_arena_strndup (fx_arena *arena, const char *s, size_t n);
 char *fx_arena_printf (fx_arena *arena, const char *fmt, ...) FX_PRINTF (2, 3);
