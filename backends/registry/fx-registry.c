@@ -206,15 +206,18 @@ inputs_device (const fx_value *inputs, size_t n)
   return d;
 }
 
-typedef fx_status (*compile_fn) (const fx_backend *self, const fx_compile_request *req, fx_compiled *out,
-                                 fx_diag *diag);
-
-/* Resolves the options once (kept on the compiled object), then compiles or generates; times it. */
+/* Resolves the options once (kept on the compiled object), then compiles or (GENERATE) generates; times it. */
 static fx_status
-compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, const fx_value *example_inputs,
+compile_with (const fx_backend *backend, bool generate, const fx_graph *graph, const fx_value *example_inputs,
               size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options, fx_compiled **out,
               fx_diag *diag)
 {
+  *out = NULL;
+  if (backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
+  if (generate && !FX_BACKEND_HAS (backend, generate))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' cannot generate code without compiling it",
+                        backend->name);
   fx_compiled *c = calloc (1, sizeof *c);
   if (c == NULL)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
@@ -237,7 +240,7 @@ compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, c
       req.device = inputs_device (example_inputs, n_inputs);
       double t0 = fx_now_ms ();
       c->compile_ms = -1;
-      st = fn (backend, &req, c, diag);
+      st = (generate ? backend->generate : backend->compile) (backend, &req, c, diag);
       /* A backend that measured its own compile (a subprocess: without its start-up) keeps its figure. */
       if (c->compile_ms < 0)
         c->compile_ms = fx_now_ms () - t0;
@@ -257,6 +260,7 @@ compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, c
       fx_compiled_free (c);
       return st;
     }
+  c->source_only = generate;
   *out = c;
   return FX_OK;
 }
@@ -266,11 +270,7 @@ fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_v
                     size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
                     fx_compiled **out, fx_diag *diag)
 {
-  *out = NULL;
-  if (backend == NULL)
-    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
-  return compile_with (backend, backend->compile, graph, example_inputs, n_inputs, mode, options, n_options, out,
-                       diag);
+  return compile_with (backend, false, graph, example_inputs, n_inputs, mode, options, n_options, out, diag);
 }
 
 fx_status
@@ -278,17 +278,7 @@ fx_backend_generate (const fx_backend *backend, const fx_graph *graph, const fx_
                      size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
                      fx_compiled **out, fx_diag *diag)
 {
-  *out = NULL;
-  if (backend == NULL)
-    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
-  if (!FX_BACKEND_HAS (backend, generate))
-    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' cannot generate code without compiling it",
-                        backend->name);
-  fx_status st = compile_with (backend, backend->generate, graph, example_inputs, n_inputs, mode, options, n_options,
-                               out, diag);
-  if (st == FX_OK)
-    (*out)->source_only = true;
-  return st;
+  return compile_with (backend, true, graph, example_inputs, n_inputs, mode, options, n_options, out, diag);
 }
 
 fx_status
