@@ -37,16 +37,9 @@ skip_def_header (fx_pyparser *p)
 }
 
 static bool
-is_name (const fx_expr *e, const char *name)
-{
-  size_t n = strlen (name);
-  return e->kind == E_NAME && e->slen == n && memcmp (e->s, name, n) == 0;
-}
-
-static bool
 is_self_attr (const fx_expr *e)
 {
-  return e->kind == E_ATTR && is_name (e->a, "self");
+  return e->kind == E_ATTR && fx_expr_is_name (e->a, "self");
 }
 
 static const fx_expr *
@@ -629,7 +622,7 @@ load_statement (fx_pyparser *p, void *data)
     return st;
 
   const fx_expr *call = value ? value : lhs;
-  if (call->kind != E_CALL || call->a->kind != E_ATTR || !is_name (call->a->a, "reader"))
+  if (call->kind != E_CALL || call->a->kind != E_ATTR || !fx_expr_is_name (call->a->a, "reader"))
     return FX_OK;
   const fx_expr *f = call->a;
   if (f->slen == 7 && memcmp (f->s, "storage", 7) == 0)
