@@ -305,12 +305,13 @@ differing_stages (fx_arena *arena, const char *a, const char *b, char sep)
   return r;
 }
 
+/* How many times c occurs in s. */
 static int
-count_lines (const char *s)
+count_char (const char *s, char c)
 {
   int n = 0;
   for (; *s; s++)
-    n += *s == '\n';
+    n += *s == c;
   return n;
 }
 
@@ -490,21 +491,19 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
             case FX_RANK_DIV_GRAPH:
               {
                 char *stages = differing_stages (arena, x->graphs, y->graphs, ' ');
-                int n_stages = 1;
-                for (const char *c = stages; *c; c++)
-                  n_stages += *c == ',';
+                int n_stages = 1 + count_char (stages, ',');
                 char *comma = strchr (stages, ',');
                 if (comma && n_stages > 2)
                   *comma = 0;
                 fx_buf_printf (&d, "%s%s differ%s from rank %d's (%d graphs vs %d)", stages,
                                n_stages > 2 ? fx_arena_printf (arena, " and %d more stages", n_stages - 1) : "",
-                               n_stages > 1 ? "" : "s", ranks[ref].rank, count_lines (y->graphs),
-                               count_lines (x->graphs));
+                               n_stages > 1 ? "" : "s", ranks[ref].rank, count_char (y->graphs, '\n'),
+                               count_char (x->graphs, '\n'));
                 break;
               }
             case FX_RANK_DIV_GUARDS:
               fx_buf_printf (&d, "rank %d: %d guards, %d not on rank %d; rank %d has %d it lacks", ranks[first].rank,
-                             count_lines (y->guards), lines_missing (y->guards, x->guards), ranks[ref].rank,
+                             count_char (y->guards, '\n'), lines_missing (y->guards, x->guards), ranks[ref].rank,
                              ranks[ref].rank, lines_missing (x->guards, y->guards));
               break;
             case FX_RANK_DIV_CACHE:
@@ -515,9 +514,7 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
               {
                 /* The first stage that differs, its sequence on each side. */
                 char *stages = differing_stages (arena, x->collectives, y->collectives, ':');
-                int n_stages = 1;
-                for (const char *c = stages; *c; c++)
-                  n_stages += *c == ',';
+                int n_stages = 1 + count_char (stages, ',');
                 char *comma = strchr (stages, ',');
                 if (comma)
                   *comma = 0;
