@@ -17,14 +17,20 @@ struct fx_cuda_blas
   bool allow_tf32;
 };
 
+fx_status
+fx_cublas_check (fx_cublasStatus status, const char *(*describe) (fx_cublasStatus), const char *what, fx_diag *diag)
+{
+  if (status == 0)
+    return FX_OK;
+  const char *text = describe ? describe (status) : NULL;
+  return fx_diag_set (diag, status == 3 ? FX_ERR_NOMEM : FX_ERR_BACKEND, "%s: cuBLAS status %d (%s)", what,
+                      (int) status, text ? text : "no description");
+}
+
 static fx_status
 blas_check (fx_cublasStatus status, const char *what, fx_diag *diag)
 {
-  const char *text = CB.cublasGetStatusString ? CB.cublasGetStatusString (status) : NULL;
-  if (status == 0)
-    return FX_OK;
-  return fx_diag_set (diag, status == 3 ? FX_ERR_NOMEM : FX_ERR_BACKEND, "%s: cuBLAS status %d (%s)", what,
-                      (int) status, text ? text : "no description");
+  return fx_cublas_check (status, CB.cublasGetStatusString, what, diag);
 }
 
 bool
@@ -48,11 +54,8 @@ fx_cuda_get_blas (fx_cuda *cuda, fx_cuda_blas **out, fx_diag *diag)
     }
   if (!l->cublas_loaded)
     return fx_diag_set (diag, FX_ERR_NO_DEVICE, "%s", l->cublas_error);
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((blas = fx_cuda_enter_alloc (cuda, sizeof *blas, &st, diag)) == NULL)
     return st;
-  blas = calloc (1, sizeof *blas);
-  if (!blas)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   blas->cuda = cuda;
   if ((st = blas_check (CB.cublasCreate (&blas->handle), "cublasCreate", diag)) != FX_OK)
     {
@@ -111,27 +114,30 @@ max3 (int64_t a, int64_t b, int64_t c)
   return m > c ? m : c;
 }
 
-/* Leading dimension when x's memory is a row-major matrix (unit column stride), else -1. A size-1 dimension's
-   stride does not matter. */
+/* Leading dimension of a matrix whose N-long dimension has unit stride and whose M-long one has stride LD, else -1.
+   A size-1 dimension's stride does not matter. */
+static int64_t
+leading_dim (int64_t n, int64_t unit_stride, int64_t m, int64_t ld)
+{
+  if (!(n == 1 || unit_stride == 1))
+    return -1;
+  if (m == 1)
+    return max3 (1, n, 0);
+  return ld >= n && ld >= 1 ? ld : -1;
+}
+
+/* Leading dimension when x's memory is a row-major matrix (unit column stride), else -1. */
 int64_t
 fx_cuda_matrix_rowmajor_ld (const fx_cuda_matrix *x)
 {
-  if (!(x->cols == 1 || x->col_stride == 1))
-    return -1;
-  if (x->rows == 1)
-    return max3 (1, x->cols, 0);
-  return x->row_stride >= x->cols && x->row_stride >= 1 ? x->row_stride : -1;
+  return leading_dim (x->cols, x->col_stride, x->rows, x->row_stride);
 }
 
 /* Leading dimension when x's memory is a column-major matrix (unit row stride), else -1. */
 int64_t
 fx_cuda_matrix_colmajor_ld (const fx_cuda_matrix *x)
 {
-  if (!(x->rows == 1 || x->row_stride == 1))
-    return -1;
-  if (x->cols == 1)
-    return max3 (1, x->rows, 0);
-  return x->col_stride >= x->rows && x->col_stride >= 1 ? x->col_stride : -1;
+  return leading_dim (x->rows, x->row_stride, x->cols, x->col_stride);
 }
 
 /* cuBLAS operand from x: `want_transpose` false means cuBLAS must see x itself (column-major), true means x^T. */

@@ -15,6 +15,26 @@ fx_cuda_enter (fx_cuda *cuda, fx_diag *diag)
   return FX_OK;
 }
 
+void *
+fx_cuda_enter_alloc (fx_cuda *cuda, size_t size, fx_status *st, fx_diag *diag)
+{
+  if ((*st = fx_cuda_enter (cuda, diag)) != FX_OK)
+    return NULL;
+  void *p = calloc (1, size);
+  if (p == NULL)
+    *st = fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  return p;
+}
+
+void *
+fx_cuda_handle_made (void *obj, fx_CUresult res, const char *what, fx_status *st, fx_diag *diag)
+{
+  if ((*st = fx_cuda_check (res, what, diag)) == FX_OK)
+    return obj;
+  free (obj);
+  return NULL;
+}
+
 fx_status
 fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag)
 {
@@ -137,20 +157,14 @@ fx_cuda_get_info (const fx_cuda *cuda)
 fx_status
 fx_cuda_synchronize (fx_cuda *cuda, fx_diag *diag)
 {
-  fx_status st = fx_cuda_enter (cuda, diag);
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuCtxSynchronize (), "cuCtxSynchronize", diag);
+  FX_CU_ENTER_TRY (cuda, CU.cuCtxSynchronize (), "cuCtxSynchronize", diag);
   return FX_OK;
 }
 
 fx_status
 fx_cuda_mem_info (fx_cuda *cuda, size_t *free_bytes, size_t *total_bytes, fx_diag *diag)
 {
-  fx_status st = fx_cuda_enter (cuda, diag);
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuMemGetInfo (free_bytes, total_bytes), "cuMemGetInfo", diag);
+  FX_CU_ENTER_TRY (cuda, CU.cuMemGetInfo (free_bytes, total_bytes), "cuMemGetInfo", diag);
   return FX_OK;
 }
 
@@ -169,21 +183,13 @@ fx_cuda_stream_new (fx_cuda *cuda, fx_cuda_stream **out, fx_diag *diag)
   fx_status st;
 
   *out = NULL;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((s = fx_cuda_enter_alloc (cuda, sizeof *s, &st, diag)) == NULL)
     return st;
-  s = calloc (1, sizeof *s);
-  if (!s)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   s->cuda = cuda;
   /* Non-blocking: no implicit synchronization with the legacy NULL stream, and capturable. */
-  if ((st = fx_cuda_check (CU.cuStreamCreate (&s->stream, FX_CU_STREAM_NON_BLOCKING), "cuStreamCreate", diag))
-      != FX_OK)
-    {
-      free (s);
-      return st;
-    }
-  *out = s;
-  return FX_OK;
+  *out = fx_cuda_handle_made (s, CU.cuStreamCreate (&s->stream, FX_CU_STREAM_NON_BLOCKING), "cuStreamCreate", &st,
+                              diag);
+  return st;
 }
 
 void
@@ -203,10 +209,7 @@ fx_cuda_stream_free (fx_cuda_stream *stream)
 fx_status
 fx_cuda_stream_synchronize (fx_cuda_stream *stream, fx_diag *diag)
 {
-  fx_status st = fx_cuda_enter (stream->cuda, diag);
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuStreamSynchronize (stream->stream), "cuStreamSynchronize", diag);
+  FX_CU_ENTER_TRY (stream->cuda, CU.cuStreamSynchronize (stream->stream), "cuStreamSynchronize", diag);
   return FX_OK;
 }
 
@@ -225,19 +228,11 @@ fx_cuda_event_new (fx_cuda *cuda, fx_cuda_event **out, fx_diag *diag)
   fx_status st;
 
   *out = NULL;
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((e = fx_cuda_enter_alloc (cuda, sizeof *e, &st, diag)) == NULL)
     return st;
-  e = calloc (1, sizeof *e);
-  if (!e)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   e->cuda = cuda;
-  if ((st = fx_cuda_check (CU.cuEventCreate (&e->event, FX_CU_EVENT_DEFAULT), "cuEventCreate", diag)) != FX_OK)
-    {
-      free (e);
-      return st;
-    }
-  *out = e;
-  return FX_OK;
+  *out = fx_cuda_handle_made (e, CU.cuEventCreate (&e->event, FX_CU_EVENT_DEFAULT), "cuEventCreate", &st, diag);
+  return st;
 }
 
 void
@@ -264,20 +259,14 @@ fx_cuda_event_record (fx_cuda_event *event, fx_cuda_stream *stream, fx_diag *dia
 fx_status
 fx_cuda_event_synchronize (fx_cuda_event *event, fx_diag *diag)
 {
-  fx_status st = fx_cuda_enter (event->cuda, diag);
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuEventSynchronize (event->event), "cuEventSynchronize", diag);
+  FX_CU_ENTER_TRY (event->cuda, CU.cuEventSynchronize (event->event), "cuEventSynchronize", diag);
   return FX_OK;
 }
 
 fx_status
 fx_cuda_event_elapsed_ms (fx_cuda_event *start, fx_cuda_event *end, float *ms, fx_diag *diag)
 {
-  fx_status st = fx_cuda_enter (start->cuda, diag);
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuEventElapsedTime (ms, start->event, end->event), "cuEventElapsedTime", diag);
+  FX_CU_ENTER_TRY (start->cuda, CU.cuEventElapsedTime (ms, start->event, end->event), "cuEventElapsedTime", diag);
   return FX_OK;
 }
 

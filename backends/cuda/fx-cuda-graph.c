@@ -25,11 +25,8 @@ fx_cuda_graph_capture_begin (fx_cuda_stream *stream, fx_diag *diag)
 
   if (stream->capture_pool)
     return fx_diag_set (diag, FX_ERR_INVALID, "a capture is already under way on this stream");
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((pool = fx_cuda_enter_alloc (cuda, sizeof *pool, &st, diag)) == NULL)
     return st;
-  pool = calloc (1, sizeof *pool);
-  if (!pool)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   /* Relaxed: the allocator may still call cuMemAlloc while the capture runs (a graph's first allocations). */
   res = CU.cuStreamBeginCapture (stream->stream, FX_CU_STREAM_CAPTURE_MODE_RELAXED);
   if (res != FX_CUDA_SUCCESS)

@@ -334,6 +334,16 @@ fx_status fx_cuda_check (fx_CUresult res, const char *what, fx_diag *diag);
         return fx_cuda_check (fx_cu_res_, (what), (diag));           \
     }                                                                \
   while (0)
+/* The body of a one-call wrapper: makes CUDA's context current (fx_cuda_enter), then FX_CU_TRY (call). */
+#define FX_CU_ENTER_TRY(cuda, call, what, diag)                      \
+  do                                                                 \
+    {                                                                \
+      fx_status fx_cu_st_ = fx_cuda_enter ((cuda), (diag));          \
+      if (fx_cu_st_ != FX_OK)                                        \
+        return fx_cu_st_;                                            \
+      FX_CU_TRY (call, what, diag);                                  \
+    }                                                                \
+  while (0)
 
 /* ---------------------------------------------------------------- private structs */
 
@@ -401,6 +411,16 @@ struct fx_cuda_event
 
 /* Makes the device's primary context current on the calling thread. */
 fx_status fx_cuda_enter (fx_cuda *cuda, fx_diag *diag);
+/* Fills diag from a cuBLAS or cuBLASLt status: "what: cuBLAS status N (text)", text from DESCRIBE (the library's
+   GetStatusString, NULL where it has none). Maps CUBLAS_STATUS_ALLOC_FAILED to FX_ERR_NOMEM. */
+fx_status fx_cublas_check (fx_cublasStatus status, const char *(*describe) (fx_cublasStatus), const char *what,
+                           fx_diag *diag);
+/* fx_cuda_enter, then a zeroed host object of SIZE bytes for a handle of this device (free() it); NULL with *st
+   and diag set when either fails. */
+void *fx_cuda_enter_alloc (fx_cuda *cuda, size_t size, fx_status *st, fx_diag *diag);
+/* The end of making a handle in OBJ (from fx_cuda_enter_alloc): RES is the driver call that made it. Returns OBJ with
+   *st FX_OK, or frees OBJ and returns NULL with *st and diag set. */
+void *fx_cuda_handle_made (void *obj, fx_CUresult res, const char *what, fx_status *st, fx_diag *diag);
 /* fx_cuda_enter, and *s: the stream to queue on (stream, or the device's default stream when NULL). */
 fx_status fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag);
 

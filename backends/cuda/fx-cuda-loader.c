@@ -8,10 +8,6 @@
 #include <string.h>
 
 static fx_cuda_libs libs;
-static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
-static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
-static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
-static pthread_once_t cublaslt_once = PTHREAD_ONCE_INIT;
 
 typedef struct sym_entry
 {
@@ -86,103 +82,201 @@ real_path_of (void *sym, char *path, size_t path_size)
     snprintf (path, path_size, "%s", dli.dli_fname);
 }
 
+/* One library: where to look, its entry points, and where its state goes in `libs`. */
+typedef struct lib_spec
+{
+  const char *env_name;              /* names the file to load instead of the candidates */
+  const char *const *candidates;     /* NULL-terminated */
+  const sym_entry *syms;
+  size_t n_syms;
+  size_t key;                        /* the entry whose real file becomes PATH */
+  const char *not_found, *name, *unusable;   /* for the error texts */
+  char *path;                        /* [256], as each library's in fx_cuda_libs */
+  char *error;                       /* [512] */
+} lib_spec;
+
 /* Opens a library (ENV_NAME's file, else the first candidate that loads) into PATH and resolves its table; false
    with ERROR saying "<not_found>: why" or "<name> <path> <unusable>: why". PATH ends as the real file behind the
    table's KEY entry. */
 static bool
-open_library (const char *env_name, const char *const *candidates, const sym_entry *syms, size_t n, size_t key,
-              const char *not_found, const char *name, const char *unusable, char *path, size_t path_size,
-              char *error, size_t error_size)
+open_library (const lib_spec *lib)
 {
+  const size_t path_size = sizeof libs.driver_path, error_size = sizeof libs.driver_error;   /* all alike */
   char why[400] = "";
-  void *h = open_first (env_name, candidates, path, path_size, why, sizeof why);
+  void *h = open_first (lib->env_name, lib->candidates, lib->path, path_size, why, sizeof why);
 
   if (!h)
     {
-      snprintf (error, error_size, "%s: %s", not_found, why);
+      snprintf (lib->error, error_size, "%s: %s", lib->not_found, why);
       return false;
     }
-  if (!resolve (h, syms, n, why, sizeof why))
+  if (!resolve (h, lib->syms, lib->n_syms, why, sizeof why))
     {
-      snprintf (error, error_size, "%s %s %s: %s", name, path, unusable, why);
+      snprintf (lib->error, error_size, "%s %s %s: %s", lib->name, lib->path, lib->unusable, why);
       return false;
     }
-  real_path_of (*syms[key].slot, path, path_size);
+  real_path_of (*lib->syms[lib->key].slot, lib->path, path_size);
   return true;
 }
 
-#define SYM(api, field, name, fallback) { name, fallback, (void **) &(api).field, false }
-#define OPT(api, field, name, fallback) { name, fallback, (void **) &(api).field, true }
+/* The text of a driver error: its name and description, NULL where the driver has none. */
+static void
+driver_error_text (fx_CUresult res, const char **name, const char **text)
+{
+  *name = *text = NULL;
+  if (libs.cu.cuGetErrorName (res, name) != FX_CUDA_SUCCESS)
+    *name = NULL;
+  if (libs.cu.cuGetErrorString (res, text) != FX_CUDA_SUCCESS)
+    *text = NULL;
+}
+
+/* An entry point of libs.API under its own name, or its _v2 name (V2_OLD: else the unversioned one); OPT: may be
+   missing. */
+#define SYM(api, field) { #field, NULL, (void **) &libs.api.field, false }
+#define SYM_V2(api, field) { #field "_v2", NULL, (void **) &libs.api.field, false }
+#define SYM_V2_OLD(api, field) { #field "_v2", #field, (void **) &libs.api.field, false }
+#define OPT(api, field) { #field, NULL, (void **) &libs.api.field, true }
+#define OPT_V2(api, field) { #field "_v2", NULL, (void **) &libs.api.field, true }
+
+/* The toolkit's library BASE: the sonames of CUDA 13 and 12, the unversioned one, the OLD soname, then CUDA's usual
+   folders. */
+#define TOOLKIT_CANDIDATES(base, old)                                                                     \
+  {                                                                                                       \
+    base ".so.13", base ".so.12", base ".so", base ".so" old, "/usr/local/cuda/lib64/" base ".so",        \
+    "/usr/local/cuda/lib/" base ".so", NULL,                                                              \
+  }
+
+static const char *const driver_candidates[] = { "libcuda.so.1", "libcuda.so", NULL };
+static const sym_entry driver_syms[] = {
+  SYM (cu, cuInit),
+  SYM (cu, cuDriverGetVersion),
+  SYM (cu, cuGetErrorString),
+  SYM (cu, cuGetErrorName),
+  SYM (cu, cuDeviceGetCount),
+  SYM (cu, cuDeviceGet),
+  SYM (cu, cuDeviceGetName),
+  SYM (cu, cuDeviceGetAttribute),
+  SYM_V2 (cu, cuDeviceTotalMem),
+  SYM (cu, cuDevicePrimaryCtxRetain),
+  SYM_V2_OLD (cu, cuDevicePrimaryCtxRelease),
+  SYM (cu, cuCtxSetCurrent),
+  SYM (cu, cuCtxSynchronize),
+  SYM_V2 (cu, cuMemGetInfo),
+  SYM_V2 (cu, cuMemAlloc),
+  SYM_V2 (cu, cuMemFree),
+  SYM_V2 (cu, cuMemAllocHost),
+  SYM (cu, cuMemFreeHost),
+  SYM_V2 (cu, cuMemcpyHtoD),
+  SYM_V2 (cu, cuMemcpyDtoH),
+  SYM_V2 (cu, cuMemcpyDtoD),
+  SYM_V2 (cu, cuMemcpyHtoDAsync),
+  SYM_V2 (cu, cuMemcpyDtoHAsync),
+  SYM_V2 (cu, cuMemcpyDtoDAsync),
+  SYM (cu, cuMemsetD8Async),
+  SYM (cu, cuPointerGetAttribute),
+  SYM (cu, cuStreamCreate),
+  SYM_V2_OLD (cu, cuStreamDestroy),
+  SYM (cu, cuStreamSynchronize),
+  SYM (cu, cuEventCreate),
+  SYM_V2_OLD (cu, cuEventDestroy),
+  SYM (cu, cuEventRecord),
+  SYM (cu, cuEventSynchronize),
+  SYM_V2_OLD (cu, cuEventElapsedTime),
+  SYM (cu, cuModuleLoadData),
+  SYM (cu, cuModuleUnload),
+  SYM (cu, cuModuleGetFunction),
+  SYM (cu, cuFuncGetAttribute),
+  SYM (cu, cuFuncSetAttribute),
+  SYM (cu, cuLaunchKernel),
+  SYM_V2 (cu, cuStreamBeginCapture),
+  SYM (cu, cuStreamEndCapture),
+  SYM (cu, cuStreamIsCapturing),
+  SYM (cu, cuGraphInstantiateWithFlags),
+  SYM (cu, cuGraphLaunch),
+  SYM (cu, cuGraphGetNodes),
+  SYM (cu, cuGraphExecDestroy),
+  SYM (cu, cuGraphDestroy),
+};
+static const lib_spec driver_lib = {
+  "FX_CUDA_DRIVER_LIBRARY", driver_candidates, driver_syms, sizeof driver_syms / sizeof driver_syms[0], 0,
+  "no CUDA driver", "CUDA driver", "too old", libs.driver_path, libs.driver_error,
+};
+
+static const char *const nvrtc_candidates[] = TOOLKIT_CANDIDATES ("libnvrtc", ".11.2");
+static const sym_entry nvrtc_syms[] = {
+  SYM (nvrtc, nvrtcGetErrorString),
+  SYM (nvrtc, nvrtcVersion),
+  OPT (nvrtc, nvrtcGetNumSupportedArchs),
+  OPT (nvrtc, nvrtcGetSupportedArchs),
+  SYM (nvrtc, nvrtcCreateProgram),
+  SYM (nvrtc, nvrtcDestroyProgram),
+  SYM (nvrtc, nvrtcCompileProgram),
+  SYM (nvrtc, nvrtcGetProgramLogSize),
+  SYM (nvrtc, nvrtcGetProgramLog),
+  SYM (nvrtc, nvrtcGetCUBINSize),
+  SYM (nvrtc, nvrtcGetCUBIN),
+  SYM (nvrtc, nvrtcGetPTXSize),
+  SYM (nvrtc, nvrtcGetPTX),
+};
+static const lib_spec nvrtc_lib = {
+  "FX_NVRTC_LIBRARY", nvrtc_candidates, nvrtc_syms, sizeof nvrtc_syms / sizeof nvrtc_syms[0], 1,
+  "NVRTC not found", "NVRTC", "unusable", libs.nvrtc_path, libs.nvrtc_error,
+};
+
+static const char *const cublas_candidates[] = TOOLKIT_CANDIDATES ("libcublas", ".11");
+static const sym_entry cublas_syms[] = {
+  SYM_V2 (cublas, cublasCreate),
+  SYM_V2 (cublas, cublasDestroy),
+  SYM_V2 (cublas, cublasGetVersion),
+  SYM_V2 (cublas, cublasSetStream),
+  OPT_V2 (cublas, cublasSetWorkspace),
+  SYM (cublas, cublasSetMathMode),
+  OPT (cublas, cublasGetStatusString),
+  SYM (cublas, cublasGemmStridedBatchedEx),
+};
+static const lib_spec cublas_lib = {
+  "FX_CUBLAS_LIBRARY", cublas_candidates, cublas_syms, sizeof cublas_syms / sizeof cublas_syms[0], 0,
+  "cuBLAS not found", "cuBLAS", "unusable", libs.cublas_path, libs.cublas_error,
+};
+
+/* cuBLASLt (GEMMs with epilogues, algorithm choice); without it GEMMs go through cuBLAS. */
+static const char *const cublaslt_candidates[] = TOOLKIT_CANDIDATES ("libcublasLt", ".11");
+static const sym_entry cublaslt_syms[] = {
+  SYM (lt, cublasLtCreate),
+  SYM (lt, cublasLtDestroy),
+  SYM (lt, cublasLtGetVersion),
+  OPT (lt, cublasLtGetStatusString),
+  SYM (lt, cublasLtMatmulDescCreate),
+  SYM (lt, cublasLtMatmulDescDestroy),
+  SYM (lt, cublasLtMatmulDescSetAttribute),
+  SYM (lt, cublasLtMatrixLayoutCreate),
+  SYM (lt, cublasLtMatrixLayoutDestroy),
+  SYM (lt, cublasLtMatrixLayoutSetAttribute),
+  SYM (lt, cublasLtMatmulPreferenceCreate),
+  SYM (lt, cublasLtMatmulPreferenceDestroy),
+  SYM (lt, cublasLtMatmulPreferenceSetAttribute),
+  SYM (lt, cublasLtMatmulAlgoGetHeuristic),
+  SYM (lt, cublasLtMatmulAlgoConfigGetAttribute),
+  SYM (lt, cublasLtMatmul),
+};
+static const lib_spec cublaslt_lib = {
+  "FX_CUBLASLT_LIBRARY", cublaslt_candidates, cublaslt_syms, sizeof cublaslt_syms / sizeof cublaslt_syms[0], 0,
+  "cuBLASLt not found", "cuBLASLt", "unusable", libs.cublaslt_path, libs.cublaslt_error,
+};
 
 static void
 load_driver (void)
 {
-  static const char *const candidates[] = { "libcuda.so.1", "libcuda.so", NULL };
   fx_cuda_driver_api *cu = &libs.cu;
-  const sym_entry syms[] = {
-    SYM (*cu, cuInit, "cuInit", NULL),
-    SYM (*cu, cuDriverGetVersion, "cuDriverGetVersion", NULL),
-    SYM (*cu, cuGetErrorString, "cuGetErrorString", NULL),
-    SYM (*cu, cuGetErrorName, "cuGetErrorName", NULL),
-    SYM (*cu, cuDeviceGetCount, "cuDeviceGetCount", NULL),
-    SYM (*cu, cuDeviceGet, "cuDeviceGet", NULL),
-    SYM (*cu, cuDeviceGetName, "cuDeviceGetName", NULL),
-    SYM (*cu, cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL),
-    SYM (*cu, cuDeviceTotalMem, "cuDeviceTotalMem_v2", NULL),
-    SYM (*cu, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),
-    SYM (*cu, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
-    SYM (*cu, cuCtxSetCurrent, "cuCtxSetCurrent", NULL),
-    SYM (*cu, cuCtxSynchronize, "cuCtxSynchronize", NULL),
-    SYM (*cu, cuMemGetInfo, "cuMemGetInfo_v2", NULL),
-    SYM (*cu, cuMemAlloc, "cuMemAlloc_v2", NULL),
-    SYM (*cu, cuMemFree, "cuMemFree_v2", NULL),
-    SYM (*cu, cuMemAllocHost, "cuMemAllocHost_v2", NULL),
-    SYM (*cu, cuMemFreeHost, "cuMemFreeHost", NULL),
-    SYM (*cu, cuMemcpyHtoD, "cuMemcpyHtoD_v2", NULL),
-    SYM (*cu, cuMemcpyDtoH, "cuMemcpyDtoH_v2", NULL),
-    SYM (*cu, cuMemcpyDtoD, "cuMemcpyDtoD_v2", NULL),
-    SYM (*cu, cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", NULL),
-    SYM (*cu, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", NULL),
-    SYM (*cu, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL),
-    SYM (*cu, cuMemsetD8Async, "cuMemsetD8Async", NULL),
-    SYM (*cu, cuPointerGetAttribute, "cuPointerGetAttribute", NULL),
-    SYM (*cu, cuStreamCreate, "cuStreamCreate", NULL),
-    SYM (*cu, cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy"),
-    SYM (*cu, cuStreamSynchronize, "cuStreamSynchronize", NULL),
-    SYM (*cu, cuEventCreate, "cuEventCreate", NULL),
-    SYM (*cu, cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy"),
-    SYM (*cu, cuEventRecord, "cuEventRecord", NULL),
-    SYM (*cu, cuEventSynchronize, "cuEventSynchronize", NULL),
-    SYM (*cu, cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
-    SYM (*cu, cuModuleLoadData, "cuModuleLoadData", NULL),
-    SYM (*cu, cuModuleUnload, "cuModuleUnload", NULL),
-    SYM (*cu, cuModuleGetFunction, "cuModuleGetFunction", NULL),
-    SYM (*cu, cuFuncGetAttribute, "cuFuncGetAttribute", NULL),
-    SYM (*cu, cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
-    SYM (*cu, cuLaunchKernel, "cuLaunchKernel", NULL),
-    SYM (*cu, cuStreamBeginCapture, "cuStreamBeginCapture_v2", NULL),
-    SYM (*cu, cuStreamEndCapture, "cuStreamEndCapture", NULL),
-    SYM (*cu, cuStreamIsCapturing, "cuStreamIsCapturing", NULL),
-    SYM (*cu, cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", NULL),
-    SYM (*cu, cuGraphLaunch, "cuGraphLaunch", NULL),
-    SYM (*cu, cuGraphGetNodes, "cuGraphGetNodes", NULL),
-    SYM (*cu, cuGraphExecDestroy, "cuGraphExecDestroy", NULL),
-    SYM (*cu, cuGraphDestroy, "cuGraphDestroy", NULL),
-  };
-  if (!open_library ("FX_CUDA_DRIVER_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 0, "no CUDA driver",
-                     "CUDA driver", "too old", libs.driver_path, sizeof libs.driver_path, libs.driver_error,
-                     sizeof libs.driver_error))
+  if (!open_library (&driver_lib))
     return;
   libs.driver_loaded = true;
 
   fx_CUresult res = cu->cuInit (0);
   if (res != FX_CUDA_SUCCESS)
     {
-      const char *name = NULL, *text = NULL;
-      if (cu->cuGetErrorName (res, &name) != FX_CUDA_SUCCESS)
-        name = NULL;
-      if (cu->cuGetErrorString (res, &text) != FX_CUDA_SUCCESS)
-        text = NULL;
+      const char *name, *text;
+      driver_error_text (res, &name, &text);
       snprintf (libs.driver_error, sizeof libs.driver_error, "cuInit failed: %s (%s)",
                 name ? name : "CUDA error", text ? text : "unknown");
       return;
@@ -201,30 +295,9 @@ load_driver (void)
 static void
 load_nvrtc (void)
 {
-  static const char *const candidates[] = {
-    "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", "libnvrtc.so.11.2",
-    "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib/libnvrtc.so", NULL,
-  };
-  fx_cuda_nvrtc_api *nv = &libs.nvrtc;
-  const sym_entry syms[] = {
-    SYM (*nv, nvrtcGetErrorString, "nvrtcGetErrorString", NULL),
-    SYM (*nv, nvrtcVersion, "nvrtcVersion", NULL),
-    OPT (*nv, nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", NULL),
-    OPT (*nv, nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", NULL),
-    SYM (*nv, nvrtcCreateProgram, "nvrtcCreateProgram", NULL),
-    SYM (*nv, nvrtcDestroyProgram, "nvrtcDestroyProgram", NULL),
-    SYM (*nv, nvrtcCompileProgram, "nvrtcCompileProgram", NULL),
-    SYM (*nv, nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize", NULL),
-    SYM (*nv, nvrtcGetProgramLog, "nvrtcGetProgramLog", NULL),
-    SYM (*nv, nvrtcGetCUBINSize, "nvrtcGetCUBINSize", NULL),
-    SYM (*nv, nvrtcGetCUBIN, "nvrtcGetCUBIN", NULL),
-    SYM (*nv, nvrtcGetPTXSize, "nvrtcGetPTXSize", NULL),
-    SYM (*nv, nvrtcGetPTX, "nvrtcGetPTX", NULL),
-  };
-  if (!open_library ("FX_NVRTC_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 1, "NVRTC not found", "NVRTC",
-                     "unusable", libs.nvrtc_path, sizeof libs.nvrtc_path, libs.nvrtc_error, sizeof libs.nvrtc_error))
+  if (!open_library (&nvrtc_lib))
     return;
-  if (nv->nvrtcVersion (&libs.nvrtc_major, &libs.nvrtc_minor) != FX_NVRTC_SUCCESS)
+  if (libs.nvrtc.nvrtcVersion (&libs.nvrtc_major, &libs.nvrtc_minor) != FX_NVRTC_SUCCESS)
     {
       snprintf (libs.nvrtc_error, sizeof libs.nvrtc_error, "NVRTC %s: nvrtcVersion failed", libs.nvrtc_path);
       return;
@@ -235,95 +308,34 @@ load_nvrtc (void)
 static void
 load_cublas (void)
 {
-  static const char *const candidates[] = {
-    "libcublas.so.13", "libcublas.so.12", "libcublas.so", "libcublas.so.11",
-    "/usr/local/cuda/lib64/libcublas.so", "/usr/local/cuda/lib/libcublas.so", NULL,
-  };
-  fx_cuda_cublas_api *cb = &libs.cublas;
-  const sym_entry syms[] = {
-    SYM (*cb, cublasCreate, "cublasCreate_v2", NULL),
-    SYM (*cb, cublasDestroy, "cublasDestroy_v2", NULL),
-    SYM (*cb, cublasGetVersion, "cublasGetVersion_v2", NULL),
-    SYM (*cb, cublasSetStream, "cublasSetStream_v2", NULL),
-    OPT (*cb, cublasSetWorkspace, "cublasSetWorkspace_v2", NULL),
-    SYM (*cb, cublasSetMathMode, "cublasSetMathMode", NULL),
-    OPT (*cb, cublasGetStatusString, "cublasGetStatusString", NULL),
-    SYM (*cb, cublasGemmStridedBatchedEx, "cublasGemmStridedBatchedEx", NULL),
-  };
-  if (!open_library ("FX_CUBLAS_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 0, "cuBLAS not found",
-                     "cuBLAS", "unusable", libs.cublas_path, sizeof libs.cublas_path, libs.cublas_error,
-                     sizeof libs.cublas_error))
-    return;
-  libs.cublas_loaded = true;
+  libs.cublas_loaded = open_library (&cublas_lib);
 }
 
-/* cuBLASLt (GEMMs with epilogues, algorithm choice); without it GEMMs go through cuBLAS. */
 static void
 load_cublaslt (void)
 {
-  static const char *const candidates[] = {
-    "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so", "libcublasLt.so.11",
-    "/usr/local/cuda/lib64/libcublasLt.so", "/usr/local/cuda/lib/libcublasLt.so", NULL,
-  };
-  fx_cuda_cublaslt_api *lt = &libs.lt;
-  const sym_entry syms[] = {
-    SYM (*lt, cublasLtCreate, "cublasLtCreate", NULL),
-    SYM (*lt, cublasLtDestroy, "cublasLtDestroy", NULL),
-    SYM (*lt, cublasLtGetVersion, "cublasLtGetVersion", NULL),
-    OPT (*lt, cublasLtGetStatusString, "cublasLtGetStatusString", NULL),
-    SYM (*lt, cublasLtMatmulDescCreate, "cublasLtMatmulDescCreate", NULL),
-    SYM (*lt, cublasLtMatmulDescDestroy, "cublasLtMatmulDescDestroy", NULL),
-    SYM (*lt, cublasLtMatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute", NULL),
-    SYM (*lt, cublasLtMatrixLayoutCreate, "cublasLtMatrixLayoutCreate", NULL),
-    SYM (*lt, cublasLtMatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy", NULL),
-    SYM (*lt, cublasLtMatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute", NULL),
-    SYM (*lt, cublasLtMatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate", NULL),
-    SYM (*lt, cublasLtMatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy", NULL),
-    SYM (*lt, cublasLtMatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute", NULL),
-    SYM (*lt, cublasLtMatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic", NULL),
-    SYM (*lt, cublasLtMatmulAlgoConfigGetAttribute, "cublasLtMatmulAlgoConfigGetAttribute", NULL),
-    SYM (*lt, cublasLtMatmul, "cublasLtMatmul", NULL),
-  };
   /* FX_CUBLASLT_LIBRARY=none turns cuBLASLt off (the cuBLAS fallback, for tests and comparisons). */
   if (getenv ("FX_CUBLASLT_LIBRARY") && strcmp (getenv ("FX_CUBLASLT_LIBRARY"), "none") == 0)
     {
       snprintf (libs.cublaslt_error, sizeof libs.cublaslt_error, "cuBLASLt turned off (FX_CUBLASLT_LIBRARY=none)");
       return;
     }
-  if (!open_library ("FX_CUBLASLT_LIBRARY", candidates, syms, sizeof syms / sizeof syms[0], 0, "cuBLASLt not found",
-                     "cuBLASLt", "unusable", libs.cublaslt_path, sizeof libs.cublaslt_path, libs.cublaslt_error,
-                     sizeof libs.cublaslt_error))
-    return;
-  libs.cublaslt_loaded = true;
+  libs.cublaslt_loaded = open_library (&cublaslt_lib);
 }
 
-const fx_cuda_libs *
-fx_cuda_libs_driver (void)
-{
-  pthread_once (&driver_once, load_driver);
-  return &libs;
-}
+/* fx_cuda_libs_LIB (): LIB loaded on first use (once per process, thread-safe). */
+#define LIBS_GETTER(lib)                               \
+  const fx_cuda_libs *fx_cuda_libs_##lib (void)        \
+  {                                                    \
+    static pthread_once_t once = PTHREAD_ONCE_INIT;    \
+    pthread_once (&once, load_##lib);                  \
+    return &libs;                                      \
+  }
 
-const fx_cuda_libs *
-fx_cuda_libs_nvrtc (void)
-{
-  pthread_once (&nvrtc_once, load_nvrtc);
-  return &libs;
-}
-
-const fx_cuda_libs *
-fx_cuda_libs_cublas (void)
-{
-  pthread_once (&cublas_once, load_cublas);
-  return &libs;
-}
-
-const fx_cuda_libs *
-fx_cuda_libs_cublaslt (void)
-{
-  pthread_once (&cublaslt_once, load_cublaslt);
-  return &libs;
-}
+LIBS_GETTER (driver)
+LIBS_GETTER (nvrtc)
+LIBS_GETTER (cublas)
+LIBS_GETTER (cublaslt)
 
 fx_status
 fx_cuda_check (fx_CUresult res, const char *what, fx_diag *diag)
@@ -333,12 +345,7 @@ fx_cuda_check (fx_CUresult res, const char *what, fx_diag *diag)
   if (res == FX_CUDA_SUCCESS)
     return FX_OK;
   if (libs.driver_loaded)
-    {
-      if (libs.cu.cuGetErrorName (res, &name) != FX_CUDA_SUCCESS)
-        name = NULL;
-      if (libs.cu.cuGetErrorString (res, &text) != FX_CUDA_SUCCESS)
-        text = NULL;
-    }
+    driver_error_text (res, &name, &text);
   return fx_diag_set (diag, res == FX_CUDA_ERROR_OUT_OF_MEMORY ? FX_ERR_NOMEM : FX_ERR_BACKEND,
                       "%s: %s (%s)", what, name ? name : "CUDA error", text ? text : "unknown error");
 }

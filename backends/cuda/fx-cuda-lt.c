@@ -43,13 +43,7 @@ struct fx_cuda_gemm_plan
 static fx_status
 lt_check (fx_cublasStatus status, const char *what, fx_diag *diag)
 {
-  const char *text;
-
-  if (status == 0)
-    return FX_OK;
-  text = LT.cublasLtGetStatusString ? LT.cublasLtGetStatusString (status) : NULL;
-  return fx_diag_set (diag, status == 3 ? FX_ERR_NOMEM : FX_ERR_BACKEND, "%s: cuBLAS status %d (%s)", what,
-                      (int) status, text ? text : "no description");
+  return fx_cublas_check (status, LT.cublasLtGetStatusString, what, diag);
 }
 
 /* The device's cuBLASLt handle and workspace, made on first use (before any capture: both allocate). */
@@ -65,11 +59,8 @@ get_lt (fx_cuda *cuda, fx_cuda_lt **out, fx_diag *diag)
     return FX_OK;
   if (!l->cublaslt_loaded)
     return fx_diag_set (diag, FX_ERR_NO_DEVICE, "%s", l->cublaslt_error);
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((lt = fx_cuda_enter_alloc (cuda, sizeof *lt, &st, diag)) == NULL)
     return st;
-  lt = calloc (1, sizeof *lt);
-  if (!lt)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   if ((st = lt_check (LT.cublasLtCreate (&lt->handle), "cublasLtCreate", diag)) != FX_OK)
     {
       free (lt);

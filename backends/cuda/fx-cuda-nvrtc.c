@@ -464,19 +464,11 @@ fx_cuda_module_load (fx_cuda *cuda, const void *image, size_t image_size, fx_cud
   *out = NULL;
   if (!image || image_size == 0)
     return fx_diag_set (diag, FX_ERR_INVALID, "empty module image");
-  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
+  if ((m = fx_cuda_enter_alloc (cuda, sizeof *m, &st, diag)) == NULL)
     return st;
-  m = calloc (1, sizeof *m);
-  if (!m)
-    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   m->cuda = cuda;
-  if ((st = fx_cuda_check (CU.cuModuleLoadData (&m->mod, image), "cuModuleLoadData", diag)) != FX_OK)
-    {
-      free (m);
-      return st;
-    }
-  *out = m;
-  return FX_OK;
+  *out = fx_cuda_handle_made (m, CU.cuModuleLoadData (&m->mod, image), "cuModuleLoadData", &st, diag);
+  return st;
 }
 
 fx_status

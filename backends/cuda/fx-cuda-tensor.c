@@ -52,13 +52,29 @@ attach_storage (fx_tensor *t, fx_storage *s, fx_cuda_ptr ptr, size_t nbytes, int
 }
 
 fx_status
+fx_cuda_tensor_own (fx_cuda *cuda, fx_tensor *t, fx_cuda_ptr ptr, size_t nbytes, fx_diag *diag)
+{
+  storage_ctx *ctx = calloc (1, sizeof *ctx);
+  fx_storage *s = calloc (1, sizeof *s);
+  if (!ctx || !s)
+    {
+      free (ctx);
+      free (s);
+      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+    }
+  ctx->cuda = cuda;
+  ctx->ptr = ptr;
+  attach_storage (t, s, ptr, nbytes, cuda->ordinal, storage_release, ctx);
+  return FX_OK;
+}
+
+fx_status
 fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides,
                     fx_tensor **out, fx_diag *diag)
 {
   size_t item = fx_dtype_size (dtype);
-  storage_ctx *ctx;
-  fx_storage *s;
   fx_tensor *t;
+  fx_cuda_ptr ptr = 0;
   int64_t n;
   fx_status st;
 
@@ -77,24 +93,14 @@ fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *size
       fx_tensor_unref (t);
       return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "negative strides");
     }
-  ctx = calloc (1, sizeof *ctx);
-  s = calloc (1, sizeof *s);
-  if (!ctx || !s)
+  if ((st = fx_cuda_malloc (cuda, (size_t) n * item, NULL, &ptr, diag)) != FX_OK
+      || (st = fx_cuda_tensor_own (cuda, t, ptr, (size_t) n * item, diag)) != FX_OK)
     {
-      free (ctx);
-      free (s);
-      fx_tensor_unref (t);
-      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
-    }
-  if ((st = fx_cuda_malloc (cuda, (size_t) n * item, NULL, &ctx->ptr, diag)) != FX_OK)
-    {
-      free (ctx);
-      free (s);
+      if (ptr)
+        fx_cuda_free (cuda, ptr);
       fx_tensor_unref (t);
       return st;
     }
-  ctx->cuda = cuda;
-  attach_storage (t, s, ctx->ptr, (size_t) n * item, cuda->ordinal, storage_release, ctx);
   *out = t;
   return FX_OK;
 }

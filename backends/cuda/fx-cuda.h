@@ -181,6 +181,9 @@ fx_status fx_cuda_check_dlpack_device (fx_cuda *cuda, int32_t device_type, int32
    reference goes). strides NULL: contiguous. The storage is not initialised. */
 fx_status fx_cuda_tensor_new (fx_cuda *cuda, fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *strides,
                               fx_tensor **out, fx_diag *diag);
+/* Gives T (a tensor without storage: fx_tensor_new_meta) the caching allocator's block at PTR (NBYTES) as its
+   storage, returned to the cache when the last reference goes; on failure T and the block are untouched. */
+fx_status fx_cuda_tensor_own (fx_cuda *cuda, fx_tensor *t, fx_cuda_ptr ptr, size_t nbytes, fx_diag *diag);
 /* The device address of element 0 (storage + offset). */
 fx_cuda_ptr fx_cuda_tensor_ptr (const fx_tensor *t);
 /* Copies a CPU tensor to the device, keeping its strides when they are dense (else a contiguous copy first). */

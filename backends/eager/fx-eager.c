@@ -2,6 +2,7 @@
    forward does to a Dynamo graph (torch-level → ATen, decompositions, functionalization, DCE) and interprets the
    result, keeping the lowered graph as an artifact so users see what ran. */
 #include "fx-eager.h"
+#include "registry/fx-registry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,6 @@ typedef struct eager_impl
   fx_generator gen;
 } eager_impl;
 
-/* torch.compile passes mode to every backend; eager and aot_eager accept and ignore them (PR #132892). */
-static const char *const no_settings[] = { NULL };
-static const fx_mode_decl plain_modes[] = {
-  { "default", no_settings },
-  { "reduce-overhead", no_settings },
-  { "max-autotune", no_settings },
-  { "max-autotune-no-cudagraphs", no_settings },
-};
 
 static const fx_option_decl aot_eager_options[] = {
   { "decompose", FX_OPTION_BOOL, "True", "run the decompositions (softmax, layer norm, ... into simpler ops)" },
@@ -140,11 +133,8 @@ static void
 eager_release (fx_compiled *c)
 {
   eager_impl *impl = c->impl;
-  if (impl == NULL)
-    return;
   fx_graph_free (impl->graph);
   free (impl);
-  c->impl = NULL;
 }
 
 const fx_backend fx_eager_backend = {
@@ -152,8 +142,8 @@ const fx_backend fx_eager_backend = {
   .description = "runs the graph as given on the engine's reference kernels (the interpreter)",
   .options = eager_options,
   .n_options = sizeof eager_options / sizeof eager_options[0],
-  .modes = plain_modes,
-  .n_modes = sizeof plain_modes / sizeof plain_modes[0],
+  .modes = fx_plain_modes,   /* torch.compile passes mode to every backend; eager accepts and ignores it */
+  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
   .compile = eager_compile,
   .run = eager_run,
   .release = eager_release,
@@ -164,8 +154,8 @@ const fx_backend fx_aot_eager_backend = {
   .description = "lowers to ATen, decomposes and functionalizes as AOTAutograd does, then interprets",
   .options = aot_eager_options,
   .n_options = sizeof aot_eager_options / sizeof aot_eager_options[0],
-  .modes = plain_modes,
-  .n_modes = sizeof plain_modes / sizeof plain_modes[0],
+  .modes = fx_plain_modes,   /* torch.compile passes mode to every backend; aot_eager accepts and ignores it */
+  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
   .compile = aot_eager_compile,
   .run = eager_run,
   .release = eager_release,

@@ -93,35 +93,6 @@ store_stmt (const ind_program *p, const ind_group *G, const kernel_params *kp, i
   fx_buf_printf (out, "] = tmp%d;\n", ni);
 }
 
-static const char *
-min_of (fx_dtype d)
-{
-  switch ((int) d)
-    {
-    case FX_DTYPE_F32: case FX_DTYPE_F64: return "-INFINITY";
-    case FX_DTYPE_I64: return "INT64_MIN";
-    case FX_DTYPE_I32: return "INT32_MIN";
-    case FX_DTYPE_I16: return "INT16_MIN";
-    case FX_DTYPE_I8: return "INT8_MIN";
-    default: return "0";
-    }
-}
-
-static const char *
-max_of (fx_dtype d)
-{
-  switch ((int) d)
-    {
-    case FX_DTYPE_F32: case FX_DTYPE_F64: return "INFINITY";
-    case FX_DTYPE_I64: return "INT64_MAX";
-    case FX_DTYPE_I32: return "INT32_MAX";
-    case FX_DTYPE_I16: return "INT16_MAX";
-    case FX_DTYPE_I8: return "INT8_MAX";
-    case FX_DTYPE_U8: return "UINT8_MAX";
-    default: return "1";
-    }
-}
-
 /* A kernel parameter's element type: bool buffers are passed as uint8_t (the same bytes), since gcc 12 does not
    vectorize loads of _Bool (a masked_fill's mask kept the whole softmax loop scalar); a load converts to bool. */
 static const char *
@@ -144,15 +115,13 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
       const char *ct = ind_ctype (n->compute_dtype);
       if (n->kind == IND_NODE_POINTWISE)
         {
-          ind_indent (bd, out);
-          fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+          ind_printf (bd, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
           node_value (p, G, kp, n, out);
           fx_buf_puts (out, ";\n");
           store_stmt (p, G, kp, ni, bd, out);
           continue;
         }
-      ind_indent (bd, out);
-      fx_buf_printf (out, "const %s v%d = ", ct, ni);
+      ind_printf (bd, out, "const %s v%d = ", ct, ni);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       node_value (p, G, kp, &tmp, out);
@@ -193,9 +162,7 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
 static void
 gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
 {
-  int64_t rn = 1;
-  for (int d = 0; d < G->kr; d++)
-    rn *= G->rs[d];
+  int64_t rn = ind_numel (G->rs, G->kr);
   bool simd_ok = true;
   bool lanes_ok = true;     /* every other reduction of the segment has an OpenMP reduction clause */
   fx_buf red;
@@ -218,7 +185,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         case IND_RED_MAX: case IND_RED_MIN:
           /* max/min vectorize; NaN propagates through a separate flag (a NaN anywhere makes the result NaN) */
           fx_buf_printf (out, "%s acc%d = %s; int acc%d_nan = 0;\n", ct, ni,
-                         n->red == IND_RED_MAX ? min_of (n->compute_dtype) : max_of (n->compute_dtype), ni);
+                         ind_dtype_limit (n->compute_dtype, n->red != IND_RED_MAX, false), ni);
           if (n->compute_dtype == FX_DTYPE_BOOL)
             simd_ok = lanes_ok = false;
           else
@@ -245,7 +212,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   for (int k = 0; k < G->n_nodes; k++)
     {
       const ind_node *n = &p->nodes[G->nodes[k]];
-      has_welford |= n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR;
+      has_welford |= n->red == IND_RED_WELFORD_VAR;
     }
   /* Beside the Welford lanes, sums get lanes of their own too: gcc does not vectorize the blocked loop when it also
      carries an OpenMP reduction clause (layer norm's mean ran scalar). */
@@ -253,7 +220,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   for (int k = 0; k < G->n_nodes; k++)
     {
       const ind_node *n = &p->nodes[G->nodes[k]];
-      if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR
+      if (n->red != IND_RED_WELFORD_VAR
           && n->red != IND_RED_SUM && n->red != IND_RED_MEAN)
         sums_only = false;
     }
@@ -262,113 +229,78 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       /* Welford vectorized: IND_LANES independent Welford accumulators (lane rl sees elements rb + rl), a scalar
          Welford over the tail, then Chan's combination of the lanes and the tail */
       int64_t full = G->rs[0] / IND_LANES * IND_LANES;
-      for (int k = 0; k < G->n_nodes; k++)
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+          if (n->red == IND_RED_WELFORD_VAR)
             {
-              ind_indent (depth, out);
-              fx_buf_printf (out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni,
-                             IND_LANES, ni, IND_LANES);
+              ind_printf (depth, out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n",
+                          ind_ctype (n->compute_dtype), ni, IND_LANES, ni, IND_LANES);
             }
-          else if (n->segment == seg && n->kind == IND_NODE_REDUCTION)
+          else
             {
-              ind_indent (depth, out);
-              fx_buf_printf (out, "%s acc%d_l[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni, IND_LANES);
+              ind_printf (depth, out, "%s acc%d_l[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni, IND_LANES);
             }
         }
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "{\n");
-      for (int k = 0; k < G->n_nodes; k++)
+      ind_printf (depth, out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
+      ind_printf (depth, out, "{\n");
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR)
+          if (n->red == IND_RED_WELFORD_VAR)
             {
               const char *ct = ind_ctype (n->compute_dtype);
-              ind_indent (depth + 1, out);
-              fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, IND_LANES);
+              ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n",
+                          ct, ni, ct, ct, IND_LANES);
             }
         }
-      ind_indent (depth + 1, out);
-      fx_buf_puts (out, "#pragma omp simd\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
-      ind_indent (depth + 1, out);
-      fx_buf_puts (out, "{\n");
-      ind_indent (depth + 2, out);
-      fx_buf_puts (out, "const int64_t r0 = rb + rl;\n");
+      ind_printf (depth + 1, out, "#pragma omp simd\n");
+      ind_printf (depth + 1, out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
+      ind_printf (depth + 1, out, "{\n");
+      ind_printf (depth + 2, out, "const int64_t r0 = rb + rl;\n");
       emit_r_body (p, G, kp, seg, depth + 2, true, out);
-      ind_indent (depth + 1, out);
-      fx_buf_puts (out, "}\n");
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
-      for (int k = 0; k < G->n_nodes; k++)
+      ind_printf (depth + 1, out, "}\n");
+      ind_printf (depth, out, "}\n");
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red != IND_RED_WELFORD_VAR)
+          if (n->red != IND_RED_WELFORD_VAR)
             {
-              ind_indent (depth, out);
-              fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
-              ind_indent (depth + 1, out);
-              fx_buf_printf (out, "acc%d = acc%d + acc%d_l[l];\n", ni, ni, ni);
+              ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
+              ind_printf (depth + 1, out, "acc%d = acc%d + acc%d_l[l];\n", ni, ni, ni);
             }
         }
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n", (long long) full, (long long) G->rs[0]);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "{\n");
+      ind_printf (depth, out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n",
+                  (long long) full, (long long) G->rs[0]);
+      ind_printf (depth, out, "{\n");
       emit_r_body (p, G, kp, seg, depth + 1, false, out);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
-      for (int k = 0; k < G->n_nodes; k++)
+      ind_printf (depth, out, "}\n");
+      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
-          int ni = G->nodes[k];
           const ind_node *n = &p->nodes[ni];
-          if (!(n->segment == seg && n->kind == IND_NODE_REDUCTION && n->red == IND_RED_WELFORD_VAR))
+          if (n->red != IND_RED_WELFORD_VAR)
             continue;
           const char *ct = ind_ctype (n->compute_dtype);
-          ind_indent (depth, out);
-          fx_buf_printf (out, "{\n");
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "%s mean = 0, m2 = 0, cnt = 0;\n", ct);
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "{\n");
-          ind_indent (depth + 2, out);
-          fx_buf_printf (out, "const %s nb = (%s) %lldLL, n = cnt + nb, delta = acc%d_wm[l] - mean;\n", ct, ct,
-                         (long long) (full / IND_LANES), ni);
-          ind_indent (depth + 2, out);
-          fx_buf_printf (out, "mean += delta * nb / n;\n");
-          ind_indent (depth + 2, out);
-          fx_buf_printf (out, "m2 += acc%d_wm2[l] + delta * delta * cnt * nb / n;\n", ni);
-          ind_indent (depth + 2, out);
-          fx_buf_puts (out, "cnt = n;\n");
-          ind_indent (depth + 1, out);
-          fx_buf_puts (out, "}\n");
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "if (acc%d_n > 0)\n", ni);
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "{\n");
-          ind_indent (depth + 2, out);
-          fx_buf_printf (out, "const %s nb = (%s) acc%d_n, n = cnt + nb, delta = acc%d_mean - mean;\n", ct, ct, ni, ni);
-          ind_indent (depth + 2, out);
-          fx_buf_printf (out, "mean += delta * nb / n;\n");
-          ind_indent (depth + 2, out);
-          fx_buf_printf (out, "m2 += acc%d_m2 + delta * delta * cnt * nb / n;\n", ni);
-          ind_indent (depth + 1, out);
-          fx_buf_puts (out, "}\n");
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "acc%d_mean = mean;\n", ni);
-          ind_indent (depth + 1, out);
-          fx_buf_printf (out, "acc%d_m2 = m2;\n", ni);
-          ind_indent (depth, out);
-          fx_buf_puts (out, "}\n");
+          ind_printf (depth, out, "{\n");
+          ind_printf (depth + 1, out, "%s mean = 0, m2 = 0, cnt = 0;\n", ct);
+          ind_printf (depth + 1, out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
+          ind_printf (depth + 1, out, "{\n");
+          ind_printf (depth + 2, out, "const %s nb = (%s) %lldLL, n = cnt + nb, delta = acc%d_wm[l] - mean;\n",
+                      ct, ct, (long long) (full / IND_LANES), ni);
+          ind_printf (depth + 2, out, "mean += delta * nb / n;\n");
+          ind_printf (depth + 2, out, "m2 += acc%d_wm2[l] + delta * delta * cnt * nb / n;\n", ni);
+          ind_printf (depth + 2, out, "cnt = n;\n");
+          ind_printf (depth + 1, out, "}\n");
+          ind_printf (depth + 1, out, "if (acc%d_n > 0)\n", ni);
+          ind_printf (depth + 1, out, "{\n");
+          ind_printf (depth + 2, out, "const %s nb = (%s) acc%d_n, n = cnt + nb, delta = acc%d_mean - mean;\n",
+                      ct, ct, ni, ni);
+          ind_printf (depth + 2, out, "mean += delta * nb / n;\n");
+          ind_printf (depth + 2, out, "m2 += acc%d_m2 + delta * delta * cnt * nb / n;\n", ni);
+          ind_printf (depth + 1, out, "}\n");
+          ind_printf (depth + 1, out, "acc%d_mean = mean;\n", ni);
+          ind_printf (depth + 1, out, "acc%d_m2 = m2;\n", ni);
+          ind_printf (depth, out, "}\n");
         }
     }
   else
@@ -399,12 +331,10 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         fx_buf_printf (out, "for (int64_t r%d = 0; r%d < %lldLL; r%d++)\n", d, d, (long long) G->rs[d], d);
       }
     int bd = depth + G->kr;
-    ind_indent (bd - 1, out);
-    fx_buf_puts (out, "{\n");
+    ind_printf (bd - 1, out, "{\n");
 
       emit_r_body (p, G, kp, seg, bd, false, out);
-      ind_indent (bd - 1, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (bd - 1, out, "}\n");
     }
   emit_r_finals (p, G, kp, seg, depth, rn, out);
   fx_buf_free (&red);
@@ -440,8 +370,7 @@ gen_segment_x (const ind_program *p, const ind_group *G, const kernel_params *kp
   for (int k = 0, ni; (ni = ind_group_next (p, G, seg, -1, &k)) >= 0;)
     {
       const ind_node *n = &p->nodes[ni];
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+      ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value (p, G, kp, n, out);
       fx_buf_puts (out, ";\n");
       store_stmt (p, G, kp, ni, depth, out);
@@ -625,11 +554,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
   if (kp.n_params == 0)
     fx_buf_puts (out, "void");
   fx_buf_puts (out, ")\n{\n");
-  int64_t xn = 1, rn = 1;
-  for (int d = 0; d < G->kx; d++)
-    xn *= G->xs[d];
-  for (int d = 0; d < G->kr; d++)
-    rn *= G->rs[d];
+  int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   bool par = xn * rn >= PAR_THRESHOLD && xn > 1;
   int depth = 1;
   bool pointwise_only = G->kr == 0;
@@ -666,36 +591,29 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
     {
       if (par)
         {
-          ind_indent (depth, out);
-          fx_buf_printf (out, "#pragma omp parallel for collapse(%d) schedule(static)", outer);
+          ind_printf (depth, out, "#pragma omp parallel for collapse(%d) schedule(static)", outer);
           if (p->threads > 0)
             fx_buf_printf (out, " num_threads(%d)", p->threads);
           fx_buf_putc (out, '\n');
         }
       for (int d = 0; d < outer; d++)
         {
-          ind_indent (depth + d, out);
-          fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
+          ind_printf (depth + d, out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
         }
       depth += outer;
     }
-  ind_indent (depth - 1, out);
-  fx_buf_puts (out, "{\n");
+  ind_printf (depth - 1, out, "{\n");
   if (pointwise_only && G->kx >= 2)
     {
       int d = G->kx - 1;
-      ind_indent (depth, out);
-      fx_buf_puts (out, "#pragma omp simd");
+      ind_printf (depth, out, "#pragma omp simd");
       if (p->simdlen > 0)
         fx_buf_printf (out, " simdlen(%d)", p->simdlen);
       fx_buf_putc (out, '\n');
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "{\n");
+      ind_printf (depth, out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
+      ind_printf (depth, out, "{\n");
       gen_segment_x (p, G, &kp, 0, depth + 1, out);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth, out, "}\n");
     }
   else
     for (int s = 0; s < G->n_segs; s++)
@@ -705,8 +623,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
         else
           gen_segment_r (p, G, &kp, s, depth, out);
       }
-  ind_indent (depth - 1, out);
-  fx_buf_puts (out, "}\n}\n\n");
+  ind_printf (depth - 1, out, "}\n}\n\n");
   ind_kernel_params_free (&kp);
 }
 

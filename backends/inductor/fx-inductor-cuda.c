@@ -20,24 +20,6 @@
 
 /* ---------------------------------------------------------------- shapes and choices */
 
-static int64_t
-group_xn (const ind_group *G)
-{
-  int64_t n = 1;
-  for (int d = 0; d < G->kx; d++)
-    n *= G->xs[d];
-  return n;
-}
-
-static int64_t
-group_rn (const ind_group *G)
-{
-  int64_t n = 1;
-  for (int d = 0; d < G->kr; d++)
-    n *= G->rs[d];
-  return n;
-}
-
 static int
 pow2_at_least (int64_t v)
 {
@@ -231,7 +213,7 @@ cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *ou
   while (0)
   if (G->kr == 0)
     {
-      int64_t xn = group_xn (G);
+      int64_t xn = ind_numel (G->xs, G->kx);
       int t = xn >= 1 << 20 ? 256 : 128;
       ADD (IND_CUDA_POINTWISE, t, 1, vec, 0);
       static const int alts[] = { 128, 256, 512, 1024 };
@@ -243,7 +225,7 @@ cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *ou
     }
   else
     {
-      int64_t xn = group_xn (G), rn = group_rn (G);
+      int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
       int64_t splits = split_ok (p, G) ? inductor_splits (rn, xn) : 1;
       if (force_split && split_ok (p, G) && splits < 2)
         splits = rn / 2048 < 2 ? 2 : rn / 2048 > 16 ? 16 : rn / 2048;
@@ -603,8 +585,7 @@ store_stmt (kctx *k, int ni, bool guard_tid, int depth, bool lanes_vec, fx_buf *
   if (lanes_vec)
     {
       /* collected per lane, written as one float4 after the lane loop */
-      ind_indent (depth, out);
-      fx_buf_printf (out, "st%d[l] = tmp%d;\n", ni, ni);
+      ind_printf (depth, out, "st%d[l] = tmp%d;\n", ni, ni);
       return;
     }
   int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
@@ -630,44 +611,32 @@ is_vec_store (const kctx *k, const ind_node *n, int seg)
          && !(k->G->kr > 0 && n->xlevel);
 }
 
+/* The float4 stores of segment SEG: their lane arrays declared (before the lane loop), or written (after it). */
 static void
-vec_stores (kctx *k, int seg, int depth, fx_buf *out)
+vec_stores (kctx *k, int seg, bool declare, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_POINTWISE, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
       if (!is_vec_store (k, n, seg))
         continue;
+      if (declare)
+        {
+          ind_printf (depth, out, "float st%d[4];\n", ni);
+          continue;
+        }
       int64_t c[IND_MAXD], xc[IND_MAXD], rc[IND_MAXD];
       ind_node_store_coef (n, c);
       ind_split_coef (n, c, G->kx, xc, rc);
-      ind_indent (depth, out);
       /* plain stores: cache-streaming hints (__stcs, and __ldcs for the row's loads) made softmax and RMS norm 2%
          slower on the H100 */
-      fx_buf_puts (out, "*reinterpret_cast<float4 *> (&");
+      ind_printf (depth, out, "*reinterpret_cast<float4 *> (&");
       ind_param_name (&k->kp, n->out_buf, out);
       fx_buf_putc (out, '[');
       put_index (k, xc, rc, 0, true, out);
       fx_buf_printf (out, "]) = make_float4 (st%d[0], st%d[1], st%d[2], st%d[3]);\n", ni, ni, ni, ni);
-    }
-}
-
-static void
-declare_vec_stores (kctx *k, int seg, int depth, fx_buf *out)
-{
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
-    {
-      int ni = G->nodes[i];
-      const ind_node *n = &p->nodes[ni];
-      if (!is_vec_store (k, n, seg))
-        continue;
-      ind_indent (depth, out);
-      fx_buf_printf (out, "float st%d[4];\n", ni);
     }
 }
 
@@ -678,14 +647,12 @@ emit_iter_loads (kctx *k, int from, int depth, fx_buf *out)
   for (int e = from; e < k->n_pre; e++)
     {
       const struct pre *pe = &k->pre[e];
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const float4 ld%dv = *reinterpret_cast<const float4 *> (&", e);
+      ind_printf (depth, out, "const float4 ld%dv = *reinterpret_cast<const float4 *> (&", e);
       ind_param_name (&k->kp, pe->buf, out);
       fx_buf_putc (out, '[');
       put_index (k, pe->xc, pe->rc, pe->off, true, out);
       fx_buf_puts (out, "]);\n");
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const float ld%d[4] = { ld%dv.x, ld%dv.y, ld%dv.z, ld%dv.w };\n", e, e, e, e, e);
+      ind_printf (depth, out, "const float ld%d[4] = { ld%dv.x, ld%dv.y, ld%dv.z, ld%dv.w };\n", e, e, e, e, e);
     }
 }
 
@@ -699,8 +666,7 @@ decompose (kctx *k, const char *flat, char prefix, const int64_t *sizes, int nd,
   const char *it = k->i32 ? "int" : "long long";
   for (int d = nd - 1; d >= 0; d--)
     {
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const %s %c%d%s = ", it, prefix, d, (inner_base && d == nd - 1) ? "b" : "");
+      ind_printf (depth, out, "const %s %c%d%s = ", it, prefix, d, (inner_base && d == nd - 1) ? "b" : "");
       int64_t inner = 1;
       for (int e = d + 1; e < nd; e++)
         inner *= sizes[e];
@@ -724,36 +690,14 @@ decompose (kctx *k, const char *flat, char prefix, const int64_t *sizes, int nd,
 static const char *
 red_identity (ind_red red, fx_dtype d)
 {
-  bool fl = fx_dtype_is_floating (d);
   switch ((int) red)
     {
     case IND_RED_SUM: case IND_RED_MEAN: return "0";
     case IND_RED_PROD: return "1";
     case IND_RED_ANY: return "false";
     case IND_RED_ALL: return "true";
-    case IND_RED_MAX:
-      if (fl)
-        return "-INFINITY";
-      switch ((int) d)
-        {
-        case FX_DTYPE_I64: return "(-9223372036854775807LL - 1)";
-        case FX_DTYPE_I32: return "(-2147483647 - 1)";
-        case FX_DTYPE_I16: return "-32768";
-        case FX_DTYPE_I8: return "-128";
-        default: return "0";
-        }
-    case IND_RED_MIN:
-      if (fl)
-        return "INFINITY";
-      switch ((int) d)
-        {
-        case FX_DTYPE_I64: return "9223372036854775807LL";
-        case FX_DTYPE_I32: return "2147483647";
-        case FX_DTYPE_I16: return "32767";
-        case FX_DTYPE_I8: return "127";
-        case FX_DTYPE_U8: return "255";
-        default: return "1";
-        }
+    case IND_RED_MAX: return ind_dtype_limit (d, false, true);
+    case IND_RED_MIN: return ind_dtype_limit (d, true, true);
     default: return "0";
     }
 }
@@ -785,11 +729,10 @@ declare_accs (kctx *k, int seg, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
+      if (share_owner (k, ni) >= 0)
         continue;
       ind_indent (depth, out);
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
@@ -813,8 +756,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       const ind_node *n = &p->nodes[ni];
       if (n->kind == IND_NODE_POINTWISE)
         {
-          ind_indent (depth, out);
-          fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+          ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
           node_value_in (k, n, false, out);
           fx_buf_puts (out, ";\n");
           store_stmt (k, ni, false, depth, vec_store, out);
@@ -823,10 +765,8 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       if (share_owner (k, ni) >= 0)
         continue;   /* the owner's sum */
       const char *ct = ind_ctype (n->compute_dtype);
-      ind_indent (depth, out);
-      fx_buf_printf (out, "{\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "const %s v = ", ct);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const %s v = ", ct);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       node_value_in (k, &tmp, false, out);
@@ -847,8 +787,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
           fx_buf_printf (out, "acc%d = %s () (acc%d, v);\n", ni, red_op (n->red), ni);
           break;
         }
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth, out, "}\n");
     }
 }
 
@@ -891,35 +830,31 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  int64_t rn = group_rn (G);
+  int64_t rn = ind_numel (G->rs, G->kr);
   bool two_pass = false;
   char acc[32];
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || share_owner (k, ni) >= 0)
+      if (share_owner (k, ni) >= 0)
         continue;
       snprintf (acc, sizeof acc, "acc%d", ni);
       combine_threads (n, acc, k->persistent, threads, depth, out);
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
         {
           const char *ct = ind_ctype (n->compute_dtype);
-          ind_indent (depth, out);
-          fx_buf_printf (out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
-          ind_indent (depth, out);
-          fx_buf_printf (out, "%s m2_%d = 0;\n", ct, ni);
+          ind_printf (depth, out, "const %s mean%d = acc%d / (%s) %lld;\n", ct, ni, ni, ct, (long long) rn);
+          ind_printf (depth, out, "%s m2_%d = 0;\n", ct, ni);
           two_pass = true;
         }
     }
   if (two_pass)
     {
       gen_r_loop (k, seg, true, false, 1, depth, out);
-      for (int i = 0; i < G->n_nodes; i++)
+      for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
         {
-          int ni = G->nodes[i];
           const ind_node *n = &p->nodes[ni];
-          if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+          if (n->red != IND_RED_WELFORD_VAR)
             continue;
           snprintf (acc, sizeof acc, "m2_%d", ni);
           combine_threads (n, acc, true, threads, depth, out);
@@ -954,26 +889,21 @@ emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
 {
   const ind_program *p = k->p;
   const ind_group *G = k->G;
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
     {
-      int ni = G->nodes[i];
       const ind_node *n = &p->nodes[ni];
-      if (n->segment != seg || n->kind != IND_NODE_REDUCTION || n->red != IND_RED_WELFORD_VAR)
+      if (n->red != IND_RED_WELFORD_VAR)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      ind_indent (depth, out);
-      fx_buf_printf (out, "{\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "const %s d = (", ct);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const %s d = (", ct);
       ind_node tmp = *n;
       tmp.out_dtype = n->compute_dtype;
       /* this segment's pointwise values are out of scope here: recomputed from the registers */
       node_value_in (k, &tmp, true, out);
       fx_buf_printf (out, ") - mean%d;\n", ni);
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "m2_%d += d * d;\n", ni);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth + 1, out, "m2_%d += d * d;\n", ni);
+      ind_printf (depth, out, "}\n");
     }
 }
 
@@ -985,8 +915,7 @@ gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
   for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
     {
       const ind_node *n = &p->nodes[ni];
-      ind_indent (depth, out);
-      fx_buf_printf (out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+      ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
       node_value_in (k, n, false, out);
       fx_buf_puts (out, ";\n");
       if (store)
@@ -1002,7 +931,7 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
 {
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads;
-  int64_t rn = group_rn (G);
+  int64_t rn = ind_numel (G->rs, G->kr);
   const char *it = k->i32 ? "int" : "long long";
   int from = k->n_pre;
   if (V == 4)
@@ -1010,66 +939,51 @@ gen_r_loop (kctx *k, int seg, bool persistent, bool split, int pass, int depth, 
   if (persistent)
     {
       int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
-      ind_indent (depth, out);
-      fx_buf_printf (out, "#pragma unroll\n");
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (int i = 0; i < %lld; i++)\n", (long long) iters);
-      ind_indent (depth, out);
-      fx_buf_puts (out, "{\n");
-      ind_indent (depth + 1, out);
-      fx_buf_printf (out, "const %s rb = ((%s) i * %d + tid) * %d;\n", it, it, T, V);
-      ind_indent (depth + 1, out);
-      fx_buf_puts (out, "if (rb < ");
+      ind_printf (depth, out, "#pragma unroll\n");
+      ind_printf (depth, out, "for (int i = 0; i < %lld; i++)\n", (long long) iters);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const %s rb = ((%s) i * %d + tid) * %d;\n", it, it, T, V);
+      ind_printf (depth + 1, out, "if (rb < ");
       put_const_int (k, rn, out);
       fx_buf_puts (out, ")\n");
     }
   else if (split)
     {
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (%s rb = r_begin + (%s) tid * %d; rb < r_end; rb += %d)\n", it, it, V, T * V);
+      ind_printf (depth, out, "for (%s rb = r_begin + (%s) tid * %d; rb < r_end; rb += %d)\n", it, it, V, T * V);
     }
   else
     {
-      ind_indent (depth, out);
-      fx_buf_printf (out, "for (%s rb = (%s) tid * %d; rb < ", it, it, V);
+      ind_printf (depth, out, "for (%s rb = (%s) tid * %d; rb < ", it, it, V);
       put_const_int (k, rn, out);
       fx_buf_printf (out, "; rb += %d)\n", T * V);
     }
   int bd = depth + (persistent ? 1 : 0);
-  ind_indent (bd, out);
-  fx_buf_puts (out, "{\n");
+  ind_printf (bd, out, "{\n");
   decompose (k, "rb", 'r', G->rs, G->kr, V == 4, bd + 1, out);
   if (V == 4)
     {
       emit_iter_loads (k, from, bd + 1, out);
       if (pass == 0)
-        declare_vec_stores (k, seg, bd + 1, out);
+        vec_stores (k, seg, true, bd + 1, out);
     }
-  ind_indent (bd + 1, out);
-  fx_buf_printf (out, "#pragma unroll\n");
-  ind_indent (bd + 1, out);
-  fx_buf_printf (out, "for (int l = 0; l < %d; l++)\n", V);
-  ind_indent (bd + 1, out);
-  fx_buf_puts (out, "{\n");
+  ind_printf (bd + 1, out, "#pragma unroll\n");
+  ind_printf (bd + 1, out, "for (int l = 0; l < %d; l++)\n", V);
+  ind_printf (bd + 1, out, "{\n");
   if (V == 4)
     {
-      ind_indent (bd + 2, out);
-      fx_buf_printf (out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
+      ind_printf (bd + 2, out, "const %s r%d = r%db + l;\n", it, G->kr - 1, G->kr - 1);
     }
   if (pass == 0)
     emit_body (k, seg, V == 4, bd + 2, out);
   else
     emit_m2_body (k, seg, bd + 2, out);
-  ind_indent (bd + 1, out);
-  fx_buf_puts (out, "}\n");
+  ind_printf (bd + 1, out, "}\n");
   if (V == 4 && pass == 0)
-    vec_stores (k, seg, bd + 1, out);
-  ind_indent (bd, out);
-  fx_buf_puts (out, "}\n");
+    vec_stores (k, seg, false, bd + 1, out);
+  ind_printf (bd, out, "}\n");
   if (persistent)
     {
-      ind_indent (depth, out);
-      fx_buf_puts (out, "}\n");
+      ind_printf (depth, out, "}\n");
     }
   k->n_pre = from;
 }
@@ -1129,7 +1043,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
 {
   const ind_group *G = k->G;
   int V = k->cfg->vec, T = k->cfg->threads;
-  int64_t xn = group_xn (G);
+  int64_t xn = ind_numel (G->xs, G->kx);
   const char *it = k->i32 ? "int" : "long long";
   signature (k, name, T, 0, false, out);
   int64_t per = (int64_t) T * V;
@@ -1152,7 +1066,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
     {
       add_pre_loads (k, 0, false, false);
       emit_iter_loads (k, 0, 3, out);
-      declare_vec_stores (k, 0, 3, out);
+      vec_stores (k, 0, true, 3, out);
     }
   fx_buf_printf (out, "#pragma unroll\n      for (int l = 0; l < %d; l++)\n        {\n", V);
   if (V == 4)
@@ -1162,7 +1076,7 @@ gen_pointwise (kctx *k, const char *name, fx_buf *out)
   emit_body (k, 0, V == 4, 5, out);
   fx_buf_puts (out, "        }\n");
   if (V == 4)
-    vec_stores (k, 0, 3, out);
+    vec_stores (k, 0, false, 3, out);
   fx_buf_puts (out, "    }\n}\n\n");
   k->n_pre = 0;
 }
@@ -1177,7 +1091,7 @@ gen_reduction (kctx *k, const char *name, fx_buf *out)
   bool warp = T == 32, single = T == 1;
   bool persistent = k->cfg->kind == IND_CUDA_PERSISTENT;
   k->persistent = persistent;
-  int64_t xn = group_xn (G), rn = group_rn (G);
+  int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   const char *it = k->i32 ? "int" : "long long";
   int64_t iters = (rn + (int64_t) T * V - 1) / ((int64_t) T * V);
   int min_blocks = 0;
@@ -1287,7 +1201,7 @@ static void
 split_prologue (kctx *k, int S, fx_buf *out)
 {
   const ind_group *G = k->G;
-  int64_t rn = group_rn (G);
+  int64_t rn = ind_numel (G->rs, G->kr);
   int64_t chunk = (rn + S - 1) / S;
   chunk = (chunk + 3) / 4 * 4;
   const char *it = k->i32 ? "int" : "long long";
@@ -1535,8 +1449,11 @@ ind_cuda_index32 (const ind_program *p)
         return false;
     }
   for (int g = 0; g < p->n_groups; g++)
-    if (group_xn (&p->groups[g]) * group_rn (&p->groups[g]) >= lim)
-      return false;
+    {
+      const ind_group *G = &p->groups[g];
+      if (ind_numel (G->xs, G->kx) * ind_numel (G->rs, G->kr) >= lim)
+        return false;
+    }
   return true;
 }
 
@@ -1558,7 +1475,7 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
   memset (ck, 0, sizeof *ck);
   ck->group = g;
   ck->cfg = *cfg;
-  int64_t xn = group_xn (G), rn = group_rn (G);
+  int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   ck->block[1] = ck->block[2] = ck->grid[1] = ck->grid[2] = 1;
   ck->block2[1] = ck->block2[2] = ck->grid2[1] = ck->grid2[2] = 1;
   switch (cfg->kind)

@@ -3,6 +3,8 @@
    bytes a buffer spans, and the check of a run's inputs against the compiled buffers. */
 #include "fx-inductor-impl.h"
 
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,6 +13,56 @@ ind_indent (int depth, fx_buf *out)
 {
   for (int i = 0; i < depth; i++)
     fx_buf_puts (out, "  ");
+}
+
+void
+ind_printf (int depth, fx_buf *out, const char *fmt, ...)
+{
+  ind_indent (depth, out);
+  va_list ap;
+  va_start (ap, fmt);
+  fx_buf_vprintf (out, fmt, ap);
+  va_end (ap);
+}
+
+void *
+ind_grow (void *items, int n, int *cap, size_t item, int first)
+{
+  if (n < *cap)
+    return items;
+  *cap = *cap ? *cap * 2 : first;
+  return realloc (items, item * (size_t) *cap);
+}
+
+const char *
+ind_dtype_limit (fx_dtype d, bool highest, bool cuda)
+{
+  static const struct
+  {
+    fx_dtype dtype;
+    const char *c_low, *c_high, *cuda_low, *cuda_high;
+  } ints[] = {
+    { FX_DTYPE_I64, "INT64_MIN", "INT64_MAX", "(-9223372036854775807LL - 1)", "9223372036854775807LL" },
+    { FX_DTYPE_I32, "INT32_MIN", "INT32_MAX", "(-2147483647 - 1)", "2147483647" },
+    { FX_DTYPE_I16, "INT16_MIN", "INT16_MAX", "-32768", "32767" },
+    { FX_DTYPE_I8, "INT8_MIN", "INT8_MAX", "-128", "127" },
+    { FX_DTYPE_U8, "0", "UINT8_MAX", "0", "255" },
+  };
+  if (fx_dtype_is_floating (d))
+    return highest ? "INFINITY" : "-INFINITY";
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (ints[i].dtype == d)
+      return cuda ? (highest ? ints[i].cuda_high : ints[i].cuda_low) : (highest ? ints[i].c_high : ints[i].c_low);
+  return highest ? "1" : "0";
+}
+
+int64_t
+ind_numel (const int64_t *sizes, int nd)
+{
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++)
+    n *= sizes[d];
+  return n;
 }
 
 int
@@ -66,35 +118,30 @@ put_const (const ind_index_style *style, int64_t v, fx_buf *out)
   fx_buf_printf (out, style && style->index32 ? "%lld" : "%lldLL", (long long) v);
 }
 
+/* The terms coef[i] * <var>i of one kind of variable (x or r); BASE names the variable written <var>ib. */
+static void
+put_terms (char var, const int64_t *coef, int n, int base, const ind_index_style *style, bool *any, fx_buf *out)
+{
+  for (int i = 0; i < n; i++)
+    if (coef[i])
+      {
+        fx_buf_printf (out, "%s%c%d%s", *any ? " + " : "", var, i, base == i ? "b" : "");
+        if (coef[i] != 1)
+          {
+            fx_buf_puts (out, " * ");
+            put_const (style, coef[i], out);
+          }
+        *any = true;
+      }
+}
+
 void
 ind_put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_t off, const ind_index_style *style,
                fx_buf *out)
 {
   bool any = false;
-  for (int i = 0; i < kx; i++)
-    if (xc[i])
-      {
-        bool base = style && style->base_x == i;
-        fx_buf_printf (out, "%sx%d%s", any ? " + " : "", i, base ? "b" : "");
-        if (xc[i] != 1)
-          {
-            fx_buf_puts (out, " * ");
-            put_const (style, xc[i], out);
-          }
-        any = true;
-      }
-  for (int i = 0; i < kr; i++)
-    if (rc[i])
-      {
-        bool base = style && style->base_r == i;
-        fx_buf_printf (out, "%sr%d%s", any ? " + " : "", i, base ? "b" : "");
-        if (rc[i] != 1)
-          {
-            fx_buf_puts (out, " * ");
-            put_const (style, rc[i], out);
-          }
-        any = true;
-      }
+  put_terms ('x', xc, kx, style ? style->base_x : -1, style, &any, out);
+  put_terms ('r', rc, kr, style ? style->base_r : -1, style, &any, out);
   if (off || !any)
     {
       fx_buf_puts (out, any ? " + " : "");

@@ -887,46 +887,16 @@ ind_gpu_skip_message (const ind_gpu *gpu)
 
 /* ---------------------------------------------------------------- run */
 
-typedef struct block_ctx
-{
-  fx_cuda *cuda;
-  fx_cuda_ptr ptr;
-} block_ctx;
-
-static void
-block_release (void *data)
-{
-  block_ctx *b = data;
-  fx_cuda_free (b->cuda, b->ptr);
-  free (b);
-}
-
-/* A device tensor over a caching-allocator block that the tensor now owns. */
+/* A tensor of buffer B that owns the caching allocator's block at PTR; NULL (the block untouched) without memory. */
 static fx_tensor *
 wrap_block (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, const ind_buffer *B)
 {
   fx_tensor *t = fx_tensor_new_meta (B->dtype, B->ndim, B->sizes, B->strides);
-  fx_storage *s = calloc (1, sizeof *s);
-  block_ctx *ctx = calloc (1, sizeof *ctx);
-  if (!t || !s || !ctx)
+  if (t && fx_cuda_tensor_own (cuda, t, ptr, nbytes, NULL) != FX_OK)
     {
-      if (t)
-        fx_tensor_unref (t);
-      free (s);
-      free (ctx);
-      return NULL;
+      fx_tensor_unref (t);
+      t = NULL;
     }
-  ctx->cuda = cuda;
-  ctx->ptr = ptr;
-  s->refcount = 1;
-  s->data = (void *) (uintptr_t) ptr;
-  s->nbytes = nbytes;
-  s->device.type = FX_DEVICE_CUDA;
-  s->device.index = fx_cuda_get_info (cuda)->ordinal;
-  s->release = block_release;
-  s->release_ctx = ctx;
-  t->storage = s;
-  t->device = s->device;
   return t;
 }
 

@@ -379,6 +379,16 @@ void ind_kernel_add_origins (const ind_program *p, const ind_group *G, fx_compil
 /* ---------------------------------------------------------------- shared by the generators (fx-inductor-emit.c) */
 
 void ind_indent (int depth, fx_buf *out);
+/* One line (or a few) of generated code at DEPTH levels of indentation: ind_indent, then fx_buf_printf. */
+void ind_printf (int depth, fx_buf *out, const char *fmt, ...) FX_PRINTF (3, 4);
+/* The lowest (or highest) value of dtype D in generated source, the start of a max (min) reduction: +-INFINITY for
+   floats, the integer limits (C: <stdint.h>'s names; CUDA: literals), else "0" ("1"). */
+const char *ind_dtype_limit (fx_dtype d, bool highest, bool cuda);
+/* Room for items[n] in a realloc'd array of *cap items of ITEM bytes (doubling, FIRST at first); returns the array. */
+void *ind_grow (void *items, int n, int *cap, size_t item, int first);
+/* The product of nd sizes: a group's x rows are ind_numel (G->xs, G->kx), its r elements per row ind_numel (G->rs,
+   G->kr). */
+int64_t ind_numel (const int64_t *sizes, int nd);
 /* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
    SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
 int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k);

@@ -32,6 +32,14 @@ dtype_ok (fx_dtype dtype)
   return ind_ctype (dtype) != NULL;
 }
 
+/* The compute dtypes a template serves (others: no lowering, the op falls back). */
+typedef enum
+{
+  EXPR_ANY,
+  EXPR_FLOAT,    /* floating only */
+  EXPR_INT,      /* integral and bool only */
+} expr_dtypes;
+
 /* Body templates: $0..$3 are operands (already cast to their dtype), $T the compute type. */
 typedef struct ind_expr_def
 {
@@ -39,15 +47,25 @@ typedef struct ind_expr_def
   const char *tmpl;
   int n_tensor;             /* leading tensor/scalar operands taken from the call args */
   bool out_bool;
+  expr_dtypes dtypes;
 } ind_expr_def;
 
 static const ind_expr_def expr_defs[] = {
   { FX_OP_MUL_TENSOR, "$0 * $1", 2, false },
   { FX_OP_MUL_SCALAR, "$0 * $1", 2, false },
-  { FX_OP_DIV_TENSOR, "$0 / $1", 2, false },
-  { FX_OP_DIV_SCALAR, "$0 / $1", 2, false },
-  { FX_OP_POW_TENSOR_TENSOR, "pow($0, $1)", 2, false },
-  { FX_OP_POW_SCALAR, "pow($0, $1)", 2, false },
+  { FX_OP_DIV_TENSOR, "$0 / $1", 2, false, EXPR_FLOAT },
+  { FX_OP_DIV_SCALAR, "$0 / $1", 2, false, EXPR_FLOAT },
+  { FX_OP_POW_TENSOR_TENSOR, "pow($0, $1)", 2, false, EXPR_FLOAT },
+  { FX_OP_POW_SCALAR, "pow($0, $1)", 2, false, EXPR_FLOAT },
+  { FX_OP_REMAINDER_TENSOR, "($0 - floor($0 / $1) * $1)", 2, false, EXPR_FLOAT },
+  { FX_OP_REMAINDER_SCALAR, "($0 - floor($0 / $1) * $1)", 2, false, EXPR_FLOAT },
+  { FX_OP_FMOD_TENSOR, "fmod($0, $1)", 2, false, EXPR_FLOAT },
+  { FX_OP_FMOD_SCALAR, "fmod($0, $1)", 2, false, EXPR_FLOAT },
+  { FX_OP_BITWISE_AND_TENSOR, "$0 & $1", 2, false, EXPR_INT },
+  { FX_OP_BITWISE_OR_TENSOR, "$0 | $1", 2, false, EXPR_INT },
+  { FX_OP_BITWISE_XOR_TENSOR, "$0 ^ $1", 2, false, EXPR_INT },
+  { FX_OP_LEAKY_RELU, "($0 > 0 ? $0 : $0 * $1)", 2, false },
+  { FX_OP_MASKED_FILL_SCALAR, "IND_SEL ($1, $2, $0)", 3, false },
   { FX_OP_MAXIMUM, "(($0 > $1 || $0 != $0) ? $0 : $1)", 2, false },
   { FX_OP_MINIMUM, "(($0 < $1 || $0 != $0) ? $0 : $1)", 2, false },
   { FX_OP_ATAN2, "atan2($0, $1)", 2, false },
@@ -127,11 +145,7 @@ int
 ind_add_buffer (ind_program *p, ind_buf_kind kind, fx_dtype dtype, int ndim, const int64_t *sizes,
                 const int64_t *strides)
 {
-  if (p->n_bufs == p->cap_bufs)
-    {
-      p->cap_bufs = p->cap_bufs ? p->cap_bufs * 2 : 32;
-      p->bufs = realloc (p->bufs, sizeof (ind_buffer) * (size_t) p->cap_bufs);
-    }
+  p->bufs = ind_grow (p->bufs, p->n_bufs, &p->cap_bufs, sizeof *p->bufs, 32);
   ind_buffer *b = &p->bufs[p->n_bufs];
   memset (b, 0, sizeof *b);
   b->kind = kind;
@@ -154,11 +168,7 @@ ind_add_buffer (ind_program *p, ind_buf_kind kind, fx_dtype dtype, int ndim, con
 static int
 add_view (ind_program *p, int buf, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset)
 {
-  if (p->n_views == p->cap_views)
-    {
-      p->cap_views = p->cap_views ? p->cap_views * 2 : 64;
-      p->views = realloc (p->views, sizeof (ind_view) * (size_t) p->cap_views);
-    }
+  p->views = ind_grow (p->views, p->n_views, &p->cap_views, sizeof *p->views, 64);
   ind_view *v = &p->views[p->n_views];
   memset (v, 0, sizeof *v);
   v->buf = buf;
@@ -175,11 +185,7 @@ add_view (ind_program *p, int buf, int ndim, const int64_t *sizes, const int64_t
 static ind_node *
 add_node (ind_program *p, ind_node_kind kind, int op_id)
 {
-  if (p->n_nodes == p->cap_nodes)
-    {
-      p->cap_nodes = p->cap_nodes ? p->cap_nodes * 2 : 32;
-      p->nodes = realloc (p->nodes, sizeof (ind_node) * (size_t) p->cap_nodes);
-    }
+  p->nodes = ind_grow (p->nodes, p->n_nodes, &p->cap_nodes, sizeof *p->nodes, 32);
   ind_node *n = &p->nodes[p->n_nodes++];
   memset (n, 0, sizeof *n);
   n->kind = kind;
@@ -193,11 +199,7 @@ add_node (ind_program *p, ind_node_kind kind, int op_id)
 static void
 node_add_origin (ind_program *p, ind_node *n, const char *name)
 {
-  const char **o = fx_arena_alloc (p->arena, sizeof (char *) * (n->n_origins + 1));
-  if (n->n_origins)
-    memcpy (o, n->origins, sizeof (char *) * n->n_origins);
-  o[n->n_origins++] = fx_arena_strdup (p->arena, name);
-  n->origins = o;
+  n->origins = fx_arena_strv_append (p->arena, n->origins, &n->n_origins, name);
 }
 
 /* A load of view v broadcast to an iteration of `ndim` dims (right-aligned, numpy rules). */
@@ -401,14 +403,6 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
         OPND (1);
         return "pow($0, $1)";
       }
-    case FX_OP_POW_TENSOR_TENSOR: case FX_OP_POW_SCALAR:
-      if (!fx_dtype_is_floating (n->compute_dtype))
-        return NULL;
-      break;
-    case FX_OP_DIV_TENSOR: case FX_OP_DIV_SCALAR:
-      if (!fx_dtype_is_floating (n->compute_dtype))
-        return NULL;
-      break;
     case FX_OP_DIV_TENSOR_MODE: case FX_OP_DIV_SCALAR_MODE:
       {
         if (!fx_dtype_is_floating (n->compute_dtype))
@@ -426,24 +420,6 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
     case FX_OP_ABS:
       OPND (0);
       return fx_dtype_is_floating (n->compute_dtype) ? "fabs($0)" : "($0 < 0 ? -$0 : $0)";
-    case FX_OP_REMAINDER_TENSOR: case FX_OP_REMAINDER_SCALAR:
-      if (!fx_dtype_is_floating (n->compute_dtype))
-        return NULL;
-      OPND (0);
-      OPND (1);
-      return "($0 - floor($0 / $1) * $1)";
-    case FX_OP_FMOD_TENSOR: case FX_OP_FMOD_SCALAR:
-      if (!fx_dtype_is_floating (n->compute_dtype))
-        return NULL;
-      OPND (0);
-      OPND (1);
-      return "fmod($0, $1)";
-    case FX_OP_BITWISE_AND_TENSOR: case FX_OP_BITWISE_OR_TENSOR: case FX_OP_BITWISE_XOR_TENSOR:
-      if (fx_dtype_is_floating (n->compute_dtype))
-        return NULL;
-      OPND (0);
-      OPND (1);
-      return op == FX_OP_BITWISE_AND_TENSOR ? "$0 & $1" : op == FX_OP_BITWISE_OR_TENSOR ? "$0 | $1" : "$0 ^ $1";
     case FX_OP_BITWISE_NOT:
       OPND (0);
       return n->compute_dtype == FX_DTYPE_BOOL ? "!$0" : "~$0";
@@ -454,10 +430,6 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
           return "(($T) 0.5) * $0 * (($T) 1 + tanh((($T) 0.7978845608028654) * ($0 + (($T) 0.044715) * $0 * $0 * $0)))";
         return "(($T) 0.5) * $0 * (($T) 1 + erf($0 * (($T) 0.7071067811865476)))";
       }
-    case FX_OP_LEAKY_RELU:
-      OPND (0);
-      OPND (1);
-      return "($0 > 0 ? $0 : $0 * $1)";
     case FX_OP_HARDTANH:
     case FX_OP_CLAMP: case FX_OP_CLAMP_MIN: case FX_OP_CLAMP_MAX:
       {
@@ -495,11 +467,6 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
       OPND (1);
       OPND (2);
       return "IND_SEL ($0, $1, $2)";
-    case FX_OP_MASKED_FILL_SCALAR:
-      OPND (0);
-      OPND (1);
-      OPND (2);
-      return "IND_SEL ($1, $2, $0)";
     case FX_OP_COPY:
       OPND (1);
       return "$0";
@@ -507,7 +474,8 @@ pointwise_template (lower_state *s, const fx_op_call *call, const fx_tensor *out
       break;
     }
   const ind_expr_def *d = find_expr (op);
-  if (d == NULL)
+  bool fl = fx_dtype_is_floating (n->compute_dtype);
+  if (d == NULL || (d->dtypes == EXPR_FLOAT && !fl) || (d->dtypes == EXPR_INT && fl))
     return NULL;
   for (int i = 0; i < d->n_tensor; i++)
     OPND (i);

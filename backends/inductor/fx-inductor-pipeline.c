@@ -81,20 +81,27 @@ pass_decompose (ind_pipeline *pl, fx_graph **g, fx_diag *diag)
   return st;
 }
 
+/* The loop IR as Inductor's debug folder has it: before fusion (ir_pre_fusion.txt) or after (ir_post_fusion.txt). */
+static void
+record_ir (ind_pipeline *pl, bool post_fusion)
+{
+  if (pl->out == NULL)
+    return;
+  fx_buf text;
+  fx_buf_init (&text);
+  ind_dump_ir (&pl->prog, post_fusion, &text);
+  record (pl, post_fusion ? "ir_post_fusion.txt" : "ir_pre_fusion.txt", "text", &text);
+  fx_buf_free (&text);
+}
+
 /* aten graph → loop IR: pointwise and reduction bodies over index expressions, views as index rewrites, extern
    and fallback nodes. */
 static fx_status
 pass_lower (ind_pipeline *pl, const fx_graph *g, fx_diag *diag)
 {
   fx_status st = ind_lower (&pl->prog, g, pl->inputs, pl->n_inputs, diag);
-  if (st == FX_OK && pl->out)
-    {
-      fx_buf text;
-      fx_buf_init (&text);
-      ind_dump_ir (&pl->prog, false, &text);
-      record (pl, "ir_pre_fusion.txt", "text", &text);
-      fx_buf_free (&text);
-    }
+  if (st == FX_OK)
+    record_ir (pl, false);
   return st;
 }
 
@@ -103,14 +110,8 @@ static fx_status
 pass_schedule (ind_pipeline *pl, fx_diag *diag)
 {
   fx_status st = ind_schedule (&pl->prog, diag);
-  if (st == FX_OK && pl->out)
-    {
-      fx_buf text;
-      fx_buf_init (&text);
-      ind_dump_ir (&pl->prog, true, &text);
-      record (pl, "ir_post_fusion.txt", "text", &text);
-      fx_buf_free (&text);
-    }
+  if (st == FX_OK)
+    record_ir (pl, true);
   return st;
 }
 

@@ -344,11 +344,7 @@ try_fuse (ind_program *p, int g, int i, bool horizontal)
             }
         }
     }
-  if (G->n_nodes == G->cap_nodes)
-    {
-      G->cap_nodes = G->cap_nodes ? G->cap_nodes * 2 : 8;
-      G->nodes = realloc (G->nodes, sizeof (int) * (size_t) G->cap_nodes);
-    }
+  G->nodes = ind_grow (G->nodes, G->n_nodes, &G->cap_nodes, sizeof *G->nodes, 8);
   G->nodes[G->n_nodes++] = i;
   return true;
 }

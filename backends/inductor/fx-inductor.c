@@ -69,15 +69,12 @@ static void
 inductor_release (fx_compiled *c)
 {
   ind_state *s = c->impl;
-  if (s == NULL)
-    return;
   if (s->lib.handle)
     dlclose (s->lib.handle);
   ind_gpu_free (s->gpu);
   ind_program_free (&s->prog);
   free (s->kernel_ms);
   free (s);
-  c->impl = NULL;
 }
 
 static void

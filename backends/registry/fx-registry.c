@@ -94,6 +94,14 @@ cmp_backend_name (const void *a, const void *b)
   return strcmp ((*(const fx_backend *const *) a)->name, (*(const fx_backend *const *) b)->name);
 }
 
+static const char *const no_settings[] = { NULL };
+const fx_mode_decl fx_plain_modes[4] = {
+  { "default", no_settings },
+  { "reduce-overhead", no_settings },
+  { "max-autotune", no_settings },
+  { "max-autotune-no-cudagraphs", no_settings },
+};
+
 size_t
 fx_backend_list (bool include_hidden, const fx_backend **out, size_t max)
 {
@@ -158,11 +166,7 @@ fx_compiled_add_kernel (fx_compiled *c, const char *name, const char *kind, cons
 void
 fx_kernel_add_node (fx_compiled *c, fx_kernel_info *kernel, const char *node_name)
 {
-  const char **nodes = fx_arena_alloc (c->arena, sizeof (char *) * (kernel->n_nodes + 1));
-  if (kernel->n_nodes)
-    memcpy (nodes, kernel->nodes, sizeof (char *) * kernel->n_nodes);
-  nodes[kernel->n_nodes++] = fx_arena_strdup (c->arena, node_name);
-  kernel->nodes = nodes;
+  kernel->nodes = fx_arena_strv_append (c->arena, kernel->nodes, &kernel->n_nodes, node_name);
 }
 
 void
@@ -184,8 +188,9 @@ fx_compiled_free (fx_compiled *c)
 {
   if (c == NULL)
     return;
-  if (c->backend && c->backend->release)
+  if (c->backend && c->backend->release && c->impl)
     c->backend->release (c);
+  c->impl = NULL;
   fx_buf_free (&c->notes);
   fx_arena_free (c->arena);
   free (c);
@@ -201,15 +206,18 @@ inputs_device (const fx_value *inputs, size_t n)
   return d;
 }
 
-typedef fx_status (*compile_fn) (const fx_backend *self, const fx_compile_request *req, fx_compiled *out,
-                                 fx_diag *diag);
-
-/* Resolves the options once (kept on the compiled object), then compiles or generates; times it. */
+/* Resolves the options once (kept on the compiled object), then compiles or (GENERATE) generates; times it. */
 static fx_status
-compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, const fx_value *example_inputs,
+compile_with (const fx_backend *backend, bool generate, const fx_graph *graph, const fx_value *example_inputs,
               size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options, fx_compiled **out,
               fx_diag *diag)
 {
+  *out = NULL;
+  if (backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
+  if (generate && !FX_BACKEND_HAS (backend, generate))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' cannot generate code without compiling it",
+                        backend->name);
   fx_compiled *c = calloc (1, sizeof *c);
   if (c == NULL)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
@@ -232,7 +240,7 @@ compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, c
       req.device = inputs_device (example_inputs, n_inputs);
       double t0 = fx_now_ms ();
       c->compile_ms = -1;
-      st = fn (backend, &req, c, diag);
+      st = (generate ? backend->generate : backend->compile) (backend, &req, c, diag);
       /* A backend that measured its own compile (a subprocess: without its start-up) keeps its figure. */
       if (c->compile_ms < 0)
         c->compile_ms = fx_now_ms () - t0;
@@ -252,6 +260,7 @@ compile_with (const fx_backend *backend, compile_fn fn, const fx_graph *graph, c
       fx_compiled_free (c);
       return st;
     }
+  c->source_only = generate;
   *out = c;
   return FX_OK;
 }
@@ -261,11 +270,7 @@ fx_backend_compile (const fx_backend *backend, const fx_graph *graph, const fx_v
                     size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
                     fx_compiled **out, fx_diag *diag)
 {
-  *out = NULL;
-  if (backend == NULL)
-    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
-  return compile_with (backend, backend->compile, graph, example_inputs, n_inputs, mode, options, n_options, out,
-                       diag);
+  return compile_with (backend, false, graph, example_inputs, n_inputs, mode, options, n_options, out, diag);
 }
 
 fx_status
@@ -273,17 +278,7 @@ fx_backend_generate (const fx_backend *backend, const fx_graph *graph, const fx_
                      size_t n_inputs, const char *mode, const fx_option_kv *options, size_t n_options,
                      fx_compiled **out, fx_diag *diag)
 {
-  *out = NULL;
-  if (backend == NULL)
-    return fx_diag_set (diag, FX_ERR_INVALID, "no backend");
-  if (!FX_BACKEND_HAS (backend, generate))
-    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' cannot generate code without compiling it",
-                        backend->name);
-  fx_status st = compile_with (backend, backend->generate, graph, example_inputs, n_inputs, mode, options, n_options,
-                               out, diag);
-  if (st == FX_OK)
-    (*out)->source_only = true;
-  return st;
+  return compile_with (backend, true, graph, example_inputs, n_inputs, mode, options, n_options, out, diag);
 }
 
 fx_status
@@ -498,20 +493,10 @@ static void
 fallback_release (fx_compiled *c)
 {
   fallback_impl *impl = c->impl;
-  if (impl == NULL)
-    return;
   fx_compiled_free (impl->inner);
   free (impl);
-  c->impl = NULL;
 }
 
-static const char *const plain_modes_none[] = { NULL };
-static const fx_mode_decl fallback_modes[] = {
-  { "default", plain_modes_none },
-  { "reduce-overhead", plain_modes_none },
-  { "max-autotune", plain_modes_none },
-  { "max-autotune-no-cudagraphs", plain_modes_none },
-};
 
 fx_backend *
 fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify)
@@ -526,8 +511,8 @@ fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_ch
   b->name = strdup (name);
   b->description = "tries each backend in turn and keeps the first that compiles";
   b->tags = fallback_tags;
-  b->modes = fallback_modes;
-  b->n_modes = sizeof fallback_modes / sizeof fallback_modes[0];
+  b->modes = fx_plain_modes;
+  b->n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0];
   b->compile = fallback_compile;
   b->run = fallback_run;
   b->release = fallback_release;

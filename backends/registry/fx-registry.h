@@ -24,6 +24,10 @@ const fx_backend *fx_backend_lookup (const char *name, fx_diag *diag);
 /* Sorted names; hidden tags (debug, experimental) excluded unless include_hidden. Returns the count (fills up to max). */
 size_t fx_backend_list (bool include_hidden, const fx_backend **out, size_t max);
 
+/* torch.compile's four modes with no settings of their own: for backends that accept and ignore mode (eager,
+   aot_eager: PR #132892) or hand the mode on as text (torch, fallback chains). */
+extern const fx_mode_decl fx_plain_modes[4];
+
 /* list_mode_options(mode): the settings of a mode for a backend; NULL mode lists every mode. */
 fx_status fx_backend_list_mode_options (const fx_backend *backend, const char *mode, fx_buf *out, fx_diag *diag);
 /* list_options(): every declared option with type, default and doc. */

@@ -2,6 +2,7 @@
    worker, hand it the graph as canonical JSON, torch.compile it), run, bench and the kernels it reports. */
 #include "fx-torch-backend.h"
 #include "fx-torch-impl.h"
+#include "registry/fx-registry.h"
 #include "fx/importers.h"
 
 #include <math.h>
@@ -27,14 +28,6 @@ static const fx_option_decl torch_options[] = {
     "tests: make the worker fail ('exit-load', 'segv-run', 'hang-load', 'raise-bench', ...)" },
 };
 
-/* torch.compile's modes: the mode text itself goes to torch.compile(mode=...), so no settings here. */
-static const char *const mode_none[] = { NULL };
-static const fx_mode_decl torch_modes[] = {
-  { "default", mode_none },
-  { "reduce-overhead", mode_none },
-  { "max-autotune", mode_none },
-  { "max-autotune-no-cudagraphs", mode_none },
-};
 
 /* ---------------------------------------------------------------- options (read directly: no registry needed) */
 
@@ -99,11 +92,8 @@ static void
 torch_release (fx_compiled *c)
 {
   torch_state *s = c->impl;
-  if (s == NULL)
-    return;
   fx_torch_worker_stop (s->worker);
   free (s);
-  c->impl = NULL;
 }
 
 static fx_status
@@ -132,21 +122,7 @@ outputs_from_json (json_object *reply, fx_arena *arena, fx_value **outputs, size
   json_object *arr = NULL;
   if (!json_object_object_get_ex (reply, "outputs", &arr) || !json_object_is_type (arr, json_type_array))
     return fx_diag_set (diag, FX_ERR_BACKEND, "torch worker: a reply without outputs");
-  size_t n = json_object_array_length (arr);
-  fx_value *vals = fx_arena_alloc (arena, sizeof (fx_value) * (n ? n : 1));
-  for (size_t i = 0; i < n; i++)
-    {
-      fx_status st = fx_torch_value_from_json (json_object_array_get_idx (arr, i), arena, &vals[i], diag);
-      if (st != FX_OK)
-        {
-          for (size_t k = 0; k < i; k++)
-            fx_value_clear (&vals[k]);
-          return st;
-        }
-    }
-  *outputs = vals;
-  *n_outputs = n;
-  return FX_OK;
+  return fx_torch_values_from_json (arr, arena, outputs, n_outputs, diag);
 }
 
 static double
@@ -449,8 +425,11 @@ torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compile
 {
   (void) self;
   fx_status st = torch_compile_impl (req, out, diag);
-  if (st != FX_OK)
-    torch_release (out);
+  if (st != FX_OK && out->impl)
+    {
+      torch_release (out);
+      out->impl = NULL;
+    }
   return st;
 }
 
@@ -544,8 +523,8 @@ const fx_backend fx_torch_backend = {
   .tags = NULL,
   .options = torch_options,
   .n_options = sizeof torch_options / sizeof torch_options[0],
-  .modes = torch_modes,
-  .n_modes = sizeof torch_modes / sizeof torch_modes[0],
+  .modes = fx_plain_modes,   /* the mode text itself goes to torch.compile(mode=...) */
+  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
   .compile = torch_compile,
   .run = torch_run,
   .release = torch_release,

@@ -51,6 +51,8 @@ bool fx_torch_worker_alive (fx_torch_worker *w);
 fx_status fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out, fx_diag *diag);
 /* A JSON VALUE from the worker to a value allocated in arena (tensors read from their files). */
 fx_status fx_torch_value_from_json (json_object *j, fx_arena *arena, fx_value *out, fx_diag *diag);
+/* The values of a JSON array (fx_torch_value_from_json each) into arena; on failure none are left holding tensors. */
+fx_status fx_torch_values_from_json (json_object *arr, fx_arena *arena, fx_value **out, size_t *n_out, fx_diag *diag);
 /* The tensor file format of the runner (a JSON header line with dtype, shape, stride, storage; then the bytes of the
    elements from the first to the last reachable one). */
 fx_status fx_torch_tensor_write (const fx_tensor *t, const char *path, fx_diag *diag);

@@ -802,6 +802,26 @@ fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out
 }
 
 fx_status
+fx_torch_values_from_json (json_object *arr, fx_arena *arena, fx_value **out, size_t *n_out, fx_diag *diag)
+{
+  size_t n = json_object_array_length (arr);
+  fx_value *vals = fx_arena_alloc (arena, sizeof (fx_value) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++)
+    {
+      fx_status st = fx_torch_value_from_json (json_object_array_get_idx (arr, i), arena, &vals[i], diag);
+      if (st != FX_OK)
+        {
+          for (size_t k = 0; k < i; k++)
+            fx_value_clear (&vals[k]);
+          return st;
+        }
+    }
+  *out = vals;
+  *n_out = n;
+  return FX_OK;
+}
+
+fx_status
 fx_torch_value_from_json (json_object *j, fx_arena *arena, fx_value *out, fx_diag *diag)
 {
   *out = fx_value_none ();
@@ -845,22 +865,10 @@ fx_torch_value_from_json (json_object *j, fx_arena *arena, fx_value *out, fx_dia
       json_object *items = NULL;
       if (!json_object_object_get_ex (j, "items", &items) || !json_object_is_type (items, json_type_array))
         return fx_diag_set (diag, FX_ERR_PARSE, "torch worker: a %s without items", t);
-      size_t n = json_object_array_length (items);
-      fx_value *vals = fx_arena_alloc (arena, sizeof (fx_value) * (n ? n : 1));
-      for (size_t i = 0; i < n; i++)
-        {
-          fx_status st = fx_torch_value_from_json (json_object_array_get_idx (items, i), arena, &vals[i], diag);
-          if (st != FX_OK)
-            {
-              for (size_t k = 0; k < i; k++)
-                fx_value_clear (&vals[k]);
-              return st;
-            }
-        }
-      out->kind = strcmp (t, "tuple") == 0 ? FX_VALUE_TUPLE : FX_VALUE_LIST;
-      out->u.seq.items = vals;
-      out->u.seq.n = n;
-      return FX_OK;
+      fx_status st = fx_torch_values_from_json (items, arena, &out->u.seq.items, &out->u.seq.n, diag);
+      if (st == FX_OK)
+        out->kind = strcmp (t, "tuple") == 0 ? FX_VALUE_TUPLE : FX_VALUE_LIST;
+      return st;
     }
   return fx_diag_set (diag, FX_ERR_PARSE, "torch worker: unknown value kind '%s'", t);
 }

@@ -159,36 +159,34 @@ diff_guards (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *s
                    NULL, "failure", g ? g->code : NULL, reason);
     }
 
-  const char **fa = fx_arena_alloc (arena, (na + 1) * sizeof *fa), **fb = fx_arena_alloc (arena, (nb + 1) * sizeof *fb);
+  /* Paired by kind, source and code; then what is left by kind and source (a guard whose code changed). */
+  fx_diff_pairing m = fx_diff_pairing_new (arena, na, nb);
   const char **la = fx_arena_alloc (arena, (na + 1) * sizeof *la), **lb = fx_arena_alloc (arena, (nb + 1) * sizeof *lb);
-  long *pa = fx_arena_alloc (arena, (na + 1) * sizeof *pa), *pb = fx_arena_alloc (arena, (nb + 1) * sizeof *pb);
   for (size_t i = 0; i < na; i++)
     {
-      fa[i] = fx_arena_printf (arena, "%s\x1f%s\x1f%s", ga[i].kind, ga[i].source ? ga[i].source : "",
-                               normalize_code (arena, ga[i].code));
+      m.ka[i] = fx_arena_printf (arena, "%s\x1f%s\x1f%s", ga[i].kind, ga[i].source ? ga[i].source : "",
+                                 normalize_code (arena, ga[i].code));
       la[i] = has_source (&ga[i]) ? fx_arena_printf (arena, "%s\x1f%s", ga[i].kind, ga[i].source) : NULL;
-      pa[i] = -1;
     }
   for (size_t j = 0; j < nb; j++)
     {
-      fb[j] = fx_arena_printf (arena, "%s\x1f%s\x1f%s", gb[j].kind, gb[j].source ? gb[j].source : "",
-                               normalize_code (arena, gb[j].code));
+      m.kb[j] = fx_arena_printf (arena, "%s\x1f%s\x1f%s", gb[j].kind, gb[j].source ? gb[j].source : "",
+                                 normalize_code (arena, gb[j].code));
       lb[j] = has_source (&gb[j]) ? fx_arena_printf (arena, "%s\x1f%s", gb[j].kind, gb[j].source) : NULL;
-      pb[j] = -1;
     }
-  fx_diff_match_keys (fa, na, fb, nb, pa, pb);
-  fx_diff_match_keys (la, na, lb, nb, pa, pb);
+  fx_diff_pairing_match (&m);
+  fx_diff_match_keys (la, na, lb, nb, m.pa, m.pb);
   /* In b's order, a's removed guards where they stood. */
   for (size_t i = 0; i < na; i++)
-    if (pa[i] >= 0 && strcmp (fa[i], fb[pa[i]]) != 0)
+    if (m.pa[i] >= 0 && strcmp (m.ka[i], m.kb[m.pa[i]]) != 0)
       fx_diff_add (diff, FX_DIFF_SECTION_GUARDS, FX_DIFF_CHANGED, scope, "guard", guard_name (arena, &ga[i]),
-                   guard_name (arena, &gb[pa[i]]), "code", ga[i].code, gb[pa[i]].code);
+                   guard_name (arena, &gb[m.pa[i]]), "code", ga[i].code, gb[m.pa[i]].code);
   for (size_t i = 0; i < na; i++)
-    if (pa[i] < 0)
+    if (m.pa[i] < 0)
       fx_diff_add (diff, FX_DIFF_SECTION_GUARDS, FX_DIFF_REMOVED, scope, "guard", guard_name (arena, &ga[i]), NULL,
                    NULL, ga[i].code, NULL);
   for (size_t j = 0; j < nb; j++)
-    if (pb[j] < 0)
+    if (m.pb[j] < 0)
       fx_diff_add (diff, FX_DIFF_SECTION_GUARDS, FX_DIFF_ADDED, scope, "guard", NULL, guard_name (arena, &gb[j]),
                    NULL, NULL, gb[j].code);
   return FX_OK;
@@ -308,26 +306,25 @@ diff_kernels (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *
     st = fx_store_list_kernels (sb, b->id, arena, &kb, &nb, diag);
   if (st != FX_OK)
     return st;
-  const char **xa = fx_arena_alloc (arena, (na + 1) * sizeof *xa), **xb = fx_arena_alloc (arena, (nb + 1) * sizeof *xb);
+  fx_diff_pairing m = fx_diff_pairing_new (arena, na, nb);
   const char **ya = fx_arena_alloc (arena, (na + 1) * sizeof *ya), **yb = fx_arena_alloc (arena, (nb + 1) * sizeof *yb);
-  long *pa = fx_arena_alloc (arena, (na + 1) * sizeof *pa), *pb = fx_arena_alloc (arena, (nb + 1) * sizeof *pb);
   for (size_t i = 0; i < na; i++)
-    xa[i] = ka[i].name, ya[i] = ka[i].nodes, pa[i] = -1;
+    m.ka[i] = ka[i].name, ya[i] = ka[i].nodes;
   for (size_t j = 0; j < nb; j++)
-    xb[j] = kb[j].name, yb[j] = kb[j].nodes, pb[j] = -1;
-  fx_diff_match_keys (xa, na, xb, nb, pa, pb);
+    m.kb[j] = kb[j].name, yb[j] = kb[j].nodes;
+  fx_diff_pairing_match (&m);
   /* A kernel renamed (another ordinal suffix) that covers the same nodes is the same kernel. */
-  fx_diff_match_keys (ya, na, yb, nb, pa, pb);
+  fx_diff_match_keys (ya, na, yb, nb, m.pa, m.pb);
   for (size_t i = 0; i < na; i++)
     {
-      if (pa[i] < 0)
+      if (m.pa[i] < 0)
         {
           fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_REMOVED, scope, "kernel", ka[i].name, NULL, NULL,
                        fx_arena_printf (arena, "%s [%s]", ka[i].kind ? ka[i].kind : "", ka[i].nodes ? ka[i].nodes : ""),
                        NULL);
           continue;
         }
-      const fx_store_kernel *k = &kb[pa[i]];
+      const fx_store_kernel *k = &kb[m.pa[i]];
       if (strcmp (ka[i].name, k->name) != 0)
         fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_CHANGED, scope, "kernel", ka[i].name, k->name, "name",
                      ka[i].name, k->name);
@@ -360,7 +357,7 @@ diff_kernels (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *
         }
     }
   for (size_t j = 0; j < nb; j++)
-    if (pb[j] < 0)
+    if (m.pb[j] < 0)
       fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_ADDED, scope, "kernel", NULL, kb[j].name, NULL, NULL,
                    fx_arena_printf (arena, "%s [%s]", kb[j].kind ? kb[j].kind : "", kb[j].nodes ? kb[j].nodes : ""));
 
@@ -368,22 +365,19 @@ diff_kernels (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *
   if ((st = fx_store_list_fusion_groups (sa, a->id, arena, &fa, &na, diag)) != FX_OK
       || (st = fx_store_list_fusion_groups (sb, b->id, arena, &fb, &nb, diag)) != FX_OK)
     return st;
-  xa = fx_arena_alloc (arena, (na + 1) * sizeof *xa);
-  xb = fx_arena_alloc (arena, (nb + 1) * sizeof *xb);
-  pa = fx_arena_alloc (arena, (na + 1) * sizeof *pa);
-  pb = fx_arena_alloc (arena, (nb + 1) * sizeof *pb);
+  m = fx_diff_pairing_new (arena, na, nb);
   /* A fusion group is what it fuses: keyed by its nodes. */
   for (size_t i = 0; i < na; i++)
-    xa[i] = fa[i].nodes ? fa[i].nodes : fa[i].name, pa[i] = -1;
+    m.ka[i] = fa[i].nodes ? fa[i].nodes : fa[i].name;
   for (size_t j = 0; j < nb; j++)
-    xb[j] = fb[j].nodes ? fb[j].nodes : fb[j].name, pb[j] = -1;
-  fx_diff_match_keys (xa, na, xb, nb, pa, pb);
+    m.kb[j] = fb[j].nodes ? fb[j].nodes : fb[j].name;
+  fx_diff_pairing_match (&m);
   for (size_t i = 0; i < na; i++)
-    if (pa[i] < 0)
+    if (m.pa[i] < 0)
       fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_REMOVED, scope, "fusion group", fa[i].name, NULL, NULL,
                    fx_arena_printf (arena, "[%s]", fa[i].nodes ? fa[i].nodes : ""), NULL);
   for (size_t j = 0; j < nb; j++)
-    if (pb[j] < 0)
+    if (m.pb[j] < 0)
       fx_diff_add (diff, FX_DIFF_SECTION_KERNELS, FX_DIFF_ADDED, scope, "fusion group", NULL, fb[j].name, NULL, NULL,
                    fx_arena_printf (arena, "[%s]", fb[j].nodes ? fb[j].nodes : ""));
   return FX_OK;
@@ -489,23 +483,22 @@ diff_metrics (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *
                                       "entire_frame_compile_time_s", "backend_compile_time_s",
                                       "inductor_compile_time_s", "graph_op_count", "guard_count", "start_time_us",
                                       "end_time_us", NULL };
-  const char **ka = fx_arena_alloc (arena, (na + 1) * sizeof *ka), **kb = fx_arena_alloc (arena, (nb + 1) * sizeof *kb);
-  long *pa = fx_arena_alloc (arena, (na + 1) * sizeof *pa), *pb = fx_arena_alloc (arena, (nb + 1) * sizeof *pb);
+  fx_diff_pairing m = fx_diff_pairing_new (arena, na, nb);
   for (size_t i = 0; i < na; i++)
-    ka[i] = ma[i].key, pa[i] = -1;
+    m.ka[i] = ma[i].key;
   for (size_t j = 0; j < nb; j++)
-    kb[j] = mb[j].key, pb[j] = -1;
-  fx_diff_match_keys (ka, na, kb, nb, pa, pb);
+    m.kb[j] = mb[j].key;
+  fx_diff_pairing_match (&m);
   for (size_t i = 0; i < na; i++)
     {
       bool skipped = false;
       for (const char *const *s = skip; *s && !skipped; s++)
         skipped = strcmp (*s, ma[i].key) == 0;
       if (!skipped)
-        metric_change (diff, scope, ma[i].key, ma[i].value, pa[i] >= 0 ? mb[pa[i]].value : NULL, arena);
+        metric_change (diff, scope, ma[i].key, ma[i].value, m.pa[i] >= 0 ? mb[m.pa[i]].value : NULL, arena);
     }
   for (size_t j = 0; j < nb; j++)
-    if (pb[j] < 0)
+    if (m.pb[j] < 0)
       metric_change (diff, scope, mb[j].key, NULL, mb[j].value, arena);
   return FX_OK;
 }
@@ -568,45 +561,42 @@ diff_runs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb,
     st = collect_runs (sb, b->id, arena, &rb, &nb, diag);
   if (st != FX_OK)
     return st;
-  const char **ka = fx_arena_alloc (arena, (na + 1) * sizeof *ka), **kb = fx_arena_alloc (arena, (nb + 1) * sizeof *kb);
-  long *pa = fx_arena_alloc (arena, (na + 1) * sizeof *pa), *pb = fx_arena_alloc (arena, (nb + 1) * sizeof *pb);
+  fx_diff_pairing m = fx_diff_pairing_new (arena, na, nb);
   for (size_t i = 0; i < na; i++)
-    ka[i] = run_name (arena, &ra[i]), pa[i] = -1;
+    m.ka[i] = run_name (arena, &ra[i]);
   for (size_t j = 0; j < nb; j++)
-    kb[j] = run_name (arena, &rb[j]), pb[j] = -1;
+    m.kb[j] = run_name (arena, &rb[j]);
   /* The latest run of a configuration on each side: match from the end. */
-  const char **ka_rev = fx_arena_alloc (arena, (na + 1) * sizeof *ka_rev);
-  const char **kb_rev = fx_arena_alloc (arena, (nb + 1) * sizeof *kb_rev);
-  long *pa_rev = fx_arena_alloc (arena, (na + 1) * sizeof *pa_rev), *pb_rev = fx_arena_alloc (arena, (nb + 1) * sizeof *pb_rev);
+  fx_diff_pairing rev = fx_diff_pairing_new (arena, na, nb);
   for (size_t i = 0; i < na; i++)
-    ka_rev[i] = ka[na - 1 - i], pa_rev[i] = -1;
+    rev.ka[i] = m.ka[na - 1 - i];
   for (size_t j = 0; j < nb; j++)
-    kb_rev[j] = kb[nb - 1 - j], pb_rev[j] = -1;
-  fx_diff_match_keys (ka_rev, na, kb_rev, nb, pa_rev, pb_rev);
+    rev.kb[j] = m.kb[nb - 1 - j];
+  fx_diff_pairing_match (&rev);
   for (size_t i = 0; i < na; i++)
-    if (pa_rev[i] >= 0)
-      pa[na - 1 - i] = (long) (nb - 1 - (size_t) pa_rev[i]);
+    if (rev.pa[i] >= 0)
+      m.pa[na - 1 - i] = (long) (nb - 1 - (size_t) rev.pa[i]);
   for (size_t j = 0; j < nb; j++)
-    if (pb_rev[j] >= 0)
-      pb[nb - 1 - j] = (long) (na - 1 - (size_t) pb_rev[j]);
+    if (rev.pb[j] >= 0)
+      m.pb[nb - 1 - j] = (long) (na - 1 - (size_t) rev.pb[j]);
   for (size_t i = 0; i < na; i++)
     {
       /* only the latest run of each configuration takes part */
       bool later = false;
       for (size_t k = i + 1; k < na && !later; k++)
-        later = strcmp (ka[k], ka[i]) == 0;
+        later = strcmp (m.ka[k], m.ka[i]) == 0;
       if (later)
         continue;
-      if (pa[i] < 0)
+      if (m.pa[i] < 0)
         {
-          fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_REMOVED, scope, "run", ka[i], NULL,
+          fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_REMOVED, scope, "run", m.ka[i], NULL,
                                           NULL, ra[i].run.verdict, NULL);
           e->informational = true;
           continue;
         }
       /* Outputs and kernel times of a pair go under their own scope: several configurations share the compile's. */
-      st = fx_diff_run_pair (diff, sa, &ra[i].run, sb, &rb[pa[i]].run, scope, ka[i],
-                             fx_arena_printf (arena, "%s %s", scope, ka[i]), arena, diag);
+      st = fx_diff_run_pair (diff, sa, &ra[i].run, sb, &rb[m.pa[i]].run, scope, m.ka[i],
+                             fx_arena_printf (arena, "%s %s", scope, m.ka[i]), arena, diag);
       if (st != FX_OK)
         return st;
     }
@@ -614,10 +604,10 @@ diff_runs (fx_diff *diff, fx_store *sa, const fx_store_compile *a, fx_store *sb,
     {
       bool later = false;
       for (size_t k = j + 1; k < nb && !later; k++)
-        later = strcmp (kb[k], kb[j]) == 0;
-      if (!later && pb[j] < 0)
+        later = strcmp (m.kb[k], m.kb[j]) == 0;
+      if (!later && m.pb[j] < 0)
         {
-          fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_ADDED, scope, "run", NULL, kb[j], NULL,
+          fx_diff_entry *e = fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_ADDED, scope, "run", NULL, m.kb[j], NULL,
                                           NULL, rb[j].run.verdict);
           e->informational = true;
         }
@@ -698,25 +688,24 @@ fx_diff_workspaces (fx_diff *diff, fx_store *sa, fx_store *sb, const fx_diff_com
       fx_arena_free (arena);
       return st;
     }
-  const char **ka = fx_arena_alloc (arena, (na + 1) * sizeof *ka), **kb = fx_arena_alloc (arena, (nb + 1) * sizeof *kb);
-  long *pa = fx_arena_alloc (arena, (na + 1) * sizeof *pa), *pb = fx_arena_alloc (arena, (nb + 1) * sizeof *pb);
+  fx_diff_pairing m = fx_diff_pairing_new (arena, na, nb);
   for (size_t i = 0; i < na; i++)
-    ka[i] = compile_key (arena, &xa[i]), pa[i] = -1;
+    m.ka[i] = compile_key (arena, &xa[i]);
   for (size_t j = 0; j < nb; j++)
-    kb[j] = compile_key (arena, &xb[j]), pb[j] = -1;
-  fx_diff_match_keys (ka, na, kb, nb, pa, pb);
+    m.kb[j] = compile_key (arena, &xb[j]);
+  fx_diff_pairing_match (&m);
   for (size_t i = 0; i < na && st == FX_OK; i++)
     {
-      if (pa[i] < 0)
+      if (m.pa[i] < 0)
         {
           fx_diff_add (diff, FX_DIFF_SECTION_COMPILES, FX_DIFF_REMOVED, NULL, "compile", xa[i].compile_id, NULL,
                        NULL, xa[i].function, NULL);
           continue;
         }
-      st = diff_compile_info (diff, sa, &xa[i], sb, &xb[pa[i]], opts, false, arena, diag);
+      st = diff_compile_info (diff, sa, &xa[i], sb, &xb[m.pa[i]], opts, false, arena, diag);
     }
   for (size_t j = 0; j < nb && st == FX_OK; j++)
-    if (pb[j] < 0)
+    if (m.pb[j] < 0)
       fx_diff_add (diff, FX_DIFF_SECTION_COMPILES, FX_DIFF_ADDED, NULL, "compile", NULL, xb[j].compile_id, NULL,
                    NULL, xb[j].function);
   fx_arena_free (arena);

@@ -114,21 +114,6 @@ typedef struct
   fx_arena *tmp;
 } match_state;
 
-typedef struct
-{
-  uint64_t hash;
-  long pos;
-} keyed;
-
-static int
-keyed_cmp (const void *x, const void *y)
-{
-  const keyed *a = x, *b = y;
-  if (a->hash != b->hash)
-    return a->hash < b->hash ? -1 : 1;
-  return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 typedef const char *(*key_fn) (const fx_node *node, fx_buf *buf, fx_arena *arena);
 
 static void
@@ -146,7 +131,7 @@ match_by_key (match_state *m, key_fn fn)
   fx_buf buf, other;
   fx_buf_init (&buf);
   fx_buf_init (&other);
-  keyed *kb = malloc ((m->n_b + 1) * sizeof *kb);
+  fx_diff_hashed *kb = malloc ((m->n_b + 1) * sizeof *kb);
   size_t nk = 0;
   for (size_t j = 0; j < m->n_b; j++)
     {
@@ -156,11 +141,9 @@ match_by_key (match_state *m, key_fn fn)
       const char *key = fn (m->nb[j], &buf, m->tmp);
       if (!key)
         continue;
-      kb[nk].hash = fx_diff_hash (key, strlen (key), 0);
-      kb[nk].pos = (long) j;
-      nk++;
+      kb[nk++] = (fx_diff_hashed) { fx_diff_hash (key, strlen (key), 0), j };
     }
-  qsort (kb, nk, sizeof *kb, keyed_cmp);
+  qsort (kb, nk, sizeof *kb, fx_diff_hashed_cmp);
   /* cursor[i]: for the first entry of a run of equal hashes, the next entry of that run to try. */
   size_t *cursor = malloc ((nk + 1) * sizeof *cursor);
   for (size_t i = 0; i < nk; i++)
@@ -175,15 +158,7 @@ match_by_key (match_state *m, key_fn fn)
       if (!key)
         continue;
       uint64_t h = fx_diff_hash (key, strlen (key), 0);
-      size_t lo = 0, hi = nk;
-      while (lo < hi)
-        {
-          size_t mid = (lo + hi) / 2;
-          if (kb[mid].hash < h)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
+      size_t lo = fx_diff_hashed_find (kb, nk, h);
       if (lo >= nk || kb[lo].hash != h)
         continue;
       /* Walk the run from its cursor; entries before the cursor are taken. Hash collisions with another key are
@@ -206,7 +181,7 @@ match_by_key (match_state *m, key_fn fn)
               moved = false;
               continue;
             }
-          link (m, (long) i, kb[k].pos);
+          link (m, (long) i, (long) kb[k].pos);
           if (moved)
             cursor[lo] = k + 1;
           made++;

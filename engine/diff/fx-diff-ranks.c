@@ -294,6 +294,21 @@ sig_load (fx_store *store, fx_arena *arena, int64_t row, sig *s, fx_diag *diag)
   return st;
 }
 
+/* Whether TEXT has a line that is the LEN bytes at LINE. */
+static bool
+has_line (const char *text, const char *line, size_t len)
+{
+  for (const char *q = text; *q;)
+    {
+      const char *qnl = strchr (q, '\n');
+      size_t qlen = qnl ? (size_t) (qnl - q) : strlen (q);
+      if (qlen == len && memcmp (q, line, len) == 0)
+        return true;
+      q += qlen + (qnl ? 1 : 0);
+    }
+  return false;
+}
+
 /* The stages whose lines differ between two "stage value\n" lists (stages of either side). */
 static char *
 differing_stages (fx_arena *arena, const char *a, const char *b, char sep)
@@ -309,16 +324,7 @@ differing_stages (fx_arena *arena, const char *a, const char *b, char sep)
         const char *s = memchr (p, sep, len);
         size_t stage_len = s ? (size_t) (s - p) : len;
         /* The same line on the other side: this stage agrees. */
-        const char *other = lists[1 - side];
-        bool same = false;
-        for (const char *q = other; *q && !same;)
-          {
-            const char *qnl = strchr (q, '\n');
-            size_t qlen = qnl ? (size_t) (qnl - q) : strlen (q);
-            same = qlen == len && memcmp (q, p, len) == 0;
-            q += qlen + (qnl ? 1 : 0);
-          }
-        if (!same)
+        if (!has_line (lists[1 - side], p, len))
           {
             char stage[128];
             snprintf (stage, sizeof stage, "%.*s", (int) (stage_len < 120 ? stage_len : 120), p);
@@ -332,12 +338,13 @@ differing_stages (fx_arena *arena, const char *a, const char *b, char sep)
   return r;
 }
 
+/* How many times c occurs in s. */
 static int
-count_lines (const char *s)
+count_char (const char *s, char c)
 {
   int n = 0;
   for (; *s; s++)
-    n += *s == '\n';
+    n += *s == c;
   return n;
 }
 
@@ -350,15 +357,7 @@ lines_missing (const char *a, const char *b)
     {
       const char *nl = strchr (p, '\n');
       size_t len = nl ? (size_t) (nl - p) : strlen (p);
-      bool found = false;
-      for (const char *q = b; *q && !found;)
-        {
-          const char *qnl = strchr (q, '\n');
-          size_t qlen = qnl ? (size_t) (qnl - q) : strlen (q);
-          found = qlen == len && memcmp (q, p, len) == 0;
-          q += qlen + (qnl ? 1 : 0);
-        }
-      n += !found;
+      n += !has_line (b, p, len);
       p += len + (nl ? 1 : 0);
     }
   return n;
@@ -409,14 +408,7 @@ add_div (div_list *l, fx_arena *arena, fx_rank_div_kind kind, const char *cid, c
          int64_t ref_row, int other_rank, int64_t other_row, const char *detail)
 {
   if (l->n == l->cap)
-    {
-      size_t cap = l->cap ? l->cap * 2 : 16;
-      fx_rank_divergence *items = fx_arena_alloc (arena, cap * sizeof *items);
-      if (l->n)
-        memcpy (items, l->items, l->n * sizeof *items);
-      l->items = items;
-      l->cap = cap;
-    }
+    l->items = fx_arena_grow (arena, l->items, &l->cap, sizeof *l->items, 16);
   fx_rank_divergence *d = &l->items[l->n++];
   d->kind = kind;
   d->compile_id = fx_arena_strdup (arena, cid);
@@ -569,21 +561,19 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
             case FX_RANK_DIV_GRAPH:
               {
                 char *stages = differing_stages (arena, x->graphs, y->graphs, ' ');
-                int n_stages = 1;
-                for (const char *c = stages; *c; c++)
-                  n_stages += *c == ',';
+                int n_stages = 1 + count_char (stages, ',');
                 char *comma = strchr (stages, ',');
                 if (comma && n_stages > 2)
                   *comma = 0;
                 fx_buf_printf (&d, "%s%s differ%s from rank %d's (%d graphs vs %d)", stages,
                                n_stages > 2 ? fx_arena_printf (arena, " and %d more stages", n_stages - 1) : "",
-                               n_stages > 1 ? "" : "s", ranks[ref].rank, count_lines (y->graphs),
-                               count_lines (x->graphs));
+                               n_stages > 1 ? "" : "s", ranks[ref].rank, count_char (y->graphs, '\n'),
+                               count_char (x->graphs, '\n'));
                 break;
               }
             case FX_RANK_DIV_GUARDS:
               fx_buf_printf (&d, "rank %d: %d guards, %d not on rank %d; rank %d has %d it lacks", ranks[first].rank,
-                             count_lines (y->guards), lines_missing (y->guards, x->guards), ranks[ref].rank,
+                             count_char (y->guards, '\n'), lines_missing (y->guards, x->guards), ranks[ref].rank,
                              ranks[ref].rank, lines_missing (x->guards, y->guards));
               break;
             case FX_RANK_DIV_CACHE:
@@ -594,9 +584,7 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
               {
                 /* The first stage that differs, its sequence on each side. */
                 char *stages = differing_stages (arena, x->collectives, y->collectives, ':');
-                int n_stages = 1;
-                for (const char *c = stages; *c; c++)
-                  n_stages += *c == ',';
+                int n_stages = 1 + count_char (stages, ',');
                 char *comma = strchr (stages, ',');
                 if (comma)
                   *comma = 0;

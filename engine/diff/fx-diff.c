@@ -437,22 +437,20 @@ fx_diff_print_text (const fx_diff *diff, bool color, fx_buf *out)
           print_hunk (e->new_text ? e->new_text : "", color, out);
           continue;
         case FX_DIFF_ADDED:
-          /* a node's text starts with its name */
-          if (e->new_text && e->item && strcmp (e->item, "node") == 0)
-            fx_buf_printf (&line, "+ node %s", e->new_text);
-          else
-            fx_buf_printf (&line, "+ %s %s%s%s", e->item ? e->item : "", name, e->new_text ? ": " : "",
-                           e->new_text ? e->new_text : "");
-          put_colored (out, color, C_GREEN, line.data);
-          break;
         case FX_DIFF_REMOVED:
-          if (e->old_text && e->item && strcmp (e->item, "node") == 0)
-            fx_buf_printf (&line, "- node %s", e->old_text);
-          else
-            fx_buf_printf (&line, "- %s %s%s%s", e->item ? e->item : "", name, e->old_text ? ": " : "",
-                           e->old_text ? e->old_text : "");
-          put_colored (out, color, C_RED, line.data);
-          break;
+          {
+            bool added = e->kind == FX_DIFF_ADDED;
+            const char *text = added ? e->new_text : e->old_text;
+            char sign = added ? '+' : '-';
+            /* a node's text starts with its name */
+            if (text && e->item && strcmp (e->item, "node") == 0)
+              fx_buf_printf (&line, "%c node %s", sign, text);
+            else
+              fx_buf_printf (&line, "%c %s %s%s%s", sign, e->item ? e->item : "", name, text ? ": " : "",
+                             text ? text : "");
+            put_colored (out, color, added ? C_GREEN : C_RED, line.data);
+            break;
+          }
         case FX_DIFF_CHANGED:
           fx_buf_printf (&line, "~ %s %s", e->item ? e->item : "", name);
           if (e->name_b && e->name_a && strcmp (e->name_a, e->name_b) != 0)
@@ -557,46 +555,46 @@ fx_diff_print_json (const fx_diff *diff, fx_buf *out)
 
 /* ------------------------------------------------------------------ key matching */
 
-typedef struct
+int
+fx_diff_hashed_cmp (const void *x, const void *y)
 {
-  uint64_t hash;
-  size_t pos;
-} hashed_key;
-
-static int
-hashed_key_cmp (const void *x, const void *y)
-{
-  const hashed_key *a = x, *b = y;
+  const fx_diff_hashed *a = x, *b = y;
   if (a->hash != b->hash)
     return a->hash < b->hash ? -1 : 1;
   return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
 size_t
+fx_diff_hashed_find (const fx_diff_hashed *hs, size_t n, uint64_t h)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (hs[mid].hash < h)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+size_t
 fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, size_t nb, long *pa, long *pb)
 {
-  hashed_key *hb = malloc ((nb + 1) * sizeof *hb);
+  fx_diff_hashed *hb = malloc ((nb + 1) * sizeof *hb);
   size_t n = 0, made = 0;
   for (size_t j = 0; j < nb; j++)
     if (kb[j] && pb[j] < 0)
-      hb[n++] = (hashed_key) { fx_diff_hash (kb[j], strlen (kb[j]), 0), j };
-  qsort (hb, n, sizeof *hb, hashed_key_cmp);
+      hb[n++] = (fx_diff_hashed) { fx_diff_hash (kb[j], strlen (kb[j]), 0), j };
+  qsort (hb, n, sizeof *hb, fx_diff_hashed_cmp);
   for (size_t i = 0; i < na; i++)
     {
       if (!ka[i] || pa[i] >= 0)
         continue;
       uint64_t h = fx_diff_hash (ka[i], strlen (ka[i]), 0);
-      size_t lo = 0, hi = n;
-      while (lo < hi)
-        {
-          size_t mid = (lo + hi) / 2;
-          if (hb[mid].hash < h)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
       /* Taken entries stay in the run; runs of one key are short in practice (guards, kernels, metrics). */
-      for (size_t k = lo; k < n && hb[k].hash == h; k++)
+      for (size_t k = fx_diff_hashed_find (hb, n, h); k < n && hb[k].hash == h; k++)
         if (pb[hb[k].pos] < 0 && strcmp (kb[hb[k].pos], ka[i]) == 0)
           {
             pa[i] = (long) hb[k].pos;
@@ -607,4 +605,23 @@ fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, siz
     }
   free (hb);
   return made;
+}
+
+fx_diff_pairing
+fx_diff_pairing_new (fx_arena *arena, size_t na, size_t nb)
+{
+  fx_diff_pairing m = { fx_arena_alloc (arena, (na + 1) * sizeof *m.ka), fx_arena_alloc (arena, (nb + 1) * sizeof *m.kb),
+                        fx_arena_alloc (arena, (na + 1) * sizeof *m.pa), fx_arena_alloc (arena, (nb + 1) * sizeof *m.pb),
+                        na, nb };
+  for (size_t i = 0; i < na; i++)
+    m.pa[i] = -1;
+  for (size_t j = 0; j < nb; j++)
+    m.pb[j] = -1;
+  return m;
+}
+
+size_t
+fx_diff_pairing_match (fx_diff_pairing *m)
+{
+  return fx_diff_match_keys (m->ka, m->na, m->kb, m->nb, m->pa, m->pb);
 }

@@ -28,18 +28,6 @@ bracket_list (fx_arena *arena, const char *p, const char *end, const char **afte
   return fx_arena_strndup (arena, open + 1, (size_t) (close - open - 1));
 }
 
-/* A copy of the CAP items at OLD in twice the room (FIRST items at first), CAP updated; the old block stays in the arena. */
-static void *
-arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_t first)
-{
-  size_t ncap = *cap ? *cap * 2 : first;
-  void *grown = fx_arena_alloc (arena, ncap * item);
-  if (old)
-    memcpy (grown, old, *cap * item);
-  *cap = ncap;
-  return grown;
-}
-
 static const char *
 find_in (const char *p, const char *end, const char *needle)
 {
@@ -98,7 +86,7 @@ fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_d
           if (!close_eol)
             close_eol = end;
           if (*n == cap)
-            defs = arena_grow (arena, defs, &cap, sizeof *defs, 8);
+            defs = fx_arena_grow (arena, defs, &cap, sizeof *defs, 8);
           fx_kernel_def *d = &defs[(*n)++];
           memset (d, 0, sizeof *d);
           d->name = fx_arena_strndup (arena, p, (size_t) (q - p));
@@ -262,7 +250,7 @@ fx_output_code_launches (const char *text, size_t len, fx_arena *arena, fx_kerne
           if (known && q < eol && *q == '(')
             {
               if (*n == cap)
-                launches = arena_grow (arena, launches, &cap, sizeof *launches, 16);
+                launches = fx_arena_grow (arena, launches, &cap, sizeof *launches, 16);
               fx_kernel_launch *l = &launches[(*n)++];
               l->kernel = fx_arena_strndup (arena, s, kl);
               l->args = fx_arena_strndup (arena, q + 1, (size_t) (eol - q - 1));

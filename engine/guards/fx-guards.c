@@ -281,12 +281,19 @@ fx_guard_fail_reason (const fx_guard *guard, fx_buf *out)
   fx_buf_free (&line);
 }
 
+/* Dynamo's first line of a recompile message, and the second up to the failures. */
+static void
+recompile_header (const char *func, const char *file, int line, fx_buf *out)
+{
+  fx_buf_printf (out, "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):", func,
+                 file, line);
+}
+
 void
 fx_guard_recompile_message (const char *func, const char *file, int line,
                             const char *const *reasons, size_t n_reasons, fx_buf *out)
 {
-  fx_buf_printf (out, "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):", func,
-                 file, line);
+  recompile_header (func, file, line, out);
   for (size_t i = 0; i < n_reasons; i++)
     fx_buf_printf (out, "\n    - %s", reasons[i]);
 }
@@ -295,8 +302,7 @@ void
 fx_guard_recompile_message_verbose (const char *func, const char *file, int line,
                                     const char *const *reasons, size_t n_reasons, fx_buf *out)
 {
-  fx_buf_printf (out, "Recompiling function %s in %s:%d\n    triggered by the following guard failure(s):", func,
-                 file, line);
+  recompile_header (func, file, line, out);
   for (size_t i = 0; i < n_reasons; i++)
     fx_buf_printf (out, "%s\n    guard %zu failures:\n    - %s", i ? "\n" : "", i, reasons[i]);
 }

@@ -134,3 +134,24 @@ fx_arena_bytes (const fx_arena *arena)
 {
   return arena->total;
 }
+
+void *
+fx_arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_t first)
+{
+  size_t ncap = *cap ? *cap * 2 : first;
+  void *grown = fx_arena_alloc (arena, ncap * item);
+  if (old && *cap)
+    memcpy (grown, old, *cap * item);
+  *cap = ncap;
+  return grown;
+}
+
+const char **
+fx_arena_strv_append (fx_arena *arena, const char **v, size_t *n, const char *s)
+{
+  const char **grown = fx_arena_alloc (arena, sizeof (char *) * (*n + 1));
+  if (*n)
+    memcpy (grown, v, sizeof (char *) * *n);
+  grown[(*n)++] = fx_arena_strdup (arena, s);
+  return grown;
+}

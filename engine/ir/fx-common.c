@@ -187,16 +187,14 @@ fx_buf_putc (fx_buf *buf, char c)
 }
 
 void
-fx_buf_printf (fx_buf *buf, const char *fmt, ...)
+fx_buf_vprintf (fx_buf *buf, const char *fmt, va_list ap)
 {
-  va_list ap, ap2;
+  va_list ap2;
   char small[256];
   if (fmt == NULL) /* keeps GCC's -Wformat-truncation quiet under -fsanitize */
     return;
-  va_start (ap, fmt);
   va_copy (ap2, ap);
   int n = vsnprintf (small, sizeof small, fmt, ap);
-  va_end (ap);
   if (n > 0 && (size_t) n < sizeof small)
     fx_buf_append (buf, small, (size_t) n);
   else if (n > 0)
@@ -206,6 +204,15 @@ fx_buf_printf (fx_buf *buf, const char *fmt, ...)
       buf->len += (size_t) n;
     }
   va_end (ap2);
+}
+
+void
+fx_buf_printf (fx_buf *buf, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fx_buf_vprintf (buf, fmt, ap);
+  va_end (ap);
 }
 
 char *

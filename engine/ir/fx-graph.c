@@ -3,6 +3,7 @@
 #include "fx-arg-impl.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,6 +538,28 @@ fx_graph_move_before (fx_graph *graph, fx_node *node, fx_node *before)
     return;
   unlink_node (graph, node);
   link_before (graph, node, before);
+}
+
+fx_status
+fx_node_error (fx_diag *diag, const fx_node *node, const char *pass, fx_status code, const char *fmt, ...)
+{
+  char msg[900];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  fx_buf t;
+  fx_buf_init (&t);
+  fx_target_format (&node->target, &t);
+  fx_diag_set (diag, code, "node '%s' (%s): %s", node->name, t.data, msg);
+  fx_buf_free (&t);
+  if (diag)
+    {
+      snprintf (diag->node, sizeof diag->node, "%s", node->name);
+      if (pass)
+        snprintf (diag->pass, sizeof diag->pass, "%s", pass);
+    }
+  return code;
 }
 
 size_t

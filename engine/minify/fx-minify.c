@@ -825,12 +825,12 @@ strategy_remove_outputs (minify_state *s, int granularity)
   return false;
 }
 
+/* A candidate made by a whole-graph rewrite that returns how much it changed; none when it changed nothing. */
 static bool
-strategy_eliminate_dead_code (minify_state *s, int granularity)
+try_rewrite (minify_state *s, size_t (*rewrite) (fx_graph *graph))
 {
-  (void) granularity;
   fx_graph *c = fx_graph_copy (s->cur);
-  if (fx_graph_eliminate_dead_code (c) == 0)
+  if (rewrite (c) == 0)
     {
       fx_graph_free (c);
       return false;
@@ -839,16 +839,17 @@ strategy_eliminate_dead_code (minify_state *s, int granularity)
 }
 
 static bool
+strategy_eliminate_dead_code (minify_state *s, int granularity)
+{
+  (void) granularity;
+  return try_rewrite (s, fx_graph_eliminate_dead_code);
+}
+
+static bool
 strategy_remove_unused_inputs (minify_state *s, int granularity)
 {
   (void) granularity;
-  fx_graph *c = fx_graph_copy (s->cur);
-  if (remove_unused_placeholders (c) == 0)
-    {
-      fx_graph_free (c);
-      return false;
-    }
-  return try_candidate (s, c);
+  return try_rewrite (s, remove_unused_placeholders);
 }
 
 /* "Consolidate Inputs": every node computed from inputs alone becomes an input itself (PyTorch turns leading

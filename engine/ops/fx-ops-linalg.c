@@ -200,6 +200,16 @@ fx_kernel_matmul (fx_op_call *call)
 /* Largest spatial size, stride, padding or dilation: their products in the output-size formulas stay in int64. */
 #define GEO_MAX ((int64_t) 1 << 30)
 
+/* A size argument of a 2-D op (stride, padding, ...) as two values: one int serves both dims, none gives DFLT. */
+static void
+pair_arg (const fx_op_call *call, int i, int64_t dflt0, int64_t dflt1, int64_t out[2])
+{
+  int64_t v[4];
+  int n = fx_value_as_int_list (&call->args[i], v, 4);
+  out[0] = n > 0 ? v[0] : dflt0;
+  out[1] = n > 1 ? v[1] : (n == 1 ? v[0] : dflt1);
+}
+
 typedef struct
 {
   int nsp;                 /* spatial dims: 1 or 2 (3 unsupported) */
@@ -220,22 +230,9 @@ conv_geometry (fx_op_call *call, conv_geo *g)
                         "convolution: expected 3-D or 4-D input and weight of the same rank (got %dD input, %dD weight)",
                         x->ndim, w->ndim);
   g->nsp = x->ndim - 2;
-  int64_t v[FX_TENSOR_MAX_DIMS];
-  int cnt;
-  for (int which = 0; which < 3; which++)
-    {
-      cnt = fx_value_as_int_list (&call->args[3 + which], v, FX_TENSOR_MAX_DIMS);
-      for (int i = 0; i < g->nsp; i++)
-        {
-          int64_t val = cnt == 1 ? v[0] : (cnt > i ? v[i] : (which == 1 ? 0 : 1));
-          if (which == 0)
-            g->stride[i] = val;
-          else if (which == 1)
-            g->pad[i] = val;
-          else
-            g->dil[i] = val;
-        }
-    }
+  pair_arg (call, 3, 1, 1, g->stride);
+  pair_arg (call, 4, 0, 0, g->pad);
+  pair_arg (call, 5, 1, 1, g->dil);
   g->groups = call->args[8].u.i;
   g->n = x->sizes[0];
   g->cin = x->sizes[1];
@@ -376,34 +373,22 @@ pool_geometry (fx_op_call *call, pool_geo *g)
   g->in[0] = x->sizes[x->ndim - 2];
   g->in[1] = x->sizes[x->ndim - 1];
   fx_op_id id = call->op->id;
-  int64_t v[4];
-  int n;
   if (id == FX_OP_ADAPTIVE_AVG_POOL2D || id == FX_OP_ADAPTIVE_AVG_POOL2D_PUBLIC)
     {
-      n = fx_value_as_int_list (&call->args[1], v, 4);
-      g->out[0] = v[0];
-      g->out[1] = n > 1 ? v[1] : v[0];
+      pair_arg (call, 1, 0, 0, g->out);
       g->adaptive = true;
       g->d[0] = g->d[1] = 1;
       if (g->out[0] < 0 || g->out[1] < 0)
         return fx_op_error (call, FX_ERR_INVALID, "output_size must be non-negative");
       return FX_OK;
     }
-  n = fx_value_as_int_list (&call->args[1], v, 4);
-  g->k[0] = v[0];
-  g->k[1] = n > 1 ? v[1] : v[0];
-  n = fx_value_as_int_list (&call->args[2], v, 4);
-  g->s[0] = n > 0 ? v[0] : g->k[0];
-  g->s[1] = n > 1 ? v[1] : (n == 1 ? v[0] : g->k[1]);
-  n = fx_value_as_int_list (&call->args[3], v, 4);
-  g->p[0] = n > 0 ? v[0] : 0;
-  g->p[1] = n > 1 ? v[1] : g->p[0];
+  pair_arg (call, 1, 0, 0, g->k);
+  pair_arg (call, 2, g->k[0], g->k[1], g->s);   /* stride: the kernel size when not given */
+  pair_arg (call, 3, 0, 0, g->p);
   g->d[0] = g->d[1] = 1;
   if (id == FX_OP_MAX_POOL2D_WITH_INDICES)
     {
-      n = fx_value_as_int_list (&call->args[4], v, 4);
-      g->d[0] = n > 0 ? v[0] : 1;
-      g->d[1] = n > 1 ? v[1] : g->d[0];
+      pair_arg (call, 4, 1, 1, g->d);
       g->ceil_mode = call->args[5].u.b;
     }
   else

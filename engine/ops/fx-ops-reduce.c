@@ -64,14 +64,6 @@ plan_reduction (fx_op_call *call, const fx_tensor *x, red_plan *plan)
       st = dims_from_list (call, &call->args[1], x->ndim, plan);
       plan->keepdim = call->args[2].u.b;
       break;
-    case FX_OP_PROD_DIM_INT: case FX_OP_MAX_DIM: case FX_OP_MIN_DIM: case FX_OP_ANY_DIM:
-      d = call->args[1].u.i;
-      if (!fx_norm_dim (call, &d, x->ndim))
-        return FX_ERR_INVALID;
-      if (x->ndim > 0)
-        plan->reduce[d] = true;
-      plan->keepdim = call->args[2].u.b;
-      break;
     case FX_OP_ARGMAX: case FX_OP_ARGMIN:
       if (call->args[1].kind == FX_VALUE_NONE)
         {
@@ -79,16 +71,17 @@ plan_reduction (fx_op_call *call, const fx_tensor *x, red_plan *plan)
           for (int i = 0; i < x->ndim; i++)
             plan->reduce[i] = true;
           plan->keepdim = call->args[2].u.b;
+          break;
         }
-      else
-        {
-          d = call->args[1].u.i;
-          if (!fx_norm_dim (call, &d, x->ndim))
-            return FX_ERR_INVALID;
-          if (x->ndim > 0)
-            plan->reduce[d] = true;
-          plan->keepdim = call->args[2].u.b;
-        }
+      /* argmax over one dim: as the ops below */
+      /* fall through */
+    case FX_OP_PROD_DIM_INT: case FX_OP_MAX_DIM: case FX_OP_MIN_DIM: case FX_OP_ANY_DIM:
+      d = call->args[1].u.i;
+      if (!fx_norm_dim (call, &d, x->ndim))
+        return FX_ERR_INVALID;
+      if (x->ndim > 0)
+        plan->reduce[d] = true;
+      plan->keepdim = call->args[2].u.b;
       break;
     case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION:
       st = dims_from_list (call, &call->args[1], x->ndim, plan);
@@ -513,6 +506,18 @@ fx_kernel_reduce (fx_op_call *call)
   return FX_OK;
 }
 
+/* x along dim d: its length, the elements after d (inner stride), and the rows (len-long lines) there are. */
+static void
+dim_geometry (const fx_tensor *x, int64_t d, int64_t *len, int64_t *inner, int64_t *rows)
+{
+  *len = x->ndim ? x->sizes[d] : 1;
+  *inner = 1;
+  for (int k = (int) d + 1; k < x->ndim; k++)
+    *inner *= x->sizes[k];
+  int64_t n = fx_tensor_numel (x);
+  *rows = (*len * *inner) != 0 ? n / *len : 0;
+}
+
 /* ---------------------------------------------------------------- cumsum */
 
 fx_status
@@ -537,11 +542,9 @@ fx_kernel_cumsum (fx_op_call *call)
   int64_t n = fx_tensor_numel (x);
   if (n == 0)
     return FX_OK;
-  int64_t len = x->ndim ? x->sizes[d] : 1;
-  int64_t inner = 1;
-  for (int k = (int) d + 1; k < x->ndim; k++)
-    inner *= x->sizes[k];
-  int64_t outer = n / (len * inner);
+  int64_t len, inner, rows;
+  dim_geometry (x, d, &len, &inner, &rows);
+  int64_t outer = rows / inner;
   bool integral = fx_dtype_is_integral (o->dtype, true);
   for (int64_t a = 0; a < outer; a++)
     for (int64_t b = 0; b < inner; b++)
@@ -685,29 +688,24 @@ softmax_range (int64_t begin, int64_t end, void *data)
     }
 }
 
-static void
-softmax_geometry (const fx_tensor *x, int64_t d, int64_t *len, int64_t *inner, int64_t *rows)
+/* Runs job j over the rows along the call's dim (args[1]). */
+static fx_status
+softmax_run (fx_op_call *call, smax_job *j)
 {
-  *len = x->ndim ? x->sizes[d] : 1;
-  *inner = 1;
-  for (int k = (int) d + 1; k < x->ndim; k++)
-    *inner *= x->sizes[k];
-  int64_t n = fx_tensor_numel (x);
-  *rows = (*len * *inner) != 0 ? n / *len : 0;
+  int64_t d = call->args[1].u.i;
+  fx_norm_dim (call, &d, j->x->ndim);
+  int64_t rows;
+  dim_geometry (j->x, d, &j->len, &j->inner, &rows);
+  fx_parallel_for (rows, j->len >= 8192 ? 1 : 8192 / (j->len ? j->len : 1), softmax_range, j);
+  return FX_OK;
 }
 
 fx_status
 fx_kernel_softmax (fx_op_call *call)
 {
-  fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  fx_norm_dim (call, &d, x->ndim);
-  smax_job j = { .x = x, .o = call->outs[0].u.t, .log = call->op->id == FX_OP_LOG_SOFTMAX
-                                                              || call->op->id == FX_OP_LOG_SOFTMAX_INT };
-  int64_t rows;
-  softmax_geometry (x, d, &j.len, &j.inner, &rows);
-  fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
-  return FX_OK;
+  smax_job j = { .x = fx_arg_tensor (call, 0), .o = call->outs[0].u.t, .log = call->op->id == FX_OP_LOG_SOFTMAX
+                                                                              || call->op->id == FX_OP_LOG_SOFTMAX_INT };
+  return softmax_run (call, &j);
 }
 
 fx_status
@@ -729,14 +727,8 @@ fx_meta_prepare_softmax (fx_op_call *call)
 fx_status
 fx_kernel_prepare_softmax (fx_op_call *call)
 {
-  fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  fx_norm_dim (call, &d, x->ndim);
-  smax_job j = { .x = x, .o = call->outs[0].u.t, .o2 = call->outs[1].u.t, .mode = 1 };
-  int64_t rows;
-  softmax_geometry (x, d, &j.len, &j.inner, &rows);
-  fx_parallel_for (rows, j.len >= 8192 ? 1 : 8192 / (j.len ? j.len : 1), softmax_range, &j);
-  return FX_OK;
+  smax_job j = { .x = fx_arg_tensor (call, 0), .o = call->outs[0].u.t, .o2 = call->outs[1].u.t, .mode = 1 };
+  return softmax_run (call, &j);
 }
 
 /* ---------------------------------------------------------------- layer norm */

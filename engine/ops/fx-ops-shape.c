@@ -66,6 +66,35 @@ view_strides (const fx_tensor *x, int nd, const int64_t *shape, int64_t *out)
   return true;
 }
 
+/* x's sizes and strides without dim d (select, unbind); returns the number of dims left. */
+static int
+drop_dim (const fx_tensor *x, int64_t d, int64_t *sizes, int64_t *strides)
+{
+  int m = 0;
+  for (int k = 0; k < x->ndim; k++)
+    if (k != d)
+      {
+        sizes[m] = x->sizes[k];
+        strides[m] = x->strides[k];
+        m++;
+      }
+  return m;
+}
+
+/* reshape's answer at `sizes`: a view of x where its layout allows one, else a view of a contiguous copy. */
+static fx_status
+view_or_copy (fx_op_call *call, fx_tensor *x, int nd, const int64_t *sizes, int64_t *strides)
+{
+  if (view_strides (x, nd, sizes, strides))
+    return set_view (call, 0, x, nd, sizes, strides, x->offset);
+  fx_tensor *c = fx_tensor_is_meta (x) ? fx_tensor_new_meta (x->dtype, x->ndim, x->sizes, NULL)
+                                        : fx_tensor_contiguous_copy (call->alloc, x);
+  fx_contiguous_strides (nd, sizes, strides);
+  fx_status st = set_view (call, 0, c, nd, sizes, strides, 0);
+  fx_tensor_unref (c);
+  return st;
+}
+
 static fx_status
 infer_size (fx_op_call *call, const fx_tensor *x, const fx_value *v, int *nd, int64_t *shape)
 {
@@ -148,20 +177,11 @@ fx_meta_view (fx_op_call *call)
     case FX_OP_VIEW: case FX_OP_RESHAPE: case FX_OP_UNSAFE_VIEW:
       if ((st = infer_size (call, x, &call->args[1], &nd, sizes)) != FX_OK)
         return st;
-      if (!view_strides (x, nd, sizes, strides))
-        {
-          if (call->op->id == FX_OP_VIEW)
-            return fx_op_error (call, FX_ERR_INVALID,
-                                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-          /* reshape of a non-viewable tensor copies */
-          fx_tensor *c = fx_tensor_is_meta (x) ? fx_tensor_new_meta (x->dtype, x->ndim, x->sizes, NULL)
-                                                : fx_tensor_contiguous_copy (call->alloc, x);
-          fx_contiguous_strides (nd, sizes, strides);
-          st = set_view (call, 0, c, nd, sizes, strides, 0);
-          fx_tensor_unref (c);
-          return st;
-        }
-      return set_view (call, 0, x, nd, sizes, strides, x->offset);
+      if (call->op->id == FX_OP_VIEW && !view_strides (x, nd, sizes, strides))
+        return fx_op_error (call, FX_ERR_INVALID,
+                            "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+      /* reshape of a non-viewable tensor copies */
+      return view_or_copy (call, x, nd, sizes, strides);
     case FX_OP_PERMUTE:
       {
         int64_t p[FX_TENSOR_MAX_DIMS];
@@ -330,14 +350,7 @@ fx_meta_view (fx_op_call *call)
                               (long long) idx, (long long) d);
         if (idx < 0)
           idx += len;
-        int m = 0;
-        for (int i = 0; i < x->ndim; i++)
-          if (i != d)
-            {
-              sizes[m] = x->sizes[i];
-              strides[m] = x->strides[i];
-              m++;
-            }
+        int m = drop_dim (x, d, sizes, strides);
         return set_view (call, 0, x, m, sizes, strides, x->offset + idx * x->strides[d]);
       }
     case FX_OP_AS_STRIDED:
@@ -381,22 +394,7 @@ fx_meta_view (fx_op_call *call)
               }
             sizes[m++] = x->sizes[i];
           }
-        fx_value shape = fx_value_none ();
-        shape.kind = FX_VALUE_LIST;
-        shape.u.seq.items = fx_arena_alloc (call->arena, sizeof (fx_value) * (size_t) (m ? m : 1));
-        shape.u.seq.n = (size_t) m;
-        for (int i = 0; i < m; i++)
-          shape.u.seq.items[i] = fx_value_int (sizes[i]);
-        if (!view_strides (x, m, sizes, strides))
-          {
-            fx_tensor *c = fx_tensor_is_meta (x) ? fx_tensor_new_meta (x->dtype, x->ndim, x->sizes, NULL)
-                                                  : fx_tensor_contiguous_copy (call->alloc, x);
-            fx_contiguous_strides (m, sizes, strides);
-            st = set_view (call, 0, c, m, sizes, strides, 0);
-            fx_tensor_unref (c);
-            return st;
-          }
-        return set_view (call, 0, x, m, sizes, strides, x->offset);
+        return view_or_copy (call, x, m, sizes, strides);
       }
     case FX_OP_SPLIT_TENSOR: case FX_OP_SPLIT_WITH_SIZES: case FX_OP_UNBIND_INT: case FX_OP_CHUNK:
       {
@@ -431,19 +429,10 @@ fx_meta_view (fx_op_call *call)
             list.kind = FX_VALUE_LIST;
             list.u.seq.items = fx_arena_alloc (call->arena, sizeof (fx_value) * (n ? n : 1));
             list.u.seq.n = (size_t) n;
+            int m = drop_dim (x, d, sizes, strides);
             for (int i = 0; i < n; i++)
-              {
-                int m = 0;
-                for (int k = 0; k < x->ndim; k++)
-                  if (k != d)
-                    {
-                      sizes[m] = x->sizes[k];
-                      strides[m] = x->strides[k];
-                      m++;
-                    }
-                list.u.seq.items[i]
-                  = fx_value_tensor (fx_tensor_as_strided (x, m, sizes, strides, x->offset + i * x->strides[d]));
-              }
+              list.u.seq.items[i]
+                = fx_value_tensor (fx_tensor_as_strided (x, m, sizes, strides, x->offset + i * x->strides[d]));
             call->outs[0] = list;
             call->n_outs = 1;
             return FX_OK;

@@ -41,87 +41,55 @@ typedef enum
 
 typedef struct
 {
-  const char *name;      /* torch-level name (operator.X, torch.X, method X) */
+  const char *names;     /* the torch-level names it serves, space-separated (operator.X, torch.X, method X) */
   map_kind kind;
   const char *aten;      /* default ATen overload */
   const char *aten_dim;  /* REDUCE: the overload with dims */
 } lower_rule;
 
 static const lower_rule rules[] = {
-  { "operator.add", MAP_BINARY, "aten.add.Tensor", NULL },
-  { "operator.iadd", MAP_BINARY, "aten.add.Tensor", NULL },
-  { "operator.sub", MAP_BINARY, "aten.sub.Tensor", NULL },
-  { "operator.isub", MAP_BINARY, "aten.sub.Tensor", NULL },
-  { "operator.mul", MAP_BINARY, "aten.mul.Tensor", NULL },
-  { "operator.imul", MAP_BINARY, "aten.mul.Tensor", NULL },
-  { "operator.truediv", MAP_BINARY, "aten.div.Tensor", NULL },
-  { "operator.itruediv", MAP_BINARY, "aten.div.Tensor", NULL },
-  { "operator.pow", MAP_BINARY, "aten.pow.Tensor_Tensor", NULL },
-  { "operator.lt", MAP_BINARY, "aten.lt.Tensor", NULL },
-  { "operator.le", MAP_BINARY, "aten.le.Tensor", NULL },
-  { "operator.gt", MAP_BINARY, "aten.gt.Tensor", NULL },
-  { "operator.ge", MAP_BINARY, "aten.ge.Tensor", NULL },
-  { "operator.eq", MAP_BINARY, "aten.eq.Tensor", NULL },
-  { "operator.ne", MAP_BINARY, "aten.ne.Tensor", NULL },
+  { "operator.add operator.iadd torch.add add", MAP_BINARY, "aten.add.Tensor", NULL },
+  { "operator.sub operator.isub torch.sub sub", MAP_BINARY, "aten.sub.Tensor", NULL },
+  { "operator.mul operator.imul torch.mul mul", MAP_BINARY, "aten.mul.Tensor", NULL },
+  { "operator.truediv operator.itruediv torch.div div", MAP_BINARY, "aten.div.Tensor", NULL },
+  { "operator.pow torch.pow pow", MAP_BINARY, "aten.pow.Tensor_Tensor", NULL },
+  { "operator.lt torch.lt lt", MAP_BINARY, "aten.lt.Tensor", NULL },
+  { "operator.le torch.le le", MAP_BINARY, "aten.le.Tensor", NULL },
+  { "operator.gt torch.gt gt", MAP_BINARY, "aten.gt.Tensor", NULL },
+  { "operator.ge torch.ge ge", MAP_BINARY, "aten.ge.Tensor", NULL },
+  { "operator.eq torch.eq eq", MAP_BINARY, "aten.eq.Tensor", NULL },
+  { "operator.ne torch.ne ne", MAP_BINARY, "aten.ne.Tensor", NULL },
   { "operator.neg", MAP_SAME, "aten.neg.default", NULL },
-  { "operator.pos", MAP_IDENTITY, NULL, NULL },
-  { "operator.matmul", MAP_MATMUL, NULL, NULL },
+  { "operator.pos detach", MAP_IDENTITY, NULL, NULL },
+  { "operator.matmul torch.matmul matmul", MAP_MATMUL, NULL, NULL },
   { "operator.and_", MAP_BINARY, "aten.bitwise_and.Tensor", NULL },
   { "operator.or_", MAP_BINARY, "aten.bitwise_or.Tensor", NULL },
   { "operator.xor", MAP_BINARY, "aten.bitwise_xor.Tensor", NULL },
   { "operator.invert", MAP_SAME, "aten.bitwise_not.default", NULL },
   { "operator.mod", MAP_BINARY, "aten.remainder.Tensor", NULL },
-  { "torch.matmul", MAP_MATMUL, NULL, NULL },
-  { "matmul", MAP_MATMUL, NULL, NULL },
-  { "mm", MAP_SAME, "aten.mm.default", NULL },
-  { "bmm", MAP_SAME, "aten.bmm.default", NULL },
+  { "mm torch.mm", MAP_SAME, "aten.mm.default", NULL },
+  { "bmm torch.bmm", MAP_SAME, "aten.bmm.default", NULL },
   { "torch.addmm", MAP_SAME, "aten.addmm.default", NULL },
-  { "torch.pow", MAP_BINARY, "aten.pow.Tensor_Tensor", NULL },
-  { "pow", MAP_BINARY, "aten.pow.Tensor_Tensor", NULL },
   { "torch.rsub", MAP_SAME, "aten.rsub.Tensor", NULL },
-  { "torch.lt", MAP_BINARY, "aten.lt.Tensor", NULL },
-  { "torch.le", MAP_BINARY, "aten.le.Tensor", NULL },
-  { "torch.gt", MAP_BINARY, "aten.gt.Tensor", NULL },
-  { "torch.ge", MAP_BINARY, "aten.ge.Tensor", NULL },
-  { "torch.eq", MAP_BINARY, "aten.eq.Tensor", NULL },
-  { "torch.ne", MAP_BINARY, "aten.ne.Tensor", NULL },
-  { "lt", MAP_BINARY, "aten.lt.Tensor", NULL },
-  { "le", MAP_BINARY, "aten.le.Tensor", NULL },
-  { "gt", MAP_BINARY, "aten.gt.Tensor", NULL },
-  { "ge", MAP_BINARY, "aten.ge.Tensor", NULL },
-  { "eq", MAP_BINARY, "aten.eq.Tensor", NULL },
-  { "ne", MAP_BINARY, "aten.ne.Tensor", NULL },
-  { "torch.clamp", MAP_SAME, "aten.clamp.default", NULL },
-  { "clamp", MAP_SAME, "aten.clamp.default", NULL },
-  { "torch.clamp_min", MAP_SAME, "aten.clamp_min.default", NULL },
-  { "clamp_min", MAP_SAME, "aten.clamp_min.default", NULL },
-  { "torch.clamp_max", MAP_SAME, "aten.clamp_max.default", NULL },
-  { "clamp_max", MAP_SAME, "aten.clamp_max.default", NULL },
-  { "masked_fill", MAP_SAME, "aten.masked_fill.Scalar", NULL },
-  { "torch.masked_fill", MAP_SAME, "aten.masked_fill.Scalar", NULL },
+  { "torch.clamp clamp", MAP_SAME, "aten.clamp.default", NULL },
+  { "torch.clamp_min clamp_min", MAP_SAME, "aten.clamp_min.default", NULL },
+  { "torch.clamp_max clamp_max", MAP_SAME, "aten.clamp_max.default", NULL },
+  { "masked_fill torch.masked_fill", MAP_SAME, "aten.masked_fill.Scalar", NULL },
   { "torch.zeros_like", MAP_SAME, "aten.zeros_like.default", NULL },
   { "torch.ones_like", MAP_SAME, "aten.ones_like.default", NULL },
   { "torch.full_like", MAP_SAME, "aten.full_like.default", NULL },
   { "torch.empty_like", MAP_SAME, "aten.empty_like.default", NULL },
   { "torch.stack", MAP_SAME, "aten.stack.default", NULL },
-  { "torch.flatten", MAP_SAME, "aten.flatten.using_ints", NULL },
-  { "flatten", MAP_SAME, "aten.flatten.using_ints", NULL },
-  { "t", MAP_SAME, "aten.t.default", NULL },
-  { "torch.t", MAP_SAME, "aten.t.default", NULL },
-  { "torch.transpose", MAP_SAME, "aten.transpose.int", NULL },
+  { "torch.flatten flatten", MAP_SAME, "aten.flatten.using_ints", NULL },
+  { "t torch.t", MAP_SAME, "aten.t.default", NULL },
+  { "torch.transpose transpose", MAP_SAME, "aten.transpose.int", NULL },
   { "torch.permute", MAP_SAME, "aten.permute.default", NULL },
-  { "unsqueeze", MAP_SAME, "aten.unsqueeze.default", NULL },
-  { "torch.unsqueeze", MAP_SAME, "aten.unsqueeze.default", NULL },
-  { "squeeze", MAP_SQUEEZE, "aten.squeeze.default", "aten.squeeze.dim" },
-  { "torch.squeeze", MAP_SQUEEZE, "aten.squeeze.default", "aten.squeeze.dim" },
+  { "unsqueeze torch.unsqueeze", MAP_SAME, "aten.unsqueeze.default", NULL },
+  { "squeeze torch.squeeze", MAP_SQUEEZE, "aten.squeeze.default", "aten.squeeze.dim" },
   { "expand", MAP_VARARGS, "aten.expand.default", NULL },
-  { "split", MAP_SAME, "aten.split.Tensor", NULL },
-  { "torch.split", MAP_SAME, "aten.split.Tensor", NULL },
-  { "chunk", MAP_SAME, "aten.chunk.default", NULL },
-  { "torch.chunk", MAP_SAME, "aten.chunk.default", NULL },
-  { "clone", MAP_SAME, "aten.clone.default", NULL },
-  { "torch.clone", MAP_SAME, "aten.clone.default", NULL },
-  { "detach", MAP_IDENTITY, NULL, NULL },
+  { "split torch.split", MAP_SAME, "aten.split.Tensor", NULL },
+  { "chunk torch.chunk", MAP_SAME, "aten.chunk.default", NULL },
+  { "clone torch.clone", MAP_SAME, "aten.clone.default", NULL },
   { "float", MAP_TO, "float32", NULL },
   { "double", MAP_TO, "float64", NULL },
   { "half", MAP_TO, "float16", NULL },
@@ -129,95 +97,73 @@ static const lower_rule rules[] = {
   { "int", MAP_TO, "int32", NULL },
   { "long", MAP_TO, "int64", NULL },
   { "bool", MAP_TO, "bool", NULL },
-  { "to", MAP_TO, NULL, NULL },
-  { "type_as", MAP_TO, NULL, NULL },
-  { "amax", MAP_REDUCE, "aten.amax.default", "aten.amax.default" },
-  { "torch.amax", MAP_REDUCE, "aten.amax.default", "aten.amax.default" },
-  { "amin", MAP_REDUCE, "aten.amin.default", "aten.amin.default" },
-  { "torch.amin", MAP_REDUCE, "aten.amin.default", "aten.amin.default" },
-  { "max", MAP_REDUCE_INT, "aten.max.default", "aten.max.dim" },
-  { "torch.max", MAP_REDUCE_INT, "aten.max.default", "aten.max.dim" },
-  { "min", MAP_REDUCE_INT, "aten.min.default", "aten.min.dim" },
-  { "torch.min", MAP_REDUCE_INT, "aten.min.default", "aten.min.dim" },
-  { "argmax", MAP_REDUCE_INT, "aten.argmax.default", "aten.argmax.default" },
-  { "torch.argmax", MAP_REDUCE_INT, "aten.argmax.default", "aten.argmax.default" },
-  { "argmin", MAP_REDUCE_INT, "aten.argmin.default", "aten.argmin.default" },
-  { "torch.argmin", MAP_REDUCE_INT, "aten.argmin.default", "aten.argmin.default" },
-  { "torch.cumsum", MAP_SAME, "aten.cumsum.default", NULL },
-  { "cumsum", MAP_SAME, "aten.cumsum.default", NULL },
-  { "log_softmax", MAP_SOFTMAX, "aten._log_softmax.default", NULL },
-  { "torch.nn.functional.dropout", MAP_DROPOUT, NULL, NULL },
-  { "torch.dropout", MAP_DROPOUT, NULL, NULL },
+  { "to type_as", MAP_TO, NULL, NULL },
+  { "amax torch.amax", MAP_REDUCE, "aten.amax.default", "aten.amax.default" },
+  { "amin torch.amin", MAP_REDUCE, "aten.amin.default", "aten.amin.default" },
+  { "max torch.max", MAP_REDUCE_INT, "aten.max.default", "aten.max.dim" },
+  { "min torch.min", MAP_REDUCE_INT, "aten.min.default", "aten.min.dim" },
+  { "argmax torch.argmax", MAP_REDUCE_INT, "aten.argmax.default", "aten.argmax.default" },
+  { "argmin torch.argmin", MAP_REDUCE_INT, "aten.argmin.default", "aten.argmin.default" },
+  { "torch.cumsum cumsum", MAP_SAME, "aten.cumsum.default", NULL },
+  { "log_softmax torch.log_softmax torch.nn.functional.log_softmax",
+    MAP_SOFTMAX, "aten._log_softmax.default", NULL },
+  { "torch.nn.functional.dropout torch.dropout", MAP_DROPOUT, NULL, NULL },
   { "torch.nn.functional.embedding", MAP_EMBEDDING, "aten.embedding.default", NULL },
-  { "torch.nn.functional.pad", MAP_PAD, "aten.constant_pad_nd.default", NULL },
-  { "torch.conv2d", MAP_CONV, "2", NULL },
-  { "torch.conv1d", MAP_CONV, "1", NULL },
-  { "torch.nn.functional.conv2d", MAP_CONV, "2", NULL },
-  { "torch.nn.functional.conv1d", MAP_CONV, "1", NULL },
+  { "torch.nn.functional.pad torch._C._nn.pad", MAP_PAD, "aten.constant_pad_nd.default", NULL },
+  { "torch.conv2d torch.nn.functional.conv2d", MAP_CONV, "2", NULL },
+  { "torch.conv1d torch.nn.functional.conv1d", MAP_CONV, "1", NULL },
   { "torch.nn.functional.cross_entropy", MAP_CROSS_ENTROPY, NULL, NULL },
   { "torch._C._set_grad_enabled", MAP_GRAD_MODE, NULL, NULL },
-  { "torch.nn.functional.batch_norm", MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
-  { "torch.batch_norm", MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
-  { "torch.nn.functional.max_pool2d", MAP_POOL, "aten.max_pool2d_with_indices.default", NULL },
-  { "torch.max_pool2d", MAP_POOL, "aten.max_pool2d_with_indices.default", NULL },
-  { "torch.nn.functional.avg_pool2d", MAP_POOL, "aten.avg_pool2d.default", NULL },
-  { "torch._C._nn.avg_pool2d", MAP_POOL, "aten.avg_pool2d.default", NULL },
-  { "torch.nn.functional.adaptive_avg_pool2d", MAP_POOL, "aten.adaptive_avg_pool2d.default", NULL },
-  { "torch._C._nn.adaptive_avg_pool2d", MAP_POOL, "aten.adaptive_avg_pool2d.default", NULL },
+  { "torch.nn.functional.batch_norm torch.batch_norm",
+    MAP_BATCH_NORM, "aten._native_batch_norm_legit_no_training.default", NULL },
+  { "torch.nn.functional.max_pool2d torch.max_pool2d",
+    MAP_POOL, "aten.max_pool2d_with_indices.default", NULL },
+  { "torch.nn.functional.avg_pool2d torch._C._nn.avg_pool2d", MAP_POOL, "aten.avg_pool2d.default", NULL },
+  { "torch.nn.functional.adaptive_avg_pool2d torch._C._nn.adaptive_avg_pool2d",
+    MAP_POOL, "aten.adaptive_avg_pool2d.default", NULL },
   { "torch.ones", MAP_FACTORY, "aten.ones.default", NULL },
   { "torch.zeros", MAP_FACTORY, "aten.zeros.default", NULL },
   { "torch.empty", MAP_FACTORY, "aten.empty.memory_format", NULL },
   { "torch.full", MAP_SAME, "aten.full.default", NULL },
   { "torch.arange", MAP_ARANGE, NULL, NULL },
-  { "torch.tril", MAP_SAME, "aten.tril.default", NULL },
-  { "tril", MAP_SAME, "aten.tril.default", NULL },
-  { "torch.triu", MAP_SAME, "aten.triu.default", NULL },
-  { "triu", MAP_SAME, "aten.triu.default", NULL },
+  { "torch.tril tril", MAP_SAME, "aten.tril.default", NULL },
+  { "torch.triu triu", MAP_SAME, "aten.triu.default", NULL },
   { "torch.nn.functional.hardtanh", MAP_SAME, "aten.hardtanh.default", NULL },
   { "torch.nn.functional.leaky_relu", MAP_SAME, "aten.leaky_relu.default", NULL },
   { "torch.nn.functional.hardswish", MAP_SAME, "aten.hardswish.default", NULL },
   { "torch.nn.functional.hardsigmoid", MAP_SAME, "aten.hardsigmoid.default", NULL },
-  { "torch._C._nn.pad", MAP_PAD, "aten.constant_pad_nd.default", NULL },
-  { "torch.add", MAP_BINARY, "aten.add.Tensor", NULL },
-  { "torch.sub", MAP_BINARY, "aten.sub.Tensor", NULL },
-  { "torch.mul", MAP_BINARY, "aten.mul.Tensor", NULL },
-  { "torch.div", MAP_BINARY, "aten.div.Tensor", NULL },
   { "torch.maximum", MAP_SAME, "aten.maximum.default", NULL },
   { "torch.minimum", MAP_SAME, "aten.minimum.default", NULL },
   { "torch.where", MAP_SAME, "aten.where.self", NULL },
-  { "torch.mm", MAP_SAME, "aten.mm.default", NULL },
-  { "torch.bmm", MAP_SAME, "aten.bmm.default", NULL },
   { "torch.cat", MAP_SAME, "aten.cat.default", NULL },
-  { "torch.softmax", MAP_SOFTMAX, "aten._softmax.default", NULL },
-  { "torch.nn.functional.softmax", MAP_SOFTMAX, "aten._softmax.default", NULL },
-  { "torch.log_softmax", MAP_SOFTMAX, "aten._log_softmax.default", NULL },
-  { "torch.nn.functional.log_softmax", MAP_SOFTMAX, "aten._log_softmax.default", NULL },
-  { "torch._C._nn.linear", MAP_LINEAR, NULL, NULL },
-  { "torch.nn.functional.linear", MAP_LINEAR, NULL, NULL },
-  { "torch._C._nn.gelu", MAP_SAME, "aten.gelu.default", NULL },
-  { "torch.nn.functional.gelu", MAP_SAME, "aten.gelu.default", NULL },
+  { "torch.softmax torch.nn.functional.softmax softmax", MAP_SOFTMAX, "aten._softmax.default", NULL },
+  { "torch._C._nn.linear torch.nn.functional.linear", MAP_LINEAR, NULL, NULL },
+  { "torch._C._nn.gelu torch.nn.functional.gelu", MAP_SAME, "aten.gelu.default", NULL },
   { "torch.nn.functional.relu", MAP_SAME, "aten.relu.default", NULL },
   { "torch.nn.functional.silu", MAP_SAME, "aten.silu.default", NULL },
   { "torch.nn.functional.layer_norm", MAP_LAYER_NORM, "aten.native_layer_norm.default", NULL },
-  { "sum", MAP_REDUCE, "aten.sum.default", "aten.sum.dim_IntList" },
-  { "torch.sum", MAP_REDUCE, "aten.sum.default", "aten.sum.dim_IntList" },
-  { "mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
-  { "torch.mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
+  { "sum torch.sum", MAP_REDUCE, "aten.sum.default", "aten.sum.dim_IntList" },
+  { "mean torch.mean", MAP_REDUCE, "aten.mean.default", "aten.mean.dim" },
   { "view", MAP_VIEW, "aten.view.default", NULL },
-  { "reshape", MAP_VIEW, "aten.reshape.default", NULL },
-  { "torch.reshape", MAP_VIEW, "aten.reshape.default", NULL },
+  { "reshape torch.reshape", MAP_VIEW, "aten.reshape.default", NULL },
   { "contiguous", MAP_CONTIGUOUS, NULL, NULL },
-  { "softmax", MAP_SOFTMAX, "aten._softmax.default", NULL },
   { "permute", MAP_VIEW, "aten.permute.default", NULL },
-  { "transpose", MAP_SAME, "aten.transpose.int", NULL },
-  { "add", MAP_BINARY, "aten.add.Tensor", NULL },
-  { "mul", MAP_BINARY, "aten.mul.Tensor", NULL },
-  { "sub", MAP_BINARY, "aten.sub.Tensor", NULL },
-  { "div", MAP_BINARY, "aten.div.Tensor", NULL },
 };
 
+/* Whether NAME is one of the space-separated NAMES. */
+static bool
+name_in (const char *names, const char *name)
+{
+  size_t len = strlen (name);
+  for (const char *p = names; (p = strstr (p, name)) != NULL; p += len)
+    if ((p == names || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+      return true;
+  return false;
+}
+
+/* The rule for a torch-level call; *called is the name it was called by. */
 static const lower_rule *
-find_rule (const fx_node *n, char *buf, size_t len)
+find_rule (const fx_node *n, char *buf, size_t len, const char **called)
 {
   const char *name = NULL;
   if (n->op == FX_OP_CALL_METHOD)
@@ -231,8 +177,9 @@ find_rule (const fx_node *n, char *buf, size_t len)
     name = n->target.name;
   if (name == NULL)
     return NULL;
+  *called = name;
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-    if (strcmp (rules[i].name, name) == 0)
+    if (name_in (rules[i].names, name))
       return &rules[i];
   /* torch.X / x.X with an ATen op of the same name and default overload (torch.abs, torch.sigmoid, x.exp()) */
   static lower_rule generic;
@@ -243,7 +190,7 @@ find_rule (const fx_node *n, char *buf, size_t len)
   if (id >= 0 && fx_op_get ((fx_op_id) id)->kind == FX_OP_KIND_POINTWISE
       && (n->op == FX_OP_CALL_METHOD || strncmp (name, "torch.", 6) == 0))
     {
-      generic.name = name;
+      generic.names = name;
       generic.kind = MAP_SAME;
       generic.aten = fx_op_get ((fx_op_id) id)->target;
       return &generic;
@@ -377,17 +324,64 @@ int_list (lower_ctx *c, const int64_t *v, int n)
 static fx_status
 lower_error (fx_diag *diag, const fx_node *n, const char *what)
 {
-  fx_buf t;
-  fx_buf_init (&t);
-  fx_target_format (&n->target, &t);
-  fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s' (%s): %s", n->name, t.data, what);
-  fx_buf_free (&t);
-  if (diag)
+  return fx_node_error (diag, n, "lower_to_aten", FX_ERR_UNSUPPORTED, "%s", what);
+}
+
+/* The call's own value stands for it (identity, eval-mode dropout, a cast to the dtype it has). */
+static fx_status
+alias_input (lower_ctx *c, const fx_node *n, const fx_arg *args)
+{
+  c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
+  return FX_OK;
+}
+
+/* Maps a call's args and kwargs (at most 16 of each) into the new graph; returns the number of args. */
+static size_t
+map_call_args (lower_ctx *c, const fx_node *n, fx_arg *args, fx_kwarg *kw, size_t *nk)
+{
+  size_t na = n->n_args < 16 ? n->n_args : 16;
+  *nk = n->n_kwargs < 16 ? n->n_kwargs : 16;
+  for (size_t i = 0; i < na; i++)
+    args[i] = map_arg (c, &n->args[i]);
+  for (size_t i = 0; i < *nk; i++)
     {
-      snprintf (diag->node, sizeof diag->node, "%s", n->name);
-      snprintf (diag->pass, sizeof diag->pass, "lower_to_aten");
+      kw[i].name = n->kwargs[i].name;
+      kw[i].value = map_arg (c, &n->kwargs[i].value);
     }
-  return FX_ERR_UNSUPPORTED;
+  return na;
+}
+
+/* ATen ops that return a tuple whose first item is the torch-level result: OP(args)[0]. */
+static fx_node *
+emit_first (lower_ctx *c, const fx_node *from, const char *aten, const fx_arg *args, size_t n)
+{
+  fx_arg g0[2] = { fx_arg_node (emit (c, from, aten, args, n, NULL, 0)), fx_arg_int (0) };
+  fx_node *res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
+  provenance (c->out, res, from);
+  return res;
+}
+
+/* N-D x as 2-D rows for a GEMM: view(x, [prod(sizes[:-1]), sizes[-1]]). */
+static fx_arg
+rows_view (lower_ctx *c, const fx_node *from, fx_arg x, const int64_t *sizes, int nd)
+{
+  int64_t rows = 1;
+  for (int d = 0; d < nd - 1; d++)
+    rows *= sizes[d];
+  int64_t v2[2] = { rows, sizes[nd - 1] };
+  fx_arg av[2] = { x, int_list (c, v2, 2) };
+  return fx_arg_node (emit (c, from, "aten.view.default", av, 2, NULL, 0));
+}
+
+/* The GEMM result back in x's leading dims: view(res, sizes[:-1] + [cols]). */
+static fx_node *
+unrows_view (lower_ctx *c, const fx_node *from, fx_node *res, const int64_t *sizes, int nd, int64_t cols)
+{
+  int64_t vo[FX_TENSOR_MAX_DIMS];
+  memcpy (vo, sizes, sizeof (int64_t) * (size_t) nd);
+  vo[nd - 1] = cols;
+  fx_arg ao[2] = { fx_arg_node (res), int_list (c, vo, nd) };
+  return emit (c, from, "aten.view.default", ao, 2, NULL, 0);
 }
 
 /* Basic indexing as AOTAutograd traces it: ints → select, slices → slice (full ones skipped), None → unsqueeze. */
@@ -483,7 +477,8 @@ static fx_status
 lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
 {
   char buf[200];
-  const lower_rule *r = find_rule (n, buf, sizeof buf);
+  const char *called = NULL;
+  const lower_rule *r = find_rule (n, buf, sizeof buf, &called);
   if (r == NULL)
     {
       fx_buf t;
@@ -501,14 +496,8 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
     }
   fx_arg args[16];
   fx_kwarg kw[16];
-  size_t na = n->n_args < 16 ? n->n_args : 16, nk = n->n_kwargs < 16 ? n->n_kwargs : 16;
-  for (size_t i = 0; i < na; i++)
-    args[i] = map_arg (c, &n->args[i]);
-  for (size_t i = 0; i < nk; i++)
-    {
-      kw[i].name = n->kwargs[i].name;
-      kw[i].value = map_arg (c, &n->kwargs[i].value);
-    }
+  size_t nk;
+  size_t na = map_call_args (c, n, args, kw, &nk);
   fx_node *res = NULL;
   switch (r->kind)
     {
@@ -596,16 +585,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
           return fx_diag_set (diag, FX_ERR_UNSUPPORTED,
                               "node '%s': linear of a %d-D input needs concrete sizes to lower", n->name,
                               n->args[0].u.node->meta.val.tensor.ndim);
-        fx_arg x2 = args[0];
-        if (known && xnd != 2)
-          {
-            int64_t rows = 1;
-            for (int d = 0; d < xnd - 1; d++)
-              rows *= xs[d];
-            int64_t v2[2] = { rows, xs[xnd - 1] };
-            fx_arg av[2] = { args[0], int_list (c, v2, 2) };
-            x2 = fx_arg_node (emit (c, n, "aten.view.default", av, 2, NULL, 0));
-          }
+        fx_arg x2 = known && xnd != 2 ? rows_view (c, n, args[0], xs, xnd) : args[0];
         if (b != NULL && b->kind == FX_ARG_NODE)
           {
             fx_arg a3[3] = { map_arg (c, b), x2, fx_arg_node (t) };
@@ -617,13 +597,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
             res = emit (c, n, "aten.mm.default", a2, 2, NULL, 0);
           }
         if (known && xnd != 2)
-          {
-            int64_t vo[FX_TENSOR_MAX_DIMS];
-            memcpy (vo, xs, sizeof (int64_t) * (size_t) xnd);
-            vo[xnd - 1] = ws[0];
-            fx_arg av[2] = { fx_arg_node (res), int_list (c, vo, xnd) };
-            res = emit (c, n, "aten.view.default", av, 2, NULL, 0);
-          }
+          res = unrows_view (c, n, res, xs, xnd, ws[0]);
         break;
       }
     case MAP_LAYER_NORM:
@@ -632,10 +606,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         const fx_arg *w = get_arg (n, 2, "weight"), *b = get_arg (n, 3, "bias"), *eps = get_arg (n, 4, "eps");
         fx_arg a5[5] = { args[0], shape ? *shape : fx_arg_none (), w ? map_arg (c, w) : fx_arg_none (),
                          b ? map_arg (c, b) : fx_arg_none (), eps ? *eps : fx_arg_float (1e-5) };
-        fx_node *ln = emit (c, n, r->aten, a5, 5, NULL, 0);
-        fx_arg g[2] = { fx_arg_node (ln), fx_arg_int (0) };
-        res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g, 2, NULL, 0);
-        provenance (c->out, res, n);
+        res = emit_first (c, n, r->aten, a5, 5);
         break;
       }
     case MAP_VIEW:
@@ -653,8 +624,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         break;
       }
     case MAP_IDENTITY:
-      c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
-      return FX_OK;
+      return alias_input (c, n, args);
     case MAP_CONTIGUOUS:
       {
         const fx_node *src = n->args[0].kind == FX_ARG_NODE ? n->args[0].u.node : NULL;
@@ -677,10 +647,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
               }
           }
         if (contiguous)
-          {
-            c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
-            return FX_OK;
-          }
+          return alias_input (c, n, args);
         fx_kwarg k1[1] = { { "memory_format", fx_arg_memfmt (FX_MEMFMT_CONTIGUOUS) } };
         res = emit (c, n, "aten.clone.default", args, 1, k1, 1);
         break;
@@ -753,10 +720,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         fx_node *lsm = emit (c, n, "aten._log_softmax.default", ls, 3, NULL, 0);
         fx_arg nl[5] = { fx_arg_node (lsm), map_arg (c, target), weight ? map_arg (c, weight) : fx_arg_none (),
                          fx_arg_int (reduction), ignore && ignore->kind == FX_ARG_INT ? *ignore : fx_arg_int (-100) };
-        fx_node *nll = emit (c, n, "aten.nll_loss_forward.default", nl, 5, NULL, 0);
-        fx_arg g0[2] = { fx_arg_node (nll), fx_arg_int (0) };
-        res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
-        provenance (c->out, res, n);
+        res = emit_first (c, n, "aten.nll_loss_forward.default", nl, 5);
         break;
       }
     case MAP_GRAD_MODE:
@@ -768,7 +732,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
       {
         /* F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps); torch.batch_norm
            (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled) */
-        bool fn = strncmp (r->name, "torch.nn.", 9) == 0;
+        bool fn = strncmp (called, "torch.nn.", 9) == 0;
         const fx_arg *mean = get_arg (n, fn ? 1 : 3, "running_mean"), *var = get_arg (n, fn ? 2 : 4, "running_var");
         const fx_arg *w = get_arg (n, fn ? 3 : 1, "weight"), *b = get_arg (n, fn ? 4 : 2, "bias");
         const fx_arg *train = get_arg (n, 5, "training"), *mom = get_arg (n, 6, "momentum");
@@ -782,10 +746,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
                          map_arg (c, mean), map_arg (c, var),
                          mom && mom->kind == FX_ARG_FLOAT ? *mom : fx_arg_float (0.1),
                          eps && eps->kind == FX_ARG_FLOAT ? *eps : fx_arg_float (1e-5) };
-        fx_node *bn = emit (c, n, r->aten, a7, 7, NULL, 0);
-        fx_arg g0[2] = { fx_arg_node (bn), fx_arg_int (0) };
-        res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
-        provenance (c->out, res, n);
+        res = emit_first (c, n, r->aten, a7, 7);
         break;
       }
     case MAP_POOL:
@@ -816,10 +777,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
               return lower_error (diag, n, "max_pool2d with return_indices=True is not lowered");
             fx_arg a6[6] = { args[0], kl, sl, pl, conv_list (c, dil, 1, 2),
                              ceil && ceil->kind == FX_ARG_BOOL ? *ceil : fx_arg_bool (false) };
-            fx_node *mp = emit (c, n, r->aten, a6, 6, NULL, 0);
-            fx_arg g0[2] = { fx_arg_node (mp), fx_arg_int (0) };
-            res = fx_graph_call_function (c->out, fx_target_operator ("getitem"), g0, 2, NULL, 0);
-            provenance (c->out, res, n);
+            res = emit_first (c, n, r->aten, a6, 6);
           }
         else
           {
@@ -854,23 +812,22 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
     case MAP_DROPOUT:
       {
         const fx_arg *train = get_arg (n, 2, "training");
-        if (train == NULL && strcmp (r->name, "torch.dropout") == 0)
+        if (train == NULL && strcmp (called, "torch.dropout") == 0)
           train = get_arg (n, 2, "train");
         if (train == NULL || train->kind != FX_ARG_BOOL || train->u.b)
           return lower_error (diag, n, "dropout in training mode draws random masks; only eval-mode dropout "
                                        "(training=False) is lowered");
-        c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
-        return FX_OK;
+        return alias_input (c, n, args);
       }
     case MAP_REDUCE_INT:
       {
         const fx_arg *dim = get_arg (n, 1, "dim");
         const fx_arg *keep = get_arg (n, 2, "keepdim");
-        if (dim != NULL && dim->kind == FX_ARG_NODE && strstr (r->name, "arg") == NULL)
+        if (dim != NULL && dim->kind == FX_ARG_NODE && strstr (r->aten, "arg") == NULL)
           {
             /* torch.max(a, b): elementwise */
             fx_arg a2[2] = { args[0], args[1] };
-            res = emit (c, n, strstr (r->name, "max") ? "aten.maximum.default" : "aten.minimum.default", a2, 2,
+            res = emit (c, n, strstr (r->aten, "max") ? "aten.maximum.default" : "aten.minimum.default", a2, 2,
                         NULL, 0);
           }
         else if (dim == NULL || dim->kind == FX_ARG_NONE)
@@ -912,8 +869,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         if (want == FX_DTYPE_UNKNOWN || want == have)
           {
             /* a device move (the engine is one device) or the dtype it already has */
-            c->map[n->id] = args[0].kind == FX_ARG_NODE ? args[0].u.node : NULL;
-            return FX_OK;
+            return alias_input (c, n, args);
           }
         fx_kwarg k1[1] = { { "dtype", fx_arg_dtype (want) } };
         res = emit (c, n, "aten._to_copy.default", args, 1, k1, 1);
@@ -931,19 +887,8 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
           res = emit (c, n, "aten.bmm.default", args, 2, NULL, 0);
         else if (an > 2 && bn == 2)
           {
-            int64_t rows = 1;
-            for (int d = 0; d < an - 1; d++)
-              rows *= as[d];
-            int64_t v2[2] = { rows, as[an - 1] };
-            fx_arg av[2] = { args[0], int_list (c, v2, 2) };
-            fx_node *x2 = emit (c, n, "aten.view.default", av, 2, NULL, 0);
-            fx_arg am[2] = { fx_arg_node (x2), args[1] };
-            fx_node *mm = emit (c, n, "aten.mm.default", am, 2, NULL, 0);
-            int64_t vo[FX_TENSOR_MAX_DIMS];
-            memcpy (vo, as, sizeof (int64_t) * (size_t) an);
-            vo[an - 1] = bs[1];
-            fx_arg ao[2] = { fx_arg_node (mm), int_list (c, vo, an) };
-            res = emit (c, n, "aten.view.default", ao, 2, NULL, 0);
+            fx_arg am[2] = { rows_view (c, n, args[0], as, an), args[1] };
+            res = unrows_view (c, n, emit (c, n, "aten.mm.default", am, 2, NULL, 0), as, an, bs[1]);
           }
         else if (an == bn && an > 3 && memcmp (as, bs, sizeof (int64_t) * (size_t) (an - 2)) == 0)
           {
@@ -956,12 +901,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
             fx_node *a3 = emit (c, n, "aten.reshape.default", ra, 2, NULL, 0);
             fx_node *b3 = emit (c, n, "aten.reshape.default", rb, 2, NULL, 0);
             fx_arg ab[2] = { fx_arg_node (a3), fx_arg_node (b3) };
-            fx_node *bmm = emit (c, n, "aten.bmm.default", ab, 2, NULL, 0);
-            int64_t vo[FX_TENSOR_MAX_DIMS];
-            memcpy (vo, as, sizeof (int64_t) * (size_t) an);
-            vo[an - 1] = bs[bn - 1];
-            fx_arg ao[2] = { fx_arg_node (bmm), int_list (c, vo, an) };
-            res = emit (c, n, "aten.view.default", ao, 2, NULL, 0);
+            res = unrows_view (c, n, emit (c, n, "aten.bmm.default", ab, 2, NULL, 0), as, an, bs[bn - 1]);
           }
         else
           return lower_error (diag, n, "matmul of these ranks is not lowered (2-D @ 2-D, 3-D @ 3-D, N-D @ 2-D and "
@@ -1027,14 +967,8 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
           {
             fx_arg args[16];
             fx_kwarg kw[16];
-            size_t na = n->n_args < 16 ? n->n_args : 16, nk = n->n_kwargs < 16 ? n->n_kwargs : 16;
-            for (size_t i = 0; i < na; i++)
-              args[i] = map_arg (&c, &n->args[i]);
-            for (size_t i = 0; i < nk; i++)
-              {
-                kw[i].name = n->kwargs[i].name;
-                kw[i].value = map_arg (&c, &n->kwargs[i].value);
-              }
+            size_t nk;
+            size_t na = map_call_args (&c, n, args, kw, &nk);
             fx_node *m = fx_graph_call_function (c.out, n->target, args, na, kw, nk);
             m->meta = n->meta;
             /* already ATen (or a getitem of a multi-output call): kept as it is, with where it came from */

@@ -206,13 +206,7 @@ ctx_init (rctx *ctx, fx_store *store, const fx_report_opts *opts, fx_diag *diag)
           if (!f[k].failed_compile)
             continue;
           if (ctx->n_failures == cap)
-            {
-              cap = cap ? cap * 2 : 32;
-              later_failure *grown = fx_arena_alloc (ctx->arena, cap * sizeof *grown);
-              if (ctx->n_failures)
-                memcpy (grown, ctx->failures, ctx->n_failures * sizeof *grown);
-              ctx->failures = grown;
-            }
+            ctx->failures = fx_arena_grow (ctx->arena, ctx->failures, &cap, sizeof *ctx->failures, 32);
           ctx->failures[ctx->n_failures++] = (later_failure) { ctx->cs[i].input_id, f[k].failed_compile,
                                                                  fx_arena_strdup (ctx->arena, ctx->cs[i].compile_id),
                                                                  ctx->cs[i].id, f[k].reason };

@@ -20,27 +20,6 @@ typedef struct
   fx_arena *arena;
 } interp_state;
 
-static fx_status
-node_error (fx_diag *diag, const fx_node *node, fx_status code, const char *fmt, ...) FX_PRINTF (4, 5);
-
-static fx_status
-node_error (fx_diag *diag, const fx_node *node, fx_status code, const char *fmt, ...)
-{
-  char msg[900];
-  va_list ap;
-  va_start (ap, fmt);
-  vsnprintf (msg, sizeof msg, fmt, ap);
-  va_end (ap);
-  fx_buf t;
-  fx_buf_init (&t);
-  fx_target_format (&node->target, &t);
-  fx_diag_set (diag, code, "node '%s' (%s): %s", node->name, t.data, msg);
-  fx_buf_free (&t);
-  if (diag)
-    snprintf (diag->node, sizeof diag->node, "%s", node->name);
-  return code;
-}
-
 fx_status
 fx_arg_to_value (const fx_arg *a, const fx_value *env, fx_arena *arena, fx_value *out, const fx_arg **bad)
 {
@@ -100,12 +79,13 @@ arg_to_value (interp_state *s, const fx_node *user, const fx_arg *a, fx_value *o
   if (fx_arg_to_value (a, s->env, s->arena, out, &bad) == FX_OK)
     return FX_OK;
   if (bad->kind == FX_ARG_GLOBAL)
-    return node_error (diag, user, FX_ERR_UNSUPPORTED, "argument '%s' is a Python object the interpreter cannot use",
-                       bad->u.s);
+    return fx_node_error (diag, user, NULL, FX_ERR_UNSUPPORTED,
+                          "argument '%s' is a Python object the interpreter cannot use", bad->u.s);
   if (bad->kind == FX_ARG_SYM)
-    return node_error (diag, user, FX_ERR_UNSUPPORTED,
-                       "argument '%s' is a symbolic size; give concrete inputs", bad->u.s);
-  return node_error (diag, user, FX_ERR_UNSUPPORTED, "argument of kind %d is not supported", (int) bad->kind);
+    return fx_node_error (diag, user, NULL, FX_ERR_UNSUPPORTED,
+                          "argument '%s' is a symbolic size; give concrete inputs", bad->u.s);
+  return fx_node_error (diag, user, NULL, FX_ERR_UNSUPPORTED, "argument of kind %d is not supported",
+                        (int) bad->kind);
 }
 
 static void
@@ -149,14 +129,14 @@ run_op (interp_state *s, const fx_node *node, const fx_interp_opts *opts, fx_dia
       inplace = id >= 0;
     }
   if (id < 0)
-    return node_error (diag, node, FX_ERR_UNSUPPORTED, "unknown op '%s': the engine's op table has no such op",
-                       node->target.name);
+    return fx_node_error (diag, node, NULL, FX_ERR_UNSUPPORTED,
+                          "unknown op '%s': the engine's op table has no such op", node->target.name);
   const fx_op_info *op = fx_op_get ((fx_op_id) id);
   fx_value args[FX_OP_MAX_ARGS];
   fx_value kwv[FX_OP_MAX_ARGS];
   const char *kwn[FX_OP_MAX_ARGS];
   if (node->n_args > FX_OP_MAX_ARGS || node->n_kwargs > FX_OP_MAX_ARGS)
-    return node_error (diag, node, FX_ERR_INVALID, "too many arguments");
+    return fx_node_error (diag, node, NULL, FX_ERR_INVALID, "too many arguments");
   for (size_t i = 0; i < node->n_args; i++)
     {
       fx_status st = arg_to_value (s, node, &node->args[i], &args[i], diag);
@@ -237,7 +217,8 @@ run_op (interp_state *s, const fx_node *node, const fx_interp_opts *opts, fx_dia
       st = fx_tensor_copy_into (self, result.u.t, diag);
       fx_value_clear (&result);
       if (st != FX_OK)
-        return node_error (diag, node, st, "in-place result cannot be written back: %s", diag ? diag->message : "");
+        return fx_node_error (diag, node, NULL, st, "in-place result cannot be written back: %s",
+                              diag ? diag->message : "");
       result = fx_value_tensor (fx_tensor_ref (self));
     }
   s->env[node->id] = result;
@@ -248,17 +229,17 @@ static fx_status
 run_getitem (interp_state *s, const fx_node *node, fx_diag *diag)
 {
   if (node->n_args != 2 || node->args[0].kind != FX_ARG_NODE || node->args[1].kind != FX_ARG_INT)
-    return node_error (diag, node, FX_ERR_UNSUPPORTED, "getitem expects (node, int)");
+    return fx_node_error (diag, node, NULL, FX_ERR_UNSUPPORTED, "getitem expects (node, int)");
   fx_value *src = &s->env[node->args[0].u.node->id];
   int64_t i = node->args[1].u.i;
   if (src->kind != FX_VALUE_TUPLE && src->kind != FX_VALUE_LIST)
-    return node_error (diag, node, FX_ERR_INVALID, "getitem on a value that is not a sequence");
+    return fx_node_error (diag, node, NULL, FX_ERR_INVALID, "getitem on a value that is not a sequence");
   int64_t n = (int64_t) src->u.seq.n;
   if (i < 0)
     i += n;
   if (i < 0 || i >= n)
-    return node_error (diag, node, FX_ERR_INVALID, "index %lld out of range for a sequence of %lld",
-                       (long long) node->args[1].u.i, (long long) n);
+    return fx_node_error (diag, node, NULL, FX_ERR_INVALID, "index %lld out of range for a sequence of %lld",
+                          (long long) node->args[1].u.i, (long long) n);
   s->env[node->id] = fx_value_dup (&src->u.seq.items[i], s->arena);
   return FX_OK;
 }
@@ -308,14 +289,14 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
         else if (n->default_value != NULL)
           st = arg_to_value (&s, n, n->default_value, &s.env[n->id], diag);
         else
-          st = node_error (diag, n, FX_ERR_INVALID, "no input given for placeholder %zu (%zu inputs given)", ph,
-                           n_inputs);
+          st = fx_node_error (diag, n, NULL, FX_ERR_INVALID,
+                              "no input given for placeholder %zu (%zu inputs given)", ph, n_inputs);
         ph++;
         break;
       case FX_OP_GET_ATTR:
-        st = node_error (diag, n, FX_ERR_UNSUPPORTED,
-                         "get_attr '%s' has no tensor value (module attributes are not stored with the graph)",
-                         n->target.name);
+        st = fx_node_error (diag, n, NULL, FX_ERR_UNSUPPORTED,
+                            "get_attr '%s' has no tensor value (module attributes are not stored with the graph)",
+                            n->target.name);
         break;
       case FX_OP_CALL_FUNCTION:
         if (n->target.kind == FX_TARGET_OP)
@@ -327,14 +308,14 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
             fx_buf t;
             fx_buf_init (&t);
             fx_target_format (&n->target, &t);
-            st = node_error (diag, n, FX_ERR_UNSUPPORTED, "unknown op '%s'", t.data);
+            st = fx_node_error (diag, n, NULL, FX_ERR_UNSUPPORTED, "unknown op '%s'", t.data);
             fx_buf_free (&t);
           }
         break;
       case FX_OP_CALL_METHOD:
       case FX_OP_CALL_MODULE:
-        st = node_error (diag, n, FX_ERR_UNSUPPORTED, "%s '%s' must be lowered to ATen first", fx_opcode_name (n->op),
-                         n->target.name);
+        st = fx_node_error (diag, n, NULL, FX_ERR_UNSUPPORTED, "%s '%s' must be lowered to ATen first",
+                            fx_opcode_name (n->op), n->target.name);
         break;
       case FX_OP_OUTPUT:
         {
@@ -361,7 +342,7 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
         }
       case FX_OPCODE_COUNT:
       default:
-        st = node_error (diag, n, FX_ERR_INVALID, "bad opcode");
+        st = fx_node_error (diag, n, NULL, FX_ERR_INVALID, "bad opcode");
         break;
       }
     if (st != FX_OK)

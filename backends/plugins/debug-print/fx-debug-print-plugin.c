@@ -56,7 +56,6 @@ static void
 debug_print_release (fx_compiled *c)
 {
   api->compiled_free (c->impl);
-  c->impl = NULL;
 }
 
 static const char *const debug_print_tags[] = { "debug", NULL };

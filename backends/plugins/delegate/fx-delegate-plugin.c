@@ -143,11 +143,8 @@ static void
 delegate_release (fx_compiled *c)
 {
   delegate_impl *impl = c->impl;
-  if (impl == NULL)
-    return;
   api->compiled_free (impl->inner);
   free (impl);
-  c->impl = NULL;
 }
 
 static const char *const delegate_tags[] = { "debug", NULL };

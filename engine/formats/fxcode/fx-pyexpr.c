@@ -333,18 +333,34 @@ typedef struct
   size_t n, cap;
 } expr_vec;
 
+/* A OP B (KIND: E_BINOP or E_COMPARE), spanning from token FIRST to B's end. */
+static fx_expr *
+binary_expr (fx_pyparser *p, fx_expr_kind kind, size_t first, int op, fx_expr *a, fx_expr *b)
+{
+  fx_expr *e = new_expr (p, kind, first);
+  e->op = op;
+  e->a = a;
+  e->b = b;
+  e->tok_last = b->tok_last;
+  return e;
+}
+
+/* A tuple or list of v's items, from token FIRST to the one before the parser's position. */
+static fx_expr *
+seq_expr (fx_pyparser *p, fx_expr_kind kind, size_t first, const expr_vec *v)
+{
+  fx_expr *e = new_expr (p, kind, first);
+  e->items = v->items;
+  e->n = v->n;
+  e->tok_last = (uint32_t) (p->pos - 1);
+  return e;
+}
+
 static void
 vec_push (fx_pyparser *p, expr_vec *v, fx_expr *e)
 {
   if (v->n == v->cap)
-    {
-      size_t cap = v->cap ? v->cap * 2 : 4;
-      fx_expr **items = fx_arena_alloc (p->arena, cap * sizeof *items);
-      if (v->n)
-        memcpy (items, v->items, v->n * sizeof *items);
-      v->items = items;
-      v->cap = cap;
-    }
+    v->items = fx_arena_grow (p->arena, v->items, &v->cap, sizeof *v->items, 4);
   v->items[v->n++] = e;
 }
 
@@ -580,15 +596,16 @@ parse_atom (fx_pyparser *p, fx_expr **out)
           *out = new_expr (p, E_ELLIPSIS, first);
           return FX_OK;
         }
-      if (t->op == OP_LPAR)
+      if (t->op == OP_LPAR || t->op == OP_LSQB)
         {
+          bool paren = t->op == OP_LPAR;
           fx_py_next (p);
           expr_vec v = { 0 };
           bool comma;
-          st = parse_seq (p, OP_RPAR, &v, &comma);
+          st = parse_seq (p, paren ? OP_RPAR : OP_RSQB, &v, &comma);
           if (st != FX_OK)
             return st;
-          if (v.n == 1 && !comma && v.items[0]->kind != E_STARRED)
+          if (paren && v.n == 1 && !comma && v.items[0]->kind != E_STARRED)
             {
               /* Parenthesized: keep the brackets in the span so source text stays balanced. */
               fx_expr *inner = v.items[0];
@@ -597,26 +614,7 @@ parse_atom (fx_pyparser *p, fx_expr **out)
               *out = inner;
               return FX_OK;
             }
-          fx_expr *e = new_expr (p, E_TUPLE, first);
-          e->items = v.items;
-          e->n = v.n;
-          e->tok_last = (uint32_t) (p->pos - 1);
-          *out = e;
-          return FX_OK;
-        }
-      if (t->op == OP_LSQB)
-        {
-          fx_py_next (p);
-          expr_vec v = { 0 };
-          bool comma;
-          st = parse_seq (p, OP_RSQB, &v, &comma);
-          if (st != FX_OK)
-            return st;
-          fx_expr *e = new_expr (p, E_LIST, first);
-          e->items = v.items;
-          e->n = v.n;
-          e->tok_last = (uint32_t) (p->pos - 1);
-          *out = e;
+          *out = seq_expr (p, paren ? E_TUPLE : E_LIST, first, &v);
           return FX_OK;
         }
       if (t->op == OP_LBRACE)
@@ -888,12 +886,7 @@ parse_power (fx_pyparser *p, fx_expr **out)
       if ((st = parse_factor (p, &exp)) != FX_OK)
         return st;
       p->depth--;
-      fx_expr *e = new_expr (p, E_BINOP, first);
-      e->op = OP_DSTAR;
-      e->a = base;
-      e->b = exp;
-      e->tok_last = exp->tok_last;
-      base = e;
+      base = binary_expr (p, E_BINOP, first, OP_DSTAR, base, exp);
     }
   *out = base;
   return FX_OK;
@@ -961,12 +954,7 @@ parse_level (fx_pyparser *p, int level, fx_expr **out)
       st = level == 0 ? parse_factor (p, &right) : parse_level (p, level - 1, &right);
       if (st != FX_OK)
         return st;
-      fx_expr *e = new_expr (p, E_BINOP, first);
-      e->op = op;
-      e->a = left;
-      e->b = right;
-      e->tok_last = right->tok_last;
-      left = e;
+      left = binary_expr (p, E_BINOP, first, op, left, right);
     }
   *out = left;
   return FX_OK;
@@ -1014,12 +1002,7 @@ fx_py_parse_test (fx_pyparser *p, fx_expr **out)
         return st;
       if (is_compare (p, fx_py_peek (p)))
         return fx_py_error (p, fx_py_peek (p), "chained comparisons are not supported in FX code");
-      fx_expr *e = new_expr (p, E_COMPARE, first);
-      e->op = t->op;
-      e->a = left;
-      e->b = right;
-      e->tok_last = right->tok_last;
-      left = e;
+      left = binary_expr (p, E_COMPARE, first, t->op, left, right);
     }
   t = fx_py_peek (p);
   if (fx_py_is_name (p, t, "if") || fx_py_is_name (p, t, "and") || fx_py_is_name (p, t, "or"))
@@ -1055,10 +1038,6 @@ fx_py_parse_testlist (fx_pyparser *p, fx_expr **out)
         return st;
       vec_push (p, &v, e);
     }
-  fx_expr *tup = new_expr (p, E_TUPLE, first);
-  tup->items = v.items;
-  tup->n = v.n;
-  tup->tok_last = (uint32_t) (p->pos - 1);
-  *out = tup;
+  *out = seq_expr (p, E_TUPLE, first, &v);
   return FX_OK;
 }

@@ -121,6 +121,14 @@ struct fx_expr
   size_t n_kw;
 };
 
+/* Whether e is the bare name NAME. */
+static inline bool
+fx_expr_is_name (const fx_expr *e, const char *name)
+{
+  size_t n = __builtin_strlen (name);
+  return e->kind == E_NAME && e->slen == n && __builtin_memcmp (e->s, name, n) == 0;
+}
+
 /* ---------------------------------------------------------------- parser state */
 
 typedef struct fx_env fx_env;

@@ -95,13 +95,6 @@ env_define (fn_ctx *c, const fx_tok *name_tok, const char *s, size_t n, fx_node 
 
 /* ---------------------------------------------------------------- argument values */
 
-static bool
-expr_is_name (const fx_expr *e, const char *name)
-{
-  size_t n = strlen (name);
-  return e->kind == E_NAME && e->slen == n && memcmp (e->s, name, n) == 0;
-}
-
 /* Roots of dotted names that are Python objects FX prints by name (torch.float32, operator.add, an Enum member). */
 static bool
 is_global_root (const char *dotted)
@@ -217,17 +210,17 @@ eval_call (fx_pyparser *p, fn_ctx *c, const fx_expr *e, fx_arg *out)
 static fx_status
 eval_name (fx_pyparser *p, fn_ctx *c, const fx_expr *e, fx_arg *out)
 {
-  if (expr_is_name (e, "None"))
+  if (fx_expr_is_name (e, "None"))
     *out = fx_arg_none ();
-  else if (expr_is_name (e, "True"))
+  else if (fx_expr_is_name (e, "True"))
     *out = fx_arg_bool (true);
-  else if (expr_is_name (e, "False"))
+  else if (fx_expr_is_name (e, "False"))
     *out = fx_arg_bool (false);
-  else if (expr_is_name (e, "inf"))
+  else if (fx_expr_is_name (e, "inf"))
     *out = fx_arg_float (INFINITY);
-  else if (expr_is_name (e, "nan"))
+  else if (fx_expr_is_name (e, "nan"))
     *out = fx_arg_float (NAN);
-  else if (expr_is_name (e, "Ellipsis"))
+  else if (fx_expr_is_name (e, "Ellipsis"))
     *out = (fx_arg) { .kind = FX_ARG_ELLIPSIS };
   else
     {
@@ -418,7 +411,7 @@ static char *
 self_path (fx_pyparser *p, const fx_expr *e)
 {
   if (e->kind == E_NAME)
-    return expr_is_name (e, "self") ? fx_arena_strdup (p->arena, "") : NULL;
+    return fx_expr_is_name (e, "self") ? fx_arena_strdup (p->arena, "") : NULL;
   const char *part = NULL;
   size_t part_len = 0;
   const fx_expr *base = NULL;
@@ -428,7 +421,7 @@ self_path (fx_pyparser *p, const fx_expr *e)
       part = e->s;
       part_len = e->slen;
     }
-  else if (e->kind == E_CALL && expr_is_name (e->a, "getattr") && e->n == 2 && e->n_kw == 0
+  else if (e->kind == E_CALL && fx_expr_is_name (e->a, "getattr") && e->n == 2 && e->n_kw == 0
            && e->items[1]->kind == E_STR)
     {
       base = e->items[0];
@@ -1192,7 +1185,7 @@ parse_small_statement (fn_ctx *c)
       for (size_t i = 0; i < n_targets; i++)
         if (targets[i]->kind != E_NAME && !(n_targets == 1 && targets[i]->kind == E_SUBSCRIPT && annot == NULL))
           return fx_py_error (p, expr_tok (p, targets[i]), "the target of an assignment must be a name in FX code");
-      if (expr_is_name (value, "None") && annot == NULL && targets[0]->kind == E_NAME)
+      if (fx_expr_is_name (value, "None") && annot == NULL && targets[0]->kind == E_NAME)
         {
           if ((st = flush_pending (c, NULL, NULL)) != FX_OK)
             return st;
@@ -1339,13 +1332,7 @@ parse_function (fx_pyparser *p, fx_graph *g)
         }
       first = false;
       if (c.n_params == cap)
-        {
-          cap = cap ? cap * 2 : 8;
-          param *grown = fx_arena_alloc (p->arena, cap * sizeof *grown);
-          if (c.n_params)
-            memcpy (grown, c.params, c.n_params * sizeof *grown);
-          c.params = grown;
-        }
+        c.params = fx_arena_grow (p->arena, c.params, &cap, sizeof *c.params, 8);
       c.params[c.n_params] = pa;
       if ((st = env_define (&c, t, pa.raw, strlen (pa.raw), NULL, (int) c.n_params)) != FX_OK)
         goto out;

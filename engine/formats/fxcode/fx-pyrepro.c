@@ -37,16 +37,9 @@ skip_def_header (fx_pyparser *p)
 }
 
 static bool
-is_name (const fx_expr *e, const char *name)
-{
-  size_t n = strlen (name);
-  return e->kind == E_NAME && e->slen == n && memcmp (e->s, name, n) == 0;
-}
-
-static bool
 is_self_attr (const fx_expr *e)
 {
-  return e->kind == E_ATTR && is_name (e->a, "self");
+  return e->kind == E_ATTR && fx_expr_is_name (e->a, "self");
 }
 
 static const fx_expr *
@@ -316,14 +309,7 @@ static void
 add_attr (fx_attr_vec *v, fx_arena *arena, const char *name, fx_attr_kind kind, const fx_val *val, const char *text)
 {
   if (v->n == v->cap)
-    {
-      size_t cap = v->cap ? v->cap * 2 : 8;
-      fx_attr *items = fx_arena_alloc (arena, cap * sizeof *items);
-      if (v->n)
-        memcpy (items, v->items, v->n * sizeof *items);
-      v->items = items;
-      v->cap = cap;
-    }
+    v->items = fx_arena_grow (arena, v->items, &v->cap, sizeof *v->items, 8);
   fx_attr *a = &v->items[v->n++];
   memset (a, 0, sizeof *a);
   a->name = fx_arena_strdup (arena, name);
@@ -636,7 +622,7 @@ load_statement (fx_pyparser *p, void *data)
     return st;
 
   const fx_expr *call = value ? value : lhs;
-  if (call->kind != E_CALL || call->a->kind != E_ATTR || !is_name (call->a->a, "reader"))
+  if (call->kind != E_CALL || call->a->kind != E_ATTR || !fx_expr_is_name (call->a->a, "reader"))
     return FX_OK;
   const fx_expr *f = call->a;
   if (f->slen == 7 && memcmp (f->s, "storage", 7) == 0)

@@ -146,7 +146,8 @@ struct fx_backend
   /* Runs once. outputs: values allocated in arena (tensor refs owned by the caller: fx_value_clear them). */
   fx_status (*run) (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                     fx_value **outputs, size_t *n_outputs, fx_diag *diag);
-  void (*release) (fx_compiled *compiled);  /* frees impl; NULL when nothing to free */
+  /* Frees impl; called once, only when impl is set (the caller clears it after). NULL when nothing to free. */
+  void (*release) (fx_compiled *compiled);
   /* Optional: times its own calls, for backends whose calls cannot be timed from outside (a subprocess: the
      pipe and process overhead is not the graph's time). Runs warmup untimed calls, then repeat timed ones into
      times_ms[0..repeat); the last call's outputs go to *outputs (arena, as run); *peak_bytes gets the peak memory

@@ -90,6 +90,7 @@ void fx_buf_append (fx_buf *buf, const char *data, size_t len);
 void fx_buf_puts (fx_buf *buf, const char *s);
 void fx_buf_putc (fx_buf *buf, char c);
 void fx_buf_printf (fx_buf *buf, const char *fmt, ...) FX_PRINTF (2, 3);
+void fx_buf_vprintf (fx_buf *buf, const char *fmt, va_list ap) FX_PRINTF (2, 0);
 /* Hands the data to the caller (free() it) and leaves buf empty. */
 char *fx_buf_steal (fx_buf *buf);
 
@@ -99,6 +100,11 @@ typedef struct fx_arena fx_arena;
 fx_arena *fx_arena_new (void);
 void fx_arena_free (fx_arena *arena);
 void *fx_arena_alloc (fx_arena *arena, size_t size);        /* zeroed, 16-byte aligned */
+/* A growable array in the arena: a copy of the *CAP items (of ITEM bytes) at OLD in twice the room (FIRST items
+   when *cap is 0), *cap updated; the old block stays in the arena. Call it when the array is full. */
+void *fx_arena_grow (fx_arena *arena, const void *old, size_t *cap, size_t item, size_t first);
+/* The N strings at V and a copy of S after them, in a new arena array (*n updated): for short lists. */
+const char **fx_arena_strv_append (fx_arena *arena, const char **v, size_t *n, const char *s);
 char *fx_arena_strdup (fx_arena *arena, const char *s);     /* NULL stays NULL */
 char *fx_arena_strndup (fx_arena *arena, const char *s, size_t n);
 char *fx_arena_printf (fx_arena *arena, const char *fmt, ...) FX_PRINTF (2, 3);

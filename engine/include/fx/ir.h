@@ -499,6 +499,10 @@ const fx_arg *fx_node_get_kwarg (const fx_node *node, const char *name);
    and action; chain keeps from's own from_node history behind it. */
 void fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name,
                          const char *action, bool chain);
+/* Sets diag to "node 'NAME' (TARGET): message" with diag->node (and diag->pass when pass is not NULL) filled in;
+   returns code. diag may be NULL. */
+fx_status fx_node_error (fx_diag *diag, const fx_node *node, const char *pass, fx_status code, const char *fmt, ...)
+  FX_PRINTF (5, 6);
 /* Rewrites every use of node to replacement; returns the number of users changed. */
 size_t fx_node_replace_all_uses_with (fx_node *node, fx_node *replacement);
 /* Fails (FX_ERR_INVALID) while the node still has users. */

@@ -126,7 +126,7 @@ compiled_free (fx_compiled *c)
 {
   if (c == NULL)
     return;
-  if (c->backend->release)
+  if (c->backend->release && c->impl)   /* as fx_compiled_free: release only frees an impl */
     c->backend->release (c);
   fx_buf_free (&c->notes);
   fx_arena_free (c->arena);
