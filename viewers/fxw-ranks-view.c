@@ -52,8 +52,7 @@ struct _FxwRanksView
 
   GtkStack *stack;
   GtkBox *column;
-  GCancellable *cancellable;
-  gboolean loaded;
+  FxwWorkspaceRead read;
   guint n_ranks, n_divs;
   GString *text;
   GPtrArray *first_buttons;  /* GtkButton (not owned) per divergence; NULL where it has none */
@@ -157,18 +156,6 @@ fail:
   if (store != NULL)
     fx_store_close (store);
   return NULL;
-}
-
-static void
-read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-  GError *error = NULL;
-  RanksData *data = ranks_read (task_data, &error);
-
-  if (data == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, data, (GDestroyNotify) ranks_data_free);
 }
 
 /* ---------------------------------------------------------------- building the page */
@@ -395,62 +382,38 @@ show_ranks (FxwRanksView *self, const RanksData *data)
   gtk_stack_set_visible_child_name (self->stack, "ranks");
 }
 
-static void
-read_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+/* the read's hooks (FxwWorkspaceRead) */
+static gpointer
+read_data (const char *path, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  RanksData *data = g_task_propagate_pointer (G_TASK (result), &error);
-  FxwRanksView *self;
+  return ranks_read (path, error);
+}
 
-  if (data == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          self = FXW_RANKS_VIEW (source);
-          g_debug ("ranks: %s", error->message);
-          clear_column (self);
-          gtk_stack_set_visible_child_name (self->stack, "empty");
-          self->loaded = TRUE;
-        }
-      return;
-    }
-  self = FXW_RANKS_VIEW (source);
-  if (g_task_get_cancellable (G_TASK (result)) == self->cancellable)
-    {
-      show_ranks (self, data);
-      self->loaded = TRUE;
-    }
-  ranks_data_free (data);
+static void
+show_data (gpointer view, gpointer data)
+{
+  show_ranks (view, data);
+}
+
+static void
+show_empty (gpointer view)
+{
+  clear_column (view);
+  gtk_stack_set_visible_child_name (((FxwRanksView *) view)->stack, "empty");
 }
 
 void
 fxw_ranks_view_set_workspace (FxwRanksView *self, const char *path)
 {
-  g_autoptr(GTask) task = NULL;
-
   g_return_if_fail (FXW_IS_RANKS_VIEW (self));
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  clear_column (self);
-  gtk_stack_set_visible_child_name (self->stack, "empty");
-  self->loaded = FALSE;
-  if (path == NULL)
-    {
-      self->loaded = TRUE;
-      return;
-    }
-  self->cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->cancellable, read_done_cb, NULL);
-  g_task_set_task_data (task, g_strdup (path), g_free);
-  g_task_set_check_cancellable (task, TRUE);
-  g_task_run_in_thread (task, read_thread);
+  fxw_workspace_read_start (&self->read, self, path);
 }
 
 gboolean
 fxw_ranks_view_get_loaded (FxwRanksView *self)
 {
   g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
-  return self->loaded;
+  return self->read.loaded;
 }
 
 guint
@@ -471,7 +434,7 @@ char *
 fxw_ranks_view_dup_text (FxwRanksView *self)
 {
   g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), NULL);
-  return self->loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
+  return self->read.loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
 }
 
 gboolean
@@ -497,8 +460,7 @@ fxw_ranks_view_dispose (GObject *object)
 {
   FxwRanksView *self = FXW_RANKS_VIEW (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  fxw_workspace_read_cancel (&self->read);
   fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_RANKS_VIEW);
   G_OBJECT_CLASS (fxw_ranks_view_parent_class)->dispose (object);
 }
@@ -550,6 +512,11 @@ static void
 fxw_ranks_view_init (FxwRanksView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->read.what = "ranks";
+  self->read.read = read_data;
+  self->read.show = show_data;
+  self->read.empty = show_empty;
+  self->read.free = (GDestroyNotify) ranks_data_free;
   self->text = g_string_new (NULL);
   self->first_buttons = g_ptr_array_new ();
 }

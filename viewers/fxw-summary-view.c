@@ -49,8 +49,7 @@ struct _FxwSummaryView
 
   GtkStack *stack;
   GtkBox *column;
-  GCancellable *cancellable;
-  gboolean loaded;
+  FxwWorkspaceRead read;
   GString *text;
   GHashTable *links;   /* compile id -> GtkButton (not owned) */
 };
@@ -209,18 +208,6 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
   fx_arena_free (arena);
   fx_store_close (store);
   return s;
-}
-
-static void
-read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
-{
-  GError *error = NULL;
-  Summary *s = summary_read (task_data, cancellable, &error);
-
-  if (s == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, s, (GDestroyNotify) summary_free);
 }
 
 /* ---------------------------------------------------------------- building the page */
@@ -678,69 +665,45 @@ show_summary (FxwSummaryView *self, const Summary *s)
   gtk_stack_set_visible_child_name (self->stack, "summary");
 }
 
-static void
-read_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+/* the read's hooks (FxwWorkspaceRead) */
+static gpointer
+read_data (const char *path, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  Summary *s = g_task_propagate_pointer (G_TASK (result), &error);
-  FxwSummaryView *self;
+  return summary_read (path, cancellable, error);
+}
 
-  if (s == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          self = FXW_SUMMARY_VIEW (source);
-          g_debug ("summary: %s", error->message);
-          clear_column (self);
-          gtk_stack_set_visible_child_name (self->stack, "empty");
-          self->loaded = TRUE;
-        }
-      return;
-    }
-  self = FXW_SUMMARY_VIEW (source);
-  if (g_task_get_cancellable (G_TASK (result)) == self->cancellable)
-    {
-      show_summary (self, s);
-      self->loaded = TRUE;
-    }
-  summary_free (s);
+static void
+show_data (gpointer view, gpointer data)
+{
+  show_summary (view, data);
+}
+
+static void
+show_empty (gpointer view)
+{
+  clear_column (view);
+  gtk_stack_set_visible_child_name (((FxwSummaryView *) view)->stack, "empty");
 }
 
 void
 fxw_summary_view_set_workspace (FxwSummaryView *self, const char *path)
 {
-  g_autoptr(GTask) task = NULL;
-
   g_return_if_fail (FXW_IS_SUMMARY_VIEW (self));
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  clear_column (self);
-  gtk_stack_set_visible_child_name (self->stack, "empty");
-  self->loaded = FALSE;
-  if (path == NULL)
-    {
-      self->loaded = TRUE;
-      return;
-    }
-  self->cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->cancellable, read_done_cb, NULL);
-  g_task_set_task_data (task, g_strdup (path), g_free);
-  g_task_set_check_cancellable (task, TRUE);
-  g_task_run_in_thread (task, read_thread);
+  fxw_workspace_read_start (&self->read, self, path);
 }
 
 gboolean
 fxw_summary_view_get_loaded (FxwSummaryView *self)
 {
   g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
-  return self->loaded;
+  return self->read.loaded;
 }
 
 char *
 fxw_summary_view_dup_text (FxwSummaryView *self)
 {
   g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), NULL);
-  return self->loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
+  return self->read.loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
 }
 
 gboolean
@@ -767,8 +730,7 @@ fxw_summary_view_dispose (GObject *object)
 {
   FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  fxw_workspace_read_cancel (&self->read);
   fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_SUMMARY_VIEW);
   G_OBJECT_CLASS (fxw_summary_view_parent_class)->dispose (object);
 }
@@ -817,6 +779,11 @@ static void
 fxw_summary_view_init (FxwSummaryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->read.what = "summary";
+  self->read.read = read_data;
+  self->read.show = show_data;
+  self->read.empty = show_empty;
+  self->read.free = (GDestroyNotify) summary_free;
   self->text = g_string_new (NULL);
   self->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }

@@ -63,3 +63,87 @@ fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, d
   cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
   cairo_close_path (cr);
 }
+
+/* ---------------------------------------------------------------- reading a workspace for a view */
+
+typedef struct
+{
+  char *path;
+  FxwWorkspaceRead *r;
+} ReadTask;
+
+static void
+read_task_free (gpointer p)
+{
+  ReadTask *t = p;
+
+  g_free (t->path);
+  g_free (t);
+}
+
+static void
+workspace_read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  ReadTask *t = task_data;
+  GError *error = NULL;
+  gpointer data = t->r->read (t->path, cancellable, &error);
+
+  if (data == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, data, t->r->free);
+}
+
+static void
+workspace_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ReadTask *t = g_task_get_task_data (G_TASK (result));
+  FxwWorkspaceRead *r = t->r;
+  g_autoptr(GError) error = NULL;
+  gpointer data = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (data == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_debug ("%s: %s", r->what, error->message);
+          r->empty (source);
+          r->loaded = TRUE;
+        }
+      return;
+    }
+  if (g_task_get_cancellable (G_TASK (result)) == r->cancellable)
+    {
+      r->show (source, data);
+      r->loaded = TRUE;
+    }
+  r->free (data);
+}
+
+void
+fxw_workspace_read_start (FxwWorkspaceRead *r, gpointer view, const char *path)
+{
+  g_autoptr(GTask) task = NULL;
+  ReadTask *t;
+
+  fxw_workspace_read_cancel (r);
+  r->empty (view);
+  r->loaded = path == NULL;
+  if (path == NULL)
+    return;
+  r->cancellable = g_cancellable_new ();
+  t = g_new0 (ReadTask, 1);
+  t->path = g_strdup (path);
+  t->r = r;
+  task = g_task_new (view, r->cancellable, workspace_read_done, NULL);
+  g_task_set_task_data (task, t, read_task_free);
+  g_task_set_check_cancellable (task, TRUE);
+  g_task_run_in_thread (task, workspace_read_thread);
+}
+
+void
+fxw_workspace_read_cancel (FxwWorkspaceRead *r)
+{
+  g_cancellable_cancel (r->cancellable);
+  g_clear_object (&r->cancellable);
+}

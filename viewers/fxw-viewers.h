@@ -30,4 +30,22 @@ void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
 /* Adds the path of a rectangle with corners rounded to radius r, as the canvases draw their boxes. */
 void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
 
+/* A view's read of a workspace in a thread (the Summary and Ranks views): read() makes the data off the main
+   thread (NULL and an error when it fails), show() puts it on the page, empty() shows the empty page (also before
+   a read and when it failed), free() drops it. A new start cancels the read before it; a result arriving after
+   another start is dropped. */
+typedef struct
+{
+  const char *what;                  /* for the debug message of a failed read */
+  gpointer (*read) (const char *path, GCancellable *cancellable, GError **error);
+  void (*show) (gpointer view, gpointer data);
+  void (*empty) (gpointer view);
+  GDestroyNotify free;
+  GCancellable *cancellable;
+  gboolean loaded;                   /* the last start's read has finished (or there was none to make) */
+} FxwWorkspaceRead;
+
+void fxw_workspace_read_start (FxwWorkspaceRead *r, gpointer view, const char *path);
+void fxw_workspace_read_cancel (FxwWorkspaceRead *r);
+
 G_END_DECLS
