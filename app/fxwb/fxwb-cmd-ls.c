@@ -105,9 +105,18 @@ print_export (fx_store *store, fx_arena *arena, gboolean any_compile)
   if (ne == 0)
     return;
   printf ("%storch.export (outside any compile): %zu guards and symbols\n", any_compile ? "\n" : "", ne);
-  printf ("%-18s %-34s %s\n", "KIND", "GUARD / SYMBOL", "USER LINE");
+  int w = 18;   /* the kind column: wider for draft_export's mismatched_fake_kernel */
   for (size_t i = 0; i < ne; i++)
-    printf ("%-18s %-34s %s\n", es[i].kind, es[i].what ? es[i].what : "-", es[i].user_line ? es[i].user_line : "-");
+    if ((int) strlen (es[i].kind) + 1 > w)
+      w = (int) strlen (es[i].kind) + 1;
+  printf ("%-*s %-34s %s\n", w, "KIND", "GUARD / SYMBOL", "USER LINE");
+  for (size_t i = 0; i < ne; i++)
+    {
+      printf ("%-*s %-34s %s\n", w, es[i].kind, es[i].what ? es[i].what : "-",
+              es[i].user_line ? es[i].user_line : "-");
+      if (es[i].fix)
+        printf ("%-*s   fix: %s\n", w, "", es[i].fix);
+    }
 }
 
 int

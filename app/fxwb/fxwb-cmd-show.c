@@ -577,11 +577,16 @@ show_export_guards (fx_store *store, gboolean json, fx_arena *arena, fx_diag *di
         fxwb_json_add_str (o, "kind", es[i].kind);
         fxwb_json_add_str (o, "code", es[i].what);
         fxwb_json_add_str (o, "user_line", es[i].user_line);
+        fxwb_json_add_str (o, "fix", es[i].fix);
         fxwb_json_print (o);
       }
     else
-      printf ("[export] %-26s %-24s %s%s%s\n", es[i].kind, "-", es[i].what ? es[i].what : "-",
-              es[i].user_line ? "  # " : "", es[i].user_line ? es[i].user_line : "");
+      {
+        printf ("[export] %-26s %-24s %s%s%s\n", es[i].kind, "-", es[i].what ? es[i].what : "-",
+                es[i].user_line ? "  # " : "", es[i].user_line ? es[i].user_line : "");
+        if (es[i].fix)
+          printf ("         fix: %s\n", es[i].fix);
+      }
   return st;
 }
 

@@ -74,6 +74,8 @@ fx_export_entries (fx_store *store, fx_arena *arena, fx_export_entry **out, size
       json_object *o = json_tokener_parse (arts[i].value), *sym = NULL, *vr = NULL;
       if (o && json_object_object_get_ex (o, "symbol", &sym))
         {
+          e[k].fix = NULL;
+          e[k].user_line = NULL;
           json_object_object_get_ex (o, "vr", &vr);
           e[k].kind = "unbacked_symbol";
           e[k].what = fx_arena_printf (arena, "%s %s", json_object_get_string (sym),
@@ -90,6 +92,21 @@ fx_export_entries (fx_store *store, fx_arena *arena, fx_export_entry **out, size
       e[k].user_line = fx_stack_user_line (arena, ev[i].user_stack);
       if (!e[k].user_line)
         e[k].user_line = fx_stack_user_line (arena, ev[i].stack);
+      e[k].fix = NULL;
+      if (strcmp (ev[i].kind, "data_dependent") == 0 && ev[i].expr)
+        {
+          /* draft_export's report: the expression was specialized to a constant and asserted in the graph */
+          e[k].what = fx_arena_printf (arena, "%s -> %s", ev[i].expr, ev[i].value ? ev[i].value : "?");
+          e[k].fix = fx_arena_printf (arena, "export could not decide %s and specialized it to %s (asserted in the "
+                                             "graph): add torch._check(...) asserting it at that line",
+                                      ev[i].expr, ev[i].value ? ev[i].value : "a constant");
+        }
+      else if (strcmp (ev[i].kind, "missing_fake_kernel") == 0 && ev[i].expr)
+        e[k].fix = fx_arena_printf (arena, "torch.ops.%s has no fake kernel: register one "
+                                           "(torch.library.register_fake)", ev[i].expr);
+      else if (strcmp (ev[i].kind, "mismatched_fake_kernel") == 0 && ev[i].expr)
+        e[k].fix = fx_arena_printf (arena, "torch.ops.%s's fake kernel disagrees with the real one (%s): fix it",
+                                    ev[i].expr, ev[i].reason ? ev[i].reason : "no reason logged");
       k++;
     }
   *out = e;

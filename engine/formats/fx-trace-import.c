@@ -559,7 +559,9 @@ add_output_code (importer *imp, int64_t crow, const char *payload, size_t plen)
 }
 
 /* symbolic_shape_specialization {symbol, sources, value, reason, stack, user_stack}, guard_added and
-   guard_added_fast {expr, stack, user_stack}. */
+   guard_added_fast {expr, stack, user_stack}; draft_export's failures: propagate_real_tensors_provenance {expr, result,
+   stack, user_stack, ...} (stored as kind "data_dependent", the result as value), missing_fake_kernel {op} and
+   mismatched_fake_kernel {op, reason}. */
 static fx_status
 add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *meta, int64_t line)
 {
@@ -593,6 +595,20 @@ add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *met
               }
           }
       ev.sources = sources.len ? sources.data : NULL;
+    }
+  else if (strcmp (kind, "propagate_real_tensors_provenance") == 0)
+    {
+      /* draft_export's data-dependent error: an expression export could not decide, specialized to the value the
+         real tensors gave (asserted in the graph) */
+      ev.kind = "data_dependent";
+      ev.expr = json_str (meta, "expr");
+      ev.value = json_str (meta, "result");
+    }
+  else if (strcmp (kind, "missing_fake_kernel") == 0 || strcmp (kind, "mismatched_fake_kernel") == 0)
+    {
+      /* a custom op without (or with a wrong) fake kernel: the op is what the row names */
+      ev.expr = json_str (meta, "op");
+      ev.reason = json_str (meta, "reason");
     }
   else
     ev.expr = json_str (meta, "expr");
@@ -974,7 +990,8 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
       return st;
     }
   if (strcmp (kind, "symbolic_shape_specialization") == 0 || strcmp (kind, "guard_added") == 0
-      || strcmp (kind, "guard_added_fast") == 0)
+      || strcmp (kind, "guard_added_fast") == 0 || strcmp (kind, "propagate_real_tensors_provenance") == 0
+      || strcmp (kind, "missing_fake_kernel") == 0 || strcmp (kind, "mismatched_fake_kernel") == 0)
     return add_shape_event (imp, crow, kind, meta, line);
   if (strcmp (kind, "exported_program") == 0 && payload)
     {

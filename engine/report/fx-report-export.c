@@ -24,6 +24,13 @@ fx_report_export_html (fx_store *store, fx_arena *arena, fx_buf *out, fx_diag *d
       fx_buf_puts (out, "</code></td><td><code>");
       fx_report_html_escape (out, es[i].user_line ? es[i].user_line : "-");
       fx_buf_puts (out, "</code></td></tr>\n");
+      if (es[i].fix)
+        {
+          /* draft_export's failures say what to change, as its report does */
+          fx_buf_puts (out, "<tr><td></td><td colspan=\"2\">fix: ");
+          fx_report_html_escape (out, es[i].fix);
+          fx_buf_puts (out, "</td></tr>\n");
+        }
     }
   fx_buf_puts (out, "</table>\n");
   return FX_OK;

@@ -163,6 +163,59 @@ test_strict_latest (void)
   g_rmdir (tmp);
 }
 
+/* draft_export's failures as PyTorch logs them (propagate_real_tensors_provenance, missing_fake_kernel,
+   mismatched_fake_kernel; the fields draft_export's report reads): each is a row with its user line and the fix its
+   report asks for, in ls, show --guards (--json) and the report. */
+static void
+test_draft_failures (void)
+{
+  static const char log[] =
+    "V1124 15:51:18.000001 852 torch/_logging/structured.py:28] {\"str\": [\"/home/user/draft_prog.py\", 0]}\n"
+    "V1124 15:51:18.000002 852 torch/_logging/structured.py:28] {\"str\": [\"/opt/torch/lib/python3.12/site-packages/"
+    "torch/export/_trace.py\", 1]}\n"
+    "V1124 15:51:18.000003 852 torch/fx/experimental/symbolic_shapes.py:7200] {\"propagate_real_tensors_provenance\": "
+    "{\"expr\": \"Eq(u0, 3)\", \"result\": \"True\", \"expr_node_id\": 5, \"user_stack\": [{\"line\": 10, \"name\": "
+    "\"forward\", \"filename\": 0, \"loc\": \"if n == 3:\"}], \"stack\": [{\"line\": 2686, \"name\": \"_trace_inner\", "
+    "\"filename\": 1, \"loc\": \"t = dispatch_trace(\"}], \"symbol_to_sources\": {}, \"frame_locals\": null}}\n"
+    "V1124 15:51:18.000004 852 torch/_subclasses/fake_tensor.py:2500] {\"missing_fake_kernel\": {\"op\": "
+    "\"mylib.foo.default\"}}\n"
+    "V1124 15:51:18.000005 852 torch/_subclasses/fake_tensor.py:2600] {\"mismatched_fake_kernel\": {\"op\": "
+    "\"mylib.bar.default\", \"reason\": \"Shapes torch.Size([3]) and torch.Size([4]) are not equal\"}}\n";
+  g_autofree char *tmp = g_dir_make_tmp ("fxwb-draft-XXXXXX", NULL);
+  g_autofree char *trace = g_build_filename (tmp, "dedicated_log_torch_trace_draft.log", NULL);
+  g_assert_true (g_file_set_contents (trace, log, -1, NULL));
+  g_autofree char *ws = g_build_filename (tmp, "draft.fxwb", NULL);
+  fxwb_run_result r = fxwb_test_run (fxwb_path, (const char *[]) { "import", "--strict", trace, "-o", ws, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "warning"));
+  fxwb_run_result_clear (&r);
+
+  r = fxwb_test_run (fxwb_path, (const char *[]) { "ls", ws, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\ndata_dependent          Eq(u0, 3) -> True                  "
+                                   "draft_prog.py:10 in forward: if n == 3:\n"));
+  g_assert_nonnull (strstr (r.out, "fix: export could not decide Eq(u0, 3) and specialized it to True"));
+  g_assert_nonnull (strstr (r.out, "\nmissing_fake_kernel     mylib.foo.default "));
+  g_assert_nonnull (strstr (r.out, "torch.ops.mylib.foo.default has no fake kernel"));
+  g_assert_nonnull (strstr (r.out, "(Shapes torch.Size([3]) and torch.Size([4]) are not equal)"));
+  fxwb_run_result_clear (&r);
+
+  r = fxwb_test_run (fxwb_path, (const char *[]) { "show", ws, "export", "--guards", "--json", NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"kind\": \"data_dependent\""));
+  g_assert_nonnull (strstr (r.out, "\"fix\": \"export could not decide Eq(u0, 3)"));
+  fxwb_run_result_clear (&r);
+
+  g_autofree char *report = g_build_filename (tmp, "report", NULL);
+  r = fxwb_test_run (fxwb_path, (const char *[]) { "report", "-q", "--no-graphs", ws, "-o", report, NULL });
+  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result_clear (&r);
+  g_autofree char *index = g_build_filename (report, "index.html", NULL);
+  g_autofree char *html = NULL;
+  g_assert_true (g_file_get_contents (index, &html, NULL, NULL));
+  g_assert_nonnull (strstr (html, "fix: torch.ops.mylib.foo.default has no fake kernel"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -175,5 +228,6 @@ main (int argc, char **argv)
   fxwb_path = argv[1];
   g_test_add_func ("/export/guards", test_guards);
   g_test_add_func ("/export/strict-latest", test_strict_latest);
+  g_test_add_func ("/export/draft-failures", test_draft_failures);
   return g_test_run ();
 }
