@@ -38,9 +38,18 @@ typedef struct
   GArray *breaks;      /* Break */
 } Entry;
 
+/* A torch.export trace's own record: a guard export added, an unbacked symbol, a draft_export failure. */
+typedef struct
+{
+  char *kind, *what, *fix;
+  char *file;          /* the user line's file; NULL when none */
+  int line;
+} ExportRow;
+
 typedef struct
 {
   GArray *entries;     /* Entry, in compile order */
+  GArray *exports;     /* ExportRow, in file order */
 } Summary;
 
 struct _FxwSummaryView
@@ -83,9 +92,21 @@ entry_clear (gpointer data)
 }
 
 static void
+export_row_clear (gpointer data)
+{
+  ExportRow *r = data;
+
+  g_free (r->kind);
+  g_free (r->what);
+  g_free (r->fix);
+  g_free (r->file);
+}
+
+static void
 summary_free (Summary *s)
 {
   g_array_unref (s->entries);
+  g_array_unref (s->exports);
   g_free (s);
 }
 
@@ -134,6 +155,23 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
   s = g_new0 (Summary, 1);
   s->entries = g_array_new (FALSE, TRUE, sizeof (Entry));
   g_array_set_clear_func (s->entries, entry_clear);
+  s->exports = g_array_new (FALSE, TRUE, sizeof (ExportRow));
+  g_array_set_clear_func (s->exports, export_row_clear);
+  {
+    fx_export_entry *es = NULL;
+    size_t ne = 0;
+    fx_diag ed;
+
+    fx_diag_clear (&ed);
+    if (fx_export_entries (store, arena, &es, &ne, &ed) == FX_OK)
+      for (size_t i = 0; i < ne && i < MAX_TABLE_ROWS; i++)
+        {
+          ExportRow r = { g_strdup (es[i].kind), g_strdup (es[i].what), g_strdup (es[i].fix),
+                          g_strdup (es[i].user_file), es[i].user_lineno };
+
+          g_array_append_val (s->exports, r);
+        }
+  }
   if (fx_store_list_compiles (store, arena, &compiles, &n, &diag) != FX_OK)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
@@ -568,6 +606,52 @@ add_failures (FxwSummaryView *self, const Summary *s)
     }
 }
 
+/* A torch.export trace's guards, unbacked symbols and draft_export failures (fx_export_entries), each with its user
+   line (a link where the file is here) and the fix draft_export's report asks for. */
+static void
+add_exports (FxwSummaryView *self, const Summary *s)
+{
+  if (s->exports->len == 0)
+    return;
+  /* translators: the heading of a torch.export trace's own records in the Summary view */
+  add_heading (self, _("torch.export: Guards, Symbols and Failures"));
+  for (guint k = 0; k < s->exports->len; k++)
+    {
+      const ExportRow *r = &g_array_index (s->exports, ExportRow, k);
+      GtkBox *row = hbox (8);
+      GtkWidget *w = gtk_label_new (r->kind);
+
+      gtk_widget_add_css_class (w, "dim-label");
+      gtk_box_append (row, w);
+      w = gtk_label_new (r->what != NULL ? r->what : "-");
+      gtk_label_set_xalign (GTK_LABEL (w), 0);
+      gtk_label_set_selectable (GTK_LABEL (w), TRUE);
+      gtk_widget_add_css_class (w, "monospace");
+      gtk_box_append (row, w);
+      if (r->file != NULL)
+        gtk_box_append (row, location_button (self, r->file, r->line));
+      gtk_box_append (self->column, GTK_WIDGET (row));
+      g_string_append_printf (self->text, "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
+      if (r->file != NULL)
+        g_string_append_printf (self->text, " %s:%d", r->file, r->line);
+      g_string_append_c (self->text, '\n');
+      if (r->fix != NULL)
+        {
+          /* translators: what to change for a draft_export failure, as its report says (%s) */
+          g_autofree char *fix = g_strdup_printf (_("Fix: %s"), r->fix);
+
+          w = gtk_label_new (fix);
+          gtk_label_set_xalign (GTK_LABEL (w), 0);
+          gtk_label_set_wrap (GTK_LABEL (w), TRUE);
+          gtk_label_set_selectable (GTK_LABEL (w), TRUE);
+          gtk_widget_set_margin_start (w, 24);
+          gtk_widget_add_css_class (w, "warning");
+          gtk_box_append (self->column, w);
+          g_string_append_printf (self->text, "  %s\n", fix);
+        }
+    }
+}
+
 static void
 add_table (FxwSummaryView *self, const Summary *s)
 {
@@ -632,14 +716,15 @@ show_summary (FxwSummaryView *self, const Summary *s)
   gboolean any_chain = FALSE;
 
   clear_column (self);
-  if (s->entries->len == 0)
+  if (s->entries->len == 0 && s->exports->len == 0)
     {
       gtk_stack_set_visible_child_name (self->stack, "empty");
       return;
     }
   add_label (self->column, _("Summary"), "title-1", FALSE);
   g_string_append_printf (self->text, "%s\n", _("Summary"));
-  add_counts (self, s);
+  if (s->entries->len > 0)
+    add_counts (self, s);
   /* Frames with more than one compile: their recompile and restart chains. */
   for (guint k = 0; k < s->entries->len;)
     {
@@ -661,7 +746,9 @@ show_summary (FxwSummaryView *self, const Summary *s)
     }
   add_breaks (self, s);
   add_failures (self, s);
-  add_table (self, s);
+  add_exports (self, s);
+  if (s->entries->len > 0)
+    add_table (self, s);
   gtk_stack_set_visible_child_name (self->stack, "summary");
 }
 

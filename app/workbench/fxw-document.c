@@ -27,6 +27,8 @@
 #include <math.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+
+#include "fx/export.h"
 #include <unistd.h>
 
 #include "fx/importers.h"
@@ -371,6 +373,20 @@ load_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, GPtrArray *
   return TRUE;
 }
 
+
+/* Whether the workspace holds a torch.export trace's own records (guards export added, unbacked symbols,
+   draft_export failures) outside any compile. */
+static gboolean
+has_export_records (fx_store *store, fx_arena *arena)
+{
+  fx_export_entry *es = NULL;
+  size_t n = 0;
+  fx_diag diag;
+
+  fx_diag_clear (&diag);
+  return fx_export_entries (store, arena, &es, &n, &diag) == FX_OK && n > 0;
+}
+
 static void
 load_store (GTask *task, LoadJob *job)
 {
@@ -617,7 +633,9 @@ load_store (GTask *task, LoadJob *job)
         }
       post_progress (job, (i + 1.0) / n_compiles);
     }
-  if (job->n_graphs == 0 && (job->graphs->len == 0 || job->errors->len > 0))
+  if (job->n_graphs == 0 && job->graphs->len == 0 && job->errors->len == 0 && has_export_records (store, arena))
+    ; /* a torch.export trace's workspace: no compile, its guards and draft_export failures show in the Summary */
+  else if (job->n_graphs == 0 && (job->graphs->len == 0 || job->errors->len > 0))
     {
       if (job->errors->len > 0)
         error = g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", job->errors->str);

@@ -2235,6 +2235,32 @@ test_summary (void)
   g_assert_true (fxw_test_wait (summary_loaded, view, 30));
 }
 
+/* A torch.export trace (no compile): the Summary view lists the guards export added and its unbacked symbol, each
+   with the user line it came from. */
+static void
+test_summary_export (void)
+{
+  g_autofree char *log = fixture ("traces/export_data_dependent-cpu/torch_trace/dedicated_log_torch_trace_u32fuo7j.log");
+  GtkWidget *view;
+  g_autofree char *text = NULL;
+
+  open_path (log);
+  fxw_window_set_view (window, "summary");
+  view = fxw_window_get_view (window, "summary");
+  g_assert_true (fxw_test_wait (summary_loaded, view, 30));
+  text = fxw_summary_view_dup_text (FXW_SUMMARY_VIEW (view));
+  if (text == NULL)
+    g_error ("no summary text; workspace %s, error %s", fxw_document_get_workspace_path (fxw_window_get_document (window)) ?: "(none)", fxw_document_get_error (fxw_window_get_document (window)) ? fxw_document_get_error (fxw_window_get_document (window))->message : "(none)");
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "torch.export: Guards, Symbols and Failures\n"));
+  g_assert_nonnull (strstr (text, "[export] unbacked_symbol u0 [-int_oo, int_oo]\n"));
+  g_assert_nonnull (strstr (text, "[export] guard_added_fast u0 <= 6 "));
+  g_assert_nonnull (strstr (text, "export_prog.py:13\n"));
+  g_assert_null (strstr (text, "0 compiles"));   /* no compile counts for a trace without compiles */
+  fxw_test_pump (200);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "20-summary-export"));
+}
+
 /* A compile of ws holding graph g and one inductor run whose single output is [1, 2, 3, last]. */
 static void
 add_compile_with_run (fx_store *store, int64_t input, int frame, const fx_graph *g, const char *text, float last)
@@ -2802,6 +2828,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/diff-recompile", test_diff_recompile);
   g_test_add_func ("/FxwWindow/diff-with-menu", test_diff_with_menu);
   g_test_add_func ("/FxwWindow/summary", test_summary);
+  g_test_add_func ("/FxwWindow/summary-export", test_summary_export);
   g_test_add_func ("/FxwWindow/ranks", test_ranks);
   g_test_add_func ("/FxwWindow/provenance-jump", test_provenance_jump);
   g_test_add_func ("/FxwWindow/guards-user-line", test_guards_user_line);
