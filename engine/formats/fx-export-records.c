@@ -76,6 +76,8 @@ fx_export_entries (fx_store *store, fx_arena *arena, fx_export_entry **out, size
         {
           e[k].fix = NULL;
           e[k].user_line = NULL;
+          e[k].user_file = NULL;
+          e[k].user_lineno = 0;
           json_object_object_get_ex (o, "vr", &vr);
           e[k].kind = "unbacked_symbol";
           e[k].what = fx_arena_printf (arena, "%s %s", json_object_get_string (sym),
@@ -92,6 +94,10 @@ fx_export_entries (fx_store *store, fx_arena *arena, fx_export_entry **out, size
       e[k].user_line = fx_stack_user_line (arena, ev[i].user_stack);
       if (!e[k].user_line)
         e[k].user_line = fx_stack_user_line (arena, ev[i].stack);
+      fx_stack_frame f;
+      bool have = fx_stack_user_frame (ev[i].user_stack, arena, &f) || fx_stack_user_frame (ev[i].stack, arena, &f);
+      e[k].user_file = have ? f.file : NULL;
+      e[k].user_lineno = have ? f.line : 0;
       e[k].fix = NULL;
       if (strcmp (ev[i].kind, "data_dependent") == 0 && ev[i].expr)
         {
@@ -101,6 +107,8 @@ fx_export_entries (fx_store *store, fx_arena *arena, fx_export_entry **out, size
                                              "graph): add torch._check(...) asserting it at that line",
                                       ev[i].expr, ev[i].value ? ev[i].value : "a constant");
         }
+      else if (strcmp (ev[i].kind, "expression") == 0 && ev[i].expr && ev[i].reason)
+        e[k].what = fx_arena_printf (arena, "%s = %s", ev[i].expr, ev[i].reason);
       else if (strcmp (ev[i].kind, "missing_fake_kernel") == 0 && ev[i].expr)
         e[k].fix = fx_arena_printf (arena, "torch.ops.%s has no fake kernel: register one "
                                            "(torch.library.register_fake)", ev[i].expr);

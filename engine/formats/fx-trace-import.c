@@ -561,7 +561,7 @@ add_output_code (importer *imp, int64_t crow, const char *payload, size_t plen)
 /* symbolic_shape_specialization {symbol, sources, value, reason, stack, user_stack}, guard_added and
    guard_added_fast {expr, stack, user_stack}; draft_export's failures: propagate_real_tensors_provenance {expr, result,
    stack, user_stack, ...} (stored as kind "data_dependent", the result as value), missing_fake_kernel {op} and
-   mismatched_fake_kernel {op, reason}. */
+   mismatched_fake_kernel {op, reason}; expression_created {method, result, arguments, ...} (kind "expression"). */
 static fx_status
 add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *meta, int64_t line)
 {
@@ -603,6 +603,19 @@ add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *met
       ev.kind = "data_dependent";
       ev.expr = json_str (meta, "expr");
       ev.value = json_str (meta, "result");
+    }
+  else if (strcmp (kind, "expression_created") == 0)
+    {
+      /* a symbolic expression export built {method, result, arguments, ...}: "u0 + 1 = add(u0, 1)" */
+      ev.kind = "expression";
+      ev.expr = json_str (meta, "result");
+      json_object *args = NULL;
+      fx_buf_printf (&sources, "%s(", json_str (meta, "method") ? json_str (meta, "method") : "?");
+      if (json_object_object_get_ex (meta, "arguments", &args) && args && json_object_get_type (args) == json_type_array)
+        for (size_t i = 0; i < json_object_array_length (args); i++)
+          fx_buf_printf (&sources, "%s%s", i ? ", " : "", json_object_get_string (json_object_array_get_idx (args, i)));
+      fx_buf_putc (&sources, ')');
+      ev.reason = sources.data;
     }
   else if (strcmp (kind, "missing_fake_kernel") == 0 || strcmp (kind, "mismatched_fake_kernel") == 0)
     {
@@ -991,7 +1004,8 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
     }
   if (strcmp (kind, "symbolic_shape_specialization") == 0 || strcmp (kind, "guard_added") == 0
       || strcmp (kind, "guard_added_fast") == 0 || strcmp (kind, "propagate_real_tensors_provenance") == 0
-      || strcmp (kind, "missing_fake_kernel") == 0 || strcmp (kind, "mismatched_fake_kernel") == 0)
+      || strcmp (kind, "missing_fake_kernel") == 0 || strcmp (kind, "mismatched_fake_kernel") == 0
+      || strcmp (kind, "expression_created") == 0)
     return add_shape_event (imp, crow, kind, meta, line);
   if (strcmp (kind, "exported_program") == 0 && payload)
     {

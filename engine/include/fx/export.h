@@ -22,6 +22,8 @@ typedef struct fx_export_entry
   const char *what;       /* the guard's expression, the symbol and its range ("u0 [-int_oo, int_oo]") */
   const char *user_line;  /* fx_stack_user_line of its user stack, else of its stack; NULL: unknown */
   const char *fix;        /* draft_export's failures: what to change, as its report says; NULL for the rest */
+  const char *user_file;  /* that user line's file as the stack wrote it, and its line; NULL, 0: unknown */
+  int user_lineno;
 } fx_export_entry;
 
 /* The shape events outside any compile (a torch.export trace's guards) and the create_unbacked_symbol records,

@@ -177,6 +177,10 @@ test_draft_failures (void)
     "{\"expr\": \"Eq(u0, 3)\", \"result\": \"True\", \"expr_node_id\": 5, \"user_stack\": [{\"line\": 10, \"name\": "
     "\"forward\", \"filename\": 0, \"loc\": \"if n == 3:\"}], \"stack\": [{\"line\": 2686, \"name\": \"_trace_inner\", "
     "\"filename\": 1, \"loc\": \"t = dispatch_trace(\"}], \"symbol_to_sources\": {}, \"frame_locals\": null}}\n"
+    "V1124 15:51:18.000035 852 torch/fx/experimental/sym_node.py:500] {\"expression_created\": {\"method\": "
+    "\"eq\", \"result\": \"Eq(u0, 3)\", \"result_id\": 5, \"arguments\": [\"u0\", \"3\"], \"argument_ids\": [4, 6], "
+    "\"user_stack\": [{\"line\": 10, \"name\": \"forward\", \"filename\": 0, \"loc\": \"if n == 3:\"}], "
+    "\"stack\": []}}\n"
     "V1124 15:51:18.000004 852 torch/_subclasses/fake_tensor.py:2500] {\"missing_fake_kernel\": {\"op\": "
     "\"mylib.foo.default\"}}\n"
     "V1124 15:51:18.000005 852 torch/_subclasses/fake_tensor.py:2600] {\"mismatched_fake_kernel\": {\"op\": "
@@ -196,6 +200,7 @@ test_draft_failures (void)
                                    "draft_prog.py:10 in forward: if n == 3:\n"));
   g_assert_nonnull (strstr (r.out, "fix: export could not decide Eq(u0, 3) and specialized it to True"));
   g_assert_nonnull (strstr (r.out, "\nmissing_fake_kernel     mylib.foo.default "));
+  g_assert_nonnull (strstr (r.out, "\nexpression              Eq(u0, 3) = eq(u0, 3) "));
   g_assert_nonnull (strstr (r.out, "torch.ops.mylib.foo.default has no fake kernel"));
   g_assert_nonnull (strstr (r.out, "(Shapes torch.Size([3]) and torch.Size([4]) are not equal)"));
   fxwb_run_result_clear (&r);
