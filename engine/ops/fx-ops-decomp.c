@@ -243,3 +243,39 @@ fx_decomp_logsumexp (fx_graph *graph, fx_node *node, fx_diag *diag)
     }
   return replace_node (graph, node, &res, 1, diag);
 }
+
+/* linalg_vector_norm(x, ord, dim, keepdim) for ord 2 and 1: sqrt(sum(x * x)) and sum(abs(x)), which fuse into one
+   reduction (other ords and a dtype argument stay on the reference kernel). */
+fx_status
+fx_decomp_vector_norm (fx_graph *graph, fx_node *node, fx_diag *diag)
+{
+  const fx_arg *x = node_arg (node, 0, "self");
+  const fx_arg *ord = node_arg (node, 1, "ord");
+  const fx_arg *dims = node_arg (node, 2, "dim");
+  const fx_arg *kd = node_arg (node, 3, "keepdim");
+  const fx_arg *dt = fx_node_get_kwarg (node, "dtype");
+  double o = !ord || ord->kind == FX_ARG_NONE ? 2.0 : ord->kind == FX_ARG_INT ? (double) ord->u.i
+             : ord->kind == FX_ARG_FLOAT ? ord->u.f : NAN;
+  if (x == NULL || (o != 2.0 && o != 1.0) || (dt && dt->kind != FX_ARG_NONE))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': vector_norm of this ord is not decomposed", node->name);
+  bool keepdim = kd && ((kd->kind == FX_ARG_BOOL && kd->u.b) || (kd->kind == FX_ARG_INT && kd->u.i != 0));
+  fx_node *v;
+  if (o == 2.0)
+    {
+      fx_arg a1[2] = { *x, *x };
+      v = fx_decomp_call (graph, node, FX_OP_MUL_TENSOR, a1, 2, NULL, 0);
+    }
+  else
+    {
+      fx_arg a1[1] = { *x };
+      v = fx_decomp_call (graph, node, FX_OP_ABS, a1, 1, NULL, 0);
+    }
+  fx_arg a2[3] = { fx_arg_node (v), dims ? *dims : fx_arg_none (), fx_arg_bool (keepdim) };
+  fx_node *res = fx_decomp_call (graph, node, FX_OP_SUM_DIM_INTLIST, a2, 3, NULL, 0);
+  if (o == 2.0)
+    {
+      fx_arg a3[1] = { fx_arg_node (res) };
+      res = fx_decomp_call (graph, node, FX_OP_SQRT, a3, 1, NULL, 0);
+    }
+  return replace_node (graph, node, &res, 1, diag);
+}

@@ -15,6 +15,7 @@ typedef struct
   bool keepdim;
   fx_dtype out_dt;
   double correction;
+  double ord;           /* linalg_vector_norm's ord */
   bool all;             /* argmax/argmin with dim=None: over the flattened tensor */
 } red_plan;
 
@@ -82,6 +83,16 @@ plan_reduction (fx_op_call *call, const fx_tensor *x, red_plan *plan)
       if (x->ndim > 0)
         plan->reduce[d] = true;
       plan->keepdim = call->args[2].u.b;
+      break;
+    case FX_OP_LINALG_VECTOR_NORM:
+      /* linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None) */
+      plan->ord = call->args[1].kind == FX_VALUE_NONE ? 2.0 : fx_value_as_f64 (&call->args[1]);
+      st = dims_from_list (call, &call->args[2], x->ndim, plan);
+      plan->keepdim = call->args[3].u.b;
+      if (!fx_dtype_is_floating (x->dtype))
+        return fx_op_error (call, FX_ERR_INVALID, "linalg.vector_norm: Expected a floating point or complex tensor "
+                                                  "as input. Got %s", fx_dtype_c10_name (x->dtype));
+      dt = fx_arg_dtype_or (call, 4, dt);
       break;
     case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION:
       st = dims_from_list (call, &call->args[1], x->ndim, plan);
@@ -339,6 +350,27 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
                     mx = v;
                   break;
                 }
+              case FX_OP_LINALG_VECTOR_NORM:
+                {
+                  double a = fabs (fx_load_f64 (p, x->dtype)), o = j->plan.ord;
+                  if (isnan (a))
+                    acc = NAN;
+                  else if (isinf (o))
+                    {
+                      if (!have || (o > 0 ? a > best : a < best))
+                        best = a;
+                      have = true;
+                    }
+                  else if (o == 0)
+                    acc += a != 0;
+                  else if (o == 1)
+                    acc += a;
+                  else if (o == 2)
+                    acc += a * a;
+                  else
+                    acc += pow (a, o);
+                  break;
+                }
               case FX_OP_ANY: case FX_OP_ANY_DIM:
                 any |= fx_load_f64 (p, x->dtype) != 0;
                 break;
@@ -409,6 +441,17 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
     case FX_OP_LOGSUMEXP:
       fx_tensor_set_f64 (o, oi, isinf (mx) ? mx : mx + log (acc2));
       break;
+    case FX_OP_LINALG_VECTOR_NORM:
+      {
+        double ord = j->plan.ord;
+        double v = isnan (acc) ? NAN
+                   : isinf (ord) ? (have ? best : (ord > 0 ? 0.0 : INFINITY))
+                   : ord == 0 || ord == 1 ? acc
+                   : ord == 2 ? sqrt (acc)
+                   : pow (acc, 1.0 / ord);
+        fx_tensor_set_f64 (o, oi, v);
+        break;
+      }
     case FX_OP_ANY: case FX_OP_ANY_DIM:
       fx_tensor_set_i64 (o, oi, any);
       break;

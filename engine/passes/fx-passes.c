@@ -344,6 +344,15 @@ fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
       fx_node *prev = n->prev;
       n->target.op_id = id;
       fx_status st = op->decomp (graph, n, diag);
+      if (st == FX_ERR_UNSUPPORTED)
+        {
+          /* a form the decomposition does not cover (a softmax to another dtype, a norm of an odd ord): the node
+             stays whole, and backends run it as a fallback, as Inductor falls back to ATen */
+          if (diag)
+            fx_diag_clear (diag);
+          n = next;
+          continue;
+        }
       if (st != FX_OK)
         {
           if (diag)

@@ -717,6 +717,25 @@ test_logsumexp_softmax (void)
   fx_inductor_free (c);
 }
 
+/* linalg_vector_norm: ord 2 and 1 decompose and fuse, ord inf and 3 stay whole (a fallback to the reference
+   kernel) instead of failing the compile; all equal the interpreter, rows with inf and NaN included. */
+static void
+test_vector_norm (void)
+{
+  fx_compiled *c = check_text (
+    "class M(torch.nn.Module):\n"
+    "    def forward(self, arg0_1: \"f32[16, 333][333, 1]cpu\"):\n"
+    "        a = torch.ops.aten.linalg_vector_norm.default(arg0_1, 2, [-1])\n"
+    "        b = torch.ops.aten.linalg_vector_norm.default(arg0_1, 1, [1], True)\n"
+    "        c = torch.ops.aten.linalg_vector_norm.default(arg0_1, inf, [-1])\n"
+    "        d = torch.ops.aten.linalg_vector_norm.default(arg0_1, 3, [0])\n"
+    "        return (a, b, c, d)\n",
+    set_rows, "vector-norm");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 2);
+  g_assert_nonnull (strstr (artifact (c, "output_code.c"), "sqrt("));
+  fx_inductor_free (c);
+}
+
 static void
 test_full_reduction (void)
 {
@@ -972,6 +991,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/outer-reduction", test_outer_reduction);
   g_test_add_func ("/inductor/exp-range", test_exp_range);
   g_test_add_func ("/inductor/logsumexp-softmax", test_logsumexp_softmax);
+  g_test_add_func ("/inductor/vector-norm", test_vector_norm);
   g_test_add_func ("/inductor/views", test_views);
   g_test_add_func ("/inductor/common-consumer", test_common_consumer);
   g_test_add_func ("/inductor/max-autotune", test_max_autotune);
