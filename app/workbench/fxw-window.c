@@ -1046,6 +1046,10 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     select_first_stage (self);
   if (self->pending_view != NULL)
     fxw_window_set_view (self, self->pending_view);
+  else if (g_list_model_get_n_items (fxw_document_get_frames (document)) == 0
+           && fxw_document_get_workspace_path (document) != NULL)
+    /* nothing to list (a torch.export trace): its guards and failures are on the Summary */
+    fxw_window_set_view (self, "summary");
   g_clear_pointer (&self->pending_compile, g_free);
   g_clear_pointer (&self->pending_stage, g_free);
   g_clear_pointer (&self->pending_view, g_free);
