@@ -440,8 +440,10 @@ emit_node (codegen *cg, const fx_node *node)
         for (const char *p = target; *p; p++)
           if (*p != '*')
             fx_buf_putc (&cg->tmp, *p);
-        if (strcmp (cg->tmp.data, name) != 0)
-          fx_buf_printf (body, "%s = %s\n", name, cg->tmp.data);
+        /* an empty target (a hand-written JSON graph) leaves the buffer without data */
+        const char *raw = cg->tmp.data ? cg->tmp.data : "";
+        if (strcmp (raw, name) != 0)
+          fx_buf_printf (body, "%s = %s\n", name, raw);
         return;
       }
     case FX_OP_CALL_METHOD:
