@@ -477,12 +477,6 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
   g_free (vs_eager);
   g_free (vs_ind);
   g_strfreev (envp);
-  /* the temporary folder: the outputs and every graph's inductor cache */
-  g_autofree char *rm_argv0 = g_find_program_in_path ("rm");
-  if (rm_argv0)
-    {
-      const char *rm[] = { rm_argv0, "-rf", "--", tmp, NULL };
-      g_spawn_sync (NULL, (char **) rm, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL);
-    }
+  fxwb_remove_tree (tmp);   /* the outputs and every graph's inductor cache */
   return n_bad ? FXWB_EXIT_FAILURE : FXWB_EXIT_OK;
 }

@@ -419,22 +419,6 @@ interp_graph_clear (interp_graph *ig)
   g_free (ig->name);
 }
 
-/* The temp folder: inputs, outputs and scaled graph texts. */
-static void
-remove_tmp (const char *tmp)
-{
-  GDir *td = g_dir_open (tmp, 0, NULL);
-  const char *e;
-  while (td && (e = g_dir_read_name (td)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (tmp, e, NULL);
-      g_unlink (p);
-    }
-  if (td)
-    g_dir_close (td);
-  g_rmdir (tmp);
-}
-
 static int
 cmp_str (const void *a, const void *b)
 {
@@ -517,7 +501,7 @@ bench_interp (int argc, char **argv)
         memset (&tp, 0, sizeof tp);
       torch_stop (&tp);
       if (tmp != NULL)
-        remove_tmp (tmp);
+        fxwb_remove_tree (tmp);
       g_ptr_array_unref (names);
       return FXWB_EXIT_UNAVAILABLE;
     }
@@ -680,7 +664,7 @@ bench_interp (int argc, char **argv)
   g_free (times);
   g_free (torch_times);
   torch_stop (&tp);
-  remove_tmp (tmp);
+  fxwb_remove_tree (tmp);
   g_ptr_array_unref (names);
   return status;
 }
@@ -969,9 +953,7 @@ bench_scale (int argc, char **argv)
         scale_row ("compile -b inductor (cached)", size, &r, NULL);
       if (!keep)
         {
-          char *rm_argv[] = { (char *) "rm", (char *) "-rf", cache, NULL };
-
-          g_spawn_sync (NULL, rm_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+          fxwb_remove_tree (cache);
           g_unlink (graph);
         }
     }

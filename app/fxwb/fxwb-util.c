@@ -1,6 +1,8 @@
 /* fxwb-util.c: diagnostics, option parsing and progress output shared by the fxwb commands. */
 #include "fxwb.h"
 
+#include <glib/gstdio.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,4 +552,25 @@ fxwb_load_graph_file (const char *path, fx_graph **graph, char **text, fx_diag *
   else
     *text = data;
   return st;
+}
+
+void
+fxwb_remove_tree (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *e;
+
+  while (d != NULL && (e = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, e, NULL);
+
+      /* not through links: a link is removed, never what it points to */
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        fxwb_remove_tree (p);
+      else
+        g_unlink (p);
+    }
+  if (d != NULL)
+    g_dir_close (d);
+  g_rmdir (dir);
 }

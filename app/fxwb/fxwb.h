@@ -77,6 +77,8 @@ gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */
 void fxwb_progress (const char *label, double fraction);
 void fxwb_progress_done (void);
+/* Removes a temporary folder and everything below it (no shell, links not followed). */
+void fxwb_remove_tree (const char *dir);
 /* `fxwb bench inductor-cpu` (fxwb-bench-inductor.c). */
 int fxwb_bench_inductor_cpu (int argc, char **argv);
 /* The rows of a "ranks diverge:" table (fxwb ls, fxwb diff --ranks), one per divergence:

@@ -743,6 +743,36 @@ find_compile_of (FxwWindow *self, FxwSidebarItem *stage)
   return NULL;
 }
 
+/* Selects stage (a row of compile in the sidebar; scrolled to when scroll), then node in its graph; a banner says so
+   when the graph has no such node. */
+static void
+select_stage_node (FxwWindow *self, FxwSidebarItem *compile, FxwSidebarItem *stage, const char *node, gboolean scroll)
+{
+  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
+
+      if (item == stage)
+        {
+          gtk_single_selection_set_selected (self->sidebar_selection, i);
+          sidebar_selected_cb (self);
+          if (scroll)
+            gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
+          break;
+        }
+    }
+  if (!fxw_selection_select_name (self->selection, node))
+    {
+      /* translators: a kernel or the provenance pane names a node its compile's graph does not have */
+      g_autofree char *text = g_strdup_printf (_("No node %s in the graph of %s"), node,
+                                               fxw_sidebar_item_get_title (compile));
+      show_banner (self, text);
+    }
+}
+
 /* A covered node's link in the Kernels view while a later stage is on show: the compile's first stage (the graph
    whose names the kernel lists) is selected, then the node in it. */
 static void
@@ -750,30 +780,11 @@ kernels_open_node_cb (FxwWindow *self, const char *name)
 {
   FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
   g_autoptr(FxwSidebarItem) first = NULL;
-  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
 
   if (compile == NULL || g_list_model_get_n_items (fxw_sidebar_item_get_children (compile)) == 0)
     return;
   first = g_list_model_get_item (fxw_sidebar_item_get_children (compile), 0);
-  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
-    {
-      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
-      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
-
-      if (item == first)
-        {
-          gtk_single_selection_set_selected (self->sidebar_selection, i);
-          sidebar_selected_cb (self);
-          break;
-        }
-    }
-  if (!fxw_selection_select_name (self->selection, name))
-    {
-      /* translators: a kernel names a node its compile's graph does not have */
-      g_autofree char *text = g_strdup_printf (_("No node %s in the graph of %s"), name,
-                                               fxw_sidebar_item_get_title (compile));
-      show_banner (self, text);
-    }
+  select_stage_node (self, compile, first, name, FALSE);
 }
 
 /* ---------------------------------------------------------------- opening */
@@ -1958,7 +1969,6 @@ jump_to_node (FxwWindow *self, FxwSidebarItem *compile, const char *side, const 
   const char *const *want = to_post ? post : pre;
   guint n_want = to_post ? G_N_ELEMENTS (post) : G_N_ELEMENTS (pre);
   GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
-  GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
   g_autoptr(FxwSidebarItem) target = NULL;
 
   for (guint w = 0; w < n_want && target == NULL; w++)
@@ -1977,26 +1987,7 @@ jump_to_node (FxwWindow *self, FxwSidebarItem *compile, const char *side, const 
       show_banner (self, msg);
       return;
     }
-  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
-    {
-      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
-      g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
-
-      if (item == target)
-        {
-          gtk_single_selection_set_selected (self->sidebar_selection, i);
-          sidebar_selected_cb (self);
-          gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
-          break;
-        }
-    }
-  if (!fxw_selection_select_name (self->selection, node))
-    {
-      g_autofree char *msg = g_strdup_printf (_("No node %s in the graph of %s"), node,
-                                              fxw_sidebar_item_get_title (compile));
-
-      show_banner (self, msg);
-    }
+  select_stage_node (self, compile, target, node, TRUE);
 }
 
 /* A post-grad (or pre-grad) node of the provenance pane: the compile's graph of that side, and the node in it. */

@@ -818,6 +818,20 @@ fx_store_add_input (fx_store *store, const char *path, const char *kind, const c
   return insert (store, stmt, id, diag);
 }
 
+/* Runs a bound query for one id: the first row's first column into *id (left as it is when there is no row); the
+   statement is released. */
+static fx_status
+step_first_id (fx_store *store, sqlite3_stmt *stmt, int64_t *id, const char *what, fx_diag *diag)
+{
+  int rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    *id = sqlite3_column_int64 (stmt, 0);
+  release (store, stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return db_error (store, diag, what);
+  return FX_OK;
+}
+
 fx_status
 fx_store_find_input_size (fx_store *store, int64_t size, int64_t *existing, fx_diag *diag)
 {
@@ -827,13 +841,7 @@ fx_store_find_input_size (fx_store *store, int64_t size, int64_t *existing, fx_d
     return FX_ERR_IO;
   binder b = binder_of (stmt);
   b_int (&b, size);
-  int rc = sqlite3_step (stmt);
-  if (rc == SQLITE_ROW)
-    *existing = sqlite3_column_int64 (stmt, 0);
-  release (store, stmt);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return db_error (store, diag, "looking up the input");
-  return FX_OK;
+  return step_first_id (store, stmt, existing, "looking up the input", diag);
 }
 
 fx_status
@@ -1457,13 +1465,7 @@ find_link_target (fx_store *store, const char *sql, const char *value, int64_t *
     return FX_ERR_IO;
   binder b = binder_of (stmt);
   b_text (&b, value);
-  int rc = sqlite3_step (stmt);
-  if (rc == SQLITE_ROW)
-    *row = sqlite3_column_int64 (stmt, 0);
-  release (store, stmt);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return db_error (store, diag, "linking compiles");
-  return FX_OK;
+  return step_first_id (store, stmt, row, "linking compiles", diag);
 }
 
 fx_status
