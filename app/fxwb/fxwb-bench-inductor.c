@@ -61,9 +61,10 @@ collect_graphs (const char *dir, const char *stage, const char *only, GPtrArray 
       g_autofree char *py = g_strdup_printf ("%s/%s.py", dir, base);
       if (!g_file_test (py, G_FILE_TEST_IS_REGULAR))
         continue;
+      /* "col_sum" for col_sum.aten.0 (the stage is in the table's title); all stages keep their full names */
       char *name = g_strdup (base);
-      char *dot = strstr (name, strcmp (stage, "all") == 0 ? ".0" : (core ? ".core_aten." : ".aten."));
-      if (dot && strcmp (stage, "all") != 0)
+      char *dot = strcmp (stage, "all") != 0 ? strstr (name, core ? ".core_aten." : ".aten.") : NULL;
+      if (dot)
         *dot = '\0';
       if (only && strstr (name, only) == NULL)
         {
