@@ -7,6 +7,27 @@
 #include "fx/guards.h"
 #include "fx/ir.h"
 
+/* One code path per CPython version where the interpreter differs: 3.11 and 3.12 (the bytecode, the frame). */
+#if PY_VERSION_HEX >= 0x030C0000
+#define FXC_PY312 1
+#define FXC_FRAME_FUNC(frame) ((frame)->f_funcobj)
+#else
+#define FXC_PY312 0
+#define FXC_FRAME_FUNC(frame) ((frame)->f_func)
+#endif
+
+/* A conditional jump that pops its condition, as the version spells it (3.11: forward and backward forms; 3.12:
+   forward only): a `None` test or a truth test, the value that makes it jump, and its direction. */
+typedef struct fxc_cjump
+{
+  bool none_test;             /* POP_JUMP_*_IF_NONE / _IF_NOT_NONE */
+  bool when;                  /* truth tests: jumps when the value is true; none tests: when it is None */
+  bool backward;
+} fxc_cjump;
+
+/* Is opcode a popping conditional jump of this version? Fills *j. */
+bool fxc_cond_jump (int opcode, fxc_cjump *j);
+
 /* Where a graph input or guarded value comes from: a frame local or a global, then attribute reads. */
 typedef struct fxc_source
 {
@@ -126,6 +147,7 @@ typedef struct fxc_state
   PyObject *tensor_type;
   PyObject *module_type;      /* torch.nn.Module */
   PyObject *operator_mod;
+  PyObject *partial_type;     /* functools.partial */
   PyObject *builtins;
   PyObject *linecache_getline;
   PyObject *graph_break_fn;   /* fxcapture.graph_break */

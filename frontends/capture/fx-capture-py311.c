@@ -1,4 +1,5 @@
-/* fx-capture-py311.c: the symbolic interpreter over CPython 3.11 bytecode that records FX graphs and guards. */
+/* fx-capture-py311.c: the symbolic interpreter over CPython 3.11 and 3.12 bytecode that records FX graphs and guards.
+   Where the two versions' bytecode differs, the 3.12 forms are in step_py312 and behind FXC_PY312. */
 #include "fx-capture-private.h"
 
 #include <opcode.h>
@@ -7,7 +8,54 @@
 #define NEED_OPCODE_TABLES 1
 #define Py_BUILD_CORE 1
 #include <internal/pycore_opcode.h>
+#if FXC_PY312
+#include <internal/pycore_intrinsics.h>
+#endif
 #undef Py_BUILD_CORE
+
+/* 3.12 stores the comparison in COMPARE_OP's upper bits (the low four are a cache mask) */
+#if FXC_PY312
+#define CMP_INDEX(oparg) ((oparg) >> 4)
+#define FOR_ITER_END_SKIP 1   /* exhausted: past the END_FOR that follows the loop */
+#define IS_FAST_LOAD(op) ((op) == LOAD_FAST || (op) == LOAD_FAST_CHECK || (op) == LOAD_FAST_AND_CLEAR)
+#else
+#define IS_FAST_LOAD(op) ((op) == LOAD_FAST)
+#define CMP_INDEX(oparg) (oparg)
+#define FOR_ITER_END_SKIP 0
+#endif
+
+bool
+fxc_cond_jump (int opcode, fxc_cjump *j)
+{
+  switch (opcode)
+    {
+#if FXC_PY312
+    case POP_JUMP_IF_FALSE: *j = (fxc_cjump) { false, false, false }; return true;
+    case POP_JUMP_IF_TRUE: *j = (fxc_cjump) { false, true, false }; return true;
+    case POP_JUMP_IF_NONE: *j = (fxc_cjump) { true, true, false }; return true;
+    case POP_JUMP_IF_NOT_NONE: *j = (fxc_cjump) { true, false, false }; return true;
+#else
+    case POP_JUMP_FORWARD_IF_FALSE: *j = (fxc_cjump) { false, false, false }; return true;
+    case POP_JUMP_FORWARD_IF_TRUE: *j = (fxc_cjump) { false, true, false }; return true;
+    case POP_JUMP_BACKWARD_IF_FALSE: *j = (fxc_cjump) { false, false, true }; return true;
+    case POP_JUMP_BACKWARD_IF_TRUE: *j = (fxc_cjump) { false, true, true }; return true;
+    case POP_JUMP_FORWARD_IF_NONE: *j = (fxc_cjump) { true, true, false }; return true;
+    case POP_JUMP_FORWARD_IF_NOT_NONE: *j = (fxc_cjump) { true, false, false }; return true;
+    case POP_JUMP_BACKWARD_IF_NONE: *j = (fxc_cjump) { true, true, true }; return true;
+    case POP_JUMP_BACKWARD_IF_NOT_NONE: *j = (fxc_cjump) { true, false, true }; return true;
+#endif
+    default:
+      return false;
+    }
+}
+
+/* Does the instruction jump backward (a loop)? */
+static bool
+jumps_backward (int opcode)
+{
+  fxc_cjump cj;
+  return opcode == JUMP_BACKWARD || opcode == JUMP_BACKWARD_NO_INTERRUPT || (fxc_cond_jump (opcode, &cj) && cj.backward);
+}
 
 /* every error cleared here may be the user's Ctrl-C: see fxc_err_clear */
 #define PyErr_Clear() fxc_err_clear ()
@@ -24,6 +72,43 @@ is_instance (PyObject *obj, PyObject *cls)
       return 0;
     }
   return r;
+}
+
+/* torch.utils._traceback.shorten_filename, which Dynamo's guard comments use: the path past its common path with
+   torch's package folder, less one more character ("/work/x.py" beside "/opt/torch" prints "ork/x.py"). */
+static const char *
+shorten_filename (const char *fn)
+{
+  static char base[4096];
+  if (!base[0])
+    {
+      PyObject *file = PyObject_GetAttrString (fxc.torch, "__file__");
+      const char *b = file && PyUnicode_Check (file) ? PyUnicode_AsUTF8 (file) : NULL;
+      const char *slash = b ? strrchr (b, '/') : NULL;
+      if (slash && (size_t) (slash - b) < sizeof base)
+        memcpy (base, b, (size_t) (slash - b));
+      else
+        base[0] = '?';
+      Py_XDECREF (file);
+      PyErr_Clear ();
+    }
+  if (fn[0] != '/' || base[0] != '/')
+    return fn;   /* commonpath raises on a relative and an absolute path: the name as it is */
+  size_t common = 1, i = 1;
+  for (;;)
+    {
+      size_t j = i;
+      while (fn[j] && fn[j] != '/' && fn[j] == base[j])
+        j++;
+      bool fn_end = fn[j] == 0 || fn[j] == '/', base_end = base[j] == 0 || base[j] == '/';
+      if (j == i || !fn_end || !base_end)
+        break;
+      common = j;
+      if (!fn[j] || !base[j])
+        break;
+      i = j + 1;
+    }
+  return strlen (fn) > common + 1 ? fn + common + 1 : fn;
 }
 
 #define MAX_STACK 256
@@ -360,6 +445,8 @@ set_example_meta (tracer *tr, fx_node *node, PyObject *example)
 
 /* ------------------------------------------------------------------ guards */
 
+static void line_comment (frame *f, char *out, size_t size);
+
 static void
 add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *code, PyObject *expected, frame *f)
 {
@@ -368,16 +455,7 @@ add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *co
   if (f && kind != FX_GUARD_TENSOR_MATCH && kind != FX_GUARD_TYPE_MATCH)
     {
       /* the user line that installed the guard: "return x * n  # prog.py:4 in f" */
-      PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
-      PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
-      const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
-      const char *base = file ? strrchr (file, '/') : NULL;
-      if (stripped && file)
-        snprintf (comment, sizeof comment, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), base ? base + 1 : file,
-                  f->line, PyUnicode_AsUTF8 (f->code->co_name));
-      Py_XDECREF (line);
-      Py_XDECREF (stripped);
-      PyErr_Clear ();
+      line_comment (f, comment, sizeof comment);
     }
   fx_guard_set_add (&t->guards, kind, src->name, code, comment[0] ? comment : NULL);
   if (t->n_checks == t->cap_checks)
@@ -636,9 +714,8 @@ line_comment (frame *f, char *out, size_t size)
   PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
   PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
   const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
-  const char *base = file ? strrchr (file, '/') : NULL;
   if (stripped && file)
-    snprintf (out, size, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), base ? base + 1 : file, f->line,
+    snprintf (out, size, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), shorten_filename (file), f->line,
               PyUnicode_AsUTF8 (f->code->co_name));
   Py_XDECREF (line);
   Py_XDECREF (stripped);
@@ -2083,10 +2160,65 @@ grad_mode_set (tracer *tr, frame *f, int mode)
   return 0;
 }
 
+static var *call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames);
+
+/* functools.partial(func, *pargs, **pkw)(*args, **kw) is func(*pargs, *args, **{**pkw, **kw}), traced through func
+   (Dynamo's FunctoolsPartialVariable). The partial's arguments are constants of the partial object. */
+static var *
+call_partial (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames)
+{
+  PyObject *p = fnv->obj;
+  PyObject *func = PyObject_GetAttrString (p, "func");
+  PyObject *pargs = PyObject_GetAttrString (p, "args");
+  PyObject *pkw = PyObject_GetAttrString (p, "keywords");
+  var *res = NULL;
+  if (!func || !pargs || !PyTuple_Check (pargs) || !pkw || !PyDict_Check (pkw))
+    {
+      PyErr_Clear ();
+      fail (tr, 1, "Unsupported functools.partial object");
+      goto out;
+    }
+  Py_ssize_t nkw_call = kwnames ? PyTuple_GET_SIZE (kwnames) : 0;
+  Py_ssize_t np = PyTuple_GET_SIZE (pargs), nk = PyDict_Size (pkw);
+  var **all = calloc ((size_t) (np + nargs + nk + 1), sizeof (var *));
+  PyObject *names = PyList_New (0);
+  size_t n = 0;
+  for (Py_ssize_t i = 0; i < np; i++)
+    all[n++] = const_var (tr, PyTuple_GET_ITEM (pargs, i));
+  for (Py_ssize_t i = 0; i < (Py_ssize_t) nargs; i++)
+    all[n++] = args[i];
+  for (Py_ssize_t i = 0; i < nkw_call; i++)
+    PyList_Append (names, PyTuple_GET_ITEM (kwnames, i));
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next (pkw, &pos, &k, &v))
+    if (!kwnames || !PySequence_Contains (kwnames, k))
+      {
+        PyList_Append (names, k);
+        all[n++] = const_var (tr, v);
+      }
+  PyObject *kwt = PyList_GET_SIZE (names) ? PyList_AsTuple (names) : NULL;
+  if (kwt)
+    PyList_Append (tr->keep, kwt);
+  var *fv = const_var (tr, func);
+  res = call_var (tr, f, fv, all, n, kwt);
+  Py_XDECREF (kwt);
+  Py_DECREF (names);
+  free (all);
+out:
+  Py_XDECREF (func);
+  Py_XDECREF (pargs);
+  Py_XDECREF (pkw);
+  return res;
+}
+
 static var *
 call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames)
 {
   fx_graph *g = tr->t->graph;
+  if ((fnv->kind == V_OBJ || fnv->kind == V_CONST) && fnv->obj && fxc.partial_type
+      && PyObject_TypeCheck (fnv->obj, (PyTypeObject *) fxc.partial_type))
+    return call_partial (tr, f, fnv, args, nargs, kwnames);
   if (fnv->kind == V_CONST && fnv->grad_ctx >= 3 && nargs == 3 && !kwnames)
     {
       /* leaving a no_grad/enable_grad block: __exit__(None, None, None) */
@@ -2263,6 +2395,17 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
     {
       /* A Python builtin. */
       const char *bn = ((PyCFunctionObject *) fn)->m_ml->ml_name;
+      if (strcmp (bn, "isinstance") == 0 && nargs == 2 && !kwnames && args[0]->kind == V_TENSOR
+          && (args[1]->kind == V_CONST || args[1]->kind == V_OBJ))
+        {
+          /* isinstance(tensor, cls): the traced tensor's class is its input's (guarded by the tensor's TYPE_MATCH) */
+          PyObject *ex = args[0]->lazy ? Py_XNewRef (args[0]->real) : var_example (args[0]);
+          int r = ex ? PyObject_IsInstance (ex, args[1]->obj) : -1;
+          Py_XDECREF (ex);
+          if (r >= 0)
+            return const_var (tr, r ? Py_True : Py_False);
+          PyErr_Clear ();
+        }
       bool any_tensor = false;
       for (size_t i = 0; i < nargs; i++)
         any_tensor |= var_has_tensor (args[i]);
@@ -2770,7 +2913,9 @@ step_names (vm *vs)
     {
     case RESUME:
     case NOP:
+#if !FXC_PY312
     case PRECALL:
+#endif
     case CACHE:
       break;
     case POP_TOP:
@@ -2790,7 +2935,11 @@ step_names (vm *vs)
       }
       break;
     case STORE_FAST:
-      f->locals[oparg] = POP ();
+      {
+        /* 3.12: an inlined comprehension restores a local that was unbound (LOAD_FAST_AND_CLEAR pushed NULL) */
+        var *v = POP ();
+        f->locals[oparg] = v->kind == V_NULL ? NULL : v;
+      }
       break;
     case DELETE_FAST:
       f->locals[oparg] = NULL;
@@ -2805,19 +2954,17 @@ step_names (vm *vs)
       }
       break;
     case LOAD_ATTR:
-      {
-        var *b = POP ();
-        var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
-        NEED (v);
-        PUSH (v);
-      }
-      break;
+#if !FXC_PY312
     case LOAD_METHOD:
+#endif
       {
+        /* 3.12: LOAD_ATTR's low bit asks for the method form (3.11's LOAD_METHOD): NULL below the attribute */
+        bool method = FXC_PY312 ? (oparg & 1) : opcode != LOAD_ATTR;
         var *b = POP ();
-        var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, oparg));
+        var *v = load_attr (tr, f, b, PyTuple_GET_ITEM (co->co_names, FXC_PY312 ? oparg >> 1 : oparg));
         NEED (v);
-        PUSH (var_new (tr, V_NULL, NULL));
+        if (method)
+          PUSH (var_new (tr, V_NULL, NULL));
         PUSH (v);
       }
       break;
@@ -2839,6 +2986,53 @@ step_names (vm *vs)
     default:
       return STEP_UNHANDLED;
     }
+  return STEP_NEXT;
+}
+
+/* obj[idx]: a dict entry of a guarded dict, an item or a slice of a traced sequence, else operator.getitem. */
+static int
+subscr (vm *vs, var *obj, var *idx)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  var *a[2] = { obj, idx };
+  if (obj->kind == V_CONST && PyDict_CheckExact (obj->obj) && obj->has_src && idx->kind == V_CONST)
+    {
+      PyObject *item = PyDict_GetItemWithError (obj->obj, idx->obj);
+      NEED (item);
+      fxc_source ks;
+      source_key (&ks, &obj->src, idx->obj);
+      var *v = wrap_value (tr, f, item, &ks);
+      fxc_source_clear (&ks);
+      NEED (v);
+      PUSH (v);
+      return STEP_NEXT;
+    }
+  if (obj->kind == V_SEQ && idx->kind == V_CONST && PyLong_Check (idx->obj))
+    {
+      Py_ssize_t i = PyLong_AsSsize_t (idx->obj);
+      if (i < 0)
+        i += obj->n;
+      NEED (i >= 0 && (size_t) i < obj->n);
+      PUSH (obj->items[i]);
+      return STEP_NEXT;
+    }
+  if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
+    {
+      Py_ssize_t start, stop, step, len;
+      NEED (PySlice_GetIndicesEx (idx->obj, obj->n, &start, &stop, &step, &len) == 0);
+      var *v = var_new (tr, V_SEQ, NULL);
+      v->is_list = obj->is_list;
+      v->items = malloc ((len + 1) * sizeof (var *));
+      for (Py_ssize_t i = 0; i < len; i++)
+        v->items[i] = obj->items[start + i * step];
+      v->n = len;
+      PUSH (v);
+      return STEP_NEXT;
+    }
+  var *r = call_operator (tr, f, "getitem", a, 2);
+  NEED (r);
+  PUSH (r);
   return STEP_NEXT;
 }
 
@@ -2869,7 +3063,7 @@ step_operators (vm *vs)
         var *rhs = POP ();
         var *lhs = POP ();
         var *a[2] = { lhs, rhs };
-        var *r = call_operator (tr, f, cmp_names[oparg], a, 2);
+        var *r = call_operator (tr, f, cmp_names[CMP_INDEX (oparg)], a, 2);
         NEED (r);
         PUSH (r);
       }
@@ -2894,46 +3088,8 @@ step_operators (vm *vs)
       {
         var *idx = POP ();
         var *obj = POP ();
-        var *a[2] = { obj, idx };
-        if (obj->kind == V_CONST && PyDict_CheckExact (obj->obj) && obj->has_src && idx->kind == V_CONST)
-          {
-            PyObject *item = PyDict_GetItemWithError (obj->obj, idx->obj);
-            NEED (item);
-            fxc_source ks;
-            source_key (&ks, &obj->src, idx->obj);
-            var *v = wrap_value (tr, f, item, &ks);
-            fxc_source_clear (&ks);
-            NEED (v);
-            PUSH (v);
-            break;
-          }
-        if (obj->kind == V_SEQ && idx->kind == V_CONST && PyLong_Check (idx->obj))
-          {
-            Py_ssize_t i = PyLong_AsSsize_t (idx->obj);
-            if (i < 0)
-              i += obj->n;
-            NEED (i >= 0 && (size_t) i < obj->n);
-            PUSH (obj->items[i]);
-            break;
-          }
-        if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
-          {
-            Py_ssize_t start, stop, step, len;
-            NEED (PySlice_GetIndicesEx (idx->obj, obj->n, &start, &stop, &step, &len) == 0);
-            var *v = var_new (tr, V_SEQ, NULL);
-            v->is_list = obj->is_list;
-            v->items = malloc ((len + 1) * sizeof (var *));
-            for (Py_ssize_t i = 0; i < len; i++)
-              v->items[i] = obj->items[start + i * step];
-            v->n = len;
-            PUSH (v);
-            break;
-          }
-        var *r = call_operator (tr, f, "getitem", a, 2);
-        NEED (r);
-        PUSH (r);
+        return subscr (vs, obj, idx);
       }
-      break;
     case IS_OP:
     case CONTAINS_OP:
       {
@@ -2969,6 +3125,21 @@ step_operators (vm *vs)
   return STEP_NEXT;
 }
 
+/* tuple(list) on the top of the stack (3.11's LIST_TO_TUPLE, 3.12's intrinsic) */
+static int
+list_to_tuple (vm *vs)
+{
+  var *l = PEEK (1);
+  if (l->kind != V_SEQ)
+    return fail (vs->tr, 1, "Unsupported list to tuple conversion");
+  var *t = var_new (vs->tr, V_SEQ, NULL);
+  t->n = l->n;
+  t->items = malloc ((l->n + 1) * sizeof (var *));
+  memcpy (t->items, l->items, l->n * sizeof (var *));
+  PEEK (1) = t;
+  return STEP_NEXT;
+}
+
 /* Building and unpacking containers: tuples, lists, slices and dicts. */
 static int
 step_containers (vm *vs)
@@ -2991,6 +3162,19 @@ step_containers (vm *vs)
         PUSH (v);
       }
       break;
+    case LIST_APPEND:
+      {
+        /* a list comprehension's append (inlined in 3.12, a nested function in 3.11) */
+        var *item = POP ();
+        var *l = PEEK (oparg);
+        if (l->kind != V_SEQ || !l->is_list)
+          return fail (tr, 1, "Unsupported append to a list that tracing did not build");
+        var **items = realloc (l->items, (l->n + 2) * sizeof (var *));
+        NEED (items);
+        l->items = items;
+        l->items[l->n++] = item;
+      }
+      break;
     case UNPACK_SEQUENCE:
       {
         var *s = POP ();
@@ -3006,21 +3190,10 @@ step_containers (vm *vs)
           PUSH (s->items[i]);
       }
       break;
+#if !FXC_PY312
     case LIST_TO_TUPLE:
-      {
-        var *l = PEEK (1);
-        if (l->kind == V_SEQ)
-          {
-            var *t = var_new (tr, V_SEQ, NULL);
-            t->n = l->n;
-            t->items = malloc ((l->n + 1) * sizeof (var *));
-            memcpy (t->items, l->items, l->n * sizeof (var *));
-            PEEK (1) = t;
-          }
-        else
-          return fail (tr, 1, "Unsupported list to tuple conversion");
-      }
-      break;
+      return list_to_tuple (vs);
+#endif
     case BUILD_SLICE:
       {
         int k = oparg == 3 ? 3 : 2;
@@ -3207,6 +3380,58 @@ step_calls (vm *vs)
   return STEP_NEXT;
 }
 
+/* A popping conditional jump: on a tensor a graph break (data-dependent branching), on a constant taken or not. */
+static int
+cond_jump_step (vm *vs, const fxc_cjump *cj)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  const int oparg = vs->oparg;
+  int target = cj->backward ? vs->next - oparg : vs->next + oparg;
+  var *c = PEEK (1);
+  if (cj->none_test && (c->kind == V_TENSOR || c->kind == V_SEQ))
+    {
+      /* `if bias is not None`: a tensor or a sequence is never None */
+      (void) POP ();
+      if (!cj->when)
+        vs->next = target;
+      return STEP_NEXT;
+    }
+  if (c->kind == V_TENSOR)
+    {
+      if (!f->parent)
+        {
+          tr->t->break_kind = FXC_BREAK_JUMP;
+          tr->t->break_opcode = vs->opcode;
+          tr->t->resume_at[0] = vs->next;
+          tr->t->resume_at[1] = target;
+        }
+      return fail (tr, 1, "Data-dependent branching\n"
+                 "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.\n"
+                 "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.\n"
+                 "  Hint: Use `torch.cond` to express dynamic control flow.\n"
+                 "\n"
+                 "  Developer debug context: attempted to jump with TensorVariable()\n"
+                 "\n"
+                 " For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html");
+    }
+  if (c->kind != V_CONST && c->kind != V_OBJ)
+    return fail (tr, 1, "Unsupported jump on a non-constant value");
+  (void) POP ();
+  bool jump;
+  if (cj->none_test)
+    jump = (c->obj == Py_None) == cj->when;
+  else
+    {
+      int truth = PyObject_IsTrue (c->obj);
+      NEED (truth >= 0);
+      jump = cj->when ? truth : !truth;
+    }
+  if (jump)
+    vs->next = target;
+  return STEP_NEXT;
+}
+
 /* Control flow: jumps and branches (a branch on a tensor is a graph break), loops over iterators, `with` blocks of
    grad modes, return. */
 static int
@@ -3216,6 +3441,9 @@ step_control (vm *vs)
   frame *f = vs->f;
   const int oparg = vs->oparg;
   const int opcode = vs->opcode;
+  fxc_cjump cj;
+  if (fxc_cond_jump (opcode, &cj))
+    return cond_jump_step (vs, &cj);
   switch (opcode)
     {
     case JUMP_FORWARD:
@@ -3225,6 +3453,7 @@ step_control (vm *vs)
     case JUMP_BACKWARD_NO_INTERRUPT:
       vs->next = vs->next - oparg;
       break;
+#if !FXC_PY312
     case JUMP_IF_FALSE_OR_POP:
     case JUMP_IF_TRUE_OR_POP:
       {
@@ -3243,66 +3472,7 @@ step_control (vm *vs)
           (void) POP ();
       }
       break;
-    case POP_JUMP_FORWARD_IF_FALSE:
-    case POP_JUMP_FORWARD_IF_TRUE:
-    case POP_JUMP_BACKWARD_IF_FALSE:
-    case POP_JUMP_BACKWARD_IF_TRUE:
-    case POP_JUMP_FORWARD_IF_NONE:
-    case POP_JUMP_FORWARD_IF_NOT_NONE:
-    case POP_JUMP_BACKWARD_IF_NONE:
-    case POP_JUMP_BACKWARD_IF_NOT_NONE:
-      {
-        var *c = PEEK (1);
-        bool none_test = opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE
-                         || opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
-        if (none_test && (c->kind == V_TENSOR || c->kind == V_SEQ))
-          {
-            /* `if bias is not None`: a tensor or a sequence is never None */
-            (void) POP ();
-            bool jump = opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
-            if (jump)
-              vs->next = opcode == POP_JUMP_FORWARD_IF_NOT_NONE ? vs->next + oparg : vs->next - oparg;
-            break;
-          }
-        if (c->kind == V_TENSOR)
-          {
-            if (!f->parent)
-              {
-                bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE;
-                tr->t->break_kind = FXC_BREAK_JUMP;
-                tr->t->break_opcode = opcode;
-                tr->t->resume_at[0] = vs->next;
-                tr->t->resume_at[1] = backward ? vs->next - oparg : vs->next + oparg;
-              }
-            return fail (tr, 1, "Data-dependent branching\n"
-                       "  Explanation: Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.\n"
-                       "  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.\n"
-                       "  Hint: Use `torch.cond` to express dynamic control flow.\n"
-                       "\n"
-                       "  Developer debug context: attempted to jump with TensorVariable()\n"
-                       "\n"
-                       " For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html");
-          }
-        if (c->kind != V_CONST && c->kind != V_OBJ)
-          return fail (tr, 1, "Unsupported jump on a non-constant value");
-        (void) POP ();
-        bool jump;
-        bool backward = opcode == POP_JUMP_BACKWARD_IF_FALSE || opcode == POP_JUMP_BACKWARD_IF_TRUE
-                        || opcode == POP_JUMP_BACKWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE;
-        if (opcode == POP_JUMP_FORWARD_IF_NONE || opcode == POP_JUMP_BACKWARD_IF_NONE)
-          jump = c->obj == Py_None;
-        else if (opcode == POP_JUMP_FORWARD_IF_NOT_NONE || opcode == POP_JUMP_BACKWARD_IF_NOT_NONE)
-          jump = c->obj != Py_None;
-        else
-          {
-            int truth = PyObject_IsTrue (c->obj);
-            NEED (truth >= 0);
-            jump = (opcode == POP_JUMP_FORWARD_IF_TRUE || opcode == POP_JUMP_BACKWARD_IF_TRUE) ? truth : !truth;
-          }
-        if (jump)
-          vs->next = backward ? vs->next - oparg : vs->next + oparg;
-      }
-      break;
+#endif
     case GET_ITER:
       {
         var *s = POP ();
@@ -3390,7 +3560,7 @@ step_control (vm *vs)
           {
             NEED (!PyErr_Occurred ());
             (void) POP ();
-            vs->next = vs->next + oparg;
+            vs->next = vs->next + oparg + FOR_ITER_END_SKIP;
             break;
           }
         if (it->recv)
@@ -3527,7 +3697,11 @@ step_closures (vm *vs)
         PUSH (c->recv);
       }
       break;
+#if !FXC_PY312
     case LOAD_CLASSDEREF:
+#else
+    case LOAD_FROM_DICT_OR_DEREF:
+#endif
       return fail (tr, f->parent ? 1 : 0, "class bodies are not captured (LOAD_CLASSDEREF)");
     case MAKE_FUNCTION:
       {
@@ -3648,9 +3822,7 @@ break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py
   bool any_back = false;
   for (int j = cur_ip; j < n; j++)
     {
-      int op = _Py_OPCODE (code[j]);
-      if (op == JUMP_BACKWARD || op == POP_JUMP_BACKWARD_IF_FALSE || op == POP_JUMP_BACKWARD_IF_TRUE
-          || op == POP_JUMP_BACKWARD_IF_NONE || op == POP_JUMP_BACKWARD_IF_NOT_NONE)
+      if (jumps_backward (_Py_OPCODE (code[j])))
         any_back = true;
     }
   for (int j = any_back ? 0 : cur_ip; j < n; j++)
@@ -3659,7 +3831,7 @@ break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py
       int arg = _Py_OPARG (code[j]);
       if (j > 0 && _Py_OPCODE (code[j - 1]) == EXTENDED_ARG)
         arg |= _Py_OPARG (code[j - 1]) << 8;
-      if (op == LOAD_FAST && arg < f->nlocals)
+      if (IS_FAST_LOAD (op) && arg < f->nlocals)
         live[arg] = true;
       j += _PyOpcode_Caches[op];
     }
@@ -3712,8 +3884,84 @@ break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py
   Py_DECREF (outputs);
 }
 
+#if FXC_PY312
+/* 3.12's own forms: RETURN_CONST, the checked and clearing fast loads (inlined comprehensions), END_FOR, slices as
+   one instruction, intrinsics and super(). LOAD_ATTR's method bit and COMPARE_OP's shifted argument are read where
+   the 3.11 forms are. */
+static int
+step_py312 (vm *vs)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  const int oparg = vs->oparg;
+  switch (vs->opcode)
+    {
+    case RETURN_CONST:
+      *vs->result = const_var (tr, PyTuple_GET_ITEM (vs->co->co_consts, oparg));
+      return 0;
+    case LOAD_FAST_CHECK:
+      {
+        var *v = load_local (tr, f, oparg);
+        NEED (v);
+        PUSH (v);
+      }
+      break;
+    case LOAD_FAST_AND_CLEAR:
+      {
+        /* the comprehension's variable as it was outside (NULL when unbound); STORE_FAST puts it back after */
+        bool bound = f->locals[oparg] || (!f->parent && tr->top_locals[oparg]);
+        var *v = bound ? load_local (tr, f, oparg) : var_new (tr, V_NULL, NULL);
+        NEED (v);
+        f->locals[oparg] = NULL;
+        PUSH (v);
+      }
+      break;
+    case END_FOR:
+      NEED (vs->sp >= 2);
+      vs->sp -= 2;
+      break;
+    case BINARY_SLICE:
+      {
+        var *stop = POP ();
+        var *start = POP ();
+        var *obj = POP ();
+        if (start->kind != V_CONST || stop->kind != V_CONST)
+          return fail (tr, 1, "Unsupported slice with a non-constant bound");
+        PyObject *slice = PySlice_New (start->obj, stop->obj, NULL);
+        NEED (slice);
+        var *idx = const_var (tr, slice);
+        Py_DECREF (slice);
+        return subscr (vs, obj, idx);
+      }
+    case STORE_SLICE:
+      return fail (tr, 1, "Unsupported slice assignment while tracing");
+    case CALL_INTRINSIC_1:
+      if (oparg == INTRINSIC_LIST_TO_TUPLE)
+        return list_to_tuple (vs);
+      if (oparg == INTRINSIC_UNARY_POSITIVE)
+        {
+          var *a[1] = { POP () };
+          var *r = call_operator (tr, f, "pos", a, 1);
+          NEED (r);
+          PUSH (r);
+          break;
+        }
+      return fail (tr, 1, "Unsupported intrinsic %d (CALL_INTRINSIC_1)", oparg);
+    case LOAD_SUPER_ATTR:
+      return fail (tr, 1, "Unsupported super() attribute\n  Explanation: super() is not traced; the frame continues "
+                          "in CPython");
+    default:
+      return STEP_UNHANDLED;
+    }
+  return STEP_NEXT;
+}
+#endif
+
 /* The opcode families, tried in turn for each instruction. */
 static int (*const steps[]) (vm *) = {
+#if FXC_PY312
+  step_py312,
+#endif
   step_names, step_operators, step_containers, step_calls, step_control, step_closures,
 };
 

@@ -88,6 +88,7 @@ typedef struct code_cache
 } code_cache;
 
 static PyObject *caches;          /* dict: code -> capsule(code_cache) */
+static PyObject *allowed_codes;   /* set: the forwards of compiled modules, captured even inside torch (nn.Sequential) */
 static int next_frame_id;
 static int recompile_limit = 8;
 static _Thread_local PyObject *tls_ctx; /* the compile context of the running torch.compile call */
@@ -949,7 +950,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
     vals[i] = Py_XNewRef (frame->localsplus[i]);
   /* the free variables' cells (COPY_FREE_VARS has not run): closures rebuilt below and the resume function's
      closure use them */
-  PyObject *fclosure = ((PyFunctionObject *) frame->f_func)->func_closure;
+  PyObject *fclosure = ((PyFunctionObject *) FXC_FRAME_FUNC (frame))->func_closure;
   for (int i = 0; fclosure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (fclosure); i++)
     Py_XSETREF (vals[nl - co->co_nfreevars + i], Py_NewRef (PyTuple_GET_ITEM (fclosure, i)));
   /* ('s', source) specs read the locals as on entry (cells in place): a snapshot, since vals is replaced below */
@@ -988,8 +989,9 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
           traceback_here (co, PyCode_Addr2Line (co, e->resume_offset * 2));
           goto out;
         }
-      bool if_true = e->break_opcode == POP_JUMP_FORWARD_IF_TRUE || e->break_opcode == POP_JUMP_BACKWARD_IF_TRUE;
-      which = (if_true ? truth : !truth) ? 1 : 0;
+      fxc_cjump cj = { 0 };
+      (void) fxc_cond_jump (e->break_opcode, &cj);
+      which = (cj.when ? truth : !truth) ? 1 : 0;
     }
   else
     {
@@ -1150,7 +1152,7 @@ out:
      cells) */
   if (co->co_nfreevars)
     {
-      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      PyObject *closure = ((PyFunctionObject *) FXC_FRAME_FUNC (frame))->func_closure;
       int off = co->co_nlocalsplus - co->co_nfreevars;
       for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
         Py_XSETREF (frame->localsplus[off + i], Py_NewRef (PyTuple_GET_ITEM (closure, i)));
@@ -1219,7 +1221,7 @@ cache_get (PyCodeObject *co)
     return PyCapsule_GetPointer (cap, "fxc.cache");
   code_cache *c = calloc (1, sizeof *c);
   c->frame_id = -1;
-  c->skip = code_is_skipped (co);
+  c->skip = code_is_skipped (co) && !(allowed_codes && PySet_Contains (allowed_codes, (PyObject *) co) == 1);
   cap = PyCapsule_New (c, "fxc.cache", cache_capsule_free);
   PyDict_SetItem (caches, (PyObject *) co, cap);
   Py_DECREF (cap);
@@ -1478,7 +1480,7 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
           Py_XDECREF (r);
           PyErr_Clear ();
         }
-      rc = fxc_interpret_py311 (co, (PyObject *) frame->f_func, locals, frame->f_globals, frame->f_builtins, &t);
+      rc = fxc_interpret_py311 (co, (PyObject *) FXC_FRAME_FUNC (frame), locals, frame->f_globals, frame->f_builtins, &t);
       fxc_err_note ();
       if (fxc_interrupt_restore ())
         {
@@ -1738,7 +1740,7 @@ static PyObject *
 fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
 {
   PyObject *ctx = tls_ctx;
-  if (throwflag || !ctx || tls_busy || frame->owner != FRAME_OWNED_BY_THREAD || !frame->f_func
+  if (throwflag || !ctx || tls_busy || frame->owner != FRAME_OWNED_BY_THREAD || !FXC_FRAME_FUNC (frame)
       || strcmp (stance, "force_eager") == 0)
     return _PyEval_EvalFrameDefault (ts, frame, throwflag);
   PyCodeObject *co = frame->f_code;
@@ -1756,7 +1758,7 @@ fx_eval_frame (PyThreadState *ts, _PyInterpreterFrame *frame, int throwflag)
   PyObject **locals = frame->localsplus;
   if (co->co_nfreevars)
     {
-      PyObject *closure = ((PyFunctionObject *) frame->f_func)->func_closure;
+      PyObject *closure = ((PyFunctionObject *) FXC_FRAME_FUNC (frame))->func_closure;
       int off = co->co_nlocalsplus - co->co_nfreevars;
       memcpy (view, frame->localsplus, co->co_nlocalsplus * sizeof (PyObject *));
       for (int i = 0; closure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (closure); i++)
@@ -1873,6 +1875,10 @@ py_setup (PyObject *self, PyObject *args)
   fxc.module_type = nn ? PyObject_GetAttrString (nn, "Module") : NULL;
   Py_XDECREF (nn);
   fxc.operator_mod = PyImport_ImportModule ("operator");
+  PyObject *functools = PyImport_ImportModule ("functools");
+  fxc.partial_type = functools ? PyObject_GetAttrString (functools, "partial") : NULL;
+  Py_XDECREF (functools);
+  PyErr_Clear ();
   fxc.builtins = PyImport_ImportModule ("builtins");
   PyObject *lc = PyImport_ImportModule ("linecache");
   fxc.linecache_getline = lc ? PyObject_GetAttrString (lc, "getline") : NULL;
@@ -1886,6 +1892,7 @@ py_setup (PyObject *self, PyObject *args)
     global_state_init (glue);
   dtype_cache = PyDict_New ();
   caches = PyDict_New ();
+  allowed_codes = PySet_New (NULL);
   s_size = PyUnicode_InternFromString ("size");
   s_stride = PyUnicode_InternFromString ("stride");
   s_dtype = PyUnicode_InternFromString ("dtype");
@@ -1932,6 +1939,24 @@ py_call (PyObject *self, PyObject *args)
   tls_ctx = prev;
   tls_busy = prev_busy;
   return r;
+}
+
+/* allow_code(code): a compiled module's forward is captured wherever its file is (Dynamo inlines torch.nn's own
+   modules: nn.Sequential.forward lives in torch/) */
+static PyObject *
+py_allow_code (PyObject *self, PyObject *code)
+{
+  if (!PyCode_Check (code))
+    {
+      PyErr_SetString (PyExc_TypeError, "allow_code expects a code object");
+      return NULL;
+    }
+  if (PySet_Add (allowed_codes, code) < 0)
+    return NULL;
+  PyObject *cap = PyDict_GetItem (caches, code);
+  if (cap)
+    ((code_cache *) PyCapsule_GetPointer (cap, "fxc.cache"))->skip = false;
+  Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -2048,6 +2073,7 @@ static PyMethodDef methods[] = {
   { "setup", py_setup, METH_VARARGS, "setup(glue, skip_prefixes): install the frame hook" },
   { "call", py_call, METH_VARARGS, "call(ctx, fn, args, kwargs): run fn with capture on" },
   { "reset", py_reset, METH_NOARGS, "clear every cache" },
+  { "allow_code", py_allow_code, METH_O, "allow_code(code): capture this code object even inside torch" },
   { "set_config", py_set_config, METH_VARARGS, "set_config(stance, recompile_limit)" },
   { "is_compiling", py_is_compiling, METH_NOARGS, "True while capture traces or compiles" },
   { "format_graph", py_format_graph, METH_VARARGS, "format_graph(json, 'tabular'|'str'|'code')" },

@@ -1,10 +1,30 @@
 """What the capture tests share: the record filters and a TestCase that starts each test from clean caches, with
 errors of the engine's backends raised (not run eagerly) so that a failing backend fails the test."""
+import os
+import re
 import unittest
+
+import torch
 
 import fxcapture
 
 fxcapture.install()
+
+
+def short_path(path):
+    """torch.utils._traceback.shorten_filename, which guard comments use: the path past its common path with the
+    torch package's folder, less one more character."""
+    base = os.path.dirname(torch.__file__)
+    try:
+        prefix = os.path.commonpath([path, base])
+    except ValueError:
+        return path
+    return path[len(prefix) + 1:]
+
+
+def here(path):
+    """The guard-comment spelling of a code file (its co_filename, e.g. a test's __file__), escaped for a regex."""
+    return re.escape(short_path(path))
 
 
 def kinds(start, kind):

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 
 import fxcapture
-from capture_base import CaptureTest as Base, compiles, kinds
+from capture_base import CaptureTest as Base, compiles, kinds, short_path
 
 
 def masked(text):
@@ -464,7 +464,7 @@ class Guards(Base):
         self.assertTrue(torch.allclose(opt(x, 4), f(x, 4)))
         reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
         line = f.__code__.co_firstlineno + 1
-        self.assertEqual(reasons[0], "0/0: n == 3" + " " * 51 + f"# return x * n + SCALE  # test_capture.py:{line} in f")
+        self.assertEqual(reasons[0], "0/0: n == 3" + " " * 51 + f"# return x * n + SCALE  # {short_path(__file__)}:{line} in f")
         self.assertTrue(reasons[1].startswith("0/1: G['SCALE'] == 2.0  "))
         self.assertIn("EQUALS_MATCH: L['n'] == 3", compiles(self.start)[0]["guards"])
 

@@ -6,7 +6,7 @@ import unittest
 
 import torch
 
-from capture_base import CaptureTest, kinds
+from capture_base import CaptureTest, here, kinds
 
 
 def ops(compile_record):
@@ -130,7 +130,7 @@ class CompiledClosures(Base):
         # the counter was read, so its new value recompiles, with the line that installed the guard
         reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
         self.assertEqual(len(reasons), 1)
-        self.assertRegex(reasons[0], r"^0/0: calls == 0 +# calls \+= 1  # test_closures.py:\d+ in f$")
+        self.assertRegex(reasons[0], r"^0/0: calls == 0 +# calls \+= 1  # " + here(__file__) + r":\d+ in f$")
 
     def test_closure_value_change_recompiles_with_reason(self):
         def make(scale):
@@ -147,7 +147,7 @@ class CompiledClosures(Base):
         self.assertEqual(len(kinds(self.start, "compile")), 2)
         r = kinds(self.start, "recompile")
         self.assertEqual(len(r), 1)
-        self.assertRegex(r[0]["reasons"][0], r"^0/0: scale == 2.0 +# return torch.sin\(x\) \* scale  # test_closures.py:\d+ in f$")
+        self.assertRegex(r[0]["reasons"][0], r"^0/0: scale == 2.0 +# return torch.sin\(x\) \* scale  # " + here(__file__) + r":\d+ in f$")
 
     def test_graph_break_keeps_cells_working(self):
         def make(bias):
@@ -212,7 +212,8 @@ class InlinedClosures(Base):
         self.assertIn("EQUALS_MATCH: L['fn'].__closure__[0].cell_contents == 2.0", c[0]["guards"])
         r = kinds(self.start, "recompile")
         self.assertEqual(len(r), 1)
-        self.assertRegex(r[0]["reasons"][0], r"^0/0: fn.__closure__\[0\].cell_contents == 2.0 +# return t \* s  # test_closures.py:\d+ in scale$")
+        self.assertRegex(r[0]["reasons"][0], r"^0/0: fn.__closure__\[0\].cell_contents == 2.0 +# return t \* s  # " + here(__file__)
+                         + r":\d+ in scale$")
 
     def test_tensor_in_a_closure_is_a_graph_input(self):
         w = torch.randn(3)

@@ -1,4 +1,4 @@
-"""fxcapture: FX Workbench's torch.compile for CPython 3.11 and torch 1.13.
+"""fxcapture: FX Workbench's torch.compile for CPython 3.11 and 3.12, with torch 1.13 or 2.x.
 
 The frame hook, the symbolic interpreter and the guards are C (_fxcapture); this package holds the
 Python-facing surface: torch.compile and its forms, the backend registry, GraphModule construction
@@ -456,6 +456,9 @@ class OptimizedModule(torch.nn.Module):
         super().__init__()
         self._orig_mod = mod
         self._fx_ctx = ctx
+        fwd = getattr(type(mod).forward, "__code__", None)
+        if fwd is not None:
+            _fxcapture.allow_code(fwd)   # torch.nn's own modules (nn.Sequential) are captured, as Dynamo inlines them
 
     def forward(self, *args, **kwargs):
         return _fxcapture.call(self._fx_ctx, self._orig_mod, args, kwargs)
@@ -720,16 +723,44 @@ def _skip_prefixes():
     return sorted(paths)
 
 
+_USER_FACING = ("reset", "list_backends", "register_backend", "lookup_backend", "allow_in_graph",
+                "disallow_in_graph", "graph_break", "mark_static", "mark_dynamic", "explain")
+
+
+def _real_dynamo():
+    """torch 2.x's own torch._dynamo, or None (torch 1.13 has none)."""
+    if "torch._dynamo" in sys.modules and not getattr(sys.modules["torch._dynamo"], "_fxcapture_stub", False):
+        return sys.modules["torch._dynamo"]
+    if int(torch.__version__.split(".")[0]) < 2:
+        return None
+    try:
+        import importlib
+        return importlib.import_module("torch._dynamo")
+    except ImportError:
+        return None
+
+
 def install(replace=False):
     """Puts the engine's torch.compile, torch._dynamo and torch.compiler in place (when torch has none, or always
-    with replace=True)."""
+    with replace=True). Where torch has its own torch._dynamo (torch 2.x), that module stays: torch's own code calls
+    into it (disable, is_compiling, config); only its user-facing functions (graph_break, mark_dynamic, reset, ...)
+    are pointed at capture's."""
     if replace or not hasattr(torch, "compile"):
         torch.compile = compile
+    real = _real_dynamo()
+    if real is not None:
+        if replace:
+            for name in _USER_FACING:
+                setattr(real, name, globals()[name])
+            comp = getattr(torch, "compiler", None)
+            for name in ("reset", "allow_in_graph", "set_stance"):
+                if comp is not None and hasattr(comp, name):
+                    setattr(comp, name, globals()[name])
+        return
     if replace or "torch._dynamo" not in sys.modules:
         dyn = types.ModuleType("torch._dynamo")
-        for name in ("reset", "list_backends", "register_backend", "lookup_backend", "allow_in_graph",
-                     "disallow_in_graph", "graph_break", "disable", "mark_static", "mark_dynamic", "explain",
-                     "is_compiling", "config"):
+        dyn._fxcapture_stub = True
+        for name in _USER_FACING + ("disable", "is_compiling", "config"):
             setattr(dyn, name, globals()[name])
         exc = types.ModuleType("torch._dynamo.exc")
         exc.Unsupported = Unsupported
@@ -749,7 +780,7 @@ def install(replace=False):
 _fxcapture.setup(sys.modules[__name__], _skip_prefixes())
 
 
-# ---------------------------------------------------------------- resume functions (CPython 3.11 bytecode)
+# ---------------------------------------------------------------- resume functions (CPython 3.11 and 3.12 bytecode)
 _resume_cache = {}
 _resume_counter = [0]
 
@@ -838,7 +869,8 @@ def _make_resume(code, offset, nulls, lineno, globals_):
                 renumber[i] = base + len(cells) + (i - nl - len(cell_only))
             elif n in cells:
                 renumber[i] = base + cells.index(n)
-        deref = {op[n] for n in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF")}
+        deref = {op[n] for n in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF",
+                                 "LOAD_FROM_DICT_OR_DEREF") if n in op}
         body = bytearray(body)
         ext = 0
         for j in range(0, len(body), 2):

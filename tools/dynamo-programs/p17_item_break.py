@@ -1,0 +1,6 @@
+import torch
+def fn(x):
+    s = x.sum().item()
+    return x * s
+def calls():
+    return [(torch.randn(4),)]
