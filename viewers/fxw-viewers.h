@@ -10,6 +10,7 @@
 #include "fxw-graph.h"
 #include "fxw-kernel.h"
 #include "fxw-kernels-view.h"
+#include "fxw-properties.h"
 #include "fxw-provenance-map.h"
 #include "fxw-provenance-pane.h"
 #include "fxw-ranks-view.h"
