@@ -7,7 +7,7 @@ G_BEGIN_DECLS
 
 /* How one property is read and written: get is the type's getter, (self) -> value; set its setter,
    (self, value), NULL for a read-only property. The value's C type follows the pspec's: a pointer for objects,
-   boxed types and strings, gboolean, guint, int for enums, double. */
+   boxed types and strings, gboolean, guint, double; only object properties have setters so far. */
 typedef struct
 {
   GCallback get;
