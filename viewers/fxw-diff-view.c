@@ -460,9 +460,3 @@ fxw_diff_view_init (FxwDiffView *self)
   gtk_text_buffer_create_tag (buffer, "failure", "foreground", "#c01c28", "weight", PANGO_WEIGHT_BOLD, NULL);
   gtk_text_buffer_create_tag (buffer, "header", "foreground", "#1c71d8", "weight", PANGO_WEIGHT_BOLD, NULL);
 }
-
-GtkWidget *
-fxw_diff_view_new (void)
-{
-  return g_object_new (FXW_TYPE_DIFF_VIEW, NULL);
-}

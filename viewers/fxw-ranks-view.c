@@ -426,12 +426,6 @@ fxw_ranks_view_activate (FxwRanksView *self, guint index)
   return TRUE;
 }
 
-GtkWidget *
-fxw_ranks_view_new (void)
-{
-  return g_object_new (FXW_TYPE_RANKS_VIEW, NULL);
-}
-
 static void
 fxw_ranks_view_dispose (GObject *object)
 {

@@ -776,12 +776,6 @@ fxw_summary_view_activate_compile (FxwSummaryView *self, const char *compile_id)
   return TRUE;
 }
 
-GtkWidget *
-fxw_summary_view_new (void)
-{
-  return g_object_new (FXW_TYPE_SUMMARY_VIEW, NULL);
-}
-
 static void
 fxw_summary_view_dispose (GObject *object)
 {

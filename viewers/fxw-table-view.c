@@ -238,12 +238,6 @@ fxw_table_view_init (FxwTableView *self)
   }
 }
 
-GtkWidget *
-fxw_table_view_new (void)
-{
-  return g_object_new (FXW_TYPE_TABLE_VIEW, NULL);
-}
-
 FxwSelection *
 fxw_table_view_get_selection (FxwTableView *self)
 {
