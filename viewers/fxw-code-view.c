@@ -277,12 +277,6 @@ fxw_code_view_init (FxwCodeView *self)
   style_changed_cb (self);
 }
 
-GtkWidget *
-fxw_code_view_new (void)
-{
-  return g_object_new (FXW_TYPE_CODE_VIEW, NULL);
-}
-
 void
 fxw_code_view_set_selection (FxwCodeView *self, FxwSelection *selection)
 {

@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, GtkWidget)
 
-GtkWidget *fxw_code_view_new             (void);
 void       fxw_code_view_set_selection   (FxwCodeView  *self,
                                           FxwSelection *selection);
 /* 1-based line of the node's statement, 0 when it has none. */

@@ -417,12 +417,6 @@ fxw_compare_view_init (FxwCompareView *self)
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }
 
-GtkWidget *
-fxw_compare_view_new (void)
-{
-  return g_object_new (FXW_TYPE_COMPARE_VIEW, NULL);
-}
-
 void
 fxw_compare_view_set_runs (FxwCompareView *self, GListModel *runs)
 {

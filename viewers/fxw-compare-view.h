@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwCompareView, fxw_compare_view, FXW, COMPARE_VIEW, GtkWidget)
 
-GtkWidget *fxw_compare_view_new          (void);
 /* runs: FxwRun items in the order they were stored (NULL or none: the empty page). */
 void       fxw_compare_view_set_runs     (FxwCompareView *self,
                                           GListModel     *runs);

@@ -601,9 +601,3 @@ fxw_diff_canvas_init (FxwDiffCanvas *self)
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
 }
-
-GtkWidget *
-fxw_diff_canvas_new (void)
-{
-  return g_object_new (FXW_TYPE_DIFF_CANVAS, NULL);
-}

@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwDiffCanvas, fxw_diff_canvas, FXW, DIFF_CANVAS, GtkWidget)
 
-GtkWidget  *fxw_diff_canvas_new              (void);
 /* The diff whose node pairing is drawn (not owned: keep it alive while set; NULL clears). */
 void        fxw_diff_canvas_set_diff         (FxwDiffCanvas *self,
                                               const fx_diff *diff);

@@ -171,21 +171,11 @@ format_number (double v)
 static void
 fill_runs_table (FxwDiffView *self)
 {
-  GtkWidget *child;
   const char *scope = NULL;
   int row = 1;
 
-  {
-    GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-    GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-
-    /* The cells are selectable: a focused one removed while the page is hidden trips GTK 4.8's focus tracking, so
-       the focus leaves the table first. */
-    if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->runs_grid)))
-      gtk_root_set_focus (root, NULL);
-  }
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->runs_grid))) != NULL)
-    gtk_grid_remove (self->runs_grid, child);
+  /* The cells are selectable: the focus leaves the table before they go. */
+  fxw_viewers_remove_children (GTK_WIDGET (self->runs_grid), GTK_WIDGET (self->runs_grid));
   g_string_truncate (self->runs_text, 0);
   gtk_widget_set_visible (self->runs_box, FALSE);
   if (self->diff == NULL)
@@ -469,10 +459,4 @@ fxw_diff_view_init (FxwDiffView *self)
   gtk_text_buffer_create_tag (buffer, "changed", "foreground", "#986a44", NULL);
   gtk_text_buffer_create_tag (buffer, "failure", "foreground", "#c01c28", "weight", PANGO_WEIGHT_BOLD, NULL);
   gtk_text_buffer_create_tag (buffer, "header", "foreground", "#1c71d8", "weight", PANGO_WEIGHT_BOLD, NULL);
-}
-
-GtkWidget *
-fxw_diff_view_new (void)
-{
-  return g_object_new (FXW_TYPE_DIFF_VIEW, NULL);
 }

@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwDiffView, fxw_diff_view, FXW, DIFF_VIEW, GtkWidget)
 
-GtkWidget     *fxw_diff_view_new            (void);
 /* Shows diff (taken; NULL: the empty page). keep: an object the diff's graphs belong to (the FxwGraphs of a stage
    diff), held while the diff is shown; NULL when the diff owns them. */
 void           fxw_diff_view_set_diff       (FxwDiffView *self,

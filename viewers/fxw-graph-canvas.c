@@ -2049,12 +2049,6 @@ fxw_graph_canvas_init (FxwGraphCanvas *self)
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
 }
 
-GtkWidget *
-fxw_graph_canvas_new (void)
-{
-  return g_object_new (FXW_TYPE_GRAPH_CANVAS, NULL);
-}
-
 void
 fxw_graph_canvas_set_selection (FxwGraphCanvas *self, FxwSelection *selection)
 {

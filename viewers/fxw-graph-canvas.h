@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, FXW, GRAPH_CANVAS, GtkWidget)
 
-GtkWidget *fxw_graph_canvas_new               (void);
 void       fxw_graph_canvas_set_selection     (FxwGraphCanvas *self,
                                                FxwSelection   *selection);
 gboolean   fxw_graph_canvas_get_busy          (FxwGraphCanvas *self);

@@ -5,6 +5,7 @@
 
 #include "fxw-autocleanups.h"
 #include "fxw-graph.h"
+#include "fxw-properties.h"
 
 struct _FxwNode
 {
@@ -37,6 +38,18 @@ enum { NODE_PROP_0, NODE_PROP_INDEX, NODE_PROP_NAME, NODE_PROP_OPCODE, NODE_PROP
        NODE_PROP_ARGS, NODE_PROP_KWARGS, NODE_PROP_SHAPE, NODE_PROP_MODULE, NODE_PROP_SOURCE,
        NODE_PROP_HIGHLIGHTED, NODE_N_PROPS };
 static GParamSpec *node_properties[NODE_N_PROPS];
+static const FxwPropertyAccess node_property_access[NODE_N_PROPS] = {
+  [NODE_PROP_INDEX] = FXW_PROPERTY (fxw_node_get_index, NULL),
+  [NODE_PROP_NAME] = FXW_PROPERTY (fxw_node_get_name, NULL),
+  [NODE_PROP_OPCODE] = FXW_PROPERTY (fxw_node_get_opcode, NULL),
+  [NODE_PROP_TARGET] = FXW_PROPERTY (fxw_node_get_target, NULL),
+  [NODE_PROP_ARGS] = FXW_PROPERTY (fxw_node_get_args, NULL),
+  [NODE_PROP_KWARGS] = FXW_PROPERTY (fxw_node_get_kwargs, NULL),
+  [NODE_PROP_SHAPE] = FXW_PROPERTY (fxw_node_get_shape, NULL),
+  [NODE_PROP_MODULE] = FXW_PROPERTY (fxw_node_get_module_path, NULL),
+  [NODE_PROP_SOURCE] = FXW_PROPERTY (fxw_node_get_source, NULL),
+  [NODE_PROP_HIGHLIGHTED] = FXW_PROPERTY (fxw_node_get_highlighted, NULL),
+};
 
 G_DEFINE_FINAL_TYPE (FxwNode, fxw_node, G_TYPE_OBJECT)
 
@@ -55,55 +68,12 @@ fxw_node_finalize (GObject *object)
 }
 
 static void
-fxw_node_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  FxwNode *self = FXW_NODE (object);
-
-  switch (prop_id)
-    {
-    case NODE_PROP_INDEX:
-      g_value_set_uint (value, self->index);
-      break;
-    case NODE_PROP_NAME:
-      g_value_set_string (value, fxw_node_get_name (self));
-      break;
-    case NODE_PROP_OPCODE:
-      g_value_set_string (value, fxw_node_get_opcode (self));
-      break;
-    case NODE_PROP_TARGET:
-      g_value_set_string (value, fxw_node_get_target (self));
-      break;
-    case NODE_PROP_ARGS:
-      g_value_set_string (value, fxw_node_get_args (self));
-      break;
-    case NODE_PROP_KWARGS:
-      g_value_set_string (value, fxw_node_get_kwargs (self));
-      break;
-    case NODE_PROP_SHAPE:
-      g_value_set_string (value, fxw_node_get_shape (self));
-      break;
-    case NODE_PROP_MODULE:
-      g_value_set_string (value, fxw_node_get_module_path (self));
-      break;
-    case NODE_PROP_SOURCE:
-      g_value_set_string (value, fxw_node_get_source (self));
-      break;
-    case NODE_PROP_HIGHLIGHTED:
-      g_value_set_boolean (value, self->highlighted);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 fxw_node_class_init (FxwNodeClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   object_class->finalize = fxw_node_finalize;
-  object_class->get_property = fxw_node_get_property;
 
   node_properties[NODE_PROP_INDEX] = g_param_spec_uint ("index", NULL, NULL, 0, G_MAXUINT, 0, flags);
   node_properties[NODE_PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
@@ -116,7 +86,7 @@ fxw_node_class_init (FxwNodeClass *klass)
   node_properties[NODE_PROP_SOURCE] = g_param_spec_string ("source", NULL, NULL, NULL, flags);
   node_properties[NODE_PROP_HIGHLIGHTED] = g_param_spec_boolean ("highlighted", NULL, NULL, FALSE,
                                                                  flags | G_PARAM_EXPLICIT_NOTIFY);
-  g_object_class_install_properties (object_class, NODE_N_PROPS, node_properties);
+  fxw_object_class_install_properties (object_class, NODE_N_PROPS, node_properties, node_property_access);
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "fxw-kernel.h"
+#include "fxw-properties.h"
 
 struct _FxwKernel
 {
@@ -20,6 +21,9 @@ struct _FxwKernel
 
 enum { KERNEL_PROP_0, KERNEL_PROP_MARKED, KERNEL_N_PROPS };
 static GParamSpec *kernel_properties[KERNEL_N_PROPS];
+static const FxwPropertyAccess kernel_property_access[KERNEL_N_PROPS] = {
+  [KERNEL_PROP_MARKED] = FXW_PROPERTY (fxw_kernel_get_marked, NULL),
+};
 
 G_DEFINE_FINAL_TYPE (FxwKernel, fxw_kernel, G_TYPE_OBJECT)
 
@@ -39,31 +43,15 @@ fxw_kernel_finalize (GObject *object)
 }
 
 static void
-fxw_kernel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  FxwKernel *self = FXW_KERNEL (object);
-
-  switch (prop_id)
-    {
-    case KERNEL_PROP_MARKED:
-      g_value_set_boolean (value, self->marked);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 fxw_kernel_class_init (FxwKernelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = fxw_kernel_finalize;
-  object_class->get_property = fxw_kernel_get_property;
   kernel_properties[KERNEL_PROP_MARKED] =
     g_param_spec_boolean ("marked", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, KERNEL_N_PROPS, kernel_properties);
+  fxw_object_class_install_properties (object_class, KERNEL_N_PROPS, kernel_properties, kernel_property_access);
 }
 
 static void

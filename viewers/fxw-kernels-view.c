@@ -362,12 +362,6 @@ fxw_kernels_view_init (FxwKernelsView *self)
   node_changed_cb (self);
 }
 
-GtkWidget *
-fxw_kernels_view_new (void)
-{
-  return g_object_new (FXW_TYPE_KERNELS_VIEW, NULL);
-}
-
 void
 fxw_kernels_view_set_selection (FxwKernelsView *self, FxwSelection *selection)
 {

@@ -12,7 +12,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, FXW, KERNELS_VIEW, GtkWidget)
 
-GtkWidget  *fxw_kernels_view_new            (void);
 void        fxw_kernels_view_set_selection  (FxwKernelsView *self,
                                              FxwSelection   *selection);
 /* kernels: FxwKernel items (NULL: none, the empty page); by_name: the selection's graph is the one whose node names

@@ -413,12 +413,6 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
   self->inductor_links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
-GtkWidget *
-fxw_provenance_pane_new (void)
-{
-  return g_object_new (FXW_TYPE_PROVENANCE_PANE, NULL);
-}
-
 void
 fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *selection)
 {

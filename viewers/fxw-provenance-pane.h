@@ -12,7 +12,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, FXW, PROVENANCE_PANE, GtkWidget)
 
-GtkWidget  *fxw_provenance_pane_new            (void);
 void        fxw_provenance_pane_set_selection  (FxwProvenancePane *self,
                                                 FxwSelection      *selection);
 guint       fxw_provenance_pane_get_n_frames   (FxwProvenancePane *self);

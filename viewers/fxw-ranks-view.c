@@ -163,33 +163,10 @@ fail:
 static void
 clear_column (FxwRanksView *self)
 {
-  GtkWidget *child;
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-
-  /* As in the Summary view: the focus leaves the rows before they go (GTK 4.8's focus tracking). */
-  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self)))
-    gtk_root_set_focus (root, NULL);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->column))) != NULL)
-    gtk_box_remove (self->column, child);
+  fxw_viewers_remove_children (GTK_WIDGET (self->column), GTK_WIDGET (self));
   g_ptr_array_set_size (self->first_buttons, 0);
   g_string_truncate (self->text, 0);
   self->n_ranks = self->n_divs = 0;
-}
-
-static GtkWidget *
-add_label (GtkBox *box, const char *text, const char *css_class)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), css_class == NULL);
-  if (css_class != NULL)
-    gtk_widget_add_css_class (label, css_class);
-  gtk_box_append (box, label);
-  return label;
 }
 
 static const char *
@@ -264,11 +241,11 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
   gtk_widget_set_margin_top (row, 6);
   gtk_widget_set_margin_bottom (row, 6);
   gtk_widget_set_hexpand (words, TRUE);
-  gtk_widget_add_css_class (add_label (GTK_BOX (head), id, "monospace"), "heading");
-  add_label (GTK_BOX (head), kind_title (d->kind), "heading");
-  add_label (GTK_BOX (head), d->ranks, "accent");
+  gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (head), id, "heading"), "monospace");
+  fxw_viewers_add_label (GTK_BOX (head), kind_title (d->kind), "heading");
+  fxw_viewers_add_label (GTK_BOX (head), d->ranks, "accent");
   gtk_box_append (GTK_BOX (words), head);
-  gtk_widget_add_css_class (add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
+  gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
   gtk_box_append (GTK_BOX (row), words);
   gtk_box_append (GTK_BOX (row), buttons);
   g_string_append_printf (self->text, "%-8s %-12s %-14s %s\n", id, fx_rank_div_kind_name (d->kind), d->ranks,
@@ -346,7 +323,7 @@ show_ranks (FxwRanksView *self, const RanksData *data)
     }
   /* translators: the heading of the Ranks view */
   title = g_strdup_printf (ngettext ("%u Rank", "%u Ranks", data->ranks->len), data->ranks->len);
-  add_label (self->column, title, "title-2");
+  fxw_viewers_add_label (self->column, title, "title-2");
   g_string_append_printf (self->text, "%s\n", title);
   for (guint r = 0; r < data->ranks->len; r++)
     {
@@ -355,7 +332,7 @@ show_ranks (FxwRanksView *self, const RanksData *data)
       g_autofree char *line = g_strdup_printf (ngettext ("rank %d: %u compile  %s", "rank %d: %u compiles  %s",
                                                          rk->n_compiles), rk->rank, rk->n_compiles, rk->path);
 
-      add_label (self->column, line, NULL);
+      fxw_viewers_add_label (self->column, line, NULL);
       g_string_append_printf (self->text, "%s\n", line);
     }
   if (data->divs->len == 0)
@@ -363,14 +340,14 @@ show_ranks (FxwRanksView *self, const RanksData *data)
       const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results, collectives and "
                             "runtime estimates.");
 
-      heading = add_label (self->column, agree, "title-4");
+      heading = fxw_viewers_add_label (self->column, agree, "title-4");
       gtk_widget_set_margin_top (heading, 18);
       g_string_append_printf (self->text, "\n%s\n", agree);
       gtk_stack_set_visible_child_name (self->stack, "ranks");
       return;
     }
   /* translators: the heading of the list of divergences in the Ranks view */
-  heading = add_label (self->column, _("Where the Ranks Diverge"), "title-4");
+  heading = fxw_viewers_add_label (self->column, _("Where the Ranks Diverge"), "title-4");
   gtk_widget_set_margin_top (heading, 18);
   g_string_append_printf (self->text, "\n%s\n", _("Where the Ranks Diverge"));
   list = gtk_list_box_new ();
@@ -447,12 +424,6 @@ fxw_ranks_view_activate (FxwRanksView *self, guint index)
     return FALSE;
   g_signal_emit_by_name (button, "clicked");
   return TRUE;
-}
-
-GtkWidget *
-fxw_ranks_view_new (void)
-{
-  return g_object_new (FXW_TYPE_RANKS_VIEW, NULL);
 }
 
 static void

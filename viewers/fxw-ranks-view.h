@@ -10,7 +10,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW, RANKS_VIEW, GtkWidget)
 
-GtkWidget  *fxw_ranks_view_new            (void);
 /* Reads the ranks and their divergences of the workspace (NULL: none) in a thread and shows them; a later call
    replaces it. */
 void        fxw_ranks_view_set_workspace  (FxwRanksView *self,

@@ -3,6 +3,7 @@
 
 #include "fx-config.h"
 
+#include "fxw-properties.h"
 #include "fxw-selection.h"
 
 struct _FxwSelection
@@ -16,6 +17,10 @@ struct _FxwSelection
 enum { PROP_0, PROP_GRAPH, PROP_NODE, N_PROPS };
 enum { HIGHLIGHT_CHANGED, N_SIGNALS };
 static GParamSpec *properties[N_PROPS];
+static const FxwPropertyAccess property_access[N_PROPS] = {
+  [PROP_GRAPH] = FXW_PROPERTY (fxw_selection_get_graph, fxw_selection_set_graph),
+  [PROP_NODE] = FXW_PROPERTY (fxw_selection_get_node, fxw_selection_set_node),
+};
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (FxwSelection, fxw_selection, G_TYPE_OBJECT)
@@ -44,50 +49,12 @@ fxw_selection_finalize (GObject *object)
 }
 
 static void
-fxw_selection_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  FxwSelection *self = FXW_SELECTION (object);
-
-  switch (prop_id)
-    {
-    case PROP_GRAPH:
-      g_value_set_object (value, self->graph);
-      break;
-    case PROP_NODE:
-      g_value_set_object (value, self->node);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-fxw_selection_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  FxwSelection *self = FXW_SELECTION (object);
-
-  switch (prop_id)
-    {
-    case PROP_GRAPH:
-      fxw_selection_set_graph (self, g_value_get_object (value));
-      break;
-    case PROP_NODE:
-      fxw_selection_set_node (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 fxw_selection_class_init (FxwSelectionClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = fxw_selection_dispose;
   object_class->finalize = fxw_selection_finalize;
-  object_class->get_property = fxw_selection_get_property;
-  object_class->set_property = fxw_selection_set_property;
 
   properties[PROP_GRAPH] =
     g_param_spec_object ("graph", NULL, NULL, FXW_TYPE_GRAPH,
@@ -95,7 +62,7 @@ fxw_selection_class_init (FxwSelectionClass *klass)
   properties[PROP_NODE] =
     g_param_spec_object ("node", NULL, NULL, FXW_TYPE_NODE,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  fxw_object_class_install_properties (object_class, N_PROPS, properties, property_access);
 
   /**
    * FxwSelection::highlight-changed:

@@ -253,45 +253,15 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 static void
 clear_column (FxwSummaryView *self)
 {
-  GtkWidget *child;
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-
-  /* The focus leaves the rows first: removing the focused row of a hidden page makes AdwViewStack and the
-     window's focus tracking of GTK 4.8 look at a widget that is gone (a critical, seen in the display test). */
-  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self)))
-    gtk_root_set_focus (root, NULL);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->column))) != NULL)
-    gtk_box_remove (self->column, child);
+  fxw_viewers_remove_children (GTK_WIDGET (self->column), GTK_WIDGET (self));
   g_hash_table_remove_all (self->links);
   g_string_truncate (self->text, 0);
-}
-
-static GtkWidget *
-add_label (GtkBox *box, const char *text, const char *css_class, gboolean markup)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  if (markup)
-    gtk_label_set_markup (GTK_LABEL (label), text);
-  else
-    gtk_label_set_text (GTK_LABEL (label), text);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  /* Headings are not selectable: the first selectable label of a page takes the focus with all its text
-     selected. The reasons are, for copying. */
-  gtk_label_set_selectable (GTK_LABEL (label), css_class == NULL || g_str_equal (css_class, "monospace"));
-  if (css_class != NULL)
-    gtk_widget_add_css_class (label, css_class);
-  gtk_box_append (box, label);
-  return label;
 }
 
 static void
 add_heading (FxwSummaryView *self, const char *text)
 {
-  GtkWidget *label = add_label (self->column, text, "title-4", FALSE);
+  GtkWidget *label = fxw_viewers_add_label (self->column, text, "title-4");
 
   gtk_widget_set_margin_top (label, 18);
   g_string_append_printf (self->text, "\n%s\n", text);
@@ -445,14 +415,14 @@ add_counts (FxwSummaryView *self, const Summary *s)
   /* translators: the Summary view's counts; %u are numbers */
   line1 = g_strdup_printf (_("%u compiles of %u frames · %u graph breaks · %u restarts · %u recompiles · %u failures"),
                            s->entries->len, frames, breaks, restarts, recompiles, failures);
-  add_label (self->column, line1, "heading", FALSE);
+  fxw_viewers_add_label (self->column, line1, "heading");
   g_string_append_printf (self->text, "%s\n", line1);
   f = format_seconds (frame_s);
   b = format_seconds (backend_s);
   i = format_seconds (inductor_s);
   /* translators: the compile times of all compiles: Dynamo's whole frame, then the backends, then Inductor */
   line2 = g_strdup_printf (_("Compile time: %s in all (entire frame), %s in backends, %s in Inductor"), f, b, i);
-  add_label (self->column, line2, "dim-label", FALSE);
+  fxw_viewers_add_label (self->column, line2, "dim-label");
   g_string_append_printf (self->text, "%s\n", line2);
 }
 
@@ -506,7 +476,7 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
                                     _("↓ guard failed:"), (char *) g_ptr_array_index (e->reasons, r));
           if (why->len == 0)
             g_string_append (why, _("↓ recompiled (the trace gives no reason)"));
-          w = add_label (frame_box, why->str, "monospace", FALSE);
+          w = fxw_viewers_add_label (frame_box, why->str, "monospace");
           gtk_widget_set_margin_start (w, 40);
           gtk_widget_add_css_class (w, "dim-label");
           {
@@ -706,7 +676,7 @@ add_table (FxwSummaryView *self, const Summary *s)
       g_autofree char *more = g_strdup_printf (_("… and %u more compiles (the sidebar lists them all)"),
                                                s->entries->len - n);
 
-      add_label (self->column, more, "dim-label", FALSE);
+      fxw_viewers_add_label (self->column, more, "dim-label");
     }
 }
 
@@ -721,7 +691,7 @@ show_summary (FxwSummaryView *self, const Summary *s)
       gtk_stack_set_visible_child_name (self->stack, "empty");
       return;
     }
-  add_label (self->column, _("Summary"), "title-1", FALSE);
+  fxw_viewers_add_label (self->column, _("Summary"), "title-1");
   g_string_append_printf (self->text, "%s\n", _("Summary"));
   if (s->entries->len > 0)
     add_counts (self, s);
@@ -804,12 +774,6 @@ fxw_summary_view_activate_compile (FxwSummaryView *self, const char *compile_id)
     return FALSE;
   g_signal_emit_by_name (button, "clicked");
   return TRUE;
-}
-
-GtkWidget *
-fxw_summary_view_new (void)
-{
-  return g_object_new (FXW_TYPE_SUMMARY_VIEW, NULL);
 }
 
 static void

@@ -10,7 +10,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW, SUMMARY_VIEW, GtkWidget)
 
-GtkWidget  *fxw_summary_view_new           (void);
 /* Reads the workspace (NULL: none, e.g. a folder of FX files) in a thread and shows it; a later call replaces it. */
 void        fxw_summary_view_set_workspace (FxwSummaryView *self,
                                             const char     *path);

@@ -29,6 +29,9 @@ struct _FxwTableView
 
 enum { PROP_0, PROP_SELECTION, N_PROPS };
 static GParamSpec *properties[N_PROPS];
+static const FxwPropertyAccess property_access[N_PROPS] = {
+  [PROP_SELECTION] = FXW_PROPERTY (fxw_table_view_get_selection, fxw_table_view_set_selection),
+};
 
 G_DEFINE_FINAL_TYPE (FxwTableView, fxw_table_view, GTK_TYPE_WIDGET)
 
@@ -192,49 +195,17 @@ fxw_table_view_dispose (GObject *object)
 }
 
 static void
-fxw_table_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  FxwTableView *self = FXW_TABLE_VIEW (object);
-
-  switch (prop_id)
-    {
-    case PROP_SELECTION:
-      g_value_set_object (value, self->selection);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-fxw_table_view_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  FxwTableView *self = FXW_TABLE_VIEW (object);
-
-  switch (prop_id)
-    {
-    case PROP_SELECTION:
-      fxw_table_view_set_selection (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 fxw_table_view_class_init (FxwTableViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = fxw_table_view_dispose;
-  object_class->get_property = fxw_table_view_get_property;
-  object_class->set_property = fxw_table_view_set_property;
 
   properties[PROP_SELECTION] =
     g_param_spec_object ("selection", NULL, NULL, FXW_TYPE_SELECTION,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  fxw_object_class_install_properties (object_class, N_PROPS, properties, property_access);
 
   g_type_ensure (FXW_TYPE_NODE);
   fxw_viewers_class_set_template (widget_class, "fxw-table-view.ui");
@@ -265,12 +236,6 @@ fxw_table_view_init (FxwTableView *self)
       g_list_model_get_item (gtk_column_view_get_columns (self->column_view), 1);
     gtk_column_view_sort_by_column (self->column_view, first, GTK_SORT_ASCENDING);
   }
-}
-
-GtkWidget *
-fxw_table_view_new (void)
-{
-  return g_object_new (FXW_TYPE_TABLE_VIEW, NULL);
 }
 
 FxwSelection *

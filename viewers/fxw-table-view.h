@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwTableView, fxw_table_view, FXW, TABLE_VIEW, GtkWidget)
 
-GtkWidget    *fxw_table_view_new           (void);
 FxwSelection *fxw_table_view_get_selection (FxwTableView *self);
 void          fxw_table_view_set_selection (FxwTableView *self,
                                             FxwSelection *selection);

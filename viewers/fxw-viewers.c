@@ -54,6 +54,34 @@ fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type)
 }
 
 void
+fxw_viewers_remove_children (GtkWidget *container, GtkWidget *scope)
+{
+  GtkRoot *root = gtk_widget_get_root (container);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  GtkWidget *child;
+
+  if (focus != NULL && gtk_widget_is_ancestor (focus, scope))
+    gtk_root_set_focus (root, NULL);
+  while ((child = gtk_widget_get_first_child (container)) != NULL)
+    gtk_widget_unparent (child);
+}
+
+GtkWidget *
+fxw_viewers_add_label (GtkBox *box, const char *text, const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), css_class == NULL || g_str_equal (css_class, "monospace"));
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  gtk_box_append (box, label);
+  return label;
+}
+
+void
 fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r)
 {
   cairo_new_sub_path (cr);

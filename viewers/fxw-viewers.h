@@ -10,6 +10,7 @@
 #include "fxw-graph.h"
 #include "fxw-kernel.h"
 #include "fxw-kernels-view.h"
+#include "fxw-properties.h"
 #include "fxw-provenance-map.h"
 #include "fxw-provenance-pane.h"
 #include "fxw-ranks-view.h"
@@ -26,6 +27,15 @@ void fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *u
 /* A templated widget's dispose: gtk_widget_dispose_template() clears only the bound children; the template's root
    box goes too. */
 void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
+
+/* Removes every child of container (a GtkBox or GtkGrid). The focus leaves them first when it is inside scope:
+   removing the focused row of a hidden page makes AdwViewStack and the window's focus tracking of GTK 4.8 look at a
+   widget that is gone (a critical, seen in the display test). */
+void fxw_viewers_remove_children (GtkWidget *container, GtkWidget *scope);
+/* Appends a label to box: left-aligned, wrapped, with css_class (NULL: none). Only body text (no class) and
+   "monospace" text are selectable, for copying: the first selectable label of a page takes the focus with all its
+   text selected, which a heading must not. */
+GtkWidget *fxw_viewers_add_label (GtkBox *box, const char *text, const char *css_class);
 
 /* Adds the path of a rectangle with corners rounded to radius r, as the canvases draw their boxes. */
 void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);

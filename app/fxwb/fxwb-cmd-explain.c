@@ -309,17 +309,9 @@ fxwb_cmd_explain (int argc, char **argv)
                                "guards as one SHAPE_ENV guard; weakrefs, which a trace does not keep, as None) and\n"
                                "Compile Times (compile_times(): each dynamo_timed key's durations from the trace's\n"
                                "chromium events).",
-                               "Exit status:\n"
-                               "  0  printed\n"
-                               "  1  FILE is not a workspace this build can read\n"
-                               "  2  wrong command line\n"
-                               "  3  FILE cannot be read\n");
-  if (!fxwb_parse_options (context, &argc, &argv))
-    return FXWB_EXIT_USAGE;
-  if (argc != 2)
-    return fxwb_usage_error (context, argc < 2 ? "missing FILE.fxwb" : "more than one FILE");
+                               FXWB_WORKSPACE_EXIT_STATUS ("printed"));
   fx_store *store = NULL;
-  int open_rc = fxwb_open_workspace (argv[1], FALSE, &store);
+  int open_rc = fxwb_open_workspace_argument (context, &argc, &argv, &store);
   if (open_rc != FXWB_EXIT_OK)
     return open_rc;
   fx_diag diag;

@@ -141,17 +141,9 @@ fxwb_cmd_ls (int argc, char **argv)
                                "and ends with \"ranks diverge:\": compiles made on some ranks only, and graphs, guards,\n"
                                "cache results, collective order or runtime estimates (inductor_runtime_and_tensor_meta, totals\n"
                                "more than 5% apart) that differ between ranks for the same compile id.",
-                               "Exit status:\n"
-                               "  0  listed\n"
-                               "  1  FILE is not a workspace this build can read\n"
-                               "  2  wrong command line\n"
-                               "  3  FILE cannot be read\n");
-  if (!fxwb_parse_options (context, &argc, &argv))
-    return FXWB_EXIT_USAGE;
-  if (argc != 2)
-    return fxwb_usage_error (context, argc < 2 ? "missing FILE.fxwb" : "more than one FILE");
+                               FXWB_WORKSPACE_EXIT_STATUS ("listed"));
   fx_store *store = NULL;
-  int open_rc = fxwb_open_workspace (argv[1], FALSE, &store);
+  int open_rc = fxwb_open_workspace_argument (context, &argc, &argv, &store);
   if (open_rc != FXWB_EXIT_OK)
     return open_rc;
   fx_diag diag;

@@ -458,15 +458,11 @@ void
 fxwb_inputs_add_reference (const fxwb_source *src, fxwb_inputs *in)
 {
   fx_diag diag;
-  fx_status st;
-  fx_interp_opts io;
-  memset (&io, 0, sizeof io);
-  fx_generator gen;
-  fx_generator_seed (&gen, 0);
-  io.gen = &gen;
+  size_t n_ref64 = 0;
   fx_diag_clear (&diag);
-  st = fx_interp_run (src->graph, in->inputs, in->n_inputs, &io, in->arena, &in->ref, &in->n_ref, &diag);
-  if (st != FX_OK)
+  /* A graph that cannot run on float64 inputs just has no fp64 reference (ref64 NULL). */
+  if (fx_interp_run_reference (src->graph, in->inputs, in->n_inputs, in->arena, &in->ref, &in->n_ref, &in->ref64,
+                               &n_ref64, &diag) != FX_OK)
     {
       if (diag.node[0])
         g_snprintf (in->ref_error, sizeof in->ref_error, "node '%s': %s", diag.node, diag.message);
@@ -474,30 +470,7 @@ fxwb_inputs_add_reference (const fxwb_source *src, fxwb_inputs *in)
         g_snprintf (in->ref_error, sizeof in->ref_error, "%s", diag.message);
       in->ref = NULL;
       in->n_ref = 0;
-      return;
     }
-  /* PyTorch's same() decides a failed allclose by RMSE against an fp64 run (torch._dynamo.utils.same): run the graph
-     again on float64 copies of the floating inputs. A graph that cannot run that way just has no fp64 reference. */
-  fx_value *in64 = fx_arena_alloc (in->arena, sizeof (fx_value) * (in->n_inputs + 1));
-  for (size_t i = 0; i < in->n_inputs; i++)
-    {
-      const fx_value *v = &in->inputs[i];
-      if (v->kind == FX_VALUE_TENSOR && v->u.t && fx_dtype_is_floating (v->u.t->dtype))
-        in64[i] = fx_value_tensor (fx_tensor_to_dtype (NULL, v->u.t, FX_DTYPE_F64));
-      else
-        in64[i] = fx_value_dup (v, in->arena);
-    }
-  fx_value *r64 = NULL;
-  size_t n64 = 0;
-  fx_generator_seed (&gen, 0);
-  fx_diag_clear (&diag);
-  if (fx_interp_run (src->graph, in64, in->n_inputs, &io, in->arena, &r64, &n64, &diag) == FX_OK && n64 == in->n_ref)
-    in->ref64 = r64;
-  else
-    for (size_t i = 0; i < n64; i++)
-      fx_value_clear (&r64[i]);
-  for (size_t i = 0; i < in->n_inputs; i++)
-    fx_value_clear (&in64[i]);
 }
 
 void

@@ -101,6 +101,16 @@ fxwb_open_workspace (const char *path, gboolean create, fx_store **store)
   return fxwb_exit_for_status (st);
 }
 
+int
+fxwb_open_workspace_argument (GOptionContext *context, int *argc, char ***argv, fx_store **store)
+{
+  if (!fxwb_parse_options (context, argc, argv))
+    return FXWB_EXIT_USAGE;
+  if (*argc != 2)
+    return fxwb_usage_error (context, *argc < 2 ? "missing FILE.fxwb" : "more than one FILE");
+  return fxwb_open_workspace ((*argv)[1], FALSE, store);
+}
+
 gboolean
 fxwb_stderr_is_tty (void)
 {

@@ -72,6 +72,16 @@ int fxwb_exit_for_status (fx_status status);
 /* Opens the workspace at path (create: make it when missing) into *store; on failure prints the diagnostic and
    returns the exit code for it, else FXWB_EXIT_OK. */
 int fxwb_open_workspace (const char *path, gboolean create, fx_store **store);
+/* The start of "fxwb CMD FILE.fxwb": parses the options, wants FILE alone (else a usage error) and opens it
+   read-only into *store. Returns FXWB_EXIT_OK, else the exit code, the error printed. */
+int fxwb_open_workspace_argument (GOptionContext *context, int *argc, char ***argv, fx_store **store);
+/* Such a command's exit statuses, for its option context's description; done says what 0 means ("listed"). */
+#define FXWB_WORKSPACE_EXIT_STATUS(done)                          \
+  "Exit status:\n"                                                \
+  "  0  " done "\n"                                               \
+  "  1  FILE is not a workspace this build can read\n"           \
+  "  2  wrong command line\n"                                     \
+  "  3  FILE cannot be read\n"
 /* TRUE when stdout/stderr is a terminal (for progress bars). */
 gboolean fxwb_stderr_is_tty (void);
 /* A one-line progress bar on stderr: "label [#####.....] 42%"; done=total clears it. */

@@ -19,6 +19,7 @@
 
 #include "fxw-document.h"
 #include "fxw-engine.h"
+#include "fxw-properties.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +52,12 @@ struct _FxwDocument
 
 enum { PROP_0, PROP_BUSY, PROP_PROGRESS, PROP_ERROR, PROP_TITLE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
+static const FxwPropertyAccess property_access[N_PROPS] = {
+  [PROP_BUSY] = FXW_PROPERTY (fxw_document_get_busy, NULL),
+  [PROP_PROGRESS] = FXW_PROPERTY (fxw_document_get_progress, NULL),
+  [PROP_ERROR] = FXW_PROPERTY (fxw_document_get_error, NULL),
+  [PROP_TITLE] = FXW_PROPERTY (fxw_document_get_title, NULL),
+};
 
 G_DEFINE_FINAL_TYPE (FxwDocument, fxw_document, G_TYPE_OBJECT)
 
@@ -1157,37 +1164,12 @@ fxw_document_finalize (GObject *object)
 }
 
 static void
-fxw_document_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  FxwDocument *self = FXW_DOCUMENT (object);
-
-  switch (prop_id)
-    {
-    case PROP_BUSY:
-      g_value_set_boolean (value, self->busy);
-      break;
-    case PROP_PROGRESS:
-      g_value_set_double (value, self->progress);
-      break;
-    case PROP_ERROR:
-      g_value_set_boxed (value, self->error);
-      break;
-    case PROP_TITLE:
-      g_value_set_string (value, self->title);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 fxw_document_class_init (FxwDocumentClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = fxw_document_dispose;
   object_class->finalize = fxw_document_finalize;
-  object_class->get_property = fxw_document_get_property;
 
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1197,7 +1179,7 @@ fxw_document_class_init (FxwDocumentClass *klass)
                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  fxw_object_class_install_properties (object_class, N_PROPS, properties, property_access);
 }
 
 static void

@@ -374,10 +374,13 @@ prepare_work_dir (FxwMinifyWindow *self, GError **error)
   return ok;
 }
 
+/* Starts fxwb minify (resume: from the checkpoint); nothing while a run is going. */
 static void
 launch (FxwMinifyWindow *self, gboolean resume)
 {
   g_autoptr (GError) error = NULL;
+  if (self->state == FXW_MINIFY_RUNNING)
+    return;
   if (!prepare_work_dir (self, &error))
     {
       set_status (self, error->message);
@@ -447,8 +450,6 @@ void
 fxw_minify_window_start (FxwMinifyWindow *self)
 {
   g_return_if_fail (FXW_IS_MINIFY_WINDOW (self));
-  if (self->state == FXW_MINIFY_RUNNING)
-    return;
   launch (self, FALSE);
 }
 
@@ -456,8 +457,6 @@ void
 fxw_minify_window_resume (FxwMinifyWindow *self)
 {
   g_return_if_fail (FXW_IS_MINIFY_WINDOW (self));
-  if (self->state == FXW_MINIFY_RUNNING)
-    return;
   launch (self, TRUE);
 }
 

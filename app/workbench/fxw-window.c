@@ -715,9 +715,9 @@ clear_stage (FxwWindow *self)
   fxw_compare_view_set_runs (self->compare_view, NULL);
 }
 
-/* The compile holding stage, from the document's tree. */
+/* The first compile of the document's tree that match accepts (NULL when none); the tree holds it. */
 static FxwSidebarItem *
-find_compile_of (FxwWindow *self, FxwSidebarItem *stage)
+find_compile (FxwWindow *self, gboolean (*match) (FxwSidebarItem *compile, gconstpointer data), gconstpointer data)
 {
   GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
 
@@ -729,18 +729,47 @@ find_compile_of (FxwWindow *self, FxwSidebarItem *stage)
       for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
         {
           g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
-          GListModel *stages = fxw_sidebar_item_get_children (compile);
 
-          for (guint s = 0; s < g_list_model_get_n_items (stages); s++)
-            {
-              g_autoptr(FxwSidebarItem) item = g_list_model_get_item (stages, s);
-
-              if (item == stage)
-                return compile;
-            }
+          if (match (compile, data))
+            return compile;
         }
     }
   return NULL;
+}
+
+static gboolean
+compile_holds_stage (FxwSidebarItem *compile, gconstpointer stage)
+{
+  GListModel *stages = fxw_sidebar_item_get_children (compile);
+
+  for (guint s = 0; s < g_list_model_get_n_items (stages); s++)
+    {
+      g_autoptr(FxwSidebarItem) item = g_list_model_get_item (stages, s);
+
+      if (item == stage)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The compile holding stage, from the document's tree. */
+static FxwSidebarItem *
+find_compile_of (FxwWindow *self, FxwSidebarItem *stage)
+{
+  return find_compile (self, compile_holds_stage, stage);
+}
+
+static gboolean
+compile_has_row (FxwSidebarItem *compile, gconstpointer row)
+{
+  return fxw_sidebar_item_get_compile_row (compile) == *(const gint64 *) row;
+}
+
+/* The compile of a workspace row among the sidebar's (NULL when none). */
+static FxwSidebarItem *
+find_compile_by_row (FxwWindow *self, gint64 compile_row)
+{
+  return find_compile (self, compile_has_row, &compile_row);
 }
 
 /* Selects stage (a row of compile in the sidebar; scrolled to when scroll), then node in its graph; a banner says so
@@ -987,23 +1016,9 @@ ranks_compare_cb (FxwWindow *self, gint64 row_a, gint64 row_b, const char *label
 static void
 ranks_compile_cb (FxwWindow *self, gint64 compile_row)
 {
-  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
   GListModel *rows = G_LIST_MODEL (self->sidebar_filter);
-  FxwSidebarItem *target = NULL;
+  FxwSidebarItem *target = find_compile_by_row (self, compile_row);
 
-  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames) && target == NULL; f++)
-    {
-      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
-      GListModel *compiles = fxw_sidebar_item_get_children (frame);
-
-      for (guint c = 0; c < g_list_model_get_n_items (compiles) && target == NULL; c++)
-        {
-          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
-
-          if (fxw_sidebar_item_get_compile_row (compile) == compile_row)
-            target = compile;
-        }
-    }
   if (target == NULL)
     return;
   if (self->rank_filter >= 0 && self->rank_filter != fxw_sidebar_item_get_rank (target))
@@ -1935,28 +1950,6 @@ fxw_window_get_provenance_loaded (FxwWindow *self)
 {
   g_return_val_if_fail (FXW_IS_WINDOW (self), FALSE);
   return self->provenance_cancellable == NULL;
-}
-
-/* The compile of a workspace row among the sidebar's (NULL when none). */
-static FxwSidebarItem *
-find_compile_by_row (FxwWindow *self, gint64 compile_row)
-{
-  GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
-
-  for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
-    {
-      g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
-      GListModel *compiles = fxw_sidebar_item_get_children (frame);
-
-      for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
-        {
-          g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
-
-          if (fxw_sidebar_item_get_compile_row (compile) == compile_row)
-            return compile;   /* the document's tree holds it */
-        }
-    }
-  return NULL;
 }
 
 /* The graph of compile on side ("pre_grad", "post_grad") shown, and node selected in it. */

@@ -219,7 +219,6 @@ check_inline (const fx_graph *graph, const fx_minify_config *config, fx_failure 
   fx_diag_clear (&diag);
   fx_value *inputs = NULL, *res = NULL, *ref = NULL, *ref64 = NULL;
   size_t n_inputs = 0, n_res = 0, n_ref = 0, n_ref64 = 0;
-  fx_value *in64 = NULL;
   fx_status st = fx_minify_make_inputs (graph, config, arena, &inputs, &n_inputs, &diag);
   if (st != FX_OK)
     {
@@ -236,33 +235,11 @@ check_inline (const fx_graph *graph, const fx_minify_config *config, fx_failure 
   unsigned fail_on = config->fail_on ? config->fail_on : FX_FAIL_ON_ANY;
   if (!(fail_on & FX_FAIL_ON (FX_FAILURE_ACCURACY)))
     goto done;
-  fx_interp_opts io;
-  memset (&io, 0, sizeof io);
-  fx_generator gen;
-  fx_generator_seed (&gen, 0);
-  io.gen = &gen;
   fx_diag_clear (&diag);
-  if (fx_interp_run (graph, inputs, n_inputs, &io, arena, &ref, &n_ref, &diag) != FX_OK)
+  if (fx_interp_run_reference (graph, inputs, n_inputs, arena, &ref, &n_ref, &ref64, &n_ref64, &diag) != FX_OK)
     {
       failure_from_diag (out, FX_FAILURE_INVALID, &diag);
       goto done;
-    }
-  in64 = fx_arena_alloc (arena, sizeof (fx_value) * (n_inputs + 1));
-  for (size_t i = 0; i < n_inputs; i++)
-    {
-      const fx_value *v = &inputs[i];
-      if (v->kind == FX_VALUE_TENSOR && v->u.t && fx_dtype_is_floating (v->u.t->dtype))
-        in64[i] = fx_value_tensor (fx_tensor_to_dtype (NULL, v->u.t, FX_DTYPE_F64));
-      else
-        in64[i] = fx_value_dup (v, arena);
-    }
-  fx_generator_seed (&gen, 0);
-  fx_diag_clear (&diag);
-  if (fx_interp_run (graph, in64, n_inputs, &io, arena, &ref64, &n_ref64, &diag) != FX_OK || n_ref64 != n_ref)
-    {
-      clear_values (ref64, n_ref64);
-      ref64 = NULL;
-      n_ref64 = 0;
     }
   if (n_res != n_ref)
     {
@@ -279,7 +256,6 @@ check_inline (const fx_graph *graph, const fx_minify_config *config, fx_failure 
 
 done:
   clear_values (inputs, n_inputs);
-  clear_values (in64, n_inputs);
   clear_values (res, n_res);
   clear_values (ref, n_ref);
   clear_values (ref64, n_ref64);

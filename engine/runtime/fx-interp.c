@@ -378,6 +378,47 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
   return st;
 }
 
+fx_status
+fx_interp_run_reference (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                         fx_value **ref, size_t *n_ref, fx_value **ref64, size_t *n_ref64, fx_diag *diag)
+{
+  fx_interp_opts io;
+  memset (&io, 0, sizeof io);
+  fx_generator gen;
+  fx_generator_seed (&gen, 0);
+  io.gen = &gen;
+  *ref64 = NULL;
+  *n_ref64 = 0;
+  fx_status st = fx_interp_run (graph, inputs, n_inputs, &io, arena, ref, n_ref, diag);
+  if (st != FX_OK)
+    return st;
+  fx_value *in64 = fx_arena_alloc (arena, sizeof (fx_value) * (n_inputs + 1));
+  for (size_t i = 0; i < n_inputs; i++)
+    {
+      const fx_value *v = &inputs[i];
+      if (v->kind == FX_VALUE_TENSOR && v->u.t && fx_dtype_is_floating (v->u.t->dtype))
+        in64[i] = fx_value_tensor (fx_tensor_to_dtype (NULL, v->u.t, FX_DTYPE_F64));
+      else
+        in64[i] = fx_value_dup (v, arena);
+    }
+  fx_value *r64 = NULL;
+  size_t n64 = 0;
+  fx_diag d64;
+  fx_diag_clear (&d64);
+  fx_generator_seed (&gen, 0);
+  if (fx_interp_run (graph, in64, n_inputs, &io, arena, &r64, &n64, &d64) == FX_OK && n64 == *n_ref)
+    {
+      *ref64 = r64;
+      *n_ref64 = n64;
+    }
+  else
+    for (size_t i = 0; i < n64; i++)
+      fx_value_clear (&r64[i]);
+  for (size_t i = 0; i < n_inputs; i++)
+    fx_value_clear (&in64[i]);
+  return FX_OK;
+}
+
 /* ---------------------------------------------------------------- threads */
 
 void fx_parallel_set_threads (int n);   /* engine/ops/fx-ops.c */

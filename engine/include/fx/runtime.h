@@ -27,6 +27,13 @@ fx_status fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n
                          const fx_interp_opts *opts, fx_arena *arena,
                          fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 
+/* The runs PyTorch's same() compares a result with (torch._dynamo.utils.same): graph on inputs in the interpreter,
+   its random ops drawing from a generator seeded with 0, into *ref; then again on float64 copies of the floating
+   inputs into *ref64, for the RMSE rule. *ref64 stays NULL (*n_ref64 0) where the graph cannot run so or returns
+   another count; only the first run's failure fails (diag set). The caller fx_value_clear()s the values. */
+fx_status fx_interp_run_reference (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                                   fx_value **ref, size_t *n_ref, fx_value **ref64, size_t *n_ref64, fx_diag *diag);
+
 /* An argument as a value: node references read from env by node id (borrowed: no reference taken), lists and
    tuples allocated from arena, dtype names and inf as globals. FX_ERR_UNSUPPORTED, with *bad the argument (an item
    of a list, maybe) no value can hold (a symbolic size, another Python global), for the caller to name. */
