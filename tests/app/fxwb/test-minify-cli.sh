@@ -71,11 +71,12 @@ grep -q "compile-error" "$tmp/other.txt" || fail "other failure not named: $(cat
 
 # killed halfway (a cold compiler cache keeps each candidate slow), then resumed
 export FXWB_INDUCTOR_CACHE="$tmp/cache2"
+: > "$tmp/json.txt"   # exists before the loop reads it (the background job opens it when it gets to run)
 "$fxwb" minify "$graph" --backend inductor --option cpp.inject_relu_bug_TESTING_ONLY=accuracy --fail-on accuracy \
   --json -o "$tmp/r.py" > "$tmp/json.txt" 2> /dev/null &
 pid=$!
 i=0
-while [ "$(grep -c '"event": "shrunk"' "$tmp/json.txt" 2> /dev/null)" -lt 1 ] && [ $i -lt 600 ]; do
+while [ "$(grep -c '"event": "shrunk"' "$tmp/json.txt" 2> /dev/null || true)" -lt 1 ] && [ $i -lt 600 ]; do
   sleep 0.1
   i=$((i + 1))
 done
