@@ -27,6 +27,7 @@ typedef enum step_kind
   STEP_LAUNCH,
   STEP_GEMM,
   STEP_BROADCAST,
+  STEP_HOST,
 } step_kind;
 
 typedef struct program_step
@@ -49,6 +50,9 @@ typedef struct program_step
   fx_cuda_buffer_matrix cin;
   int bias_buffer;
   size_t bias_offset;
+  /* host: a node the device cannot run (fx_cuda_program_add_host) */
+  fx_cuda_host_fn host_fn;
+  void *host_ctx;
 } program_step;
 
 struct fx_cuda_program
@@ -402,6 +406,28 @@ fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *label, fx_d
   return FX_OK;
 }
 
+fx_status
+fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_host_fn fn, void *ctx, fx_diag *diag)
+{
+  program_step *s;
+
+  if (!(s = new_step (program, STEP_HOST, label ? label : "host", diag)))
+    return FX_ERR_NOMEM;
+  s->host_fn = fn;
+  s->host_ctx = ctx;
+  program->n_steps++;
+  return FX_OK;
+}
+
+bool
+fx_cuda_program_has_host_steps (const fx_cuda_program *program)
+{
+  for (size_t i = 0; i < program->n_steps; i++)
+    if (program->steps[i].kind == STEP_HOST)
+      return true;
+  return false;
+}
+
 void
 fx_cuda_program_use_graphs (fx_cuda_program *program, bool on)
 {
@@ -503,6 +529,8 @@ run_step (fx_cuda_program *p, const program_step *s, fx_cuda_stream *stream, con
         fx_cuda_matrix src = resolve (&s->a, ptrs), dst = resolve (&s->c, ptrs);
         return fx_cuda_broadcast_scale (p->cuda, stream, s->dtype, &src, s->alpha, &dst, diag);
       }
+    case STEP_HOST:
+      return s->host_fn (s->host_ctx, stream, ptrs, diag);
     default:
       return fx_diag_set (diag, FX_ERR_INVALID, "unknown program step");
     }

@@ -541,6 +541,15 @@ fx_status fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *l
                                          const fx_cuda_buffer_matrix *src, double scale,
                                          const fx_cuda_buffer_matrix *dst, fx_diag *diag);
 
+/* A step the device cannot run, done on the host in stream order: fn synchronizes the stream, copies what it
+   reads from ptrs (the program's buffers, by index) to the host and its results back (Inductor's fallback to an
+   ATen kernel, here the engine's reference kernel with a copy each way). A program with host steps cannot be
+   captured as a CUDA graph (skip the graphs, as PyTorch skips them for a CPU node). */
+typedef fx_status (*fx_cuda_host_fn) (void *ctx, fx_cuda_stream *stream, const fx_cuda_ptr *ptrs, fx_diag *diag);
+fx_status fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_host_fn fn, void *ctx,
+                                    fx_diag *diag);
+bool fx_cuda_program_has_host_steps (const fx_cuda_program *program);
+
 /* reduce-overhead on or off (off by default). */
 void fx_cuda_program_use_graphs (fx_cuda_program *program, bool on);
 /* Turns CUDA graphs off for this program and records "skipping cudagraphs due to <reason>", as PyTorch logs it. */

@@ -31,6 +31,9 @@ struct ind_gpu
   double *kernel_ms;
   size_t n_kernels;
   bool graphs;              /* reduce-overhead asked for and not skipped */
+  struct host_node *hosts;  /* fallback nodes run on the host (program host steps point into this) */
+  int n_hosts;
+  fx_generator gen;         /* random fallback nodes draw from it */
   int gemm_algos;           /* cuBLASLt heuristic results kept per GEMM: 1, or more under max-autotune */
   int *gemm_step;           /* per group: the program step of its GEMM, or -1 */
 };
@@ -207,10 +210,9 @@ ind_gpu_residual_match (const ind_program *p, const int *pbuf, int g, ind_gpu_re
 
 /* mm, addmm, bmm through GEMM plans (cuBLASLt, else cuBLAS): addmm's 1-D bias as the BIAS epilogue, a full-shape
    bias of the output's layout as beta * C, and with `res` the residual add of the next kernel as C (out of place).
-   Anything else the GPU path cannot run (the host reference kernels would need the data on the host in the middle
-   of the graph): the compile fails and says which node. */
+   Anything else: FX_ERR_UNSUPPORTED naming the node (add_extern runs it on the host). */
 static fx_status
-add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
+add_gemm (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
             const ind_gpu_residual *res, fx_diag *diag)
 {
   int op = n->call ? n->call->op->id : -1;
@@ -312,6 +314,113 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
   if ((st = fx_cuda_program_add_gemm_ex (gpu->prog, &gm, diag)) != FX_OK)
     return st;
   note_step (gpu, kernel);
+  return FX_OK;
+}
+
+typedef struct host_node
+{
+  ind_gpu *gpu;
+  const ind_program *p;
+  int node;
+} host_node;
+
+/* Copies buffer b (its whole planned extent) from the device to a new host tensor in bt[b], once. */
+static fx_status
+host_buffer (const host_node *h, const fx_cuda_ptr *ptrs, int b, fx_tensor **bt, fx_diag *diag)
+{
+  const ind_buffer *B = &h->p->bufs[b];
+  if (b < 0 || bt[b])
+    return FX_OK;
+  if (h->gpu->pbuf[b] < 0)
+    return fx_diag_set (diag, FX_ERR_BACKEND, "buf%d has no device memory", b);
+  bt[b] = fx_tensor_new_strided (NULL, B->dtype, B->ndim, B->sizes, B->strides);
+  if (bt[b] == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  size_t bytes = (size_t) ind_buffer_extent_bytes (B);
+  return bytes ? fx_cuda_copy_d2h (h->gpu->cuda, NULL, fx_tensor_data (bt[b]), ptrs[h->gpu->pbuf[b]], bytes, diag)
+               : FX_OK;
+}
+
+/* The program's host step for a node with no device kernel: its operands to the host, the engine's reference
+   kernel, its outputs back into their device buffers (Inductor's fallback to ATen, with a copy each way). */
+static fx_status
+run_host_node (void *ctx, fx_cuda_stream *stream, const fx_cuda_ptr *ptrs, fx_diag *diag)
+{
+  const host_node *h = ctx;
+  const ind_program *p = h->p;
+  const ind_node *n = &p->nodes[h->node];
+  fx_diag why;
+  fx_diag_clear (&why);
+  fx_tensor **bt = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));
+  fx_arena *arena = fx_arena_new ();
+  fx_status st = bt && arena ? fx_cuda_stream_synchronize (stream, &why) : fx_diag_set (&why, FX_ERR_NOMEM, "out of "
+                                                                                        "host memory");
+  for (int a = 0; st == FX_OK && n->call && a < n->call->n_args; a++)
+    {
+      if (n->arg_views[a] >= 0)
+        st = host_buffer (h, ptrs, p->views[n->arg_views[a]].buf, bt, &why);
+      else if (n->arg_list_views[a] && n->call->args[a].kind == FX_VALUE_LIST)
+        for (size_t k = 0; st == FX_OK && k < n->call->args[a].u.seq.n; k++)
+          if (n->arg_list_views[a][k] >= 0)
+            st = host_buffer (h, ptrs, p->views[n->arg_list_views[a][k]].buf, bt, &why);
+    }
+  if (st == FX_OK)
+    st = ind_run_node_host (p, h->node, &h->gpu->gen, bt, arena, &why);
+  for (int k = 0; st == FX_OK && k < n->n_outs; k++)
+    {
+      int b = n->out_bufs[k];
+      if (b < 0)
+        continue;
+      size_t bytes = (size_t) ind_buffer_extent_bytes (&p->bufs[b]);
+      if (h->gpu->pbuf[b] < 0 || bt[b] == NULL)
+        st = fx_diag_set (&why, FX_ERR_BACKEND, "output %d (buf%d) has no %s memory", k, b,
+                          bt[b] ? "device" : "host");
+      else if (bytes)
+        st = fx_cuda_copy_h2d (h->gpu->cuda, NULL, ptrs[h->gpu->pbuf[b]], fx_tensor_data (bt[b]), bytes, &why);
+    }
+  for (int b = 0; bt && b < p->n_bufs; b++)
+    if (bt[b])
+      fx_tensor_unref (bt[b]);
+  free (bt);
+  if (arena)
+    fx_arena_free (arena);
+  if (st != FX_OK)
+    {
+      const char *origin = n->n_origins ? n->origins[0] : "?";
+      fx_diag_set (diag, st, "inductor (cuda): fallback %s (node '%s') on the host: %s",
+                   n->call ? n->call->op->target : n->op_name, origin, why.message[0] ? why.message
+                                                                                      : fx_status_name (st));
+      if (diag)
+        snprintf (diag->node, sizeof diag->node, "%s", origin);
+    }
+  return st;
+}
+
+/* An extern or fallback node: a GEMM plan where one fits, else a host step running the node's reference kernel
+   (never a failed compile for a node the CPU backends run). With `res`, only the GEMM with the residual epilogue. */
+static fx_status
+add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
+            const ind_gpu_residual *res, bool *on_host, fx_diag *diag)
+{
+  *on_host = false;
+  fx_diag why;
+  fx_diag_clear (&why);
+  size_t steps = fx_cuda_program_n_steps (gpu->prog);
+  fx_status st = add_gemm (gpu, p, n, G, kernel, res, &why);
+  if (st != FX_ERR_UNSUPPORTED || res || fx_cuda_program_n_steps (gpu->prog) != steps || n->call == NULL)
+    {
+      if (st != FX_OK && diag)
+        *diag = why;
+      return st;
+    }
+  host_node *h = &gpu->hosts[gpu->n_hosts++];
+  h->gpu = gpu;
+  h->p = p;
+  h->node = (int) (n - p->nodes);
+  if ((st = fx_cuda_program_add_host (gpu->prog, G->name, run_host_node, h, diag)) != FX_OK)
+    return st;
+  note_step (gpu, kernel);
+  *on_host = true;
   return FX_OK;
 }
 
@@ -628,6 +737,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   ind_gpu *gpu = calloc (1, sizeof *gpu);
   *gpu_out = gpu;
   gpu->cuda = cuda;
+  gpu->hosts = calloc ((size_t) p->n_groups + 1, sizeof *gpu->hosts);
+  if (req->gen)
+    gpu->gen = *req->gen;
+  else
+    fx_generator_seed (&gpu->gen, 0);
   if ((st = fx_cuda_program_new (cuda, &gpu->prog, diag)) != FX_OK)
     return st;
   /* configurations: the heuristic's, or the fastest of max-autotune */
@@ -711,6 +825,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       int first = (int) out->n_kernels;
       fx_kernel_info *ki[2] = { NULL, NULL };
       const ind_group *fused = NULL;
+      bool on_host = false;
       if (G->is_extern)
         {
           const ind_node *n0 = &p->nodes[G->nodes[0]];
@@ -720,7 +835,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
             {
               fx_diag why;
               fx_diag_clear (&why);
-              st = add_extern (gpu, p, n0, G, first, &res, &why);
+              st = add_extern (gpu, p, n0, G, first, &res, &on_host, &why);
               if (st == FX_OK)
                 {
                   fused = &p->groups[res.consumer];
@@ -730,14 +845,21 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               else if (st == FX_ERR_UNSUPPORTED)
                 {
                   fx_buf_printf (&out->notes, "inductor (cuda): %s keeps its add: %s\n", G->name, why.message);
-                  st = add_extern (gpu, p, n0, G, first, NULL, diag);
+                  st = add_extern (gpu, p, n0, G, first, NULL, &on_host, diag);
                 }
               else if (diag)
                 *diag = why;
             }
           else
-            st = add_extern (gpu, p, n0, G, first, NULL, diag);
-          if (st == FX_OK)
+            st = add_extern (gpu, p, n0, G, first, NULL, &on_host, diag);
+          if (st == FX_OK && on_host)
+            {
+              ki[0]->kind = "fallback";
+              fx_buf_printf (&out->notes, "inductor (cuda): fallback %s (node '%s') runs the engine's reference "
+                             "kernel on the host, with its operands copied out and its outputs back\n",
+                             n0->call->op->target, n0->n_origins ? n0->origins[0] : "?");
+            }
+          if (st == FX_OK && !on_host)
             gpu->gemm_step[g] = (int) fx_cuda_program_n_steps (gpu->prog) - 1;
         }
       else
@@ -756,7 +878,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       for (int j = 0; j < 2; j++)
         if (ki[j])
           {
-            ki[j]->device = dev;
+            ki[j]->device = on_host ? (fx_device) { FX_DEVICE_CPU, -1 } : dev;
             for (int k = 0; k < G->n_nodes + (fused && j == 0 ? fused->n_nodes : 0); k++)
               {
                 const ind_node *n = &p->nodes[k < G->n_nodes ? G->nodes[k] : fused->nodes[k - G->n_nodes]];
@@ -804,7 +926,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               const char *why = "";
               fx_cuda_gemm_plan *plan = gemm_plan_of (gpu, g);
               bool lt = plan && fx_cuda_gemm_plan_uses_lt (plan, &why);
-              fx_buf_printf (&t, "%s extern", p->groups[g].name);
+              fx_buf_printf (&t, "%s %s", p->groups[g].name, plan ? "extern" : "fallback on the host");
               if (plan)
                 {
                   char name[96];
@@ -844,7 +966,14 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   if (st == FX_OK && p->opt.cudagraphs)
     {
       int m = mutated_inputs (req->graph);
-      if (m > 0)
+      if (gpu->n_hosts > 0)
+        {
+          const ind_node *hn = &p->nodes[gpu->hosts[0].node];
+          char reason[256];
+          snprintf (reason, sizeof reason, "cpu device (%s)", hn->n_origins ? hn->origins[0] : hn->op_name);
+          fx_cuda_program_skip_graphs (gpu->prog, reason);
+        }
+      else if (m > 0)
         {
           char reason[64];
           snprintf (reason, sizeof reason, "mutated inputs (%d instances)", m);
@@ -876,6 +1005,7 @@ ind_gpu_free (ind_gpu *gpu)
   free (gpu->step_kernel);
   free (gpu->gemm_step);
   free (gpu->kernel_ms);
+  free (gpu->hosts);
   free (gpu);
 }
 
