@@ -328,9 +328,9 @@ typedef struct host_node
 static fx_status
 host_buffer (const host_node *h, const fx_cuda_ptr *ptrs, int b, fx_tensor **bt, fx_diag *diag)
 {
-  const ind_buffer *B = &h->p->bufs[b];
   if (b < 0 || bt[b])
     return FX_OK;
+  const ind_buffer *B = &h->p->bufs[b];
   if (h->gpu->pbuf[b] < 0)
     return fx_diag_set (diag, FX_ERR_BACKEND, "buf%d has no device memory", b);
   bt[b] = fx_tensor_new_strided (NULL, B->dtype, B->ndim, B->sizes, B->strides);
@@ -1032,7 +1032,8 @@ wrap_block (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, const ind_buffer *B)
 
 static fx_status
 run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
-          fx_value **outputs, size_t *n_outputs, fx_cuda_timeline *timeline, fx_diag *diag)
+          fx_value **outputs, size_t *n_outputs, fx_cuda_timeline *timeline, fx_cuda_event *const *span,
+          fx_diag *diag)
 {
   fx_cuda *cuda = gpu->cuda;
   fx_cuda_stream *stream = fx_cuda_default_stream (cuda);
@@ -1094,12 +1095,16 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
       if (st == FX_OK)
         in_ptrs[k] = fx_cuda_tensor_ptr (dev[b]);
     }
+  if (st == FX_OK && span)
+    st = fx_cuda_event_record (span[0], stream, diag);
   if (st == FX_OK)
     {
       st = fx_cuda_program_run (gpu->prog, stream, in_ptrs, (size_t) gpu->n_inputs, out_ptrs,
                                 (size_t) gpu->n_outputs, &caller_owns, timeline, diag);
       ran = st == FX_OK;
     }
+  if (ran && span)
+    st = fx_cuda_event_record (span[1], stream, diag);
   for (int k = 0; ran && st == FX_OK && k < gpu->n_outputs; k++)
     {
       int b = gpu->output_bufs[k];
@@ -1178,7 +1183,98 @@ fx_status
 ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
              fx_value **outputs, size_t *n_outputs, fx_diag *diag)
 {
-  return run_once (gpu, p, inputs, n_inputs, arena, outputs, n_outputs, NULL, diag);
+  return run_once (gpu, p, inputs, n_inputs, arena, outputs, n_outputs, NULL, NULL, diag);
+}
+
+static void
+clear_outputs (fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    fx_value_clear (&v[i]);
+}
+
+/* PyTorch's benchmark of a compiled GPU graph: the inputs made resident on the device once, warm-up calls, then
+   each call between two CUDA events on its stream (the call's device time, its launches included; no copy in or
+   out); the last call's outputs are copied to the host, after the timing, for the accuracy check. */
+fx_status
+ind_gpu_bench (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, int warmup, int repeat,
+               fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes,
+               fx_diag *diag)
+{
+  fx_cuda *cuda = gpu->cuda;
+  fx_value *dev = calloc (n_inputs + 1, sizeof *dev);
+  fx_cuda_event *span[2] = { NULL, NULL };
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  *outputs = NULL;
+  *n_outputs = 0;
+  *peak_bytes = 0;
+  fx_status st = dev ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  for (size_t i = 0; st == FX_OK && i < n_inputs; i++)
+    {
+      const fx_value *v = &inputs[i];
+      if (v->kind == FX_VALUE_TENSOR && v->u.t && v->u.t->device.type != FX_DEVICE_CUDA)
+        {
+          fx_tensor *t = NULL;
+          st = fx_cuda_tensor_to_device (cuda, NULL, v->u.t, &t, diag);
+          dev[i] = st == FX_OK ? fx_value_tensor (t) : fx_value_none ();
+        }
+      else
+        dev[i] = fx_value_dup (v, arena);
+    }
+  if (st == FX_OK)
+    st = fx_cuda_event_new (cuda, &span[0], diag);
+  if (st == FX_OK)
+    st = fx_cuda_event_new (cuda, &span[1], diag);
+  for (int i = 0; st == FX_OK && i < warmup; i++)
+    {
+      st = run_once (gpu, p, dev, n_inputs, arena, &res, &n_res, NULL, NULL, diag);
+      clear_outputs (res, n_res);
+      n_res = 0;
+    }
+  if (st == FX_OK)
+    fx_cuda_alloc_reset_peak (cuda);
+  fx_cuda_alloc_stats before;
+  fx_cuda_alloc_get_stats (cuda, &before);
+  for (int i = 0; st == FX_OK && i < repeat; i++)
+    {
+      clear_outputs (res, n_res);
+      n_res = 0;
+      float ms = 0;
+      st = run_once (gpu, p, dev, n_inputs, arena, &res, &n_res, NULL, span, diag);
+      if (st == FX_OK)
+        st = fx_cuda_event_elapsed_ms (span[0], span[1], &ms, diag);
+      times_ms[i] = ms;
+    }
+  if (st == FX_OK)
+    {
+      fx_cuda_alloc_stats after;
+      fx_cuda_alloc_get_stats (cuda, &after);
+      *peak_bytes = after.peak_allocated_bytes > before.allocated_bytes
+                    ? after.peak_allocated_bytes - before.allocated_bytes : 0;
+      for (size_t k = 0; st == FX_OK && k < n_res; k++)
+        if (res[k].kind == FX_VALUE_TENSOR && res[k].u.t && res[k].u.t->device.type == FX_DEVICE_CUDA)
+          {
+            fx_tensor *h = NULL;
+            st = fx_cuda_tensor_to_host (cuda, NULL, res[k].u.t, &h, diag);
+            fx_value_clear (&res[k]);
+            res[k] = h ? fx_value_tensor (h) : fx_value_none ();
+          }
+    }
+  if (st == FX_OK)
+    {
+      *outputs = res;
+      *n_outputs = n_res;
+    }
+  else
+    clear_outputs (res, n_res);
+  for (int k = 0; k < 2; k++)
+    if (span[k])
+      fx_cuda_event_free (span[k]);
+  for (size_t i = 0; dev && i < n_inputs; i++)
+    fx_value_clear (&dev[i]);
+  free (dev);
+  return st;
 }
 
 /* Per-kernel times with CUDA events around each step of eager runs (under reduce-overhead the graph is set aside
@@ -1202,7 +1298,7 @@ ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_va
       fx_value *res = NULL;
       size_t n_res = 0;
       fx_cuda_timeline_reset (tl);
-      st = run_once (gpu, p, inputs, n_inputs, arena, &res, &n_res, tl, diag);
+      st = run_once (gpu, p, inputs, n_inputs, arena, &res, &n_res, tl, NULL, diag);
       if (st == FX_OK)
         st = fx_cuda_timeline_collect (tl, diag);
       for (size_t i = 0; st == FX_OK && r >= 0 && i < fx_cuda_timeline_count (tl) && i < gpu->n_steps; i++)

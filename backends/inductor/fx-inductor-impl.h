@@ -306,6 +306,10 @@ fx_status ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *input
 fx_status ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_value *inputs,
                            size_t n_inputs, int repeat, fx_diag *diag);
 const char *ind_gpu_skip_message (const ind_gpu *gpu);
+/* The backend's bench on the GPU: inputs made resident once, warm-up, each call timed with CUDA events. */
+fx_status ind_gpu_bench (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, int warmup,
+                         int repeat, fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs,
+                         size_t *peak_bytes, fx_diag *diag);
 /* Runs extern or fallback node `node` on the host (the engine's reference kernel) over bt, the host tensors per
    buffer (its inputs' buffers set); its output buffers' tensors are replaced by the results in their planned
    layout. The GPU path's per-node fallback. */

@@ -151,6 +151,9 @@ render_svg (fx_compiled *out, const char *dot_text, size_t len)
 
 static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                                fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+static fx_status inductor_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup, int repeat,
+                                 fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs,
+                                 size_t *peak_bytes, fx_diag *diag);
 static fx_status inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat,
                                    fx_diag *diag);
 
@@ -716,6 +719,7 @@ const fx_backend fx_inductor_backend = {
   .size = sizeof (fx_backend),
   .generate = inductor_generate,
   .profile = inductor_profile,
+  .bench = inductor_bench,
 };
 
 /* ---------------------------------------------------------------- direct entry points */
@@ -750,6 +754,22 @@ fx_status
 fx_inductor_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
 {
   return fx_compiled_write_artifacts (c, dir, diag);
+}
+
+/* On the GPU: inputs resident on the device, CUDA-event times (ind_gpu_bench). On the CPU: unsupported, so that
+   fx_run_backend times run() itself. */
+static fx_status
+inductor_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup, int repeat, fx_arena *arena,
+                double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes, fx_diag *diag)
+{
+  ind_state *s = c ? c->impl : NULL;
+  if (s == NULL || s->gpu == NULL)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor: bench is the GPU path's");
+  fx_status st = ind_gpu_bench (s->gpu, &s->prog, inputs, n_inputs, warmup, repeat, arena, times_ms, outputs,
+                                n_outputs, peak_bytes, diag);
+  if (st == FX_OK)
+    c->timing = "CUDA events around each call, inputs resident on the device";
+  return st;
 }
 
 static fx_status
