@@ -396,6 +396,100 @@ run_host_node (void *ctx, fx_cuda_stream *stream, const fx_cuda_ptr *ptrs, fx_di
   return st;
 }
 
+/* Collapses dims [lo, hi) of an iteration shape into one (size, stride per array) where every array walks them as
+   one run; false when one does not. */
+static bool
+collapse_range (const int64_t *sizes, int lo, int hi, int64_t strides[3][IND_MAXD], int64_t *size, int64_t out[3])
+{
+  *size = 1;
+  out[0] = out[1] = out[2] = 0;
+  int inner = -1;
+  for (int d = hi - 1; d >= lo; d--)
+    {
+      if (sizes[d] == 1)
+        continue;
+      for (int a = 0; a < 3; a++)
+        if (inner >= 0 && strides[a][d] != strides[a][inner] * sizes[inner])
+          return false;
+      if (inner < 0)
+        for (int a = 0; a < 3; a++)
+          out[a] = strides[a][d];
+      *size *= sizes[d];
+      inner = d;
+    }
+  return true;
+}
+
+/* embedding, index_select and gather as one device indexed copy (fx_cuda_take) over [outer, m, inner]: false when
+   the node's layout does not collapse to that (it then runs on the host). */
+static bool
+add_take (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag,
+          fx_status *st)
+{
+  int op = n->call ? n->call->op->id : -1;
+  if (op != FX_OP_EMBEDDING && op != FX_OP_INDEX_SELECT && op != FX_OP_GATHER)
+    return false;
+  bool emb = op == FX_OP_EMBEDDING;
+  int src_arg = 0, idx_arg = emb ? 1 : 2;
+  if (n->arg_views[src_arg] < 0 || n->arg_views[idx_arg] < 0 || n->out_buf < 0)
+    return false;
+  const ind_view *sv = &p->views[n->arg_views[src_arg]], *iv = &p->views[n->arg_views[idx_arg]];
+  const ind_buffer *OB = &p->bufs[n->out_buf];
+  int nd = OB->ndim;
+  if (p->bufs[iv->buf].dtype != FX_DTYPE_I64 || p->bufs[sv->buf].dtype != OB->dtype || nd < 1 || nd > IND_MAXD)
+    return false;
+  int dim = 0;
+  if (!emb)
+    {
+      if (n->call->args[1].kind != FX_VALUE_INT)
+        return false;
+      dim = (int) n->call->args[1].u.i;
+      if (dim < 0)
+        dim += sv->ndim;
+      if (dim < 0 || dim >= sv->ndim || sv->ndim != nd)
+        return false;
+      if (op == FX_OP_INDEX_SELECT ? iv->ndim != 1 : iv->ndim != nd)
+        return false;
+    }
+  else if (sv->ndim != 2 || nd != iv->ndim + 1)
+    return false;
+  /* per output dim: the strides of out, src and idx; the indexed range [m_lo, m_hi) */
+  int m_lo = emb ? 0 : dim, m_hi = emb ? iv->ndim : dim + 1;
+  int64_t str[3][IND_MAXD];
+  for (int d = 0; d < nd; d++)
+    {
+      str[0][d] = OB->strides[d];
+      bool indexed = d >= m_lo && d < m_hi;
+      str[1][d] = indexed ? 0 : emb ? sv->strides[1] : sv->strides[d];
+      str[2][d] = emb ? (indexed ? iv->strides[d] : 0)
+                  : op == FX_OP_INDEX_SELECT ? (indexed ? iv->strides[0] : 0) : iv->strides[d];
+    }
+  fx_cuda_take_desc t;
+  memset (&t, 0, sizeof t);
+  int64_t so[3], sm[3], sn[3];
+  if (!collapse_range (OB->sizes, 0, m_lo, str, &t.outer, so) || !collapse_range (OB->sizes, m_lo, m_hi, str, &t.m, sm)
+      || !collapse_range (OB->sizes, m_hi, nd, str, &t.inner, sn))
+    return false;
+  t.v = sv->sizes[emb ? 0 : dim];
+  for (int a = 0; a < 3; a++)
+    {
+      int64_t *dst = a == 0 ? t.out_stride : a == 1 ? t.src_stride : t.idx_stride;
+      dst[0] = so[a];
+      dst[1] = sm[a];
+      dst[2] = sn[a];
+    }
+  t.src_stride[1] = sv->strides[emb ? 0 : dim];   /* the indexed dim of src, scaled by k */
+  int ob = gpu->pbuf[n->out_buf], sb = gpu->pbuf[sv->buf], ib = gpu->pbuf[iv->buf];
+  if (ob < 0 || sb < 0 || ib < 0)
+    return false;
+  size_t es = fx_dtype_size (OB->dtype);
+  *st = fx_cuda_program_add_take (gpu->prog, G->name, es, &t, ob, 0, sb, (size_t) sv->offset * es, ib,
+                                  (size_t) iv->offset * sizeof (int64_t), diag);
+  if (*st == FX_OK)
+    note_step (gpu, kernel);
+  return true;
+}
+
 /* An extern or fallback node: a GEMM plan where one fits, else a host step running the node's reference kernel
    (never a failed compile for a node the CPU backends run). With `res`, only the GEMM with the residual epilogue. */
 static fx_status
@@ -413,6 +507,8 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
         *diag = why;
       return st;
     }
+  if (add_take (gpu, p, n, G, kernel, diag, &st))
+    return st;
   host_node *h = &gpu->hosts[gpu->n_hosts++];
   h->gpu = gpu;
   h->p = p;
@@ -852,6 +948,10 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
             }
           else
             st = add_extern (gpu, p, n0, G, first, NULL, &on_host, diag);
+          int op0 = n0->call ? n0->call->op->id : -1;
+          if (st == FX_OK && !on_host && (op0 == FX_OP_EMBEDDING || op0 == FX_OP_INDEX_SELECT || op0 == FX_OP_GATHER))
+            fx_buf_printf (&out->notes, "inductor (cuda): %s (node '%s') runs as an indexed copy on the device\n",
+                           n0->call->op->target, n0->n_origins ? n0->origins[0] : "?");
           if (st == FX_OK && on_host)
             {
               ki[0]->kind = "fallback";
@@ -926,7 +1026,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               const char *why = "";
               fx_cuda_gemm_plan *plan = gemm_plan_of (gpu, g);
               bool lt = plan && fx_cuda_gemm_plan_uses_lt (plan, &why);
-              fx_buf_printf (&t, "%s %s", p->groups[g].name, plan ? "extern" : "fallback on the host");
+              bool host = false;
+              for (int h = 0; h < gpu->n_hosts; h++)
+                host |= p->nodes[gpu->hosts[h].node].group == g;
+              fx_buf_printf (&t, "%s %s", p->groups[g].name, plan ? "extern" : host ? "fallback on the host"
+                                                                              : "extern indexed copy (fx_take)");
               if (plan)
                 {
                   char name[96];

@@ -290,8 +290,10 @@ test_ops (void)
           counts[3]++;
         }
       bool gemm = id == FX_OP_MM || id == FX_OP_ADDMM || id == FX_OP_BMM || id == FX_OP_LINEAR || id == FX_OP_BADDBMM;
+      /* the GPU path's choice for an extern or fallback node (fx-inductor-gpu.c: add_extern) */
+      bool take = id == FX_OP_EMBEDDING || id == FX_OP_INDEX_SELECT || id == FX_OP_GATHER;
       if (how && (strcmp (how, "extern") == 0 || strcmp (how, "fallback") == 0))
-        how = gemm ? "gemm" : "fallback (host)";
+        how = gemm ? "gemm" : take ? "indexed copy (device)" : "fallback (host)";
       printf ("# %-48s %-20s %s\n", op->target, how ? how : "view", have_device ? "ran on the GPU" : "");
     next:
       for (size_t i = 0; i < n_res; i++)
