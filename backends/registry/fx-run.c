@@ -176,7 +176,10 @@ graph_has_gemm (const fx_graph *g)
 {
   for (const fx_node *n = g ? g->first : NULL; n; n = n->next)
     {
-      int id = n->erased || n->op != FX_OP_CALL_FUNCTION ? -1 : n->target.op_id;
+      if (n->erased || n->op != FX_OP_CALL_FUNCTION)
+        continue;
+      /* a graph as loaded may not have its ops resolved yet */
+      int id = n->target.op_id >= 0 ? n->target.op_id : n->target.name ? fx_op_lookup (n->target.name) : -1;
       if (id == FX_OP_MM || id == FX_OP_ADDMM || id == FX_OP_BMM || id == FX_OP_BADDBMM || id == FX_OP_LINEAR
           || id == FX_OP_CONVOLUTION)
         return true;

@@ -246,7 +246,14 @@ test_ops (void)
           cuda_test_failures++;
           goto next;
         }
+      /* the kind is c's memory, freed before the line is printed: copied */
+      char how_buf[64];
       how = covering_kernel (c, "r");
+      if (how)
+        {
+          snprintf (how_buf, sizeof how_buf, "%s", how);
+          how = how_buf;
+        }
       if (how == NULL && op->kind != FX_OP_KIND_VIEW && op->kind != FX_OP_KIND_OTHER && id != FX_OP_SYM_SIZE_INT
           && id != FX_OP_ALIAS && id != FX_OP_DETACH)
         {
