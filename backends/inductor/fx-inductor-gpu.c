@@ -34,6 +34,8 @@ struct ind_gpu
   struct host_node *hosts;  /* fallback nodes run on the host (program host steps point into this) */
   int n_hosts;
   fx_generator gen;         /* random fallback nodes draw from it */
+  const ind_program *ir;    /* the program of the run under way (the compiled state owns a copy made after the
+                               compile: the compile's pointer does not outlive it), for the host steps */
   int gemm_algos;           /* cuBLASLt heuristic results kept per GEMM: 1, or more under max-autotune */
   int *gemm_step;           /* per group: the program step of its GEMM, or -1 */
 };
@@ -320,7 +322,6 @@ add_gemm (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group
 typedef struct host_node
 {
   ind_gpu *gpu;
-  const ind_program *p;
   int node;
 } host_node;
 
@@ -330,7 +331,7 @@ host_buffer (const host_node *h, const fx_cuda_ptr *ptrs, int b, fx_tensor **bt,
 {
   if (b < 0 || bt[b])
     return FX_OK;
-  const ind_buffer *B = &h->p->bufs[b];
+  const ind_buffer *B = &h->gpu->ir->bufs[b];
   if (h->gpu->pbuf[b] < 0)
     return fx_diag_set (diag, FX_ERR_BACKEND, "buf%d has no device memory", b);
   bt[b] = fx_tensor_new_strided (NULL, B->dtype, B->ndim, B->sizes, B->strides);
@@ -347,7 +348,9 @@ static fx_status
 run_host_node (void *ctx, fx_cuda_stream *stream, const fx_cuda_ptr *ptrs, fx_diag *diag)
 {
   const host_node *h = ctx;
-  const ind_program *p = h->p;
+  const ind_program *p = h->gpu->ir;
+  if (p == NULL)
+    return fx_diag_set (diag, FX_ERR_BACKEND, "inductor (cuda): a host step outside a run");
   const ind_node *n = &p->nodes[h->node];
   fx_diag why;
   fx_diag_clear (&why);
@@ -511,7 +514,6 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
     return st;
   host_node *h = &gpu->hosts[gpu->n_hosts++];
   h->gpu = gpu;
-  h->p = p;
   h->node = (int) (n - p->nodes);
   if ((st = fx_cuda_program_add_host (gpu->prog, G->name, run_host_node, h, diag)) != FX_OK)
     return st;
@@ -1141,6 +1143,7 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
 {
   fx_cuda *cuda = gpu->cuda;
   fx_cuda_stream *stream = fx_cuda_default_stream (cuda);
+  gpu->ir = p;
   fx_tensor **dev = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));   /* per IR buffer: its device tensor */
   fx_cuda_ptr *in_ptrs = calloc ((size_t) gpu->n_inputs + 1, sizeof (fx_cuda_ptr));
   fx_cuda_ptr *out_ptrs = calloc ((size_t) gpu->n_outputs + 1, sizeof (fx_cuda_ptr));
