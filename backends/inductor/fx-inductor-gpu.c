@@ -423,11 +423,8 @@ collapse_range (const int64_t *sizes, int lo, int hi, int64_t strides[3][IND_MAX
   return true;
 }
 
-/* embedding, index_select and gather as one device indexed copy (fx_cuda_take) over [outer, m, inner]: false when
-   the node's layout does not collapse to that (it then runs on the host). */
-static bool
-add_take (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag,
-          fx_status *st)
+bool
+ind_gpu_take_plan (const ind_program *p, const ind_node *n, fx_cuda_take_desc *t, int *src_view, int *idx_view)
 {
   int op = n->call ? n->call->op->id : -1;
   if (op != FX_OP_EMBEDDING && op != FX_OP_INDEX_SELECT && op != FX_OP_GATHER)
@@ -467,25 +464,40 @@ add_take (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group
       str[2][d] = emb ? (indexed ? iv->strides[d] : 0)
                   : op == FX_OP_INDEX_SELECT ? (indexed ? iv->strides[0] : 0) : iv->strides[d];
     }
-  fx_cuda_take_desc t;
-  memset (&t, 0, sizeof t);
+  memset (t, 0, sizeof *t);
   int64_t so[3], sm[3], sn[3];
-  if (!collapse_range (OB->sizes, 0, m_lo, str, &t.outer, so) || !collapse_range (OB->sizes, m_lo, m_hi, str, &t.m, sm)
-      || !collapse_range (OB->sizes, m_hi, nd, str, &t.inner, sn))
+  if (!collapse_range (OB->sizes, 0, m_lo, str, &t->outer, so) || !collapse_range (OB->sizes, m_lo, m_hi, str, &t->m, sm)
+      || !collapse_range (OB->sizes, m_hi, nd, str, &t->inner, sn))
     return false;
-  t.v = sv->sizes[emb ? 0 : dim];
+  t->v = sv->sizes[emb ? 0 : dim];
   for (int a = 0; a < 3; a++)
     {
-      int64_t *dst = a == 0 ? t.out_stride : a == 1 ? t.src_stride : t.idx_stride;
+      int64_t *dst = a == 0 ? t->out_stride : a == 1 ? t->src_stride : t->idx_stride;
       dst[0] = so[a];
       dst[1] = sm[a];
       dst[2] = sn[a];
     }
-  t.src_stride[1] = sv->strides[emb ? 0 : dim];   /* the indexed dim of src, scaled by k */
+  t->src_stride[1] = sv->strides[emb ? 0 : dim];   /* the indexed dim of src, scaled by k */
+  *src_view = n->arg_views[src_arg];
+  *idx_view = n->arg_views[idx_arg];
+  return true;
+}
+
+/* embedding, index_select and gather as the device's indexed copy where ind_gpu_take_plan finds one: false when it
+   does not (the node then runs on the host). */
+static bool
+add_take (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag,
+          fx_status *st)
+{
+  fx_cuda_take_desc t;
+  int svi, ivi;
+  if (!ind_gpu_take_plan (p, n, &t, &svi, &ivi))
+    return false;
+  const ind_view *sv = &p->views[svi], *iv = &p->views[ivi];
   int ob = gpu->pbuf[n->out_buf], sb = gpu->pbuf[sv->buf], ib = gpu->pbuf[iv->buf];
   if (ob < 0 || sb < 0 || ib < 0)
     return false;
-  size_t es = fx_dtype_size (OB->dtype);
+  size_t es = fx_dtype_size (p->bufs[n->out_buf].dtype);
   *st = fx_cuda_program_add_take (gpu->prog, G->name, es, &t, ob, 0, sb, (size_t) sv->offset * es, ib,
                                   (size_t) iv->offset * sizeof (int64_t), diag);
   if (*st == FX_OK)
