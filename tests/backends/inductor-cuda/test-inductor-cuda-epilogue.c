@@ -213,13 +213,11 @@ test_take (void)
     {
       fx_diag diag;
       fx_diag_clear (&diag);
-      fx_graph *g = NULL;
-      CHECK_OK (fx_parse_fx_code (cases[c].code, strlen (cases[c].code), cases[c].name, &g, &diag), &diag);
-      fx_graph_resolve_ops (g);
       fx_arena *arena = fx_arena_new ();
       fx_value *in = NULL, *ref = NULL;
       size_t n = 0, n_ref = 0;
-      CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 3, NULL, arena, &in, &n, &diag), &diag);
+      fx_graph *g = icuda_parse_with_inputs (cases[c].name, cases[c].code, 3, arena, &in, &n, &diag);
+      CHECK (g != NULL, "%s: %s", cases[c].name, diag.message);
       CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
       lowered l;
       CHECK_OK (lower (g, in, n, &l, &diag), &diag);

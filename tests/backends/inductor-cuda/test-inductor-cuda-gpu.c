@@ -763,13 +763,11 @@ test_fallbacks (void)
     {
       fx_diag diag;
       fx_diag_clear (&diag);
-      fx_graph *g = NULL;
-      CHECK_OK (fx_parse_fx_code (cases[i].code, strlen (cases[i].code), cases[i].name, &g, &diag), &diag);
-      fx_graph_resolve_ops (g);
       fx_arena *arena = fx_arena_new ();
       fx_value *in = NULL;
       size_t n = 0;
-      CHECK_OK (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, 99, NULL, arena, &in, &n, &diag), &diag);
+      fx_graph *g = icuda_parse_with_inputs (cases[i].name, cases[i].code, 99, arena, &in, &n, &diag);
+      CHECK (g != NULL, "%s: %s", cases[i].name, diag.message);
       fx_value *din = to_device (in, n);
       for (int m = 0; m < 2; m++)
         {
