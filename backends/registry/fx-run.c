@@ -349,11 +349,11 @@ fx_run_compiled (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs,
       set_error (result, FX_ERR_INVALID, &diag);
       return;
     }
-  /* no graph here: a GEMM on the GPU is seen in the kernel list (an extern kernel on a CUDA device) */
+  /* no graph here: a GEMM on the GPU is seen in the kernel list (extern_kernels.mm, .addmm, .bmm on a CUDA device) */
   accuracy_policy policy = { false };
   for (size_t k = 0; k < compiled->n_kernels; k++)
     policy.gpu_gemm |= compiled->kernels[k].device.type == FX_DEVICE_CUDA
-                       && strcmp (compiled->kernels[k].kind, "extern") == 0;
+                       && strcmp (compiled->kernels[k].kind, "extern") == 0 && strstr (compiled->kernels[k].name, "mm");
   run_compiled (compiled, inputs, n_inputs, ref, fp64_ref, n_ref, NULL, &policy, arena, outputs, n_outputs, result);
 }
 
