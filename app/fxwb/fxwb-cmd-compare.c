@@ -45,6 +45,11 @@ print_table (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_ru
       printf ("%-*s  %-26s  %11.2f  %10.4f  %8s  %-11s  %9s  %7zu\n", w, r->backend, mo, r->compile_ms, r->median_ms,
               speed, fx_verdict_name (r->verdict), err, r->n_kernels);
     }
+  /* what each median is the median of: on a GPU, CUDA events around the call with the inputs already there */
+  printf ("\n");
+  for (size_t i = 0; i < n; i++)
+    if (runs[i].result.status == FX_OK && runs[i].result.timing[0])
+      printf ("timed: %-*s  %s\n", w, runs[i].result.backend, runs[i].result.timing);
   for (size_t i = 0; i < n; i++)
     {
       const fx_run_result *r = &runs[i].result;

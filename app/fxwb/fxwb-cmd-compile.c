@@ -276,6 +276,10 @@ fxwb_cmd_compile (int argc, char **argv)
   print_kernel_table (c);
   if (c->notes.len)
     fputs (c->notes.data, stdout);
+  /* max-autotune on the GPU: every candidate of every kernel and GEMM with its time, and the one kept */
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    if (strcmp (c->artifacts[i].name, "autotune.txt") == 0 && c->artifacts[i].text && *c->artifacts[i].text)
+      printf ("autotune candidates (autotune.txt):\n%s", c->artifacts[i].text);
   if (show_source)
     print_source (c);
   if (debug_dir && (rc = write_artifacts (c, debug_dir)) != FXWB_EXIT_OK)

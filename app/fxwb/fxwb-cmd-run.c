@@ -20,6 +20,8 @@ print_result (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_r
   printf ("compile    %.2f ms\n", r->compile_ms);
   printf ("run        median %.4f ms   min %.4f ms   max %.4f ms   (%d calls after %d warm-up)\n", r->median_ms,
           r->min_ms, r->max_ms, r->repeat, r->warmup);
+  if (r->timing[0])
+    printf ("timed      %s\n", r->timing);
   printf ("memory     peak %.2f MiB beyond the inputs\n", (double) r->peak_bytes / (1024.0 * 1024.0));
   if (r->verdict == FX_VERDICT_NOT_CHECKED)
     printf ("accuracy   not checked: the interpreter cannot run this graph (%s)\n", in->ref_error);

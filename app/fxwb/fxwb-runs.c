@@ -1,6 +1,7 @@
 /* fxwb-runs.c: the parts `fxwb run` and `fxwb compare` share: loading the graph (FX file or WORKSPACE:COMPILE),
    inputs and the interpreter's reference, backend column specs, per-kernel times and storing runs. */
 #include "fxwb-runs.h"
+#include "cuda/fx-cuda.h"
 
 #include "fx/minify.h"
 
@@ -489,6 +490,51 @@ fxwb_inputs_clear (fxwb_inputs *in)
 
 /* ---------------------------------------------------------------- running a column */
 
+/* A graph whose placeholders say cuda (the "f32[..]cuda:0" of a captured GPU graph) runs on the GPU where one
+   exists: the columns whose backend takes a device get device='cuda' unless they set one. Without a device it runs
+   on the CPU as before. */
+static gboolean
+graph_on_cuda (const fx_graph *g)
+{
+  for (const fx_node *n = g->first; n; n = n->next)
+    if (!n->erased && n->op == FX_OP_PLACEHOLDER && n->meta.val.kind == FX_VAL_TENSOR)
+      return n->meta.val.tensor.has_device && n->meta.val.tensor.device.type == FX_DEVICE_CUDA;
+  return FALSE;
+}
+
+static gboolean
+cuda_present (void)
+{
+  static gsize once = 0;
+  static gboolean present = FALSE;
+  if (g_once_init_enter (&once))
+    {
+      fx_cuda_runtime_info info;
+      present = fx_cuda_probe (&info, NULL) == FX_OK && info.device_count > 0;
+      g_once_init_leave (&once, 1);
+    }
+  return present;
+}
+
+static gboolean
+column_takes_device (const fxwb_column *col)
+{
+  for (size_t i = 0; i < col->n_kv; i++)
+    if (strcmp (col->kv[i].key, "device") == 0)
+      return FALSE;
+  fx_arena *scratch = fx_arena_new ();
+  const fx_backend *b = NULL;
+  const char *sub = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  gboolean takes = FALSE;
+  if (fx_backend_parse_spec (col->spec, scratch, &b, &sub, &diag) == FX_OK && b)
+    for (size_t i = 0; i < b->n_options; i++)
+      takes |= strcmp (b->options[i].name, "device") == 0;
+  fx_arena_free (scratch);
+  return takes;
+}
+
 void
 fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column *col, const fxwb_run_opts *o,
                       fxwb_column_run *out)
@@ -502,6 +548,17 @@ fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_
     .warmup = o->warmup,
     .repeat = o->repeat,
   };
+  g_autofree fx_option_kv *kv = NULL;
+  if (graph_on_cuda (src->graph) && column_takes_device (col) && cuda_present ())
+    {
+      kv = g_new0 (fx_option_kv, col->n_kv + 1);
+      if (col->n_kv)
+        memcpy (kv, col->kv, sizeof (fx_option_kv) * col->n_kv);
+      kv[col->n_kv].key = "device";
+      kv[col->n_kv].value = "'cuda'";
+      cfg.options = kv;
+      cfg.n_options = col->n_kv + 1;
+    }
   /* Outputs are kept only for a run that is stored. */
   out->arena = fx_arena_new ();
   fx_run_backend (src->graph, in->inputs, in->n_inputs, &cfg, in->ref, in->ref64, in->n_ref, out->arena,
@@ -822,6 +879,7 @@ fxwb_run_result_json (const fx_run_result *r)
   fxwb_json_add_num (o, "max_rel_err", r->max_rel_err);
   fxwb_json_add_str (o, "accuracy_report", r->accuracy_report);
   fxwb_json_add_int (o, "kernels", (int64_t) r->n_kernels);
+  fxwb_json_add_str (o, "timing", r->timing);
   return o;
 }
 

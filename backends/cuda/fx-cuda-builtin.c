@@ -40,7 +40,34 @@ static const char builtin_source[] =
   "FX_BROADCAST (fx_broadcast_scale_f32, fx_f32, float)\n"
   "FX_BROADCAST (fx_broadcast_scale_f64, fx_f64, double)\n"
   "FX_BROADCAST (fx_broadcast_scale_f16, fx_f16, float)\n"
-  "FX_BROADCAST (fx_broadcast_scale_bf16, fx_bf16, float)\n";
+  "FX_BROADCAST (fx_broadcast_scale_bf16, fx_bf16, float)\n"
+  "// out[o, i, n] = src[o, idx[o, i, n], n]: embedding, index_select and gather as one indexed copy (bits)\n"
+  "template <typename T>\n"
+  "__device__ void fx_take (T *out, const T *src, const long long *idx, long long outer, long long m,\n"
+  "    long long inner, long long v, long long oo, long long om, long long on, long long so, long long sv,\n"
+  "    long long sn, long long io, long long im, long long in_)\n"
+  "{\n"
+  "  long long total = outer * m * inner;\n"
+  "  for (long long t = (long long) blockIdx.x * blockDim.x + threadIdx.x; t < total;\n"
+  "       t += (long long) gridDim.x * blockDim.x)\n"
+  "    {\n"
+  "      long long n = t % inner, r = t / inner, i = r % m, o = r / m;\n"
+  "      long long k = idx[o * io + i * im + n * in_];\n"
+  "      if (k < 0)\n"
+  "        k += v;\n"
+  "      if (k < 0 || k >= v)\n"
+  "        continue;   // out of range: PyTorch asserts on the device; nothing is read out of bounds here\n"
+  "      out[o * oo + i * om + n * on] = src[o * so + k * sv + n * sn];\n"
+  "    }\n"
+  "}\n"
+  "#define FX_TAKE(name, T) extern \"C\" __global__ void name (T *out, const T *src, const long long *idx,\\\n"
+  "    long long outer, long long m, long long inner, long long v, long long oo, long long om, long long on,\\\n"
+  "    long long so, long long sv, long long sn, long long io, long long im, long long in_)\\\n"
+  "  { fx_take<T> (out, src, idx, outer, m, inner, v, oo, om, on, so, sv, sn, io, im, in_); }\n"
+  "FX_TAKE (fx_take_b1, unsigned char)\n"
+  "FX_TAKE (fx_take_b2, unsigned short)\n"
+  "FX_TAKE (fx_take_b4, unsigned int)\n"
+  "FX_TAKE (fx_take_b8, unsigned long long)\n";
 
 const char *
 fx_cuda_builtin_source (void)
@@ -119,4 +146,33 @@ fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, 
     void *args[] = { &out, &in, &rows, &cols, &rs, &cs, &ors, &ocs, &scale };
     return fx_cuda_launch (kernel, stream, grid, block, 0, args, diag);
   }
+}
+
+fx_status
+fx_cuda_take (fx_cuda *cuda, fx_cuda_stream *stream, size_t elem_size, const fx_cuda_take_desc *d, fx_diag *diag)
+{
+  const char *name = elem_size == 1 ? "fx_take_b1" : elem_size == 2 ? "fx_take_b2" : elem_size == 4 ? "fx_take_b4"
+                     : elem_size == 8 ? "fx_take_b8" : NULL;
+  fx_cuda_kernel *kernel;
+  unsigned int grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+  fx_status st;
+
+  if (!name)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "indexed copy of %zu-byte elements", elem_size);
+  long long total = (long long) (d->outer * d->m * d->inner);
+  if (total <= 0)
+    return FX_OK;
+  if ((st = builtin_kernel (cuda, name, &kernel, diag)) != FX_OK)
+    return st;
+  {
+    long long blocks = (total + 255) / 256, cap = (long long) cuda->info.sm_count * 32;
+    grid[0] = (unsigned int) (blocks < cap ? blocks : cap);
+  }
+  fx_cuda_ptr out = d->out, src = d->src, idx = d->idx;
+  long long a[12] = { d->outer, d->m, d->inner, d->v, d->out_stride[0], d->out_stride[1], d->out_stride[2],
+                      d->src_stride[0], d->src_stride[1], d->src_stride[2], d->idx_stride[0], d->idx_stride[1] };
+  long long in_ = d->idx_stride[2];
+  void *args[] = { &out, &src, &idx, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9], &a[10],
+                   &a[11], &in_ };
+  return fx_cuda_launch (kernel, stream, grid, block, 0, args, diag);
 }

@@ -27,6 +27,8 @@ typedef enum step_kind
   STEP_LAUNCH,
   STEP_GEMM,
   STEP_BROADCAST,
+  STEP_HOST,
+  STEP_TAKE,
 } step_kind;
 
 typedef struct program_step
@@ -49,6 +51,12 @@ typedef struct program_step
   fx_cuda_buffer_matrix cin;
   int bias_buffer;
   size_t bias_offset;
+  /* host: a node the device cannot run (fx_cuda_program_add_host) */
+  fx_cuda_host_fn host_fn;
+  void *host_ctx;
+  /* take: an indexed copy; a is out, b is src, cin is idx (buffer and byte offset only) */
+  fx_cuda_take_desc take;
+  size_t elem_size;
 } program_step;
 
 struct fx_cuda_program
@@ -402,6 +410,53 @@ fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *label, fx_d
   return FX_OK;
 }
 
+fx_status
+fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_host_fn fn, void *ctx, fx_diag *diag)
+{
+  program_step *s;
+
+  if (!(s = new_step (program, STEP_HOST, label ? label : "host", diag)))
+    return FX_ERR_NOMEM;
+  s->host_fn = fn;
+  s->host_ctx = ctx;
+  program->n_steps++;
+  return FX_OK;
+}
+
+fx_status
+fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t elem_size, const fx_cuda_take_desc *desc,
+                          int out_buffer, size_t out_offset, int src_buffer, size_t src_offset, int idx_buffer,
+                          size_t idx_offset, fx_diag *diag)
+{
+  program_step *s;
+  int bufs[3] = { out_buffer, src_buffer, idx_buffer };
+
+  for (int i = 0; i < 3; i++)
+    if (bufs[i] < 0 || (size_t) bufs[i] >= program->n_buffers)
+      return fx_diag_set (diag, FX_ERR_INVALID, "%s: no buffer %d", label ? label : "take", bufs[i]);
+  if (!(s = new_step (program, STEP_TAKE, label ? label : "take", diag)))
+    return FX_ERR_NOMEM;
+  s->take = *desc;
+  s->elem_size = elem_size;
+  s->a.buffer = out_buffer;
+  s->a.offset = out_offset;
+  s->b.buffer = src_buffer;
+  s->b.offset = src_offset;
+  s->cin.buffer = idx_buffer;
+  s->cin.offset = idx_offset;
+  program->n_steps++;
+  return FX_OK;
+}
+
+bool
+fx_cuda_program_has_host_steps (const fx_cuda_program *program)
+{
+  for (size_t i = 0; i < program->n_steps; i++)
+    if (program->steps[i].kind == STEP_HOST)
+      return true;
+  return false;
+}
+
 void
 fx_cuda_program_use_graphs (fx_cuda_program *program, bool on)
 {
@@ -503,6 +558,16 @@ run_step (fx_cuda_program *p, const program_step *s, fx_cuda_stream *stream, con
         fx_cuda_matrix src = resolve (&s->a, ptrs), dst = resolve (&s->c, ptrs);
         return fx_cuda_broadcast_scale (p->cuda, stream, s->dtype, &src, s->alpha, &dst, diag);
       }
+    case STEP_HOST:
+      return s->host_fn (s->host_ctx, stream, ptrs, diag);
+    case STEP_TAKE:
+      {
+        fx_cuda_take_desc d = s->take;
+        d.out = ptrs[s->a.buffer] + s->a.offset;
+        d.src = ptrs[s->b.buffer] + s->b.offset;
+        d.idx = ptrs[s->cin.buffer] + s->cin.offset;
+        return fx_cuda_take (p->cuda, stream, s->elem_size, &d, diag);
+      }
     default:
       return fx_diag_set (diag, FX_ERR_INVALID, "unknown program step");
     }
@@ -583,7 +648,7 @@ prepare_capture (fx_cuda_program *p, fx_diag *diag)
       if (p->steps[i].kind == STEP_GEMM && !lt && (st = fx_cuda_get_blas (p->cuda, &blas, diag)) != FX_OK)
         return st;
       /* the cuBLAS path of a plan broadcasts its bias or c with the built-in kernel */
-      if ((p->steps[i].kind == STEP_BROADCAST || (p->steps[i].kind == STEP_GEMM && !lt))
+      if ((p->steps[i].kind == STEP_BROADCAST || p->steps[i].kind == STEP_TAKE || (p->steps[i].kind == STEP_GEMM && !lt))
           && (st = fx_cuda_builtin_prepare (p->cuda, diag)) != FX_OK)
         return st;
     }

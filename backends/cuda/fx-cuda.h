@@ -332,6 +332,19 @@ fx_status fx_cuda_gemm (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, i
 
 /* dst = scale * src broadcast to dst's shape (a size-1 dimension of src repeats), any strides, dtype f32, f64, f16
    or bf16 (f16/bf16 scaled in f32). A kernel of the runtime's own, built on first use. */
+/* An indexed copy over [outer, m, inner] (element strides): out[o, i, n] = src[o, k * 1, n] with
+   k = idx[o, i, n] (int64; negative counts from v; out of [0, v) is skipped): embedding, index_select and gather. */
+typedef struct fx_cuda_take_desc
+{
+  fx_cuda_ptr out, src, idx;
+  int64_t outer, m, inner, v;
+  int64_t out_stride[3];   /* o, i, n */
+  int64_t src_stride[3];   /* o, k, n */
+  int64_t idx_stride[3];   /* o, i, n */
+} fx_cuda_take_desc;
+fx_status fx_cuda_take (fx_cuda *cuda, fx_cuda_stream *stream, size_t elem_size, const fx_cuda_take_desc *desc,
+                        fx_diag *diag);
+
 fx_status fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *src,
                                    double scale, const fx_cuda_matrix *dst, fx_diag *diag);
 /* The CUDA C of the runtime's own kernels (tests compile it without a device). */
@@ -540,6 +553,21 @@ fx_cuda_generation *fx_cuda_program_generation (const fx_cuda_program *program);
 fx_status fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *label, fx_dtype dtype,
                                          const fx_cuda_buffer_matrix *src, double scale,
                                          const fx_cuda_buffer_matrix *dst, fx_diag *diag);
+
+/* An indexed copy (fx_cuda_take) between program buffers: the desc's pointers are ignored, the buffers and byte
+   offsets given here are used. */
+fx_status fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t elem_size,
+                                    const fx_cuda_take_desc *desc, int out_buffer, size_t out_offset, int src_buffer,
+                                    size_t src_offset, int idx_buffer, size_t idx_offset, fx_diag *diag);
+
+/* A step the device cannot run, done on the host in stream order: fn synchronizes the stream, copies what it
+   reads from ptrs (the program's buffers, by index) to the host and its results back (Inductor's fallback to an
+   ATen kernel, here the engine's reference kernel with a copy each way). A program with host steps cannot be
+   captured as a CUDA graph (skip the graphs, as PyTorch skips them for a CPU node). */
+typedef fx_status (*fx_cuda_host_fn) (void *ctx, fx_cuda_stream *stream, const fx_cuda_ptr *ptrs, fx_diag *diag);
+fx_status fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_host_fn fn, void *ctx,
+                                    fx_diag *diag);
+bool fx_cuda_program_has_host_steps (const fx_cuda_program *program);
 
 /* reduce-overhead on or off (off by default). */
 void fx_cuda_program_use_graphs (fx_cuda_program *program, bool on);

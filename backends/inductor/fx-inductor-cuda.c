@@ -192,6 +192,30 @@ outer_reduction (const ind_program *p, const ind_group *G)
   return any;
 }
 
+/* An outer split reduction: a thread per output (neighbouring threads, neighbouring columns: coalesced) over a chunk
+   of the reduced rows, blocks of `rows` outputs times `split` chunks; a second kernel combines each output's partials.
+   Inductor splits outer reductions the same way (outer_reduction_splits) so that a few thousand columns still fill
+   the GPU. */
+static bool
+outer_split (const ind_cuda_config *c)
+{
+  return c->kind == IND_CUDA_SPLIT && c->threads == 1;
+}
+
+/* Parts for an outer split: about eight blocks of `rows` threads per SM (loads in flight to cover the latency of a
+   thread's serial loop), chunks of at least 64 rows. */
+static int64_t
+outer_splits (int64_t rn, int64_t xn, int rows)
+{
+  int64_t xblocks = (xn + rows - 1) / rows;
+  int64_t want = (SPLIT_NUM_SM * 8 + xblocks - 1) / xblocks;
+  if (want > rn / 64)
+    want = rn / 64;
+  if (want > 256)
+    want = 256;
+  return want;
+}
+
 /* The configurations a kernel can take: [0] is the heuristic choice; the others are what max-autotune also tries.
    force_split: split configurations wherever the group allows one (tests at small shapes). */
 static int
@@ -230,7 +254,17 @@ cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *ou
       if (force_split && split_ok (p, G) && splits < 2)
         splits = rn / 2048 < 2 ? 2 : rn / 2048 > 16 ? 16 : rn / 2048;
       bool split = splits > 1;
-      if (!split && xn >= 2048 && rn > 16 && outer_reduction (p, G))
+      bool outer = rn > 16 && outer_reduction (p, G);
+      int64_t osplit = outer && split_ok (p, G) ? outer_splits (rn, xn, 128) : 0;
+      if (outer && osplit >= 2 && (force_split || (xn >= 2048 && rn >= 2048)))
+        {
+          /* too few columns to fill the GPU with a thread each: chunks of the rows too, partials combined after */
+          ADD (IND_CUDA_SPLIT, 1, 128, 1, (int) osplit);
+          ADD (IND_CUDA_SPLIT, 1, 256, 1, (int) outer_splits (rn, xn, 256) >= 2 ? (int) outer_splits (rn, xn, 256)
+                                                                                 : 2);
+          ADD (IND_CUDA_LOOPED, 1, 256, 1, 0);
+        }
+      else if (!split && xn >= 2048 && rn > 16 && outer)
         {
           /* a thread per output, each looping down its column: coalesced across the warp */
           ADD (IND_CUDA_LOOPED, 1, 256, 1, 0);
@@ -330,8 +364,11 @@ ind_cuda_config_describe (const ind_cuda_config *c, fx_buf *out)
                      c->threads * c->rows / 32, c->vec);
       break;
     case IND_CUDA_SPLIT:
-      fx_buf_printf (out, "split=%d, R0_BLOCK=%d, num_warps=%d, VEC=%d", c->split, c->threads * c->vec,
-                     c->threads / 32, c->vec);
+      if (c->threads == 1)
+        fx_buf_printf (out, "outer split=%d, XBLOCK=%d, R0_BLOCK=1, num_warps=%d", c->split, c->rows, c->rows / 32);
+      else
+        fx_buf_printf (out, "split=%d, R0_BLOCK=%d, num_warps=%d, VEC=%d", c->split, c->threads * c->vec,
+                       c->threads / 32, c->vec);
       break;
     default:
       break;
@@ -1205,8 +1242,20 @@ split_prologue (kctx *k, int S, fx_buf *out)
   int64_t chunk = (rn + S - 1) / S;
   chunk = (chunk + 3) / 4 * 4;
   const char *it = k->i32 ? "int" : "long long";
-  fx_buf_printf (out, "  const %s row = blockIdx.x / %d;\n  const int part = blockIdx.x %% %d;\n", it, S, S);
-  fx_buf_puts (out, "  const int tid = threadIdx.x;\n");
+  if (outer_split (k->cfg))
+    {
+      /* a thread per output: the block's threads are neighbouring outputs, blockIdx the (outputs, part) pair */
+      fx_buf_printf (out, "  const %s row = (%s) (blockIdx.x / %d) * %d + threadIdx.x;\n  const int part = blockIdx.x "
+                          "%% %d;\n", it, it, S, k->cfg->rows, S);
+      fx_buf_puts (out, "  const int tid = 0;\n  if (row >= ");
+      put_const_int (k, ind_numel (G->xs, G->kx), out);
+      fx_buf_puts (out, ")\n    return;   /* no barriers below */\n");
+    }
+  else
+    {
+      fx_buf_printf (out, "  const %s row = blockIdx.x / %d;\n  const int part = blockIdx.x %% %d;\n", it, S, S);
+      fx_buf_puts (out, "  const int tid = threadIdx.x;\n");
+    }
   fx_buf_printf (out, "  const %s r_begin = (%s) part * ", it, it);
   put_const_int (k, chunk, out);
   fx_buf_printf (out, ";\n  const %s r_end = r_begin + ", it);
@@ -1252,7 +1301,12 @@ write_partials (kctx *k, const ind_cuda_kernel *ck, int seg, fx_buf *out)
       if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
         continue;
       const char *ct = ind_ctype (n->compute_dtype);
-      if (n->red == IND_RED_WELFORD_VAR)
+      if (outer_split (k->cfg))
+        fx_buf_printf (out, "    reinterpret_cast<%s%s%s *> (ws + %lld)[row * %d + part] = acc%d;\n",
+                       n->red == IND_RED_WELFORD_VAR ? "ind_wf<" : "",
+                       n->red == IND_RED_WELFORD_VAR ? ct : acc_type (n), n->red == IND_RED_WELFORD_VAR ? ">" : "",
+                       (long long) ck->ws_offset[i], S, ni);
+      else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "    { __shared__ ind_wf<%s> sc[32]; acc%d = ind_block_welford (acc%d, sc); }\n"
                             "    if (tid == 0) reinterpret_cast<ind_wf<%s> *> (ws + %lld)[row * %d + part] = acc%d;\n",
                        ct, ni, ni, ct, (long long) ck->ws_offset[i], S, ni);
@@ -1304,10 +1358,18 @@ gen_split_kernel (kctx *k, const ind_cuda_kernel *ck, int j, const char *name, f
   int J = split_steps (k->p, G, segs);
   bool last = j == J;
   bool per_row = last && segs[J - 1] == G->n_segs - 1;
-  int threads = per_row ? (int) ck->block2[0] : k->cfg->threads;
+  bool outer = outer_split (k->cfg);
+  int threads = outer ? 1 : per_row ? (int) ck->block2[0] : k->cfg->threads;
   const char *it = k->i32 ? "int" : "long long";
-  signature (k, name, threads, 0, true, out);
-  if (per_row)
+  signature (k, name, outer ? (int) (per_row ? ck->block2[0] : ck->block[0]) : threads, 0, true, out);
+  if (per_row && outer)
+    {
+      fx_buf_printf (out, "  const %s row = (%s) blockIdx.x * %u + threadIdx.x;\n  const int tid = 0;\n  if (row >= ",
+                     it, it, ck->block2[0]);
+      put_const_int (k, ind_numel (G->xs, G->kx), out);
+      fx_buf_puts (out, ")\n    return;\n");
+    }
+  else if (per_row)
     fx_buf_printf (out, "  const %s row = blockIdx.x;\n  const int tid = threadIdx.x;\n", it);
   else
     split_prologue (k, k->cfg->split, out);
@@ -1507,7 +1569,16 @@ ind_cuda_plan_kernel (const ind_program *p, int g, const ind_cuda_config *cfg, i
         ck->name2 = kernel_name (p, G, "per", (*counter)++);
         ck->grid[0] = (unsigned) (xn * cfg->split);
         ck->block[0] = (unsigned) cfg->threads;
-        if (segs[steps - 1] < G->n_segs - 1)
+        if (cfg->threads == 1)
+          {
+            /* outer: blocks of `rows` outputs times the parts; the combining kernel a thread per output */
+            int64_t xblocks = (xn + cfg->rows - 1) / cfg->rows;
+            ck->grid[0] = (unsigned) (xblocks * cfg->split);
+            ck->block[0] = (unsigned) cfg->rows;
+            ck->grid2[0] = segs[steps - 1] < G->n_segs - 1 ? ck->grid[0] : (unsigned) xblocks;
+            ck->block2[0] = (unsigned) cfg->rows;
+          }
+        else if (segs[steps - 1] < G->n_segs - 1)
           {
             /* an epilogue: every (row, part) block again, over its chunk */
             ck->grid2[0] = ck->grid[0];

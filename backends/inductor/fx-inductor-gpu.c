@@ -31,6 +31,11 @@ struct ind_gpu
   double *kernel_ms;
   size_t n_kernels;
   bool graphs;              /* reduce-overhead asked for and not skipped */
+  struct host_node *hosts;  /* fallback nodes run on the host (program host steps point into this) */
+  int n_hosts;
+  fx_generator gen;         /* random fallback nodes draw from it */
+  const ind_program *ir;    /* the program of the run under way (the compiled state owns a copy made after the
+                               compile: the compile's pointer does not outlive it), for the host steps */
   int gemm_algos;           /* cuBLASLt heuristic results kept per GEMM: 1, or more under max-autotune */
   int *gemm_step;           /* per group: the program step of its GEMM, or -1 */
 };
@@ -207,10 +212,9 @@ ind_gpu_residual_match (const ind_program *p, const int *pbuf, int g, ind_gpu_re
 
 /* mm, addmm, bmm through GEMM plans (cuBLASLt, else cuBLAS): addmm's 1-D bias as the BIAS epilogue, a full-shape
    bias of the output's layout as beta * C, and with `res` the residual add of the next kernel as C (out of place).
-   Anything else the GPU path cannot run (the host reference kernels would need the data on the host in the middle
-   of the graph): the compile fails and says which node. */
+   Anything else: FX_ERR_UNSUPPORTED naming the node (add_extern runs it on the host). */
 static fx_status
-add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
+add_gemm (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
             const ind_gpu_residual *res, fx_diag *diag)
 {
   int op = n->call ? n->call->op->id : -1;
@@ -312,6 +316,221 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
   if ((st = fx_cuda_program_add_gemm_ex (gpu->prog, &gm, diag)) != FX_OK)
     return st;
   note_step (gpu, kernel);
+  return FX_OK;
+}
+
+typedef struct host_node
+{
+  ind_gpu *gpu;
+  int node;
+} host_node;
+
+/* Copies buffer b (its whole planned extent) from the device to a new host tensor in bt[b], once. */
+static fx_status
+host_buffer (const host_node *h, const fx_cuda_ptr *ptrs, int b, fx_tensor **bt, fx_diag *diag)
+{
+  if (b < 0 || bt[b])
+    return FX_OK;
+  const ind_buffer *B = &h->gpu->ir->bufs[b];
+  if (h->gpu->pbuf[b] < 0)
+    return fx_diag_set (diag, FX_ERR_BACKEND, "buf%d has no device memory", b);
+  bt[b] = fx_tensor_new_strided (NULL, B->dtype, B->ndim, B->sizes, B->strides);
+  if (bt[b] == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  size_t bytes = (size_t) ind_buffer_extent_bytes (B);
+  return bytes ? fx_cuda_copy_d2h (h->gpu->cuda, NULL, fx_tensor_data (bt[b]), ptrs[h->gpu->pbuf[b]], bytes, diag)
+               : FX_OK;
+}
+
+/* The program's host step for a node with no device kernel: its operands to the host, the engine's reference
+   kernel, its outputs back into their device buffers (Inductor's fallback to ATen, with a copy each way). */
+static fx_status
+run_host_node (void *ctx, fx_cuda_stream *stream, const fx_cuda_ptr *ptrs, fx_diag *diag)
+{
+  const host_node *h = ctx;
+  const ind_program *p = h->gpu->ir;
+  if (p == NULL)
+    return fx_diag_set (diag, FX_ERR_BACKEND, "inductor (cuda): a host step outside a run");
+  const ind_node *n = &p->nodes[h->node];
+  fx_diag why;
+  fx_diag_clear (&why);
+  fx_tensor **bt = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));
+  fx_arena *arena = fx_arena_new ();
+  fx_status st = bt && arena ? fx_cuda_stream_synchronize (stream, &why) : fx_diag_set (&why, FX_ERR_NOMEM, "out of "
+                                                                                        "host memory");
+  for (int a = 0; st == FX_OK && n->call && a < n->call->n_args; a++)
+    {
+      if (n->arg_views[a] >= 0)
+        st = host_buffer (h, ptrs, p->views[n->arg_views[a]].buf, bt, &why);
+      else if (n->arg_list_views[a] && n->call->args[a].kind == FX_VALUE_LIST)
+        for (size_t k = 0; st == FX_OK && k < n->call->args[a].u.seq.n; k++)
+          if (n->arg_list_views[a][k] >= 0)
+            st = host_buffer (h, ptrs, p->views[n->arg_list_views[a][k]].buf, bt, &why);
+    }
+  if (st == FX_OK)
+    st = ind_run_node_host (p, h->node, &h->gpu->gen, bt, arena, &why);
+  for (int k = 0; st == FX_OK && k < n->n_outs; k++)
+    {
+      int b = n->out_bufs[k];
+      if (b < 0)
+        continue;
+      size_t bytes = (size_t) ind_buffer_extent_bytes (&p->bufs[b]);
+      if (h->gpu->pbuf[b] < 0 || bt[b] == NULL)
+        st = fx_diag_set (&why, FX_ERR_BACKEND, "output %d (buf%d) has no %s memory", k, b,
+                          bt[b] ? "device" : "host");
+      else if (bytes)
+        st = fx_cuda_copy_h2d (h->gpu->cuda, NULL, ptrs[h->gpu->pbuf[b]], fx_tensor_data (bt[b]), bytes, &why);
+    }
+  for (int b = 0; bt && b < p->n_bufs; b++)
+    if (bt[b])
+      fx_tensor_unref (bt[b]);
+  free (bt);
+  if (arena)
+    fx_arena_free (arena);
+  if (st != FX_OK)
+    {
+      const char *origin = n->n_origins ? n->origins[0] : "?";
+      fx_diag_set (diag, st, "inductor (cuda): fallback %s (node '%s') on the host: %s",
+                   n->call ? n->call->op->target : n->op_name, origin, why.message[0] ? why.message
+                                                                                      : fx_status_name (st));
+      if (diag)
+        snprintf (diag->node, sizeof diag->node, "%s", origin);
+    }
+  return st;
+}
+
+/* Collapses dims [lo, hi) of an iteration shape into one (size, stride per array) where every array walks them as
+   one run; false when one does not. */
+static bool
+collapse_range (const int64_t *sizes, int lo, int hi, int64_t strides[3][IND_MAXD], int64_t *size, int64_t out[3])
+{
+  *size = 1;
+  out[0] = out[1] = out[2] = 0;
+  int inner = -1;
+  for (int d = hi - 1; d >= lo; d--)
+    {
+      if (sizes[d] == 1)
+        continue;
+      for (int a = 0; a < 3; a++)
+        if (inner >= 0 && strides[a][d] != strides[a][inner] * sizes[inner])
+          return false;
+      if (inner < 0)
+        for (int a = 0; a < 3; a++)
+          out[a] = strides[a][d];
+      *size *= sizes[d];
+      inner = d;
+    }
+  return true;
+}
+
+bool
+ind_gpu_take_plan (const ind_program *p, const ind_node *n, fx_cuda_take_desc *t, int *src_view, int *idx_view)
+{
+  int op = n->call ? n->call->op->id : -1;
+  if (op != FX_OP_EMBEDDING && op != FX_OP_INDEX_SELECT && op != FX_OP_GATHER)
+    return false;
+  bool emb = op == FX_OP_EMBEDDING;
+  int src_arg = 0, idx_arg = emb ? 1 : 2;
+  if (n->arg_views[src_arg] < 0 || n->arg_views[idx_arg] < 0 || n->out_buf < 0)
+    return false;
+  const ind_view *sv = &p->views[n->arg_views[src_arg]], *iv = &p->views[n->arg_views[idx_arg]];
+  const ind_buffer *OB = &p->bufs[n->out_buf];
+  int nd = OB->ndim;
+  if (p->bufs[iv->buf].dtype != FX_DTYPE_I64 || p->bufs[sv->buf].dtype != OB->dtype || nd < 1 || nd > IND_MAXD)
+    return false;
+  int dim = 0;
+  if (!emb)
+    {
+      if (n->call->args[1].kind != FX_VALUE_INT)
+        return false;
+      dim = (int) n->call->args[1].u.i;
+      if (dim < 0)
+        dim += sv->ndim;
+      if (dim < 0 || dim >= sv->ndim || sv->ndim != nd)
+        return false;
+      if (op == FX_OP_INDEX_SELECT ? iv->ndim != 1 : iv->ndim != nd)
+        return false;
+    }
+  else if (sv->ndim != 2 || nd != iv->ndim + 1)
+    return false;
+  /* per output dim: the strides of out, src and idx; the indexed range [m_lo, m_hi) */
+  int m_lo = emb ? 0 : dim, m_hi = emb ? iv->ndim : dim + 1;
+  int64_t str[3][IND_MAXD];
+  for (int d = 0; d < nd; d++)
+    {
+      str[0][d] = OB->strides[d];
+      bool indexed = d >= m_lo && d < m_hi;
+      str[1][d] = indexed ? 0 : emb ? sv->strides[1] : sv->strides[d];
+      str[2][d] = emb ? (indexed ? iv->strides[d] : 0)
+                  : op == FX_OP_INDEX_SELECT ? (indexed ? iv->strides[0] : 0) : iv->strides[d];
+    }
+  memset (t, 0, sizeof *t);
+  int64_t so[3], sm[3], sn[3];
+  if (!collapse_range (OB->sizes, 0, m_lo, str, &t->outer, so) || !collapse_range (OB->sizes, m_lo, m_hi, str, &t->m, sm)
+      || !collapse_range (OB->sizes, m_hi, nd, str, &t->inner, sn))
+    return false;
+  t->v = sv->sizes[emb ? 0 : dim];
+  for (int a = 0; a < 3; a++)
+    {
+      int64_t *dst = a == 0 ? t->out_stride : a == 1 ? t->src_stride : t->idx_stride;
+      dst[0] = so[a];
+      dst[1] = sm[a];
+      dst[2] = sn[a];
+    }
+  t->src_stride[1] = sv->strides[emb ? 0 : dim];   /* the indexed dim of src, scaled by k */
+  *src_view = n->arg_views[src_arg];
+  *idx_view = n->arg_views[idx_arg];
+  return true;
+}
+
+/* embedding, index_select and gather as the device's indexed copy where ind_gpu_take_plan finds one: false when it
+   does not (the node then runs on the host). */
+static bool
+add_take (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag,
+          fx_status *st)
+{
+  fx_cuda_take_desc t;
+  int svi, ivi;
+  if (!ind_gpu_take_plan (p, n, &t, &svi, &ivi))
+    return false;
+  const ind_view *sv = &p->views[svi], *iv = &p->views[ivi];
+  int ob = gpu->pbuf[n->out_buf], sb = gpu->pbuf[sv->buf], ib = gpu->pbuf[iv->buf];
+  if (ob < 0 || sb < 0 || ib < 0)
+    return false;
+  size_t es = fx_dtype_size (p->bufs[n->out_buf].dtype);
+  *st = fx_cuda_program_add_take (gpu->prog, G->name, es, &t, ob, 0, sb, (size_t) sv->offset * es, ib,
+                                  (size_t) iv->offset * sizeof (int64_t), diag);
+  if (*st == FX_OK)
+    note_step (gpu, kernel);
+  return true;
+}
+
+/* An extern or fallback node: a GEMM plan where one fits, else a host step running the node's reference kernel
+   (never a failed compile for a node the CPU backends run). With `res`, only the GEMM with the residual epilogue. */
+static fx_status
+add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel,
+            const ind_gpu_residual *res, bool *on_host, fx_diag *diag)
+{
+  *on_host = false;
+  fx_diag why;
+  fx_diag_clear (&why);
+  size_t steps = fx_cuda_program_n_steps (gpu->prog);
+  fx_status st = add_gemm (gpu, p, n, G, kernel, res, &why);
+  if (st != FX_ERR_UNSUPPORTED || res || fx_cuda_program_n_steps (gpu->prog) != steps || n->call == NULL)
+    {
+      if (st != FX_OK && diag)
+        *diag = why;
+      return st;
+    }
+  if (add_take (gpu, p, n, G, kernel, diag, &st))
+    return st;
+  host_node *h = &gpu->hosts[gpu->n_hosts++];
+  h->gpu = gpu;
+  h->node = (int) (n - p->nodes);
+  if ((st = fx_cuda_program_add_host (gpu->prog, G->name, run_host_node, h, diag)) != FX_OK)
+    return st;
+  note_step (gpu, kernel);
+  *on_host = true;
   return FX_OK;
 }
 
@@ -628,6 +847,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   ind_gpu *gpu = calloc (1, sizeof *gpu);
   *gpu_out = gpu;
   gpu->cuda = cuda;
+  gpu->hosts = calloc ((size_t) p->n_groups + 1, sizeof *gpu->hosts);
+  if (req->gen)
+    gpu->gen = *req->gen;
+  else
+    fx_generator_seed (&gpu->gen, 0);
   if ((st = fx_cuda_program_new (cuda, &gpu->prog, diag)) != FX_OK)
     return st;
   /* configurations: the heuristic's, or the fastest of max-autotune */
@@ -711,6 +935,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       int first = (int) out->n_kernels;
       fx_kernel_info *ki[2] = { NULL, NULL };
       const ind_group *fused = NULL;
+      bool on_host = false;
       if (G->is_extern)
         {
           const ind_node *n0 = &p->nodes[G->nodes[0]];
@@ -720,7 +945,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
             {
               fx_diag why;
               fx_diag_clear (&why);
-              st = add_extern (gpu, p, n0, G, first, &res, &why);
+              st = add_extern (gpu, p, n0, G, first, &res, &on_host, &why);
               if (st == FX_OK)
                 {
                   fused = &p->groups[res.consumer];
@@ -730,14 +955,25 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               else if (st == FX_ERR_UNSUPPORTED)
                 {
                   fx_buf_printf (&out->notes, "inductor (cuda): %s keeps its add: %s\n", G->name, why.message);
-                  st = add_extern (gpu, p, n0, G, first, NULL, diag);
+                  st = add_extern (gpu, p, n0, G, first, NULL, &on_host, diag);
                 }
               else if (diag)
                 *diag = why;
             }
           else
-            st = add_extern (gpu, p, n0, G, first, NULL, diag);
-          if (st == FX_OK)
+            st = add_extern (gpu, p, n0, G, first, NULL, &on_host, diag);
+          int op0 = n0->call ? n0->call->op->id : -1;
+          if (st == FX_OK && !on_host && (op0 == FX_OP_EMBEDDING || op0 == FX_OP_INDEX_SELECT || op0 == FX_OP_GATHER))
+            fx_buf_printf (&out->notes, "inductor (cuda): %s (node '%s') runs as an indexed copy on the device\n",
+                           n0->call->op->target, n0->n_origins ? n0->origins[0] : "?");
+          if (st == FX_OK && on_host)
+            {
+              ki[0]->kind = "fallback";
+              fx_buf_printf (&out->notes, "inductor (cuda): fallback %s (node '%s') runs the engine's reference "
+                             "kernel on the host, with its operands copied out and its outputs back\n",
+                             n0->call->op->target, n0->n_origins ? n0->origins[0] : "?");
+            }
+          if (st == FX_OK && !on_host)
             gpu->gemm_step[g] = (int) fx_cuda_program_n_steps (gpu->prog) - 1;
         }
       else
@@ -756,7 +992,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       for (int j = 0; j < 2; j++)
         if (ki[j])
           {
-            ki[j]->device = dev;
+            ki[j]->device = on_host ? (fx_device) { FX_DEVICE_CPU, -1 } : dev;
             for (int k = 0; k < G->n_nodes + (fused && j == 0 ? fused->n_nodes : 0); k++)
               {
                 const ind_node *n = &p->nodes[k < G->n_nodes ? G->nodes[k] : fused->nodes[k - G->n_nodes]];
@@ -804,7 +1040,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               const char *why = "";
               fx_cuda_gemm_plan *plan = gemm_plan_of (gpu, g);
               bool lt = plan && fx_cuda_gemm_plan_uses_lt (plan, &why);
-              fx_buf_printf (&t, "%s extern", p->groups[g].name);
+              bool host = false;
+              for (int h = 0; h < gpu->n_hosts; h++)
+                host |= p->nodes[gpu->hosts[h].node].group == g;
+              fx_buf_printf (&t, "%s %s", p->groups[g].name, plan ? "extern" : host ? "fallback on the host"
+                                                                              : "extern indexed copy (fx_take)");
               if (plan)
                 {
                   char name[96];
@@ -844,7 +1084,14 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
   if (st == FX_OK && p->opt.cudagraphs)
     {
       int m = mutated_inputs (req->graph);
-      if (m > 0)
+      if (gpu->n_hosts > 0)
+        {
+          const ind_node *hn = &p->nodes[gpu->hosts[0].node];
+          char reason[256];
+          snprintf (reason, sizeof reason, "cpu device (%s)", hn->n_origins ? hn->origins[0] : hn->op_name);
+          fx_cuda_program_skip_graphs (gpu->prog, reason);
+        }
+      else if (m > 0)
         {
           char reason[64];
           snprintf (reason, sizeof reason, "mutated inputs (%d instances)", m);
@@ -876,6 +1123,7 @@ ind_gpu_free (ind_gpu *gpu)
   free (gpu->step_kernel);
   free (gpu->gemm_step);
   free (gpu->kernel_ms);
+  free (gpu->hosts);
   free (gpu);
 }
 
@@ -902,10 +1150,12 @@ wrap_block (fx_cuda *cuda, fx_cuda_ptr ptr, size_t nbytes, const ind_buffer *B)
 
 static fx_status
 run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
-          fx_value **outputs, size_t *n_outputs, fx_cuda_timeline *timeline, fx_diag *diag)
+          fx_value **outputs, size_t *n_outputs, fx_cuda_timeline *timeline, fx_cuda_event *const *span,
+          fx_diag *diag)
 {
   fx_cuda *cuda = gpu->cuda;
   fx_cuda_stream *stream = fx_cuda_default_stream (cuda);
+  gpu->ir = p;
   fx_tensor **dev = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));   /* per IR buffer: its device tensor */
   fx_cuda_ptr *in_ptrs = calloc ((size_t) gpu->n_inputs + 1, sizeof (fx_cuda_ptr));
   fx_cuda_ptr *out_ptrs = calloc ((size_t) gpu->n_outputs + 1, sizeof (fx_cuda_ptr));
@@ -964,12 +1214,16 @@ run_once (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_i
       if (st == FX_OK)
         in_ptrs[k] = fx_cuda_tensor_ptr (dev[b]);
     }
+  if (st == FX_OK && span)
+    st = fx_cuda_event_record (span[0], stream, diag);
   if (st == FX_OK)
     {
       st = fx_cuda_program_run (gpu->prog, stream, in_ptrs, (size_t) gpu->n_inputs, out_ptrs,
                                 (size_t) gpu->n_outputs, &caller_owns, timeline, diag);
       ran = st == FX_OK;
     }
+  if (ran && span)
+    st = fx_cuda_event_record (span[1], stream, diag);
   for (int k = 0; ran && st == FX_OK && k < gpu->n_outputs; k++)
     {
       int b = gpu->output_bufs[k];
@@ -1048,7 +1302,109 @@ fx_status
 ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
              fx_value **outputs, size_t *n_outputs, fx_diag *diag)
 {
-  return run_once (gpu, p, inputs, n_inputs, arena, outputs, n_outputs, NULL, diag);
+  return run_once (gpu, p, inputs, n_inputs, arena, outputs, n_outputs, NULL, NULL, diag);
+}
+
+static void
+clear_outputs (fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    fx_value_clear (&v[i]);
+}
+
+/* PyTorch's benchmark of a compiled GPU graph: the inputs made resident on the device once, warm-up calls, then
+   each call between two CUDA events on its stream (the call's device time, its launches included; no copy in or
+   out); the first call's outputs are copied to the host, outside the timing, for the accuracy check. */
+fx_status
+ind_gpu_bench (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, int warmup, int repeat,
+               fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes,
+               fx_diag *diag)
+{
+  fx_cuda *cuda = gpu->cuda;
+  fx_value *dev = calloc (n_inputs + 1, sizeof *dev);
+  fx_cuda_event *span[2] = { NULL, NULL };
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  *outputs = NULL;
+  *n_outputs = 0;
+  *peak_bytes = 0;
+  fx_status st = dev ? FX_OK : fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  for (size_t i = 0; st == FX_OK && i < n_inputs; i++)
+    {
+      const fx_value *v = &inputs[i];
+      if (v->kind == FX_VALUE_TENSOR && v->u.t && v->u.t->device.type != FX_DEVICE_CUDA)
+        {
+          fx_tensor *t = NULL;
+          st = fx_cuda_tensor_to_device (cuda, NULL, v->u.t, &t, diag);
+          dev[i] = st == FX_OK ? fx_value_tensor (t) : fx_value_none ();
+        }
+      else
+        dev[i] = fx_value_dup (v, arena);
+    }
+  if (st == FX_OK)
+    st = fx_cuda_event_new (cuda, &span[0], diag);
+  if (st == FX_OK)
+    st = fx_cuda_event_new (cuda, &span[1], diag);
+  fx_value *first = NULL;
+  size_t n_first = 0;
+  fx_cuda_alloc_stats before;
+  memset (&before, 0, sizeof before);
+  for (int i = 0; st == FX_OK && i < warmup + repeat; i++)
+    {
+      if (i == warmup)
+        {
+          fx_cuda_alloc_reset_peak (cuda);
+          fx_cuda_alloc_get_stats (cuda, &before);
+        }
+      float ms = 0;
+      st = run_once (gpu, p, dev, n_inputs, arena, &res, &n_res, NULL, i >= warmup ? span : NULL, diag);
+      if (st == FX_OK && i >= warmup)
+        {
+          st = fx_cuda_event_elapsed_ms (span[0], span[1], &ms, diag);
+          times_ms[i - warmup] = ms;
+        }
+      /* the first call's outputs are the ones the reference matches (random fallbacks draw from one generator);
+         copied to the host after that call's timing */
+      if (st == FX_OK && i == 0)
+        {
+          first = fx_arena_alloc (arena, sizeof (fx_value) * (n_res + 1));
+          for (size_t k = 0; k < n_res; k++)
+            {
+              first[k] = fx_value_none ();
+              if (st == FX_OK && res[k].kind == FX_VALUE_TENSOR && res[k].u.t
+                  && res[k].u.t->device.type == FX_DEVICE_CUDA)
+                {
+                  fx_tensor *h = NULL;
+                  st = fx_cuda_tensor_to_host (cuda, NULL, res[k].u.t, &h, diag);
+                  if (h)
+                    first[k] = fx_value_tensor (h);
+                }
+              else if (st == FX_OK)
+                first[k] = fx_value_dup (&res[k], arena);
+              n_first = k + 1;
+            }
+        }
+      clear_outputs (res, n_res);
+      n_res = 0;
+    }
+  if (st == FX_OK)
+    {
+      fx_cuda_alloc_stats after;
+      fx_cuda_alloc_get_stats (cuda, &after);
+      *peak_bytes = after.peak_allocated_bytes > before.allocated_bytes
+                    ? after.peak_allocated_bytes - before.allocated_bytes : 0;
+      *outputs = first;
+      *n_outputs = n_first;
+    }
+  else
+    clear_outputs (first, n_first);
+  for (int k = 0; k < 2; k++)
+    if (span[k])
+      fx_cuda_event_free (span[k]);
+  for (size_t i = 0; dev && i < n_inputs; i++)
+    fx_value_clear (&dev[i]);
+  free (dev);
+  return st;
 }
 
 /* Per-kernel times with CUDA events around each step of eager runs (under reduce-overhead the graph is set aside
@@ -1072,7 +1428,7 @@ ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_va
       fx_value *res = NULL;
       size_t n_res = 0;
       fx_cuda_timeline_reset (tl);
-      st = run_once (gpu, p, inputs, n_inputs, arena, &res, &n_res, tl, diag);
+      st = run_once (gpu, p, inputs, n_inputs, arena, &res, &n_res, tl, NULL, diag);
       if (st == FX_OK)
         st = fx_cuda_timeline_collect (tl, diag);
       for (size_t i = 0; st == FX_OK && r >= 0 && i < fx_cuda_timeline_count (tl) && i < gpu->n_steps; i++)

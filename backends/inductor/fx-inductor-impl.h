@@ -306,6 +306,21 @@ fx_status ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *input
 fx_status ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_value *inputs,
                            size_t n_inputs, int repeat, fx_diag *diag);
 const char *ind_gpu_skip_message (const ind_gpu *gpu);
+/* embedding, index_select and gather as one indexed copy over [outer, m, inner] (fx_cuda_take's desc, its
+   pointers unset; element strides of the output buffer and of the src and index views, whose view numbers are
+   returned): false when the layouts do not collapse to that or the op is another. */
+struct fx_cuda_take_desc;
+bool ind_gpu_take_plan (const ind_program *p, const ind_node *n, struct fx_cuda_take_desc *t, int *src_view,
+                        int *idx_view);
+/* The backend's bench on the GPU: inputs made resident once, warm-up, each call timed with CUDA events. */
+fx_status ind_gpu_bench (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, int warmup,
+                         int repeat, fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs,
+                         size_t *peak_bytes, fx_diag *diag);
+/* Runs extern or fallback node `node` on the host (the engine's reference kernel) over bt, the host tensors per
+   buffer (its inputs' buffers set); its output buffers' tensors are replaced by the results in their planned
+   layout. The GPU path's per-node fallback. */
+fx_status ind_run_node_host (const ind_program *p, int node, fx_generator *gen, fx_tensor **bt, fx_arena *arena,
+                             fx_diag *diag);
 void ind_gpu_free (ind_gpu *gpu);
 /* GPU-path peephole (fx-inductor-gpu.c; needs no device): group g is an extern mm/addmm whose result feeds only
    group g + 1, a lone `a + b` (add.Tensor, alpha 1) of it and a matrix X read in the output's row-major layout;

@@ -151,6 +151,9 @@ render_svg (fx_compiled *out, const char *dot_text, size_t len)
 
 static fx_status inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                                fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+static fx_status inductor_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup, int repeat,
+                                 fx_arena *arena, double *times_ms, fx_value **outputs, size_t *n_outputs,
+                                 size_t *peak_bytes, fx_diag *diag);
 static fx_status inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat,
                                    fx_diag *diag);
 
@@ -470,7 +473,8 @@ inductor_generate (const fx_backend *self, const fx_compile_request *req, fx_com
 
 typedef struct run_ctx
 {
-  ind_state *s;
+  const ind_program *p;
+  fx_generator *gen;
   fx_tensor **bt;           /* per buffer */
   void **bufs;
   fx_arena *arena;
@@ -481,7 +485,7 @@ typedef struct run_ctx
 static fx_tensor *
 view_tensor (run_ctx *r, int view)
 {
-  const ind_view *v = &r->s->prog.views[view];
+  const ind_view *v = &r->p->views[view];
   fx_tensor *base = r->bt[v->buf];
   if (base == NULL)
     return NULL;
@@ -498,12 +502,12 @@ static void
 run_extern (void *ctx, int ni)
 {
   run_ctx *r = ctx;
-  ind_program *p = &r->s->prog;
+  const ind_program *p = r->p;
   const ind_node *n = &p->nodes[ni];
   fx_op_call call = *n->call;
   call.arena = r->arena;
   call.alloc = NULL;
-  call.gen = &r->s->gen;
+  call.gen = r->gen;
   call.diag = r->diag;
   call.n_outs = 0;
   memset (call.outs, 0, sizeof call.outs);
@@ -589,6 +593,24 @@ run_extern (void *ctx, int ni)
     fx_tensor_unref (made[k]);
 }
 
+fx_status
+ind_run_node_host (const ind_program *p, int node, fx_generator *gen, fx_tensor **bt, fx_arena *arena, fx_diag *diag)
+{
+  run_ctx r;
+  memset (&r, 0, sizeof r);
+  r.p = p;
+  r.gen = gen;
+  r.bt = bt;
+  r.bufs = calloc ((size_t) p->n_bufs + 1, sizeof (void *));
+  r.arena = arena;
+  r.diag = diag;
+  if (r.bufs == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  run_extern (&r, node);
+  free (r.bufs);
+  return r.status;
+}
+
 static fx_status
 inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
               size_t *n_outputs, fx_diag *diag)
@@ -602,7 +624,8 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
     return ind_gpu_run (s->gpu, p, inputs, n_inputs, arena, outputs, n_outputs, diag);
   run_ctx r;
   memset (&r, 0, sizeof r);
-  r.s = s;
+  r.p = p;
+  r.gen = &s->gen;
   r.arena = arena;
   r.diag = diag;
   r.bt = calloc ((size_t) p->n_bufs + 1, sizeof (fx_tensor *));
@@ -696,6 +719,7 @@ const fx_backend fx_inductor_backend = {
   .size = sizeof (fx_backend),
   .generate = inductor_generate,
   .profile = inductor_profile,
+  .bench = inductor_bench,
 };
 
 /* ---------------------------------------------------------------- direct entry points */
@@ -730,6 +754,22 @@ fx_status
 fx_inductor_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
 {
   return fx_compiled_write_artifacts (c, dir, diag);
+}
+
+/* On the GPU: inputs resident on the device, CUDA-event times (ind_gpu_bench). On the CPU: unsupported, so that
+   fx_run_backend times run() itself. */
+static fx_status
+inductor_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup, int repeat, fx_arena *arena,
+                double *times_ms, fx_value **outputs, size_t *n_outputs, size_t *peak_bytes, fx_diag *diag)
+{
+  ind_state *s = c ? c->impl : NULL;
+  if (s == NULL || s->gpu == NULL)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor: bench is the GPU path's");
+  fx_status st = ind_gpu_bench (s->gpu, &s->prog, inputs, n_inputs, warmup, repeat, arena, times_ms, outputs,
+                                n_outputs, peak_bytes, diag);
+  if (st == FX_OK)
+    c->timing = "CUDA events around each call, inputs resident on the device";
+  return st;
 }
 
 static fx_status

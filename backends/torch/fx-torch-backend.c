@@ -499,6 +499,10 @@ torch_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup
     times_ms[i] = json_object_get_double (json_object_array_get_idx (times, (size_t) i));
   if (peak_bytes)
     *peak_bytes = (size_t) jdouble (reply, "peak_bytes");
+  json_object *jt = NULL;
+  bool events = json_object_object_get_ex (reply, "cuda_events", &jt) && json_object_get_boolean (jt);
+  c->timing = events ? "CUDA events around each call in torch, inputs resident on the device"
+                     : "wall clock of each call in torch (inputs in the worker)";
   json_object *node_ms = NULL;
   if (json_object_object_get_ex (reply, "node_ms", &node_ms) && json_object_is_type (node_ms, json_type_object))
     for (size_t i = 0; i < c->n_kernels; i++)

@@ -129,6 +129,8 @@ struct fx_compiled
   const char *mode;                /* "default" when none was given (arena) */
   /* Made by fx_backend_generate: kernels and source only, nothing built; fx_compiled_run refuses it. */
   bool source_only;
+  /* What a bench of it timed (static text, set by the backend's bench); NULL: the wall clock of run(). */
+  const char *timing;
 };
 
 /* A backend: a static const vtable with designated initializers. NULL members mean "not supported". */

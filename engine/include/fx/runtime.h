@@ -99,6 +99,7 @@ typedef struct fx_run_result
   double max_rel_err;
   char accuracy_report[512];
   size_t n_kernels;
+  char timing[128];         /* what the times cover ("wall clock of each call", "CUDA events ...") */
 } fx_run_result;
 
 void fx_run_result_to_json (const fx_run_result *r, fx_buf *out);

@@ -10,6 +10,7 @@
 
 #include "fx-inductor.h"
 #include "fx/pyparse.h"
+#include "fx/runtime.h"
 
 static const char *const icuda_fixture_names[] = {
   "pointwise_chain.aten.0", "pointwise_chain.core_aten.0", "layernorm_gelu.aten.0", "layernorm_gelu.core_aten.0",
@@ -34,6 +35,24 @@ icuda_load_fixture (const char *name, fx_diag *diag)
   if (fx_parse_fx_file (path, &g, diag) != FX_OK)
     return NULL;
   fx_graph_resolve_ops (g);
+  return g;
+}
+
+/* A graph from FX code text, its ops resolved, and seeded random inputs for it (in arena); NULL on failure, with
+   diag set. */
+static inline fx_graph *
+icuda_parse_with_inputs (const char *name, const char *code, uint64_t seed, fx_arena *arena, fx_value **in, size_t *n,
+                         fx_diag *diag)
+{
+  fx_graph *g = NULL;
+  if (fx_parse_fx_code (code, strlen (code), name, &g, diag) != FX_OK)
+    return NULL;
+  fx_graph_resolve_ops (g);
+  if (fx_inputs_make (g, FX_INPUTS_SPEC, NULL, seed, NULL, arena, in, n, diag) != FX_OK)
+    {
+      fx_graph_free (g);
+      return NULL;
+    }
   return g;
 }
 

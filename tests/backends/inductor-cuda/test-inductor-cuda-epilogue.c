@@ -1,9 +1,12 @@
-/* test-inductor-cuda-epilogue.c: the GPU path's GEMM epilogue peephole without a device: which scheduled
+/* test-inductor-cuda-epilogue.c: the GPU path's GEMM epilogue peephole without a device (and its indexed-copy plan
+   for embedding, gather and index_select, evaluated on the host): which scheduled
    "addmm/mm then add" pairs become one cuBLASLt call (D = A·B + bias + X) and which must not (another layout, a
    scaled add, the GEMM's result used elsewhere, a broadcast operand). The GPU tests check the fused results. */
 #include "../cuda/cuda-test.h"
 #include "inductor-cuda-common.h"
 #include "fx-inductor-impl.h"
+#include "cuda/fx-cuda.h"
+#include "fx/pyparse.h"
 
 typedef struct lowered
 {
@@ -165,10 +168,111 @@ test_cases (void)
                 "    return (sub,)\n", "mm", row) == 0, "subtraction fused");
 }
 
+/* ---------------------------------------------------------------- the indexed copy (fx_cuda_take) */
+
+/* embedding, gather and index_select as the device's indexed copy: the plan ind_gpu_take_plan makes from the
+   scheduled program, evaluated here on the host with the kernel's formula over the input tensors, must give the
+   interpreter's output; layouts that do not collapse (an index tensor read transposed across the collapsed
+   dims) get no plan (they run on the host). */
+static void
+test_take (void)
+{
+  static const struct
+  {
+    const char *name, *code;
+    bool planned;
+  } cases[] = {
+    { "embedding",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, w: \"f32[16, 32][32, 1]cpu\", i: \"i64[8, 5][5, 1]cpu\"):\n"
+      "        r = torch.ops.aten.embedding.default(w, i)\n        return (r,)\n", true },
+    { "gather dim 1",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[6, 16][16, 1]cpu\", i: \"i64[6, 4][4, 1]cpu\"):\n"
+      "        r = torch.ops.aten.gather.default(x, 1, i)\n        return (r,)\n", true },
+    { "gather dim 0 of 3-d",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[16, 3, 5][15, 5, 1]cpu\", i: \"i64[4, 3, 5][15, 5, 1]cpu\"):\n"
+      "        r = torch.ops.aten.gather.default(x, -3, i)\n        return (r,)\n", true },
+    { "index_select of a transposed view",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[16, 24][24, 1]cpu\", i: \"i64[7][1]cpu\"):\n"
+      "        t = torch.ops.aten.t.default(x)\n"
+      "        r = torch.ops.aten.index_select.default(t, 1, i)\n        return (r,)\n", true },
+    { "index_select dim 1 of 3-d",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[3, 16, 4][64, 4, 1]cpu\", i: \"i64[9][1]cpu\"):\n"
+      "        r = torch.ops.aten.index_select.default(x, 1, i)\n        return (r,)\n", true },
+    { "embedding of transposed indices",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, w: \"f32[16, 8][8, 1]cpu\", i: \"i64[5, 6][6, 1]cpu\"):\n"
+      "        t = torch.ops.aten.t.default(i)\n"
+      "        r = torch.ops.aten.embedding.default(w, t)\n        return (r,)\n", false },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL, *ref = NULL;
+      size_t n = 0, n_ref = 0;
+      fx_graph *g = icuda_parse_with_inputs (cases[c].name, cases[c].code, 3, arena, &in, &n, &diag);
+      CHECK (g != NULL, "%s: %s", cases[c].name, diag.message);
+      CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
+      lowered l;
+      CHECK_OK (lower (g, in, n, &l, &diag), &diag);
+      const ind_program *p = l.p;
+      int gi = group_of (p, "r");
+      CHECK (gi >= 0, "%s: no extern group for r", cases[c].name);
+      const ind_node *nd = &p->nodes[p->groups[gi].nodes[0]];
+      fx_cuda_take_desc t;
+      int svi = -1, ivi = -1;
+      bool planned = ind_gpu_take_plan (p, nd, &t, &svi, &ivi);
+      CHECK (planned == cases[c].planned, "%s: %s", cases[c].name, planned ? "planned" : "no plan");
+      if (planned)
+        {
+          /* the kernel's formula over the inputs' data (the views' buffers are the inputs here) */
+          const ind_view *sv = &p->views[svi], *iv = &p->views[ivi];
+          const ind_buffer *OB = &p->bufs[nd->out_buf];
+          const fx_tensor *src = in[p->bufs[sv->buf].input_index].u.t, *idx = in[p->bufs[iv->buf].input_index].u.t;
+          CHECK (p->bufs[sv->buf].kind == IND_BUF_INPUT && p->bufs[iv->buf].kind == IND_BUF_INPUT, "%s: not inputs",
+                 cases[c].name);
+          fx_tensor *out = fx_tensor_new_strided (NULL, OB->dtype, OB->ndim, OB->sizes, OB->strides);
+          const float *sd = (const float *) fx_tensor_data (src) + sv->offset;
+          const int64_t *id = (const int64_t *) fx_tensor_data (idx) + iv->offset;
+          float *od = fx_tensor_data (out);
+          for (int64_t o = 0; o < t.outer; o++)
+            for (int64_t i = 0; i < t.m; i++)
+              for (int64_t e = 0; e < t.inner; e++)
+                {
+                  int64_t k = id[o * t.idx_stride[0] + i * t.idx_stride[1] + e * t.idx_stride[2]];
+                  if (k < 0)
+                    k += t.v;
+                  od[o * t.out_stride[0] + i * t.out_stride[1] + e * t.out_stride[2]]
+                    = sd[o * t.src_stride[0] + k * t.src_stride[1] + e * t.src_stride[2]];
+                }
+          const fx_tensor *want = ref[0].u.t;
+          bool same = fx_tensor_numel (want) == t.outer * t.m * t.inner && fx_tensor_numel (want) == fx_tensor_numel (out);
+          for (int64_t e = 0; same && e < fx_tensor_numel (want); e++)
+            same = fx_tensor_get_f64 (want, e) == fx_tensor_get_f64 (out, e);
+          fx_tensor_unref (out);
+          CHECK (same, "%s: the indexed copy differs from the interpreter", cases[c].name);
+        }
+      lowered_free (&l);
+      for (size_t i = 0; i < n_ref; i++)
+        fx_value_clear (&ref[i]);
+      for (size_t i = 0; i < n; i++)
+        fx_value_clear (&in[i]);
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
+}
+
 int
 main (void)
 {
   cuda_test_run ("/inductor-cuda/epilogue/mlp-block", test_mlp_block);
   cuda_test_run ("/inductor-cuda/epilogue/cases", test_cases);
+  cuda_test_run ("/inductor-cuda/take/layouts", test_take);
   return cuda_test_finish ();
 }

@@ -6,6 +6,8 @@
 #include "../cuda/cuda-test.h"
 #include "inductor-cuda-common.h"
 #include "cuda/fx-cuda.h"
+#include "fx/pyparse.h"
+#include "registry/fx-registry.h"
 
 static fx_cuda *cuda;
 
@@ -715,6 +717,94 @@ test_split_epilogue (void)
     }
 }
 
+/* Nodes with no loop kernel, with device inputs: nll_loss_forward on the host (a copy each way, in stream order
+   between the log-softmax kernel and the rest), embedding, gather and index_select as the device's indexed copy;
+   each against the interpreter, eager and under reduce-overhead (CUDA graphs skipped for a host step, with
+   PyTorch's reason; kept for the indexed copy). Then the run contract's bench: inputs made resident once, CUDA-event
+   times, the first call checked. */
+static void
+test_fallbacks (void)
+{
+  static const struct
+  {
+    const char *name, *code, *note;
+    bool host;
+  } cases[] = {
+    { "cross_entropy",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[64, 100][100, 1]cuda:0\", arg1_1: \"i64[64][1]cuda:0\"):\n"
+      "        _log_softmax = torch.ops.aten._log_softmax.default(arg0_1, 1, False)\n"
+      "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(_log_softmax, arg1_1, None, 1, -100)\n"
+      "        getitem = nll_loss_forward[0]\n"
+      "        mul = torch.ops.aten.mul.Tensor(getitem, 2.0)\n"
+      "        return (mul,)\n", "fallback aten.nll_loss_forward.default (node 'nll_loss_forward') runs", true },
+    { "embedding_sum",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[16, 32][32, 1]cuda:0\", arg1_1: \"i64[8, 5][5, 1]cuda:0\"):\n"
+      "        embedding = torch.ops.aten.embedding.default(arg0_1, arg1_1)\n"
+      "        sum_1 = torch.ops.aten.sum.dim_IntList(embedding, [1])\n"
+      "        return (sum_1,)\n", "embedding.default (node 'embedding') runs as an indexed copy", false },
+    { "gather_relu",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[32, 16][16, 1]cuda:0\", arg1_1: \"i64[32, 4][4, 1]cuda:0\"):\n"
+      "        gather = torch.ops.aten.gather.default(arg0_1, 1, arg1_1)\n"
+      "        relu = torch.ops.aten.relu.default(gather)\n"
+      "        return (relu,)\n", "gather.default (node 'gather') runs as an indexed copy", false },
+    { "index_select_t",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[16, 24][24, 1]cuda:0\", arg1_1: \"i64[7][1]cuda:0\"):\n"
+      "        t = torch.ops.aten.t.default(arg0_1)\n"
+      "        index_select = torch.ops.aten.index_select.default(t, 1, arg1_1)\n"
+      "        add = torch.ops.aten.add.Tensor(index_select, 1.0)\n"
+      "        return (add,)\n", "index_select.default (node 'index_select') runs as an indexed copy", false },
+  };
+  fx_backends_register_builtins ();
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL;
+      size_t n = 0;
+      fx_graph *g = icuda_parse_with_inputs (cases[i].name, cases[i].code, 99, arena, &in, &n, &diag);
+      CHECK (g != NULL, "%s: %s", cases[i].name, diag.message);
+      fx_value *din = to_device (in, n);
+      for (int m = 0; m < 2; m++)
+        {
+          const char *mode = m ? "reduce-overhead" : NULL;
+          char label[128];
+          snprintf (label, sizeof label, "%s %s", cases[i].name, m ? "reduce-overhead" : "eager");
+          bool ok;
+          fx_compiled *c = check (label, g, in, din, n, mode, NULL, 0, 3, &ok);
+          CHECK (c != NULL && ok, "%s differs from the interpreter", label);
+          const char *notes = c->notes.data ? c->notes.data : "";
+          CHECK (strstr (notes, cases[i].note) != NULL, "%s: no note '%s' in:\n%s", label, cases[i].note, notes);
+          if (m)
+            CHECK ((strstr (notes, "skipping cudagraphs due to cpu device") != NULL) == cases[i].host,
+                   "%s: CUDA graphs %s:\n%s", label, cases[i].host ? "not skipped" : "skipped", notes);
+          fx_inductor_free (c);
+        }
+      /* the run contract's bench from host inputs with device='cuda' */
+      fx_value *ref = NULL;
+      size_t n_ref = 0;
+      CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
+      fx_option_kv dev = { "device", "'cuda'" };
+      fx_run_config cfg = { .backend = "inductor", .options = &dev, .n_options = 1, .warmup = 2, .repeat = 5 };
+      fx_run_result r;
+      fx_run_backend (g, in, n, &cfg, ref, NULL, n_ref, arena, NULL, NULL, NULL, &r);
+      CHECK (r.status == FX_OK && r.verdict == FX_VERDICT_PASS, "%s: bench: %s %s", cases[i].name, r.error,
+             r.accuracy_report);
+      CHECK (strstr (r.timing, "CUDA events") != NULL && r.median_ms > 0, "%s: timed: '%s', %g ms", cases[i].name,
+             r.timing, r.median_ms);
+      clear_values (ref, n_ref);
+      clear_values (din, n);
+      free (din);
+      clear_values (in, n);
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
+}
+
 int
 main (void)
 {
@@ -743,6 +833,7 @@ main (void)
   cuda_test_run ("max-autotune", test_max_autotune);
   cuda_test_run ("gemm-epilogue", test_gemm_epilogue);
   cuda_test_run ("static-outputs", test_static_outputs);
+  cuda_test_run ("fallbacks", test_fallbacks);
   int rc = cuda_test_finish ();
   fx_cuda_close (cuda);
   return rc;

@@ -383,6 +383,99 @@ test_fallback (void)
   fx_graph_free (g);
 }
 
+/* ---------------------------------------------------------------- the accuracy policy on a GPU */
+
+/* A backend whose one kernel is a GEMM on the device its user_data names, returning preset outputs. */
+static fx_value gpu_policy_res;
+
+static fx_status
+gemm_compile (const fx_backend *self, const fx_compile_request *req, fx_compiled *out, fx_diag *diag)
+{
+  fx_kernel_info *k = fx_compiled_add_kernel (out, "extern_kernels.mm", "extern", NULL, NULL);
+  k->device = (fx_device) { self->user_data ? FX_DEVICE_CUDA : FX_DEVICE_CPU, self->user_data ? 0 : -1 };
+  return FX_OK;
+}
+
+static fx_status
+gemm_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
+          size_t *n_outputs, fx_diag *diag)
+{
+  *outputs = fx_arena_alloc (arena, sizeof (fx_value));
+  (*outputs)[0] = fx_value_dup (&gpu_policy_res, arena);
+  *n_outputs = 1;
+  return FX_OK;
+}
+
+static const fx_backend gemm_gpu_backend = {
+  .name = "test_gemm_gpu", .compile = gemm_compile, .run = gemm_run, .user_data = (void *) 1,
+};
+static const fx_backend gemm_cpu_backend = {
+  .name = "test_gemm_cpu", .compile = gemm_compile, .run = gemm_run,
+};
+
+/* PyTorch's reference is eager on the run's device; ours is the CPU interpreter, whose BLAS is closer to fp64 than
+   cuBLAS. A GPU result of a graph with a GEMM is judged with same()'s largest multiplier: an RMSE 5x the
+   reference's passes there, and fails on the CPU or without a GEMM (same()'s own multiplier). */
+static void
+test_gpu_gemm_accuracy (void)
+{
+  g_assert_cmpint (fx_backend_register (&gemm_gpu_backend, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_backend_register (&gemm_cpu_backend, NULL), ==, FX_OK);
+  static const char mm_graph[] =
+    "class <lambda>(torch.nn.Module):\n"
+    "    def forward(self, arg0_1: \"f32[16, 16][16, 1]cuda:0\", arg1_1: \"f32[16, 16][16, 1]cuda:0\"):\n"
+    "        mm: \"f32[16, 16][16, 1]cuda:0\" = torch.ops.aten.mm.default(arg0_1, arg1_1)\n"
+    "        return (mm,)\n";
+  static const char relu_graph[] =
+    "class <lambda>(torch.nn.Module):\n"
+    "    def forward(self, arg0_1: \"f32[16, 16][16, 1]cuda:0\", arg1_1: \"f32[16, 16][16, 1]cuda:0\"):\n"
+    "        relu: \"f32[16, 16][16, 1]cuda:0\" = torch.ops.aten.relu.default(arg0_1)\n"
+    "        return (relu,)\n";
+  int64_t sz[2] = { 16, 16 };
+  fx_tensor *exact = fx_tensor_new (NULL, FX_DTYPE_F64, 2, sz);
+  fx_tensor *ref = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  fx_tensor *res = fx_tensor_new (NULL, FX_DTYPE_F32, 2, sz);
+  for (int i = 0; i < 256; i++)
+    {
+      double v = 0.5 + (i % 7) * 0.25, sign = i % 2 ? 1 : -1;
+      ((double *) fx_tensor_data (exact))[i] = v;
+      ((float *) fx_tensor_data (ref))[i] = (float) (v + 1e-3 * sign);    /* RMSE 1e-3 */
+      ((float *) fx_tensor_data (res))[i] = (float) (v + 5e-3 * sign);    /* RMSE 5e-3: not allclose at 1e-3 */
+    }
+  fx_value refv = fx_value_tensor (ref), exactv = fx_value_tensor (exact);
+  gpu_policy_res = fx_value_tensor (res);
+  static const struct
+  {
+    const char *graph, *backend;
+    fx_verdict want;
+  } cases[] = {
+    { mm_graph, "test_gemm_gpu", FX_VERDICT_PASS },
+    { mm_graph, "test_gemm_cpu", FX_VERDICT_FAIL },
+    { relu_graph, "test_gemm_gpu", FX_VERDICT_FAIL },
+  };
+  for (size_t c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      fx_graph *g = parse (cases[c].graph);
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL;
+      size_t n_in = 0;
+      make_inputs (g, arena, &in, &n_in);
+      fx_run_config cfg = { .backend = cases[c].backend, .repeat = 1 };
+      fx_run_result r;
+      fx_run_backend (g, in, n_in, &cfg, &refv, &exactv, 1, arena, NULL, NULL, NULL, &r);
+      g_assert_cmpint (r.status, ==, FX_OK);
+      g_assert_cmpint (r.verdict, ==, cases[c].want);
+      if (cases[c].want == FX_VERDICT_FAIL)
+        g_assert_nonnull (strstr (r.accuracy_report, "multiplier: 3.0"));   /* same()'s for < 1000 elements */
+      clear_values (in, n_in);
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
+  fx_value_clear (&refv);
+  fx_value_clear (&exactv);
+  fx_value_clear (&gpu_policy_res);
+}
+
 /* ---------------------------------------------------------------- the contract's optional members */
 
 static int generate_calls;
@@ -652,6 +745,7 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/run-eager-aot-inductor", test_run_eager_and_aot);
   g_test_add_func ("/registry/run-errors-located", test_run_errors_located);
   g_test_add_func ("/registry/fallback", test_fallback);
+  g_test_add_func ("/registry/gpu-gemm-accuracy", test_gpu_gemm_accuracy);
   g_test_add_func ("/registry/contract", test_contract);
   g_test_add_func ("/registry/plugins", test_plugins);
   int rc = g_test_run ();
