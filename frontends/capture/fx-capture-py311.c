@@ -280,15 +280,26 @@ source_attr (fxc_source *dst, const fxc_source *base, PyObject *attr, const char
 {
   fxc_source_copy (dst, base);
   Py_ssize_t n = base->attrs ? PyTuple_GET_SIZE (base->attrs) : 0;
-  PyObject *t = PyTuple_New (n + 1);
+  /* module.fc named L['self']._modules['fc'] is read the same way: the container attribute, then the key (a
+     getattr of "fc" would raise AttributeError in the instance lookup before nn.Module.__getattr__ finds it, an
+     exception on every guard check) */
+  PyObject *t = PyTuple_New (n + (container ? 2 : 1));
   for (Py_ssize_t i = 0; i < n; i++)
     {
       PyObject *a = PyTuple_GET_ITEM (base->attrs, i);
       Py_INCREF (a);
       PyTuple_SET_ITEM (t, i, a);
     }
-  Py_INCREF (attr);
-  PyTuple_SET_ITEM (t, n, attr);
+  if (container)
+    {
+      PyTuple_SET_ITEM (t, n, PyUnicode_FromString (container));
+      PyTuple_SET_ITEM (t, n + 1, PyTuple_Pack (1, attr));
+    }
+  else
+    {
+      Py_INCREF (attr);
+      PyTuple_SET_ITEM (t, n, attr);
+    }
   Py_XDECREF (dst->attrs);
   dst->attrs = t;
   const char *a = PyUnicode_AsUTF8 (attr);

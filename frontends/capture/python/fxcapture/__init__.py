@@ -456,12 +456,15 @@ class OptimizedModule(torch.nn.Module):
         super().__init__()
         self._orig_mod = mod
         self._fx_ctx = ctx
+        # the module in the instance dict as well: self._orig_mod (a submodule, in _modules) is found only after the
+        # instance lookup raised AttributeError, on every call
+        object.__setattr__(self, "_fx_mod", mod)
         fwd = getattr(type(mod).forward, "__code__", None)
         if fwd is not None:
             _fxcapture.allow_code(fwd)   # torch.nn's own modules (nn.Sequential) are captured, as Dynamo inlines them
 
     def forward(self, *args, **kwargs):
-        return _fxcapture.call(self._fx_ctx, self._orig_mod, args, kwargs)
+        return _fxcapture.call(self._fx_ctx, self._fx_mod, args, kwargs)
 
     def __getattr__(self, name):
         if name == "_orig_mod":
