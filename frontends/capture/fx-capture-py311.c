@@ -1411,6 +1411,15 @@ sym_size_node (tracer *tr, frame *f, var *v)
       return -1;
     }
   fx_graph *g = tr->t->graph;
+  const char *sym = v->recv->node->meta.val.tensor.sizes[v->n].sym;
+  for (fx_node *p = g->first; p && p->op == FX_OP_PLACEHOLDER; p = p->next)
+    if (p->meta.val.kind == FX_VAL_SYMINT && p->meta.val.sym && sym && strcmp (p->meta.val.sym, sym) == 0)
+      {
+        /* the size is an input's symbol: its SymInt placeholder, as Dynamo 2.x reads x.size(0) as s0 */
+        v->node = p;
+        v->lazy = false;
+        return 0;
+      }
   fx_arg *a = fx_arena_alloc (g->arena, 3 * sizeof (fx_arg));
   a[0] = fx_arg_node (v->recv->node);
   a[1] = fx_arg_int ((int64_t) v->n);

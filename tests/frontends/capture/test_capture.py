@@ -238,20 +238,22 @@ class DynamicShapes(Base):
         self.assertEqual(len(cs), 2)
         self.assertIsNone(cs[1]["dynamic_specialized"])
         code = cs[1]["graph_readable"]
-        self.assertIn('size: "Sym(s77)" = l_x_.size(0)', code)
-        self.assertIn('view: "f32[s77, 6][6, 1]cpu" = l_x_.view(size, -1)', code)
+        # Dynamo 2.x reads x.shape[0] as the input's SymInt placeholder (no size node: tools/dynamo-programs
+        # p35's graph under torch 2.11 has none)
+        self.assertNotIn("l_x_.size(0)", code)
+        self.assertIn('view: "f32[s77, 6][6, 1]cpu" = l_x_.view(s77, -1)', code)
         # B, T, C = x.shape with arithmetic: only the dynamic dim is read, products are SymInt nodes
         opt = torch.compile(d_bt, backend="eager")
         self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(6, 5, 4),)])
         code = compiles(self.start)[-1]["graph_readable"]
-        self.assertIn('mul: "Sym(5*s77)" = size * 5', code)
+        self.assertIn('mul: "Sym(5*s77)" = s77 * 5', code)
         self.assertIn('"f32[5*s77, 4][4, 1]cpu" = l_x_.view(mul, 4)', code)
         self.assertEqual(len(compiles(self.start)), 4)
-        # the custom backend's GraphModule runs the size node itself
+        # the custom backend's GraphModule takes the size as its SymInt input
         seen = []
         opt = torch.compile(d_bt, backend=lambda gm, ex: seen.append(gm.code) or gm.forward)
         self.run_all(opt, d_bt, [(torch.randn(2, 5, 4),), (torch.randn(3, 5, 4),), (torch.randn(7, 5, 4),)])
-        self.assertIn("size = l_x_.size(0)", seen[-1])
+        self.assertIn("mul = s77 * 5", seen[-1])
 
     def test_branch_on_size_specializes_with_reason(self):
         def cond(x):

@@ -159,8 +159,12 @@ def _specialize_graph_json(graph_json, values):
     for n in g["nodes"]:
         val = n.get("meta", {}).get("val")
         if val and val.get("kind") == "symint":
-            # SymInt inputs and size reads / arithmetic on them become the ints they are for these sizes
-            if n["op"] != "placeholder":
+            # SymInt inputs and size reads / arithmetic on them become the ints they are for these sizes (a node
+            # may read a SymInt placeholder itself: x.size(0) is the input's symbol, as Dynamo 2.x traces it)
+            if n["op"] == "placeholder":
+                consts[n["name"]] = values.get(n["name"], _shapes.eval_expr(val["sym"], values) if val.get("sym")
+                                               else val.get("value"))
+            else:
                 consts[n["name"]] = _shapes.eval_expr(val["sym"], values) if val.get("sym") else val.get("value")
             continue
         for key in ("args", "kwargs"):
