@@ -468,6 +468,10 @@ fx_graph *fx_graph_new (void);
 void fx_graph_free (fx_graph *graph);
 /* Deep copy, names and metadata included. */
 fx_graph *fx_graph_copy (const fx_graph *graph);
+/* Copies node n (of another graph) to graph's insertion point: arguments remapped through map (indexed by the source
+   node ids; every referenced node must be mapped), metadata deep-copied. name NULL: n's name (made unique); a
+   placeholder given a name gets it as its target too. */
+fx_node *fx_graph_copy_node (fx_graph *graph, const fx_node *n, fx_node **map, const char *name);
 
 /* FX's _Namespace.create_name: illegal characters become '_', a leading digit gets '_', Python keywords and
    builtins are avoided, clashes count up ("sum" -> "sum_1", "add" -> "add", "add_1", ...). Registers the name. */
