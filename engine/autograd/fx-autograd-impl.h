@@ -36,3 +36,13 @@ fx_status fx_ag_backward (fx_grad_ctx *c, fx_node *g);
 const fx_arg *fx_ag_arg (const fx_node *n, size_t i, const char *kw);
 fx_node *fx_ag_arg_node (const fx_node *n, size_t i, const char *kw);
 const fx_tensor_meta *fx_ag_meta (const fx_node *n);
+
+/* Max-flow (fx-maxflow.c): vertices 0..n-1, capacities may be INFINITY. */
+typedef struct fx_flow fx_flow;
+fx_flow *fx_flow_new (int n_vertices);
+void fx_flow_free (fx_flow *f);
+bool fx_flow_add_edge (fx_flow *f, int u, int v, double cap);
+/* The max flow from s to t (INFINITY when an all-infinite path exists). */
+double fx_flow_max (fx_flow *f, int s, int t);
+/* After fx_flow_max: whether v is on the source side of the min cut. */
+bool fx_flow_source_side (const fx_flow *f, int v);

@@ -31,6 +31,8 @@ typedef struct
   fx_value *inputs;     /* primals then tangents */
   size_t n_primals, n_tangents;
   char *error;          /* joint graph or run failure */
+  bool *requires_grad;  /* per primal; NULL: every floating one */
+  size_t n_requires_grad;
 } grad_case;
 
 static GPtrArray *cases;
@@ -55,6 +57,7 @@ free_case (gpointer p)
   g_free (c->code_path);
   g_free (c->out_prefix);
   g_free (c->error);
+  g_free (c->requires_grad);
   g_free (c);
 }
 
@@ -87,11 +90,13 @@ make_inputs (grad_case *c)
 }
 
 static grad_case *
-add_case (const char *name, fx_graph *forward)
+add_case (const char *name, fx_graph *forward, bool *requires_grad, size_t n_requires_grad)
 {
   grad_case *c = g_new0 (grad_case, 1);
   c->name = g_strdup (name);
   c->forward = forward;
+  c->requires_grad = requires_grad;
+  c->n_requires_grad = n_requires_grad;
   c->arena = fx_arena_new ();
   c->out_prefix = g_strdup_printf ("%s/out%u", tmp_dir, cases->len);
   c->code_path = g_strdup_printf ("%s.py", c->out_prefix);
@@ -103,7 +108,7 @@ add_case (const char *name, fx_graph *forward)
   g_assert_cmpint (fx_file_write (c->code_path, code.data, code.len, &diag), ==, FX_OK);
   fx_buf_free (&code);
   g_ptr_array_add (cases, c);
-  if (fx_autograd_joint (forward, NULL, 0, &c->joint, &diag) != FX_OK)
+  if (fx_autograd_joint (forward, requires_grad, n_requires_grad, &c->joint, &diag) != FX_OK)
     c->error = g_strdup (diag.message);
   else
     make_inputs (c);
@@ -121,7 +126,7 @@ add_op_case (const char *name, const char *sig, const char *body)
     g_error ("%s: %s\n%s", name, diag.message, text);
   g_free (text);
   char *cname = g_strdup_printf ("op/%s", name);
-  add_case (cname, g);
+  add_case (cname, g, NULL, 0);
   g_free (cname);
 }
 
@@ -242,7 +247,7 @@ add_fixture_case (const char *name)
   if (fx_pass_shape_prop (g, &changed, &diag) != FX_OK)
     g_error ("%s: %s", name, diag.message);
   char *cname = g_strdup_printf ("fixture/%s", name);
-  add_case (cname, g);
+  add_case (cname, g, NULL, 0);
   g_free (cname);
   g_free (py);
   g_free (js);
@@ -274,8 +279,21 @@ add_training_case (const char *name, size_t n_outputs)
   if (fx_parse_fx_file (py, &g, &diag) != FX_OK)
     g_error ("%s: %s", py, diag.message);
   test_keep_outputs (g, n_outputs);
+  /* which inputs require grad: the ones torch's joint graph returns a grad for */
+  char *jpy = g_strdup_printf ("%s/training/graphs/%s.min_cut.joint.py", fx, name);
+  fx_graph *jg = NULL;
+  if (fx_parse_fx_file (jpy, &jg, &diag) != FX_OK)
+    g_error ("%s: %s", jpy, diag.message);
+  fx_joint_shape js;
+  g_assert_cmpint (fx_joint_shape_of (jg, &js, &diag), ==, FX_OK);
+  bool *rg = g_new0 (bool, js.n_primals);
+  const fx_arg *jo = fx_graph_output_node (jg)->args[0].u.seq.items;
+  for (size_t i = 0; i < js.n_primals; i++)
+    rg[i] = jo[js.n_fwd_outputs + i].kind == FX_ARG_NODE;
+  fx_graph_free (jg);
+  g_free (jpy);
   char *cname = g_strdup_printf ("training/%s", name);
-  add_case (cname, g);
+  add_case (cname, g, rg, js.n_primals);
   g_free (cname);
   g_free (py);
 }
@@ -299,7 +317,8 @@ run_torch (void)
       first = false;
       bool f1 = true;
       for (size_t i = 0; i < c->n_primals; i++)
-        if (c->inputs[i].kind == FX_VALUE_TENSOR && fx_dtype_is_floating (c->inputs[i].u.t->dtype))
+        if (c->inputs[i].kind == FX_VALUE_TENSOR && fx_dtype_is_floating (c->inputs[i].u.t->dtype)
+            && (c->requires_grad == NULL || (i < c->n_requires_grad && c->requires_grad[i])))
           fx_buf_printf (&j, "%s%zu", f1 ? "" : ", ", i), f1 = false;
       fx_buf_puts (&j, "], \"inputs\": [");
       for (size_t i = 0; i < c->n_primals + c->n_tangents; i++)
@@ -462,6 +481,100 @@ test_unsupported (void)
   fx_graph_free (g);
 }
 
+
+/* ---------------------------------------------------------------- partitions */
+
+/* How many values torch 2.11's partitioner saved for KEY ("mlp_block.min_cut") in saved_counts.json. */
+static int
+torch_saved_count (const char *key)
+{
+  char *path = g_strdup_printf ("%s/training/graphs/saved_counts.json", env_or ("FX_FIXTURES", "tests/fixtures"));
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  char *k = g_strdup_printf ("\"%s\"", key);
+  const char *at = strstr (text, k);
+  g_assert_nonnull (at);
+  const char *list = strstr (at, "\"saved\": [");
+  g_assert_nonnull (list);
+  int quotes = 0;
+  for (const char *q = list + strlen ("\"saved\": ["); *q && *q != ']'; q++)
+    quotes += *q == '"';
+  g_free (k);
+  g_free (text);
+  g_free (path);
+  return quotes / 2;
+}
+
+/* Runs forward then backward of a partition and checks the grads against the joint graph's. */
+static void
+check_partition_runs (const grad_case *c, const fx_partition *p)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_diag diag;
+  fx_value *jo = NULL, *fo = NULL, *bo = NULL;
+  size_t njo = 0, nfo = 0, nbo = 0;
+  g_assert_cmpint (fx_interp_run (c->joint, c->inputs, c->n_primals + c->n_tangents, NULL, arena, &jo, &njo, &diag),
+                   ==, FX_OK);
+  if (fx_interp_run (p->forward, c->inputs, c->n_primals, NULL, arena, &fo, &nfo, &diag) != FX_OK)
+    g_error ("%s: forward: %s", c->name, diag.message);
+  g_assert_cmpuint (nfo, ==, p->n_fwd_outputs + p->n_saved);
+  fx_value *bin = g_new0 (fx_value, p->n_saved + c->n_tangents + 1);
+  memcpy (bin, fo + p->n_fwd_outputs, sizeof (fx_value) * p->n_saved);
+  memcpy (bin + p->n_saved, c->inputs + c->n_primals, sizeof (fx_value) * c->n_tangents);
+  if (fx_interp_run (p->backward, bin, p->n_saved + c->n_tangents, NULL, arena, &bo, &nbo, &diag) != FX_OK)
+    g_error ("%s: backward: %s", c->name, diag.message);
+  g_assert_cmpuint (nbo, ==, c->n_primals);
+  for (size_t i = 0; i < nbo; i++)
+    {
+      const fx_value *want = &jo[njo - c->n_primals + i];
+      g_assert_cmpint (bo[i].kind, ==, want->kind);
+      if (want->kind == FX_VALUE_TENSOR && !fx_allclose (want->u.t, bo[i].u.t, 1e-5, 1e-6, false))
+        g_test_fail_printf ("%s: partitioned grad %zu differs from the joint graph's", c->name, i);
+    }
+  for (size_t i = 0; i < njo; i++)
+    fx_value_clear (&jo[i]);
+  for (size_t i = 0; i < nfo; i++)
+    fx_value_clear (&fo[i]);
+  for (size_t i = 0; i < nbo; i++)
+    fx_value_clear (&bo[i]);
+  g_free (bin);
+  fx_arena_free (arena);
+}
+
+/* The training programs: the min cut saves no more than torch 2.11's does; both partitions compute the joint's
+   grads. */
+static void
+test_partition_case (gconstpointer data)
+{
+  const grad_case *c = data;
+  if (c->error)
+    g_error ("%s: joint graph: %s", c->name, c->error);
+  for (int k = 0; k < FX_PARTITION_KIND_COUNT; k++)
+    {
+      fx_partition p;
+      fx_diag diag;
+      if (fx_autograd_partition (c->joint, (fx_partition_kind) k, &p, &diag) != FX_OK)
+        g_error ("%s: partition: %s", c->name, diag.message);
+      for (size_t i = 0; i < p.n_saved; i++)
+        {
+          g_assert_nonnull (p.saved[i].reason);
+          g_test_message ("%s %s: saves %s: %s", c->name, fx_partition_kind_name ((fx_partition_kind) k),
+                          p.saved[i].name, p.saved[i].reason);
+        }
+      if (k == FX_PARTITION_MIN_CUT)
+        {
+          char *key = g_strdup_printf ("%s.min_cut", c->name + strlen ("training/"));
+          int torch_n = torch_saved_count (key);
+          g_test_message ("%s: saved %zu, torch 2.11 %d", key, p.n_saved, torch_n);
+          if ((int) p.n_saved > torch_n)
+            g_test_fail_printf ("%s: saves %zu values, torch 2.11's partitioner %d", key, p.n_saved, torch_n);
+          g_free (key);
+        }
+      check_partition_runs (c, &p);
+      fx_partition_clear (&p);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -484,6 +597,12 @@ main (int argc, char **argv)
       char *path = g_strdup_printf ("/autograd/grad/%s", c->name);
       g_test_add_data_func (path, c, test_grad_case);
       g_free (path);
+      if (g_str_has_prefix (c->name, "training/"))
+        {
+          path = g_strdup_printf ("/autograd/partition/%s", c->name + strlen ("training/"));
+          g_test_add_data_func (path, c, test_partition_case);
+          g_free (path);
+        }
     }
   g_test_add_func ("/autograd/provenance", test_provenance);
   g_test_add_func ("/autograd/unsupported", test_unsupported);
