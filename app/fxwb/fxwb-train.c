@@ -1,0 +1,450 @@
+/* fxwb-train.c: `fxwb compile --train` (forward/backward graphs of the min-cut or save-all partition, saved values
+   with their reasons) and `fxwb compare --train` (forward, backward and an optimizer step per backend, timed
+   separately, gradients checked against the interpreter's joint graph). */
+#include "fxwb-train.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "fx/accuracy.h"
+
+int
+fxwb_train_prepare (const char *cmd, const fx_graph *graph, fx_partition_kind kind, fxwb_train *t)
+{
+  memset (t, 0, sizeof *t);
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *aten = NULL;
+  fx_status st = FX_OK;
+  if (fx_graph_is_torch_level (graph))
+    st = fx_lower_to_aten (graph, &aten, &diag);
+  if (st == FX_OK)
+    st = fx_autograd_joint (aten ? aten : graph, NULL, 0, &t->joint, &diag);
+  if (st == FX_OK)
+    st = fx_autograd_partition (t->joint, kind, &t->part, &diag);
+  fx_graph_free (aten);
+  if (st != FX_OK)
+    {
+      fprintf (stderr, "%s: --train: ", cmd);
+      fxwb_print_diag (&diag);
+      fxwb_train_clear (t);
+      return fxwb_exit_for_status (st);
+    }
+  return FXWB_EXIT_OK;
+}
+
+void
+fxwb_train_clear (fxwb_train *t)
+{
+  fx_graph_free (t->joint);
+  fx_partition_clear (&t->part);
+  memset (t, 0, sizeof *t);
+}
+
+static void
+print_graph (const char *title, const fx_graph *g)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_readable_opts ro = { .include_stride = false, .include_device = false };
+  fx_graph_print_readable (g, &ro, &b);
+  printf ("# %s\n%s\n", title, b.data ? b.data : "");
+  fx_buf_free (&b);
+}
+
+void
+fxwb_train_print (const fxwb_train *t)
+{
+  print_graph ("aot_forward_graph", t->part.forward);
+  print_graph ("aot_backward_graph", t->part.backward);
+  size_t bytes = 0;
+  for (size_t i = 0; i < t->part.n_saved; i++)
+    bytes += t->part.saved[i].bytes;
+  printf ("# saved for backward: %zu values, %.1f KiB\n", t->part.n_saved, (double) bytes / 1024.0);
+  for (size_t i = 0; i < t->part.n_saved; i++)
+    {
+      g_autofree char *name = fxwb_escape_controls (t->part.saved[i].name);
+      printf ("  %-24s %10zu B  %s\n", name, t->part.saved[i].bytes, t->part.saved[i].reason);
+    }
+}
+
+/* ---------------------------------------------------------------- training steps */
+
+/* One column's state: compiled halves, its parameters, optimizer moments, timings. */
+typedef struct
+{
+  fx_compiled *fw, *bw;
+  fx_value *params;         /* the primals, updated in place by the optimizer (owned copies) */
+  fx_tensor **m, **v;       /* Adam moments per primal (NULL: none) */
+  double *fw_ms, *bw_ms;
+  double max_err;
+  gboolean failed;
+  char error[1024];
+} train_col;
+
+static fx_value
+dup_tensor (const fx_value *v)
+{
+  if (v->kind != FX_VALUE_TENSOR)
+    return *v;
+  return fx_value_tensor (fx_tensor_contiguous_copy (NULL, v->u.t));
+}
+
+static gboolean
+is_param (const fx_value *v)
+{
+  return v->kind == FX_VALUE_TENSOR && fx_dtype_is_floating (v->u.t->dtype);
+}
+
+/* p -= lr * g (SGD), or Adam (betas 0.9, 0.999, eps 1e-8) with bias correction at step (1-based). */
+static void
+optim_step (const fxwb_train_opts *o, fx_tensor *p, const fx_tensor *g, fx_tensor **m, fx_tensor **v, int step)
+{
+  int64_t n = fx_tensor_numel (p);
+  if (o->optim == FXWB_OPTIM_SGD)
+    {
+      for (int64_t i = 0; i < n; i++)
+        fx_tensor_set_f64 (p, i, fx_tensor_get_f64 (p, i) - o->lr * fx_tensor_get_f64 (g, i));
+      return;
+    }
+  if (*m == NULL)
+    {
+      *m = fx_tensor_new (NULL, FX_DTYPE_F64, p->ndim, p->sizes);
+      *v = fx_tensor_new (NULL, FX_DTYPE_F64, p->ndim, p->sizes);
+      memset (fx_tensor_data (*m), 0, fx_tensor_nbytes (*m));
+      memset (fx_tensor_data (*v), 0, fx_tensor_nbytes (*v));
+    }
+  double b1 = 0.9, b2 = 0.999, c1 = 1 - pow (b1, step), c2 = 1 - pow (b2, step);
+  for (int64_t i = 0; i < n; i++)
+    {
+      double gi = fx_tensor_get_f64 (g, i);
+      double mi = b1 * fx_tensor_get_f64 (*m, i) + (1 - b1) * gi;
+      double vi = b2 * fx_tensor_get_f64 (*v, i) + (1 - b2) * gi * gi;
+      fx_tensor_set_f64 (*m, i, mi);
+      fx_tensor_set_f64 (*v, i, vi);
+      fx_tensor_set_f64 (p, i, fx_tensor_get_f64 (p, i) - o->lr * (mi / c1) / (sqrt (vi / c2) + 1e-8));
+    }
+}
+
+/* Applies the grads (the last n_params values of grads) to params. */
+static void
+apply_grads (const fxwb_train_opts *o, train_col *c, const fx_value *grads, size_t n_params, int step)
+{
+  for (size_t i = 0; i < n_params; i++)
+    if (is_param (&c->params[i]) && grads[i].kind == FX_VALUE_TENSOR)
+      optim_step (o, c->params[i].u.t, grads[i].u.t, &c->m[i], &c->v[i], step);
+}
+
+static fx_value *
+make_tangents (const fx_graph *joint, size_t *n)
+{
+  fx_joint_shape js;
+  fx_joint_shape_of (joint, &js, NULL);
+  fx_value *t = g_new0 (fx_value, js.n_tangents + 1);
+  *n = 0;
+  fx_graph_foreach_node (joint, node)
+  {
+    if (node->op != FX_OP_PLACEHOLDER || strncmp (node->name, "tangents_", 9) != 0)
+      continue;
+    const fx_tensor_meta *m = &node->meta.val.tensor;
+    int64_t sizes[FX_TENSOR_MAX_DIMS];
+    for (int d = 0; d < m->ndim && d < FX_TENSOR_MAX_DIMS; d++)
+      sizes[d] = m->sizes[d].value;
+    fx_tensor *x = fx_tensor_new (NULL, m->dtype, m->ndim, sizes);
+    for (int64_t i = 0; i < fx_tensor_numel (x); i++)
+      fx_tensor_set_f64 (x, i, 1.0);  /* loss.backward() of a sum: every tangent is ones */
+    t[(*n)++] = fx_value_tensor (x);
+  }
+  return t;
+}
+
+static void
+clear_values (fx_value *v, size_t n)
+{
+  for (size_t i = 0; v && i < n; i++)
+    fx_value_clear (&v[i]);
+}
+
+static double
+elapsed_ms (gint64 t0)
+{
+  return (double) (g_get_monotonic_time () - t0) / 1000.0;
+}
+
+/* One step of a column: forward, backward (both timed); returns the grads in *grads (arena). */
+static fx_status
+column_step (train_col *c, const fxwb_train *t, const fx_value *tangents, size_t n_tangents, size_t n_params,
+             int step, fx_arena *arena, fx_value **grads, fx_diag *diag)
+{
+  fx_value *fo = NULL;
+  size_t nfo = 0, nbo = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  fx_status st = fx_compiled_run (c->fw, c->params, n_params, arena, &fo, &nfo, diag);
+  c->fw_ms[step] = elapsed_ms (t0);
+  if (st != FX_OK)
+    return st;
+  size_t ns = t->part.n_saved;
+  fx_value *bin = g_new0 (fx_value, ns + n_tangents + 1);
+  memcpy (bin, fo + t->part.n_fwd_outputs, sizeof (fx_value) * ns);
+  memcpy (bin + ns, tangents, sizeof (fx_value) * n_tangents);
+  t0 = g_get_monotonic_time ();
+  st = fx_compiled_run (c->bw, bin, ns + n_tangents, arena, grads, &nbo, diag);
+  c->bw_ms[step] = elapsed_ms (t0);
+  g_free (bin);
+  clear_values (fo, nfo);
+  if (st == FX_OK && nbo != n_params)
+    st = fx_diag_set (diag, FX_ERR_BACKEND, "the backward returned %zu values for %zu inputs", nbo, n_params);
+  return st;
+}
+
+/* Worst same() error of grads against ref; FALSE when one does not match. */
+static gboolean
+check_grads (const fx_value *ref, const fx_value *got, size_t n, double *max_err, char *why, size_t why_len)
+{
+  fx_same_opts so;
+  fx_same_opts_init (&so);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (ref[i].kind != FX_VALUE_TENSOR)
+        continue;
+      fx_same_report rep;
+      if (got[i].kind != FX_VALUE_TENSOR)
+        {
+          g_snprintf (why, why_len, "no grad for input %zu", i);
+          return FALSE;
+        }
+      fx_same_tensor (ref[i].u.t, got[i].u.t, NULL, &so, &rep);
+      *max_err = fmax (*max_err, rep.max_abs_err);
+      /* fp32 gradients sum many terms: the absolute tolerance scales with the largest gradient (rtol 1e-3,
+         atol 1e-4 of the largest magnitude) */
+      double scale = 1;
+      for (int64_t k = 0; k < fx_tensor_numel (ref[i].u.t); k++)
+        scale = fmax (scale, fabs (fx_tensor_get_f64 (ref[i].u.t, k)));
+      if (!fx_allclose (ref[i].u.t, got[i].u.t, 1e-3, 1e-4 * scale, false))
+        {
+          g_snprintf (why, why_len, "grad of input %zu: max abs error %.3g (reference %.6g, got %.6g at %lld)", i,
+                      rep.max_abs_err, rep.worst_ref, rep.worst_res, (long long) rep.worst_index);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+column_compile (const fxwb_column *col, const fxwb_train *t, const fxwb_inputs *in, train_col *c)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_arena *a = fx_arena_new ();
+  const fx_backend *be = NULL;
+  const char *sub = NULL;
+  fx_status st = fx_backend_parse_spec (col->spec, a, &be, &sub, &diag);
+  if (st == FX_OK && sub != NULL)
+    st = fx_diag_set (&diag, FX_ERR_UNSUPPORTED, "'%s': a backend with a sub-backend is not supported with --train",
+                      col->spec);
+  fx_arena_free (a);
+  if (st == FX_OK)
+    st = fx_backend_compile (be, t->part.forward, in->inputs, in->n_inputs, col->mode, col->kv, col->n_kv, &c->fw,
+                             &diag);
+  /* the backward's example inputs: random ones from its placeholders' shapes (saved values, then tangents) */
+  fx_arena *ba = fx_arena_new ();
+  fx_value *bin = NULL;
+  size_t nbin = 0;
+  if (st == FX_OK)
+    st = fx_inputs_make (t->part.backward, FX_INPUTS_SPEC, NULL, 0, NULL, ba, &bin, &nbin, &diag);
+  if (st == FX_OK)
+    st = fx_backend_compile (be, t->part.backward, bin, nbin, col->mode, col->kv, col->n_kv, &c->bw, &diag);
+  clear_values (bin, nbin);
+  fx_arena_free (ba);
+  if (st != FX_OK)
+    {
+      g_strlcpy (c->error, diag.message, sizeof c->error);
+      c->failed = TRUE;
+    }
+  return st == FX_OK;
+}
+
+static void
+column_init (train_col *c, const fxwb_inputs *in, int steps)
+{
+  memset (c, 0, sizeof *c);
+  c->params = g_new0 (fx_value, in->n_inputs + 1);
+  for (size_t i = 0; i < in->n_inputs; i++)
+    c->params[i] = dup_tensor (&in->inputs[i]);
+  c->m = g_new0 (fx_tensor *, in->n_inputs + 1);
+  c->v = g_new0 (fx_tensor *, in->n_inputs + 1);
+  c->fw_ms = g_new0 (double, steps);
+  c->bw_ms = g_new0 (double, steps);
+}
+
+static void
+column_clear (train_col *c, size_t n_params)
+{
+  clear_values (c->params, n_params);
+  for (size_t i = 0; i < n_params; i++)
+    {
+      if (c->m[i])
+        fx_tensor_unref (c->m[i]);
+      if (c->v[i])
+        fx_tensor_unref (c->v[i]);
+    }
+  g_free (c->params);
+  g_free (c->m);
+  g_free (c->v);
+  g_free (c->fw_ms);
+  g_free (c->bw_ms);
+  fx_compiled_free (c->fw);
+  fx_compiled_free (c->bw);
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (const double *v, int n)
+{
+  double *s = g_memdup2 (v, sizeof (double) * (size_t) n);
+  qsort (s, (size_t) n, sizeof (double), cmp_double);
+  double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  g_free (s);
+  return m;
+}
+
+/* The reference: the interpreter runs the joint graph; its grads for each step (steps x n_params values). */
+static gboolean
+reference_grads (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tangents, size_t n_tangents,
+                 const fxwb_train_opts *o, fx_value **per_step, char *why, size_t why_len)
+{
+  train_col r;
+  column_init (&r, in, o->steps);
+  size_t n = in->n_inputs;
+  fx_value *jin = g_new0 (fx_value, n + n_tangents + 1);
+  gboolean ok = TRUE;
+  for (int s = 0; s < o->steps && ok; s++)
+    {
+      memcpy (jin, r.params, sizeof (fx_value) * n);
+      memcpy (jin + n, tangents, sizeof (fx_value) * n_tangents);
+      fx_arena *a = fx_arena_new ();
+      fx_value *out = NULL;
+      size_t nout = 0;
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      if (fx_interp_run (t->joint, jin, n + n_tangents, NULL, a, &out, &nout, &diag) != FX_OK)
+        {
+          g_snprintf (why, why_len, "%s", diag.message);
+          ok = FALSE;
+        }
+      else
+        {
+          per_step[s] = g_new0 (fx_value, n + 1);
+          for (size_t i = 0; i < n; i++)
+            per_step[s][i] = out[nout - n + i], out[nout - n + i] = fx_value_none ();
+          apply_grads (o, &r, per_step[s], n, s + 1);
+          clear_values (out, nout);
+        }
+      fx_arena_free (a);
+    }
+  g_free (jin);
+  column_clear (&r, n);
+  return ok;
+}
+
+static void
+run_column (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tangents, size_t n_tangents,
+            const fxwb_train_opts *o, fx_value **ref, train_col *c)
+{
+  size_t n = in->n_inputs;
+  for (int s = 0; s < o->steps && !c->failed; s++)
+    {
+      fx_arena *a = fx_arena_new ();
+      fx_value *grads = NULL;
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      if (column_step (c, t, tangents, n_tangents, n, s, a, &grads, &diag) != FX_OK)
+        {
+          g_strlcpy (c->error, diag.message, sizeof c->error);
+          c->failed = TRUE;
+        }
+      else
+        {
+          char why[512];
+          if (ref && ref[s] && !check_grads (ref[s], grads, n, &c->max_err, why, sizeof why))
+            {
+              g_snprintf (c->error, sizeof c->error, "step %d: %s", s + 1, why);
+              c->failed = TRUE;
+            }
+          apply_grads (o, c, grads, n, s + 1);
+          clear_values (grads, n);
+        }
+      fx_arena_free (a);
+    }
+}
+
+static void
+print_train_table (const fxwb_column *cols, const train_col *c, size_t n_cols, const fxwb_train_opts *o,
+                   const fxwb_train *t)
+{
+  printf ("training: %d steps, %s (lr %g), %zu values saved for backward\n", o->steps,
+          o->optim == FXWB_OPTIM_ADAM ? "adam" : "sgd", o->lr, t->part.n_saved);
+  printf ("%-14s  %12s  %12s  %12s  %-8s  %9s\n", "backend", "forward ms", "backward ms", "total ms", "grads",
+          "max error");
+  for (size_t i = 0; i < n_cols; i++)
+    {
+      if (c[i].fw == NULL || c[i].bw == NULL)
+        {
+          printf ("%-14s  %12s  %12s  %12s  %-8s  %9s\n", cols[i].label, "-", "-", "-", "error", "-");
+          continue;
+        }
+      double f = median (c[i].fw_ms, o->steps), b = median (c[i].bw_ms, o->steps);
+      printf ("%-14s  %12.4f  %12.4f  %12.4f  %-8s  %9.2g\n", cols[i].label, f, b, f + b,
+              c[i].failed ? "FAIL" : "pass", c[i].max_err);
+    }
+  for (size_t i = 0; i < n_cols; i++)
+    if (c[i].failed)
+      printf ("\n%s: %s\n", cols[i].label, c[i].error);
+}
+
+int
+fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in, const fxwb_column *cols,
+                    size_t n_cols, const fxwb_train_opts *o)
+{
+  size_t n_tangents = 0;
+  fx_value *tangents = make_tangents (t->joint, &n_tangents);
+  fx_value **ref = g_new0 (fx_value *, o->steps);
+  char why[1024] = "";
+  if (!reference_grads (t, in, tangents, n_tangents, o, ref, why, sizeof why))
+    fprintf (stderr, "%s: warning: no reference, the interpreter failed on the joint graph: %s\n", cmd, why);
+  train_col *c = g_new0 (train_col, n_cols);
+  gboolean any_failed = FALSE;
+  for (size_t i = 0; i < n_cols; i++)
+    {
+      if (fxwb_stderr_is_tty ())
+        {
+          g_autofree char *label = g_strdup_printf ("%s (%zu/%zu)", cols[i].label, i + 1, n_cols);
+          fxwb_progress (label, (double) i / (double) n_cols);
+        }
+      column_init (&c[i], in, o->steps);
+      if (column_compile (&cols[i], t, in, &c[i]))
+        run_column (t, in, tangents, n_tangents, o, ref, &c[i]);
+      any_failed = any_failed || c[i].failed;
+    }
+  if (fxwb_stderr_is_tty ())
+    fxwb_progress_done ();
+  print_train_table (cols, c, n_cols, o, t);
+  for (size_t i = 0; i < n_cols; i++)
+    column_clear (&c[i], in->n_inputs);
+  for (int s = 0; s < o->steps; s++)
+    {
+      clear_values (ref[s], in->n_inputs);
+      g_free (ref[s]);
+    }
+  g_free (ref);
+  g_free (c);
+  clear_values (tangents, n_tangents);
+  g_free (tangents);
+  return any_failed ? FXWB_EXIT_FAILURE : FXWB_EXIT_OK;
+}

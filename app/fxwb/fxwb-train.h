@@ -1,0 +1,37 @@
+/* fxwb-train.h: training graphs in the CLI: the joint graph and its partition of a graph (`fxwb compile --train`)
+   and training steps per backend (`fxwb compare --train`). */
+#pragma once
+
+#include "fxwb-runs.h"
+
+#include "fx/autograd.h"
+
+typedef struct
+{
+  fx_graph *joint;
+  fx_partition part;
+} fxwb_train;
+
+/* Joint graph and partition of src's graph (lowered to ATen first when it is torch-level). */
+int fxwb_train_prepare (const char *cmd, const fx_graph *graph, fx_partition_kind kind, fxwb_train *t);
+void fxwb_train_clear (fxwb_train *t);
+/* The forward and backward graphs as aot_forward_graph / aot_backward_graph print, then the saved values. */
+void fxwb_train_print (const fxwb_train *t);
+
+typedef enum
+{
+  FXWB_OPTIM_SGD,
+  FXWB_OPTIM_ADAM,
+} fxwb_optim;
+
+typedef struct
+{
+  int steps;
+  fxwb_optim optim;
+  double lr;
+} fxwb_train_opts;
+
+/* Runs steps of forward + backward + optimizer update per column, times forward and backward separately and
+   checks every step's gradients against the interpreter running the joint graph. Prints the table. */
+int fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in, const fxwb_column *cols,
+                        size_t n_cols, const fxwb_train_opts *opts);
