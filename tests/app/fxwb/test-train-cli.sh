@@ -1,0 +1,84 @@
+#!/bin/sh
+# test-train-cli.sh: `fxwb compile --train` (forward/backward graphs that print back, saved values with reasons,
+# min-cut saving no more than save-all) and `fxwb compare --train` (eager, aot_eager and inductor training steps with
+# SGD and Adam; an injected inductor relu bug fails the gradient check); located errors and usage errors.
+# usage: test-train-cli.sh FXWB FIXTURES_DIR
+set -u
+fxwb=$1
+fixtures=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export FXWB_INDUCTOR_CACHE="$tmp/cache"
+fail () { echo "FAIL: $*"; exit 1; }
+graph="$fixtures/graphs/mlp_block.core_aten.0.py"
+
+# compile --train: both graphs and the saved values
+"$fxwb" compile "$graph" --train > "$tmp/mc.txt" 2> "$tmp/mc.err" || fail "compile --train: exit $? $(cat "$tmp/mc.err")"
+grep -q "^# aot_forward_graph$" "$tmp/mc.txt" || fail "no forward graph"
+grep -q "^# aot_backward_graph$" "$tmp/mc.txt" || fail "no backward graph"
+test "$(grep -c '^class GraphModule(torch.nn.Module):$' "$tmp/mc.txt")" -eq 2 || fail "not two GraphModules"
+grep -q "def forward(self, arg0_1: \"f32\[4096, 1024\]\"" "$tmp/mc.txt" && fail "primals are not renamed"
+grep -q "def forward(self, primals_1: \"f32\[4096, 1024\]\"" "$tmp/mc.txt" || fail "forward placeholders"
+grep -q "tangents_1: \"f32\[8192, 1024\]\"" "$tmp/mc.txt" || fail "backward tangents"
+grep -q "torch.ops.aten.mm.default" "$tmp/mc.txt" || fail "no matmul in the backward"
+n_min=$(sed -n 's/^# saved for backward: \([0-9]*\) values.*/\1/p' "$tmp/mc.txt")
+test -n "$n_min" || fail "no saved summary"
+test "$(grep -c '^  [a-z_0-9]* .* B  ' "$tmp/mc.txt")" -eq "$n_min" || fail "saved lines do not match the count"
+grep -q "recomputing it costs a matmul\|it is an input" "$tmp/mc.txt" || fail "no reason given"
+# each printed graph parses back
+for part in forward backward; do
+  sed -n "/^# aot_${part}_graph\$/,/^\$/p" "$tmp/mc.txt" | sed '1d' > "$tmp/$part.py"
+  "$fxwb" print "$tmp/$part.py" > /dev/null 2> "$tmp/p.err" || fail "$part graph does not parse back: $(cat "$tmp/p.err")"
+done
+"$fxwb" compile "$graph" --train --partition save-all > "$tmp/sa.txt" || fail "save-all: exit $?"
+n_all=$(sed -n 's/^# saved for backward: \([0-9]*\) values.*/\1/p' "$tmp/sa.txt")
+test "$n_min" -le "$n_all" || fail "min-cut saves $n_min, save-all $n_all"
+grep -q "save-all partition saves every value" "$tmp/sa.txt" || fail "save-all reasons"
+
+# compare --train: every backend passes with SGD and Adam, forward and backward timed apart
+for opt in sgd adam; do
+  "$fxwb" compare "$graph" --train --scale 16 --steps 2 --lr 0.001 --optimizer $opt --no-store \
+    -b eager -b aot_eager -b inductor > "$tmp/cmp.txt" 2> "$tmp/cmp.err" \
+    || fail "compare --train $opt: exit $? $(cat "$tmp/cmp.txt" "$tmp/cmp.err")"
+  grep -q "^training: 2 steps, $opt (lr 0.001)" "$tmp/cmp.txt" || fail "$opt: header"
+  grep -q "forward ms   backward ms" "$tmp/cmp.txt" || fail "$opt: no separate timings"
+  test "$(grep -cE '^(eager|aot_eager|inductor) +[0-9.]+ +[0-9.]+ +[0-9.]+ +pass' "$tmp/cmp.txt")" -eq 3 \
+    || fail "$opt: not three passing rows: $(cat "$tmp/cmp.txt")"
+done
+
+# a wrong gradient fails the check: inductor's injected relu accuracy bug on a relu graph
+relu="$tmp/relu.py"
+cat > "$relu" <<'PY'
+class G(torch.nn.Module):
+    def forward(self, x: "f32[16, 8]", w: "f32[8, 8]"):
+        mm: "f32[16, 8]" = torch.ops.aten.mm.default(x, w)
+        relu: "f32[16, 8]" = torch.ops.aten.relu.default(mm)
+        mul: "f32[16, 8]" = torch.ops.aten.mul.Tensor(relu, relu)
+        return (mul,)
+PY
+"$fxwb" compare "$relu" --train --steps 1 --no-store -b eager \
+  -b "inductor,cpp.inject_relu_bug_TESTING_ONLY=accuracy" > "$tmp/bug.txt" 2>&1
+rc=$?
+test $rc -eq 1 || fail "injected bug: exit $rc $(cat "$tmp/bug.txt")"
+grep -qE '^inductor.* FAIL' "$tmp/bug.txt" || fail "injected bug not reported: $(cat "$tmp/bug.txt")"
+grep -qE '^eager .* pass' "$tmp/bug.txt" || fail "eager should pass: $(cat "$tmp/bug.txt")"
+
+# an op without a derivative formula: a located error, no crash
+cat > "$tmp/atan2.py" <<'PY'
+class G(torch.nn.Module):
+    def forward(self, x: "f32[4]", y: "f32[4]"):
+        atan2: "f32[4]" = torch.ops.aten.atan2.default(x, y)
+        return (atan2,)
+PY
+"$fxwb" compile "$tmp/atan2.py" --train > "$tmp/u.txt" 2> "$tmp/u.err"
+rc=$?
+test $rc -eq 1 || fail "unsupported derivative: exit $rc"
+grep -q "atan2.*aten.atan2.default.*no derivative formula" "$tmp/u.err" || fail "unsupported: $(cat "$tmp/u.err")"
+
+# usage errors
+"$fxwb" compile "$graph" --train --partition bogus > /dev/null 2>&1; test $? -eq 2 || fail "--partition bogus"
+"$fxwb" compile "$graph" --partition save-all > /dev/null 2>&1; test $? -eq 2 || fail "--partition without --train"
+"$fxwb" compare "$graph" --train --optimizer rmsprop > /dev/null 2>&1; test $? -eq 2 || fail "--optimizer rmsprop"
+"$fxwb" compare "$graph" --train --steps 0 > /dev/null 2>&1; test $? -eq 2 || fail "--steps 0"
+"$fxwb" compare "$graph" --optimizer adam > /dev/null 2>&1; test $? -eq 2 || fail "--optimizer without --train"
+echo "ok"
