@@ -37,14 +37,8 @@ is_getitem (const fx_node *n)
 static void
 set_backward_provenance (fx_grad_ctx *c, fx_node *n)
 {
-  const fx_node *f = c->from;
-  n->meta.stack_trace = f->meta.stack_trace;
-  n->meta.nn_module_stack = f->meta.nn_module_stack;
-  n->meta.n_nn_module_stack = f->meta.n_nn_module_stack;
-  n->meta.source_fn_stack = f->meta.source_fn_stack;
-  n->meta.n_source_fn_stack = f->meta.n_source_fn_stack;
-  n->meta.seq_nr = f->meta.seq_nr;
-  fx_node_set_source (n, c->g->arena, f, "autograd", "backward", false);
+  fx_node_share_user_provenance (n, c->from);
+  fx_node_set_source (n, c->g->arena, c->from, "autograd", "backward", false);
   fx_meta_set_extra (c->g, &n->meta, "partitioner_tag", "is_backward");
 }
 

@@ -411,6 +411,17 @@ fx_node_get_kwarg (const fx_node *node, const char *name)
 }
 
 void
+fx_node_share_user_provenance (fx_node *made, const fx_node *from)
+{
+  made->meta.stack_trace = from->meta.stack_trace;
+  made->meta.nn_module_stack = from->meta.nn_module_stack;
+  made->meta.n_nn_module_stack = from->meta.n_nn_module_stack;
+  made->meta.source_fn_stack = from->meta.source_fn_stack;
+  made->meta.n_source_fn_stack = from->meta.n_source_fn_stack;
+  made->meta.seq_nr = from->meta.seq_nr;
+}
+
+void
 fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name, const char *action,
                     bool chain)
 {

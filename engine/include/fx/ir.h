@@ -503,6 +503,9 @@ const fx_arg *fx_node_get_kwarg (const fx_node *node, const char *name);
    and action; chain keeps from's own from_node history behind it. */
 void fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name,
                          const char *action, bool chain);
+/* Gives made (a node of from's graph that a pass derived from it) from's user-level provenance: stack_trace,
+   nn_module_stack, source_fn_stack and seq_nr (shared, not copied: both live in one graph's arena). */
+void fx_node_share_user_provenance (fx_node *made, const fx_node *from);
 /* Sets diag to "node 'NAME' (TARGET): message" with diag->node (and diag->pass when pass is not NULL) filled in;
    returns code. diag may be NULL. */
 fx_status fx_node_error (fx_diag *diag, const fx_node *node, const char *pass, fx_status code, const char *fmt, ...)

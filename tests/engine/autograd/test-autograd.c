@@ -233,15 +233,7 @@ add_fixture_case (const char *name)
   fx_diag diag;
   if (fx_parse_fx_file (py, &g, &diag) != FX_OK)
     g_error ("%s: %s", py, diag.message);
-  char *text;
-  size_t len;
-  g_assert_cmpint (fx_file_read (js, &text, &len, &diag), ==, FX_OK);
-  fx_input_spec *specs;
-  size_t n_specs;
-  g_assert_cmpint (fx_inputs_parse_json (text, len, js, g->arena, &specs, &n_specs, &diag), ==, FX_OK);
-  free (text);
-  for (size_t i = 0; i < n_specs; i++)
-    fx_graph_add_input_spec (g, specs[i].name, specs[i].kind)->val = specs[i].val;
+  g_assert_cmpint (fx_graph_load_input_specs (g, js, &diag), ==, FX_OK);
   fx_graph_scale_inputs (g, FIXTURE_DIVISOR, 16);
   size_t changed;
   if (fx_pass_shape_prop (g, &changed, &diag) != FX_OK)
