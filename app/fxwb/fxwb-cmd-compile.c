@@ -155,7 +155,7 @@ run_and_check (fx_compiled *c, const char *label, const fxwb_source *src, fxwb_i
 
 /* --train: the joint graph's partition, printed. */
 static int
-compile_train (const char *file, fx_partition_kind kind)
+compile_train (const char *file, fx_partition_kind kind, gboolean joint)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
@@ -172,7 +172,7 @@ compile_train (const char *file, fx_partition_kind kind)
   if (rc != FXWB_EXIT_OK)
     return rc;
   printf ("training graphs of %s (%s partition)\n\n", file, fx_partition_kind_name (kind));
-  fxwb_train_print (&t);
+  fxwb_train_print (&t, joint);
   fxwb_train_clear (&t);
   return FXWB_EXIT_OK;
 }
@@ -184,7 +184,7 @@ fxwb_cmd_compile (int argc, char **argv)
   g_auto (GStrv) options = NULL;
   gint64 seed = 0;
   int scale = 1, repeat = 10;
-  gboolean run = FALSE, show_source = FALSE, train = FALSE;
+  gboolean run = FALSE, show_source = FALSE, train = FALSE, joint = FALSE;
   g_autofree char *partition = NULL;
   GOptionEntry entries[] = {
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Backend to compile with (default: inductor; any of `fxwb backends`)", "NAME" },
@@ -207,6 +207,7 @@ fxwb_cmd_compile (int argc, char **argv)
       "Training: build the joint forward+backward graph (every floating input requires grad), partition it and "
       "print the forward and backward graphs as aot_forward_graph / aot_backward_graph and the saved values with "
       "why each is saved", NULL },
+    { "joint", 0, 0, G_OPTION_ARG_NONE, &joint, "With --train: print the joint graph (aot_joint_graph) first", NULL },
     { "partition", 0, 0, G_OPTION_ARG_STRING, &partition,
       "With --train: min-cut (PyTorch's min_cut_rematerialization_partition, default) or save-all "
       "(default_partition)", "KIND" },
@@ -234,10 +235,12 @@ fxwb_cmd_compile (int argc, char **argv)
   if (argc != 2)
     return fxwb_usage_error (context, argc < 2 ? "missing FILE" : "more than one FILE");
   fx_partition_kind pkind = FX_PARTITION_MIN_CUT;
-  if (partition && (!train || !fx_partition_kind_from_name (partition, &pkind)))
-    return fxwb_usage_error (context, train ? "--partition takes min-cut or save-all" : "--partition needs --train");
+  if ((partition || joint) && !train)
+    return fxwb_usage_error (context, "--partition and --joint need --train");
+  if (partition && !fx_partition_kind_from_name (partition, &pkind))
+    return fxwb_usage_error (context, "--partition takes min-cut or save-all");
   if (train)
-    return compile_train (argv[1], pkind);
+    return compile_train (argv[1], pkind, joint);
   /* the backend specs of `fxwb run`: "inductor", "torch:inductor", "delegate:eager", "inductor|eager" */
   fx_diag bdiag;
   fx_diag_clear (&bdiag);

@@ -53,8 +53,10 @@ print_graph (const char *title, const fx_graph *g)
 }
 
 void
-fxwb_train_print (const fxwb_train *t)
+fxwb_train_print (const fxwb_train *t, gboolean joint)
 {
+  if (joint)
+    print_graph ("aot_joint_graph", t->joint);
   print_graph ("aot_forward_graph", t->part.forward);
   print_graph ("aot_backward_graph", t->part.backward);
   size_t bytes = 0;

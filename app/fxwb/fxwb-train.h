@@ -15,8 +15,9 @@ typedef struct
 /* Joint graph and partition of src's graph (lowered to ATen first when it is torch-level). */
 int fxwb_train_prepare (const char *cmd, const fx_graph *graph, fx_partition_kind kind, fxwb_train *t);
 void fxwb_train_clear (fxwb_train *t);
-/* The forward and backward graphs as aot_forward_graph / aot_backward_graph print, then the saved values. */
-void fxwb_train_print (const fxwb_train *t);
+/* The forward and backward graphs as aot_forward_graph / aot_backward_graph print (the joint graph first when
+   joint), then the saved values. */
+void fxwb_train_print (const fxwb_train *t, gboolean joint);
 
 typedef enum
 {

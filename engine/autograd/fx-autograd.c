@@ -130,6 +130,30 @@ inputs_require_grad (const fx_grad_ctx *c, const fx_node *n)
 
 /* ---------------------------------------------------------------- building */
 
+/* Whether the forward says which inputs require grad: a placeholder's meta val, or an input spec (a trace's or
+   load_args' requires_grad). */
+static bool
+has_requires_grad_info (const fx_graph *fwd)
+{
+  fx_graph_foreach_node (fwd, n)
+    if (n->op == FX_OP_PLACEHOLDER && n->meta.val.kind == FX_VAL_TENSOR && n->meta.val.tensor.requires_grad)
+      return true;
+  for (size_t i = 0; i < fwd->n_inputs; i++)
+    if (fwd->inputs[i].requires_grad)
+      return true;
+  return false;
+}
+
+static bool
+default_requires_grad (const fx_graph *fwd, const fx_node *p, size_t index, bool info)
+{
+  if (!info)
+    return true;
+  if (p->meta.val.kind == FX_VAL_TENSOR && p->meta.val.tensor.requires_grad)
+    return true;
+  return index < fwd->n_inputs && fwd->inputs[index].requires_grad;
+}
+
 /* Copies forward's placeholders as primals, adds the tangents and the forward's compute nodes; returns the forward
    output node's value (the list/tuple of outputs) mapped into the joint graph, in *outs. */
 static fx_status
@@ -138,6 +162,7 @@ copy_forward (fx_grad_ctx *c, const fx_graph *fwd, const bool *requires_grad, si
 {
   size_t k = 0;
   int64_t seq = 0;
+  bool info = requires_grad == NULL && has_requires_grad_info (fwd);
   fx_graph_foreach_node (fwd, n)
     {
       if (n->op != FX_OP_PLACEHOLDER)
@@ -147,7 +172,7 @@ copy_forward (fx_grad_ctx *c, const fx_graph *fwd, const bool *requires_grad, si
       fx_node *p = fx_graph_copy_node (c->g, n, map, name);
       map[n->id] = p;
       p->type_expr = NULL;
-      bool want = requires_grad ? (k - 1 < n_rg && requires_grad[k - 1]) : val_is_floating (&p->meta.val);
+      bool want = requires_grad ? (k - 1 < n_rg && requires_grad[k - 1]) : default_requires_grad (fwd, n, k - 1, info);
       c->rg[p->id] = want && val_is_floating (&p->meta.val);
     }
   fx_node *out = NULL;

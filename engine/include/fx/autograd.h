@@ -10,8 +10,9 @@ extern "C" {
 
 /* Builds aot_joint_graph's functional joint graph of forward (an ATen graph): placeholders primals_1..N (the
    forward's inputs in order) then tangents_1..M (one per floating output that requires grad), outputs [forward
-   outputs..., grad of each primal or None]. requires_grad (n entries, one per placeholder; NULL: every floating
-   placeholder) picks the primals to differentiate. Backward nodes keep the forward node's stack_trace,
+   outputs..., grad of each primal or None]. requires_grad (n entries, one per placeholder) picks the
+   floating primals to differentiate; NULL: the placeholders whose meta val or input spec says requires_grad when
+   any does (a trace's metadata, load_args), else every floating placeholder. Backward nodes keep the forward node's stack_trace,
    nn_module_stack and seq_nr, a from_node entry (pass "autograd") naming it, and the extra key partitioner_tag =
    "is_backward". An op without a derivative formula is FX_ERR_UNSUPPORTED naming the op and the node. */
 fx_status fx_autograd_joint (const fx_graph *forward, const bool *requires_grad, size_t n, fx_graph **joint,

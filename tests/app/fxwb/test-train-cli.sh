@@ -30,6 +30,10 @@ for part in forward backward; do
   sed -n "/^# aot_${part}_graph\$/,/^\$/p" "$tmp/mc.txt" | sed '1d' > "$tmp/$part.py"
   "$fxwb" print "$tmp/$part.py" > /dev/null 2> "$tmp/p.err" || fail "$part graph does not parse back: $(cat "$tmp/p.err")"
 done
+"$fxwb" compile "$graph" --train --joint > "$tmp/j.txt" || fail "--joint: exit $?"
+grep -q "^# aot_joint_graph$" "$tmp/j.txt" || fail "--joint: no joint graph"
+grep -q "^class inner_f(torch.nn.Module):$" "$tmp/j.txt" || fail "--joint: not inner_f"
+grep -q "        return \[add, " "$tmp/j.txt" || fail "--joint: output list: $(grep return "$tmp/j.txt")"
 "$fxwb" compile "$graph" --train --partition save-all > "$tmp/sa.txt" || fail "save-all: exit $?"
 n_all=$(sed -n 's/^# saved for backward: \([0-9]*\) values.*/\1/p' "$tmp/sa.txt")
 test "$n_min" -le "$n_all" || fail "min-cut saves $n_min, save-all $n_all"
@@ -78,6 +82,7 @@ grep -q "atan2.*aten.atan2.default.*no derivative formula" "$tmp/u.err" || fail 
 # usage errors
 "$fxwb" compile "$graph" --train --partition bogus > /dev/null 2>&1; test $? -eq 2 || fail "--partition bogus"
 "$fxwb" compile "$graph" --partition save-all > /dev/null 2>&1; test $? -eq 2 || fail "--partition without --train"
+"$fxwb" compile "$graph" --joint > /dev/null 2>&1; test $? -eq 2 || fail "--joint without --train"
 "$fxwb" compare "$graph" --train --optimizer rmsprop > /dev/null 2>&1; test $? -eq 2 || fail "--optimizer rmsprop"
 "$fxwb" compare "$graph" --train --steps 0 > /dev/null 2>&1; test $? -eq 2 || fail "--steps 0"
 "$fxwb" compare "$graph" --optimizer adam > /dev/null 2>&1; test $? -eq 2 || fail "--optimizer without --train"

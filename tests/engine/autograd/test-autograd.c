@@ -567,6 +567,32 @@ test_partition_case (gconstpointer data)
     }
 }
 
+/* Without a mask, the inputs a trace or load_args marks requires_grad are the ones differentiated. */
+static void
+test_requires_grad_from_specs (void)
+{
+  const char *text = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", w: \"f32[4]\"):\n"
+                     "        mul = torch.ops.aten.mul.Tensor(x, w)\n        return (mul,)\n";
+  fx_graph *g = NULL, *j = NULL;
+  fx_diag diag;
+  g_assert_cmpint (fx_parse_fx_code (text, strlen (text), "t.py", &g, &diag), ==, FX_OK);
+  fx_graph_add_input_spec (g, "x", FX_INPUT_TENSOR);
+  fx_graph_add_input_spec (g, "w", FX_INPUT_TENSOR)->requires_grad = true;
+  g_assert_cmpint (fx_autograd_joint (g, NULL, 0, &j, &diag), ==, FX_OK);
+  const fx_arg *outs = fx_graph_output_node (j)->args[0].u.seq.items;
+  g_assert_cmpint (outs[1].kind, ==, FX_ARG_NONE);   /* x */
+  g_assert_cmpint (outs[2].kind, ==, FX_ARG_NODE);   /* w: grad_output * x */
+  fx_graph_free (j);
+  /* no spec says requires_grad: every floating input is differentiated */
+  g->inputs[1].requires_grad = false;
+  g_assert_cmpint (fx_autograd_joint (g, NULL, 0, &j, &diag), ==, FX_OK);
+  outs = fx_graph_output_node (j)->args[0].u.seq.items;
+  g_assert_cmpint (outs[1].kind, ==, FX_ARG_NODE);
+  g_assert_cmpint (outs[2].kind, ==, FX_ARG_NODE);
+  fx_graph_free (j);
+  fx_graph_free (g);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -598,6 +624,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/autograd/provenance", test_provenance);
   g_test_add_func ("/autograd/unsupported", test_unsupported);
+  g_test_add_func ("/autograd/requires-grad-from-specs", test_requires_grad_from_specs);
   int rc = g_test_run ();
   g_ptr_array_unref (cases);
   char *rm[] = { (char *) "rm", (char *) "-rf", tmp_dir, NULL };
