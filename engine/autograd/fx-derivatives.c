@@ -938,6 +938,24 @@ bw_pad (fx_grad_ctx *c, fx_node *g)
   return FX_OK;
 }
 
+/* native_dropout_backward: grad * mask * scale, scale 1 / (1 - p) in training (the mask drawn by the forward). */
+static fx_status
+bw_dropout (fx_grad_ctx *c)
+{
+  fx_node *f = (fx_node *) c->from;
+  fx_node *x = fx_ag_arg_node (f, 0, "input");
+  fx_node *g = fx_ag_output_grad (c, f, 0);
+  if (g == NULL)
+    return FX_OK;
+  const fx_arg *train = fx_ag_arg (f, 2, "train");
+  double p = arg_num (f, 1, "p", 0.5);
+  double scale = train && train->kind == FX_ARG_BOOL && !train->u.b ? 1 : p < 1 ? 1 / (1 - p) : 0;
+  fx_node *mask = to_dtype (c, fx_ag_output (c, f, 1), fx_ag_meta (x)->dtype);
+  fx_node *m = FX_AG (c, MUL_TENSOR, N (g), N (mask));
+  fx_ag_accumulate (c, x, scale == 1 ? m : FX_AG (c, MUL_TENSOR, N (m), F (scale)));
+  return FX_OK;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static fx_status
@@ -997,6 +1015,8 @@ bw_table_op (fx_grad_ctx *c, fx_node *g, fx_op_id op)
       return bw_gather (c, g);
     case FX_OP_EMBEDDING:
       return bw_embedding (c, g);
+    case FX_OP_NATIVE_DROPOUT:
+      return bw_dropout (c);
     default:
       break;
     }

@@ -219,6 +219,9 @@ static const op_case op_cases[] = {
       L ("r = operator.getitem(nl, 0)") RET ("r") },
   { "embedding", "w: \"f32[16, 4]\", i: \"i64[3, 5]\"", L ("r = torch.ops.aten.embedding.default(w, i)") RET ("r") },
   { "gather", "x: \"f32[4, 16]\", i: \"i64[4, 2]\"", L ("r = torch.ops.aten.gather.default(x, 1, i)") RET ("r") },
+  /* the mask is drawn inside the graph: only p = 0 (every element kept) is the same draw for torch and us */
+  { "dropout_p0", X45, L ("dr = torch.ops.aten.native_dropout.default(x, 0.0, True)") L ("r = operator.getitem(dr, 0)")
+      L ("q = torch.ops.aten.sin.default(r)") RET ("q") },
   { "two_outputs", XY45, L ("a = torch.ops.aten.mul.Tensor(x, y)") L ("b = torch.ops.aten.exp.default(a)") "        return (a, b)\n" },
 };
 
