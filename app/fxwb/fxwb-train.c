@@ -316,10 +316,22 @@ median (const double *v, int n)
   return m;
 }
 
-/* The reference: the interpreter runs the joint graph; its grads for each step (steps x n_params values). */
+static gboolean
+all_finite (const fx_value *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    for (int64_t k = 0; v[i].kind == FX_VALUE_TENSOR && k < fx_tensor_numel (v[i].u.t); k++)
+      if (!isfinite (fx_tensor_get_f64 (v[i].u.t, k)))
+        return FALSE;
+  return TRUE;
+}
+
+/* The reference: the interpreter runs the joint graph; its grads for each step (steps x n_params values). A step
+   whose grads are not finite (the training diverged) ends it: that step and the later ones stay unchecked, and
+   *diverged is the step's number. */
 static gboolean
 reference_grads (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tangents, size_t n_tangents,
-                 const fxwb_train_opts *o, fx_value **per_step, char *why, size_t why_len)
+                 const fxwb_train_opts *o, fx_value **per_step, int *diverged, char *why, size_t why_len)
 {
   train_col r;
   column_init (&r, in, o->steps);
@@ -342,6 +354,13 @@ reference_grads (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tan
         }
       else
         {
+          if (!all_finite (out + nout - n, n))
+            {
+              *diverged = s + 1;
+              clear_values (out, nout);
+              fx_arena_free (a);
+              break;
+            }
           per_step[s] = g_new0 (fx_value, n + 1);
           for (size_t i = 0; i < n; i++)
             per_step[s][i] = out[nout - n + i], out[nout - n + i] = fx_value_none ();
@@ -418,7 +437,8 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in,
   fx_value *tangents = make_tangents (t->joint, &n_tangents);
   fx_value **ref = g_new0 (fx_value *, o->steps);
   char why[1024] = "";
-  if (!reference_grads (t, in, tangents, n_tangents, o, ref, why, sizeof why))
+  int diverged = 0;
+  if (!reference_grads (t, in, tangents, n_tangents, o, ref, &diverged, why, sizeof why))
     fprintf (stderr, "%s: warning: no reference, the interpreter failed on the joint graph: %s\n", cmd, why);
   train_col *c = g_new0 (train_col, n_cols);
   gboolean any_failed = FALSE;
@@ -437,6 +457,9 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in,
   if (fxwb_stderr_is_tty ())
     fxwb_progress_done ();
   print_train_table (cols, c, n_cols, o, t);
+  if (diverged)
+    printf ("\nthe training diverged: the reference's gradients are not finite at step %d; that step and the later "
+            "ones are not checked (a smaller --lr keeps them finite)\n", diverged);
   for (size_t i = 0; i < n_cols; i++)
     column_clear (&c[i], in->n_inputs);
   for (int s = 0; s < o->steps; s++)
