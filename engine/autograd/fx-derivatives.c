@@ -33,6 +33,14 @@ arg_int (const fx_node *n, size_t i, const char *kw, int64_t dflt)
   return a && a->kind == FX_ARG_INT ? a->u.i : dflt;
 }
 
+/* A list argument, or NULL when the argument is absent or not a list. */
+static const fx_arg *
+arg_list (const fx_node *n, size_t i, const char *kw)
+{
+  const fx_arg *a = fx_ag_arg (n, i, kw);
+  return a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) ? a : NULL;
+}
+
 static int64_t
 norm_dim (int64_t d, int ndim)
 {
@@ -483,9 +491,10 @@ bw_permute (fx_grad_ctx *c, fx_node *g, fx_op_id op)
     perm[i] = i;
   if (op == FX_OP_PERMUTE)
     {
-      const fx_arg *d = fx_ag_arg (f, 1, "dims");
+      const fx_arg *d = arg_list (f, 1, "dims");
       for (int i = 0; d && i < nd && (size_t) i < d->u.seq.n; i++)
-        perm[i] = norm_dim (d->u.seq.items[i].u.i, nd);
+        if (d->u.seq.items[i].kind == FX_ARG_INT)
+          perm[i] = norm_dim (d->u.seq.items[i].u.i, nd);
     }
   else if (nd >= 2)
     {
@@ -495,7 +504,12 @@ bw_permute (fx_grad_ctx *c, fx_node *g, fx_op_id op)
       perm[d1] = d0;
     }
   for (int i = 0; i < nd; i++)
-    inv[perm[i]] = i;
+    {
+      if (perm[i] < 0 || perm[i] >= nd)
+        return fx_node_error (c->diag, f, "autograd", FX_ERR_INVALID, "dimension %lld out of range for %d dims",
+                              (long long) perm[i], nd);
+      inv[perm[i]] = i;
+    }
   fx_ag_accumulate (c, x, nd < 2 ? g : FX_AG (c, PERMUTE, N (g), ilist (c, inv, nd)));
   return FX_OK;
 }
@@ -526,7 +540,7 @@ static fx_status
 bw_cat_stack (fx_grad_ctx *c, fx_node *g, fx_op_id op)
 {
   const fx_node *f = c->from;
-  const fx_arg *list = fx_ag_arg (f, 0, "tensors");
+  const fx_arg *list = arg_list (f, 0, "tensors");
   const fx_tensor_meta *ym = fx_ag_meta (f);
   int64_t dim = norm_dim (arg_int (f, 1, "dim", 0), ym->ndim), off = 0;
   for (size_t i = 0; list && i < list->u.seq.n; i++)
@@ -554,6 +568,18 @@ maybe_strided (const fx_node *g)
   return fx_op_get (op)->kind == FX_OP_KIND_VIEW && op != FX_OP_VIEW && op != FX_OP_UNSAFE_VIEW;
 }
 
+/* grad.reshape(sizes): a view, or for a gradient that may be strided a contiguous copy and the view (PyTorch's
+   clone + _unsafe_view). */
+static fx_node *
+reshape_grad (fx_grad_ctx *c, fx_node *g, fx_arg sizes)
+{
+  if (!maybe_strided (g))
+    return FX_AG (c, VIEW, N (g), sizes);
+  fx_kwarg kw[1] = { { "memory_format", fx_arg_memfmt (FX_MEMFMT_CONTIGUOUS) } };
+  fx_node *cl = fx_ag_call (c, FX_OP_CLONE, FX_AG_ARGS (N (g)), kw, 1);
+  return FX_AG (c, UNSAFE_VIEW, N (cl), sizes);
+}
+
 /* View-like ops whose backward is a view back to the input's shape (or a reduction for expand). */
 static fx_status
 bw_view (fx_grad_ctx *c, fx_node *g, fx_op_id op)
@@ -564,15 +590,8 @@ bw_view (fx_grad_ctx *c, fx_node *g, fx_op_id op)
     acc_to (c, x, g);
   else if (op == FX_OP_UNSQUEEZE)
     fx_ag_accumulate (c, x, FX_AG (c, SQUEEZE_DIM, N (g), I (norm_dim (arg_int (c->from, 1, "dim", 0), xm->ndim + 1))));
-  else if (maybe_strided (g))
-    {
-      /* reshape of a strided gradient: a contiguous copy, then the view (as PyTorch's clone + _unsafe_view) */
-      fx_kwarg kw[1] = { { "memory_format", fx_arg_memfmt (FX_MEMFMT_CONTIGUOUS) } };
-      fx_node *cl = fx_ag_call (c, FX_OP_CLONE, FX_AG_ARGS (N (g)), kw, 1);
-      fx_ag_accumulate (c, x, FX_AG (c, UNSAFE_VIEW, N (cl), sizes_of (c, xm)));
-    }
   else
-    fx_ag_accumulate (c, x, FX_AG (c, VIEW, N (g), sizes_of (c, xm)));
+    fx_ag_accumulate (c, x, reshape_grad (c, g, sizes_of (c, xm)));
   return FX_OK;
 }
 
@@ -737,7 +756,7 @@ rows (fx_grad_ctx *c, fx_node *x, const fx_tensor_meta *m)
   if (m->ndim == 2)
     return x;
   int64_t s[2] = { -1, m->sizes[m->ndim - 1].value };
-  return FX_AG (c, VIEW, N (x), ilist (c, s, 2));
+  return reshape_grad (c, x, ilist (c, s, 2));
 }
 
 static fx_status
@@ -792,8 +811,10 @@ bw_layer_norm (fx_grad_ctx *c)
   fx_node *x = fx_ag_arg_node (f, 0, "input"), *w = fx_ag_arg_node (f, 2, "weight");
   fx_node *b = fx_ag_arg_node (f, 3, "bias");
   const fx_tensor_meta *xm = fx_ag_meta (x);
-  const fx_arg *ns = fx_ag_arg (f, 1, "normalized_shape");
+  const fx_arg *ns = arg_list (f, 1, "normalized_shape");
   int k = ns ? (int) ns->u.seq.n : 1, axis = xm->ndim - k;
+  if (axis < 0)
+    return fx_node_error (c->diag, f, "autograd", FX_ERR_INVALID, "normalized_shape has more dims than the input");
   int64_t inner[FX_AG_MAX_DIMS], outer[FX_AG_MAX_DIMS];
   double n = 1;
   for (int d = 0; d < xm->ndim; d++)
@@ -912,7 +933,7 @@ bw_embedding (fx_grad_ctx *c, fx_node *g)
                              wm->dtype)));
   int64_t r1[2] = { -1, wm->sizes[0].value }, r2[2] = { -1, wm->sizes[1].value };
   fx_node *oh2 = FX_AG (c, VIEW, N (oh), ilist (c, r1, 2));
-  fx_node *g2 = FX_AG (c, VIEW, N (g), ilist (c, r2, 2));
+  fx_node *g2 = reshape_grad (c, g, ilist (c, r2, 2));
   fx_ag_accumulate (c, w, FX_AG (c, MM, N (mT (c, oh2)), N (g2)));
   return FX_OK;
 }
@@ -923,7 +944,7 @@ bw_pad (fx_grad_ctx *c, fx_node *g)
   const fx_node *f = c->from;
   fx_node *x = fx_ag_arg_node (f, 0, "self");
   const fx_tensor_meta *xm = fx_ag_meta (x);
-  const fx_arg *pad = fx_ag_arg (f, 1, "pad");
+  const fx_arg *pad = arg_list (f, 1, "pad");
   for (size_t i = 0; pad && i + 1 < pad->u.seq.n; i += 2)
     {
       int64_t lo = pad->u.seq.items[i].u.i, hi = pad->u.seq.items[i + 1].u.i;

@@ -209,6 +209,11 @@ static const op_case op_cases[] = {
   { "addmm", "b: \"f32[3]\", x: \"f32[4, 5]\", w: \"f32[5, 3]\"", L ("r = torch.ops.aten.addmm.default(b, x, w, beta = 2, alpha = 0.5)") RET ("r") },
   { "bmm", "x: \"f32[2, 4, 5]\", w: \"f32[2, 5, 3]\"", L ("r = torch.ops.aten.bmm.default(x, w)") RET ("r") },
   { "linear", "x: \"f32[2, 4, 5]\", w: \"f32[3, 5]\", b: \"f32[3]\"", L ("r = torch.ops.aten.linear.default(x, w, b)") RET ("r") },
+  { "linear_transposed", "x: \"f32[2, 4, 5]\", w: \"f32[3, 5]\"", L ("r = torch.ops.aten.linear.default(x, w)")
+      L ("p = torch.ops.aten.permute.default(r, [2, 0, 1])") L ("q = torch.ops.aten.sin.default(p)") RET ("q") },
+  { "view_of_permute", "x: \"f32[2, 3, 4]\"", L ("p = torch.ops.aten.permute.default(x, [2, 0, 1])")
+      L ("v = torch.ops.aten.view.default(p, [4, 6])") L ("e = torch.ops.aten.expand.default(v, [2, 4, 6])")
+      L ("q = torch.ops.aten.sin.default(e)") RET ("q") },
   { "softmax", X45, L ("r = torch.ops.aten._softmax.default(x, 1, False)") RET ("r") },
   { "log_softmax", X45, L ("r = torch.ops.aten._log_softmax.default(x, -1, False)") RET ("r") },
   { "layer_norm", "x: \"f32[3, 4, 5]\", w: \"f32[5]\", b: \"f32[5]\"",
