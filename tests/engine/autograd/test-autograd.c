@@ -421,6 +421,94 @@ test_grad_case (gconstpointer data)
   fx_arena_free (arena);
 }
 
+/* ---------------------------------------------------------------- fp64 finite differences */
+
+/* L(x) = sum over forward outputs of sum(out * tangent), the forward run in fp64 (floating inputs upcast, input
+   `which` moved by eps * v). */
+static double
+fd_objective (const grad_case *c, size_t which, const fx_tensor *v, double eps)
+{
+  fx_value *in = g_new0 (fx_value, c->n_primals + 1);
+  for (size_t i = 0; i < c->n_primals; i++)
+    {
+      const fx_tensor *t = c->inputs[i].u.t;
+      if (!fx_dtype_is_floating (t->dtype))
+        {
+          in[i] = fx_value_tensor (fx_tensor_ref ((fx_tensor *) t));
+          continue;
+        }
+      fx_tensor *d = fx_tensor_to_dtype (NULL, t, FX_DTYPE_F64);
+      for (int64_t k = 0; i == which && k < fx_tensor_numel (d); k++)
+        fx_tensor_set_f64 (d, k, fx_tensor_get_f64 (d, k) + eps * fx_tensor_get_f64 (v, k));
+      in[i] = fx_value_tensor (d);
+    }
+  fx_arena *a = fx_arena_new ();
+  fx_value *out = NULL;
+  size_t n_out = 0;
+  fx_diag diag;
+  if (fx_interp_run (c->forward, in, c->n_primals, NULL, a, &out, &n_out, &diag) != FX_OK)
+    g_error ("%s: fp64 forward: %s", c->name, diag.message);
+  double l = 0;
+  size_t t = c->n_primals;
+  for (size_t o = 0; o < n_out && t < c->n_primals + c->n_tangents; o++)
+    {
+      if (out[o].kind != FX_VALUE_TENSOR || !fx_dtype_is_floating (out[o].u.t->dtype))
+        continue;
+      const fx_tensor *tg = c->inputs[t++].u.t;
+      for (int64_t k = 0; k < fx_tensor_numel (tg); k++)
+        l += fx_tensor_get_f64 (out[o].u.t, k) * fx_tensor_get_f64 (tg, k);
+    }
+  for (size_t i = 0; i < n_out; i++)
+    fx_value_clear (&out[i]);
+  for (size_t i = 0; i < c->n_primals; i++)
+    fx_value_clear (&in[i]);
+  g_free (in);
+  fx_arena_free (a);
+  return l;
+}
+
+/* The directional derivative <grad, v> of each differentiated input against (L(x + eps v) - L(x - eps v)) / 2 eps:
+   the check that needs no torch. */
+static void
+test_fd_case (gconstpointer data)
+{
+  const grad_case *c = data;
+  if (c->error)
+    g_error ("%s: joint graph: %s", c->name, c->error);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *outs = NULL;
+  size_t n_outs = 0;
+  fx_diag diag;
+  if (fx_interp_run (c->joint, c->inputs, c->n_primals + c->n_tangents, NULL, arena, &outs, &n_outs, &diag) != FX_OK)
+    g_error ("%s: running the joint graph: %s", c->name, diag.message);
+  fx_generator gen;
+  fx_generator_seed (&gen, 5);
+  const double eps = 1e-6;
+  for (size_t i = 0; i < c->n_primals; i++)
+    {
+      const fx_value *g = &outs[n_outs - c->n_primals + i];
+      if (g->kind != FX_VALUE_TENSOR)
+        continue;
+      fx_tensor *v = fx_tensor_new (NULL, FX_DTYPE_F64, g->u.t->ndim, g->u.t->sizes);
+      fx_tensor_fill_normal (v, &gen, 0, 1);
+      double dot = 0, mag = 0;
+      for (int64_t k = 0; k < fx_tensor_numel (v); k++)
+        {
+          double term = fx_tensor_get_f64 (g->u.t, k) * fx_tensor_get_f64 (v, k);
+          dot += term;
+          mag += fabs (term);
+        }
+      double fd = (fd_objective (c, i, v, eps) - fd_objective (c, i, v, -eps)) / (2 * eps);
+      /* fp32 grads against an fp64 difference quotient: relative to the terms' magnitude */
+      if (fabs (dot - fd) > 1e-3 * fmax (1, mag))
+        g_test_fail_printf ("%s: input %zu: <grad, v> = %.9g, finite difference %.9g", c->name, i, dot, fd);
+      fx_tensor_unref (v);
+    }
+  for (size_t i = 0; i < n_outs; i++)
+    fx_value_clear (&outs[i]);
+  fx_arena_free (arena);
+}
+
 /* Backward nodes name the forward node they came from and keep its stack trace and seq_nr. */
 static void
 test_provenance (void)
@@ -623,6 +711,13 @@ main (int argc, char **argv)
       char *path = g_strdup_printf ("/autograd/grad/%s", c->name);
       g_test_add_data_func (path, c, test_grad_case);
       g_free (path);
+      /* the op graphs also against fp64 finite differences (the fixtures' sizes make that slow) */
+      if (g_str_has_prefix (c->name, "op/"))
+        {
+          path = g_strdup_printf ("/autograd/finite-difference/%s", c->name);
+          g_test_add_data_func (path, c, test_fd_case);
+          g_free (path);
+        }
       if (g_str_has_prefix (c->name, "training/"))
         {
           path = g_strdup_printf ("/autograd/partition/%s", c->name + strlen ("training/"));
