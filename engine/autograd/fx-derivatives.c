@@ -400,6 +400,53 @@ unary_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
       }
     case FX_OP_ABS:
       return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, SIGN, N (x))));
+    case FX_OP_TAN:
+      {
+        fx_node *yy = FX_AG (c, MUL_TENSOR, N (f), N (f));
+        return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, ADD_TENSOR, N (yy), F (1))));
+      }
+    case FX_OP_SINH:
+      return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, COSH, N (x))));
+    case FX_OP_COSH:
+      return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, SINH, N (x))));
+    case FX_OP_ASIN:
+    case FX_OP_ACOS:
+      {
+        /* +-grad / sqrt(1 - x^2) */
+        fx_node *xx = FX_AG (c, MUL_TENSOR, N (x), N (x));
+        fx_node *r = FX_AG (c, RSQRT, N (FX_AG (c, RSUB_SCALAR, N (xx), I (1))));
+        fx_node *gr = FX_AG (c, MUL_TENSOR, N (g), N (r));
+        return op == FX_OP_ACOS ? FX_AG (c, NEG, N (gr)) : gr;
+      }
+    case FX_OP_ATAN:
+      {
+        fx_node *xx = FX_AG (c, MUL_TENSOR, N (x), N (x));
+        return FX_AG (c, DIV_TENSOR, N (g), N (FX_AG (c, ADD_TENSOR, N (xx), F (1))));
+      }
+    case FX_OP_EXP2:
+      return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (f), F (M_LN2))));
+    case FX_OP_LOG2:
+    case FX_OP_LOG10:
+      return FX_AG (c, DIV_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (x), F (op == FX_OP_LOG2 ? M_LN2 : M_LN10))));
+    case FX_OP_ERFC:
+      {
+        fx_node *sq = FX_AG (c, MUL_TENSOR, N (x), N (x));
+        fx_node *ex = FX_AG (c, EXP, N (FX_AG (c, NEG, N (sq))));
+        return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (ex), F (-M_2_SQRTPI))));
+      }
+    case FX_OP_HARDSIGMOID:
+      {
+        /* grad / 6 where -3 < x < 3 */
+        fx_node *in = FX_AG (c, LOGICAL_AND, N (FX_AG (c, GT_SCALAR, N (x), I (-3))), N (FX_AG (c, LT_SCALAR, N (x), I (3))));
+        return masked_grad (c, in, FX_AG (c, DIV_TENSOR, N (g), F (6)), false);
+      }
+    case FX_OP_HARDSWISH:
+      {
+        /* x < -3: 0; x <= 3: grad * (x / 3 + 0.5); else grad */
+        fx_node *mid = FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, ADD_TENSOR, N (FX_AG (c, DIV_TENSOR, N (x), F (3))), F (0.5))));
+        fx_node *hi = FX_AG (c, WHERE_SELF, N (FX_AG (c, LE_SCALAR, N (x), I (3))), N (mid), N (g));
+        return masked_grad (c, FX_AG (c, LT_SCALAR, N (x), I (-3)), hi, true);
+      }
     case FX_OP_ERF:
       {
         fx_node *sq = FX_AG (c, MUL_TENSOR, N (x), N (x));
@@ -426,6 +473,22 @@ unary_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
     default:
       return NULL;
     }
+}
+
+/* maximum/minimum: the gradient goes to the larger (smaller) operand, split in half where they are equal. */
+static fx_status
+bw_maximum (fx_grad_ctx *c, fx_node *g, fx_op_id op)
+{
+  fx_node *a = fx_ag_arg_node (c->from, 0, "self"), *b = fx_ag_arg_node (c->from, 1, "other");
+  fx_node *half = FX_AG (c, MUL_TENSOR, N (g), F (0.5));
+  fx_node *eq = FX_AG (c, EQ_TENSOR, N (a), N (b));
+  fx_node *a_wins = op == FX_OP_MAXIMUM ? FX_AG (c, GT_TENSOR, N (a), N (b)) : FX_AG (c, LT_TENSOR, N (a), N (b));
+  fx_node *z = scalar_zero (c, fx_ag_meta (c->from));
+  if (a && c->rg[a->id])
+    acc_to (c, a, FX_AG (c, WHERE_SELF, N (eq), N (half), N (FX_AG (c, WHERE_SELF, N (a_wins), N (g), N (z)))));
+  if (b && c->rg[b->id])
+    acc_to (c, b, FX_AG (c, WHERE_SELF, N (eq), N (half), N (FX_AG (c, WHERE_SELF, N (a_wins), N (z), N (g)))));
+  return FX_OK;
 }
 
 static fx_status
@@ -1022,6 +1085,11 @@ bw_table_op (fx_grad_ctx *c, fx_node *g, fx_op_id op)
       return bw_logsumexp (c, g);
     case FX_OP_CUMSUM:
       return bw_cumsum (c, g);
+    case FX_OP_MAXIMUM: case FX_OP_MINIMUM:
+      return bw_maximum (c, g, op);
+    case FX_OP_FLIP:
+      fx_ag_accumulate (c, fx_ag_arg_node (c->from, 0, "self"), FX_AG (c, FLIP, N (g), *fx_ag_arg (c->from, 1, "dims")));
+      return FX_OK;
     case FX_OP_MM: case FX_OP_ADDMM: case FX_OP_BMM:
       return bw_matmul (c, g, op);
     case FX_OP_LINEAR:
