@@ -334,7 +334,66 @@ clamp_grad (fx_grad_ctx *c, fx_node *g, fx_node *x, fx_op_id op)
   return mask ? masked_grad (c, mask, g, false) : g;
 }
 
-/* Unary pointwise ops: the gradient of the input, or NULL when op is not one. */
+/* Activations (relu, gelu, silu, hard*, clamps): the gradient of the input, or NULL when op is not one. */
+static fx_node *
+activation_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
+{
+  fx_node *f = (fx_node *) c->from, *x = fx_ag_arg_node (f, 0, "self");
+  switch (op)
+    {
+    case FX_OP_RELU:
+      return masked_grad (c, FX_AG (c, LE_SCALAR, N (f), I (0)), g, true);
+    case FX_OP_LEAKY_RELU:
+      {
+        fx_node *pos = FX_AG (c, GT_SCALAR, N (x), I (0));
+        fx_node *neg = FX_AG (c, MUL_TENSOR, N (g), F (arg_num (f, 1, "negative_slope", 0.01)));
+        return FX_AG (c, WHERE_SELF, N (pos), N (g), N (neg));
+      }
+    case FX_OP_GELU:
+      {
+        const fx_arg *ap = fx_ag_arg (f, 1, "approximate");
+        return gelu_grad (c, g, x, ap && ap->kind == FX_ARG_STR && strcmp (ap->u.s, "tanh") == 0);
+      }
+    case FX_OP_SILU:
+      {
+        fx_node *s = FX_AG (c, SIGMOID, N (x));
+        fx_node *om = FX_AG (c, RSUB_SCALAR, N (s), I (1));
+        fx_node *xm = FX_AG (c, MUL_TENSOR, N (x), N (om));
+        fx_node *a1 = FX_AG (c, ADD_TENSOR, N (xm), F (1));
+        return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (s), N (a1))));
+      }
+    case FX_OP_HARDSIGMOID:
+      {
+        /* grad / 6 where -3 < x < 3 */
+        fx_node *in = FX_AG (c, LOGICAL_AND, N (FX_AG (c, GT_SCALAR, N (x), I (-3))), N (FX_AG (c, LT_SCALAR, N (x), I (3))));
+        return masked_grad (c, in, FX_AG (c, DIV_TENSOR, N (g), F (6)), false);
+      }
+    case FX_OP_HARDSWISH:
+      {
+        /* x < -3: 0; x <= 3: grad * (x / 3 + 0.5); else grad */
+        fx_node *mid = FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, ADD_TENSOR, N (FX_AG (c, DIV_TENSOR, N (x), F (3))), F (0.5))));
+        fx_node *hi = FX_AG (c, WHERE_SELF, N (FX_AG (c, LE_SCALAR, N (x), I (3))), N (mid), N (g));
+        return masked_grad (c, FX_AG (c, LT_SCALAR, N (x), I (-3)), hi, true);
+      }
+    case FX_OP_ERF:
+      {
+        fx_node *sq = FX_AG (c, MUL_TENSOR, N (x), N (x));
+        fx_node *ex = FX_AG (c, EXP, N (FX_AG (c, NEG, N (sq))));
+        return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (ex), F (M_2_SQRTPI))));
+      }
+    case FX_OP_CLAMP:
+    case FX_OP_CLAMP_TENSOR:
+    case FX_OP_CLAMP_MIN:
+    case FX_OP_CLAMP_MAX:
+    case FX_OP_HARDTANH:
+      return clamp_grad (c, g, x, op);
+    default:
+      return NULL;
+    }
+}
+
+/* Other unary pointwise ops (exp, log, trigonometry, copies): the gradient of the input, or NULL when op is not
+   one. */
 static fx_node *
 unary_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
 {
@@ -364,27 +423,6 @@ unary_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
       {
         fx_node *om = FX_AG (c, RSUB_SCALAR, N (f), I (1));
         return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (f), N (om))));
-      }
-    case FX_OP_RELU:
-      return masked_grad (c, FX_AG (c, LE_SCALAR, N (f), I (0)), g, true);
-    case FX_OP_LEAKY_RELU:
-      {
-        fx_node *pos = FX_AG (c, GT_SCALAR, N (x), I (0));
-        fx_node *neg = FX_AG (c, MUL_TENSOR, N (g), F (arg_num (f, 1, "negative_slope", 0.01)));
-        return FX_AG (c, WHERE_SELF, N (pos), N (g), N (neg));
-      }
-    case FX_OP_GELU:
-      {
-        const fx_arg *ap = fx_ag_arg (f, 1, "approximate");
-        return gelu_grad (c, g, x, ap && ap->kind == FX_ARG_STR && strcmp (ap->u.s, "tanh") == 0);
-      }
-    case FX_OP_SILU:
-      {
-        fx_node *s = FX_AG (c, SIGMOID, N (x));
-        fx_node *om = FX_AG (c, RSUB_SCALAR, N (s), I (1));
-        fx_node *xm = FX_AG (c, MUL_TENSOR, N (x), N (om));
-        fx_node *a1 = FX_AG (c, ADD_TENSOR, N (xm), F (1));
-        return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (s), N (a1))));
       }
     case FX_OP_SQRT:
       return FX_AG (c, DIV_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (f), F (2))));
@@ -434,31 +472,6 @@ unary_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
         fx_node *ex = FX_AG (c, EXP, N (FX_AG (c, NEG, N (sq))));
         return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (ex), F (-M_2_SQRTPI))));
       }
-    case FX_OP_HARDSIGMOID:
-      {
-        /* grad / 6 where -3 < x < 3 */
-        fx_node *in = FX_AG (c, LOGICAL_AND, N (FX_AG (c, GT_SCALAR, N (x), I (-3))), N (FX_AG (c, LT_SCALAR, N (x), I (3))));
-        return masked_grad (c, in, FX_AG (c, DIV_TENSOR, N (g), F (6)), false);
-      }
-    case FX_OP_HARDSWISH:
-      {
-        /* x < -3: 0; x <= 3: grad * (x / 3 + 0.5); else grad */
-        fx_node *mid = FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, ADD_TENSOR, N (FX_AG (c, DIV_TENSOR, N (x), F (3))), F (0.5))));
-        fx_node *hi = FX_AG (c, WHERE_SELF, N (FX_AG (c, LE_SCALAR, N (x), I (3))), N (mid), N (g));
-        return masked_grad (c, FX_AG (c, LT_SCALAR, N (x), I (-3)), hi, true);
-      }
-    case FX_OP_ERF:
-      {
-        fx_node *sq = FX_AG (c, MUL_TENSOR, N (x), N (x));
-        fx_node *ex = FX_AG (c, EXP, N (FX_AG (c, NEG, N (sq))));
-        return FX_AG (c, MUL_TENSOR, N (g), N (FX_AG (c, MUL_TENSOR, N (ex), F (M_2_SQRTPI))));
-      }
-    case FX_OP_CLAMP:
-    case FX_OP_CLAMP_TENSOR:
-    case FX_OP_CLAMP_MIN:
-    case FX_OP_CLAMP_MAX:
-    case FX_OP_HARDTANH:
-      return clamp_grad (c, g, x, op);
     case FX_OP_CLONE:
     case FX_OP_ALIAS:
     case FX_OP_LIFT_FRESH_COPY:
@@ -471,7 +484,7 @@ unary_grad (fx_grad_ctx *c, fx_node *g, fx_op_id op)
         return xm && ym && xm->dtype != ym->dtype ? to_dtype (c, g, xm->dtype) : g;
       }
     default:
-      return NULL;
+      return activation_grad (c, g, op);
     }
 }
 
