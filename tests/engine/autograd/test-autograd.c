@@ -115,15 +115,31 @@ add_case (const char *name, fx_graph *forward, bool *requires_grad, size_t n_req
   return c;
 }
 
+static fx_graph *
+parse_graph (const char *name, const char *text)
+{
+  fx_graph *g = NULL;
+  fx_diag diag;
+  if (fx_parse_fx_code (text, strlen (text), name, &g, &diag) != FX_OK)
+    g_error ("%s: %s\n%s", name, diag.message, text);
+  return g;
+}
+
+/* Runs c's joint graph on its primals and tangents (outputs in arena; the caller clears them). */
+static void
+run_joint (const grad_case *c, fx_arena *arena, fx_value **outs, size_t *n_outs)
+{
+  fx_diag diag;
+  if (fx_interp_run (c->joint, c->inputs, c->n_primals + c->n_tangents, NULL, arena, outs, n_outs, &diag) != FX_OK)
+    g_error ("%s: running the joint graph: %s", c->name, diag.message);
+}
+
 /* A small graph: print_readable text around the given signature and body. */
 static void
 add_op_case (const char *name, const char *sig, const char *body)
 {
   char *text = g_strdup_printf ("class G(torch.nn.Module):\n    def forward(self, %s):\n%s", sig, body);
-  fx_graph *g = NULL;
-  fx_diag diag;
-  if (fx_parse_fx_code (text, strlen (text), name, &g, &diag) != FX_OK)
-    g_error ("%s: %s\n%s", name, diag.message, text);
+  fx_graph *g = parse_graph (name, text);
   g_free (text);
   char *cname = g_strdup_printf ("op/%s", name);
   add_case (cname, g, NULL, 0);
@@ -398,8 +414,7 @@ test_grad_case (gconstpointer data)
   fx_value *outs = NULL;
   size_t n_outs = 0;
   fx_diag diag;
-  if (fx_interp_run (c->joint, c->inputs, c->n_primals + c->n_tangents, NULL, arena, &outs, &n_outs, &diag) != FX_OK)
-    g_error ("%s: running the joint graph: %s", c->name, diag.message);
+  run_joint (c, arena, &outs, &n_outs);
   g_assert_cmpuint (n_outs, >=, c->n_primals);
   size_t first_grad = n_outs - c->n_primals, compared = 0;
   for (size_t i = 0; i < c->n_primals; i++)
@@ -493,9 +508,7 @@ test_fd_case (gconstpointer data)
   fx_arena *arena = fx_arena_new ();
   fx_value *outs = NULL;
   size_t n_outs = 0;
-  fx_diag diag;
-  if (fx_interp_run (c->joint, c->inputs, c->n_primals + c->n_tangents, NULL, arena, &outs, &n_outs, &diag) != FX_OK)
-    g_error ("%s: running the joint graph: %s", c->name, diag.message);
+  run_joint (c, arena, &outs, &n_outs);
   fx_generator gen;
   fx_generator_seed (&gen, 5);
   const double eps = 1e-6;
@@ -565,9 +578,8 @@ test_unsupported (void)
 {
   const char *text = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", y: \"f32[4]\"):\n"
                      "        at = torch.ops.aten.atan2.default(x, y)\n        return (at,)\n";
-  fx_graph *g = NULL, *j = NULL;
+  fx_graph *g = parse_graph ("t.py", text), *j = NULL;
   fx_diag diag;
-  g_assert_cmpint (fx_parse_fx_code (text, strlen (text), "t.py", &g, &diag), ==, FX_OK);
   g_assert_cmpint (fx_autograd_joint (g, NULL, 0, &j, &diag), ==, FX_ERR_UNSUPPORTED);
   g_assert_null (j);
   g_assert_cmpstr (diag.node, ==, "at");
@@ -616,8 +628,7 @@ check_partition_runs (const grad_case *c, const fx_partition *p)
   fx_diag diag;
   fx_value *jo = NULL, *fo = NULL, *bo = NULL;
   size_t njo = 0, nfo = 0, nbo = 0;
-  g_assert_cmpint (fx_interp_run (c->joint, c->inputs, c->n_primals + c->n_tangents, NULL, arena, &jo, &njo, &diag),
-                   ==, FX_OK);
+  run_joint (c, arena, &jo, &njo);
   if (fx_interp_run (p->forward, c->inputs, c->n_primals, NULL, arena, &fo, &nfo, &diag) != FX_OK)
     g_error ("%s: forward: %s", c->name, diag.message);
   g_assert_cmpuint (nfo, ==, p->n_fwd_outputs + p->n_saved);
@@ -684,9 +695,8 @@ test_requires_grad_from_specs (void)
 {
   const char *text = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[4]\", w: \"f32[4]\"):\n"
                      "        mul = torch.ops.aten.mul.Tensor(x, w)\n        return (mul,)\n";
-  fx_graph *g = NULL, *j = NULL;
+  fx_graph *g = parse_graph ("t.py", text), *j = NULL;
   fx_diag diag;
-  g_assert_cmpint (fx_parse_fx_code (text, strlen (text), "t.py", &g, &diag), ==, FX_OK);
   fx_graph_add_input_spec (g, "x", FX_INPUT_TENSOR);
   fx_graph_add_input_spec (g, "w", FX_INPUT_TENSOR)->requires_grad = true;
   g_assert_cmpint (fx_autograd_joint (g, NULL, 0, &j, &diag), ==, FX_OK);
