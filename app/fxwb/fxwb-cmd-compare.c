@@ -69,14 +69,17 @@ compare_train (const fxwb_source *src, const fxwb_run_opts *o, const fxwb_column
                const fxwb_train_opts *to, fx_partition_kind kind)
 {
   fxwb_inputs in;
+  if (o->workspace || src->store)
+    fprintf (stderr, "fxwb compare: note: training runs are not stored in a workspace (yet)\n");
   int rc = fxwb_inputs_make_only ("fxwb compare", src, o, &in);
   fxwb_train t;
   if (rc == FXWB_EXIT_OK)
     rc = fxwb_train_prepare ("fxwb compare", src->graph, kind, &t);
   if (rc == FXWB_EXIT_OK)
     {
-      printf ("graph: %s (%zu nodes, %zu inputs, seed %" G_GINT64_FORMAT "), %s partition\n", src->label,
-              src->graph->n_nodes, in.n_inputs, o->seed, fx_partition_kind_name (kind));
+      if (!o->json)
+        printf ("graph: %s (%zu nodes, %zu inputs, seed %" G_GINT64_FORMAT "), %s partition\n", src->label,
+                src->graph->n_nodes, in.n_inputs, o->seed, fx_partition_kind_name (kind));
       rc = fxwb_train_compare ("fxwb compare", &t, &in, cols, n, to);
       fxwb_train_clear (&t);
     }
@@ -131,6 +134,7 @@ fxwb_cmd_compare (int argc, char **argv)
   if (train && to.steps < 1)
     return fxwb_usage_error (context, "--steps must be >= 1");
   to.optim = optimizer && strcmp (optimizer, "adam") == 0 ? FXWB_OPTIM_ADAM : FXWB_OPTIM_SGD;
+  to.json = o.json;
   static const char *const default_columns[] = { "eager", "aot_eager", "inductor", NULL };
   const char *const *specs = backends ? (const char *const *) backends : default_columns;
   size_t n = 0;

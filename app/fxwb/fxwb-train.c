@@ -429,6 +429,42 @@ print_train_table (const fxwb_column *cols, const train_col *c, size_t n_cols, c
       printf ("\n%s: %s\n", cols[i].label, c[i].error);
 }
 
+static void
+print_train_json (const fxwb_column *cols, const train_col *c, size_t n_cols, const fxwb_train_opts *o,
+                  const fxwb_train *t, int diverged)
+{
+  json_object *doc = json_object_new_object ();
+  fxwb_json_add_int (doc, "steps", o->steps);
+  fxwb_json_add_str (doc, "optimizer", o->optim == FXWB_OPTIM_ADAM ? "adam" : "sgd");
+  fxwb_json_add_num (doc, "lr", o->lr);
+  fxwb_json_add_int (doc, "diverged_at_step", diverged);
+  json_object *saved = json_object_new_array ();
+  for (size_t i = 0; i < t->part.n_saved; i++)
+    {
+      json_object *sv = json_object_new_object ();
+      fxwb_json_add_str (sv, "name", t->part.saved[i].name);
+      fxwb_json_add_int (sv, "bytes", (int64_t) t->part.saved[i].bytes);
+      fxwb_json_add_str (sv, "reason", t->part.saved[i].reason);
+      json_object_array_add (saved, sv);
+    }
+  json_object_object_add (doc, "saved", saved);
+  json_object *list = json_object_new_array ();
+  for (size_t i = 0; i < n_cols; i++)
+    {
+      json_object *r = json_object_new_object ();
+      gboolean ran = c[i].fw != NULL && c[i].bw != NULL;
+      fxwb_json_add_str (r, "backend", cols[i].label);
+      fxwb_json_add_num (r, "forward_median_ms", ran ? median (c[i].fw_ms, o->steps) : NAN);
+      fxwb_json_add_num (r, "backward_median_ms", ran ? median (c[i].bw_ms, o->steps) : NAN);
+      fxwb_json_add_str (r, "grads", !ran ? "error" : c[i].failed ? "fail" : "pass");
+      fxwb_json_add_num (r, "max_abs_err", c[i].max_err);
+      fxwb_json_add_str (r, "error", c[i].failed ? c[i].error : NULL);
+      json_object_array_add (list, r);
+    }
+  json_object_object_add (doc, "runs", list);
+  fxwb_json_print (doc);
+}
+
 int
 fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in, const fxwb_column *cols,
                     size_t n_cols, const fxwb_train_opts *o)
@@ -444,7 +480,7 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in,
   gboolean any_failed = FALSE;
   for (size_t i = 0; i < n_cols; i++)
     {
-      if (fxwb_stderr_is_tty ())
+      if (fxwb_stderr_is_tty () && !o->json)
         {
           g_autofree char *label = g_strdup_printf ("%s (%zu/%zu)", cols[i].label, i + 1, n_cols);
           fxwb_progress (label, (double) i / (double) n_cols);
@@ -456,8 +492,11 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in,
     }
   if (fxwb_stderr_is_tty ())
     fxwb_progress_done ();
-  print_train_table (cols, c, n_cols, o, t);
-  if (diverged)
+  if (o->json)
+    print_train_json (cols, c, n_cols, o, t, diverged);
+  else
+    print_train_table (cols, c, n_cols, o, t);
+  if (diverged && !o->json)
     printf ("\nthe training diverged: the reference's gradients are not finite at step %d; that step and the later "
             "ones are not checked (a smaller --lr keeps them finite)\n", diverged);
   for (size_t i = 0; i < n_cols; i++)

@@ -30,9 +30,10 @@ typedef struct
   int steps;
   fxwb_optim optim;
   double lr;
+  gboolean json;       /* one JSON document instead of the table */
 } fxwb_train_opts;
 
 /* Runs steps of forward + backward + optimizer update per column, times forward and backward separately and
-   checks every step's gradients against the interpreter running the joint graph. Prints the table. */
+   checks every step's gradients against the interpreter running the joint graph. Prints the table (or JSON). */
 int fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in, const fxwb_column *cols,
                         size_t n_cols, const fxwb_train_opts *opts);

@@ -34,6 +34,7 @@ typedef struct
   bool *fw;             /* required in forward: an ancestor of a forward output */
   bool *saved;
   int *dist;            /* dist_from_bw */
+  bool *in_bw;          /* computed by the backward graph (recomputed or backward), saved values included */
   ban_reason *ban;
   fx_diag *diag;
 } part_ctx;
@@ -379,9 +380,9 @@ mark_backward (part_ctx *c, bool *need, fx_node *n)
 static fx_status
 build_backward (part_ctx *c, fx_partition *p, fx_node **map)
 {
-  bool *need = calloc (c->cap, sizeof *need);
+  bool *need = c->in_bw;
   fx_arg *outs = calloc (c->shape.n_primals + 1, sizeof *outs);
-  fx_status st = need && outs ? FX_OK : fx_diag_set (c->diag, FX_ERR_NOMEM, "out of memory");
+  fx_status st = outs ? FX_OK : fx_diag_set (c->diag, FX_ERR_NOMEM, "out of memory");
   for (size_t i = 0; st == FX_OK && i < c->shape.n_primals; i++)
     {
       const fx_arg *g = &c->outs[c->shape.n_fwd_outputs + i];
@@ -403,7 +404,6 @@ build_backward (part_ctx *c, fx_partition *p, fx_node **map)
         outs[i] = mapped (&c->outs[c->shape.n_fwd_outputs + i], map);
       fx_graph_output (p->backward, fx_arg_tuple (outs, c->shape.n_primals));
     }
-  free (need);
   free (outs);
   return st;
 }
@@ -437,12 +437,13 @@ explain (part_ctx *c, fx_partition *p, fx_partition_kind kind)
   {
     if (!c->saved[s->id])
       continue;
+    /* the backward graph's first reader: a backward op, or a forward op the backward recomputes */
     const fx_node *user = NULL;
     for (size_t i = 0; i < s->n_users && user == NULL; i++)
-      if (s->users[i]->op != FX_OP_OUTPUT && !c->fw[s->users[i]->id])
+      if (s->users[i]->op != FX_OP_OUTPUT && c->in_bw[s->users[i]->id] && !c->saved[s->users[i]->id])
         user = s->users[i];
     const char *why = kind == FX_PARTITION_SAVE_ALL ? "the save-all partition saves every value the backward reads"
-                      : s->op == FX_OP_PLACEHOLDER ? "it is an input: saving it costs no recomputation"
+                      : s->op == FX_OP_PLACEHOLDER ? "it is a graph input, which the backward cannot recompute"
                       : ban_text (c->ban[s->id]);
     char buf[512];
     size_t bytes = val_bytes (&s->meta.val);
@@ -500,8 +501,9 @@ fx_autograd_partition (const fx_graph *joint, fx_partition_kind kind, fx_partiti
   c.saved = calloc (c.cap, sizeof *c.saved);
   c.dist = calloc (c.cap, sizeof *c.dist);
   c.ban = calloc (c.cap, sizeof *c.ban);
+  c.in_bw = calloc (c.cap, sizeof *c.in_bw);
   fx_node **map = calloc (c.cap, sizeof *map);
-  if (!c.bw || !c.fw || !c.saved || !c.dist || !c.ban || !map)
+  if (!c.bw || !c.fw || !c.saved || !c.dist || !c.ban || !c.in_bw || !map)
     st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
   if (st == FX_OK)
     {
@@ -528,6 +530,7 @@ fx_autograd_partition (const fx_graph *joint, fx_partition_kind kind, fx_partiti
   free (c.saved);
   free (c.dist);
   free (c.ban);
+  free (c.in_bw);
   free (map);
   if (st != FX_OK)
     fx_partition_clear (out);

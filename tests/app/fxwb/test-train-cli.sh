@@ -24,7 +24,8 @@ grep -q "torch.ops.aten.mm.default" "$tmp/mc.txt" || fail "no matmul in the back
 n_min=$(sed -n 's/^# saved for backward: \([0-9]*\) values.*/\1/p' "$tmp/mc.txt")
 test -n "$n_min" || fail "no saved summary"
 test "$(grep -c '^  [a-z_0-9]* .* B  ' "$tmp/mc.txt")" -eq "$n_min" || fail "saved lines do not match the count"
-grep -q "recomputing it costs a matmul\|it is an input" "$tmp/mc.txt" || fail "no reason given"
+grep -q "needed by mul in backward; recomputing it costs a matmul" "$tmp/mc.txt" || fail "no matmul reason: $(cat "$tmp/mc.txt")"
+grep -q "it is a graph input, which the backward cannot recompute" "$tmp/mc.txt" || fail "no input reason"
 # each printed graph parses back
 for part in forward backward; do
   sed -n "/^# aot_${part}_graph\$/,/^\$/p" "$tmp/mc.txt" | sed '1d' > "$tmp/$part.py"
@@ -49,6 +50,18 @@ for opt in sgd adam; do
   test "$(grep -cE '^(eager|aot_eager|inductor) +[0-9.]+ +[0-9.]+ +[0-9.]+ +pass' "$tmp/cmp.txt")" -eq 3 \
     || fail "$opt: not three passing rows: $(cat "$tmp/cmp.txt")"
 done
+
+# --json: one document with the saved values and a run per column
+"$fxwb" compare "$graph" --train --scale 16 --steps 2 --no-store --json -b eager -b inductor > "$tmp/cmp.json" \
+  || fail "--json: exit $?"
+/usr/bin/python3 - "$tmp/cmp.json" <<'PY' || fail "--json: $(cat "$tmp/cmp.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["steps"] == 2 and d["optimizer"] == "sgd", d
+assert [r["backend"] for r in d["runs"]] == ["eager", "inductor"], d["runs"]
+assert all(r["grads"] == "pass" and r["forward_median_ms"] > 0 and r["backward_median_ms"] > 0 for r in d["runs"])
+assert d["saved"] and all(s["reason"] and s["bytes"] > 0 for s in d["saved"])
+PY
 
 # a diverging training (lr 10) is said to diverge, not reported as a backend failure
 "$fxwb" compare "$graph" --train --scale 16 --steps 6 --lr 10 --no-store -b eager > "$tmp/div.txt" 2>&1 \
