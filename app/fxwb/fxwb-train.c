@@ -16,9 +16,17 @@ fxwb_train_prepare (const char *cmd, const fx_graph *graph, fx_partition_kind ki
   fx_diag_clear (&diag);
   fx_graph *aten = NULL;
   fx_status st = FX_OK;
-  if (fx_graph_is_torch_level (graph))
+  fx_joint_shape js;
+  size_t changed = 0;
+  if (fx_joint_shape_of (graph, &js, NULL) == FX_OK && js.n_tangents > 0)
+    {
+      /* already a joint graph (an imported aot_joint_graph): partition it as it is */
+      t->joint = fx_graph_copy (graph);
+      st = fx_pass_shape_prop (t->joint, &changed, &diag);
+    }
+  else if (fx_graph_is_torch_level (graph))
     st = fx_lower_to_aten (graph, &aten, &diag);
-  if (st == FX_OK)
+  if (st == FX_OK && t->joint == NULL)
     st = fx_autograd_joint (aten ? aten : graph, NULL, 0, &t->joint, &diag);
   if (st == FX_OK)
     st = fx_autograd_partition (t->joint, kind, &t->part, &diag);

@@ -12,7 +12,8 @@ typedef struct
   fx_partition part;
 } fxwb_train;
 
-/* Joint graph and partition of src's graph (lowered to ATen first when it is torch-level). */
+/* Joint graph and partition of a graph (lowered to ATen first when it is torch-level; a joint graph, primals_N and
+   tangents_N in, is partitioned as it is). */
 int fxwb_train_prepare (const char *cmd, const fx_graph *graph, fx_partition_kind kind, fxwb_train *t);
 void fxwb_train_clear (fxwb_train *t);
 /* The forward and backward graphs as aot_forward_graph / aot_backward_graph print (the joint graph first when

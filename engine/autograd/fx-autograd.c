@@ -339,8 +339,11 @@ fx_joint_shape_of (const fx_graph *joint, fx_joint_shape *shape, fx_diag *diag)
       {
         if (strncmp (n->name, "tangents_", 9) == 0)
           shape->n_tangents++;
-        else
+        else if (strncmp (n->name, "primals_", 8) == 0)
           shape->n_primals++;
+        else
+          return fx_node_error (diag, n, "partition", FX_ERR_INVALID,
+                                "not a joint graph: its inputs are primals_N and tangents_N");
       }
   const fx_node *out = fx_graph_output_node (joint);
   if (out == NULL || out->n_args != 1

@@ -223,8 +223,8 @@ classify (part_ctx *c)
 static double
 node_weight (const part_ctx *c, const fx_node *n)
 {
-  if (n->meta.val.kind == FX_VAL_TUPLE)
-    return INFINITY;
+  if (n->meta.val.kind != FX_VAL_TENSOR)
+    return INFINITY; /* a tuple (its getitems are saved instead) or a value without a known size */
   double sz = (double) val_bytes (&n->meta.val);
   if (n->op == FX_OP_PLACEHOLDER)
     return sz;

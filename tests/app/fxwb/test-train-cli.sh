@@ -40,6 +40,17 @@ n_all=$(sed -n 's/^# saved for backward: \([0-9]*\) values.*/\1/p' "$tmp/sa.txt"
 test "$n_min" -le "$n_all" || fail "min-cut saves $n_min, save-all $n_all"
 grep -q "save-all partition saves every value" "$tmp/sa.txt" || fail "save-all reasons"
 
+# torch 2.11's own joint graph (aot_joint_graph) is partitioned as it is: on mlp_block and transformer_block the min
+# cut saves exactly the values torch's partitioner saved
+for prog in mlp_block transformer_block; do
+  "$fxwb" compile "$fixtures/training/graphs/$prog.min_cut.joint.py" --train > "$tmp/tj.txt" 2>&1 \
+    || fail "$prog joint: exit $? $(cat "$tmp/tj.txt")"
+  ours=$(sed -n '/^# saved for backward/,$p' "$tmp/tj.txt" | awk 'NR > 1 { print $1 }' | tr '\n' ' ')
+  torch=$(/usr/bin/python3 -c "import json, sys; print(' '.join(json.load(open(sys.argv[1]))[sys.argv[2]]['saved']) + ' ')" \
+          "$fixtures/training/graphs/saved_counts.json" "$prog.min_cut")
+  test "$ours" = "$torch" || fail "$prog: saves '$ours', torch 2.11 '$torch'"
+done
+
 # compare --train: every backend passes with SGD and Adam, forward and backward timed apart
 for opt in sgd adam; do
   "$fxwb" compare "$graph" --train --scale 16 --steps 2 --lr 0.001 --optimizer $opt --no-store \

@@ -687,6 +687,66 @@ test_partition_case (gconstpointer data)
       check_partition_runs (c, &p);
       fx_partition_clear (&p);
     }
+  /* torch 2.11's own joint graph, imported, partitioned by ours */
+  const char *name = c->name + strlen ("training/");
+  char *jpy = g_strdup_printf ("%s/training/graphs/%s.min_cut.joint.py", env_or ("FX_FIXTURES", "tests/fixtures"), name);
+  fx_graph *tj = NULL;
+  fx_diag diag;
+  size_t changed;
+  if (fx_parse_fx_file (jpy, &tj, &diag) != FX_OK)
+    g_error ("%s: %s", jpy, diag.message);
+  fx_graph_resolve_ops (tj);
+  if (fx_pass_shape_prop (tj, &changed, &diag) != FX_OK)
+    {
+      /* torch's backward uses ops the engine's table lacks (scatter for nll_loss): nothing to partition */
+      g_test_message ("%s: torch's joint graph is not runnable here: %s", name, diag.message);
+      fx_graph_free (tj);
+      g_free (jpy);
+      return;
+    }
+  fx_partition p;
+  if (fx_autograd_partition (tj, FX_PARTITION_MIN_CUT, &p, &diag) != FX_OK)
+    g_error ("%s: partition of torch's joint graph: %s", name, diag.message);
+  char *key = g_strdup_printf ("%s.min_cut", name);
+  int torch_n = torch_saved_count (key);
+  g_test_message ("%s: torch's joint graph: saved %zu, torch 2.11 %d", key, p.n_saved, torch_n);
+  if ((int) p.n_saved > torch_n)
+    g_test_fail_printf ("%s: of torch's joint graph saves %zu values, torch 2.11's partitioner %d", key, p.n_saved,
+                        torch_n);
+  g_free (key);
+  fx_partition_clear (&p);
+  fx_graph_free (tj);
+  g_free (jpy);
+}
+
+/* Rematerialization: of a pointwise chain the min cut saves only the input and recomputes the rest in backward;
+   save-all saves the intermediate too. */
+static void
+test_partition_recomputes (void)
+{
+  const char *text = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[64, 64]\"):\n"
+                     "        sin = torch.ops.aten.sin.default(x)\n        cos = torch.ops.aten.cos.default(sin)\n"
+                     "        return (cos,)\n";
+  fx_graph *g = parse_graph ("chain.py", text), *j = NULL;
+  fx_diag diag;
+  g_assert_cmpint (fx_autograd_joint (g, NULL, 0, &j, &diag), ==, FX_OK);
+  fx_partition p;
+  g_assert_cmpint (fx_autograd_partition (j, FX_PARTITION_MIN_CUT, &p, &diag), ==, FX_OK);
+  g_assert_cmpuint (p.n_saved, ==, 1);
+  g_assert_cmpstr (p.saved[0].name, ==, "primals_1");
+  gboolean recomputed = FALSE;
+  fx_graph_foreach_node (p.backward, n)
+    recomputed = recomputed || (n->target.name && strcmp (n->target.name, "aten.sin.default") == 0);
+  g_assert_true (recomputed);
+  fx_partition_clear (&p);
+  g_assert_cmpint (fx_autograd_partition (j, FX_PARTITION_SAVE_ALL, &p, &diag), ==, FX_OK);
+  g_assert_cmpuint (p.n_saved, ==, 2);
+  fx_partition_clear (&p);
+  /* not a joint graph: a located error, no crash */
+  g_assert_cmpint (fx_autograd_partition (g, FX_PARTITION_MIN_CUT, &p, &diag), ==, FX_ERR_INVALID);
+  g_assert_nonnull (strstr (diag.message, "not a joint graph"));
+  fx_graph_free (j);
+  fx_graph_free (g);
 }
 
 /* Without a mask, the inputs a trace or load_args marks requires_grad are the ones differentiated. */
@@ -753,6 +813,7 @@ main (int argc, char **argv)
   g_test_add_func ("/autograd/provenance", test_provenance);
   g_test_add_func ("/autograd/unsupported", test_unsupported);
   g_test_add_func ("/autograd/requires-grad-from-specs", test_requires_grad_from_specs);
+  g_test_add_func ("/autograd/partition-recomputes", test_partition_recomputes);
   int rc = g_test_run ();
   g_ptr_array_unref (cases);
   char *rm[] = { (char *) "rm", (char *) "-rf", tmp_dir, NULL };
