@@ -22,6 +22,7 @@ fxwb_train_prepare (const char *cmd, const fx_graph *graph, fx_partition_kind ki
     {
       /* already a joint graph (an imported aot_joint_graph): partition it as it is */
       t->joint = fx_graph_copy (graph);
+      fx_graph_resolve_ops (t->joint);
       st = fx_pass_shape_prop (t->joint, &changed, &diag);
     }
   else if (fx_graph_is_torch_level (graph))
@@ -474,9 +475,13 @@ print_train_json (const fxwb_column *cols, const train_col *c, size_t n_cols, co
 }
 
 int
-fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *in, const fxwb_column *cols,
+fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *all_inputs, const fxwb_column *cols,
                     size_t n_cols, const fxwb_train_opts *o)
 {
+  /* the primals: a joint graph given as the source has inputs for its tangents too, which the steps make anew */
+  fxwb_inputs primals = *all_inputs;
+  primals.n_inputs = MIN (all_inputs->n_inputs, fx_graph_count_op (t->part.forward, FX_OP_PLACEHOLDER));
+  const fxwb_inputs *in = &primals;
   size_t n_tangents = 0;
   fx_value *tangents = make_tangents (t->joint, &n_tangents);
   fx_value **ref = g_new0 (fx_value *, o->steps);

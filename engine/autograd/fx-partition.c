@@ -52,18 +52,26 @@ is_tangent (const fx_node *n)
   return n->op == FX_OP_PLACEHOLDER && strncmp (n->name, "tangents_", 9) == 0;
 }
 
+/* The node's table op, -1 when none (looked up by name when the graph's ops were not resolved). */
+static int
+op_of (const fx_node *n)
+{
+  if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
+    return -1;
+  return n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
+}
+
 static fx_op_kind
 kind_of (const fx_node *n)
 {
-  if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP || n->target.op_id < 0)
-    return FX_OP_KIND_OTHER;
-  return fx_op_get ((fx_op_id) n->target.op_id)->kind;
+  int op = op_of (n);
+  return op < 0 ? FX_OP_KIND_OTHER : fx_op_get ((fx_op_id) op)->kind;
 }
 
 static bool
 is_op (const fx_node *n, fx_op_id op)
 {
-  return n->target.kind == FX_TARGET_OP && n->target.op_id == (int) op;
+  return op_of (n) == (int) op;
 }
 
 static size_t

@@ -51,6 +51,13 @@ for prog in mlp_block transformer_block; do
   test "$ours" = "$torch" || fail "$prog: saves '$ours', torch 2.11 '$torch'"
 done
 
+# training steps on torch's joint graph itself (its tangent inputs made anew each step)
+"$fxwb" compare "$fixtures/training/graphs/mlp_block.min_cut.joint.py" --train --steps 2 --no-store \
+  -b eager -b aot_eager -b inductor > "$tmp/tjc.txt" 2>&1 || fail "compare torch's joint: exit $? $(cat "$tmp/tjc.txt")"
+grep -q "^training: 2 steps, sgd (lr 0.001), 3 values saved for backward" "$tmp/tjc.txt" \
+  || fail "compare torch's joint: $(cat "$tmp/tjc.txt")"
+test "$(grep -cE '^(eager|aot_eager|inductor) .* pass' "$tmp/tjc.txt")" -eq 3 || fail "torch's joint: $(cat "$tmp/tjc.txt")"
+
 # compare --train: every backend passes with SGD and Adam, forward and backward timed apart
 for opt in sgd adam; do
   "$fxwb" compare "$graph" --train --scale 16 --steps 2 --lr 0.001 --optimizer $opt --no-store \
