@@ -567,6 +567,28 @@ test_provenance (void)
   /* the primals and tangents as aot_joint_graph names them */
   g_assert_nonnull (fx_graph_find_node (j, "primals_5"));
   g_assert_nonnull (fx_graph_find_node (j, "tangents_1"));
+  /* the store's JSON form keeps it, and so does the partition's backward graph */
+  fx_buf js;
+  fx_buf_init (&js);
+  fx_graph_to_json (j, &js);
+  fx_graph *back = NULL;
+  g_assert_cmpint (fx_graph_from_json (js.data, js.len, &back, &diag), ==, FX_OK);
+  fx_buf_free (&js);
+  fx_partition p;
+  g_assert_cmpint (fx_autograd_partition (j, FX_PARTITION_MIN_CUT, &p, &diag), ==, FX_OK);
+  const fx_graph *kept[2] = { back, p.backward };
+  for (int k = 0; k < 2; k++)
+    {
+      const fx_node *mm = fx_graph_find_node (kept[k], "mm");
+      g_assert_nonnull (mm);
+      g_assert_cmpstr (fx_meta_get_extra (&mm->meta, "partitioner_tag"), ==, "is_backward");
+      g_assert_cmpuint (mm->meta.n_from_node, ==, 1);
+      g_assert_cmpstr (mm->meta.from_node[0].pass_name, ==, "autograd");
+      g_assert_cmpint (mm->meta.seq_nr, >=, 0);
+      g_assert_nonnull (mm->meta.stack_trace);
+    }
+  fx_partition_clear (&p);
+  fx_graph_free (back);
   fx_graph_free (j);
   fx_graph_free (g);
   g_free (py);
