@@ -128,6 +128,18 @@ inputs_require_grad (const fx_grad_ctx *c, const fx_node *n)
   return a.any;
 }
 
+/* Ops whose result does not depend differentiably on their inputs: factories (zeros_like), draws (rand_like),
+   detach. Their results do not require grad. */
+static bool
+cuts_grad (const fx_node *n)
+{
+  if (n->target.kind != FX_TARGET_OP || n->target.op_id < 0)
+    return false;
+  fx_op_id op = (fx_op_id) n->target.op_id;
+  fx_op_kind kind = fx_op_get (op)->kind;
+  return op == FX_OP_DETACH || kind == FX_OP_KIND_FACTORY || (kind == FX_OP_KIND_RANDOM && op != FX_OP_NATIVE_DROPOUT);
+}
+
 /* ---------------------------------------------------------------- building */
 
 /* Whether the forward says which inputs require grad: a placeholder's meta val, or an input spec (a trace's or
@@ -193,7 +205,7 @@ copy_forward (fx_grad_ctx *c, const fx_graph *fwd, const bool *requires_grad, si
       if (m->meta.seq_nr < 0)
         m->meta.seq_nr = seq;
       seq++;
-      c->rg[m->id] = val_is_floating (&m->meta.val) && inputs_require_grad (c, m);
+      c->rg[m->id] = val_is_floating (&m->meta.val) && inputs_require_grad (c, m) && !cuts_grad (m);
     }
   if (out == NULL || out->n_args != 1)
     return fx_diag_set (c->diag, FX_ERR_INVALID, "the forward graph has no output node");

@@ -28,7 +28,8 @@ grep -q "needed by mul in backward; recomputing it costs a matmul" "$tmp/mc.txt"
 grep -q "it is a graph input, which the backward cannot recompute" "$tmp/mc.txt" || fail "no input reason"
 # each printed graph parses back
 for part in forward backward; do
-  sed -n "/^# aot_${part}_graph\$/,/^\$/p" "$tmp/mc.txt" | sed '1d' > "$tmp/$part.py"
+  case $part in forward) until="^# aot_backward_graph" ;; backward) until="^# saved for backward" ;; esac
+  sed -n "/^# aot_${part}_graph\$/,/$until/p" "$tmp/mc.txt" | sed '1d;$d' > "$tmp/$part.py"
   "$fxwb" print "$tmp/$part.py" > /dev/null 2> "$tmp/p.err" || fail "$part graph does not parse back: $(cat "$tmp/p.err")"
 done
 "$fxwb" compile "$graph" --train --joint > "$tmp/j.txt" || fail "--joint: exit $?"
