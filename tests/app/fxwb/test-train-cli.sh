@@ -1,7 +1,9 @@
 #!/bin/sh
-# test-train-cli.sh: `fxwb compile --train` (forward/backward graphs that print back, saved values with reasons,
-# min-cut saving no more than save-all) and `fxwb compare --train` (eager, aot_eager and inductor training steps with
-# SGD and Adam; an injected inductor relu bug fails the gradient check); located errors and usage errors.
+# test-train-cli.sh: `fxwb compile --train` (forward/backward graphs that print back, --joint, saved values with
+# reasons, min-cut saving no more than save-all, torch 2.11's own joint graphs partitioned to the values torch saved)
+# and `fxwb compare --train` (eager, aot_eager and inductor training steps with SGD and Adam, on a forward graph and on
+# torch's joint graph; --json; a diverging training said so; an injected inductor relu bug fails the gradient check);
+# located errors and usage errors.
 # usage: test-train-cli.sh FXWB FIXTURES_DIR
 set -u
 fxwb=$1
