@@ -325,6 +325,17 @@ median (const double *v, int n)
   return m;
 }
 
+/* Progress on a terminal (not with --json): what runs (step 0: the compile), and how far the whole compare is. */
+static void
+progress (const fxwb_train_opts *o, const char *what, int step, double fraction)
+{
+  if (!fxwb_stderr_is_tty () || o->json)
+    return;
+  g_autofree char *label = step > 0 ? g_strdup_printf ("%s, step %d/%d", what, step, o->steps)
+                                     : g_strdup_printf ("%s, compiling forward and backward", what);
+  fxwb_progress (label, fraction);
+}
+
 static gboolean
 all_finite (const fx_value *v, size_t n)
 {
@@ -349,6 +360,7 @@ reference_grads (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tan
   gboolean ok = TRUE;
   for (int s = 0; s < o->steps && ok; s++)
     {
+      progress (o, "reference (interpreter, joint graph)", s + 1, 0);
       memcpy (jin, r.params, sizeof (fx_value) * n);
       memcpy (jin + n, tangents, sizeof (fx_value) * n_tangents);
       fx_arena *a = fx_arena_new ();
@@ -385,11 +397,12 @@ reference_grads (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tan
 
 static void
 run_column (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tangents, size_t n_tangents,
-            const fxwb_train_opts *o, fx_value **ref, train_col *c)
+            const fxwb_train_opts *o, fx_value **ref, train_col *c, const char *label, double done, double share)
 {
   size_t n = in->n_inputs;
   for (int s = 0; s < o->steps && !c->failed; s++)
     {
+      progress (o, label, s + 1, done + share * s / o->steps);
       fx_arena *a = fx_arena_new ();
       fx_value *grads = NULL;
       fx_diag diag;
@@ -493,14 +506,12 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *all
   gboolean any_failed = FALSE;
   for (size_t i = 0; i < n_cols; i++)
     {
-      if (fxwb_stderr_is_tty () && !o->json)
-        {
-          g_autofree char *label = g_strdup_printf ("%s (%zu/%zu)", cols[i].label, i + 1, n_cols);
-          fxwb_progress (label, (double) i / (double) n_cols);
-        }
+      g_autofree char *label = g_strdup_printf ("%s (%zu/%zu)", cols[i].label, i + 1, n_cols);
+      progress (o, label, 0, (double) i / (double) n_cols);
       column_init (&c[i], in, o->steps);
       if (column_compile (&cols[i], t, in, &c[i]))
-        run_column (t, in, tangents, n_tangents, o, ref, &c[i]);
+        run_column (t, in, tangents, n_tangents, o, ref, &c[i], label, (double) i / (double) n_cols,
+                    1.0 / (double) n_cols);
       any_failed = any_failed || c[i].failed;
     }
   if (fxwb_stderr_is_tty ())
