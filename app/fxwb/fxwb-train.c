@@ -89,6 +89,8 @@ typedef struct
   fx_tensor **m, **v;       /* Adam moments per primal (NULL: none) */
   double *fw_ms, *bw_ms;
   double max_err;
+  int diverged;             /* the step whose reference grads were not finite (0: none) */
+  int steps_run;            /* the steps timed (fw_ms, bw_ms entries) */
   gboolean failed;
   char error[1024];
 } train_col;
@@ -208,9 +210,11 @@ column_step (train_col *c, const fxwb_train *t, const fx_value *tangents, size_t
   return st;
 }
 
-/* Worst same() error of grads against ref; FALSE when one does not match. */
+/* Worst error of grads against ref; FALSE when one does not match: neither allclose (rtol 1e-3, atol 1e-4 of the
+   largest magnitude) nor, with the fp64 reference ref64 (may be NULL), same()'s RMSE test. */
 static gboolean
-check_grads (const fx_value *ref, const fx_value *got, size_t n, double *max_err, char *why, size_t why_len)
+check_grads (const fx_value *ref, const fx_value *ref64, const fx_value *got, size_t n, double *max_err, char *why,
+             size_t why_len)
 {
   fx_same_opts so;
   fx_same_opts_init (&so);
@@ -224,8 +228,11 @@ check_grads (const fx_value *ref, const fx_value *got, size_t n, double *max_err
           g_snprintf (why, why_len, "no grad for input %zu", i);
           return FALSE;
         }
-      fx_same_tensor (ref[i].u.t, got[i].u.t, NULL, &so, &rep);
+      const fx_tensor *r64 = ref64 && ref64[i].kind == FX_VALUE_TENSOR ? ref64[i].u.t : NULL;
+      bool same = fx_same_tensor (ref[i].u.t, got[i].u.t, r64, &so, &rep);
       *max_err = fmax (*max_err, rep.max_abs_err);
+      if (same && r64 != NULL)
+        continue;
       /* fp32 gradients sum many terms: the absolute tolerance scales with the largest gradient (rtol 1e-3,
          atol 1e-4 of the largest magnitude) */
       double scale = 1;
@@ -233,8 +240,9 @@ check_grads (const fx_value *ref, const fx_value *got, size_t n, double *max_err
         scale = fmax (scale, fabs (fx_tensor_get_f64 (ref[i].u.t, k)));
       if (!fx_allclose (ref[i].u.t, got[i].u.t, 1e-3, 1e-4 * scale, false))
         {
-          g_snprintf (why, why_len, "grad of input %zu: max abs error %.3g (reference %.6g, got %.6g at %lld)", i,
-                      rep.max_abs_err, rep.worst_ref, rep.worst_res, (long long) rep.worst_index);
+          g_snprintf (why, why_len, "grad of input %zu: max abs error %.3g (reference %.6g, got %.6g at %lld)%s%s", i,
+                      rep.max_abs_err, rep.worst_ref, rep.worst_res, (long long) rep.worst_index,
+                      rep.message[0] ? "; " : "", rep.message);
           return FALSE;
         }
     }
@@ -346,83 +354,81 @@ all_finite (const fx_value *v, size_t n)
   return TRUE;
 }
 
-/* The reference: the interpreter runs the joint graph; its grads for each step (steps x n_params values). A step
-   whose grads are not finite (the training diverged) ends it: that step and the later ones stay unchecked, and
-   *diverged is the step's number. */
-static gboolean
-reference_grads (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tangents, size_t n_tangents,
-                 const fxwb_train_opts *o, fx_value **per_step, int *diverged, char *why, size_t why_len)
+/* The joint graph's grads (n values, arena) on params and tangents, each floating one upcast to fp64 when upcast. */
+static fx_status
+joint_grads (const fxwb_train *t, const fx_value *params, size_t n, const fx_value *tangents, size_t n_tangents,
+             gboolean upcast, fx_arena *arena, fx_value **grads, fx_diag *diag)
 {
-  train_col r;
-  column_init (&r, in, o->steps);
-  size_t n = in->n_inputs;
   fx_value *jin = g_new0 (fx_value, n + n_tangents + 1);
-  gboolean ok = TRUE;
-  for (int s = 0; s < o->steps && ok; s++)
+  for (size_t i = 0; i < n + n_tangents; i++)
     {
-      progress (o, "reference (interpreter, joint graph)", s + 1, 0);
-      memcpy (jin, r.params, sizeof (fx_value) * n);
-      memcpy (jin + n, tangents, sizeof (fx_value) * n_tangents);
-      fx_arena *a = fx_arena_new ();
-      fx_value *out = NULL;
-      size_t nout = 0;
-      fx_diag diag;
-      fx_diag_clear (&diag);
-      if (fx_interp_run (t->joint, jin, n + n_tangents, NULL, a, &out, &nout, &diag) != FX_OK)
-        {
-          g_snprintf (why, why_len, "%s", diag.message);
-          ok = FALSE;
-        }
-      else
-        {
-          if (!all_finite (out + nout - n, n))
-            {
-              *diverged = s + 1;
-              clear_values (out, nout);
-              fx_arena_free (a);
-              break;
-            }
-          per_step[s] = g_new0 (fx_value, n + 1);
-          for (size_t i = 0; i < n; i++)
-            per_step[s][i] = out[nout - n + i], out[nout - n + i] = fx_value_none ();
-          apply_grads (o, &r, per_step[s], n, s + 1);
-          clear_values (out, nout);
-        }
-      fx_arena_free (a);
+      const fx_value *v = i < n ? &params[i] : &tangents[i - n];
+      jin[i] = upcast && is_param (v) ? fx_value_tensor (fx_tensor_to_dtype (NULL, v->u.t, FX_DTYPE_F64))
+                                      : fx_value_dup (v, arena);
     }
+  fx_value *out = NULL;
+  size_t nout = 0;
+  fx_status st = fx_interp_run (t->joint, jin, n + n_tangents, NULL, arena, &out, &nout, diag);
+  clear_values (jin, n + n_tangents);
   g_free (jin);
-  column_clear (&r, n);
-  return ok;
+  if (st != FX_OK)
+    return st;
+  *grads = out + nout - n;
+  clear_values (out, nout - n);
+  return FX_OK;
 }
 
+/* The reference for one step: the interpreter runs the joint graph on the column's current parameters (and on them
+   upcast to fp64, same()'s reference; *ref64 NULL when that run fails). */
+static fx_status
+reference_step (const fxwb_train *t, const fx_value *params, size_t n, const fx_value *tangents, size_t n_tangents,
+                fx_arena *arena, fx_value **ref, fx_value **ref64, fx_diag *diag)
+{
+  fx_status st = joint_grads (t, params, n, tangents, n_tangents, FALSE, arena, ref, diag);
+  fx_diag d64;
+  fx_diag_clear (&d64);
+  if (st == FX_OK && joint_grads (t, params, n, tangents, n_tangents, TRUE, arena, ref64, &d64) != FX_OK)
+    *ref64 = NULL;
+  return st;
+}
+
+/* The column's steps. Each step's grads are checked against the reference on the same parameters, so rounding
+   differences that the optimizer carries into later steps are not counted as wrong gradients; a step whose
+   reference grads are not finite (the training diverged) ends the column unchecked from there. */
 static void
 run_column (const fxwb_train *t, const fxwb_inputs *in, const fx_value *tangents, size_t n_tangents,
-            const fxwb_train_opts *o, fx_value **ref, train_col *c, const char *label, double done, double share)
+            const fxwb_train_opts *o, train_col *c, const char *label, double done, double share)
 {
   size_t n = in->n_inputs;
-  for (int s = 0; s < o->steps && !c->failed; s++)
+  for (int s = 0; s < o->steps && !c->failed && !c->diverged; s++)
     {
       progress (o, label, s + 1, done + share * s / o->steps);
       fx_arena *a = fx_arena_new ();
-      fx_value *grads = NULL;
+      fx_value *grads = NULL, *ref = NULL, *ref64 = NULL;
       fx_diag diag;
       fx_diag_clear (&diag);
-      if (column_step (c, t, tangents, n_tangents, n, s, a, &grads, &diag) != FX_OK)
+      char why[1024];
+      if (reference_step (t, c->params, n, tangents, n_tangents, a, &ref, &ref64, &diag) != FX_OK)
+        ref = NULL, g_snprintf (why, sizeof why, "the interpreter failed on the joint graph: %s", diag.message);
+      if (ref != NULL && all_finite (ref, n))
+        c->steps_run = s + 1;
+      if (ref == NULL || column_step (c, t, tangents, n_tangents, n, s, a, &grads, &diag) != FX_OK)
         {
-          g_strlcpy (c->error, diag.message, sizeof c->error);
+          g_strlcpy (c->error, ref ? diag.message : why, sizeof c->error);
+          c->failed = TRUE;
+        }
+      else if (!all_finite (ref, n))
+        c->diverged = s + 1;
+      else if (!check_grads (ref, ref64, grads, n, &c->max_err, why, sizeof why))
+        {
+          g_snprintf (c->error, sizeof c->error, "step %d: %s", s + 1, why);
           c->failed = TRUE;
         }
       else
-        {
-          char why[512];
-          if (ref && ref[s] && !check_grads (ref[s], grads, n, &c->max_err, why, sizeof why))
-            {
-              g_snprintf (c->error, sizeof c->error, "step %d: %s", s + 1, why);
-              c->failed = TRUE;
-            }
-          apply_grads (o, c, grads, n, s + 1);
-          clear_values (grads, n);
-        }
+        apply_grads (o, c, grads, n, s + 1);
+      clear_values (grads, grads ? n : 0);
+      clear_values (ref, ref ? n : 0);
+      clear_values (ref64, ref64 ? n : 0);
       fx_arena_free (a);
     }
 }
@@ -437,29 +443,31 @@ print_train_table (const fxwb_column *cols, const train_col *c, size_t n_cols, c
           "max error");
   for (size_t i = 0; i < n_cols; i++)
     {
-      if (c[i].fw == NULL || c[i].bw == NULL)
+      if (c[i].fw == NULL || c[i].bw == NULL || c[i].steps_run == 0)
         {
           printf ("%-14s  %12s  %12s  %12s  %-8s  %9s\n", cols[i].label, "-", "-", "-", "error", "-");
           continue;
         }
-      double f = median (c[i].fw_ms, o->steps), b = median (c[i].bw_ms, o->steps);
+      double f = median (c[i].fw_ms, c[i].steps_run), b = median (c[i].bw_ms, c[i].steps_run);
       printf ("%-14s  %12.4f  %12.4f  %12.4f  %-8s  %9.2g\n", cols[i].label, f, b, f + b,
               c[i].failed ? "FAIL" : "pass", c[i].max_err);
     }
   for (size_t i = 0; i < n_cols; i++)
     if (c[i].failed)
       printf ("\n%s: %s\n", cols[i].label, c[i].error);
+    else if (c[i].diverged)
+      printf ("\n%s: the training diverged: the reference's gradients are not finite at step %d; that step and the "
+              "later ones are not checked (a smaller --lr keeps them finite)\n", cols[i].label, c[i].diverged);
 }
 
 static void
 print_train_json (const fxwb_column *cols, const train_col *c, size_t n_cols, const fxwb_train_opts *o,
-                  const fxwb_train *t, int diverged)
+                  const fxwb_train *t)
 {
   json_object *doc = json_object_new_object ();
   fxwb_json_add_int (doc, "steps", o->steps);
   fxwb_json_add_str (doc, "optimizer", o->optim == FXWB_OPTIM_ADAM ? "adam" : "sgd");
   fxwb_json_add_num (doc, "lr", o->lr);
-  fxwb_json_add_int (doc, "diverged_at_step", diverged);
   json_object *saved = json_object_new_array ();
   for (size_t i = 0; i < t->part.n_saved; i++)
     {
@@ -474,12 +482,13 @@ print_train_json (const fxwb_column *cols, const train_col *c, size_t n_cols, co
   for (size_t i = 0; i < n_cols; i++)
     {
       json_object *r = json_object_new_object ();
-      gboolean ran = c[i].fw != NULL && c[i].bw != NULL;
+      gboolean ran = c[i].fw != NULL && c[i].bw != NULL && c[i].steps_run > 0;
       fxwb_json_add_str (r, "backend", cols[i].label);
-      fxwb_json_add_num (r, "forward_median_ms", ran ? median (c[i].fw_ms, o->steps) : NAN);
-      fxwb_json_add_num (r, "backward_median_ms", ran ? median (c[i].bw_ms, o->steps) : NAN);
+      fxwb_json_add_num (r, "forward_median_ms", ran ? median (c[i].fw_ms, c[i].steps_run) : NAN);
+      fxwb_json_add_num (r, "backward_median_ms", ran ? median (c[i].bw_ms, c[i].steps_run) : NAN);
       fxwb_json_add_str (r, "grads", !ran ? "error" : c[i].failed ? "fail" : "pass");
       fxwb_json_add_num (r, "max_abs_err", c[i].max_err);
+      fxwb_json_add_int (r, "diverged_at_step", c[i].diverged);
       fxwb_json_add_str (r, "error", c[i].failed ? c[i].error : NULL);
       json_object_array_add (list, r);
     }
@@ -497,11 +506,6 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *all
   const fxwb_inputs *in = &primals;
   size_t n_tangents = 0;
   fx_value *tangents = make_tangents (t->joint, &n_tangents);
-  fx_value **ref = g_new0 (fx_value *, o->steps);
-  char why[1024] = "";
-  int diverged = 0;
-  if (!reference_grads (t, in, tangents, n_tangents, o, ref, &diverged, why, sizeof why))
-    fprintf (stderr, "%s: warning: no reference, the interpreter failed on the joint graph: %s\n", cmd, why);
   train_col *c = g_new0 (train_col, n_cols);
   gboolean any_failed = FALSE;
   for (size_t i = 0; i < n_cols; i++)
@@ -510,27 +514,18 @@ fxwb_train_compare (const char *cmd, const fxwb_train *t, const fxwb_inputs *all
       progress (o, label, 0, (double) i / (double) n_cols);
       column_init (&c[i], in, o->steps);
       if (column_compile (&cols[i], t, in, &c[i]))
-        run_column (t, in, tangents, n_tangents, o, ref, &c[i], label, (double) i / (double) n_cols,
+        run_column (t, in, tangents, n_tangents, o, &c[i], label, (double) i / (double) n_cols,
                     1.0 / (double) n_cols);
       any_failed = any_failed || c[i].failed;
     }
-  if (fxwb_stderr_is_tty ())
+  if (fxwb_stderr_is_tty () && !o->json)
     fxwb_progress_done ();
   if (o->json)
-    print_train_json (cols, c, n_cols, o, t, diverged);
+    print_train_json (cols, c, n_cols, o, t);
   else
     print_train_table (cols, c, n_cols, o, t);
-  if (diverged && !o->json)
-    printf ("\nthe training diverged: the reference's gradients are not finite at step %d; that step and the later "
-            "ones are not checked (a smaller --lr keeps them finite)\n", diverged);
   for (size_t i = 0; i < n_cols; i++)
     column_clear (&c[i], in->n_inputs);
-  for (int s = 0; s < o->steps; s++)
-    {
-      clear_values (ref[s], in->n_inputs);
-      g_free (ref[s]);
-    }
-  g_free (ref);
   g_free (c);
   clear_values (tangents, n_tangents);
   g_free (tangents);
