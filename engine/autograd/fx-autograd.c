@@ -308,7 +308,8 @@ fx_autograd_joint (const fx_graph *forward, const bool *requires_grad, size_t n,
     }
   fx_grad_ctx c = { .g = fx_graph_new (), .diag = diag };
   c.g->class_name = "inner_f";
-  /* every backward node gets an id below this bound: forward nodes, tangents and a margin are all that is read */
+  /* grads and requires-grad flags are kept for the primals, forward nodes and tangents, whose ids lie below this
+     bound (at most twice the forward's); backward nodes, made later, are never differentiated themselves */
   c.cap = (size_t) fwd->next_id * 2 + 64;
   c.grad = calloc (c.cap, sizeof *c.grad);
   c.rg = calloc (c.cap, sizeof *c.rg);
