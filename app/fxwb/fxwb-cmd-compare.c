@@ -1,7 +1,8 @@
 /* fxwb-cmd-compare.c: `fxwb compare FILE|WORKSPACE:COMPILE --backend A --backend B ...`: the same graph and inputs
    through several backend/mode/option columns, side by side: compile ms, median ms, speedup against the first
-   column, accuracy verdict and max error, kernel count; per-kernel times with --kernels; --json. */
-#include "fxwb-runs.h"
+   column, accuracy verdict and max error, kernel count; per-kernel times with --kernels; --json. With --train:
+   training steps (forward, backward, optimizer update) per column, forward and backward timed apart. */
+#include "fxwb-train.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,15 +68,50 @@ print_table (const fxwb_source *src, const fxwb_inputs *in, const fxwb_column_ru
         }
 }
 
+/* --train: the partition of the (scaled) graph, then the training steps of every column. */
+static int
+compare_train (const fxwb_source *src, const fxwb_run_opts *o, const fxwb_column *cols, size_t n,
+               const fxwb_train_opts *to, fx_partition_kind kind)
+{
+  fxwb_inputs in;
+  if (o->workspace || src->store)
+    fprintf (stderr, "fxwb compare: note: training runs are not stored in a workspace (yet)\n");
+  int rc = fxwb_inputs_make_only ("fxwb compare", src, o, &in);
+  fxwb_train t;
+  if (rc == FXWB_EXIT_OK)
+    rc = fxwb_train_prepare ("fxwb compare", src->graph, kind, &t);
+  if (rc == FXWB_EXIT_OK)
+    {
+      if (!o->json)
+        printf ("graph: %s (%zu nodes, %zu inputs, seed %" G_GINT64_FORMAT "), %s partition\n", src->label,
+                src->graph->n_nodes, in.n_inputs, o->seed, fx_partition_kind_name (kind));
+      rc = fxwb_train_compare ("fxwb compare", &t, &in, cols, n, to);
+      fxwb_train_clear (&t);
+    }
+  fxwb_inputs_clear (&in);
+  return rc;
+}
+
 int
 fxwb_cmd_compare (int argc, char **argv)
 {
   g_auto (fxwb_run_opts) o;
   fxwb_run_opts_init (&o);
   g_auto (GStrv) backends = NULL;
+  gboolean train = FALSE;
+  g_autofree char *partition = NULL, *optimizer = NULL;
+  fxwb_train_opts to = { .steps = 3, .optim = FXWB_OPTIM_SGD, .lr = 0.001 };
   GOptionEntry entries[] = {
     { "backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backends,
       "A column (repeatable; default: eager, aot_eager, inductor)", "SPEC" },
+    { "train", 't', 0, G_OPTION_ARG_NONE, &train,
+      "Training steps instead of inference: each column compiles the forward and backward graphs of the joint "
+      "graph's partition and runs forward, backward (tangents of ones) and an optimizer update; forward and "
+      "backward are timed apart and every step's gradients are checked against the interpreter", NULL },
+    { "steps", 0, 0, G_OPTION_ARG_INT, &to.steps, "With --train: training steps (default 3)", "N" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &optimizer, "With --train: sgd (default) or adam", "NAME" },
+    { "lr", 0, 0, G_OPTION_ARG_DOUBLE, &to.lr, "With --train: the learning rate (default 0.001; larger steps let fp32 rounding differences between backends grow past the gradient check's tolerance after a few steps)", "LR" },
+    { "partition", 0, 0, G_OPTION_ARG_STRING, &partition, "With --train: min-cut (default) or save-all", "KIND" },
     { NULL },
   };
   g_autoptr (GOptionContext) context
@@ -84,7 +120,8 @@ fxwb_cmd_compare (int argc, char **argv)
                                  "Runs the graph on the same inputs with every --backend column and prints them side\n"
                                  "by side; the first column is the baseline of the speedups. --mode and --option\n"
                                  "apply to every column; a column's own @MODE and ,KEY=VALUE to it alone.\n"
-                                 "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune",
+                                 "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune\n"
+                                 "Training: fxwb compare g.py --train -b eager -b inductor --steps 5 --optimizer adam",
                                  &o);
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
@@ -92,6 +129,17 @@ fxwb_cmd_compare (int argc, char **argv)
     return fxwb_usage_error (context, argc < 2   ? "missing FILE"
                                       : argc > 2 ? "one graph at a time"
                                                  : "--repeat and --scale must be >= 1");
+  fx_partition_kind pkind = FX_PARTITION_MIN_CUT;
+  if (!train && (partition || optimizer))
+    return fxwb_usage_error (context, "--partition and --optimizer need --train");
+  if (partition && !fx_partition_kind_from_name (partition, &pkind))
+    return fxwb_usage_error (context, "--partition takes min-cut or save-all");
+  if (optimizer && strcmp (optimizer, "sgd") != 0 && strcmp (optimizer, "adam") != 0)
+    return fxwb_usage_error (context, "--optimizer takes sgd or adam");
+  if (train && to.steps < 1)
+    return fxwb_usage_error (context, "--steps must be >= 1");
+  to.optim = optimizer && strcmp (optimizer, "adam") == 0 ? FXWB_OPTIM_ADAM : FXWB_OPTIM_SGD;
+  to.json = o.json;
   static const char *const default_columns[] = { "eager", "aot_eager", "inductor", NULL };
   const char *const *specs = backends ? (const char *const *) backends : default_columns;
   size_t n = 0;
@@ -110,6 +158,15 @@ fxwb_cmd_compare (int argc, char **argv)
   fxwb_column_run *runs = g_new0 (fxwb_column_run, n);
   if (rc == FXWB_EXIT_OK)
     rc = fxwb_source_load ("fxwb compare", argv[1], &o, &src);
+  if (rc == FXWB_EXIT_OK && train)
+    {
+      rc = compare_train (&src, &o, cols, n, &to, pkind);
+      for (size_t i = 0; i < n_parsed; i++)
+        fxwb_column_clear (&cols[i]);
+      g_free (cols);
+      g_free (runs);
+      return rc;
+    }
   if (rc == FXWB_EXIT_OK)
     rc = fxwb_inputs_make ("fxwb compare", &src, &o, &in);
   gboolean any_failed = FALSE;

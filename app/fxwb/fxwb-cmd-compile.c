@@ -1,8 +1,9 @@
 /* fxwb-cmd-compile.c: `fxwb compile FILE --backend inductor`: compile an FX graph with any registered backend
    (built in or a plugin) through the backend contract, list its kernels (and the graph nodes each covers), print
    its source, write its debug artifacts into --debug-dir, and with --run time it and check it against the
-   interpreter on the path `fxwb run` takes. */
-#include "fxwb-runs.h"
+   interpreter on the path `fxwb run` takes. With --train, print the training graphs instead: the forward and backward
+   of the joint graph's partition and the values saved for backward. */
+#include "fxwb-train.h"
 
 #include <errno.h>
 #include <string.h>
@@ -152,6 +153,30 @@ run_and_check (fx_compiled *c, const char *label, const fxwb_source *src, fxwb_i
   return r.verdict == FX_VERDICT_FAIL ? FXWB_EXIT_FAILURE : FXWB_EXIT_OK;
 }
 
+/* --train: the joint graph's partition, printed. */
+static int
+compile_train (const char *file, fx_partition_kind kind, gboolean joint)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_auto (fxwb_source) src = { 0 };
+  fx_status st = fxwb_load_graph_file (file, &src.graph, NULL, &diag);
+  if (st != FX_OK)
+    {
+      fxwb_print_diag (&diag);
+      return fxwb_exit_for_status (st);
+    }
+  fx_graph_resolve_ops (src.graph);
+  fxwb_train t;
+  int rc = fxwb_train_prepare ("fxwb compile", src.graph, kind, &t);
+  if (rc != FXWB_EXIT_OK)
+    return rc;
+  printf ("training graphs of %s (%s partition)\n\n", file, fx_partition_kind_name (kind));
+  fxwb_train_print (&t, joint);
+  fxwb_train_clear (&t);
+  return FXWB_EXIT_OK;
+}
+
 int
 fxwb_cmd_compile (int argc, char **argv)
 {
@@ -159,7 +184,8 @@ fxwb_cmd_compile (int argc, char **argv)
   g_auto (GStrv) options = NULL;
   gint64 seed = 0;
   int scale = 1, repeat = 10;
-  gboolean run = FALSE, show_source = FALSE;
+  gboolean run = FALSE, show_source = FALSE, train = FALSE, joint = FALSE;
+  g_autofree char *partition = NULL;
   GOptionEntry entries[] = {
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "Backend to compile with (default: inductor; any of `fxwb backends`)", "NAME" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
@@ -177,6 +203,14 @@ fxwb_cmd_compile (int argc, char **argv)
     { "run", 'r', 0, G_OPTION_ARG_NONE, &run, "Run it as `fxwb run` does: time it and check every output with same() against the interpreter (and its fp64 run)", NULL },
     { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Timed calls with --run (default 10)", "N" },
     { "source", 's', 0, G_OPTION_ARG_NONE, &show_source, "Print the generated code (C, CUDA and its launches, or PyTorch's output code)", NULL },
+    { "train", 't', 0, G_OPTION_ARG_NONE, &train,
+      "Training: build the joint forward+backward graph (every floating input requires grad), partition it and "
+      "print the forward and backward graphs as aot_forward_graph / aot_backward_graph and the saved values with "
+      "why each is saved", NULL },
+    { "joint", 0, 0, G_OPTION_ARG_NONE, &joint, "With --train: print the joint graph (aot_joint_graph) first", NULL },
+    { "partition", 0, 0, G_OPTION_ARG_STRING, &partition,
+      "With --train: min-cut (PyTorch's min_cut_rematerialization_partition, default) or save-all "
+      "(default_partition)", "KIND" },
     { NULL },
   };
   g_autoptr (GOptionContext) context
@@ -200,6 +234,13 @@ fxwb_cmd_compile (int argc, char **argv)
     return FXWB_EXIT_USAGE;
   if (argc != 2)
     return fxwb_usage_error (context, argc < 2 ? "missing FILE" : "more than one FILE");
+  fx_partition_kind pkind = FX_PARTITION_MIN_CUT;
+  if ((partition || joint) && !train)
+    return fxwb_usage_error (context, "--partition and --joint need --train");
+  if (partition && !fx_partition_kind_from_name (partition, &pkind))
+    return fxwb_usage_error (context, "--partition takes min-cut or save-all");
+  if (train)
+    return compile_train (argv[1], pkind, joint);
   /* the backend specs of `fxwb run`: "inductor", "torch:inductor", "delegate:eager", "inductor|eager" */
   fx_diag bdiag;
   fx_diag_clear (&bdiag);

@@ -411,6 +411,17 @@ fx_node_get_kwarg (const fx_node *node, const char *name)
 }
 
 void
+fx_node_share_user_provenance (fx_node *made, const fx_node *from)
+{
+  made->meta.stack_trace = from->meta.stack_trace;
+  made->meta.nn_module_stack = from->meta.nn_module_stack;
+  made->meta.n_nn_module_stack = from->meta.n_nn_module_stack;
+  made->meta.source_fn_stack = from->meta.source_fn_stack;
+  made->meta.n_source_fn_stack = from->meta.n_source_fn_stack;
+  made->meta.seq_nr = from->meta.seq_nr;
+}
+
+void
 fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name, const char *action,
                     bool chain)
 {
@@ -1156,6 +1167,35 @@ arg_remap (fx_arena *a, const fx_arg *arg, fx_node **map)
   return c;
 }
 
+fx_node *
+fx_graph_copy_node (fx_graph *graph, const fx_node *n, fx_node **map, const char *name)
+{
+  fx_arena *a = graph->arena;
+  size_t na = n->n_args, nk = n->n_kwargs;
+  fx_arg *args = na ? calloc (na, sizeof *args) : NULL;
+  fx_kwarg *kwargs = nk ? calloc (nk, sizeof *kwargs) : NULL;
+  if ((na && args == NULL) || (nk && kwargs == NULL))
+    abort ();
+  for (size_t i = 0; i < na; i++)
+    args[i] = arg_remap (a, &n->args[i], map);
+  for (size_t i = 0; i < nk; i++)
+    kwargs[i] = (fx_kwarg) { n->kwargs[i].name, arg_remap (a, &n->kwargs[i].value, map) };
+  fx_target target = n->target;
+  if (name != NULL && n->op == FX_OP_PLACEHOLDER)
+    target = fx_target_str (name);
+  fx_node *c = fx_graph_create_node (graph, n->op, target, args, na, kwargs, nk, name ? name : n->name);
+  free (args);
+  free (kwargs);
+  c->type_expr = fx_arena_strdup (a, n->type_expr);
+  if (n->default_value != NULL)
+    {
+      c->default_value = fx_arena_alloc (a, sizeof (fx_arg));
+      *c->default_value = arg_remap (a, n->default_value, map);
+    }
+  meta_copy (a, &c->meta, &n->meta);
+  return c;
+}
+
 fx_graph *
 fx_graph_copy (const fx_graph *graph)
 {
@@ -1168,27 +1208,8 @@ fx_graph_copy (const fx_graph *graph)
   g->class_name = fx_arena_strdup (a, graph->class_name);
   g->source_file = fx_arena_strdup (a, graph->source_file);
   fx_graph_foreach_node (graph, n)
-    {
-      /* Arguments are remapped onto the copies, which exist already since the source is topological. */
-      size_t na = n->n_args, nk = n->n_kwargs;
-      fx_arg *args = na ? calloc (na, sizeof *args) : NULL;
-      fx_kwarg *kwargs = nk ? calloc (nk, sizeof *kwargs) : NULL;
-      for (size_t i = 0; i < na; i++)
-        args[i] = arg_remap (a, &n->args[i], map);
-      for (size_t i = 0; i < nk; i++)
-        kwargs[i] = (fx_kwarg) { n->kwargs[i].name, arg_remap (a, &n->kwargs[i].value, map) };
-      fx_node *c = fx_graph_create_node (g, n->op, n->target, args, na, kwargs, nk, n->name);
-      free (args);
-      free (kwargs);
-      c->type_expr = fx_arena_strdup (a, n->type_expr);
-      if (n->default_value != NULL)
-        {
-          c->default_value = fx_arena_alloc (a, sizeof (fx_arg));
-          *c->default_value = arg_remap (a, n->default_value, map);
-        }
-      meta_copy (a, &c->meta, &n->meta);
-      map[n->id] = c;
-    }
+    /* Arguments are remapped onto the copies, which exist already since the source is topological. */
+    map[n->id] = fx_graph_copy_node (g, n, map, NULL);
   free (map);
   for (size_t i = 0; i < graph->n_children; i++)
     fx_graph_add_child (g, graph->children[i].attr, fx_graph_copy (graph->children[i].graph));

@@ -12,12 +12,7 @@
 static void
 inherit_provenance (fx_graph *graph, fx_node *made, const fx_node *from)
 {
-  made->meta.stack_trace = from->meta.stack_trace;
-  made->meta.nn_module_stack = from->meta.nn_module_stack;
-  made->meta.n_nn_module_stack = from->meta.n_nn_module_stack;
-  made->meta.source_fn_stack = from->meta.source_fn_stack;
-  made->meta.n_source_fn_stack = from->meta.n_source_fn_stack;
-  made->meta.seq_nr = from->meta.seq_nr;
+  fx_node_share_user_provenance (made, from);
   made->meta.original_aten = from->meta.original_aten
                                ? from->meta.original_aten
                                : (from->target.kind == FX_TARGET_OP ? from->target.name : NULL);

@@ -651,3 +651,20 @@ fx_graph_scale_inputs (fx_graph *graph, int64_t divisor, int64_t min_size)
       scale_meta (&n->meta.val.tensor, divisor, min_size);
   }
 }
+
+fx_status
+fx_graph_load_input_specs (fx_graph *graph, const char *path, fx_diag *diag)
+{
+  char *text = NULL;
+  size_t len = 0;
+  fx_status st = fx_file_read (path, &text, &len, diag);
+  if (st != FX_OK)
+    return st;
+  fx_input_spec *specs = NULL;
+  size_t n = 0;
+  st = fx_inputs_parse_json (text, len, path, graph->arena, &specs, &n, diag);
+  free (text);
+  for (size_t i = 0; st == FX_OK && i < n; i++)
+    fx_graph_add_input_spec (graph, specs[i].name, specs[i].kind)->val = specs[i].val;
+  return st;
+}

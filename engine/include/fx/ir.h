@@ -468,6 +468,10 @@ fx_graph *fx_graph_new (void);
 void fx_graph_free (fx_graph *graph);
 /* Deep copy, names and metadata included. */
 fx_graph *fx_graph_copy (const fx_graph *graph);
+/* Copies node n (of another graph) to graph's insertion point: arguments remapped through map (indexed by the source
+   node ids; every referenced node must be mapped), metadata deep-copied. name NULL: n's name (made unique); a
+   placeholder given a name gets it as its target too. */
+fx_node *fx_graph_copy_node (fx_graph *graph, const fx_node *n, fx_node **map, const char *name);
 
 /* FX's _Namespace.create_name: illegal characters become '_', a leading digit gets '_', Python keywords and
    builtins are avoided, clashes count up ("sum" -> "sum_1", "add" -> "add", "add_1", ...). Registers the name. */
@@ -499,6 +503,9 @@ const fx_arg *fx_node_get_kwarg (const fx_node *node, const char *name);
    and action; chain keeps from's own from_node history behind it. */
 void fx_node_set_source (fx_node *made, fx_arena *arena, const fx_node *from, const char *pass_name,
                          const char *action, bool chain);
+/* Gives made (a node of from's graph that a pass derived from it) from's user-level provenance: stack_trace,
+   nn_module_stack, source_fn_stack and seq_nr (shared, not copied: both live in one graph's arena). */
+void fx_node_share_user_provenance (fx_node *made, const fx_node *from);
 /* Sets diag to "node 'NAME' (TARGET): message" with diag->node (and diag->pass when pass is not NULL) filled in;
    returns code. diag may be NULL. */
 fx_status fx_node_error (fx_diag *diag, const fx_node *node, const char *pass, fx_status code, const char *fmt, ...)

@@ -58,6 +58,9 @@ fx_status fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const 
 /* Parses an inputs.json text into input specs (allocated from arena). */
 fx_status fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_arena *arena,
                                 fx_input_spec **specs, size_t *n_specs, fx_diag *diag);
+/* Reads an inputs.json file and appends its specs to graph's input specs (which fx_inputs_make and
+   fx_graph_scale_inputs then use). */
+fx_status fx_graph_load_input_specs (fx_graph *graph, const char *path, fx_diag *diag);
 /* The spec a placeholder's own annotation gives: a tensor input named after it with its meta val. */
 fx_input_spec fx_input_spec_of_placeholder (const fx_node *placeholder);
 /* One random tensor for a spec. */

@@ -96,19 +96,8 @@ add_fixture_case (const char *name)
   fx_status st = fx_parse_fx_file (py, &g, &diag);
   if (st != FX_OK)
     g_error ("%s: %s", py, diag.message);
-  char *text;
-  size_t len;
-  g_assert_cmpint (fx_file_read (js, &text, &len, &diag), ==, FX_OK);
-  fx_input_spec *specs;
-  size_t n_specs;
-  g_assert_cmpint (fx_inputs_parse_json (text, len, js, g->arena, &specs, &n_specs, &diag), ==, FX_OK);
-  free (text);
-  g_assert_cmpuint (n_specs, ==, fx_graph_count_op (g, FX_OP_PLACEHOLDER));
-  for (size_t i = 0; i < n_specs; i++)
-    {
-      fx_input_spec *s = fx_graph_add_input_spec (g, specs[i].name, specs[i].kind);
-      s->val = specs[i].val;
-    }
+  g_assert_cmpint (fx_graph_load_input_specs (g, js, &diag), ==, FX_OK);
+  g_assert_cmpuint (g->n_inputs, ==, fx_graph_count_op (g, FX_OP_PLACEHOLDER));
   fx_graph_scale_inputs (g, FIXTURE_DIVISOR, 16);
   /* literal sizes scaled with the inputs: shape propagation goes through (and the printed annotations follow) */
   size_t changed = 0;

@@ -1,5 +1,6 @@
 # torch_graph.py: runs FX graph code (ATen or torch-level) on torch eager for the interpreter tests: jobs.json in
-# (graph source, saved input tensors), output tensors (and fp64 references) out.
+# (graph source, saved input tensors), output tensors (and fp64 references) out; with "grad" in a job, the
+# gradients torch autograd computes for it (the autograd tests' reference).
 import json
 import os
 import re
@@ -22,11 +23,18 @@ def _prepare_softmax_online(x, dim):
     return m, (x - m).exp().sum(dim, keepdim=True)
 
 
+def _squeeze_dims(x, dims):
+    for d in sorted((d % x.dim() for d in dims), reverse=True):
+        x = x.squeeze(d)
+    return x
+
+
 # ATen/prims overloads torch 1.13 lacks (newer Inductor graphs use them), written with what it has.
 FALLBACK = {
     ("aten", "_native_batch_norm_legit_no_training", "default"):
         lambda x, w, b, rm, rv, mom, eps: torch.ops.aten.native_batch_norm.default(x, w, b, rm, rv, False, mom, eps),
     ("prims", "convert_element_type", "default"): lambda x, dt: x.to(dt),
+    ("aten", "squeeze", "dims"): lambda x, dims: _squeeze_dims(x, dims),
     ("prims", "prepare_softmax_online", "default"): _prepare_softmax_online,
     ("prims", "iota", "default"): lambda n, start, step, dtype, device, requires_grad:
         torch.arange(start, start + n * step, step, dtype=dtype),
@@ -111,6 +119,20 @@ def flat(out):
     return [out]
 
 
+def run_grad(mod, args, job):
+    """Autograd's reference for a joint graph: the inputs job["grad"] names require grad, the outputs that then
+    require grad get job["tangents"] in order; each input's grad is saved as OUT.grad.INDEX."""
+    for i in job["grad"]:
+        args[i] = args[i].detach().clone().requires_grad_(True)
+    outs = [o for o in flat(mod(*args)) if isinstance(o, torch.Tensor) and o.requires_grad]
+    tangents = [load(t) for t in job["tangents"]]
+    inputs = [args[i] for i in job["grad"]]
+    grads = torch.autograd.grad(outs, inputs, tangents, allow_unused=True)
+    for i, g in zip(job["grad"], grads):
+        if g is not None:
+            save(g.detach(), "%s.grad.%d" % (job["out"], i))
+
+
 def main():
     jobs = json.load(open(sys.argv[1]))
     for job in jobs:
@@ -121,6 +143,9 @@ def main():
             exec(compile(src, job["code"], "exec"), g)
             mod = g["G"]()
             args = [value(a) for a in job["inputs"]]
+            if "grad" in job:
+                run_grad(mod, args, job)
+                continue
             with torch.no_grad():
                 outs = flat(mod(*args))
                 for i, o in enumerate(outs):
