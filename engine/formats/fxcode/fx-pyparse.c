@@ -1758,11 +1758,15 @@ static void
 readable_opts (const fx_graph *graph, fx_readable_opts *opts, int depth)
 {
   fx_graph_foreach_node (graph, n)
-    if (n->meta.val.kind == FX_VAL_TENSOR)
-      {
-        opts->include_stride = opts->include_stride || n->meta.val.tensor.strides != NULL;
-        opts->include_device = opts->include_device || n->meta.val.tensor.has_device;
-      }
+    {
+      if (n->meta.val.kind == FX_VAL_TENSOR)
+        {
+          opts->include_stride = opts->include_stride || n->meta.val.tensor.strides != NULL;
+          opts->include_device = opts->include_device || n->meta.val.tensor.has_device;
+        }
+      if ((n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT) && fx_meta_get_extra (&n->meta, "desc"))
+        opts->expanded_def = true;
+    }
   if (depth < 64)
     for (size_t i = 0; i < graph->n_children; i++)
       readable_opts (graph->children[i].graph, opts, depth + 1);
@@ -1773,5 +1777,6 @@ fx_parse_readable_opts (const fx_graph *graph, fx_readable_opts *opts)
 {
   opts->include_stride = false;
   opts->include_device = false;
+  opts->expanded_def = false;
   readable_opts (graph, opts, 0);
 }

@@ -536,6 +536,9 @@ typedef struct fx_readable_opts
   bool include_stride;
   bool include_device;
   bool print_output; /* unused by the printer; callers decide whether to print */
+  /* print_readable(expanded_def=True), as AOT autograd logs its graphs since PyTorch 2.9: one parameter a line with
+     its `# PlainAOTInput(idx=0)` descriptor (meta "desc"), and a returned tuple one value a line with its own */
+  bool expanded_def;
 } fx_readable_opts;
 
 /* GraphModule.print_readable, children appended recursively. */

@@ -105,7 +105,11 @@ fx_status fx_store_update_compile (fx_store *store, int64_t compile_row, const f
 
 /* Graph stages: "dynamo", "aot_forward", "aot_backward", "aot_inference", "aot_joint", "pre_grad", "post_grad",
    "inductor_transformed", "user", "minified", or a raw artifact name (e.g. "before_post_grad_graph").
-   graph may be NULL (text did not parse); text is the original text. */
+   graph may be NULL (text did not parse); text is the original text.
+   A training compile (one with an "aot_backward" graph) is compiled twice by Inductor: the stages and artifacts of
+   its backward compile carry FX_BACKWARD_SUFFIX ("post_grad_backward", "runnable_backward",
+   "inductor_output_code_backward"); its backward kernels follow the forward's (ordinals after theirs). */
+#define FX_BACKWARD_SUFFIX "_backward"
 fx_status fx_store_add_graph (fx_store *store, int64_t compile_row, const char *stage, const fx_graph *graph,
                               const char *text, int64_t *id, fx_diag *diag);
 fx_status fx_store_add_guard (fx_store *store, int64_t compile_row, const char *kind, const char *source,
