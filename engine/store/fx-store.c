@@ -1616,7 +1616,8 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   c->n_guards = sqlite3_column_int (s, 22);
   c->n_breaks = sqlite3_column_int (s, 23);
   c->n_failures = sqlite3_column_int (s, 24);
-  c->linked = col_str (arena, s, 25);
+  c->training = sqlite3_column_int (s, 25) != 0;
+  c->linked = col_str (arena, s, 26);
   /* The status tlparse colours a compile by: a failure wins, then a graph break, then being a recompile. */
   c->status = c->fail_type ? "failed" : (gb || c->n_breaks) ? "graph break"
               : (rc || c->n_failures || (c->cid.frame_id >= 0 && c->cid.frame_compile_id > 0)) ? "recompiled" : "ok";
@@ -1633,7 +1634,8 @@ fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out
     " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"                                                 \
     " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"                                                  \
     " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"                                            \
-    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id), " linked                                  \
+    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id),"                                          \
+    " EXISTS (SELECT 1 FROM graphs g WHERE g.compile = c.id AND g.stage = 'aot_backward'), " linked             \
     " FROM compiles c JOIN frames f ON c.frame = f.id"                                                          \
     " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt"
   if (!has_v4 (store))

@@ -271,6 +271,7 @@ typedef struct fx_store_compile
   double start_time, entire_frame_compile_s, backend_compile_s, inductor_compile_s;
   int graph_op_count, guard_count;
   int n_graphs, n_kernels, n_guards, n_breaks, n_failures;
+  bool training;             /* it has an aot_backward graph (see FX_BACKWARD_SUFFIX) */
   /* Schema 4: the compile linked to this one, by its compile id ("0/1") for a debug-folder compile, by its folder
      name ("model__3_inference_3.3") for a trace compile; NULL when none. */
   const char *linked;
