@@ -331,13 +331,14 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
               fxwb_json_add_str (o, "aten", k[i].aten);
               fxwb_json_add_str (o, "post_grad_nodes", k[i].post_nodes);
               fxwb_json_add_str (o, "pre_grad_nodes", k[i].pre_nodes);
+              fxwb_json_add_str (o, "part", k[i].part);
               fxwb_json_print (o);
             }
           else
             {
-              printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
+              printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]%s%s\n", k[i].name, k[i].kind,
                       k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
-                      k[i].aten ? k[i].aten : "");
+                      k[i].aten ? k[i].aten : "", k[i].part ? "  part: " : "", k[i].part ? k[i].part : "");
               if (k[i].pre_nodes)
                 printf ("    pre-grad nodes: [%s]  (post-grad: [%s])\n", k[i].pre_nodes,
                         k[i].post_nodes ? k[i].post_nodes : "");

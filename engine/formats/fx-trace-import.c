@@ -571,7 +571,7 @@ add_output_code (importer *imp, int64_t crow, compile_entry *ce, const char *pay
 {
   int64_t n = 0;
   fx_status st = fx_store_output_code_kernels (imp->store, imp->input, crow, payload, plen, ce ? ce->n_kernels : 0,
-                                               !ce || !ce->backward, &n, imp->diag);
+                                               ce && ce->backward ? "backward" : NULL, &n, imp->diag);
   imp->stats->kernels += n;
   if (ce)
     ce->n_kernels += (int) n;

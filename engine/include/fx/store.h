@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 6
+#define FX_STORE_SCHEMA_VERSION 7
 
 typedef struct fx_store fx_store;
 
@@ -324,9 +324,14 @@ typedef struct fx_store_kernel
   const char *name, *kind, *device, *code, *nodes, *aten;
   /* Schema 4: from the provenance mappings (over all launches, duplicates removed); NULL when none. */
   const char *post_nodes, *pre_nodes;
+  /* Schema 7: "backward" for a kernel of a training compile's backward Inductor compile; NULL otherwise. */
+  const char *part;
 } fx_store_kernel;
 fx_status fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out,
                                  size_t *n, fx_diag *diag);
+/* Marks the compile's kernels from first_ordinal on as of part ("backward"). */
+fx_status fx_store_set_kernels_part (fx_store *store, int64_t compile_row, int first_ordinal, const char *part,
+                                     fx_diag *diag);
 
 typedef struct fx_store_fusion_group
 {

@@ -116,13 +116,26 @@ test_parts (void)
       g_assert_cmpint (bw_code, ==, 1);
       g_assert_cmpint (bw_map, ==, 1);
       g_assert_cmpint (aot_cache, ==, 1);
-      /* Backward kernels are numbered after the forward's: ordinals are unique. */
+      /* Backward kernels are numbered after the forward's (ordinals are unique) and marked as the backward's. */
       fx_store_kernel *k;
-      size_t nk;
+      size_t nk, n_bw = 0;
       g_assert_cmpint (fx_store_list_kernels (w.store, w.row, w.arena, &k, &nk, NULL), ==, FX_OK);
       g_assert_cmpint (nk, >=, 2);
       for (size_t i = 0; i < nk; i++)
-        g_assert_cmpint (k[i].ordinal, ==, (int) i);
+        {
+          g_assert_cmpint (k[i].ordinal, ==, (int) i);
+          if (k[i].part)
+            {
+              g_assert_cmpstr (k[i].part, ==, "backward");
+              /* the provenance rows are the forward's */
+              g_assert_null (k[i].pre_nodes);
+              n_bw++;
+            }
+          else
+            g_assert_cmpint (n_bw, ==, 0);
+        }
+      g_assert_cmpint (n_bw, >, 0);
+      g_assert_cmpint (n_bw, <, nk);
       ws_close (&w);
     }
   /* aot_eager: no Inductor, one part */
