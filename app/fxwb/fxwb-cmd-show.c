@@ -253,9 +253,13 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             }
           else
             printf ("%-28s %5d nodes%s\n", gi[i].stage, gi[i].n_nodes, gi[i].parsed ? "" : " (text only: did not parse)");
-        /* a training compile: what its forward keeps for the backward (fxwb show --saved) */
-        if (!json && c->training)
-          return show_saved (store, c, FALSE, TRUE, arena, diag);
+        /* a training compile: what its forward keeps for the backward (fxwb show --saved); graphs that are not
+           one partition are said so here, the listing stands */
+        if (!json && c->training && show_saved (store, c, FALSE, TRUE, arena, diag) != FX_OK)
+          {
+            printf ("saved for backward: ? (%s)\n", diag->message);
+            fx_diag_clear (diag);
+          }
         return FX_OK;
       }
     case SHOW_SAVED:

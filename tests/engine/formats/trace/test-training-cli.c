@@ -159,6 +159,44 @@ test_not_training (void)
   fxwb_run_result_clear (&r);
 }
 
+/* A trace whose backward reads a value its forward does not return: the stage listing says so and stands, --saved
+   is an error naming the value. */
+static void
+test_mismatch (void)
+{
+#define REC(kind) "V1127 02:50:34.147000 1195 torch/_functorch/x.py:1] {\"" kind "\": {}, \"frame_id\": 0, " \
+                  "\"frame_compile_id\": 0, \"attempt\": 0, \"has_payload\": \"00000000000000000000000000000000\"}\n"
+  const char *text = REC ("aot_forward_graph")
+    "\tclass GraphModule(torch.nn.Module):\n"
+    "\t    def forward(self, primals_1: \"f32[4]\"):\n"
+    "\t        relu: \"f32[4]\" = torch.ops.aten.relu.default(primals_1);  primals_1 = None\n"
+    "\t        return (relu,)\n"
+    REC ("aot_backward_graph")
+    "\tclass GraphModule(torch.nn.Module):\n"
+    "\t    def forward(self, sig: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+    "\t        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, sig);  tangents_1 = sig = None\n"
+    "\t        return (mul,)\n";
+#undef REC
+  g_autofree char *log = g_build_filename (tmp_dir, "mismatch.log", NULL);
+  g_autofree char *ws = g_build_filename (tmp_dir, "mismatch.fxwb", NULL);
+  g_assert_true (g_file_set_contents (log, text, -1, NULL));
+  const char *imp[] = { "import", "-q", "-o", ws, log, NULL };
+  fxwb_run_result r = fxwb_test_run (fxwb_path, imp);
+  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result_clear (&r);
+  const char *stages[] = { "show", ws, "0/0", NULL };
+  r = fxwb_test_run (fxwb_path, stages);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "aot_backward "));
+  g_assert_nonnull (strstr (r.out, "saved for backward: ? (backward input 'sig' is no node of the forward graph)"));
+  fxwb_run_result_clear (&r);
+  const char *saved[] = { "show", ws, "0/0", "--saved", NULL };
+  r = fxwb_test_run (fxwb_path, saved);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "backward input 'sig' is no node of the forward graph"));
+  fxwb_run_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -175,6 +213,7 @@ main (int argc, char **argv)
   g_test_add_func ("/training-cli/graphs", test_graphs);
   g_test_add_func ("/training-cli/errors", test_errors);
   g_test_add_func ("/training-cli/not-training", test_not_training);
+  g_test_add_func ("/training-cli/mismatch", test_mismatch);
   int rc = g_test_run ();
   fxwb_test_rm_rf (tmp_dir);
   return rc;
