@@ -887,20 +887,26 @@ test_run_outputs (void)
   remove_workspace (path);
 }
 
-/* Makes path a schema-5 workspace with one run, as a build before run outputs wrote it. */
+/* Makes path a workspace with the sample (write_sample), then runs sql on it: what an older build wrote. */
 static void
-make_v5 (const char *path)
+make_older (const char *path, const char *sql)
 {
   fx_store *store = open_ok (path);
   write_sample (store, "h1", 0);
   fx_store_close (store);
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE run_outputs; ALTER TABLE runs DROP COLUMN inputs;"
-                                 " ALTER TABLE runs DROP COLUMN inputs_hash; ALTER TABLE runs DROP COLUMN n_outputs;"
-                                 " ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 5", NULL, NULL, NULL),
-                   ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
+}
+
+/* Makes path a schema-5 workspace with one run, as a build before run outputs wrote it. */
+static void
+make_v5 (const char *path)
+{
+  make_older (path, "DROP TABLE run_outputs; ALTER TABLE runs DROP COLUMN inputs;"
+              " ALTER TABLE runs DROP COLUMN inputs_hash; ALTER TABLE runs DROP COLUMN n_outputs;"
+              " ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 5");
 }
 
 /* A schema-5 workspace opens read-only as it is (its runs have no outputs), and a writable open migrates it: its
@@ -1017,14 +1023,8 @@ static void
 test_kernel_part_v6 (void)
 {
   g_autofree char *path = tmp_workspace ();
-  fx_store *store = open_ok (path);
-  write_sample (store, "h1", 0);
-  fx_store_close (store);
-  sqlite3 *db = NULL;
-  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, "ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 6", NULL, NULL,
-                                 NULL), ==, SQLITE_OK);
-  sqlite3_close (db);
+  fx_store *store = NULL;
+  make_older (path, "ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 6");
   fx_arena *arena = fx_arena_new ();
   fx_store_kernel *k = NULL;
   size_t n = 0;

@@ -9,13 +9,13 @@ static const char *fxwb_path;
 static char *tmp_dir;
 static char *workspace;
 
-/* fxwb ARGS... with the workspace as the argument after the command (NULL-terminated), expected exit status. */
+/* fxwb CMD FILE ARGS... (NULL-terminated); fails the test unless it exits with status. */
 static fxwb_run_result
-run_ws (int status, const char *cmd, ...)
+run_on (const char *file, int status, const char *cmd, ...)
 {
   GPtrArray *args = g_ptr_array_new ();
   g_ptr_array_add (args, (char *) cmd);
-  g_ptr_array_add (args, workspace);
+  g_ptr_array_add (args, (char *) file);
   va_list ap;
   va_start (ap, cmd);
   for (const char *a; (a = va_arg (ap, const char *));)
@@ -28,6 +28,8 @@ run_ws (int status, const char *cmd, ...)
     g_error ("fxwb %s: exit %d, expected %d\nstdout:\n%s\nstderr:\n%s", cmd, r.status, status, r.out, r.err);
   return r;
 }
+
+#define run_ws(status, ...) run_on (workspace, status, __VA_ARGS__)
 
 static char *
 trace_text (const char *record, const char *file)
@@ -56,9 +58,7 @@ static char *trace_file;
 static void
 test_import_ls (void)
 {
-  const char *args[] = { "import", "-q", "-o", workspace, trace_file, NULL };
-  fxwb_run_result r = fxwb_test_run (fxwb_path, args);
-  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result r = run_on (trace_file, 0, "import", "-q", "-o", workspace, NULL);
   /* the backward's {"version": 2.0} provenance mapping is not malformed */
   g_assert_null (strstr (r.out, "warning"));
   fxwb_run_result_clear (&r);
@@ -143,18 +143,12 @@ test_not_training (void)
   g_autofree char *ws = g_build_filename (tmp_dir, "inference.fxwb", NULL);
   g_autofree char *trace = g_build_filename (g_getenv ("FX_FIXTURES"), "traces", "mlp_module-cuda", "torch_trace",
                                              NULL);
-  const char *args[] = { "import", "-q", "-o", ws, trace, NULL };
-  fxwb_run_result r = fxwb_test_run (fxwb_path, args);
-  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result r = run_on (trace, 0, "import", "-q", "-o", ws, NULL);
   fxwb_run_result_clear (&r);
-  const char *saved[] = { "show", ws, "0/0", "--saved", NULL };
-  r = fxwb_test_run (fxwb_path, saved);
-  g_assert_cmpint (r.status, ==, 1);
+  r = run_on (ws, 1, "show", "0/0", "--saved", NULL);
   g_assert_nonnull (strstr (r.err, "compile 0/0 is not a training compile (no aot_backward graph)"));
   fxwb_run_result_clear (&r);
-  const char *bw[] = { "show", ws, "0/0", "--backward", NULL };
-  r = fxwb_test_run (fxwb_path, bw);
-  g_assert_cmpint (r.status, ==, 1);
+  r = run_on (ws, 1, "show", "0/0", "--backward", NULL);
   g_assert_nonnull (strstr (r.err, "has no 'aot_backward' graph"));
   fxwb_run_result_clear (&r);
 }
@@ -180,19 +174,13 @@ test_mismatch (void)
   g_autofree char *log = g_build_filename (tmp_dir, "mismatch.log", NULL);
   g_autofree char *ws = g_build_filename (tmp_dir, "mismatch.fxwb", NULL);
   g_assert_true (g_file_set_contents (log, text, -1, NULL));
-  const char *imp[] = { "import", "-q", "-o", ws, log, NULL };
-  fxwb_run_result r = fxwb_test_run (fxwb_path, imp);
-  g_assert_cmpint (r.status, ==, 0);
+  fxwb_run_result r = run_on (log, 0, "import", "-q", "-o", ws, NULL);
   fxwb_run_result_clear (&r);
-  const char *stages[] = { "show", ws, "0/0", NULL };
-  r = fxwb_test_run (fxwb_path, stages);
-  g_assert_cmpint (r.status, ==, 0);
+  r = run_on (ws, 0, "show", "0/0", NULL);
   g_assert_nonnull (strstr (r.out, "aot_backward "));
   g_assert_nonnull (strstr (r.out, "saved for backward: ? (backward input 'sig' is no node of the forward graph)"));
   fxwb_run_result_clear (&r);
-  const char *saved[] = { "show", ws, "0/0", "--saved", NULL };
-  r = fxwb_test_run (fxwb_path, saved);
-  g_assert_cmpint (r.status, ==, 1);
+  r = run_on (ws, 1, "show", "0/0", "--saved", NULL);
   g_assert_nonnull (strstr (r.err, "backward input 'sig' is no node of the forward graph"));
   fxwb_run_result_clear (&r);
 }
