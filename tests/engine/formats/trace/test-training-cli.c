@@ -105,7 +105,8 @@ test_graphs (void)
   static const struct
   {
     const char *opt, *record;
-  } parts[] = { { "--forward", "{\"aot_forward_graph\"" }, { "--backward", "{\"aot_backward_graph\"" } };
+  } parts[] = { { "--forward", "{\"aot_forward_graph\"" }, { "--backward", "{\"aot_backward_graph\"" },
+                { "--joint", "{\"aot_joint_graph\"" } };
   for (size_t i = 0; i < G_N_ELEMENTS (parts); i++)
     {
       g_autofree char *logged = trace_text (parts[i].record, trace_file);
@@ -119,8 +120,13 @@ test_graphs (void)
   fxwb_run_result r = run_ws (0, "show", "0/0", "--backward", NULL);
   g_assert_nonnull (strstr (r.out, "\nplaceholder    tangents_1 "));
   fxwb_run_result_clear (&r);
+  /* GraphModule.code of the joint graph: _PyTreeCodeGen's signature and prologue */
   r = run_ws (0, "show", "0/0", "--joint", "--code", NULL);
-  g_assert_nonnull (strstr (r.out, "def forward(self, primals_1, "));
+  g_assert_nonnull (strstr (r.out, "def forward(self, primals, tangents):\n    primals_1, primals_2, primals_3, "
+                                   "primals_4, primals_5, tangents_1, = fx_pytree.tree_flatten_spec([primals, "
+                                   "tangents], self._in_spec)\n"));
+  g_assert_nonnull (strstr (r.out, "return pytree.tree_unflatten([add, permute_8, view_1, None, permute_5, view], "
+                                   "self._out_spec)"));
   fxwb_run_result_clear (&r);
 }
 

@@ -146,7 +146,8 @@ test_parts (void)
   ws_close (&w);
 }
 
-/* print_readable of the imported graph equals the text PyTorch logged (aot graphs with expanded_def). */
+/* print_readable of the imported graph equals the text PyTorch logged (aot graphs with expanded_def; the joint
+   graph through _PyTreeCodeGen: `def forward(self, primals, tangents)`, its leaves flattened in a prologue). */
 static void
 check_golden (workspace *w, const char *trace, const char *stage)
 {
@@ -168,7 +169,7 @@ check_golden (workspace *w, const char *trace, const char *stage)
 static void
 test_golden (void)
 {
-  const char *const stages[] = { "aot_forward", "aot_backward", "post_grad", "post_grad_backward" };
+  const char *const stages[] = { "aot_joint", "aot_forward", "aot_backward", "post_grad", "post_grad_backward" };
   for (size_t t = 0; t < G_N_ELEMENTS (cuda_traces); t++)
     {
       workspace w;
@@ -179,9 +180,48 @@ test_golden (void)
     }
   workspace w;
   ws_open (&w, "mlp_block-aot_eager-cpu");
+  check_golden (&w, "mlp_block-aot_eager-cpu", "aot_joint");
   check_golden (&w, "mlp_block-aot_eager-cpu", "aot_forward");
   check_golden (&w, "mlp_block-aot_eager-cpu", "aot_backward");
   ws_close (&w);
+}
+
+/* The partitioners' graphs (print_readable(False) of min-cut's and default's joint, forward and backward, CPU):
+   parsed and printed back byte for byte, the pytree ones through _PyTreeCodeGen without expanded_def. */
+static void
+test_partitioner_golden (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("FX_FIXTURES"), "training", "graphs", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  int n = 0, joint = 0;
+  for (const char *name; (name = g_dir_read_name (d));)
+    {
+      if (!g_str_has_suffix (name, ".py"))
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *text = NULL;
+      gsize len = 0;
+      g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+      fx_graph *g = NULL;
+      fx_diag diag;
+      if (fx_parse_fx_code (text, len, path, &g, &diag) != FX_OK)
+        g_error ("%s: %s", name, diag.message);
+      fx_readable_opts opts;
+      fx_parse_readable_opts (g, &opts);
+      fx_buf out;
+      fx_buf_init (&out);
+      fx_graph_print_readable (g, &opts, &out);
+      if (strcmp (out.data, text) != 0)
+        g_error ("%s printed differently:\n%s", name, out.data);
+      joint += g->pytree_args != NULL;
+      fx_buf_free (&out);
+      fx_graph_free (g);
+      n++;
+    }
+  g_assert_cmpint (n, ==, 30);
+  /* default_partition's joint graphs are the traced ones (pytree); min-cut's were re-traced flat */
+  g_assert_cmpint (joint, ==, 5);
 }
 
 /* Without descriptors the signature stays on one line (the pre-2.9 form). */
@@ -337,6 +377,7 @@ main (int argc, char **argv)
   g_test_add_func ("/training/parts", test_parts);
   g_test_add_func ("/training/golden", test_golden);
   g_test_add_func ("/training/expanded-def-off", test_expanded_def_off);
+  g_test_add_func ("/training/partitioner-golden", test_partitioner_golden);
   g_test_add_func ("/training/saved", test_saved);
   g_test_add_func ("/training/saved-mismatch", test_saved_mismatch);
   g_test_add_func ("/training/forward-sources", test_forward_sources);
