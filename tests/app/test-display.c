@@ -2786,7 +2786,8 @@ test_run_upto (void)
 
 /* A training trace (torch 2.11, mlp_block on CUDA): its compile shows the Forward/Backward page, the aot_forward and
    aot_backward tables side by side with the 3 saved values marked in both; a backward node leads to the forward
-   node it came from and its user line. A compile without a backward hides the page. */
+   node it came from and its user line; the backward stages list the backward's kernels. A compile without a
+   backward hides the page. */
 static void
 test_training_view (void)
 {
@@ -2831,6 +2832,23 @@ test_training_view (void)
   fxw_window_set_view (window, "training");
   fxw_test_pump (300);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "40-training-view"));
+
+  /* the backward's kernels go with the backward stages, the forward's with the others */
+  {
+    FxwKernelsView *kernels = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
+    FxwKernel *k;
+
+    select_row ("[0/0]", "post_grad_backward");
+    g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), ==, 2);
+    fxw_kernels_view_select (kernels, 1);
+    k = fxw_kernels_view_get_selected (kernels);
+    g_assert_cmpstr (fxw_kernel_get_name (k), ==, "triton_per_fused_sum_threshold_backward_1");
+    select_row ("[0/0]", "post_grad");
+    g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), ==, 2);
+    fxw_kernels_view_select (kernels, 0);
+    k = fxw_kernels_view_get_selected (kernels);
+    g_assert_cmpstr (fxw_kernel_get_name (k), ==, "triton_poi_fused_addmm_relu_0");
+  }
 
   /* the demo's inference compile: no page */
   open_demo ();
