@@ -349,6 +349,48 @@ test_forward_sources (void)
   ws_close (&w);
 }
 
+/* Where both graphs keep seq_nr (graphs AOT autograd made, before printing drops it), a backward node leads to the
+   forward node of its seq_nr alone, whatever the user lines say. */
+static void
+test_forward_sources_seq_nr (void)
+{
+  const char *fw_src = "class GraphModule(torch.nn.Module):\n"
+                       "    def forward(self, primals_1: \"f32[4]\"):\n"
+                       "        relu: \"f32[4]\" = torch.ops.aten.relu.default(primals_1);  primals_1 = None\n"
+                       "        sin: \"f32[4]\" = torch.ops.aten.sin.default(relu)\n"
+                       "        return (sin, relu)\n";
+  const char *bw_src = "class GraphModule(torch.nn.Module):\n"
+                       "    def forward(self, relu: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+                       "        cos: \"f32[4]\" = torch.ops.aten.cos.default(relu)\n"
+                       "        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = cos = None\n"
+                       "        le: \"b8[4]\" = torch.ops.aten.le.Scalar(relu, 0);  relu = None\n"
+                       "        return (le, mul)\n";
+  fx_graph *fw = NULL, *bw = NULL;
+  g_assert_cmpint (fx_parse_fx_code (fw_src, strlen (fw_src), "fw.py", &fw, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_parse_fx_code (bw_src, strlen (bw_src), "bw.py", &bw, NULL), ==, FX_OK);
+  fx_graph_find_node (fw, "relu")->meta.seq_nr = 7;
+  fx_graph_find_node (fw, "sin")->meta.seq_nr = 8;
+  fx_graph_find_node (bw, "cos")->meta.seq_nr = 8;
+  fx_graph_find_node (bw, "mul")->meta.seq_nr = 8;
+  fx_graph_find_node (bw, "le")->meta.seq_nr = 7;
+  fx_arena *arena = fx_arena_new ();
+  const fx_node **src;
+  size_t n;
+  fx_aot_forward_sources (fw, fx_graph_find_node (bw, "mul"), arena, &src, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (src[0]->name, ==, "sin");
+  fx_aot_forward_sources (fw, fx_graph_find_node (bw, "le"), arena, &src, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpstr (src[0]->name, ==, "relu");
+  /* a seq_nr the forward lacks: none, not a guess */
+  fx_graph_find_node (bw, "le")->meta.seq_nr = 99;
+  fx_aot_forward_sources (fw, fx_graph_find_node (bw, "le"), arena, &src, &n);
+  g_assert_cmpuint (n, ==, 0);
+  fx_arena_free (arena);
+  fx_graph_free (fw);
+  fx_graph_free (bw);
+}
+
 /* inductor_provenance_tracking_node_mappings version 2 leaves out empty maps. */
 static void
 test_provenance_v2 (void)
@@ -381,6 +423,7 @@ main (int argc, char **argv)
   g_test_add_func ("/training/saved", test_saved);
   g_test_add_func ("/training/saved-mismatch", test_saved_mismatch);
   g_test_add_func ("/training/forward-sources", test_forward_sources);
+  g_test_add_func ("/training/forward-sources-seq-nr", test_forward_sources_seq_nr);
   g_test_add_func ("/training/provenance-v2", test_provenance_v2);
   return g_test_run ();
 }
