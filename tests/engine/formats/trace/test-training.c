@@ -148,20 +148,38 @@ test_parts (void)
 
 /* print_readable of the imported graph equals the text PyTorch logged (aot graphs with expanded_def; the joint
    graph through _PyTreeCodeGen: `def forward(self, primals, tangents)`, its leaves flattened in a prologue). */
-static void
-check_golden (workspace *w, const char *trace, const char *stage)
+static fx_graph *
+parse_ok (const char *src)
 {
-  char *text = NULL;
-  fx_graph *g = ws_graph (w, stage, &text);
-  g_assert_nonnull (g);
+  fx_graph *g = NULL;
+  fx_diag diag;
+  if (fx_parse_fx_code (src, strlen (src), "test.py", &g, &diag) != FX_OK)
+    g_error ("%s", diag.message);
+  return g;
+}
+
+/* print_readable of g, with the options its text was printed with, is text; what names it in the failure. */
+static void
+assert_prints_as (const fx_graph *g, const char *text, const char *what)
+{
   fx_readable_opts opts;
   fx_parse_readable_opts (g, &opts);
   fx_buf out;
   fx_buf_init (&out);
   fx_graph_print_readable (g, &opts, &out);
   if (strcmp (out.data, text) != 0)
-    g_error ("%s %s: printed differently:\n%s\n--- logged:\n%s", trace, stage, out.data, text);
+    g_error ("%s: printed differently:\n%s\n--- expected:\n%s", what, out.data, text);
   fx_buf_free (&out);
+}
+
+static void
+check_golden (workspace *w, const char *trace, const char *stage)
+{
+  char *text = NULL;
+  fx_graph *g = ws_graph (w, stage, &text);
+  g_assert_nonnull (g);
+  g_autofree char *what = g_strdup_printf ("%s %s", trace, stage);
+  assert_prints_as (g, text, what);
   free (text);
   fx_graph_free (g);
 }
@@ -207,15 +225,8 @@ test_partitioner_golden (void)
       fx_diag diag;
       if (fx_parse_fx_code (text, len, path, &g, &diag) != FX_OK)
         g_error ("%s: %s", name, diag.message);
-      fx_readable_opts opts;
-      fx_parse_readable_opts (g, &opts);
-      fx_buf out;
-      fx_buf_init (&out);
-      fx_graph_print_readable (g, &opts, &out);
-      if (strcmp (out.data, text) != 0)
-        g_error ("%s printed differently:\n%s", name, out.data);
+      assert_prints_as (g, text, name);
       joint += g->pytree_args != NULL;
-      fx_buf_free (&out);
       fx_graph_free (g);
       n++;
     }
@@ -233,21 +244,15 @@ test_expanded_def_off (void)
                     "        # No stacktrace found for following nodes\n"
                     "        relu: \"f32[4]\" = torch.ops.aten.relu.default(x);  x = None\n"
                     "        return (relu,)\n";
-  fx_graph *g = NULL;
-  g_assert_cmpint (fx_parse_fx_code (src, strlen (src), "t.py", &g, NULL), ==, FX_OK);
+  fx_graph *g = parse_ok (src);
   fx_readable_opts opts;
   fx_parse_readable_opts (g, &opts);
   g_assert_false (opts.expanded_def);
-  fx_buf out;
-  fx_buf_init (&out);
-  fx_graph_print_readable (g, &opts, &out);
-  g_assert_cmpstr (out.data, ==, src);
-  fx_buf_free (&out);
+  assert_prints_as (g, src, "one-line signature");
   fx_graph_free (g);
 }
 
-/* The saved values are the forward outputs after the user outputs, in the backward's placeholder order; their
-   count is what saved_counts.json gives for Inductor's min-cut partition where the trace is that partition. */
+/* The saved values are the forward outputs after the user outputs, in the backward's placeholder order. */
 static void
 test_saved (void)
 {
@@ -302,9 +307,7 @@ test_saved_mismatch (void)
                        "    def forward(self, relu: \"f32[4]\", sig: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
                        "        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, relu);  tangents_1 = relu = None\n"
                        "        return (mul,)\n";
-  fx_graph *fw = NULL, *bw = NULL;
-  g_assert_cmpint (fx_parse_fx_code (fw_src, strlen (fw_src), "fw.py", &fw, NULL), ==, FX_OK);
-  g_assert_cmpint (fx_parse_fx_code (bw_src, strlen (bw_src), "bw.py", &bw, NULL), ==, FX_OK);
+  fx_graph *fw = parse_ok (fw_src), *bw = parse_ok (bw_src);
   fx_arena *arena = fx_arena_new ();
   fx_saved_value *v;
   size_t n;
@@ -365,9 +368,7 @@ test_forward_sources_seq_nr (void)
                        "        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = cos = None\n"
                        "        le: \"b8[4]\" = torch.ops.aten.le.Scalar(relu, 0);  relu = None\n"
                        "        return (le, mul)\n";
-  fx_graph *fw = NULL, *bw = NULL;
-  g_assert_cmpint (fx_parse_fx_code (fw_src, strlen (fw_src), "fw.py", &fw, NULL), ==, FX_OK);
-  g_assert_cmpint (fx_parse_fx_code (bw_src, strlen (bw_src), "bw.py", &bw, NULL), ==, FX_OK);
+  fx_graph *fw = parse_ok (fw_src), *bw = parse_ok (bw_src);
   fx_graph_find_node (fw, "relu")->meta.seq_nr = 7;
   fx_graph_find_node (fw, "sin")->meta.seq_nr = 8;
   fx_graph_find_node (bw, "cos")->meta.seq_nr = 8;
