@@ -2802,7 +2802,6 @@ test_training_view (void)
   select_row ("[0/0]", "aot_backward");
   g_assert_true (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
   g_assert_cmpuint (fxw_training_view_get_n_saved (view), ==, 3);
-  g_assert_cmpstr (fxw_graph_get_title (fxw_selection_get_graph (fw)), !=, fxw_graph_get_title (fxw_selection_get_graph (bw)));
   g_assert_cmpuint (fxw_graph_get_n_nodes (fxw_selection_get_graph (fw)), ==, 12);
   g_assert_cmpuint (fxw_graph_get_n_nodes (fxw_selection_get_graph (bw)), ==, 19);
   /* saved: primals_3, primals_4, relu, marked on both sides */
@@ -2815,7 +2814,8 @@ test_training_view (void)
   /* a saved value leads to the forward node computing it */
   g_assert_true (fxw_selection_select_name (bw, "relu"));
   fxw_test_pump (50);
-  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "relu: saved for backward by the forward node relu"));
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view),
+                            "relu: saved for backward by the forward node relu"));
   g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "programs.py:13: return self.fc2("));
   node = fxw_selection_get_node (fw);
   g_assert_nonnull (node);

@@ -491,8 +491,8 @@ test_readonly_v3 (void)
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "DROP TABLE ir_nodes; DROP TABLE provenance; DROP TABLE shape_events;"
-                                 " DROP TABLE output_codes; DROP TABLE compile_links; ALTER TABLE kernels DROP COLUMN part;"
-                                 " PRAGMA user_version = 3",
+                                 " DROP TABLE output_codes; DROP TABLE compile_links;"
+                                 " ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 3",
                                  NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   fx_diag diag;
