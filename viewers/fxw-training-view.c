@@ -1,8 +1,8 @@
 /* fxw-training-view.c: the Forward/Backward view. A training compile's aot_forward and aot_backward graphs in two
  * tables side by side, each with its own selection; the values the forward saves for the backward
  * (fx_aot_saved_values) are the highlight set of both; selecting a backward node selects the forward node it came
- * from (fx_aot_forward_sources: by seq_nr where the graphs keep it, else by the user line) and says which, with the
- * user line, under the tables. */
+ * from (fx_aot_forward_sources: the one it recomputes, else by seq_nr where the graphs keep it, else by the user
+ * line) and says which, with the user line, under the tables. */
 #define G_LOG_DOMAIN "fxw-training-view"
 
 #include "fx-config.h"
@@ -80,9 +80,12 @@ backward_node_changed_cb (FxwTrainingView *self)
 
       for (size_t i = 0; i < n_sources; i++)
         g_string_append_printf (names, "%s%s", i ? ", " : "", sources[i]->name);
-      g_string_printf (text, n->meta.seq_nr >= 0 ? _("%s comes from the forward node(s) %s (same seq_nr)")
-                                                 : _("%s comes from the forward node(s) %s (same user line)"),
-                       n->name, names->str);
+      if (fx_aot_is_recomputed (fxw_graph_get_graph (fw), n))
+        g_string_printf (text, _("%s recomputes the forward node %s"), n->name, names->str);
+      else
+        g_string_printf (text, n->meta.seq_nr >= 0 ? _("%s comes from the forward node(s) %s (same seq_nr)")
+                                                   : _("%s comes from the forward node(s) %s (same user line)"),
+                         n->name, names->str);
       first = sources[0];
     }
   else if (fx_aot_is_tangent (n))

@@ -64,6 +64,43 @@ computes (const fx_node *n)
   return n->op == FX_OP_CALL_FUNCTION || n->op == FX_OP_CALL_METHOD || n->op == FX_OP_CALL_MODULE;
 }
 
+/* The forward node the partitioner recomputed as bw_node: its name, target and arguments (by name) are the same. */
+static const fx_node *
+recomputed_from (const fx_graph *fw, const fx_node *bw_node)
+{
+  const fx_node *f = fx_graph_find_node (fw, bw_node->name);
+  if (f == NULL || !computes (f) || !fx_target_equal (&f->target, &bw_node->target) || f->n_args != bw_node->n_args
+      || f->n_kwargs != bw_node->n_kwargs)
+    return NULL;
+  fx_buf a, b;
+  fx_buf_init (&a);
+  fx_buf_init (&b);
+  for (size_t i = 0; i < f->n_args; i++)
+    {
+      fx_arg_repr (&f->args[i], FX_REPR_CODE, &a);
+      fx_arg_repr (&bw_node->args[i], FX_REPR_CODE, &b);
+      fx_buf_putc (&a, ',');
+      fx_buf_putc (&b, ',');
+    }
+  for (size_t i = 0; i < f->n_kwargs; i++)
+    {
+      fx_buf_printf (&a, "%s=", f->kwargs[i].name);
+      fx_buf_printf (&b, "%s=", bw_node->kwargs[i].name);
+      fx_arg_repr (&f->kwargs[i].value, FX_REPR_CODE, &a);
+      fx_arg_repr (&bw_node->kwargs[i].value, FX_REPR_CODE, &b);
+    }
+  bool same = a.len == b.len && (a.len == 0 || memcmp (a.data, b.data, a.len) == 0);
+  fx_buf_free (&a);
+  fx_buf_free (&b);
+  return same ? f : NULL;
+}
+
+bool
+fx_aot_is_recomputed (const fx_graph *fw, const fx_node *bw_node)
+{
+  return computes (bw_node) && recomputed_from (fw, bw_node) != NULL;
+}
+
 void
 fx_aot_forward_sources (const fx_graph *fw, const fx_node *bw_node, fx_arena *arena, const fx_node ***out,
                         size_t *n)
@@ -72,6 +109,15 @@ fx_aot_forward_sources (const fx_graph *fw, const fx_node *bw_node, fx_arena *ar
   *n = 0;
   if (!computes (bw_node))
     return;
+  const fx_node *same = recomputed_from (fw, bw_node);
+  if (same != NULL)
+    {
+      const fx_node **v = fx_arena_alloc (arena, sizeof *v);
+      v[0] = same;
+      *out = v;
+      *n = 1;
+      return;
+    }
   bool by_seq = bw_node->meta.seq_nr >= 0;
   fx_stack_frame frame = { 0 };
   bool by_line = !by_seq && fx_stack_trace_innermost (bw_node->meta.stack_trace, arena, &frame) && frame.file;

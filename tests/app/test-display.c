@@ -2825,6 +2825,11 @@ test_training_view (void)
   fxw_test_pump (50);
   g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "mm_1 comes from the forward node(s) permute, "));
   g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "(same user line)"));
+  /* a forward op the partitioner recomputed in the backward, to that op */
+  g_assert_true (fxw_selection_select_name (bw, "permute_1"));
+  fxw_test_pump (50);
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "permute_1 recomputes the forward node permute_1"));
+  g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (fw)), ==, "permute_1");
   g_assert_true (fxw_selection_select_name (bw, "tangents_1"));
   fxw_test_pump (50);
   g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "the gradient flowing into the backward"));

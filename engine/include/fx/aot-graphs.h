@@ -23,13 +23,17 @@ typedef struct fx_saved_value
 fx_status fx_aot_saved_values (const fx_graph *fw, const fx_graph *bw, fx_arena *arena, fx_saved_value **out,
                                size_t *n, fx_diag *diag);
 
+/* Whether the backward node recomputes the forward node of its name (see fx_aot_forward_sources). */
+bool fx_aot_is_recomputed (const fx_graph *fw, const fx_node *bw_node);
+
 /* True for a backward placeholder that carries an incoming gradient (tangents_N), false for a saved value. */
 bool fx_aot_is_tangent (const fx_node *placeholder);
 
-/* The forward nodes a backward node came from, best first (*out from arena, *n may be 0): those with its seq_nr
-   where both graphs keep seq_nr (AOT autograd gives a backward node the seq_nr of the forward op it
-   differentiates); else the computing forward nodes with its innermost user frame (file:line), the `# File:` line
-   the printed graphs show. */
+/* The forward nodes a backward node came from, best first (*out from arena, *n may be 0): the forward node it
+   recomputes (the min-cut partitioner recomputes cheap forward ops in the backward under their forward name, with
+   the same target and arguments); else those with its seq_nr where both graphs keep seq_nr (AOT autograd gives a
+   backward node the seq_nr of the forward op it differentiates); else the computing forward nodes with its
+   innermost user frame (file:line), the `# File:` line the printed graphs show. */
 void fx_aot_forward_sources (const fx_graph *fw, const fx_node *bw_node, fx_arena *arena, const fx_node ***out,
                              size_t *n);
 

@@ -352,6 +352,28 @@ test_forward_sources (void)
   ws_close (&w);
 }
 
+/* mlp_block's min-cut backward recomputes the forward's permute_1 (of primals_4): it leads to that node alone; mm,
+   a gradient, is no recomputation. */
+static void
+test_recomputed (void)
+{
+  workspace w;
+  ws_open (&w, "mlp_block-cuda");
+  fx_graph *fw = ws_graph (&w, "aot_forward", NULL), *bw = ws_graph (&w, "aot_backward", NULL);
+  const fx_node *permute_1 = fx_graph_find_node (bw, "permute_1"), **src;
+  size_t n;
+  g_assert_true (fx_aot_is_recomputed (fw, permute_1));
+  fx_aot_forward_sources (fw, permute_1, w.arena, &src, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (src[0] == fx_graph_find_node (fw, "permute_1"));
+  g_assert_false (fx_aot_is_recomputed (fw, fx_graph_find_node (bw, "mm")));
+  /* a name the forward lacks */
+  g_assert_false (fx_aot_is_recomputed (fw, fx_graph_find_node (bw, "permute_2")));
+  fx_graph_free (fw);
+  fx_graph_free (bw);
+  ws_close (&w);
+}
+
 /* Where both graphs keep seq_nr (graphs AOT autograd made, before printing drops it), a backward node leads to the
    forward node of its seq_nr alone, whatever the user lines say. */
 static void
@@ -425,6 +447,7 @@ main (int argc, char **argv)
   g_test_add_func ("/training/saved-mismatch", test_saved_mismatch);
   g_test_add_func ("/training/forward-sources", test_forward_sources);
   g_test_add_func ("/training/forward-sources-seq-nr", test_forward_sources_seq_nr);
+  g_test_add_func ("/training/recomputed", test_recomputed);
   g_test_add_func ("/training/provenance-v2", test_provenance_v2);
   return g_test_run ();
 }
