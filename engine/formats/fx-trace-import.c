@@ -1106,7 +1106,7 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
       char stage_buf[64];
       return add_graph (imp, crow, part_name (ce, "runnable", stage_buf, sizeof stage_buf), payload, plen, line);
     }
-  if (art_name && crow && payload && strcmp (art_name, "dynamo_error") == 0)
+  if (logged && crow && payload && strcmp (logged, "dynamo_error") == 0)
     {
       st = add_dynamo_error (imp, crow, payload);
       if (st == FX_OK)
@@ -1136,14 +1136,14 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
         imp->stats->artifacts++;
       return st;
     }
-  if (art_name && crow && strcmp (art_name, "recompile_reasons") == 0)
+  if (logged && crow && strcmp (logged, "recompile_reasons") == 0)
     {
       st = add_recompile_reasons (imp, crow, payload, line);
       if (st == FX_OK)
         st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, "json", payload, imp->diag);
       return st;
     }
-  if (art_name && crow && payload && strcmp (art_name, "dynamo_graph_break_reason") == 0)
+  if (logged && crow && payload && strcmp (logged, "dynamo_graph_break_reason") == 0)
     {
       st = add_graph_break (imp, crow, payload);
       if (st == FX_OK)
