@@ -219,6 +219,9 @@ fxw_training_view_init (FxwTrainingView *self)
   self->backward = fxw_selection_new ();
   fxw_table_view_set_selection (self->forward_table, self->forward);
   fxw_table_view_set_selection (self->backward_table, self->backward);
+  /* their highlight set is the saved values, not a kernel's nodes */
+  fxw_table_view_set_highlighted_label (self->forward_table, _("Saved values only"));
+  fxw_table_view_set_highlighted_label (self->backward_table, _("Saved values only"));
   fxw_selection_follow (&self->backward_follow, self->backward, self, NULL, G_CALLBACK (backward_node_changed_cb),
                         NULL);
   gtk_stack_set_visible_child_name (self->stack, "empty");
