@@ -315,3 +315,11 @@ fxw_table_view_set_highlighted_only (FxwTableView *self, gboolean only)
   g_return_if_fail (FXW_IS_TABLE_VIEW (self));
   gtk_check_button_set_active (self->highlight_only, only);
 }
+
+/* What the check names the highlighted nodes ("Kernel nodes only" by default). */
+void
+fxw_table_view_set_highlighted_label (FxwTableView *self, const char *label)
+{
+  g_return_if_fail (FXW_IS_TABLE_VIEW (self));
+  gtk_check_button_set_label (self->highlight_only, label);
+}

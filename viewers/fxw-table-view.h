@@ -26,5 +26,8 @@ void          fxw_table_view_set_filter    (FxwTableView *self,
 guint         fxw_table_view_get_n_marked_rows (FxwTableView *self);
 void          fxw_table_view_set_highlighted_only (FxwTableView *self,
                                                    gboolean      only);
+/* The label of the check showing only highlighted rows ("Kernel nodes only" by default). */
+void          fxw_table_view_set_highlighted_label (FxwTableView *self,
+                                                    const char   *label);
 
 G_END_DECLS

@@ -18,6 +18,7 @@ fxw_viewers_init (void)
       g_type_ensure (FXW_TYPE_NODE);
       g_type_ensure (FXW_TYPE_SELECTION);
       g_type_ensure (FXW_TYPE_TABLE_VIEW);
+      g_type_ensure (FXW_TYPE_TRAINING_VIEW);
       g_type_ensure (FXW_TYPE_CODE_VIEW);
       g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
       g_type_ensure (FXW_TYPE_GRAPH_VIEW);

@@ -17,6 +17,7 @@
 #include "fxw-selection.h"
 #include "fxw-summary-view.h"
 #include "fxw-table-view.h"
+#include "fxw-training-view.h"
 
 G_BEGIN_DECLS
 

@@ -134,9 +134,10 @@ fxwb_cmd_ls (int argc, char **argv)
   g_autoptr (GOptionContext) context
     = fxwb_option_context_new ("fxwb ls", "FILE.fxwb - list the compiles of a workspace", entries,
                                "One line per compile, in frame order: compile id ([frame/frame_compile], _attempt when\n"
-                               "not 0), function, file:line, status (ok, graph break, recompiled, failed), graphs,\n"
-                               "kernels; a block per input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG\n"
-                               "folder of a trace compile, or the trace compile of a folder, when both were imported.\n"
+                               "not 0), function, file:line, status (ok, graph break, recompiled, failed; \", training\"\n"
+                               "added for a compile with forward and backward graphs), graphs, kernels; a block per\n"
+                               "input (path, kind, size), and LINKED: the TORCH_COMPILE_DEBUG folder of a trace compile,\n"
+                               "or the trace compile of a folder, when both were imported.\n"
                                "A folder of per-rank traces (dedicated_log_torch_trace_rank_N_*.log) lists rank by rank\n"
                                "and ends with \"ranks diverge:\": compiles made on some ranks only, and graphs, guards,\n"
                                "cache results, collective order or runtime estimates (inductor_runtime_and_tensor_meta, totals\n"
@@ -215,6 +216,7 @@ fxwb_cmd_ls (int argc, char **argv)
           fxwb_json_add_str (o, "file", cs[i].file);
           fxwb_json_add_int (o, "line", cs[i].line);
           fxwb_json_add_str (o, "status", cs[i].status);
+          fxwb_json_add_bool (o, "training", cs[i].training);
           fxwb_json_add_int (o, "graphs", cs[i].n_graphs);
           fxwb_json_add_int (o, "kernels", cs[i].n_kernels);
           fxwb_json_add_int (o, "guards", cs[i].n_guards);
@@ -266,8 +268,9 @@ fxwb_cmd_ls (int argc, char **argv)
           const char *fn = cs[i].function ? cs[i].function
                            : cs[i].cid.frame_id < 0 && strcmp (cs[i].compile_id, "-/-") == 0 ? "(export/AOTInductor: no compile id)"
                            : "-";
-          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, fn, loc,
-                  cs[i].status, cs[i].n_graphs, cs[i].n_kernels);
+          /* a training compile: forward and backward graphs (fxwb show --forward / --backward) */
+          g_autofree char *status = g_strdup_printf ("%s%s", cs[i].status, cs[i].training ? ", training" : "");
+          printf ("%-10s %-42s %-44s %-12s %6d %7d", id, fn, loc, status, cs[i].n_graphs, cs[i].n_kernels);
           if (any_link)
             printf ("  %s", cs[i].linked ? cs[i].linked : "-");
           putchar ('\n');

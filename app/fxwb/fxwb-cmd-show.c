@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fx/aot-graphs.h"
 #include "fx/pyparse.h"
 #include "fx/export.h"
 #include "fx/provenance.h"
@@ -31,6 +32,7 @@ typedef enum
   SHOW_ARTIFACT,
   SHOW_RUNS,
   SHOW_PROVENANCE,
+  SHOW_SAVED,
 } show_what;
 
 static const char *artifact_name;
@@ -133,6 +135,92 @@ show_graph (fx_store *store, const fx_store_compile *c, const char *stage, show_
   return FX_OK;
 }
 
+/* The graph of a stage of compile c (NULL when it has none or it did not parse). */
+static fx_graph *
+stage_graph (fx_store *store, const fx_store_compile *c, const char *stage, fx_arena *arena, fx_diag *diag)
+{
+  fx_store_graph_info *gi = NULL;
+  size_t n = 0;
+  fx_graph *graph = NULL;
+  if (fx_store_list_graphs (store, c->id, arena, &gi, &n, diag) != FX_OK)
+    return NULL;
+  for (size_t i = n; i-- > 0 && !graph;)
+    if (strcmp (gi[i].stage, stage) == 0 && fx_store_get_graph (store, gi[i].id, &graph, NULL, diag) != FX_OK)
+      return NULL;
+  return graph;
+}
+
+/* The values a training compile's forward saves for its backward: name, type, and the forward node computing it
+   (a forward input, or its code and user line). Not a training compile: nothing when listing all (quiet), else an
+   error. */
+static fx_status
+show_saved (fx_store *store, const fx_store_compile *c, gboolean json, gboolean quiet, fx_arena *arena, fx_diag *diag)
+{
+  if (!c->training)
+    return quiet ? FX_OK
+                 : fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s is not a training compile (no aot_backward graph)",
+                                c->compile_id);
+  fx_graph *fw = stage_graph (store, c, "aot_forward", arena, diag);
+  fx_graph *bw = stage_graph (store, c, "aot_backward", arena, diag);
+  fx_saved_value *v = NULL;
+  size_t n = 0;
+  fx_status st = !fw || !bw ? fx_diag_set (diag, FX_ERR_NOT_FOUND, "compile %s: its %s graph did not parse",
+                                           c->compile_id, fw ? "aot_backward" : "aot_forward")
+                            : fx_aot_saved_values (fw, bw, arena, &v, &n, diag);
+  if (st == FX_OK && !json)
+    printf ("saved for backward: %zu\n", n);
+  fx_buf ann, code;
+  fx_buf_init (&ann);
+  fx_buf_init (&code);
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      const fx_node *f = v[i].fw_node;
+      fx_buf_reset (&ann);
+      fx_buf_reset (&code);
+      if (!fx_val_annotation (&f->meta.val, true, true, &ann))
+        fx_buf_puts (&ann, "-");
+      fx_stack_frame frame = { 0 };
+      bool has_line = fx_stack_trace_innermost (f->meta.stack_trace, arena, &frame) && frame.file;
+      if (f->op == FX_OP_PLACEHOLDER)
+        {
+          const char *desc = fx_meta_get_extra (&f->meta, "desc");
+          fx_buf_printf (&code, "forward input%s%s", desc ? " " : "", desc ? desc : "");
+        }
+      else
+        {
+          fx_buf_printf (&code, "%s = ", f->name);
+          fx_target_format (&f->target, &code);
+          fx_buf_putc (&code, '(');
+          for (size_t a = 0; a < f->n_args; a++)
+            {
+              if (a)
+                fx_buf_puts (&code, ", ");
+              fx_arg_repr (&f->args[a], FX_REPR_CODE, &code);
+            }
+          fx_buf_putc (&code, ')');
+        }
+      g_autofree char *line = has_line ? g_strdup_printf ("%s:%d", frame.file, frame.line) : NULL;
+      if (json)
+        {
+          json_object *o = row (c);
+          fxwb_json_add_str (o, "name", v[i].bw_placeholder->name);
+          fxwb_json_add_str (o, "type", ann.data);
+          fxwb_json_add_int (o, "forward_output", v[i].fw_output);
+          fxwb_json_add_str (o, "producer", code.data);
+          fxwb_json_add_str (o, "user_line", line);
+          fxwb_json_print (o);
+        }
+      else
+        printf ("  %-16s %-34s out %-3d %s%s%s\n", v[i].bw_placeholder->name, ann.data, v[i].fw_output, code.data,
+                line ? "  # " : "", line ? line : "");
+    }
+  fx_buf_free (&ann);
+  fx_buf_free (&code);
+  fx_graph_free (fw);
+  fx_graph_free (bw);
+  return st;
+}
+
 static fx_status
 show_one (fx_store *store, const fx_store_compile *c, show_what what, const char *stage, gboolean json,
           gboolean many, fx_arena *arena, fx_diag *diag)
@@ -165,8 +253,17 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
             }
           else
             printf ("%-28s %5d nodes%s\n", gi[i].stage, gi[i].n_nodes, gi[i].parsed ? "" : " (text only: did not parse)");
+        /* a training compile: what its forward keeps for the backward (fxwb show --saved); graphs that are not
+           one partition are said so here, the listing stands */
+        if (!json && c->training && show_saved (store, c, FALSE, TRUE, arena, diag) != FX_OK)
+          {
+            printf ("saved for backward: ? (%s)\n", diag->message);
+            fx_diag_clear (diag);
+          }
         return FX_OK;
       }
+    case SHOW_SAVED:
+      return show_saved (store, c, json, many, arena, diag);
     case SHOW_GUARDS:
       {
         fx_store_guard *g;
@@ -238,13 +335,14 @@ show_one (fx_store *store, const fx_store_compile *c, show_what what, const char
               fxwb_json_add_str (o, "aten", k[i].aten);
               fxwb_json_add_str (o, "post_grad_nodes", k[i].post_nodes);
               fxwb_json_add_str (o, "pre_grad_nodes", k[i].pre_nodes);
+              fxwb_json_add_str (o, "part", k[i].part);
               fxwb_json_print (o);
             }
           else
             {
-              printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]\n", k[i].name, k[i].kind,
+              printf ("%-40s %-7s %-5s call #%d  nodes: [%s]  aten: [%s]%s%s\n", k[i].name, k[i].kind,
                       k[i].device ? k[i].device : "-", k[i].call_order, k[i].nodes ? k[i].nodes : "",
-                      k[i].aten ? k[i].aten : "");
+                      k[i].aten ? k[i].aten : "", k[i].part ? "  part: " : "", k[i].part ? k[i].part : "");
               if (k[i].pre_nodes)
                 printf ("    pre-grad nodes: [%s]  (post-grad: [%s])\n", k[i].pre_nodes,
                         k[i].post_nodes ? k[i].post_nodes : "");
@@ -595,12 +693,24 @@ fxwb_cmd_show (int argc, char **argv)
 {
   gboolean tabular = FALSE, code = FALSE, readable = FALSE, text = FALSE, guards = FALSE, recompiles = FALSE;
   gboolean breaks = FALSE, kernels = FALSE, metrics = FALSE, fusion = FALSE, inputs = FALSE, shapes = FALSE;
-  gboolean json = FALSE, artifacts = FALSE, runs = FALSE;
+  gboolean json = FALSE, artifacts = FALSE, runs = FALSE, forward = FALSE, backward = FALSE, joint = FALSE;
+  gboolean saved = FALSE;
   g_autofree char *stage = NULL, *artifact = NULL, *graph_svg = NULL, *provenance = NULL;
   GOptionEntry entries[] = {
     { "stage", 's', 0, G_OPTION_ARG_STRING, &stage,
       "Graph stage (default: dynamo, else the compile's first graph): dynamo, aot_forward, aot_backward, aot_inference, aot_joint, pre_grad, post_grad, "
       "or an artifact name such as before_post_grad_graph", "S" },
+    { "forward", 0, 0, G_OPTION_ARG_NONE, &forward,
+      "A training compile's AOT forward graph (--stage aot_forward), tabular unless --code, --readable or --text",
+      NULL },
+    { "backward", 0, 0, G_OPTION_ARG_NONE, &backward,
+      "A training compile's AOT backward graph (--stage aot_backward), tabular unless --code, --readable or --text",
+      NULL },
+    { "joint", 0, 0, G_OPTION_ARG_NONE, &joint,
+      "A training compile's AOT joint graph (--stage aot_joint), tabular unless --code, --readable or --text", NULL },
+    { "saved", 0, 0, G_OPTION_ARG_NONE, &saved,
+      "Values saved for backward: name, type, forward output index, the forward node computing it, its user line",
+      NULL },
     { "tabular", 't', 0, G_OPTION_ARG_NONE, &tabular, "The graph as Graph.print_tabular()", NULL },
     { "code", 'c', 0, G_OPTION_ARG_NONE, &code, "The graph as GraphModule.code", NULL },
     { "readable", 'r', 0, G_OPTION_ARG_NONE, &readable, "The graph as print_readable()", NULL },
@@ -647,15 +757,22 @@ fxwb_cmd_show (int argc, char **argv)
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   int n_views = tabular + code + readable + text + guards + recompiles + breaks + kernels + metrics + fusion + shapes
-                + inputs + artifacts + runs
+                + inputs + artifacts + runs + saved
                 + (artifact != NULL) + (graph_svg != NULL) + (provenance != NULL);
   if (n_views > 1)
     {
       fprintf (stderr, "fxwb show: choose one of --tabular, --code, --readable, --text, --guards, --recompiles, "
                        "--breaks, --kernels, --metrics, --fusion, --shapes, --inputs, --artifacts, --artifact, --runs, "
-                       "--graph-svg, --provenance\n");
+                       "--graph-svg, --provenance, --saved\n");
       return FXWB_EXIT_USAGE;
     }
+  if (forward + backward + joint + (stage != NULL) > 1)
+    {
+      fprintf (stderr, "fxwb show: choose one of --forward, --backward, --joint, --stage\n");
+      return FXWB_EXIT_USAGE;
+    }
+  if (forward || backward || joint)
+    stage = g_strdup (forward ? "aot_forward" : backward ? "aot_backward" : "aot_joint");
   if (argc < 2 || argc > 3)
     return fxwb_usage_error (context, argc < 2 ? "missing FILE.fxwb" : "too many arguments");
   show_what what = tabular ? SHOW_TABULAR : code ? SHOW_CODE : readable ? SHOW_READABLE : text ? SHOW_TEXT
@@ -663,7 +780,11 @@ fxwb_cmd_show (int argc, char **argv)
                    : guards ? SHOW_GUARDS : recompiles ? SHOW_RECOMPILES : breaks ? SHOW_BREAKS
                    : kernels ? SHOW_KERNELS : metrics ? SHOW_METRICS : fusion ? SHOW_FUSION
                    : shapes ? SHOW_SHAPES : inputs ? SHOW_INPUTS : artifacts ? SHOW_ARTIFACTS
-                   : artifact ? SHOW_ARTIFACT : runs ? SHOW_RUNS : provenance ? SHOW_PROVENANCE : SHOW_STAGES;
+                   : artifact ? SHOW_ARTIFACT : runs ? SHOW_RUNS : provenance ? SHOW_PROVENANCE
+                   : saved ? SHOW_SAVED : SHOW_STAGES;
+  /* --forward/--backward/--joint alone: the graph as print_tabular, like --stage S --tabular */
+  if (what == SHOW_STAGES && (forward || backward || joint))
+    what = SHOW_TABULAR;
   artifact_name = artifact;
   provenance_node = provenance;
   svg_path = graph_svg;
@@ -676,7 +797,8 @@ fxwb_cmd_show (int argc, char **argv)
     }
   if (stage && !graph_view)
     {
-      fprintf (stderr, "fxwb show: --stage applies to --tabular, --code, --readable, --text and --graph-svg only\n");
+      fprintf (stderr, "fxwb show: --stage, --forward, --backward and --joint apply to --tabular, --code, --readable, "
+                       "--text and --graph-svg only\n");
       return FXWB_EXIT_USAGE;
     }
   fx_store *store = NULL;

@@ -73,6 +73,7 @@ typedef struct
   int rank;              /* the rank of the trace the compile came from (-1: none) */
   gboolean new_frame, new_compile;
   GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
+  GPtrArray *bw_kernels; /* those of a training compile's backward Inductor compile, its *_backward stages' */
   GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
   GPtrArray *groups;     /* FxwFusionGroup of the compile's ir_post_fusion.txt, shared by its stages; NULL: none */
 } LoadedGraph;
@@ -101,6 +102,7 @@ loaded_graph_free (LoadedGraph *lg)
   g_free (lg->status);
   g_free (lg->guards);
   g_clear_pointer (&lg->kernels, g_ptr_array_unref);
+  g_clear_pointer (&lg->bw_kernels, g_ptr_array_unref);
   g_clear_pointer (&lg->runs, g_ptr_array_unref);
   g_clear_pointer (&lg->groups, g_ptr_array_unref);
   g_clear_pointer (&lg->graph, fx_graph_free);
@@ -332,9 +334,12 @@ compile_guards_text (fx_store *store, const fx_store_compile *c, fx_arena *arena
    parse (only their text is stored) are counted as a partial load. */
 /* The kernels of a compile as FxwKernel (*out NULL when it has none), with the times a run measured: metrics
    "kernel_ms.ORDINAL.NAME" of the compile holding them ("kernel_ms.NAME" in workspaces written before, where two
-   kernels of one name shared the last one's time). FALSE with diag set when the store fails. */
+   kernels of one name shared the last one's time). bw_out (may be NULL: they stay in *out): the kernels of a
+   training compile's backward Inductor compile (*bw_out NULL when none). FALSE with diag set when the store
+   fails. */
 static gboolean
-load_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, GPtrArray **out, fx_diag *diag)
+load_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, GPtrArray **out, GPtrArray **bw_out,
+              fx_diag *diag)
 {
   g_autoptr(GHashTable) kernel_ms = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) kernel_ms_by_ordinal = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -343,6 +348,8 @@ load_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, GPtrArray *
   size_t n_stored = 0, n_metrics = 0;
 
   *out = NULL;
+  if (bw_out != NULL)
+    *bw_out = NULL;
   if (fx_store_list_kernels (store, compile_row, arena, &stored, &n_stored, diag) != FX_OK)
     return FALSE;
   if (n_stored > 0 && fx_store_list_metrics (store, compile_row, arena, &metrics, &n_metrics, diag) != FX_OK)
@@ -374,8 +381,16 @@ load_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, GPtrArray *
       time_ms = ms ? g_ascii_strtod (ms, &end) : NAN;
       if (ms != NULL && (end == ms || *end != '\0' || !isfinite (time_ms) || time_ms < 0))
         time_ms = NAN;
-      g_ptr_array_add (*out, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind, stored[k].device,
-                                             stored[k].code, stored[k].nodes, stored[k].aten, time_ms));
+      GPtrArray **to = out;
+
+      if (bw_out != NULL && stored[k].part != NULL)
+        {
+          if (*bw_out == NULL)
+            *bw_out = g_ptr_array_new_with_free_func (g_object_unref);
+          to = bw_out;
+        }
+      g_ptr_array_add (*to, fxw_kernel_new (stored[k].ordinal, stored[k].name, stored[k].kind, stored[k].device,
+                                            stored[k].code, stored[k].nodes, stored[k].aten, time_ms));
     }
   return TRUE;
 }
@@ -444,6 +459,7 @@ load_store (GTask *task, LoadJob *job)
       g_autofree char *where = NULL;
       g_autofree char *guards_text = NULL;
       g_autoptr(GPtrArray) kernels = NULL;
+      g_autoptr(GPtrArray) bw_kernels = NULL;
       g_autoptr(GPtrArray) runs = NULL;
       g_autoptr(GPtrArray) groups = NULL;
       fx_store_ir_node *ir_nodes = NULL;
@@ -487,7 +503,7 @@ load_store (GTask *task, LoadJob *job)
       else
         where = g_strdup ("");
       guards_text = compile_guards_text (store, c, arena, &diag);
-      if (!load_kernels (store, c->id, arena, &kernels, &diag))
+      if (!load_kernels (store, c->id, arena, &kernels, &bw_kernels, &diag))
         {
           error = store_error (&diag);
           goto out;
@@ -537,7 +553,7 @@ load_store (GTask *task, LoadJob *job)
                 {
                   g_autoptr(GPtrArray) run_kernels = NULL;
 
-                  if (!load_kernels (store, rows[r].engine_compile, arena, &run_kernels, &diag))
+                  if (!load_kernels (store, rows[r].engine_compile, arena, &run_kernels, NULL, &diag))
                     {
                       g_object_unref (run);
                       error = store_error (&diag);
@@ -585,6 +601,7 @@ load_store (GTask *task, LoadJob *job)
           lg->graph = graph;
           lg->stage = k < n_graphs ? g_strdup (graphs[k].stage) : NULL;
           lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
+          lg->bw_kernels = bw_kernels != NULL ? g_ptr_array_ref (bw_kernels) : NULL;
           lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
           lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
           lg->compile = g_strdup_printf ("[%s]", c->compile_id);
@@ -1062,8 +1079,16 @@ populate (FxwDocument *self, LoadJob *job)
       fxw_sidebar_item_set_compile_row (stage, lg->compile_row);
       fxw_sidebar_item_set_rank (stage, lg->rank);
       fxw_sidebar_item_set_guards (stage, lg->guards);
-      /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. */
-      fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);
+      /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. A
+         training compile's backward stages have the backward's kernels, named as its graphs name their nodes. */
+      if (lg->bw_kernels != NULL && g_str_has_suffix (lg->stage, FX_BACKWARD_SUFFIX))
+        {
+          g_autoptr(GListStore) bw = store_from_array (lg->bw_kernels, FXW_TYPE_KERNEL);
+
+          fxw_sidebar_item_set_kernels (stage, G_LIST_MODEL (bw), TRUE);
+        }
+      else
+        fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);
       first_stage = FALSE;
       fxw_sidebar_item_set_runs (stage, fxw_sidebar_item_get_runs (compile));
       fxw_sidebar_item_set_fusion_groups (stage, fxw_sidebar_item_get_fusion_groups (compile));

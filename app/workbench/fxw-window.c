@@ -52,6 +52,8 @@ struct _FxwWindow
   GtkStack *guards_stack;
   GtkTextView *guards_text;
   FxwKernelsView *kernels_view;
+  FxwTrainingView *training_view;
+  AdwViewStackPage *training_page;
   FxwCompareView *compare_view;
   FxwDiffView *diff_view;
   FxwSummaryView *summary_view;
@@ -662,6 +664,33 @@ show_guards (FxwWindow *self, FxwSidebarItem *item)
 static void clear_stage (FxwWindow *self);
 static void update_provenance (FxwWindow *self);
 
+/* The graph of the stage titled title among compile's stages (NULL: none). */
+static FxwGraph *
+compile_stage_graph (FxwSidebarItem *compile, const char *title)
+{
+  GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
+
+  for (guint s = 0; stages != NULL && s < g_list_model_get_n_items (stages); s++)
+    {
+      g_autoptr(FxwSidebarItem) stage = g_list_model_get_item (stages, s);
+
+      if (g_strcmp0 (fxw_sidebar_item_get_title (stage), title) == 0)
+        return fxw_sidebar_item_get_graph (stage);
+    }
+  return NULL;
+}
+
+/* The Forward/Backward view follows the compile of the selected row; its page shows for training compiles only. */
+static void
+show_training (FxwWindow *self, FxwSidebarItem *compile)
+{
+  FxwGraph *forward = compile_stage_graph (compile, "aot_forward");
+  FxwGraph *backward = compile_stage_graph (compile, "aot_backward");
+
+  fxw_training_view_set_graphs (self->training_view, forward, backward);
+  adw_view_stack_page_set_visible (self->training_page, forward != NULL && backward != NULL);
+}
+
 static void
 sidebar_selected_cb (FxwWindow *self)
 {
@@ -674,6 +703,8 @@ sidebar_selected_cb (FxwWindow *self)
   item = gtk_tree_list_row_get_item (row);
   show_guards (self, item);
   stage = fxw_sidebar_item_find_stage (item);
+  show_training (self, fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE ? item
+                       : stage != NULL ? find_compile_of (self, stage) : NULL);
   if (stage != NULL && fxw_sidebar_item_get_graph (stage) != NULL)
     {
       FxwGraph *graph = fxw_sidebar_item_get_graph (stage);
@@ -2208,6 +2239,8 @@ fxw_window_class_init (FxwWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_text);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, recent_menu);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, kernels_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, training_view);
+  gtk_widget_class_bind_template_child (widget_class, FxwWindow, training_page);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, diff_view);
   gtk_widget_class_bind_template_child (widget_class, FxwWindow, summary_view);

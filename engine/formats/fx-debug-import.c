@@ -286,7 +286,7 @@ fx_import_debug_dir (fx_store *store, const char *path, fx_import_progress_fn pr
       if (t[2] && st == FX_OK)
         {
           int64_t nk = 0;
-          st = fx_store_output_code_kernels (store, input, crow, t[2], l[2], &nk, diag);
+          st = fx_store_output_code_kernels (store, input, crow, t[2], l[2], 0, NULL, &nk, diag);
           stats->kernels += nk;
         }
       /* ir_pre_fusion.txt then ir_post_fusion.txt: scheduler nodes; the post-fusion top-level nodes are the fusion

@@ -5,10 +5,13 @@
 
 #include <stdio.h>
 
-/* Splits output code into kernels, stores them (ordinals 0..), and records the code's md5 (trailing blank lines
-   ignored) and kernel names for linking debug folders to trace compiles. *n_kernels: kernels stored. */
+/* Splits output code into kernels and stores them (ordinals first_ordinal..). part NULL: records the code's md5
+   (trailing blank lines ignored) and kernel names for linking debug folders to trace compiles; else the kernels are
+   marked of that part (a training compile's backward code, stored after its forward's and not linked: the
+   compile's link is its forward's). *n_kernels: kernels stored. */
 fx_status fx_store_output_code_kernels (fx_store *store, int64_t input, int64_t compile_row, const char *text,
-                                        size_t len, int64_t *n_kernels, fx_diag *diag);
+                                        size_t len, int first_ordinal, const char *part, int64_t *n_kernels,
+                                        fx_diag *diag);
 
 /* ------------------------------------------------------------------ files (fx-import-file.c) */
 

@@ -154,7 +154,7 @@ fx_split_output_code (const char *text, size_t len, fx_arena *arena, fx_kernel_d
 
 fx_status
 fx_store_output_code_kernels (fx_store *store, int64_t input, int64_t compile_row, const char *text, size_t len,
-                              int64_t *n_kernels, fx_diag *diag)
+                              int first_ordinal, const char *part, int64_t *n_kernels, fx_diag *diag)
 {
   *n_kernels = 0;
   fx_arena *arena = fx_arena_new ();
@@ -165,15 +165,17 @@ fx_store_output_code_kernels (fx_store *store, int64_t input, int64_t compile_ro
   fx_status st = fx_split_output_code (text, len, arena, &defs, &n, diag);
   for (size_t i = 0; i < n && st == FX_OK; i++)
     {
-      st = fx_store_add_kernel (store, compile_row, (int) i, defs[i].call_order, defs[i].name, defs[i].kind,
-                                defs[i].device, defs[i].code, defs[i].nodes, defs[i].aten, diag);
+      st = fx_store_add_kernel (store, compile_row, first_ordinal + (int) i, defs[i].call_order, defs[i].name,
+                                defs[i].kind, defs[i].device, defs[i].code, defs[i].nodes, defs[i].aten, diag);
       if (st == FX_OK)
         (*n_kernels)++;
       if (names.len)
         fx_buf_putc (&names, ' ');
       fx_buf_puts (&names, defs[i].name ? defs[i].name : "?");
     }
-  if (st == FX_OK)
+  if (st == FX_OK && part)
+    st = fx_store_set_kernels_part (store, compile_row, first_ordinal, part, diag);
+  else if (st == FX_OK)
     {
       /* The trace payload and output_code.py differ at most in trailing newlines. */
       size_t trimmed = len;

@@ -51,10 +51,21 @@ fx_import_provenance (fx_store *store, int64_t compile_row, const char *json, si
     }
   json_object *code_to_post = object_member (root, "cppCodeToPost");
   json_object *post_to_pre = object_member (root, "postToPre");
-  if (!code_to_post)
+  json_object *version = NULL, *member = NULL;
+  bool versioned = json_object_object_get_ex (root, "version", &version) && version
+                   && (json_object_get_type (version) == json_type_double
+                       || json_object_get_type (version) == json_type_int);
+  if (!code_to_post && (!versioned || json_object_object_get_ex (root, "cppCodeToPost", &member)))
     {
       json_object_put (root);
-      return fx_diag_set (diag, FX_ERR_PARSE, "provenance mappings: no cppCodeToPost object");
+      return fx_diag_set (diag, FX_ERR_PARSE, member ? "provenance mappings: cppCodeToPost is not an object"
+                                              : "provenance mappings: no cppCodeToPost object");
+    }
+  if (!code_to_post)
+    {
+      /* {"version": 2.0} alone: a graph without kernels to map */
+      json_object_put (root);
+      return FX_OK;
     }
   fx_status st = FX_OK;
   fx_buf post, pre;
@@ -94,8 +105,9 @@ fx_import_provenance (fx_store *store, int64_t compile_row, const char *json, si
                   add_unique (&pre, json_object_get_string (p));
               }
         }
-      st = fx_store_add_provenance (store, compile_row, name, handle, post.len ? post.data : NULL,
-                                    pre.len ? pre.data : NULL, diag);
+      if (store)
+        st = fx_store_add_provenance (store, compile_row, name, handle, post.len ? post.data : NULL,
+                                      pre.len ? pre.data : NULL, diag);
       if (st == FX_OK && n_rows)
         (*n_rows)++;
       free (name);

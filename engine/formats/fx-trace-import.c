@@ -30,7 +30,15 @@ typedef struct
 {
   fx_compile_id cid;
   int64_t row;
+  /* A training compile (one that logged aot_backward_graph) is compiled twice by Inductor under its one compile
+     id: the forward, then the backward. seen: the inductor records (PART_*) of the part being read; backward: an
+     inductor record came again, so the rest of the compile is the backward's. */
+  bool training, backward;
+  unsigned seen;
+  int n_kernels;      /* kernels stored so far: the backward's are numbered after the forward's */
 } compile_entry;
+
+enum { PART_RUNNABLE = 1, PART_POST_GRAD = 2, PART_OUTPUT_CODE = 4 };
 
 typedef struct
 {
@@ -112,19 +120,28 @@ index_compile (importer *imp, size_t index)
       }
 }
 
+/* The entry of cid; NULL before its first record. */
+static compile_entry *
+find_compile (importer *imp, const fx_compile_id *cid)
+{
+  if (!imp->cap_slots)
+    return NULL;
+  size_t mask = imp->cap_slots - 1;
+  for (size_t s = cid_hash (cid) & mask; imp->slots[s]; s = (s + 1) & mask)
+    if (same_cid (&imp->compiles[imp->slots[s] - 1].cid, cid))
+      return &imp->compiles[imp->slots[s] - 1];
+  return NULL;
+}
+
 /* The compile row of cid, created on first use. */
 static fx_status
 compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
 {
-  if (imp->cap_slots)
+  compile_entry *known = find_compile (imp, cid);
+  if (known)
     {
-      size_t mask = imp->cap_slots - 1;
-      for (size_t s = cid_hash (cid) & mask; imp->slots[s]; s = (s + 1) & mask)
-        if (same_cid (&imp->compiles[imp->slots[s] - 1].cid, cid))
-          {
-            *row = imp->compiles[imp->slots[s] - 1].row;
-            return FX_OK;
-          }
+      *row = known->row;
+      return FX_OK;
     }
   fx_status st = fx_store_ensure_compile (imp->store, imp->input, cid, row, imp->diag);
   if (st != FX_OK)
@@ -134,7 +151,7 @@ compile_for (importer *imp, const fx_compile_id *cid, int64_t *row)
       imp->cap_compiles = imp->cap_compiles ? imp->cap_compiles * 2 : 16;
       imp->compiles = realloc (imp->compiles, imp->cap_compiles * sizeof *imp->compiles);
     }
-  imp->compiles[imp->n_compiles++] = (compile_entry) { *cid, *row };
+  imp->compiles[imp->n_compiles++] = (compile_entry) { .cid = *cid, .row = *row };
   /* Keep the table at most half full. */
   if (imp->n_compiles * 2 > imp->cap_slots)
     {
@@ -550,12 +567,55 @@ add_metrics (importer *imp, int64_t crow, json_object *m)
 }
 
 static fx_status
-add_output_code (importer *imp, int64_t crow, const char *payload, size_t plen)
+add_output_code (importer *imp, int64_t crow, compile_entry *ce, const char *payload, size_t plen)
 {
   int64_t n = 0;
-  fx_status st = fx_store_output_code_kernels (imp->store, imp->input, crow, payload, plen, &n, imp->diag);
+  fx_status st = fx_store_output_code_kernels (imp->store, imp->input, crow, payload, plen, ce ? ce->n_kernels : 0,
+                                               ce && ce->backward ? "backward" : NULL, &n, imp->diag);
   imp->stats->kernels += n;
+  if (ce)
+    ce->n_kernels += (int) n;
   return st;
+}
+
+/* Which inductor record of a compile's forward/backward pair a record is (PART_*), 0 for any other. */
+static unsigned
+inductor_part (const char *kind, const char *art_name)
+{
+  if (strcmp (kind, "inductor_post_grad_graph") == 0
+      || (art_name && strcmp (art_name, "inductor_post_grad_graph") == 0))
+    return PART_POST_GRAD;
+  if (strcmp (kind, "inductor_output_code") == 0)
+    return PART_OUTPUT_CODE;
+  if (art_name && strcmp (art_name, "fx_graph_runnable") == 0)
+    return PART_RUNNABLE;
+  return 0;
+}
+
+/* Follows a training compile into its backward part: see compile_entry. */
+static void
+note_part (compile_entry *ce, const char *kind, const char *art_name)
+{
+  if (strcmp (kind, "aot_backward_graph") == 0)
+    ce->training = true;
+  unsigned part = inductor_part (kind, art_name);
+  if (!ce->training || ce->backward || !part)
+    return;
+  if (ce->seen & part)
+    ce->backward = true;
+  ce->seen |= part;
+}
+
+/* The name a stage or artifact of the backward part is stored under: NAME_backward (in buf); name itself
+   otherwise. Only Inductor's records have two parts: the aot* ones name their part or are the whole compile's, as
+   dynamo's are. */
+static const char *
+part_name (const compile_entry *ce, const char *name, char *buf, size_t size)
+{
+  if (!ce || !ce->backward || strncmp (name, "aot", 3) == 0 || strncmp (name, "dynamo", 6) == 0)
+    return name;
+  snprintf (buf, size, "%s" FX_BACKWARD_SUFFIX, name);
+  return buf;
 }
 
 /* symbolic_shape_specialization {symbol, sources, value, reason, stack, user_stack}, guard_added and
@@ -846,6 +906,14 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
   fx_status st = FX_OK;
   if (has_cid && (st = compile_for (imp, &cid, &crow)) != FX_OK)
     return st;
+  compile_entry *ce = has_cid ? find_compile (imp, &cid) : NULL;
+  char part_buf[300];
+  if (ce)
+    {
+      note_part (ce, kind, art_name);
+      if (art_name)
+        art_name = part_name (ce, art_name, part_buf, sizeof part_buf);
+    }
 
   if (strcmp (kind, "describe_tensor") == 0 && meta && json_object_get_type (meta) == json_type_object)
     {
@@ -921,20 +989,23 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
       return st;
     }
 
+  /* Matched by the name PyTorch gives; stored under the part's name (art_name). */
+  const char *logged = r->art_name;
   const char *stage = graph_stage (kind);
-  if (art_name && strcmp (art_name, "inductor_post_grad_graph") == 0)
+  if (logged && strcmp (logged, "inductor_post_grad_graph") == 0)
     stage = "post_grad";
-  else if (art_name && strcmp (art_name, "inductor_pre_grad_graph") == 0)
+  else if (logged && strcmp (logged, "inductor_pre_grad_graph") == 0)
     stage = "pre_grad";
-  else if (art_name && art_enc && strcmp (art_enc, "string") == 0 && strlen (art_name) > 6
-           && strcmp (art_name + strlen (art_name) - 6, "_graph") == 0)
-    stage = art_name;
+  else if (logged && art_enc && strcmp (art_enc, "string") == 0 && strlen (logged) > 6
+           && strcmp (logged + strlen (logged) - 6, "_graph") == 0)
+    stage = logged;
 
   if (stage)
     {
       if (!crow && (st = compile_for (imp, &cid, &crow)) != FX_OK)
         return st;
-      return add_graph (imp, crow, stage, payload, plen, line);
+      char stage_buf[300];
+      return add_graph (imp, crow, part_name (ce, stage, stage_buf, sizeof stage_buf), payload, plen, line);
     }
 
   if (strcmp (kind, "dynamo_start") == 0)
@@ -994,10 +1065,11 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
     }
   if (strcmp (kind, "inductor_output_code") == 0 && crow && payload)
     {
-      st = add_output_code (imp, crow, payload, plen);
+      st = add_output_code (imp, crow, ce, payload, plen);
       if (st == FX_OK)
-        st = fx_store_add_artifact (imp->store, imp->input, crow, "inductor_output_code", "string", payload,
-                                    imp->diag);
+        st = fx_store_add_artifact (imp->store, imp->input, crow,
+                                    part_name (ce, "inductor_output_code", part_buf, sizeof part_buf), "string",
+                                    payload, imp->diag);
       if (st == FX_OK)
         imp->stats->artifacts++;
       return st;
@@ -1026,14 +1098,15 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
         imp->stats->artifacts++;
       return st;
     }
-  if (art_name && strcmp (art_name, "fx_graph_runnable") == 0)
+  if (logged && strcmp (logged, "fx_graph_runnable") == 0)
     {
       /* A standalone repro of the post-grad graph: stored as the "runnable" stage through the FX parser. */
       if (!crow && (st = compile_for (imp, &cid, &crow)) != FX_OK)
         return st;
-      return add_graph (imp, crow, "runnable", payload, plen, line);
+      char stage_buf[64];
+      return add_graph (imp, crow, part_name (ce, "runnable", stage_buf, sizeof stage_buf), payload, plen, line);
     }
-  if (art_name && crow && payload && strcmp (art_name, "dynamo_error") == 0)
+  if (logged && crow && payload && strcmp (logged, "dynamo_error") == 0)
     {
       st = add_dynamo_error (imp, crow, payload);
       if (st == FX_OK)
@@ -1042,17 +1115,20 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
         imp->stats->artifacts++;
       return st;
     }
-  if (art_name && crow && payload && strcmp (art_name, "inductor_provenance_tracking_node_mappings") == 0)
+  if (logged && crow && payload && strcmp (logged, "inductor_provenance_tracking_node_mappings") == 0)
     {
       int64_t rows = 0;
       fx_diag pd;
       fx_diag_clear (&pd);
-      fx_status ps = fx_import_provenance (imp->store, crow, payload, plen, &rows, &pd);
+      /* The backward's kernels restart their names and debug handles: its mappings are checked and kept as the
+         _backward artifact, the provenance rows (looked up by kernel name) are the forward's. */
+      bool bw = ce && ce->backward;
+      fx_status ps = fx_import_provenance (bw ? NULL : imp->store, crow, payload, plen, &rows, &pd);
       if (ps == FX_ERR_PARSE)
         warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s: %.120s", art_name, pd.message);
       else if (ps != FX_OK)
         return fx_diag_set (imp->diag, ps, "%s", pd.message);
-      imp->stats->provenance += rows;
+      imp->stats->provenance += bw ? 0 : rows;
       /* The raw mapping is kept either way (a rejected one is not counted as read). */
       st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, art_enc ? art_enc : "json", payload,
                                   imp->diag);
@@ -1060,14 +1136,14 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
         imp->stats->artifacts++;
       return st;
     }
-  if (art_name && crow && strcmp (art_name, "recompile_reasons") == 0)
+  if (logged && crow && strcmp (logged, "recompile_reasons") == 0)
     {
       st = add_recompile_reasons (imp, crow, payload, line);
       if (st == FX_OK)
         st = fx_store_add_artifact (imp->store, imp->input, crow, art_name, "json", payload, imp->diag);
       return st;
     }
-  if (art_name && crow && payload && strcmp (art_name, "dynamo_graph_break_reason") == 0)
+  if (logged && crow && payload && strcmp (logged, "dynamo_graph_break_reason") == 0)
     {
       st = add_graph_break (imp, crow, payload);
       if (st == FX_OK)
@@ -1870,7 +1946,7 @@ handle_log_record (importer *imp, const char *cid_text, const char *artifact, co
     {
       const char *code = strchr (text, '\n');
       code = code ? code + 1 : text + len;
-      st = add_output_code (imp, crow, code, strlen (code));
+      st = add_output_code (imp, crow, NULL, code, strlen (code));
       if (st == FX_OK)
         st = fx_store_add_artifact (imp->store, imp->input, crow, "inductor_output_code", "string", code, imp->diag);
       return st;

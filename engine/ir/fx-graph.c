@@ -1207,6 +1207,8 @@ fx_graph_copy (const fx_graph *graph)
 
   g->class_name = fx_arena_strdup (a, graph->class_name);
   g->source_file = fx_arena_strdup (a, graph->source_file);
+  g->pytree_args = fx_arena_strdup (a, graph->pytree_args);
+  g->pytree_out = graph->pytree_out;
   fx_graph_foreach_node (graph, n)
     /* Arguments are remapped onto the copies, which exist already since the source is topological. */
     map[n->id] = fx_graph_copy_node (g, n, map, NULL);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* The form (version 1):
-     { "format": "fxwb-graph", "version": 1, "class_name": s, "source_file": s,
+     { "format": "fxwb-graph", "version": 1, "class_name": s, "source_file": s, "pytree_args": s, "pytree_out": b,
        "nodes": [ { "name": s, "op": "call_function", "target": { "kind": "op", "name": "aten.add.Tensor", "repr": s },
                     "args": [arg...], "kwargs": [[name, arg]...], "type": s, "default": arg,
                     "meta": { "val": val, "stack_trace": s, "nn_module_stack": [{ "key", "path", "type" }...],
@@ -433,6 +433,19 @@ put_graph (fx_buf *out, const fx_graph *g, int indent)
       first = false;
       fx_buf_printf (out, "%s  \"source_file\": ", pad);
       put_json_str (out, g->source_file);
+    }
+  if (g->pytree_args != NULL)
+    {
+      fx_buf_puts (out, first ? "\n" : ",\n");
+      first = false;
+      fx_buf_printf (out, "%s  \"pytree_args\": ", pad);
+      put_json_str (out, g->pytree_args);
+    }
+  if (g->pytree_out)
+    {
+      fx_buf_puts (out, first ? "\n" : ",\n");
+      first = false;
+      fx_buf_printf (out, "%s  \"pytree_out\": true", pad);
     }
   fx_buf_puts (out, first ? "\n" : ",\n");
   fx_buf_printf (out, "%s  \"nodes\": [", pad);
@@ -1232,7 +1245,8 @@ read_graph (reader *r, json_object *o, int depth)
   fx_arena *saved = r->arena;
   r->arena = g->arena;
   const char *class_name = NULL;
-  if (!get_str (r, o, "class_name", false, &class_name) || !get_str (r, o, "source_file", false, &g->source_file))
+  if (!get_str (r, o, "class_name", false, &class_name) || !get_str (r, o, "source_file", false, &g->source_file)
+      || !get_str (r, o, "pytree_args", false, &g->pytree_args) || !get_bool (r, o, "pytree_out", &g->pytree_out))
     goto error;
   g->class_name = class_name;
   v = member (o, "nodes");

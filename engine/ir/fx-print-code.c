@@ -194,6 +194,7 @@ typedef struct
   bool verbose;
   bool include_stride;
   bool include_device;
+  bool expanded_def;  /* one parameter a line with its `# desc`; a returned tuple one value a line */
   /* values freed after each statement: pool[start[id] .. start[id] + count[id]) */
   fx_node **pool;
   uint32_t *start;
@@ -414,6 +415,71 @@ append_stacktrace_summary (codegen *cg, const fx_node *node)
   fx_buf_append (&cg->body, s->data, s->len);
 }
 
+/* The end of the next top-level item of a ", "-separated list (brackets and quotes nest). */
+static const char *
+list_item_end (const char *p)
+{
+  int depth = 0;
+  char quote = 0;
+  for (; *p; p++)
+    {
+      if (quote)
+        {
+          if (*p == '\\' && p[1])
+            p++;
+          else if (*p == quote)
+            quote = 0;
+        }
+      else if (*p == '\'' || *p == '"')
+        quote = *p;
+      else if (*p == '(' || *p == '[' || *p == '{')
+        depth++;
+      else if (*p == ')' || *p == ']' || *p == '}')
+        depth--;
+      else if (depth == 0 && p[0] == ',' && p[1] == ' ')
+        break;
+    }
+  return p;
+}
+
+/* CodeGen.generate_output with descs (expanded_def): "return (\n    a,  # desc\n)" for a returned tuple or list
+   whose output node keeps meta['desc'] (the list of the values' descriptors, one each), inside
+   "pytree.tree_unflatten(..., self._out_spec)" for _PyTreeCodeGen. False: not that shape. */
+static bool
+put_expanded_return (const fx_node *node, fx_buf *body)
+{
+  bool pytree = node->graph->pytree_out;
+  const char *descs = fx_meta_get_extra (&node->meta, "desc");
+  if (node->n_args == 0 || descs == NULL || descs[0] != '[')
+    return false;
+  const fx_arg *ret = &node->args[0];
+  if (ret->kind != FX_ARG_TUPLE && ret->kind != FX_ARG_LIST)
+    return false;
+  size_t n = 0;
+  const char *p = descs + 1;
+  for (const char *e = p; *e && *e != ']'; e = *list_item_end (e) ? list_item_end (e) + 2 : "")
+    n++;
+  if (n != ret->u.seq.n)
+    return false;
+  bool list = ret->kind == FX_ARG_LIST;
+  fx_buf_printf (body, "return %s%s\n", pytree ? "pytree.tree_unflatten(" : "", list ? "[" : "(");
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *e = list_item_end (p);
+      size_t len = (size_t) (e - p);
+      if (i == n - 1 && len > 0 && p[len - 1] == ']')
+        len--;
+      fx_buf_puts (body, "    ");
+      fx_arg_repr (&ret->u.seq.items[i], FX_REPR_PY, body);
+      fx_buf_printf (body, ",  # %.*s\n", (int) len, p);
+      p = *e ? e + 2 : e;
+    }
+  fx_buf_puts (body, list ? "]" : ")");
+  if (pytree)
+    fx_buf_puts (body, ", self._out_spec)");
+  return true;
+}
+
 static void
 emit_node (codegen *cg, const fx_node *node)
 {
@@ -425,7 +491,10 @@ emit_node (codegen *cg, const fx_node *node)
     case FX_OP_PLACEHOLDER:
       {
         const char *target = node->target.name ? node->target.name : "";
-        if (cg->free_vars.len > 0)
+        /* expanded_def: free_vars holds one "    arg,  # desc\n" a parameter */
+        if (cg->expanded_def)
+          fx_buf_puts (&cg->free_vars, "    ");
+        else if (cg->free_vars.len > 0)
           fx_buf_puts (&cg->free_vars, ", ");
         fx_buf_puts (&cg->free_vars, target);
         put_type_annotation (cg, node, &cg->free_vars);
@@ -434,6 +503,14 @@ emit_node (codegen *cg, const fx_node *node)
           {
             fx_buf_puts (&cg->free_vars, " = ");
             fx_arg_repr (def, FX_REPR_CODE, &cg->free_vars);
+          }
+        if (cg->expanded_def)
+          {
+            const char *desc = fx_meta_get_extra (&node->meta, "desc");
+            fx_buf_putc (&cg->free_vars, ',');
+            if (desc != NULL)
+              fx_buf_printf (&cg->free_vars, "  # %s", desc);
+            fx_buf_putc (&cg->free_vars, '\n');
           }
         /* raw_name = target.replace("*", "") */
         fx_buf_reset (&cg->tmp);
@@ -529,11 +606,15 @@ emit_node (codegen *cg, const fx_node *node)
     case FX_OP_OUTPUT:
       if (node->type_expr != NULL)
         cg->return_annotation = node->type_expr;
-      fx_buf_puts (body, "return ");
+      if (cg->expanded_def && put_expanded_return (node, body))
+        return;
+      fx_buf_puts (body, cg->graph->pytree_out ? "return pytree.tree_unflatten(" : "return ");
       if (node->n_args > 0)
         fx_arg_repr (&node->args[0], FX_REPR_PY, body);
       else
         fx_buf_puts (body, "None");
+      if (cg->graph->pytree_out)
+        fx_buf_puts (body, ", self._out_spec)");
       return;
     case FX_OPCODE_COUNT:
     default:
@@ -568,13 +649,68 @@ delete_unused_values (codegen *cg, const fx_node *node)
   fx_buf_puts (body, "None\n");
 }
 
+/* _PyTreeCodeGen.gen_fn_def: the forward's own parameters (one a line with expanded_def). */
+static void
+put_pytree_def (codegen *cg, fx_buf *out)
+{
+  const char *args = cg->graph->pytree_args;
+  if (!cg->expanded_def)
+    {
+      fx_buf_printf (out, "self%s%s", *args ? ", " : "", args);
+      return;
+    }
+  fx_buf_puts (out, "\n    self,\n");
+  for (const char *p = args; *p;)
+    {
+      const char *e = strstr (p, ", ");
+      size_t len = e ? (size_t) (e - p) : strlen (p);
+      fx_buf_printf (out, "    %.*s,\n", (int) len, p);
+      p = e ? e + 2 : p + len;
+    }
+}
+
+/* Its prologue: the leaves' annotations ("a: A; b: B; " and a blank line; with expanded_def one a line with its
+   descriptor), then "a, b, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)". */
+static void
+put_pytree_prologue (codegen *cg, fx_buf *out)
+{
+  bool any = false;
+  fx_buf ann;
+  fx_buf_init (&ann);
+  fx_graph_foreach_node (cg->graph, node)
+    if (node->op == FX_OP_PLACEHOLDER)
+      {
+        const char *desc = cg->expanded_def ? fx_meta_get_extra (&node->meta, "desc") : NULL;
+        fx_buf_reset (&ann);
+        put_type_annotation (cg, node, &ann);
+        if (ann.len == 0 && !cg->expanded_def)
+          continue;
+        fx_buf_puts (out, any && !cg->expanded_def ? "" : "    ");
+        fx_buf_printf (out, "%s%s", node->target.name ? node->target.name : "", ann.len ? ann.data : "");
+        if (desc != NULL)
+          fx_buf_printf (out, "  # %s", desc);
+        fx_buf_puts (out, cg->expanded_def ? "\n" : "; ");
+        any = true;
+      }
+  fx_buf_free (&ann);
+  if (any && !cg->expanded_def)
+    fx_buf_puts (out, "\n\n");
+  fx_buf_puts (out, "    ");
+  fx_graph_foreach_node (cg->graph, node)
+    if (node->op == FX_OP_PLACEHOLDER)
+      fx_buf_printf (out, "%s, ", node->target.name ? node->target.name : "");
+  fx_buf_printf (out, "= fx_pytree.tree_flatten_spec([%s], self._in_spec)\n", cg->graph->pytree_args);
+}
+
 /* Graph.python_code(root_module="self", verbose=...).src */
 static void
-gen_python_code (const fx_graph *graph, bool verbose, bool include_stride, bool include_device, fx_buf *out)
+gen_python_code (const fx_graph *graph, bool verbose, bool include_stride, bool include_device, bool expanded_def,
+                 fx_buf *out)
 {
   codegen cg = { 0 };
 
   cg.graph = graph;
+  cg.expanded_def = expanded_def;
   cg.verbose = verbose;
   cg.include_stride = include_stride;
   cg.include_device = include_device;
@@ -600,14 +736,21 @@ gen_python_code (const fx_graph *graph, bool verbose, bool include_stride, bool 
   fx_buf_reserve (out, cg.body.len + cg.free_vars.len + cg.body.len / 8 + 64);
   fx_buf_puts (out, "\n\n\ndef forward(");
   /* gen_fn_def puts self first unless the first argument already is self */
-  if (!(cg.free_vars.len >= 4 && strncmp (cg.free_vars.data, "self", 4) == 0
-        && (cg.free_vars.len == 4 || cg.free_vars.data[4] == ',')))
+  if (graph->pytree_args != NULL)
+    put_pytree_def (&cg, out);
+  else if (expanded_def)
+    fx_buf_puts (out, "\n    self,\n");
+  else if (!(cg.free_vars.len >= 4 && strncmp (cg.free_vars.data, "self", 4) == 0
+             && (cg.free_vars.len == 4 || cg.free_vars.data[4] == ',')))
     fx_buf_puts (out, cg.free_vars.len ? "self, " : "self");
-  fx_buf_append (out, cg.free_vars.data, cg.free_vars.len);
+  if (graph->pytree_args == NULL)
+    fx_buf_append (out, cg.free_vars.data, cg.free_vars.len);
   fx_buf_putc (out, ')');
   if (cg.return_annotation != NULL)
     fx_buf_printf (out, " -> %s", cg.return_annotation);
   fx_buf_puts (out, ":\n");
+  if (graph->pytree_args != NULL)
+    put_pytree_prologue (&cg, out);
 
   /* code = body.lstrip("\n"); every line, the last (empty) one too, indented by four */
   const char *p = cg.body.data;
@@ -641,7 +784,7 @@ gen_python_code (const fx_graph *graph, bool verbose, bool include_stride, bool 
 void
 fx_graph_print_code (const fx_graph *graph, fx_buf *out)
 {
-  gen_python_code (graph, false, false, false, out);
+  gen_python_code (graph, false, false, false, false, out);
 }
 
 /* ---------------------------------------------------------------- print_readable */
@@ -688,7 +831,7 @@ print_readable (const fx_graph *graph, const char *class_name, const fx_readable
 
   fx_buf_init (&src);
   fx_buf_init (&module);
-  gen_python_code (graph, true, opts->include_stride, opts->include_device, &src);
+  gen_python_code (graph, true, opts->include_stride, opts->include_device, opts->expanded_def, &src);
   const char *p = src.data;
   while (*p == '\n')
     p++;

@@ -147,8 +147,14 @@ static const char schema_v6[] =
   " ordinal INTEGER NOT NULL, kind TEXT NOT NULL, dtype TEXT, shape TEXT, strides TEXT, device TEXT, numel INTEGER,"
   " min REAL, max REAL, mean REAL, value TEXT, data BLOB, UNIQUE (run, ordinal));\n";
 
+/* Version 7: the part of a training compile a kernel belongs to: "backward" for the kernels of its backward
+   Inductor compile (FX_BACKWARD_SUFFIX), NULL for the forward's and for any other compile's. */
+static const char schema_v7[] =
+  "ALTER TABLE kernels ADD COLUMN part TEXT;\n";
+
 /* migrations[v] brings a file from user_version v to v + 1. */
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
+                                          schema_v7 };
 _Static_assert (sizeof migrations / sizeof migrations[0] == FX_STORE_SCHEMA_VERSION,
                 "one migration per schema version");
 
@@ -578,6 +584,13 @@ static bool
 has_v4 (fx_store *store)
 {
   return store->schema >= 4;
+}
+
+/* Whether kernels have their part column (schema 7). */
+static bool
+has_v7 (fx_store *store)
+{
+  return store->schema >= 7;
 }
 
 void
@@ -1055,6 +1068,19 @@ fx_store_add_kernel (fx_store *store, int64_t compile_row, int ordinal, int call
   b_text (&b, aten);
   b_int_if (&b, call_order, call_order >= 0);
   return insert (store, stmt, NULL, diag);
+}
+
+fx_status
+fx_store_set_kernels_part (fx_store *store, int64_t compile_row, int first_ordinal, const char *part, fx_diag *diag)
+{
+  sqlite3_stmt *stmt = prepare (store, "UPDATE kernels SET part = ? WHERE compile = ? AND ordinal >= ?", diag);
+  if (!stmt)
+    return FX_ERR_IO;
+  binder b = binder_of (stmt);
+  b_text (&b, part);
+  b_int (&b, compile_row);
+  b_int (&b, first_ordinal);
+  return step_done (store, stmt, diag);
 }
 
 fx_status
@@ -1616,7 +1642,8 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   c->n_guards = sqlite3_column_int (s, 22);
   c->n_breaks = sqlite3_column_int (s, 23);
   c->n_failures = sqlite3_column_int (s, 24);
-  c->linked = col_str (arena, s, 25);
+  c->training = sqlite3_column_int (s, 25) != 0;
+  c->linked = col_str (arena, s, 26);
   /* The status tlparse colours a compile by: a failure wins, then a graph break, then being a recompile. */
   c->status = c->fail_type ? "failed" : (gb || c->n_breaks) ? "graph break"
               : (rc || c->n_failures || (c->cid.frame_id >= 0 && c->cid.frame_compile_id > 0)) ? "recompiled" : "ok";
@@ -1633,7 +1660,8 @@ fx_store_list_compiles (fx_store *store, fx_arena *arena, fx_store_compile **out
     " (SELECT count(*) FROM kernels k WHERE k.compile = c.id),"                                                 \
     " (SELECT count(*) FROM guards k WHERE k.compile = c.id),"                                                  \
     " (SELECT count(*) FROM graph_breaks k WHERE k.compile = c.id),"                                            \
-    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id), " linked                                  \
+    " (SELECT count(*) FROM guard_failures k WHERE k.compile = c.id),"                                          \
+    " EXISTS (SELECT 1 FROM graphs g WHERE g.compile = c.id AND g.stage = 'aot_backward'), " linked             \
     " FROM compiles c JOIN frames f ON c.frame = f.id"                                                          \
     " ORDER BY f.input, f.ca_id, f.frame_id, c.frame_compile_id, c.attempt"
   if (!has_v4 (store))
@@ -1858,6 +1886,7 @@ kernel_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   k->call_order = sqlite3_column_type (s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 7);
   k->post_nodes = unique_items (arena, (const char *) sqlite3_column_text (s, 8));
   k->pre_nodes = unique_items (arena, (const char *) sqlite3_column_text (s, 9));
+  k->part = col_str (arena, s, 10);
 }
 
 fx_status
@@ -1865,19 +1894,23 @@ fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx
                        fx_diag *diag)
 {
   if (!has_v4 (store))
-    return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order, NULL, NULL"
+    return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order, NULL, NULL, NULL"
                        " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena,
                        sizeof (fx_store_kernel), kernel_row, (void **) out, n, diag);
-  return query_list (store, "SELECT ordinal, name, kind, device, code, nodes, aten, call_order,"
-                     " (SELECT group_concat(p.post_nodes, ', ') FROM provenance p WHERE p.compile"
-                     OWN_OR_LINKED ("provenance")
-                     " AND p.kernel = k.name),"
-                     " (SELECT group_concat(p.pre_nodes, ', ') FROM provenance p WHERE p.compile"
-                     OWN_OR_LINKED ("provenance")
-                     " AND p.kernel = k.name)"
-                     " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id", compile_row, true, arena,
-                     sizeof (fx_store_kernel), kernel_row,
-                     (void **) out, n, diag);
+  /* The provenance rows are the forward's (a backward's kernels restart the names and handles). */
+#define KERNEL_COLUMNS(part, is_forward)                                                                            \
+    "SELECT ordinal, name, kind, device, code, nodes, aten, call_order,"                                        \
+    " (SELECT group_concat(p.post_nodes, ', ') FROM provenance p WHERE p.compile"                               \
+    OWN_OR_LINKED ("provenance")                                                                                \
+    " AND p.kernel = k.name AND " is_forward "),"                                                               \
+    " (SELECT group_concat(p.pre_nodes, ', ') FROM provenance p WHERE p.compile"                                \
+    OWN_OR_LINKED ("provenance")                                                                                \
+    " AND p.kernel = k.name AND " is_forward "), " part                                                         \
+    " FROM kernels k WHERE k.compile = ?1 ORDER BY ordinal, id"
+  return query_list (store,
+                     has_v7 (store) ? KERNEL_COLUMNS ("k.part", "k.part IS NULL") : KERNEL_COLUMNS ("NULL", "1"),
+                     compile_row, true, arena, sizeof (fx_store_kernel), kernel_row, (void **) out, n, diag);
+#undef KERNEL_COLUMNS
 }
 
 static void

@@ -2784,6 +2784,84 @@ test_run_upto (void)
   open_demo ();
 }
 
+/* A training trace (torch 2.11, mlp_block on CUDA): its compile shows the Forward/Backward page, the aot_forward and
+   aot_backward tables side by side with the 3 saved values marked in both; a backward node leads to the forward
+   node it came from and its user line; the backward stages list the backward's kernels. A compile without a
+   backward hides the page. */
+static void
+test_training_view (void)
+{
+  g_autofree char *log = fixture ("training/traces/mlp_block-cuda/torch_trace.log");
+  FxwTrainingView *view = FXW_TRAINING_VIEW (fxw_window_get_view (window, "training"));
+  AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (GTK_WIDGET (view), ADW_TYPE_VIEW_STACK));
+  FxwSelection *fw = fxw_training_view_get_forward_selection (view);
+  FxwSelection *bw = fxw_training_view_get_backward_selection (view);
+  FxwNode *node;
+
+  open_path (log);
+  select_row ("[0/0]", "aot_backward");
+  g_assert_true (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
+  g_assert_cmpuint (fxw_training_view_get_n_saved (view), ==, 3);
+  g_assert_cmpuint (fxw_graph_get_n_nodes (fxw_selection_get_graph (fw)), ==, 12);
+  g_assert_cmpuint (fxw_graph_get_n_nodes (fxw_selection_get_graph (bw)), ==, 19);
+  /* saved: primals_3, primals_4, relu, marked on both sides */
+  g_assert_true (fxw_selection_is_highlighted (fw, "relu"));
+  g_assert_true (fxw_selection_is_highlighted (bw, "relu"));
+  g_assert_true (fxw_selection_is_highlighted (bw, "primals_4"));
+  g_assert_false (fxw_selection_is_highlighted (bw, "tangents_1"));
+  g_assert_false (fxw_selection_is_highlighted (fw, "addmm"));
+
+  /* a saved value leads to the forward node computing it */
+  g_assert_true (fxw_selection_select_name (bw, "relu"));
+  fxw_test_pump (50);
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view),
+                            "relu: saved for backward by the forward node relu"));
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "programs.py:13: return self.fc2("));
+  node = fxw_selection_get_node (fw);
+  g_assert_nonnull (node);
+  g_assert_cmpstr (fxw_node_get_name (node), ==, "relu");
+  /* a gradient node, to the forward nodes of its user line (the trace keeps no seq_nr) */
+  g_assert_true (fxw_selection_select_name (bw, "mm_1"));
+  fxw_test_pump (50);
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "mm_1 comes from the forward node(s) permute, "));
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "(same user line)"));
+  /* a forward op the partitioner recomputed in the backward, to that op */
+  g_assert_true (fxw_selection_select_name (bw, "permute_1"));
+  fxw_test_pump (50);
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "permute_1 recomputes the forward node permute_1"));
+  g_assert_cmpstr (fxw_node_get_name (fxw_selection_get_node (fw)), ==, "permute_1");
+  g_assert_true (fxw_selection_select_name (bw, "tangents_1"));
+  fxw_test_pump (50);
+  g_assert_nonnull (strstr (fxw_training_view_get_provenance (view), "the gradient flowing into the backward"));
+  g_assert_true (fxw_selection_select_name (bw, "mm_1"));
+  fxw_window_set_view (window, "training");
+  fxw_test_pump (300);
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "40-training-view"));
+
+  /* the backward's kernels go with the backward stages, the forward's with the others */
+  {
+    FxwKernelsView *kernels = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
+    FxwKernel *k;
+
+    select_row ("[0/0]", "post_grad_backward");
+    g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), ==, 2);
+    fxw_kernels_view_select (kernels, 1);
+    k = fxw_kernels_view_get_selected (kernels);
+    g_assert_cmpstr (fxw_kernel_get_name (k), ==, "triton_per_fused_sum_threshold_backward_1");
+    select_row ("[0/0]", "post_grad");
+    g_assert_cmpuint (fxw_kernels_view_get_n_kernels (kernels), ==, 2);
+    fxw_kernels_view_select (kernels, 0);
+    k = fxw_kernels_view_get_selected (kernels);
+    g_assert_cmpstr (fxw_kernel_get_name (k), ==, "triton_poi_fused_addmm_relu_0");
+  }
+
+  /* the demo's inference compile: no page */
+  open_demo ();
+  select_row ("[0/0]", "dynamo");
+  g_assert_false (adw_view_stack_page_get_visible (adw_view_stack_get_page (stack, GTK_WIDGET (view))));
+  g_assert_cmpuint (fxw_training_view_get_n_saved (view), ==, 0);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -2837,6 +2915,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/guards-user-line", test_guards_user_line);
   g_test_add_func ("/FxwWindow/diff-runs", test_diff_runs);
   g_test_add_func ("/FxwWindow/graph-heat", test_graph_heat);
+  g_test_add_func ("/FxwWindow/training-view", test_training_view);
   /* Last: its toasts stay a few seconds and would show in the other tests' screenshots. */
   g_test_add_func ("/FxwWindow/graph-export", test_graph_export);
   ret = g_test_run ();

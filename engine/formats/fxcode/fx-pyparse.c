@@ -44,6 +44,7 @@ typedef struct
   param *params;
   size_t n_params;
   size_t params_cap;       /* 0: params is exactly n_params long (the signature's array) */
+  size_t n_sig_params;     /* the signature's parameters (the first of params), once leaves were added after them */
   /* After a pytree prologue, the placeholders are its targets in its order (AOT joint graphs flatten
      `primals, tangents` into primals_1, ..., tangents_1); NULL: every parameter in signature order. */
   size_t *leaf_order;
@@ -687,6 +688,16 @@ materialize (fn_ctx *c)
     return fx_py_error (c->p, c->first_leaf,
                         "an annotation without a value must name a parameter (before the first node)");
   c->materialized = true;
+  if (c->leaf_order != NULL)
+    {
+      /* _PyTreeCodeGen: the signature's own parameters, which the prologue flattens */
+      fx_buf args;
+      fx_buf_init (&args);
+      for (size_t k = 0; k < (c->params_cap ? c->n_sig_params : c->n_params); k++)
+        fx_buf_printf (&args, "%s%s", k ? ", " : "", c->params[k].target);
+      c->g->pytree_args = fx_arena_strdup (c->g->arena, args.len ? args.data : "");
+      fx_buf_free (&args);
+    }
   for (size_t k = 0; k < (c->leaf_order ? c->n_leaf_order : c->n_params); k++)
     {
       param *pa = &c->params[c->leaf_order ? c->leaf_order[k] : k];
@@ -978,6 +989,8 @@ add_leaf_param (fn_ctx *c, const fx_expr *name, fx_expr *annot, int *index)
   fx_pyparser *p = c->p;
   const fx_tok *t = expr_tok (p, name);
 
+  if (c->params_cap == 0)
+    c->n_sig_params = c->n_params;
   if (c->n_params + 1 > c->params_cap)
     {
       size_t cap = (c->n_params + 1) * 2;
@@ -1047,7 +1060,17 @@ annotate_param (fn_ctx *c, const fx_expr *target, fx_expr *annot)
     {
       if (c->first_leaf == NULL)
         c->first_leaf = expr_tok (c->p, target);
-      return add_leaf_param (c, target, annot, &index);
+      fx_status st = add_leaf_param (c, target, annot, &index);
+      /* expanded_def: `primals_1: "f32[8]"  # PlainAOTInput(idx=0)`, the leaf's descriptor ends the line */
+      for (size_t i = target->tok_first; st == FX_OK && i < c->p->lx.n_toks; i++)
+        {
+          const fx_tok *t = &c->p->lx.toks[i];
+          if (t->line != expr_tok (c->p, target)->line || t->kind == TK_NEWLINE)
+            break;
+          if (t->kind == TK_COMMENT)
+            c->params[index].desc = t;
+        }
+      return st;
     }
   if (b == NULL || b->param < 0 || c->materialized)
     return fx_py_error (c->p, expr_tok (c->p, target),
@@ -1094,7 +1117,10 @@ parse_small_statement (fn_ctx *c)
           /* _PyTreeCodeGen: return pytree.tree_unflatten((add,), self._out_spec) */
           char *callee = e->kind == E_CALL ? fx_py_dotted_name (p, e->a, p->arena) : NULL;
           if (callee != NULL && strcmp (callee, "pytree.tree_unflatten") == 0 && e->n == 2 && e->n_kw == 0)
-            e = e->items[0];
+            {
+              e = e->items[0];
+              c->g->pytree_out = true;
+            }
           ret_expr = e;
           if ((st = eval_arg (p, c, e, &value)) != FX_OK)
             return st;
@@ -1758,11 +1784,15 @@ static void
 readable_opts (const fx_graph *graph, fx_readable_opts *opts, int depth)
 {
   fx_graph_foreach_node (graph, n)
-    if (n->meta.val.kind == FX_VAL_TENSOR)
-      {
-        opts->include_stride = opts->include_stride || n->meta.val.tensor.strides != NULL;
-        opts->include_device = opts->include_device || n->meta.val.tensor.has_device;
-      }
+    {
+      if (n->meta.val.kind == FX_VAL_TENSOR)
+        {
+          opts->include_stride = opts->include_stride || n->meta.val.tensor.strides != NULL;
+          opts->include_device = opts->include_device || n->meta.val.tensor.has_device;
+        }
+      if ((n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT) && fx_meta_get_extra (&n->meta, "desc"))
+        opts->expanded_def = true;
+    }
   if (depth < 64)
     for (size_t i = 0; i < graph->n_children; i++)
       readable_opts (graph->children[i].graph, opts, depth + 1);
@@ -1773,5 +1803,6 @@ fx_parse_readable_opts (const fx_graph *graph, fx_readable_opts *opts)
 {
   opts->include_stride = false;
   opts->include_device = false;
+  opts->expanded_def = false;
   readable_opts (graph, opts, 0);
 }

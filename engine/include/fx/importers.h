@@ -134,7 +134,8 @@ fx_status fx_parse_ir_dump (const char *text, size_t len, const char *stage, fx_
 
 /* Parses inductor_provenance_tracking_node_mappings (JSON: preToPost, postToPre, cppCodeToPost) and stores one
    provenance row per cppCodeToPost entry with the pre-grad nodes of its post-grad nodes. Bad JSON: FX_ERR_PARSE with
-   nothing stored. *n_rows (may be NULL): rows stored. */
+   nothing stored. Version 2 mappings leave out the maps a graph has no entries for (a backward compile's is just
+   {"version": 2.0}): no rows. store NULL: only checks. *n_rows (may be NULL): rows stored (or found). */
 fx_status fx_import_provenance (fx_store *store, int64_t compile_row, const char *json, size_t len, int64_t *n_rows,
                                 fx_diag *diag);
 

@@ -459,6 +459,11 @@ struct fx_graph
   fx_input_spec *inputs;
   size_t n_inputs;
   const char *source_file;    /* where it was parsed from, or NULL */
+  /* _PyTreeCodeGen (AOT joint graphs): the forward's own parameters ("primals, tangents"), flattened into the
+     placeholders by `fx_pytree.tree_flatten_spec`; pytree_out: the return goes through `pytree.tree_unflatten`.
+     NULL / false: plain CodeGen. print_readable with expanded_def prints them as PyTorch does. */
+  const char *pytree_args;
+  bool pytree_out;
 };
 
 #define fx_graph_foreach_node(g, n) for (fx_node *n = (g)->first; n != NULL; n = n->next)
@@ -543,6 +548,9 @@ typedef struct fx_readable_opts
   bool include_stride;
   bool include_device;
   bool print_output; /* unused by the printer; callers decide whether to print */
+  /* print_readable(expanded_def=True), as AOT autograd logs its graphs since PyTorch 2.9: one parameter a line with
+     its `# PlainAOTInput(idx=0)` descriptor (meta "desc"), and a returned tuple one value a line with its own */
+  bool expanded_def;
 } fx_readable_opts;
 
 /* GraphModule.print_readable, children appended recursively. */

@@ -31,7 +31,8 @@ fx_status fx_parse_fx_file (const char *path, fx_graph **out, fx_diag *diag);
    The rest of a repro.py (imports, config lines, `if __name__ == '__main__':`) is skipped unexecuted. */
 
 /* The print_readable options a parsed text was printed with, read back from its tensor annotations:
-   include_stride when any annotation had strides, include_device when any had a device. */
+   include_stride when any annotation had strides, include_device when any had a device, expanded_def when a
+   parameter or the return carried an AOT descriptor comment (meta "desc"). */
 void fx_parse_readable_opts (const fx_graph *graph, fx_readable_opts *opts);
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the schema changes; fx_store_open migrates older files up to it. */
-#define FX_STORE_SCHEMA_VERSION 6
+#define FX_STORE_SCHEMA_VERSION 7
 
 typedef struct fx_store fx_store;
 
@@ -105,7 +105,11 @@ fx_status fx_store_update_compile (fx_store *store, int64_t compile_row, const f
 
 /* Graph stages: "dynamo", "aot_forward", "aot_backward", "aot_inference", "aot_joint", "pre_grad", "post_grad",
    "inductor_transformed", "user", "minified", or a raw artifact name (e.g. "before_post_grad_graph").
-   graph may be NULL (text did not parse); text is the original text. */
+   graph may be NULL (text did not parse); text is the original text.
+   A training compile (one with an "aot_backward" graph) is compiled twice by Inductor: the stages and artifacts of
+   its backward compile carry FX_BACKWARD_SUFFIX ("post_grad_backward", "runnable_backward",
+   "inductor_output_code_backward"); its backward kernels follow the forward's (ordinals after theirs). */
+#define FX_BACKWARD_SUFFIX "_backward"
 fx_status fx_store_add_graph (fx_store *store, int64_t compile_row, const char *stage, const fx_graph *graph,
                               const char *text, int64_t *id, fx_diag *diag);
 fx_status fx_store_add_guard (fx_store *store, int64_t compile_row, const char *kind, const char *source,
@@ -267,6 +271,7 @@ typedef struct fx_store_compile
   double start_time, entire_frame_compile_s, backend_compile_s, inductor_compile_s;
   int graph_op_count, guard_count;
   int n_graphs, n_kernels, n_guards, n_breaks, n_failures;
+  bool training;             /* it has an aot_backward graph (see FX_BACKWARD_SUFFIX) */
   /* Schema 4: the compile linked to this one, by its compile id ("0/1") for a debug-folder compile, by its folder
      name ("model__3_inference_3.3") for a trace compile; NULL when none. */
   const char *linked;
@@ -319,9 +324,14 @@ typedef struct fx_store_kernel
   const char *name, *kind, *device, *code, *nodes, *aten;
   /* Schema 4: from the provenance mappings (over all launches, duplicates removed); NULL when none. */
   const char *post_nodes, *pre_nodes;
+  /* Schema 7: "backward" for a kernel of a training compile's backward Inductor compile; NULL otherwise. */
+  const char *part;
 } fx_store_kernel;
 fx_status fx_store_list_kernels (fx_store *store, int64_t compile_row, fx_arena *arena, fx_store_kernel **out,
                                  size_t *n, fx_diag *diag);
+/* Marks the compile's kernels from first_ordinal on as of part ("backward"). */
+fx_status fx_store_set_kernels_part (fx_store *store, int64_t compile_row, int first_ordinal, const char *part,
+                                     fx_diag *diag);
 
 typedef struct fx_store_fusion_group
 {

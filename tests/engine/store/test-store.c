@@ -261,11 +261,12 @@ test_migration (void)
                                  " ON DELETE CASCADE, backend TEXT NOT NULL, mode TEXT, options TEXT, device TEXT,"
                                  " compile_ms REAL, run_ms_median REAL, run_ms_min REAL, run_ms_max REAL,"
                                  " peak_bytes INTEGER, accuracy REAL, error TEXT, created REAL);"
-                                 " PRAGMA user_version = 1", NULL, NULL, NULL), ==, SQLITE_OK);
+                                 " ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 1", NULL, NULL, NULL),
+                   ==, SQLITE_OK);
   sqlite3_close (db);
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 6);
-  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 6);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 7);
+  g_assert_cmpint (FX_STORE_SCHEMA_VERSION, ==, 7);
   /* The v4 tables are back and usable on the migrated file. */
   fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
@@ -490,7 +491,8 @@ test_readonly_v3 (void)
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "DROP TABLE ir_nodes; DROP TABLE provenance; DROP TABLE shape_events;"
-                                 " DROP TABLE output_codes; DROP TABLE compile_links; PRAGMA user_version = 3",
+                                 " DROP TABLE output_codes; DROP TABLE compile_links;"
+                                 " ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 3",
                                  NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   fx_diag diag;
@@ -885,19 +887,26 @@ test_run_outputs (void)
   remove_workspace (path);
 }
 
-/* Makes path a schema-5 workspace with one run, as a build before run outputs wrote it. */
+/* Makes path a workspace with the sample (write_sample), then runs sql on it: what an older build wrote. */
 static void
-make_v5 (const char *path)
+make_older (const char *path, const char *sql)
 {
   fx_store *store = open_ok (path);
   write_sample (store, "h1", 0);
   fx_store_close (store);
   sqlite3 *db = NULL;
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_exec (db, "DROP TABLE run_outputs; ALTER TABLE runs DROP COLUMN inputs;"
-                                 " ALTER TABLE runs DROP COLUMN inputs_hash; ALTER TABLE runs DROP COLUMN n_outputs;"
-                                 " PRAGMA user_version = 5", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
+}
+
+/* Makes path a schema-5 workspace with one run, as a build before run outputs wrote it. */
+static void
+make_v5 (const char *path)
+{
+  make_older (path, "DROP TABLE run_outputs; ALTER TABLE runs DROP COLUMN inputs;"
+              " ALTER TABLE runs DROP COLUMN inputs_hash; ALTER TABLE runs DROP COLUMN n_outputs;"
+              " ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 5");
 }
 
 /* A schema-5 workspace opens read-only as it is (its runs have no outputs), and a writable open migrates it: its
@@ -986,7 +995,7 @@ test_migration_v6 (void)
   sqlite3_close (db);
 
   store = open_ok (path);
-  g_assert_cmpint (fx_store_schema_version (store), ==, 6);
+  g_assert_cmpint (fx_store_schema_version (store), ==, FX_STORE_SCHEMA_VERSION);
   g_assert_cmpint (fx_store_list_all_runs (store, arena, &runs, &n, NULL), ==, FX_OK);
   g_assert_cmpuint (n, ==, 1);
   g_assert_cmpint (runs[0].n_outputs, ==, -1);
@@ -1008,6 +1017,39 @@ test_migration_v6 (void)
   remove_workspace (path);
 }
 
+/* A schema-6 workspace (kernels without their part) lists its kernels read-only, none of a part; a writable open
+   migrates it to 7, and a backward's kernels are marked. */
+static void
+test_kernel_part_v6 (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = NULL;
+  make_older (path, "ALTER TABLE kernels DROP COLUMN part; PRAGMA user_version = 6");
+  fx_arena *arena = fx_arena_new ();
+  fx_store_kernel *k = NULL;
+  size_t n = 0;
+  int64_t c = 0;
+  g_assert_cmpint (fx_store_open_readonly (path, &store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 6);
+  g_assert_cmpint (fx_store_find_compile (store, "0/1", &c, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_list_kernels (store, c, arena, &k, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_null (k[0].part);
+  fx_store_close (store);
+  store = open_ok (path);
+  g_assert_cmpint (fx_store_schema_version (store), ==, 7);
+  g_assert_cmpint (fx_store_add_kernel (store, c, 1, 0, "triton_per_fused_sum_0", "triton", "cuda", "def k(): pass",
+                                        "sum_1", "aten.sum", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_set_kernels_part (store, c, 1, "backward", NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_list_kernels (store, c, arena, &k, &n, NULL), ==, FX_OK);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_null (k[0].part);
+  g_assert_cmpstr (k[1].part, ==, "backward");
+  fx_store_close (store);
+  fx_arena_free (arena);
+  remove_workspace (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1026,6 +1068,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/incomplete-run", test_incomplete_run);
   g_test_add_func ("/store/run-outputs", test_run_outputs);
   g_test_add_func ("/store/migration-v6", test_migration_v6);
+  g_test_add_func ("/store/kernel-part-v6", test_kernel_part_v6);
   g_test_add_func ("/store/scratch", test_scratch);
   return g_test_run ();
 }
