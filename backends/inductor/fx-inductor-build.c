@@ -293,7 +293,7 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
   /* -fno-trapping-math -fno-math-errno (as Inductor's C++ flags have them, from its -ffast-math less the unsafe
      parts): nothing reads the FP exception flags or errno, and with them gcc may not if-convert a select around a
      comparison or a math call, so such loops stayed scalar. */
-  const char *flags[] = { "-O2", "-fvect-cost-model=dynamic", "-fno-trapping-math", "-fno-math-errno", "-fPIC",
+  const char *flags[] = { "-O2", "-fvect-cost-model=dynamic", "-fno-trapping-math", "-fno-math-errno", "-ffp-contract=off", "-fPIC",
                           "-shared", "-std=gnu11", march,
                           "-fno-strict-aliasing", "-fwrapv",
                           "-fno-builtin-sin", "-fno-builtin-sinf", "-fno-builtin-cos", "-fno-builtin-cosf",

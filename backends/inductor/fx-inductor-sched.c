@@ -553,6 +553,11 @@ ind_schedule (ind_program *p, fx_diag *diag)
       p->bufs[p->views[p->outputs[k]].buf].stored = true;
   /* buffer reuse: computed, stored, non-output buffers share slots once their last reader has run */
   int *slot_free = calloc ((size_t) p->n_bufs + 1, sizeof (int));
+  /* the group whose buffer took a slot in place: one slot is written over once per kernel (two outputs of one
+     kernel over the same dead input would share memory) */
+  int *slot_inplace_group = malloc (((size_t) p->n_bufs + 1) * sizeof (int));
+  for (int s = 0; s <= p->n_bufs; s++)
+    slot_inplace_group[s] = -1;
   p->slot_bytes = calloc ((size_t) p->n_bufs + 1, sizeof (int64_t));
   p->n_slots = 0;
   for (int g = 0; g < p->n_groups; g++)
@@ -574,9 +579,10 @@ ind_schedule (ind_program *p, fx_diag *diag)
              buffer is written at, by nodes that run before the write */
           for (int a = 0; a < p->n_bufs && best < 0; a++)
             if (p->bufs[a].slot >= 0 && !slot_free[p->bufs[a].slot] && p->slot_bytes[p->bufs[a].slot] >= need
-                && inplace_ok (p, g, a, b))
+                && slot_inplace_group[p->bufs[a].slot] != g && inplace_ok (p, g, a, b))
               {
                 best = p->bufs[a].slot;
+                slot_inplace_group[best] = g;
                 fx_buf_printf (&p->fusion_log, "inplace: buf%d is written over buf%d (slot %d)\n", b, a, best);
                 slot_free[best] = 1;   /* taken below */
               }
@@ -603,6 +609,7 @@ ind_schedule (ind_program *p, fx_diag *diag)
     }
   /* never-read, non-output computed buffers still need somewhere to go when stored: none are stored */
   free (slot_free);
+  free (slot_inplace_group);
   name_groups (p);
   return FX_OK;
 }
