@@ -1,4 +1,5 @@
-/* fxw-run-dialog.c: Run & Compare: a matrix of backend × mode × options, run by `fxwb compare` in the background. */
+/* fxw-run-dialog.c: Run & Compare: a matrix of backend × mode × options, run by `fxwb compare` in the background;
+   with Training, each column runs training steps (forward, backward, optimizer update: `fxwb compare --train`). */
 #include "fx-config.h"
 
 #include "fxw-run-dialog.h"
@@ -32,6 +33,9 @@ struct _FxwRunDialog
   char *upto;                  /* run the graph up to this node (fxwb compare --upto); NULL: the whole graph */
   GPtrArray *columns;         /* Column */
   GtkWidget *repeat;          /* GtkSpinButton */
+  GtkWidget *train;           /* GtkCheckButton: fxwb compare --train */
+  GtkWidget *steps;           /* GtkSpinButton: --steps */
+  GtkWidget *optimizer;       /* GtkDropDown: --optimizer sgd | adam */
   GtkWidget *run_button, *cancel_button, *progress, *log_label, *status;
   GtkWidget *matrix;          /* the grid, insensitive while running */
 
@@ -173,7 +177,11 @@ finish (FxwRunDialog *self)
 
   set_running (self, FALSE);
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), self->cancelled ? 0.0 : 1.0);
-  if (self->cancelled)
+  if (fxw_run_dialog_get_training (self))
+    text = g_strdup (self->cancelled ? _("Cancelled.")
+                     : self->all_ok ? _("Done: every column's gradients match the reference (training runs are not stored)")
+                                    : _("Done, with failures (see below)"));
+  else if (self->cancelled)
     text = g_strdup (_("Cancelled. The columns that finished are stored."));
   else if (self->all_ok)
     text = g_strdup_printf (_("Done: %u columns stored in %s"), self->columns_to_run->len, self->workspace);
@@ -183,14 +191,15 @@ finish (FxwRunDialog *self)
   g_signal_emit (self, signals[FINISHED], 0, self->all_ok && !self->cancelled);
 }
 
-/* The table rows of fxwb's output and its errors, without the header lines. */
+/* The table rows of fxwb's output and its errors, without the header lines (a training table keeps its column
+   header: which time is the forward's and which the backward's). */
 static void
-append_output (GString *log, const char *out)
+append_output (GString *log, const char *out, gboolean keep_header)
 {
   g_auto(GStrv) lines = g_strsplit (out != NULL ? out : "", "\n", -1);
 
   for (guint i = 0; lines[i] != NULL; i++)
-    if (*lines[i] && !g_str_has_prefix (lines[i], "graph: ") && !g_str_has_prefix (lines[i], "backend "))
+    if (*lines[i] && !g_str_has_prefix (lines[i], "graph: ") && (keep_header || !g_str_has_prefix (lines[i], "backend ")))
       g_string_append_printf (log, "    %s\n", lines[i]);
 }
 
@@ -222,7 +231,7 @@ column_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
                                 g_subprocess_get_term_sig (G_SUBPROCESS (source)));
       else
         g_string_append_printf (self->log, _("%s: fxwb exited with status %d\n"), label, status);
-      append_output (self->log, out);
+      append_output (self->log, out, fxw_run_dialog_get_training (self));
       self->all_ok &= status == 0;
     }
   g_clear_object (&self->proc);
@@ -269,6 +278,13 @@ run_next (FxwRunDialog *self)
   g_ptr_array_add (argv, g_strdup (g_ptr_array_index (self->columns_to_run, self->current)));
   g_ptr_array_add (argv, g_strdup ("--kernels"));
   g_ptr_array_add (argv, g_strdup_printf ("--repeat=%d", repeat));
+  if (fxw_run_dialog_get_training (self))
+    {
+      g_ptr_array_add (argv, g_strdup ("--train"));
+      g_ptr_array_add (argv, g_strdup_printf ("--steps=%d", gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->steps))));
+      g_ptr_array_add (argv, g_strdup (gtk_drop_down_get_selected (GTK_DROP_DOWN (self->optimizer)) == 1
+                                       ? "--optimizer=adam" : "--optimizer=sgd"));
+    }
   /* A workspace compile stores its runs into its own workspace; a file's go to the one chosen for it. */
   if (self->stage == NULL)
     {
@@ -537,6 +553,17 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->repeat), 10);
   gtk_box_append (GTK_BOX (repeat_box), gtk_label_new (_("Timed calls")));
   gtk_box_append (GTK_BOX (repeat_box), self->repeat);
+  /* Training: forward and backward timed apart, the gradients checked at every step */
+  self->train = gtk_check_button_new_with_label (_("Training steps (forward, backward, optimizer)"));
+  gtk_widget_set_margin_start (self->train, 24);
+  self->steps = gtk_spin_button_new_with_range (1, 1000, 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->steps), 3);
+  self->optimizer = gtk_drop_down_new_from_strings ((const char *[]) { "SGD", "Adam", NULL });
+  gtk_box_append (GTK_BOX (repeat_box), self->train);
+  gtk_box_append (GTK_BOX (repeat_box), self->steps);
+  gtk_box_append (GTK_BOX (repeat_box), self->optimizer);
+  g_object_bind_property (self->train, "active", self->steps, "sensitive", G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->train, "active", self->optimizer, "sensitive", G_BINDING_SYNC_CREATE);
   gtk_box_append (GTK_BOX (self->matrix), repeat_box);
   gtk_box_append (GTK_BOX (body), self->matrix);
 
@@ -611,6 +638,23 @@ void
 fxw_run_dialog_set_repeat (FxwRunDialog *self, int repeat)
 {
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->repeat), repeat);
+}
+
+/* Training steps instead of inference calls: steps >= 1, optimizer "sgd" or "adam". */
+void
+fxw_run_dialog_set_training (FxwRunDialog *self, gboolean training, int steps, const char *optimizer)
+{
+  g_return_if_fail (FXW_IS_RUN_DIALOG (self));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->train), training);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->steps), steps);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->optimizer), g_strcmp0 (optimizer, "adam") == 0 ? 1 : 0);
+}
+
+gboolean
+fxw_run_dialog_get_training (FxwRunDialog *self)
+{
+  g_return_val_if_fail (FXW_IS_RUN_DIALOG (self), FALSE);
+  return gtk_check_button_get_active (GTK_CHECK_BUTTON (self->train));
 }
 
 gboolean

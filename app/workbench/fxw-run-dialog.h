@@ -34,6 +34,11 @@ void          fxw_run_dialog_set_repeat     (FxwRunDialog *self,
 gboolean      fxw_run_dialog_start          (FxwRunDialog *self,
                                              GError      **error);
 void          fxw_run_dialog_cancel         (FxwRunDialog *self);
+void          fxw_run_dialog_set_training   (FxwRunDialog *self,
+                                             gboolean      training,
+                                             int           steps,
+                                             const char   *optimizer);
+gboolean      fxw_run_dialog_get_training   (FxwRunDialog *self);
 gboolean      fxw_run_dialog_get_running    (FxwRunDialog *self);
 double        fxw_run_dialog_get_progress   (FxwRunDialog *self);
 /* The log of the runs so far: one line per column with its outcome, and fxwb's errors. */

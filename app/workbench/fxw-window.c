@@ -1561,6 +1561,10 @@ run_dialog_finished_cb (FxwWindow *self, gboolean ok, FxwRunDialog *dialog)
   g_autoptr(GFile) file = g_file_new_for_path (fxw_run_dialog_get_workspace (dialog));
   FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
 
+  /* training runs are not stored: the dialog's log is the result, the workspace did not change */
+  if (fxw_run_dialog_get_training (dialog))
+    return;
+
   /* Reopen the workspace the runs went to, on the same compile and stage, in the Compare view. */
   g_free (self->pending_compile);
   g_free (self->pending_stage);

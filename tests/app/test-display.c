@@ -1392,6 +1392,44 @@ test_run_compare (void)
   open_demo ();
 }
 
+/* Run & Compare with Training: each column runs training steps through fxwb compare --train (forward and
+   backward timed apart, every step's gradients checked); nothing is stored, so the dialog stays with its log. */
+static void
+test_run_training (void)
+{
+  g_autofree char *path = fixture ("training/graphs/layernorm_gelu.min_cut.joint.py");
+  FxwRunDialog *dialog;
+  g_autoptr(GError) error = NULL;
+  const char *log;
+
+  open_path (path);
+  g_assert_true (has_graph (window));
+  dialog = g_object_ref (fxw_window_run_compare (window));
+  g_assert_true (fxw_run_dialog_set_column (dialog, "eager", TRUE, NULL, NULL));
+  g_assert_true (fxw_run_dialog_set_column (dialog, "aot_eager", FALSE, NULL, NULL));
+  g_assert_true (fxw_run_dialog_set_column (dialog, "inductor", TRUE, NULL, NULL));
+  fxw_run_dialog_set_repeat (dialog, 1);
+  fxw_run_dialog_set_training (dialog, TRUE, 2, "adam");
+  g_assert_true (fxw_run_dialog_get_training (dialog));
+  g_assert_true (fxw_run_dialog_start (dialog, &error));
+  g_assert_no_error (error);
+  g_assert_true (fxw_test_wait (run_done, dialog, 180));
+  log = fxw_run_dialog_get_log (dialog);
+  g_test_message ("%s", log);
+  g_assert_nonnull (strstr (log, "training: 2 steps, adam"));
+  g_assert_nonnull (strstr (log, "forward ms"));
+  g_assert_nonnull (strstr (log, "backward ms"));
+  g_assert_nonnull (strstr (log, "inductor: ran, matches the reference"));
+  g_assert_null (strstr (log, "FAIL"));
+  /* not stored: the dialog stays open on its log */
+  fxw_test_pump (200);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_free (fxw_test_screenshot (GTK_WIDGET (dialog), "41-run-training"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+  open_demo ();
+}
+
 static gboolean
 report_written (gpointer data)
 {
@@ -2892,6 +2930,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/demo-guards", test_demo_guards);
   g_test_add_func ("/FxwWindow/breaks-and-recompiles", test_breaks_and_recompiles);
   g_test_add_func ("/FxwWindow/run-compare", test_run_compare);
+  g_test_add_func ("/FxwWindow/run-training", test_run_training);
   g_test_add_func ("/FxwWindow/run-upto", test_run_upto);
   g_test_add_func ("/FxwWindow/follow-trace", test_follow_trace);
   g_test_add_func ("/FxwWindow/kernels-view", test_kernels_view);
