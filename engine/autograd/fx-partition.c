@@ -262,7 +262,9 @@ min_cut (part_ctx *c)
         ok = ok && fx_flow_add_edge (f, in, sink, INFINITY);
         continue;
       }
-    c->ban[n->id] = ban_recomputation (c, n);
+    /* only what the forward outputs need is banned from recomputation (PyTorch: "we only need to ban nodes in
+       the fw pass"): a node the backward alone reads (nll_loss's scatter of the targets) is recomputed there */
+    c->ban[n->id] = c->fw[n->id] ? ban_recomputation (c, n) : BAN_NONE;
     if (n->op == FX_OP_PLACEHOLDER || c->ban[n->id] != BAN_NONE)
       ok = ok && fx_flow_add_edge (f, src, in, INFINITY);
     ok = ok && fx_flow_add_edge (f, in, out, node_weight (c, n));

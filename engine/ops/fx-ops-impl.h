@@ -28,6 +28,8 @@ fx_status fx_kernel_linear (fx_op_call *call);
 fx_status fx_kernel_convolution (fx_op_call *call);
 fx_status fx_kernel_pool2d (fx_op_call *call);
 fx_status fx_kernel_indexing (fx_op_call *call);
+fx_status fx_meta_scatter (fx_op_call *call);
+fx_status fx_kernel_scatter (fx_op_call *call);
 fx_status fx_kernel_index_tensor (fx_op_call *call);
 fx_status fx_kernel_cat (fx_op_call *call);
 fx_status fx_kernel_pad (fx_op_call *call);

@@ -832,6 +832,77 @@ fx_kernel_indexing (fx_op_call *call)
   return FX_OK;
 }
 
+/* scatter.value / scatter.src: a copy of self where out[..., index[i], ...] (along dim) = value or src[i] for every
+   position i of index (PyTorch's nll_loss_backward decomposes into it). */
+fx_status
+fx_meta_scatter (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  int64_t d = call->args[1].u.i;
+  if (!fx_norm_dim (call, &d, x->ndim))
+    return FX_ERR_INVALID;
+  fx_tensor *idx = fx_arg_tensor (call, 2);
+  if (!fx_dtype_is_integral (idx->dtype, false))
+    return fx_op_error (call, FX_ERR_INVALID, "scatter(): Expected dtype int64 for index");
+  if (idx->ndim != x->ndim && !(x->ndim == 0 && idx->ndim <= 1))
+    return fx_op_error (call, FX_ERR_INVALID, "Index tensor must have the same number of dimensions as self tensor");
+  const fx_tensor *src = call->op->id == FX_OP_SCATTER_SRC ? fx_arg_tensor (call, 3) : NULL;
+  for (int k = 0; k < idx->ndim; k++)
+    if ((k != d && idx->sizes[k] > x->sizes[k]) || (src && (src->ndim != idx->ndim || idx->sizes[k] > src->sizes[k])))
+      return fx_op_error (call, FX_ERR_INVALID,
+                          "Expected index [...] to be smaller than self [...] apart from dimension %lld and to be "
+                          "smaller size than src [...]", (long long) d);
+  fx_out_meta (call, 0, x->dtype, x->ndim, x->sizes);
+  return FX_OK;
+}
+
+fx_status
+fx_kernel_scatter (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  fx_tensor *o = call->outs[0].u.t;
+  fx_status st = fx_tensor_copy_into (o, x, call->diag);
+  if (st != FX_OK)
+    return st;
+  int64_t d = call->args[1].u.i;
+  fx_norm_dim (call, &d, x->ndim);
+  fx_tensor *idx = fx_arg_tensor (call, 2);
+  const fx_tensor *src = call->op->id == FX_OP_SCATTER_SRC ? fx_arg_tensor (call, 3) : NULL;
+  double value = src ? 0 : fx_value_as_f64 (&call->args[3]);
+  int64_t n = fx_tensor_numel (idx), len = x->ndim ? x->sizes[d] : 1;
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t coord[FX_TENSOR_MAX_DIMS], rem = i, src_flat = 0, src_stride = 1;
+      for (int k = idx->ndim - 1; k >= 0; k--)
+        {
+          coord[k] = rem % idx->sizes[k];
+          rem /= idx->sizes[k];
+        }
+      int64_t j = fx_tensor_get_i64 (idx, i);
+      if (j < 0 || j >= len)   /* as gather, and unlike index_select, no negative index */
+        return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
+                            (long long) j, (long long) d, (long long) len);
+      int64_t out_flat = 0, out_stride = 1;
+      for (int k = x->ndim - 1; k >= 0; k--)
+        {
+          out_flat += (k == d ? j : coord[k]) * out_stride;
+          out_stride *= x->sizes[k];
+        }
+      if (src)
+        {
+          for (int k = src->ndim - 1; k >= 0; k--)
+            {
+              src_flat += coord[k] * src_stride;
+              src_stride *= src->sizes[k];
+            }
+          fx_tensor_set_f64 (o, out_flat, fx_tensor_get_f64 (src, src_flat));
+        }
+      else
+        fx_tensor_set_f64 (o, out_flat, value);
+    }
+  return FX_OK;
+}
+
 /* index.Tensor: advanced indexing with index tensors on leading consecutive dims (None entries keep a dim). */
 fx_status
 fx_meta_index_tensor (fx_op_call *call)

@@ -85,6 +85,8 @@ static const op_sample samples[] = {
   { "aten.embedding.default", "w: \"f32[16, 8][8, 1]cpu\"" IDX ("[4, 5][5, 1]"), "w, i" },
   { "aten.gather.default", X IDX ("[8, 4][4, 1]"), "x, 1, i" },
   { "aten.index_select.default", "x: \"f32[16, 8][8, 1]cpu\"" IDX ("[5][1]"), "x, 0, i" },
+  { "aten.scatter.value", X IDX ("[8, 4][4, 1]"), "x, 1, i, 0.5" },
+  { "aten.scatter.src", X IDX ("[8, 4][4, 1]") ", s: \"f32[8, 4][4, 1]cpu\"", "x, 1, i, s" },
   { "aten.index.Tensor", "x: \"f32[16, 8][8, 1]cpu\"" IDX ("[5][1]"), "x, [i]" },
   { "aten.view.default", X, "x, [16, 8]" },
   { "aten.reshape.default", X, "x, [16, 8]" },

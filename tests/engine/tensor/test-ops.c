@@ -206,6 +206,9 @@ static const op_case cases[] = {
   { "aten.embedding.default", { "T:f32:10,4", "T:i64:3,2:i" } },
   { "aten.gather.default", { "T:f32:4,5", "i:1", "T:i64:4,3:i" } },
   { "aten.index_select.default", { "T:f32:4,5", "i:0", "T:i64:3:i" } },
+  { "aten.scatter.value", { "T:f32:4,16", "i:1", "T:i64:4,3", "f:0.5" } },
+  { "aten.scatter.src", { "T:f32:4,16", "i:1", "T:i64:4,3", "T:f32:4,3" } },
+  { "aten.scatter.src", { "T:f32:4,5", "i:1", "T:i64:4,3:i", "T:f32:4,3" } },   /* negative indices: both refuse */
   { "aten.index.Tensor", { "T:f32:4,5", "L:T:i64:3:i" } },
   { "aten.view.default", { "T:f32:4,6", "L:2,-1,3" }, true },
   { "aten.reshape.default", { "T:f32:4,6:t", "L:24" }, true },
