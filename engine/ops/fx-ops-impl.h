@@ -28,6 +28,17 @@ fx_status fx_kernel_linear (fx_op_call *call);
 fx_status fx_kernel_convolution (fx_op_call *call);
 fx_status fx_kernel_pool2d (fx_op_call *call);
 fx_status fx_kernel_indexing (fx_op_call *call);
+/* The coordinates of row-major position flat in a tensor of these sizes. */
+static inline void
+fx_unravel (const int64_t *sizes, int ndim, int64_t flat, int64_t *coord)
+{
+  for (int k = ndim - 1; k >= 0; k--)
+    {
+      coord[k] = flat % sizes[k];
+      flat /= sizes[k];
+    }
+}
+
 fx_status fx_meta_scatter (fx_op_call *call);
 fx_status fx_kernel_scatter (fx_op_call *call);
 fx_status fx_kernel_index_tensor (fx_op_call *call);

@@ -812,12 +812,8 @@ fx_kernel_indexing (fx_op_call *call)
   for (int64_t i = 0; i < n; i++)
     {
       /* decompose the output index; replace the coordinate along d */
-      int64_t coord[FX_TENSOR_MAX_DIMS], rem = i;
-      for (int k = o->ndim - 1; k >= 0; k--)
-        {
-          coord[k] = rem % o->sizes[k];
-          rem /= o->sizes[k];
-        }
+      int64_t coord[FX_TENSOR_MAX_DIMS];
+      fx_unravel (o->sizes, o->ndim, i, coord);
       int64_t j = id == FX_OP_GATHER ? fx_tensor_get_i64 (idx, i) : fx_tensor_get_i64 (idx, x->ndim ? coord[d] : 0);
       if (j < (id == FX_OP_GATHER ? 0 : -len) || j >= len)
         return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
@@ -872,12 +868,8 @@ fx_kernel_scatter (fx_op_call *call)
   int64_t n = fx_tensor_numel (idx), len = x->ndim ? x->sizes[d] : 1;
   for (int64_t i = 0; i < n; i++)
     {
-      int64_t coord[FX_TENSOR_MAX_DIMS], rem = i, src_flat = 0, src_stride = 1;
-      for (int k = idx->ndim - 1; k >= 0; k--)
-        {
-          coord[k] = rem % idx->sizes[k];
-          rem /= idx->sizes[k];
-        }
+      int64_t coord[FX_TENSOR_MAX_DIMS], src_flat = 0, src_stride = 1;
+      fx_unravel (idx->sizes, idx->ndim, i, coord);
       int64_t j = fx_tensor_get_i64 (idx, i);
       if (j < 0 || j >= len)   /* as gather, and unlike index_select, no negative index */
         return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
@@ -973,12 +965,8 @@ fx_kernel_index_tensor (fx_op_call *call)
   int64_t n = fx_tensor_numel (o);
   for (int64_t i = 0; i < n; i++)
     {
-      int64_t coord[FX_TENSOR_MAX_DIMS], rem = i;
-      for (int k = o->ndim - 1; k >= 0; k--)
-        {
-          coord[k] = rem % o->sizes[k];
-          rem /= o->sizes[k];
-        }
+      int64_t coord[FX_TENSOR_MAX_DIMS];
+      fx_unravel (o->sizes, o->ndim, i, coord);
       int64_t off = x->offset;
       for (int k = 0; k < first; k++)
         off += coord[k] * x->strides[k];
