@@ -149,8 +149,11 @@ def norm_reason(r):
 
 
 def norm_guard(g):
-    """A guard failure without the frame/compile prefix and the values, e.g. "tensor 'x' size mismatch at index 0"."""
+    """A guard failure without the frame/compile prefix and the values, e.g. "tensor 'x' size mismatch at index 0",
+    and with the user line's file as its base name (Dynamo shortens it against torch's folder, which differs from
+    machine to machine: "ork/main/tools/.../p02.py:3 in fn")."""
     g = re.sub(r"^\d+/\d+: ", "", g)
+    g = re.sub(r"# \S*/([^/\s]+:\d+ in \w+)$", r"# \1", g)
     return re.sub(r"\. expected \d+, actual \d+", "", g)
 
 
