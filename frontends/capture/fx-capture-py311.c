@@ -163,6 +163,8 @@ typedef struct frame
   int line;
   int depth;
   var *self_module;       /* the nn.Module whose forward this is, or NULL */
+  var *yields;            /* an inlined generator: the list of the values it yields (run to its end, as
+                             list(gen) would), or NULL */
 } frame;
 
 typedef struct tracer
@@ -1803,7 +1805,7 @@ seq_of (tracer *tr, bool is_list, size_t n)
    Dynamo's BuiltinVariable does for ListVariable/TupleVariable. A sequence of constants is materialized and the
    builtin runs on it. *handled is false when the call is not one of these. */
 static var *
-seq_builtin (tracer *tr, PyObject *fn, var **args, size_t nargs, bool *handled)
+seq_builtin (tracer *tr, frame *f, PyObject *fn, var **args, size_t nargs, bool *handled)
 {
   bool any_seq = false;
   for (size_t i = 0; i < nargs; i++)
@@ -1871,6 +1873,20 @@ seq_builtin (tracer *tr, PyObject *fn, var **args, size_t nargs, bool *handled)
       for (size_t i = 0; i < s0->n; i++)
         v->items[v->n++] = s0->items[name[0] == 'r' ? s0->n - 1 - i : i];
       return v;
+    }
+  if (strcmp (name, "sum") == 0 && (nargs == 1 || nargs == 2) && s0->kind == V_SEQ)
+    {
+      /* sum(seq, start=0): start + seq[0] + seq[1] ..., each an add as Python does it */
+      *handled = true;
+      PyObject *zero = PyLong_FromLong (0);
+      var *acc = nargs == 2 ? args[1] : const_var (tr, zero);
+      Py_DECREF (zero);
+      for (size_t i = 0; acc && i < s0->n; i++)
+        {
+          var *pair[2] = { acc, s0->items[i] };
+          acc = call_operator (tr, f, "add", pair, 2);
+        }
+      return acc;
     }
   if (strcmp (name, "enumerate") == 0 && (nargs == 1 || (nargs == 2 && args[1]->kind == V_CONST && PyLong_Check (args[1]->obj)))
       && s0->kind == V_SEQ)
@@ -2041,7 +2057,7 @@ inline_function_ex (tracer *tr, frame *f, PyObject *func, var **args, size_t nar
       fail (tr, 1, "Unsupported function call\n  Explanation: inlining too deep (recursion)");
       return NULL;
     }
-  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARKEYWORDS))
+  if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_VARKEYWORDS))
     {
       fail (tr, 1, "Unsupported function call\n  Explanation: cannot inline %s (generator, coroutine or *args)",
             PyUnicode_AsUTF8 (co->co_name));
@@ -2056,6 +2072,14 @@ inline_function_ex (tracer *tr, frame *f, PyObject *func, var **args, size_t nar
   nf.locals = calloc (nf.nlocals + 1, sizeof (var *));
   nf.depth = f->depth + 1;
   nf.self_module = self_module;
+  if (co->co_flags & CO_GENERATOR)
+    {
+      /* a generator called while tracing runs to its end at the call: its values, as Dynamo's inlined generator
+         materializes them for sum(), list() or a for loop */
+      nf.yields = var_new (tr, V_SEQ, NULL);
+      nf.yields->is_list = true;
+      nf.yields->items = malloc (sizeof (var *));
+    }
   /* free variables: the cells of a function made while tracing, or the real closure's */
   if (cells)
     for (int k = 0; k < co->co_nfreevars; k++)
@@ -2120,7 +2144,7 @@ inline_function_ex (tracer *tr, frame *f, PyObject *func, var **args, size_t nar
   var *r = NULL;
   int rc = interpret (tr, &nf, &r);
   if (rc == 0)
-    res = r;
+    res = nf.yields ? nf.yields : r;
   else if (rc > 0 && tr->break_gb)
     /* A break inside an inlined call: Dynamo breaks at the call site in the outer frame. */
     tr->break_gb = 1;
@@ -2375,7 +2399,7 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
   if (!kwnames && (PyCFunction_Check (fn) || PyType_Check (fn)))
     {
       bool handled = false;
-      var *r = seq_builtin (tr, fn, args, nargs, &handled);
+      var *r = seq_builtin (tr, f, fn, args, nargs, &handled);
       if (handled)
         return r;
     }
@@ -3615,6 +3639,24 @@ step_control (vm *vs)
         exit->grad_ctx = 3 + before;
         PUSH (exit);
         PUSH (const_var (tr, Py_None));
+      }
+      break;
+    case RETURN_GENERATOR:
+      /* the generator object the caller gets: an inlined generator's yields stand for it (POP_TOP follows) */
+      if (!f->yields)
+        return fail (tr, 0, "generator frames are not captured");
+      PUSH (const_var (tr, Py_None));
+      break;
+    case YIELD_VALUE:
+      {
+        if (!f->yields)
+          return fail (tr, 1, "Unsupported yield outside an inlined generator");
+        var *v = POP ();
+        var **items = realloc (f->yields->items, (f->yields->n + 2) * sizeof (var *));
+        NEED (items);
+        f->yields->items = items;
+        f->yields->items[f->yields->n++] = v;
+        PUSH (const_var (tr, Py_None));   /* what send() gives back: next() sends None */
       }
       break;
     case RETURN_VALUE:
