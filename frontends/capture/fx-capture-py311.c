@@ -2972,6 +2972,9 @@ step_names (vm *vs)
       PUSH (const_var (tr, PyTuple_GET_ITEM (co->co_consts, oparg)));
       break;
     case LOAD_FAST:
+#if FXC_PY312
+    case LOAD_FAST_CHECK:   /* LOAD_FAST that raises on an unbound local: load_local fails there too */
+#endif
       {
         var *v = load_local (tr, f, oparg);
         NEED (v);
@@ -3947,7 +3950,7 @@ break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py
 }
 
 #if FXC_PY312
-/* 3.12's own forms: RETURN_CONST, the checked and clearing fast loads (inlined comprehensions), END_FOR, slices as
+/* 3.12's own forms: RETURN_CONST, the clearing fast load (inlined comprehensions), END_FOR, slices as
    one instruction, intrinsics and super(). LOAD_ATTR's method bit and COMPARE_OP's shifted argument are read where
    the 3.11 forms are. */
 static int
@@ -3961,13 +3964,6 @@ step_py312 (vm *vs)
     case RETURN_CONST:
       *vs->result = const_var (tr, PyTuple_GET_ITEM (vs->co->co_consts, oparg));
       return 0;
-    case LOAD_FAST_CHECK:
-      {
-        var *v = load_local (tr, f, oparg);
-        NEED (v);
-        PUSH (v);
-      }
-      break;
     case LOAD_FAST_AND_CLEAR:
       {
         /* the comprehension's variable as it was outside (NULL when unbound); STORE_FAST puts it back after */
