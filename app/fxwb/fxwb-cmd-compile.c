@@ -240,7 +240,13 @@ fxwb_cmd_compile (int argc, char **argv)
   if (partition && !fx_partition_kind_from_name (partition, &pkind))
     return fxwb_usage_error (context, "--partition takes min-cut or save-all");
   if (train)
-    return compile_train (argv[1], pkind, joint);
+    {
+      if (backend || run || show_source || debug_dir)
+        fprintf (stderr, "fxwb compile: note: --train prints the training graphs and what they save; to compile, run "
+                         "and time them with a backend: fxwb compare %s --train -b %s\n", argv[1],
+                 backend ? backend : "inductor");
+      return compile_train (argv[1], pkind, joint);
+    }
   /* the backend specs of `fxwb run`: "inductor", "torch:inductor", "delegate:eager", "inductor|eager" */
   fx_diag bdiag;
   fx_diag_clear (&bdiag);
