@@ -3,6 +3,7 @@
    post-grad nodes and the kernels computing them, with the lines of the stored wrapper and kernel code launching and
    defining each; from a post-grad node and from a kernel too; and the code by the name it was dumped under. argv[1]
    (after the test options) is the fxwb program. */
+#include "fx-test-lines.h"
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ import_fixture (const char *name, const char *tmp)
 static char *
 nth_line (const char *text, int line)
 {
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (text);
   g_assert_cmpint (line, >, 0);
   g_assert_cmpuint ((guint) line, <=, g_strv_length (lines));
   return g_strdup (lines[line - 1]);

@@ -1,6 +1,7 @@
 /* test-interp.c: the interpreter against torch eager (the installed torch 1.13, one subprocess for all graphs) on
    the fixture graphs, the Dynamo graphs of the fixture traces (lowered to ATen) and the repro.py graphs with their
    load_args; inputs from inputs.json, load_args and saved tensors; located errors. */
+#include "fx-test-lines.h"
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -140,7 +141,7 @@ trace_payloads (const char *log_path, const char *kind)
     return out;
   char key[128];
   g_snprintf (key, sizeof key, "{\"%s\"", kind);
-  char **lines = g_strsplit (data, "\n", -1);
+  char **lines = fx_test_split_lines (data);
   free (data);
   for (size_t i = 0; lines[i]; i++)
     {

@@ -1,4 +1,5 @@
 /* test-fxcode.c: the FX Python code parser against real PyTorch output (fixtures) and malformed input. */
+#include "fx-test-lines.h"
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -234,7 +235,7 @@ static GPtrArray *
 scan_log_blocks (const char *text, const char *path)
 {
   GPtrArray *blocks = g_ptr_array_new ();
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (text);
   guint n = g_strv_length (lines);
 
   for (guint i = 0; i < n; i++)
@@ -322,7 +323,7 @@ test_trace_fixture (gconstpointer data)
 {
   const char *path = data;
   g_autofree char *text = read_file (path, NULL);
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (text);
   guint n = g_strv_length (lines), parsed = 0, compared = 0;
 
   for (guint i = 0; i < n; i++)

@@ -1,5 +1,6 @@
 /* test-trace-cli.c: `fxwb import`, `fxwb ls`, `fxwb show` and `fxwb explain` as a user runs them on the
    toy_graph_break-cuda trace, and their exit codes on bad input. argv[1] (after the test options) is fxwb. */
+#include "fx-test-lines.h"
 #include <glib.h>
 
 #include "fxwb-test-run.h"
@@ -59,7 +60,7 @@ test_ls (void)
   const char *args[] = { "ls", workspace, NULL };
   run_result r = run_fxwb (args);
   g_assert_cmpint (r.status, ==, 0);
-  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (r.out);
   g_assert_cmpuint (g_strv_length (lines), ==, 12);  /* input, header, 9 compiles, "" */
   g_assert_true (g_str_has_prefix (lines[0], "== input 1: "));
   g_assert_true (g_str_has_suffix (lines[0], ".log (torch_trace, 4.6 MB)"));
@@ -207,7 +208,7 @@ test_debug_link_cli (void)
   const char *largs[] = { "ls", ws, NULL };
   r = run_fxwb (largs);
   g_assert_cmpint (r.status, ==, 0);
-  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (r.out);
   g_assert_true (g_str_has_prefix (lines[0], "== input 1: "));
   g_assert_true (g_str_has_suffix (lines[1], "  LINKED"));
   g_assert_true (g_str_has_suffix (lines[2], "  model__0_inference_0.0"));
@@ -328,7 +329,7 @@ test_compile_times_numeric (void)
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
   /* The chromium events of compile 0/0 with their payload lines. */
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (text);
   GString *one = g_string_new ("");
   gboolean keep = FALSE;
   for (int i = 0; lines[i]; i++)

@@ -1,6 +1,7 @@
 /* test-trace-scan.c: the importer's JSON scanner (engine/formats/fx-trace-scan.c) against json-c: on every envelope
    line and chromium event payload of every fixture trace it must read what json-c reads, and on crafted input
    either read the same or decline (the importer then asks json-c). */
+#include "fx-test-lines.h"
 #include <glib.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -167,7 +168,7 @@ test_fixtures (void)
     {
       g_autofree char *text = NULL;
       g_assert_true (g_file_get_contents (logs->pdata[i], &text, NULL, NULL));
-      g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+      g_auto (GStrv) lines = fx_test_split_lines (text);
       g_autoptr (GString) payload = g_string_new (NULL);
       gboolean in_event = FALSE, any = FALSE;
       for (size_t k = 0;; k++)

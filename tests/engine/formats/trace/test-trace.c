@@ -1,5 +1,6 @@
 /* test-trace.c: the TORCH_TRACE importer against real PyTorch 2.11 traces (toy_graph_break-cuda, mlp_module-cuda)
    and malformed input. */
+#include "fx-test-lines.h"
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -677,7 +678,7 @@ test_pt2 (void)
   g_assert_nonnull (start);
   g_assert_nonnull (end);
   g_autofree char *block = g_strndup (start, (gsize) (end - start));
-  g_auto (GStrv) lines = g_strsplit (block, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (block);
   GString *want = g_string_new ("");
   for (int i = 0; lines[i] && lines[i + 1]; i++)
     {
@@ -1085,7 +1086,7 @@ test_shape_error_runnable_records (void)
                    "\ttorch._dynamo.exc.Unsupported: Tensor.item\n"
                    "\t  Explanation: capture_scalar_outputs is off\n");
   g_string_append (text, PFX "{\"artifact\": {\"name\": \"fx_graph_runnable\", \"encoding\": \"string\"}, " CID "}\n");
-  g_auto (GStrv) lines = g_strsplit (runnable, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (runnable);
   for (int i = 0; lines[i]; i++)
     g_string_append_printf (text, "\t%s\n", lines[i]);
   g_string_append (text, PFX "{\"artifact\": {\"name\": \"inductor_provenance_tracking_node_mappings\", \"encoding\": "
@@ -1523,7 +1524,7 @@ test_stream_and_long_lines (void)
 static char *
 text_line (const char *text, int line)
 {
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (text);
   g_assert_cmpint (line, >, 0);
   g_assert_cmpuint ((guint) line, <=, g_strv_length (lines));
   return g_strdup (lines[line - 1]);
@@ -1721,7 +1722,7 @@ test_exported_program (void)
   GString *log = g_string_new ("V1124 15:51:18.400000 852 torch/export/_trace.py:1200] {\"exported_program\": {}, "
                                "\"has_payload\": \"");
   g_string_append_printf (log, "%s\"}\n", md5);
-  g_auto (GStrv) lines = g_strsplit (body, "\n", -1);
+  g_auto (GStrv) lines = fx_test_split_lines (body);
   for (int i = 0; lines[i]; i++)
     g_string_append_printf (log, "\t%s\n", lines[i]);
 
