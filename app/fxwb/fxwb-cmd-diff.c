@@ -15,7 +15,6 @@
 #include "fx/runtime.h"
 #include "fx/store.h"
 #include "fxwb-runs.h"
-#include "inductor/fx-inductor.h"
 
 /* diff(1)'s exit codes. */
 enum
@@ -340,12 +339,13 @@ run_diff (fx_diff *diff, const char *arg_a, const char *arg_b, const char *stage
                                       "median", ma, mb);
       e->informational = true;
       /* Per kernel: the time ratio, kernels paired by name. */
-      if (ca && cb && ca->backend == &fx_inductor_backend && cb->backend == &fx_inductor_backend)
+      /* any backend that times its kernels (the contract's optional profile member), both sides the same one */
+      if (ca && cb && ca->backend == cb->backend && FX_BACKEND_HAS (ca->backend, profile))
         {
           fx_diag diag;
           fx_diag_clear (&diag);
-          if (fx_inductor_profile (ca, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK
-              && fx_inductor_profile (cb, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK)
+          if (fx_compiled_profile (ca, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK
+              && fx_compiled_profile (cb, ia.inputs, ia.n_inputs, repeat, &diag) == FX_OK)
             {
               g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
               for (size_t k = 0; k < cb->n_kernels; k++)
