@@ -114,6 +114,13 @@ shorten_filename (const char *fn)
 #define MAX_STACK 256
 #define MAX_DEPTH 16
 
+#ifndef CO_FAST_CELL
+#define CO_FAST_CELL 0x40
+#endif
+#ifndef CO_FAST_FREE
+#define CO_FAST_FREE 0x80
+#endif
+
 typedef enum
 {
   V_NULL,
@@ -2205,6 +2212,8 @@ grad_mode_set (tracer *tr, frame *f, int mode)
 }
 
 static var *call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames);
+static var *super_var (tracer *tr, frame *f, var *cls, var *self);
+static var *load_local (tracer *tr, frame *f, int idx);
 
 /* functools.partial(func, *pargs, **pkw)(*args, **kw) is func(*pargs, *args, **{**pkw, **kw}), traced through func
    (Dynamo's FunctoolsPartialVariable). The partial's arguments are constants of the partial object. */
@@ -2485,6 +2494,8 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       Py_DECREF (r);
       return v;
     }
+  if (fn == (PyObject *) &PySuper_Type && !kwnames && (nargs == 0 || nargs == 2))
+    return super_var (tr, f, nargs ? args[0] : NULL, nargs ? args[1] : NULL);
   if (PyType_Check (fn) && PyDict_GetItemString (PyModule_GetDict (fxc.builtins), ((PyTypeObject *) fn)->tp_name) == fn
       && !kwnames && nargs <= 8)
     {
@@ -2527,7 +2538,9 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
   if (PyMethod_Check (fn) && PyFunction_Check (PyMethod_GET_FUNCTION (fn)))
     {
       var **all = malloc ((nargs + 1) * sizeof (var *));
-      all[0] = wrap_value (tr, f, PyMethod_GET_SELF (fn), NULL);
+      /* a method found through super() is called on self's var (source, module path), others on their object */
+      all[0] = fnv->recv && fnv->recv->obj == PyMethod_GET_SELF (fn) ? fnv->recv
+                                                                      : wrap_value (tr, f, PyMethod_GET_SELF (fn), NULL);
       if (!all[0])
         {
           free (all);
@@ -2587,9 +2600,79 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
 
 /* ------------------------------------------------------------------ attributes */
 
+/* The value a frame's closure cell holds now (borrowed), or NULL when empty. */
+static PyObject *
+cell_contents (const var *c)
+{
+  if (c == NULL || c->kind != V_CELL)
+    return NULL;
+  if (c->cell_loaded)
+    return c->recv && (c->recv->kind == V_CONST || c->recv->kind == V_OBJ) ? c->recv->obj : NULL;
+  return c->obj ? PyCell_GET (c->obj) : NULL;
+}
+
+/* super() (the frame's __class__ cell and first argument) or super(cls, obj) while tracing, as Dynamo's
+   SuperVariable: the real super object over self's real object; the var keeps self's var (recv), so that a method
+   found through it is called on self's var, with its source and module path. */
+static var *
+super_var (tracer *tr, frame *f, var *cls, var *self)
+{
+  PyCodeObject *co = f->code;
+  PyObject *cls_obj = cls && (cls->kind == V_CONST || cls->kind == V_OBJ) ? cls->obj : NULL;
+  if (cls == NULL)
+    {
+      /* zero-argument form: __class__ is a free variable of the method, self its first argument */
+      const char *kinds = PyBytes_AS_STRING (co->co_localspluskinds);
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (co->co_localsplusnames) && i < f->nlocals; i++)
+        if ((kinds[i] & CO_FAST_FREE)
+            && strcmp (PyUnicode_AsUTF8 (PyTuple_GET_ITEM (co->co_localsplusnames, i)), "__class__") == 0)
+          {
+            cls_obj = cell_contents (f->locals[i]);
+            /* the compiled frame's own cell, before COPY_FREE_VARS made a var of it */
+            if (!cls_obj && !f->locals[i] && !f->parent && tr->top_locals[i] && PyCell_Check (tr->top_locals[i]))
+              cls_obj = PyCell_GET (tr->top_locals[i]);
+          }
+      self = co->co_argcount > 0 ? (f->locals[0] || f->parent ? f->locals[0] : load_local (tr, f, 0)) : NULL;
+      if (self && self->kind == V_CELL)
+        self = self->cell_loaded ? self->recv : NULL;
+    }
+  if (cls_obj == NULL || !PyType_Check (cls_obj) || self == NULL || (self->kind != V_OBJ && self->kind != V_CONST))
+    {
+      fail (tr, 0, "Unsupported super() call\n  Explanation: super() outside a method, or over a traced value");
+      return NULL;
+    }
+  PyObject *sup = PyObject_CallFunctionObjArgs ((PyObject *) &PySuper_Type, cls_obj, self->obj, NULL);
+  if (!sup)
+    {
+      PyErr_Clear ();
+      fail (tr, 0, "builtin super raised while tracing");
+      return NULL;
+    }
+  var *v = var_new (tr, V_OBJ, sup);
+  Py_DECREF (sup);
+  v->recv = self;
+  return v;
+}
+
 static var *
 load_attr (tracer *tr, frame *f, var *base, PyObject *name)
 {
+  if (base->kind == V_OBJ && base->recv && Py_IS_TYPE (base->obj, &PySuper_Type))
+    {
+      /* an attribute through super(): a method is bound to self's var when called; any other value as read */
+      PyObject *r = PyObject_GetAttr (base->obj, name);
+      if (!r)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "attribute %s not found", PyUnicode_AsUTF8 (name));
+          return NULL;
+        }
+      var *v = PyMethod_Check (r) ? var_new (tr, V_OBJ, r) : PyCallable_Check (r) ? var_new (tr, V_OBJ, r) : const_var (tr, r);
+      if (PyMethod_Check (r) && PyMethod_GET_SELF (r) == base->recv->obj)
+        v->recv = base->recv;
+      Py_DECREF (r);
+      return v;
+    }
   if (base->kind == V_TENSOR)
     {
       if (force (tr, f, base) < 0)
@@ -2875,9 +2958,6 @@ finish_graph (tracer *tr, PyObject *outputs_nodes)
   fx_graph_output (g, tuple);
 }
 
-#ifndef CO_FAST_CELL
-#define CO_FAST_CELL 0x40
-#endif
 
 /* Nonlocal stores of the compiled frame to its own free variables: applied to the real cells after the graph ran
    ((slot, spec) pairs in t->cell_writes). Returns false when a stored value cannot be rebuilt. */
@@ -4006,8 +4086,22 @@ step_py312 (vm *vs)
         }
       return fail (tr, 1, "Unsupported intrinsic %d (CALL_INTRINSIC_1)", oparg);
     case LOAD_SUPER_ATTR:
-      return fail (tr, 1, "Unsupported super() attribute\n  Explanation: super() is not traced; the frame continues "
-                          "in CPython");
+      {
+        /* global super, class, self -> (NULL if the method form) attribute: super(class, self).name */
+        var *self = POP ();
+        var *cls = POP ();
+        var *sup = POP ();
+        if (!(sup->kind == V_OBJ || sup->kind == V_CONST) || sup->obj != (PyObject *) &PySuper_Type)
+          return fail (tr, 1, "Unsupported super() attribute\n  Explanation: `super` is not the builtin here");
+        var *sv = super_var (tr, f, cls, self);
+        NEED (sv);
+        var *v = load_attr (tr, f, sv, PyTuple_GET_ITEM (vs->co->co_names, oparg >> 2));
+        NEED (v);
+        if (oparg & 1)
+          PUSH (var_new (tr, V_NULL, NULL));
+        PUSH (v);
+        break;
+      }
     default:
       return STEP_UNHANDLED;
     }

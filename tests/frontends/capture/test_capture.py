@@ -1,5 +1,6 @@
 """Capture tests: the custom-backend contract, guards and recompiles, graph breaks and resume functions,
 modules, stances and helpers. Run with Debian's /usr/bin/python3 (torch 1.13); no GPU needed."""
+import contextlib
 import io
 import logging
 import os
@@ -1171,6 +1172,49 @@ class Robust(Base):
 
 # ---------------------------------------------------------------- the engine's backends behind the registered names
 class EngineBackends(Base):
+    def test_super_calls_are_traced(self):
+        # super().method(), super(Cls, self).method() and an nn.Linear subclass calling its base forward: one graph
+        # each, no break, the parent's ops in it and the parameters read through self's source (as Dynamo's
+        # SuperVariable); a break before super() resumes into a frame that still has its __class__ cell
+        class Parent(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+        class ZeroArg(Parent):
+            def forward(self, x):
+                return torch.relu(super().forward(x)) + 1
+
+        class TwoArg(Parent):
+            def forward(self, x):
+                return super(TwoArg, self).forward(x).sin()
+
+        class Lin(nn.Linear):
+            def forward(self, x):
+                return super().forward(x).sigmoid()
+
+        class BreakFirst(Parent):
+            def forward(self, x):
+                y = x.sin()
+                print("a graph break")
+                return super().forward(y).cos()
+
+        x = torch.randn(3, 4)
+        for m, ops, n_graphs in ((ZeroArg(), ["mul", "relu", "add"], 1), (TwoArg(), ["mul", "sin"], 1),
+                                 (Lin(4, 4), ["linear", "sigmoid"], 1), (BreakFirst(), ["mul", "cos"], 2)):
+            fxcapture.reset()
+            start = len(fxcapture.records)
+            with contextlib.redirect_stdout(io.StringIO()):
+                out = torch.compile(m, backend="eager")(x)
+                want = m(x)
+            self.assertTrue(torch.allclose(out, want), type(m).__name__)
+            recs = compiles(start)
+            self.assertEqual(len(recs), n_graphs, type(m).__name__)
+            code = recs[-1]["graph_code"]
+            for op in ops:
+                self.assertIn(op, code, (type(m).__name__, code))
+            if isinstance(m, nn.Linear):
+                self.assertIn("L['self']._parameters['weight']", recs[-1]["guards"])
+
     def test_inductor_generates_kernels(self):
         def f(x, y):
             return torch.nn.functional.gelu(torch.sin(x) + torch.cos(y)) * 2
