@@ -565,7 +565,18 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         const fx_arg *dim = get_arg (n, 1, "dim");
         if (dim == NULL || dim->kind != FX_ARG_INT)
           return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': softmax needs an int dim", n->name);
-        fx_arg a3[3] = { args[0], *dim, fx_arg_bool (false) };
+        /* softmax(x, dim, dtype=d) is _softmax of x converted first (ATen's softmax.int); F.softmax's third
+           positional is _stacklevel, so only a dtype value counts */
+        const fx_arg *dt = fx_node_get_kwarg (n, "dtype");
+        for (size_t i = 2; i < n->n_args && i < 4 && (dt == NULL || dt->kind != FX_ARG_DTYPE); i++)
+          dt = &n->args[i];
+        fx_arg x = args[0];
+        if (dt != NULL && dt->kind == FX_ARG_DTYPE)
+          {
+            fx_kwarg k1[1] = { { "dtype", *dt } };
+            x = fx_arg_node (emit (c, n, "aten._to_copy.default", &args[0], 1, k1, 1));
+          }
+        fx_arg a3[3] = { x, *dim, fx_arg_bool (false) };
         res = emit (c, n, r->aten, a3, 3, NULL, 0);
         break;
       }

@@ -639,8 +639,11 @@ py_to_arg (tracer *tr, var *v, fx_arg *out, fx_arena *arena)
       PyObject *s = PyObject_Str (o);
       const char *text = s ? PyUnicode_AsUTF8 (s) : NULL;
       PyErr_Clear ();
+      fx_device dev;
       if (text && strncmp (text, "torch.", 6) == 0 && fx_dtype_from_name (text) != FX_DTYPE_UNKNOWN)
         *out = fx_arg_dtype (fx_dtype_from_name (text));
+      else if (text && strcmp (Py_TYPE (o)->tp_name, "torch.device") == 0 && fx_device_parse (text, &dev))
+        *out = fx_arg_device (dev);   /* device=x.device: the graph keeps the constant, as Dynamo's does */
       else
         {
           Py_XDECREF (s);
@@ -931,8 +934,15 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
           goto out;
         }
       PyObject *e = var_example (args[i]);
+      if (e && a.kind == FX_ARG_DEVICE)
+        {
+          /* the examples live on meta: a device argument (device=x.device) makes its result there too */
+          Py_DECREF (e);
+          e = PyObject_CallMethod (fxc.torch, "device", "s", "meta");
+        }
       if (!e)
         {
+          PyErr_Clear ();
           fail (tr, 1, "Unsupported function call\n  Explanation: an argument has no value");
           goto out;
         }

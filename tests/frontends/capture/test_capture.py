@@ -1215,6 +1215,26 @@ class EngineBackends(Base):
             if isinstance(m, nn.Linear):
                 self.assertIn("L['self']._parameters['weight']", recs[-1]["guards"])
 
+    def test_softmax_dtype_and_device_arguments(self):
+        # softmax(x, dim, dtype=float64) converts first (the result is float64, on every backend), and a
+        # device=x.device argument stays in the graph as Dynamo prints it
+        fns = (lambda x: nn.functional.softmax(x, dim=-1, dtype=torch.float64),
+               lambda x: x.log_softmax(-1, dtype=torch.float64),
+               lambda x: torch.softmax(x, 1, torch.float64),
+               lambda x: x + torch.arange(8, device=x.device, dtype=x.dtype))
+        x = torch.randn(4, 8)
+        for i, f in enumerate(fns):
+            for backend in ("eager", "aot_eager", "inductor"):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+                out, want = torch.compile(f, backend=backend)(x), f(x)
+                self.assertEqual(out.dtype, want.dtype, (i, backend))
+                self.assertTrue(torch.allclose(out, want, atol=1e-6), (i, backend))
+                rec = compiles(start)
+                self.assertEqual(len(rec), 1, (i, backend))
+                self.assertIsNone(rec[0]["backend_error"], (i, backend))
+        self.assertIn("device = device(type='cpu'), dtype = torch.float32)", rec[0]["graph_code"])
+
     def test_inductor_generates_kernels(self):
         def f(x, y):
             return torch.nn.functional.gelu(torch.sin(x) + torch.cos(y)) * 2
