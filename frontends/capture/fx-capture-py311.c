@@ -133,6 +133,8 @@ typedef enum
                   whose node is made at first use */
   V_CELL,      /* a closure cell: recv holds its contents (NULL: empty); obj the real cell, if it is one */
   V_FUNC,      /* a function made by MAKE_FUNCTION while tracing: obj the function, items its closure cells */
+  V_DICT,      /* a dict built while tracing that holds traced values (Dynamo's ConstDictVariable): obj the tuple of
+                  its keys (constants, in insertion order), items the values */
 } vkind;
 
 typedef struct var var;
@@ -157,6 +159,7 @@ struct var
                              when obj has the real sizes */
   bool cell_loaded;       /* V_CELL of a real cell: recv read from it (or written) */
   bool cell_dirty;        /* V_CELL of a real cell: written while tracing (a nonlocal store) */
+  PyObject *nt_class;     /* V_SEQ: the namedtuple class it was built as (kept alive by tr->keep), or NULL */
 };
 
 typedef struct frame
@@ -677,6 +680,22 @@ var_example_at (var *v, bool real)
         }
       return t;
     }
+  if (v->kind == V_DICT)
+    {
+      PyObject *d = PyDict_New ();
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *e = var_example_at (v->items[i], real);
+          if (!e || PyDict_SetItem (d, PyTuple_GET_ITEM (v->obj, i), e) < 0)
+            {
+              Py_XDECREF (e);
+              Py_DECREF (d);
+              return NULL;
+            }
+          Py_DECREF (e);
+        }
+      return d;
+    }
   PyObject *o = real && v->chk ? v->chk : v->obj;
   return o ? Py_NewRef (o) : NULL;
 }
@@ -702,11 +721,167 @@ var_has_tensor (var *v)
      into the entry; putting it into the graph fails, which breaks the graph. */
   if (v->kind == V_CONST && v->obj && PyObject_TypeCheck (v->obj, (PyTypeObject *) fxc.tensor_type))
     return true;
-  if (v->kind == V_SEQ)
+  if (v->kind == V_SEQ || v->kind == V_DICT)
     for (size_t i = 0; i < v->n; i++)
       if (var_has_tensor (v->items[i]))
         return true;
   return false;
+}
+
+/* ------------------------------------------------------------------ dicts and namedtuples built while tracing */
+
+static var *const_var (tracer *tr, PyObject *obj);
+
+/* The index of key in a V_DICT, or -1 (keys compare as dict keys do: identity, then equality). */
+static Py_ssize_t
+dict_find (const var *d, PyObject *key)
+{
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (d->obj); i++)
+    {
+      PyObject *k = PyTuple_GET_ITEM (d->obj, i);
+      int eq = k == key ? 1 : PyObject_RichCompareBool (k, key, Py_EQ);
+      if (eq < 0)
+        PyErr_Clear ();
+      if (eq == 1)
+        return i;
+    }
+  return -1;
+}
+
+/* d[key] = value on a V_DICT: replaced in place, or appended (a new keys tuple). 0, or -1 with an unhashable key. */
+static int
+dict_store (tracer *tr, var *d, PyObject *key, var *value)
+{
+  Py_ssize_t i = dict_find (d, key);
+  if (i >= 0)
+    {
+      d->items[i] = value;
+      return 0;
+    }
+  if (PyObject_Hash (key) == -1)
+    {
+      PyErr_Clear ();
+      return -1;
+    }
+  Py_ssize_t n = PyTuple_GET_SIZE (d->obj);
+  PyObject *keys = PyTuple_New (n + 1);
+  for (Py_ssize_t k = 0; k < n; k++)
+    PyTuple_SET_ITEM (keys, k, Py_NewRef (PyTuple_GET_ITEM (d->obj, k)));
+  PyTuple_SET_ITEM (keys, n, Py_NewRef (key));
+  PyList_Append (tr->keep, keys);
+  Py_DECREF (keys);
+  d->obj = keys;
+  d->items = realloc (d->items, (d->n + 2) * sizeof (var *));
+  d->items[d->n++] = value;
+  return 0;
+}
+
+/* A dict of n (key, value) pairs (keys: constant vars), later keys winning as in a dict display; NULL without a
+   reason when a key is not a hashable constant. */
+static var *
+dict_new (tracer *tr, var *const *keys, var *const *values, size_t n)
+{
+  PyObject *none = PyTuple_New (0);
+  var *d = var_new (tr, V_DICT, none);
+  Py_DECREF (none);
+  for (size_t i = 0; i < n; i++)
+    if (keys[i]->kind != V_CONST || dict_store (tr, d, keys[i]->obj, values[i]) < 0)
+      return NULL;
+  return d;
+}
+
+/* A V_SEQ of const vars over the items of a Python tuple (a dict's keys). */
+static var *
+const_seq (tracer *tr, PyObject *tuple)
+{
+  var *v = var_new (tr, V_SEQ, NULL);
+  v->items = malloc ((PyTuple_GET_SIZE (tuple) + 1) * sizeof (var *));
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (tuple); i++)
+    v->items[v->n++] = const_var (tr, PyTuple_GET_ITEM (tuple, i));
+  return v;
+}
+
+/* keys(), values(), items(), get(k[, default]) of a V_DICT; NULL with no reason set: not handled. */
+static var *
+dict_method (tracer *tr, var *d, const char *meth, var **args, size_t nargs)
+{
+  if (strcmp (meth, "get") == 0 && (nargs == 1 || nargs == 2) && args[0]->kind == V_CONST)
+    {
+      Py_ssize_t i = dict_find (d, args[0]->obj);
+      return i >= 0 ? d->items[i] : nargs == 2 ? args[1] : const_var (tr, Py_None);
+    }
+  if (nargs != 0)
+    return NULL;
+  if (strcmp (meth, "keys") == 0)
+    return const_seq (tr, d->obj);
+  bool items = strcmp (meth, "items") == 0;
+  if (!items && strcmp (meth, "values") != 0)
+    return NULL;
+  var *v = var_new (tr, V_SEQ, NULL);
+  v->items = malloc ((d->n + 1) * sizeof (var *));
+  for (size_t i = 0; i < d->n; i++)
+    {
+      var *item = d->items[i];
+      if (items)
+        {
+          item = var_new (tr, V_SEQ, NULL);
+          item->items = malloc (3 * sizeof (var *));
+          item->items[0] = const_var (tr, PyTuple_GET_ITEM (d->obj, i));
+          item->items[1] = d->items[i];
+          item->n = 2;
+        }
+      v->items[v->n++] = item;
+    }
+  return v;
+}
+
+/* A namedtuple class called while tracing: a tuple var of its fields (keywords by field name, defaults from
+   _field_defaults), rebuilt as the class after the graph ran. NULL with a reason on bad arguments. */
+static var *
+namedtuple_new (tracer *tr, PyObject *cls, var **args, size_t nargs, PyObject *kwnames)
+{
+  PyObject *fields = PyObject_GetAttrString (cls, "_fields");
+  PyObject *defaults = PyObject_GetAttrString (cls, "_field_defaults");
+  PyErr_Clear ();
+  size_t npos = nargs - (kwnames ? (size_t) PyTuple_GET_SIZE (kwnames) : 0);
+  Py_ssize_t nf = fields && PyTuple_Check (fields) ? PyTuple_GET_SIZE (fields) : -1;
+  var *v = NULL;
+  if (nf >= 0 && npos <= (size_t) nf)
+    {
+      v = var_new (tr, V_SEQ, NULL);
+      v->items = calloc ((size_t) nf + 1, sizeof (var *));
+      v->n = (size_t) nf;
+      v->nt_class = cls;
+      PyList_Append (tr->keep, cls);
+      for (size_t i = 0; i < npos; i++)
+        v->items[i] = args[i];
+      for (size_t i = npos; v && i < nargs; i++)
+        {
+          PyObject *name = PyTuple_GET_ITEM (kwnames, i - npos);
+          Py_ssize_t at = -1;
+          for (Py_ssize_t k = 0; k < nf && at < 0; k++)
+            if (PyUnicode_Compare (PyTuple_GET_ITEM (fields, k), name) == 0)
+              at = k;
+          if (at < 0 || v->items[at])
+            v = NULL;
+          else
+            v->items[at] = args[i];
+        }
+      for (Py_ssize_t k = 0; v && k < nf; k++)
+        if (!v->items[k])
+          {
+            PyObject *dv = defaults && PyDict_Check (defaults) ? PyDict_GetItem (defaults, PyTuple_GET_ITEM (fields, k)) : NULL;
+            if (dv)
+              v->items[k] = const_var (tr, dv);
+            else
+              v = NULL;
+          }
+    }
+  Py_XDECREF (fields);
+  Py_XDECREF (defaults);
+  if (!v)
+    fail (tr, 0, "namedtuple %s called with arguments that do not match its fields", ((PyTypeObject *) cls)->tp_name);
+  return v;
 }
 
 /* ------------------------------------------------------------------ dynamic shapes */
@@ -1806,6 +1981,13 @@ var_materialize (var *v)
     return l;
   PyObject *t = PyList_AsTuple (l);
   Py_DECREF (l);
+  if (t && v->nt_class)
+    {
+      PyObject *nt_args = PyTuple_Pack (1, t);
+      Py_DECREF (t);
+      t = nt_args ? PyTuple_Type.tp_new ((PyTypeObject *) v->nt_class, nt_args, NULL) : NULL;
+      Py_XDECREF (nt_args);
+    }
   return t;
 }
 
@@ -1826,7 +2008,7 @@ seq_builtin (tracer *tr, frame *f, PyObject *fn, var **args, size_t nargs, bool 
 {
   bool any_seq = false;
   for (size_t i = 0; i < nargs; i++)
-    any_seq |= args[i]->kind == V_SEQ;
+    any_seq |= args[i]->kind == V_SEQ || args[i]->kind == V_DICT;
   *handled = false;
   if (!any_seq || nargs > 8)
     return NULL;
@@ -1862,7 +2044,7 @@ seq_builtin (tracer *tr, frame *f, PyObject *fn, var **args, size_t nargs, bool 
   for (size_t i = 0; i < got; i++)
     Py_DECREF (a[i]);
   var *s0 = args[0];
-  if (strcmp (name, "len") == 0 && nargs == 1 && s0->kind == V_SEQ)
+  if (strcmp (name, "len") == 0 && nargs == 1 && (s0->kind == V_SEQ || s0->kind == V_DICT))
     {
       *handled = true;
       PyObject *n = PyLong_FromSize_t (s0->n);
@@ -2381,6 +2563,12 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       free (all);
       return res;
     }
+  if (fnv->kind == V_ATTR && fnv->recv && fnv->recv->kind == V_DICT && !kwnames)
+    {
+      var *r = dict_method (tr, fnv->recv, PyUnicode_AsUTF8 (fnv->obj), args, nargs);
+      if (r)
+        return r;
+    }
   if (fnv->kind == V_ATTR && fnv->recv && (fnv->recv->kind == V_SEQ || fnv->recv->kind == V_CONST) && !kwnames)
     {
       var *r = seq_method (tr, f, fnv->recv, PyUnicode_AsUTF8 (fnv->obj), args, nargs);
@@ -2415,6 +2603,9 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       fail (tr, 1, "Attempted to call function marked as skipped\n  Explanation: the function was passed to disallow_in_graph");
       return NULL;
     }
+  if (PyType_Check (fn) && PyType_IsSubtype ((PyTypeObject *) fn, &PyTuple_Type) && fn != (PyObject *) &PyTuple_Type
+      && PyObject_HasAttrString (fn, "_make") && PyObject_HasAttrString (fn, "_fields"))
+    return namedtuple_new (tr, fn, args, nargs, kwnames);   /* collections.namedtuple / typing.NamedTuple */
   if (!kwnames && (PyCFunction_Check (fn) || PyType_Check (fn)))
     {
       bool handled = false;
@@ -2719,6 +2910,28 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
       v->recv = base;
       return v;
     }
+  if (base->kind == V_DICT)
+    {
+      /* keys/values/items/get: handled when called (dict_method) */
+      var *v = var_new (tr, V_ATTR, name);
+      v->recv = base;
+      return v;
+    }
+  if (base->kind == V_SEQ && base->nt_class)
+    {
+      /* a namedtuple's field */
+      PyObject *fields = PyObject_GetAttrString (base->nt_class, "_fields");
+      Py_ssize_t at = -1;
+      for (Py_ssize_t k = 0; fields && PyTuple_Check (fields) && k < PyTuple_GET_SIZE (fields) && at < 0; k++)
+        if (PyUnicode_Compare (PyTuple_GET_ITEM (fields, k), name) == 0)
+          at = k;
+      Py_XDECREF (fields);
+      PyErr_Clear ();
+      if (at >= 0 && (size_t) at < base->n)
+        return base->items[at];
+      fail (tr, 1, "Unsupported attribute %s of a namedtuple", PyUnicode_AsUTF8 (name));
+      return NULL;
+    }
   if ((base->kind == V_CONST && base->has_src && PyDict_CheckExact (base->obj)
        && (strcmp (PyUnicode_AsUTF8 (name), "get") == 0 || strcmp (PyUnicode_AsUTF8 (name), "items") == 0
            || strcmp (PyUnicode_AsUTF8 (name), "values") == 0 || strcmp (PyUnicode_AsUTF8 (name), "keys") == 0))
@@ -2906,8 +3119,25 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
             }
           PyList_SET_ITEM (items, i, s);
         }
+      if (v->nt_class)
+        return Py_BuildValue ("(sNO)", "T", items, v->nt_class);   /* rebuilt as the namedtuple class */
       PyObject *r = Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
       return r;
+    }
+  if (v->kind == V_DICT)
+    {
+      PyObject *items = PyList_New (v->n);
+      for (size_t i = 0; i < v->n; i++)
+        {
+          PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
+          if (!s)
+            {
+              Py_DECREF (items);
+              return NULL;
+            }
+          PyList_SET_ITEM (items, i, s);
+        }
+      return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
@@ -3154,6 +3384,17 @@ subscr (vm *vs, var *obj, var *idx)
       PUSH (obj->items[i]);
       return STEP_NEXT;
     }
+  if (obj->kind == V_DICT)
+    {
+      Py_ssize_t i = idx->kind == V_CONST ? dict_find (obj, idx->obj) : -1;
+      if (i < 0)
+        {
+          vs->sp += 2;
+          return fail (tr, 1, "Unsupported dict subscript\n  Explanation: the key is not a constant the dict has");
+        }
+      PUSH (obj->items[i]);
+      return STEP_NEXT;
+    }
   if (obj->kind == V_SEQ && idx->kind == V_CONST && PySlice_Check (idx->obj))
     {
       Py_ssize_t start, stop, step, len;
@@ -3227,6 +3468,18 @@ step_operators (vm *vs)
         var *obj = POP ();
         return subscr (vs, obj, idx);
       }
+    case STORE_SUBSCR:
+      {
+        /* TOS1[TOS] = TOS2 on a dict built while tracing (not visible outside the trace: mutated in place) */
+        NEED (vs->sp >= 3);
+        var *key = PEEK (1), *obj = PEEK (2), *value = PEEK (3);
+        if (obj->kind != V_DICT || key->kind != V_CONST)
+          return STEP_UNHANDLED;
+        if (dict_store (tr, obj, key->obj, value) < 0)
+          return fail (tr, 1, "Unsupported dict store\n  Explanation: the key is not hashable");
+        vs->sp -= 3;
+      }
+      break;
     case IS_OP:
     case CONTAINS_OP:
       {
@@ -3242,6 +3495,12 @@ step_operators (vm *vs)
           {
             /* a tensor or a sequence is never the same object as None, a number or a string */
             PUSH (const_var (tr, oparg ? Py_True : Py_False));
+            break;
+          }
+        if (opcode == CONTAINS_OP && rhs->kind == V_DICT && lhs->kind == V_CONST)
+          {
+            bool in = dict_find (rhs, lhs->obj) >= 0;
+            PUSH (const_var (tr, in != (oparg != 0) ? Py_True : Py_False));
             break;
           }
         if ((lhs->kind != V_CONST && lhs->kind != V_OBJ) || (rhs->kind != V_CONST && rhs->kind != V_OBJ))
@@ -3363,7 +3622,22 @@ step_containers (vm *vs)
           {
             Py_DECREF (d);
             PyErr_Clear ();
-            return fail (tr, 1, "Unsupported dict of traced values");
+            /* values that are traced: a dict var, with constant keys */
+            var **kv = &vs->stack[vs->sp - 2 * oparg];
+            var **keys = malloc ((oparg + 1) * sizeof (var *)), **vals = malloc ((oparg + 1) * sizeof (var *));
+            for (int i = 0; i < oparg; i++)
+              {
+                keys[i] = kv[2 * i];
+                vals[i] = kv[2 * i + 1];
+              }
+            var *dv = dict_new (tr, keys, vals, oparg);
+            free (keys);
+            free (vals);
+            if (!dv)
+              return fail (tr, 1, "Unsupported dict of traced values\n  Explanation: a key is not a hashable constant");
+            vs->sp -= 2 * oparg;
+            PUSH (dv);
+            break;
           }
         vs->sp -= 2 * oparg;
         var *v = const_var (tr, d);
@@ -3398,6 +3672,25 @@ step_containers (vm *vs)
             ok = v->kind == V_CONST || v->kind == V_OBJ;
             if (ok)
               PyDict_SetItem (d, PyTuple_GET_ITEM (keys->obj, i), v->obj);
+          }
+        if (!ok && keys->kind == V_CONST && PyTuple_Check (keys->obj) && PyTuple_GET_SIZE (keys->obj) == oparg)
+          {
+            /* values that are traced: a dict var */
+            Py_DECREF (d);
+            PyErr_Clear ();
+            var **kv = malloc ((oparg + 1) * sizeof (var *));
+            for (int i = 0; i < oparg; i++)
+              kv[i] = const_var (tr, PyTuple_GET_ITEM (keys->obj, i));
+            var *dv = dict_new (tr, kv, &vs->stack[vs->sp - oparg], oparg);
+            free (kv);
+            if (!dv)
+              {
+                vs->sp++;
+                return fail (tr, 1, "Unsupported dict of traced values\n  Explanation: a key is not hashable");
+              }
+            vs->sp -= oparg;
+            PUSH (dv);
+            break;
           }
         if (!ok)
           {
@@ -3613,6 +3906,8 @@ step_control (vm *vs)
     case GET_ITER:
       {
         var *s = POP ();
+        if (s->kind == V_DICT)
+          s = const_seq (tr, s->obj);   /* iterating a dict: its keys */
         if (s->kind == V_OBJ && is_instance (s->obj, fxc.module_type) == 1)
           {
             /* nn.Sequential / nn.ModuleList: iterate the children with their _modules sources */

@@ -923,8 +923,28 @@ spec_build (PyObject *spec, PyObject *outs)
     }
   if (kind[0] == 'L')
     return l;
+  if (kind[0] == 'D')
+    {
+      /* a dict built while tracing: its keys with the rebuilt values */
+      PyObject *keys = PyTuple_GET_ITEM (spec, 2), *d = PyDict_New ();
+      for (Py_ssize_t i = 0; d && i < n; i++)
+        if (PyDict_SetItem (d, PyTuple_GET_ITEM (keys, i), PyList_GET_ITEM (l, i)) < 0)
+          Py_CLEAR (d);
+      Py_DECREF (l);
+      return d;
+    }
   PyObject *t = PyList_AsTuple (l);
   Py_DECREF (l);
+  if (t && PyTuple_GET_SIZE (spec) > 2)
+    {
+      /* a namedtuple built while tracing: tuple.__new__(cls, items), as its _make does, without running its
+         Python __new__ (a frame the hook would see) */
+      PyObject *nt_args = PyTuple_Pack (1, t);
+      PyObject *nt = nt_args ? PyTuple_Type.tp_new ((PyTypeObject *) PyTuple_GET_ITEM (spec, 2), nt_args, NULL) : NULL;
+      Py_XDECREF (nt_args);
+      Py_DECREF (t);
+      return nt;
+    }
   return t;
 }
 

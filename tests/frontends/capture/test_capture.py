@@ -1,5 +1,6 @@
 """Capture tests: the custom-backend contract, guards and recompiles, graph breaks and resume functions,
 modules, stances and helpers. Run with Debian's /usr/bin/python3 (torch 1.13); no GPU needed."""
+import collections
 import contextlib
 import io
 import logging
@@ -1234,6 +1235,53 @@ class EngineBackends(Base):
                 self.assertEqual(len(rec), 1, (i, backend))
                 self.assertIsNone(rec[0]["backend_error"], (i, backend))
         self.assertIn("device = device(type='cpu'), dtype = torch.float32)", rec[0]["graph_code"])
+
+    def test_dicts_and_namedtuples_of_traced_values(self):
+        # dicts built from traced values (stores, `in`, len, get, keys/values/items, iteration) and namedtuples
+        # (positional, keyword and default fields, field reads) stay in one graph and come back as dict and as the
+        # namedtuple class; a dict live across a graph break is rebuilt for the resumed frame
+        Out = collections.namedtuple("Out", "y z w", defaults=(None,))
+
+        def dict_ops(x):
+            d = {"a": x + 1, "b": x * 2}
+            d["c"] = d["a"] - d["b"]
+            d["a"] = d["a"].relu()
+            total = sum(v for v in d.values())
+            keys = [k for k in d]
+            extra = d.get("missing", x) * len(d) if "c" in d else x
+            return {"total": total, "extra": extra, "pairs": [(k, v.sum()) for k, v in d.items()], "keys": keys}
+
+        def nt_ops(x):
+            o = Out(x.sin(), z=x.cos())
+            return Out(o.y + o.z, o[1] * 2, o.w)
+
+        def dict_over_break(x):
+            d = {"h": x.exp()}
+            print("a graph break")
+            return d["h"] + 1
+
+        x = torch.randn(4, 3)
+        for f, n_graphs in ((dict_ops, 1), (nt_ops, 1), (dict_over_break, 2)):
+            fxcapture.reset()
+            start = len(fxcapture.records)
+            with contextlib.redirect_stdout(io.StringIO()):
+                out, want = torch.compile(f, backend="eager")(x), f(x)
+            recs = fxcapture.records[start:]
+            self.assertEqual(len([r for r in recs if r["kind"] == "compile"]), n_graphs, f.__name__)
+            self.assertEqual(len([r for r in recs if r["kind"] == "graph_break"]), n_graphs - 1,
+                             [r.get("reason") for r in recs if r["kind"] == "graph_break"])
+            self.assertEqual(type(out), type(want), f.__name__)
+            if isinstance(want, dict):
+                self.assertEqual(list(out), list(want))
+                self.assertTrue(torch.allclose(out["total"], want["total"]))
+                self.assertTrue(torch.allclose(out["extra"], want["extra"]))
+                self.assertEqual([k for k, _ in out["pairs"]], [k for k, _ in want["pairs"]])
+                self.assertEqual(out["keys"], ["a", "b", "c"])
+            elif isinstance(want, Out):
+                self.assertTrue(torch.allclose(out.y, want.y) and torch.allclose(out.z, want.z))
+                self.assertIsNone(out.w)
+            else:
+                self.assertTrue(torch.allclose(out, want))
 
     def test_inductor_generates_kernels(self):
         def f(x, y):
