@@ -113,6 +113,7 @@ shorten_filename (const char *fn)
 
 #define MAX_STACK 256
 #define MAX_DEPTH 16
+#define GRAD_CTX_NULL_EXIT 100
 
 #ifndef CO_FAST_CELL
 #define CO_FAST_CELL 0x40
@@ -152,7 +153,8 @@ struct var
   const char *module_path;/* nn.Module var: "L['self'].fc" for nn_module_stack */
   bool is_iter;           /* an iterator made while tracing: cannot live across a graph break */
   int grad_ctx;           /* V_CONST: 1 a torch.no_grad(), 2 a torch.enable_grad() object; the __exit__ of one
-                             entered while tracing: 3 + the grad mode to restore */
+                             entered while tracing: 3 + the grad mode to restore; GRAD_CTX_NULL_EXIT the __exit__
+                             of a contextlib.nullcontext() */
   bool lazy;              /* a frame-local tensor not yet a graph input (Dynamo's LazyVariableTracker) */
   PyObject *real;         /* lazy: the real tensor */
   PyObject *chk;          /* dynamic shapes: a meta example at the real sizes (obj has the symbols' hints), or NULL
@@ -2457,6 +2459,19 @@ out:
   return res;
 }
 
+/* Whether o is contextlib.nullcontext (the class). */
+static bool
+is_nullcontext_type (PyObject *o)
+{
+  if (o == NULL || !PyType_Check (o) || strcmp (((PyTypeObject *) o)->tp_name, "nullcontext") != 0)
+    return false;
+  PyObject *m = PyObject_GetAttrString (o, "__module__");
+  bool yes = m && PyUnicode_Check (m) && strcmp (PyUnicode_AsUTF8 (m), "contextlib") == 0;
+  Py_XDECREF (m);
+  PyErr_Clear ();
+  return yes;
+}
+
 static var *
 call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kwnames)
 {
@@ -2464,6 +2479,26 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
   if ((fnv->kind == V_OBJ || fnv->kind == V_CONST) && fnv->obj && fxc.partial_type
       && PyObject_TypeCheck (fnv->obj, (PyTypeObject *) fxc.partial_type))
     return call_partial (tr, f, fnv, args, nargs, kwnames);
+  if (fnv->kind == V_CONST && fnv->grad_ctx == GRAD_CTX_NULL_EXIT && nargs == 3 && !kwnames)
+    {
+      tr->grad_depth--;   /* leaving a nullcontext block: nothing to undo */
+      return const_var (tr, Py_None);
+    }
+  if ((fnv->kind == V_OBJ || fnv->kind == V_CONST) && is_nullcontext_type (fnv->obj) && !kwnames && nargs <= 1
+      && (nargs == 0 || args[0]->kind == V_CONST))
+    {
+      /* contextlib.nullcontext([constant]): the real object (entering it does nothing) */
+      PyObject *ctx = nargs ? PyObject_CallOneArg (fnv->obj, args[0]->obj) : PyObject_CallNoArgs (fnv->obj);
+      if (!ctx)
+        {
+          PyErr_Clear ();
+          fail (tr, 0, "contextlib.nullcontext() raised while tracing");
+          return NULL;
+        }
+      var *v = const_var (tr, ctx);
+      Py_DECREF (ctx);
+      return v;
+    }
   if (fnv->kind == V_CONST && fnv->grad_ctx >= 3 && nargs == 3 && !kwnames)
     {
       /* leaving a no_grad/enable_grad block: __exit__(None, None, None) */
@@ -4011,10 +4046,24 @@ step_control (vm *vs)
     case BEFORE_WITH:
       {
         var *mgr = PEEK (1);
+        if (mgr->kind == V_CONST && mgr->obj && is_nullcontext_type ((PyObject *) Py_TYPE (mgr->obj)))
+          {
+            /* with nullcontext(x) as y: y is x; a block like a grad-mode one (a break inside cannot resume) */
+            PyObject *er = PyObject_GetAttrString (mgr->obj, "enter_result");
+            PyErr_Clear ();
+            (void) POP ();
+            tr->grad_depth++;
+            var *exit = const_var (tr, Py_None);
+            exit->grad_ctx = GRAD_CTX_NULL_EXIT;
+            PUSH (exit);
+            PUSH (const_var (tr, er ? er : Py_None));
+            Py_XDECREF (er);
+            break;
+          }
         if (mgr->kind != V_CONST || (mgr->grad_ctx != 1 && mgr->grad_ctx != 2))
           {
-            return fail (tr, 1, "Unsupported context manager\n  Explanation: only torch.no_grad() and "
-                       "torch.enable_grad() blocks are traced; the frame continues in CPython");
+            return fail (tr, 1, "Unsupported context manager\n  Explanation: only torch.no_grad(), "
+                       "torch.enable_grad() and contextlib.nullcontext() blocks are traced; the frame continues in CPython");
           }
         (void) POP ();
         int before = tr->grad_mode;
