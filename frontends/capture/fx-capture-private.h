@@ -164,6 +164,12 @@ void fxc_source_copy (fxc_source *dst, const fxc_source *src);
 PyObject *fxc_source_eval (const fxc_source *src, PyObject *const *locals, PyObject *globals, PyObject *builtins);
 /* A capsule owning a copy of src: the ('s', capsule) spec of a value rebuilt from its source after a graph. */
 PyObject *fxc_source_capsule (const fxc_source *src);
+/* A tuple t as an instance of the tuple subclass cls: a namedtuple through tuple.__new__ (as its _make does, never
+   its Python __new__, a frame the hook would see), a structseq (torch.return_types.max) through its own tp_new.
+   New reference, or NULL with an exception. */
+PyObject *fxc_tuple_as (PyObject *cls, PyObject *t);
+/* The field names of a namedtuple (_fields) or a structseq (__match_args__), new reference, or NULL. */
+PyObject *fxc_tuple_fields (PyObject *cls);
 
 void fxc_trace_clear (fxc_trace *trace);
 /* Symbolically interprets the frame (CPython 3.11 bytecode). Returns 0 on success (graph, or graph + break);

@@ -1215,6 +1215,13 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
           res = var_new (tr, V_SEQ, NULL);
           res->is_list = PyList_Check (result);
           res->items = calloc ((size_t) n + 1, sizeof (var *));
+          if (!PyTuple_CheckExact (result) && PyTuple_Check (result))
+            {
+              /* max(dim), topk, sort...: a torch.return_types structseq, its fields readable (.values) and
+                 rebuilt as that type */
+              res->nt_class = (PyObject *) Py_TYPE (result);
+              PyList_Append (tr->keep, res->nt_class);
+            }
           for (Py_ssize_t i = 0; i < n; i++)
             {
               fx_arg *ga = fx_arena_alloc (g->arena, 2 * sizeof (fx_arg));
@@ -1985,10 +1992,10 @@ var_materialize (var *v)
   Py_DECREF (l);
   if (t && v->nt_class)
     {
-      PyObject *nt_args = PyTuple_Pack (1, t);
+      PyObject *nt = fxc_tuple_as (v->nt_class, t);
       Py_DECREF (t);
-      t = nt_args ? PyTuple_Type.tp_new ((PyTypeObject *) v->nt_class, nt_args, NULL) : NULL;
-      Py_XDECREF (nt_args);
+      PyErr_Clear ();
+      t = nt;
     }
   return t;
 }
@@ -2054,17 +2061,21 @@ seq_builtin (tracer *tr, frame *f, PyObject *fn, var **args, size_t nargs, bool 
       Py_DECREF (n);
       return v;
     }
-  if (strcmp (name, "isinstance") == 0 && nargs == 2 && s0->kind == V_SEQ && args[1]->kind != V_SEQ)
+  if (strcmp (name, "isinstance") == 0 && nargs == 2 && (s0->kind == V_SEQ || s0->kind == V_DICT))
     {
-      *handled = true;
-      int r = PyObject_IsSubclass ((PyObject *) (s0->is_list ? &PyList_Type : &PyTuple_Type), args[1]->obj);
-      if (r < 0)
+      /* isinstance(traced container, cls or (cls, ...)): decided by the container's type */
+      PyObject *info = var_materialize (args[1]);
+      PyObject *cls = s0->kind == V_DICT ? (PyObject *) &PyDict_Type
+                      : s0->nt_class       ? s0->nt_class
+                      : s0->is_list        ? (PyObject *) &PyList_Type : (PyObject *) &PyTuple_Type;
+      int r = info ? PyObject_IsSubclass (cls, info) : -1;
+      Py_XDECREF (info);
+      if (r >= 0)
         {
-          PyErr_Clear ();
-          fail (tr, 0, "isinstance raised while tracing");
-          return NULL;
+          *handled = true;
+          return const_var (tr, r ? Py_True : Py_False);
         }
-      return const_var (tr, r ? Py_True : Py_False);
+      PyErr_Clear ();
     }
   if ((strcmp (name, "list") == 0 || strcmp (name, "tuple") == 0 || strcmp (name, "reversed") == 0) && nargs == 1
       && s0->kind == V_SEQ)
@@ -2763,8 +2774,13 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       PyObject *r = PyObject_Repr (fn);
       var *res = emit (tr, f, FX_OP_CALL_FUNCTION, fx_target_function (fx_arena_strdup (g->arena, qn)), fn, fn, args,
                        nargs, kwnames, r ? PyUnicode_AsUTF8 (r) : qn);
-      if (res)
-        res->node->target.repr = fx_arena_strdup (g->arena, r ? PyUnicode_AsUTF8 (r) : qn);
+      /* the call node (a multi-output call's result is a sequence of getitems on it) */
+      fx_node *call = res ? res->node : NULL;
+      if (res && res->kind == V_SEQ && res->n > 0 && res->items[0]->node && res->items[0]->node->n_args > 0
+          && res->items[0]->node->args[0].kind == FX_ARG_NODE)
+        call = res->items[0]->node->args[0].u.node;
+      if (call)
+        call->target.repr = fx_arena_strdup (g->arena, r ? PyUnicode_AsUTF8 (r) : qn);
       Py_XDECREF (r);
       free (qn);
       return res;
@@ -2954,8 +2970,8 @@ load_attr (tracer *tr, frame *f, var *base, PyObject *name)
     }
   if (base->kind == V_SEQ && base->nt_class)
     {
-      /* a namedtuple's field */
-      PyObject *fields = PyObject_GetAttrString (base->nt_class, "_fields");
+      /* a namedtuple's field (values/indices of a torch.return_types structseq) */
+      PyObject *fields = fxc_tuple_fields (base->nt_class);
       Py_ssize_t at = -1;
       for (Py_ssize_t k = 0; fields && PyTuple_Check (fields) && k < PyTuple_GET_SIZE (fields) && at < 0; k++)
         if (PyUnicode_Compare (PyTuple_GET_ITEM (fields, k), name) == 0)

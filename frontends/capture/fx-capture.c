@@ -796,6 +796,38 @@ source_capsule_free (PyObject *cap)
 }
 
 PyObject *
+fxc_tuple_fields (PyObject *cls)
+{
+  PyObject *f = PyObject_GetAttrString (cls, "_fields");
+  if (!f || !PyTuple_Check (f))
+    {
+      Py_XDECREF (f);
+      PyErr_Clear ();
+      f = PyObject_GetAttrString (cls, "__match_args__");
+    }
+  if (!f || !PyTuple_Check (f))
+    {
+      Py_XDECREF (f);
+      PyErr_Clear ();
+      return NULL;
+    }
+  return f;
+}
+
+PyObject *
+fxc_tuple_as (PyObject *cls, PyObject *t)
+{
+  PyObject *args = PyTuple_Pack (1, t);
+  if (!args)
+    return NULL;
+  PyTypeObject *tp = (PyTypeObject *) cls;
+  bool named = PyObject_HasAttrString (cls, "_fields");
+  PyObject *r = named ? PyTuple_Type.tp_new (tp, args, NULL) : tp->tp_new (tp, args, NULL);
+  Py_DECREF (args);
+  return r;
+}
+
+PyObject *
 fxc_source_capsule (const fxc_source *src)
 {
   fxc_source *copy = calloc (1, sizeof *copy);
@@ -937,11 +969,8 @@ spec_build (PyObject *spec, PyObject *outs)
   Py_DECREF (l);
   if (t && PyTuple_GET_SIZE (spec) > 2)
     {
-      /* a namedtuple built while tracing: tuple.__new__(cls, items), as its _make does, without running its
-         Python __new__ (a frame the hook would see) */
-      PyObject *nt_args = PyTuple_Pack (1, t);
-      PyObject *nt = nt_args ? PyTuple_Type.tp_new ((PyTypeObject *) PyTuple_GET_ITEM (spec, 2), nt_args, NULL) : NULL;
-      Py_XDECREF (nt_args);
+      /* a namedtuple or structseq built while tracing: its class over the items */
+      PyObject *nt = fxc_tuple_as (PyTuple_GET_ITEM (spec, 2), t);
       Py_DECREF (t);
       return nt;
     }

@@ -1289,6 +1289,45 @@ class EngineBackends(Base):
             else:
                 self.assertTrue(torch.allclose(out, want))
 
+    def test_structseq_results_and_more_lowerings(self):
+        # torch.max(dim)/topk return torch.return_types structseqs: .values/.indices read in the graph, the result
+        # rebuilt as that type (a function-style multi-output call crashed the interpreter before); gather,
+        # baddbmm and unbind lower to ATen on every backend; isinstance(traced list, (list, tuple)) folds
+        def max_values(x, i):
+            m = x.max(dim=1, keepdim=True)
+            return torch.gather(x, 1, i) + m.values, m.indices
+
+        def topk(x):
+            r = torch.topk(x, 2, dim=-1)
+            return r, r.values * 2
+
+        def more(a, b, xs):
+            y = torch.baddbmm(a @ b, a, b, alpha=0.5)
+            return torch.stack([t * k for k, t in enumerate(y.unbind(0))]) + (sum(xs) if isinstance(xs, (list, tuple)) else 0)
+
+        x, i = torch.randn(3, 5), torch.randint(0, 5, (3, 2))
+        a, b = torch.randn(2, 3, 3), torch.randn(2, 3, 3)
+        def graph_forward(gm, example_inputs):   # capture alone: topk has no engine op yet
+            return gm.forward
+
+        cases = ((max_values, (x, i), ("eager", "inductor")), (topk, (x,), (graph_forward,)),
+                 (more, (a, b, [torch.randn(3, 3)] * 2), ("eager", "inductor")))
+        for f, args, backends in cases:
+            for backend in backends:
+                fxcapture.reset()
+                start = len(fxcapture.records)
+                out, want = torch.compile(f, backend=backend)(*args), f(*args)
+                self.assertEqual(type(out[0]), type(want[0]), (f.__name__, backend))
+                for o, w in zip(torch.utils._pytree.tree_flatten(out)[0], torch.utils._pytree.tree_flatten(want)[0]):
+                    self.assertTrue(torch.allclose(o.float(), w.float(), atol=1e-5), (f.__name__, backend))
+                recs = fxcapture.records[start:]
+                self.assertEqual([r["kind"] for r in recs if r["kind"] in ("compile", "graph_break")], ["compile"],
+                                 [r.get("reason") for r in recs])
+                self.assertIsNone(recs[-1]["backend_error"], (f.__name__, backend))
+        self.assertIn("torch.return_types.topk", repr(type(torch.compile(topk, backend=graph_forward)(x)[0])))
+        with self.assertRaisesRegex(fxcapture.BackendCompilerFailed, "torch.topk"):
+            torch.compile(topk, backend="eager")(x)
+
     def test_inductor_generates_kernels(self):
         def f(x, y):
             return torch.nn.functional.gelu(torch.sin(x) + torch.cos(y)) * 2
