@@ -93,6 +93,14 @@ fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, d
   cairo_close_path (cr);
 }
 
+gpointer
+fxw_viewers_peek_item (GListModel *model, guint position)
+{
+  g_autoptr(GObject) item = g_list_model_get_item (model, position);
+
+  return item;
+}
+
 gboolean
 fxw_viewers_click (GtkWidget *button)
 {

@@ -41,6 +41,9 @@ GtkWidget *fxw_viewers_add_label (GtkBox *box, const char *text, const char *css
 /* Adds the path of a rectangle with corners rounded to radius r, as the canvases draw their boxes. */
 void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, double r);
 
+/* The item at position of model, NULL past the end; (transfer none): for a model whose items are kept alive
+   elsewhere as long as the caller uses them (a sort model over a store, a graph's nodes). */
+gpointer fxw_viewers_peek_item (GListModel *model, guint position);
 /* Clicks button as the user does (a link of a page followed from the outside); FALSE when it is NULL. */
 gboolean fxw_viewers_click (GtkWidget *button);
 
