@@ -457,7 +457,8 @@ fxw_ranks_view_class_init (FxwRanksViewClass *klass)
     g_signal_new ("compile-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_INT64);
 
-  fxw_workspace_read_class_set_template (widget_class, "fxw-ranks-view.ui", G_STRUCT_OFFSET (FxwRanksView, read));
+  fxw_workspace_read_class_set_template (widget_class, "fxw-ranks-view.ui",
+                                         G_STRUCT_OFFSET (FxwRanksView, read));
 }
 
 static void

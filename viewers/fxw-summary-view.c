@@ -536,8 +536,8 @@ add_breaks (FxwSummaryView *self, const Summary *s)
           gtk_widget_set_hexpand (w, TRUE);
           gtk_box_append (row, w);
           gtk_box_append (self->read.column, GTK_WIDGET (row));
-          g_string_append_printf (self->read.text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?", br->line,
-                                  br->reason ? br->reason : "");
+          g_string_append_printf (self->read.text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?",
+                                  br->line, br->reason ? br->reason : "");
         }
     }
 }
@@ -799,7 +799,8 @@ fxw_summary_view_class_init (FxwSummaryViewClass *klass)
     g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
 
-  fxw_workspace_read_class_set_template (widget_class, "fxw-summary-view.ui", G_STRUCT_OFFSET (FxwSummaryView, read));
+  fxw_workspace_read_class_set_template (widget_class, "fxw-summary-view.ui",
+                                         G_STRUCT_OFFSET (FxwSummaryView, read));
 }
 
 static void
