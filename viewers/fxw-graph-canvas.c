@@ -1553,21 +1553,25 @@ fxw_graph_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     }
 }
 
+/* Whether widget point (x, y) lies in the layout's rectangle (rx, ry, rw, rh). */
+static gboolean
+hit (FxwGraphCanvas *self, double x, double y, double rx, double ry, double rw, double rh)
+{
+  double gx = (x - self->off_x) / self->zoom;
+  double gy = (y - self->off_y) / self->zoom;
+
+  return gx >= rx && gx <= rx + rw && gy >= ry && gy <= ry + rh;
+}
+
 /* Returns the box under widget point (x, y), or -1. */
 static int
 box_at (FxwGraphCanvas *self, double x, double y)
 {
-  double gx, gy;
-
-  if (self->layout == NULL)
-    return -1;
-  gx = (x - self->off_x) / self->zoom;
-  gy = (y - self->off_y) / self->zoom;
-  for (guint i = 0; i < self->layout->boxes->len; i++)
+  for (guint i = 0; self->layout != NULL && i < self->layout->boxes->len; i++)
     {
       CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, i);
 
-      if (gx >= box->x && gx <= box->x + box->w && gy >= box->y && gy <= box->y + box->h)
+      if (hit (self, x, y, box->x, box->y, box->w, box->h))
         return (int) i;
     }
   return -1;
@@ -1577,18 +1581,13 @@ box_at (FxwGraphCanvas *self, double x, double y)
 static int
 cluster_title_at (FxwGraphCanvas *self, double x, double y)
 {
-  double gx, gy;
   int found = -1;
 
-  if (self->layout == NULL)
-    return -1;
-  gx = (x - self->off_x) / self->zoom;
-  gy = (y - self->off_y) / self->zoom;
-  for (guint i = 0; i < self->layout->clusters->len; i++)
+  for (guint i = 0; self->layout != NULL && i < self->layout->clusters->len; i++)
     {
       CanvasCluster *c = &g_array_index (self->layout->clusters, CanvasCluster, i);
 
-      if (c->module != NULL && gx >= c->x && gx <= c->x + c->w && gy >= c->y && gy <= c->y + CLUSTER_LABEL_H)
+      if (c->module != NULL && hit (self, x, y, c->x, c->y, c->w, CLUSTER_LABEL_H))
         found = (int) i;
     }
   return found;

@@ -498,9 +498,6 @@ fxw_kernels_view_sort_by (FxwKernelsView *self, guint column, GtkSortType order)
 FxwKernel *
 fxw_kernels_view_get_shown (FxwKernelsView *self, guint position)
 {
-  g_autoptr(FxwKernel) kernel = NULL;
-
   g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), NULL);
-  kernel = g_list_model_get_item (G_LIST_MODEL (self->sorted), position);
-  return kernel;   /* the sort model holds it */
+  return fxw_viewers_peek_item (G_LIST_MODEL (self->sorted), position);   /* the sort model holds it */
 }

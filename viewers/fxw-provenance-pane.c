@@ -477,12 +477,6 @@ fxw_provenance_pane_get_inductor_text (FxwProvenancePane *self)
 gboolean
 fxw_provenance_pane_activate_inductor (FxwProvenancePane *self, const char *what)
 {
-  GtkWidget *button;
-
   g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), FALSE);
-  button = g_hash_table_lookup (self->inductor_links, what);
-  if (button == NULL)
-    return FALSE;
-  g_signal_emit_by_name (button, "clicked");
-  return TRUE;
+  return fxw_viewers_click (g_hash_table_lookup (self->inductor_links, what));
 }

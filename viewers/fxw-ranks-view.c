@@ -50,11 +50,8 @@ struct _FxwRanksView
 {
   GtkWidget parent_instance;
 
-  GtkStack *stack;
-  GtkBox *column;
   FxwWorkspaceRead read;
   guint n_ranks, n_divs;
-  GString *text;
   GPtrArray *first_buttons;  /* GtkButton (not owned) per divergence; NULL where it has none */
 };
 
@@ -161,11 +158,11 @@ fail:
 /* ---------------------------------------------------------------- building the page */
 
 static void
-clear_column (FxwRanksView *self)
+clear_page (gpointer view)
 {
-  fxw_viewers_remove_children (GTK_WIDGET (self->column), GTK_WIDGET (self));
+  FxwRanksView *self = view;
+
   g_ptr_array_set_size (self->first_buttons, 0);
-  g_string_truncate (self->text, 0);
   self->n_ranks = self->n_divs = 0;
 }
 
@@ -248,7 +245,7 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
   gtk_box_append (GTK_BOX (row), words);
   gtk_box_append (GTK_BOX (row), buttons);
-  g_string_append_printf (self->text, "%-8s %-12s %-14s %s\n", id, fx_rank_div_kind_name (d->kind), d->ranks,
+  g_string_append_printf (self->read.text, "%-8s %-12s %-14s %s\n", id, fx_rank_div_kind_name (d->kind), d->ranks,
                           d->detail);
 
   for (guint k = 0; k < d->targets->len; k++)
@@ -307,24 +304,22 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
   gtk_list_box_append (list, row);
 }
 
-static void
-show_ranks (FxwRanksView *self, const RanksData *data)
+static gboolean
+show_ranks (gpointer view, gpointer p)
 {
+  FxwRanksView *self = view;
+  const RanksData *data = p;
   GtkWidget *heading, *list;
   g_autofree char *title = NULL;
 
-  clear_column (self);
   self->n_ranks = data->ranks->len;
   self->n_divs = data->divs->len;
   if (data->ranks->len < 2)
-    {
-      gtk_stack_set_visible_child_name (self->stack, "empty");
-      return;
-    }
+    return FALSE;
   /* translators: the heading of the Ranks view */
   title = g_strdup_printf (ngettext ("%u Rank", "%u Ranks", data->ranks->len), data->ranks->len);
-  fxw_viewers_add_label (self->column, title, "title-2");
-  g_string_append_printf (self->text, "%s\n", title);
+  fxw_viewers_add_label (self->read.column, title, "title-2");
+  g_string_append_printf (self->read.text, "%s\n", title);
   for (guint r = 0; r < data->ranks->len; r++)
     {
       const Rank *rk = &g_array_index (data->ranks, Rank, r);
@@ -332,31 +327,30 @@ show_ranks (FxwRanksView *self, const RanksData *data)
       g_autofree char *line = g_strdup_printf (ngettext ("rank %d: %u compile  %s", "rank %d: %u compiles  %s",
                                                          rk->n_compiles), rk->rank, rk->n_compiles, rk->path);
 
-      fxw_viewers_add_label (self->column, line, NULL);
-      g_string_append_printf (self->text, "%s\n", line);
+      fxw_viewers_add_label (self->read.column, line, NULL);
+      g_string_append_printf (self->read.text, "%s\n", line);
     }
   if (data->divs->len == 0)
     {
       const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results, collectives and "
                             "runtime estimates.");
 
-      heading = fxw_viewers_add_label (self->column, agree, "title-4");
+      heading = fxw_viewers_add_label (self->read.column, agree, "title-4");
       gtk_widget_set_margin_top (heading, 18);
-      g_string_append_printf (self->text, "\n%s\n", agree);
-      gtk_stack_set_visible_child_name (self->stack, "ranks");
-      return;
+      g_string_append_printf (self->read.text, "\n%s\n", agree);
+      return TRUE;
     }
   /* translators: the heading of the list of divergences in the Ranks view */
-  heading = fxw_viewers_add_label (self->column, _("Where the Ranks Diverge"), "title-4");
+  heading = fxw_viewers_add_label (self->read.column, _("Where the Ranks Diverge"), "title-4");
   gtk_widget_set_margin_top (heading, 18);
-  g_string_append_printf (self->text, "\n%s\n", _("Where the Ranks Diverge"));
+  g_string_append_printf (self->read.text, "\n%s\n", _("Where the Ranks Diverge"));
   list = gtk_list_box_new ();
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_widget_add_css_class (list, "boxed-list");
   for (guint i = 0; i < data->divs->len; i++)
     add_divergence (self, GTK_LIST_BOX (list), &g_array_index (data->divs, Div, i));
-  gtk_box_append (self->column, list);
-  gtk_stack_set_visible_child_name (self->stack, "ranks");
+  gtk_box_append (self->read.column, list);
+  return TRUE;
 }
 
 /* the read's hooks (FxwWorkspaceRead) */
@@ -366,18 +360,13 @@ read_data (const char *path, GCancellable *cancellable, GError **error)
   return ranks_read (path, error);
 }
 
-static void
-show_data (gpointer view, gpointer data)
-{
-  show_ranks (view, data);
-}
-
-static void
-show_empty (gpointer view)
-{
-  clear_column (view);
-  gtk_stack_set_visible_child_name (((FxwRanksView *) view)->stack, "empty");
-}
+static const FxwWorkspaceReadHooks read_hooks = {
+  .what = "ranks",
+  .read = read_data,
+  .show = show_ranks,
+  .clear = clear_page,
+  .free = (GDestroyNotify) ranks_data_free,
+};
 
 void
 fxw_ranks_view_set_workspace (FxwRanksView *self, const char *path)
@@ -411,19 +400,14 @@ char *
 fxw_ranks_view_dup_text (FxwRanksView *self)
 {
   g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), NULL);
-  return self->read.loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
+  return fxw_workspace_read_dup_text (&self->read);
 }
 
 gboolean
 fxw_ranks_view_activate (FxwRanksView *self, guint index)
 {
-  GtkWidget *button;
-
   g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
-  if (index >= self->first_buttons->len || (button = g_ptr_array_index (self->first_buttons, index)) == NULL)
-    return FALSE;
-  g_signal_emit_by_name (button, "clicked");
-  return TRUE;
+  return index < self->first_buttons->len && fxw_viewers_click (g_ptr_array_index (self->first_buttons, index));
 }
 
 static void
@@ -442,7 +426,7 @@ fxw_ranks_view_finalize (GObject *object)
   FxwRanksView *self = FXW_RANKS_VIEW (object);
 
   g_ptr_array_unref (self->first_buttons);
-  g_string_free (self->text, TRUE);
+  fxw_workspace_read_finalize (&self->read);
   G_OBJECT_CLASS (fxw_ranks_view_parent_class)->finalize (object);
 }
 
@@ -473,21 +457,14 @@ fxw_ranks_view_class_init (FxwRanksViewClass *klass)
     g_signal_new ("compile-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_INT64);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/viewers/fxw-ranks-view.ui");
-  gtk_widget_class_bind_template_child (widget_class, FxwRanksView, stack);
-  gtk_widget_class_bind_template_child (widget_class, FxwRanksView, column);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  fxw_workspace_read_class_set_template (widget_class, "fxw-ranks-view.ui",
+                                         G_STRUCT_OFFSET (FxwRanksView, read));
 }
 
 static void
 fxw_ranks_view_init (FxwRanksView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->read.what = "ranks";
-  self->read.read = read_data;
-  self->read.show = show_data;
-  self->read.empty = show_empty;
-  self->read.free = (GDestroyNotify) ranks_data_free;
-  self->text = g_string_new (NULL);
+  fxw_workspace_read_init (&self->read, &read_hooks);
   self->first_buttons = g_ptr_array_new ();
 }

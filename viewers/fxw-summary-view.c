@@ -56,10 +56,7 @@ struct _FxwSummaryView
 {
   GtkWidget parent_instance;
 
-  GtkStack *stack;
-  GtkBox *column;
   FxwWorkspaceRead read;
-  GString *text;
   GHashTable *links;   /* compile id -> GtkButton (not owned) */
 };
 
@@ -135,7 +132,8 @@ guard_text (const char *reason)
   return line != NULL ? g_strdup (g_strstrip (line)) : NULL;
 }
 
-static Summary *
+/* The read's hook (FxwWorkspaceReadHooks.read): a Summary. */
+static gpointer
 summary_read (const char *path, GCancellable *cancellable, GError **error)
 {
   fx_store *store = NULL;
@@ -251,20 +249,20 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 /* ---------------------------------------------------------------- building the page */
 
 static void
-clear_column (FxwSummaryView *self)
+clear_page (gpointer view)
 {
-  fxw_viewers_remove_children (GTK_WIDGET (self->column), GTK_WIDGET (self));
+  FxwSummaryView *self = view;
+
   g_hash_table_remove_all (self->links);
-  g_string_truncate (self->text, 0);
 }
 
 static void
 add_heading (FxwSummaryView *self, const char *text)
 {
-  GtkWidget *label = fxw_viewers_add_label (self->column, text, "title-4");
+  GtkWidget *label = fxw_viewers_add_label (self->read.column, text, "title-4");
 
   gtk_widget_set_margin_top (label, 18);
-  g_string_append_printf (self->text, "\n%s\n", text);
+  g_string_append_printf (self->read.text, "\n%s\n", text);
 }
 
 static void
@@ -415,15 +413,15 @@ add_counts (FxwSummaryView *self, const Summary *s)
   /* translators: the Summary view's counts; %u are numbers */
   line1 = g_strdup_printf (_("%u compiles of %u frames · %u graph breaks · %u restarts · %u recompiles · %u failures"),
                            s->entries->len, frames, breaks, restarts, recompiles, failures);
-  fxw_viewers_add_label (self->column, line1, "heading");
-  g_string_append_printf (self->text, "%s\n", line1);
+  fxw_viewers_add_label (self->read.column, line1, "heading");
+  g_string_append_printf (self->read.text, "%s\n", line1);
   f = format_seconds (frame_s);
   b = format_seconds (backend_s);
   i = format_seconds (inductor_s);
   /* translators: the compile times of all compiles: Dynamo's whole frame, then the backends, then Inductor */
   line2 = g_strdup_printf (_("Compile time: %s in all (entire frame), %s in backends, %s in Inductor"), f, b, i);
-  fxw_viewers_add_label (self->column, line2, "dim-label");
-  g_string_append_printf (self->text, "%s\n", line2);
+  fxw_viewers_add_label (self->read.column, line2, "dim-label");
+  g_string_append_printf (self->read.text, "%s\n", line2);
 }
 
 /* One frame's compiles in order, as a timeline: each compile with its status, when it started (from the frame's
@@ -451,7 +449,7 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
   gtk_widget_set_margin_start (GTK_WIDGET (title), 12);
   gtk_widget_set_margin_top (GTK_WIDGET (title), 6);
   gtk_box_append (frame_box, GTK_WIDGET (title));
-  g_string_append_printf (self->text, "%s %s %s:%d\n", head, first->function != NULL ? first->function : "",
+  g_string_append_printf (self->read.text, "%s %s %s:%d\n", head, first->function != NULL ? first->function : "",
                           first->file != NULL ? first->file : "?", first->line);
   for (guint k = from; k < to; k++)
     {
@@ -482,7 +480,7 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
           {
             g_autofree char *indented = indent_lines (why->str);
 
-            g_string_append_printf (self->text, "    %s\n", indented);
+            g_string_append_printf (self->read.text, "    %s\n", indented);
           }
           g_string_free (why, TRUE);
         }
@@ -504,10 +502,10 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
       gtk_box_append (row, w);
       gtk_widget_set_margin_start (GTK_WIDGET (row), 18);
       gtk_box_append (frame_box, GTK_WIDGET (row));
-      g_string_append_printf (self->text, "  [%s] %s %s\n", e->compile_id, words, when);
+      g_string_append_printf (self->read.text, "  [%s] %s %s\n", e->compile_id, words, when);
     }
   gtk_widget_set_margin_bottom (GTK_WIDGET (frame_box), 6);
-  gtk_box_append (self->column, GTK_WIDGET (frame_box));
+  gtk_box_append (self->read.column, GTK_WIDGET (frame_box));
 }
 
 static void
@@ -537,9 +535,9 @@ add_breaks (FxwSummaryView *self, const Summary *s)
           gtk_label_set_selectable (GTK_LABEL (w), TRUE);
           gtk_widget_set_hexpand (w, TRUE);
           gtk_box_append (row, w);
-          gtk_box_append (self->column, GTK_WIDGET (row));
-          g_string_append_printf (self->text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?", br->line,
-                                  br->reason ? br->reason : "");
+          gtk_box_append (self->read.column, GTK_WIDGET (row));
+          g_string_append_printf (self->read.text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?",
+                                  br->line, br->reason ? br->reason : "");
         }
     }
 }
@@ -571,8 +569,8 @@ add_failures (FxwSummaryView *self, const Summary *s)
       gtk_label_set_selectable (GTK_LABEL (w), TRUE);
       gtk_widget_add_css_class (w, "error");
       gtk_box_append (row, w);
-      gtk_box_append (self->column, GTK_WIDGET (row));
-      g_string_append_printf (self->text, "[%s] %s\n", e->compile_id, text);
+      gtk_box_append (self->read.column, GTK_WIDGET (row));
+      g_string_append_printf (self->read.text, "[%s] %s\n", e->compile_id, text);
     }
 }
 
@@ -600,11 +598,11 @@ add_exports (FxwSummaryView *self, const Summary *s)
       gtk_box_append (row, w);
       if (r->file != NULL)
         gtk_box_append (row, location_button (self, r->file, r->line));
-      gtk_box_append (self->column, GTK_WIDGET (row));
-      g_string_append_printf (self->text, "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
+      gtk_box_append (self->read.column, GTK_WIDGET (row));
+      g_string_append_printf (self->read.text, "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
       if (r->file != NULL)
-        g_string_append_printf (self->text, " %s:%d", r->file, r->line);
-      g_string_append_c (self->text, '\n');
+        g_string_append_printf (self->read.text, " %s:%d", r->file, r->line);
+      g_string_append_c (self->read.text, '\n');
       if (r->fix != NULL)
         {
           /* translators: what to change for a draft_export failure, as its report says (%s) */
@@ -616,8 +614,8 @@ add_exports (FxwSummaryView *self, const Summary *s)
           gtk_label_set_selectable (GTK_LABEL (w), TRUE);
           gtk_widget_set_margin_start (w, 24);
           gtk_widget_add_css_class (w, "warning");
-          gtk_box_append (self->column, w);
-          g_string_append_printf (self->text, "  %s\n", fix);
+          gtk_box_append (self->read.column, w);
+          g_string_append_printf (self->read.text, "  %s\n", fix);
         }
     }
 }
@@ -670,29 +668,27 @@ add_table (FxwSummaryView *self, const Summary *s)
           gtk_grid_attach (grid, w, c, k + 1, 1, 1);
         }
     }
-  gtk_box_append (self->column, GTK_WIDGET (grid));
+  gtk_box_append (self->read.column, GTK_WIDGET (grid));
   if (n < s->entries->len)
     {
       g_autofree char *more = g_strdup_printf (_("… and %u more compiles (the sidebar lists them all)"),
                                                s->entries->len - n);
 
-      fxw_viewers_add_label (self->column, more, "dim-label");
+      fxw_viewers_add_label (self->read.column, more, "dim-label");
     }
 }
 
-static void
-show_summary (FxwSummaryView *self, const Summary *s)
+static gboolean
+show_summary (gpointer view, gpointer data)
 {
+  FxwSummaryView *self = view;
+  const Summary *s = data;
   gboolean any_chain = FALSE;
 
-  clear_column (self);
   if (s->entries->len == 0 && s->exports->len == 0)
-    {
-      gtk_stack_set_visible_child_name (self->stack, "empty");
-      return;
-    }
-  fxw_viewers_add_label (self->column, _("Summary"), "title-1");
-  g_string_append_printf (self->text, "%s\n", _("Summary"));
+    return FALSE;
+  fxw_viewers_add_label (self->read.column, _("Summary"), "title-1");
+  g_string_append_printf (self->read.text, "%s\n", _("Summary"));
   if (s->entries->len > 0)
     add_counts (self, s);
   /* Frames with more than one compile: their recompile and restart chains. */
@@ -719,28 +715,16 @@ show_summary (FxwSummaryView *self, const Summary *s)
   add_exports (self, s);
   if (s->entries->len > 0)
     add_table (self, s);
-  gtk_stack_set_visible_child_name (self->stack, "summary");
+  return TRUE;
 }
 
-/* the read's hooks (FxwWorkspaceRead) */
-static gpointer
-read_data (const char *path, GCancellable *cancellable, GError **error)
-{
-  return summary_read (path, cancellable, error);
-}
-
-static void
-show_data (gpointer view, gpointer data)
-{
-  show_summary (view, data);
-}
-
-static void
-show_empty (gpointer view)
-{
-  clear_column (view);
-  gtk_stack_set_visible_child_name (((FxwSummaryView *) view)->stack, "empty");
-}
+static const FxwWorkspaceReadHooks read_hooks = {
+  .what = "summary",
+  .read = summary_read,
+  .show = show_summary,
+  .clear = clear_page,
+  .free = (GDestroyNotify) summary_free,
+};
 
 void
 fxw_summary_view_set_workspace (FxwSummaryView *self, const char *path)
@@ -760,20 +744,14 @@ char *
 fxw_summary_view_dup_text (FxwSummaryView *self)
 {
   g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), NULL);
-  return self->read.loaded && self->text->len > 0 ? g_strdup (self->text->str) : NULL;
+  return fxw_workspace_read_dup_text (&self->read);
 }
 
 gboolean
 fxw_summary_view_activate_compile (FxwSummaryView *self, const char *compile_id)
 {
-  GtkWidget *button;
-
   g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
-  button = g_hash_table_lookup (self->links, compile_id);
-  if (button == NULL)
-    return FALSE;
-  g_signal_emit_by_name (button, "clicked");
-  return TRUE;
+  return fxw_viewers_click (g_hash_table_lookup (self->links, compile_id));
 }
 
 static void
@@ -792,7 +770,7 @@ fxw_summary_view_finalize (GObject *object)
   FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
 
   g_hash_table_unref (self->links);
-  g_string_free (self->text, TRUE);
+  fxw_workspace_read_finalize (&self->read);
   G_OBJECT_CLASS (fxw_summary_view_parent_class)->finalize (object);
 }
 
@@ -821,20 +799,14 @@ fxw_summary_view_class_init (FxwSummaryViewClass *klass)
     g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
 
-  fxw_viewers_class_set_template (widget_class, "fxw-summary-view.ui");
-  gtk_widget_class_bind_template_child (widget_class, FxwSummaryView, stack);
-  gtk_widget_class_bind_template_child (widget_class, FxwSummaryView, column);
+  fxw_workspace_read_class_set_template (widget_class, "fxw-summary-view.ui",
+                                         G_STRUCT_OFFSET (FxwSummaryView, read));
 }
 
 static void
 fxw_summary_view_init (FxwSummaryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->read.what = "summary";
-  self->read.read = read_data;
-  self->read.show = show_data;
-  self->read.empty = show_empty;
-  self->read.free = (GDestroyNotify) summary_free;
-  self->text = g_string_new (NULL);
+  fxw_workspace_read_init (&self->read, &read_hooks);
   self->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }

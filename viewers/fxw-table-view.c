@@ -270,11 +270,8 @@ fxw_table_view_get_n_rows (FxwTableView *self)
 FxwNode *
 fxw_table_view_get_row (FxwTableView *self, guint position)
 {
-  g_autoptr(FxwNode) node = NULL;
-
   g_return_val_if_fail (FXW_IS_TABLE_VIEW (self), NULL);
-  node = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
-  return node;  /* the graph keeps it alive */
+  return fxw_viewers_peek_item (G_LIST_MODEL (self->sort_model), position);  /* the graph keeps it alive */
 }
 
 void

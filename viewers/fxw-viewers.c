@@ -93,6 +93,23 @@ fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double h, d
   cairo_close_path (cr);
 }
 
+gpointer
+fxw_viewers_peek_item (GListModel *model, guint position)
+{
+  g_autoptr(GObject) item = g_list_model_get_item (model, position);
+
+  return item;
+}
+
+gboolean
+fxw_viewers_click (GtkWidget *button)
+{
+  if (button == NULL)
+    return FALSE;
+  g_signal_emit_by_name (button, "clicked");
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------- reading a workspace for a view */
 
 typedef struct
@@ -115,12 +132,31 @@ workspace_read_thread (GTask *task, gpointer source, gpointer task_data, GCancel
 {
   ReadTask *t = task_data;
   GError *error = NULL;
-  gpointer data = t->r->read (t->path, cancellable, &error);
+  gpointer data = t->r->hooks->read (t->path, cancellable, &error);
 
   if (data == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, data, t->r->free);
+    g_task_return_pointer (task, data, t->r->hooks->free);
+}
+
+static void
+workspace_read_clear (FxwWorkspaceRead *r, gpointer view)
+{
+  fxw_viewers_remove_children (GTK_WIDGET (r->column), view);
+  g_string_truncate (r->text, 0);
+  if (r->hooks->clear != NULL)
+    r->hooks->clear (view);
+}
+
+static void
+workspace_read_show (FxwWorkspaceRead *r, gpointer view, gpointer data)
+{
+  gboolean any;
+
+  workspace_read_clear (r, view);
+  any = data != NULL && r->hooks->show (view, data);
+  gtk_stack_set_visible_child_name (r->stack, any ? r->hooks->what : "empty");
 }
 
 static void
@@ -135,18 +171,35 @@ workspace_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          g_debug ("%s: %s", r->what, error->message);
-          r->empty (source);
+          g_debug ("%s: %s", r->hooks->what, error->message);
+          workspace_read_show (r, source, NULL);
           r->loaded = TRUE;
         }
       return;
     }
   if (g_task_get_cancellable (G_TASK (result)) == r->cancellable)
     {
-      r->show (source, data);
+      workspace_read_show (r, source, data);
       r->loaded = TRUE;
     }
-  r->free (data);
+  r->hooks->free (data);
+}
+
+void
+fxw_workspace_read_class_set_template (GtkWidgetClass *widget_class, const char *ui_file, gsize read_offset)
+{
+  fxw_viewers_class_set_template (widget_class, ui_file);
+  gtk_widget_class_bind_template_child_full (widget_class, "stack", FALSE,
+                                             read_offset + G_STRUCT_OFFSET (FxwWorkspaceRead, stack));
+  gtk_widget_class_bind_template_child_full (widget_class, "column", FALSE,
+                                             read_offset + G_STRUCT_OFFSET (FxwWorkspaceRead, column));
+}
+
+void
+fxw_workspace_read_init (FxwWorkspaceRead *r, const FxwWorkspaceReadHooks *hooks)
+{
+  r->hooks = hooks;
+  r->text = g_string_new (NULL);
 }
 
 void
@@ -156,7 +209,7 @@ fxw_workspace_read_start (FxwWorkspaceRead *r, gpointer view, const char *path)
   ReadTask *t;
 
   fxw_workspace_read_cancel (r);
-  r->empty (view);
+  workspace_read_show (r, view, NULL);
   r->loaded = path == NULL;
   if (path == NULL)
     return;
@@ -175,4 +228,16 @@ fxw_workspace_read_cancel (FxwWorkspaceRead *r)
 {
   g_cancellable_cancel (r->cancellable);
   g_clear_object (&r->cancellable);
+}
+
+char *
+fxw_workspace_read_dup_text (FxwWorkspaceRead *r)
+{
+  return r->loaded && r->text->len > 0 ? g_strdup (r->text->str) : NULL;
+}
+
+void
+fxw_workspace_read_finalize (FxwWorkspaceRead *r)
+{
+  g_string_free (r->text, TRUE);
 }

@@ -2113,12 +2113,8 @@ gboolean
 fxw_window_activate_source_link (GtkWindow *source, const char *what)
 {
   GHashTable *links = g_object_get_data (G_OBJECT (source), "fxw-links");
-  GtkWidget *button = links != NULL ? g_hash_table_lookup (links, what) : NULL;
 
-  if (button == NULL)
-    return FALSE;
-  g_signal_emit_by_name (button, "clicked");
-  return TRUE;
+  return links != NULL && fxw_viewers_click (g_hash_table_lookup (links, what));
 }
 
 /* ---------------------------------------------------------------- life cycle */
