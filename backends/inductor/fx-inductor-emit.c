@@ -81,6 +81,15 @@ ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int
   return -1;
 }
 
+int
+ind_group_next_red (const ind_program *p, const ind_group *G, int seg, ind_red red, int *k)
+{
+  int ni;
+  while ((ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, k)) >= 0 && p->nodes[ni].red != red)
+    ;
+  return ni;
+}
+
 void
 ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc)
 {

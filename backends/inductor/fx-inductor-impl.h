@@ -407,6 +407,9 @@ int64_t ind_numel (const int64_t *sizes, int nd);
 /* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
    SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
 int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k);
+/* The same over the reductions of segment SEG that are RED (the Welford variances, which both code generators
+   finish in a pass of their own). */
+int ind_group_next_red (const ind_program *p, const ind_group *G, int seg, ind_red red, int *k);
 /* node coefficients (per node variable) → kernel x / r coefficients (the node's non-unit dims in order) */
 void ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc);
 /* the contiguous coefficients of a node's output over its kept dims */
