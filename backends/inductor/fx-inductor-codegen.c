@@ -629,14 +629,6 @@ typedef struct
   size_t key_begin, key_len; /* the key's span in keys */
 } kernel_slot;
 
-static uint64_t
-fnv1a (const char *s, size_t n)
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char) s[i]) * 1099511628211ULL;
-  return h;
-}
 
 static bool
 ident_char (char c)
@@ -718,7 +710,7 @@ emit_kernels (ind_program *p, fx_buf *out)
         {
           size_t key_at = (size_t) (decl - text.data) + 8 + strlen (G->name);
           canonical_key (text.data + key_at, text.len - key_at, local, p->n_nodes, local + p->n_nodes, &key);
-          h = fnv1a (key.data, key.len);
+          h = ind_fnv1a (IND_FNV_OFFSET, key.data, key.len);
           for (i = h & (cap - 1); slots[i].group >= 0; i = (i + 1) & (cap - 1))
             if (slots[i].hash == h && slots[i].key_len == key.len
                 && memcmp (keys.data + slots[i].key_begin, key.data, key.len) == 0)

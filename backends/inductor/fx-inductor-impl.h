@@ -404,6 +404,11 @@ void *ind_grow (void *items, int n, int *cap, size_t item, int first);
 /* The product of nd sizes: a group's x rows are ind_numel (G->xs, G->kx), its r elements per row ind_numel (G->rs,
    G->kr). */
 int64_t ind_numel (const int64_t *sizes, int nd);
+/* "1, 2, 3": n integers, comma-separated (sizes, strides, ranges in the dumps). */
+void ind_put_ints (fx_buf *out, const int64_t *v, int n);
+/* FNV-1a over LEN bytes, continuing from H (IND_FNV_OFFSET to start): the build cache's keys, the kernel dedup. */
+#define IND_FNV_OFFSET 14695981039346656037ULL
+uint64_t ind_fnv1a (uint64_t h, const void *data, size_t len);
 /* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
    SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
 int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k);
