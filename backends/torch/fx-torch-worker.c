@@ -584,6 +584,14 @@ has_negative_stride (const fx_tensor *t)
   return false;
 }
 
+/* The sizes or strides of the header: "1, 2, 3". */
+static void
+put_ints (fx_buf *out, const int64_t *v, int n)
+{
+  for (int d = 0; d < n; d++)
+    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v[d]);
+}
+
 fx_status
 fx_torch_tensor_write (const fx_tensor *t, const char *path, fx_diag *diag)
 {
@@ -614,11 +622,9 @@ fx_torch_tensor_write (const fx_tensor *t, const char *path, fx_diag *diag)
   fx_buf b;
   fx_buf_init (&b);
   fx_buf_printf (&b, "{\"dtype\": \"%s\", \"shape\": [", fx_dtype_name (src->dtype));
-  for (int d = 0; d < src->ndim; d++)
-    fx_buf_printf (&b, "%s%lld", d ? ", " : "", (long long) src->sizes[d]);
+  put_ints (&b, src->sizes, src->ndim);
   fx_buf_puts (&b, "], \"stride\": [");
-  for (int d = 0; d < src->ndim; d++)
-    fx_buf_printf (&b, "%s%lld", d ? ", " : "", (long long) src->strides[d]);
+  put_ints (&b, src->strides, src->ndim);
   fx_buf_printf (&b, "], \"storage\": %lld, \"device\": \"cpu\"}\n", (long long) extent);
   if (extent > 0)
     fx_buf_append (&b, fx_tensor_data (src), (size_t) extent * fx_dtype_size (src->dtype));
