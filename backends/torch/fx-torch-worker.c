@@ -731,6 +731,19 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
 
 /* ---------------------------------------------------------------- values */
 
+/* A float as the worker reads it back: "nan", "inf", "-inf", else all 17 digits. */
+static const char *
+float_text (double x, char *text, size_t size)
+{
+  if (isnan (x))
+    snprintf (text, size, "nan");
+  else if (isinf (x))
+    snprintf (text, size, "%sinf", x < 0 ? "-" : "");
+  else
+    snprintf (text, size, "%.17g", x);
+  return text;
+}
+
 fx_status
 fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out, fx_diag *diag)
 {
@@ -760,13 +773,7 @@ fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out
       payload = json_object_new_int64 (v->u.i);
       break;
     case FX_VALUE_FLOAT:
-      if (isnan (v->u.f))
-        snprintf (text, sizeof text, "nan");
-      else if (isinf (v->u.f))
-        snprintf (text, sizeof text, "%sinf", v->u.f < 0 ? "-" : "");
-      else
-        snprintf (text, sizeof text, "%.17g", v->u.f);
-      payload = json_object_new_string (text);
+      payload = json_object_new_string (float_text (v->u.f, text, sizeof text));
       break;
     case FX_VALUE_BOOL:
       payload = json_object_new_boolean (v->u.b);
