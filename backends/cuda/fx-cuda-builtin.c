@@ -2,6 +2,7 @@
    the strided broadcast that puts addmm's bias into the output before the GEMM accumulates onto it. */
 #include "fx-cuda-impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,23 +108,17 @@ fx_status
 fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *src,
                          double scale, const fx_cuda_matrix *dst, fx_diag *diag)
 {
-  const char *name;
+  char name[64];
   fx_cuda_kernel *kernel;
   long long rows = dst->rows, cols = dst->cols, total;
   long long rs, cs, ors = dst->row_stride, ocs = dst->col_stride;
   unsigned int grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
   fx_status st;
 
-  if (dtype == FX_DTYPE_F32)
-    name = "fx_broadcast_scale_f32";
-  else if (dtype == FX_DTYPE_F64)
-    name = "fx_broadcast_scale_f64";
-  else if (dtype == FX_DTYPE_F16)
-    name = "fx_broadcast_scale_f16";
-  else if (dtype == FX_DTYPE_BF16)
-    name = "fx_broadcast_scale_bf16";
-  else
+  /* the kernels of builtin_source: fx_broadcast_scale_f32, _f64, _f16, _bf16 */
+  if (dtype != FX_DTYPE_F32 && dtype != FX_DTYPE_F64 && dtype != FX_DTYPE_F16 && dtype != FX_DTYPE_BF16)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "broadcast on %s", fx_dtype_name (dtype));
+  snprintf (name, sizeof name, "fx_broadcast_scale_%s", fx_dtype_abbr (dtype));
   /* src broadcasts to dst's shape: a size-1 dimension repeats (stride 0). */
   if ((src->rows != rows && src->rows != 1) || (src->cols != cols && src->cols != 1))
     return fx_diag_set (diag, FX_ERR_INVALID, "[%lld, %lld] does not broadcast to [%lld, %lld]",

@@ -78,58 +78,72 @@ enum
   FX_CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
 };
 
+/* Each library's entry points are one list, X (api, how, return type, name, (parameters)), that makes both the
+   struct of function pointers here and the loader's symbol table (fx-cuda-loader.c), so the two cannot drift apart.
+   HOW is how the loader finds the symbol: SYM (its own name), SYM_V2 (its _v2 name), SYM_V2_OLD (_v2, else its own
+   name), OPT / OPT_V2 (as SYM / SYM_V2, and may be missing: the pointer stays NULL). */
+#define FX_CUDA_API_FIELD(api, how, ret, name, params) ret (*name) params;
+
+#define FX_CUDA_DRIVER_API(X, api)                                                                                   \
+  X (api, SYM, fx_CUresult, cuInit, (unsigned int flags))                                                            \
+  X (api, SYM, fx_CUresult, cuDriverGetVersion, (int *version))                                                      \
+  X (api, SYM, fx_CUresult, cuGetErrorString, (fx_CUresult error, const char **str))                                 \
+  X (api, SYM, fx_CUresult, cuGetErrorName, (fx_CUresult error, const char **str))                                   \
+  X (api, SYM, fx_CUresult, cuDeviceGetCount, (int *count))                                                          \
+  X (api, SYM, fx_CUresult, cuDeviceGet, (fx_CUdevice *device, int ordinal))                                         \
+  X (api, SYM, fx_CUresult, cuDeviceGetName, (char *name, int len, fx_CUdevice dev))                                 \
+  X (api, SYM, fx_CUresult, cuDeviceGetAttribute, (int *value, int attrib, fx_CUdevice dev))                         \
+  X (api, SYM_V2, fx_CUresult, cuDeviceTotalMem, (size_t *bytes, fx_CUdevice dev))                                   \
+  X (api, SYM, fx_CUresult, cuDevicePrimaryCtxRetain, (fx_CUcontext *ctx, fx_CUdevice dev))                          \
+  X (api, SYM_V2_OLD, fx_CUresult, cuDevicePrimaryCtxRelease, (fx_CUdevice dev))                                     \
+  X (api, SYM, fx_CUresult, cuCtxSetCurrent, (fx_CUcontext ctx))                                                     \
+  X (api, SYM, fx_CUresult, cuCtxSynchronize, (void))                                                                \
+  X (api, SYM_V2, fx_CUresult, cuMemGetInfo, (size_t *free_bytes, size_t *total_bytes))                              \
+  X (api, SYM_V2, fx_CUresult, cuMemAlloc, (fx_CUdeviceptr *dptr, size_t bytes))                                     \
+  X (api, SYM_V2, fx_CUresult, cuMemFree, (fx_CUdeviceptr dptr))                                                     \
+  X (api, SYM_V2, fx_CUresult, cuMemAllocHost, (void **pp, size_t bytes))                                            \
+  X (api, SYM, fx_CUresult, cuMemFreeHost, (void *p))                                                                \
+  X (api, SYM_V2, fx_CUresult, cuMemcpyHtoD, (fx_CUdeviceptr dst, const void *src, size_t bytes))                    \
+  X (api, SYM_V2, fx_CUresult, cuMemcpyDtoH, (void *dst, fx_CUdeviceptr src, size_t bytes))                          \
+  X (api, SYM_V2, fx_CUresult, cuMemcpyDtoD, (fx_CUdeviceptr dst, fx_CUdeviceptr src, size_t bytes))                 \
+  X (api, SYM_V2, fx_CUresult, cuMemcpyHtoDAsync, (fx_CUdeviceptr dst, const void *src, size_t bytes,                \
+                                                   fx_CUstream stream))                                              \
+  X (api, SYM_V2, fx_CUresult, cuMemcpyDtoHAsync, (void *dst, fx_CUdeviceptr src, size_t bytes, fx_CUstream stream)) \
+  X (api, SYM_V2, fx_CUresult, cuMemcpyDtoDAsync, (fx_CUdeviceptr dst, fx_CUdeviceptr src, size_t bytes,             \
+                                                   fx_CUstream stream))                                              \
+  X (api, SYM, fx_CUresult, cuMemsetD8Async, (fx_CUdeviceptr dst, unsigned char value, size_t n,                     \
+                                              fx_CUstream stream))                                                   \
+  X (api, SYM, fx_CUresult, cuPointerGetAttribute, (void *data, int attribute, fx_CUdeviceptr ptr))                  \
+  X (api, SYM, fx_CUresult, cuStreamCreate, (fx_CUstream *stream, unsigned int flags))                               \
+  X (api, SYM_V2_OLD, fx_CUresult, cuStreamDestroy, (fx_CUstream stream))                                            \
+  X (api, SYM, fx_CUresult, cuStreamSynchronize, (fx_CUstream stream))                                               \
+  X (api, SYM, fx_CUresult, cuEventCreate, (fx_CUevent *event, unsigned int flags))                                  \
+  X (api, SYM_V2_OLD, fx_CUresult, cuEventDestroy, (fx_CUevent event))                                               \
+  X (api, SYM, fx_CUresult, cuEventRecord, (fx_CUevent event, fx_CUstream stream))                                   \
+  X (api, SYM, fx_CUresult, cuEventSynchronize, (fx_CUevent event))                                                  \
+  X (api, SYM_V2_OLD, fx_CUresult, cuEventElapsedTime, (float *ms, fx_CUevent start, fx_CUevent end))                \
+  X (api, SYM, fx_CUresult, cuModuleLoadData, (fx_CUmodule *module, const void *image))                              \
+  X (api, SYM, fx_CUresult, cuModuleUnload, (fx_CUmodule module))                                                    \
+  X (api, SYM, fx_CUresult, cuModuleGetFunction, (fx_CUfunction *func, fx_CUmodule module, const char *name))        \
+  X (api, SYM, fx_CUresult, cuFuncGetAttribute, (int *value, int attrib, fx_CUfunction func))                        \
+  X (api, SYM, fx_CUresult, cuFuncSetAttribute, (fx_CUfunction func, int attrib, int value))                         \
+  X (api, SYM, fx_CUresult, cuLaunchKernel, (fx_CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,     \
+                                             unsigned int bx, unsigned int by, unsigned int bz,                      \
+                                             unsigned int shared_bytes, fx_CUstream stream, void **params,           \
+                                             void **extra))                                                          \
+  X (api, SYM_V2, fx_CUresult, cuStreamBeginCapture, (fx_CUstream stream, int mode))                                 \
+  X (api, SYM, fx_CUresult, cuStreamEndCapture, (fx_CUstream stream, fx_CUgraph *graph))                             \
+  X (api, SYM, fx_CUresult, cuStreamIsCapturing, (fx_CUstream stream, int *status))                                  \
+  X (api, SYM, fx_CUresult, cuGraphInstantiateWithFlags, (fx_CUgraphExec *exec, fx_CUgraph graph,                    \
+                                                          unsigned long long flags))                                 \
+  X (api, SYM, fx_CUresult, cuGraphLaunch, (fx_CUgraphExec exec, fx_CUstream stream))                                \
+  X (api, SYM, fx_CUresult, cuGraphGetNodes, (fx_CUgraph graph, fx_CUgraphNode *nodes, size_t *count))               \
+  X (api, SYM, fx_CUresult, cuGraphExecDestroy, (fx_CUgraphExec exec))                                               \
+  X (api, SYM, fx_CUresult, cuGraphDestroy, (fx_CUgraph graph))
+
 typedef struct fx_cuda_driver_api
 {
-  fx_CUresult (*cuInit) (unsigned int flags);
-  fx_CUresult (*cuDriverGetVersion) (int *version);
-  fx_CUresult (*cuGetErrorString) (fx_CUresult error, const char **str);
-  fx_CUresult (*cuGetErrorName) (fx_CUresult error, const char **str);
-  fx_CUresult (*cuDeviceGetCount) (int *count);
-  fx_CUresult (*cuDeviceGet) (fx_CUdevice *device, int ordinal);
-  fx_CUresult (*cuDeviceGetName) (char *name, int len, fx_CUdevice dev);
-  fx_CUresult (*cuDeviceGetAttribute) (int *value, int attrib, fx_CUdevice dev);
-  fx_CUresult (*cuDeviceTotalMem) (size_t *bytes, fx_CUdevice dev);
-  fx_CUresult (*cuDevicePrimaryCtxRetain) (fx_CUcontext *ctx, fx_CUdevice dev);
-  fx_CUresult (*cuDevicePrimaryCtxRelease) (fx_CUdevice dev);
-  fx_CUresult (*cuCtxSetCurrent) (fx_CUcontext ctx);
-  fx_CUresult (*cuCtxSynchronize) (void);
-  fx_CUresult (*cuMemGetInfo) (size_t *free_bytes, size_t *total_bytes);
-  fx_CUresult (*cuMemAlloc) (fx_CUdeviceptr *dptr, size_t bytes);
-  fx_CUresult (*cuMemFree) (fx_CUdeviceptr dptr);
-  fx_CUresult (*cuMemAllocHost) (void **pp, size_t bytes);
-  fx_CUresult (*cuMemFreeHost) (void *p);
-  fx_CUresult (*cuMemcpyHtoD) (fx_CUdeviceptr dst, const void *src, size_t bytes);
-  fx_CUresult (*cuMemcpyDtoH) (void *dst, fx_CUdeviceptr src, size_t bytes);
-  fx_CUresult (*cuMemcpyDtoD) (fx_CUdeviceptr dst, fx_CUdeviceptr src, size_t bytes);
-  fx_CUresult (*cuMemcpyHtoDAsync) (fx_CUdeviceptr dst, const void *src, size_t bytes, fx_CUstream stream);
-  fx_CUresult (*cuMemcpyDtoHAsync) (void *dst, fx_CUdeviceptr src, size_t bytes, fx_CUstream stream);
-  fx_CUresult (*cuMemcpyDtoDAsync) (fx_CUdeviceptr dst, fx_CUdeviceptr src, size_t bytes, fx_CUstream stream);
-  fx_CUresult (*cuMemsetD8Async) (fx_CUdeviceptr dst, unsigned char value, size_t n, fx_CUstream stream);
-  fx_CUresult (*cuPointerGetAttribute) (void *data, int attribute, fx_CUdeviceptr ptr);
-  fx_CUresult (*cuStreamCreate) (fx_CUstream *stream, unsigned int flags);
-  fx_CUresult (*cuStreamDestroy) (fx_CUstream stream);
-  fx_CUresult (*cuStreamSynchronize) (fx_CUstream stream);
-  fx_CUresult (*cuEventCreate) (fx_CUevent *event, unsigned int flags);
-  fx_CUresult (*cuEventDestroy) (fx_CUevent event);
-  fx_CUresult (*cuEventRecord) (fx_CUevent event, fx_CUstream stream);
-  fx_CUresult (*cuEventSynchronize) (fx_CUevent event);
-  fx_CUresult (*cuEventElapsedTime) (float *ms, fx_CUevent start, fx_CUevent end);
-  fx_CUresult (*cuModuleLoadData) (fx_CUmodule *module, const void *image);
-  fx_CUresult (*cuModuleUnload) (fx_CUmodule module);
-  fx_CUresult (*cuModuleGetFunction) (fx_CUfunction *func, fx_CUmodule module, const char *name);
-  fx_CUresult (*cuFuncGetAttribute) (int *value, int attrib, fx_CUfunction func);
-  fx_CUresult (*cuFuncSetAttribute) (fx_CUfunction func, int attrib, int value);
-  fx_CUresult (*cuLaunchKernel) (fx_CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                 unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes,
-                                 fx_CUstream stream, void **params, void **extra);
-  fx_CUresult (*cuStreamBeginCapture) (fx_CUstream stream, int mode);
-  fx_CUresult (*cuStreamEndCapture) (fx_CUstream stream, fx_CUgraph *graph);
-  fx_CUresult (*cuStreamIsCapturing) (fx_CUstream stream, int *status);
-  fx_CUresult (*cuGraphInstantiateWithFlags) (fx_CUgraphExec *exec, fx_CUgraph graph, unsigned long long flags);
-  fx_CUresult (*cuGraphLaunch) (fx_CUgraphExec exec, fx_CUstream stream);
-  fx_CUresult (*cuGraphGetNodes) (fx_CUgraph graph, fx_CUgraphNode *nodes, size_t *count);
-  fx_CUresult (*cuGraphExecDestroy) (fx_CUgraphExec exec);
-  fx_CUresult (*cuGraphDestroy) (fx_CUgraph graph);
+  FX_CUDA_DRIVER_API (FX_CUDA_API_FIELD, _)
 } fx_cuda_driver_api;
 
 /* ---------------------------------------------------------------- NVRTC (nvrtc.h, by value) */
@@ -143,22 +157,27 @@ enum
   FX_NVRTC_ERROR_COMPILATION = 6,
 };
 
+#define FX_CUDA_NVRTC_API(X, api)                                                                                    \
+  X (api, SYM, const char *, nvrtcGetErrorString, (fx_nvrtcResult result))                                           \
+  X (api, SYM, fx_nvrtcResult, nvrtcVersion, (int *major, int *minor))                                               \
+  X (api, OPT, fx_nvrtcResult, nvrtcGetNumSupportedArchs, (int *n))                                                  \
+  X (api, OPT, fx_nvrtcResult, nvrtcGetSupportedArchs, (int *archs))                                                 \
+  X (api, SYM, fx_nvrtcResult, nvrtcCreateProgram, (fx_nvrtcProgram *prog, const char *src, const char *name,        \
+                                                    int n_headers, const char *const *headers,                       \
+                                                    const char *const *include_names))                               \
+  X (api, SYM, fx_nvrtcResult, nvrtcDestroyProgram, (fx_nvrtcProgram *prog))                                         \
+  X (api, SYM, fx_nvrtcResult, nvrtcCompileProgram, (fx_nvrtcProgram prog, int n_options,                            \
+                                                     const char *const *options))                                    \
+  X (api, SYM, fx_nvrtcResult, nvrtcGetProgramLogSize, (fx_nvrtcProgram prog, size_t *size))                         \
+  X (api, SYM, fx_nvrtcResult, nvrtcGetProgramLog, (fx_nvrtcProgram prog, char *log))                                \
+  X (api, SYM, fx_nvrtcResult, nvrtcGetCUBINSize, (fx_nvrtcProgram prog, size_t *size))                              \
+  X (api, SYM, fx_nvrtcResult, nvrtcGetCUBIN, (fx_nvrtcProgram prog, char *cubin))                                   \
+  X (api, SYM, fx_nvrtcResult, nvrtcGetPTXSize, (fx_nvrtcProgram prog, size_t *size))                                \
+  X (api, SYM, fx_nvrtcResult, nvrtcGetPTX, (fx_nvrtcProgram prog, char *ptx))
+
 typedef struct fx_cuda_nvrtc_api
 {
-  const char *(*nvrtcGetErrorString) (fx_nvrtcResult result);
-  fx_nvrtcResult (*nvrtcVersion) (int *major, int *minor);
-  fx_nvrtcResult (*nvrtcGetNumSupportedArchs) (int *n);
-  fx_nvrtcResult (*nvrtcGetSupportedArchs) (int *archs);
-  fx_nvrtcResult (*nvrtcCreateProgram) (fx_nvrtcProgram *prog, const char *src, const char *name, int n_headers,
-                                        const char *const *headers, const char *const *include_names);
-  fx_nvrtcResult (*nvrtcDestroyProgram) (fx_nvrtcProgram *prog);
-  fx_nvrtcResult (*nvrtcCompileProgram) (fx_nvrtcProgram prog, int n_options, const char *const *options);
-  fx_nvrtcResult (*nvrtcGetProgramLogSize) (fx_nvrtcProgram prog, size_t *size);
-  fx_nvrtcResult (*nvrtcGetProgramLog) (fx_nvrtcProgram prog, char *log);
-  fx_nvrtcResult (*nvrtcGetCUBINSize) (fx_nvrtcProgram prog, size_t *size);
-  fx_nvrtcResult (*nvrtcGetCUBIN) (fx_nvrtcProgram prog, char *cubin);
-  fx_nvrtcResult (*nvrtcGetPTXSize) (fx_nvrtcProgram prog, size_t *size);
-  fx_nvrtcResult (*nvrtcGetPTX) (fx_nvrtcProgram prog, char *ptx);
+  FX_CUDA_NVRTC_API (FX_CUDA_API_FIELD, _)
 } fx_cuda_nvrtc_api;
 
 /* ---------------------------------------------------------------- cuBLAS (cublas_api.h, by value) */
@@ -184,20 +203,25 @@ enum
   FX_CUDA_R_16BF = 14,
 };
 
+#define FX_CUDA_CUBLAS_API(X, api)                                                                                   \
+  X (api, SYM_V2, fx_cublasStatus, cublasCreate, (fx_cublasHandle *handle))                                          \
+  X (api, SYM_V2, fx_cublasStatus, cublasDestroy, (fx_cublasHandle handle))                                          \
+  X (api, SYM_V2, fx_cublasStatus, cublasGetVersion, (fx_cublasHandle handle, int *version))                         \
+  X (api, SYM_V2, fx_cublasStatus, cublasSetStream, (fx_cublasHandle handle, fx_CUstream stream))                    \
+  X (api, OPT_V2, fx_cublasStatus, cublasSetWorkspace, (fx_cublasHandle handle, void *workspace, size_t bytes))      \
+  X (api, SYM, fx_cublasStatus, cublasSetMathMode, (fx_cublasHandle handle, int mode))                               \
+  X (api, OPT, const char *, cublasGetStatusString, (fx_cublasStatus status)) /* may be NULL (old cuBLAS) */         \
+  X (api, SYM, fx_cublasStatus, cublasGemmStridedBatchedEx, (fx_cublasHandle handle, int transa, int transb, int m,  \
+                                                             int n, int k, const void *alpha, const void *a,         \
+                                                             int a_type, int lda, long long stride_a,                \
+                                                             const void *b, int b_type, int ldb,                     \
+                                                             long long stride_b, const void *beta, void *c,          \
+                                                             int c_type, int ldc, long long stride_c, int batch,     \
+                                                             int compute_type, int algo))
+
 typedef struct fx_cuda_cublas_api
 {
-  fx_cublasStatus (*cublasCreate) (fx_cublasHandle *handle);
-  fx_cublasStatus (*cublasDestroy) (fx_cublasHandle handle);
-  fx_cublasStatus (*cublasGetVersion) (fx_cublasHandle handle, int *version);
-  fx_cublasStatus (*cublasSetStream) (fx_cublasHandle handle, fx_CUstream stream);
-  fx_cublasStatus (*cublasSetWorkspace) (fx_cublasHandle handle, void *workspace, size_t bytes);
-  fx_cublasStatus (*cublasSetMathMode) (fx_cublasHandle handle, int mode);
-  const char *(*cublasGetStatusString) (fx_cublasStatus status);   /* may be NULL (old cuBLAS) */
-  fx_cublasStatus (*cublasGemmStridedBatchedEx) (fx_cublasHandle handle, int transa, int transb, int m, int n, int k,
-                                                 const void *alpha, const void *a, int a_type, int lda,
-                                                 long long stride_a, const void *b, int b_type, int ldb,
-                                                 long long stride_b, const void *beta, void *c, int c_type, int ldc,
-                                                 long long stride_c, int batch, int compute_type, int algo);
+  FX_CUDA_CUBLAS_API (FX_CUDA_API_FIELD, _)
 } fx_cuda_cublas_api;
 
 /* ---------------------------------------------------------------- cuBLASLt (cublasLt.h, by value; checked against
@@ -253,38 +277,46 @@ enum
   FX_CUBLASLT_ALGO_CONFIG_STAGES_ID = 6,           /* uint32_t */
 };
 
+#define FX_CUDA_CUBLASLT_API(X, api)                                                                                 \
+  X (api, SYM, fx_cublasStatus, cublasLtCreate, (fx_cublasLtHandle *handle))                                         \
+  X (api, SYM, fx_cublasStatus, cublasLtDestroy, (fx_cublasLtHandle handle))                                         \
+  X (api, SYM, size_t, cublasLtGetVersion, (void))                                                                   \
+  X (api, OPT, const char *, cublasLtGetStatusString, (fx_cublasStatus status)) /* may be NULL */                    \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulDescCreate, (fx_cublasLtMatmulDesc *desc, int compute_type,            \
+                                                           int scale_type))                                          \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulDescDestroy, (fx_cublasLtMatmulDesc desc))                             \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulDescSetAttribute, (fx_cublasLtMatmulDesc desc, int attr,               \
+                                                                 const void *buf, size_t bytes))                     \
+  X (api, SYM, fx_cublasStatus, cublasLtMatrixLayoutCreate, (fx_cublasLtMatrixLayout *layout, int type,              \
+                                                             uint64_t rows, uint64_t cols, int64_t ld))              \
+  X (api, SYM, fx_cublasStatus, cublasLtMatrixLayoutDestroy, (fx_cublasLtMatrixLayout layout))                       \
+  X (api, SYM, fx_cublasStatus, cublasLtMatrixLayoutSetAttribute, (fx_cublasLtMatrixLayout layout, int attr,         \
+                                                                   const void *buf, size_t bytes))                   \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulPreferenceCreate, (fx_cublasLtMatmulPreference *pref))                 \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulPreferenceDestroy, (fx_cublasLtMatmulPreference pref))                 \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulPreferenceSetAttribute, (fx_cublasLtMatmulPreference pref, int attr,   \
+                                                                       const void *buf, size_t bytes))               \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulAlgoGetHeuristic, (fx_cublasLtHandle handle,                           \
+                                                                 fx_cublasLtMatmulDesc desc,                         \
+                                                                 fx_cublasLtMatrixLayout a,                          \
+                                                                 fx_cublasLtMatrixLayout b,                          \
+                                                                 fx_cublasLtMatrixLayout c,                          \
+                                                                 fx_cublasLtMatrixLayout d,                          \
+                                                                 fx_cublasLtMatmulPreference pref, int requested,    \
+                                                                 fx_cublasLtMatmulHeuristicResult *results,          \
+                                                                 int *returned))                                     \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmulAlgoConfigGetAttribute, (const fx_cublasLtMatmulAlgo *algo, int attr,  \
+                                                                       void *buf, size_t bytes, size_t *written))    \
+  X (api, SYM, fx_cublasStatus, cublasLtMatmul, (fx_cublasLtHandle handle, fx_cublasLtMatmulDesc desc,               \
+                                                 const void *alpha, const void *a, fx_cublasLtMatrixLayout a_desc,   \
+                                                 const void *b, fx_cublasLtMatrixLayout b_desc, const void *beta,    \
+                                                 const void *c, fx_cublasLtMatrixLayout c_desc, void *d,             \
+                                                 fx_cublasLtMatrixLayout d_desc, const fx_cublasLtMatmulAlgo *algo,  \
+                                                 void *workspace, size_t workspace_bytes, fx_CUstream stream))
+
 typedef struct fx_cuda_cublaslt_api
 {
-  fx_cublasStatus (*cublasLtCreate) (fx_cublasLtHandle *handle);
-  fx_cublasStatus (*cublasLtDestroy) (fx_cublasLtHandle handle);
-  size_t (*cublasLtGetVersion) (void);
-  const char *(*cublasLtGetStatusString) (fx_cublasStatus status);   /* may be NULL */
-  fx_cublasStatus (*cublasLtMatmulDescCreate) (fx_cublasLtMatmulDesc *desc, int compute_type, int scale_type);
-  fx_cublasStatus (*cublasLtMatmulDescDestroy) (fx_cublasLtMatmulDesc desc);
-  fx_cublasStatus (*cublasLtMatmulDescSetAttribute) (fx_cublasLtMatmulDesc desc, int attr, const void *buf,
-                                                     size_t bytes);
-  fx_cublasStatus (*cublasLtMatrixLayoutCreate) (fx_cublasLtMatrixLayout *layout, int type, uint64_t rows,
-                                                 uint64_t cols, int64_t ld);
-  fx_cublasStatus (*cublasLtMatrixLayoutDestroy) (fx_cublasLtMatrixLayout layout);
-  fx_cublasStatus (*cublasLtMatrixLayoutSetAttribute) (fx_cublasLtMatrixLayout layout, int attr, const void *buf,
-                                                       size_t bytes);
-  fx_cublasStatus (*cublasLtMatmulPreferenceCreate) (fx_cublasLtMatmulPreference *pref);
-  fx_cublasStatus (*cublasLtMatmulPreferenceDestroy) (fx_cublasLtMatmulPreference pref);
-  fx_cublasStatus (*cublasLtMatmulPreferenceSetAttribute) (fx_cublasLtMatmulPreference pref, int attr,
-                                                           const void *buf, size_t bytes);
-  fx_cublasStatus (*cublasLtMatmulAlgoGetHeuristic) (fx_cublasLtHandle handle, fx_cublasLtMatmulDesc desc,
-                                                     fx_cublasLtMatrixLayout a, fx_cublasLtMatrixLayout b,
-                                                     fx_cublasLtMatrixLayout c, fx_cublasLtMatrixLayout d,
-                                                     fx_cublasLtMatmulPreference pref, int requested,
-                                                     fx_cublasLtMatmulHeuristicResult *results, int *returned);
-  fx_cublasStatus (*cublasLtMatmulAlgoConfigGetAttribute) (const fx_cublasLtMatmulAlgo *algo, int attr, void *buf,
-                                                           size_t bytes, size_t *written);
-  fx_cublasStatus (*cublasLtMatmul) (fx_cublasLtHandle handle, fx_cublasLtMatmulDesc desc, const void *alpha,
-                                     const void *a, fx_cublasLtMatrixLayout a_desc, const void *b,
-                                     fx_cublasLtMatrixLayout b_desc, const void *beta, const void *c,
-                                     fx_cublasLtMatrixLayout c_desc, void *d, fx_cublasLtMatrixLayout d_desc,
-                                     const fx_cublasLtMatmulAlgo *algo, void *workspace, size_t workspace_bytes,
-                                     fx_CUstream stream);
+  FX_CUDA_CUBLASLT_API (FX_CUDA_API_FIELD, _)
 } fx_cuda_cublaslt_api;
 
 /* ---------------------------------------------------------------- loaded libraries (process-wide, loaded once) */

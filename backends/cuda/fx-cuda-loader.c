@@ -137,6 +137,17 @@ driver_error_text (fx_CUresult res, const char **name, const char **text)
 #define SYM_V2_OLD(api, field) { #field "_v2", #field, (void **) &libs.api.field, false }
 #define OPT(api, field) { #field, NULL, (void **) &libs.api.field, true }
 #define OPT_V2(api, field) { #field "_v2", NULL, (void **) &libs.api.field, true }
+/* One entry of a library's list in fx-cuda-impl.h, as its HOW says. */
+#define SYM_ENTRY(api, how, ret, name, params) how (api, name),
+
+/* VAR, the lib_spec of a library: its symbol table from LIST (fx-cuda-impl.h) into libs.API, KEY and the error texts
+   as lib_spec says, its path and error in libs.STATE_path and libs.STATE_error. */
+#define LIB_SPEC(var, env_name, candidates, list, api, key, not_found, name, unusable, state)                      \
+  static const sym_entry var##_syms[] = { list (SYM_ENTRY, api) };                                                \
+  static const lib_spec var = {                                                                                    \
+    env_name, candidates, var##_syms, sizeof var##_syms / sizeof var##_syms[0], key,                               \
+    not_found, name, unusable, libs.state##_path, libs.state##_error,                                              \
+  }
 
 /* The toolkit's library BASE: the sonames of CUDA 13 and 12, the unversioned one, the OLD soname, then CUDA's usual
    folders. */
@@ -147,122 +158,21 @@ driver_error_text (fx_CUresult res, const char **name, const char **text)
   }
 
 static const char *const driver_candidates[] = { "libcuda.so.1", "libcuda.so", NULL };
-static const sym_entry driver_syms[] = {
-  SYM (cu, cuInit),
-  SYM (cu, cuDriverGetVersion),
-  SYM (cu, cuGetErrorString),
-  SYM (cu, cuGetErrorName),
-  SYM (cu, cuDeviceGetCount),
-  SYM (cu, cuDeviceGet),
-  SYM (cu, cuDeviceGetName),
-  SYM (cu, cuDeviceGetAttribute),
-  SYM_V2 (cu, cuDeviceTotalMem),
-  SYM (cu, cuDevicePrimaryCtxRetain),
-  SYM_V2_OLD (cu, cuDevicePrimaryCtxRelease),
-  SYM (cu, cuCtxSetCurrent),
-  SYM (cu, cuCtxSynchronize),
-  SYM_V2 (cu, cuMemGetInfo),
-  SYM_V2 (cu, cuMemAlloc),
-  SYM_V2 (cu, cuMemFree),
-  SYM_V2 (cu, cuMemAllocHost),
-  SYM (cu, cuMemFreeHost),
-  SYM_V2 (cu, cuMemcpyHtoD),
-  SYM_V2 (cu, cuMemcpyDtoH),
-  SYM_V2 (cu, cuMemcpyDtoD),
-  SYM_V2 (cu, cuMemcpyHtoDAsync),
-  SYM_V2 (cu, cuMemcpyDtoHAsync),
-  SYM_V2 (cu, cuMemcpyDtoDAsync),
-  SYM (cu, cuMemsetD8Async),
-  SYM (cu, cuPointerGetAttribute),
-  SYM (cu, cuStreamCreate),
-  SYM_V2_OLD (cu, cuStreamDestroy),
-  SYM (cu, cuStreamSynchronize),
-  SYM (cu, cuEventCreate),
-  SYM_V2_OLD (cu, cuEventDestroy),
-  SYM (cu, cuEventRecord),
-  SYM (cu, cuEventSynchronize),
-  SYM_V2_OLD (cu, cuEventElapsedTime),
-  SYM (cu, cuModuleLoadData),
-  SYM (cu, cuModuleUnload),
-  SYM (cu, cuModuleGetFunction),
-  SYM (cu, cuFuncGetAttribute),
-  SYM (cu, cuFuncSetAttribute),
-  SYM (cu, cuLaunchKernel),
-  SYM_V2 (cu, cuStreamBeginCapture),
-  SYM (cu, cuStreamEndCapture),
-  SYM (cu, cuStreamIsCapturing),
-  SYM (cu, cuGraphInstantiateWithFlags),
-  SYM (cu, cuGraphLaunch),
-  SYM (cu, cuGraphGetNodes),
-  SYM (cu, cuGraphExecDestroy),
-  SYM (cu, cuGraphDestroy),
-};
-static const lib_spec driver_lib = {
-  "FX_CUDA_DRIVER_LIBRARY", driver_candidates, driver_syms, sizeof driver_syms / sizeof driver_syms[0], 0,
-  "no CUDA driver", "CUDA driver", "too old", libs.driver_path, libs.driver_error,
-};
+LIB_SPEC (driver_lib, "FX_CUDA_DRIVER_LIBRARY", driver_candidates, FX_CUDA_DRIVER_API, cu, 0,
+          "no CUDA driver", "CUDA driver", "too old", driver);
 
 static const char *const nvrtc_candidates[] = TOOLKIT_CANDIDATES ("libnvrtc", ".11.2");
-static const sym_entry nvrtc_syms[] = {
-  SYM (nvrtc, nvrtcGetErrorString),
-  SYM (nvrtc, nvrtcVersion),
-  OPT (nvrtc, nvrtcGetNumSupportedArchs),
-  OPT (nvrtc, nvrtcGetSupportedArchs),
-  SYM (nvrtc, nvrtcCreateProgram),
-  SYM (nvrtc, nvrtcDestroyProgram),
-  SYM (nvrtc, nvrtcCompileProgram),
-  SYM (nvrtc, nvrtcGetProgramLogSize),
-  SYM (nvrtc, nvrtcGetProgramLog),
-  SYM (nvrtc, nvrtcGetCUBINSize),
-  SYM (nvrtc, nvrtcGetCUBIN),
-  SYM (nvrtc, nvrtcGetPTXSize),
-  SYM (nvrtc, nvrtcGetPTX),
-};
-static const lib_spec nvrtc_lib = {
-  "FX_NVRTC_LIBRARY", nvrtc_candidates, nvrtc_syms, sizeof nvrtc_syms / sizeof nvrtc_syms[0], 1,
-  "NVRTC not found", "NVRTC", "unusable", libs.nvrtc_path, libs.nvrtc_error,
-};
+LIB_SPEC (nvrtc_lib, "FX_NVRTC_LIBRARY", nvrtc_candidates, FX_CUDA_NVRTC_API, nvrtc, 1,
+          "NVRTC not found", "NVRTC", "unusable", nvrtc);
 
 static const char *const cublas_candidates[] = TOOLKIT_CANDIDATES ("libcublas", ".11");
-static const sym_entry cublas_syms[] = {
-  SYM_V2 (cublas, cublasCreate),
-  SYM_V2 (cublas, cublasDestroy),
-  SYM_V2 (cublas, cublasGetVersion),
-  SYM_V2 (cublas, cublasSetStream),
-  OPT_V2 (cublas, cublasSetWorkspace),
-  SYM (cublas, cublasSetMathMode),
-  OPT (cublas, cublasGetStatusString),
-  SYM (cublas, cublasGemmStridedBatchedEx),
-};
-static const lib_spec cublas_lib = {
-  "FX_CUBLAS_LIBRARY", cublas_candidates, cublas_syms, sizeof cublas_syms / sizeof cublas_syms[0], 0,
-  "cuBLAS not found", "cuBLAS", "unusable", libs.cublas_path, libs.cublas_error,
-};
+LIB_SPEC (cublas_lib, "FX_CUBLAS_LIBRARY", cublas_candidates, FX_CUDA_CUBLAS_API, cublas, 0,
+          "cuBLAS not found", "cuBLAS", "unusable", cublas);
 
 /* cuBLASLt (GEMMs with epilogues, algorithm choice); without it GEMMs go through cuBLAS. */
 static const char *const cublaslt_candidates[] = TOOLKIT_CANDIDATES ("libcublasLt", ".11");
-static const sym_entry cublaslt_syms[] = {
-  SYM (lt, cublasLtCreate),
-  SYM (lt, cublasLtDestroy),
-  SYM (lt, cublasLtGetVersion),
-  OPT (lt, cublasLtGetStatusString),
-  SYM (lt, cublasLtMatmulDescCreate),
-  SYM (lt, cublasLtMatmulDescDestroy),
-  SYM (lt, cublasLtMatmulDescSetAttribute),
-  SYM (lt, cublasLtMatrixLayoutCreate),
-  SYM (lt, cublasLtMatrixLayoutDestroy),
-  SYM (lt, cublasLtMatrixLayoutSetAttribute),
-  SYM (lt, cublasLtMatmulPreferenceCreate),
-  SYM (lt, cublasLtMatmulPreferenceDestroy),
-  SYM (lt, cublasLtMatmulPreferenceSetAttribute),
-  SYM (lt, cublasLtMatmulAlgoGetHeuristic),
-  SYM (lt, cublasLtMatmulAlgoConfigGetAttribute),
-  SYM (lt, cublasLtMatmul),
-};
-static const lib_spec cublaslt_lib = {
-  "FX_CUBLASLT_LIBRARY", cublaslt_candidates, cublaslt_syms, sizeof cublaslt_syms / sizeof cublaslt_syms[0], 0,
-  "cuBLASLt not found", "cuBLASLt", "unusable", libs.cublaslt_path, libs.cublaslt_error,
-};
+LIB_SPEC (cublaslt_lib, "FX_CUBLASLT_LIBRARY", cublaslt_candidates, FX_CUDA_CUBLASLT_API, lt, 0,
+          "cuBLASLt not found", "cuBLASLt", "unusable", cublaslt);
 
 static void
 load_driver (void)

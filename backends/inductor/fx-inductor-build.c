@@ -25,17 +25,6 @@ ind_compiler_invocations (void)
   return compiler_invocations;
 }
 
-static uint64_t
-fnv1a (uint64_t h, const void *data, size_t len)
-{
-  const unsigned char *s = data;
-  for (size_t i = 0; i < len; i++)
-    {
-      h ^= s[i];
-      h *= 1099511628211ULL;
-    }
-  return h;
-}
 
 static char cache_refused[600];
 
@@ -299,10 +288,10 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
                           "-fno-builtin-sin", "-fno-builtin-sinf", "-fno-builtin-cos", "-fno-builtin-cosf",
                           omp ? "-fopenmp" : "-Wno-unknown-pragmas" };
   size_t n_flags = sizeof flags / sizeof flags[0];
-  uint64_t h = 14695981039346656037ULL;
-  h = fnv1a (h, source, len);
+  uint64_t h = IND_FNV_OFFSET;
+  h = ind_fnv1a (h, source, len);
   for (size_t i = 0; i < n_flags; i++)
-    h = fnv1a (h, flags[i], strlen (flags[i]) + 1);
+    h = ind_fnv1a (h, flags[i], strlen (flags[i]) + 1);
   /* -march=native means this processor: a cache shared between machines must not hand one's code to another. */
   if (strcmp (march, "-march=native") == 0)
     {
@@ -329,9 +318,9 @@ ind_build (const char *source, size_t len, const char *cache_dir, bool *compiler
           cpu_id[used] = '\0';
           have_cpu_id = true;
         }
-      h = fnv1a (h, cpu_id, strlen (cpu_id));
+      h = ind_fnv1a (h, cpu_id, strlen (cpu_id));
     }
-  h = fnv1a (h, compiler (), strlen (compiler ()));
+  h = ind_fnv1a (h, compiler (), strlen (compiler ()));
   char base[900], so[1000], src[1200], tmp[1200], log[1200], fdpath[64];
   snprintf (base, sizeof base, "%.800s/k%016llx", dir, (unsigned long long) h);
   snprintf (so, sizeof so, "%s.so", base);

@@ -244,15 +244,10 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         }
       ind_printf (depth, out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
       ind_printf (depth, out, "{\n");
-      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
+      for (int k = 0, ni; (ni = ind_group_next_red (p, G, seg, IND_RED_WELFORD_VAR, &k)) >= 0;)
         {
-          const ind_node *n = &p->nodes[ni];
-          if (n->red == IND_RED_WELFORD_VAR)
-            {
-              const char *ct = ind_ctype (n->compute_dtype);
-              ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n",
-                          ct, ni, ct, ct, IND_LANES);
-            }
+          const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
+          ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, IND_LANES);
         }
       ind_printf (depth + 1, out, "#pragma omp simd\n");
       ind_printf (depth + 1, out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
@@ -275,12 +270,9 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
       ind_printf (depth, out, "{\n");
       emit_r_body (p, G, kp, seg, depth + 1, false, out);
       ind_printf (depth, out, "}\n");
-      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
+      for (int k = 0, ni; (ni = ind_group_next_red (p, G, seg, IND_RED_WELFORD_VAR, &k)) >= 0;)
         {
-          const ind_node *n = &p->nodes[ni];
-          if (n->red != IND_RED_WELFORD_VAR)
-            continue;
-          const char *ct = ind_ctype (n->compute_dtype);
+          const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
           ind_printf (depth, out, "{\n");
           ind_printf (depth + 1, out, "%s mean = 0, m2 = 0, cnt = 0;\n", ct);
           ind_printf (depth + 1, out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
@@ -478,14 +470,13 @@ gen_outer_reduction (const ind_program *p, const ind_group *G, const kernel_para
   fx_buf_printf (out, "for (int64_t r0 = 0; r0 < %lldLL; r0++)\n", (long long) rn);
   ind_indent (depth, out);
   fx_buf_puts (out, "{\n");
-  for (int k = 0, ni; (ni = ind_group_next (p, G, 0, IND_NODE_REDUCTION, &k)) >= 0;)
-    if (p->nodes[ni].red == IND_RED_WELFORD_VAR)
-      {
-        /* every lane has seen r0 + 1 values: one running-mean weight for all */
-        const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
-        ind_indent (depth + 1, out);
-        fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (r0 + 1);\n", ct, ni, ct, ct);
-      }
+  for (int k = 0, ni; (ni = ind_group_next_red (p, G, 0, IND_RED_WELFORD_VAR, &k)) >= 0;)
+    {
+      /* every lane has seen r0 + 1 values: one running-mean weight for all */
+      const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
+      ind_indent (depth + 1, out);
+      fx_buf_printf (out, "const %s acc%d_inv = (%s) 1 / (%s) (r0 + 1);\n", ct, ni, ct, ct);
+    }
   ind_indent (depth + 1, out);
   fx_buf_puts (out, "#pragma omp simd\n");
   ind_indent (depth + 1, out);
@@ -638,14 +629,6 @@ typedef struct
   size_t key_begin, key_len; /* the key's span in keys */
 } kernel_slot;
 
-static uint64_t
-fnv1a (const char *s, size_t n)
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char) s[i]) * 1099511628211ULL;
-  return h;
-}
 
 static bool
 ident_char (char c)
@@ -727,7 +710,7 @@ emit_kernels (ind_program *p, fx_buf *out)
         {
           size_t key_at = (size_t) (decl - text.data) + 8 + strlen (G->name);
           canonical_key (text.data + key_at, text.len - key_at, local, p->n_nodes, local + p->n_nodes, &key);
-          h = fnv1a (key.data, key.len);
+          h = ind_fnv1a (IND_FNV_OFFSET, key.data, key.len);
           for (i = h & (cap - 1); slots[i].group >= 0; i = (i + 1) & (cap - 1))
             if (slots[i].hash == h && slots[i].key_len == key.len
                 && memcmp (keys.data + slots[i].key_begin, key.data, key.len) == 0)

@@ -552,6 +552,15 @@ node_value_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out)
   ind_node_value (k->p, n, recomputing, load_cb, k, out);
 }
 
+/* A reduction's input value (its body, operands substituted) in the reduction's compute dtype. */
+static void
+red_input_in (kctx *k, const ind_node *n, bool recomputing, fx_buf *out)
+{
+  ind_node tmp = *n;
+  tmp.out_dtype = n->compute_dtype;
+  node_value_in (k, &tmp, recomputing, out);
+}
+
 /* The loads of node n (and of the earlier r-level values its body recomputes, as node_value_in does) into the register
    table: hoisted (persistent rows: the row's own elements, read once per row) or the vectorized loads of one
    iteration (float4 along the inner variable). */
@@ -761,16 +770,23 @@ acc_type (const ind_node *n)
   return ind_ctype (n->compute_dtype);
 }
 
+/* The next reduction of segment SEG at or after *i with an accumulator of its own (not one sharing its owner's
+   sum), as ind_group_next. */
+static int
+next_own_acc (const kctx *k, int seg, int *i)
+{
+  int ni;
+  while ((ni = ind_group_next (k->p, k->G, seg, IND_NODE_REDUCTION, i)) >= 0 && share_owner (k, ni) >= 0)
+    ;
+  return ni;
+}
+
 static void
 declare_accs (kctx *k, int seg, int depth, fx_buf *out)
 {
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
-  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
+  for (int i = 0, ni; (ni = next_own_acc (k, seg, &i)) >= 0;)
     {
-      const ind_node *n = &p->nodes[ni];
-      if (share_owner (k, ni) >= 0)
-        continue;
+      const ind_node *n = &k->p->nodes[ni];
       ind_indent (depth, out);
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
         fx_buf_printf (out, "%s acc%d = 0;   /* the sum (the mean); the deviations from it in a second pass */\n",
@@ -780,6 +796,16 @@ declare_accs (kctx *k, int seg, int depth, fx_buf *out)
       else
         fx_buf_printf (out, "%s acc%d = %s;\n", acc_type (n), ni, red_identity (n->red, n->compute_dtype));
     }
+}
+
+/* "const T tmpN = <value>;": a pointwise node's value, in the current lane's or row's scope. */
+static void
+emit_tmp (kctx *k, int ni, int depth, fx_buf *out)
+{
+  const ind_node *n = &k->p->nodes[ni];
+  ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
+  node_value_in (k, n, false, out);
+  fx_buf_puts (out, ";\n");
 }
 
 /* The statements of one r segment for the current lane (or of a pointwise kernel). */
@@ -793,9 +819,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       const ind_node *n = &p->nodes[ni];
       if (n->kind == IND_NODE_POINTWISE)
         {
-          ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
-          node_value_in (k, n, false, out);
-          fx_buf_puts (out, ";\n");
+          emit_tmp (k, ni, depth, out);
           store_stmt (k, ni, false, depth, vec_store, out);
           continue;
         }
@@ -804,9 +828,7 @@ emit_body (kctx *k, int seg, bool vec_store, int depth, fx_buf *out)
       const char *ct = ind_ctype (n->compute_dtype);
       ind_printf (depth, out, "{\n");
       ind_printf (depth + 1, out, "const %s v = ", ct);
-      ind_node tmp = *n;
-      tmp.out_dtype = n->compute_dtype;
-      node_value_in (k, &tmp, false, out);
+      red_input_in (k, n, false, out);
       fx_buf_puts (out, ";\n");
       ind_indent (depth + 1, out);
       switch ((int) n->red)
@@ -870,11 +892,9 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
   int64_t rn = ind_numel (G->rs, G->kr);
   bool two_pass = false;
   char acc[32];
-  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
+  for (int i = 0, ni; (ni = next_own_acc (k, seg, &i)) >= 0;)
     {
       const ind_node *n = &p->nodes[ni];
-      if (share_owner (k, ni) >= 0)
-        continue;
       snprintf (acc, sizeof acc, "acc%d", ni);
       combine_threads (n, acc, k->persistent, threads, depth, out);
       if (n->red == IND_RED_WELFORD_VAR && k->persistent)
@@ -888,13 +908,10 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
   if (two_pass)
     {
       gen_r_loop (k, seg, true, false, 1, depth, out);
-      for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
+      for (int i = 0, ni; (ni = ind_group_next_red (p, G, seg, IND_RED_WELFORD_VAR, &i)) >= 0;)
         {
-          const ind_node *n = &p->nodes[ni];
-          if (n->red != IND_RED_WELFORD_VAR)
-            continue;
           snprintf (acc, sizeof acc, "m2_%d", ni);
-          combine_threads (n, acc, true, threads, depth, out);
+          combine_threads (&p->nodes[ni], acc, true, threads, depth, out);
         }
     }
   for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
@@ -924,20 +941,14 @@ finish_reductions (kctx *k, int seg, int threads, bool store, int depth, fx_buf 
 static void
 emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
 {
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
-  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &i)) >= 0;)
+  for (int i = 0, ni; (ni = ind_group_next_red (k->p, k->G, seg, IND_RED_WELFORD_VAR, &i)) >= 0;)
     {
-      const ind_node *n = &p->nodes[ni];
-      if (n->red != IND_RED_WELFORD_VAR)
-        continue;
+      const ind_node *n = &k->p->nodes[ni];
       const char *ct = ind_ctype (n->compute_dtype);
       ind_printf (depth, out, "{\n");
       ind_printf (depth + 1, out, "const %s d = (", ct);
-      ind_node tmp = *n;
-      tmp.out_dtype = n->compute_dtype;
       /* this segment's pointwise values are out of scope here: recomputed from the registers */
-      node_value_in (k, &tmp, true, out);
+      red_input_in (k, n, true, out);
       fx_buf_printf (out, ") - mean%d;\n", ni);
       ind_printf (depth + 1, out, "m2_%d += d * d;\n", ni);
       ind_printf (depth, out, "}\n");
@@ -947,14 +958,9 @@ emit_m2_body (kctx *k, int seg, int depth, fx_buf *out)
 static void
 gen_segment_x (kctx *k, int seg, bool store, int depth, fx_buf *out)
 {
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
-  for (int i = 0, ni; (ni = ind_group_next (p, G, seg, -1, &i)) >= 0;)
+  for (int i = 0, ni; (ni = ind_group_next (k->p, k->G, seg, -1, &i)) >= 0;)
     {
-      const ind_node *n = &p->nodes[ni];
-      ind_printf (depth, out, "const %s tmp%d = ", ind_ctype (n->out_dtype), ni);
-      node_value_in (k, n, false, out);
-      fx_buf_puts (out, ";\n");
+      emit_tmp (k, ni, depth, out);
       if (store)
         store_stmt (k, ni, true, depth, false, out);
     }
@@ -1287,34 +1293,41 @@ split_steps (const ind_program *p, const ind_group *G, int *segs)
   return n;
 }
 
+/* The next reduction of segment SEG at or after group position *i (as ind_group_next), and in *WS where its
+   partials start in the workspace. */
+static int
+next_partials (const kctx *k, const ind_cuda_kernel *ck, int seg, int *i, long long *ws)
+{
+  int ni = ind_group_next (k->p, k->G, seg, IND_NODE_REDUCTION, i);
+  if (ni >= 0)
+    *ws = (long long) ck->ws_offset[*i - 1];
+  return ni;
+}
+
 /* The block's accumulators of segment seg into the workspace: the row's partial number `part`. */
 static void
 write_partials (kctx *k, const ind_cuda_kernel *ck, int seg, fx_buf *out)
 {
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
   int S = k->cfg->split;
-  for (int i = 0; i < G->n_nodes; i++)
+  long long ws;
+  for (int i = 0, ni; (ni = next_partials (k, ck, seg, &i, &ws)) >= 0;)
     {
-      int ni = G->nodes[i];
-      const ind_node *n = &p->nodes[ni];
-      if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
-        continue;
+      const ind_node *n = &k->p->nodes[ni];
       const char *ct = ind_ctype (n->compute_dtype);
       if (outer_split (k->cfg))
         fx_buf_printf (out, "    reinterpret_cast<%s%s%s *> (ws + %lld)[row * %d + part] = acc%d;\n",
                        n->red == IND_RED_WELFORD_VAR ? "ind_wf<" : "",
                        n->red == IND_RED_WELFORD_VAR ? ct : acc_type (n), n->red == IND_RED_WELFORD_VAR ? ">" : "",
-                       (long long) ck->ws_offset[i], S, ni);
+                       ws, S, ni);
       else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "    { __shared__ ind_wf<%s> sc[32]; acc%d = ind_block_welford (acc%d, sc); }\n"
                             "    if (tid == 0) reinterpret_cast<ind_wf<%s> *> (ws + %lld)[row * %d + part] = acc%d;\n",
-                       ct, ni, ni, ct, (long long) ck->ws_offset[i], S, ni);
+                       ct, ni, ni, ct, ws, S, ni);
       else
         fx_buf_printf (out, "    { __shared__ %s sc[32]; acc%d = ind_block_reduce (acc%d, %s (), (%s) %s, sc); }\n"
                             "    if (tid == 0) reinterpret_cast<%s *> (ws + %lld)[row * %d + part] = acc%d;\n",
                        acc_type (n), ni, ni, red_op (n->red), acc_type (n), red_identity (n->red, n->compute_dtype),
-                       acc_type (n), (long long) ck->ws_offset[i], S, ni);
+                       acc_type (n), ws, S, ni);
     }
 }
 
@@ -1322,24 +1335,20 @@ write_partials (kctx *k, const ind_cuda_kernel *ck, int seg, fx_buf *out)
 static void
 combine_partials (kctx *k, const ind_cuda_kernel *ck, int seg, int threads, bool store, fx_buf *out)
 {
-  const ind_program *p = k->p;
-  const ind_group *G = k->G;
   int S = k->cfg->split;
+  long long ws;
   declare_accs (k, seg, 2, out);
-  for (int i = 0; i < G->n_nodes; i++)
+  for (int i = 0, ni; (ni = next_partials (k, ck, seg, &i, &ws)) >= 0;)
     {
-      int ni = G->nodes[i];
-      const ind_node *n = &p->nodes[ni];
-      if (n->kind != IND_NODE_REDUCTION || n->segment != seg)
-        continue;
+      const ind_node *n = &k->p->nodes[ni];
       const char *ct = ind_ctype (n->compute_dtype);
       fx_buf_printf (out, "    for (int j = tid; j < %d; j += %d)\n", S, threads);
       if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "      acc%d = ind_wf_combine (acc%d, reinterpret_cast<const ind_wf<%s> *> (ws + %lld)"
-                            "[row * %d + j]);\n", ni, ni, ct, (long long) ck->ws_offset[i], S);
+                            "[row * %d + j]);\n", ni, ni, ct, ws, S);
       else
         fx_buf_printf (out, "      acc%d = %s () (acc%d, reinterpret_cast<const %s *> (ws + %lld)[row * %d + j]);\n",
-                       ni, red_op (n->red), ni, acc_type (n), (long long) ck->ws_offset[i], S);
+                       ni, red_op (n->red), ni, acc_type (n), ws, S);
     }
   finish_reductions (k, seg, threads, store, 2, out);
 }

@@ -65,6 +65,25 @@ ind_numel (const int64_t *sizes, int nd)
   return n;
 }
 
+uint64_t
+ind_fnv1a (uint64_t h, const void *data, size_t len)
+{
+  const unsigned char *s = data;
+  for (size_t i = 0; i < len; i++)
+    {
+      h ^= s[i];
+      h *= 1099511628211ULL;
+    }
+  return h;
+}
+
+void
+ind_put_ints (fx_buf *out, const int64_t *v, int n)
+{
+  for (int d = 0; d < n; d++)
+    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v[d]);
+}
+
 int
 ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k)
 {
@@ -79,6 +98,15 @@ ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int
         }
     }
   return -1;
+}
+
+int
+ind_group_next_red (const ind_program *p, const ind_group *G, int seg, ind_red red, int *k)
+{
+  int ni;
+  while ((ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, k)) >= 0 && p->nodes[ni].red != red)
+    ;
+  return ni;
 }
 
 void

@@ -626,8 +626,7 @@ describe_params (const ind_program *p, const ind_cuda_kernel *ck, fx_buf *stride
     {
       const ind_buffer *B = &p->bufs[ck->params[i]];
       fx_buf_puts (strides, i ? ", [" : "[");
-      for (int d = 0; d < B->ndim; d++)
-        fx_buf_printf (strides, "%s%lld", d ? ", " : "", (long long) B->strides[d]);
+      ind_put_ints (strides, B->strides, B->ndim);
       fx_buf_puts (strides, "]");
       fx_buf_printf (dtypes, "%s%s", i ? ", " : "", fx_dtype_name (B->dtype));
     }

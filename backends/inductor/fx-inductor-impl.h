@@ -404,9 +404,17 @@ void *ind_grow (void *items, int n, int *cap, size_t item, int first);
 /* The product of nd sizes: a group's x rows are ind_numel (G->xs, G->kx), its r elements per row ind_numel (G->rs,
    G->kr). */
 int64_t ind_numel (const int64_t *sizes, int nd);
+/* "1, 2, 3": n integers, comma-separated (sizes, strides, ranges in the dumps). */
+void ind_put_ints (fx_buf *out, const int64_t *v, int n);
+/* FNV-1a over LEN bytes, continuing from H (IND_FNV_OFFSET to start): the build cache's keys, the kernel dedup. */
+#define IND_FNV_OFFSET 14695981039346656037ULL
+uint64_t ind_fnv1a (uint64_t h, const void *data, size_t len);
 /* Walks a group's nodes of one segment: the index (into p->nodes) of the next one at or after *k that is in segment
    SEG and, unless KIND is negative, of that ind_node kind; *k moves past it. -1 at the end. */
 int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind, int *k);
+/* The same over the reductions of segment SEG that are RED (the Welford variances, which both code generators
+   finish in a pass of their own). */
+int ind_group_next_red (const ind_program *p, const ind_group *G, int seg, ind_red red, int *k);
 /* node coefficients (per node variable) → kernel x / r coefficients (the node's non-unit dims in order) */
 void ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc);
 /* the contiguous coefficients of a node's output over its kept dims */

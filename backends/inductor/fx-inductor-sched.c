@@ -640,11 +640,9 @@ static void
 dump_layout (const ind_buffer *b, fx_buf *out)
 {
   fx_buf_printf (out, "FixedLayout('cpu', torch.%s, size=[", fx_dtype_name (b->dtype));
-  for (int d = 0; d < b->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) b->sizes[d]);
+  ind_put_ints (out, b->sizes, b->ndim);
   fx_buf_puts (out, "], stride=[");
-  for (int d = 0; d < b->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) b->strides[d]);
+  ind_put_ints (out, b->strides, b->ndim);
   fx_buf_puts (out, "])");
 }
 
@@ -784,11 +782,9 @@ ind_dump_ir (const ind_program *p, bool post_fusion, fx_buf *out)
       for (int k = 0; k < G->n_nodes; k++)
         fx_buf_printf (out, "%sSchedulerNode", k ? "," : "");
       fx_buf_printf (out, ")\n# kernel %s: X = [", G->name);
-      for (int d = 0; d < G->kx; d++)
-        fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) G->xs[d]);
+      ind_put_ints (out, G->xs, G->kx);
       fx_buf_puts (out, "], R = [");
-      for (int d = 0; d < G->kr; d++)
-        fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) G->rs[d]);
+      ind_put_ints (out, G->rs, G->kr);
       fx_buf_printf (out, "], %d segment(s)\n", G->n_segs);
       for (int k = 0; k < G->n_nodes; k++)
         {

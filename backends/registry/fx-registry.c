@@ -498,28 +498,33 @@ fallback_release (fx_compiled *c)
 }
 
 
+/* Every fallback backend but its name and chain (user_data). */
+static const fx_backend fallback_backend = {
+  .description = "tries each backend in turn and keeps the first that compiles",
+  .tags = fallback_tags,
+  .modes = fx_plain_modes,
+  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
+  .compile = fallback_compile,
+  .run = fallback_run,
+  .release = fallback_release,
+  .bench = fallback_bench,
+  .profile = fallback_profile,
+  .size = sizeof (fx_backend),
+};
+
 fx_backend *
 fx_backend_new_fallback (const char *name, const char *const *chain, size_t n_chain, bool verify)
 {
-  fx_backend *b = calloc (1, sizeof *b);
+  fx_backend *b = malloc (sizeof *b);
   fallback_data *fd = calloc (1, sizeof *fd);
   fd->chain = calloc (n_chain + 1, sizeof (char *));
   for (size_t i = 0; i < n_chain; i++)
     fd->chain[i] = strdup (chain[i]);
   fd->n_chain = n_chain;
   fd->verify = verify;
+  *b = fallback_backend;
   b->name = strdup (name);
-  b->description = "tries each backend in turn and keeps the first that compiles";
-  b->tags = fallback_tags;
-  b->modes = fx_plain_modes;
-  b->n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0];
-  b->compile = fallback_compile;
-  b->run = fallback_run;
-  b->release = fallback_release;
-  b->bench = fallback_bench;
-  b->profile = fallback_profile;
   b->user_data = fd;
-  b->size = sizeof *b;
   return b;
 }
 

@@ -433,6 +433,23 @@ torch_compile (const fx_backend *self, const fx_compile_request *req, fx_compile
   return st;
 }
 
+/* Sends REQUEST (consumed) to S's worker as OP: {"op": OP, "inputs": [...]} plus what the caller added; its reply. */
+static fx_status
+call_with_inputs (torch_state *s, const char *op, const fx_value *inputs, size_t n_inputs, json_object *request,
+                  json_object **reply, fx_diag *diag)
+{
+  json_object *in = NULL;
+  fx_status st = inputs_to_json (s->worker, inputs, n_inputs, &in, diag);
+  if (st == FX_OK)
+    {
+      json_object_object_add (request, "op", json_object_new_string (op));
+      json_object_object_add (request, "inputs", in);
+      st = fx_torch_worker_call (s->worker, request, op, reply, diag);
+    }
+  json_object_put (request);
+  return st;
+}
+
 static fx_status
 torch_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
            size_t *n_outputs, fx_diag *diag)
@@ -442,16 +459,8 @@ torch_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *ar
   *n_outputs = 0;
   if (s == NULL || s->worker == NULL)
     return fx_diag_set (diag, FX_ERR_INVALID, "torch: not compiled");
-  json_object *in = NULL;
-  fx_status st = inputs_to_json (s->worker, inputs, n_inputs, &in, diag);
-  if (st != FX_OK)
-    return st;
-  json_object *request = json_object_new_object ();
-  json_object_object_add (request, "op", json_object_new_string ("run"));
-  json_object_object_add (request, "inputs", in);
   json_object *reply = NULL;
-  st = fx_torch_worker_call (s->worker, request, "run", &reply, diag);
-  json_object_put (request);
+  fx_status st = call_with_inputs (s, "run", inputs, n_inputs, json_object_new_object (), &reply, diag);
   if (st != FX_OK)
     return st;
   st = outputs_from_json (reply, arena, outputs, n_outputs, diag);
@@ -472,20 +481,13 @@ torch_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int warmup
     return fx_diag_set (diag, FX_ERR_INVALID, "torch: not compiled");
   if (repeat < 1)
     return fx_diag_set (diag, FX_ERR_INVALID, "bench: repeat must be at least 1 (got %d)", repeat);
-  json_object *in = NULL;
-  fx_status st = inputs_to_json (s->worker, inputs, n_inputs, &in, diag);
-  if (st != FX_OK)
-    return st;
   bool profile = s->profile && strcmp (s->backend, "eager") == 0;
   json_object *request = json_object_new_object ();
-  json_object_object_add (request, "op", json_object_new_string ("bench"));
-  json_object_object_add (request, "inputs", in);
   json_object_object_add (request, "warmup", json_object_new_int (warmup < 0 ? 0 : warmup));
   json_object_object_add (request, "repeat", json_object_new_int (repeat));
   json_object_object_add (request, "profile", json_object_new_boolean (profile));
   json_object *reply = NULL;
-  st = fx_torch_worker_call (s->worker, request, "bench", &reply, diag);
-  json_object_put (request);
+  fx_status st = call_with_inputs (s, "bench", inputs, n_inputs, request, &reply, diag);
   if (st != FX_OK)
     return st;
   json_object *times = NULL;

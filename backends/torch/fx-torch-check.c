@@ -10,82 +10,49 @@
 
 /* ---------------------------------------------------------------- the lists */
 
-#define FX_TORCH_ALLOW_OP_NAMESPACE(s)
-#define FX_TORCH_ALLOW_FUNCTION(s) s,
-#define FX_TORCH_ALLOW_OPERATOR(s)
-#define FX_TORCH_ALLOW_METHOD(s)
-#define FX_TORCH_ALLOW_CONSTANT(s)
-static const char *const allowed_functions[] = {
-#include "fx-torch-allow.def"
-};
-#undef FX_TORCH_ALLOW_FUNCTION
-#define FX_TORCH_ALLOW_FUNCTION(s)
-#undef FX_TORCH_ALLOW_OPERATOR
-#define FX_TORCH_ALLOW_OPERATOR(s) s,
-static const char *const allowed_operators[] = {
-#include "fx-torch-allow.def"
-};
-#undef FX_TORCH_ALLOW_OPERATOR
-#define FX_TORCH_ALLOW_OPERATOR(s)
-#undef FX_TORCH_ALLOW_METHOD
-#define FX_TORCH_ALLOW_METHOD(s) s,
-static const char *const allowed_methods[] = {
-#include "fx-torch-allow.def"
-};
-#undef FX_TORCH_ALLOW_METHOD
-#define FX_TORCH_ALLOW_METHOD(s)
-#undef FX_TORCH_ALLOW_CONSTANT
-#define FX_TORCH_ALLOW_CONSTANT(s) s,
-static const char *const allowed_constants[] = {
-#include "fx-torch-allow.def"
-};
-#undef FX_TORCH_ALLOW_CONSTANT
-#define FX_TORCH_ALLOW_CONSTANT(s)
-#undef FX_TORCH_ALLOW_OP_NAMESPACE
-#define FX_TORCH_ALLOW_OP_NAMESPACE(s) s,
-static const char *const allowed_namespaces[] = {
-#include "fx-torch-allow.def"
-};
-#undef FX_TORCH_ALLOW_OP_NAMESPACE
-#undef FX_TORCH_ALLOW_FUNCTION
-#undef FX_TORCH_ALLOW_OPERATOR
-#undef FX_TORCH_ALLOW_METHOD
-#undef FX_TORCH_ALLOW_CONSTANT
-
-#define N_OF(a) (sizeof (a) / sizeof (a)[0])
-
-const char *const *
-fx_torch_allow_list (fx_torch_allow_kind kind, size_t *n)
+/* The one table: every entry of fx-torch-allow.def with its kind, in the file's order. */
+typedef struct allow_entry
 {
-  switch (kind)
-    {
-    case FX_TORCH_ALLOW_KIND_FUNCTION:
-      *n = N_OF (allowed_functions);
-      return allowed_functions;
-    case FX_TORCH_ALLOW_KIND_OPERATOR:
-      *n = N_OF (allowed_operators);
-      return allowed_operators;
-    case FX_TORCH_ALLOW_KIND_METHOD:
-      *n = N_OF (allowed_methods);
-      return allowed_methods;
-    case FX_TORCH_ALLOW_KIND_CONSTANT:
-      *n = N_OF (allowed_constants);
-      return allowed_constants;
-    case FX_TORCH_ALLOW_KIND_NAMESPACE:
-      *n = N_OF (allowed_namespaces);
-      return allowed_namespaces;
-    case FX_TORCH_ALLOW_KIND_COUNT:
-    default:
-      *n = 0;
-      return NULL;
-    }
+  fx_torch_allow_kind kind;
+  const char *name;
+} allow_entry;
+
+#define FX_TORCH_ALLOW_OP_NAMESPACE(s) { FX_TORCH_ALLOW_KIND_NAMESPACE, s },
+#define FX_TORCH_ALLOW_FUNCTION(s) { FX_TORCH_ALLOW_KIND_FUNCTION, s },
+#define FX_TORCH_ALLOW_OPERATOR(s) { FX_TORCH_ALLOW_KIND_OPERATOR, s },
+#define FX_TORCH_ALLOW_METHOD(s) { FX_TORCH_ALLOW_KIND_METHOD, s },
+#define FX_TORCH_ALLOW_CONSTANT(s) { FX_TORCH_ALLOW_KIND_CONSTANT, s },
+static const allow_entry allowed[] = {
+#include "fx-torch-allow.def"
+};
+#undef FX_TORCH_ALLOW_OP_NAMESPACE
+#undef FX_TORCH_ALLOW_FUNCTION
+#undef FX_TORCH_ALLOW_OPERATOR
+#undef FX_TORCH_ALLOW_METHOD
+#undef FX_TORCH_ALLOW_CONSTANT
+
+#define N_ALLOWED (sizeof allowed / sizeof allowed[0])
+
+size_t
+fx_torch_allow_names (fx_torch_allow_kind kind, const char **names, size_t max)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < N_ALLOWED; i++)
+    if (allowed[i].kind == kind)
+      {
+        if (n < max)
+          names[n] = allowed[i].name;
+        n++;
+      }
+  return n;
 }
 
+/* Whether the first LEN bytes of S are an entry of KIND. */
 static bool
-in_list (const char *const *list, size_t n, const char *s, size_t len)
+in_list (fx_torch_allow_kind kind, const char *s, size_t len)
 {
-  for (size_t i = 0; i < n; i++)
-    if (strlen (list[i]) == len && strncmp (list[i], s, len) == 0)
+  for (size_t i = 0; i < N_ALLOWED; i++)
+    if (allowed[i].kind == kind && strlen (allowed[i].name) == len && strncmp (allowed[i].name, s, len) == 0)
       return true;
   return false;
 }
@@ -145,7 +112,7 @@ fx_torch_op_allowed (const char *target)
   if (!is_plain_dotted (target))
     return false;
   const char *d1 = strchr (target, '.');
-  if (d1 == NULL || !in_list (allowed_namespaces, N_OF (allowed_namespaces), target, (size_t) (d1 - target)))
+  if (d1 == NULL || !in_list (FX_TORCH_ALLOW_KIND_NAMESPACE, target, (size_t) (d1 - target)))
     return false;
   const char *d2 = strchr (d1 + 1, '.');
   if (d2 != NULL && strchr (d2 + 1, '.') != NULL)
@@ -169,19 +136,19 @@ fx_torch_op_allowed (const char *target)
 bool
 fx_torch_function_allowed (const char *qualified)
 {
-  return qualified != NULL && in_list (allowed_functions, N_OF (allowed_functions), qualified, strlen (qualified));
+  return qualified != NULL && in_list (FX_TORCH_ALLOW_KIND_FUNCTION, qualified, strlen (qualified));
 }
 
 bool
 fx_torch_operator_allowed (const char *name)
 {
-  return name != NULL && in_list (allowed_operators, N_OF (allowed_operators), name, strlen (name));
+  return name != NULL && in_list (FX_TORCH_ALLOW_KIND_OPERATOR, name, strlen (name));
 }
 
 bool
 fx_torch_method_allowed (const char *name)
 {
-  return name != NULL && in_list (allowed_methods, N_OF (allowed_methods), name, strlen (name));
+  return name != NULL && in_list (FX_TORCH_ALLOW_KIND_METHOD, name, strlen (name));
 }
 
 /* ---------------------------------------------------------------- the check */
@@ -236,7 +203,7 @@ check_arg (const fx_node *node, const fx_arg *arg, int depth, fx_diag *diag)
                           "the symbolic expression '%s' has no value the torch backend could pass", arg->u.s);
       return FX_OK;
     case FX_ARG_GLOBAL:
-      if (!in_list (allowed_constants, N_OF (allowed_constants), arg->u.s, strlen (arg->u.s)))
+      if (!in_list (FX_TORCH_ALLOW_KIND_CONSTANT, arg->u.s, strlen (arg->u.s)))
         return node_fail (diag, FX_ERR_INVALID, node,
                           "the torch backend refuses to pass the Python object '%s' (an argument may name only %s)",
                           arg->u.s, "math.inf, math.nan, math.pi, math.e, inf and nan");

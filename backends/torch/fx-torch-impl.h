@@ -73,8 +73,9 @@ typedef enum fx_torch_allow_kind
   FX_TORCH_ALLOW_KIND_COUNT
 } fx_torch_allow_kind;
 
-/* One list of fx-torch-allow.def (for tests that compare it with the worker's copy). */
-const char *const *fx_torch_allow_list (fx_torch_allow_kind kind, size_t *n);
+/* The entries of one kind of fx-torch-allow.def, in the file's order (for tests that compare them with the worker's
+   copy): the first MAX into NAMES; returns how many there are. */
+size_t fx_torch_allow_names (fx_torch_allow_kind kind, const char **names, size_t max);
 bool fx_torch_op_allowed (const char *target);          /* "aten.add.Tensor", "torch.ops.aten.abs" */
 bool fx_torch_function_allowed (const char *qualified); /* "torch.nn.functional.relu" */
 bool fx_torch_operator_allowed (const char *name);      /* "add" (operator.add) */

@@ -584,6 +584,14 @@ has_negative_stride (const fx_tensor *t)
   return false;
 }
 
+/* The sizes or strides of the header: "1, 2, 3". */
+static void
+put_ints (fx_buf *out, const int64_t *v, int n)
+{
+  for (int d = 0; d < n; d++)
+    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v[d]);
+}
+
 fx_status
 fx_torch_tensor_write (const fx_tensor *t, const char *path, fx_diag *diag)
 {
@@ -614,11 +622,9 @@ fx_torch_tensor_write (const fx_tensor *t, const char *path, fx_diag *diag)
   fx_buf b;
   fx_buf_init (&b);
   fx_buf_printf (&b, "{\"dtype\": \"%s\", \"shape\": [", fx_dtype_name (src->dtype));
-  for (int d = 0; d < src->ndim; d++)
-    fx_buf_printf (&b, "%s%lld", d ? ", " : "", (long long) src->sizes[d]);
+  put_ints (&b, src->sizes, src->ndim);
   fx_buf_puts (&b, "], \"stride\": [");
-  for (int d = 0; d < src->ndim; d++)
-    fx_buf_printf (&b, "%s%lld", d ? ", " : "", (long long) src->strides[d]);
+  put_ints (&b, src->strides, src->ndim);
   fx_buf_printf (&b, "], \"storage\": %lld, \"device\": \"cpu\"}\n", (long long) extent);
   if (extent > 0)
     fx_buf_append (&b, fx_tensor_data (src), (size_t) extent * fx_dtype_size (src->dtype));
@@ -725,11 +731,30 @@ fx_torch_tensor_read (const char *path, fx_tensor **out, fx_diag *diag)
 
 /* ---------------------------------------------------------------- values */
 
+/* A float as the worker reads it back: "nan", "inf", "-inf", else all 17 digits. */
+static const char *
+float_text (double x, char *text, size_t size)
+{
+  if (isnan (x))
+    snprintf (text, size, "nan");
+  else if (isinf (x))
+    snprintf (text, size, "%sinf", x < 0 ? "-" : "");
+  else
+    snprintf (text, size, "%.17g", x);
+  return text;
+}
+
 fx_status
 fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out, fx_diag *diag)
 {
+  /* the kind the worker reads; the value goes in "v" ("path" for a tensor's file, "items" for a sequence) */
+  static const char *const tags[FX_VALUE_KIND_COUNT] = {
+    [FX_VALUE_TENSOR] = "tensor", [FX_VALUE_INT] = "int", [FX_VALUE_FLOAT] = "float", [FX_VALUE_BOOL] = "bool",
+    [FX_VALUE_NONE] = "none", [FX_VALUE_LIST] = "list", [FX_VALUE_TUPLE] = "tuple",
+  };
   *out = NULL;
-  json_object *o = json_object_new_object ();
+  const char *key = "v";
+  json_object *payload = NULL;
   char text[64];
   switch (v->kind)
     {
@@ -739,54 +764,38 @@ fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out
         snprintf (path, sizeof path, "%s/in_%d.fxt", w->workdir, w->file_seq++);
         fx_status st = fx_torch_tensor_write (v->u.t, path, diag);
         if (st != FX_OK)
-          {
-            json_object_put (o);
-            return st;
-          }
-        json_object_object_add (o, "t", json_object_new_string ("tensor"));
-        json_object_object_add (o, "path", json_object_new_string (path));
+          return st;
+        key = "path";
+        payload = json_object_new_string (path);
         break;
       }
     case FX_VALUE_INT:
-      json_object_object_add (o, "t", json_object_new_string ("int"));
-      json_object_object_add (o, "v", json_object_new_int64 (v->u.i));
+      payload = json_object_new_int64 (v->u.i);
       break;
     case FX_VALUE_FLOAT:
-      if (isnan (v->u.f))
-        snprintf (text, sizeof text, "nan");
-      else if (isinf (v->u.f))
-        snprintf (text, sizeof text, "%sinf", v->u.f < 0 ? "-" : "");
-      else
-        snprintf (text, sizeof text, "%.17g", v->u.f);
-      json_object_object_add (o, "t", json_object_new_string ("float"));
-      json_object_object_add (o, "v", json_object_new_string (text));
+      payload = json_object_new_string (float_text (v->u.f, text, sizeof text));
       break;
     case FX_VALUE_BOOL:
-      json_object_object_add (o, "t", json_object_new_string ("bool"));
-      json_object_object_add (o, "v", json_object_new_boolean (v->u.b));
+      payload = json_object_new_boolean (v->u.b);
       break;
     case FX_VALUE_NONE:
-      json_object_object_add (o, "t", json_object_new_string ("none"));
       break;
     case FX_VALUE_LIST:
     case FX_VALUE_TUPLE:
-      {
-        json_object *items = json_object_new_array ();
-        json_object_object_add (o, "t", json_object_new_string (v->kind == FX_VALUE_LIST ? "list" : "tuple"));
-        json_object_object_add (o, "items", items);
-        for (size_t i = 0; i < v->u.seq.n; i++)
-          {
-            json_object *item = NULL;
-            fx_status st = fx_torch_value_to_json (w, &v->u.seq.items[i], &item, diag);
-            if (st != FX_OK)
-              {
-                json_object_put (o);
-                return st;
-              }
-            json_object_array_add (items, item);
-          }
-        break;
-      }
+      key = "items";
+      payload = json_object_new_array ();
+      for (size_t i = 0; i < v->u.seq.n; i++)
+        {
+          json_object *item = NULL;
+          fx_status st = fx_torch_value_to_json (w, &v->u.seq.items[i], &item, diag);
+          if (st != FX_OK)
+            {
+              json_object_put (payload);
+              return st;
+            }
+          json_object_array_add (payload, item);
+        }
+      break;
     case FX_VALUE_STR:
     case FX_VALUE_DTYPE:
     case FX_VALUE_DEVICE:
@@ -794,9 +803,12 @@ fx_torch_value_to_json (fx_torch_worker *w, const fx_value *v, json_object **out
     case FX_VALUE_MEMFMT:
     case FX_VALUE_KIND_COUNT:
     default:
-      json_object_put (o);
       return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "an input of kind %d cannot be sent to torch", (int) v->kind);
     }
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "t", json_object_new_string (tags[v->kind]));
+  if (payload)
+    json_object_object_add (o, key, payload);
   *out = o;
   return FX_OK;
 }
