@@ -36,6 +36,8 @@ typedef enum
   MAP_ARANGE,     /* torch.arange(end) / (start, end) / (start, end, step) */
   MAP_GRAD_MODE,  /* torch._C._set_grad_enabled(b) (Dynamo's no_grad regions): dropped, the engine records no autograd */
   MAP_BATCH_NORM, /* F.batch_norm(x, mean, var, w, b, training=False, momentum, eps) → _native_batch_norm_legit_no_training[0] */
+  MAP_ROLL,       /* roll(x, shift, dim): cat of the two slices (one int shift and dim, a concrete size) */
+  MAP_VAR_STD,    /* x.var/std(dim, unbiased, keepdim) or (..., correction=c): var.correction, sqrt for std */
   MAP_POOL,       /* F.max_pool2d → max_pool2d_with_indices[0]; F.avg_pool2d, F.adaptive_avg_pool2d with sizes as lists */
 } map_kind;
 
@@ -127,6 +129,9 @@ static const lower_rule rules[] = {
   { "torch.full", MAP_SAME, "aten.full.default", NULL },
   { "torch.arange", MAP_ARANGE, NULL, NULL },
   { "torch.gather gather", MAP_SAME, "aten.gather.default", NULL },
+  { "torch.roll roll", MAP_ROLL, "aten.cat.default", NULL },
+  { "torch.var var", MAP_VAR_STD, "aten.var.correction", NULL },
+  { "torch.std std", MAP_VAR_STD, "aten.sqrt.default", NULL },
   { "torch.baddbmm baddbmm", MAP_SAME, "aten.baddbmm.default", NULL },
   { "torch.unbind unbind", MAP_SAME, "aten.unbind.int", NULL },
   { "torch.index_select index_select", MAP_SAME, "aten.index_select.default", NULL },
@@ -561,6 +566,70 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
               d = fx_arg_list ((fx_arg *) dim, 1);
             fx_arg a3[3] = { args[0], d, keep ? *keep : fx_arg_bool (false) };
             res = emit (c, n, r->aten_dim, a3, 3, NULL, 0);
+          }
+        break;
+      }
+    case MAP_ROLL:
+      {
+        const fx_arg *sh = get_arg (n, 1, "shifts"), *dm = get_arg (n, 2, "dims");
+        if (sh && (sh->kind == FX_ARG_LIST || sh->kind == FX_ARG_TUPLE) && sh->u.seq.n == 1)
+          sh = &sh->u.seq.items[0];
+        if (dm && (dm->kind == FX_ARG_LIST || dm->kind == FX_ARG_TUPLE) && dm->u.seq.n == 1)
+          dm = &dm->u.seq.items[0];
+        int nd = 0;
+        int64_t sizes[FX_TENSOR_MAX_DIMS];
+        if (!sh || sh->kind != FX_ARG_INT || !dm || dm->kind != FX_ARG_INT || !arg_shape (&n->args[0], &nd, sizes)
+            || dm->u.i < -nd || dm->u.i >= nd)
+          return lower_error (diag, n, "roll needs one int shift, one int dim and a concrete size to lower");
+        int64_t d = dm->u.i < 0 ? dm->u.i + nd : dm->u.i, len = sizes[d];
+        int64_t k = len ? ((sh->u.i % len) + len) % len : 0;
+        if (k == 0)
+          return alias_input (c, n, args);
+        /* roll by k: the last k items, then the first len - k */
+        fx_arg tail[5] = { args[0], fx_arg_int (d), fx_arg_int (len - k), fx_arg_int (len), fx_arg_int (1) };
+        fx_arg head[5] = { args[0], fx_arg_int (d), fx_arg_int (0), fx_arg_int (len - k), fx_arg_int (1) };
+        fx_node *t = emit (c, n, "aten.slice.Tensor", tail, 5, NULL, 0);
+        fx_node *h = emit (c, n, "aten.slice.Tensor", head, 5, NULL, 0);
+        fx_arg *parts = fx_arena_alloc (c->out->arena, 2 * sizeof (fx_arg));
+        parts[0] = fx_arg_node (t);
+        parts[1] = fx_arg_node (h);
+        fx_arg a2[2] = { fx_arg_list (parts, 2), fx_arg_int (d) };
+        res = emit (c, n, "aten.cat.default", a2, 2, NULL, 0);
+        break;
+      }
+    case MAP_VAR_STD:
+      {
+        /* var(x, unbiased) / var(x, dim, unbiased, keepdim) / var(x, dim, correction=c, keepdim=k) */
+        const fx_arg *dim = fx_node_get_kwarg (n, "dim");
+        const fx_arg *unb = fx_node_get_kwarg (n, "unbiased"), *corr = fx_node_get_kwarg (n, "correction");
+        const fx_arg *keep = fx_node_get_kwarg (n, "keepdim");
+        size_t p = 1;
+        if (p < n->n_args && n->args[p].kind == FX_ARG_BOOL)
+          unb = &n->args[p++];
+        else
+          {
+            if (p < n->n_args)
+              dim = &n->args[p++];
+            if (p < n->n_args)
+              unb = &n->args[p++];
+            if (p < n->n_args)
+              keep = &n->args[p++];
+          }
+        if ((unb && unb->kind != FX_ARG_BOOL) || (keep && keep->kind != FX_ARG_BOOL)
+            || (corr && corr->kind != FX_ARG_INT && corr->kind != FX_ARG_FLOAT && corr->kind != FX_ARG_NONE))
+          return lower_error (diag, n, "var/std with arguments it does not know");
+        fx_arg d = dim ? *dim : fx_arg_none ();
+        if (d.kind == FX_ARG_INT)
+          d = fx_arg_list ((fx_arg *) dim, 1);
+        fx_kwarg vk[2] = { { "correction", corr && corr->kind != FX_ARG_NONE ? *corr
+                                                : fx_arg_int (unb && !unb->u.b ? 0 : 1) },
+                           { "keepdim", keep ? *keep : fx_arg_bool (false) } };
+        fx_arg a2[2] = { args[0], d };
+        res = emit (c, n, "aten.var.correction", a2, 2, vk, 2);
+        if (res && strcmp (r->aten, "aten.sqrt.default") == 0)
+          {
+            fx_arg v = fx_arg_node (res);
+            res = emit (c, n, "aten.sqrt.default", &v, 1, NULL, 0);
           }
         break;
       }

@@ -1328,6 +1328,25 @@ class EngineBackends(Base):
         with self.assertRaisesRegex(fxcapture.BackendCompilerFailed, "torch.topk"):
             torch.compile(topk, backend="eager")(x)
 
+    def test_var_std_and_roll_lower_to_aten(self):
+        # torch-level var/std (unbiased, correction=, keepdim, dims) become var.correction (+ sqrt), roll becomes a
+        # cat of two slices: the engine's backends compile them instead of running the graph eagerly
+        fns = (lambda x: x.var(-1, keepdim=True), lambda x: x.std(), lambda x: torch.std(x, 0, unbiased=False),
+               lambda x: x.var(dim=1, correction=0), lambda x: torch.var(x, False),
+               lambda x: x.std([0, 1], keepdim=True),
+               lambda x: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1e-5),
+               lambda x: torch.roll(x, 1, 0), lambda x: x.roll(-2, dims=1), lambda x: torch.roll(x, (7,), (-1,)),
+               lambda x: x.roll(5, 1) * 2)
+        x = torch.randn(4, 5, dtype=torch.float64)
+        for k, f in enumerate(fns):
+            for backend in ("eager", "aot_eager", "inductor"):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+                out, want = torch.compile(f, backend=backend)(x), f(x)
+                self.assertEqual(out.shape, want.shape, (k, backend))
+                self.assertTrue(torch.allclose(out, want), (k, backend))
+                self.assertIsNone(compiles(start)[-1]["backend_error"], (k, backend))
+
     def test_inductor_generates_kernels(self):
         def f(x, y):
             return torch.nn.functional.gelu(torch.sin(x) + torch.cos(y)) * 2
