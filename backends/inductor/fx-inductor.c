@@ -199,6 +199,7 @@ typedef struct tune_state
   ind_call_fn call;
   ind_call_timed_fn timed;
   int tried[16][2];
+  double ms[16];            /* per tried variant, < 0: it failed to build or run */
   int n_tried;
 } tune_state;
 
@@ -215,6 +216,7 @@ try_variant (ind_state *s, fx_compiled *out, const fx_compile_request *req, tune
     return false;
   t->tried[t->n_tried][0] = threads;
   t->tried[t->n_tried][1] = simdlen;
+  t->ms[t->n_tried] = -1;
   t->n_tried++;
   ind_program *p = &s->prog;
   p->threads = threads;
@@ -238,6 +240,7 @@ try_variant (ind_state *s, fx_compiled *out, const fx_compile_request *req, tune
   if (s->call_timed == NULL)
     s->call = NULL;
   double ms = s->call ? time_variant (out, req) : -1;
+  t->ms[t->n_tried - 1] = ms;
   fx_buf_printf (&out->notes, "max_autotune: threads=%d simdlen=%d: %.3f ms\n", threads, simdlen, ms);
   bool better = ms >= 0 && (t->best < 0 || ms < t->best);
   if (better)
@@ -295,6 +298,7 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
   t.tried[0][0] = base_threads;
   t.tried[0][1] = base_simd;
   t.best = time_variant (out, req);
+  t.ms[0] = t.best;
   t.threads = base_threads;
   t.simdlen = base_simd;
   t.lib = s->lib;
@@ -345,6 +349,27 @@ autotune (ind_state *s, fx_compiled *out, const fx_compile_request *req, fx_buf 
           out->artifacts[i].len = text->len;
         }
   fx_buf_printf (&out->notes, "max_autotune: kept threads=%d simdlen=%d\n", p->threads, p->simdlen);
+  /* the candidate table, fastest first, in the layout of Inductor's AUTOTUNE log (the GPU's autotune.txt) */
+  fx_buf table;
+  fx_buf_init (&table);
+  fx_buf_puts (&table, "AUTOTUNE cpp program (OpenMP threads, simdlen; -1: the default) on the example inputs\n");
+  bool shown[16] = { false };
+  for (int k = 0; k < t.n_tried; k++)
+    {
+      int pick = -1;
+      for (int i = 0; i < t.n_tried; i++)
+        if (!shown[i] && (pick < 0 || (t.ms[i] >= 0 && (t.ms[pick] < 0 || t.ms[i] < t.ms[pick]))))
+          pick = i;
+      shown[pick] = true;
+      if (t.ms[pick] < 0)
+        fx_buf_printf (&table, "  threads=%d simdlen=%d inf ms 0.0%%\n", t.tried[pick][0], t.tried[pick][1]);
+      else
+        fx_buf_printf (&table, "  threads=%d simdlen=%d %.4f ms %.1f%%%s\n", t.tried[pick][0], t.tried[pick][1],
+                       t.ms[pick], t.best > 0 ? 100.0 * t.best / t.ms[pick] : 100.0,
+                       t.tried[pick][0] == p->threads && t.tried[pick][1] == p->simdlen ? " (kept)" : "");
+    }
+  fx_compiled_add_artifact (out, "autotune.txt", "log", table.data ? table.data : "", table.len);
+  fx_buf_free (&table);
   return t.best < 0 ? fx_diag_set (diag, FX_ERR_BACKEND, "inductor: no autotune variant ran") : FX_OK;
 }
 

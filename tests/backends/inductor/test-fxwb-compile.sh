@@ -42,6 +42,9 @@ n=$(grep -c '^max_autotune: threads=' "$tmp/cd.txt")
 test "$n" -gt 4 || fail "coordinate descent tried no more variants ($n): $(cat "$tmp/cd.txt")"
 grep -q "^coordinate_descent_tuning: $n variants tried" "$tmp/cd.txt" || fail "coordinate descent note"
 grep -q "^max_autotune: kept threads=" "$tmp/cd.txt" || fail "no kept variant"
+# the candidate table (autotune.txt): one row per variant tried, fastest first, the kept one marked
+test "$(grep -c '^  threads=.* ms ' "$tmp/cd.txt")" -eq "$n" || fail "autotune table rows: $(cat "$tmp/cd.txt")"
+grep -A1 "^AUTOTUNE cpp program" "$tmp/cd.txt" | tail -1 | grep -q "100.0% (kept)" || fail "autotune table winner first"
 # an option that did nothing is gone: asking for it is an error that names the known ones
 "$fxwb" compile "$fixtures/graphs/softmax_rows.core_aten.0.py" --scale 64 -o fallback_random=True > "$tmp/fr.txt" 2>&1
 test $? -eq 1 || fail "fallback_random accepted"
