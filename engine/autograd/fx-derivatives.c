@@ -97,7 +97,7 @@ static fx_node *
 scalar_zero (fx_grad_ctx *c, const fx_tensor_meta *like)
 {
   fx_kwarg kw[3] = { { "dtype", fx_arg_dtype (like->dtype) }, { "layout", fx_arg_layout (FX_LAYOUT_STRIDED) },
-                     { "device", fx_arg_device (like->has_device ? like->device : (fx_device) { FX_DEVICE_CPU, -1 }) } };
+                     { "device", fx_arg_device (like->has_device ? like->device : fx_device_cpu ()) } };
   return fx_ag_call (c, FX_OP_SCALAR_TENSOR, FX_AG_ARGS (I (0)), kw, 3);
 }
 
@@ -105,7 +105,7 @@ static fx_node *
 zeros_of (fx_grad_ctx *c, const fx_tensor_meta *like)
 {
   fx_kwarg kw[3] = { { "dtype", fx_arg_dtype (like->dtype) }, { "layout", fx_arg_layout (FX_LAYOUT_STRIDED) },
-                     { "device", fx_arg_device (like->has_device ? like->device : (fx_device) { FX_DEVICE_CPU, -1 }) } };
+                     { "device", fx_arg_device (like->has_device ? like->device : fx_device_cpu ()) } };
   return fx_ag_call (c, FX_OP_FULL, FX_AG_ARGS (sizes_of (c, like), I (0)), kw, 3);
 }
 
@@ -934,7 +934,7 @@ one_hot (fx_grad_ctx *c, fx_node *idx, int64_t dim, int64_t n, const fx_tensor_m
 {
   const fx_tensor_meta *im = fx_ag_meta (idx);
   fx_kwarg kw[3] = { { "dtype", fx_arg_dtype (im->dtype) }, { "layout", fx_arg_layout (FX_LAYOUT_STRIDED) },
-                     { "device", fx_arg_device (like->has_device ? like->device : (fx_device) { FX_DEVICE_CPU, -1 }) } };
+                     { "device", fx_arg_device (like->has_device ? like->device : fx_device_cpu ()) } };
   fx_node *ar = fx_ag_call (c, FX_OP_ARANGE, FX_AG_ARGS (I (n)), kw, 3);
   int64_t shape[FX_AG_MAX_DIMS];
   int nd = im->ndim + 1;

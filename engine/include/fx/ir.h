@@ -70,6 +70,13 @@ typedef struct fx_device
   int index; /* -1: no index ("cpu", "cuda") */
 } fx_device;
 
+/* "cpu" with no index: where a tensor or an input lives unless something says otherwise. */
+static inline fx_device
+fx_device_cpu (void)
+{
+  return (fx_device) { FX_DEVICE_CPU, -1 };
+}
+
 const char *fx_device_type_name (fx_device_type type);
 /* "cpu", "cuda:0" (str(device)) */
 void fx_device_format (fx_device device, fx_buf *out);
