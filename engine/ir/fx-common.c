@@ -215,6 +215,13 @@ fx_buf_printf (fx_buf *buf, const char *fmt, ...)
   va_end (ap);
 }
 
+void
+fx_buf_put_ints (fx_buf *buf, const int64_t *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    fx_buf_printf (buf, "%s%lld", i ? ", " : "", (long long) v[i]);
+}
+
 char *
 fx_buf_steal (fx_buf *buf)
 {

@@ -143,8 +143,7 @@ fx_same_tensor (const fx_tensor *ref, const fx_tensor *res, const fx_tensor *fp6
       fx_buf sh;
       fx_buf_init (&sh);
       fx_buf_puts (&sh, "torch.Size([");
-      for (int d = 0; d < res->ndim; d++)
-        fx_buf_printf (&sh, "%s%lld", d ? ", " : "", (long long) res->sizes[d]);
+      fx_buf_put_ints (&sh, res->sizes, res->ndim);
       fx_buf_puts (&sh, "])");
       snprintf (r->message, sizeof r->message,
                 "RMSE (res-fp64): %.5f, (ref-fp64): %.5f and shape=%s. res.dtype: torch.%s, multiplier: %f, tol: %f",

@@ -911,11 +911,9 @@ void
 fx_tensor_describe (const fx_tensor *t, fx_buf *out)
 {
   fx_buf_printf (out, "%s[", fx_dtype_abbr (t->dtype));
-  for (int d = 0; d < t->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->sizes[d]);
+  fx_buf_put_ints (out, t->sizes, t->ndim);
   fx_buf_puts (out, "][");
-  for (int d = 0; d < t->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->strides[d]);
+  fx_buf_put_ints (out, t->strides, t->ndim);
   fx_buf_puts (out, "]");
   fx_device_format (t->device, out);
 }
