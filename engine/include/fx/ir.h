@@ -193,6 +193,8 @@ fx_arg fx_arg_device (fx_device device);
 fx_arg fx_arg_layout (fx_layout layout);
 fx_arg fx_arg_memfmt (fx_memfmt fmt);
 fx_arg fx_arg_list (fx_arg *items, size_t n);
+/* A list of n ints (sizes, dims, a permutation) with its items allocated from arena. */
+fx_arg fx_arg_int_list (fx_arena *arena, const int64_t *v, int n);
 fx_arg fx_arg_tuple (fx_arg *items, size_t n);
 fx_arg fx_arg_dict (fx_dict_entry *items, size_t n);
 fx_arg fx_arg_sym (const char *expr);
