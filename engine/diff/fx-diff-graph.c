@@ -86,20 +86,6 @@ fx_diff_node_line (const fx_node *node, fx_buf *out)
 
 /* ------------------------------------------------------------------ hashing */
 
-uint64_t
-fx_diff_hash (const char *s, size_t len, uint64_t h)
-{
-  /* FNV-1a: good enough to bucket keys; equal hashes are confirmed on the key text. */
-  if (h == 0)
-    h = 1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    {
-      h ^= (unsigned char) s[i];
-      h *= 1099511628211ULL;
-    }
-  return h;
-}
-
 /* ------------------------------------------------------------------ matching state */
 
 typedef struct
@@ -141,7 +127,7 @@ match_by_key (match_state *m, key_fn fn)
       const char *key = fn (m->nb[j], &buf, m->tmp);
       if (!key)
         continue;
-      kb[nk++] = (fx_diff_hashed) { fx_diff_hash (key, strlen (key), 0), j };
+      kb[nk++] = (fx_diff_hashed) { fx_hash_bytes (key, strlen (key), 0), j };
     }
   qsort (kb, nk, sizeof *kb, fx_diff_hashed_cmp);
   /* cursor[i]: for the first entry of a run of equal hashes, the next entry of that run to try. */
@@ -157,7 +143,7 @@ match_by_key (match_state *m, key_fn fn)
       const char *key = fn (m->na[i], &buf, m->tmp);
       if (!key)
         continue;
-      uint64_t h = fx_diff_hash (key, strlen (key), 0);
+      uint64_t h = fx_hash_bytes (key, strlen (key), 0);
       size_t lo = fx_diff_hashed_find (kb, nk, h);
       if (lo >= nk || kb[lo].hash != h)
         continue;
@@ -286,7 +272,7 @@ match_by_target_position (match_state *m)
       {
         fx_buf_reset (&buf);
         target_key (m->na[i], &buf);
-        ha[na] = fx_diff_hash (buf.data, buf.len, 0);
+        ha[na] = fx_hash_bytes (buf.data, buf.len, 0);
         ia[na++] = (long) i;
       }
   for (size_t j = 0; j < m->n_b; j++)
@@ -294,7 +280,7 @@ match_by_target_position (match_state *m)
       {
         fx_buf_reset (&buf);
         target_key (m->nb[j], &buf);
-        hb[nb] = fx_diff_hash (buf.data, buf.len, 0);
+        hb[nb] = fx_hash_bytes (buf.data, buf.len, 0);
         ib[nb++] = (long) j;
       }
   fx_buf_free (&buf);

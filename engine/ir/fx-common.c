@@ -215,6 +215,19 @@ fx_buf_printf (fx_buf *buf, const char *fmt, ...)
   va_end (ap);
 }
 
+uint64_t
+fx_hash_bytes (const char *s, size_t len, uint64_t h)
+{
+  if (h == 0)
+    h = 1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++)
+    {
+      h ^= (unsigned char) s[i];
+      h *= 1099511628211ULL;
+    }
+  return h;
+}
+
 void
 fx_buf_put_json_str (fx_buf *out, const char *s)
 {
