@@ -81,7 +81,7 @@
   STEP (MD5_I, b, c, d, a, 9, 0xeb86d391, 21)
 
 /* The block's sixteen little-endian message words. */
-static void
+static inline void
 md5_words (uint32_t w[16], const unsigned char *p)
 {
   for (int i = 0; i < 16; i++)
