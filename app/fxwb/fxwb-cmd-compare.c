@@ -123,12 +123,9 @@ fxwb_cmd_compare (int argc, char **argv)
                                  "Example: fxwb compare g.py -b eager -b aot_eager -b inductor -b inductor@max-autotune\n"
                                  "Training: fxwb compare g.py --train -b eager -b inductor --steps 5 --optimizer adam",
                                  &o);
-  if (!fxwb_parse_options (context, &argc, &argv))
-    return FXWB_EXIT_USAGE;
-  if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
-    return fxwb_usage_error (context, argc < 2   ? "missing FILE"
-                                      : argc > 2 ? "one graph at a time"
-                                                 : "--repeat and --scale must be >= 1");
+  int parse_rc = fxwb_run_opts_parse (context, &argc, &argv, &o, "one graph at a time");
+  if (parse_rc != FXWB_EXIT_OK)
+    return parse_rc;
   fx_partition_kind pkind = FX_PARTITION_MIN_CUT;
   if (!train && (partition || optimizer))
     return fxwb_usage_error (context, "--partition and --optimizer need --train");

@@ -74,28 +74,15 @@ frame_summaries (const char *stack, GString *out)
     }
 }
 
-/* Python's repr() of a str: single quotes unless the text has ' and no ", escapes as CPython writes them. */
+/* Python's repr() of a str, as the engine's printers write it (fx_py_str_repr). */
 static void
 py_repr (const char *s, GString *out)
 {
-  char q = strchr (s, '\'') && !strchr (s, '"') ? '"' : '\'';
-  g_string_append_c (out, q);
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    {
-      if (*p == '\\' || *p == (unsigned char) q)
-        g_string_append_printf (out, "\\%c", *p);
-      else if (*p == '\n')
-        g_string_append (out, "\\n");
-      else if (*p == '\r')
-        g_string_append (out, "\\r");
-      else if (*p == '\t')
-        g_string_append (out, "\\t");
-      else if (*p < 0x20 || *p == 0x7f)
-        g_string_append_printf (out, "\\x%02x", *p);
-      else
-        g_string_append_c (out, (char) *p);
-    }
-  g_string_append_c (out, q);
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_py_str_repr (s, &b);
+  g_string_append_len (out, b.data, (gssize) b.len);
+  fx_buf_free (&b);
 }
 
 /* One entry of ExplainOutput.out_guards as str(Guard) prints it (torch/_guards.py Guard.__str__):

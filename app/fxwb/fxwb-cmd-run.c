@@ -50,13 +50,10 @@ fxwb_cmd_run (int argc, char **argv)
                                  "Compiles the graph with the backend, runs it --warmup times untimed and\n"
                                  "--repeat times timed, and checks the outputs against the interpreter.",
                                  &o);
-  int rc = FXWB_EXIT_OK;
-  if (!fxwb_parse_options (context, &argc, &argv))
-    return FXWB_EXIT_USAGE;
-  if (argc != 2 || o.repeat < 1 || o.warmup < 0 || o.scale < 1)
-    return fxwb_usage_error (context, argc < 2   ? "missing FILE"
-                                      : argc > 2 ? "more than one graph (use fxwb compare for several backends)"
-                                                 : "--repeat and --scale must be >= 1, --warmup >= 0");
+  int rc = fxwb_run_opts_parse (context, &argc, &argv, &o,
+                                 "more than one graph (use fxwb compare for several backends)");
+  if (rc != FXWB_EXIT_OK)
+    return rc;
   g_auto (fxwb_column) col = { 0 };
   if (!fxwb_column_parse ("fxwb run", backend ? backend : "eager", &o, &col)
       || !fxwb_column_validate ("fxwb run", &col))

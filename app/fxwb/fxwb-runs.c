@@ -107,6 +107,18 @@ fxwb_run_opts_context_new (const char *prgname, const char *parameter_string, co
   return context;
 }
 
+int
+fxwb_run_opts_parse (GOptionContext *context, int *argc, char ***argv, const fxwb_run_opts *o, const char *too_many)
+{
+  if (!fxwb_parse_options (context, argc, argv))
+    return FXWB_EXIT_USAGE;
+  if (*argc != 2 || o->repeat < 1 || o->warmup < 0 || o->scale < 1)
+    return fxwb_usage_error (context, *argc < 2   ? "missing FILE"
+                                      : *argc > 2 ? too_many
+                                                  : "--repeat and --scale must be >= 1, --warmup >= 0");
+  return FXWB_EXIT_OK;
+}
+
 /* ---------------------------------------------------------------- graph source */
 
 static const char *const stage_preference[] = {

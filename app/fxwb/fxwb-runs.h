@@ -44,6 +44,10 @@ void fxwb_run_opts_clear (fxwb_run_opts *o);
    ones into o, and the shared description (graphs, backend specs, exit status). */
 GOptionContext *fxwb_run_opts_context_new (const char *prgname, const char *parameter_string,
                                            const GOptionEntry *entries, const char *summary, fxwb_run_opts *o);
+/* Parses the command line of a command that runs one graph FILE with the options in o; FXWB_EXIT_OK, or the usage
+   status after saying what is wrong (too_many: the message for more than one FILE). */
+int fxwb_run_opts_parse (GOptionContext *context, int *argc, char ***argv, const fxwb_run_opts *o,
+                         const char *too_many);
 
 /* Loads FILE or WORKSPACE:COMPILE ("w.fxwb:0/1", "w.fxwb:[0/1]"); opens the store when one is to be written. */
 int fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src);

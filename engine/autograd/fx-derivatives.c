@@ -48,21 +48,12 @@ norm_dim (int64_t d, int ndim)
 }
 
 static fx_arg
-ilist (fx_grad_ctx *c, const int64_t *v, int n)
-{
-  fx_arg *items = fx_arena_alloc (c->g->arena, sizeof (fx_arg) * (size_t) (n ? n : 1));
-  for (int i = 0; i < n; i++)
-    items[i] = fx_arg_int (v[i]);
-  return fx_arg_list (items, (size_t) n);
-}
-
-static fx_arg
 sizes_of (fx_grad_ctx *c, const fx_tensor_meta *m)
 {
   int64_t v[FX_AG_MAX_DIMS];
   for (int i = 0; i < m->ndim && i < FX_AG_MAX_DIMS; i++)
     v[i] = m->sizes[i].value;
-  return ilist (c, v, m->ndim);
+  return fx_arg_int_list (c->g->arena, v, m->ndim);
 }
 
 /* Marks the reduced dims of a reduction's dim argument (None or [] reduce all); returns how many. */
@@ -97,7 +88,7 @@ static fx_node *
 scalar_zero (fx_grad_ctx *c, const fx_tensor_meta *like)
 {
   fx_kwarg kw[3] = { { "dtype", fx_arg_dtype (like->dtype) }, { "layout", fx_arg_layout (FX_LAYOUT_STRIDED) },
-                     { "device", fx_arg_device (like->has_device ? like->device : (fx_device) { FX_DEVICE_CPU, -1 }) } };
+                     { "device", fx_arg_device (like->has_device ? like->device : fx_device_cpu ()) } };
   return fx_ag_call (c, FX_OP_SCALAR_TENSOR, FX_AG_ARGS (I (0)), kw, 3);
 }
 
@@ -105,7 +96,7 @@ static fx_node *
 zeros_of (fx_grad_ctx *c, const fx_tensor_meta *like)
 {
   fx_kwarg kw[3] = { { "dtype", fx_arg_dtype (like->dtype) }, { "layout", fx_arg_layout (FX_LAYOUT_STRIDED) },
-                     { "device", fx_arg_device (like->has_device ? like->device : (fx_device) { FX_DEVICE_CPU, -1 }) } };
+                     { "device", fx_arg_device (like->has_device ? like->device : fx_device_cpu ()) } };
   return fx_ag_call (c, FX_OP_FULL, FX_AG_ARGS (sizes_of (c, like), I (0)), kw, 3);
 }
 
@@ -130,7 +121,7 @@ sum_to (fx_grad_ctx *c, fx_node *g, const fx_tensor_meta *gm, const fx_tensor_me
       dims[nd++] = i;
   if (nd == 0)
     return g;
-  fx_node *s = FX_AG (c, SUM_DIM_INTLIST, N (g), ilist (c, dims, nd), B (true));
+  fx_node *s = FX_AG (c, SUM_DIM_INTLIST, N (g), fx_arg_int_list (c->g->arena, dims, nd), B (true));
   if (off != 0)
     s = FX_AG (c, VIEW, N (s), sizes_of (c, xm));
   return s;
@@ -526,7 +517,7 @@ pad_dim (fx_grad_ctx *c, fx_node *g, int ndim, int64_t dim, int64_t lo, int64_t 
   int np = (int) (2 * (ndim - dim));
   pad[np - 2] = lo;
   pad[np - 1] = hi;
-  return FX_AG (c, CONSTANT_PAD_ND, N (g), ilist (c, pad, np), I (0));
+  return FX_AG (c, CONSTANT_PAD_ND, N (g), fx_arg_int_list (c->g->arena, pad, np), I (0));
 }
 
 static fx_status
@@ -586,7 +577,7 @@ bw_permute (fx_grad_ctx *c, fx_node *g, fx_op_id op)
                               (long long) perm[i], nd);
       inv[perm[i]] = i;
     }
-  fx_ag_accumulate (c, x, nd < 2 ? g : FX_AG (c, PERMUTE, N (g), ilist (c, inv, nd)));
+  fx_ag_accumulate (c, x, nd < 2 ? g : FX_AG (c, PERMUTE, N (g), fx_arg_int_list (c->g->arena, inv, nd)));
   return FX_OK;
 }
 
@@ -728,7 +719,7 @@ bw_amax (fx_grad_ctx *c, fx_node *g, fx_op_id op)
     y = unsqueeze_reduced (c, y, reduced, xm->ndim, keepdim), gk = unsqueeze_reduced (c, g, reduced, xm->ndim, keepdim);
   fx_node *eq = FX_AG (c, EQ_TENSOR, N (x), N (y));
   fx_node *mask = to_dtype (c, eq, xm->dtype);
-  fx_node *cnt = FX_AG (c, SUM_DIM_INTLIST, N (mask), ilist (c, dims, nd), B (true));
+  fx_node *cnt = FX_AG (c, SUM_DIM_INTLIST, N (mask), fx_arg_int_list (c->g->arena, dims, nd), B (true));
   fx_node *share = FX_AG (c, DIV_TENSOR, N (mask), N (cnt));
   fx_ag_accumulate (c, x, FX_AG (c, MUL_TENSOR, N (share), N (gk)));
   return FX_OK;
@@ -754,7 +745,7 @@ bw_var (fx_grad_ctx *c, fx_node *g, fx_op_id op)
   fx_node *gmean = op == FX_OP_VAR_MEAN_CORRECTION ? fx_ag_output_grad (c, f, 1) : NULL;
   if (gvar != NULL)
     {
-      fx_node *mean = FX_AG (c, MEAN_DIM, N (x), ilist (c, dims, nd), B (true));
+      fx_node *mean = FX_AG (c, MEAN_DIM, N (x), fx_arg_int_list (c->g->arena, dims, nd), B (true));
       fx_node *diff = FX_AG (c, SUB_TENSOR, N (x), N (mean));
       fx_node *gk = unsqueeze_reduced (c, gvar, reduced, xm->ndim, keepdim);
       fx_node *s = FX_AG (c, MUL_TENSOR, N (gk), F (2.0 / (n - corr)));
@@ -790,9 +781,9 @@ bw_cumsum (fx_grad_ctx *c, fx_node *g)
 {
   fx_node *x = fx_ag_arg_node (c->from, 0, "self");
   int64_t d = norm_dim (arg_int (c->from, 1, "dim", 0), fx_ag_meta (x)->ndim);
-  fx_node *fl = FX_AG (c, FLIP, N (g), ilist (c, &d, 1));
+  fx_node *fl = FX_AG (c, FLIP, N (g), fx_arg_int_list (c->g->arena, &d, 1));
   fx_node *cs = FX_AG (c, CUMSUM, N (fl), I (d));
-  fx_ag_accumulate (c, x, FX_AG (c, FLIP, N (cs), ilist (c, &d, 1)));
+  fx_ag_accumulate (c, x, FX_AG (c, FLIP, N (cs), fx_arg_int_list (c->g->arena, &d, 1)));
   return FX_OK;
 }
 
@@ -803,7 +794,7 @@ mT (fx_grad_ctx *c, fx_node *x)
 {
   int nd = fx_ag_meta (x) ? fx_ag_meta (x)->ndim : 2;
   int64_t p3[3] = { 0, 2, 1 }, p2[2] = { 1, 0 };
-  return FX_AG (c, PERMUTE, N (x), ilist (c, nd == 3 ? p3 : p2, nd == 3 ? 3 : 2));
+  return FX_AG (c, PERMUTE, N (x), fx_arg_int_list (c->g->arena, nd == 3 ? p3 : p2, nd == 3 ? 3 : 2));
 }
 
 static fx_status
@@ -832,7 +823,7 @@ rows (fx_grad_ctx *c, fx_node *x, const fx_tensor_meta *m)
   if (m->ndim == 2)
     return x;
   int64_t s[2] = { -1, m->sizes[m->ndim - 1].value };
-  return reshape_grad (c, x, ilist (c, s, 2));
+  return reshape_grad (c, x, fx_arg_int_list (c->g->arena, s, 2));
 }
 
 static fx_status
@@ -867,14 +858,14 @@ bw_softmax (fx_grad_ctx *c, fx_node *g, fx_op_id op)
     {
       /* grad - exp(y) * sum(grad, dim) */
       fx_node *ex = FX_AG (c, EXP, N (f));
-      fx_node *s = FX_AG (c, SUM_DIM_INTLIST, N (g), ilist (c, &d, 1), B (true));
+      fx_node *s = FX_AG (c, SUM_DIM_INTLIST, N (g), fx_arg_int_list (c->g->arena, &d, 1), B (true));
       fx_node *m = FX_AG (c, MUL_TENSOR, N (ex), N (s));
       fx_ag_accumulate (c, x, FX_AG (c, SUB_TENSOR, N (g), N (m)));
       return FX_OK;
     }
   /* y * grad - y * sum(y * grad, dim) */
   fx_node *yg = FX_AG (c, MUL_TENSOR, N (g), N (f));
-  fx_node *s = FX_AG (c, SUM_DIM_INTLIST, N (yg), ilist (c, &d, 1), B (true));
+  fx_node *s = FX_AG (c, SUM_DIM_INTLIST, N (yg), fx_arg_int_list (c->g->arena, &d, 1), B (true));
   fx_node *m = FX_AG (c, MUL_TENSOR, N (f), N (s));
   fx_ag_accumulate (c, x, FX_AG (c, SUB_TENSOR, N (yg), N (m)));
   return FX_OK;
@@ -910,9 +901,9 @@ bw_layer_norm (fx_grad_ctx *c)
     {
       fx_node *gxh = w ? FX_AG (c, MUL_TENSOR, N (g), N (w)) : g;
       fx_node *a = FX_AG (c, MUL_TENSOR, N (gxh), F (n));
-      fx_node *bsum = FX_AG (c, SUM_DIM_INTLIST, N (gxh), ilist (c, inner, k), B (true));
+      fx_node *bsum = FX_AG (c, SUM_DIM_INTLIST, N (gxh), fx_arg_int_list (c->g->arena, inner, k), B (true));
       fx_node *c1 = FX_AG (c, MUL_TENSOR, N (x_hat), N (gxh));
-      fx_node *c2 = FX_AG (c, SUM_DIM_INTLIST, N (c1), ilist (c, inner, k), B (true));
+      fx_node *c2 = FX_AG (c, SUM_DIM_INTLIST, N (c1), fx_arg_int_list (c->g->arena, inner, k), B (true));
       fx_node *c3 = FX_AG (c, MUL_TENSOR, N (x_hat), N (c2));
       fx_node *in1 = FX_AG (c, SUB_TENSOR, N (FX_AG (c, SUB_TENSOR, N (a), N (bsum))), N (c3));
       fx_node *scale = FX_AG (c, DIV_TENSOR, N (rstd), F (n));
@@ -921,10 +912,14 @@ bw_layer_norm (fx_grad_ctx *c)
   if (w && c->rg[w->id])
     {
       fx_node *gw = FX_AG (c, MUL_TENSOR, N (g), N (x_hat));
-      fx_ag_accumulate (c, w, axis ? FX_AG (c, SUM_DIM_INTLIST, N (gw), ilist (c, outer, axis), B (false)) : gw);
+      fx_ag_accumulate (c, w, axis ? FX_AG (c, SUM_DIM_INTLIST, N (gw), fx_arg_int_list (c->g->arena, outer, axis),
+                                            B (false))
+                                   : gw);
     }
   if (b && c->rg[b->id])
-    fx_ag_accumulate (c, b, axis ? FX_AG (c, SUM_DIM_INTLIST, N (g), ilist (c, outer, axis), B (false)) : g);
+    fx_ag_accumulate (c, b, axis ? FX_AG (c, SUM_DIM_INTLIST, N (g), fx_arg_int_list (c->g->arena, outer, axis),
+                                          B (false))
+                                 : g);
   return FX_OK;
 }
 
@@ -934,14 +929,14 @@ one_hot (fx_grad_ctx *c, fx_node *idx, int64_t dim, int64_t n, const fx_tensor_m
 {
   const fx_tensor_meta *im = fx_ag_meta (idx);
   fx_kwarg kw[3] = { { "dtype", fx_arg_dtype (im->dtype) }, { "layout", fx_arg_layout (FX_LAYOUT_STRIDED) },
-                     { "device", fx_arg_device (like->has_device ? like->device : (fx_device) { FX_DEVICE_CPU, -1 }) } };
+                     { "device", fx_arg_device (like->has_device ? like->device : fx_device_cpu ()) } };
   fx_node *ar = fx_ag_call (c, FX_OP_ARANGE, FX_AG_ARGS (I (n)), kw, 3);
   int64_t shape[FX_AG_MAX_DIMS];
   int nd = im->ndim + 1;
   for (int d = 0; d < nd; d++)
     shape[d] = d == dim ? n : 1;
   if (nd > 1)
-    ar = FX_AG (c, VIEW, N (ar), ilist (c, shape, nd));
+    ar = FX_AG (c, VIEW, N (ar), fx_arg_int_list (c->g->arena, shape, nd));
   fx_node *eq = FX_AG (c, EQ_TENSOR, N (FX_AG (c, UNSQUEEZE, N (idx), I (dim))), N (ar));
   return to_dtype (c, eq, like->dtype);
 }
@@ -990,7 +985,7 @@ bw_gather (fx_grad_ctx *c, fx_node *g)
                             f->target.name, (long long) d);
   fx_node *oh = one_hot (c, idx, d + 1, xm->sizes[d].value, xm);
   fx_node *m = FX_AG (c, MUL_TENSOR, N (oh), N (FX_AG (c, UNSQUEEZE, N (g), I (d + 1))));
-  fx_ag_accumulate (c, x, FX_AG (c, SUM_DIM_INTLIST, N (m), ilist (c, &d, 1)));
+  fx_ag_accumulate (c, x, FX_AG (c, SUM_DIM_INTLIST, N (m), fx_arg_int_list (c->g->arena, &d, 1)));
   return FX_OK;
 }
 
@@ -1008,8 +1003,8 @@ bw_embedding (fx_grad_ctx *c, fx_node *g)
                 N (to_dtype (c, FX_AG (c, UNSQUEEZE, N (FX_AG (c, NE_SCALAR, N (idx), I (pad))), I (im->ndim)),
                              wm->dtype)));
   int64_t r1[2] = { -1, wm->sizes[0].value }, r2[2] = { -1, wm->sizes[1].value };
-  fx_node *oh2 = FX_AG (c, VIEW, N (oh), ilist (c, r1, 2));
-  fx_node *g2 = reshape_grad (c, g, ilist (c, r2, 2));
+  fx_node *oh2 = FX_AG (c, VIEW, N (oh), fx_arg_int_list (c->g->arena, r1, 2));
+  fx_node *g2 = reshape_grad (c, g, fx_arg_int_list (c->g->arena, r2, 2));
   fx_ag_accumulate (c, w, FX_AG (c, MM, N (mT (c, oh2)), N (g2)));
   return FX_OK;
 }

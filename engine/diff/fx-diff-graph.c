@@ -86,20 +86,6 @@ fx_diff_node_line (const fx_node *node, fx_buf *out)
 
 /* ------------------------------------------------------------------ hashing */
 
-uint64_t
-fx_diff_hash (const char *s, size_t len, uint64_t h)
-{
-  /* FNV-1a: good enough to bucket keys; equal hashes are confirmed on the key text. */
-  if (h == 0)
-    h = 1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    {
-      h ^= (unsigned char) s[i];
-      h *= 1099511628211ULL;
-    }
-  return h;
-}
-
 /* ------------------------------------------------------------------ matching state */
 
 typedef struct
@@ -123,6 +109,16 @@ link (match_state *m, long a, long b)
   m->pb[b] = a;
 }
 
+/* The key fn gives node n while it is unpaired (paired < 0); NULL once paired or when fn gives none. */
+static const char *
+unpaired_key (const match_state *m, key_fn fn, const fx_node *n, long paired, fx_buf *buf)
+{
+  if (paired >= 0)
+    return NULL;
+  fx_buf_reset (buf);
+  return fn (n, buf, m->tmp);
+}
+
 /* Pairs the unmatched nodes of a with unmatched nodes of b that have the same key, in order: the k-th a node with
    a key takes the k-th b node with it. Nodes whose key is NULL take no part. Returns the pairs made. */
 static size_t
@@ -135,13 +131,9 @@ match_by_key (match_state *m, key_fn fn)
   size_t nk = 0;
   for (size_t j = 0; j < m->n_b; j++)
     {
-      if (m->pb[j] >= 0)
-        continue;
-      fx_buf_reset (&buf);
-      const char *key = fn (m->nb[j], &buf, m->tmp);
-      if (!key)
-        continue;
-      kb[nk++] = (fx_diff_hashed) { fx_diff_hash (key, strlen (key), 0), j };
+      const char *key = unpaired_key (m, fn, m->nb[j], m->pb[j], &buf);
+      if (key)
+        kb[nk++] = (fx_diff_hashed) { fx_hash_bytes (key, strlen (key), 0), j };
     }
   qsort (kb, nk, sizeof *kb, fx_diff_hashed_cmp);
   /* cursor[i]: for the first entry of a run of equal hashes, the next entry of that run to try. */
@@ -151,13 +143,10 @@ match_by_key (match_state *m, key_fn fn)
   size_t made = 0;
   for (size_t i = 0; i < m->n_a; i++)
     {
-      if (m->pa[i] >= 0)
-        continue;
-      fx_buf_reset (&buf);
-      const char *key = fn (m->na[i], &buf, m->tmp);
+      const char *key = unpaired_key (m, fn, m->na[i], m->pa[i], &buf);
       if (!key)
         continue;
-      uint64_t h = fx_diff_hash (key, strlen (key), 0);
+      uint64_t h = fx_hash_bytes (key, strlen (key), 0);
       size_t lo = fx_diff_hashed_find (kb, nk, h);
       if (lo >= nk || kb[lo].hash != h)
         continue;
@@ -271,6 +260,26 @@ key_target (const fx_node *n, fx_buf *buf, fx_arena *arena)
   return buf->data;
 }
 
+/* One side's unpaired nodes (paired[i] < 0) in graph order: their positions in idx and the hashes of their target
+   keys in h. Returns how many. */
+static size_t
+unpaired_targets (const fx_node **nodes, const long *paired, size_t n, uint64_t *h, long *idx)
+{
+  fx_buf buf;
+  fx_buf_init (&buf);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (paired[i] < 0)
+      {
+        fx_buf_reset (&buf);
+        target_key (nodes[i], &buf);
+        h[k] = fx_hash_bytes (buf.data, buf.len, 0);
+        idx[k++] = (long) i;
+      }
+  fx_buf_free (&buf);
+  return k;
+}
+
 /* Target and position: the longest common subsequence (Myers) of the unmatched nodes' targets in graph order; when
    the sequences differ too much for that to be cheap, the k-th occurrence of a target pairs with the k-th. */
 static size_t
@@ -278,26 +287,9 @@ match_by_target_position (match_state *m)
 {
   long *ia = malloc ((m->n_a + 1) * sizeof *ia), *ib = malloc ((m->n_b + 1) * sizeof *ib);
   uint64_t *ha = malloc ((m->n_a + 1) * sizeof *ha), *hb = malloc ((m->n_b + 1) * sizeof *hb);
-  size_t na = 0, nb = 0, made = 0;
-  fx_buf buf;
-  fx_buf_init (&buf);
-  for (size_t i = 0; i < m->n_a; i++)
-    if (m->pa[i] < 0)
-      {
-        fx_buf_reset (&buf);
-        target_key (m->na[i], &buf);
-        ha[na] = fx_diff_hash (buf.data, buf.len, 0);
-        ia[na++] = (long) i;
-      }
-  for (size_t j = 0; j < m->n_b; j++)
-    if (m->pb[j] < 0)
-      {
-        fx_buf_reset (&buf);
-        target_key (m->nb[j], &buf);
-        hb[nb] = fx_diff_hash (buf.data, buf.len, 0);
-        ib[nb++] = (long) j;
-      }
-  fx_buf_free (&buf);
+  size_t na = unpaired_targets (m->na, m->pa, m->n_a, ha, ia);
+  size_t nb = unpaired_targets (m->nb, m->pb, m->n_b, hb, ib);
+  size_t made = 0;
   if (na && nb)
     {
       char *ops = malloc (na + nb + 1);

@@ -7,7 +7,6 @@
 #include "fx/diff.h"
 
 /* FNV-1a over len bytes, continuing from h (0: start). */
-uint64_t fx_diff_hash (const char *s, size_t len, uint64_t h);
 
 /* A key's hash and its position; sorted with fx_diff_hashed_cmp (by hash, then position) for fx_diff_hashed_find. */
 typedef struct fx_diff_hashed

@@ -62,13 +62,6 @@ describe_shape (fx_arena *arena, const char *dtype, const char *shape)
   return fx_arena_printf (arena, "%s[%s]", dtype ? dtype : "?", shape ? shape : "");
 }
 
-static void
-tensor_shape (const fx_tensor *t, fx_buf *out)
-{
-  for (int d = 0; d < t->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->sizes[d]);
-}
-
 static const char *
 value_kind_name (fx_value_kind k)
 {
@@ -91,8 +84,8 @@ diff_one_output (fx_diff *diff, const char *scope, const char *name, const fx_va
           fx_buf sa, sb;
           fx_buf_init (&sa);
           fx_buf_init (&sb);
-          tensor_shape (ta, &sa);
-          tensor_shape (tb, &sb);
+          fx_buf_put_ints (&sa, ta->sizes, ta->ndim);
+          fx_buf_put_ints (&sb, tb->sizes, tb->ndim);
           fx_diff_add (diff, FX_DIFF_SECTION_RUNS, FX_DIFF_CHANGED, scope, "output", name, name,
                        !same_shape ? "shape" : "dtype",
                        describe_shape (diff->arena, fx_dtype_name (ta->dtype), sa.data ? sa.data : ""),
@@ -155,13 +148,6 @@ fx_diff_outputs (fx_diff *diff, const char *scope, const fx_value *a, size_t na,
 
 /* ------------------------------------------------------------------ keeping outputs */
 
-static void
-put_dims (fx_buf *out, int ndim, const int64_t *v)
-{
-  for (int d = 0; d < ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v[d]);
-}
-
 /* Fills o from tensor t: shape, strides, device, summary over the finite elements, and the data (a contiguous copy,
    returned for the caller to unref) while *kept + its bytes stays within cap. */
 static fx_tensor *
@@ -169,8 +155,8 @@ keep_tensor (const fx_tensor *t, fx_store_run_output *o, fx_buf *shape, fx_buf *
              size_t *kept)
 {
   o->dtype = fx_dtype_name (t->dtype);
-  put_dims (shape, t->ndim, t->sizes);
-  put_dims (strides, t->ndim, t->strides);
+  fx_buf_put_ints (shape, t->sizes, t->ndim);
+  fx_buf_put_ints (strides, t->strides, t->ndim);
   o->shape = shape->data ? shape->data : "";
   o->strides = strides->data ? strides->data : "";
   fx_device_format (t->device, dev);

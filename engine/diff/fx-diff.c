@@ -227,9 +227,9 @@ fx_diff_text (fx_diff *diff, fx_diff_section section, const char *scope, const c
   size_t na = split_lines (a, &la), nb = split_lines (b, &lb);
   uint64_t *ha = malloc ((na + 1) * sizeof *ha), *hb = malloc ((nb + 1) * sizeof *hb);
   for (size_t i = 0; i < na; i++)
-    ha[i] = fx_diff_hash (la[i].start, la[i].len, 0);
+    ha[i] = fx_hash_bytes (la[i].start, la[i].len, 0);
   for (size_t i = 0; i < nb; i++)
-    hb[i] = fx_diff_hash (lb[i].start, lb[i].len, 0);
+    hb[i] = fx_hash_bytes (lb[i].start, lb[i].len, 0);
   char *ops = malloc (na + nb + 1);
   long n_ops = fx_diff_myers (ha, na, hb, nb, 3000, ops);
   if (n_ops < 0)
@@ -586,13 +586,13 @@ fx_diff_match_keys (const char *const *ka, size_t na, const char *const *kb, siz
   size_t n = 0, made = 0;
   for (size_t j = 0; j < nb; j++)
     if (kb[j] && pb[j] < 0)
-      hb[n++] = (fx_diff_hashed) { fx_diff_hash (kb[j], strlen (kb[j]), 0), j };
+      hb[n++] = (fx_diff_hashed) { fx_hash_bytes (kb[j], strlen (kb[j]), 0), j };
   qsort (hb, n, sizeof *hb, fx_diff_hashed_cmp);
   for (size_t i = 0; i < na; i++)
     {
       if (!ka[i] || pa[i] >= 0)
         continue;
-      uint64_t h = fx_diff_hash (ka[i], strlen (ka[i]), 0);
+      uint64_t h = fx_hash_bytes (ka[i], strlen (ka[i]), 0);
       /* Taken entries stay in the run; runs of one key are short in practice (guards, kernels, metrics). */
       for (size_t k = fx_diff_hashed_find (hb, n, h); k < n && hb[k].hash == h; k++)
         if (pb[hb[k].pos] < 0 && strcmp (kb[hb[k].pos], ka[i]) == 0)

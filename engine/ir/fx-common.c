@@ -215,6 +215,43 @@ fx_buf_printf (fx_buf *buf, const char *fmt, ...)
   va_end (ap);
 }
 
+uint64_t
+fx_hash_bytes (const char *s, size_t len, uint64_t h)
+{
+  if (h == 0)
+    h = 1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++)
+    {
+      h ^= (unsigned char) s[i];
+      h *= 1099511628211ULL;
+    }
+  return h;
+}
+
+void
+fx_buf_put_json_str (fx_buf *out, const char *s)
+{
+  static const char *const short_escapes[0x80] = {
+    ['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r",
+  };
+  fx_buf_putc (out, '"');
+  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
+    if (*p < 0x80 && short_escapes[*p])
+      fx_buf_puts (out, short_escapes[*p]);
+    else if (*p < 0x20 || *p == 0x7f)
+      fx_buf_printf (out, "\\u%04x", *p);
+    else
+      fx_buf_putc (out, (char) *p);
+  fx_buf_putc (out, '"');
+}
+
+void
+fx_buf_put_ints (fx_buf *buf, const int64_t *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    fx_buf_printf (buf, "%s%lld", i ? ", " : "", (long long) v[i]);
+}
+
 char *
 fx_buf_steal (fx_buf *buf)
 {

@@ -33,15 +33,6 @@ struct fx_name_table
   name_map bases;
 };
 
-static uint64_t
-hash_str (const char *s)
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (; *s; s++)
-    h = (h ^ (unsigned char) *s) * 1099511628211ULL;
-  return h;
-}
-
 static name_slot *
 map_find (name_map *m, const char *key, bool insert)
 {
@@ -57,7 +48,7 @@ map_find (name_map *m, const char *key, bool insert)
       for (size_t i = 0; i < ocap; i++)
         if (old[i].used)
           {
-            size_t j = hash_str (old[i].key) & (ncap - 1);
+            size_t j = fx_hash_bytes (old[i].key, strlen (old[i].key), 0) & (ncap - 1);
             while (m->slots[j].used)
               j = (j + 1) & (ncap - 1);
             m->slots[j] = old[i];
@@ -66,7 +57,7 @@ map_find (name_map *m, const char *key, bool insert)
     }
   if (m->cap == 0)
     return NULL;
-  size_t i = hash_str (key) & (m->cap - 1);
+  size_t i = fx_hash_bytes (key, strlen (key), 0) & (m->cap - 1);
   while (m->slots[i].used)
     {
       if (strcmp (m->slots[i].key, key) == 0)

@@ -31,39 +31,6 @@
 
 /* ---------------------------------------------------------------- writing */
 
-static void
-put_json_str (fx_buf *out, const char *s)
-{
-  fx_buf_putc (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
-    {
-      switch (*p)
-        {
-        case '"':
-          fx_buf_puts (out, "\\\"");
-          break;
-        case '\\':
-          fx_buf_puts (out, "\\\\");
-          break;
-        case '\n':
-          fx_buf_puts (out, "\\n");
-          break;
-        case '\t':
-          fx_buf_puts (out, "\\t");
-          break;
-        case '\r':
-          fx_buf_puts (out, "\\r");
-          break;
-        default:
-          if (*p < 0x20 || *p == 0x7f)
-            fx_buf_printf (out, "\\u%04x", *p);
-          else
-            fx_buf_putc (out, (char) *p);
-        }
-    }
-  fx_buf_putc (out, '"');
-}
-
 /* "key": at the start of a member; first tracks the comma */
 static void
 put_key (fx_buf *out, bool *first, const char *key)
@@ -71,7 +38,7 @@ put_key (fx_buf *out, bool *first, const char *key)
   if (!*first)
     fx_buf_puts (out, ", ");
   *first = false;
-  put_json_str (out, key);
+  fx_buf_put_json_str (out, key);
   fx_buf_puts (out, ": ");
 }
 
@@ -81,7 +48,7 @@ put_str_member (fx_buf *out, bool *first, const char *key, const char *value)
   if (value == NULL)
     return;
   put_key (out, first, key);
-  put_json_str (out, value);
+  fx_buf_put_json_str (out, value);
 }
 
 static void
@@ -90,7 +57,7 @@ put_float (fx_buf *out, double f)
   fx_buf tmp;
   fx_buf_init (&tmp);
   fx_py_float_repr (f, &tmp);
-  put_json_str (out, tmp.data);
+  fx_buf_put_json_str (out, tmp.data);
   fx_buf_free (&tmp);
 }
 
@@ -109,11 +76,11 @@ put_arg (fx_buf *out, const fx_arg *arg)
       fx_buf_printf (out, "%lld", (long long) arg->u.i);
       break;
     case FX_ARG_STR:
-      put_json_str (out, arg->u.s);
+      fx_buf_put_json_str (out, arg->u.s);
       break;
     case FX_ARG_NODE:
       fx_buf_puts (out, "{\"node\": ");
-      put_json_str (out, arg->u.node ? arg->u.node->name : "");
+      fx_buf_put_json_str (out, arg->u.node ? arg->u.node->name : "");
       fx_buf_putc (out, '}');
       break;
     case FX_ARG_FLOAT:
@@ -169,12 +136,12 @@ put_arg (fx_buf *out, const fx_arg *arg)
       break;
     case FX_ARG_SYM:
       fx_buf_puts (out, "{\"sym\": ");
-      put_json_str (out, arg->u.s);
+      fx_buf_put_json_str (out, arg->u.s);
       fx_buf_putc (out, '}');
       break;
     case FX_ARG_GLOBAL:
       fx_buf_puts (out, "{\"global\": ");
-      put_json_str (out, arg->u.s);
+      fx_buf_put_json_str (out, arg->u.s);
       fx_buf_putc (out, '}');
       break;
     case FX_ARG_KIND_COUNT:
@@ -192,7 +159,7 @@ put_dim (fx_buf *out, const fx_dim *d)
   else
     {
       fx_buf_puts (out, "{\"sym\": ");
-      put_json_str (out, d->sym);
+      fx_buf_put_json_str (out, d->sym);
       fx_buf_printf (out, ", \"hint\": %lld}", (long long) d->value);
     }
 }
@@ -388,9 +355,9 @@ put_meta (fx_buf *out, const fx_meta *m)
           if (i > 0)
             fx_buf_puts (out, ", ");
           fx_buf_putc (out, '[');
-          put_json_str (out, m->extra[i].key);
+          fx_buf_put_json_str (out, m->extra[i].key);
           fx_buf_puts (out, ", ");
-          put_json_str (out, m->extra[i].text);
+          fx_buf_put_json_str (out, m->extra[i].text);
           fx_buf_putc (out, ']');
         }
       fx_buf_putc (out, ']');
@@ -425,21 +392,21 @@ put_graph (fx_buf *out, const fx_graph *g, int indent)
       fx_buf_puts (out, first ? "\n" : ",\n");
       first = false;
       fx_buf_printf (out, "%s  \"class_name\": ", pad);
-      put_json_str (out, g->class_name);
+      fx_buf_put_json_str (out, g->class_name);
     }
   if (g->source_file != NULL)
     {
       fx_buf_puts (out, first ? "\n" : ",\n");
       first = false;
       fx_buf_printf (out, "%s  \"source_file\": ", pad);
-      put_json_str (out, g->source_file);
+      fx_buf_put_json_str (out, g->source_file);
     }
   if (g->pytree_args != NULL)
     {
       fx_buf_puts (out, first ? "\n" : ",\n");
       first = false;
       fx_buf_printf (out, "%s  \"pytree_args\": ", pad);
-      put_json_str (out, g->pytree_args);
+      fx_buf_put_json_str (out, g->pytree_args);
     }
   if (g->pytree_out)
     {
@@ -488,7 +455,7 @@ put_graph (fx_buf *out, const fx_graph *g, int indent)
               if (i > 0)
                 fx_buf_puts (out, ", ");
               fx_buf_putc (out, '[');
-              put_json_str (out, n->kwargs[i].name);
+              fx_buf_put_json_str (out, n->kwargs[i].name);
               fx_buf_puts (out, ", ");
               put_arg (out, &n->kwargs[i].value);
               fx_buf_putc (out, ']');
@@ -523,7 +490,7 @@ put_graph (fx_buf *out, const fx_graph *g, int indent)
       for (size_t i = 0; i < g->n_children; i++)
         {
           fx_buf_printf (out, "%s\n%s    {\"attr\": ", i ? "," : "", pad);
-          put_json_str (out, g->children[i].attr);
+          fx_buf_put_json_str (out, g->children[i].attr);
           fx_buf_puts (out, ", \"graph\": ");
           if (g->children[i].graph != NULL)
             put_graph (out, g->children[i].graph, indent + 4);

@@ -243,6 +243,15 @@ fx_arg_list (fx_arg *items, size_t n)
 }
 
 fx_arg
+fx_arg_int_list (fx_arena *arena, const int64_t *v, int n)
+{
+  fx_arg *items = fx_arena_alloc (arena, sizeof (fx_arg) * (size_t) (n ? n : 1));
+  for (int i = 0; i < n; i++)
+    items[i] = fx_arg_int (v[i]);
+  return fx_arg_list (items, (size_t) n);
+}
+
+fx_arg
 fx_arg_tuple (fx_arg *items, size_t n)
 {
   return (fx_arg) { .kind = FX_ARG_TUPLE, .u.seq = { items, n } };

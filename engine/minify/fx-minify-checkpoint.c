@@ -11,31 +11,15 @@
 #define CHECKPOINT_FORMAT "fxwb-minify-checkpoint"
 #define CHECKPOINT_VERSION 1
 
-static void
-put_str (fx_buf *out, const char *s)
-{
-  fx_buf_putc (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        fx_buf_printf (out, "\\%c", *p);
-      else if (*p < 0x20 || *p == 0x7f)
-        fx_buf_printf (out, "\\u%04x", *p);
-      else
-        fx_buf_putc (out, (char) *p);
-    }
-  fx_buf_putc (out, '"');
-}
-
 fx_status
 fx_minify_checkpoint_write (const char *path, const fx_minify_checkpoint *cp, fx_diag *diag)
 {
   fx_buf out;
   fx_buf_init (&out);
   fx_buf_printf (&out, "{\"format\": \"%s\", \"version\": %d, \"kind\": ", CHECKPOINT_FORMAT, CHECKPOINT_VERSION);
-  put_str (&out, fx_failure_kind_name (cp->failure.kind));
+  fx_buf_put_json_str (&out, fx_failure_kind_name (cp->failure.kind));
   fx_buf_puts (&out, ", \"message\": ");
-  put_str (&out, cp->failure.message);
+  fx_buf_put_json_str (&out, cp->failure.message);
   fx_buf_printf (&out, ", \"fail_on\": %u, \"candidates\": %zu, \"elapsed_s\": %.3f, \"start_nodes\": %zu, "
                        "\"done\": %s}\n",
                  cp->fail_on, cp->candidates, cp->elapsed_s, cp->start_nodes, cp->done ? "true" : "false");

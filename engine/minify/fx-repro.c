@@ -53,7 +53,7 @@ put_input (const fx_node *n, fx_buf *out, fx_diag *diag)
   for (int d = 0; d < m->ndim; d++)
     fx_buf_printf (out, "%s%" PRId64, d ? ", " : "", st[d]);
   fx_buf_printf (out, "%s), torch.%s, '", m->ndim == 1 ? "," : "", fx_dtype_name (m->dtype));
-  fx_device dev = m->has_device ? m->device : (fx_device) { FX_DEVICE_CPU, -1 };
+  fx_device dev = m->has_device ? m->device : fx_device_cpu ();
   fx_buf_puts (out, fx_device_type_name (dev.type));
   if (dev.index >= 0)
     fx_buf_printf (out, ":%d", dev.index);

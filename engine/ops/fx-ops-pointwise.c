@@ -172,6 +172,18 @@ div_floor (double a, double b)
   return floordiv;
 }
 
+/* Comparisons and logical ops on the operands a and b, the same cases in the double and the int64 evaluator. */
+#define COMPARE_CASES                                                 \
+  case FX_OP_EQ_TENSOR: case FX_OP_EQ_SCALAR: return a == b;          \
+  case FX_OP_NE_TENSOR: case FX_OP_NE_SCALAR: return a != b;          \
+  case FX_OP_LT_TENSOR: case FX_OP_LT_SCALAR: return a < b;           \
+  case FX_OP_LE_TENSOR: case FX_OP_LE_SCALAR: return a <= b;          \
+  case FX_OP_GT_TENSOR: case FX_OP_GT_SCALAR: return a > b;           \
+  case FX_OP_GE_TENSOR: case FX_OP_GE_SCALAR: return a >= b;          \
+  case FX_OP_LOGICAL_AND: return (a != 0) && (b != 0);                \
+  case FX_OP_LOGICAL_OR: return (a != 0) || (b != 0);                 \
+  case FX_OP_LOGICAL_XOR: return (a != 0) != (b != 0);
+
 static inline double
 binary_f64 (const binary_ctx *c, double a, double b)
 {
@@ -204,15 +216,7 @@ binary_f64 (const binary_ctx *c, double a, double b)
       }
     case FX_OP_FMOD_TENSOR: case FX_OP_FMOD_SCALAR: return fmod (a, b);
     case FX_OP_ATAN2: return atan2 (a, b);
-    case FX_OP_EQ_TENSOR: case FX_OP_EQ_SCALAR: return a == b;
-    case FX_OP_NE_TENSOR: case FX_OP_NE_SCALAR: return a != b;
-    case FX_OP_LT_TENSOR: case FX_OP_LT_SCALAR: return a < b;
-    case FX_OP_LE_TENSOR: case FX_OP_LE_SCALAR: return a <= b;
-    case FX_OP_GT_TENSOR: case FX_OP_GT_SCALAR: return a > b;
-    case FX_OP_GE_TENSOR: case FX_OP_GE_SCALAR: return a >= b;
-    case FX_OP_LOGICAL_AND: return (a != 0) && (b != 0);
-    case FX_OP_LOGICAL_OR: return (a != 0) || (b != 0);
-    case FX_OP_LOGICAL_XOR: return (a != 0) != (b != 0);
+    COMPARE_CASES
     default: return NAN;
     }
 }
@@ -266,15 +270,7 @@ binary_i64 (const binary_ctx *c, int64_t a, int64_t b)
         return m;
       }
     case FX_OP_FMOD_TENSOR: case FX_OP_FMOD_SCALAR: return b == 0 ? 0 : a % b;
-    case FX_OP_EQ_TENSOR: case FX_OP_EQ_SCALAR: return a == b;
-    case FX_OP_NE_TENSOR: case FX_OP_NE_SCALAR: return a != b;
-    case FX_OP_LT_TENSOR: case FX_OP_LT_SCALAR: return a < b;
-    case FX_OP_LE_TENSOR: case FX_OP_LE_SCALAR: return a <= b;
-    case FX_OP_GT_TENSOR: case FX_OP_GT_SCALAR: return a > b;
-    case FX_OP_GE_TENSOR: case FX_OP_GE_SCALAR: return a >= b;
-    case FX_OP_LOGICAL_AND: return a && b;
-    case FX_OP_LOGICAL_OR: return a || b;
-    case FX_OP_LOGICAL_XOR: return (a != 0) != (b != 0);
+    COMPARE_CASES
     case FX_OP_BITWISE_AND_TENSOR: return a & b;
     case FX_OP_BITWISE_OR_TENSOR: return a | b;
     case FX_OP_BITWISE_XOR_TENSOR: return a ^ b;
@@ -282,34 +278,32 @@ binary_i64 (const binary_ctx *c, int64_t a, int64_t b)
     }
 }
 
+/* One pass over n contiguous outputs: a and b as LOAD_A and LOAD_B give them for element i, o[i] = EXPR. */
+#define F32_SPAN(LOAD_A, LOAD_B, EXPR)                                                  \
+  do                                                                                    \
+    for (int64_t i = 0; i < n; i++)                                                     \
+      {                                                                                 \
+        float a = (LOAD_A), b = (LOAD_B);                                               \
+        o[i] = (EXPR);                                                                  \
+      }                                                                                 \
+  while (0)
+
 #define F32_LOOP(EXPR)                                                                  \
   do                                                                                    \
     {                                                                                   \
       float *o = (float *) p[0];                                                        \
       const float *A = (const float *) p[1], *B = (const float *) p[2];                 \
       if (s[0] == 4 && s[1] == 4 && s[2] == 4)                                          \
-        for (int64_t i = 0; i < n; i++)                                                 \
-          {                                                                             \
-            float a = A[i], b = B[i];                                                   \
-            o[i] = (EXPR);                                                              \
-          }                                                                             \
+        F32_SPAN (A[i], B[i], EXPR);                                                    \
       else if (s[0] == 4 && s[1] == 4 && s[2] == 0)                                     \
         {                                                                               \
-          float b = B[0];                                                               \
-          for (int64_t i = 0; i < n; i++)                                               \
-            {                                                                           \
-              float a = A[i];                                                           \
-              o[i] = (EXPR);                                                            \
-            }                                                                           \
+          const float b0 = B[0];                                                        \
+          F32_SPAN (A[i], b0, EXPR);                                                    \
         }                                                                               \
       else if (s[0] == 4 && s[1] == 0 && s[2] == 4)                                     \
         {                                                                               \
-          float a = A[0];                                                               \
-          for (int64_t i = 0; i < n; i++)                                               \
-            {                                                                           \
-              float b = B[i];                                                           \
-              o[i] = (EXPR);                                                            \
-            }                                                                           \
+          const float a0 = A[0];                                                        \
+          F32_SPAN (a0, B[i], EXPR);                                                    \
         }                                                                               \
       else                                                                              \
         for (int64_t i = 0; i < n; i++)                                                 \

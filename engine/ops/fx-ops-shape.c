@@ -131,8 +131,7 @@ bad:
   {
     fx_buf b;
     fx_buf_init (&b);
-    for (int i = 0; i < n; i++)
-      fx_buf_printf (&b, "%s%lld", i ? ", " : "", (long long) shape[i]);
+    fx_buf_put_ints (&b, shape, n);
     fx_status st = fx_op_error (call, FX_ERR_INVALID, "shape '[%s]' is invalid for input of size %lld", b.data,
                                 (long long) numel);
     fx_buf_free (&b);

@@ -321,15 +321,6 @@ arg_shape (const fx_arg *a, int *ndim, int64_t *sizes)
   return true;
 }
 
-static fx_arg
-int_list (lower_ctx *c, const int64_t *v, int n)
-{
-  fx_arg *items = fx_arena_alloc (c->out->arena, sizeof (fx_arg) * (size_t) (n ? n : 1));
-  for (int i = 0; i < n; i++)
-    items[i] = fx_arg_int (v[i]);
-  return fx_arg_list (items, (size_t) n);
-}
-
 static fx_status
 lower_error (fx_diag *diag, const fx_node *n, const char *what)
 {
@@ -378,7 +369,7 @@ rows_view (lower_ctx *c, const fx_node *from, fx_arg x, const int64_t *sizes, in
   for (int d = 0; d < nd - 1; d++)
     rows *= sizes[d];
   int64_t v2[2] = { rows, sizes[nd - 1] };
-  fx_arg av[2] = { x, int_list (c, v2, 2) };
+  fx_arg av[2] = { x, fx_arg_int_list (c->out->arena, v2, 2) };
   return fx_arg_node (emit (c, from, "aten.view.default", av, 2, NULL, 0));
 }
 
@@ -389,7 +380,7 @@ unrows_view (lower_ctx *c, const fx_node *from, fx_node *res, const int64_t *siz
   int64_t vo[FX_TENSOR_MAX_DIMS];
   memcpy (vo, sizes, sizeof (int64_t) * (size_t) nd);
   vo[nd - 1] = cols;
-  fx_arg ao[2] = { fx_arg_node (res), int_list (c, vo, nd) };
+  fx_arg ao[2] = { fx_arg_node (res), fx_arg_int_list (c->out->arena, vo, nd) };
   return emit (c, from, "aten.view.default", ao, 2, NULL, 0);
 }
 
@@ -479,7 +470,7 @@ conv_list (lower_ctx *c, const fx_arg *a, int64_t dflt, int nsp)
     v[0] = v[1] = a->u.i;
   else if (a != NULL && a->kind != FX_ARG_NONE)
     return *a;
-  return int_list (c, v, nsp);
+  return fx_arg_int_list (c->out->arena, v, nsp);
 }
 
 static fx_status
@@ -772,7 +763,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         int64_t zeros[2] = { 0, 0 };
         fx_arg a9[9] = { args[0], map_arg (c, w), b ? map_arg (c, b) : fx_arg_none (),
                          conv_list (c, stride, 1, nsp), conv_list (c, padding, 0, nsp), conv_list (c, dil, 1, nsp),
-                         fx_arg_bool (false), int_list (c, zeros, nsp),
+                         fx_arg_bool (false), fx_arg_int_list (c->out->arena, zeros, nsp),
                          groups && groups->kind == FX_ARG_INT ? *groups : fx_arg_int (1) };
         res = emit (c, n, "aten.convolution.default", a9, 9, NULL, 0);
         break;
@@ -981,7 +972,8 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
             for (int d = 0; d < an - 2; d++)
               batch *= as[d];
             int64_t va[3] = { batch, as[an - 2], as[an - 1] }, vb[3] = { batch, bs[bn - 2], bs[bn - 1] };
-            fx_arg ra[2] = { args[0], int_list (c, va, 3) }, rb[2] = { args[1], int_list (c, vb, 3) };
+            fx_arg ra[2] = { args[0], fx_arg_int_list (c->out->arena, va, 3) };
+            fx_arg rb[2] = { args[1], fx_arg_int_list (c->out->arena, vb, 3) };
             fx_node *a3 = emit (c, n, "aten.reshape.default", ra, 2, NULL, 0);
             fx_node *b3 = emit (c, n, "aten.reshape.default", rb, 2, NULL, 0);
             fx_arg ab[2] = { fx_arg_node (a3), fx_arg_node (b3) };

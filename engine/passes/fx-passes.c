@@ -226,15 +226,6 @@ cse_candidate (const fx_node *n)
   return n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") == 0;
 }
 
-static uint64_t
-key_hash (const char *s)
-{
-  uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-  for (; *s; s++)
-    h = (h ^ (unsigned char) *s) * 1099511628211ull;
-  return h;
-}
-
 fx_status
 fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
 {
@@ -278,7 +269,7 @@ fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag)
           fx_buf_printf (&key, "|%s=", n->kwargs[i].name);
           arg_key (&n->kwargs[i].value, &key);
         }
-      size_t slot = (size_t) key_hash (key.data) & (slots - 1);
+      size_t slot = (size_t) fx_hash_bytes (key.data, key.len, 0) & (slots - 1);
       while (keys[slot] != NULL && strcmp (keys[slot], key.data) != 0)
         slot = (slot + 1) & (slots - 1);
       if (keys[slot] != NULL)

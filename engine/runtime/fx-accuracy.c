@@ -143,8 +143,7 @@ fx_same_tensor (const fx_tensor *ref, const fx_tensor *res, const fx_tensor *fp6
       fx_buf sh;
       fx_buf_init (&sh);
       fx_buf_puts (&sh, "torch.Size([");
-      for (int d = 0; d < res->ndim; d++)
-        fx_buf_printf (&sh, "%s%lld", d ? ", " : "", (long long) res->sizes[d]);
+      fx_buf_put_ints (&sh, res->sizes, res->ndim);
       fx_buf_puts (&sh, "])");
       snprintf (r->message, sizeof r->message,
                 "RMSE (res-fp64): %.5f, (ref-fp64): %.5f and shape=%s. res.dtype: torch.%s, multiplier: %f, tol: %f",
@@ -226,22 +225,6 @@ fx_verdict_name (fx_verdict v)
 }
 
 static void
-json_str (fx_buf *out, const char *s)
-{
-  fx_buf_putc (out, '"');
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        fx_buf_printf (out, "\\%c", *p);
-      else if (*p < 0x20)
-        fx_buf_printf (out, "\\u%04x", *p);
-      else
-        fx_buf_putc (out, (char) *p);
-    }
-  fx_buf_putc (out, '"');
-}
-
-static void
 json_num (fx_buf *out, double v)
 {
   if (isnan (v) || isinf (v))
@@ -255,7 +238,7 @@ static void
 member_str (fx_buf *out, const char *key, const char *v)
 {
   fx_buf_printf (out, ", \"%s\": ", key);
-  json_str (out, v);
+  fx_buf_put_json_str (out, v);
 }
 
 static void
@@ -269,7 +252,7 @@ void
 fx_run_result_to_json (const fx_run_result *r, fx_buf *out)
 {
   fx_buf_puts (out, "{\"backend\": ");
-  json_str (out, r->backend);
+  fx_buf_put_json_str (out, r->backend);
   member_str (out, "mode", r->mode);
   member_str (out, "options", r->options);
   member_str (out, "device", r->device);

@@ -108,8 +108,7 @@ fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_are
               return FX_ERR_PARSE;
             }
         }
-      m->device.type = FX_DEVICE_CPU;
-      m->device.index = -1;
+      m->device = fx_device_cpu ();
       if (json_object_object_get_ex (e, "device", &jdev))
         {
           m->has_device = fx_device_parse (json_object_get_string (jdev), &m->device);

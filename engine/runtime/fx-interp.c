@@ -107,8 +107,7 @@ describe_operand (const fx_value *v, fx_buf *out)
         fx_buf_puts (out, ", ");
       fx_buf_puts (out, fx_dtype_abbr (v->u.t->dtype));
       fx_buf_putc (out, '[');
-      for (int d = 0; d < v->u.t->ndim; d++)
-        fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) v->u.t->sizes[d]);
+      fx_buf_put_ints (out, v->u.t->sizes, v->u.t->ndim);
       fx_buf_putc (out, ']');
     }
   else if (v->kind == FX_VALUE_LIST || v->kind == FX_VALUE_TUPLE)

@@ -171,8 +171,7 @@ fx_tensor_save (const fx_tensor *t, const char *path, fx_diag *diag)
   fx_buf b;
   fx_buf_init (&b);
   fx_buf_printf (&b, "{\"dtype\": \"%s\", \"shape\": [", fx_dtype_name (t->dtype));
-  for (int d = 0; d < t->ndim; d++)
-    fx_buf_printf (&b, "%s%lld", d ? ", " : "", (long long) t->sizes[d]);
+  fx_buf_put_ints (&b, t->sizes, t->ndim);
   fx_buf_puts (&b, "]}\n");
   fx_tensor *c = fx_tensor_is_contiguous (t) ? NULL : fx_tensor_contiguous_copy (NULL, t);
   const fx_tensor *src = c ? c : t;

@@ -244,8 +244,7 @@ storage_new (fx_allocator *alloc, size_t nbytes)
     }
   s->refcount = 1;
   s->nbytes = nbytes;
-  s->device.type = FX_DEVICE_CPU;
-  s->device.index = -1;
+  s->device = fx_device_cpu ();
   s->alloc = alloc;
   __atomic_add_fetch (&alloc->live_bytes, nbytes, __ATOMIC_RELAXED);
   __atomic_add_fetch (&alloc->total_allocs, 1, __ATOMIC_RELAXED);
@@ -295,8 +294,7 @@ tensor_alloc (fx_dtype dtype, int ndim, const int64_t *sizes, const int64_t *str
     return NULL;
   t->refcount = 1;
   t->dtype = dtype;
-  t->device.type = FX_DEVICE_CPU;
-  t->device.index = -1;
+  t->device = fx_device_cpu ();
   t->ndim = ndim;
   for (int d = 0; d < ndim; d++)
     t->sizes[d] = sizes[d];
@@ -913,11 +911,9 @@ void
 fx_tensor_describe (const fx_tensor *t, fx_buf *out)
 {
   fx_buf_printf (out, "%s[", fx_dtype_abbr (t->dtype));
-  for (int d = 0; d < t->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->sizes[d]);
+  fx_buf_put_ints (out, t->sizes, t->ndim);
   fx_buf_puts (out, "][");
-  for (int d = 0; d < t->ndim; d++)
-    fx_buf_printf (out, "%s%lld", d ? ", " : "", (long long) t->strides[d]);
+  fx_buf_put_ints (out, t->strides, t->ndim);
   fx_buf_puts (out, "]");
   fx_device_format (t->device, out);
 }

@@ -245,21 +245,12 @@ fx_py_dotted_name (const fx_pyparser *p, const fx_expr *e, fx_arena *arena)
 
 /* ---------------------------------------------------------------- the hash map */
 
-static uint64_t
-hash_bytes (const char *s, size_t n)
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char) s[i]) * 1099511628211ULL;
-  return h;
-}
-
 fx_py_slot *
 fx_py_map_find (const fx_py_map *m, const char *key, size_t klen)
 {
   if (m->cap == 0)
     return NULL;
-  size_t i = hash_bytes (key, klen) & (m->cap - 1);
+  size_t i = fx_hash_bytes (key, klen, 0) & (m->cap - 1);
   while (m->slots[i].key != NULL)
     {
       if (m->slots[i].klen == klen && memcmp (m->slots[i].key, key, klen) == 0)
@@ -287,7 +278,7 @@ fx_py_map_insert (fx_py_map *m, const char *key, size_t klen, bool *fresh)
       for (size_t i = 0; i < m->cap; i++)
         if (m->slots[i].key != NULL)
           {
-            size_t j = hash_bytes (m->slots[i].key, m->slots[i].klen) & (ncap - 1);
+            size_t j = fx_hash_bytes (m->slots[i].key, m->slots[i].klen, 0) & (ncap - 1);
             while (slots[j].key != NULL)
               j = (j + 1) & (ncap - 1);
             slots[j] = m->slots[i];
@@ -296,7 +287,7 @@ fx_py_map_insert (fx_py_map *m, const char *key, size_t klen, bool *fresh)
       m->slots = slots;
       m->cap = ncap;
     }
-  size_t i = hash_bytes (key, klen) & (m->cap - 1);
+  size_t i = fx_hash_bytes (key, klen, 0) & (m->cap - 1);
   while (m->slots[i].key != NULL)
     i = (i + 1) & (m->cap - 1);
   m->slots[i].key = key;

@@ -186,7 +186,7 @@ data_shape (const fx_arg *a, fx_dim *dims, int *ndim, int level, fx_dtype *dtype
 static bool
 tensor_ctor_val (fx_pyparser *p, const fx_expr *e, fx_arena *arena, fx_val *val, bool *is_param)
 {
-  fx_device dev = { FX_DEVICE_CPU, -1 };
+  fx_device dev = fx_device_cpu ();
   bool has_dev = false;
 
   *is_param = false;
@@ -494,7 +494,7 @@ reader_storage (fx_pyparser *p, load_ctx *lc, const fx_expr *target, const fx_ex
 {
   fx_status st;
   storage_info *si = fx_arena_alloc (p->arena, sizeof *si);
-  si->device = (fx_device) { FX_DEVICE_CPU, -1 };
+  si->device = fx_device_cpu ();
   si->dtype_hint = FX_DTYPE_UNKNOWN;
   if (call->n < 2)
     return fx_py_error (p, &p->lx.toks[call->tok_first], "reader.storage() needs a hash and a byte count");

@@ -91,6 +91,14 @@ void fx_buf_puts (fx_buf *buf, const char *s);
 void fx_buf_putc (fx_buf *buf, char c);
 void fx_buf_printf (fx_buf *buf, const char *fmt, ...) FX_PRINTF (2, 3);
 void fx_buf_vprintf (fx_buf *buf, const char *fmt, va_list ap) FX_PRINTF (2, 0);
+/* FNV-1a over len bytes, going on from h (0 starts a new hash): for bucketing keys, whose equality the caller confirms
+   on the text. */
+uint64_t fx_hash_bytes (const char *s, size_t len, uint64_t h);
+/* s as a JSON string with its quotes (NULL as ""): \" \\ \n \t \r, other control bytes and DEL as \u00XX, the rest
+   (UTF-8 included) as is. */
+void fx_buf_put_json_str (fx_buf *buf, const char *s);
+/* "2, 3, 4": n integers separated by ", " (a shape or strides, without the brackets). */
+void fx_buf_put_ints (fx_buf *buf, const int64_t *v, int n);
 /* Hands the data to the caller (free() it) and leaves buf empty. */
 char *fx_buf_steal (fx_buf *buf);
 

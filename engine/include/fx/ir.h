@@ -70,6 +70,13 @@ typedef struct fx_device
   int index; /* -1: no index ("cpu", "cuda") */
 } fx_device;
 
+/* "cpu" with no index: where a tensor or an input lives unless something says otherwise. */
+static inline fx_device
+fx_device_cpu (void)
+{
+  return (fx_device) { FX_DEVICE_CPU, -1 };
+}
+
 const char *fx_device_type_name (fx_device_type type);
 /* "cpu", "cuda:0" (str(device)) */
 void fx_device_format (fx_device device, fx_buf *out);
@@ -186,6 +193,8 @@ fx_arg fx_arg_device (fx_device device);
 fx_arg fx_arg_layout (fx_layout layout);
 fx_arg fx_arg_memfmt (fx_memfmt fmt);
 fx_arg fx_arg_list (fx_arg *items, size_t n);
+/* A list of n ints (sizes, dims, a permutation) with its items allocated from arena. */
+fx_arg fx_arg_int_list (fx_arena *arena, const int64_t *v, int n);
 fx_arg fx_arg_tuple (fx_arg *items, size_t n);
 fx_arg fx_arg_dict (fx_dict_entry *items, size_t n);
 fx_arg fx_arg_sym (const char *expr);

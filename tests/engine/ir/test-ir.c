@@ -194,6 +194,44 @@ test_str_repr (void)
   check_str ("\xff", "'\\udcff'");
 }
 
+/* fx_buf_put_json_str, fx_buf_put_ints, fx_hash_bytes, fx_arg_int_list and fx_device_cpu: the shared writers and
+   builders that replaced per-module copies. */
+static void
+test_shared_helpers (void)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  fx_buf_put_json_str (&b, "q\"b\\t\tn\nr\r\x01\x7f\xc3\xa9");
+  g_assert_cmpstr (b.data, ==, "\"q\\\"b\\\\t\\tn\\nr\\r\\u0001\\u007f\xc3\xa9\"");
+  fx_buf_reset (&b);
+  fx_buf_put_json_str (&b, NULL);
+  g_assert_cmpstr (b.data, ==, "\"\"");
+  fx_buf_reset (&b);
+  int64_t dims[] = { 2, -1, 4096 };
+  fx_buf_put_ints (&b, dims, 3);
+  g_assert_cmpstr (b.data, ==, "2, -1, 4096");
+  fx_buf_free (&b);
+
+  /* the engine's values (its offset basis has always been 1469598103934665603, not FNV's 14695981039346656037:
+     stored nowhere, only buckets keys); a hash continued from a prefix's equals the whole's */
+  g_assert_cmpuint (fx_hash_bytes ("", 0, 0), ==, 1469598103934665603ULL);
+  g_assert_cmpuint (fx_hash_bytes ("a", 1, 0), ==, (1469598103934665603ULL ^ 'a') * 1099511628211ULL);
+  g_assert_cmpuint (fx_hash_bytes ("bc", 2, fx_hash_bytes ("a", 1, 0)), ==, fx_hash_bytes ("abc", 3, 0));
+
+  fx_arena *arena = fx_arena_new ();
+  fx_arg l = fx_arg_int_list (arena, dims, 3);
+  g_assert_cmpint (l.kind, ==, FX_ARG_LIST);
+  g_assert_cmpuint (l.u.seq.n, ==, 3);
+  g_assert_cmpint (l.u.seq.items[1].kind, ==, FX_ARG_INT);
+  g_assert_cmpint (l.u.seq.items[1].u.i, ==, -1);
+  g_assert_cmpuint (fx_arg_int_list (arena, NULL, 0).u.seq.n, ==, 0);
+  fx_arena_free (arena);
+
+  fx_device cpu = fx_device_cpu ();
+  g_assert_cmpint (cpu.type, ==, FX_DEVICE_CPU);
+  g_assert_cmpint (cpu.index, ==, -1);
+}
+
 /* ---------------------------------------------------------------- arguments */
 
 static void
@@ -1007,6 +1045,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/repr/float", test_float_repr);
   g_test_add_func ("/ir/repr/str", test_str_repr);
   g_test_add_func ("/ir/repr/arg-kinds", test_arg_kinds);
+  g_test_add_func ("/ir/shared-helpers", test_shared_helpers);
   g_test_add_func ("/ir/repr/targets", test_targets);
   g_test_add_func ("/ir/api", test_ir_api);
   g_test_add_func ("/ir/print/fixture-layernorm-gelu", test_fixture_layernorm_gelu);
