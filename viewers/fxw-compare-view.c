@@ -189,7 +189,7 @@ find_root (GArray *refs, guint i)
 /* Rows of kernels that cover the same nodes: kernels of any run that share a node are one row (inductor's fused
    kernel beside the finer kernels of another mode or option), so each row compares the same work. The rows are in
    the order their first kernel appears, run by run. Appended below the measures, from grid row `top`. */
-static void
+static int
 add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
 {
   g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (KernelRef));
@@ -215,7 +215,7 @@ add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
         }
     }
   if (refs->len == 0)
-    return;
+    return top;
   for (guint i = 0; i < refs->len; i++)
     {
       FxwKernel *kernel = g_array_index (refs, KernelRef, i).kernel;
@@ -313,6 +313,47 @@ add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
       g_free (cells);
       g_string_append_c (self->kernel_text, '\n');
     }
+  return row;
+}
+
+/* max-autotune's candidates, one cell per run that autotuned (its autotune.txt: every configuration with its time,
+   the one kept), below the kernel rows from grid row `top`. */
+static void
+add_autotune_rows (FxwCompareView *self, guint n_runs, int top)
+{
+  gboolean any = FALSE;
+
+  for (guint r = 0; r < n_runs; r++)
+    {
+      g_autoptr(FxwRun) run = g_list_model_get_item (self->runs, r);
+
+      any |= fxw_run_get_autotune (run) != NULL;
+    }
+  if (!any)
+    return;
+  /* translators: the heading of the Compare view's autotune row (mode max-autotune) */
+  GtkWidget *title = gtk_label_new (_("Autotune candidates (max-autotune; the fastest kept)"));
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "title-4");
+  gtk_widget_set_margin_top (title, 12);
+  gtk_grid_attach (self->grid, title, 0, top, (int) n_runs + 1, 1);
+  g_string_append (self->kernel_text, "autotune");
+  for (guint r = 0; r < n_runs; r++)
+    {
+      g_autoptr(FxwRun) run = g_list_model_get_item (self->runs, r);
+      const char *table = fxw_run_get_autotune (run);
+      GtkWidget *cell = gtk_label_new (table != NULL ? table : C_("kernels", "—"));
+
+      gtk_label_set_xalign (GTK_LABEL (cell), 0);
+      gtk_label_set_yalign (GTK_LABEL (cell), 0);
+      gtk_label_set_selectable (GTK_LABEL (cell), TRUE);
+      gtk_widget_add_css_class (cell, "monospace");
+      if (table == NULL)
+        gtk_widget_add_css_class (cell, "dim-label");
+      gtk_grid_attach (self->grid, cell, (int) r + 1, top + 1, 1, 1);
+      g_string_append_printf (self->kernel_text, "\t%s", table != NULL ? table : "");
+    }
+  g_string_append_c (self->kernel_text, '\n');
 }
 
 /* Runs side by side: one column per run, one row per measure, the first run (the baseline) leftmost. */
@@ -375,7 +416,7 @@ rebuild_grid (FxwCompareView *self)
           gtk_grid_attach (self->grid, cell, (int) r + 1, (int) c + 1, 1, 1);
         }
     }
-  add_kernel_rows (self, n, N_COLS + 1);
+  add_autotune_rows (self, n, add_kernel_rows (self, n, N_COLS + 1));
 }
 
 static void

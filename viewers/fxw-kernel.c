@@ -241,7 +241,7 @@ fxw_kernels_map_nodes (GListModel *kernels, FxwGraph *graph, gboolean by_name)
 struct _FxwRun
 {
   GObject parent_instance;
-  char *backend, *mode, *options, *device, *error, *stage, *verdict;
+  char *backend, *mode, *options, *device, *error, *stage, *verdict, *autotune;
   int n_kernels;
   GListModel *kernels;
   double compile_ms, median_ms, min_ms, max_ms, accuracy;
@@ -262,6 +262,7 @@ fxw_run_finalize (GObject *object)
   g_free (self->error);
   g_free (self->stage);
   g_free (self->verdict);
+  g_free (self->autotune);
   g_clear_object (&self->kernels);
   G_OBJECT_CLASS (fxw_run_parent_class)->finalize (object);
 }
@@ -404,6 +405,19 @@ void
 fxw_run_set_kernels (FxwRun *self, GListModel *kernels)
 {
   g_set_object (&self->kernels, kernels);
+}
+
+const char *
+fxw_run_get_autotune (FxwRun *self)
+{
+  return self->autotune;
+}
+
+void
+fxw_run_set_autotune (FxwRun *self, const char *table)
+{
+  g_free (self->autotune);
+  self->autotune = table != NULL && *table ? g_strdup (table) : NULL;
 }
 
 int

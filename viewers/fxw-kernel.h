@@ -95,6 +95,10 @@ int          fxw_run_get_n_kernels       (FxwRun      *self);
 GListModel  *fxw_run_get_kernels         (FxwRun      *self);
 void         fxw_run_set_kernels         (FxwRun      *self,
                                           GListModel  *kernels);
+/* max-autotune's candidate table (the compile's autotune.txt: configurations, times, the one kept); NULL: none. */
+const char  *fxw_run_get_autotune        (FxwRun      *self);
+void         fxw_run_set_autotune        (FxwRun      *self,
+                                          const char  *table);
 
 /* FxwFusionGroup: one top-level scheduler node of ir_post_fusion.txt ("op0_op1_op3", a FusedSchedulerNode, or a
    single SchedulerNode / ExternKernelSchedulerNode), the launch in call() that computes it, and its origins: the

@@ -566,6 +566,18 @@ load_store (GTask *task, LoadJob *job)
                       g_list_store_splice (model, 0, 0, run_kernels->pdata, run_kernels->len);
                       fxw_run_set_kernels (run, G_LIST_MODEL (model));
                     }
+                  /* max-autotune's candidate table, when the run's compile autotuned */
+                  fx_store_kv *arts = NULL;
+                  size_t n_arts = 0;
+                  if (fx_store_list_artifacts (store, rows[r].engine_compile, arena, &arts, &n_arts, &diag) != FX_OK)
+                    {
+                      g_object_unref (run);
+                      error = store_error (&diag);
+                      goto out;
+                    }
+                  for (size_t a = 0; a < n_arts; a++)
+                    if (strcmp (arts[a].key, "autotune.txt") == 0)
+                      fxw_run_set_autotune (run, arts[a].value);
                 }
               g_ptr_array_add (runs, run);
             }

@@ -1322,7 +1322,7 @@ test_run_compare (void)
   g_assert_nonnull (strstr (error->message, "Either mode or options can be specified"));
   g_clear_error (&error);
 
-  g_assert_true (fxw_run_dialog_set_column (dialog, "inductor", TRUE, NULL, "cpp.threads=1"));
+  g_assert_true (fxw_run_dialog_set_column (dialog, "inductor", TRUE, NULL, "cpp.threads=1, max_autotune=True"));
   g_assert_true (fxw_run_dialog_start (dialog, &error));
   g_assert_no_error (error);
   if (!fxw_run_dialog_get_running (dialog))
@@ -1332,7 +1332,7 @@ test_run_compare (void)
   g_assert_true (fxw_test_wait (run_done, dialog, 120));
   g_test_message ("%s", fxw_run_dialog_get_log (dialog));
   g_assert_nonnull (strstr (fxw_run_dialog_get_log (dialog), "eager: ran, matches the reference"));
-  g_assert_nonnull (strstr (fxw_run_dialog_get_log (dialog), "inductor,cpp.threads=1: ran, matches the reference"));
+  g_assert_nonnull (strstr (fxw_run_dialog_get_log (dialog), "inductor,cpp.threads=1,max_autotune=True: ran, matches the reference"));
   g_assert_cmpfloat (fxw_run_dialog_get_progress (dialog), ==, 1.0);
   /* The window reopened the workspace on [3/1] dynamo, in the Compare view. */
   g_assert_true (fxw_test_wait (not_busy, window, 20));
@@ -1342,7 +1342,7 @@ test_run_compare (void)
     g_autofree char *last = fxw_compare_view_dup_row_text (view, n_before + 1);
 
     g_test_message ("row: %s", last);
-    g_assert_true (g_str_has_prefix (last, "dynamo\tinductor,cpp.threads=1\t"));
+    g_assert_true (g_str_has_prefix (last, "dynamo\tinductor,cpp.threads=1,max_autotune=True\t"));
     g_assert_nonnull (strstr (last, "cpp.threads"));
   }
   /* The kernels of the runs, aligned by the nodes they cover: the inductor run's fused kernel with its time; the
@@ -1368,6 +1368,13 @@ test_run_compare (void)
         g_assert_nonnull (strstr (cells[0], "mul"));
       }
     g_assert_true (found);
+    /* the max-autotune run's candidate table (its compile's autotune.txt) below the kernels, the kept one marked;
+       the runs that did not autotune show a dash */
+    const char *at = strstr (kernels, "\nautotune\t");
+    g_assert_nonnull (at);
+    g_assert_nonnull (strstr (at, "\tAUTOTUNE cpp program"));
+    g_assert_nonnull (strstr (at, "(kept)"));
+    g_assert_true (g_str_has_prefix (at, "\nautotune\t\t"));
   }
   fxw_test_pump (500);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "18-run-compare-result"));
