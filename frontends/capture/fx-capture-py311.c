@@ -3157,7 +3157,7 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
       PyObject *cap = fxc_source_capsule (&v->src);
       return cap ? Py_BuildValue ("(sN)", "s", cap) : NULL;
     }
-  if (v->kind == V_SEQ)
+  if (v->kind == V_SEQ || v->kind == V_DICT)
     {
       PyObject *items = PyList_New (v->n);
       for (size_t i = 0; i < v->n; i++)
@@ -3170,25 +3170,11 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
             }
           PyList_SET_ITEM (items, i, s);
         }
+      if (v->kind == V_DICT)
+        return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
       if (v->nt_class)
         return Py_BuildValue ("(sNO)", "T", items, v->nt_class);   /* rebuilt as the namedtuple class */
-      PyObject *r = Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
-      return r;
-    }
-  if (v->kind == V_DICT)
-    {
-      PyObject *items = PyList_New (v->n);
-      for (size_t i = 0; i < v->n; i++)
-        {
-          PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
-          if (!s)
-            {
-              Py_DECREF (items);
-              return NULL;
-            }
-          PyList_SET_ITEM (items, i, s);
-        }
-      return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
+      return Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
