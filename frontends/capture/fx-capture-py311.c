@@ -162,6 +162,7 @@ struct var
   bool cell_loaded;       /* V_CELL of a real cell: recv read from it (or written) */
   bool cell_dirty;        /* V_CELL of a real cell: written while tracing (a nonlocal store) */
   PyObject *nt_class;     /* V_SEQ: the namedtuple class it was built as (kept alive by tr->keep), or NULL */
+  bool fresh_dict;        /* V_CONST: a dict display evaluated while tracing (no one outside the trace holds it) */
 };
 
 typedef struct frame
@@ -3510,6 +3511,25 @@ step_operators (vm *vs)
         /* TOS1[TOS] = TOS2 on a dict built while tracing (not visible outside the trace: mutated in place) */
         NEED (vs->sp >= 3);
         var *key = PEEK (1), *obj = PEEK (2), *value = PEEK (3);
+        if (obj->kind == V_CONST && obj->fresh_dict && PyDict_CheckExact (obj->obj) && key->kind == V_CONST)
+          {
+            /* a dict of constants built while tracing ({} then d[k] = v): becomes a dict var, in place, so every
+               holder of it sees the store */
+            PyObject *d = obj->obj, *keys = PyTuple_New (PyDict_GET_SIZE (d));
+            obj->items = malloc ((PyDict_GET_SIZE (d) + 1) * sizeof (var *));
+            obj->n = 0;
+            PyObject *k, *v;
+            Py_ssize_t pos = 0;
+            while (PyDict_Next (d, &pos, &k, &v))
+              {
+                PyTuple_SET_ITEM (keys, (Py_ssize_t) obj->n, Py_NewRef (k));
+                obj->items[obj->n++] = const_var (tr, v);
+              }
+            PyList_Append (tr->keep, keys);
+            Py_DECREF (keys);
+            obj->kind = V_DICT;
+            obj->obj = keys;
+          }
         if (obj->kind != V_DICT || key->kind != V_CONST)
           return STEP_UNHANDLED;
         if (dict_store (tr, obj, key->obj, value) < 0)
@@ -3623,6 +3643,102 @@ step_containers (vm *vs)
           PUSH (s->items[i]);
       }
       break;
+    case UNPACK_EX:
+      {
+        /* a, *rest, z = seq: `before` items, a list of the middle, `after` items */
+        int before = oparg & 0xff, after = oparg >> 8;
+        var *s = POP ();
+        if (s->kind == V_CONST && s->obj && (PyTuple_Check (s->obj) || PyList_Check (s->obj)))
+          {
+            PyObject *t = PySequence_Tuple (s->obj);
+            NEED (t);
+            s = const_seq (tr, t);
+            Py_DECREF (t);
+          }
+        if (s->kind != V_SEQ || (int) s->n < before + after)
+          {
+            vs->sp++;
+            return fail (tr, 1, "Unsupported starred unpacking of a value tracing did not build as a sequence");
+          }
+        var *mid = var_new (tr, V_SEQ, NULL);
+        mid->is_list = true;
+        mid->items = malloc ((s->n + 1) * sizeof (var *));
+        for (size_t i = (size_t) before; i < s->n - (size_t) after; i++)
+          mid->items[mid->n++] = s->items[i];
+        for (int i = after - 1; i >= 0; i--)
+          PUSH (s->items[s->n - (size_t) after + (size_t) i]);
+        PUSH (mid);
+        for (int i = before - 1; i >= 0; i--)
+          PUSH (s->items[i]);
+      }
+      break;
+    case LIST_EXTEND:
+      {
+        /* [*xs, y] and list displays of constants: the list below gets the items of TOS */
+        var *add = POP ();
+        var *l = PEEK (oparg);
+        if (add->kind == V_CONST && add->obj && (PyTuple_Check (add->obj) || PyList_Check (add->obj)))
+          {
+            PyObject *t = PySequence_Tuple (add->obj);
+            NEED (t);
+            add = const_seq (tr, t);
+            Py_DECREF (t);
+          }
+        if (l->kind != V_SEQ || !l->is_list || add->kind != V_SEQ)
+          {
+            vs->sp++;
+            return fail (tr, 1, "Unsupported list extend with a value tracing did not build as a sequence");
+          }
+        var **items = realloc (l->items, (l->n + add->n + 1) * sizeof (var *));
+        NEED (items);
+        l->items = items;
+        for (size_t i = 0; i < add->n; i++)
+          l->items[l->n++] = add->items[i];
+      }
+      break;
+    case FORMAT_VALUE:
+      {
+        /* f-strings of constants (a name built from a size): formatted now, as Dynamo folds them */
+        var *spec = (oparg & 4) ? POP () : NULL;
+        var *v = POP ();
+        if (v->kind != V_CONST || !v->obj || (spec && (spec->kind != V_CONST || !PyUnicode_Check (spec->obj))))
+          {
+            vs->sp += spec ? 2 : 1;
+            return fail (tr, 1, "Unsupported f-string of a traced value");
+          }
+        PyObject *conv = (oparg & 3) == 1 ? PyObject_Str (v->obj) : (oparg & 3) == 2 ? PyObject_Repr (v->obj)
+                         : (oparg & 3) == 3 ? PyObject_ASCII (v->obj) : Py_NewRef (v->obj);
+        PyObject *r = conv ? PyObject_Format (conv, spec ? spec->obj : NULL) : NULL;
+        Py_XDECREF (conv);
+        NEED (r);
+        PUSH (const_var (tr, r));
+        Py_DECREF (r);
+      }
+      break;
+    case BUILD_STRING:
+      {
+        PyObject *parts = PyTuple_New (oparg);
+        bool ok = true;
+        for (int i = 0; i < oparg; i++)
+          {
+            var *p = vs->stack[vs->sp - oparg + i];
+            ok = ok && p->kind == V_CONST && p->obj && PyUnicode_Check (p->obj);
+            PyTuple_SET_ITEM (parts, i, Py_NewRef (ok ? p->obj : Py_None));
+          }
+        PyObject *empty = ok ? PyUnicode_New (0, 0) : NULL;
+        PyObject *r = empty ? PyUnicode_Join (empty, parts) : NULL;
+        Py_XDECREF (empty);
+        Py_DECREF (parts);
+        if (!r)
+          {
+            PyErr_Clear ();
+            return fail (tr, 1, "Unsupported string building from traced values");
+          }
+        vs->sp -= oparg;
+        PUSH (const_var (tr, r));
+        Py_DECREF (r);
+      }
+      break;
 #if !FXC_PY312
     case LIST_TO_TUPLE:
       return list_to_tuple (vs);
@@ -3678,6 +3794,7 @@ step_containers (vm *vs)
           }
         vs->sp -= 2 * oparg;
         var *v = const_var (tr, d);
+        v->fresh_dict = true;
         Py_DECREF (d);
         PUSH (v);
       }
@@ -3737,6 +3854,7 @@ step_containers (vm *vs)
           }
         vs->sp -= oparg;
         var *v = const_var (tr, d);
+        v->fresh_dict = true;
         Py_DECREF (d);
         PUSH (v);
       }
@@ -4525,7 +4643,9 @@ interpret (tracer *tr, frame *f, var **result)
         st = steps[k] (vs);
       if (st == STEP_UNHANDLED)
         {
-          rc = fail (tr, f->parent ? 1 : 0, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
+          /* a graph break at the instruction (the frame goes on in CPython from it), as Dynamo breaks on what it
+             cannot trace */
+          rc = fail (tr, 1, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
           goto done;
         }
       if (st != STEP_NEXT)

@@ -1055,7 +1055,7 @@ class Robust(Base):
             return x * 2
 
         def g(x):
-            import json  # noqa: F401  (IMPORT_NAME: the frame runs in CPython)
+            import json  # noqa: F401  (IMPORT_NAME: a graph break there, the frame goes on in CPython)
             return x + 1
 
         x = torch.randn(3)
@@ -1064,7 +1064,7 @@ class Robust(Base):
             self.assertTrue(torch.equal(torch.compile(f, backend="eager")(x.to_sparse()).to_dense(), x * 2))
         self.assertEqual(self.engine_counts(), (0, 1))
         self.assertTrue(torch.equal(torch.compile(g, backend="eager")(x), x + 1))
-        self.assertTrue(any("unsupported bytecode" in r["reason"] for r in kinds(self.start, "skip")))
+        self.assertTrue(any("unsupported bytecode" in r["reason"] for r in kinds(self.start, "graph_break")))
 
         def bad(gm, ex):
             raise RuntimeError("backend exploded")
@@ -1259,13 +1259,18 @@ class EngineBackends(Base):
             with torch.no_grad() if amp else contextlib.nullcontext() as c:
                 return {"y": x * 3, "c": c}
 
+        def empty_then_store(x):
+            e = {}
+            e[x.shape[0]] = x.exp()
+            return e[4] + 1
+
         def dict_over_break(x):
             d = {"h": x.exp()}
             print("a graph break")
             return d["h"] + 1
 
         x = torch.randn(4, 3)
-        for f, n_graphs in ((dict_ops, 1), (nt_ops, 1), (null_ctx, 1), (dict_over_break, 2)):
+        for f, n_graphs in ((dict_ops, 1), (nt_ops, 1), (null_ctx, 1), (empty_then_store, 1), (dict_over_break, 2)):
             fxcapture.reset()
             start = len(fxcapture.records)
             with contextlib.redirect_stdout(io.StringIO()):
@@ -1346,6 +1351,29 @@ class EngineBackends(Base):
                 self.assertEqual(out.shape, want.shape, (k, backend))
                 self.assertTrue(torch.allclose(out, want), (k, backend))
                 self.assertIsNone(compiles(start)[-1]["backend_error"], (k, backend))
+
+    def test_unpacking_fstrings_and_unsupported_opcodes(self):
+        # a, *rest = ...; [*xs, y]; f-strings of constants are traced; an opcode capture does not know (a tensor
+        # setitem) is a graph break at that instruction, the frame going on in CPython (no resume function after a
+        # non-call instruction yet, so the rest runs eagerly), not a skipped frame
+        def star(x):
+            a, *rest = x.split(1)
+            return torch.cat([*rest, a]) + len(f"layer{x.shape[0]:02d}")
+
+        def setitem(x):
+            y = x.sin()
+            y[:, 0] = 1.0
+            return y.cos()
+
+        x = torch.randn(3, 4)
+        for f, n_graphs, n_breaks in ((star, 1, 0), (setitem, 1, 1)):
+            fxcapture.reset()
+            start = len(fxcapture.records)
+            out, want = torch.compile(f, backend="eager")(x), f(x)
+            self.assertTrue(torch.allclose(out, want), f.__name__)
+            self.assertEqual(len(compiles(start)), n_graphs, f.__name__)
+            self.assertEqual(len(kinds(start, "graph_break")), n_breaks, f.__name__)
+            self.assertEqual(kinds(start, "skip"), [], f.__name__)
 
     def test_inductor_generates_kernels(self):
         def f(x, y):
