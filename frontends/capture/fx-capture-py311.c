@@ -3643,6 +3643,44 @@ step_containers (vm *vs)
           PUSH (s->items[i]);
       }
       break;
+    case IMPORT_NAME:
+      {
+        /* import m / from m import a inside the traced code: imported now, as Dynamo does */
+        var *fromlist = POP ();
+        var *level = POP ();
+        if (fromlist->kind != V_CONST || level->kind != V_CONST || !PyLong_Check (level->obj))
+          {
+            vs->sp += 2;
+            return fail (tr, 1, "Unsupported import with computed arguments");
+          }
+        PyObject *m = PyImport_ImportModuleLevelObject (PyTuple_GET_ITEM (vs->co->co_names, oparg), vs->f->globals, NULL,
+                                                        fromlist->obj, (int) PyLong_AsLong (level->obj));
+        if (!m)
+          {
+            PyErr_Clear ();
+            vs->sp += 2;
+            return fail (tr, 1, "import of %s failed while tracing",
+                         PyUnicode_AsUTF8 (PyTuple_GET_ITEM (vs->co->co_names, oparg)));
+          }
+        PUSH (var_new (tr, V_OBJ, m));
+        Py_DECREF (m);
+      }
+      break;
+    case IMPORT_FROM:
+      {
+        var *m = PEEK (1);
+        PyObject *a = (m->kind == V_OBJ || m->kind == V_CONST) && m->obj
+                        ? PyObject_GetAttr (m->obj, PyTuple_GET_ITEM (vs->co->co_names, oparg)) : NULL;
+        if (!a)
+          {
+            PyErr_Clear ();
+            return fail (tr, 1, "Unsupported from-import of %s",
+                         PyUnicode_AsUTF8 (PyTuple_GET_ITEM (vs->co->co_names, oparg)));
+          }
+        PUSH ((PyModule_Check (a) || PyCallable_Check (a)) ? var_new (tr, V_OBJ, a) : const_var (tr, a));
+        Py_DECREF (a);
+      }
+      break;
     case UNPACK_EX:
       {
         /* a, *rest, z = seq: `before` items, a list of the middle, `after` items */

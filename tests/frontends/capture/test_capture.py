@@ -1055,8 +1055,9 @@ class Robust(Base):
             return x * 2
 
         def g(x):
-            import json  # noqa: F401  (IMPORT_NAME: a graph break there, the frame goes on in CPython)
-            return x + 1
+            y = x + 1
+            y[0] = y[0]   # (STORE_SUBSCR on a tensor: a graph break there, the frame goes on in CPython)
+            return y
 
         x = torch.randn(3)
         with fxcapture.config.patch(suppress_errors=True):
@@ -1361,7 +1362,8 @@ class EngineBackends(Base):
             return torch.cat([*rest, a]) + len(f"layer{x.shape[0]:02d}")
 
         def setitem(x):
-            y = x.sin()
+            import math   # imported while tracing, as Dynamo does
+            y = x.sin() * math.pi
             y[:, 0] = 1.0
             return y.cos()
 
