@@ -804,6 +804,21 @@ const_seq (tracer *tr, PyObject *tuple)
   return v;
 }
 
+/* A constant tuple or list as a V_SEQ of const vars (unpacking and extending treat both alike); v otherwise, or NULL
+   with an exception. */
+static var *
+seq_view (tracer *tr, var *v)
+{
+  if (v->kind != V_CONST || !v->obj || !(PyTuple_Check (v->obj) || PyList_Check (v->obj)))
+    return v;
+  PyObject *t = PySequence_Tuple (v->obj);
+  if (!t)
+    return NULL;
+  var *s = const_seq (tr, t);
+  Py_DECREF (t);
+  return s;
+}
+
 /* keys(), values(), items(), get(k[, default]) of a V_DICT; NULL with no reason set: not handled. */
 static var *
 dict_method (tracer *tr, var *d, const char *meth, var **args, size_t nargs)
@@ -3685,14 +3700,8 @@ step_containers (vm *vs)
       {
         /* a, *rest, z = seq: `before` items, a list of the middle, `after` items */
         int before = oparg & 0xff, after = oparg >> 8;
-        var *s = POP ();
-        if (s->kind == V_CONST && s->obj && (PyTuple_Check (s->obj) || PyList_Check (s->obj)))
-          {
-            PyObject *t = PySequence_Tuple (s->obj);
-            NEED (t);
-            s = const_seq (tr, t);
-            Py_DECREF (t);
-          }
+        var *s = seq_view (tr, POP ());
+        NEED (s);
         if (s->kind != V_SEQ || (int) s->n < before + after)
           {
             vs->sp++;
@@ -3713,15 +3722,9 @@ step_containers (vm *vs)
     case LIST_EXTEND:
       {
         /* [*xs, y] and list displays of constants: the list below gets the items of TOS */
-        var *add = POP ();
+        var *add = seq_view (tr, POP ());
+        NEED (add);
         var *l = PEEK (oparg);
-        if (add->kind == V_CONST && add->obj && (PyTuple_Check (add->obj) || PyList_Check (add->obj)))
-          {
-            PyObject *t = PySequence_Tuple (add->obj);
-            NEED (t);
-            add = const_seq (tr, t);
-            Py_DECREF (t);
-          }
         if (l->kind != V_SEQ || !l->is_list || add->kind != V_SEQ)
           {
             vs->sp++;
