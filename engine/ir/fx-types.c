@@ -624,10 +624,22 @@ parse_dims (const char *p, fx_arena *arena, fx_dim **dims, int *ndim)
 static bool parse_annotation (const char *text, fx_arena *arena, fx_val *val);
 
 /* On failure val is left as FX_VAL_NONE, never half filled. */
+/* The printers write an annotation between double quotes as PyTorch does, unescaped (its text is a dtype, sympy
+   expressions and a device): text with a quote, a backslash or a control character is no such annotation, and
+   modelling it would print code that reads back as something else. */
+static bool
+annotation_text_ok (const char *text)
+{
+  for (const unsigned char *c = (const unsigned char *) text; *c != '\0'; c++)
+    if (*c == '"' || *c == '\'' || *c == '\\' || *c < 0x20 || *c == 0x7f)
+      return false;
+  return true;
+}
+
 bool
 fx_val_parse_annotation (const char *text, fx_arena *arena, fx_val *val)
 {
-  if (parse_annotation (text, arena, val))
+  if (annotation_text_ok (text) && parse_annotation (text, arena, val))
     return true;
   memset (val, 0, sizeof *val);
   return false;
