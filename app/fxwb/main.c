@@ -4,5 +4,6 @@
 int
 main (int argc, char **argv)
 {
+  fx_malloc_tune ();
   return fxwb_main (argc, argv);
 }

@@ -5,12 +5,14 @@
 #include <glib/gi18n.h>
 
 #include "fxw-application.h"
+#include "fx/common.h"
 
 int
 main (int argc, char *argv[])
 {
   g_autoptr(FxwApplication) app = NULL;
 
+  fx_malloc_tune ();
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, FX_LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

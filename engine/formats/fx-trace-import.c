@@ -566,6 +566,175 @@ add_metrics (importer *imp, int64_t crow, json_object *m)
   return st;
 }
 
+/* A compilation_metrics record read by json-c (meta: its object). */
+static fx_status
+add_metrics_record (importer *imp, fx_compile_id *cid, int64_t crow, json_object *meta, int64_t line)
+{
+  /* torch.export + aoti_compile_and_package log their metrics with "compile_id": null: they belong to the
+     compile of the graphs logged without an id, as those do. */
+  json_object *mid = NULL;
+  fx_status st;
+  if (!crow && meta && json_object_get_type (meta) == json_type_object
+      && json_object_object_get_ex (meta, "compile_id", &mid) && mid == NULL
+      && (st = compile_for (imp, cid, &crow)) != FX_OK)
+    return st;
+  if (!crow || !meta || json_object_get_type (meta) != json_type_object)
+    {
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compilation_metrics without a compile id or object");
+      return FX_OK;
+    }
+  return add_metrics (imp, crow, meta);
+}
+
+/* One metric's value as add_metrics stores it: a string's characters, other values as json-c writes them (plain). */
+static const char *
+scanned_metric_text (const fx_json_member *m, fx_buf *buf)
+{
+  fx_buf_reset (buf);
+  switch (m->type)
+    {
+    case 's':
+      if (m->escaped)
+        fx_json_unescape (m->value, buf);
+      else
+        fx_buf_append (buf, m->value.p, m->value.len);
+      return buf->data ? buf->data : "";
+    case 'i':
+      fx_buf_printf (buf, "%lld", strtoll (m->value.p, NULL, 10));
+      return buf->data;
+    case 'n':
+      return "null";
+    case 't':
+      return "true";
+    case 'f':
+      return "false";
+    default:
+      {
+        /* numbers with a fraction keep their text in json-c; arrays and objects are rewritten: json-c does both
+           (from a terminated copy: json-c cannot tell a number's end from the end of its input) */
+        fx_buf_append (buf, m->value.p, m->value.len);
+        json_object *v = json_tokener_parse (buf->data);
+        if (!v)
+          return NULL;
+        fx_buf_reset (buf);
+        fx_buf_puts (buf, json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN));
+        json_object_put (v);
+        return buf->data;
+      }
+    }
+}
+
+/* json_num and json_int over a scanned member. */
+static double
+member_num (const fx_json_member *m)
+{
+  if (!m)
+    return -1;
+  if (m->type == 'i') /* an int64 made double, as json_object_get_double gives it (-0 is 0) */
+    return (double) strtoll (m->value.p, NULL, 10);
+  if (m->type == 'd')
+    return strtod (m->value.p, NULL);
+  if (m->type == 'I') /* json-c saturates */
+    return m->value.p[0] == '-' ? (double) INT64_MIN : (double) INT64_MAX;
+  return -1;
+}
+
+static int
+member_int (const fx_json_member *m)
+{
+  if (!m)
+    return -1;
+  fx_json_field f = { .key = NULL, .type = m->type, .value = m->value };
+  return fx_json_field_int (&f, -1);
+}
+
+static const fx_json_member *
+find_member (const fx_json_member *m, size_t n, const char *key)
+{
+  size_t len = strlen (key);
+  for (size_t i = 0; i < n; i++)
+    if (m[i].key.len == len && memcmp (m[i].key.p, key, len) == 0)
+      return &m[i];
+  return NULL;
+}
+
+/* add_metrics over the scanner's reading of the object: the same compile fields and rows, without building the
+   object in json-c (a compilation_metrics record is ~30 KB, most of it two config strings). *done false: unsure,
+   nothing stored; the caller reads the object with json-c. */
+static fx_status
+add_metrics_scanned (importer *imp, fx_compile_id *cid, int64_t crow, fx_json_span text, int64_t line, bool *done)
+{
+  enum { MAX_METRICS = 512 };
+  fx_json_member *m = malloc (MAX_METRICS * sizeof *m);
+  size_t n = 0;
+  const char *end = NULL;
+  *done = false;
+  if (!m || !fx_json_scan_members (text.p, text.p + text.len, m, MAX_METRICS, &n, &end))
+    {
+      free (m);
+      return FX_OK;
+    }
+  fx_status st = FX_OK;
+  const fx_json_member *id = find_member (m, n, "compile_id");
+  /* torch.export + aoti_compile_and_package log "compile_id": null (see handle_decoded) */
+  if (!crow && id && id->type == 'n' && (st = compile_for (imp, cid, &crow)) != FX_OK)
+    {
+      free (m);
+      return st;
+    }
+  *done = true;
+  if (!crow)
+    {
+      warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compilation_metrics without a compile id or object");
+      free (m);
+      return FX_OK;
+    }
+  fx_buf fail_type, fail_reason, buf;
+  fx_buf_init (&fail_type);
+  fx_buf_init (&fail_reason);
+  fx_buf_init (&buf);
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  const fx_json_member *f;
+  if ((f = find_member (m, n, "fail_type")) && f->type == 's')
+    u.fail_type = scanned_metric_text (f, &fail_type);
+  if ((f = find_member (m, n, "fail_reason")) && f->type == 's')
+    u.fail_reason = scanned_metric_text (f, &fail_reason);
+  u.start_time = member_num (find_member (m, n, "start_time"));
+  u.entire_frame_compile_s = member_num (find_member (m, n, "entire_frame_compile_time_s"));
+  u.backend_compile_s = member_num (find_member (m, n, "backend_compile_time_s"));
+  u.inductor_compile_s = member_num (find_member (m, n, "inductor_compile_time_s"));
+  u.graph_op_count = member_int (find_member (m, n, "graph_op_count"));
+  u.guard_count = member_int (find_member (m, n, "guard_count"));
+  u.has_metrics = 1;
+  if ((f = find_member (m, n, "restart_reasons")) && f->type == '[' && *skip_json_ws (f->value.p + 1) != ']')
+    u.has_graph_break = 1;
+  st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
+  for (size_t i = 0; i < n && st == FX_OK; i++)
+    {
+      char key[256];
+      const char *value = scanned_metric_text (&m[i], &buf);
+      if (m[i].key.len >= sizeof key || !value)
+        {
+          /* a value json-c refuses after the scanner took it cannot happen; a long key is stored as json-c would */
+          fx_buf k;
+          fx_buf_init (&k);
+          fx_buf_append (&k, m[i].key.p, m[i].key.len);
+          st = fx_store_add_metric (imp->store, crow, k.data, value ? value : "null", imp->diag);
+          fx_buf_free (&k);
+          continue;
+        }
+      memcpy (key, m[i].key.p, m[i].key.len);
+      key[m[i].key.len] = 0;
+      st = fx_store_add_metric (imp->store, crow, key, value, imp->diag);
+    }
+  fx_buf_free (&fail_type);
+  fx_buf_free (&fail_reason);
+  fx_buf_free (&buf);
+  free (m);
+  return st;
+}
+
 static fx_status
 add_output_code (importer *imp, int64_t crow, compile_entry *ce, const char *payload, size_t plen)
 {
@@ -827,6 +996,7 @@ typedef struct
   const char *want;       /* has_payload */
   fx_compile_id cid;
   const char *art_name, *art_enc;  /* an artifact's name and encoding */
+  fx_json_span meta_text; /* compilation_metrics read by the scanner: its object's text (meta NULL) */
 } record;
 
 static fx_status handle_decoded (importer *imp, const record *r, const char *payload, size_t plen, int64_t line);
@@ -1035,19 +1205,19 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
     }
   if (strcmp (kind, "compilation_metrics") == 0)
     {
-      /* torch.export + aoti_compile_and_package log their metrics with "compile_id": null: they belong to the
-         compile of the graphs logged without an id, as those do. */
-      json_object *mid = NULL;
-      if (!crow && meta && json_object_get_type (meta) == json_type_object
-          && json_object_object_get_ex (meta, "compile_id", &mid) && mid == NULL
-          && (st = compile_for (imp, &cid, &crow)) != FX_OK)
+      if (meta || !r->meta_text.p)
+        return add_metrics_record (imp, &cid, crow, meta, line);
+      /* read by the scanner (about a hundred members, one metrics row each); unsure: json-c reads the object */
+      bool done = false;
+      st = add_metrics_scanned (imp, &cid, crow, r->meta_text, line, &done);
+      if (st != FX_OK || done)
         return st;
-      if (!crow || !meta || json_object_get_type (meta) != json_type_object)
-        {
-          warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "compilation_metrics without a compile id or object");
-          return FX_OK;
-        }
-      return add_metrics (imp, crow, meta);
+      char *copy = strndup (r->meta_text.p, r->meta_text.len);
+      json_object *obj = copy ? json_tokener_parse (copy) : NULL;
+      free (copy);
+      st = add_metrics_record (imp, &cid, crow, obj, line);
+      json_object_put (obj);
+      return st;
     }
   /* AOTInductor logs its generated code and provenance without a compile id too: they belong to the compile of the
      graphs logged without one, where provenance navigation (fx/provenance.h) finds them. */
@@ -1269,6 +1439,8 @@ handle_scanned (importer *imp, const fx_trace_envelope *e, const char *payload, 
   bool has_cid = r.cid.frame_id >= 0 || r.cid.compiled_autograd_id >= 0;
   if (strcmp (kind, "chromium_event") == 0 || graph_stage (kind))
     ;
+  else if (strcmp (kind, "compilation_metrics") == 0 && e->meta_type == '{')
+    r.meta_text = e->meta;
   else if ((strcmp (kind, "inductor_output_code") == 0 || strcmp (kind, "dynamo_cpp_guards_str") == 0) && has_cid
            && payload)
     ;

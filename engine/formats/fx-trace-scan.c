@@ -126,9 +126,9 @@ typedef struct
 static const char *scan_value (const char *p, const char *end, int depth, char *type, bool *escaped);
 
 /* The object at p ('{'): the position after its '}', NULL when unsure. With members, its members in order (at
-   most MAX_MEMBERS: more is unsure). */
+   most cap: more is unsure). */
 static const char *
-scan_object (const char *p, const char *end, int depth, member *members, size_t *n_members)
+scan_object (const char *p, const char *end, int depth, member *members, size_t cap, size_t *n_members)
 {
   if (depth > MAX_DEPTH)
     return NULL;
@@ -160,7 +160,7 @@ scan_object (const char *p, const char *end, int depth, member *members, size_t 
       m.value_end = p;
       if (members)
         {
-          if (n == MAX_MEMBERS)
+          if (n == cap)
             return NULL;
           members[n++] = m;
         }
@@ -225,7 +225,7 @@ scan_value (const char *p, const char *end, int depth, char *type, bool *escaped
   switch (*p)
     {
     case '{':
-      return scan_object (p, end, depth, NULL, NULL);
+      return scan_object (p, end, depth, NULL, 0, NULL);
     case '[':
       return scan_array (p, end, depth);
     case '"':
@@ -282,7 +282,7 @@ fx_json_scan_fields (const char *p, const char *end, fx_json_field *fields, size
   p = skip_ws (p, end);
   if (p >= end || *p != '{')
     return false;
-  const char *q = scan_object (p, end, 0, members, &n_members);
+  const char *q = scan_object (p, end, 0, members, MAX_MEMBERS, &n_members);
   if (!q || !plain_distinct_keys (members, n_members))
     return false;
   for (size_t i = 0; i < n; i++)
@@ -334,7 +334,7 @@ fx_trace_scan_envelope (const char *js, const char *end, fx_trace_envelope *env)
   size_t n = 0;
   if (js >= end || *js != '{')
     return false;
-  const char *q = scan_object (js, end, 0, members, &n);
+  const char *q = scan_object (js, end, 0, members, MAX_MEMBERS, &n);
   if (!q || skip_ws (q, end) != end || !plain_distinct_keys (members, n))
     return false;
   fx_json_field ids[4] = { { "compiled_autograd_id" }, { "frame_id" }, { "frame_compile_id" }, { "attempt" } };
@@ -372,4 +372,84 @@ fx_trace_scan_envelope (const char *js, const char *end, fx_trace_envelope *env)
   env->frame_compile_id = fx_json_field_int (&ids[2], -1);
   env->attempt = fx_json_field_int (&ids[3], 0);
   return true;
+}
+
+bool
+fx_json_scan_members (const char *p, const char *end, fx_json_member *out, size_t cap, size_t *n, const char **obj_end)
+{
+  *n = 0;
+  p = skip_ws (p, end);
+  if (p >= end || *p != '{' || cap == 0)
+    return false;
+  member *members = malloc (cap * sizeof *members);
+  if (!members)
+    return false;
+  size_t got = 0;
+  const char *q = scan_object (p, end, 0, members, cap, &got);
+  bool ok = q != NULL && plain_distinct_keys (members, got);
+  for (size_t i = 0; ok && i < got; i++)
+    {
+      fx_json_field f;
+      set_value (&f, &members[i]);
+      out[i] = (fx_json_member) { { members[i].key, members[i].key_len }, f.type, members[i].value_escaped, f.value };
+    }
+  free (members);
+  if (!ok)
+    return false;
+  *n = got;
+  *obj_end = q;
+  return true;
+}
+
+static void
+put_utf8 (fx_buf *out, unsigned cp)
+{
+  if (cp < 0x80)
+    fx_buf_putc (out, (char) cp);
+  else if (cp < 0x800)
+    {
+      fx_buf_putc (out, (char) (0xc0 | (cp >> 6)));
+      fx_buf_putc (out, (char) (0x80 | (cp & 0x3f)));
+    }
+  else
+    {
+      fx_buf_putc (out, (char) (0xe0 | (cp >> 12)));
+      fx_buf_putc (out, (char) (0x80 | ((cp >> 6) & 0x3f)));
+      fx_buf_putc (out, (char) (0x80 | (cp & 0x3f)));
+    }
+}
+
+void
+fx_json_unescape (fx_json_span s, fx_buf *out)
+{
+  const char *p = s.p, *end = s.p + s.len;
+  while (p < end)
+    {
+      const char *bs = memchr (p, '\\', (size_t) (end - p));
+      if (!bs)
+        bs = end;
+      fx_buf_append (out, p, (size_t) (bs - p));
+      p = bs;
+      if (p >= end || p + 1 >= end)
+        break;
+      char c = p[1];
+      p += 2;
+      switch (c)
+        {
+        case 'b': fx_buf_putc (out, '\b'); break;
+        case 'f': fx_buf_putc (out, '\f'); break;
+        case 'n': fx_buf_putc (out, '\n'); break;
+        case 'r': fx_buf_putc (out, '\r'); break;
+        case 't': fx_buf_putc (out, '\t'); break;
+        case 'u':
+          {
+            unsigned cp = 0;
+            for (int i = 0; i < 4 && p < end; i++, p++)
+              cp = cp * 16 + (unsigned) (*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+            put_utf8 (out, cp);
+            break;
+          }
+        default: fx_buf_putc (out, c); break; /* " \ / */
+        }
+    }
 }

@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +267,15 @@ fx_buf_steal (fx_buf *buf)
     }
   fx_buf_init (buf);
   return p;
+}
+
+void
+fx_malloc_tune (void)
+{
+#ifdef __GLIBC__
+  mallopt (M_TRIM_THRESHOLD, 64 << 20);
+  mallopt (M_TOP_PAD, 16 << 20);
+#endif
 }
 
 double

@@ -1,6 +1,7 @@
 /* fx-store.c: the sqlite workspace store (schema, migrations, transactional writes, plain-struct reads). */
 #include "fx/store.h"
 #include "fx/ranks.h"
+#include "fx-store-vfs.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -524,7 +525,7 @@ fx_store_open (const char *path, bool create, fx_store **out, fx_diag *diag)
     return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
   snprintf (store->path, sizeof store->path, "%s", path);
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2 (path, &store->db, flags, NULL) != SQLITE_OK)
+  if (sqlite3_open_v2 (path, &store->db, flags, fx_store_vfs_name ()) != SQLITE_OK)
     {
       fx_status st = fx_diag_set (diag, FX_ERR_IO, "%s: cannot open workspace: %s", path,
                                   store->db ? sqlite3_errmsg (store->db) : "out of memory");
@@ -653,8 +654,17 @@ fx_store_begin_bulk (fx_store *store, fx_diag *diag)
       if (rollback_journal)
         {
           store->bulk = true;
-          if (exec (store, "PRAGMA synchronous = FULL", NULL) != FX_OK)
+          /* The importer writes only ids it was given by the store: checking each foreign key is a lookup per
+             row for nothing (sqlite takes this pragma outside a transaction only: here, and back in end_bulk). */
+          if (exec (store, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = OFF", NULL) != FX_OK)
             end_bulk (store);
+          else
+            {
+              /* The pages go to the file from a writer thread (fx-store-vfs.c); if it cannot start they are written
+                 in place, as before. */
+              int on = 1;
+              sqlite3_file_control (store->db, "main", FX_STORE_FCNTL_QUEUE_WRITES, &on);
+            }
         }
     }
   return fx_store_begin (store, diag);
@@ -668,7 +678,9 @@ end_bulk (fx_store *store)
   if (!store->bulk)
     return;
   store->bulk = false;
-  exec (store, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", NULL);
+  int off = 0;
+  sqlite3_file_control (store->db, "main", FX_STORE_FCNTL_QUEUE_WRITES, &off);
+  exec (store, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", NULL);
 }
 
 fx_status

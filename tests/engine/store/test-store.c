@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1050,6 +1052,152 @@ test_kernel_part_v6 (void)
   remove_workspace (path);
 }
 
+/* A bulk import's pages go to the file from a writer thread (engine/store/fx-store-vfs.c). With 20 MB written into a
+   2 MB page cache, sqlite evicts pages and reads them back while their writes may still be queued: every artifact
+   must read back as written, inside the transaction and after the commit, and the file must pass its check. */
+static char *
+bulk_text (int i, size_t len)
+{
+  char *t = g_malloc (len + 1);
+  for (size_t k = 0; k < len; k++)
+    t[k] = (char) ('a' + (int) ((k * 7 + (size_t) i * 13) % 26));
+  snprintf (t, len + 1 < 16 ? len + 1 : 16, "#%d#", i);
+  t[strlen (t)] = 'x';
+  t[len] = 0;
+  return t;
+}
+
+static void
+check_bulk_artifacts (fx_store *store, int64_t compile, int n, size_t len)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_store_kv *kv = NULL;
+  size_t got = 0;
+  g_assert_cmpint (fx_store_list_artifacts (store, compile, arena, &kv, &got, NULL), ==, FX_OK);
+  g_assert_cmpuint (got, ==, (size_t) n);
+  for (int i = 0; i < n; i++)
+    {
+      g_autofree char *want = bulk_text (i, len);
+      g_assert_cmpstr (kv[i].value, ==, want);
+    }
+  fx_arena_free (arena);
+}
+
+static void
+assert_integrity (const char *path)
+{
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA integrity_check", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "ok");
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+}
+
+static void
+test_bulk_queued_writes (void)
+{
+  enum { N = 1000 };
+  const size_t len = 20000;
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  int64_t input = 0, c = 0;
+  g_assert_cmpint (fx_store_begin_bulk (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "/bulk", "torch_trace", "bulk", 1, &input, NULL), ==, FX_OK);
+  fx_compile_id cid = { -1, 0, 0, 0 };
+  g_assert_cmpint (fx_store_ensure_compile (store, input, &cid, &c, NULL), ==, FX_OK);
+  for (int i = 0; i < N; i++)
+    {
+      g_autofree char *t = bulk_text (i, len);
+      g_assert_cmpint (fx_store_add_artifact (store, input, c, "part", "string", t, NULL), ==, FX_OK);
+      if (i == N / 2)
+        check_bulk_artifacts (store, c, i + 1, len);
+    }
+  check_bulk_artifacts (store, c, N, len);
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  fx_store_close (store);
+
+  assert_integrity (path);
+  store = open_ok (path);
+  check_bulk_artifacts (store, c, N, len);
+  fx_store_close (store);
+  remove_workspace (path);
+}
+
+/* A write that fails on the writer thread (here: past the file size limit, as on a full disk) fails the import with
+   an error, the rollback leaves a sound workspace without the input, and the file can be imported into again. */
+static void
+test_bulk_write_error (void)
+{
+  g_autofree char *path = tmp_workspace ();
+  fx_store *store = open_ok (path);
+  fx_store_close (store);
+  struct stat st0;
+  g_assert_cmpint (stat (path, &st0), ==, 0);
+
+  pid_t pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      signal (SIGXFSZ, SIG_IGN);
+      struct rlimit lim = { (rlim_t) st0.st_size + (4 << 20), (rlim_t) st0.st_size + (4 << 20) };
+      setrlimit (RLIMIT_FSIZE, &lim);
+      fx_store *s = NULL;
+      if (fx_store_open (path, false, &s, NULL) != FX_OK || fx_store_begin_bulk (s, NULL) != FX_OK)
+        _exit (2);
+      int64_t in = 0, cc = 0;
+      fx_compile_id id = { -1, 0, 0, 0 };
+      fx_store_add_input (s, "/big", "torch_trace", "big", 1, &in, NULL);
+      fx_store_ensure_compile (s, in, &id, &cc, NULL);
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_status failed = FX_OK;
+      for (int i = 0; i < 2000 && failed == FX_OK; i++)
+        {
+          char *t = bulk_text (i, 20000);
+          failed = fx_store_add_artifact (s, in, cc, "part", "string", t, &diag);
+          g_free (t);
+        }
+      if (failed == FX_OK)
+        failed = fx_store_commit (s, &diag);
+      if (failed == FX_OK)
+        _exit (3); /* 40 MB went into a file limited to 4 MB more */
+      fx_store_rollback (s);
+      fx_store_close (s);
+      _exit (diag.message[0] != 0 ? 0 : 4);
+    }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+
+  assert_integrity (path);
+  store = open_ok (path);
+  int64_t count = -1;
+  g_assert_cmpint (fx_store_count (store, "inputs", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 0);
+  g_assert_cmpint (fx_store_count (store, "artifacts", &count, NULL), ==, FX_OK);
+  g_assert_cmpint (count, ==, 0);
+  /* and it takes an import again */
+  int64_t input = 0, c = 0;
+  g_assert_cmpint (fx_store_begin_bulk (store, NULL), ==, FX_OK);
+  g_assert_cmpint (fx_store_add_input (store, "/small", "torch_trace", "small", 1, &input, NULL), ==, FX_OK);
+  fx_compile_id cid = { -1, 0, 0, 0 };
+  g_assert_cmpint (fx_store_ensure_compile (store, input, &cid, &c, NULL), ==, FX_OK);
+  for (int i = 0; i < 50; i++)
+    {
+      g_autofree char *t = bulk_text (i, 20000);
+      g_assert_cmpint (fx_store_add_artifact (store, input, c, "part", "string", t, NULL), ==, FX_OK);
+    }
+  g_assert_cmpint (fx_store_commit (store, NULL), ==, FX_OK);
+  check_bulk_artifacts (store, c, 50, 20000);
+  fx_store_close (store);
+  assert_integrity (path);
+  remove_workspace (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1070,5 +1218,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/migration-v6", test_migration_v6);
   g_test_add_func ("/store/kernel-part-v6", test_kernel_part_v6);
   g_test_add_func ("/store/scratch", test_scratch);
+  g_test_add_func ("/store/bulk-queued-writes", test_bulk_queued_writes);
+  g_test_add_func ("/store/bulk-write-error", test_bulk_write_error);
   return g_test_run ();
 }

@@ -274,11 +274,122 @@ test_crafted (void)
   g_assert_false (check_event ("{\"name\": \"a\", \"name\": \"b\"}"));
 }
 
+/* fx_json_scan_members on an object's text: when it reads it, every member is json-c's, in json-c's order, strings
+   unescaped to json-c's characters and other values to json-c's text. Returns whether it read the object. */
+static gboolean
+check_members (const char *js)
+{
+  enum { CAP = 512 };
+  fx_json_member *m = g_new (fx_json_member, CAP);
+  size_t n = 0;
+  const char *end = NULL;
+  gboolean read = fx_json_scan_members (js, js + strlen (js), m, CAP, &n, &end);
+  if (read)
+    {
+      json_object *obj = json_tokener_parse (js);
+      g_assert_nonnull (obj);
+      g_assert_cmpint (json_object_get_type (obj), ==, json_type_object);
+      g_assert_cmpint (json_object_object_length (obj), ==, (int) n);
+      size_t i = 0;
+      json_object_object_foreach (obj, key, val)
+        {
+          g_autofree char *k = span_dup (m[i].key);
+          g_assert_cmpstr (k, ==, key);
+          if (m[i].type == 's')
+            {
+              g_assert_cmpint (json_object_get_type (val), ==, json_type_string);
+              fx_buf b;
+              fx_buf_init (&b);
+              fx_json_unescape (m[i].value, &b);
+              g_assert_cmpuint (b.len, ==, (size_t) json_object_get_string_len (val));
+              g_assert_true (b.len == 0 || memcmp (b.data, json_object_get_string (val), b.len) == 0);
+              g_assert_true (m[i].escaped == (memchr (m[i].value.p, '\\', m[i].value.len) != NULL));
+              fx_buf_free (&b);
+            }
+          else
+            {
+              g_autofree char *mine = jc_canon (m[i].value.p, m[i].value.len);
+              g_assert_cmpstr (mine, ==, val ? json_object_to_json_string_ext (val, JSON_C_TO_STRING_PLAIN) : "null");
+            }
+          i++;
+        }
+      json_object_put (obj);
+    }
+  g_free (m);
+  return read;
+}
+
+/* compilation_metrics objects of the fixtures (about a hundred members each) and crafted ones. */
+static void
+test_members (void)
+{
+  const char *fixtures = g_getenv ("FX_FIXTURES");
+  g_autofree char *root = g_build_filename (fixtures ? fixtures : "tests/fixtures", "traces", NULL);
+  g_autoptr (GPtrArray) logs = g_ptr_array_new_with_free_func (g_free);
+  collect_logs (root, logs);
+  size_t objects = 0, read = 0;
+  for (guint i = 0; i < logs->len; i++)
+    {
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (logs->pdata[i], &text, NULL, NULL));
+      g_auto (GStrv) lines = fx_test_split_lines (text);
+      for (size_t k = 0; lines[k]; k++)
+        {
+          const char *js = strstr (lines[k], "] {\"compilation_metrics\": {");
+          if (!js)
+            continue;
+          json_object *env = json_tokener_parse (js + 2), *metrics = NULL;
+          if (env && json_object_object_get_ex (env, "compilation_metrics", &metrics) && metrics)
+            {
+              const char *mt = json_object_to_json_string_ext (metrics, JSON_C_TO_STRING_SPACED);
+              objects++;
+              read += check_members (mt);
+              /* and the text as PyTorch wrote it: the member's span within the envelope line */
+              const char *start = js + 2 + strlen ("{\"compilation_metrics\": ");
+              fx_json_member one[512];
+              size_t n1 = 0;
+              const char *obj_end = NULL;
+              if (fx_json_scan_members (start, start + strlen (start), one, 512, &n1, &obj_end))
+                {
+                  g_autofree char *obj_text = g_strndup (start, (gsize) (obj_end - start));
+                  g_assert_true (check_members (obj_text));
+                }
+            }
+          json_object_put (env);
+        }
+    }
+  g_test_message ("%zu compilation_metrics objects, %zu read by the scanner", objects, read);
+  g_assert_cmpuint (objects, >=, 5);
+  g_assert_cmpuint (read, ==, objects);
+
+  static const struct
+  {
+    const char *js;
+    gboolean read;
+  } cases[] = {
+    { "{\"a\": \"q\\\"u\\\\b\\/s\\n\\t\\b\\f\\r\\u00e9\\u4e2d\\u0041\"}", TRUE },
+    { "{\"i\": -0, \"j\": 1.50, \"k\": 1E+2, \"l\": 123456789012345678901, \"m\": -0.0}", TRUE },
+    { "{\"a\": [1, \"x/y\", {\"k\": [true, null]}], \"o\": {\"b\": 2}, \"t\": true, \"f\": false, \"n\": null}", TRUE },
+    { "{\"e\": \"\", \"z\": \"\\u0000after\"}", TRUE },
+    { "{}", TRUE },
+    { "{\"x\": 2, \"x\": 3}", FALSE },
+    { "{\"s\": \"\\ud83d\\ude00\"}", FALSE },
+    { "{\"k\\u0041\": 1}", FALSE },
+    { "{\"x\": 1,}", FALSE },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].js);
+      g_assert_cmpint (check_members (cases[i].js), ==, cases[i].read);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/trace-scan/fixtures", test_fixtures);
   g_test_add_func ("/trace-scan/crafted", test_crafted);
+  g_test_add_func ("/trace-scan/members", test_members);
   return g_test_run ();
 }
