@@ -1333,6 +1333,12 @@ parse_function (fx_pyparser *p, fx_graph *g)
           st = fx_py_error (p, t, "expected a parameter name");
           goto out;
         }
+      /* Python refuses `def forward(pass)`; taken, it printed a graph whose code does not parse (fuzz-fxcode) */
+      if (t->op != 0)
+        {
+          st = fx_py_error (p, t, "a keyword cannot be a parameter name");
+          goto out;
+        }
       fx_py_next (p);
       param pa = { .tok = t };
       pa.desc = fx_py_bracket_comment (&p->lx, t->line, t->off);

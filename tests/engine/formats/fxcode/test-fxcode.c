@@ -911,6 +911,7 @@ static const bad_case bad_cases[] = {
   { "expression-statement", "def forward(self, x):\n    torch.abs(x)\n    return x\n", 2, 17, "expected '='" },
   { "nested-call", "def forward(self, x):\n    a = torch.abs(torch.neg(x))\n    return a\n", 2, 19, "call inside an argument" },
   { "nested-op", "def forward(self, x):\n    a = x + x * x\n    return a\n", 2, 13, "operator inside an argument" },
+  { "keyword-parameter", "def forward(pass, x):\n    return x\n", 1, 13, "a keyword cannot be a parameter name" },
   { "bad-annotation-syntax", "def forward(self, x):\n    a: = x + x\n    return a\n", 2, 8, "expected an expression" },
   { "dead-value-unknown", "def forward(self, x):\n    a = x + x;  q = None\n    return a\n", 2, 17, "name 'q' is not defined" },
   { "deep-brackets", NULL, 2, 218, "brackets nested too deeply" },
