@@ -2290,5 +2290,10 @@ fx_store_set_scratch (fx_store *store, fx_diag *diag)
   store->scratch = true;
   /* WAL writes every page twice (log, then checkpoint) and fsyncs at each checkpoint: a third of fxwb report's time
      on a 200 MB trace. A larger cache_size was tried and was slower (and tripled peak memory). */
-  return exec (store, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF", diag);
+  fx_status st = exec (store, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF", diag);
+  /* nobody reads a scratch file while it is written: its pages go from a writer thread too (fx-store-vfs.c) */
+  int on = 1;
+  if (st == FX_OK)
+    sqlite3_file_control (store->db, "main", FX_STORE_FCNTL_QUEUE_WRITES, &on);
+  return st;
 }
