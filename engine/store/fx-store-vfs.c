@@ -23,7 +23,8 @@
 
 /* Bytes the queue may hold before a write waits for the thread: bounds the import's memory, and is far more than
    one write's latency needs. */
-enum { QUEUE_LIMIT = 8 << 20, WAKE_BYTES = 1 << 20, SPARE_LIMIT = (QUEUE_LIMIT + WAKE_BYTES) / 4096 };
+enum { QUEUE_LIMIT = 8 << 20, WAKE_BYTES = 1 << 20, SPARE_LIMIT = (QUEUE_LIMIT + WAKE_BYTES) / 4096,
+       SYNC_BYTES = 64 << 20 };
 
 typedef struct pending
 {
@@ -50,6 +51,7 @@ typedef struct
      and wakes the caller only when it waits. */
   bool idle;              /* the thread waits for work */
   int waiters;            /* callers waiting for the thread */
+  size_t unsynced;        /* bytes the thread wrote since it last synced (its own) */
 } writer;
 
 typedef struct
@@ -98,6 +100,15 @@ writer_main (void *arg)
           bytes += (size_t) e->len;
           last = e;
           n++;
+        }
+      /* Pages in the page cache still have to reach the disk at the commit's sync, which the importer waits for
+         (0.56 s at the end of a 1 GB trace): the thread syncs every SYNC_BYTES, so the disk works while the
+         importer does. Syncing early never breaks the journal's order (it was synced before any of these). */
+      w->unsynced += bytes;
+      if (rc == SQLITE_OK && w->unsynced >= SYNC_BYTES)
+        {
+          rc = f->real->pMethods->xSync (f->real, SQLITE_SYNC_NORMAL);
+          w->unsynced = 0;
         }
       pthread_mutex_lock (&w->lock);
       w->writing = NULL;
