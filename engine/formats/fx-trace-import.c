@@ -214,6 +214,17 @@ json_num (json_object *obj, const char *key)
   return json_object_get_double (v);
 }
 
+/* json-c's reading of a span the scanner took (from a terminated copy: json-c cannot tell a number's end from the
+   end of its input). */
+static json_object *
+parse_span (fx_json_span span)
+{
+  char *copy = strndup (span.p, span.len);
+  json_object *obj = copy ? json_tokener_parse (copy) : NULL;
+  free (copy);
+  return obj;
+}
+
 static const char *
 skip_json_ws (const char *p)
 {
@@ -791,6 +802,150 @@ part_name (const compile_entry *ce, const char *name, char *buf, size_t size)
    guard_added_fast {expr, stack, user_stack}; draft_export's failures: propagate_real_tensors_provenance {expr, result,
    stack, user_stack, ...} (stored as kind "data_dependent", the result as value), missing_fake_kernel {op} and
    mismatched_fake_kernel {op, reason}; expression_created {method, result, arguments, ...} (kind "expression"). */
+static const fx_json_member *find_member (const fx_json_member *m, size_t n, const char *key);
+
+/* A string member's characters (escapes decoded) into buf; NULL when m is absent or not a string. */
+static const char *
+member_str (const fx_json_member *m, fx_buf *buf)
+{
+  if (!m || m->type != 's')
+    return NULL;
+  fx_buf_reset (buf);
+  if (m->escaped)
+    fx_json_unescape (m->value, buf);
+  else
+    fx_buf_append (buf, m->value.p, m->value.len);
+  return buf->data ? buf->data : "";
+}
+
+/* format_stack over the scanner's reading of a stack (an array of frame objects). *done false: unsure (the caller
+   asks json-c), nothing written. */
+static bool
+format_stack_scanned (importer *imp, const fx_json_member *stack, fx_buf *out, int *bad_id, bool *done)
+{
+  enum { MAX_FRAMES = 1024, FRAME_MEMBERS = 16 };
+  *done = false;
+  fx_json_member *frames = malloc (MAX_FRAMES * sizeof *frames);
+  size_t n = 0;
+  if (!frames || !fx_json_scan_array (stack->value.p, stack->value.p + stack->value.len, frames, MAX_FRAMES, &n))
+    {
+      free (frames);
+      return true;
+    }
+  fx_buf name, loc, file;
+  fx_buf_init (&name);
+  fx_buf_init (&loc);
+  fx_buf_init (&file);
+  size_t mark = out->len;
+  bool ok = true, sure = true;
+  for (size_t i = 0; i < n && ok && sure; i++)
+    {
+      fx_json_member fm[FRAME_MEMBERS];
+      size_t nm = 0;
+      const char *obj_end;
+      if (frames[i].type != '{')
+        continue;
+      if (!fx_json_scan_members (frames[i].value.p, frames[i].value.p + frames[i].value.len, fm, FRAME_MEMBERS, &nm,
+                                 &obj_end))
+        {
+          sure = false;
+          break;
+        }
+      const fx_json_member *fv = find_member (fm, nm, "filename");
+      const char *fname = NULL;
+      if (fv && fv->type == 'i')
+        {
+          long long id = strtoll (fv->value.p, NULL, 10);
+          if (id < 0 || (size_t) id >= imp->n_strings || !imp->strings[id])
+            {
+              *bad_id = (int) id;
+              ok = false;
+              break;
+            }
+          fname = imp->strings[id];
+        }
+      else if (fv && fv->type == 'I')
+        {
+          sure = false;
+          break;
+        }
+      else if (fv && fv->type == 's')
+        fname = member_str (fv, &file);
+      const fx_json_member *lv = find_member (fm, nm, "line");
+      int ln = 0;
+      if (lv)
+        {
+          fx_json_field f = { .key = NULL, .type = lv->type, .value = lv->value };
+          ln = fx_json_field_int (&f, 0);
+        }
+      const char *fn = member_str (find_member (fm, nm, "name"), &name);
+      const char *lc = member_str (find_member (fm, nm, "loc"), &loc);
+      fx_buf_printf (out, "  File \"%s\", line %d, in %s\n", fname ? fname : "?", ln, fn ? fn : "?");
+      if (lc)
+        fx_buf_printf (out, "    %s\n", lc);
+    }
+  if (!sure)
+    {
+      out->len = mark;
+      if (out->data)
+        out->data[mark] = 0;
+    }
+  fx_buf_free (&name);
+  fx_buf_free (&loc);
+  fx_buf_free (&file);
+  free (frames);
+  *done = sure;
+  return ok;
+}
+
+/* add_shape_event for guard_added / guard_added_fast (their expr and stacks) read by the scanner: without json-c's
+   objects for the stacks that are most of a guard record's bytes. *done false: unsure, nothing stored. */
+static fx_status
+add_guard_event_scanned (importer *imp, int64_t crow, const char *kind, fx_json_span meta, int64_t line, bool *done)
+{
+  enum { MAX_GUARD_MEMBERS = 64 };
+  fx_json_member m[MAX_GUARD_MEMBERS];
+  size_t n = 0;
+  const char *end;
+  *done = false;
+  if (!fx_json_scan_members (meta.p, meta.p + meta.len, m, MAX_GUARD_MEMBERS, &n, &end))
+    return FX_OK;
+  fx_store_shape_event ev = { 0 };
+  ev.kind = kind;
+  fx_buf expr, stacks[2];
+  fx_buf_init (&expr);
+  fx_buf_init (&stacks[0]);
+  fx_buf_init (&stacks[1]);
+  ev.expr = member_str (find_member (m, n, "expr"), &expr);
+  static const char *const keys[2] = { "user_stack", "stack" };
+  bool ok = true, sure = true;
+  for (int k = 0; k < 2 && ok && sure; k++)
+    {
+      const fx_json_member *stack = find_member (m, n, keys[k]);
+      if (!stack || stack->type != '[')
+        continue;
+      int bad_id = -1;
+      ok = format_stack_scanned (imp, stack, &stacks[k], &bad_id, &sure);
+      if (!ok && sure)
+        warn (imp, FX_IMPORT_WARN_UNKNOWN_STRING, line, "%s: string id %d was never defined", kind, bad_id);
+    }
+  fx_status st = FX_OK;
+  if (sure)
+    {
+      *done = true;
+      ev.user_stack = stacks[0].len ? stacks[0].data : NULL;
+      ev.stack = stacks[1].len ? stacks[1].data : NULL;
+      if (ok && !ev.expr)
+        warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without an expr", kind);
+      else if (ok)
+        st = fx_store_add_shape_event (imp->store, imp->input, crow, &ev, imp->diag);
+    }
+  fx_buf_free (&expr);
+  fx_buf_free (&stacks[0]);
+  fx_buf_free (&stacks[1]);
+  return st;
+}
+
 static fx_status
 add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *meta, int64_t line)
 {
@@ -937,6 +1092,30 @@ add_dynamo_error (importer *imp, int64_t crow, const char *payload)
 }
 
 /* A raw record as an artifact: its metadata JSON, then the payload. */
+/* add_raw for metadata the scanner read: the same text, written as json-c writes it (fx_json_write_plain), without
+   building its objects. *done false: unsure, nothing stored. */
+static fx_status
+add_raw_scanned (importer *imp, int64_t crow, const char *kind, fx_json_span meta, const char *payload, bool *done)
+{
+  fx_buf text;
+  fx_buf_init (&text);
+  *done = fx_json_write_plain (meta, &text);
+  fx_status st = FX_OK;
+  if (*done)
+    {
+      if (payload)
+        {
+          fx_buf_putc (&text, '\n');
+          fx_buf_puts (&text, payload);
+        }
+      st = fx_store_add_artifact (imp->store, imp->input, crow, kind, "record", text.data, imp->diag);
+      if (st == FX_OK)
+        imp->stats->artifacts++;
+    }
+  fx_buf_free (&text);
+  return st;
+}
+
 static fx_status
 add_raw (importer *imp, int64_t crow, const char *kind, json_object *meta, const char *payload)
 {
@@ -996,7 +1175,7 @@ typedef struct
   const char *want;       /* has_payload */
   fx_compile_id cid;
   const char *art_name, *art_enc;  /* an artifact's name and encoding */
-  fx_json_span meta_text; /* compilation_metrics read by the scanner: its object's text (meta NULL) */
+  fx_json_span meta_text; /* compilation_metrics, guards, create_symbol read by the scanner: the object's text */
 } record;
 
 static fx_status handle_decoded (importer *imp, const record *r, const char *payload, size_t plen, int64_t line);
@@ -1212,9 +1391,7 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
       st = add_metrics_scanned (imp, &cid, crow, r->meta_text, line, &done);
       if (st != FX_OK || done)
         return st;
-      char *copy = strndup (r->meta_text.p, r->meta_text.len);
-      json_object *obj = copy ? json_tokener_parse (copy) : NULL;
-      free (copy);
+      json_object *obj = parse_span (r->meta_text);
       st = add_metrics_record (imp, &cid, crow, obj, line);
       json_object_put (obj);
       return st;
@@ -1248,7 +1425,18 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
       || strcmp (kind, "guard_added_fast") == 0 || strcmp (kind, "propagate_real_tensors_provenance") == 0
       || strcmp (kind, "missing_fake_kernel") == 0 || strcmp (kind, "mismatched_fake_kernel") == 0
       || strcmp (kind, "expression_created") == 0)
-    return add_shape_event (imp, crow, kind, meta, line);
+    {
+      if (meta || !r->meta_text.p)
+        return add_shape_event (imp, crow, kind, meta, line);
+      bool done = false;
+      st = add_guard_event_scanned (imp, crow, kind, r->meta_text, line, &done);
+      if (st != FX_OK || done)
+        return st;
+      json_object *obj = parse_span (r->meta_text);
+      st = add_shape_event (imp, crow, kind, obj, line);
+      json_object_put (obj);
+      return st;
+    }
   if (strcmp (kind, "exported_program") == 0 && payload)
     {
       /* torch.export's str(ExportedProgram): its GraphModule is the export's "export" graph (of [-/-] when the
@@ -1336,6 +1524,17 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
   if (!is_known_raw (kind) && strcmp (kind, "dynamo_cpp_guards_str") != 0
       && strcmp (kind, "inductor_output_code") != 0)
     warn (imp, FX_IMPORT_WARN_UNKNOWN_KIND, line, "%.100s", kind);
+  if (!meta && r->meta_text.p)
+    {
+      bool done = false;
+      st = add_raw_scanned (imp, crow, kind, r->meta_text, payload, &done);
+      if (st != FX_OK || done)
+        return st;
+      json_object *obj = parse_span (r->meta_text);
+      st = add_raw (imp, crow, kind, obj, payload);
+      json_object_put (obj);
+      return st;
+    }
   return add_raw (imp, crow, kind, meta, payload);
 }
 
@@ -1439,8 +1638,10 @@ handle_scanned (importer *imp, const fx_trace_envelope *e, const char *payload, 
   bool has_cid = r.cid.frame_id >= 0 || r.cid.compiled_autograd_id >= 0;
   if (strcmp (kind, "chromium_event") == 0 || graph_stage (kind))
     ;
-  else if (strcmp (kind, "compilation_metrics") == 0 && e->meta_type == '{')
-    r.meta_text = e->meta;
+  else if ((strcmp (kind, "compilation_metrics") == 0 || strcmp (kind, "guard_added_fast") == 0
+            || strcmp (kind, "guard_added") == 0 || strcmp (kind, "create_symbol") == 0)
+           && e->meta_type == '{')
+    r.meta_text = e->meta; /* read from its text where it is handled */
   else if ((strcmp (kind, "inductor_output_code") == 0 || strcmp (kind, "dynamo_cpp_guards_str") == 0) && has_cid
            && payload)
     ;

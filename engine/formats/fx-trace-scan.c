@@ -475,3 +475,207 @@ fx_json_unescape (fx_json_span s, fx_buf *out)
         }
     }
 }
+
+bool
+fx_json_scan_array (const char *p, const char *end, fx_json_member *items, size_t cap, size_t *n)
+{
+  *n = 0;
+  p = skip_ws (p, end);
+  if (p >= end || *p != '[')
+    return false;
+  p = skip_ws (p + 1, end);
+  if (p < end && *p == ']')
+    return true;
+  for (size_t k = 0;; k++)
+    {
+      if (k == cap)
+        return false;
+      member m = { .value = p };
+      p = scan_value (p, end, 1, &m.type, &m.value_escaped);
+      if (!p)
+        return false;
+      m.value_end = p;
+      fx_json_field f;
+      set_value (&f, &m);
+      items[k] = (fx_json_member) { { NULL, 0 }, f.type, m.value_escaped, f.value };
+      *n = k + 1;
+      p = skip_ws (p, end);
+      if (p < end && *p == ',')
+        {
+          p = skip_ws (p + 1, end);
+          continue;
+        }
+      if (p < end && *p == ']')
+        return true;
+      return false;
+    }
+}
+
+/* json-c's json_escape_str (no JSON_C_TO_STRING_NOSLASHESCAPE): the characters of a string as it writes them. */
+static void
+put_escaped_jsonc (const char *s, size_t len, fx_buf *out)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t start = 0;
+  for (size_t i = 0; i < len; i++)
+    {
+      unsigned char c = (unsigned char) s[i];
+      const char *esc = NULL;
+      switch (c)
+        {
+        case '\b': esc = "\\b"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\f': esc = "\\f"; break;
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '/': esc = "\\/"; break;
+        default: break;
+        }
+      if (!esc && c >= 0x20)
+        continue;
+      fx_buf_append (out, s + start, i - start);
+      if (esc)
+        fx_buf_puts (out, esc);
+      else
+        {
+          char u[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf], 0 };
+          fx_buf_puts (out, u);
+        }
+      start = i + 1;
+    }
+  fx_buf_append (out, s + start, len - start);
+}
+
+enum { PLAIN_MEMBERS = 32, PLAIN_MAX_MEMBERS = 4096 };
+
+/* The value at p, written as json-c writes what it read (JSON_C_TO_STRING_PLAIN); the position after it, NULL when
+   unsure (as the scanner, plus integers past 18 digits and an object with a repeated key at any depth). */
+static const char *
+write_plain (const char *p, const char *end, int depth, fx_buf *tmp, fx_buf *out)
+{
+  if (depth > MAX_DEPTH || p >= end)
+    return NULL;
+  switch (*p)
+    {
+    case '{':
+      {
+        member local[PLAIN_MEMBERS], *members = local;
+        size_t n = 0;
+        const char *q = scan_object (p, end, depth, members, PLAIN_MEMBERS, &n);
+        if (!q)
+          {
+            /* more members than the stack holds (compilation_metrics has about a hundred) */
+            members = malloc (PLAIN_MAX_MEMBERS * sizeof *members);
+            q = members ? scan_object (p, end, depth, members, PLAIN_MAX_MEMBERS, &n) : NULL;
+          }
+        bool ok = q && plain_distinct_keys (members, n);
+        if (ok)
+          fx_buf_putc (out, '{');
+        for (size_t i = 0; ok && i < n; i++)
+          {
+            if (i)
+              fx_buf_putc (out, ',');
+            fx_buf_putc (out, '"');
+            put_escaped_jsonc (members[i].key, members[i].key_len, out);
+            fx_buf_puts (out, "\":");
+            ok = write_plain (members[i].value, members[i].value_end, depth + 1, tmp, out) != NULL;
+          }
+        if (members != local)
+          free (members);
+        if (!ok)
+          return NULL;
+        fx_buf_putc (out, '}');
+        return q;
+      }
+    case '[':
+      {
+        fx_buf_putc (out, '[');
+        p = skip_ws (p + 1, end);
+        if (p < end && *p == ']')
+          {
+            fx_buf_putc (out, ']');
+            return p + 1;
+          }
+        for (bool first = true;; first = false)
+          {
+            if (!first)
+              fx_buf_putc (out, ',');
+            p = write_plain (p, end, depth + 1, tmp, out);
+            if (!p)
+              return NULL;
+            p = skip_ws (p, end);
+            if (p < end && *p == ',')
+              {
+                p = skip_ws (p + 1, end);
+                continue;
+              }
+            if (p < end && *p == ']')
+              {
+                fx_buf_putc (out, ']');
+                return p + 1;
+              }
+            return NULL;
+          }
+      }
+    case '"':
+      {
+        bool escaped;
+        const char *q = scan_string (p, end, &escaped);
+        if (!q)
+          return NULL;
+        fx_json_span s = { p + 1, (size_t) (q - p - 2) };
+        fx_buf_putc (out, '"');
+        if (escaped)
+          {
+            fx_buf_reset (tmp);
+            fx_json_unescape (s, tmp);
+            put_escaped_jsonc (tmp->data ? tmp->data : "", tmp->len, out);
+          }
+        else
+          put_escaped_jsonc (s.p, s.len, out);
+        fx_buf_putc (out, '"');
+        return q;
+      }
+    case 't':
+    case 'f':
+    case 'n':
+      {
+        const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+        const char *q = scan_literal (p, end, word);
+        if (q)
+          fx_buf_puts (out, word);
+        return q;
+      }
+    default:
+      {
+        char type;
+        const char *q = scan_number (p, end, &type);
+        if (!q || type == 'I')
+          return NULL;
+        if (type == 'i') /* json-c keeps an int64 (-0 is 0) */
+          fx_buf_printf (out, "%lld", strtoll (p, NULL, 10));
+        else /* and a double's own text */
+          fx_buf_append (out, p, (size_t) (q - p));
+        return q;
+      }
+    }
+}
+
+bool
+fx_json_write_plain (fx_json_span value, fx_buf *out)
+{
+  fx_buf tmp;
+  fx_buf_init (&tmp);
+  size_t mark = out->len;
+  const char *end = value.p + value.len;
+  const char *q = write_plain (skip_ws (value.p, end), end, 0, &tmp, out);
+  fx_buf_free (&tmp);
+  if (q && skip_ws (q, end) == end)
+    return true;
+  out->len = mark;
+  if (out->data)
+    out->data[mark] = 0;
+  return false;
+}

@@ -50,6 +50,14 @@ bool fx_json_scan_members (const char *p, const char *end, fx_json_member *out, 
    them (the scanner leaves surrogates to json-c), appended to out. */
 void fx_json_unescape (fx_json_span s, fx_buf *out);
 
+/* The elements of the array at p (leading whitespace allowed), at most cap, as fx_json_scan_members gives members
+   (keys empty). False when unsure or past cap. */
+bool fx_json_scan_array (const char *p, const char *end, fx_json_member *items, size_t cap, size_t *n);
+
+/* The value (whitespace around it allowed) as json-c writes what it reads with JSON_C_TO_STRING_PLAIN, appended to
+   out. False when unsure (out unchanged): the scanner's refusals, integers past 18 digits, a repeated key. */
+bool fx_json_write_plain (fx_json_span value, fx_buf *out);
+
 /* What the importer reads of an envelope: the first key that is not a context key (the record kind) and its value,
    the compile id as the importer's json_int() reads it (-1, or 0 for attempt, when absent, not an integer or out of
    0..1000000000), and has_payload when it is a string. */

@@ -384,6 +384,96 @@ test_members (void)
     }
 }
 
+/* fx_json_write_plain against json-c's own PLAIN writing of what it read: every envelope and its record's metadata
+   in the fixtures (create_symbol, guards, describe_*, ...), and crafted values. Returns whether it wrote. */
+static gboolean
+check_plain (const char *js, size_t len)
+{
+  fx_buf b;
+  fx_buf_init (&b);
+  gboolean wrote = fx_json_write_plain ((fx_json_span) { js, len }, &b);
+  if (wrote)
+    {
+      g_autofree char *want = jc_canon (js, len);
+      g_assert_cmpstr (b.data, ==, want);
+    }
+  else
+    g_assert_cmpuint (b.len, ==, 0);
+  fx_buf_free (&b);
+  return wrote;
+}
+
+static void
+test_plain (void)
+{
+  const char *fixtures = g_getenv ("FX_FIXTURES");
+  g_autofree char *root = g_build_filename (fixtures ? fixtures : "tests/fixtures", "traces", NULL);
+  g_autoptr (GPtrArray) logs = g_ptr_array_new_with_free_func (g_free);
+  collect_logs (root, logs);
+  size_t metas = 0, written = 0, envelopes = 0;
+  for (guint i = 0; i < logs->len; i++)
+    {
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (logs->pdata[i], &text, NULL, NULL));
+      g_auto (GStrv) lines = fx_test_split_lines (text);
+      for (size_t k = 0; lines[k]; k++)
+        {
+          const char *js = strstr (lines[k], "] {");
+          fx_trace_envelope e;
+          if (!js || !fx_trace_scan_envelope (js + 2, js + 2 + strlen (js + 2), &e))
+            continue;
+          envelopes += check_plain (js + 2, strlen (js + 2));
+          metas++;
+          written += check_plain (e.meta.p, e.meta.len);
+          /* every array element too (stack frames, sizes) */
+          fx_json_member items[256];
+          size_t n = 0;
+          if (e.meta_type == '[' && fx_json_scan_array (e.meta.p, e.meta.p + e.meta.len, items, 256, &n))
+            {
+              g_autofree char *copy = g_strndup (e.meta.p, e.meta.len);
+              json_object *arr = json_tokener_parse (copy);
+              g_assert_cmpint (json_object_array_length (arr), ==, (int) n);
+              json_object_put (arr);
+            }
+        }
+    }
+  g_test_message ("%zu envelopes and their metadata, %zu and %zu written", metas, envelopes, written);
+  g_assert_cmpuint (metas, >, 1000);
+  g_assert_cmpuint (envelopes * 100, >=, metas * 99);
+  g_assert_cmpuint (written * 100, >=, metas * 99);
+
+  static const struct
+  {
+    const char *js;
+    gboolean wrote;
+  } cases[] = {
+    { " {\"a/b\": \"x/y\\u0001\\u001f\\b\\f\\n\\r\\t\\\"\\\\\\u00e9\", \"c\": [ ], \"d\": { }} ", TRUE },
+    { "[1, -0, 2.50, 1E+2, -0.0, true, false, null, [[]], {\"k\": {\"j\": [1]}}]", TRUE },
+    { "\"\\u0000x\"", TRUE },
+    { "-12", TRUE },
+    { "{\"a\": {\"b\": 1, \"b\": 2}}", FALSE },
+    { "[123456789012345678901]", FALSE },
+    { "[\"\\ud83d\\ude00\"]", FALSE },
+    { "[1,]", FALSE },
+    { "{\"a\": 1} x", FALSE },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].js);
+      g_assert_cmpint (check_plain (cases[i].js, strlen (cases[i].js)), ==, cases[i].wrote);
+    }
+  fx_json_member items[4];
+  size_t n = 0;
+  static const char arr[] = "[1, \"a\\nb\", {\"x\": 2}]";
+  g_assert_true (fx_json_scan_array (arr, arr + strlen (arr), items, 4, &n));
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpint (items[0].type, ==, 'i');
+  g_assert_cmpint (items[1].type, ==, 's');
+  g_assert_true (items[1].escaped);
+  g_assert_cmpint (items[2].type, ==, '{');
+  g_assert_false (fx_json_scan_array (arr, arr + strlen (arr), items, 2, &n));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -391,5 +481,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-scan/fixtures", test_fixtures);
   g_test_add_func ("/trace-scan/crafted", test_crafted);
   g_test_add_func ("/trace-scan/members", test_members);
+  g_test_add_func ("/trace-scan/plain", test_plain);
   return g_test_run ();
 }
