@@ -25,15 +25,17 @@ print_all (const fx_graph *g)
 
 /* print_readable's text must parse back and print the same again. Skipped where the printers follow Python
    faithfully into text that is not code: non-ASCII names and strings (Python's unicode identifiers and
-   surrogate escapes), and outputs holding anything but nodes (generate_output uses repr()). */
+   surrogate escapes), and outputs holding anything but nodes, in any child module too (generate_output uses
+   repr()). */
 static bool
-round_trips (const uint8_t *data, size_t size, const fx_graph *g)
+outputs_nodes (const fx_graph *g)
 {
   fx_node *out = fx_graph_output_node (g);
   if (out == NULL || out->n_args != 1)
     return false;
-  for (size_t i = 0; i < size; i++)
-    if (data[i] >= 0x80)
+  /* and every child module's graph (print_readable prints them below, with the same repr() of their outputs) */
+  for (size_t i = 0; i < g->n_children; i++)
+    if (g->children[i].graph != NULL && !outputs_nodes (g->children[i].graph))
       return false;
   const fx_arg *a = &out->args[0];
   if (a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_LIST)
@@ -45,6 +47,15 @@ round_trips (const uint8_t *data, size_t size, const fx_graph *g)
   else if (a->kind != FX_ARG_NODE && a->kind != FX_ARG_NONE)
     return false;
   return true;
+}
+
+static bool
+round_trips (const uint8_t *data, size_t size, const fx_graph *g)
+{
+  for (size_t i = 0; i < size; i++)
+    if (data[i] >= 0x80)
+      return false;
+  return outputs_nodes (g);
 }
 
 static void
