@@ -1277,6 +1277,18 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
           goto out;
         }
     }
+  if (result == Py_None && target.kind == FX_TARGET_OPERATOR && strcmp (target.name, "setitem") == 0)
+    {
+      /* x[idx] = v: an in-place node with no value (Dynamo's setitem node); the examples ran it on meta */
+      Py_DECREF (result);
+      fx_node *node = fx_graph_create_node (g, op, target, fargs, npos, fkw, nkw, NULL);
+      if (!tr->first_body)
+        tr->first_body = node;
+      node_set_meta (tr, f, node, source_fn);
+      PyDict_SetItemString (tr->t->targets, node->name, target_obj);
+      res = const_var (tr, Py_None);
+      goto out;
+    }
   if (!PyObject_TypeCheck (result, (PyTypeObject *) fxc.tensor_type))
     {
       Py_DECREF (result);
@@ -3467,6 +3479,50 @@ subscr (vm *vs, var *obj, var *idx)
   return STEP_NEXT;
 }
 
+/* Whether a traced tensor is t or holds t's storage as a view of it (items of sequences and dicts too). */
+static bool
+aliases_base (var *v, PyObject *t, int depth)
+{
+  if (!v || depth > 4)
+    return false;
+  if (v->kind == V_SEQ || v->kind == V_DICT)
+    {
+      for (size_t i = 0; i < v->n; i++)
+        if (aliases_base (v->items[i], t, depth + 1))
+          return true;
+      return false;
+    }
+  if (v->kind != V_TENSOR || v->lazy || !v->obj || v->obj == t)
+    return false;
+  PyObject *b = PyObject_GetAttrString (v->obj, "_base");
+  bool r = b == t;
+  Py_XDECREF (b);
+  PyErr_Clear ();
+  return r;
+}
+
+/* Why x[idx] = v cannot go into the graph, or NULL. The engine's functionalization writes the new value of x back
+   to x alone: x a view of another tensor, or a view of x still held (a local, the value stack), would see the old
+   values, so the trace breaks there instead (Dynamo's functionalization regenerates such views). */
+static const char *
+setitem_alias (vm *vs, var *obj, var *value)
+{
+  PyObject *b = PyObject_GetAttrString (obj->obj, "_base");
+  bool is_view = b && b != Py_None;
+  Py_XDECREF (b);
+  PyErr_Clear ();
+  if (is_view)
+    return "the tensor written to is a view of another tensor";
+  for (frame *fr = vs->f; fr; fr = fr->parent)
+    for (int i = 0; i < fr->nlocals; i++)
+      if (fr->locals[i] != value && aliases_base (fr->locals[i], obj->obj, 0))
+        return "a view of the tensor written to is still in use";
+  for (int i = 0; i < vs->sp - 3; i++)
+    if (aliases_base (vs->stack[i], obj->obj, 0))
+      return "a view of the tensor written to is still in use";
+  return NULL;
+}
+
 /* Operators: binary, comparison, unary, subscript, `is` and `in`. */
 static int
 step_operators (vm *vs)
@@ -3544,6 +3600,31 @@ step_operators (vm *vs)
             Py_DECREF (keys);
             obj->kind = V_DICT;
             obj->obj = keys;
+          }
+        if (obj->kind == V_TENSOR)
+          {
+            /* x[idx] = v on a tensor: an operator.setitem node mutating x in the graph, as Dynamo traces it */
+            NEED (force (tr, f, obj) == 0);
+            const char *why = setitem_alias (vs, obj, value);
+            if (why)
+              return fail (tr, 1, "Unsupported tensor setitem\n  Explanation: %s", why);
+            PyObject *is_meta = PyObject_GetAttrString (obj->obj, "is_meta");
+            NEED (is_meta);
+            Py_DECREF (is_meta);
+            if (is_meta != Py_True)
+              {
+                /* a factory's example is a real tensor: the write goes to a meta copy, which becomes the example
+                   (its values would be stale) */
+                PyObject *m = meta_like (obj->obj);
+                NEED (m);
+                PyList_Append (tr->keep, m);
+                Py_DECREF (m);
+                obj->obj = m;
+              }
+            var *a[3] = { obj, key, value };
+            NEED (call_operator (tr, f, "setitem", a, 3));
+            vs->sp -= 3;
+            break;
           }
         if (obj->kind != V_DICT || key->kind != V_CONST)
           return STEP_UNHANDLED;
