@@ -3505,7 +3505,7 @@ aliases_base (var *v, PyObject *t, int depth)
    to x alone: x a view of another tensor, or a view of x still held (a local, the value stack), would see the old
    values, so the trace breaks there instead (Dynamo's functionalization regenerates such views). */
 static const char *
-setitem_alias (vm *vs, var *obj, var *value)
+setitem_alias (vm *vs, var *obj, var *value, int n_operands)
 {
   PyObject *b = PyObject_GetAttrString (obj->obj, "_base");
   bool is_view = b && b != Py_None;
@@ -3517,10 +3517,40 @@ setitem_alias (vm *vs, var *obj, var *value)
     for (int i = 0; i < fr->nlocals; i++)
       if (fr->locals[i] != value && aliases_base (fr->locals[i], obj->obj, 0))
         return "a view of the tensor written to is still in use";
-  for (int i = 0; i < vs->sp - 3; i++)
+  for (int i = 0; i < vs->sp - n_operands; i++)
     if (aliases_base (vs->stack[i], obj->obj, 0))
       return "a view of the tensor written to is still in use";
   return NULL;
+}
+
+/* obj[key] = value on a tensor (the top n_operands stack slots, popped when done): an operator.setitem node
+   mutating obj in the graph, as Dynamo traces it. */
+static int
+tensor_setitem (vm *vs, var *obj, var *key, var *value, int n_operands)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  NEED (force (tr, f, obj) == 0);
+  const char *why = setitem_alias (vs, obj, value, n_operands);
+  if (why)
+    return fail (tr, 1, "Unsupported tensor setitem\n  Explanation: %s", why);
+  PyObject *is_meta = PyObject_GetAttrString (obj->obj, "is_meta");
+  NEED (is_meta);
+  Py_DECREF (is_meta);
+  if (is_meta != Py_True)
+    {
+      /* a factory's example is a real tensor: the write goes to a meta copy, which becomes the example (its
+         values would be stale) */
+      PyObject *m = meta_like (obj->obj);
+      NEED (m);
+      PyList_Append (tr->keep, m);
+      Py_DECREF (m);
+      obj->obj = m;
+    }
+  var *a[3] = { obj, key, value };
+  NEED (call_operator (tr, f, "setitem", a, 3));
+  vs->sp -= n_operands;
+  return STEP_NEXT;
 }
 
 /* Operators: binary, comparison, unary, subscript, `is` and `in`. */
@@ -3602,30 +3632,7 @@ step_operators (vm *vs)
             obj->obj = keys;
           }
         if (obj->kind == V_TENSOR)
-          {
-            /* x[idx] = v on a tensor: an operator.setitem node mutating x in the graph, as Dynamo traces it */
-            NEED (force (tr, f, obj) == 0);
-            const char *why = setitem_alias (vs, obj, value);
-            if (why)
-              return fail (tr, 1, "Unsupported tensor setitem\n  Explanation: %s", why);
-            PyObject *is_meta = PyObject_GetAttrString (obj->obj, "is_meta");
-            NEED (is_meta);
-            Py_DECREF (is_meta);
-            if (is_meta != Py_True)
-              {
-                /* a factory's example is a real tensor: the write goes to a meta copy, which becomes the example
-                   (its values would be stale) */
-                PyObject *m = meta_like (obj->obj);
-                NEED (m);
-                PyList_Append (tr->keep, m);
-                Py_DECREF (m);
-                obj->obj = m;
-              }
-            var *a[3] = { obj, key, value };
-            NEED (call_operator (tr, f, "setitem", a, 3));
-            vs->sp -= 3;
-            break;
-          }
+          return tensor_setitem (vs, obj, key, value, 3);
         if (obj->kind != V_DICT || key->kind != V_CONST)
           return STEP_UNHANDLED;
         if (dict_store (tr, obj, key->obj, value) < 0)
@@ -4668,7 +4675,18 @@ step_py312 (vm *vs)
         return subscr (vs, obj, idx);
       }
     case STORE_SLICE:
-      return fail (tr, 1, "Unsupported slice assignment while tracing");
+      {
+        /* TOS2[TOS1:TOS] = TOS3 (3.12): a slice store into a tensor is a setitem */
+        NEED (vs->sp >= 4);
+        var *stop = PEEK (1), *start = PEEK (2), *obj = PEEK (3), *value = PEEK (4);
+        if (obj->kind != V_TENSOR || start->kind != V_CONST || stop->kind != V_CONST)
+          return fail (tr, 1, "Unsupported slice assignment while tracing");
+        PyObject *slice = PySlice_New (start->obj, stop->obj, NULL);
+        NEED (slice);
+        var *idx = const_var (tr, slice);
+        Py_DECREF (slice);
+        return tensor_setitem (vs, obj, idx, value, 4);
+      }
     case CALL_INTRINSIC_1:
       if (oparg == INTRINSIC_LIST_TO_TUPLE)
         return list_to_tuple (vs);
