@@ -49,6 +49,39 @@ fxc_cond_jump (int opcode, fxc_cjump *j)
     }
 }
 
+int
+fxc_store_pops (int opcode)
+{
+  switch (opcode)
+    {
+    case STORE_SUBSCR: return 3;
+    case STORE_ATTR: case DELETE_SUBSCR: return 2;
+    case DELETE_ATTR: case STORE_GLOBAL: return 1;
+    default: return -1;
+    }
+}
+
+int
+fxc_store_run (int opcode, int oparg, PyCodeObject *co, PyObject *globals, PyObject *const *top)
+{
+  switch (opcode)
+    {
+    case STORE_SUBSCR:   /* TOS1[TOS] = TOS2 */
+      return PyObject_SetItem (top[1], top[2], top[0]);
+    case STORE_ATTR:     /* TOS.name = TOS1 */
+      return PyObject_SetAttr (top[1], PyTuple_GET_ITEM (co->co_names, oparg), top[0]);
+    case DELETE_SUBSCR:  /* del TOS1[TOS] */
+      return PyObject_DelItem (top[0], top[1]);
+    case DELETE_ATTR:
+      return PyObject_DelAttr (top[0], PyTuple_GET_ITEM (co->co_names, oparg));
+    case STORE_GLOBAL:
+      return PyDict_SetItem (globals, PyTuple_GET_ITEM (co->co_names, oparg), top[0]);
+    default:
+      PyErr_Format (PyExc_SystemError, "capture: opcode %d is not a store", opcode);
+      return -1;
+    }
+}
+
 /* Does the instruction jump backward (a loop)? */
 static bool
 jumps_backward (int opcode)
@@ -202,6 +235,7 @@ typedef struct tracer
   int grad_mode;          /* torch's grad mode while tracing (0/1); -1: not read yet */
   int grad_depth;         /* no_grad/enable_grad blocks entered and not left: a break inside cannot resume */
   int grad_entry;         /* the mode when tracing began, restored at the end */
+  PyObject *spec_memo;    /* out_spec of lists and dicts made while tracing: var address -> its one spec */
   fx_device real_device;  /* the first graph input's device: examples live on meta, annotations say the real one */
   bool has_real_device;
 } tracer;
@@ -3157,6 +3191,30 @@ load_local (tracer *tr, frame *f, int idx)
 }
 
 /* Describes how to rebuild a value after the graph ran: tensors by graph output index. */
+static PyObject *out_spec (tracer *tr, var *v, PyObject *outputs_nodes);
+
+/* ('L'|'T'|'D', item specs[, keys or namedtuple class]) for a sequence or dict var */
+static PyObject *
+seq_spec (tracer *tr, var *v, PyObject *outputs_nodes)
+{
+  PyObject *items = PyList_New (v->n);
+  for (size_t i = 0; i < v->n; i++)
+    {
+      PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
+      if (!s)
+        {
+          Py_DECREF (items);
+          return NULL;
+        }
+      PyList_SET_ITEM (items, i, s);
+    }
+  if (v->kind == V_DICT)
+    return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
+  if (v->nt_class)
+    return Py_BuildValue ("(sNO)", "T", items, v->nt_class);   /* rebuilt as the namedtuple class */
+  return Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
+}
+
 static PyObject *
 out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
 {
@@ -3187,22 +3245,23 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     }
   if (v->kind == V_SEQ || v->kind == V_DICT)
     {
-      PyObject *items = PyList_New (v->n);
-      for (size_t i = 0; i < v->n; i++)
+      /* a list or dict made while tracing is one object wherever it is held (a local and the stack at a break):
+         one spec for it, which the rebuild makes once */
+      bool mutable_ = v->kind == V_DICT || (v->is_list && !v->nt_class);
+      PyObject *key = mutable_ ? PyLong_FromVoidPtr (v) : NULL;
+      if (key && !tr->spec_memo)
+        tr->spec_memo = PyDict_New ();
+      PyObject *seen = key ? PyDict_GetItemWithError (tr->spec_memo, key) : NULL;
+      if (seen)
         {
-          PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
-          if (!s)
-            {
-              Py_DECREF (items);
-              return NULL;
-            }
-          PyList_SET_ITEM (items, i, s);
+          Py_DECREF (key);
+          return Py_NewRef (seen);
         }
-      if (v->kind == V_DICT)
-        return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
-      if (v->nt_class)
-        return Py_BuildValue ("(sNO)", "T", items, v->nt_class);   /* rebuilt as the namedtuple class */
-      return Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
+      PyObject *spec = seq_spec (tr, v, outputs_nodes);
+      if (key && spec)
+        PyDict_SetItem (tr->spec_memo, key, spec);
+      Py_XDECREF (key);
+      return spec;
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
@@ -4552,6 +4611,7 @@ break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py
   tr->t->resume_stack = PyList_New (0);
   tr->t->resume_locals = PyList_New (0);
   PyObject *outputs = PyList_New (0);
+  Py_CLEAR (tr->spec_memo);   /* its specs index another outputs list */
   bool ok = true;
   for (int i = 0; i < sp && ok; i++)
     {
@@ -4783,8 +4843,16 @@ interpret (tracer *tr, frame *f, var **result)
         st = steps[k] (vs);
       if (st == STEP_UNHANDLED)
         {
-          /* a graph break at the instruction (the frame goes on in CPython from it), as Dynamo breaks on what it
-             cannot trace */
+          /* a graph break at the instruction, as Dynamo breaks on what it cannot trace: a store of the frame's
+             own is made after the graph, then a resume function goes on after it (captured again); any other
+             instruction and the rest of the frame run in CPython */
+          if (!f->parent && fxc_store_pops (opcode) >= 0)
+            {
+              tr->t->break_kind = FXC_BREAK_STORE;
+              tr->t->break_opcode = opcode;
+              tr->t->break_oparg = oparg;
+              tr->t->resume_at[0] = vs->next;
+            }
           rc = fail (tr, 1, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
           goto done;
         }
@@ -4852,6 +4920,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
         {
           tr.cells_frame = &f;
           PyObject *outputs = PyList_New (0);
+          Py_CLEAR (tr.spec_memo);   /* its specs index another outputs list */
           t->out_spec = out_spec (&tr, res, outputs);
           if (t->out_spec && cells_writes (&tr, &f, outputs))
             finish_graph (&tr, outputs);
@@ -4891,6 +4960,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   free (f.locals);
   tracer_free_vars (&tr);
   Py_DECREF (tr.keep);
+  Py_XDECREF (tr.spec_memo);
   Py_DECREF (tr.realized);
   return rc < 0 ? -1 : 0;
 }

@@ -23,6 +23,7 @@ def masked(text):
 
 # a namespace the traced code stores attributes into (STORE_ATTR is a graph break)
 _NS = types.SimpleNamespace()
+_G = None
 
 
 # ---------------------------------------------------------------- automatic dynamic shapes
@@ -1357,8 +1358,8 @@ class EngineBackends(Base):
 
     def test_unpacking_fstrings_and_unsupported_opcodes(self):
         # a, *rest = ...; [*xs, y]; f-strings of constants are traced; an opcode capture does not know (an attribute
-        # store) is a graph break at that instruction, the frame going on in CPython (no resume function after a
-        # non-call instruction yet, so the rest runs eagerly), not a skipped frame
+        # store) is a graph break at that instruction, not a skipped frame: the store is made after the graph, then
+        # a resume function goes on after it, captured as the second graph
         def star(x):
             a, *rest = x.split(1)
             return torch.cat([*rest, a]) + len(f"layer{x.shape[0]:02d}")
@@ -1370,7 +1371,7 @@ class EngineBackends(Base):
             return _NS.y.cos()
 
         x = torch.randn(3, 4)
-        for f, n_graphs, n_breaks in ((star, 1, 0), (store_attr, 1, 1)):
+        for f, n_graphs, n_breaks in ((star, 1, 0), (store_attr, 2, 1)):
             fxcapture.reset()
             start = len(fxcapture.records)
             out, want = torch.compile(f, backend="eager")(x), f(x)
@@ -1494,6 +1495,44 @@ class EngineBackends(Base):
         x = torch.randn(2, 3, 5, 4)
         for f in ups:
             self.run_differential(f, (x,))
+
+    def test_store_breaks_resume_after_the_store(self):
+        # a store capture does not trace (attribute, global, list item, del of an item) breaks the graph; the store
+        # is made after the graph and the rest of the frame is a resume function, captured again (Dynamo's resume
+        # after a non-call instruction). A list held by a local and by the stack at the break is one list again.
+        def attr(x):
+            y = x.sin()
+            _NS.z = y
+            return y.cos() + _NS.z
+
+        def glob(x):
+            global _G
+            _G = x * 2
+            d = {"a": 1}
+            del d["a"]
+            return _G.sum() + len(d)
+
+        def list_item(x):
+            ys = [x, x + 1]
+            ys[0] = x * 3
+            return ys[0] + ys[1]
+
+        x = torch.randn(4)
+        for f, names in ((attr, ["attr", "torch_dynamo_resume_in_attr_at_%d"]),
+                         (glob, ["glob", "torch_dynamo_resume_in_torch_dynamo_resume_in_glob_at_%d_at_%d"]),
+                         (list_item, ["list_item", "torch_dynamo_resume_in_list_item_at_%d"])):
+            for backend in ("eager", "aot_eager", "inductor"):
+                fxcapture.reset()
+                start = len(fxcapture.records)
+                out, want = torch.compile(f, backend=backend)(x), f(x)
+                self.assertTrue(torch.allclose(out, want), (f.__name__, backend))
+                got = [r["name"] for r in compiles(start)]
+                self.assertEqual(len(got), len(names), (f.__name__, got))
+                self.assertEqual(got[0], names[0])
+                self.assertRegex(got[1], "^" + names[1].replace("%d", "[0-9]+") + "$")
+                self.assertEqual(kinds(start, "skip"), [], f.__name__)
+                for rec in compiles(start):
+                    self.assertIsNone(rec["backend_error"], (f.__name__, backend))
 
     def test_inductor_generates_kernels(self):
         def f(x, y):
