@@ -82,6 +82,32 @@ fxc_store_run (int opcode, int oparg, PyCodeObject *co, PyObject *globals, PyObj
     }
 }
 
+/* Whether the instruction at ip (code units) is inside a try block: its exception table has an entry over it
+   (entries of 6-bit varints: start, size, target, depth and lasti). */
+static bool
+in_try_block (PyCodeObject *co, int ip)
+{
+  const unsigned char *p = (const unsigned char *) PyBytes_AS_STRING (co->co_exceptiontable);
+  const unsigned char *end = p + PyBytes_GET_SIZE (co->co_exceptiontable);
+  while (p < end)
+    {
+      int v[4];
+      for (int k = 0; k < 4; k++)
+        {
+          int b = p < end ? *p++ : 0;
+          v[k] = b & 63;
+          while ((b & 64) && p < end)
+            {
+              b = *p++;
+              v[k] = (v[k] << 6) | (b & 63);
+            }
+        }
+      if (ip >= v[0] && ip < v[0] + v[1])
+        return true;
+    }
+  return false;
+}
+
 /* Does the instruction jump backward (a loop)? */
 static bool
 jumps_backward (int opcode)
@@ -3370,6 +3396,7 @@ typedef struct vm
   int opcode;
   int oparg;
   int inst_sp;                /* the stack depth before the instruction (a graph break resumes there) */
+  int inst_ip;                /* the instruction's index (code units) */
   int next;                   /* the instruction after this one; a jump changes it */
   PyObject *kwnames;          /* KW_NAMES of the coming CALL */
   var **result;               /* RETURN_VALUE's value */
@@ -4085,8 +4112,9 @@ step_calls (vm *vs)
           }
         else
           r = call_var (tr, f, callee, args, oparg, vs->kwnames);
-        if (!r && !f->parent)
+        if (!r && !f->parent && !in_try_block (vs->co, vs->inst_ip))
           {
+            /* (in a try block the call is made by CPython, whose handler must see what it raises) */
             tr->t->break_kind = FXC_BREAK_CALL;
             tr->t->call_argc = oparg;
             Py_XINCREF (vs->kwnames);
@@ -4172,7 +4200,7 @@ cond_jump_step (vm *vs, const fxc_cjump *cj)
     }
   if (c->kind == V_TENSOR)
     {
-      if (!f->parent)
+      if (!f->parent && !in_try_block (vs->co, vs->inst_ip))
         {
           tr->t->break_kind = FXC_BREAK_JUMP;
           tr->t->break_opcode = vs->opcode;
@@ -4833,6 +4861,7 @@ interpret (tracer *tr, frame *f, var **result)
       vs->oparg = oparg;
       vs->next = ip + 1 + _PyOpcode_Caches[opcode];
       f->line = PyCode_Addr2Line (co, inst_ip * 2);
+      vs->inst_ip = inst_ip;
       if (++steps_run > 100000)
         {
           rc = fail (tr, 0, "trace too long");
@@ -4845,8 +4874,9 @@ interpret (tracer *tr, frame *f, var **result)
         {
           /* a graph break at the instruction, as Dynamo breaks on what it cannot trace: a store of the frame's
              own is made after the graph, then a resume function goes on after it (captured again); any other
-             instruction and the rest of the frame run in CPython */
-          if (!f->parent && fxc_store_pops (opcode) >= 0)
+             instruction, or one in a try block (its handler must see what it raises), and the rest of the frame
+             run in CPython */
+          if (!f->parent && fxc_store_pops (opcode) >= 0 && !in_try_block (co, inst_ip))
             {
               tr->t->break_kind = FXC_BREAK_STORE;
               tr->t->break_opcode = opcode;

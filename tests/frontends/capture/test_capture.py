@@ -1517,7 +1517,27 @@ class EngineBackends(Base):
             ys[0] = x * 3
             return ys[0] + ys[1]
 
+        class Slotted:
+            __slots__ = ()
+
+        def boom():
+            raise KeyError("boom")
+
+        def in_try(x):
+            # in a try block the breaking store or call is made by CPython, whose handler sees what it raises
+            y = x + 1
+            try:
+                Slotted().a = y
+            except AttributeError:
+                y = y * 10
+            try:
+                boom()
+            except KeyError:
+                y = y + 5
+            return y
+
         x = torch.randn(4)
+        self.assertTrue(torch.equal(torch.compile(in_try, backend="eager")(x), in_try(x)))
         for f, names in ((attr, ["attr", "torch_dynamo_resume_in_attr_at_%d"]),
                          (glob, ["glob", "torch_dynamo_resume_in_torch_dynamo_resume_in_glob_at_%d_at_%d"]),
                          (list_item, ["list_item", "torch_dynamo_resume_in_list_item_at_%d"])):
