@@ -25,6 +25,27 @@ set_view (fx_op_call *call, int slot, fx_tensor *x, int nd, const int64_t *sizes
   return FX_OK;
 }
 
+/* slice(start, end, step) over a dim of length len as PyTorch clamps it (a: the start, end and step values):
+   its first index and its length */
+static fx_status
+slice_range (fx_op_call *call, const fx_value *a, int64_t len, int64_t *first, int64_t *count)
+{
+  int64_t start = a[0].kind == FX_VALUE_NONE ? 0 : a[0].u.i;
+  int64_t end = a[1].kind == FX_VALUE_NONE ? INT64_MAX : a[1].u.i;
+  int64_t step = a[2].u.i;
+  if (step <= 0)
+    return fx_op_error (call, FX_ERR_INVALID, "slice step must be positive");
+  if (start < 0)
+    start += len;
+  if (end < 0)
+    end += len;
+  start = start < 0 ? 0 : start > len ? len : start;
+  end = end < start ? start : end > len ? len : end;
+  *first = start;
+  *count = (end - start + step - 1) / step;
+  return FX_OK;
+}
+
 /* torch's computeStride: strides of a view of `x` at `shape`, or false when the memory layout does not allow it. */
 static bool
 view_strides (const fx_tensor *x, int nd, const int64_t *shape, int64_t *out)
@@ -65,6 +86,18 @@ view_strides (const fx_tensor *x, int nd, const int64_t *shape, int64_t *out)
     for (int d = 0; d < nd; d++)
       out[d] = 1;
   return true;
+}
+
+/* select's index into a dim of length len, negative counting from the end: in range, or an error */
+static fx_status
+select_index (fx_op_call *call, int64_t idx, int64_t len, int64_t d, int64_t *out)
+{
+  if (idx < -len || idx >= len)
+    return fx_op_error (call, FX_ERR_INVALID,
+                        "select(): index %lld out of range for tensor of size [...] at dimension %lld",
+                        (long long) idx, (long long) d);
+  *out = idx < 0 ? idx + len : idx;
+  return FX_OK;
 }
 
 /* x's sizes and strides without dim d (select, unbind); returns the number of dims left. */
@@ -314,26 +347,10 @@ fx_meta_view (fx_op_call *call)
           return FX_ERR_INVALID;
         if (x->ndim == 0)
           return fx_op_error (call, FX_ERR_INVALID, "slice() cannot be applied to a 0-dim tensor.");
-        int64_t len = x->sizes[d];
-        int64_t start = call->args[2].kind == FX_VALUE_NONE ? 0 : call->args[2].u.i;
-        int64_t end = call->args[3].kind == FX_VALUE_NONE ? INT64_MAX : call->args[3].u.i;
-        int64_t step = call->args[4].u.i;
-        if (step <= 0)
-          return fx_op_error (call, FX_ERR_INVALID, "slice step must be positive");
-        if (start < 0)
-          start += len;
-        if (end < 0)
-          end += len;
-        if (start < 0)
-          start = 0;
-        else if (start > len)
-          start = len;
-        if (end < start)
-          end = start;
-        else if (end > len)
-          end = len;
-        sizes[d] = (end - start + step - 1) / step;
-        strides[d] = x->strides[d] * step;
+        int64_t start;
+        if (slice_range (call, &call->args[2], x->sizes[d], &start, &sizes[d]) != FX_OK)
+          return FX_ERR_INVALID;
+        strides[d] = x->strides[d] * call->args[4].u.i;
         return set_view (call, 0, x, nd, sizes, strides, x->offset + start * x->strides[d]);
       }
     case FX_OP_SELECT_INT:
@@ -343,13 +360,9 @@ fx_meta_view (fx_op_call *call)
           return fx_op_error (call, FX_ERR_INVALID, "select() cannot be applied to a 0-dim tensor.");
         if (!fx_norm_dim (call, &d, x->ndim))
           return FX_ERR_INVALID;
-        int64_t idx = call->args[2].u.i, len = x->sizes[d];
-        if (idx < -len || idx >= len)
-          return fx_op_error (call, FX_ERR_INVALID,
-                              "select(): index %lld out of range for tensor of size [...] at dimension %lld",
-                              (long long) idx, (long long) d);
-        if (idx < 0)
-          idx += len;
+        int64_t idx;
+        if (select_index (call, call->args[2].u.i, x->sizes[d], d, &idx) != FX_OK)
+          return FX_ERR_INVALID;
         int m = drop_dim (x, d, sizes, strides);
         return set_view (call, 0, x, m, sizes, strides, x->offset + idx * x->strides[d]);
       }
@@ -1220,35 +1233,17 @@ scatter_region (fx_op_call *call, const fx_tensor *t, int *nd, int64_t *sizes, i
   memcpy (strides, t->strides, sizeof (int64_t) * (size_t) t->ndim);
   if (call->op->id == FX_OP_SELECT_SCATTER)
     {
-      int64_t idx = call->args[3].u.i;
-      if (idx < -len || idx >= len)
-        return fx_op_error (call, FX_ERR_INVALID,
-                            "select(): index %lld out of range for tensor of size [...] at dimension %lld",
-                            (long long) idx, (long long) d);
-      if (idx < 0)
-        idx += len;
+      int64_t idx;
+      if (select_index (call, call->args[3].u.i, len, d, &idx) != FX_OK)
+        return FX_ERR_INVALID;
       *offset = t->offset + idx * t->strides[d];
-      for (int k = (int) d; k + 1 < t->ndim; k++)
-        {
-          sizes[k] = sizes[k + 1];
-          strides[k] = strides[k + 1];
-        }
-      *nd = t->ndim - 1;
+      *nd = drop_dim (t, d, sizes, strides);
       return FX_OK;
     }
-  int64_t start = call->args[3].kind == FX_VALUE_NONE ? 0 : call->args[3].u.i;
-  int64_t end = call->args[4].kind == FX_VALUE_NONE ? INT64_MAX : call->args[4].u.i;
-  int64_t step = call->args[5].u.i;
-  if (step <= 0)
-    return fx_op_error (call, FX_ERR_INVALID, "slice step must be positive");
-  if (start < 0)
-    start += len;
-  if (end < 0)
-    end += len;
-  start = start < 0 ? 0 : start > len ? len : start;
-  end = end < start ? start : end > len ? len : end;
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] = t->strides[d] * step;
+  int64_t start;
+  if (slice_range (call, &call->args[3], len, &start, &sizes[d]) != FX_OK)
+    return FX_ERR_INVALID;
+  strides[d] = t->strides[d] * call->args[5].u.i;
   *offset = t->offset + start * t->strides[d];
   *nd = t->ndim;
   return FX_OK;
