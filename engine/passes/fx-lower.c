@@ -514,7 +514,7 @@ lower_setitem (lower_ctx *c, const fx_node *n, fx_diag *diag)
     return lower_error (diag, n, "setitem of a value that is neither a tensor nor a number");
   bool advanced = false;
   for (size_t k = 0; k < n_items; k++)
-    advanced |= items[k].kind == FX_ARG_NODE;
+    advanced |= items[k].kind == FX_ARG_NODE || items[k].kind == FX_ARG_LIST;
   fx_node *new_self = NULL;
   if (advanced)
     {
@@ -524,6 +524,26 @@ lower_setitem (lower_ctx *c, const fx_node *n, fx_diag *diag)
         {
           if (items[k].kind == FX_ARG_NODE)
             ind[k] = map_arg (c, &items[k]);
+          else if (items[k].kind == FX_ARG_LIST)
+            {
+              /* x[[0, 2]] = v: the list as an index tensor, stacked from scalars */
+              const fx_arg *l = &items[k];
+              bool is_bool = l->u.seq.n > 0 && l->u.seq.items[0].kind == FX_ARG_BOOL;
+              fx_arg *parts = fx_arena_alloc (c->out->arena, sizeof (fx_arg) * (l->u.seq.n + 1));
+              for (size_t q = 0; q < l->u.seq.n; q++)
+                {
+                  const fx_arg *e = &l->u.seq.items[q];
+                  if (e->kind != (is_bool ? FX_ARG_BOOL : FX_ARG_INT))
+                    return lower_error (diag, n, "setitem with a list index is lowered for a flat list of ints or "
+                                                 "bools");
+                  fx_kwarg k1[1] = { { "dtype", fx_arg_dtype (is_bool ? FX_DTYPE_BOOL : FX_DTYPE_I64) } };
+                  parts[q] = fx_arg_node (emit (c, n, "aten.scalar_tensor.default", e, 1, k1, 1));
+                }
+              if (l->u.seq.n == 0)
+                return lower_error (diag, n, "setitem with an empty list index is not lowered");
+              fx_arg a1[1] = { fx_arg_list (parts, l->u.seq.n) };
+              ind[k] = fx_arg_node (emit (c, n, "aten.stack.default", a1, 1, NULL, 0));
+            }
           else if (is_full_slice (&items[k]))
             ind[k] = fx_arg_none ();
           else

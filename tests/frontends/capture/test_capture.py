@@ -1422,6 +1422,8 @@ class EngineBackends(Base):
             y = x.sin()
             y[idx] = t
             y[:, idx] = -1.0
+            y[[1, 3]] = 2.0
+            y[:, [True, False, True, False, True]] = y[0, 0]
             return y
 
         def factory(x):
