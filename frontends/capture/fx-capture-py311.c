@@ -4872,17 +4872,7 @@ interpret (tracer *tr, frame *f, var **result)
         st = steps[k] (vs);
       if (st == STEP_UNHANDLED)
         {
-          /* a graph break at the instruction, as Dynamo breaks on what it cannot trace: a store of the frame's
-             own is made after the graph, then a resume function goes on after it (captured again); any other
-             instruction, or one in a try block (its handler must see what it raises), and the rest of the frame
-             run in CPython */
-          if (!f->parent && fxc_store_pops (opcode) >= 0 && !in_try_block (co, inst_ip))
-            {
-              tr->t->break_kind = FXC_BREAK_STORE;
-              tr->t->break_opcode = opcode;
-              tr->t->break_oparg = oparg;
-              tr->t->resume_at[0] = vs->next;
-            }
+          /* a graph break at the instruction, as Dynamo breaks on what it cannot trace */
           rc = fail (tr, 1, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
           goto done;
         }
@@ -4904,6 +4894,17 @@ done:
     }
   if (rc > 0 && tr->break_gb && !f->parent)
     {
+      if (tr->t->break_kind == FXC_BREAK_OTHER && fxc_store_pops (vs->opcode) >= 0
+          && !in_try_block (co, vs->inst_ip))
+        {
+          /* a store of the frame's own capture does not trace (x.a = v, lst[i] = v, a setitem into a view): made
+             after the graph, then a resume function goes on after it (captured again); any other instruction, or
+             one in a try block (its handler must see what it raises), and the rest of the frame run in CPython */
+          tr->t->break_kind = FXC_BREAK_STORE;
+          tr->t->break_opcode = vs->opcode;
+          tr->t->break_oparg = vs->oparg;
+          tr->t->resume_at[0] = vs->next;
+        }
       break_to_resume (tr, f, vs->stack, inst_sp, code, n, cur_ip);
       rc = 0;
     }

@@ -1460,7 +1460,8 @@ class EngineBackends(Base):
 
     def test_tensor_setitem_on_views_breaks(self):
         # the engine's functionalization writes the new value to the tensor alone: a write into a view, or while a
-        # view of the tensor is still held, is a graph break (the frame goes on in CPython), with the same results
+        # view of the tensor is still held, is a graph break, with the same results: the write is made after the
+        # graph, and the rest of the frame is a resume function
         def into_view(x):
             y = x.view(-1)
             y[0] = 1.0
@@ -1474,6 +1475,8 @@ class EngineBackends(Base):
 
         for f in (into_view, view_held):
             self.run_differential(f, (torch.randn(3, 4),), n_breaks=1)
+            self.assertEqual([r["name"].split("_at_")[0] for r in compiles(self.start)[-2:]],
+                             [f.__name__, "torch_dynamo_resume_in_" + f.__name__])
 
     def test_topk_std_mean_var_mean_interpolate_lower_to_aten(self):
         # each has an engine op now (topk, std_mean.correction, var_mean.correction, upsample_nearest2d,
