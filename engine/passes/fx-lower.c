@@ -39,7 +39,7 @@ typedef enum
   MAP_ROLL,       /* roll(x, shift, dim): cat of the two slices (one int shift and dim, a concrete size) */
   MAP_VAR_STD,    /* x.var/std(dim, unbiased, keepdim) or (..., correction=c): var.correction, sqrt for std */
   MAP_POOL,       /* F.max_pool2d → max_pool2d_with_indices[0]; F.avg_pool2d, F.adaptive_avg_pool2d with sizes as lists */
-  MAP_SETITEM,    /* x[idx] = v → index_put, or slice/select_scatter of the indexed view; then x.copy_(new x) */
+  MAP_SETITEM,    /* x[idx] = v → index_put, or slice/select_scatter of the indexed view: x's new value */
   MAP_INTERPOLATE, /* F.interpolate(x, size|scale_factor, mode nearest|bilinear) → upsample_*2d with the output size */
 } map_kind;
 
