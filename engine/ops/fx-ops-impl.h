@@ -42,6 +42,10 @@ fx_unravel (const int64_t *sizes, int ndim, int64_t flat, int64_t *coord)
 fx_status fx_meta_scatter (fx_op_call *call);
 fx_status fx_kernel_scatter (fx_op_call *call);
 fx_status fx_kernel_index_tensor (fx_op_call *call);
+fx_status fx_kernel_index_put (fx_op_call *call);
+fx_status fx_kernel_view_scatter (fx_op_call *call);
+fx_status fx_kernel_topk (fx_op_call *call);
+fx_status fx_kernel_upsample2d (fx_op_call *call);
 fx_status fx_kernel_cat (fx_op_call *call);
 fx_status fx_kernel_pad (fx_op_call *call);
 fx_status fx_kernel_flip (fx_op_call *call);

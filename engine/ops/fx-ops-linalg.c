@@ -571,3 +571,103 @@ fx_kernel_linear (fx_op_call *call)
   fx_tensor_unref (wc);
   return FX_OK;
 }
+
+/* ---------------------------------------------------------------- upsampling (F.interpolate) */
+
+fx_status
+fx_meta_upsample2d (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  int64_t os[2];
+  if (x->ndim != 4)
+    return fx_op_error (call, FX_ERR_INVALID, "Expected input of 4 dims (N, C, H, W), got %d", x->ndim);
+  if (fx_value_as_int_list (&call->args[1], os, 2) != 2 || os[0] <= 0 || os[1] <= 0)
+    return fx_op_error (call, FX_ERR_INVALID, "It is expected output_size equals to 2, and all its elements > 0");
+  int64_t sizes[4] = { x->sizes[0], x->sizes[1], os[0], os[1] };
+  fx_out_meta (call, 0, x->dtype, 4, sizes);
+  return FX_OK;
+}
+
+/* v rounded to float when the kernel computes in float (PyTorch's opmath type of a float32 input) */
+static inline double
+op_round (double v, bool f32)
+{
+  return f32 ? (double) (float) v : v;
+}
+
+/* PyTorch's compute_scales_value / area_pixel_compute_scale in the kernel's type (float for nearest and for a
+   float32 input) */
+static double
+upsample_scale (int64_t in, int64_t out, bool align_corners, const fx_value *scale, bool f32)
+{
+  if (align_corners)
+    return out > 1 ? op_round ((double) (in - 1) / (double) (out - 1), f32) : 0.0;
+  if (scale->kind != FX_VALUE_NONE && fx_value_as_f64 (scale) > 0)
+    return op_round (1.0 / fx_value_as_f64 (scale), f32);
+  return op_round ((double) in / (double) out, f32);
+}
+
+static int64_t
+nearest_index (int64_t dst, int64_t in, int64_t out, double scale)
+{
+  if (out == in)
+    return dst;
+  if (out == 2 * in)
+    return dst >> 1;
+  int64_t s = (int64_t) floorf ((float) dst * scale);
+  return s < in - 1 ? s : in - 1;
+}
+
+/* the two source taps and their weights for output position dst (area_pixel_compute_source_index) */
+static void
+linear_taps (int64_t dst, int64_t in, double scale, bool align_corners, bool f32, int64_t *i0, int64_t *i1,
+             double *w0, double *w1)
+{
+  double src = align_corners ? op_round (scale * (double) dst, f32)
+                             : op_round (op_round (scale * op_round ((double) dst + 0.5, f32), f32) - 0.5, f32);
+  if (src < 0)
+    src = 0;
+  *i0 = (int64_t) src;
+  *i1 = *i0 + (*i0 < in - 1 ? 1 : 0);
+  *w1 = op_round (src - (double) *i0, f32);
+  *w0 = op_round (1.0 - *w1, f32);
+}
+
+/* upsample_nearest2d / upsample_bilinear2d over (N, C, H, W) */
+fx_status
+fx_kernel_upsample2d (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  fx_tensor *o = call->outs[0].u.t;
+  bool bilinear = call->op->id == FX_OP_UPSAMPLE_BILINEAR2D;
+  bool ac = bilinear && call->args[2].u.b;
+  int si = bilinear ? 3 : 2;
+  int64_t ih = x->sizes[2], iw = x->sizes[3], oh = o->sizes[2], ow = o->sizes[3];
+  int64_t planes = x->sizes[0] * x->sizes[1];
+  bool f32 = !bilinear || x->dtype != FX_DTYPE_F64;
+  double sh = upsample_scale (ih, oh, ac, &call->args[si], f32), sw = upsample_scale (iw, ow, ac, &call->args[si + 1], f32);
+  for (int64_t p = 0; p < planes; p++)
+    for (int64_t h = 0; h < oh; h++)
+      for (int64_t w = 0; w < ow; w++)
+        {
+          int64_t of = (p * oh + h) * ow + w;
+          if (!bilinear)
+            {
+              int64_t y = nearest_index (h, ih, oh, sh), xx = nearest_index (w, iw, ow, sw);
+              memcpy (fx_tensor_elem_ptr (o, of), fx_tensor_elem_ptr (x, (p * ih + y) * iw + xx),
+                      fx_dtype_size (x->dtype));
+              continue;
+            }
+          int64_t h0, h1, w0, w1;
+          double lh0, lh1, lw0, lw1;
+          linear_taps (h, ih, sh, ac, f32, &h0, &h1, &lh0, &lh1);
+          linear_taps (w, iw, sw, ac, f32, &w0, &w1, &lw0, &lw1);
+          double v00 = fx_tensor_get_f64 (x, (p * ih + h0) * iw + w0), v01 = fx_tensor_get_f64 (x, (p * ih + h0) * iw + w1);
+          double v10 = fx_tensor_get_f64 (x, (p * ih + h1) * iw + w0), v11 = fx_tensor_get_f64 (x, (p * ih + h1) * iw + w1);
+          /* as PyTorch's Interpolate<2>: each row along W, then the rows along H, rounded as its type rounds */
+          double t0 = op_round (op_round (v00 * lw0, f32) + op_round (v01 * lw1, f32), f32);
+          double t1 = op_round (op_round (v10 * lw0, f32) + op_round (v11 * lw1, f32), f32);
+          fx_tensor_set_f64 (o, of, op_round (t0 * lh0, f32) + op_round (t1 * lh1, f32));
+        }
+  return FX_OK;
+}

@@ -6,6 +6,7 @@
 #include "fx-ops-impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Which dims a reduction call reduces, and how. */
@@ -94,7 +95,7 @@ plan_reduction (fx_op_call *call, const fx_tensor *x, red_plan *plan)
                                                   "as input. Got %s", fx_dtype_c10_name (x->dtype));
       dt = fx_arg_dtype_or (call, 4, dt);
       break;
-    case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION:
+    case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION: case FX_OP_STD_MEAN_CORRECTION:
       st = dims_from_list (call, &call->args[1], x->ndim, plan);
       if (call->args[2].kind != FX_VALUE_NONE)
         plan->correction = fx_value_as_f64 (&call->args[2]);
@@ -131,7 +132,7 @@ plan_reduction (fx_op_call *call, const fx_tensor *x, red_plan *plan)
     case FX_OP_ARGMAX: case FX_OP_ARGMIN:
       dt = FX_DTYPE_I64;
       break;
-    case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION: case FX_OP_LOGSUMEXP:
+    case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION: case FX_OP_STD_MEAN_CORRECTION: case FX_OP_LOGSUMEXP:
       if (fx_dtype_is_integral (dt, true))
         dt = FX_DTYPE_F32;
       break;
@@ -179,7 +180,7 @@ fx_meta_reduce (fx_op_call *call)
   int64_t sizes[FX_TENSOR_MAX_DIMS];
   int n = out_shape (x, &plan, sizes);
   fx_op_id id = call->op->id;
-  if (id == FX_OP_VAR_MEAN_CORRECTION)
+  if (id == FX_OP_VAR_MEAN_CORRECTION || id == FX_OP_STD_MEAN_CORRECTION)
     {
       fx_out_meta (call, 0, plan.out_dt, n, sizes);
       fx_out_meta (call, 1, plan.out_dt, n, sizes);
@@ -234,7 +235,8 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
   int64_t idx[FX_TENSOR_MAX_DIMS] = { 0 };
   int64_t off = base;
   /* var needs the mean first: two passes */
-  int passes = (id == FX_OP_VAR_CORRECTION || id == FX_OP_VAR_MEAN_CORRECTION || id == FX_OP_LOGSUMEXP) ? 2 : 1;
+  int passes = (id == FX_OP_VAR_CORRECTION || id == FX_OP_VAR_MEAN_CORRECTION || id == FX_OP_STD_MEAN_CORRECTION
+                || id == FX_OP_LOGSUMEXP) ? 2 : 1;
   double mean = 0, mx = -INFINITY;
   for (int pass = 0; pass < passes; pass++)
     {
@@ -330,7 +332,7 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
             switch (id)
               {
               case FX_OP_SUM: case FX_OP_SUM_DIM_INTLIST: case FX_OP_MEAN: case FX_OP_MEAN_DIM:
-              case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION:
+              case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION: case FX_OP_STD_MEAN_CORRECTION:
                 if (integral && (id == FX_OP_SUM || id == FX_OP_SUM_DIM_INTLIST)
                     && fx_dtype_is_integral (j->plan.out_dt, true))
                   iacc += fx_load_i64 (p, x->dtype);
@@ -425,7 +427,7 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
     case FX_OP_MEAN: case FX_OP_MEAN_DIM:
       fx_tensor_set_f64 (o, oi, acc / n);
       break;
-    case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION:
+    case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION: case FX_OP_STD_MEAN_CORRECTION:
       {
         double denom = n - j->plan.correction;
         double var = denom <= 0 ? (denom == 0 && acc2 == 0 ? NAN : acc2 / (denom > 0 ? denom : 0)) : acc2 / denom;
@@ -433,7 +435,7 @@ reduce_one (const red_job *j, int64_t base, int64_t oi)
           var = NAN;
         if (n == 0)
           var = NAN;
-        fx_tensor_set_f64 (o, oi, var);
+        fx_tensor_set_f64 (o, oi, id == FX_OP_STD_MEAN_CORRECTION ? sqrt (var) : var);
         if (j->out1)
           fx_tensor_set_f64 (j->out1, oi, n == 0 ? NAN : mean);
         break;
@@ -1009,5 +1011,99 @@ fx_kernel_nll_loss (fx_op_call *call)
   if (!(red == 0 && x->ndim == 2))
     fx_tensor_set_f64 (call->outs[0].u.t, 0, red == 1 ? total / wsum : total);
   fx_tensor_set_f64 (call->outs[1].u.t, 0, red == 0 ? 0.0 : wsum);
+  return FX_OK;
+}
+
+/* ---------------------------------------------------------------- topk */
+
+fx_status
+fx_meta_topk (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  int64_t k = call->args[1].u.i, d = call->args[2].u.i;
+  if (!fx_norm_dim (call, &d, x->ndim))
+    return FX_ERR_INVALID;
+  int64_t len = x->ndim ? x->sizes[d] : 1;
+  if (k < 0 || k > len)
+    return fx_op_error (call, FX_ERR_INVALID, "selected index k out of range");
+  int64_t sizes[FX_TENSOR_MAX_DIMS];
+  memcpy (sizes, x->sizes, sizeof (int64_t) * (size_t) x->ndim);
+  if (x->ndim)
+    sizes[d] = k;
+  fx_out_meta (call, 0, x->dtype, x->ndim, sizes);
+  fx_out_meta (call, 1, FX_DTYPE_I64, x->ndim, sizes);
+  return FX_OK;
+}
+
+typedef struct
+{
+  double v;
+  int64_t i;
+} topk_item;
+
+/* NaN is larger than every number, as PyTorch orders it; ties keep the lower index first */
+static int
+topk_cmp_desc (const void *pa, const void *pb)
+{
+  const topk_item *a = pa, *b = pb;
+  bool an = isnan (a->v), bn = isnan (b->v);
+  if (an != bn)
+    return an ? -1 : 1;
+  if (!an && a->v != b->v)
+    return a->v > b->v ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int
+topk_cmp_asc (const void *pa, const void *pb)
+{
+  const topk_item *a = pa, *b = pb;
+  bool an = isnan (a->v), bn = isnan (b->v);
+  if (an != bn)
+    return an ? 1 : -1;
+  if (!an && a->v != b->v)
+    return a->v < b->v ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* topk: the k largest (smallest) along dim, sorted; sorted=False gives them sorted as well, one of the orders
+   PyTorch allows. */
+fx_status
+fx_kernel_topk (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  fx_tensor *vo = call->outs[0].u.t, *io = call->outs[1].u.t;
+  int64_t k = call->args[1].u.i, d = call->args[2].u.i;
+  fx_norm_dim (call, &d, x->ndim);
+  bool largest = call->args[3].u.b;
+  int64_t len = x->ndim ? x->sizes[d] : 1;
+  int64_t rows = len ? fx_tensor_numel (x) / len : 0;
+  int64_t inner = 1;
+  for (int q = (int) d + 1; q < x->ndim; q++)
+    inner *= x->sizes[q];
+  topk_item *buf = malloc (sizeof (topk_item) * (size_t) (len ? len : 1));
+  bool same = x->dtype == vo->dtype;
+  for (int64_t r = 0; r < rows; r++)
+    {
+      /* row r: outer index r / inner, inner index r % inner; element j of it at flat (outer * len + j) * inner + in */
+      int64_t outer = r / inner, in = r % inner;
+      for (int64_t j = 0; j < len; j++)
+        {
+          buf[j].v = fx_tensor_get_f64 (x, (outer * len + j) * inner + in);
+          buf[j].i = j;
+        }
+      qsort (buf, (size_t) len, sizeof *buf, largest ? topk_cmp_desc : topk_cmp_asc);
+      for (int64_t j = 0; j < k; j++)
+        {
+          int64_t of = (outer * k + j) * inner + in;
+          if (same && fx_dtype_is_integral (x->dtype, true))
+            memcpy (fx_tensor_elem_ptr (vo, of), fx_tensor_elem_ptr (x, (outer * len + buf[j].i) * inner + in),
+                    fx_dtype_size (x->dtype));
+          else
+            fx_tensor_set_f64 (vo, of, buf[j].v);
+          fx_tensor_set_i64 (io, of, buf[j].i);
+        }
+    }
+  free (buf);
   return FX_OK;
 }

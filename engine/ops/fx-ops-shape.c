@@ -7,6 +7,7 @@
 #include "fx-ops-impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- views */
@@ -21,6 +22,27 @@ set_view (fx_op_call *call, int slot, fx_tensor *x, int nd, const int64_t *sizes
   call->outs[slot] = fx_value_tensor (v);
   if (slot + 1 > call->n_outs)
     call->n_outs = slot + 1;
+  return FX_OK;
+}
+
+/* slice(start, end, step) over a dim of length len as PyTorch clamps it (a: the start, end and step values):
+   its first index and its length */
+static fx_status
+slice_range (fx_op_call *call, const fx_value *a, int64_t len, int64_t *first, int64_t *count)
+{
+  int64_t start = a[0].kind == FX_VALUE_NONE ? 0 : a[0].u.i;
+  int64_t end = a[1].kind == FX_VALUE_NONE ? INT64_MAX : a[1].u.i;
+  int64_t step = a[2].u.i;
+  if (step <= 0)
+    return fx_op_error (call, FX_ERR_INVALID, "slice step must be positive");
+  if (start < 0)
+    start += len;
+  if (end < 0)
+    end += len;
+  start = start < 0 ? 0 : start > len ? len : start;
+  end = end < start ? start : end > len ? len : end;
+  *first = start;
+  *count = (end - start + step - 1) / step;
   return FX_OK;
 }
 
@@ -64,6 +86,18 @@ view_strides (const fx_tensor *x, int nd, const int64_t *shape, int64_t *out)
     for (int d = 0; d < nd; d++)
       out[d] = 1;
   return true;
+}
+
+/* select's index into a dim of length len, negative counting from the end: in range, or an error */
+static fx_status
+select_index (fx_op_call *call, int64_t idx, int64_t len, int64_t d, int64_t *out)
+{
+  if (idx < -len || idx >= len)
+    return fx_op_error (call, FX_ERR_INVALID,
+                        "select(): index %lld out of range for tensor of size [...] at dimension %lld",
+                        (long long) idx, (long long) d);
+  *out = idx < 0 ? idx + len : idx;
+  return FX_OK;
 }
 
 /* x's sizes and strides without dim d (select, unbind); returns the number of dims left. */
@@ -313,26 +347,10 @@ fx_meta_view (fx_op_call *call)
           return FX_ERR_INVALID;
         if (x->ndim == 0)
           return fx_op_error (call, FX_ERR_INVALID, "slice() cannot be applied to a 0-dim tensor.");
-        int64_t len = x->sizes[d];
-        int64_t start = call->args[2].kind == FX_VALUE_NONE ? 0 : call->args[2].u.i;
-        int64_t end = call->args[3].kind == FX_VALUE_NONE ? INT64_MAX : call->args[3].u.i;
-        int64_t step = call->args[4].u.i;
-        if (step <= 0)
-          return fx_op_error (call, FX_ERR_INVALID, "slice step must be positive");
-        if (start < 0)
-          start += len;
-        if (end < 0)
-          end += len;
-        if (start < 0)
-          start = 0;
-        else if (start > len)
-          start = len;
-        if (end < start)
-          end = start;
-        else if (end > len)
-          end = len;
-        sizes[d] = (end - start + step - 1) / step;
-        strides[d] = x->strides[d] * step;
+        int64_t start;
+        if (slice_range (call, &call->args[2], x->sizes[d], &start, &sizes[d]) != FX_OK)
+          return FX_ERR_INVALID;
+        strides[d] = x->strides[d] * call->args[4].u.i;
         return set_view (call, 0, x, nd, sizes, strides, x->offset + start * x->strides[d]);
       }
     case FX_OP_SELECT_INT:
@@ -342,13 +360,9 @@ fx_meta_view (fx_op_call *call)
           return fx_op_error (call, FX_ERR_INVALID, "select() cannot be applied to a 0-dim tensor.");
         if (!fx_norm_dim (call, &d, x->ndim))
           return FX_ERR_INVALID;
-        int64_t idx = call->args[2].u.i, len = x->sizes[d];
-        if (idx < -len || idx >= len)
-          return fx_op_error (call, FX_ERR_INVALID,
-                              "select(): index %lld out of range for tensor of size [...] at dimension %lld",
-                              (long long) idx, (long long) d);
-        if (idx < 0)
-          idx += len;
+        int64_t idx;
+        if (select_index (call, call->args[2].u.i, x->sizes[d], d, &idx) != FX_OK)
+          return FX_ERR_INVALID;
         int m = drop_dim (x, d, sizes, strides);
         return set_view (call, 0, x, m, sizes, strides, x->offset + idx * x->strides[d]);
       }
@@ -1199,4 +1213,280 @@ fx_kernel_dropout (fx_op_call *call)
       fx_tensor_set_f64 (o, i, keep ? fx_tensor_get_f64 (x, i) * (train ? scale : 1.0) : 0.0);
     }
   return FX_OK;
+}
+
+/* ---------------------------------------------------------------- scatters (what a tensor setitem functionalizes to) */
+
+/* The region slice_scatter/select_scatter write: slice(t, dim, start, end, step) or select(t, dim, index) of t,
+   as sizes, strides and offset over t's storage. */
+static fx_status
+scatter_region (fx_op_call *call, const fx_tensor *t, int *nd, int64_t *sizes, int64_t *strides, int64_t *offset)
+{
+  int64_t d = call->args[2].u.i;
+  if (t->ndim == 0)
+    return fx_op_error (call, FX_ERR_INVALID, "%s cannot be applied to a 0-dim tensor.",
+                        call->op->id == FX_OP_SLICE_SCATTER ? "slice_scatter()" : "select_scatter()");
+  if (!fx_norm_dim (call, &d, t->ndim))
+    return FX_ERR_INVALID;
+  int64_t len = t->sizes[d];
+  memcpy (sizes, t->sizes, sizeof (int64_t) * (size_t) t->ndim);
+  memcpy (strides, t->strides, sizeof (int64_t) * (size_t) t->ndim);
+  if (call->op->id == FX_OP_SELECT_SCATTER)
+    {
+      int64_t idx;
+      if (select_index (call, call->args[3].u.i, len, d, &idx) != FX_OK)
+        return FX_ERR_INVALID;
+      *offset = t->offset + idx * t->strides[d];
+      *nd = drop_dim (t, d, sizes, strides);
+      return FX_OK;
+    }
+  int64_t start;
+  if (slice_range (call, &call->args[3], len, &start, &sizes[d]) != FX_OK)
+    return FX_ERR_INVALID;
+  strides[d] = t->strides[d] * call->args[5].u.i;
+  *offset = t->offset + start * t->strides[d];
+  *nd = t->ndim;
+  return FX_OK;
+}
+
+/* slice_scatter / select_scatter: a copy of self with src written into the slice (select) of it; src has exactly
+   the region's shape, as in PyTorch. */
+fx_status
+fx_meta_view_scatter (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0), *src = fx_arg_tensor (call, 1);
+  int nd;
+  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS], off;
+  fx_status st = scatter_region (call, x, &nd, sizes, strides, &off);
+  if (st != FX_OK)
+    return st;
+  if (src->ndim != nd || memcmp (src->sizes, sizes, sizeof (int64_t) * (size_t) nd) != 0)
+    return fx_op_error (call, FX_ERR_INVALID, "expected src to have a size equal to the slice of self");
+  fx_out_meta (call, 0, x->dtype, x->ndim, x->sizes);
+  return FX_OK;
+}
+
+fx_status
+fx_kernel_view_scatter (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0), *src = fx_arg_tensor (call, 1);
+  fx_tensor *o = call->outs[0].u.t;
+  fx_status st = fx_tensor_copy_into (o, x, call->diag);
+  if (st != FX_OK)
+    return st;
+  int nd;
+  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS], off;
+  st = scatter_region (call, o, &nd, sizes, strides, &off);
+  if (st != FX_OK)
+    return st;
+  fx_tensor *region = fx_tensor_as_strided (o, nd, sizes, strides, off);
+  st = fx_tensor_numel (region) ? fx_tensor_copy_into (region, src, call->diag) : FX_OK;
+  fx_tensor_unref (region);
+  return st;
+}
+
+/* index_put's indices as int64 index arrays, one per dim of self they index: a bool (uint8) mask of k dims becomes
+   k arrays of its nonzero coordinates, as PyTorch expands it; None keeps a dim. */
+typedef struct
+{
+  int first, last;                          /* the dims of self the indices take (adjacent), -1 when none */
+  int bnd;                                  /* their broadcast shape */
+  int64_t bshape[FX_TENSOR_MAX_DIMS];
+  int nidx;
+  int64_t *data[FX_TENSOR_MAX_DIMS];        /* owned; NULL in meta mode */
+  const fx_tensor *tensor[FX_TENSOR_MAX_DIMS];   /* an int index tensor as given, or NULL for a mask's array */
+  int ndim[FX_TENSOR_MAX_DIMS];
+  int64_t sizes[FX_TENSOR_MAX_DIMS][FX_TENSOR_MAX_DIMS];
+} put_plan;
+
+static void
+put_plan_free (put_plan *p)
+{
+  for (int i = 0; i < p->nidx; i++)
+    free (p->data[i]);
+}
+
+static fx_status
+put_plan_init (fx_op_call *call, const fx_tensor *x, bool with_data, put_plan *p)
+{
+  memset (p, 0, sizeof *p);
+  p->first = p->last = -1;
+  const fx_value *list = &call->args[1];
+  int dim = 0;
+  for (size_t i = 0; i < list->u.seq.n; i++)
+    {
+      const fx_value *v = &list->u.seq.items[i];
+      if (v->kind == FX_VALUE_NONE)
+        {
+          dim++;
+          continue;
+        }
+      if (v->kind != FX_VALUE_TENSOR)
+        return fx_op_error (call, FX_ERR_INVALID, "indices must be tensors or None");
+      const fx_tensor *t = v->u.t;
+      bool mask = t->dtype == FX_DTYPE_BOOL || t->dtype == FX_DTYPE_U8;
+      if (!mask && !fx_dtype_is_integral (t->dtype, false))
+        return fx_op_error (call, FX_ERR_INVALID, "tensors used as indices must be long, int, byte or bool tensors");
+      if (mask && t->ndim == 0)
+        return fx_op_error (call, FX_ERR_UNSUPPORTED, "a 0-dim mask index is not supported");
+      int take = mask ? t->ndim : 1;
+      if (dim + take > x->ndim)
+        return fx_op_error (call, FX_ERR_INVALID, "too many indices for tensor of dimension %d", x->ndim);
+      if (p->first >= 0 && p->last != dim - 1)
+        return fx_op_error (call, FX_ERR_UNSUPPORTED, "non-adjacent advanced indices are not supported");
+      if (mask)
+        for (int k = 0; k < t->ndim; k++)
+          if (t->sizes[k] != x->sizes[dim + k])
+            return fx_op_error (call, FX_ERR_INVALID,
+                                "The shape of the mask [...] at index %d does not match the shape of the indexed "
+                                "tensor [...] at index %d", k, dim + k);
+      if (p->first < 0)
+        p->first = dim;
+      p->last = dim + take - 1;
+      if (!mask)
+        {
+          p->tensor[p->nidx] = t;
+          p->ndim[p->nidx] = t->ndim;
+          memcpy (p->sizes[p->nidx], t->sizes, sizeof (int64_t) * (size_t) t->ndim);
+          p->nidx++;
+        }
+      else
+        {
+          /* the mask's nonzero coordinates (meta mode: their count is unknown, the shape is not needed) */
+          int64_t n = fx_tensor_numel (t), cnt = 0;
+          int64_t *cols[FX_TENSOR_MAX_DIMS] = { 0 };
+          for (int k = 0; k < take; k++)
+            cols[k] = with_data ? malloc (sizeof (int64_t) * (size_t) (n ? n : 1)) : NULL;
+          for (int64_t f = 0; with_data && f < n; f++)
+            if (fx_tensor_get_i64 (t, f) != 0)
+              {
+                int64_t coord[FX_TENSOR_MAX_DIMS] = { 0 };
+                fx_unravel (t->sizes, t->ndim, f, coord);
+                for (int k = 0; k < take; k++)
+                  cols[k][cnt] = coord[k];
+                cnt++;
+              }
+          for (int k = 0; k < take; k++)
+            {
+              p->data[p->nidx] = cols[k];
+              p->ndim[p->nidx] = 1;
+              p->sizes[p->nidx][0] = cnt;
+              p->nidx++;
+            }
+        }
+      dim += take;
+    }
+  if (p->first < 0)
+    return fx_op_error (call, FX_ERR_INVALID, "index_put needs at least one index tensor");
+  for (int i = 0; i < p->nidx; i++)
+    {
+      int64_t tmp[FX_TENSOR_MAX_DIMS];
+      int tn;
+      fx_diag dd;
+      fx_diag_clear (&dd);
+      if (!fx_broadcast_shapes (p->bnd, p->bshape, p->ndim[i], p->sizes[i], &tn, tmp, &dd))
+        return fx_op_error (call, FX_ERR_INVALID, "shape mismatch: indexing tensors could not be broadcast together");
+      memcpy (p->bshape, tmp, sizeof (int64_t) * (size_t) tn);
+      p->bnd = tn;
+    }
+  return FX_OK;
+}
+
+fx_status
+fx_meta_index_put (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0);
+  put_plan p;
+  fx_status st = put_plan_init (call, x, false, &p);
+  put_plan_free (&p);
+  if (st != FX_OK)
+    return st;
+  fx_out_meta (call, 0, x->dtype, x->ndim, x->sizes);
+  return FX_OK;
+}
+
+/* index_put: a copy of self where self[indices] = values (values broadcast to the indexed shape), or += with
+   accumulate. */
+fx_status
+fx_kernel_index_put (fx_op_call *call)
+{
+  fx_tensor *x = fx_arg_tensor (call, 0), *vals = fx_arg_tensor (call, 2);
+  fx_tensor *o = call->outs[0].u.t;
+  bool accumulate = call->args[3].kind == FX_VALUE_BOOL && call->args[3].u.b;
+  fx_status st = fx_tensor_copy_into (o, x, call->diag);
+  if (st != FX_OK)
+    return st;
+  put_plan p;
+  st = put_plan_init (call, x, true, &p);
+  /* the indexed region's shape: self's dims before the indices, their broadcast shape, self's dims after */
+  int64_t rs[FX_TENSOR_MAX_DIMS];
+  int rn = 0;
+  if (st == FX_OK && p.first + p.bnd + (x->ndim - 1 - p.last) > FX_TENSOR_MAX_DIMS)
+    st = fx_op_error (call, FX_ERR_UNSUPPORTED, "too many dims");
+  if (st == FX_OK)
+    {
+      for (int k = 0; k < p.first; k++)
+        rs[rn++] = x->sizes[k];
+      for (int k = 0; k < p.bnd; k++)
+        rs[rn++] = p.bshape[k];
+      for (int k = p.last + 1; k < x->ndim; k++)
+        rs[rn++] = x->sizes[k];
+      int64_t bt[FX_TENSOR_MAX_DIMS];
+      int btn;
+      if (!fx_broadcast_shapes (rn, rs, vals->ndim, vals->sizes, &btn, bt, call->diag) || btn != rn
+          || memcmp (bt, rs, sizeof (int64_t) * (size_t) rn) != 0)
+        st = fx_op_error (call, FX_ERR_INVALID, "shape mismatch: value tensor cannot be broadcast to the indexing "
+                                                "result");
+    }
+  int64_t n = 1;
+  for (int k = 0; k < rn; k++)
+    n *= rs[k];
+  for (int64_t i = 0; st == FX_OK && i < n; i++)
+    {
+      int64_t coord[FX_TENSOR_MAX_DIMS];
+      fx_unravel (rs, rn, i, coord);
+      int64_t out_coord[FX_TENSOR_MAX_DIMS];
+      for (int k = 0; k < p.first; k++)
+        out_coord[k] = coord[k];
+      for (int j = 0; j < p.nidx; j++)
+        {
+          int64_t flat = 0, mul = 1;
+          for (int q = p.ndim[j] - 1; q >= 0; q--)
+            {
+              int64_t c = p.sizes[j][q] == 1 ? 0 : coord[p.first + p.bnd - p.ndim[j] + q];
+              flat += c * mul;
+              mul *= p.sizes[j][q];
+            }
+          int64_t len = x->sizes[p.first + j];
+          int64_t v = p.tensor[j] ? fx_tensor_get_i64 (p.tensor[j], flat) : p.data[j][flat];
+          if (v < -len || v >= len)
+            {
+              st = fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %d with size %lld",
+                                (long long) v, p.first + j, (long long) len);
+              break;
+            }
+          out_coord[p.first + j] = v < 0 ? v + len : v;
+        }
+      if (st != FX_OK)
+        break;
+      for (int k = p.last + 1; k < x->ndim; k++)
+        out_coord[k] = coord[p.first + p.bnd + (k - p.last - 1)];
+      int64_t of = 0, vf = 0, mul = 1;
+      for (int k = 0; k < x->ndim; k++)
+        of = of * x->sizes[k] + out_coord[k];
+      for (int q = vals->ndim - 1; q >= 0; q--)
+        {
+          int64_t c = vals->sizes[q] == 1 ? 0 : coord[rn - vals->ndim + q];
+          vf += c * mul;
+          mul *= vals->sizes[q];
+        }
+      if (!accumulate && vals->dtype == o->dtype)
+        memcpy (fx_tensor_elem_ptr (o, of), fx_tensor_elem_ptr (vals, vf), fx_dtype_size (o->dtype));
+      else if (fx_dtype_is_integral (o->dtype, true))
+        fx_tensor_set_i64 (o, of, (accumulate ? fx_tensor_get_i64 (o, of) : 0) + fx_tensor_get_i64 (vals, vf));
+      else
+        fx_tensor_set_f64 (o, of, (accumulate ? fx_tensor_get_f64 (o, of) : 0) + fx_tensor_get_f64 (vals, vf));
+    }
+  put_plan_free (&p);
+  return st;
 }

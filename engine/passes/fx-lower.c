@@ -39,6 +39,8 @@ typedef enum
   MAP_ROLL,       /* roll(x, shift, dim): cat of the two slices (one int shift and dim, a concrete size) */
   MAP_VAR_STD,    /* x.var/std(dim, unbiased, keepdim) or (..., correction=c): var.correction, sqrt for std */
   MAP_POOL,       /* F.max_pool2d → max_pool2d_with_indices[0]; F.avg_pool2d, F.adaptive_avg_pool2d with sizes as lists */
+  MAP_SETITEM,    /* x[idx] = v → index_put, or slice/select_scatter of the indexed view: x's new value */
+  MAP_INTERPOLATE, /* F.interpolate(x, size|scale_factor, mode nearest|bilinear) → upsample_*2d with the output size */
 } map_kind;
 
 typedef struct
@@ -132,6 +134,11 @@ static const lower_rule rules[] = {
   { "torch.roll roll", MAP_ROLL, "aten.cat.default", NULL },
   { "torch.var var", MAP_VAR_STD, "aten.var.correction", NULL },
   { "torch.std std", MAP_VAR_STD, "aten.sqrt.default", NULL },
+  { "torch.var_mean", MAP_VAR_STD, "aten.var_mean.correction", NULL },
+  { "torch.std_mean", MAP_VAR_STD, "aten.std_mean.correction", NULL },
+  { "torch.topk topk", MAP_SAME, "aten.topk.default", NULL },
+  { "operator.setitem", MAP_SETITEM, NULL, NULL },
+  { "torch.nn.functional.interpolate", MAP_INTERPOLATE, NULL, NULL },
   { "torch.baddbmm baddbmm", MAP_SAME, "aten.baddbmm.default", NULL },
   { "torch.unbind unbind", MAP_SAME, "aten.unbind.int", NULL },
   { "torch.index_select index_select", MAP_SAME, "aten.index_select.default", NULL },
@@ -239,10 +246,16 @@ fx_graph_is_torch_level (const fx_graph *graph)
   return false;
 }
 
+#define MAX_MUTATED_INPUTS 64
+
 typedef struct
 {
   fx_graph *out;
   fx_node **map;   /* old id → new node */
+  size_t n_map;
+  /* graph inputs a setitem wrote: their latest value, written back by a copy_ before the output */
+  fx_node *mut_input[MAX_MUTATED_INPUTS], *mut_value[MAX_MUTATED_INPUTS];
+  int n_mut;
 } lower_ctx;
 
 static fx_arg
@@ -461,6 +474,285 @@ lower_getitem (lower_ctx *c, const fx_node *n, fx_diag *diag)
   return FX_OK;
 }
 
+/* A full slice `:` */
+static bool
+is_full_slice (const fx_arg *a)
+{
+  if (a->kind != FX_ARG_SLICE)
+    return false;
+  const fx_arg *sl = a->u.seq.items;
+  return sl[0].kind == FX_ARG_NONE && sl[1].kind == FX_ARG_NONE
+         && (sl[2].kind == FX_ARG_NONE || (sl[2].kind == FX_ARG_INT && sl[2].u.i == 1));
+}
+
+/* One step of basic indexing on the way to the region a setitem writes: how to write the region back. */
+typedef struct
+{
+  fx_arg parent;   /* the tensor the step viewed */
+  int kind;        /* 0 select, 1 slice, 2 unsqueeze */
+  int64_t dim;
+  fx_arg a[3];     /* select: index; slice: start, end, step */
+} view_step;
+
+/* operator.setitem(x, idx, v) as AOTAutograd functionalizes it: the new value of x computed out of place
+   (index_put for tensor indices, for basic indexing the indexed region replaced and scattered back up through
+   select_scatter/slice_scatter); later reads of x read it, and a graph input gets it copied back before the output
+   (the epilogue AOTAutograd emits). Views of x taken before would keep the old values: capture does not put such a
+   setitem into the graph. */
+static fx_status
+lower_setitem (lower_ctx *c, const fx_node *n, fx_diag *diag)
+{
+  if (n->n_args != 3 || n->args[0].kind != FX_ARG_NODE || n->args[0].u.node->meta.val.kind != FX_VAL_TENSOR)
+    return lower_error (diag, n, "setitem expects (tensor, index, value)");
+  const fx_tensor_meta *xm = &n->args[0].u.node->meta.val.tensor;
+  fx_arg self = map_arg (c, &n->args[0]);
+  fx_arg value = map_arg (c, &n->args[2]);
+  const fx_arg *idx = &n->args[1];
+  const fx_arg *items = idx->kind == FX_ARG_TUPLE ? idx->u.seq.items : idx;
+  size_t n_items = idx->kind == FX_ARG_TUPLE ? idx->u.seq.n : 1;
+  if (value.kind != FX_ARG_NODE && value.kind != FX_ARG_INT && value.kind != FX_ARG_FLOAT && value.kind != FX_ARG_BOOL)
+    return lower_error (diag, n, "setitem of a value that is neither a tensor nor a number");
+  bool advanced = false;
+  for (size_t k = 0; k < n_items; k++)
+    advanced |= items[k].kind == FX_ARG_NODE || items[k].kind == FX_ARG_LIST;
+  fx_node *new_self = NULL;
+  if (advanced)
+    {
+      /* x[t] = v, x[:, t] = v, x[t1, t2] = v: index_put(x, [None, t...], v); full slices are None entries */
+      fx_arg *ind = fx_arena_alloc (c->out->arena, sizeof (fx_arg) * n_items);
+      for (size_t k = 0; k < n_items; k++)
+        {
+          if (items[k].kind == FX_ARG_NODE)
+            ind[k] = map_arg (c, &items[k]);
+          else if (items[k].kind == FX_ARG_LIST)
+            {
+              /* x[[0, 2]] = v: the list as an index tensor, stacked from scalars */
+              const fx_arg *l = &items[k];
+              bool is_bool = l->u.seq.n > 0 && l->u.seq.items[0].kind == FX_ARG_BOOL;
+              fx_arg *parts = fx_arena_alloc (c->out->arena, sizeof (fx_arg) * (l->u.seq.n + 1));
+              for (size_t q = 0; q < l->u.seq.n; q++)
+                {
+                  const fx_arg *e = &l->u.seq.items[q];
+                  if (e->kind != (is_bool ? FX_ARG_BOOL : FX_ARG_INT))
+                    return lower_error (diag, n, "setitem with a list index is lowered for a flat list of ints or "
+                                                 "bools");
+                  fx_kwarg k1[1] = { { "dtype", fx_arg_dtype (is_bool ? FX_DTYPE_BOOL : FX_DTYPE_I64) } };
+                  parts[q] = fx_arg_node (emit (c, n, "aten.scalar_tensor.default", e, 1, k1, 1));
+                }
+              if (l->u.seq.n == 0)
+                return lower_error (diag, n, "setitem with an empty list index is not lowered");
+              fx_arg a1[1] = { fx_arg_list (parts, l->u.seq.n) };
+              ind[k] = fx_arg_node (emit (c, n, "aten.stack.default", a1, 1, NULL, 0));
+            }
+          else if (is_full_slice (&items[k]))
+            ind[k] = fx_arg_none ();
+          else
+            return lower_error (diag, n, "setitem mixing tensor indices with ints, partial slices, None or ... is "
+                                         "not lowered");
+        }
+      fx_arg vals = value;
+      if (value.kind != FX_ARG_NODE)
+        {
+          fx_kwarg k1[1] = { { "dtype", fx_arg_dtype (xm->dtype) } };
+          vals = fx_arg_node (emit (c, n, "aten.scalar_tensor.default", &value, 1, k1, 1));
+        }
+      fx_arg a4[4] = { self, fx_arg_list (ind, n_items), vals, fx_arg_bool (false) };
+      new_self = emit (c, n, "aten.index_put.default", a4, 4, NULL, 0);
+    }
+  else
+    {
+      view_step steps[2 * FX_TENSOR_MAX_DIMS];
+      int n_steps = 0;
+      size_t consumed = 0;
+      for (size_t k = 0; k < n_items; k++)
+        if (items[k].kind == FX_ARG_INT || items[k].kind == FX_ARG_SLICE)
+          consumed++;
+      fx_arg cur = self;
+      int64_t d = 0;
+      for (size_t k = 0; k < n_items; k++)
+        {
+          const fx_arg *it = &items[k];
+          if (n_steps >= (int) (sizeof steps / sizeof steps[0]))
+            return lower_error (diag, n, "too many indices");
+          view_step *s = &steps[n_steps];
+          s->parent = cur;
+          s->dim = d;
+          fx_node *made = NULL;
+          switch (it->kind)
+            {
+            case FX_ARG_INT:
+              {
+                s->kind = 0;
+                s->a[0] = *it;
+                fx_arg a3[3] = { cur, fx_arg_int (d), *it };
+                made = emit (c, n, "aten.select.int", a3, 3, NULL, 0);
+                break;
+              }
+            case FX_ARG_SLICE:
+              if (!is_full_slice (it))
+                {
+                  const fx_arg *sl = it->u.seq.items;
+                  for (int q = 0; q < 3; q++)
+                    if (sl[q].kind != FX_ARG_NONE && sl[q].kind != FX_ARG_INT)
+                      return lower_error (diag, n, "slice bounds must be ints to lower");
+                  s->kind = 1;
+                  s->a[0] = sl[0].kind == FX_ARG_INT ? sl[0] : fx_arg_int (0);
+                  s->a[1] = sl[1].kind == FX_ARG_INT ? sl[1] : fx_arg_int (INT64_MAX);
+                  s->a[2] = sl[2].kind == FX_ARG_INT ? sl[2] : fx_arg_int (1);
+                  fx_arg a5[5] = { cur, fx_arg_int (d), s->a[0], s->a[1], s->a[2] };
+                  made = emit (c, n, "aten.slice.Tensor", a5, 5, NULL, 0);
+                }
+              d++;
+              break;
+            case FX_ARG_NONE:
+              {
+                s->kind = 2;
+                fx_arg a2[2] = { cur, fx_arg_int (d) };
+                made = emit (c, n, "aten.unsqueeze.default", a2, 2, NULL, 0);
+                d++;
+                break;
+              }
+            case FX_ARG_ELLIPSIS:
+              d += xm->ndim - (int64_t) consumed;
+              break;
+            default:
+              return lower_error (diag, n, "setitem with this index is not lowered");
+            }
+          if (made != NULL)
+            {
+              cur = fx_arg_node (made);
+              n_steps++;
+            }
+        }
+      /* the region's new value: v broadcast and cast to the region (copy), or filled with the number */
+      fx_node *v;
+      if (value.kind == FX_ARG_NODE)
+        {
+          fx_arg a2[2] = { cur, value };
+          v = emit (c, n, "aten.copy.default", a2, 2, NULL, 0);
+        }
+      else
+        {
+          fx_arg a2[2] = { cur, value };
+          v = emit (c, n, "aten.full_like.default", a2, 2, NULL, 0);
+        }
+      for (int k = n_steps - 1; k >= 0; k--)
+        {
+          const view_step *s = &steps[k];
+          if (s->kind == 0)
+            {
+              fx_arg a4[4] = { s->parent, fx_arg_node (v), fx_arg_int (s->dim), s->a[0] };
+              v = emit (c, n, "aten.select_scatter.default", a4, 4, NULL, 0);
+            }
+          else if (s->kind == 1)
+            {
+              fx_arg a6[6] = { s->parent, fx_arg_node (v), fx_arg_int (s->dim), s->a[0], s->a[1], s->a[2] };
+              v = emit (c, n, "aten.slice_scatter.default", a6, 6, NULL, 0);
+            }
+          else
+            {
+              fx_arg a2[2] = { fx_arg_node (v), fx_arg_int (s->dim) };
+              v = emit (c, n, "aten.squeeze.dim", a2, 2, NULL, 0);
+            }
+        }
+      new_self = v;
+    }
+  /* from here on the tensor is its new value: every torch node that stood for it (aliases included) */
+  fx_node *old = self.u.node;
+  for (size_t i = 0; i < c->n_map; i++)
+    if (c->map[i] == old)
+      c->map[i] = new_self;
+  int k = 0;
+  while (k < c->n_mut && c->mut_value[k] != old)
+    k++;
+  if (k < c->n_mut)
+    c->mut_value[k] = new_self;
+  else if (old->op == FX_OP_PLACEHOLDER)
+    {
+      if (c->n_mut == MAX_MUTATED_INPUTS)
+        return lower_error (diag, n, "too many graph inputs written by setitem");
+      c->mut_input[c->n_mut] = old;
+      c->mut_value[c->n_mut++] = new_self;
+    }
+  c->map[n->id] = NULL;
+  return FX_OK;
+}
+
+/* The final values of the graph inputs setitems wrote, copied into them (AOTAutograd's epilogue). */
+static void
+write_back_inputs (lower_ctx *c, const fx_node *output)
+{
+  for (int k = 0; k < c->n_mut; k++)
+    {
+      fx_arg a2[2] = { fx_arg_node (c->mut_input[k]), fx_arg_node (c->mut_value[k]) };
+      fx_node *cp = emit (c, output, "aten.copy_.default", a2, 2, NULL, 0);
+      cp->target.op_id = -1;
+    }
+}
+
+/* F.interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+   recompute_scale_factor=None, antialias=False) on a 4-D input: upsample_nearest2d / upsample_bilinear2d with the
+   output size the graph recorded and, where the scale factor is used as given, the scales. */
+static fx_status
+lower_interpolate (lower_ctx *c, const fx_node *n, fx_diag *diag)
+{
+  const fx_arg *sf = get_arg (n, 2, "scale_factor"), *mode = get_arg (n, 3, "mode");
+  const fx_arg *ac = get_arg (n, 4, "align_corners"), *rsf = get_arg (n, 5, "recompute_scale_factor");
+  const fx_arg *aa = get_arg (n, 6, "antialias");
+  const char *m = mode == NULL || mode->kind == FX_ARG_NONE ? "nearest" : mode->kind == FX_ARG_STR ? mode->u.s : "?";
+  bool bilinear = strcmp (m, "bilinear") == 0;
+  if (!bilinear && strcmp (m, "nearest") != 0)
+    return lower_error (diag, n, "interpolate: only modes 'nearest' and 'bilinear' are lowered");
+  if (aa != NULL && !(aa->kind == FX_ARG_BOOL && !aa->u.b))
+    return lower_error (diag, n, "interpolate with antialias is not lowered");
+  int nd = 0;
+  int64_t in_sizes[FX_TENSOR_MAX_DIMS];
+  if (!arg_shape (&n->args[0], &nd, in_sizes) || nd != 4 || n->meta.val.kind != FX_VAL_TENSOR
+      || n->meta.val.tensor.ndim != 4)
+    return lower_error (diag, n, "interpolate is lowered for 4-D inputs of concrete sizes");
+  int64_t os[2];
+  for (int k = 0; k < 2; k++)
+    {
+      const fx_dim *dm = &n->meta.val.tensor.sizes[2 + k];
+      if (dm->sym != NULL)
+        return lower_error (diag, n, "interpolate needs a concrete output size to lower");
+      os[k] = dm->value;
+    }
+  /* the kernel's scales: the scale factors as given, unless recompute_scale_factor (then from the sizes) */
+  fx_arg scales[2] = { fx_arg_none (), fx_arg_none () };
+  bool recompute = rsf != NULL && rsf->kind == FX_ARG_BOOL && rsf->u.b;
+  if (sf != NULL && sf->kind != FX_ARG_NONE && !recompute)
+    for (int k = 0; k < 2; k++)
+      {
+        const fx_arg *f = (sf->kind == FX_ARG_LIST || sf->kind == FX_ARG_TUPLE) && sf->u.seq.n == 2
+                            ? &sf->u.seq.items[k] : sf;
+        if (f->kind == FX_ARG_FLOAT)
+          scales[k] = *f;
+        else if (f->kind == FX_ARG_INT)
+          scales[k] = fx_arg_float ((double) f->u.i);
+        else
+          return lower_error (diag, n, "interpolate: a scale factor that is not a number or a pair of them");
+      }
+  fx_arg x = map_arg (c, &n->args[0]);
+  fx_arg size = fx_arg_int_list (c->out->arena, os, 2);
+  fx_node *res;
+  if (bilinear)
+    {
+      fx_arg a5[5] = { x, size, fx_arg_bool (ac != NULL && ac->kind == FX_ARG_BOOL && ac->u.b), scales[0],
+                       scales[1] };
+      res = emit (c, n, "aten.upsample_bilinear2d.default", a5, 5, NULL, 0);
+    }
+  else
+    {
+      if (ac != NULL && ac->kind == FX_ARG_BOOL && ac->u.b)
+        return lower_error (diag, n, "align_corners option can only be set with the interpolating modes");
+      fx_arg a4[4] = { x, size, scales[0], scales[1] };
+      res = emit (c, n, "aten.upsample_nearest2d.default", a4, 4, NULL, 0);
+    }
+  c->map[n->id] = res;
+  return FX_OK;
+}
+
 /* A conv size argument as ATen takes it: a list of nsp ints (F.conv2d accepts one int for all dims). */
 static fx_arg
 conv_list (lower_ctx *c, const fx_arg *a, int64_t dflt, int nsp)
@@ -594,6 +886,7 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
         const fx_arg *dim = fx_node_get_kwarg (n, "dim");
         const fx_arg *unb = fx_node_get_kwarg (n, "unbiased"), *corr = fx_node_get_kwarg (n, "correction");
         const fx_arg *keep = fx_node_get_kwarg (n, "keepdim");
+        /* var_mean / std_mean take the same arguments and return (var or std, mean) */
         size_t p = 1;
         if (p < n->n_args && n->args[p].kind == FX_ARG_BOOL)
           unb = &n->args[p++];
@@ -616,14 +909,19 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
                                                 : fx_arg_int (unb && !unb->u.b ? 0 : 1) },
                            { "keepdim", keep ? *keep : fx_arg_bool (false) } };
         fx_arg a2[2] = { args[0], d };
-        res = emit (c, n, "aten.var.correction", a2, 2, vk, 2);
-        if (res && strcmp (r->aten, "aten.sqrt.default") == 0)
+        bool is_std = strcmp (r->aten, "aten.sqrt.default") == 0;
+        res = emit (c, n, is_std ? "aten.var.correction" : r->aten, a2, 2, vk, 2);
+        if (res && is_std)
           {
             fx_arg v = fx_arg_node (res);
             res = emit (c, n, "aten.sqrt.default", &v, 1, NULL, 0);
           }
         break;
       }
+    case MAP_SETITEM:
+      return lower_setitem (c, n, diag);
+    case MAP_INTERPOLATE:
+      return lower_interpolate (c, n, diag);
     case MAP_SOFTMAX:
       {
         const fx_arg *dim = get_arg (n, 1, "dim");
@@ -998,7 +1296,9 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
   lower_ctx c;
   c.out = fx_graph_new ();
   c.out->class_name = "<lambda>";
-  c.map = calloc (graph->next_id + 1, sizeof (fx_node *));
+  c.n_map = graph->next_id + 1;
+  c.map = calloc (c.n_map, sizeof (fx_node *));
+  c.n_mut = 0;
   fx_status st = FX_OK;
   size_t n_ph = 0;
   /* the graph's input specs travel along */
@@ -1061,6 +1361,7 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
       case FX_OP_OUTPUT:
         {
           fx_arg a = n->n_args ? map_arg (&c, &n->args[0]) : fx_arg_none ();
+          write_back_inputs (&c, n);
           fx_graph_output (c.out, a);
           break;
         }

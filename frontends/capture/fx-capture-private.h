@@ -27,6 +27,11 @@ typedef struct fxc_cjump
 
 /* Is opcode a popping conditional jump of this version? Fills *j. */
 bool fxc_cond_jump (int opcode, fxc_cjump *j);
+/* A store or delete capture does not trace but CPython can make between a graph and its resume function: the stack
+   values it pops, or -1 for any other opcode. fxc_store_run makes it on those values (top: the deepest popped
+   value first); -1 with an exception set. */
+int fxc_store_pops (int opcode);
+int fxc_store_run (int opcode, int oparg, PyCodeObject *co, PyObject *globals, PyObject *const *top);
 
 /* Where a graph input or guarded value comes from: a frame local or a global, then attribute reads. */
 typedef struct fxc_source
@@ -90,7 +95,8 @@ typedef struct fxc_entry
   PyObject *resume_stack;     /* list of specs, bottom first, or NULL when the entry returns */
   PyObject *resume_locals;    /* list of (index, spec) */
   int break_kind;             /* FXC_BREAK_* */
-  int break_opcode;           /* JUMP: the POP_JUMP opcode */
+  int break_opcode;           /* JUMP: the POP_JUMP opcode; STORE: the store's opcode */
+  int break_oparg;            /* STORE: its argument */
   int call_argc;              /* CALL: argument count */
   PyObject *call_kwnames;     /* CALL: KW_NAMES tuple or NULL */
   PyObject *resume_fn[2];     /* resume functions: [0] fallthrough/next instruction, [1] jump target */
@@ -103,6 +109,8 @@ enum
   FXC_BREAK_OTHER,            /* continue the frame in CPython from the breaking instruction */
   FXC_BREAK_JUMP,             /* branch on a tensor: evaluate it, then call the resume function of the branch */
   FXC_BREAK_CALL,             /* an untraceable call: make it, then call the resume function after it */
+  FXC_BREAK_STORE,            /* an untraceable store (x.a = v, lst[i] = v, del d[k], global g = v): make it, then
+                                 call the resume function after it */
 };
 
 /* Result of symbolic interpretation. */
@@ -120,7 +128,7 @@ typedef struct fxc_trace
   int resume_offset;
   PyObject *resume_stack;
   PyObject *resume_locals;
-  int break_kind, break_opcode, call_argc;
+  int break_kind, break_opcode, break_oparg, call_argc;
   PyObject *call_kwnames;
   int resume_at[2];
   char *break_reason;         /* graph break: Dynamo's reason text (first line is the gb type) */

@@ -49,6 +49,65 @@ fxc_cond_jump (int opcode, fxc_cjump *j)
     }
 }
 
+int
+fxc_store_pops (int opcode)
+{
+  switch (opcode)
+    {
+    case STORE_SUBSCR: return 3;
+    case STORE_ATTR: case DELETE_SUBSCR: return 2;
+    case DELETE_ATTR: case STORE_GLOBAL: return 1;
+    default: return -1;
+    }
+}
+
+int
+fxc_store_run (int opcode, int oparg, PyCodeObject *co, PyObject *globals, PyObject *const *top)
+{
+  switch (opcode)
+    {
+    case STORE_SUBSCR:   /* TOS1[TOS] = TOS2 */
+      return PyObject_SetItem (top[1], top[2], top[0]);
+    case STORE_ATTR:     /* TOS.name = TOS1 */
+      return PyObject_SetAttr (top[1], PyTuple_GET_ITEM (co->co_names, oparg), top[0]);
+    case DELETE_SUBSCR:  /* del TOS1[TOS] */
+      return PyObject_DelItem (top[0], top[1]);
+    case DELETE_ATTR:
+      return PyObject_DelAttr (top[0], PyTuple_GET_ITEM (co->co_names, oparg));
+    case STORE_GLOBAL:
+      return PyDict_SetItem (globals, PyTuple_GET_ITEM (co->co_names, oparg), top[0]);
+    default:
+      PyErr_Format (PyExc_SystemError, "capture: opcode %d is not a store", opcode);
+      return -1;
+    }
+}
+
+/* Whether the instruction at ip (code units) is inside a try block: its exception table has an entry over it
+   (entries of 6-bit varints: start, size, target, depth and lasti). */
+static bool
+in_try_block (PyCodeObject *co, int ip)
+{
+  const unsigned char *p = (const unsigned char *) PyBytes_AS_STRING (co->co_exceptiontable);
+  const unsigned char *end = p + PyBytes_GET_SIZE (co->co_exceptiontable);
+  while (p < end)
+    {
+      int v[4];
+      for (int k = 0; k < 4; k++)
+        {
+          int b = p < end ? *p++ : 0;
+          v[k] = b & 63;
+          while ((b & 64) && p < end)
+            {
+              b = *p++;
+              v[k] = (v[k] << 6) | (b & 63);
+            }
+        }
+      if (ip >= v[0] && ip < v[0] + v[1])
+        return true;
+    }
+  return false;
+}
+
 /* Does the instruction jump backward (a loop)? */
 static bool
 jumps_backward (int opcode)
@@ -202,6 +261,7 @@ typedef struct tracer
   int grad_mode;          /* torch's grad mode while tracing (0/1); -1: not read yet */
   int grad_depth;         /* no_grad/enable_grad blocks entered and not left: a break inside cannot resume */
   int grad_entry;         /* the mode when tracing began, restored at the end */
+  PyObject *spec_memo;    /* out_spec of lists and dicts made while tracing: var address -> its one spec */
   fx_device real_device;  /* the first graph input's device: examples live on meta, annotations say the real one */
   bool has_real_device;
 } tracer;
@@ -1276,6 +1336,18 @@ emit (tracer *tr, frame *f, fx_opcode op, fx_target target, PyObject *target_obj
           Py_DECREF (result);
           goto out;
         }
+    }
+  if (result == Py_None && target.kind == FX_TARGET_OPERATOR && strcmp (target.name, "setitem") == 0)
+    {
+      /* x[idx] = v: an in-place node with no value (Dynamo's setitem node); the examples ran it on meta */
+      Py_DECREF (result);
+      fx_node *node = fx_graph_create_node (g, op, target, fargs, npos, fkw, nkw, NULL);
+      if (!tr->first_body)
+        tr->first_body = node;
+      node_set_meta (tr, f, node, source_fn);
+      PyDict_SetItemString (tr->t->targets, node->name, target_obj);
+      res = const_var (tr, Py_None);
+      goto out;
     }
   if (!PyObject_TypeCheck (result, (PyTypeObject *) fxc.tensor_type))
     {
@@ -3145,6 +3217,30 @@ load_local (tracer *tr, frame *f, int idx)
 }
 
 /* Describes how to rebuild a value after the graph ran: tensors by graph output index. */
+static PyObject *out_spec (tracer *tr, var *v, PyObject *outputs_nodes);
+
+/* ('L'|'T'|'D', item specs[, keys or namedtuple class]) for a sequence or dict var */
+static PyObject *
+seq_spec (tracer *tr, var *v, PyObject *outputs_nodes)
+{
+  PyObject *items = PyList_New (v->n);
+  for (size_t i = 0; i < v->n; i++)
+    {
+      PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
+      if (!s)
+        {
+          Py_DECREF (items);
+          return NULL;
+        }
+      PyList_SET_ITEM (items, i, s);
+    }
+  if (v->kind == V_DICT)
+    return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
+  if (v->nt_class)
+    return Py_BuildValue ("(sNO)", "T", items, v->nt_class);   /* rebuilt as the namedtuple class */
+  return Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
+}
+
 static PyObject *
 out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
 {
@@ -3175,22 +3271,23 @@ out_spec (tracer *tr, var *v, PyObject *outputs_nodes)
     }
   if (v->kind == V_SEQ || v->kind == V_DICT)
     {
-      PyObject *items = PyList_New (v->n);
-      for (size_t i = 0; i < v->n; i++)
+      /* a list or dict made while tracing is one object wherever it is held (a local and the stack at a break):
+         one spec for it, which the rebuild makes once */
+      bool mutable_ = v->kind == V_DICT || (v->is_list && !v->nt_class);
+      PyObject *key = mutable_ ? PyLong_FromVoidPtr (v) : NULL;
+      if (key && !tr->spec_memo)
+        tr->spec_memo = PyDict_New ();
+      PyObject *seen = key ? PyDict_GetItemWithError (tr->spec_memo, key) : NULL;
+      if (seen)
         {
-          PyObject *s = out_spec (tr, v->items[i], outputs_nodes);
-          if (!s)
-            {
-              Py_DECREF (items);
-              return NULL;
-            }
-          PyList_SET_ITEM (items, i, s);
+          Py_DECREF (key);
+          return Py_NewRef (seen);
         }
-      if (v->kind == V_DICT)
-        return Py_BuildValue ("(sNO)", "D", items, v->obj);   /* ("D", value specs, keys) */
-      if (v->nt_class)
-        return Py_BuildValue ("(sNO)", "T", items, v->nt_class);   /* rebuilt as the namedtuple class */
-      return Py_BuildValue ("(sN)", v->is_list ? "L" : "T", items);
+      PyObject *spec = seq_spec (tr, v, outputs_nodes);
+      if (key && spec)
+        PyDict_SetItem (tr->spec_memo, key, spec);
+      Py_XDECREF (key);
+      return spec;
     }
   if (v->kind == V_NULL)
     return Py_BuildValue ("(sO)", "null", Py_None);
@@ -3299,6 +3396,7 @@ typedef struct vm
   int opcode;
   int oparg;
   int inst_sp;                /* the stack depth before the instruction (a graph break resumes there) */
+  int inst_ip;                /* the instruction's index (code units) */
   int next;                   /* the instruction after this one; a jump changes it */
   PyObject *kwnames;          /* KW_NAMES of the coming CALL */
   var **result;               /* RETURN_VALUE's value */
@@ -3467,6 +3565,80 @@ subscr (vm *vs, var *obj, var *idx)
   return STEP_NEXT;
 }
 
+/* Whether a traced tensor is t or holds t's storage as a view of it (items of sequences and dicts too). */
+static bool
+aliases_base (var *v, PyObject *t, int depth)
+{
+  if (!v || depth > 4)
+    return false;
+  if (v->kind == V_SEQ || v->kind == V_DICT)
+    {
+      for (size_t i = 0; i < v->n; i++)
+        if (aliases_base (v->items[i], t, depth + 1))
+          return true;
+      return false;
+    }
+  if (v->kind != V_TENSOR || v->lazy || !v->obj || v->obj == t)
+    return false;
+  PyObject *b = PyObject_GetAttrString (v->obj, "_base");
+  bool r = b == t;
+  Py_XDECREF (b);
+  PyErr_Clear ();
+  return r;
+}
+
+/* Why x[idx] = v cannot go into the graph, or NULL. The engine's functionalization writes the new value of x back
+   to x alone: x a view of another tensor, or a view of x still held (a local, the value stack), would see the old
+   values, so the trace breaks there instead (Dynamo's functionalization regenerates such views). */
+static const char *
+setitem_alias (vm *vs, var *obj, var *value, int n_operands)
+{
+  PyObject *b = PyObject_GetAttrString (obj->obj, "_base");
+  bool is_view = b && b != Py_None;
+  Py_XDECREF (b);
+  PyErr_Clear ();
+  if (is_view)
+    return "the tensor written to is a view of another tensor";
+  for (frame *fr = vs->f; fr; fr = fr->parent)
+    for (int i = 0; i < fr->nlocals; i++)
+      if (fr->locals[i] != value && aliases_base (fr->locals[i], obj->obj, 0))
+        return "a view of the tensor written to is still in use";
+  for (int i = 0; i < vs->sp - n_operands; i++)
+    if (aliases_base (vs->stack[i], obj->obj, 0))
+      return "a view of the tensor written to is still in use";
+  return NULL;
+}
+
+/* obj[key] = value on a tensor (the top n_operands stack slots, popped when done): an operator.setitem node
+   mutating obj in the graph, as Dynamo traces it. */
+static int
+tensor_setitem (vm *vs, var *obj, var *key, var *value, int n_operands)
+{
+  tracer *tr = vs->tr;
+  frame *f = vs->f;
+  NEED (force (tr, f, obj) == 0);
+  const char *why = setitem_alias (vs, obj, value, n_operands);
+  if (why)
+    return fail (tr, 1, "Unsupported tensor setitem\n  Explanation: %s", why);
+  PyObject *is_meta = PyObject_GetAttrString (obj->obj, "is_meta");
+  NEED (is_meta);
+  Py_DECREF (is_meta);
+  if (is_meta != Py_True)
+    {
+      /* a factory's example is a real tensor: the write goes to a meta copy, which becomes the example (its
+         values would be stale) */
+      PyObject *m = meta_like (obj->obj);
+      NEED (m);
+      PyList_Append (tr->keep, m);
+      Py_DECREF (m);
+      obj->obj = m;
+    }
+  var *a[3] = { obj, key, value };
+  NEED (call_operator (tr, f, "setitem", a, 3));
+  vs->sp -= n_operands;
+  return STEP_NEXT;
+}
+
 /* Operators: binary, comparison, unary, subscript, `is` and `in`. */
 static int
 step_operators (vm *vs)
@@ -3545,6 +3717,8 @@ step_operators (vm *vs)
             obj->kind = V_DICT;
             obj->obj = keys;
           }
+        if (obj->kind == V_TENSOR)
+          return tensor_setitem (vs, obj, key, value, 3);
         if (obj->kind != V_DICT || key->kind != V_CONST)
           return STEP_UNHANDLED;
         if (dict_store (tr, obj, key->obj, value) < 0)
@@ -3938,8 +4112,9 @@ step_calls (vm *vs)
           }
         else
           r = call_var (tr, f, callee, args, oparg, vs->kwnames);
-        if (!r && !f->parent)
+        if (!r && !f->parent && !in_try_block (vs->co, vs->inst_ip))
           {
+            /* (in a try block the call is made by CPython, whose handler must see what it raises) */
             tr->t->break_kind = FXC_BREAK_CALL;
             tr->t->call_argc = oparg;
             Py_XINCREF (vs->kwnames);
@@ -4025,7 +4200,7 @@ cond_jump_step (vm *vs, const fxc_cjump *cj)
     }
   if (c->kind == V_TENSOR)
     {
-      if (!f->parent)
+      if (!f->parent && !in_try_block (vs->co, vs->inst_ip))
         {
           tr->t->break_kind = FXC_BREAK_JUMP;
           tr->t->break_opcode = vs->opcode;
@@ -4464,6 +4639,7 @@ break_to_resume (tracer *tr, frame *f, var *const *stack, int inst_sp, const _Py
   tr->t->resume_stack = PyList_New (0);
   tr->t->resume_locals = PyList_New (0);
   PyObject *outputs = PyList_New (0);
+  Py_CLEAR (tr->spec_memo);   /* its specs index another outputs list */
   bool ok = true;
   for (int i = 0; i < sp && ok; i++)
     {
@@ -4587,7 +4763,18 @@ step_py312 (vm *vs)
         return subscr (vs, obj, idx);
       }
     case STORE_SLICE:
-      return fail (tr, 1, "Unsupported slice assignment while tracing");
+      {
+        /* TOS2[TOS1:TOS] = TOS3 (3.12): a slice store into a tensor is a setitem */
+        NEED (vs->sp >= 4);
+        var *stop = PEEK (1), *start = PEEK (2), *obj = PEEK (3), *value = PEEK (4);
+        if (obj->kind != V_TENSOR || start->kind != V_CONST || stop->kind != V_CONST)
+          return fail (tr, 1, "Unsupported slice assignment while tracing");
+        PyObject *slice = PySlice_New (start->obj, stop->obj, NULL);
+        NEED (slice);
+        var *idx = const_var (tr, slice);
+        Py_DECREF (slice);
+        return tensor_setitem (vs, obj, idx, value, 4);
+      }
     case CALL_INTRINSIC_1:
       if (oparg == INTRINSIC_LIST_TO_TUPLE)
         return list_to_tuple (vs);
@@ -4674,6 +4861,7 @@ interpret (tracer *tr, frame *f, var **result)
       vs->oparg = oparg;
       vs->next = ip + 1 + _PyOpcode_Caches[opcode];
       f->line = PyCode_Addr2Line (co, inst_ip * 2);
+      vs->inst_ip = inst_ip;
       if (++steps_run > 100000)
         {
           rc = fail (tr, 0, "trace too long");
@@ -4684,8 +4872,7 @@ interpret (tracer *tr, frame *f, var **result)
         st = steps[k] (vs);
       if (st == STEP_UNHANDLED)
         {
-          /* a graph break at the instruction (the frame goes on in CPython from it), as Dynamo breaks on what it
-             cannot trace */
+          /* a graph break at the instruction, as Dynamo breaks on what it cannot trace */
           rc = fail (tr, 1, "unsupported bytecode %s (%d) at offset %d", "opcode", opcode, inst_ip * 2);
           goto done;
         }
@@ -4707,6 +4894,17 @@ done:
     }
   if (rc > 0 && tr->break_gb && !f->parent)
     {
+      if (tr->t->break_kind == FXC_BREAK_OTHER && fxc_store_pops (vs->opcode) >= 0
+          && !in_try_block (co, vs->inst_ip))
+        {
+          /* a store of the frame's own capture does not trace (x.a = v, lst[i] = v, a setitem into a view): made
+             after the graph, then a resume function goes on after it (captured again); any other instruction, or
+             one in a try block (its handler must see what it raises), and the rest of the frame run in CPython */
+          tr->t->break_kind = FXC_BREAK_STORE;
+          tr->t->break_opcode = vs->opcode;
+          tr->t->break_oparg = vs->oparg;
+          tr->t->resume_at[0] = vs->next;
+        }
       break_to_resume (tr, f, vs->stack, inst_sp, code, n, cur_ip);
       rc = 0;
     }
@@ -4753,6 +4951,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
         {
           tr.cells_frame = &f;
           PyObject *outputs = PyList_New (0);
+          Py_CLEAR (tr.spec_memo);   /* its specs index another outputs list */
           t->out_spec = out_spec (&tr, res, outputs);
           if (t->out_spec && cells_writes (&tr, &f, outputs))
             finish_graph (&tr, outputs);
@@ -4792,6 +4991,7 @@ fxc_interpret_py311 (PyCodeObject *code, PyObject *func, PyObject *const *locals
   free (f.locals);
   tracer_free_vars (&tr);
   Py_DECREF (tr.keep);
+  Py_XDECREF (tr.spec_memo);
   Py_DECREF (tr.realized);
   return rc < 0 ? -1 : 0;
 }

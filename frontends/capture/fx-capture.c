@@ -853,6 +853,10 @@ static _Thread_local const spec_env *spec_entry;
 
 /* While a frame is continued in CPython: its locals, holding the cells that ("F", ...) closures are built over. */
 static _Thread_local PyObject **spec_frame_locals;
+/* While a graph break's stack and locals are rebuilt: spec -> the list or dict built for it, so that one traced
+   list held twice (a local and the stack) is one object again. */
+static _Thread_local PyObject *spec_memo;
+static PyObject *spec_build_items (PyObject *spec, const char *kind, PyObject *arg, PyObject *outs);
 
 /* Rebuilds a value from its spec and the graph's outputs. */
 static PyObject *
@@ -941,6 +945,28 @@ spec_build (PyObject *spec, PyObject *outs)
       Py_DECREF (recv);
       return r;
     }
+  PyObject *memo_key = NULL;
+  if (spec_memo && (kind[0] == 'L' || kind[0] == 'D'))
+    {
+      memo_key = PyLong_FromVoidPtr (spec);
+      PyObject *seen = memo_key ? PyDict_GetItemWithError (spec_memo, memo_key) : NULL;
+      if (seen || PyErr_Occurred ())
+        {
+          Py_XDECREF (memo_key);
+          return Py_XNewRef (seen);
+        }
+    }
+  PyObject *built = spec_build_items (spec, kind, arg, outs);
+  if (memo_key && built)
+    PyDict_SetItem (spec_memo, memo_key, built);
+  Py_XDECREF (memo_key);
+  return built;
+}
+
+/* ('L'|'T'|'D', item specs, ...) */
+static PyObject *
+spec_build_items (PyObject *spec, const char *kind, PyObject *arg, PyObject *outs)
+{
   Py_ssize_t n = PyList_GET_SIZE (arg);
   PyObject *l = PyList_New (n);
   for (Py_ssize_t i = 0; i < n; i++)
@@ -1009,6 +1035,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   const spec_env env = { entry_locals, frame->f_globals, frame->f_builtins };
   spec_frame_locals = vals;
   spec_entry = &env;
+  spec_memo = PyDict_New ();
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE (e->resume_locals); i++)
     {
       PyObject *p = PyList_GET_ITEM (e->resume_locals, i);
@@ -1026,6 +1053,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
         goto out;
     }
   spec_entry = NULL;
+  Py_CLEAR (spec_memo);   /* before the resume function, whose own break rebuilds with its own */
   int which = 0;
   Py_ssize_t depth = ns;
   if (e->break_kind == FXC_BREAK_JUMP)
@@ -1041,6 +1069,23 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
       fxc_cjump cj = { 0 };
       (void) fxc_cond_jump (e->break_opcode, &cj);
       which = (cj.when ? truth : !truth) ? 1 : 0;
+    }
+  else if (e->break_kind == FXC_BREAK_STORE)
+    {
+      int pops = fxc_store_pops (e->break_opcode);
+      int rc = pops >= 0 && depth >= pops
+                 ? fxc_store_run (e->break_opcode, e->break_oparg, co, frame->f_globals, &stack[depth - pops])
+                 : -1;
+      if (rc < 0 && !PyErr_Occurred ())
+        PyErr_SetString (PyExc_SystemError, "capture: the stack of a resumed store is short");
+      for (Py_ssize_t i = depth - pops; pops >= 0 && i < depth; i++)
+        Py_CLEAR (stack[i]);
+      if (rc < 0)
+        {
+          traceback_here (co, PyCode_Addr2Line (co, e->resume_offset * 2));
+          goto out;
+        }
+      depth -= pops;
     }
   else
     {
@@ -1120,6 +1165,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
 out:
   spec_frame_locals = NULL;
   spec_entry = NULL;
+  Py_CLEAR (spec_memo);
   for (int i = 0; i < nl; i++)
     Py_XDECREF (entry_locals[i]);
   free (entry_locals);
@@ -1208,6 +1254,7 @@ out:
     }
   /* locals (cells first, as the trace listed them), then the stack */
   spec_frame_locals = frame->localsplus;
+  spec_memo = PyDict_New ();
   bool failed = false;
   for (Py_ssize_t i = 0; !failed && i < PyList_GET_SIZE (e->resume_locals); i++)
     {
@@ -1230,6 +1277,7 @@ out:
     }
   spec_frame_locals = NULL;
   spec_entry = NULL;
+  Py_CLEAR (spec_memo);
   for (int i = 0; i < base; i++)
     Py_XDECREF (entry_locals[i]);
   free (entry_locals);
@@ -1682,13 +1730,17 @@ compile_frame (PyObject *ctx, code_cache *cc, _PyInterpreterFrame *frame, PyObje
   t.resume_stack = t.resume_locals = NULL;
   e->cell_writes = t.cell_writes;
   t.cell_writes = NULL;
-  if (e->resume_stack && (t.break_kind == FXC_BREAK_JUMP || t.break_kind == FXC_BREAK_CALL))
+  if (e->resume_stack
+      && (t.break_kind == FXC_BREAK_JUMP || t.break_kind == FXC_BREAK_CALL || t.break_kind == FXC_BREAK_STORE))
     {
       Py_ssize_t ns = PyList_GET_SIZE (e->resume_stack);
-      int nstack = t.break_kind == FXC_BREAK_JUMP ? (int) ns - 1 : (int) ns - (t.call_argc + 2) + 1;
+      int nstack = t.break_kind == FXC_BREAK_JUMP    ? (int) ns - 1
+                   : t.break_kind == FXC_BREAK_STORE ? (int) ns - fxc_store_pops (t.break_opcode)
+                                                     : (int) ns - (t.call_argc + 2) + 1;
       int line = PyCode_Addr2Line (co, e->resume_offset * 2);
       e->break_kind = t.break_kind;
       e->break_opcode = t.break_opcode;
+      e->break_oparg = t.break_oparg;
       e->call_argc = t.call_argc;
       e->call_kwnames = t.call_kwnames;
       t.call_kwnames = NULL;
