@@ -360,7 +360,7 @@ fx_meta_view (fx_op_call *call)
           return fx_op_error (call, FX_ERR_INVALID, "select() cannot be applied to a 0-dim tensor.");
         if (!fx_norm_dim (call, &d, x->ndim))
           return FX_ERR_INVALID;
-        int64_t idx;
+        int64_t idx = 0;
         if (select_index (call, call->args[2].u.i, x->sizes[d], d, &idx) != FX_OK)
           return FX_ERR_INVALID;
         int m = drop_dim (x, d, sizes, strides);
@@ -1233,7 +1233,7 @@ scatter_region (fx_op_call *call, const fx_tensor *t, int *nd, int64_t *sizes, i
   memcpy (strides, t->strides, sizeof (int64_t) * (size_t) t->ndim);
   if (call->op->id == FX_OP_SELECT_SCATTER)
     {
-      int64_t idx;
+      int64_t idx = 0;
       if (select_index (call, call->args[3].u.i, len, d, &idx) != FX_OK)
         return FX_ERR_INVALID;
       *offset = t->offset + idx * t->strides[d];
