@@ -804,6 +804,24 @@ part_name (const compile_entry *ce, const char *name, char *buf, size_t size)
    mismatched_fake_kernel {op, reason}; expression_created {method, result, arguments, ...} (kind "expression"). */
 static const fx_json_member *find_member (const fx_json_member *m, size_t n, const char *key);
 
+/* A shape event with its two formatted stacks (user_stack, stack), or the warning (naming the record's kind) for
+   what it lacks: the symbol of a specialization, the expression of the others. */
+static fx_status
+store_shape_event (importer *imp, int64_t crow, const char *kind, fx_store_shape_event *ev, const fx_buf stacks[2],
+                   bool spec, int64_t line)
+{
+  ev->user_stack = stacks[0].len ? stacks[0].data : NULL;
+  ev->stack = stacks[1].len ? stacks[1].data : NULL;
+  if (spec && !ev->symbol)
+    warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without a symbol", kind);
+  else if (!spec && !ev->expr)
+    warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without an expr", kind);
+  else
+    return fx_store_add_shape_event (imp->store, imp->input, crow, ev, imp->diag);
+  return FX_OK;
+}
+
+
 /* A string member's characters (escapes decoded) into buf; NULL when m is absent or not a string. */
 static const char *
 member_str (const fx_json_member *m, fx_buf *buf)
@@ -933,12 +951,8 @@ add_guard_event_scanned (importer *imp, int64_t crow, const char *kind, fx_json_
   if (sure)
     {
       *done = true;
-      ev.user_stack = stacks[0].len ? stacks[0].data : NULL;
-      ev.stack = stacks[1].len ? stacks[1].data : NULL;
-      if (ok && !ev.expr)
-        warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without an expr", kind);
-      else if (ok)
-        st = fx_store_add_shape_event (imp->store, imp->input, crow, &ev, imp->diag);
+      if (ok)
+        st = store_shape_event (imp, crow, kind, &ev, stacks, false, line);
     }
   fx_buf_free (&expr);
   fx_buf_free (&stacks[0]);
@@ -1023,15 +1037,7 @@ add_shape_event (importer *imp, int64_t crow, const char *kind, json_object *met
       if (!ok)
         warn (imp, FX_IMPORT_WARN_UNKNOWN_STRING, line, "%s: string id %d was never defined", kind, bad_id);
     }
-  ev.user_stack = stacks[0].len ? stacks[0].data : NULL;
-  ev.stack = stacks[1].len ? stacks[1].data : NULL;
-  fx_status st = FX_OK;
-  if (ok && spec && !ev.symbol)
-    warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without a symbol", kind);
-  else if (ok && !spec && !ev.expr)
-    warn (imp, FX_IMPORT_WARN_BAD_RECORD, line, "%s without an expr", kind);
-  else if (ok)
-    st = fx_store_add_shape_event (imp->store, imp->input, crow, &ev, imp->diag);
+  fx_status st = ok ? store_shape_event (imp, crow, kind, &ev, stacks, spec, line) : FX_OK;
   fx_buf_free (&sources);
   fx_buf_free (&stacks[0]);
   fx_buf_free (&stacks[1]);

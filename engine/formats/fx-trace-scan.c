@@ -201,19 +201,21 @@ scan_object (const char *p, const char *end, int depth, member *members, size_t 
   return p + 1;
 }
 
+/* The array at p ('['): item is called on each element, at its first character, and returns the position after it
+   (NULL: unsure). The position after the ']', NULL when unsure. */
+typedef const char *(*item_fn) (void *ctx, size_t index, const char *p, const char *end, int depth);
+
 static const char *
-scan_array (const char *p, const char *end, int depth)
+walk_array (const char *p, const char *end, int depth, item_fn item, void *ctx)
 {
   if (depth > MAX_DEPTH)
     return NULL;
   p = skip_ws (p + 1, end);
   if (p < end && *p == ']')
     return p + 1;
-  for (;;)
+  for (size_t i = 0;; i++)
     {
-      char type;
-      bool escaped;
-      p = scan_value (p, end, depth + 1, &type, &escaped);
+      p = item (ctx, i, p, end, depth + 1);
       if (!p)
         return NULL;
       p = skip_ws (p, end);
@@ -226,6 +228,22 @@ scan_array (const char *p, const char *end, int depth)
         return p + 1;
       return NULL;
     }
+}
+
+static const char *
+scan_item (void *ctx, size_t index, const char *p, const char *end, int depth)
+{
+  char type;
+  bool escaped;
+  (void) ctx;
+  (void) index;
+  return scan_value (p, end, depth, &type, &escaped);
+}
+
+static const char *
+scan_array (const char *p, const char *end, int depth)
+{
+  return walk_array (p, end, depth, scan_item, NULL);
 }
 
 static const char *
@@ -476,39 +494,38 @@ fx_json_unescape (fx_json_span s, fx_buf *out)
     }
 }
 
+typedef struct
+{
+  fx_json_member *items;
+  size_t cap, n;
+} item_list;
+
+static const char *
+collect_item (void *ctx, size_t index, const char *p, const char *end, int depth)
+{
+  item_list *l = ctx;
+  if (index == l->cap)
+    return NULL;
+  member m = { .value = p };
+  p = scan_value (p, end, depth, &m.type, &m.value_escaped);
+  if (!p)
+    return NULL;
+  m.value_end = p;
+  fx_json_field f;
+  set_value (&f, &m);
+  l->items[index] = (fx_json_member) { { NULL, 0 }, f.type, m.value_escaped, f.value };
+  l->n = index + 1;
+  return p;
+}
+
 bool
 fx_json_scan_array (const char *p, const char *end, fx_json_member *items, size_t cap, size_t *n)
 {
-  *n = 0;
+  item_list l = { items, cap, 0 };
   p = skip_ws (p, end);
-  if (p >= end || *p != '[')
-    return false;
-  p = skip_ws (p + 1, end);
-  if (p < end && *p == ']')
-    return true;
-  for (size_t k = 0;; k++)
-    {
-      if (k == cap)
-        return false;
-      member m = { .value = p };
-      p = scan_value (p, end, 1, &m.type, &m.value_escaped);
-      if (!p)
-        return false;
-      m.value_end = p;
-      fx_json_field f;
-      set_value (&f, &m);
-      items[k] = (fx_json_member) { { NULL, 0 }, f.type, m.value_escaped, f.value };
-      *n = k + 1;
-      p = skip_ws (p, end);
-      if (p < end && *p == ',')
-        {
-          p = skip_ws (p + 1, end);
-          continue;
-        }
-      if (p < end && *p == ']')
-        return true;
-      return false;
-    }
+  bool ok = p < end && *p == '[' && walk_array (p, end, 0, collect_item, &l) != NULL;
+  *n = ok ? l.n : 0;
+  return ok;
 }
 
 /* json-c's json_escape_str (no JSON_C_TO_STRING_NOSLASHESCAPE): the characters of a string as it writes them. */
@@ -549,6 +566,22 @@ put_escaped_jsonc (const char *s, size_t len, fx_buf *out)
 }
 
 enum { PLAIN_MEMBERS = 32, PLAIN_MAX_MEMBERS = 4096 };
+
+static const char *write_plain (const char *p, const char *end, int depth, fx_buf *tmp, fx_buf *out);
+
+typedef struct
+{
+  fx_buf *tmp, *out;
+} plain_ctx;
+
+static const char *
+plain_item (void *ctx, size_t index, const char *p, const char *end, int depth)
+{
+  plain_ctx *c = ctx;
+  if (index > 0)
+    fx_buf_putc (c->out, ',');
+  return write_plain (p, end, depth, c->tmp, c->out);
+}
 
 /* The value at p, written as json-c writes what it read (JSON_C_TO_STRING_PLAIN); the position after it, NULL when
    unsure (as the scanner, plus integers past 18 digits and an object with a repeated key at any depth). */
@@ -591,33 +624,12 @@ write_plain (const char *p, const char *end, int depth, fx_buf *tmp, fx_buf *out
       }
     case '[':
       {
+        plain_ctx ctx = { tmp, out };
         fx_buf_putc (out, '[');
-        p = skip_ws (p + 1, end);
-        if (p < end && *p == ']')
-          {
-            fx_buf_putc (out, ']');
-            return p + 1;
-          }
-        for (bool first = true;; first = false)
-          {
-            if (!first)
-              fx_buf_putc (out, ',');
-            p = write_plain (p, end, depth + 1, tmp, out);
-            if (!p)
-              return NULL;
-            p = skip_ws (p, end);
-            if (p < end && *p == ',')
-              {
-                p = skip_ws (p + 1, end);
-                continue;
-              }
-            if (p < end && *p == ']')
-              {
-                fx_buf_putc (out, ']');
-                return p + 1;
-              }
-            return NULL;
-          }
+        const char *q = walk_array (p, end, depth, plain_item, &ctx);
+        if (q)
+          fx_buf_putc (out, ']');
+        return q;
       }
     case '"':
       {

@@ -347,7 +347,7 @@ fx_meta_view (fx_op_call *call)
           return FX_ERR_INVALID;
         if (x->ndim == 0)
           return fx_op_error (call, FX_ERR_INVALID, "slice() cannot be applied to a 0-dim tensor.");
-        int64_t start;
+        int64_t start = 0;
         if (slice_range (call, &call->args[2], x->sizes[d], &start, &sizes[d]) != FX_OK)
           return FX_ERR_INVALID;
         strides[d] = x->strides[d] * call->args[4].u.i;
@@ -1240,7 +1240,7 @@ scatter_region (fx_op_call *call, const fx_tensor *t, int *nd, int64_t *sizes, i
       *nd = drop_dim (t, d, sizes, strides);
       return FX_OK;
     }
-  int64_t start;
+  int64_t start = 0;
   if (slice_range (call, &call->args[3], len, &start, &sizes[d]) != FX_OK)
     return FX_ERR_INVALID;
   strides[d] = t->strides[d] * call->args[5].u.i;
@@ -1255,8 +1255,8 @@ fx_status
 fx_meta_view_scatter (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0), *src = fx_arg_tensor (call, 1);
-  int nd;
-  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS], off;
+  int nd = 0;
+  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS], off = 0;
   fx_status st = scatter_region (call, x, &nd, sizes, strides, &off);
   if (st != FX_OK)
     return st;
@@ -1274,8 +1274,8 @@ fx_kernel_view_scatter (fx_op_call *call)
   fx_status st = fx_tensor_copy_into (o, x, call->diag);
   if (st != FX_OK)
     return st;
-  int nd;
-  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS], off;
+  int nd = 0;
+  int64_t sizes[FX_TENSOR_MAX_DIMS], strides[FX_TENSOR_MAX_DIMS], off = 0;
   st = scatter_region (call, o, &nd, sizes, strides, &off);
   if (st != FX_OK)
     return st;

@@ -344,6 +344,20 @@ test_reader_writer (void)
 
 /* A child writes committed transactions then is SIGKILLed inside an open one: the file stays valid and holds
    exactly the committed ones. */
+/* The file passes sqlite's integrity check. */
+static void
+assert_integrity (const char *path)
+{
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  sqlite3_stmt *stmt = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA integrity_check", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "ok");
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+}
+
 static void
 test_sigkill (void)
 {
@@ -405,15 +419,7 @@ test_sigkill (void)
   g_assert_cmpint (fx_store_count (store, "artifacts", &count, NULL), ==, FX_OK);
   g_assert_cmpint (count, ==, 0);
   fx_arena_free (arena);
-  /* The integrity check passes. */
-  sqlite3 *db = NULL;
-  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  sqlite3_stmt *stmt = NULL;
-  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA integrity_check", -1, &stmt, NULL), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
-  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "ok");
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
+  assert_integrity (path);
   fx_store_close (store);
   remove_workspace (path);
 }
@@ -1081,19 +1087,6 @@ check_bulk_artifacts (fx_store *store, int64_t compile, int n, size_t len)
       g_assert_cmpstr (kv[i].value, ==, want);
     }
   fx_arena_free (arena);
-}
-
-static void
-assert_integrity (const char *path)
-{
-  sqlite3 *db = NULL;
-  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-  sqlite3_stmt *stmt = NULL;
-  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA integrity_check", -1, &stmt, NULL), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
-  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 0), ==, "ok");
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
 }
 
 static void
