@@ -241,6 +241,25 @@ is_context_key (const char *key)
 }
 
 /* "file:line in name" per frame, innermost last; false when a frame names an unknown string id. */
+/* A frame as traceback.format_list writes it: '  File "f", line 3, in g' and its source line (loc) below. */
+static void
+put_frame (fx_buf *out, const char *file, int line, const char *name, const char *loc)
+{
+  fx_buf_puts (out, "  File \"");
+  fx_buf_puts (out, file ? file : "?");
+  fx_buf_puts (out, "\", line ");
+  fx_buf_put_int (out, line);
+  fx_buf_puts (out, ", in ");
+  fx_buf_puts (out, name ? name : "?");
+  fx_buf_putc (out, '\n');
+  if (loc)
+    {
+      fx_buf_puts (out, "    ");
+      fx_buf_puts (out, loc);
+      fx_buf_putc (out, '\n');
+    }
+}
+
 static bool
 format_stack (importer *imp, json_object *stack, fx_buf *out, const char **fn, const char **file, int *line,
               int *bad_id)
@@ -271,9 +290,7 @@ format_stack (importer *imp, json_object *stack, fx_buf *out, const char **fn, c
       int ln = json_int (fr, "line", 0);
       const char *name = json_str (fr, "name");
       const char *loc = json_str (fr, "loc");
-      fx_buf_printf (out, "  File \"%s\", line %d, in %s\n", fname ? fname : "?", ln, name ? name : "?");
-      if (loc)
-        fx_buf_printf (out, "    %s\n", loc);
+      put_frame (out, fname, ln, name, loc);
       if (i == n - 1)
         {
           *fn = name;
@@ -898,9 +915,7 @@ format_stack_scanned (importer *imp, const fx_json_member *stack, fx_buf *out, i
         }
       const char *fn = member_str (find_member (fm, nm, "name"), &name);
       const char *lc = member_str (find_member (fm, nm, "loc"), &loc);
-      fx_buf_printf (out, "  File \"%s\", line %d, in %s\n", fname ? fname : "?", ln, fn ? fn : "?");
-      if (lc)
-        fx_buf_printf (out, "    %s\n", lc);
+      put_frame (out, fname, ln, fn, lc);
     }
   if (!sure)
     {

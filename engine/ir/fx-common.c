@@ -249,10 +249,29 @@ fx_buf_put_json_str (fx_buf *out, const char *s)
 }
 
 void
+fx_buf_put_int (fx_buf *buf, int64_t v)
+{
+  char digits[24];
+  int n = 0;
+  /* in unsigned arithmetic: INT64_MIN has no positive counterpart */
+  uint64_t u = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
+  do
+    digits[sizeof digits - 1 - n++] = (char) ('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0)
+    digits[sizeof digits - 1 - n++] = '-';
+  fx_buf_append (buf, digits + sizeof digits - n, (size_t) n);
+}
+
+void
 fx_buf_put_ints (fx_buf *buf, const int64_t *v, int n)
 {
   for (int i = 0; i < n; i++)
-    fx_buf_printf (buf, "%s%lld", i ? ", " : "", (long long) v[i]);
+    {
+      if (i)
+        fx_buf_puts (buf, ", ");
+      fx_buf_put_int (buf, v[i]);
+    }
 }
 
 char *

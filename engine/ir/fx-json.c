@@ -73,7 +73,7 @@ put_arg (fx_buf *out, const fx_arg *arg)
       fx_buf_puts (out, arg->u.b ? "true" : "false");
       break;
     case FX_ARG_INT:
-      fx_buf_printf (out, "%lld", (long long) arg->u.i);
+      fx_buf_put_int (out, arg->u.i);
       break;
     case FX_ARG_STR:
       fx_buf_put_json_str (out, arg->u.s);
@@ -155,7 +155,7 @@ static void
 put_dim (fx_buf *out, const fx_dim *d)
 {
   if (d->sym == NULL)
-    fx_buf_printf (out, "%lld", (long long) d->value);
+    fx_buf_put_int (out, d->value);
   else
     {
       fx_buf_puts (out, "{\"sym\": ");
@@ -228,7 +228,7 @@ put_val (fx_buf *out, const fx_val *v)
     case FX_VAL_INT:
       put_str_member (out, &first, "sym", v->sym);
       put_key (out, &first, "value");
-      fx_buf_printf (out, "%lld", (long long) v->i);
+      fx_buf_put_int (out, v->i);
       break;
     case FX_VAL_SYMFLOAT:
     case FX_VAL_FLOAT:

@@ -210,6 +210,16 @@ test_shared_helpers (void)
   int64_t dims[] = { 2, -1, 4096 };
   fx_buf_put_ints (&b, dims, 3);
   g_assert_cmpstr (b.data, ==, "2, -1, 4096");
+  /* fx_buf_put_int writes what "%lld" writes, at the ends of the range too */
+  static const int64_t ints[] = { 0, 7, -7, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+  for (size_t i = 0; i < G_N_ELEMENTS (ints); i++)
+    {
+      char want[32];
+      snprintf (want, sizeof want, "%lld", (long long) ints[i]);
+      fx_buf_reset (&b);
+      fx_buf_put_int (&b, ints[i]);
+      g_assert_cmpstr (b.data, ==, want);
+    }
   fx_buf_free (&b);
 
   /* the engine's values (its offset basis has always been 1469598103934665603, not FNV's 14695981039346656037:
