@@ -377,6 +377,10 @@ fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, 
   const fx_backend *backend = NULL;
   const char *sub = NULL;
   fx_compiled *c = NULL;
+  /* a graph that writes into its inputs runs on its own copy of them: the next column starts from the same values */
+  fx_value *own = fx_inputs_for_run (graph, inputs, n_inputs);
+  if (own)
+    inputs = own;
   fx_status st = fx_backend_parse_spec (config->backend, scratch, &backend, &sub, &diag);
   if (st == FX_OK)
     {
@@ -408,5 +412,6 @@ fx_run_backend (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, 
     *compiled = c;
   else
     fx_compiled_free (c);
+  fx_inputs_for_run_free (own, n_inputs);
   fx_arena_free (scratch);
 }

@@ -667,3 +667,65 @@ fx_graph_load_input_specs (fx_graph *graph, const char *path, fx_diag *diag)
     fx_graph_add_input_spec (graph, specs[i].name, specs[i].kind)->val = specs[i].val;
   return st;
 }
+
+/* "aten.copy_.default", "aten.add_.Tensor": an in-place aten op (one trailing underscore), which writes its first
+   argument. */
+static bool
+writes_first_arg (const char *target)
+{
+  const char *dot1 = target ? strchr (target, '.') : NULL;
+  const char *dot2 = dot1 ? strchr (dot1 + 1, '.') : NULL;
+  return dot2 && dot2 - dot1 >= 3 && dot2[-1] == '_' && dot2[-2] != '_';
+}
+
+fx_value *
+fx_inputs_for_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs)
+{
+  bool *written = calloc (n_inputs + 1, sizeof *written);
+  bool any = false;
+  if (!written)
+    return NULL;
+  for (const fx_node *n = graph ? graph->first : NULL; n; n = n->next)
+    {
+      if (n->erased || n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP || n->n_args < 1
+          || n->args[0].kind != FX_ARG_NODE || !writes_first_arg (n->target.name))
+        continue;
+      const fx_node *dst = n->args[0].u.node;
+      if (dst->op != FX_OP_PLACEHOLDER)
+        continue;
+      size_t index = 0;
+      for (const fx_node *p = graph->first; p && p != dst; p = p->next)
+        if (!p->erased && p->op == FX_OP_PLACEHOLDER)
+          index++;
+      if (index < n_inputs && inputs[index].kind == FX_VALUE_TENSOR && inputs[index].u.t
+          && inputs[index].u.t->device.type == FX_DEVICE_CPU)
+        any = written[index] = true;
+    }
+  fx_value *out = any ? calloc (n_inputs + 1, sizeof *out) : NULL;
+  for (size_t i = 0; out && i < n_inputs; i++)
+    {
+      out[i] = inputs[i];
+      if (inputs[i].kind != FX_VALUE_TENSOR || !inputs[i].u.t)
+        continue;
+      const fx_tensor *t = inputs[i].u.t;
+      fx_tensor *copy = written[i] ? fx_tensor_new_strided (NULL, t->dtype, t->ndim, t->sizes, t->strides) : NULL;
+      if (copy && fx_tensor_copy_into (copy, t, NULL) != FX_OK)
+        {
+          fx_tensor_unref (copy);
+          copy = NULL;
+        }
+      /* no memory for a copy: that input is shared, as before */
+      out[i].u.t = copy ? copy : fx_tensor_ref (inputs[i].u.t);
+    }
+  free (written);
+  return out;
+}
+
+void
+fx_inputs_for_run_free (fx_value *values, size_t n_inputs)
+{
+  for (size_t i = 0; values && i < n_inputs; i++)
+    if (values[i].kind == FX_VALUE_TENSOR && values[i].u.t)
+      fx_tensor_unref (values[i].u.t);
+  free (values);
+}

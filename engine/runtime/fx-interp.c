@@ -388,7 +388,10 @@ fx_interp_run_reference (const fx_graph *graph, const fx_value *inputs, size_t n
   io.gen = &gen;
   *ref64 = NULL;
   *n_ref64 = 0;
-  fx_status st = fx_interp_run (graph, inputs, n_inputs, &io, arena, ref, n_ref, diag);
+  /* the reference must leave the inputs as they were for the backends (a graph may write into them) */
+  fx_value *own = fx_inputs_for_run (graph, inputs, n_inputs);
+  fx_status st = fx_interp_run (graph, own ? own : inputs, n_inputs, &io, arena, ref, n_ref, diag);
+  fx_inputs_for_run_free (own, n_inputs);
   if (st != FX_OK)
     return st;
   fx_value *in64 = fx_arena_alloc (arena, sizeof (fx_value) * (n_inputs + 1));

@@ -58,6 +58,13 @@ fx_status fx_inputs_make (const fx_graph *graph, fx_inputs_source source, const 
 /* Parses an inputs.json text into input specs (allocated from arena). */
 fx_status fx_inputs_parse_json (const char *text, size_t len, const char *filename, fx_arena *arena,
                                 fx_input_spec **specs, size_t *n_specs, fx_diag *diag);
+/* The inputs of one run of graph: a private copy (same layout) of each CPU tensor the graph writes into (a copy_
+   back into a placeholder, or another in-place op on one), the others shared. Every backend and the reference then
+   start from the same values, as PyTorch's benchmarks clone inputs; a run's calls still see their own writes.
+   NULL when the graph writes none: use inputs as they are. Free with fx_inputs_for_run_free. */
+fx_value *fx_inputs_for_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs);
+void fx_inputs_for_run_free (fx_value *values, size_t n_inputs);
+
 /* Reads an inputs.json file and appends its specs to graph's input specs (which fx_inputs_make and
    fx_graph_scale_inputs then use). */
 fx_status fx_graph_load_input_specs (fx_graph *graph, const char *path, fx_diag *diag);
