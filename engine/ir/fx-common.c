@@ -238,13 +238,21 @@ fx_buf_put_json_str (fx_buf *out, const char *s)
     ['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r",
   };
   fx_buf_putc (out, '"');
-  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
-    if (*p < 0x80 && short_escapes[*p])
-      fx_buf_puts (out, short_escapes[*p]);
-    else if (*p < 0x20 || *p == 0x7f)
-      fx_buf_printf (out, "\\u%04x", *p);
-    else
-      fx_buf_putc (out, (char) *p);
+  const unsigned char *run = (const unsigned char *) (s ? s : "");
+  for (const unsigned char *p = run;; p++)
+    {
+      /* plain characters are appended a run at a time, not one by one */
+      if (*p != 0 && !(*p < 0x80 && short_escapes[*p]) && *p >= 0x20 && *p != 0x7f)
+        continue;
+      fx_buf_append (out, (const char *) run, (size_t) (p - run));
+      run = p + 1;
+      if (*p == 0)
+        break;
+      if (*p < 0x80 && short_escapes[*p])
+        fx_buf_puts (out, short_escapes[*p]);
+      else
+        fx_buf_printf (out, "\\u%04x", *p);
+    }
   fx_buf_putc (out, '"');
 }
 
