@@ -30,6 +30,9 @@ struct _FxwKernelsView
   GtkLabel *aten_label;
   GtkLabel *nodes_label;
   GtkSourceView *source_view;
+  GtkExpander *autotune_expander;
+  GtkLabel *autotune_label;
+  gboolean has_autotune;
 };
 
 enum { OPEN_NODE, N_SIGNALS };
@@ -334,6 +337,8 @@ fxw_kernels_view_class_init (FxwKernelsViewClass *klass)
   fxw_viewers_class_set_template (widget_class, "fxw-kernels-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, node_label);
+  gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, autotune_expander);
+  gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, autotune_label);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, column_view);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, selection_model);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, title_label);
@@ -371,6 +376,15 @@ fxw_kernels_view_set_selection (FxwKernelsView *self, FxwSelection *selection)
                         NULL);
 }
 
+/* The list when there are kernels or an autotune table to show, else the empty page. */
+static void
+show_page (FxwKernelsView *self)
+{
+  gboolean any = self->kernels != NULL && g_list_model_get_n_items (self->kernels) > 0;
+
+  gtk_stack_set_visible_child_name (self->stack, any || self->has_autotune ? "kernels" : "empty");
+}
+
 void
 fxw_kernels_view_set_kernels (FxwKernelsView *self, GListModel *kernels, gboolean by_name)
 {
@@ -384,10 +398,27 @@ fxw_kernels_view_set_kernels (FxwKernelsView *self, GListModel *kernels, gboolea
       gtk_sort_list_model_set_model (self->sorted, kernels);
       gtk_single_selection_set_selected (self->selection_model, GTK_INVALID_LIST_POSITION);
     }
-  gtk_stack_set_visible_child_name (self->stack,
-                                    kernels != NULL && g_list_model_get_n_items (kernels) > 0 ? "kernels" : "empty");
+  show_page (self);
   kernel_selected_cb (self);
   node_changed_cb (self);
+}
+
+void
+fxw_kernels_view_set_autotune (FxwKernelsView *self, const char *table)
+{
+  g_return_if_fail (FXW_IS_KERNELS_VIEW (self));
+
+  self->has_autotune = table != NULL && *table != '\0';
+  gtk_label_set_label (self->autotune_label, self->has_autotune ? table : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->autotune_expander), self->has_autotune);
+  show_page (self);
+}
+
+const char *
+fxw_kernels_view_get_autotune (FxwKernelsView *self)
+{
+  g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), NULL);
+  return self->has_autotune ? gtk_label_get_label (self->autotune_label) : NULL;
 }
 
 guint

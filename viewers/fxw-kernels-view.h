@@ -20,6 +20,11 @@ void        fxw_kernels_view_set_kernels    (FxwKernelsView *self,
                                              GListModel     *kernels,
                                              gboolean        by_name);
 guint       fxw_kernels_view_get_n_kernels  (FxwKernelsView *self);
+/* max-autotune's candidate table of the latest run that autotuned (its autotune.txt), shown below the kernels; NULL:
+   none (hidden). */
+void        fxw_kernels_view_set_autotune   (FxwKernelsView *self,
+                                             const char     *table);
+const char *fxw_kernels_view_get_autotune   (FxwKernelsView *self);
 /* Selects the kernel at position (G_MAXUINT: none): shows its source and highlights the nodes it covers. */
 void        fxw_kernels_view_select         (FxwKernelsView *self,
                                              guint           position);

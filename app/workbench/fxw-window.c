@@ -691,6 +691,20 @@ show_training (FxwWindow *self, FxwSidebarItem *compile)
   adw_view_stack_page_set_visible (self->training_page, forward != NULL && backward != NULL);
 }
 
+/* The candidate table of the stage's latest run that autotuned (mode max-autotune), NULL when none did. */
+static const char *
+latest_autotune (GListModel *runs)
+{
+  for (guint i = runs != NULL ? g_list_model_get_n_items (runs) : 0; i-- > 0;)
+    {
+      g_autoptr(FxwRun) run = g_list_model_get_item (runs, i);
+
+      if (fxw_run_get_autotune (run) != NULL)
+        return fxw_run_get_autotune (run);
+    }
+  return NULL;
+}
+
 static void
 sidebar_selected_cb (FxwWindow *self)
 {
@@ -714,6 +728,7 @@ sidebar_selected_cb (FxwWindow *self)
       g_set_object (&self->current_stage, stage);
       fxw_selection_set_graph (self->selection, graph);
       fxw_kernels_view_set_kernels (self->kernels_view, kernels, by_name);
+      fxw_kernels_view_set_autotune (self->kernels_view, latest_autotune (fxw_sidebar_item_get_runs (stage)));
       fxw_graph_view_set_kernels (self->graph_view, kernels, by_name);
       /* The groups' origins are post-grad node names (inductor_provenance_tracking_node_mappings): the trace's
          post_grad graph, a TORCH_COMPILE_DEBUG folder's fx_graph_transformed.py. */
@@ -741,6 +756,7 @@ clear_stage (FxwWindow *self)
   update_provenance (self);
   fxw_selection_set_graph (self->selection, NULL);
   fxw_kernels_view_set_kernels (self->kernels_view, NULL, FALSE);
+  fxw_kernels_view_set_autotune (self->kernels_view, NULL);
   fxw_graph_view_set_kernels (self->graph_view, NULL, FALSE);
   fxw_graph_view_set_fusion_groups (self->graph_view, NULL, FALSE);
   fxw_compare_view_set_runs (self->compare_view, NULL);

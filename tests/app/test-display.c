@@ -1376,6 +1376,20 @@ test_run_compare (void)
     g_assert_nonnull (strstr (at, "(kept)"));
     g_assert_true (g_str_has_prefix (at, "\nautotune\t\t"));
   }
+  /* The Kernels view shows the latest max-autotune run's table too (the stage has no kernels of its own here) */
+  {
+    FxwKernelsView *kv = FXW_KERNELS_VIEW (fxw_window_get_view (window, "kernels"));
+    const char *table = fxw_kernels_view_get_autotune (kv);
+
+    g_assert_nonnull (table);
+    g_assert_true (g_str_has_prefix (table, "AUTOTUNE cpp program"));
+    g_assert_nonnull (strstr (table, "(kept)"));
+    fxw_window_set_view (window, "kernels");
+    fxw_test_pump (300);
+    g_free (fxw_test_screenshot (GTK_WIDGET (window), "18b-kernels-autotune"));
+    fxw_window_set_view (window, "compare");
+    fxw_test_pump (100);
+  }
   fxw_test_pump (500);
   g_free (fxw_test_screenshot (GTK_WIDGET (window), "18-run-compare-result"));
   /* It all ran: the dialog closed itself, the Compare view shows the rest. */
