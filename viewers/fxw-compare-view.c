@@ -350,7 +350,13 @@ add_autotune_rows (FxwCompareView *self, guint n_runs, int top)
       gtk_widget_add_css_class (cell, "monospace");
       if (table == NULL)
         gtk_widget_add_css_class (cell, "dim-label");
-      gtk_grid_attach (self->grid, cell, (int) r + 1, top + 1, 1, 1);
+      /* a table's lines are long: scrolled sideways in its cell, not squeezing the other runs' columns */
+      GtkWidget *scroll = gtk_scrolled_window_new ();
+      gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+      gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (scroll), TRUE);
+      gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroll), TRUE);
+      gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), cell);
+      gtk_grid_attach (self->grid, scroll, (int) r + 1, top + 1, 1, 1);
       g_string_append_printf (self->kernel_text, "\t%s", table != NULL ? table : "");
     }
   g_string_append_c (self->kernel_text, '\n');
