@@ -2,13 +2,11 @@
    second thread, fed in batches through a bounded queue. */
 #include "fx-md5.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A batch is a run of records, each a header then its bytes. The parser fills one while the worker hashes others;
    at most MAX_BATCHES exist, so what waits in the queue stays near MAX_BATCHES * BATCH_BYTES whatever the file.
@@ -58,12 +56,6 @@ struct fx_md5_worker
   file_run runs[MAX_RUNS];
   int n_runs;
   fx_md5 file;
-  /* fx_md5_worker_file_fd: the worker reads the file's bytes itself (pread on its own descriptor) as far as the
-     parser has read them (seen, under the lock), instead of the parser copying each block into a batch. */
-  int fd;
-  uint64_t seen, hashed;
-  char *fbuf;
-  bool file_error;
   int64_t mismatches;
   fx_import_example examples[FX_IMPORT_EXAMPLES];
 };
@@ -168,29 +160,6 @@ run_batch (fx_md5_worker *w, batch *b)
     }
 }
 
-enum { FILE_CHUNK = 1 << 20 };
-
-/* The file's bytes from w->hashed up to upto, read from the worker's own descriptor. A short read (the file
-   changed under the import) leaves file_error set and the hash unfinished. */
-static void
-hash_file_upto (fx_md5_worker *w, uint64_t upto)
-{
-  while (!w->file_error && w->hashed < upto)
-    {
-      size_t want = upto - w->hashed < FILE_CHUNK ? (size_t) (upto - w->hashed) : FILE_CHUNK;
-      ssize_t n = pread (w->fd, w->fbuf, want, (off_t) w->hashed);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          w->file_error = true;
-          break;
-        }
-      fx_md5_update (&w->file, w->fbuf, (size_t) n);
-      w->hashed += (uint64_t) n;
-    }
-}
-
 static void *
 worker_main (void *arg)
 {
@@ -198,22 +167,11 @@ worker_main (void *arg)
   pthread_mutex_lock (&w->lock);
   for (;;)
     {
-      while (!w->queue && !w->closing && !(w->fd >= 0 && w->hashed < w->seen && !w->file_error))
+      while (!w->queue && !w->closing)
         pthread_cond_wait (&w->changed, &w->lock);
-      if (w->fd >= 0 && w->hashed < w->seen)
-        {
-          /* the file's next chunk, as far as the parser has read, taking turns with the payload batches so
-             neither waits for the other at the end */
-          uint64_t upto = w->seen - w->hashed > FILE_CHUNK ? w->hashed + FILE_CHUNK : w->seen;
-          pthread_mutex_unlock (&w->lock);
-          hash_file_upto (w, upto);
-          pthread_mutex_lock (&w->lock);
-        }
       batch *b = w->queue;
-      if (!b && !w->closing)
-        continue;   /* more file to hash, or back to waiting */
       if (!b)
-        break;      /* the rest of the file is hashed below */
+        break;
       w->queue = b->next;
       if (!w->queue)
         w->queue_tail = NULL;
@@ -224,13 +182,10 @@ worker_main (void *arg)
         give_back (w, b);
       pthread_mutex_lock (&w->lock);
     }
-  uint64_t upto = w->seen;
   pthread_mutex_unlock (&w->lock);
   /* The end: the file's last bytes. */
   while (w->n_runs > 0)
     hash_oldest_run (w);
-  if (w->fd >= 0)
-    hash_file_upto (w, upto);
   return NULL;
 }
 
@@ -241,7 +196,6 @@ fx_md5_worker_new (bool threaded)
   if (!w)
     return NULL;
   fx_md5_init (&w->file);
-  w->fd = -1;
   pthread_mutex_init (&w->lock, NULL);
   pthread_cond_init (&w->changed, NULL);
   /* Without a thread (or when one cannot start) the same batches are hashed as they fill. */
@@ -323,33 +277,6 @@ fx_md5_worker_file (fx_md5_worker *w, const void *data, size_t len)
 }
 
 bool
-fx_md5_worker_file_fd (fx_md5_worker *w, int fd)
-{
-  if (!w->threaded || w->fd >= 0 || (w->fbuf = malloc (FILE_CHUNK)) == NULL)
-    return false;
-  int own = dup (fd);
-  if (own < 0)
-    {
-      free (w->fbuf);
-      w->fbuf = NULL;
-      return false;
-    }
-  pthread_mutex_lock (&w->lock);
-  w->fd = own;
-  pthread_mutex_unlock (&w->lock);
-  return true;
-}
-
-void
-fx_md5_worker_file_seen (fx_md5_worker *w, uint64_t total)
-{
-  pthread_mutex_lock (&w->lock);
-  w->seen = total;
-  pthread_cond_broadcast (&w->changed);
-  pthread_mutex_unlock (&w->lock);
-}
-
-bool
 fx_md5_worker_check (fx_md5_worker *w, const void *payload, size_t len, const char *want, const char *what,
                      int64_t line)
 {
@@ -376,8 +303,6 @@ fx_md5_worker_finish (fx_md5_worker *w, char hex[33], int64_t *mismatches, fx_im
       pthread_join (w->thread, NULL);
       w->threaded = false;
     }
-  if (w->file_error)
-    ok = false;
   if (hex)
     fx_md5_final_hex (&w->file, hex);
   *mismatches = w->mismatches;
@@ -405,16 +330,7 @@ fx_md5_worker_free (fx_md5_worker *w)
         free (b->data);
         free (b);
       }
-  if (w->fd >= 0)
-    close (w->fd);
-  free (w->fbuf);
   pthread_mutex_destroy (&w->lock);
   pthread_cond_destroy (&w->changed);
   free (w);
-}
-
-bool
-fx_md5_worker_file_changed (const fx_md5_worker *w)
-{
-  return w->file_error;
 }

@@ -29,13 +29,6 @@ size_t fx_md5_update2 (fx_md5 *m1, const void *d1, fx_md5 *m2, const void *d2, s
 typedef struct fx_md5_worker fx_md5_worker;
 fx_md5_worker *fx_md5_worker_new (bool threaded);
 bool fx_md5_worker_file (fx_md5_worker *w, const void *data, size_t len);
-/* Instead of fx_md5_worker_file: the worker hashes the file open on fd itself (its own dup, read with pread, so fd's
-   offset is the parser's), as far as fx_md5_worker_file_seen says the parser has read; nothing is copied. False
-   (use fx_md5_worker_file) without a thread or a descriptor. */
-bool fx_md5_worker_file_fd (fx_md5_worker *w, int fd);
-void fx_md5_worker_file_seen (fx_md5_worker *w, uint64_t total);
-/* After fx_md5_worker_finish failed: the file could not be read again as far as the parser had (it changed). */
-bool fx_md5_worker_file_changed (const fx_md5_worker *w);
 /* want: the record's has_payload; what: its kind, named in the warning's text. */
 bool fx_md5_worker_check (fx_md5_worker *w, const void *payload, size_t len, const char *want, const char *what,
                           int64_t line);

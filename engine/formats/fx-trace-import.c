@@ -61,9 +61,7 @@ typedef struct
   bool rejected;      /* the current record was skipped as malformed: not counted as read */
   /* has_payload checks (and the file's md5 while it is read) on a second thread; NULL: checked in place */
   fx_md5_worker *md5;
-  bool md5_failed;    /* the worker ran out of memory (or the file changed under it) */
-  bool md5_reads_file; /* the worker reads the file itself (fx_md5_worker_file_fd) */
-  uint64_t file_seen;  /* with md5_reads_file: the bytes read so far */
+  bool md5_failed;    /* the worker ran out of memory */
   /* describe_tensor records waiting for their describe_source: (compile, describer, id) -> summary text */
   struct described
   {
@@ -1629,10 +1627,7 @@ static void
 hash_block (const char *data, size_t len, void *user_data)
 {
   importer *imp = user_data;
-  if (imp->md5_reads_file)
-    fx_md5_worker_file_seen (imp->md5, imp->file_seen += len);
-  else
-    imp->md5_failed |= !fx_md5_worker_file (imp->md5, data, len);
+  imp->md5_failed |= !fx_md5_worker_file (imp->md5, data, len);
 }
 
 static fx_status md5_file (FILE *f, const char *path, char hash[33], fx_diag *diag);
@@ -1759,8 +1754,6 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
     }
   if (!hash)
     {
-      /* the worker reads the file's bytes itself where it can (no copy here); else each block is handed over */
-      imp.md5_reads_file = lines->f != NULL && fx_md5_worker_file_fd (imp.md5, fileno (lines->f));
       lines->on_block = hash_block;
       lines->on_block_data = &imp;
     }
@@ -1896,12 +1889,6 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
   imp.md5_failed |= !fx_md5_worker_finish (imp.md5, hash ? NULL : file_hash, &mismatches, examples);
   if (st != FX_OK)
     goto fail;
-  if (imp.md5_failed && fx_md5_worker_file_changed (imp.md5))
-    {
-      st = fx_diag_set (diag, FX_ERR_IO, "%s: the file changed while it was imported (it is shorter than what was "
-                        "read); import it again once it is complete", name);
-      goto fail;
-    }
   if (imp.md5_failed)
     {
       st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");

@@ -3,16 +3,11 @@
    either read the same or decline (the importer then asks json-c). */
 #include "fx-test-lines.h"
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <string.h>
 
-#include "fx-md5.h"
 #include "fx-trace-scan.h"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 /* What the importer's json_int() reads. */
 static int
@@ -479,55 +474,6 @@ test_plain (void)
   g_assert_false (fx_json_scan_array (arr, arr + strlen (arr), items, 2, &n));
 }
 
-/* The md5 worker reading the file itself (fx_md5_worker_file_fd): the same hash as the bytes', while payload checks
-   take turns with it; a file shorter than what the parser says it read fails, and says the file changed. */
-static void
-test_md5_worker_fd (void)
-{
-  const size_t size = (3u << 20) + 12345;
-  g_autofree char *data = g_malloc (size);
-  for (size_t i = 0; i < size; i++)
-    data[i] = (char) (i * 131 + (i >> 7));
-  g_autofree char *dir = g_dir_make_tmp ("fxmd5-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "t.log", NULL);
-  g_assert_true (g_file_set_contents (path, data, (gssize) size, NULL));
-  char want[33], got[33];
-  fx_md5_hex (data, size, want);
-
-  int fd = open (path, O_RDONLY);
-  g_assert_cmpint (fd, >=, 0);
-  fx_md5_worker *w = fx_md5_worker_new (true);
-  g_assert_true (fx_md5_worker_file_fd (w, fd));
-  g_assert_false (fx_md5_worker_file_fd (w, fd)); /* once */
-  char pm[33];
-  fx_md5_hex (data + 100, 5000, pm);
-  for (size_t seen = 0; seen < size;)
-    {
-      seen = seen + 700000 < size ? seen + 700000 : size;
-      fx_md5_worker_file_seen (w, seen);
-      g_assert_true (fx_md5_worker_check (w, data + 100, 5000, pm, "artifact", 1));
-      g_assert_true (fx_md5_worker_check (w, data + 100, 5000, "0123", "artifact", 2));
-    }
-  int64_t mismatches = -1;
-  fx_import_example ex[FX_IMPORT_EXAMPLES];
-  g_assert_true (fx_md5_worker_finish (w, got, &mismatches, ex));
-  g_assert_cmpstr (got, ==, want);
-  g_assert_cmpint (mismatches, ==, 5);
-  g_assert_false (fx_md5_worker_file_changed (w));
-  fx_md5_worker_free (w);
-
-  /* the parser read more than the file holds now */
-  w = fx_md5_worker_new (true);
-  g_assert_true (fx_md5_worker_file_fd (w, fd));
-  fx_md5_worker_file_seen (w, size + 10);
-  g_assert_false (fx_md5_worker_finish (w, got, &mismatches, ex));
-  g_assert_true (fx_md5_worker_file_changed (w));
-  fx_md5_worker_free (w);
-  close (fd);
-  g_unlink (path);
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -536,6 +482,5 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-scan/crafted", test_crafted);
   g_test_add_func ("/trace-scan/members", test_members);
   g_test_add_func ("/trace-scan/plain", test_plain);
-  g_test_add_func ("/trace-scan/md5-worker-fd", test_md5_worker_fd);
   return g_test_run ();
 }
