@@ -158,10 +158,10 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
         case IND_RED_MAX: case IND_RED_MIN:
           {
             const char *cmp = n->red == IND_RED_MAX ? ">" : "<";
+            /* NaN in a flag beside the value, as in the scalar loop */
             if (lanes && fx_dtype_is_floating (n->compute_dtype))
-              /* a lane keeps its first NaN: nothing compares above it, and v != v takes it */
-              fx_buf_printf (out, "acc%d_l[rl] = ((v%d %s acc%d_l[rl]) | (v%d != v%d)) ? v%d : acc%d_l[rl];\n", ni, ni,
-                             cmp, ni, ni, ni, ni, ni);
+              fx_buf_printf (out, "acc%d_l[rl] = v%d %s acc%d_l[rl] ? v%d : acc%d_l[rl]; acc%d_nl[rl] |= v%d != v%d;\n",
+                             ni, ni, cmp, ni, ni, ni, ni, ni, ni);
             else if (lanes)
               fx_buf_printf (out, "acc%d_l[rl] = v%d %s acc%d_l[rl] ? v%d : acc%d_l[rl];\n", ni, ni, cmp, ni, ni, ni);
             else
@@ -208,8 +208,8 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
 }
 
 /* After the lane loop of a row reduction: each lane reduction's lanes combined pairwise (log2(lanes) halvings, each
-   a short loop the compiler vectorizes) into its scalar accumulator, before the scalar tail. Max/min keep a NaN
-   (the flag is set from the result); argmax/argmin turn the lane's block into its element index first and, between
+   a short loop the compiler vectorizes) into its scalar accumulator, before the scalar tail. Max/min: the lanes'
+   NaN flags or'ed into the scalar one; argmax/argmin turn the lane's block into its element index first and, between
    two lanes, take the better value, a NaN over a number, and on a tie the smaller index: PyTorch's first index. */
 static void
 emit_lanes_combine (const ind_program *p, const ind_group *G, int seg, int lanes, int depth, fx_buf *out)
@@ -234,12 +234,8 @@ emit_lanes_combine (const ind_program *p, const ind_group *G, int seg, int lanes
           if (n->red == IND_RED_SUM || n->red == IND_RED_MEAN)
             fx_buf_printf (out, "acc%d_l[l] = acc%d_l[l] + acc%d_l[l + %d];\n", ni, ni, ni, w);
           else if (!arg)
-            {
-              fx_buf_printf (out, "acc%d_l[l] = ((acc%d_l[l + %d] %s acc%d_l[l])", ni, ni, w, cmp, ni);
-              if (fl)
-                fx_buf_printf (out, " | (acc%d_l[l + %d] != acc%d_l[l + %d])", ni, w, ni, w);
-              fx_buf_printf (out, ") ? acc%d_l[l + %d] : acc%d_l[l];\n", ni, w, ni);
-            }
+            fx_buf_printf (out, "acc%d_l[l] = acc%d_l[l + %d] %s acc%d_l[l] ? acc%d_l[l + %d] : acc%d_l[l];\n", ni, ni,
+                           w, cmp, ni, ni, w, ni);
           else
             {
               fx_buf_puts (out, "{\n");
@@ -260,7 +256,10 @@ emit_lanes_combine (const ind_program *p, const ind_group *G, int seg, int lanes
       if (arg)
         ind_printf (depth, out, "acc%d_i = acc%d_il[0];\n", ni, ni);
       else if ((n->red == IND_RED_MAX || n->red == IND_RED_MIN) && fl)
-        ind_printf (depth, out, "acc%d_nan = acc%d != acc%d;\n", ni, ni, ni);
+        {
+          ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", lanes);
+          ind_printf (depth + 1, out, "acc%d_nan |= acc%d_nl[l];\n", ni, ni);
+        }
     }
 }
 
@@ -321,13 +320,16 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
     }
   /* Row reductions in lanes (as Inductor's CPU code does with at::vec): L independent accumulators, lane rl seeing
      elements rb + rl of each block of L, so that the loop has L / (vector width) independent chains instead of one
-     serial one; a scalar loop over the tail, then the lanes combined pairwise (a tree) with the tail. Welford keeps
+     serial one; then the lanes combined pairwise (a tree) and a scalar loop over the tail. Welford keeps
      16 lanes (its running-mean weight is per block); the others take 64 (four AVX-512 vectors of floats). Every
      reduction of the segment must have a lane form: sum, mean, max, min, argmax, argmin, Welford. */
-  bool has_welford = false, lanes_all = lanes_ok;
+  bool has_welford = false, lanes_all = lanes_ok, any_red = false;
   for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
     {
       const ind_node *n = &p->nodes[ni];
+      /* max and min alone keep the omp simd reduction below: their chain is short (a compare and a blend), and
+         a lane's NaN flag over a masked_fill's value was turned by gcc into control flow that stays scalar */
+      any_red |= n->red != IND_RED_MAX && n->red != IND_RED_MIN;
       has_welford |= n->red == IND_RED_WELFORD_VAR;
       if (n->compute_dtype == FX_DTYPE_BOOL)
         lanes_all = false;
@@ -344,7 +346,7 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
   int lanes = has_welford ? IND_LANES : IND_ROW_LANES;
   /* a whole-tensor sum or max big enough keeps its parallel loop (below) */
   bool whole_parallel = G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD;
-  if (lanes_all && G->kr == 1 && G->rs[0] >= 2 * lanes && !whole_parallel)
+  if (any_red && lanes_all && G->kr == 1 && G->rs[0] >= 2 * lanes && !whole_parallel)
     {
       int64_t full = G->rs[0] / lanes * lanes;
       for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
@@ -360,7 +362,10 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
               ind_printf (depth, out, "%s acc%d_l[%d] = { 0 };\n", ct, ni, lanes);
               break;
             case IND_RED_MAX: case IND_RED_MIN:
-              ind_printf (depth, out, "%s acc%d_l[%d];\n", ct, ni, lanes);
+              if (fx_dtype_is_floating (n->compute_dtype))
+                ind_printf (depth, out, "%s acc%d_l[%d]; int acc%d_nl[%d] = { 0 };\n", ct, ni, lanes, ni, lanes);
+              else
+                ind_printf (depth, out, "%s acc%d_l[%d];\n", ct, ni, lanes);
               ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", lanes);
               ind_printf (depth + 1, out, "acc%d_l[l] = %s;\n", ni,
                           ind_dtype_limit (n->compute_dtype, n->red != IND_RED_MAX, false));
