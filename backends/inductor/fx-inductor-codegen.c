@@ -8,7 +8,8 @@
 #include <string.h>
 
 #define PAR_THRESHOLD 32768
-#define IND_LANES 16
+#define IND_LANES 16       /* Welford's lanes in a row reduction */
+#define IND_ROW_LANES 64   /* the other row reductions' lanes */
 
 typedef ind_kernel_params kernel_params;
 
@@ -101,6 +102,24 @@ param_ctype (fx_dtype dtype)
   return dtype == FX_DTYPE_BOOL ? "uint8_t" : ind_ctype (dtype);
 }
 
+/* The flat index of the current element over a group's reduced dims (r0 * size(r1) * ... + r{kr-1}): what
+   argmax/argmin return. */
+static void
+flat_r_index (const ind_group *G, fx_buf *out)
+{
+  fx_buf_putc (out, '(');
+  for (int d = 0; d < G->kr; d++)
+    {
+      int64_t inner = 1;
+      for (int e = d + 1; e < G->kr; e++)
+        inner *= G->rs[e];
+      fx_buf_printf (out, "%sr%d", d ? " + " : "", d);
+      if (inner != 1)
+        fx_buf_printf (out, " * %lldLL", (long long) inner);
+    }
+  fx_buf_putc (out, ')');
+}
+
 static void emit_r_finals (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth,
                            int64_t rn, fx_buf *out);
 
@@ -136,12 +155,41 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
             fx_buf_printf (out, "acc%d = acc%d + v%d;\n", ni, ni, ni);
           break;
         case IND_RED_PROD: fx_buf_printf (out, "acc%d = acc%d * v%d;\n", ni, ni, ni); break;
-        case IND_RED_MAX:
-          fx_buf_printf (out, "acc%d = v%d > acc%d ? v%d : acc%d; acc%d_nan |= v%d != v%d;\n", ni, ni, ni, ni, ni, ni, ni, ni);
-          break;
-        case IND_RED_MIN:
-          fx_buf_printf (out, "acc%d = v%d < acc%d ? v%d : acc%d; acc%d_nan |= v%d != v%d;\n", ni, ni, ni, ni, ni, ni, ni, ni);
-          break;
+        case IND_RED_MAX: case IND_RED_MIN:
+          {
+            const char *cmp = n->red == IND_RED_MAX ? ">" : "<";
+            /* NaN in a flag beside the value, as in the scalar loop */
+            if (lanes && fx_dtype_is_floating (n->compute_dtype))
+              fx_buf_printf (out, "acc%d_l[rl] = v%d %s acc%d_l[rl] ? v%d : acc%d_l[rl]; acc%d_nl[rl] |= v%d != v%d;\n",
+                             ni, ni, cmp, ni, ni, ni, ni, ni, ni);
+            else if (lanes)
+              fx_buf_printf (out, "acc%d_l[rl] = v%d %s acc%d_l[rl] ? v%d : acc%d_l[rl];\n", ni, ni, cmp, ni, ni, ni);
+            else
+              fx_buf_printf (out, "acc%d = v%d %s acc%d ? v%d : acc%d; acc%d_nan |= v%d != v%d;\n", ni, ni, cmp, ni,
+                             ni, ni, ni, ni, ni);
+            break;
+          }
+        case IND_RED_ARGMAX: case IND_RED_ARGMIN:
+          {
+            /* strictly better only: the first index of the max stays; the first NaN wins and then stays. | and &, not
+               || and &&: gcc branches on each lazy operand and the lane loop mispredicted */
+            const char *cmp = n->red == IND_RED_ARGMAX ? ">" : "<";
+            const char *l = lanes ? "_l[rl]" : "";
+            fx_buf_printf (out, "{ const bool b = (v%d %s acc%d%s)", ni, cmp, ni, l);
+            if (fx_dtype_is_floating (n->compute_dtype))
+              fx_buf_printf (out, " | ((v%d != v%d) & (acc%d%s == acc%d%s))", ni, ni, ni, l, ni, l);
+            fx_buf_printf (out, "; acc%d%s = b ? v%d : acc%d%s; ", ni, l, ni, ni, l);
+            if (lanes)
+              /* the lane's block: the lane number is added when the lanes are combined */
+              fx_buf_printf (out, "acc%d_il[rl] = b ? rb : acc%d_il[rl]; }\n", ni, ni);
+            else
+              {
+                fx_buf_printf (out, "acc%d_i = b ? ", ni);
+                flat_r_index (G, out);
+                fx_buf_printf (out, " : acc%d_i; }\n", ni);
+              }
+            break;
+          }
         case IND_RED_ANY: fx_buf_printf (out, "acc%d = acc%d || v%d;\n", ni, ni, ni); break;
         case IND_RED_ALL: fx_buf_printf (out, "acc%d = acc%d && v%d;\n", ni, ni, ni); break;
         case IND_RED_WELFORD_VAR:
@@ -155,6 +203,62 @@ emit_r_body (const ind_program *p, const ind_group *G, const kernel_params *kp, 
                            ni, ct, ni, ni, ni, ct, ni, ni, ni, ni);
           break;
         default: break;
+        }
+    }
+}
+
+/* After the lane loop of a row reduction: each lane reduction's lanes combined pairwise (log2(lanes) halvings, each
+   a short loop the compiler vectorizes) into its scalar accumulator, before the scalar tail. Max/min: the lanes'
+   NaN flags or'ed into the scalar one; argmax/argmin turn the lane's block into its element index first and, between
+   two lanes, take the better value, a NaN over a number, and on a tie the smaller index: PyTorch's first index. */
+static void
+emit_lanes_combine (const ind_program *p, const ind_group *G, int seg, int lanes, int depth, fx_buf *out)
+{
+  for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
+    {
+      const ind_node *n = &p->nodes[ni];
+      bool fl = fx_dtype_is_floating (n->compute_dtype);
+      bool arg = n->red == IND_RED_ARGMAX || n->red == IND_RED_ARGMIN;
+      const char *cmp = n->red == IND_RED_MAX || n->red == IND_RED_ARGMAX ? ">" : "<";
+      if (n->red == IND_RED_WELFORD_VAR)
+        continue;
+      if (arg)
+        {
+          ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", lanes);
+          ind_printf (depth + 1, out, "acc%d_il[l] += l;\n", ni);
+        }
+      for (int w = lanes / 2; w >= 1; w /= 2)
+        {
+          ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", w);
+          ind_indent (depth + 1, out);
+          if (n->red == IND_RED_SUM || n->red == IND_RED_MEAN)
+            fx_buf_printf (out, "acc%d_l[l] = acc%d_l[l] + acc%d_l[l + %d];\n", ni, ni, ni, w);
+          else if (!arg)
+            fx_buf_printf (out, "acc%d_l[l] = acc%d_l[l + %d] %s acc%d_l[l] ? acc%d_l[l + %d] : acc%d_l[l];\n", ni, ni,
+                           w, cmp, ni, ni, w, ni);
+          else
+            {
+              fx_buf_puts (out, "{\n");
+              ind_printf (depth + 2, out, "const %s va = acc%d_l[l], vb = acc%d_l[l + %d];\n",
+                          ind_ctype (n->compute_dtype), ni, ni, w);
+              ind_printf (depth + 2, out, "const int64_t ia = acc%d_il[l], ib = acc%d_il[l + %d];\n", ni, ni, w);
+              if (fl)
+                ind_printf (depth + 2, out, "const bool b = (vb %s va) | ((vb != vb) & (va == va)) "
+                                            "| (((vb == va) | ((vb != vb) & (va != va))) & (ib < ia));\n", cmp);
+              else
+                ind_printf (depth + 2, out, "const bool b = (vb %s va) | ((vb == va) & (ib < ia));\n", cmp);
+              ind_printf (depth + 2, out, "acc%d_l[l] = b ? vb : va;\n", ni);
+              ind_printf (depth + 2, out, "acc%d_il[l] = b ? ib : ia;\n", ni);
+              ind_printf (depth + 1, out, "}\n");
+            }
+        }
+      ind_printf (depth, out, "acc%d = acc%d_l[0];\n", ni, ni);
+      if (arg)
+        ind_printf (depth, out, "acc%d_i = acc%d_il[0];\n", ni, ni);
+      else if ((n->red == IND_RED_MAX || n->red == IND_RED_MIN) && fl)
+        {
+          ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", lanes);
+          ind_printf (depth + 1, out, "acc%d_nan |= acc%d_nl[l];\n", ni, ni);
         }
     }
 }
@@ -192,6 +296,12 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
             fx_buf_printf (&red, " reduction(%s:acc%d) reduction(|:acc%d_nan)", n->red == IND_RED_MAX ? "max" : "min",
                            ni, ni);
           break;
+        case IND_RED_ARGMAX: case IND_RED_ARGMIN:
+          /* a (value, index) pair has no OpenMP reduction clause: scalar unless the lanes below take it */
+          fx_buf_printf (out, "%s acc%d = %s; int64_t acc%d_i = 0;\n", ct, ni,
+                         ind_dtype_limit (n->compute_dtype, n->red != IND_RED_ARGMAX, false), ni);
+          simd_ok = false;
+          break;
         case IND_RED_ANY:
           fx_buf_printf (out, "bool acc%d = false;\n", ni);
           simd_ok = lanes_ok = false;
@@ -208,68 +318,101 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
           break;
         }
     }
-  bool has_welford = false;
-  for (int k = 0; k < G->n_nodes; k++)
+  /* Row reductions in lanes (as Inductor's CPU code does with at::vec): L independent accumulators, lane rl seeing
+     elements rb + rl of each block of L, so that the loop has L / (vector width) independent chains instead of one
+     serial one; then the lanes combined pairwise (a tree) and a scalar loop over the tail. Welford keeps
+     16 lanes (its running-mean weight is per block); the others take 64 (four AVX-512 vectors of floats). Every
+     reduction of the segment must have a lane form: sum, mean, max, min, argmax, argmin, Welford. */
+  bool has_welford = false, lanes_all = lanes_ok, any_red = false;
+  for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
     {
-      const ind_node *n = &p->nodes[G->nodes[k]];
+      const ind_node *n = &p->nodes[ni];
+      /* max and min alone keep the omp simd reduction below: their chain is short (a compare and a blend), and
+         a lane's NaN flag over a masked_fill's value was turned by gcc into control flow that stays scalar */
+      any_red |= n->red != IND_RED_MAX && n->red != IND_RED_MIN;
       has_welford |= n->red == IND_RED_WELFORD_VAR;
+      if (n->compute_dtype == FX_DTYPE_BOOL)
+        lanes_all = false;
+      switch ((int) n->red)
+        {
+        case IND_RED_SUM: case IND_RED_MEAN: case IND_RED_WELFORD_VAR: case IND_RED_MAX: case IND_RED_MIN:
+        case IND_RED_ARGMAX: case IND_RED_ARGMIN:
+          break;
+        default:
+          lanes_all = false;
+          break;
+        }
     }
-  /* Beside the Welford lanes, sums get lanes of their own too: gcc does not vectorize the blocked loop when it also
-     carries an OpenMP reduction clause (layer norm's mean ran scalar). */
-  bool sums_only = true;
-  for (int k = 0; k < G->n_nodes; k++)
+  int lanes = has_welford ? IND_LANES : IND_ROW_LANES;
+  /* a whole-tensor sum or max big enough keeps its parallel loop (below) */
+  bool whole_parallel = G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD;
+  if (any_red && lanes_all && G->kr == 1 && G->rs[0] >= 2 * lanes && !whole_parallel)
     {
-      const ind_node *n = &p->nodes[G->nodes[k]];
-      if (n->red != IND_RED_WELFORD_VAR
-          && n->red != IND_RED_SUM && n->red != IND_RED_MEAN)
-        sums_only = false;
-    }
-  if (has_welford && lanes_ok && sums_only && G->kr == 1 && G->rs[0] >= 2 * IND_LANES)
-    {
-      /* Welford vectorized: IND_LANES independent Welford accumulators (lane rl sees elements rb + rl), a scalar
-         Welford over the tail, then Chan's combination of the lanes and the tail */
-      int64_t full = G->rs[0] / IND_LANES * IND_LANES;
+      int64_t full = G->rs[0] / lanes * lanes;
       for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
         {
           const ind_node *n = &p->nodes[ni];
-          if (n->red == IND_RED_WELFORD_VAR)
+          const char *ct = ind_ctype (n->compute_dtype);
+          switch ((int) n->red)
             {
-              ind_printf (depth, out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n",
-                          ind_ctype (n->compute_dtype), ni, IND_LANES, ni, IND_LANES);
-            }
-          else
-            {
-              ind_printf (depth, out, "%s acc%d_l[%d] = { 0 };\n", ind_ctype (n->compute_dtype), ni, IND_LANES);
+            case IND_RED_WELFORD_VAR:
+              ind_printf (depth, out, "%s acc%d_wm[%d] = { 0 }, acc%d_wm2[%d] = { 0 };\n", ct, ni, lanes, ni, lanes);
+              break;
+            case IND_RED_SUM: case IND_RED_MEAN:
+              ind_printf (depth, out, "%s acc%d_l[%d] = { 0 };\n", ct, ni, lanes);
+              break;
+            case IND_RED_MAX: case IND_RED_MIN:
+              if (fx_dtype_is_floating (n->compute_dtype))
+                ind_printf (depth, out, "%s acc%d_l[%d]; int acc%d_nl[%d] = { 0 };\n", ct, ni, lanes, ni, lanes);
+              else
+                ind_printf (depth, out, "%s acc%d_l[%d];\n", ct, ni, lanes);
+              ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", lanes);
+              ind_printf (depth + 1, out, "acc%d_l[l] = %s;\n", ni,
+                          ind_dtype_limit (n->compute_dtype, n->red != IND_RED_MAX, false));
+              break;
+            default:
+              /* lane l starts at (its extreme, element l): the element if no other is better, which is right */
+              ind_printf (depth, out, "%s acc%d_l[%d]; int64_t acc%d_il[%d];\n", ct, ni, lanes, ni, lanes);
+              ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", lanes);
+              ind_printf (depth, out, "{\n");
+              ind_printf (depth + 1, out, "acc%d_l[l] = %s;\n", ni,
+                          ind_dtype_limit (n->compute_dtype, n->red != IND_RED_ARGMAX, false));
+              ind_printf (depth + 1, out, "acc%d_il[l] = 0;\n", ni);
+              ind_printf (depth, out, "}\n");
+              break;
             }
         }
-      ind_printf (depth, out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, IND_LANES);
+      ind_printf (depth, out, "for (int64_t rb = 0; rb < %lldLL; rb += %d)\n", (long long) full, lanes);
       ind_printf (depth, out, "{\n");
       for (int k = 0, ni; (ni = ind_group_next_red (p, G, seg, IND_RED_WELFORD_VAR, &k)) >= 0;)
         {
           const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
-          ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, IND_LANES);
+          ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, lanes);
         }
       ind_printf (depth + 1, out, "#pragma omp simd\n");
-      ind_printf (depth + 1, out, "for (int64_t rl = 0; rl < %d; rl++)\n", IND_LANES);
+      ind_printf (depth + 1, out, "for (int64_t rl = 0; rl < %d; rl++)\n", lanes);
       ind_printf (depth + 1, out, "{\n");
       ind_printf (depth + 2, out, "const int64_t r0 = rb + rl;\n");
       emit_r_body (p, G, kp, seg, depth + 2, true, out);
       ind_printf (depth + 1, out, "}\n");
       ind_printf (depth, out, "}\n");
-      for (int k = 0, ni; (ni = ind_group_next (p, G, seg, IND_NODE_REDUCTION, &k)) >= 0;)
+      emit_lanes_combine (p, G, seg, lanes, depth, out);
+      if (full < G->rs[0])
         {
-          const ind_node *n = &p->nodes[ni];
-          if (n->red != IND_RED_WELFORD_VAR)
+          if (simd_ok && G->rs[0] - full >= 8)
             {
-              ind_printf (depth, out, "for (int l = 0; l < %d; l++)\n", IND_LANES);
-              ind_printf (depth + 1, out, "acc%d = acc%d + acc%d_l[l];\n", ni, ni, ni);
+              /* the tail vectorized too (cross_entropy's rows of 1000: 40 scalar exp per row cost 20%) */
+              ind_printf (depth, out, "#pragma omp simd%s", red.data ? red.data : "");
+              if (p->simdlen > 0)
+                fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+              fx_buf_putc (out, '\n');
             }
+          ind_printf (depth, out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n",
+                      (long long) full, (long long) G->rs[0]);
+          ind_printf (depth, out, "{\n");
+          emit_r_body (p, G, kp, seg, depth + 1, false, out);
+          ind_printf (depth, out, "}\n");
         }
-      ind_printf (depth, out, "for (int64_t r0 = %lldLL; r0 < %lldLL; r0++)\n",
-                  (long long) full, (long long) G->rs[0]);
-      ind_printf (depth, out, "{\n");
-      emit_r_body (p, G, kp, seg, depth + 1, false, out);
-      ind_printf (depth, out, "}\n");
       for (int k = 0, ni; (ni = ind_group_next_red (p, G, seg, IND_RED_WELFORD_VAR, &k)) >= 0;)
         {
           const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
@@ -348,6 +491,8 @@ emit_r_finals (const ind_program *p, const ind_group *G, const kernel_params *kp
       else if (n->red == IND_RED_WELFORD_VAR)
         fx_buf_printf (out, "const %s tmp%d = (%s) (acc%d_m2 / (%s) (%lldLL - (%s) %.17g));\n", ot, ni, ot, ni,
                        ind_ctype (n->compute_dtype), (long long) rn, ind_ctype (n->compute_dtype), n->red_param);
+      else if (n->red == IND_RED_ARGMAX || n->red == IND_RED_ARGMIN)
+        fx_buf_printf (out, "const %s tmp%d = (%s) acc%d_i;\n", ot, ni, ot, ni);
       else if ((n->red == IND_RED_MAX || n->red == IND_RED_MIN) && fx_dtype_is_floating (n->compute_dtype))
         fx_buf_printf (out, "const %s tmp%d = acc%d_nan ? (%s) NAN : (%s) acc%d;\n", ot, ni, ni, ot, ot, ni);
       else

@@ -81,6 +81,8 @@ typedef enum ind_red
   IND_RED_ANY,
   IND_RED_ALL,
   IND_RED_WELFORD_VAR,      /* variance with correction, Welford's update */
+  IND_RED_ARGMAX,           /* the flat index (over the reduced dims) of the first max; a NaN wins, its first */
+  IND_RED_ARGMIN,           /* the same for the min (C generator only: lowered for IND_TARGET_C) */
 } ind_red;
 
 typedef struct ind_node
@@ -183,6 +185,8 @@ typedef struct ind_program
      generated broken this way ("compile_error", "runtime_error", "accuracy"), NULL when off */
   const char *relu_bug;
   bool relu_bug_gpu;        /* the bug is the GPU generator's (triton.*): its runtime error traps on the device */
+  bool arg_reductions;      /* lower max.dim / min.dim / argmax / argmin (IND_RED_ARGMAX/ARGMIN): the C generator
+                               has them, the CUDA one not (there they stay fallbacks) */
 } ind_program;
 
 /* fx-inductor-lower.c */

@@ -678,6 +678,8 @@ add_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, int 
   n->red_param = param;
   n->out_dtype = out->dtype;
   n->compute_dtype = (red == IND_RED_ANY || red == IND_RED_ALL) ? FX_DTYPE_BOOL : out->dtype;
+  if (red == IND_RED_ARGMAX || red == IND_RED_ARGMIN)
+    n->compute_dtype = p->bufs[v->buf].dtype;   /* compares the input's values, stores an int64 index */
   if (red == IND_RED_MEAN || red == IND_RED_WELFORD_VAR)
     n->op_name = red == IND_RED_MEAN ? "mean" : "var";
   int k = 0;
@@ -719,8 +721,14 @@ lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, co
     case FX_OP_ANY: case FX_OP_ANY_DIM: red = IND_RED_ANY; break;
     case FX_OP_ALL: red = IND_RED_ALL; break;
     case FX_OP_VAR_CORRECTION: case FX_OP_VAR_MEAN_CORRECTION: red = IND_RED_WELFORD_VAR; break;
+    /* (values, indices) and argmax/argmin: a max (min) and an index reduction over the same loop */
+    case FX_OP_MAX_DIM: case FX_OP_ARGMAX: red = IND_RED_MAX; break;
+    case FX_OP_MIN_DIM: case FX_OP_ARGMIN: red = IND_RED_MIN; break;
     default: return false;
     }
+  bool with_index = op == FX_OP_MAX_DIM || op == FX_OP_MIN_DIM || op == FX_OP_ARGMAX || op == FX_OP_ARGMIN;
+  if (with_index && !p->arg_reductions)
+    return false;
   if (call->args[0].kind != FX_VALUE_TENSOR)
     return false;
   const fx_tensor *in = call->args[0].u.t;
@@ -737,6 +745,42 @@ lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, co
   bool reduced[IND_MAXD];
   if (!reduction_dims (call, in->ndim, reduced))
     return false;
+  if (with_index)
+    {
+      /* an empty reduction is the reference kernel's error; a bool input has no lowering of its own either */
+      if (in->dtype == FX_DTYPE_BOOL)
+        return false;
+      for (int i = 0; i < in->ndim; i++)
+        if (reduced[i] && in->sizes[i] == 0)
+          return false;
+    }
+  if (op == FX_OP_ARGMAX || op == FX_OP_ARGMIN)
+    {
+      if (out0->dtype != FX_DTYPE_I64)
+        return false;
+      int vi = add_reduction (s, node, call, vw, reduced, op == FX_OP_ARGMAX ? IND_RED_ARGMAX : IND_RED_ARGMIN, 0,
+                              out0);
+      s->node_view[node->id] = vi;
+      map_tensor (s, out0, vi);
+      return true;
+    }
+  if (op == FX_OP_MAX_DIM || op == FX_OP_MIN_DIM)
+    {
+      const fx_tensor *out1 = val->kind == FX_VALUE_TUPLE && val->u.seq.n >= 2 && val->u.seq.items[1].kind == FX_VALUE_TENSOR
+                              ? val->u.seq.items[1].u.t : NULL;
+      if (out1 == NULL || out1->dtype != FX_DTYPE_I64 || out0->dtype != in->dtype)
+        return false;
+      int v0 = add_reduction (s, node, call, vw, reduced, red, 0, out0);
+      int v1 = add_reduction (s, node, call, vw, reduced, op == FX_OP_MAX_DIM ? IND_RED_ARGMAX : IND_RED_ARGMIN, 0,
+                              out1);
+      s->node_items[node->id] = fx_arena_alloc (p->arena, sizeof (int) * 2);
+      s->node_items[node->id][0] = v0;
+      s->node_items[node->id][1] = v1;
+      s->node_n_items[node->id] = 2;
+      map_tensor (s, out0, v0);
+      map_tensor (s, out1, v1);
+      return true;
+    }
   double param = 0;
   if (red == IND_RED_WELFORD_VAR)
     {

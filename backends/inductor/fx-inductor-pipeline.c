@@ -227,6 +227,7 @@ ind_pipeline_run (ind_pipeline *pl, fx_diag *diag)
   p->threads = p->opt.threads;
   p->simdlen = p->opt.simdlen;
   p->max_fusion = p->opt.max_fusion;
+  p->arg_reductions = pl->target == IND_TARGET_C;
 
   fx_graph *g = NULL;
   fx_status st = pass_decompose (pl, &g, diag);

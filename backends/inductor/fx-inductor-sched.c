@@ -659,6 +659,8 @@ red_name (ind_red r)
     case IND_RED_ANY: return "any";
     case IND_RED_ALL: return "all";
     case IND_RED_WELFORD_VAR: return "welford_reduce";
+    case IND_RED_ARGMAX: return "argmax";
+    case IND_RED_ARGMIN: return "argmin";
     default: return "none";
     }
 }
