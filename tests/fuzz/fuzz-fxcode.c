@@ -25,8 +25,8 @@ print_all (const fx_graph *g)
 
 /* print_readable's text must parse back and print the same again. Skipped where the printers follow Python
    faithfully into text that is not code: non-ASCII names and strings (Python's unicode identifiers and
-   surrogate escapes), and outputs holding anything but nodes, in any child module too (generate_output uses
-   repr()). */
+   surrogate escapes), outputs holding anything but nodes, in any child module too (generate_output uses
+   repr()), and op objects as argument values (see holds_op_object). */
 static bool
 outputs_nodes (const fx_graph *g)
 {
@@ -49,13 +49,57 @@ outputs_nodes (const fx_graph *g)
   return true;
 }
 
+/* An op object as an argument value (torch.ops.higher_order.cond inside a dict): print_readable writes its str(),
+   the bare "cond", as PyTorch's repr of the container does; that is not code either. */
+static bool
+holds_op_object (const fx_arg *a)
+{
+  switch (a->kind)
+    {
+    case FX_ARG_GLOBAL:
+      return a->u.s != NULL && strncmp (a->u.s, "torch.ops.", 10) == 0;
+    case FX_ARG_LIST:
+    case FX_ARG_TUPLE:
+    case FX_ARG_SLICE:
+      for (size_t i = 0; i < a->u.seq.n; i++)
+        if (holds_op_object (&a->u.seq.items[i]))
+          return true;
+      return false;
+    case FX_ARG_DICT:
+      for (size_t i = 0; i < a->u.dict.n; i++)
+        if (holds_op_object (&a->u.dict.items[i].key) || holds_op_object (&a->u.dict.items[i].value))
+          return true;
+      return false;
+    default:
+      return false;
+    }
+}
+
+static bool
+args_are_code (const fx_graph *g)
+{
+  for (const fx_node *n = g->first; n; n = n->next)
+    {
+      for (size_t i = 0; i < n->n_args; i++)
+        if (holds_op_object (&n->args[i]))
+          return false;
+      for (size_t i = 0; i < n->n_kwargs; i++)
+        if (holds_op_object (&n->kwargs[i].value))
+          return false;
+    }
+  for (size_t i = 0; i < g->n_children; i++)
+    if (g->children[i].graph != NULL && !args_are_code (g->children[i].graph))
+      return false;
+  return true;
+}
+
 static bool
 round_trips (const uint8_t *data, size_t size, const fx_graph *g)
 {
   for (size_t i = 0; i < size; i++)
     if (data[i] >= 0x80)
       return false;
-  return outputs_nodes (g);
+  return outputs_nodes (g) && args_are_code (g);
 }
 
 static void
