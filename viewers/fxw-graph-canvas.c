@@ -796,9 +796,25 @@ fit_readable (FxwGraphCanvas *self)
   fxw_graph_canvas_fit (self);
   if (self->zoom < 0.75)
     {
+      /* the graph's first rank, centred: the layout's top-left corner can be empty (a long chain laid out
+         diagonally showed a blank view at first) */
+      const CanvasBox *top = NULL;
+
+      for (guint i = 0; i < self->layout->boxes->len; i++)
+        {
+          const CanvasBox *b = &g_array_index (self->layout->boxes, CanvasBox, i);
+
+          if (top == NULL || b->y < top->y || (b->y == top->y && b->x < top->x))
+            top = b;
+        }
       self->zoom = 0.75;
       self->off_x = MAX (12, (w - self->layout->width * self->zoom) / 2);
       self->off_y = FIT_TOP;
+      if (top != NULL && self->layout->width * self->zoom > w)
+        {
+          self->off_x = w / 2 - (top->x + top->w / 2) * self->zoom;
+          self->off_y = FIT_TOP - top->y * self->zoom;
+        }
     }
 }
 

@@ -132,6 +132,12 @@ main (int argc, char *argv[])
            "(layout in worker %.3f s); longest main-loop stall meanwhile %.1f ms\n",
            fxw_graph_canvas_get_n_boxes (canvas), (t_paint - t0) / 1e6,
            fxw_graph_canvas_get_layout_seconds (canvas), max_gap / 1e3);
+  {
+    /* what the user sees first ($FXW_SCREENSHOT_DIR, else a temporary folder) */
+    g_autofree char *name = g_strdup_printf ("bench-%u-nodes-first-paint", fxw_graph_get_n_nodes (graph));
+    g_autofree char *shot = fxw_test_screenshot (window, name);
+    g_print ("screenshot: %s\n", shot);
+  }
 
   /* Zoom to a legible scale, then pan: each pan is one frame. */
   fxw_graph_canvas_zoom (canvas, 1.0 / MAX (fxw_graph_canvas_get_zoom (canvas), 0.01));
@@ -152,6 +158,9 @@ main (int argc, char *argv[])
       g_print ("expand all (%u boxes, %u edges): first paint %.3f s (layout %.3f s); longest stall %.1f ms\n",
                fxw_graph_canvas_get_n_boxes (canvas), fxw_graph_canvas_get_n_edges (canvas),
                (last_paint - t0) / 1e6, fxw_graph_canvas_get_layout_seconds (canvas), max_gap / 1e3);
+      g_autofree char *name = g_strdup_printf ("bench-%u-nodes-expanded", fxw_graph_get_n_nodes (graph));
+      g_autofree char *shot = fxw_test_screenshot (window, name);
+      g_print ("screenshot: %s\n", shot);
     }
   else
     g_print ("expand all: layout still running after 300 s\n");

@@ -324,6 +324,32 @@ test_graph_synthetic_modules (void)
   fxw_selection_set_graph (selection, NULL);
 }
 
+/* A graph too long to show legibly whole: the first view shows its first rank (the inputs), not the layout's
+   top-left corner (a chain of modules laid out on a diagonal showed an empty view). */
+static void
+test_graph_first_view (void)
+{
+  FxwSelection *selection = fxw_window_get_selection (window);
+  FxwGraphCanvas *canvas = fxw_graph_view_get_canvas (FXW_GRAPH_VIEW (fxw_window_get_view (window, "graph")));
+  g_autoptr(FxwGraph) graph = fxw_graph_new (fxw_test_synthetic_graph (600, 3), "long");
+  double x, y;
+
+  fxw_window_set_view (window, "graph");
+  fxw_selection_set_graph (selection, graph);
+  g_assert_true (fxw_test_wait (canvas_ready, canvas, 60));
+  fxw_test_pump (300);
+  g_assert_cmpfloat (fxw_graph_canvas_get_zoom (canvas), >=, 0.75);
+  g_assert_true (fxw_graph_canvas_get_node_center (canvas, "x", &x, &y));
+  g_test_message ("x at %.0f, %.0f in %d x %d", x, y, gtk_widget_get_width (GTK_WIDGET (canvas)),
+                  gtk_widget_get_height (GTK_WIDGET (canvas)));
+  g_assert_cmpfloat (x, >, 0);
+  g_assert_cmpfloat (x, <, gtk_widget_get_width (GTK_WIDGET (canvas)));
+  g_assert_cmpfloat (y, >, 0);
+  g_assert_cmpfloat (y, <, gtk_widget_get_height (GTK_WIDGET (canvas)));
+  g_free (fxw_test_screenshot (GTK_WIDGET (window), "08-graph-long-first-view"));
+  fxw_selection_set_graph (selection, NULL);
+}
+
 /* Beyond dot's reach (thousands of boxes) the canvas still lays out, quickly, every node with its clusters. */
 static void
 test_graph_huge_expanded (void)
@@ -2945,6 +2971,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/FxwWindow/graph-search", test_graph_search);
   g_test_add_func ("/FxwWindow/graph-synthetic-modules", test_graph_synthetic_modules);
   g_test_add_func ("/FxwWindow/graph-huge-expanded", test_graph_huge_expanded);
+  g_test_add_func ("/FxwWindow/graph-first-view", test_graph_first_view);
   g_test_add_func ("/FxwWindow/provenance-open-location", test_provenance_open_location);
   g_test_add_func ("/FxwWindow/bad-files", test_bad_files);
   g_test_add_func ("/FxwWindow/demo-workspace", test_demo_workspace);
