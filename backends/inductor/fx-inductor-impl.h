@@ -175,6 +175,10 @@ typedef struct ind_program
   fx_buf fusion_log;        /* "cannot fuse buf1 with buf3: ..." */
   fx_buf fallback_log;
   ind_options opt;           /* what the compile was asked for */
+  /* Writes into graph inputs (AOTAutograd's copy_ epilogue, copy_(arg, new_value)): compiled as extra outputs after
+     the graph's own n_own_outputs, written into the inputs after each call (pass_input_writes) */
+  int n_input_writes, n_own_outputs;
+  int *input_writes;         /* placeholder position of each (malloc'd) */
   /* the code generator's parameters: from opt, varied by max_autotune */
   int threads;
   int simdlen;

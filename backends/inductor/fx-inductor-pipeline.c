@@ -81,6 +81,61 @@ pass_decompose (ind_pipeline *pl, fx_graph **g, fx_diag *diag)
   return st;
 }
 
+/* "aten.copy_.default" into a placeholder: the graph writes that input. */
+static bool
+is_input_write (const fx_node *n)
+{
+  return !n->erased && n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP && n->target.name
+         && strcmp (n->target.name, "aten.copy_.default") == 0 && n->n_args == 2 && n->args[0].kind == FX_ARG_NODE
+         && n->args[0].u.node->op == FX_OP_PLACEHOLDER && n->args[1].kind == FX_ARG_NODE && n->n_users == 0;
+}
+
+/* AOTAutograd's epilogue, copy_(input, new_value) before the output: the new values become extra outputs after the
+   graph's own (the copies go), and the run writes them into the inputs after each call, as the epilogue does. */
+static fx_status
+pass_input_writes (ind_pipeline *pl, fx_graph *g, fx_diag *diag)
+{
+  ind_program *p = &pl->prog;
+  int n = 0;
+  for (const fx_node *k = g->first; k; k = k->next)
+    n += is_input_write (k);
+  fx_node *out = fx_graph_output_node (g);
+  if (n == 0 || out == NULL || out->n_args != 1)
+    return FX_OK;
+  if (pl->target != IND_TARGET_C)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor: the graph writes into its inputs (copy_ into a graph "
+                        "input), which only the CPU target runs");
+  const fx_arg *a = &out->args[0];
+  bool seq = a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_LIST;
+  size_t n_own = seq ? a->u.seq.n : 1;
+  fx_arg *items = fx_arena_alloc (g->arena, sizeof (fx_arg) * (n_own + (size_t) n + 1));
+  for (size_t i = 0; i < n_own; i++)
+    items[i] = seq ? a->u.seq.items[i] : *a;
+  p->input_writes = calloc ((size_t) n + 1, sizeof (int));
+  if (p->input_writes == NULL)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
+  int m = 0;
+  for (fx_node *k = g->first, *next; k; k = next)
+    {
+      next = k->next;
+      if (!is_input_write (k))
+        continue;
+      int index = 0;
+      for (const fx_node *q = g->first; q && q != k->args[0].u.node; q = q->next)
+        index += !q->erased && q->op == FX_OP_PLACEHOLDER;
+      items[n_own + (size_t) m] = k->args[1];
+      p->input_writes[m++] = index;
+      fx_status st = fx_graph_erase_node (g, k, diag);
+      if (st != FX_OK)
+        return st;
+    }
+  fx_arg tuple = { .kind = FX_ARG_TUPLE, .u.seq = { items, n_own + (size_t) m } };
+  fx_node_set_args (out, &tuple, 1);
+  p->n_input_writes = m;
+  p->n_own_outputs = (int) n_own;
+  return FX_OK;
+}
+
 /* The loop IR as Inductor's debug folder has it: before fusion (ir_pre_fusion.txt) or after (ir_post_fusion.txt). */
 static void
 record_ir (ind_pipeline *pl, bool post_fusion)
@@ -232,6 +287,8 @@ ind_pipeline_run (ind_pipeline *pl, fx_diag *diag)
   fx_graph *g = NULL;
   fx_status st = pass_decompose (pl, &g, diag);
   if (st == FX_OK)
+    st = pass_input_writes (pl, g, diag);
+  if (st == FX_OK)
     st = pass_lower (pl, g, diag);
   if (g)
     fx_graph_free (g);
@@ -257,6 +314,7 @@ ind_program_free (ind_program *p)
   free (p->bufs);
   free (p->views);
   free (p->slot_bytes);
+  free (p->input_writes);
   fx_buf_free (&p->fusion_log);
   fx_buf_free (&p->fallback_log);
   if (p->scratch)

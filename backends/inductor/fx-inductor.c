@@ -162,6 +162,9 @@ static double
 time_variant (fx_compiled *out, const fx_compile_request *req)
 {
   double t[5];
+  /* a graph that writes into its inputs writes into copies here, not into the caller's example inputs */
+  fx_value *own = fx_inputs_for_run (req->graph, req->example_inputs, req->n_inputs);
+  const fx_value *inputs = own ? own : req->example_inputs;
   for (int r = -1; r < 5; r++)
     {
       fx_arena *arena = fx_arena_new ();
@@ -170,16 +173,20 @@ time_variant (fx_compiled *out, const fx_compile_request *req)
       fx_diag d;
       fx_diag_clear (&d);
       double t0 = fx_now_ms ();
-      fx_status st = inductor_run (out, req->example_inputs, req->n_inputs, arena, &res, &n_res, &d);
+      fx_status st = inductor_run (out, inputs, req->n_inputs, arena, &res, &n_res, &d);
       double dt = fx_now_ms () - t0;
       for (size_t i = 0; i < n_res; i++)
         fx_value_clear (&res[i]);
       fx_arena_free (arena);
       if (st != FX_OK)
-        return -1;
+        {
+          fx_inputs_for_run_free (own, req->n_inputs);
+          return -1;
+        }
       if (r >= 0)
         t[r] = dt;
     }
+  fx_inputs_for_run_free (own, req->n_inputs);
   for (int i = 1; i < 5; i++)
     for (int j = i; j > 0 && t[j] < t[j - 1]; j--)
       {
@@ -432,6 +439,26 @@ add_reports (ind_program *p, fx_compiled *out, bool ok)
       render_svg (out, text.data, text.len);
     }
   fx_buf_free (&text);
+}
+
+/* After a call: the extra outputs written into the inputs they stand for, and dropped from the outputs. */
+static fx_status
+write_back_inputs (const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_value *outputs,
+                   size_t *n_outputs, fx_diag *diag)
+{
+  fx_status st = FX_OK;
+  for (int k = 0; k < p->n_input_writes && (size_t) (p->n_own_outputs + k) < *n_outputs; k++)
+    {
+      fx_value *v = &outputs[p->n_own_outputs + k];
+      int i = p->input_writes[k];
+      if (st == FX_OK && (size_t) i < n_inputs && inputs[i].kind == FX_VALUE_TENSOR && inputs[i].u.t
+          && v->kind == FX_VALUE_TENSOR && v->u.t)
+        st = fx_tensor_copy_into (inputs[i].u.t, v->u.t, diag);
+      fx_value_clear (v);
+    }
+  if (p->n_input_writes > 0 && *n_outputs > (size_t) p->n_own_outputs)
+    *n_outputs = (size_t) p->n_own_outputs;
+  return st;
 }
 
 static fx_status
@@ -717,6 +744,7 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       *outputs = fx_arena_alloc (arena, sizeof (fx_value) * ((size_t) p->n_outputs + 1));
       for (int k = 0; k < p->n_outputs; k++)
         (*outputs)[k] = p->outputs[k] >= 0 ? fx_value_tensor (view_tensor (&r, p->outputs[k])) : fx_value_none ();
+      st = write_back_inputs (p, inputs, n_inputs, *outputs, n_outputs, diag);
     }
   for (int b = 0; b < p->n_bufs; b++)
     if (r.bt[b])

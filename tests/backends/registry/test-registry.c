@@ -734,7 +734,7 @@ test_run_mutating_inputs (void)
   fx_diag diag;
   fx_diag_clear (&diag);
   g_assert_cmpint (fx_interp_run_reference (g, in, n_in, arena, &ref, &n_ref, &ref64, &n_ref64, &diag), ==, FX_OK);
-  const char *const backends[] = { "eager", "aot_eager", "eager" };
+  const char *const backends[] = { "eager", "aot_eager", "inductor", "eager" };
   for (size_t i = 0; i < G_N_ELEMENTS (backends); i++)
     {
       fx_run_config cfg = { .backend = backends[i], .warmup = 1, .repeat = 3 };
@@ -748,6 +748,35 @@ test_run_mutating_inputs (void)
   const float *a = fx_tensor_data (before), *b = fx_tensor_data (in[0].u.t);
   for (int k = 0; k < 32; k++)
     g_assert_cmpfloat (a[k], ==, b[k]);
+
+  /* Each backend's call writes the input, as AOTAutograd's epilogue does: x becomes x + 1 (inductor compiles the
+     copy_ as an extra output written back; max_autotune's timing runs write copies, not the example inputs). */
+  const char *const writers[] = { "eager", "aot_eager", "inductor", "inductor" };
+  for (size_t i = 0; i < G_N_ELEMENTS (writers); i++)
+    {
+      fx_value *x = fx_inputs_for_run (g, in, n_in);
+      g_assert_nonnull (x);
+      fx_option_kv tune = { "max_autotune", "True" };
+      fx_compiled *c = NULL;
+      g_assert_cmpint (fx_backend_compile (fx_backend_lookup (writers[i], NULL), g, x, n_in, NULL, &tune, i == 3,
+                                           &c, &diag), ==, FX_OK);
+      const float *xv = fx_tensor_data (x[0].u.t);
+      for (int k = 0; k < 32; k++)
+        g_assert_cmpfloat (xv[k], ==, a[k]);            /* compiling did not write it */
+      fx_value *res = NULL;
+      size_t n_res = 0;
+      g_assert_cmpint (fx_compiled_run (c, x, n_in, arena, &res, &n_res, &diag), ==, FX_OK);
+      g_assert_cmpuint (n_res, ==, 1);                  /* the graph's own output only */
+      const float *mv = fx_tensor_data (res[0].u.t);
+      for (int k = 0; k < 32; k++)
+        {
+          g_assert_cmpfloat (fabsf (xv[k] - (a[k] + 1)), <, 1e-6f);
+          g_assert_cmpfloat (fabsf (mv[k] - (a[k] + 1) * 2), <, 1e-5f);
+        }
+      clear_values (res, n_res);
+      fx_compiled_free (c);
+      fx_inputs_for_run_free (x, n_in);
+    }
   fx_tensor_unref (before);
   clear_values (ref, n_ref);
   clear_values (ref64, n_ref64);
