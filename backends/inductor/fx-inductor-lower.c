@@ -705,6 +705,18 @@ add_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, int 
   return add_view (p, n->out_buf, out->ndim, out->sizes, p->bufs[n->out_buf].strides, 0);
 }
 
+/* A reduction node with two outputs (var_mean, max.dim and its index): both views, as the node's items. */
+static void
+map_pair (lower_state *s, const fx_node *node, const fx_tensor *out0, int v0, const fx_tensor *out1, int v1)
+{
+  s->node_items[node->id] = fx_arena_alloc (s->p->arena, sizeof (int) * 2);
+  s->node_items[node->id][0] = v0;
+  s->node_items[node->id][1] = v1;
+  s->node_n_items[node->id] = 2;
+  map_tensor (s, out0, v0);
+  map_tensor (s, out1, v1);
+}
+
 static bool
 lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, const fx_value *val)
 {
@@ -773,12 +785,7 @@ lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, co
       int v0 = add_reduction (s, node, call, vw, reduced, red, 0, out0);
       int v1 = add_reduction (s, node, call, vw, reduced, op == FX_OP_MAX_DIM ? IND_RED_ARGMAX : IND_RED_ARGMIN, 0,
                               out1);
-      s->node_items[node->id] = fx_arena_alloc (p->arena, sizeof (int) * 2);
-      s->node_items[node->id][0] = v0;
-      s->node_items[node->id][1] = v1;
-      s->node_n_items[node->id] = 2;
-      map_tensor (s, out0, v0);
-      map_tensor (s, out1, v1);
+      map_pair (s, node, out0, v0, out1, v1);
       return true;
     }
   double param = 0;
@@ -796,12 +803,7 @@ lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, co
       int v1 = add_reduction (s, node, call, vw, reduced, IND_RED_MEAN, 0, out1);
       p->nodes[p->n_nodes - 1].op_name = "var_mean";
       p->nodes[p->n_nodes - 2].op_name = "var_mean";
-      s->node_items[node->id] = fx_arena_alloc (p->arena, sizeof (int) * 2);
-      s->node_items[node->id][0] = v0;
-      s->node_items[node->id][1] = v1;
-      s->node_n_items[node->id] = 2;
-      map_tensor (s, out0, v0);
-      map_tensor (s, out1, v1);
+      map_pair (s, node, out0, v0, out1, v1);
       return true;
     }
   s->node_view[node->id] = v0;
