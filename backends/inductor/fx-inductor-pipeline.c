@@ -120,11 +120,8 @@ pass_input_writes (ind_pipeline *pl, fx_graph *g, fx_diag *diag)
       next = k->next;
       if (!is_input_write (k))
         continue;
-      int index = 0;
-      for (const fx_node *q = g->first; q && q != k->args[0].u.node; q = q->next)
-        index += !q->erased && q->op == FX_OP_PLACEHOLDER;
       items[n_own + (size_t) m] = k->args[1];
-      p->input_writes[m++] = index;
+      p->input_writes[m++] = fx_graph_placeholder_position (g, k->args[0].u.node);
       fx_status st = fx_graph_erase_node (g, k, diag);
       if (st != FX_OK)
         return st;

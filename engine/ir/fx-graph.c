@@ -527,6 +527,17 @@ fx_graph_output_node (const fx_graph *graph)
   return NULL;
 }
 
+int
+fx_graph_placeholder_position (const fx_graph *graph, const fx_node *placeholder)
+{
+  if (placeholder == NULL || placeholder->op != FX_OP_PLACEHOLDER)
+    return -1;
+  int index = 0;
+  for (const fx_node *q = graph->first; q && q != placeholder; q = q->next)
+    index += !q->erased && q->op == FX_OP_PLACEHOLDER;
+  return index;
+}
+
 void
 fx_graph_set_insert_point (fx_graph *graph, fx_node *before)
 {

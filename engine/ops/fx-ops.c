@@ -263,20 +263,32 @@ fx_op_lookup (const char *target)
   return -1;
 }
 
+bool
+fx_op_name_is_inplace (const char *target)
+{
+  if (target == NULL)
+    return false;
+  const char *name = strip_prefix (target);
+  const char *dot1 = strchr (name, '.');
+  if (dot1 == NULL)
+    return false;
+  const char *dot2 = strchr (dot1 + 1, '.');
+  const char *end = dot2 ? dot2 : name + strlen (name);
+  return end - dot1 >= 3 && end[-1] == '_' && end[-2] != '_';
+}
+
 int
 fx_op_lookup_inplace (const char *target)
 {
   if (target == NULL)
     return -1;
+  if (!fx_op_name_is_inplace (target))
+    return -1;
   const char *name = strip_prefix (target);
   /* "aten.add_.Tensor" -> "aten.add.Tensor"; "aten.copy_.default" -> "aten.copy.default" */
   const char *dot1 = strchr (name, '.');
-  if (dot1 == NULL)
-    return -1;
   const char *dot2 = strchr (dot1 + 1, '.');
   const char *end = dot2 ? dot2 : name + strlen (name);
-  if (end - dot1 < 3 || end[-1] != '_' || end[-2] == '_')
-    return -1;
   char buf[256];
   snprintf (buf, sizeof buf, "%.*s%s", (int) (end - 1 - name), name, end);
   return fx_op_lookup (buf);

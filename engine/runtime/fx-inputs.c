@@ -668,16 +668,6 @@ fx_graph_load_input_specs (fx_graph *graph, const char *path, fx_diag *diag)
   return st;
 }
 
-/* "aten.copy_.default", "aten.add_.Tensor": an in-place aten op (one trailing underscore), which writes its first
-   argument. */
-static bool
-writes_first_arg (const char *target)
-{
-  const char *dot1 = target ? strchr (target, '.') : NULL;
-  const char *dot2 = dot1 ? strchr (dot1 + 1, '.') : NULL;
-  return dot2 && dot2 - dot1 >= 3 && dot2[-1] == '_' && dot2[-2] != '_';
-}
-
 fx_value *
 fx_inputs_for_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs)
 {
@@ -688,16 +678,11 @@ fx_inputs_for_run (const fx_graph *graph, const fx_value *inputs, size_t n_input
   for (const fx_node *n = graph ? graph->first : NULL; n; n = n->next)
     {
       if (n->erased || n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP || n->n_args < 1
-          || n->args[0].kind != FX_ARG_NODE || !writes_first_arg (n->target.name))
+          || n->args[0].kind != FX_ARG_NODE || !fx_op_name_is_inplace (n->target.name))
         continue;
-      const fx_node *dst = n->args[0].u.node;
-      if (dst->op != FX_OP_PLACEHOLDER)
-        continue;
-      size_t index = 0;
-      for (const fx_node *p = graph->first; p && p != dst; p = p->next)
-        if (!p->erased && p->op == FX_OP_PLACEHOLDER)
-          index++;
-      if (index < n_inputs && inputs[index].kind == FX_VALUE_TENSOR && inputs[index].u.t
+      int pos = fx_graph_placeholder_position (graph, n->args[0].u.node);
+      size_t index = (size_t) pos;
+      if (pos >= 0 && index < n_inputs && inputs[index].kind == FX_VALUE_TENSOR && inputs[index].u.t
           && inputs[index].u.t->device.type == FX_DEVICE_CPU)
         any = written[index] = true;
     }

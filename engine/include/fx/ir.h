@@ -505,6 +505,8 @@ fx_node *fx_graph_call_function (fx_graph *graph, fx_target target,
                                  const fx_kwarg *kwargs, size_t n_kwargs);
 fx_node *fx_graph_output (fx_graph *graph, fx_arg value);
 fx_node *fx_graph_output_node (const fx_graph *graph);
+/* The position of a placeholder among the graph's placeholders (its input index), -1 for another node. */
+int fx_graph_placeholder_position (const fx_graph *graph, const fx_node *placeholder);
 
 /* Insertion point: new nodes go before `before` (NULL: at the end). */
 void fx_graph_set_insert_point (fx_graph *graph, fx_node *before);

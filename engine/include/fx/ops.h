@@ -129,6 +129,9 @@ const fx_op_schema *fx_op_get_schema (fx_op_id id);
 int fx_op_lookup (const char *target);
 /* In-place variants ("aten.add_.Tensor", "aten.relu_.default"): the functional op's id, or -1. */
 int fx_op_lookup_inplace (const char *target);
+/* "aten.add_.Tensor", "aten.copy_.default": an in-place op's name (one trailing underscore), which writes its first
+   argument; whether or not the functional op is in the table. */
+bool fx_op_name_is_inplace (const char *target);
 /* Sets target.op_id on every call_function node of graph (and its children); returns how many are unknown. */
 size_t fx_graph_resolve_ops (fx_graph *graph);
 
