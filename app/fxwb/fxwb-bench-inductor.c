@@ -1,9 +1,10 @@
-/* fxwb-bench-inductor.c: `fxwb bench inductor-cpu`: every fixture graph and every op-coverage graph of
-   bench/graphs at full size through torch eager, torch.compile (inductor, where the PyTorch has it) and our
-   inductor on the CPU, in one run: a ratio table and geometric means. Each graph is one `fxwb compare --json`
-   child in its own process group, so a graph that hangs or crashes is reported ("timed out", "crashed") and the
-   rest still run. */
+/* fxwb-bench-inductor.c: `fxwb bench inductor-cpu` and `inductor-cuda`: every fixture graph and every op-coverage
+   graph of bench/graphs at full size through torch eager, torch.compile (inductor, where the PyTorch has it) and our
+   inductor on the CPU or the GPU, in one run: a ratio table and geometric means. Each graph is one `fxwb compare
+   --json` child in its own process group, so a graph that hangs or crashes is reported ("timed out", "crashed") and
+   the rest still run; compare lets go of each column's worker before it times the next. */
 #include "fxwb.h"
+#include "fxwb-runs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,11 +90,10 @@ typedef enum
   CHILD_NOT_STARTED,
 } child_outcome;
 
-/* Runs argv (argv[0] an absolute path) in its own process group with stdout into out_path and stderr into
-   err_path; kills the group after timeout_s. */
-static child_outcome
-run_child (char *const *argv, char *const *envp, const char *out_path, const char *err_path, double timeout_s,
-           int *exit_status)
+/* Starts argv (argv[0] an absolute path) in its own process group with stdout into out_path and stderr into
+   err_path; its pid, or -1. */
+static pid_t
+spawn_child (char *const *argv, char *const *envp, const char *out_path, const char *err_path)
 {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init (&fa);
@@ -108,25 +108,30 @@ run_child (char *const *argv, char *const *envp, const char *out_path, const cha
   int rc = posix_spawn (&pid, argv[0], &fa, &attr, argv, envp);
   posix_spawn_file_actions_destroy (&fa);
   posix_spawnattr_destroy (&attr);
-  if (rc != 0)
-    return CHILD_NOT_STARTED;
-  gint64 deadline = g_get_monotonic_time () + (gint64) (timeout_s * 1e6);
+  return rc == 0 ? pid : -1;
+}
+
+/* Has PID ended (by DEADLINE, a monotonic time, its group killed after)? CHILD_OK with *exit_status, or how it
+   ended; *done FALSE while it runs and the deadline is not past. */
+static child_outcome
+poll_child (pid_t pid, gint64 deadline, gboolean *done, int *exit_status)
+{
   int status = 0;
-  for (;;)
+  *done = TRUE;
+  pid_t w = waitpid (pid, &status, WNOHANG);
+  if (w < 0 && errno != EINTR)
+    return CHILD_CRASHED;
+  if (w != pid)
     {
-      pid_t w = waitpid (pid, &status, WNOHANG);
-      if (w == pid)
-        break;
-      if (w < 0 && errno != EINTR)
-        return CHILD_CRASHED;
-      if (g_get_monotonic_time () > deadline)
+      if (g_get_monotonic_time () <= deadline)
         {
-          kill (-pid, SIGKILL);
-          while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-            ;
-          return CHILD_TIMED_OUT;
+          *done = FALSE;
+          return CHILD_OK;
         }
-      g_usleep (20000);
+      kill (-pid, SIGKILL);
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      return CHILD_TIMED_OUT;
     }
   /* the torch worker may outlive a crashed compare: the group goes with it */
   kill (-pid, SIGKILL);
@@ -134,6 +139,83 @@ run_child (char *const *argv, char *const *envp, const char *out_path, const cha
     return CHILD_CRASHED;
   *exit_status = WEXITSTATUS (status);
   return CHILD_OK;
+}
+
+/* Runs argv to its end (see spawn_child); kills its group after timeout_s. */
+static child_outcome
+run_child (char *const *argv, char *const *envp, const char *out_path, const char *err_path, double timeout_s,
+           int *exit_status)
+{
+  pid_t pid = spawn_child (argv, envp, out_path, err_path);
+  if (pid < 0)
+    return CHILD_NOT_STARTED;
+  gint64 deadline = g_get_monotonic_time () + (gint64) (timeout_s * 1e6);
+  for (;;)
+    {
+      gboolean done;
+      child_outcome oc = poll_child (pid, deadline, &done, exit_status);
+      if (done)
+        return oc;
+      g_usleep (20000);
+    }
+}
+
+/* --prepare: each graph through torch.compile once, JOBS at a time, before anything is timed, so that the timed
+   run finds Inductor's caches (FX graph, kernels) warm: what this bench times is the calls, and a cold C++ or Triton
+   compile of every graph one after another can take longer than the rest of the run. Returns how many failed. */
+static int
+prepare_torch_compile (GPtrArray *graphs, const char *self, char **envp, const char *device,
+                       int scale, int jobs, double timeout_s)
+{
+  g_autofree char *col = g_strdup_printf ("torch:inductor,device=%s", device);
+  g_autofree char *s_s = g_strdup_printf ("%d", scale);
+  pid_t *pids = g_new (pid_t, graphs->len);
+  gint64 *deadline = g_new (gint64, graphs->len);
+  guint next = 0, running = 0, finished = 0;
+  int failed = 0;
+  for (guint i = 0; i < graphs->len; i++)
+    pids[i] = -1;
+  while (finished < graphs->len)
+    {
+      while (running < (guint) jobs && next < graphs->len)
+        {
+          const bench_graph *g = graphs->pdata[next];
+          const char *av[] = { self, "compare", g->path, "-i", g->inputs, "-b", col, "-n", "1", "--warmup", "0",
+                               "--scale", s_s, "--json", "--no-store", NULL };
+          pids[next] = spawn_child ((char *const *) av, envp, "/dev/null", "/dev/null");
+          deadline[next] = g_get_monotonic_time () + (gint64) (timeout_s * 1e6);
+          if (pids[next] < 0)
+            {
+              failed++;
+              finished++;
+            }
+          else
+            running++;
+          next++;
+        }
+      for (guint i = 0; i < next; i++)
+        {
+          if (pids[i] < 0)
+            continue;
+          gboolean done;
+          int st = 0;
+          child_outcome oc = poll_child (pids[i], deadline[i], &done, &st);
+          if (!done)
+            continue;
+          failed += oc != CHILD_OK || st != 0;
+          pids[i] = -1;
+          running--;
+          finished++;
+          if (fxwb_stderr_is_tty ())
+            fxwb_progress ("torch.compile, warming its caches", (double) finished / graphs->len);
+        }
+      g_usleep (20000);
+    }
+  if (fxwb_stderr_is_tty ())
+    fxwb_progress_done ();
+  g_free (pids);
+  g_free (deadline);
+  return failed;
 }
 
 /* One column's result from compare's --json list. */
@@ -212,10 +294,12 @@ geomean (const double *v, int n)
   return n ? exp (s / n) : NAN;
 }
 
-int
-fxwb_bench_inductor_cpu (int argc, char **argv)
+static int
+bench_inductor (int argc, char **argv, const char *device)
 {
-  int repeat = 10, warmup = 2, scale = 1, threads = 0;
+  int repeat = 10, warmup = 2, scale = 1, threads = 0, prepare = 0;
+  gboolean cuda = strcmp (device, "cuda") == 0;
+  g_autofree char *prg = g_strdup_printf ("fxwb bench inductor-%s", device);
   double timeout_s = 300;
   g_auto (GStrv) dirs = NULL;
   g_autofree char *only = NULL, *python = NULL, *stage = NULL;
@@ -234,33 +318,41 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
       "Threads on every side (OMP_NUM_THREADS, FX_NUM_THREADS and cpp.threads; default: all cores)", "N" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout_s, "Seconds one graph may take, all columns (default 300)",
       "S" },
+    { "prepare", 0, 0, G_OPTION_ARG_INT, &prepare,
+      "First compile every graph with torch.compile, N at a time, untimed, so that the timed run finds Inductor's "
+      "caches warm (default 0: off)", "N" },
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
       "Python with torch (default $FXWB_PYTHON, else /usr/bin/python3)", "PATH" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the results as JSON", NULL },
     { NULL },
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("- our CPU inductor against torch eager and Inductor");
-  g_option_context_set_summary (
-    context, "Runs every graph through torch eager, torch.compile (where the PyTorch has it) and fxwb's inductor on\n"
-             "the CPU on the same seeded inputs (`fxwb compare --json` per graph, killed after --timeout) and prints\n"
-             "the median times, the ratios (above 1: fxwb faster), fxwb's compile time and accuracy verdict, and the\n"
-             "geometric means. Example: fxwb bench inductor-cpu --threads 16 -g softmax");
+  g_autoptr (GOptionContext) context = g_option_context_new (
+    cuda ? "- our GPU inductor against torch eager and Inductor" : "- our CPU inductor against torch eager and Inductor");
+  g_autofree char *summary = g_strdup_printf (
+    "Runs every graph through torch eager, torch.compile (where the PyTorch has it) and fxwb's inductor on\n"
+    "the %s on the same seeded inputs (`fxwb compare --json` per graph, killed after --timeout) and prints\n"
+    "the median times, the ratios (above 1: fxwb faster), fxwb's compile time and accuracy verdict, and the\n"
+    "geometric means.%s Example: fxwb bench inductor-%s %s-g softmax",
+    cuda ? "GPU" : "CPU",
+    cuda ? " Inputs are made on the GPU once and every column is timed with CUDA events around\neach call." : "",
+    device, cuda ? "--prepare 4 " : "--threads 16 ");
+  g_option_context_set_summary (context, summary);
   g_option_context_add_main_entries (context, entries, NULL);
   if (!fxwb_parse_options (context, &argc, &argv))
     return FXWB_EXIT_USAGE;
   if (argc > 1)
     {
-      fprintf (stderr, "fxwb bench inductor-cpu: unexpected argument '%s'\n", argv[1]);
+      fprintf (stderr, "%s: unexpected argument '%s'\n", prg, argv[1]);
       return FXWB_EXIT_USAGE;
     }
   if (stage == NULL)
     stage = g_strdup ("aten");
   if (repeat < 1 || repeat > 10000 || warmup < 0 || warmup > 100 || scale < 1 || threads < 0 || threads > 1024
-      || !(timeout_s > 0) || (strcmp (stage, "aten") != 0 && strcmp (stage, "core_aten") != 0
+      || prepare < 0 || prepare > 256 || !(timeout_s > 0) || (strcmp (stage, "aten") != 0 && strcmp (stage, "core_aten") != 0
                               && strcmp (stage, "all") != 0))
     {
-      fprintf (stderr, "fxwb bench inductor-cpu: --repeat must be 1..10000, --warmup 0..100, --scale >= 1, "
-                       "--threads 0..1024, --timeout > 0, --stage aten, core_aten or all\n");
+      fprintf (stderr, "%s: --repeat must be 1..10000, --warmup 0..100, --scale >= 1, --threads 0..1024, "
+                       "--prepare 0..256, --timeout > 0, --stage aten, core_aten or all\n", prg);
       return FXWB_EXIT_USAGE;
     }
   if (python == NULL)
@@ -277,7 +369,7 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
         {
           if (!collect_graphs (*d, stage, only, graphs))
             {
-              fprintf (stderr, "fxwb bench inductor-cpu: cannot open the graph folder '%s' (--dir)\n", *d);
+              fprintf (stderr, "%s: cannot open the graph folder '%s' (--dir)\n", prg, *d);
               return FXWB_EXIT_IO;
             }
           g_string_append_printf (dir_list, "%s%s", dir_list->len ? ", " : "", *d);
@@ -295,7 +387,7 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
   g_ptr_array_sort (graphs, cmp_graph);
   if (graphs->len == 0)
     {
-      fprintf (stderr, "fxwb bench inductor-cpu: no graphs (NAME.py with NAME.inputs.json) in %s\n",
+      fprintf (stderr, "%s: no graphs (NAME.py with NAME.inputs.json) in %s\n", prg,
                dir_list->len ? dir_list->str : "tests/fixtures/graphs or bench/graphs (run from the source tree, or "
                                                "give --dir)");
       return FXWB_EXIT_IO;
@@ -309,7 +401,7 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
   g_autofree char *tmp = g_dir_make_tmp ("fxwb-bench-inductor-XXXXXX", &error);
   if (self == NULL || tmp == NULL)
     {
-      fprintf (stderr, "fxwb bench inductor-cpu: %s\n", error ? error->message : "cannot find this program's path");
+      fprintf (stderr, "%s: %s\n", prg, error ? error->message : "cannot find this program's path");
       return FXWB_EXIT_IO;
     }
 
@@ -323,20 +415,38 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
       envp = g_environ_setenv (envp, "FX_NUM_THREADS", nthreads, TRUE);
     }
 
+  if (cuda && !fxwb_cuda_present ())
+    {
+      fprintf (stderr, "%s: no CUDA device here (the CUDA driver found none); `fxwb bench inductor-cpu` runs on the "
+                       "CPU\n", prg);
+      g_strfreev (envp);
+      fxwb_remove_tree (tmp);
+      return FXWB_EXIT_UNAVAILABLE;
+    }
   if (!json)
     {
-      printf ("bench inductor-cpu: %u graphs from %s, device=cpu, %s, median of %d calls after %d warm-up, "
-              "threads: %s\n",
-              graphs->len, dir_list->str, scale == 1 ? "full size" : "sizes divided", repeat, warmup,
+      printf ("bench inductor-%s: %u graphs from %s, device=%s, %s, median of %d calls after %d warm-up, "
+              "%s%s\n",
+              device, graphs->len, dir_list->str, device, scale == 1 ? "full size" : "sizes divided", repeat, warmup,
+              cuda ? "CUDA events, inputs resident on the GPU; CPU threads: " : "threads: ",
               threads ? nthreads : "all cores");
       if (tv)
         printf ("torch %s (%s)%s\n", tv, python,
                 has_compile ? "" : ": no torch.compile before 2.0, the inductor column is left out");
       else
         printf ("torch: not found (%s: %s): only fxwb's columns\n", python, why ? why : "?");
-      printf ("ratios above 1: fxwb is faster; compile: fxwb inductor's, cache cold per graph\n\n");
+      printf ("ratios above 1: fxwb is faster; compile: fxwb inductor's, cache cold per graph%s\n\n",
+              prepare && has_compile ? "; torch.compile's caches warmed first (--prepare)" : "");
       printf ("%-24s %10s %10s %10s %9s %9s %10s  %s\n", "graph", "eager ms", "inductor", "fxwb ms", "vs eager",
               "vs induct", "compile ms", "accuracy");
+    }
+
+  if (prepare && has_compile)
+    {
+      int bad = prepare_torch_compile (graphs, self, envp, device, scale, prepare, timeout_s);
+      if (bad && !json)
+        printf ("(--prepare: torch.compile failed or timed out on %d graph%s; the table says which)\n\n", bad,
+                bad == 1 ? "" : "s");
     }
 
   json_object *jall = json_object_new_array ();
@@ -352,19 +462,23 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
       g_autofree char *err_path = g_build_filename (tmp, "err.txt", NULL);
       g_autofree char *n_s = g_strdup_printf ("%d", repeat), *w_s = g_strdup_printf ("%d", warmup),
                       *s_s = g_strdup_printf ("%d", scale);
-      g_autofree char *ind_col = threads ? g_strdup_printf ("inductor,device=cpu,cpp.threads=%d", threads)
-                                         : g_strdup ("inductor,device=cpu");
+      g_autofree char *ind_col = threads && !cuda
+                                   ? g_strdup_printf ("inductor,device=cpu,cpp.threads=%d", threads)
+                                   : g_strdup_printf ("inductor,device=%s", device);
+      g_autofree char *eager_col = g_strdup_printf ("torch:eager,device=%s", device);
+      g_autofree char *torch_ind_col = g_strdup_printf ("torch:inductor,device=%s", device);
       /* a cold inductor cache per graph: the compile column is what a first compile costs */
       g_autofree char *graph_cache = g_strdup_printf ("%s/%u", cache, gi);
       char **genv = g_environ_setenv (g_strdupv (envp), "FXWB_INDUCTOR_CACHE", graph_cache, TRUE);
+      genv = g_environ_setenv (genv, "FX_CUDA_CACHE_DIR", graph_cache, TRUE);
       GPtrArray *av = g_ptr_array_new ();
-      const char *fixed[] = { self, "compare", g->path, "-i", g->inputs, "-b", "torch:eager,device=cpu" };
+      const char *fixed[] = { self, "compare", g->path, "-i", g->inputs, "-b", eager_col };
       for (size_t i = 0; i < G_N_ELEMENTS (fixed); i++)
         g_ptr_array_add (av, (char *) fixed[i]);
       if (has_compile)
         {
           g_ptr_array_add (av, (char *) "-b");
-          g_ptr_array_add (av, (char *) "torch:inductor,device=cpu");
+          g_ptr_array_add (av, torch_ind_col);
         }
       const char *rest[] = { "-b", ind_col, "-n", n_s, "--warmup", w_s, "--scale", s_s, "--json", "--no-store" };
       for (size_t i = 0; i < G_N_ELEMENTS (rest); i++)
@@ -480,4 +594,16 @@ fxwb_bench_inductor_cpu (int argc, char **argv)
   g_strfreev (envp);
   fxwb_remove_tree (tmp);   /* the outputs and every graph's inductor cache */
   return n_bad ? FXWB_EXIT_FAILURE : FXWB_EXIT_OK;
+}
+
+int
+fxwb_bench_inductor_cpu (int argc, char **argv)
+{
+  return bench_inductor (argc, argv, "cpu");
+}
+
+int
+fxwb_bench_inductor_cuda (int argc, char **argv)
+{
+  return bench_inductor (argc, argv, "cuda");
 }

@@ -37,6 +37,8 @@ static const bench_entry benches[] = {
              "peak RSS", bench_scale },
   { "inductor-cpu", "fxwb's CPU inductor against torch eager and torch.compile on the fixture and op-coverage graphs "
                     "at full size: ratio table and geomeans", fxwb_bench_inductor_cpu },
+  { "inductor-cuda", "The same on the GPU: inputs resident, CUDA-event medians, against torch eager and torch.compile",
+    fxwb_bench_inductor_cuda },
 };
 
 /* ---------------------------------------------------------------- timing helpers */

@@ -184,6 +184,9 @@ fxwb_cmd_compare (int argc, char **argv)
       if (!o.no_store)
         rc = fxwb_store_run ("fxwb compare", &src, &in, &o, &runs[i], run_id);
       fxwb_column_run_drop_outputs (&runs[i]);
+      /* its worker process, device memory and loaded code go now (the kernel list stays for the table): the next
+         column is timed with no earlier column's processes or threads alive beside it */
+      fx_compiled_release_runtime (runs[i].compiled);
     }
   if (fxwb_stderr_is_tty () && !o.json)
     fxwb_progress_done ();

@@ -514,8 +514,8 @@ graph_on_cuda (const fx_graph *g)
   return FALSE;
 }
 
-static gboolean
-cuda_present (void)
+gboolean
+fxwb_cuda_present (void)
 {
   static gsize once = 0;
   static gboolean present = FALSE;
@@ -561,7 +561,7 @@ fxwb_column_run_exec (const fxwb_source *src, const fxwb_inputs *in, const fxwb_
     .repeat = o->repeat,
   };
   g_autofree fx_option_kv *kv = NULL;
-  if (graph_on_cuda (src->graph) && column_takes_device (col) && cuda_present ())
+  if (graph_on_cuda (src->graph) && column_takes_device (col) && fxwb_cuda_present ())
     {
       kv = g_new0 (fx_option_kv, col->n_kv + 1);
       if (col->n_kv)

@@ -123,3 +123,6 @@ json_object *fxwb_run_result_json (const fx_run_result *r);
 
 /* Prints a compiled object's kernels with their nodes and per-call times. */
 void fxwb_print_kernels (const fx_compiled *c);
+
+/* Whether a CUDA device is there (probed once). */
+gboolean fxwb_cuda_present (void);

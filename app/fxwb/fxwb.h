@@ -91,6 +91,7 @@ void fxwb_progress_done (void);
 void fxwb_remove_tree (const char *dir);
 /* `fxwb bench inductor-cpu` (fxwb-bench-inductor.c). */
 int fxwb_bench_inductor_cpu (int argc, char **argv);
+int fxwb_bench_inductor_cuda (int argc, char **argv);
 /* The rows of a "ranks diverge:" table (fxwb ls, fxwb diff --ranks), one per divergence:
    "  [1/1]      compiles     ranks 1, 3     made on ranks 1, 3, not on ranks 0, 2". */
 void fxwb_print_rank_divergences (const fx_rank_divergence *ds, size_t n);

@@ -196,6 +196,32 @@ fx_compiled_free (fx_compiled *c)
   free (c);
 }
 
+void
+fx_compiled_release_runtime (fx_compiled *c)
+{
+  if (c == NULL || c->released)
+    return;
+  if (c->backend && c->backend->release && c->impl)
+    c->backend->release (c);
+  c->impl = NULL;
+  c->released = true;
+}
+
+/* A refusal for a compiled object that cannot run (or NULL: it can). */
+static fx_status
+check_runnable (const fx_compiled *c, const char *what, fx_diag *diag)
+{
+  if (c == NULL || c->backend == NULL)
+    return fx_diag_set (diag, FX_ERR_INVALID, "%s of a graph that did not compile", what);
+  if (c->source_only)
+    return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' only generated this code: it was not built",
+                        c->backend->name);
+  if (c->released)
+    return fx_diag_set (diag, FX_ERR_INVALID, "%s of a compiled graph of backend '%s' after its runtime was released",
+                        what, c->backend->name);
+  return FX_OK;
+}
+
 static fx_device
 inputs_device (const fx_value *inputs, size_t n)
 {
@@ -284,8 +310,9 @@ fx_backend_generate (const fx_backend *backend, const fx_graph *graph, const fx_
 fx_status
 fx_compiled_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
 {
-  if (c == NULL || c->backend == NULL || c->source_only)
-    return fx_diag_set (diag, FX_ERR_INVALID, "profile of a graph that did not compile");
+  fx_status st = check_runnable (c, "profile", diag);
+  if (st != FX_OK)
+    return st;
   if (!FX_BACKEND_HAS (c->backend, profile))
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "backend '%s' does not time its kernels", c->backend->name);
   return c->backend->profile (c, inputs, n_inputs, repeat < 1 ? 1 : repeat, diag);
@@ -294,6 +321,9 @@ fx_compiled_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, in
 fx_status
 fx_compiled_write_artifacts (const fx_compiled *c, const char *dir, fx_diag *diag)
 {
+  if (c->released)
+    return fx_diag_set (diag, FX_ERR_INVALID, "artifacts of a compiled graph of backend '%s' after its runtime was "
+                        "released", c->backend ? c->backend->name : "?");
   if (c->backend && FX_BACKEND_HAS (c->backend, write_artifacts))
     return c->backend->write_artifacts (c, dir, diag);
   if (mkdir (dir, 0755) != 0 && errno != EEXIST)
@@ -359,11 +389,9 @@ fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs,
 {
   *outputs = NULL;
   *n_outputs = 0;
-  if (compiled == NULL || compiled->backend == NULL)
-    return fx_diag_set (diag, FX_ERR_INVALID, "run of a graph that did not compile");
-  if (compiled->source_only)
-    return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' only generated this code: it was not built",
-                        compiled->backend->name);
+  fx_status st = check_runnable (compiled, "run", diag);
+  if (st != FX_OK)
+    return st;
   return compiled->backend->run (compiled, inputs, n_inputs, arena, outputs, n_outputs, diag);
 }
 

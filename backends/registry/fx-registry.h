@@ -49,6 +49,10 @@ fx_status fx_backend_compile (const fx_backend *backend, const fx_graph *graph,
 fx_status fx_compiled_run (fx_compiled *compiled, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                            fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 void fx_compiled_free (fx_compiled *compiled);
+/* Lets go of what running COMPILED holds (a worker process, device memory, loaded code) and keeps what describes
+   it (kernels, artifacts, notes), so that a compare's finished column does not compete with the next one for cores
+   or memory. Run, bench, profile and write_artifacts refuse it afterwards. */
+void fx_compiled_release_runtime (fx_compiled *compiled);
 
 /* The backend's optional members, through the contract (what the CLI and the app use instead of naming a
    backend). A backend without the member: FX_ERR_UNSUPPORTED "backend 'x' ...". */

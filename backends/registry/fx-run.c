@@ -258,7 +258,7 @@ run_compiled (fx_compiled *c, const fx_value *inputs, size_t n_inputs, const fx_
   times = calloc ((size_t) repeat, sizeof (double));
   fx_allocator *alloc = fx_allocator_default ();
   bool timed = false;
-  if (c->backend->bench)
+  if (c->backend->bench && !c->released)
     {
       size_t peak = 0;
       fx_diag bd;

@@ -131,6 +131,9 @@ struct fx_compiled
   bool source_only;
   /* What a bench of it timed (static text, set by the backend's bench); NULL: the wall clock of run(). */
   const char *timing;
+  /* Set by fx_compiled_release_runtime: its processes and device memory are gone, its description (kernels,
+     artifacts, notes) stays; run, bench and profile refuse it. */
+  bool released;
 };
 
 /* A backend: a static const vtable with designated initializers. NULL members mean "not supported". */

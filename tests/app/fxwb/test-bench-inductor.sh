@@ -37,7 +37,21 @@ grep -q '"accuracy": *"pass"' "$tmp/j.json" || fail "json accuracy"
   && fail "timeout: exit 0"
 grep -q "^softmax_rows *timed out" "$tmp/t.txt" || fail "timeout row: $(cat "$tmp/t.txt")"
 
+# the GPU bench: without a CUDA device it says so and exits 4 ("no such device here"); with one, one graph
+if nvidia-smi -L > /dev/null 2>&1; then
+  "$fxwb" bench inductor-cuda --dir "$fixtures/graphs" -g softmax_rows --scale 16 -n 2 > "$tmp/c.txt" 2>&1 \
+    || fail "inductor-cuda exit $?: $(cat "$tmp/c.txt")"
+  grep -q "^bench inductor-cuda: 1 graphs from .*CUDA events" "$tmp/c.txt" || fail "cuda header: $(head -2 "$tmp/c.txt")"
+  grep -q "^softmax_rows .* pass$" "$tmp/c.txt" || fail "cuda row: $(cat "$tmp/c.txt")"
+else
+  "$fxwb" bench inductor-cuda --dir "$fixtures/graphs" -g softmax_rows > "$tmp/c.txt" 2>&1
+  rc=$?
+  test $rc -eq 4 || fail "inductor-cuda without a GPU: exit $rc, not 4: $(cat "$tmp/c.txt")"
+  grep -q "no CUDA device" "$tmp/c.txt" || fail "inductor-cuda without a GPU: $(cat "$tmp/c.txt")"
+fi
+
 # usage errors
+"$fxwb" bench inductor-cpu --prepare -1 > /dev/null 2>&1; test $? -eq 2 || fail "--prepare -1 not a usage error"
 "$fxwb" bench inductor-cpu --repeat 0 > /dev/null 2>&1; test $? -eq 2 || fail "--repeat 0 not a usage error"
 "$fxwb" bench inductor-cpu --stage nope > /dev/null 2>&1; test $? -eq 2 || fail "--stage nope not a usage error"
 "$fxwb" bench inductor-cpu --dir "$tmp/none" > /dev/null 2>&1; test $? -eq 3 || fail "missing --dir not an IO error"

@@ -239,6 +239,21 @@ test_run_eager_and_aot (void)
         g_assert_cmpuint (c->n_kernels, ==, 3);   /* one per op node */
       if (strcmp (backends[i], "inductor|eager") == 0)
         g_assert_nonnull (strstr (c->notes.data, "using 'inductor'"));
+      /* released (compare does it after each column): the description stays, running is refused, not a crash */
+      size_t n_kernels = c->n_kernels;
+      fx_compiled_release_runtime (c);
+      fx_compiled_release_runtime (c);
+      g_assert_true (c->released);
+      g_assert_cmpuint (c->n_kernels, ==, n_kernels);
+      fx_value *after = NULL;
+      size_t n_after = 0;
+      fx_diag_clear (&diag);
+      g_assert_cmpint (fx_compiled_run (c, in, n_in, arena, &after, &n_after, &diag), ==, FX_ERR_INVALID);
+      g_assert_nonnull (strstr (diag.message, "after its runtime was released"));
+      g_assert_cmpint (fx_compiled_profile (c, in, n_in, 1, &diag), ==, FX_ERR_INVALID);
+      fx_run_result rr;
+      fx_run_compiled (c, in, n_in, &cfg, ref, NULL, n_ref, arena, NULL, NULL, &rr);
+      g_assert_cmpint (rr.status, ==, FX_ERR_INVALID);
       fx_compiled_free (c);
       fx_buf js;
       fx_buf_init (&js);
