@@ -151,9 +151,10 @@ def norm_reason(r):
 def norm_guard(g):
     """A guard failure without the frame/compile prefix and the values, e.g. "tensor 'x' size mismatch at index 0",
     and with the user line's file as its base name (Dynamo shortens it against torch's folder, which differs from
-    machine to machine: "ork/main/tools/.../p02.py:3 in fn")."""
+    machine to machine: "ork/main/tools/.../p02.py:3 in fn"; so is the path of a user stack's File line)."""
     g = re.sub(r"^\d+/\d+: ", "", g)
     g = re.sub(r"# \S*/([^/\s]+:\d+ in \w+)$", r"# \1", g)
+    g = re.sub(r'^(\s*File ")[^"]*/([^/"]+", line \d+)', r"\1\2", g)  # a user stack line: the file's base name
     return re.sub(r"\. expected \d+, actual \d+", "", g)
 
 

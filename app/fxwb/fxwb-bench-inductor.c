@@ -42,6 +42,17 @@ cmp_graph (gconstpointer a, gconstpointer b)
   return strcmp (x->name, y->name);
 }
 
+/* Does NAME hold one of the comma-separated texts of ONLY? */
+static gboolean
+name_matches (const char *name, const char *only)
+{
+  g_auto (GStrv) parts = g_strsplit (only, ",", -1);
+  for (char **p = parts; *p; p++)
+    if (**p && strstr (name, *p))
+      return TRUE;
+  return FALSE;
+}
+
 /* The graphs of DIR: NAME.py with NAME.inputs.json beside it, of the stage asked for ("aten": names with
    ".aten." or no stage; "core_aten"; "all"), whose name holds `only`. */
 static gboolean
@@ -67,7 +78,7 @@ collect_graphs (const char *dir, const char *stage, const char *only, GPtrArray 
       char *dot = strcmp (stage, "all") != 0 ? strstr (name, core ? ".core_aten." : ".aten.") : NULL;
       if (dot)
         *dot = '\0';
-      if (only && strstr (name, only) == NULL)
+      if (only && !name_matches (name, only))
         {
           g_free (name);
           continue;
@@ -308,7 +319,7 @@ bench_inductor (int argc, char **argv, const char *device)
     { "dir", 'd', 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
       "A folder of graphs NAME.py with NAME.inputs.json (repeatable; default tests/fixtures/graphs and bench/graphs, "
       "or $FX_FIXTURES/graphs)", "DIR" },
-    { "graph", 'g', 0, G_OPTION_ARG_STRING, &only, "Only graphs whose name contains TEXT", "TEXT" },
+    { "graph", 'g', 0, G_OPTION_ARG_STRING, &only, "Only graphs whose name contains TEXT (or one of TEXT,TEXT,...)", "TEXT" },
     { "stage", 0, 0, G_OPTION_ARG_STRING, &stage, "Which stage of the fixture graphs: aten (default), core_aten, all",
       "STAGE" },
     { "repeat", 'n', 0, G_OPTION_ARG_INT, &repeat, "Timed calls per column; the median is reported (default 10)", "N" },
@@ -439,6 +450,7 @@ bench_inductor (int argc, char **argv, const char *device)
               prepare && has_compile ? "; torch.compile's caches warmed first (--prepare)" : "");
       printf ("%-24s %10s %10s %10s %9s %9s %10s  %s\n", "graph", "eager ms", "inductor", "fxwb ms", "vs eager",
               "vs induct", "compile ms", "accuracy");
+      fflush (stdout);   /* a bench stopped in --prepare or in its first graph still says what it ran */
     }
 
   if (prepare && has_compile)

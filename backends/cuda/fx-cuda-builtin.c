@@ -68,7 +68,85 @@ static const char builtin_source[] =
   "FX_TAKE (fx_take_b1, unsigned char)\n"
   "FX_TAKE (fx_take_b2, unsigned short)\n"
   "FX_TAKE (fx_take_b4, unsigned int)\n"
-  "FX_TAKE (fx_take_b8, unsigned long long)\n";
+  "FX_TAKE (fx_take_b8, unsigned long long)\n"
+  "// max.dim / min.dim / argmax / argmin over [outer, r, inner] (element strides): idx[o, n] = the first k of the\n"
+  "// max (min) of src[o, k, n], a NaN winning (its first), as ATen's; val[o, n] = that value where val is given\n"
+  "template <typename T, bool MIN>\n"
+  "__device__ bool fx_arg_better (T a, long long ia, T b, long long ib)\n"
+  "{\n"
+  "  bool an = a != a, bn = b != b;\n"
+  "  if (an || bn)\n"
+  "    return an && (!bn || ia < ib);\n"
+  "  if (a == b)\n"
+  "    return ia < ib;\n"
+  "  return MIN ? a < b : a > b;\n"
+  "}\n"
+  "template <typename T, bool MIN>\n"
+  "__device__ void fx_argred (T *val, long long *idx, const T *src, long long outer, long long r, long long inner,\n"
+  "    long long so, long long sr, long long sn, long long vo, long long vn, long long io, long long in_)\n"
+  "{\n"
+  "  if (inner == 1)\n"
+  "    {\n"
+  "      // a warp per row: the lanes stride along it, then combine by shuffles (the loop is warp-uniform)\n"
+  "      int lane = threadIdx.x & 31;\n"
+  "      long long warps = ((long long) gridDim.x * blockDim.x) >> 5;\n"
+  "      for (long long o = ((long long) blockIdx.x * blockDim.x + threadIdx.x) >> 5; o < outer; o += warps)\n"
+  "        {\n"
+  "          const T *row = src + o * so;\n"
+  "          T best = row[0];\n"
+  "          long long bi = 0;\n"
+  "          for (long long k = lane; k < r; k += 32)\n"
+  "            {\n"
+  "              T v = row[k * sr];\n"
+  "              if (fx_arg_better<T, MIN> (v, k, best, bi) || k == lane)\n"
+  "                best = v, bi = k;\n"
+  "            }\n"
+  "          bool have = lane < r;\n"
+  "          for (int off = 16; off > 0; off >>= 1)\n"
+  "            {\n"
+  "              T ob = __shfl_xor_sync (0xffffffffu, best, off);\n"
+  "              long long oi = __shfl_xor_sync (0xffffffffu, bi, off);\n"
+  "              bool oh = __shfl_xor_sync (0xffffffffu, (int) have, off) != 0;\n"
+  "              if (oh && (!have || fx_arg_better<T, MIN> (ob, oi, best, bi)))\n"
+  "                best = ob, bi = oi, have = true;\n"
+  "            }\n"
+  "          if (lane == 0)\n"
+  "            {\n"
+  "              idx[o * io] = bi;\n"
+  "              if (val)\n"
+  "                val[o * vo] = best;\n"
+  "            }\n"
+  "        }\n"
+  "      return;\n"
+  "    }\n"
+  "  // a thread per kept element, walking down its column: neighbouring threads read neighbouring n (coalesced)\n"
+  "  long long total = outer * inner;\n"
+  "  for (long long t = (long long) blockIdx.x * blockDim.x + threadIdx.x; t < total;\n"
+  "       t += (long long) gridDim.x * blockDim.x)\n"
+  "    {\n"
+  "      long long n = t % inner, o = t / inner;\n"
+  "      const T *col = src + o * so + n * sn;\n"
+  "      T best = col[0];\n"
+  "      long long bi = 0;\n"
+  "      for (long long k = 1; k < r; k++)\n"
+  "        {\n"
+  "          T v = col[k * sr];\n"
+  "          if (fx_arg_better<T, MIN> (v, k, best, bi))\n"
+  "            best = v, bi = k;\n"
+  "        }\n"
+  "      idx[o * io + n * in_] = bi;\n"
+  "      if (val)\n"
+  "        val[o * vo + n * vn] = best;\n"
+  "    }\n"
+  "}\n"
+  "#define FX_ARGRED(name, T, MIN) extern \"C\" __global__ void name (T *val, long long *idx, const T *src,\\\n"
+  "    long long outer, long long r, long long inner, long long so, long long sr, long long sn, long long vo,\\\n"
+  "    long long vn, long long io, long long in_)\\\n"
+  "  { fx_argred<T, MIN> (val, idx, src, outer, r, inner, so, sr, sn, vo, vn, io, in_); }\n"
+  "FX_ARGRED (fx_argmax_f32, float, false)\n"
+  "FX_ARGRED (fx_argmin_f32, float, true)\n"
+  "FX_ARGRED (fx_argmax_f64, double, false)\n"
+  "FX_ARGRED (fx_argmin_f64, double, true)\n";
 
 const char *
 fx_cuda_builtin_source (void)
@@ -141,6 +219,37 @@ fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, 
     void *args[] = { &out, &in, &rows, &cols, &rs, &cs, &ors, &ocs, &scale };
     return fx_cuda_launch (kernel, stream, grid, block, 0, args, diag);
   }
+}
+
+fx_status
+fx_cuda_argreduce (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_argreduce_desc *d,
+                   fx_diag *diag)
+{
+  const char *name = dtype == FX_DTYPE_F32 ? (d->is_min ? "fx_argmin_f32" : "fx_argmax_f32")
+                     : dtype == FX_DTYPE_F64 ? (d->is_min ? "fx_argmin_f64" : "fx_argmax_f64") : NULL;
+  fx_cuda_kernel *kernel;
+  unsigned int grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+  fx_status st;
+
+  if (!name)
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "argmax/argmin on %s", fx_dtype_name (dtype));
+  if (d->r <= 0)
+    return fx_diag_set (diag, FX_ERR_INVALID, "argmax/argmin over an empty dimension");
+  if (d->outer * d->inner <= 0)
+    return FX_OK;
+  if ((st = builtin_kernel (cuda, name, &kernel, diag)) != FX_OK)
+    return st;
+  {
+    /* rows (inner 1): a warp each; columns: a thread each */
+    long long threads = d->inner == 1 ? d->outer * 32 : d->outer * d->inner;
+    long long blocks = (threads + 255) / 256, cap = (long long) cuda->info.sm_count * 32;
+    grid[0] = (unsigned int) (blocks < cap ? blocks : cap);
+  }
+  fx_cuda_ptr val = d->val, idx = d->idx, src = d->src;
+  long long a[10] = { d->outer, d->r, d->inner, d->src_stride[0], d->src_stride[1], d->src_stride[2],
+                      d->val_stride[0], d->val_stride[1], d->idx_stride[0], d->idx_stride[1] };
+  void *args[] = { &val, &idx, &src, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9] };
+  return fx_cuda_launch (kernel, stream, grid, block, 0, args, diag);
 }
 
 fx_status

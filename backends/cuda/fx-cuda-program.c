@@ -29,6 +29,7 @@ typedef enum step_kind
   STEP_BROADCAST,
   STEP_HOST,
   STEP_TAKE,
+  STEP_ARGREDUCE,
 } step_kind;
 
 typedef struct program_step
@@ -57,6 +58,8 @@ typedef struct program_step
   /* take: an indexed copy; a is out, b is src, cin is idx (buffer and byte offset only) */
   fx_cuda_take_desc take;
   size_t elem_size;
+  /* argreduce: a is val (buffer -1: none), b is src, cin is idx */
+  fx_cuda_argreduce_desc argred;
 } program_step;
 
 struct fx_cuda_program
@@ -424,6 +427,31 @@ fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_h
 }
 
 fx_status
+fx_cuda_program_add_argreduce (fx_cuda_program *program, const char *label, fx_dtype dtype,
+                               const fx_cuda_argreduce_desc *desc, int val_buffer, size_t val_offset, int idx_buffer,
+                               size_t idx_offset, int src_buffer, size_t src_offset, fx_diag *diag)
+{
+  program_step *s;
+  int bufs[3] = { val_buffer, idx_buffer, src_buffer };
+
+  for (int i = 0; i < 3; i++)
+    if ((bufs[i] < 0 && i > 0) || (bufs[i] >= 0 && (size_t) bufs[i] >= program->n_buffers))
+      return fx_diag_set (diag, FX_ERR_INVALID, "%s: no buffer %d", label ? label : "argreduce", bufs[i]);
+  if (!(s = new_step (program, STEP_ARGREDUCE, label ? label : "argreduce", diag)))
+    return FX_ERR_NOMEM;
+  s->argred = *desc;
+  s->dtype = dtype;
+  s->a.buffer = val_buffer;
+  s->a.offset = val_offset;
+  s->cin.buffer = idx_buffer;
+  s->cin.offset = idx_offset;
+  s->b.buffer = src_buffer;
+  s->b.offset = src_offset;
+  program->n_steps++;
+  return FX_OK;
+}
+
+fx_status
 fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t elem_size, const fx_cuda_take_desc *desc,
                           int out_buffer, size_t out_offset, int src_buffer, size_t src_offset, int idx_buffer,
                           size_t idx_offset, fx_diag *diag)
@@ -568,6 +596,14 @@ run_step (fx_cuda_program *p, const program_step *s, fx_cuda_stream *stream, con
         d.idx = ptrs[s->cin.buffer] + s->cin.offset;
         return fx_cuda_take (p->cuda, stream, s->elem_size, &d, diag);
       }
+    case STEP_ARGREDUCE:
+      {
+        fx_cuda_argreduce_desc d = s->argred;
+        d.val = s->a.buffer >= 0 ? ptrs[s->a.buffer] + s->a.offset : 0;
+        d.src = ptrs[s->b.buffer] + s->b.offset;
+        d.idx = ptrs[s->cin.buffer] + s->cin.offset;
+        return fx_cuda_argreduce (p->cuda, stream, s->dtype, &d, diag);
+      }
     default:
       return fx_diag_set (diag, FX_ERR_INVALID, "unknown program step");
     }
@@ -648,7 +684,8 @@ prepare_capture (fx_cuda_program *p, fx_diag *diag)
       if (p->steps[i].kind == STEP_GEMM && !lt && (st = fx_cuda_get_blas (p->cuda, &blas, diag)) != FX_OK)
         return st;
       /* the cuBLAS path of a plan broadcasts its bias or c with the built-in kernel */
-      if ((p->steps[i].kind == STEP_BROADCAST || p->steps[i].kind == STEP_TAKE || (p->steps[i].kind == STEP_GEMM && !lt))
+      if ((p->steps[i].kind == STEP_BROADCAST || p->steps[i].kind == STEP_TAKE || p->steps[i].kind == STEP_ARGREDUCE
+           || (p->steps[i].kind == STEP_GEMM && !lt))
           && (st = fx_cuda_builtin_prepare (p->cuda, diag)) != FX_OK)
         return st;
     }

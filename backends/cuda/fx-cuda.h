@@ -344,6 +344,19 @@ typedef struct fx_cuda_take_desc
 } fx_cuda_take_desc;
 fx_status fx_cuda_take (fx_cuda *cuda, fx_cuda_stream *stream, size_t elem_size, const fx_cuda_take_desc *desc,
                         fx_diag *diag);
+/* max.dim / min.dim / argmax / argmin over [outer, r, inner] (element strides, r > 0): idx[o, n] (int64) = the first
+   k of the max (min) of src[o, k, n], a NaN winning, and val[o, n] = that value when val is not 0. f32 and f64. */
+typedef struct fx_cuda_argreduce_desc
+{
+  fx_cuda_ptr val, idx, src;   /* val 0: indices only (argmax) */
+  int64_t outer, r, inner;
+  int64_t src_stride[3];       /* o, k, n */
+  int64_t val_stride[2];       /* o, n */
+  int64_t idx_stride[2];       /* o, n */
+  bool is_min;
+} fx_cuda_argreduce_desc;
+fx_status fx_cuda_argreduce (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype,
+                             const fx_cuda_argreduce_desc *desc, fx_diag *diag);
 
 fx_status fx_cuda_broadcast_scale (fx_cuda *cuda, fx_cuda_stream *stream, fx_dtype dtype, const fx_cuda_matrix *src,
                                    double scale, const fx_cuda_matrix *dst, fx_diag *diag);
@@ -559,6 +572,13 @@ fx_status fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *l
 fx_status fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t elem_size,
                                     const fx_cuda_take_desc *desc, int out_buffer, size_t out_offset, int src_buffer,
                                     size_t src_offset, int idx_buffer, size_t idx_offset, fx_diag *diag);
+
+/* An argmax / argmin (fx_cuda_argreduce) between program buffers: the desc's pointers are ignored; val_buffer -1
+   for indices only. */
+fx_status fx_cuda_program_add_argreduce (fx_cuda_program *program, const char *label, fx_dtype dtype,
+                                         const fx_cuda_argreduce_desc *desc, int val_buffer, size_t val_offset,
+                                         int idx_buffer, size_t idx_offset, int src_buffer, size_t src_offset,
+                                         fx_diag *diag);
 
 /* A step the device cannot run, done on the host in stream order: fn synchronizes the stream, copies what it
    reads from ptrs (the program's buffers, by index) to the host and its results back (Inductor's fallback to an

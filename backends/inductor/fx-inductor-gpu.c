@@ -483,6 +483,81 @@ ind_gpu_take_plan (const ind_program *p, const ind_node *n, fx_cuda_take_desc *t
   return true;
 }
 
+bool
+ind_gpu_argreduce_plan (const ind_program *p, const ind_node *n, fx_cuda_argreduce_desc *t, int *src_view,
+                        int *val_buf, int *idx_buf)
+{
+  int op = n->call ? n->call->op->id : -1;
+  if (op != FX_OP_MAX_DIM && op != FX_OP_MIN_DIM && op != FX_OP_ARGMAX && op != FX_OP_ARGMIN)
+    return false;
+  bool pair = op == FX_OP_MAX_DIM || op == FX_OP_MIN_DIM;
+  if (n->arg_views == NULL || n->arg_views[0] < 0 || n->n_outs < (pair ? 2 : 1) || n->call->n_args < 2
+      || n->call->args[1].kind != FX_VALUE_INT)
+    return false;   /* argmax over all elements (dim None) stays on the host */
+  const ind_view *sv = &p->views[n->arg_views[0]];
+  fx_dtype dt = p->bufs[sv->buf].dtype;
+  int vb = pair ? n->out_bufs[0] : -1, ib = n->out_bufs[pair ? 1 : 0];
+  if ((dt != FX_DTYPE_F32 && dt != FX_DTYPE_F64) || ib < 0 || p->bufs[ib].dtype != FX_DTYPE_I64
+      || (pair && (vb < 0 || p->bufs[vb].dtype != dt)))
+    return false;
+  int nd = sv->ndim, dim = (int) n->call->args[1].u.i;
+  if (dim < 0)
+    dim += nd;
+  if (nd < 1 || nd > IND_MAXD || dim < 0 || dim >= nd || sv->sizes[dim] <= 0)
+    return false;
+  /* the outputs have the source's dims less `dim` (or with it as 1, keepdim): their strides by source dim */
+  const ind_buffer *IB = &p->bufs[ib], *VB = pair ? &p->bufs[vb] : NULL;
+  bool keep = IB->ndim == nd;
+  if (!keep && IB->ndim != nd - 1)
+    return false;
+  int64_t str[3][IND_MAXD];
+  for (int d = 0; d < nd; d++)
+    {
+      int od = keep ? d : d - (d > dim);
+      str[0][d] = d == dim || !VB ? 0 : VB->strides[od];
+      str[1][d] = sv->strides[d];
+      str[2][d] = d == dim ? 0 : IB->strides[od];
+    }
+  memset (t, 0, sizeof *t);
+  int64_t so[3], sn[3];
+  if (!collapse_range (sv->sizes, 0, dim, str, &t->outer, so) || !collapse_range (sv->sizes, dim + 1, nd, str, &t->inner, sn))
+    return false;
+  t->r = sv->sizes[dim];
+  t->src_stride[0] = so[1];
+  t->src_stride[1] = sv->strides[dim];
+  t->src_stride[2] = sn[1];
+  t->val_stride[0] = so[0];
+  t->val_stride[1] = sn[0];
+  t->idx_stride[0] = so[2];
+  t->idx_stride[1] = sn[2];
+  t->is_min = op == FX_OP_MIN_DIM || op == FX_OP_ARGMIN;
+  *src_view = n->arg_views[0];
+  *val_buf = vb;
+  *idx_buf = ib;
+  return true;
+}
+
+/* max.dim, min.dim, argmax and argmin as the device's arg-reduction where ind_gpu_argreduce_plan finds one. */
+static bool
+add_argreduce (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_group *G, int kernel, fx_diag *diag,
+               fx_status *st)
+{
+  fx_cuda_argreduce_desc t;
+  int svi, vb, ib;
+  if (!ind_gpu_argreduce_plan (p, n, &t, &svi, &vb, &ib))
+    return false;
+  const ind_view *sv = &p->views[svi];
+  int sb = gpu->pbuf[sv->buf], pib = gpu->pbuf[ib], pvb = vb >= 0 ? gpu->pbuf[vb] : -1;
+  if (sb < 0 || pib < 0 || (vb >= 0 && pvb < 0))
+    return false;
+  fx_dtype dt = p->bufs[sv->buf].dtype;
+  *st = fx_cuda_program_add_argreduce (gpu->prog, G->name, dt, &t, pvb, 0, pib, 0, sb,
+                                       (size_t) sv->offset * fx_dtype_size (dt), diag);
+  if (*st == FX_OK)
+    note_step (gpu, kernel);
+  return true;
+}
+
 /* embedding, index_select and gather as the device's indexed copy where ind_gpu_take_plan finds one: false when it
    does not (the node then runs on the host). */
 static bool
@@ -522,7 +597,7 @@ add_extern (ind_gpu *gpu, const ind_program *p, const ind_node *n, const ind_gro
         *diag = why;
       return st;
     }
-  if (add_take (gpu, p, n, G, kernel, diag, &st))
+  if (add_take (gpu, p, n, G, kernel, diag, &st) || add_argreduce (gpu, p, n, G, kernel, diag, &st))
     return st;
   host_node *h = &gpu->hosts[gpu->n_hosts++];
   h->gpu = gpu;
@@ -965,6 +1040,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
           if (st == FX_OK && !on_host && (op0 == FX_OP_EMBEDDING || op0 == FX_OP_INDEX_SELECT || op0 == FX_OP_GATHER))
             fx_buf_printf (&out->notes, "inductor (cuda): %s (node '%s') runs as an indexed copy on the device\n",
                            n0->call->op->target, n0->n_origins ? n0->origins[0] : "?");
+          if (st == FX_OK && !on_host && (op0 == FX_OP_MAX_DIM || op0 == FX_OP_MIN_DIM || op0 == FX_OP_ARGMAX
+                                          || op0 == FX_OP_ARGMIN))
+            fx_buf_printf (&out->notes, "inductor (cuda): %s (node '%s') runs as an arg-reduction on the device "
+                           "(fx_argmax/fx_argmin: values and first indices in one pass)\n",
+                           n0->call->op->target, n0->n_origins ? n0->origins[0] : "?");
           if (st == FX_OK && on_host)
             {
               ki[0]->kind = "fallback";
@@ -1042,8 +1122,14 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
               bool host = false;
               for (int h = 0; h < gpu->n_hosts; h++)
                 host |= p->nodes[gpu->hosts[h].node].group == g;
-              fx_buf_printf (&t, "%s %s", p->groups[g].name, plan ? "extern" : host ? "fallback on the host"
-                                                                              : "extern indexed copy (fx_take)");
+              int op = -1;
+              for (int i = 0; i < p->groups[g].n_nodes; i++)
+                if (p->nodes[p->groups[g].nodes[i]].call)
+                  op = p->nodes[p->groups[g].nodes[i]].call->op->id;
+              bool arg = op == FX_OP_MAX_DIM || op == FX_OP_MIN_DIM || op == FX_OP_ARGMAX || op == FX_OP_ARGMIN;
+              fx_buf_printf (&t, "%s %s", p->groups[g].name,
+                             plan ? "extern" : host ? "fallback on the host"
+                             : arg ? "extern arg-reduction (fx_argmax/fx_argmin)" : "extern indexed copy (fx_take)");
               if (plan)
                 {
                   char name[96];

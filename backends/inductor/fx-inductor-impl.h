@@ -318,6 +318,12 @@ const char *ind_gpu_skip_message (const ind_gpu *gpu);
    pointers unset; element strides of the output buffer and of the src and index views, whose view numbers are
    returned): false when the layouts do not collapse to that or the op is another. */
 struct fx_cuda_take_desc;
+struct fx_cuda_argreduce_desc;
+/* max.dim / min.dim / argmax / argmin of an f32 or f64 tensor over one dim whose other dims collapse to [outer, r,
+   inner]: the device's arg-reduction (fx_cuda_argreduce's desc; the source view, the values' buffer or -1, the
+   indices' buffer); false when the node runs on the host. */
+bool ind_gpu_argreduce_plan (const ind_program *p, const ind_node *n, struct fx_cuda_argreduce_desc *t,
+                             int *src_view, int *val_buf, int *idx_buf);
 bool ind_gpu_take_plan (const ind_program *p, const ind_node *n, struct fx_cuda_take_desc *t, int *src_view,
                         int *idx_view);
 /* The backend's bench on the GPU: inputs made resident once, warm-up, each call timed with CUDA events. */

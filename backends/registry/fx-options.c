@@ -393,10 +393,12 @@ fx_backend_resolve_options (const fx_backend *backend, const char *mode, const f
     if (parse_value (&backend->options[i], backend->options[i].default_text, arena, &out->items[i], diag) != FX_OK)
       return fx_diag_set (diag, FX_ERR_INVALID, "backend '%s' declares option %s with a bad default '%s'",
                           backend->name, backend->options[i].name, backend->options[i].default_text);
-  /* `backend` (the torch backend's torch.compile(backend=...)) is an argument of its own, not one of the options. */
+  /* `backend` (the torch backend's torch.compile(backend=...)) is an argument of its own, not one of the options;
+     so is `device`, where the graph and its inputs live (the model's device in PyTorch, not a compile option):
+     compare adds it to every column of a CUDA graph, modes included. */
   size_t n_real = 0;
   for (size_t k = 0; k < n_given; k++)
-    if (given[k].key == NULL || strcmp (given[k].key, "backend") != 0)
+    if (given[k].key == NULL || (strcmp (given[k].key, "backend") != 0 && strcmp (given[k].key, "device") != 0))
       n_real++;
   if (mode && strcmp (mode, "default") != 0 && n_real > 0)
     return fx_diag_set (diag, FX_ERR_INVALID,

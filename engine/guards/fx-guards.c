@@ -179,6 +179,7 @@ fx_guard_set_clear (fx_guard_set *set)
       free (set->guards[i].source);
       free (set->guards[i].code);
       free (set->guards[i].user_comment);
+      free (set->guards[i].user_stack);
     }
   free (set->guards);
   memset (set, 0, sizeof *set);
@@ -210,6 +211,13 @@ fx_guard_set_add (fx_guard_set *set, fx_guard_kind kind, const char *source, con
   g->code = dup_or_null (code);
   g->user_comment = dup_or_null (user_comment);
   return g;
+}
+
+void
+fx_guard_set_user_stack (fx_guard *g, const char *user_stack)
+{
+  free (g->user_stack);
+  g->user_stack = user_stack && *user_stack ? strdup (user_stack) : NULL;
 }
 
 static void
@@ -279,6 +287,8 @@ fx_guard_fail_reason (const fx_guard *guard, fx_buf *out)
   put_code_with_comment (&line, guard->code ? guard->code : "", guard->user_comment);
   fx_guard_strip_local_scope (line.data ? line.data : "", out);
   fx_buf_free (&line);
+  if (guard->user_stack)
+    fx_buf_printf (out, "\nUser stack trace:\n%s", guard->user_stack);
 }
 
 /* Dynamo's first line of a recompile message, and the second up to the failures. */
@@ -289,13 +299,30 @@ recompile_header (const char *func, const char *file, int line, fx_buf *out)
                  file, line);
 }
 
+/* One reason under "    - ": textwrap.indent(reason, "- ") under four spaces, so every line of a many-line reason
+   (one with its user stack) gets its dash. */
+static void
+put_reason_lines (const char *reason, fx_buf *out)
+{
+  for (const char *p = reason;;)
+    {
+      const char *nl = strchr (p, '\n');
+      int len = nl ? (int) (nl - p) : (int) strlen (p);
+      if (len > 0)
+        fx_buf_printf (out, "\n    - %.*s", len, p);
+      if (!nl)
+        break;
+      p = nl + 1;
+    }
+}
+
 void
 fx_guard_recompile_message (const char *func, const char *file, int line,
                             const char *const *reasons, size_t n_reasons, fx_buf *out)
 {
   recompile_header (func, file, line, out);
   for (size_t i = 0; i < n_reasons; i++)
-    fx_buf_printf (out, "\n    - %s", reasons[i]);
+    put_reason_lines (reasons[i], out);
 }
 
 void
@@ -304,7 +331,10 @@ fx_guard_recompile_message_verbose (const char *func, const char *file, int line
 {
   recompile_header (func, file, line, out);
   for (size_t i = 0; i < n_reasons; i++)
-    fx_buf_printf (out, "%s\n    guard %zu failures:\n    - %s", i ? "\n" : "", i, reasons[i]);
+    {
+      fx_buf_printf (out, "%s\n    guard %zu failures:", i ? "\n" : "", i);
+      put_reason_lines (reasons[i], out);
+    }
 }
 
 void

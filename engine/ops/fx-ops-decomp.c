@@ -274,3 +274,90 @@ fx_decomp_vector_norm (fx_graph *graph, fx_node *node, fx_diag *diag)
     }
   return replace_node (graph, node, &res, 1, diag);
 }
+
+/* nll_loss_forward(self, target, weight, reduction, ignore_index) without a weight, as torch._decomp's
+   _nll_loss_forward: the picked log-probability gather(self, c, target) negated, 0 where target == ignore_index,
+   then summed (and divided by the count of kept targets for 'mean'); total_weight is that count in self's dtype.
+   A gather and a reduction, which inductor fuses and the GPU runs as an indexed copy and a reduction instead of a
+   host fallback. A weight stays on the reference kernel. */
+fx_status
+fx_decomp_nll_loss_forward (fx_graph *graph, fx_node *node, fx_diag *diag)
+{
+  const fx_arg *x = node_arg (node, 0, "self");
+  const fx_arg *target = node_arg (node, 1, "target");
+  const fx_arg *weight = node_arg (node, 2, "weight");
+  int64_t reduction = node_arg_int (node, 3, "reduction", 1);
+  int64_t ignore_index = node_arg_int (node, 4, "ignore_index", -100);
+  const fx_node *xn = x && x->kind == FX_ARG_NODE ? x->u.node : NULL;
+  const fx_node *tn = target && target->kind == FX_ARG_NODE ? target->u.node : NULL;
+  /* self is [N, C] with target [N], or [C] with a 0-d target: either one's meta tells which (decompose runs before
+     shapes are propagated, so an intermediate self may have none yet) */
+  int ndim = xn && xn->meta.val.kind == FX_VAL_TENSOR ? xn->meta.val.tensor.ndim
+             : tn && tn->meta.val.kind == FX_VAL_TENSOR ? tn->meta.val.tensor.ndim + 1
+                                                         : -1;
+  bool has_dtype = xn && xn->meta.val.kind == FX_VAL_TENSOR;
+  fx_dtype dt = has_dtype ? xn->meta.val.tensor.dtype : FX_DTYPE_UNKNOWN;
+  /* total_weight is needed in self's dtype only when something reads it (a getitem of it nothing reads goes with
+     dead code elimination) */
+  bool total_used = false;
+  for (size_t i = 0; i < node->n_users; i++)
+    {
+      const fx_node *u = node->users[i];
+      bool item = u->op == FX_OP_CALL_FUNCTION && u->target.kind == FX_TARGET_OPERATOR && u->n_args == 2
+                  && u->args[1].kind == FX_ARG_INT;
+      total_used |= !item || (u->args[1].u.i != 0 && u->n_users > 0);
+    }
+  if (xn == NULL || tn == NULL || (weight && weight->kind != FX_ARG_NONE) || (ndim != 1 && ndim != 2)
+      || reduction < 0 || reduction > 2 || (total_used && !has_dtype))
+    return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "node '%s': nll_loss_forward of this form is not decomposed",
+                        node->name);
+  int64_t cdim = ndim == 2 ? 1 : 0;
+  fx_arg a1[2] = { *target, fx_arg_int (ignore_index) };
+  fx_node *ignored = fx_decomp_call (graph, node, FX_OP_EQ_SCALAR, a1, 2, NULL, 0);
+  fx_arg a2[3] = { *target, fx_arg_node (ignored), fx_arg_int (0) };
+  fx_node *safe = fx_decomp_call (graph, node, FX_OP_MASKED_FILL_SCALAR, a2, 3, NULL, 0);
+  fx_arg a3[2] = { fx_arg_node (safe), fx_arg_int (cdim) };
+  fx_node *idx = fx_decomp_call (graph, node, FX_OP_UNSQUEEZE, a3, 2, NULL, 0);
+  fx_arg a4[3] = { *x, fx_arg_int (cdim), fx_arg_node (idx) };
+  fx_node *picked = fx_decomp_call (graph, node, FX_OP_GATHER, a4, 3, NULL, 0);
+  fx_arg a5[2] = { fx_arg_node (picked), fx_arg_int (cdim) };
+  fx_node *sq = fx_decomp_call (graph, node, FX_OP_SQUEEZE_DIM, a5, 2, NULL, 0);
+  fx_arg a6[1] = { fx_arg_node (sq) };
+  fx_node *neg = fx_decomp_call (graph, node, FX_OP_NEG, a6, 1, NULL, 0);
+  fx_arg a7[3] = { fx_arg_node (neg), fx_arg_node (ignored), fx_arg_float (0.0) };
+  fx_node *res = fx_decomp_call (graph, node, FX_OP_MASKED_FILL_SCALAR, a7, 3, NULL, 0);
+  fx_node *total = NULL;
+  if (reduction == 0 && cdim == 1)
+    {
+      /* 'none': the per-sample losses, and total_weight 0 (self.new_full((), 0.0)) */
+      fx_kwarg kw[1] = { { "dtype", fx_arg_dtype (dt) } };
+      fx_arg a8[1] = { fx_arg_float (0.0) };
+      total = fx_decomp_call (graph, node, FX_OP_SCALAR_TENSOR, a8, 1, kw, has_dtype ? 1 : 0);
+    }
+  else
+    {
+      fx_arg a8[2] = { *target, fx_arg_int (ignore_index) };
+      fx_node *kept = fx_decomp_call (graph, node, FX_OP_NE_SCALAR, a8, 2, NULL, 0);
+      fx_arg a9[1] = { fx_arg_node (kept) };
+      fx_node *count = fx_decomp_call (graph, node, FX_OP_SUM, a9, 1, NULL, 0);
+      /* an int64 count divides a float sum into a float mean by type promotion; converted when it is an output */
+      total = count;
+      if (has_dtype)
+        {
+          fx_arg a10[2] = { fx_arg_node (count), fx_arg_dtype (dt) };
+          total = fx_decomp_call (graph, node, FX_OP_CONVERT_ELEMENT_TYPE, a10, 2, NULL, 0);
+        }
+      if (reduction != 0)
+        {
+          fx_arg a11[1] = { fx_arg_node (res) };
+          res = fx_decomp_call (graph, node, FX_OP_SUM, a11, 1, NULL, 0);
+          if (reduction == 1)
+            {
+              fx_arg a12[2] = { fx_arg_node (res), fx_arg_node (total) };
+              res = fx_decomp_call (graph, node, FX_OP_DIV_TENSOR, a12, 2, NULL, 0);
+            }
+        }
+    }
+  fx_node *outs[2] = { res, total };
+  return replace_node (graph, node, outs, 2, diag);
+}

@@ -59,6 +59,7 @@ fx_status fx_decomp_prepare_softmax (fx_graph *graph, fx_node *node, fx_diag *di
 fx_status fx_decomp_layer_norm (fx_graph *graph, fx_node *node, fx_diag *diag);
 fx_status fx_decomp_logsumexp (fx_graph *graph, fx_node *node, fx_diag *diag);
 fx_status fx_decomp_vector_norm (fx_graph *graph, fx_node *node, fx_diag *diag);
+fx_status fx_decomp_nll_loss_forward (fx_graph *graph, fx_node *node, fx_diag *diag);
 
 /* Error helper: "node 'x' (aten.op): message". */
 fx_status fx_op_error (fx_op_call *call, fx_status code, const char *fmt, ...) FX_PRINTF (3, 4);

@@ -532,18 +532,25 @@ set_example_meta (tracer *tr, fx_node *node, PyObject *example)
 /* ------------------------------------------------------------------ guards */
 
 static void line_comment (frame *f, char *out, size_t size);
+static void user_stack (frame *f, fx_buf *out);
 
 static void
 add_check (tracer *tr, fx_guard_kind kind, const fxc_source *src, const char *code, PyObject *expected, frame *f)
 {
   fxc_trace *t = tr->t;
   char comment[512] = "";
+  fx_buf stack;
+  fx_buf_init (&stack);
   if (f && kind != FX_GUARD_TENSOR_MATCH && kind != FX_GUARD_TYPE_MATCH)
     {
-      /* the user line that installed the guard: "return x * n  # prog.py:4 in f" */
+      /* the user line that installed the guard: "return x * n  # prog.py:4 in f", and the frames to it */
       line_comment (f, comment, sizeof comment);
+      user_stack (f, &stack);
     }
-  fx_guard_set_add (&t->guards, kind, src->name, code, comment[0] ? comment : NULL);
+  fx_guard *g = fx_guard_set_add (&t->guards, kind, src->name, code, comment[0] ? comment : NULL);
+  if (g && stack.len)
+    fx_guard_set_user_stack (g, stack.data);
+  fx_buf_free (&stack);
   if (t->n_checks == t->cap_checks)
     {
       t->cap_checks = t->cap_checks ? t->cap_checks * 2 : 16;
@@ -996,6 +1003,37 @@ line_comment (frame *f, char *out, size_t size)
   Py_XDECREF (line);
   Py_XDECREF (stripped);
   PyErr_Clear ();
+}
+
+/* The user frames down to F, outermost first, as traceback.format_list writes them (without the last newline):
+   '  File "/abs/prog.py", line 4, in f\n    return x * n'. Dynamo 2.x puts them under a failing value guard. */
+static void
+user_stack (frame *f, fx_buf *out)
+{
+  frame *chain[64];
+  int n = 0;
+  for (frame *p = f; p && n < (int) (sizeof chain / sizeof *chain); p = p->parent)
+    chain[n++] = p;
+  for (int i = n - 1; i >= 0; i--)
+    {
+      frame *p = chain[i];
+      const char *file = PyUnicode_AsUTF8 (p->code->co_filename);
+      const char *name = PyUnicode_AsUTF8 (p->code->co_name);
+      if (!file || !name)
+        {
+          PyErr_Clear ();
+          continue;
+        }
+      fx_buf_printf (out, "%s  File \"%s\", line %d, in %s", out->len ? "\n" : "", file, p->line, name);
+      PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", p->code->co_filename, p->line);
+      PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+      const char *text = stripped ? PyUnicode_AsUTF8 (stripped) : NULL;
+      if (text && *text)
+        fx_buf_printf (out, "\n    %s", text);
+      Py_XDECREF (line);
+      Py_XDECREF (stripped);
+      PyErr_Clear ();
+    }
 }
 
 /* Whether a tensor var's sizes or strides hold symbols. */

@@ -58,6 +58,10 @@ typedef struct fx_guard
   char *source;
   char *code;                 /* "L['n'] == 3", "check_tensor(...)", "___check_obj_id(G['torch'], 1403...)" */
   char *user_comment;         /* "return x * n  # prog.py:4 in f", or NULL */
+  /* The user frames that installed it, outermost first, as traceback.format_list writes them
+     ("  File \"/abs/prog.py\", line 4, in f\n    return x * n"), or NULL: Dynamo 2.x adds them to a failing
+     value guard's reason under "User stack trace:". */
+  char *user_stack;
   fx_tensor_check tensor;     /* TENSOR_MATCH */
 } fx_guard;
 
@@ -76,7 +80,11 @@ fx_guard *fx_guard_set_add (fx_guard_set *set, fx_guard_kind kind, const char *s
 /* The TORCH_LOGS=guards dump: "TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GuardManager: source=L['x'] ..." */
 void fx_guard_set_print_tree (const fx_guard_set *set, fx_buf *out);
 
-/* A failing non-tensor guard's reason: the code with locals stripped, padded and followed by its comment. */
+/* Sets (a copy of) G's user stack. */
+void fx_guard_set_user_stack (fx_guard *g, const char *user_stack);
+
+/* A failing non-tensor guard's reason: the code with locals stripped, padded and followed by its comment, then
+   "\nUser stack trace:\n" and the user stack where the guard has one (several lines then). */
 void fx_guard_fail_reason (const fx_guard *guard, fx_buf *out);
 
 /* The recompile message (get_and_maybe_log_recompilation_reasons). reasons[i] is "0/1: reason", newest first. */

@@ -268,11 +268,131 @@ test_take (void)
     }
 }
 
+/* ---------------------------------------------------------------- the arg-reduction (fx_cuda_argreduce) */
+
+/* (a, ia) kept over (b, ib): the kernel's rule (a NaN wins, its first; ties: the first index) */
+static bool
+arg_better (double a, int64_t ia, double b, int64_t ib, bool is_min)
+{
+  bool an = a != a, bn = b != b;
+  if (an || bn)
+    return an && (!bn || ia < ib);
+  if (a == b)
+    return ia < ib;
+  return is_min ? a < b : a > b;
+}
+
+/* max.dim, min.dim, argmax and argmin as the device's arg-reduction: ind_gpu_argreduce_plan's desc evaluated on the
+   host with the kernel's rule must give the interpreter's values and indices; argmax over all elements gets no plan
+   (it runs on the host). */
+static void
+test_argreduce (void)
+{
+  static const struct
+  {
+    const char *name, *code;
+    bool planned, pair;
+  } cases[] = {
+    { "max.dim rows",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[12, 40][40, 1]cpu\"):\n"
+      "        r = torch.ops.aten.max.dim(x, -1)\n"
+      "        v = r[0]\n        i = r[1]\n        return (v, i)\n", true, true },
+    { "min.dim dim 1 of 3-d, keepdim",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[3, 17, 5][85, 5, 1]cpu\"):\n"
+      "        r = torch.ops.aten.min.dim(x, 1, True)\n"
+      "        v = r[0]\n        i = r[1]\n        return (v, i)\n", true, true },
+    { "argmax dim 0 (columns)",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[33, 7][7, 1]cpu\"):\n"
+      "        r = torch.ops.aten.argmax.default(x, 0)\n        return (r,)\n", true, false },
+    { "argmin of a transposed view",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f64[9, 20][20, 1]cpu\"):\n"
+      "        t = torch.ops.aten.t.default(x)\n"
+      "        r = torch.ops.aten.argmin.default(t, 1)\n        return (r,)\n", true, false },
+    { "argmax over all elements",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[6, 8][8, 1]cpu\"):\n"
+      "        r = torch.ops.aten.argmax.default(x)\n        return (r,)\n", false, false },
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_arena *arena = fx_arena_new ();
+      fx_value *in = NULL, *ref = NULL;
+      size_t n = 0, n_ref = 0;
+      fx_graph *g = icuda_parse_with_inputs (cases[c].name, cases[c].code, 5, arena, &in, &n, &diag);
+      CHECK (g != NULL, "%s: %s", cases[c].name, diag.message);
+      CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
+      lowered l;
+      CHECK_OK (lower (g, in, n, &l, &diag), &diag);
+      const ind_program *p = l.p;
+      int gi = group_of (p, "r");
+      CHECK (gi >= 0, "%s: no extern group for r", cases[c].name);
+      const ind_node *nd = &p->nodes[p->groups[gi].nodes[0]];
+      fx_cuda_argreduce_desc t;
+      int svi = -1, vb = -1, ib = -1;
+      bool planned = ind_gpu_argreduce_plan (p, nd, &t, &svi, &vb, &ib);
+      CHECK (planned == cases[c].planned, "%s: %s", cases[c].name, planned ? "planned" : "no plan");
+      if (planned)
+        {
+          const ind_view *sv = &p->views[svi];
+          CHECK (p->bufs[sv->buf].kind == IND_BUF_INPUT, "%s: the source is not the input", cases[c].name);
+          CHECK ((vb >= 0) == cases[c].pair, "%s: values buffer %d", cases[c].name, vb);
+          const fx_tensor *src = in[p->bufs[sv->buf].input_index].u.t;
+          const ind_buffer *IB = &p->bufs[ib], *VB = vb >= 0 ? &p->bufs[vb] : NULL;
+          fx_tensor *idx = fx_tensor_new_strided (NULL, FX_DTYPE_I64, IB->ndim, IB->sizes, IB->strides);
+          fx_tensor *val = VB ? fx_tensor_new_strided (NULL, VB->dtype, VB->ndim, VB->sizes, VB->strides) : NULL;
+          int64_t *id = fx_tensor_data (idx);
+          for (int64_t o = 0; o < t.outer; o++)
+            for (int64_t e = 0; e < t.inner; e++)
+              {
+                int64_t base = sv->offset + o * t.src_stride[0] + e * t.src_stride[2], bi = 0;
+                double best = fx_tensor_get_f64 (src, base);
+                for (int64_t k = 1; k < t.r; k++)
+                  {
+                    double v = fx_tensor_get_f64 (src, base + k * t.src_stride[1]);
+                    if (arg_better (v, k, best, bi, t.is_min))
+                      best = v, bi = k;
+                  }
+                id[o * t.idx_stride[0] + e * t.idx_stride[1]] = bi;
+                if (val)
+                  fx_tensor_set_f64 (val, o * t.val_stride[0] + e * t.val_stride[1], best);
+              }
+          const fx_tensor *want_i = ref[cases[c].pair ? 1 : 0].u.t;
+          bool same = fx_tensor_numel (want_i) == t.outer * t.inner && fx_tensor_numel (idx) == fx_tensor_numel (want_i);
+          for (int64_t e = 0; same && e < fx_tensor_numel (want_i); e++)
+            same = fx_tensor_get_f64 (want_i, e) == fx_tensor_get_f64 (idx, e);
+          CHECK (same, "%s: the indices differ from the interpreter", cases[c].name);
+          if (val)
+            {
+              const fx_tensor *want_v = ref[0].u.t;
+              for (int64_t e = 0; same && e < fx_tensor_numel (want_v); e++)
+                same = fx_tensor_get_f64 (want_v, e) == fx_tensor_get_f64 (val, e);
+              CHECK (same, "%s: the values differ from the interpreter", cases[c].name);
+              fx_tensor_unref (val);
+            }
+          fx_tensor_unref (idx);
+        }
+      lowered_free (&l);
+      for (size_t i = 0; i < n_ref; i++)
+        fx_value_clear (&ref[i]);
+      for (size_t i = 0; i < n; i++)
+        fx_value_clear (&in[i]);
+      fx_arena_free (arena);
+      fx_graph_free (g);
+    }
+}
+
 int
 main (void)
 {
   cuda_test_run ("/inductor-cuda/epilogue/mlp-block", test_mlp_block);
   cuda_test_run ("/inductor-cuda/epilogue/cases", test_cases);
   cuda_test_run ("/inductor-cuda/take/layouts", test_take);
+  cuda_test_run ("/inductor-cuda/argreduce/layouts", test_argreduce);
   return cuda_test_finish ();
 }

@@ -737,7 +737,29 @@ test_fallbacks (void)
       "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(_log_softmax, arg1_1, None, 1, -100)\n"
       "        getitem = nll_loss_forward[0]\n"
       "        mul = torch.ops.aten.mul.Tensor(getitem, 2.0)\n"
+      "        return (mul,)\n", "runs as an indexed copy", false },   /* decomposed: gather + reductions */
+    { "weighted_cross_entropy",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[64, 100][100, 1]cuda:0\", arg1_1: \"i64[64][1]cuda:0\", "
+      "arg2_1: \"f32[100][1]cuda:0\"):\n"
+      "        _log_softmax = torch.ops.aten._log_softmax.default(arg0_1, 1, False)\n"
+      "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(_log_softmax, arg1_1, arg2_1, 1, -100)\n"
+      "        getitem = nll_loss_forward[0]\n"
+      "        mul = torch.ops.aten.mul.Tensor(getitem, 2.0)\n"
       "        return (mul,)\n", "fallback aten.nll_loss_forward.default (node 'nll_loss_forward') runs", true },
+    { "row_max_argmax",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[64, 300][300, 1]cuda:0\"):\n"
+      "        max_1 = torch.ops.aten.max.dim(arg0_1, -1)\n"
+      "        getitem = max_1[0]\n"
+      "        getitem_1 = max_1[1]\n"
+      "        add = torch.ops.aten.add.Tensor(getitem, 1.0)\n"
+      "        return (add, getitem_1)\n", "max.dim (node 'max_1') runs as an arg-reduction", false },
+    { "col_argmin",
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f64[70, 33][33, 1]cuda:0\"):\n"
+      "        argmin = torch.ops.aten.argmin.default(arg0_1, 0)\n"
+      "        return (argmin,)\n", "argmin.default (node 'argmin') runs as an arg-reduction", false },
     { "embedding_sum",
       "class <lambda>(torch.nn.Module):\n"
       "    def forward(self, arg0_1: \"f32[16, 32][32, 1]cuda:0\", arg1_1: \"i64[8, 5][5, 1]cuda:0\"):\n"

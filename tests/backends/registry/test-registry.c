@@ -183,6 +183,10 @@ test_options (void)
   g_assert_cmpint (resolve ("inductor", "max-autotune", given, arena, &o, &diag), ==, FX_ERR_INVALID);
   g_assert_cmpstr (diag.message, ==,
                    "Either mode or options can be specified, but both can't be specified at the same time.");
+  /* device is where the graph runs, not a compile option: a mode goes with it (compare adds it on a CUDA graph) */
+  const char *const on_device[] = { "device='cpu'", NULL };
+  g_assert_cmpint (resolve ("inductor", "max-autotune", on_device, arena, &o, &diag), ==, FX_OK);
+  g_assert_true (fx_options_get_bool (&o, "max_autotune", false));
   g_assert_cmpint (resolve ("inductor", "turbo", NULL, arena, &o, &diag), ==, FX_ERR_INVALID);
   g_assert_cmpstr (diag.message, ==, "Unrecognized mode=turbo, should be one of: default, reduce-overhead, "
                                      "max-autotune-no-cudagraphs, max-autotune");

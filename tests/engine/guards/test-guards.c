@@ -102,6 +102,27 @@ test_messages (void)
                    "    guard 1 failures:\n"
                    "    - 0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8");
   fx_buf_reset (&b);
+  /* a value guard with its user stack (Dynamo 2.11's form, as tests/fixtures/traces/breaks_recompiles-cpu logs it):
+     the reason has the stack under "User stack trace:", and every line of it gets its dash */
+  fx_guard_set set;
+  fx_guard_set_init (&set);
+  fx_guard *g = fx_guard_set_add (&set, FX_GUARD_EQUALS_MATCH, "L['n']", "L['n'] == 2", "return x * n + n  # p.py:20 in int_arg");
+  fx_guard_set_user_stack (g, "  File \"/w/p.py\", line 20, in int_arg\n    return x * n + n");
+  fx_buf r;
+  fx_buf_init (&r);
+  fx_buf_puts (&r, "3/0: ");
+  fx_guard_fail_reason (g, &r);
+  g_assert_nonnull (strstr (r.data, "3/0: n == 2 "));
+  g_assert_nonnull (strstr (r.data, "# return x * n + n  # p.py:20 in int_arg\nUser stack trace:\n"
+                                    "  File \"/w/p.py\", line 20, in int_arg\n    return x * n + n"));
+  const char *one[] = { r.data };
+  fx_guard_recompile_message ("int_arg", "/w/p.py", 19, one, 1, &b);
+  g_assert_nonnull (strstr (b.data, "\n    - User stack trace:\n    -   File \"/w/p.py\", line 20, in int_arg\n"
+                                    "    -     return x * n + n"));
+  g_assert_null (strstr (b.data, "\nUser"));
+  fx_buf_free (&r);
+  fx_guard_set_clear (&set);
+  fx_buf_reset (&b);
   fx_guard_recompile_limit_message (2, "g", "/p/dyn3.py", 22, "2/1: tensor 'k' dtype mismatch. expected Double, actual Half", &b);
   g_assert_cmpstr (b.data, ==, "torch._dynamo hit config.recompile_limit (2)\n"
                    "   function: 'g' (/p/dyn3.py:22)\n"

@@ -248,6 +248,38 @@ test_decompose (void)
                     "        _softmax = torch.ops.aten._softmax.default(x, -1, False)\n"
                     "        return (_softmax,)\n",
                     "aten._softmax.default", softmax_ops, G_N_ELEMENTS (softmax_ops));
+  /* nll_loss_forward as torch._decomp's: targets are 0..15 here, and 3 is the ignore_index (about 4 of 64 ignored) */
+  static const char *const nll_ops[] = { "aten.gather.default", "aten.neg.default", "aten.masked_fill.Scalar",
+                                         "aten.sum.default" };
+  check_decomposed ("class G(torch.nn.Module):\n"
+                    "    def forward(self, x: \"f32[64, 16]\", t: \"i64[64]\"):\n"
+                    "        # File: /m.py:3 in forward, code: return F.nll_loss(x, t)\n"
+                    "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(x, t, None, 1, 3)\n"
+                    "        getitem = nll_loss_forward[0]\n"
+                    "        getitem_1 = nll_loss_forward[1]\n"
+                    "        return (getitem, getitem_1)\n",
+                    "aten.nll_loss_forward.default", nll_ops, G_N_ELEMENTS (nll_ops));
+  /* 'sum' of an intermediate self (no shapes yet when decompose runs), total_weight unread */
+  check_decomposed ("class G(torch.nn.Module):\n"
+                    "    def forward(self, x: \"f32[64, 16]\", t: \"i64[64]\"):\n"
+                    "        # File: /m.py:2 in forward, code: x = x.log_softmax(1)\n"
+                    "        _log_softmax = torch.ops.aten._log_softmax.default(x, 1, False)\n"
+                    "        # File: /m.py:3 in forward, code: return F.nll_loss(x, t)\n"
+                    "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(_log_softmax, t, None, 2, -100)\n"
+                    "        getitem = nll_loss_forward[0]\n"
+                    "        getitem_1 = nll_loss_forward[1]\n"
+                    "        return (getitem,)\n",
+                    "aten.nll_loss_forward.default", nll_ops, G_N_ELEMENTS (nll_ops));
+  /* 'none' in float64: per-sample losses, total_weight a float64 zero */
+  static const char *const nll_none_ops[] = { "aten.gather.default", "aten.scalar_tensor.default" };
+  check_decomposed ("class G(torch.nn.Module):\n"
+                    "    def forward(self, x: \"f64[64, 16]\", t: \"i64[64]\"):\n"
+                    "        # File: /m.py:3 in forward, code: return F.nll_loss(x, t)\n"
+                    "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(x, t, None, 0, 3)\n"
+                    "        getitem = nll_loss_forward[0]\n"
+                    "        getitem_1 = nll_loss_forward[1]\n"
+                    "        return (getitem, getitem_1)\n",
+                    "aten.nll_loss_forward.default", nll_none_ops, G_N_ELEMENTS (nll_none_ops));
   static const char *const log_softmax_ops[] = { "aten.log.default", "aten.sub.Tensor" };
   check_decomposed ("class G(torch.nn.Module):\n"
                     "    def forward(self, x: \"f32[6, 10]\"):\n"

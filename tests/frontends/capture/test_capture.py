@@ -474,7 +474,9 @@ class Guards(Base):
         self.assertTrue(torch.allclose(opt(x, 4), f(x, 4)))
         reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
         line = f.__code__.co_firstlineno + 1
-        self.assertEqual(reasons[0], "0/0: n == 3" + " " * 51 + f"# return x * n + SCALE  # {short_path(__file__)}:{line} in f")
+        # Dynamo 2.11's form: the guard's line, then the user stack that installed it
+        self.assertEqual(reasons[0], "0/0: n == 3" + " " * 51 + f"# return x * n + SCALE  # {short_path(__file__)}:{line} in f"
+                         + f'\nUser stack trace:\n  File "{f.__code__.co_filename}", line {line}, in f\n    return x * n + SCALE')
         self.assertTrue(reasons[1].startswith("0/1: G['SCALE'] == 2.0  "))
         self.assertIn("EQUALS_MATCH: L['n'] == 3", compiles(self.start)[0]["guards"])
 

@@ -8,6 +8,10 @@ import torch
 
 from capture_base import CaptureTest, here, kinds
 
+# Dynamo 2.11's user stack under a failing value guard's reason, and one more frame of it
+STACK = r'\nUser stack trace:\n  File "[^"]*test_closures\.py", line \d+, in '
+FRAME = r'\n  File "[^"]*test_closures\.py", line \d+, in '
+
 
 def ops(compile_record):
     """call_* node targets of a compile, in graph order (from the readable code: 'name = torch.relu(...)')."""
@@ -130,7 +134,7 @@ class CompiledClosures(Base):
         # the counter was read, so its new value recompiles, with the line that installed the guard
         reasons = [r["reasons"][0] for r in kinds(self.start, "recompile")]
         self.assertEqual(len(reasons), 1)
-        self.assertRegex(reasons[0], r"^0/0: calls == 0 +# calls \+= 1  # " + here(__file__) + r":\d+ in f$")
+        self.assertRegex(reasons[0], r"^0/0: calls == 0 +# calls \+= 1  # " + here(__file__) + r":\d+ in f" + STACK + r"f\n    calls \+= 1$")
 
     def test_closure_value_change_recompiles_with_reason(self):
         def make(scale):
@@ -147,7 +151,8 @@ class CompiledClosures(Base):
         self.assertEqual(len(kinds(self.start, "compile")), 2)
         r = kinds(self.start, "recompile")
         self.assertEqual(len(r), 1)
-        self.assertRegex(r[0]["reasons"][0], r"^0/0: scale == 2.0 +# return torch.sin\(x\) \* scale  # " + here(__file__) + r":\d+ in f$")
+        self.assertRegex(r[0]["reasons"][0], r"^0/0: scale == 2.0 +# return torch.sin\(x\) \* scale  # " + here(__file__)
+                         + r":\d+ in f" + STACK + r"f\n    return torch.sin\(x\) \* scale$")
 
     def test_graph_break_keeps_cells_working(self):
         def make(bias):
@@ -213,7 +218,7 @@ class InlinedClosures(Base):
         r = kinds(self.start, "recompile")
         self.assertEqual(len(r), 1)
         self.assertRegex(r[0]["reasons"][0], r"^0/0: fn.__closure__\[0\].cell_contents == 2.0 +# return t \* s  # " + here(__file__)
-                         + r":\d+ in scale$")
+                         + r":\d+ in scale" + STACK + r"apply_fn\n    return fn\(x\) \+ 1" + FRAME + r"scale\n    return t \* s$")
 
     def test_tensor_in_a_closure_is_a_graph_input(self):
         w = torch.randn(3)

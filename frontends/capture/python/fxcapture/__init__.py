@@ -616,7 +616,7 @@ def _fail_on_recompile(filename, name, line, reasons):
     raise RuntimeError(
         f"Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: '{filename}', "
         f"function name: '{name}', line number: {line}\n    triggered by the following guard failure(s):"
-        + "".join(f"\n    - {r}" for r in reasons))
+        + "".join(f"\n    - {line}" for r in reasons for line in r.split("\n") if line))
 
 
 class _Config:
