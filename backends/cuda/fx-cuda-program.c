@@ -426,27 +426,42 @@ fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_h
   return FX_OK;
 }
 
+/* A step over three buffer places a, b and cin (take: out, src, idx; argreduce: val or -1, src, idx), checked. */
+static fx_status
+add_three_buffer_step (fx_cuda_program *program, step_kind kind, const char *label, int a_buffer, size_t a_offset,
+                       int b_buffer, size_t b_offset, int c_buffer, size_t c_offset, bool a_optional,
+                       program_step **out, fx_diag *diag)
+{
+  program_step *s;
+  int bufs[3] = { a_buffer, b_buffer, c_buffer };
+
+  for (int i = 0; i < 3; i++)
+    if ((bufs[i] < 0 && !(i == 0 && a_optional)) || (bufs[i] >= 0 && (size_t) bufs[i] >= program->n_buffers))
+      return fx_diag_set (diag, FX_ERR_INVALID, "%s: no buffer %d", label, bufs[i]);
+  if (!(s = new_step (program, kind, label, diag)))
+    return FX_ERR_NOMEM;
+  s->a.buffer = a_buffer;
+  s->a.offset = a_offset;
+  s->b.buffer = b_buffer;
+  s->b.offset = b_offset;
+  s->cin.buffer = c_buffer;
+  s->cin.offset = c_offset;
+  *out = s;
+  return FX_OK;
+}
+
 fx_status
 fx_cuda_program_add_argreduce (fx_cuda_program *program, const char *label, fx_dtype dtype,
                                const fx_cuda_argreduce_desc *desc, int val_buffer, size_t val_offset, int idx_buffer,
                                size_t idx_offset, int src_buffer, size_t src_offset, fx_diag *diag)
 {
   program_step *s;
-  int bufs[3] = { val_buffer, idx_buffer, src_buffer };
-
-  for (int i = 0; i < 3; i++)
-    if ((bufs[i] < 0 && i > 0) || (bufs[i] >= 0 && (size_t) bufs[i] >= program->n_buffers))
-      return fx_diag_set (diag, FX_ERR_INVALID, "%s: no buffer %d", label ? label : "argreduce", bufs[i]);
-  if (!(s = new_step (program, STEP_ARGREDUCE, label ? label : "argreduce", diag)))
-    return FX_ERR_NOMEM;
+  fx_status st = add_three_buffer_step (program, STEP_ARGREDUCE, label ? label : "argreduce", val_buffer, val_offset,
+                                        src_buffer, src_offset, idx_buffer, idx_offset, true, &s, diag);
+  if (st != FX_OK)
+    return st;
   s->argred = *desc;
   s->dtype = dtype;
-  s->a.buffer = val_buffer;
-  s->a.offset = val_offset;
-  s->cin.buffer = idx_buffer;
-  s->cin.offset = idx_offset;
-  s->b.buffer = src_buffer;
-  s->b.offset = src_offset;
   program->n_steps++;
   return FX_OK;
 }
@@ -457,21 +472,12 @@ fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t el
                           size_t idx_offset, fx_diag *diag)
 {
   program_step *s;
-  int bufs[3] = { out_buffer, src_buffer, idx_buffer };
-
-  for (int i = 0; i < 3; i++)
-    if (bufs[i] < 0 || (size_t) bufs[i] >= program->n_buffers)
-      return fx_diag_set (diag, FX_ERR_INVALID, "%s: no buffer %d", label ? label : "take", bufs[i]);
-  if (!(s = new_step (program, STEP_TAKE, label ? label : "take", diag)))
-    return FX_ERR_NOMEM;
+  fx_status st = add_three_buffer_step (program, STEP_TAKE, label ? label : "take", out_buffer, out_offset, src_buffer,
+                                        src_offset, idx_buffer, idx_offset, false, &s, diag);
+  if (st != FX_OK)
+    return st;
   s->take = *desc;
   s->elem_size = elem_size;
-  s->a.buffer = out_buffer;
-  s->a.offset = out_offset;
-  s->b.buffer = src_buffer;
-  s->b.offset = src_offset;
-  s->cin.buffer = idx_buffer;
-  s->cin.offset = idx_offset;
   program->n_steps++;
   return FX_OK;
 }

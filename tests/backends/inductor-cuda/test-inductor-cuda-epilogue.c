@@ -170,6 +170,46 @@ test_cases (void)
 
 /* ---------------------------------------------------------------- the indexed copy (fx_cuda_take) */
 
+/* One plan case: a graph parsed with seeded inputs, its interpreter outputs, lowered for the GPU, and the node of
+   its extern group "r". */
+typedef struct
+{
+  fx_arena *arena;
+  fx_graph *g;
+  fx_value *in, *ref;
+  size_t n, n_ref;
+  lowered l;
+  const ind_node *nd;
+} plan_case;
+
+static void
+plan_case_open (plan_case *pc, const char *name, const char *code, int seed)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  memset (pc, 0, sizeof *pc);
+  pc->arena = fx_arena_new ();
+  pc->g = icuda_parse_with_inputs (name, code, seed, pc->arena, &pc->in, &pc->n, &diag);
+  CHECK (pc->g != NULL, "%s: %s", name, diag.message);
+  CHECK_OK (fx_interp_run (pc->g, pc->in, pc->n, NULL, pc->arena, &pc->ref, &pc->n_ref, &diag), &diag);
+  CHECK_OK (lower (pc->g, pc->in, pc->n, &pc->l, &diag), &diag);
+  int gi = group_of (pc->l.p, "r");
+  CHECK (gi >= 0, "%s: no extern group for r", name);
+  pc->nd = &pc->l.p->nodes[pc->l.p->groups[gi].nodes[0]];
+}
+
+static void
+plan_case_close (plan_case *pc)
+{
+  lowered_free (&pc->l);
+  for (size_t i = 0; i < pc->n_ref; i++)
+    fx_value_clear (&pc->ref[i]);
+  for (size_t i = 0; i < pc->n; i++)
+    fx_value_clear (&pc->in[i]);
+  fx_arena_free (pc->arena);
+  fx_graph_free (pc->g);
+}
+
 /* embedding, gather and index_select as the device's indexed copy: the plan ind_gpu_take_plan makes from the
    scheduled program, evaluated here on the host with the kernel's formula over the input tensors, must give the
    interpreter's output; layouts that do not collapse (an index tensor read transposed across the collapsed
@@ -211,20 +251,11 @@ test_take (void)
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
-      fx_diag diag;
-      fx_diag_clear (&diag);
-      fx_arena *arena = fx_arena_new ();
-      fx_value *in = NULL, *ref = NULL;
-      size_t n = 0, n_ref = 0;
-      fx_graph *g = icuda_parse_with_inputs (cases[c].name, cases[c].code, 3, arena, &in, &n, &diag);
-      CHECK (g != NULL, "%s: %s", cases[c].name, diag.message);
-      CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
-      lowered l;
-      CHECK_OK (lower (g, in, n, &l, &diag), &diag);
-      const ind_program *p = l.p;
-      int gi = group_of (p, "r");
-      CHECK (gi >= 0, "%s: no extern group for r", cases[c].name);
-      const ind_node *nd = &p->nodes[p->groups[gi].nodes[0]];
+      plan_case pc;
+      plan_case_open (&pc, cases[c].name, cases[c].code, 3);
+      const ind_program *p = pc.l.p;
+      const ind_node *nd = pc.nd;
+      fx_value *in = pc.in, *ref = pc.ref;
       fx_cuda_take_desc t;
       int svi = -1, ivi = -1;
       bool planned = ind_gpu_take_plan (p, nd, &t, &svi, &ivi);
@@ -258,13 +289,7 @@ test_take (void)
           fx_tensor_unref (out);
           CHECK (same, "%s: the indexed copy differs from the interpreter", cases[c].name);
         }
-      lowered_free (&l);
-      for (size_t i = 0; i < n_ref; i++)
-        fx_value_clear (&ref[i]);
-      for (size_t i = 0; i < n; i++)
-        fx_value_clear (&in[i]);
-      fx_arena_free (arena);
-      fx_graph_free (g);
+      plan_case_close (&pc);
     }
 }
 
@@ -319,20 +344,11 @@ test_argreduce (void)
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
-      fx_diag diag;
-      fx_diag_clear (&diag);
-      fx_arena *arena = fx_arena_new ();
-      fx_value *in = NULL, *ref = NULL;
-      size_t n = 0, n_ref = 0;
-      fx_graph *g = icuda_parse_with_inputs (cases[c].name, cases[c].code, 5, arena, &in, &n, &diag);
-      CHECK (g != NULL, "%s: %s", cases[c].name, diag.message);
-      CHECK_OK (fx_interp_run (g, in, n, NULL, arena, &ref, &n_ref, &diag), &diag);
-      lowered l;
-      CHECK_OK (lower (g, in, n, &l, &diag), &diag);
-      const ind_program *p = l.p;
-      int gi = group_of (p, "r");
-      CHECK (gi >= 0, "%s: no extern group for r", cases[c].name);
-      const ind_node *nd = &p->nodes[p->groups[gi].nodes[0]];
+      plan_case pc;
+      plan_case_open (&pc, cases[c].name, cases[c].code, 5);
+      const ind_program *p = pc.l.p;
+      const ind_node *nd = pc.nd;
+      fx_value *in = pc.in, *ref = pc.ref;
       fx_cuda_argreduce_desc t;
       int svi = -1, vb = -1, ib = -1;
       bool planned = ind_gpu_argreduce_plan (p, nd, &t, &svi, &vb, &ib);
@@ -377,13 +393,7 @@ test_argreduce (void)
             }
           fx_tensor_unref (idx);
         }
-      lowered_free (&l);
-      for (size_t i = 0; i < n_ref; i++)
-        fx_value_clear (&ref[i]);
-      for (size_t i = 0; i < n; i++)
-        fx_value_clear (&in[i]);
-      fx_arena_free (arena);
-      fx_graph_free (g);
+      plan_case_close (&pc);
     }
 }
 
