@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <signal.h>
@@ -296,6 +297,27 @@ torch_version (const char *python, char **why)
   return g_strdup (g_strstrip (out));
 }
 
+/* What the timings depend on besides the code, in one line: CPUs online and in this process's affinity, the
+   cgroup's CPU quota, the BLAS and the OpenMP settings the children inherit. */
+static char *
+host_line (void)
+{
+  cpu_set_t set;
+  int affinity = sched_getaffinity (0, sizeof set, &set) == 0 ? CPU_COUNT (&set) : -1;
+  g_autofree char *quota = NULL;
+  if (g_file_get_contents ("/sys/fs/cgroup/cpu.max", &quota, NULL, NULL))
+    g_strstrip (quota);
+  char blas[256];
+  fx_blas_describe (blas, sizeof blas);
+  const char *omp = g_getenv ("OMP_NUM_THREADS"), *wait = g_getenv ("OMP_WAIT_POLICY"),
+             *spin = g_getenv ("GOMP_SPINCOUNT");
+  return g_strdup_printf ("%ld CPUs online, %d in this process's affinity, cgroup cpu.max %s; BLAS: %s; "
+                          "OMP_NUM_THREADS=%s OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s",
+                          sysconf (_SC_NPROCESSORS_ONLN), affinity, quota ? quota : "(none)", blas,
+                          omp ? omp : "(unset)", wait ? wait : "(unset)",
+                          spin ? spin : (wait ? "(unset)" : "(unset: fxwb's backends set 20000)"));
+}
+
 static double
 geomean (const double *v, int n)
 {
@@ -441,6 +463,8 @@ bench_inductor (int argc, char **argv, const char *device)
               device, graphs->len, dir_list->str, device, scale == 1 ? "full size" : "sizes divided", repeat, warmup,
               cuda ? "CUDA events, inputs resident on the GPU; CPU threads: " : "threads: ",
               threads ? nthreads : "all cores");
+      g_autofree char *host = host_line ();
+      printf ("host: %s\n", host);
       if (tv)
         printf ("torch %s (%s)%s\n", tv, python,
                 has_compile ? "" : ": no torch.compile before 2.0, the inductor column is left out");
@@ -585,6 +609,8 @@ bench_inductor (int argc, char **argv, const char *device)
   if (json)
     {
       json_object *top = json_object_new_object ();
+      g_autofree char *host = host_line ();
+      json_object_object_add (top, "host", json_object_new_string (host));
       json_object_object_add (top, "torch", tv ? json_object_new_string (tv) : NULL);
       json_object_object_add (top, "graphs", jall);
       json_object_object_add (top, "geomean_vs_eager", n_eager ? json_object_new_double (ge) : NULL);

@@ -8,7 +8,23 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+/* OpenBLAS's own description of itself, where the cblas is OpenBLAS (weak: another cblas has none of these) */
+extern char *openblas_get_config (void) __attribute__ ((weak));
+extern char *openblas_get_corename (void) __attribute__ ((weak));
+extern int openblas_get_num_threads (void) __attribute__ ((weak));
+
+void
+fx_blas_describe (char *out, size_t size)
+{
+  if (openblas_get_config && openblas_get_corename && openblas_get_num_threads)
+    snprintf (out, size, "%s, core %s, %d threads", openblas_get_config (), openblas_get_corename (),
+              openblas_get_num_threads ());
+  else
+    snprintf (out, size, "a cblas other than OpenBLAS");
+}
 
 /* ---------------------------------------------------------------- GEMM */
 

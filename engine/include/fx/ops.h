@@ -154,6 +154,11 @@ int64_t fx_value_as_i64 (const fx_value *v);
 /* Int list (an int broadcast to list_len when the schema says int[N]); returns count, -1 when not a list. */
 int fx_value_as_int_list (const fx_value *v, int64_t *out, int max);
 
+/* The BLAS the GEMM kernels call, in words for benchmark headers: OpenBLAS's build configuration, the core type it
+   chose for this processor and its thread count ("OpenBLAS 0.3.21 DYNAMIC_ARCH ..., core Haswell, 16 threads"),
+   or "a cblas other than OpenBLAS". */
+void fx_blas_describe (char *out, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,9 @@ have_torch=0
 "$fxwb" bench inductor-cpu --dir "$fixtures/graphs" --dir "$bench" -g soft --scale 16 -n 2 --warmup 1 \
   > "$tmp/out.txt" 2> "$tmp/err.txt" || { cat "$tmp/out.txt" "$tmp/err.txt"; fail "exit $?"; }
 grep -q "^bench inductor-cpu: 2 graphs from " "$tmp/out.txt" || fail "header: $(head -2 "$tmp/out.txt")"
+# what the timings depend on: CPUs, the cgroup quota, the BLAS and the OpenMP settings
+grep -q "^host: [0-9]* CPUs online, [0-9-]* in this process's affinity, cgroup cpu.max .*; BLAS: .*GOMP_SPINCOUNT=" \
+  "$tmp/out.txt" || fail "host line: $(head -3 "$tmp/out.txt")"
 for g in masked_softmax softmax_rows; do
   grep -q "^$g .* pass$" "$tmp/out.txt" || fail "$g: no passing row: $(cat "$tmp/out.txt")"
 done
@@ -31,6 +34,7 @@ fi
   || fail "json exit $?"
 grep -q '"graph": *"softmax_rows"' "$tmp/j.json" || fail "json graph: $(head -c 300 "$tmp/j.json")"
 grep -q '"accuracy": *"pass"' "$tmp/j.json" || fail "json accuracy"
+grep -q '"host": *"[0-9]* CPUs online' "$tmp/j.json" || fail "json host"
 
 # a time guard: every graph times out, is reported and the command fails
 "$fxwb" bench inductor-cpu --dir "$fixtures/graphs" -g softmax_rows --timeout 0.05 > "$tmp/t.txt" 2>&1 \
