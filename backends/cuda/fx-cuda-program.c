@@ -455,7 +455,7 @@ fx_cuda_program_add_argreduce (fx_cuda_program *program, const char *label, fx_d
                                const fx_cuda_argreduce_desc *desc, int val_buffer, size_t val_offset, int idx_buffer,
                                size_t idx_offset, int src_buffer, size_t src_offset, fx_diag *diag)
 {
-  program_step *s;
+  program_step *s = NULL;
   fx_status st = add_three_buffer_step (program, STEP_ARGREDUCE, label ? label : "argreduce", val_buffer, val_offset,
                                         src_buffer, src_offset, idx_buffer, idx_offset, true, &s, diag);
   if (st != FX_OK)
@@ -471,7 +471,7 @@ fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t el
                           int out_buffer, size_t out_offset, int src_buffer, size_t src_offset, int idx_buffer,
                           size_t idx_offset, fx_diag *diag)
 {
-  program_step *s;
+  program_step *s = NULL;
   fx_status st = add_three_buffer_step (program, STEP_TAKE, label ? label : "take", out_buffer, out_offset, src_buffer,
                                         src_offset, idx_buffer, idx_offset, false, &s, diag);
   if (st != FX_OK)

@@ -10,6 +10,8 @@
 #define PAR_THRESHOLD 32768
 #define IND_LANES 16       /* Welford's lanes in a row reduction */
 #define IND_ROW_LANES 64   /* the other row reductions' lanes */
+#define IND_SPLIT_ROWS 32         /* at most this many kept elements: the reduction itself is split over threads */
+#define IND_SPLIT_MIN_R (1 << 18) /* ... when each row has at least this many elements */
 
 typedef ind_kernel_params kernel_params;
 
@@ -122,6 +124,39 @@ flat_r_index (const ind_group *G, fx_buf *out)
 
 static void emit_r_finals (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth,
                            int64_t rn, fx_buf *out);
+
+/* Does every reduction of G have an OpenMP reduction clause (sum, mean, prod, max, min of numbers)? */
+static bool
+reductions_have_clauses (const ind_program *p, const ind_group *G)
+{
+  for (int s = 0; s < G->n_segs; s++)
+    for (int k = 0, ni; (ni = ind_group_next (p, G, s, IND_NODE_REDUCTION, &k)) >= 0;)
+      {
+        const ind_node *n = &p->nodes[ni];
+        if (n->compute_dtype == FX_DTYPE_BOOL)
+          return false;
+        switch ((int) n->red)
+          {
+          case IND_RED_SUM: case IND_RED_MEAN: case IND_RED_PROD: case IND_RED_MAX: case IND_RED_MIN:
+            break;
+          default:
+            return false;
+          }
+      }
+  return true;
+}
+
+/* A few long rows (sum over [2, 8M], a loss over a whole batch): the kept elements are too few to keep the cores
+   busy, so each row's reduction loop is split over the threads (per-thread partials combined by OpenMP's reduction
+   clause) and the rows go one after another, as Inductor's CPU code splits a reduction whose outer size is small.
+   Reductions without a clause (argmax, Welford, any/all) keep the row-parallel loop. */
+static bool
+split_rows (const ind_program *p, const ind_group *G)
+{
+  int64_t xn = ind_numel (G->xs, G->kx);
+  return G->kx > 0 && G->kr == 1 && xn <= IND_SPLIT_ROWS && G->rs[0] >= IND_SPLIT_MIN_R
+         && reductions_have_clauses (p, G);
+}
 
 /* The statements of one r-loop segment's body. lanes: inside the lane-blocked Welford loop (lane rl). */
 static void
@@ -344,8 +379,8 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
         }
     }
   int lanes = has_welford ? IND_LANES : IND_ROW_LANES;
-  /* a whole-tensor sum or max big enough keeps its parallel loop (below) */
-  bool whole_parallel = G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD;
+  /* a whole-tensor sum or max big enough, or a few long rows, split the reduction loop over the threads (below) */
+  bool whole_parallel = ((G->kx == 0 && rn >= PAR_THRESHOLD) || split_rows (p, G)) && G->kr == 1 && simd_ok;
   if (any_red && lanes_all && G->kr == 1 && G->rs[0] >= 2 * lanes && !whole_parallel)
     {
       int64_t full = G->rs[0] / lanes * lanes;
@@ -443,10 +478,10 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
     for (int d = 0; d < G->kr; d++)
       {
         ind_indent (depth + d, out);
-        if (d == 0 && G->kx == 0 && G->kr == 1 && simd_ok && rn >= PAR_THRESHOLD)
+        if (d == 0 && whole_parallel)
           {
-            /* no outer loop to spread over threads: split the reduction itself (per-thread partial accumulators
-               combined by OpenMP) */
+            /* no outer loop (or too short a one) to spread over threads: split the reduction itself (per-thread
+               partial accumulators combined by OpenMP) */
             fx_buf_printf (out, "#pragma omp parallel for simd schedule(static)%s", red.data ? red.data : "");
             if (p->threads > 0)
               fx_buf_printf (out, " num_threads(%d)", p->threads);
@@ -691,7 +726,8 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
     fx_buf_puts (out, "void");
   fx_buf_puts (out, ")\n{\n");
   int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
-  bool par = xn * rn >= PAR_THRESHOLD && xn > 1;
+  /* a few long rows are split inside (split_rows): their row loop stays serial, so regions do not nest */
+  bool par = xn * rn >= PAR_THRESHOLD && xn > 1 && !split_rows (p, G);
   int depth = 1;
   bool pointwise_only = G->kr == 0;
   int outer = pointwise_only ? G->kx - 1 : G->kx;

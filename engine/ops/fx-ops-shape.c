@@ -1029,7 +1029,7 @@ fx_meta_factory (fx_op_call *call)
   for (int i = 0; i < s->n_args; i++)
     if (strcmp (s->args[i].name, "dtype") == 0)
       dtype_i = i;
-  int64_t sizes[FX_TENSOR_MAX_DIMS];
+  int64_t sizes[FX_TENSOR_MAX_DIMS] = { 0 };
   int nd = 0;
   fx_dtype dt = FX_DTYPE_F32;
   if (is_like (id))
@@ -1097,7 +1097,8 @@ fx_meta_factory (fx_op_call *call)
     dt = call->args[dtype_i].u.dtype;
   if (!fx_dtype_is_supported (dt))
     return fx_op_error (call, FX_ERR_UNSUPPORTED, "dtype %s is not supported", fx_dtype_name (dt));
-  if (nd < 0 || sizes[0] < 0)
+  /* a 0-d result (scalar_tensor, a _like of a scalar) has no sizes[0] to look at */
+  if (nd < 0 || (nd > 0 && sizes[0] < 0))
     return fx_op_error (call, FX_ERR_INVALID, "negative size");
   if (id == FX_OP_EMPTY_STRIDED)
     {

@@ -243,6 +243,83 @@ test_lanes_generated (void)
   fx_graph_free (graph);
 }
 
+/* The output_code.c of CODE compiled with inputs from its annotations. */
+static char *
+generated_source (const char *code)
+{
+  fx_graph *graph = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_parse_fx_code (code, strlen (code), "source", &graph, &diag) != FX_OK)
+    g_error ("%s", diag.message);
+  fx_graph_resolve_ops (graph);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *inputs = NULL;
+  size_t n_inputs = 0;
+  if (fx_inputs_make (graph, FX_INPUTS_SPEC, NULL, 1, NULL, arena, &inputs, &n_inputs, &diag) != FX_OK)
+    g_error ("%s", diag.message);
+  fx_compiled *c = NULL;
+  if (fx_inductor_compile (graph, inputs, n_inputs, NULL, NULL, 0, &c, &diag) != FX_OK)
+    g_error ("%s", diag.message);
+  char *src = NULL;
+  for (size_t i = 0; i < c->n_artifacts; i++)
+    if (strcmp (c->artifacts[i].name, "output_code.c") == 0)
+      src = g_strdup (c->artifacts[i].text);
+  g_assert_nonnull (src);
+  fx_inductor_free (c);
+  for (size_t i = 0; i < n_inputs; i++)
+    fx_value_clear (&inputs[i]);
+  fx_arena_free (arena);
+  fx_graph_free (graph);
+  return src;
+}
+
+/* A few long rows: each row's reduction is split over the threads (OpenMP's reduction clause combines the
+   partials) and the rows go one after another; the results match the interpreter, NaN and ties included, with
+   several reduction segments (softmax) too. 33 rows keep the row-parallel loop, and so does max.dim (no clause). */
+static void
+test_few_long_rows (void)
+{
+  for (int variant = 0; variant < 2; variant++)
+    {
+      check_code ("class M(torch.nn.Module):\n"
+                  "    def forward(self, arg0_1: \"f32[3, 262147][262147, 1]cpu\"):\n"
+                  "        mean = torch.ops.aten.mean.dim(arg0_1, [-1])\n"
+                  "        amax = torch.ops.aten.amax.default(arg0_1, [-1])\n"
+                  "        amin = torch.ops.aten.amin.default(arg0_1, [1], True)\n"
+                  "        linalg_vector_norm = torch.ops.aten.linalg_vector_norm.default(arg0_1, 2, [-1])\n"
+                  "        _softmax = torch.ops.aten._softmax.default(arg0_1, -1, False)\n"
+                  "        return (mean, amax, amin, linalg_vector_norm, _softmax)\n",
+                  variant, variant ? "f32 3 long rows, variant 1" : "f32 3 long rows");
+      check_code ("class M(torch.nn.Module):\n"
+                  "    def forward(self, arg0_1: \"i32[2, 300001][300001, 1]cpu\"):\n"
+                  "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
+                  "        amax = torch.ops.aten.amax.default(arg0_1, [-1])\n"
+                  "        return (sum_1, amax)\n",
+                  variant, variant ? "i32 2 long rows, variant 1" : "i32 2 long rows");
+    }
+  char *split = generated_source ("class M(torch.nn.Module):\n"
+                                  "    def forward(self, arg0_1: \"f32[3, 262147][262147, 1]cpu\"):\n"
+                                  "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
+                                  "        return (sum_1,)\n");
+  g_assert_nonnull (strstr (split, "#pragma omp parallel for simd schedule(static) reduction(+:acc"));
+  g_assert_null (strstr (split, "collapse"));
+  g_free (split);
+  char *rows = generated_source ("class M(torch.nn.Module):\n"
+                                 "    def forward(self, arg0_1: \"f32[33, 262147][262147, 1]cpu\"):\n"
+                                 "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
+                                 "        return (sum_1,)\n");
+  g_assert_nonnull (strstr (rows, "#pragma omp parallel for collapse(1)"));
+  g_assert_null (strstr (rows, "parallel for simd"));
+  g_free (rows);
+  char *arg = generated_source ("class M(torch.nn.Module):\n"
+                                "    def forward(self, arg0_1: \"f32[2, 262147][262147, 1]cpu\"):\n"
+                                "        argmax = torch.ops.aten.argmax.default(arg0_1, 1)\n"
+                                "        return (argmax,)\n");
+  g_assert_null (strstr (arg, "parallel for simd"));
+  g_free (arg);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -253,6 +330,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/inductor-reduce/rows/f64", "f64", test_float_rows);
   g_test_add_func ("/inductor-reduce/rows/i32", test_int_rows);
   g_test_add_func ("/inductor-reduce/lanes-generated", test_lanes_generated);
+  g_test_add_func ("/inductor-reduce/few-long-rows", test_few_long_rows);
   int rc = g_test_run ();
   g_free (cache);
   return rc;
