@@ -197,55 +197,10 @@ test_int_rows (void)
       }
 }
 
-/* The generated row loop for max.dim: lanes, no fallback, and the index reduction named in the IR. */
-static void
-test_lanes_generated (void)
-{
-  const char *code =
-    "class M(torch.nn.Module):\n"
-    "    def forward(self, arg0_1: \"f32[4, 1000][1000, 1]cpu\"):\n"
-    "        max_1 = torch.ops.aten.max.dim(arg0_1, -1)\n"
-    "        getitem = max_1[0]\n"
-    "        getitem_1 = max_1[1]\n"
-    "        return (getitem, getitem_1)\n";
-  fx_graph *graph = NULL;
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  if (fx_parse_fx_code (code, strlen (code), "lanes", &graph, &diag) != FX_OK)
-    g_error ("%s", diag.message);
-  fx_graph_resolve_ops (graph);
-  fx_arena *arena = fx_arena_new ();
-  fx_value *inputs = NULL;
-  size_t n_inputs = 0;
-  if (fx_inputs_make (graph, FX_INPUTS_SPEC, NULL, 1, NULL, arena, &inputs, &n_inputs, &diag) != FX_OK)
-    g_error ("%s", diag.message);
-  fx_compiled *c = NULL;
-  if (fx_inductor_compile (graph, inputs, n_inputs, NULL, NULL, 0, &c, &diag) != FX_OK)
-    g_error ("%s", diag.message);
-  const char *src = NULL, *ir = NULL;
-  for (size_t i = 0; i < c->n_artifacts; i++)
-    {
-      if (strcmp (c->artifacts[i].name, "output_code.c") == 0)
-        src = c->artifacts[i].text;
-      if (strcmp (c->artifacts[i].name, "ir_post_fusion.txt") == 0)
-        ir = c->artifacts[i].text;
-    }
-  g_assert_nonnull (src);
-  g_assert_nonnull (ir);
-  g_assert_nonnull (strstr (src, "rb += 64"));
-  g_assert_nonnull (strstr (src, "_il[rl] = b ? rb : "));
-  g_assert_nonnull (strstr (ir, "'argmax'"));
-  g_assert_cmpuint (c->n_kernels, ==, 1);
-  fx_inductor_free (c);
-  for (size_t i = 0; i < n_inputs; i++)
-    fx_value_clear (&inputs[i]);
-  fx_arena_free (arena);
-  fx_graph_free (graph);
-}
-
-/* The output_code.c of CODE compiled with inputs from its annotations. */
+/* The artifact NAME (output_code.c, ir_post_fusion.txt) of CODE compiled with inputs from its annotations, and the
+   number of kernels. */
 static char *
-generated_source (const char *code)
+compiled_artifact (const char *code, const char *name, size_t *n_kernels)
 {
   fx_graph *graph = NULL;
   fx_diag diag;
@@ -261,17 +216,41 @@ generated_source (const char *code)
   fx_compiled *c = NULL;
   if (fx_inductor_compile (graph, inputs, n_inputs, NULL, NULL, 0, &c, &diag) != FX_OK)
     g_error ("%s", diag.message);
-  char *src = NULL;
+  char *text = NULL;
   for (size_t i = 0; i < c->n_artifacts; i++)
-    if (strcmp (c->artifacts[i].name, "output_code.c") == 0)
-      src = g_strdup (c->artifacts[i].text);
-  g_assert_nonnull (src);
+    if (strcmp (c->artifacts[i].name, name) == 0)
+      text = g_strdup (c->artifacts[i].text);
+  g_assert_nonnull (text);
+  if (n_kernels)
+    *n_kernels = c->n_kernels;
   fx_inductor_free (c);
   for (size_t i = 0; i < n_inputs; i++)
     fx_value_clear (&inputs[i]);
   fx_arena_free (arena);
   fx_graph_free (graph);
-  return src;
+  return text;
+}
+
+/* The generated row loop for max.dim: lanes, no fallback, and the index reduction named in the IR. */
+static void
+test_lanes_generated (void)
+{
+  const char *code =
+    "class M(torch.nn.Module):\n"
+    "    def forward(self, arg0_1: \"f32[4, 1000][1000, 1]cpu\"):\n"
+    "        max_1 = torch.ops.aten.max.dim(arg0_1, -1)\n"
+    "        getitem = max_1[0]\n"
+    "        getitem_1 = max_1[1]\n"
+    "        return (getitem, getitem_1)\n";
+  size_t n_kernels = 0;
+  char *src = compiled_artifact (code, "output_code.c", &n_kernels);
+  char *ir = compiled_artifact (code, "ir_post_fusion.txt", NULL);
+  g_assert_nonnull (strstr (src, "rb += 64"));
+  g_assert_nonnull (strstr (src, "_il[rl] = b ? rb : "));
+  g_assert_nonnull (strstr (ir, "'argmax'"));
+  g_assert_cmpuint (n_kernels, ==, 1);
+  g_free (src);
+  g_free (ir);
 }
 
 /* A few long rows: each row's reduction is split over the threads (OpenMP's reduction clause combines the
@@ -298,24 +277,24 @@ test_few_long_rows (void)
                   "        return (sum_1, amax)\n",
                   variant, variant ? "i32 2 long rows, variant 1" : "i32 2 long rows");
     }
-  char *split = generated_source ("class M(torch.nn.Module):\n"
+  char *split = compiled_artifact ("class M(torch.nn.Module):\n"
                                   "    def forward(self, arg0_1: \"f32[3, 262147][262147, 1]cpu\"):\n"
                                   "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
-                                  "        return (sum_1,)\n");
+                                  "        return (sum_1,)\n", "output_code.c", NULL);
   g_assert_nonnull (strstr (split, "#pragma omp parallel for simd schedule(static) reduction(+:acc"));
   g_assert_null (strstr (split, "collapse"));
   g_free (split);
-  char *rows = generated_source ("class M(torch.nn.Module):\n"
+  char *rows = compiled_artifact ("class M(torch.nn.Module):\n"
                                  "    def forward(self, arg0_1: \"f32[33, 262147][262147, 1]cpu\"):\n"
                                  "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
-                                 "        return (sum_1,)\n");
+                                 "        return (sum_1,)\n", "output_code.c", NULL);
   g_assert_nonnull (strstr (rows, "#pragma omp parallel for collapse(1)"));
   g_assert_null (strstr (rows, "parallel for simd"));
   g_free (rows);
-  char *arg = generated_source ("class M(torch.nn.Module):\n"
+  char *arg = compiled_artifact ("class M(torch.nn.Module):\n"
                                 "    def forward(self, arg0_1: \"f32[2, 262147][262147, 1]cpu\"):\n"
                                 "        argmax = torch.ops.aten.argmax.default(arg0_1, 1)\n"
-                                "        return (argmax,)\n");
+                                "        return (argmax,)\n", "output_code.c", NULL);
   g_assert_null (strstr (arg, "parallel for simd"));
   g_free (arg);
 }
