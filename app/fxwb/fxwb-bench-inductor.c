@@ -315,7 +315,7 @@ host_line (void)
                           "OMP_NUM_THREADS=%s OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s",
                           sysconf (_SC_NPROCESSORS_ONLN), affinity, quota ? quota : "(none)", blas,
                           omp ? omp : "(unset)", wait ? wait : "(unset)",
-                          spin ? spin : (wait ? "(unset)" : "(unset: fxwb's backends set 20000)"));
+                          spin ? spin : "(unset)");
 }
 
 static double

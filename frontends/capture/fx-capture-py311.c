@@ -987,6 +987,16 @@ dyn_give_up (tracer *tr, const char *fmt, ...)
   return fail (tr, 0, "dynamic shapes: %s", msg);
 }
 
+/* The source line F is at, stripped (linecache, as traceback does), or NULL. */
+static PyObject *
+source_line (frame *f)
+{
+  PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
+  PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+  Py_XDECREF (line);
+  return stripped;
+}
+
 /* The user line reading a value, as guards.py comments it: "x = a / b  # prog.py:6 in f". */
 static void
 line_comment (frame *f, char *out, size_t size)
@@ -994,13 +1004,11 @@ line_comment (frame *f, char *out, size_t size)
   out[0] = 0;
   if (!f)
     return;
-  PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", f->code->co_filename, f->line);
-  PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+  PyObject *stripped = source_line (f);
   const char *file = PyUnicode_AsUTF8 (f->code->co_filename);
   if (stripped && file)
     snprintf (out, size, "%s  # %s:%d in %s", PyUnicode_AsUTF8 (stripped), shorten_filename (file), f->line,
               PyUnicode_AsUTF8 (f->code->co_name));
-  Py_XDECREF (line);
   Py_XDECREF (stripped);
   PyErr_Clear ();
 }
@@ -1025,12 +1033,10 @@ user_stack (frame *f, fx_buf *out)
           continue;
         }
       fx_buf_printf (out, "%s  File \"%s\", line %d, in %s", out->len ? "\n" : "", file, p->line, name);
-      PyObject *line = PyObject_CallFunction (fxc.linecache_getline, "Oi", p->code->co_filename, p->line);
-      PyObject *stripped = line ? PyObject_CallMethod (line, "strip", NULL) : NULL;
+      PyObject *stripped = source_line (p);
       const char *text = stripped ? PyUnicode_AsUTF8 (stripped) : NULL;
       if (text && *text)
         fx_buf_printf (out, "\n    %s", text);
-      Py_XDECREF (line);
       Py_XDECREF (stripped);
       PyErr_Clear ();
     }
