@@ -16,6 +16,52 @@ extern char *openblas_get_config (void) __attribute__ ((weak));
 extern char *openblas_get_corename (void) __attribute__ ((weak));
 extern int openblas_get_num_threads (void) __attribute__ ((weak));
 
+/* OpenBLAS's core selection (exported by its DYNAMIC_ARCH builds; weak: absent elsewhere) */
+extern void gotoblas_dynamic_init (void) __attribute__ ((weak));
+extern void gotoblas_dynamic_quit (void) __attribute__ ((weak));
+
+/* OpenBLAS 0.3.21 (Debian 12) does not know newer CPUs such as Sapphire Rapids (family 6, model 143) and runs them
+   on its generic "Prescott" SSE3 kernels: on a 16-core Sapphire Rapids host an [8192,1024]x[1024,4096] sgemm took
+   ~320 ms, against ~60 ms with the SkylakeX kernels. Where the core reads Prescott, the user did not pick one
+   (OPENBLAS_CORETYPE) and the CPU has AVX-512 (or AVX2 and FMA), select SkylakeX (or Haswell) through OpenBLAS's own
+   initializer, as OPENBLAS_CORETYPE would at load. This runs as a constructor: after OpenBLAS's own (a dependency's
+   constructors run first) and before any thread of ours exists, so the setenv is safe. Returns the core picked, or
+   NULL where it left OpenBLAS as it was. */
+const char *
+fx_blas_select_core (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || !openblas_get_corename || getenv ("OPENBLAS_CORETYPE"))
+    return NULL;
+  const char *core = openblas_get_corename ();
+  if (core == NULL || strcmp (core, "Prescott") != 0)
+    return NULL;
+  __builtin_cpu_init ();
+  const char *pick = NULL;
+  if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512vl") && __builtin_cpu_supports ("avx512bw")
+      && __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512cd"))
+    pick = "SkylakeX";
+  else if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    pick = "Haswell";
+  if (pick == NULL)
+    return NULL;
+  setenv ("OPENBLAS_CORETYPE", pick, 1);
+  gotoblas_dynamic_quit ();
+  gotoblas_dynamic_init ();
+  /* child processes (the torch worker, a user's compiler) see the environment as it was */
+  unsetenv ("OPENBLAS_CORETYPE");
+  return pick;
+#else
+  return NULL;
+#endif
+}
+
+__attribute__ ((constructor)) static void
+blas_select_core_at_load (void)
+{
+  fx_blas_select_core ();
+}
+
 void
 fx_blas_describe (char *out, size_t size)
 {
@@ -81,6 +127,68 @@ fx_meta_matmul (fx_op_call *call)
     }
   fx_out_meta (call, 0, a->dtype, want, sizes);
   return FX_OK;
+}
+
+/* addmm/baddbmm's bias broadcast into the output before the GEMM (beta * C): a bias of the output's dtype whose last
+   dim is contiguous or broadcast, into an output with contiguous rows, row by row on the engine's threads.
+   fx_tensor_copy_into's general strided walk did this on one thread: 50 ms of a 110 ms [8192,1024]x[1024,4096]
+   addmm on 16 cores. Returns false where the layouts are other (the caller copies). */
+typedef struct
+{
+  const char *src;
+  char *dst;
+  int64_t n, m, src_b, src_r, src_c, dst_b, dst_r;
+  size_t isz;
+} bias_job;
+
+static void
+bias_rows_chunk (int64_t begin, int64_t end, void *ctx)
+{
+  const bias_job *j = ctx;
+  for (int64_t row = begin; row < end; row++)
+    {
+      int64_t bi = row / j->n, i = row % j->n;
+      const char *s = j->src + (bi * j->src_b + i * j->src_r) * (int64_t) j->isz;
+      char *d = j->dst + (bi * j->dst_b + i * j->dst_r) * (int64_t) j->isz;
+      if (j->src_c == 1)
+        memcpy (d, s, (size_t) j->m * j->isz);
+      else if (j->isz == 4)
+        {
+          float v;
+          memcpy (&v, s, 4);
+          for (int64_t c = 0; c < j->m; c++)
+            ((float *) (void *) d)[c] = v;
+        }
+      else
+        for (int64_t c = 0; c < j->m; c++)
+          memcpy (d + c * (int64_t) j->isz, s, j->isz);
+    }
+}
+
+static bool
+bias_rows_fill (const fx_tensor *bias, fx_tensor *o, int64_t nb, int64_t n, int64_t m)
+{
+  int want = o->ndim;
+  if (bias->dtype != o->dtype || bias->ndim > want || (want == 3 && o->strides[0] < 0) || m < 1 || n < 1 || nb < 1)
+    return false;
+  if (o->strides[want - 1] != 1 && m > 1)
+    return false;
+  /* the bias's strides against the output's dims (right-aligned; a missing or size-1 dim broadcasts) */
+  int64_t st[3] = { 0, 0, 0 };
+  for (int i = 0; i < bias->ndim; i++)
+    {
+      int od = want - bias->ndim + i;
+      st[od] = bias->sizes[i] == 1 ? 0 : bias->strides[i];
+    }
+  if (st[want - 1] != 0 && st[want - 1] != 1)
+    return false;
+  bias_job j = { (const char *) fx_tensor_data ((fx_tensor *) bias), (char *) fx_tensor_data (o), n, m,
+                 want == 3 ? st[0] : 0, st[want - 2], st[want - 1], want == 3 ? o->strides[0] : 0, o->strides[want - 2],
+                 fx_dtype_size (o->dtype) };
+  /* rows of about 16 KB or more per chunk */
+  int64_t grain = (int64_t) (16384 / ((size_t) m * j.isz + 1)) + 1;
+  fx_parallel_for (nb * n, grain, bias_rows_chunk, &j);
+  return true;
 }
 
 /* How a 2-D view can be handed to BLAS without a copy. */
@@ -152,20 +260,24 @@ fx_kernel_matmul (fx_op_call *call)
   fx_tensor *o = call->outs[0].u.t;
   double beta = has_bias ? fx_value_as_f64 (&call->args[3]) : 0.0;
   double alpha = has_bias ? fx_value_as_f64 (&call->args[4]) : 1.0;
-  if (has_bias && beta != 0.0)
-    {
-      fx_status st = fx_tensor_copy_into (o, fx_arg_tensor (call, 0), call->diag);
-      if (st != FX_OK)
-        return st;
-    }
-  else
-    fx_tensor_fill_f64 (o, 0.0);
-  if (fx_tensor_numel (o) == 0)
-    return FX_OK;
   int off = batched ? 1 : 0;
   int64_t nb = batched ? a->sizes[0] : 1;
   int64_t n = a->sizes[off], k = a->sizes[off + 1], m = b->sizes[off + 1];
   bool blas = (o->dtype == FX_DTYPE_F32 || o->dtype == FX_DTYPE_F64) && k > 0;
+  if (has_bias && beta != 0.0)
+    {
+      fx_tensor *bias = fx_arg_tensor (call, 0);
+      if (!bias_rows_fill (bias, o, nb, n, m))
+        {
+          fx_status st = fx_tensor_copy_into (o, bias, call->diag);
+          if (st != FX_OK)
+            return st;
+        }
+    }
+  else if (!blas)
+    fx_tensor_fill_f64 (o, 0.0);   /* BLAS with beta 0 writes every element itself (NaN or not) */
+  if (fx_tensor_numel (o) == 0)
+    return FX_OK;
   fx_tensor *ac = NULL, *bc = NULL;
   bool ta = false, tb = false;
   int64_t lda = 0, ldb = 0;

@@ -828,11 +828,13 @@ fx_kernel_indexing (fx_op_call *call)
       int64_t coord[FX_TENSOR_MAX_DIMS];
       fx_unravel (o->sizes, o->ndim, i, coord);
       int64_t j = id == FX_OP_GATHER ? fx_tensor_get_i64 (idx, i) : fx_tensor_get_i64 (idx, x->ndim ? coord[d] : 0);
-      if (j < (id == FX_OP_GATHER ? 0 : -len) || j >= len)
+      /* neither wraps a negative index (eager: "index out of range in self" for index_select) */
+      if (id == FX_OP_INDEX_SELECT && (j < 0 || j >= len))
+        return fx_op_error (call, FX_ERR_INVALID, "index out of range in self (index %lld, dimension %lld of size %lld)",
+                            (long long) j, (long long) d, (long long) len);
+      if (j < 0 || j >= len)
         return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
                             (long long) j, (long long) d, (long long) len);
-      if (j < 0)
-        j += len;
       int64_t off = x->offset;
       for (int k = 0; k < x->ndim; k++)
         off += (k == d ? j : coord[k]) * x->strides[k];

@@ -158,6 +158,9 @@ int fx_value_as_int_list (const fx_value *v, int64_t *out, int max);
    chose for this processor and its thread count ("OpenBLAS 0.3.21 DYNAMIC_ARCH ..., core Haswell, 16 threads"),
    or "a cblas other than OpenBLAS". */
 void fx_blas_describe (char *out, size_t size);
+/* Where OpenBLAS fell back to its generic core on a CPU it does not know, pick the AVX-512 or AVX2 kernels (run at
+   load; returns the core picked or NULL) */
+const char *fx_blas_select_core (void);
 
 #ifdef __cplusplus
 }

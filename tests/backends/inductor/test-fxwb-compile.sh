@@ -21,6 +21,18 @@ grep -q "^void cpp_fused__softmax_0" "$tmp/debug/output_code.c" || fail "kernel 
 grep -q "FusedSchedulerNode" "$tmp/debug/ir_post_fusion.txt" || fail "post-fusion dump has no fused node"
 grep -q "SchedulerNode(ComputedBuffer)" "$tmp/debug/ir_pre_fusion.txt" || fail "pre-fusion dump"
 
+# gcc tunes Intel's AVX-512 parts (here Sapphire Rapids, compiled for, not run) for 256-bit vectors; the softmax
+# kernel must still call the 16-lane variant of its exp, never the scalar function once per element
+if [ "$(uname -m)" = x86_64 ] && command -v objdump > /dev/null; then
+  FXWB_INDUCTOR_CACHE="$tmp/avx512" FXWB_INDUCTOR_MARCH=sapphirerapids "$fxwb" compile \
+    "$fixtures/graphs/softmax_rows.core_aten.0.py" --scale 64 > "$tmp/avx512.txt" 2>&1 || fail "avx512 compile: exit $?"
+  so=$(find "$tmp/avx512" -name 'k*.so' | head -n 1)
+  test -n "$so" || fail "no kernel library in $tmp/avx512"
+  objdump -d "$so" > "$tmp/avx512.s" || fail "objdump $so"
+  grep -q 'call.*<_ZGVeN16v_fx_expf>' "$tmp/avx512.s" || fail "softmax does not call the 16-lane exp"
+  ! grep -q 'call.*<fx_expf>' "$tmp/avx512.s" || fail "softmax calls the scalar exp per element"
+fi
+
 printf 'def forward(self, x):\n    y = torch.ops.aten.relu.default(x\n' > "$tmp/bad.py"
 "$fxwb" compile "$tmp/bad.py" > "$tmp/bad.txt" 2>&1
 rc=$?
