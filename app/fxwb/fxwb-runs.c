@@ -435,8 +435,6 @@ fxwb_inputs_make_only (const char *cmd, const fxwb_source *src, const fxwb_run_o
 {
   memset (in, 0, sizeof *in);
   in->arena = fx_arena_new ();
-  if (o->scale > 1)
-    fx_graph_scale_inputs (src->graph, o->scale, 64);
   fx_inputs_source kind = FX_INPUTS_SPEC;
   const char *path = NULL;
   if (o->inputs && strcmp (o->inputs, "spec") != 0 && strcmp (o->inputs, "repro") != 0)
@@ -457,6 +455,22 @@ fxwb_inputs_make_only (const char *cmd, const fxwb_source *src, const fxwb_run_o
     }
   fx_diag diag;
   fx_diag_clear (&diag);
+  if (o->scale > 1)
+    {
+      /* --scale divides the sizes of an inputs JSON too: its specs become the graph's, then scale with it */
+      if (kind == FX_INPUTS_JSON)
+        {
+          fx_status lst = fx_graph_load_input_specs (src->graph, path, &diag);
+          if (lst != FX_OK)
+            {
+              fxwb_print_diag (&diag);
+              return fxwb_exit_for_status (lst);
+            }
+          kind = FX_INPUTS_SPEC;
+          path = NULL;
+        }
+      fx_graph_scale_inputs (src->graph, o->scale, 64);
+    }
   fx_status st = fx_inputs_make (src->graph, kind, path, (uint64_t) o->seed, NULL, in->arena, &in->inputs,
                                  &in->n_inputs, &diag);
   if (st != FX_OK)

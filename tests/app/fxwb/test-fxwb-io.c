@@ -407,6 +407,25 @@ test_canonical_json (void)
   remove_tree (out_dir);
 }
 
+/* --scale divides the sizes an inputs JSON gives, as it divides the graph's: softmax_rows' [8192, 4096] input becomes
+   [512, 256], whose softmax output is 512 KiB (it ran at full size, 128 MiB, before). */
+static void
+test_scale_inputs_json (void)
+{
+  g_autofree char *py = fixture_path ("graphs/softmax_rows.aten.0.py");
+  g_autofree char *js = fixture_path ("graphs/softmax_rows.aten.0.inputs.json");
+  run_result r = run_fxwb ("run", py, "-i", js, "--scale", "16", "--no-store", "--json", "--repeat", "1", "--warmup",
+                           "0", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  json_object *o = parse_json (r.out);
+  g_assert_cmpstr (get_str (o, "accuracy"), ==, "pass");
+  json_object *pb = NULL;
+  g_assert_true (json_object_object_get_ex (o, "peak_bytes", &pb));
+  g_assert_cmpint (json_object_get_int64 (pb), ==, 512 * 256 * 4);
+  json_object_put (o);
+  run_result_clear (&r);
+}
+
 /* A real torch.export archive (aten.linear, aten.layer_norm, aten.softmax.int, aten.max.dim) runs on eager,
    aot_eager and inductor and passes the accuracy check against the interpreter (it failed: "unknown op
    aten.linear"). */
@@ -526,6 +545,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fxwb/run/canonical-json", test_canonical_json);
   g_test_add_func ("/fxwb/compare/killed", test_killed_compare);
   g_test_add_func ("/fxwb/run/pt2", test_pt2);
+  g_test_add_func ("/fxwb/run/scale-inputs-json", test_scale_inputs_json);
   int rc = g_test_run ();
   remove_tree (tmp_dir);
   g_free (tmp_dir);
