@@ -610,6 +610,19 @@ lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, co
     }
   if (n.op_id == FX_OP_RELU && p->relu_bug)
     t = relu_bug_template (p);
+  /* x / c with c = +-2^k is x * (1/c) exactly (the same real value, rounded once; 1/c is exact in f32 for |k| <= 100):
+     attention's scores / 8 divided every element three times per softmax pass */
+  if ((n.op_id == FX_OP_DIV_TENSOR || n.op_id == FX_OP_DIV_SCALAR) && n.n_opnd == 2 && strcmp (t, "$0 / $1") == 0
+      && n.opnd[1].kind == IND_OPND_CONST && (n.compute_dtype == FX_DTYPE_F32 || n.compute_dtype == FX_DTYPE_F64))
+    {
+      int e = 0;
+      double m = frexp (fabs (n.opnd[1].c), &e);
+      if (m == 0.5 && e - 1 >= -100 && e - 1 <= 100)
+        {
+          t = "$0 * $1";
+          n.opnd[1].c = 1.0 / n.opnd[1].c;
+        }
+    }
   n.tmpl = fx_arena_strdup (p->arena, t);
   fx_buf_free (&tmp);
   for (int i = 0; i < n.n_opnd; i++)

@@ -16,9 +16,15 @@ extern char *openblas_get_config (void) __attribute__ ((weak));
 extern char *openblas_get_corename (void) __attribute__ ((weak));
 extern int openblas_get_num_threads (void) __attribute__ ((weak));
 
-/* OpenBLAS's core selection (exported by its DYNAMIC_ARCH builds; weak: absent elsewhere) */
+/* OpenBLAS's core selection (exported by its DYNAMIC_ARCH builds) and thread server (its pthread builds); weak:
+   absent elsewhere */
 extern void gotoblas_dynamic_init (void) __attribute__ ((weak));
 extern void gotoblas_dynamic_quit (void) __attribute__ ((weak));
+extern void openblas_read_env (void) __attribute__ ((weak));
+extern int openblas_thread_timeout (void) __attribute__ ((weak));
+extern int blas_thread_init (void) __attribute__ ((weak));
+extern int blas_thread_shutdown_ (void) __attribute__ ((weak));
+extern void openblas_set_num_threads (int n) __attribute__ ((weak));
 
 /* OpenBLAS 0.3.21 (Debian 12) does not know newer CPUs such as Sapphire Rapids (family 6, model 143) and runs them
    on its generic "Prescott" SSE3 kernels: on a 16-core Sapphire Rapids host an [8192,1024]x[1024,4096] sgemm took
@@ -56,10 +62,30 @@ fx_blas_select_core (void)
 #endif
 }
 
+/* OpenBLAS's pthread workers busy-wait (with sched_yield) for 2^28 cycles, about 0.1 s, after each threaded call, so
+   the OpenMP kernel that follows a GEMM shared every core with them: on 16 cores mlp_block's gelu took 21.8 ms after
+   its addmm, and 6.0 ms with OPENBLAS_THREAD_TIMEOUT=4. Unless the user set it, the workers wait 2^16 cycles (tens of
+   microseconds) and then sleep: OpenBLAS reads the variable when its server starts, so the server restarts here, at
+   load, before any GEMM and any thread of ours. Returns the timeout exponent in effect, 0 where unchanged. */
+int
+fx_blas_tune_threads (void)
+{
+  if (!openblas_read_env || !openblas_thread_timeout || !blas_thread_init || !blas_thread_shutdown_
+      || getenv ("OPENBLAS_THREAD_TIMEOUT"))
+    return 0;
+  setenv ("OPENBLAS_THREAD_TIMEOUT", "16", 1);
+  openblas_read_env ();
+  unsetenv ("OPENBLAS_THREAD_TIMEOUT");
+  blas_thread_shutdown_ ();
+  blas_thread_init ();
+  return openblas_thread_timeout ();
+}
+
 __attribute__ ((constructor)) static void
 blas_select_core_at_load (void)
 {
   fx_blas_select_core ();
+  fx_blas_tune_threads ();
 }
 
 void
@@ -191,6 +217,39 @@ bias_rows_fill (const fx_tensor *bias, fx_tensor *o, int64_t nb, int64_t n, int6
   return true;
 }
 
+/* Batches [begin, end) of a GEMM whose operands BLAS takes as they are (the layouts blas_layout found). */
+typedef struct
+{
+  const fx_tensor *a, *b;
+  fx_tensor *o;
+  bool batched, ta, tb;
+  int64_t lda, ldb, n, m, k;
+  double alpha, beta;
+} gemm_job;
+
+static void
+gemm_chunk (int64_t begin, int64_t end, void *ctx)
+{
+  const gemm_job *j = ctx;
+  size_t isz = fx_dtype_size (j->o->dtype);
+  int64_t ldo = j->o->strides[j->batched ? 1 : 0];
+  for (int64_t bi = begin; bi < end; bi++)
+    {
+      const char *ap = (const char *) fx_tensor_data ((fx_tensor *) j->a) + (j->batched ? bi * j->a->strides[0] : 0)
+                                                                              * (int64_t) isz;
+      const char *bp = (const char *) fx_tensor_data ((fx_tensor *) j->b) + (j->batched ? bi * j->b->strides[0] : 0)
+                                                                              * (int64_t) isz;
+      char *op = (char *) fx_tensor_data (j->o) + (j->batched ? bi * j->o->strides[0] : 0) * (int64_t) isz;
+      enum CBLAS_TRANSPOSE ta = j->ta ? CblasTrans : CblasNoTrans, tb = j->tb ? CblasTrans : CblasNoTrans;
+      if (j->o->dtype == FX_DTYPE_F32)
+        cblas_sgemm (CblasRowMajor, ta, tb, (int) j->n, (int) j->m, (int) j->k, (float) j->alpha, (const float *) ap,
+                     (int) j->lda, (const float *) bp, (int) j->ldb, (float) j->beta, (float *) op, (int) ldo);
+      else
+        cblas_dgemm (CblasRowMajor, ta, tb, (int) j->n, (int) j->m, (int) j->k, j->alpha, (const double *) ap,
+                     (int) j->lda, (const double *) bp, (int) j->ldb, j->beta, (double *) op, (int) ldo);
+    }
+}
+
 /* How a 2-D view can be handed to BLAS without a copy. */
 static bool
 blas_layout (const fx_tensor *t, int o, bool *trans, int64_t *ld)
@@ -296,27 +355,26 @@ fx_kernel_matmul (fx_op_call *call)
           blas_layout (b, off, &tb, &ldb);
         }
     }
-  for (int64_t bi = 0; bi < nb; bi++)
+  if (!blas)
+    for (int64_t bi = 0; bi < nb; bi++)
+      gemm_generic (a, b, o, bi, batched, alpha, has_bias ? beta : 0.0);
+  else
     {
-      if (!blas)
+      gemm_job j = { a, b, o, batched, ta, tb, lda, ldb, n, m, k, alpha, has_bias && beta != 0.0 ? beta : 0.0 };
+      /* Many batches (bmm of attention heads: 64 of [512,64]x[64,512]): one GEMM per thread of ours, each on one
+         OpenBLAS thread. OpenBLAS's threads split each small GEMM instead, with a barrier per batch: on 2 cores the
+         64 GEMMs ran at 51 GFLOP/s against 180 for one [4096,512]x[512,512]. The thread count is global to
+         OpenBLAS and comes back after. */
+      int nt = fx_parallel_threads ();
+      if (batched && nt > 1 && nb >= nt && openblas_set_num_threads && openblas_get_num_threads)
         {
-          gemm_generic (a, b, o, bi, batched, alpha, has_bias ? beta : 0.0);
-          continue;
+          int prev = openblas_get_num_threads ();
+          openblas_set_num_threads (1);
+          fx_parallel_for (nb, 1, gemm_chunk, &j);
+          openblas_set_num_threads (prev);
         }
-      int64_t ldo = o->strides[off];
-      size_t isz = fx_dtype_size (o->dtype);
-      const char *ap = (const char *) fx_tensor_data (a) + (batched ? bi * a->strides[0] : 0) * (int64_t) isz;
-      const char *bp = (const char *) fx_tensor_data (b) + (batched ? bi * b->strides[0] : 0) * (int64_t) isz;
-      char *op = (char *) fx_tensor_data (o) + (batched ? bi * o->strides[0] : 0) * (int64_t) isz;
-      double bt = has_bias && beta != 0.0 ? beta : 0.0;
-      if (o->dtype == FX_DTYPE_F32)
-        cblas_sgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int) n, (int) m,
-                     (int) k, (float) alpha, (const float *) ap, (int) lda, (const float *) bp, (int) ldb, (float) bt,
-                     (float *) op, (int) ldo);
       else
-        cblas_dgemm (CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int) n, (int) m,
-                     (int) k, alpha, (const double *) ap, (int) lda, (const double *) bp, (int) ldb, bt,
-                     (double *) op, (int) ldo);
+        gemm_chunk (0, nb, &j);
     }
   fx_tensor_unref (ac);
   fx_tensor_unref (bc);

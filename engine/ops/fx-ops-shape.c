@@ -822,6 +822,43 @@ fx_kernel_indexing (fx_op_call *call)
   fx_tensor *idx = fx_arg_tensor (call, 2);
   int64_t n = fx_tensor_numel (o);
   int64_t len = x->ndim ? x->sizes[d] : 1;
+  /* Contiguous fast paths (the general walk below unravels every element: cross entropy's gather of 8192 targets
+     took 1.8 ms): index_select copies blocks of the dims after d, a gather along a row's last dim reads one element. */
+  if (x->ndim >= 1 && fx_tensor_is_contiguous (x) && fx_tensor_is_contiguous (o) && fx_tensor_is_contiguous (idx)
+      && (id == FX_OP_INDEX_SELECT || (id == FX_OP_GATHER && d == x->ndim - 1 && idx->ndim == x->ndim)))
+    {
+      int64_t outer = 1, inner = 1;
+      for (int k = 0; k < d; k++)
+        outer *= id == FX_OP_GATHER ? idx->sizes[k] : x->sizes[k];
+      for (int k = (int) d + 1; k < x->ndim; k++)
+        inner *= x->sizes[k];
+      bool rows_match = true;   /* gather: idx's leading dims index self's (smaller is allowed: its own strides) */
+      for (int k = 0; id == FX_OP_GATHER && k < d; k++)
+        rows_match = rows_match && idx->sizes[k] == x->sizes[k];
+      if (rows_match || (id == FX_OP_GATHER && d == 1 && x->ndim == 2))
+        {
+          const char *xs = (const char *) fx_tensor_data (x);
+          char *os = (char *) fx_tensor_data (o);
+          int64_t nj = id == FX_OP_GATHER ? idx->sizes[d] : fx_tensor_numel (idx);
+          int64_t x_row = len * inner;   /* elements per outer step in self */
+          for (int64_t r = 0; r < outer; r++)
+            for (int64_t j = 0; j < nj; j++)
+              {
+                int64_t k = fx_tensor_get_i64 (idx, id == FX_OP_GATHER ? r * nj + j : j);
+                if (k < 0 || k >= len)
+                  return id == FX_OP_INDEX_SELECT
+                           ? fx_op_error (call, FX_ERR_INVALID,
+                                          "index out of range in self (index %lld, dimension %lld of size %lld)",
+                                          (long long) k, (long long) d, (long long) len)
+                           : fx_op_error (call, FX_ERR_INVALID,
+                                          "index %lld is out of bounds for dimension %lld with size %lld",
+                                          (long long) k, (long long) d, (long long) len);
+                memcpy (os + ((r * nj + j) * inner) * (int64_t) isz, xs + (r * x_row + k * inner) * (int64_t) isz,
+                        (size_t) (inner * (int64_t) isz));
+              }
+          return FX_OK;
+        }
+    }
   for (int64_t i = 0; i < n; i++)
     {
       /* decompose the output index; replace the coordinate along d */

@@ -815,8 +815,8 @@ fx_parallel_set_threads (int n)
   cached_threads = n > 32 ? 32 : n > 0 ? n : 0;
 }
 
-static int
-thread_count (void)
+int
+fx_parallel_threads (void)
 {
   int cached = cached_threads;
   if (cached == 0)
@@ -891,7 +891,7 @@ pool_worker (void *data)
 void
 fx_parallel_for (int64_t n, int64_t grain, void (*fn) (int64_t, int64_t, void *), void *ctx)
 {
-  int nt = thread_count ();
+  int nt = fx_parallel_threads ();
   if (grain < 1)
     grain = 1;
   if (nt > 1 && n / grain >= nt)

@@ -161,6 +161,9 @@ void fx_blas_describe (char *out, size_t size);
 /* Where OpenBLAS fell back to its generic core on a CPU it does not know, pick the AVX-512 or AVX2 kernels (run at
    load; returns the core picked or NULL) */
 const char *fx_blas_select_core (void);
+/* Where OpenBLAS's pthread workers would busy-wait 0.1 s after each call (beside our OpenMP kernels), make them sleep
+   after 2^16 cycles unless OPENBLAS_THREAD_TIMEOUT is set (run at load; returns the exponent set, or 0) */
+int fx_blas_tune_threads (void);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,21 @@ if [ "$(uname -m)" = x86_64 ] && command -v objdump > /dev/null; then
   ! grep -q 'call.*<fx_expf>' "$tmp/avx512.s" || fail "softmax calls the scalar exp per element"
 fi
 
+# a division by a power of two is the exact multiply by its reciprocal; by 3 it stays a division
+cat > "$tmp/div.py" <<'PY'
+class M(torch.nn.Module):
+    def forward(self, x: "f32[64, 96][96, 1]cpu"):
+        a = torch.ops.aten.div.Tensor(x, 8.0)
+        b = torch.ops.aten.div.Tensor(a, -0.25)
+        c = torch.ops.aten.div.Tensor(b, 3.0)
+        return (c,)
+PY
+"$fxwb" compile "$tmp/div.py" --source --run --repeat 1 > "$tmp/div.txt" 2>&1 || fail "div compile: exit $?"
+grep -q "accuracy vs interpreter: pass" "$tmp/div.txt" || fail "div accuracy: $(cat "$tmp/div.txt")"
+grep -q "\* ((float) 0.125)" "$tmp/div.txt" || fail "x / 8 is not x * 0.125"
+grep -q "\* ((float) -4)" "$tmp/div.txt" || fail "x / -0.25 is not x * -4"
+grep -q "/ ((float) 3)" "$tmp/div.txt" || fail "x / 3 is not a division"
+
 printf 'def forward(self, x):\n    y = torch.ops.aten.relu.default(x\n' > "$tmp/bad.py"
 "$fxwb" compile "$tmp/bad.py" > "$tmp/bad.txt" 2>&1
 rc=$?

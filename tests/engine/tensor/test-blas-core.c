@@ -11,6 +11,8 @@
 
 extern char *openblas_get_corename (void) __attribute__ ((weak));
 extern void gotoblas_dynamic_init (void) __attribute__ ((weak));
+extern int openblas_thread_timeout (void) __attribute__ ((weak));
+extern int blas_thread_init (void) __attribute__ ((weak));
 
 enum { M = 67, K = 131, N = 45 };
 
@@ -74,10 +76,44 @@ test_select (void)
   g_free (c1);
 }
 
+/* The workers were restarted at load with a 2^16-cycle wait (the environment names none), the variable is gone again,
+   and threaded GEMMs still compute what a single-threaded one does. */
+static void
+test_thread_timeout (void)
+{
+  if (!openblas_thread_timeout || !blas_thread_init)
+    {
+      g_test_skip ("the cblas is not OpenBLAS's pthread build");
+      return;
+    }
+  g_assert_cmpint (openblas_thread_timeout (), ==, 16);
+  g_assert_null (g_getenv ("OPENBLAS_THREAD_TIMEOUT"));
+  /* a user's own setting is left alone */
+  g_setenv ("OPENBLAS_THREAD_TIMEOUT", "20", TRUE);
+  g_assert_cmpint (fx_blas_tune_threads (), ==, 0);
+  g_unsetenv ("OPENBLAS_THREAD_TIMEOUT");
+  enum { S = 384 };
+  float *a = g_new (float, S * S), *c = g_new (float, S * S);
+  for (int i = 0; i < S * S; i++)
+    a[i] = (float) ((i * 37) % 11) - 5.0f;
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, S, S, S, 1.0f, a, S, a, S, 0.0f, c, S);
+  for (int r = 0; r < S; r += 53)
+    for (int col = 0; col < S; col += 47)
+      {
+        double want = 0;
+        for (int k = 0; k < S; k++)
+          want += (double) a[r * S + k] * a[k * S + col];
+        g_assert_cmpfloat (c[r * S + col], ==, (float) want);
+      }
+  g_free (a);
+  g_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/blas/select-core", test_select);
+  g_test_add_func ("/blas/thread-timeout", test_thread_timeout);
   return g_test_run ();
 }

@@ -200,6 +200,9 @@ static const op_case cases[] = {
   { "aten.addmm.default", { "T:f64:5", "T:f64:7,9", "T:f64:9,5" } },
   { "aten.addmm.default", { "T:f32:7,5:t", "T:f32:7,9", "T:f32:9,5", "K:beta=f:2.0" } },
   { "aten.bmm.default", { "T:f32:3,4,5", "T:f32:3,5,6" } },
+  /* more batches than threads: one GEMM per thread, a transposed and an f64 operand */
+  { "aten.bmm.default", { "T:f32:37,6,5", "T:f32:37,5,7:t" } },
+  { "aten.bmm.default", { "T:f64:33,4,9:t", "T:f64:33,9,3" } },
   { "aten.baddbmm.default", { "T:f32:4,6", "T:f32:3,4,5", "T:f32:3,5,6" } },
   { "aten.baddbmm.default", { "T:f32:3,1,6", "T:f32:3,4,5", "T:f32:3,5,6" } },
   { "aten.baddbmm.default", { "T:f64:4,1", "T:f64:3,4,5", "T:f64:3,5,6" } },
@@ -214,6 +217,14 @@ static const op_case cases[] = {
   { "aten.embedding.default", { "T:f32:10,4", "T:i64:3,2:i" } },
   { "aten.gather.default", { "T:f32:4,5", "i:1", "T:i64:4,3:i" } },
   { "aten.index_select.default", { "T:f32:4,5", "i:0", "T:i64:3:i" } },
+  /* in-range indices: the contiguous fast paths (a row's last dim, blocks after dim) and the general walk */
+  { "aten.gather.default", { "T:f32:6,5", "i:1", "T:i64:4,3:k" } },
+  { "aten.gather.default", { "T:f64:2,3,5", "i:-1", "T:i64:2,3,7:k" } },
+  { "aten.gather.default", { "T:f32:5,4", "i:0", "T:i64:3,4:k" } },
+  { "aten.gather.default", { "T:f32:6,5:t", "i:1", "T:i64:5,2:k" } },
+  { "aten.index_select.default", { "T:f32:2,5,3", "i:1", "T:i64:6:k" } },
+  { "aten.index_select.default", { "T:i64:5,3", "i:0", "T:i64:4:k" } },
+  { "aten.index_select.default", { "T:f32:5,3:t", "i:0", "T:i64:4:k" } },
   { "aten.scatter.value", { "T:f32:4,16", "i:1", "T:i64:4,3", "f:0.5" } },
   { "aten.scatter.src", { "T:f32:4,16", "i:1", "T:i64:4,3", "T:f32:4,3" } },
   { "aten.scatter.src", { "T:f32:4,5", "i:1", "T:i64:4,3:i", "T:f32:4,3" } },   /* negative indices: both refuse */
@@ -353,7 +364,9 @@ make_tensor (const char *spec, fx_generator *gen, fx_arena *arena, const char *d
       if (dtype == FX_DTYPE_BOOL)
         v = fx_generator_uniform (gen) < 0.5;
       else if (fx_dtype_is_integral (dtype, false))
-        v = mode == 'i' ? (double) (fx_generator_next_u64 (gen) % 7) - 3 : (double) (fx_generator_next_u64 (gen) % 16);
+        v = mode == 'i'   ? (double) (fx_generator_next_u64 (gen) % 7) - 3
+            : mode == 'k' ? (double) (fx_generator_next_u64 (gen) % 4)   /* valid indices into a dim of 4 or more */
+                          : (double) (fx_generator_next_u64 (gen) % 16);
       else if (mode == 'p')
         v = 0.1 + 2.0 * fx_generator_uniform (gen);
       else if (mode == 'u')
