@@ -68,8 +68,8 @@ pass_decompose (ind_pipeline *pl, fx_graph **g, fx_diag *diag)
   if (st == FX_OK)
     {
       fx_graph_resolve_ops (*g);
-      const char *passes[] = { "functionalize", "decompose", "dce" };
-      st = fx_pass_pipeline (*g, passes, 3, NULL, diag);
+      const char *passes[] = { "functionalize", "decompose", "sink_gather", "dce" };
+      st = fx_pass_pipeline (*g, passes, 4, NULL, diag);
       fx_graph_resolve_ops (*g);
     }
   if (st == FX_OK && pl->out)

@@ -168,6 +168,180 @@ fx_pass_shape_prop (fx_graph *graph, size_t *changed, fx_diag *diag)
   return st;
 }
 
+/* ---------------------------------------------------------------- gather sinking */
+
+/* The shapes of a graph as shape propagation finds them, on a copy (the graph's own metas stay as they were). */
+static const fx_tensor_meta *
+copy_meta (const fx_graph *shapes, const fx_node *n)
+{
+  const fx_node *c = n && shapes ? fx_graph_find_node (shapes, n->name) : NULL;
+  return c && c->meta.val.kind == FX_VAL_TENSOR ? &c->meta.val.tensor : NULL;
+}
+
+static bool
+same_dim (const fx_dim *a, const fx_dim *b)
+{
+  if (a->sym || b->sym)
+    return a->sym && b->sym && strcmp (a->sym, b->sym) == 0;
+  return a->value == b->value;
+}
+
+typedef enum { OPND_FULL, OPND_ALONG, OPND_NO } opnd_class;
+
+/* How an operand of a pointwise src (shape S) relates to a gather along d: the whole shape (gathered with it),
+   broadcast along d (its value does not depend on the gathered coordinate: kept as it is), or neither. */
+static opnd_class
+classify_operand (const fx_tensor_meta *o, const fx_tensor_meta *src, int d)
+{
+  if (o->ndim == src->ndim)
+    {
+      bool full = true;
+      for (int j = 0; j < o->ndim && full; j++)
+        full = same_dim (&o->sizes[j], &src->sizes[j]);
+      if (full)
+        return OPND_FULL;
+    }
+  if (o->ndim > src->ndim)
+    return OPND_NO;
+  for (int j = 0; j < o->ndim; j++)
+    {
+      int sj = src->ndim - o->ndim + j;
+      bool one = o->sizes[j].sym == NULL && o->sizes[j].value == 1;
+      if (sj == d ? !one : !(one || same_dim (&o->sizes[j], &src->sizes[sj])))
+        return OPND_NO;
+    }
+  return OPND_ALONG;
+}
+
+/* gather(f(a, b), d, idx) with f pointwise: f(gather(a, d, idx), b) where a has f's shape and b is broadcast along
+   d (row statistics), so that f is computed at the gathered positions only. cross_entropy's
+   gather(log_softmax(x), 1, target) becomes gather(x, 1, target) - amax - log(sum): the [N, C] log_softmax is never
+   written (Inductor reaches the same by inlining the pointwise into the indirect load). The same operations run on
+   the same values, so the results are bit for bit those of the graph before. */
+static fx_node *
+sink_one (fx_graph *graph, const fx_graph *shapes, fx_node *g)
+{
+  if (g->n_args < 3 || g->args[0].kind != FX_ARG_NODE || g->args[1].kind != FX_ARG_INT
+      || g->args[2].kind != FX_ARG_NODE)
+    return NULL;
+  const fx_arg *sparse = fx_node_get_kwarg (g, "sparse_grad");
+  if (sparse && !(sparse->kind == FX_ARG_BOOL && !sparse->u.b))
+    return NULL;
+  fx_node *src = g->args[0].u.node;
+  int sid = src->op == FX_OP_CALL_FUNCTION && src->target.kind == FX_TARGET_OP
+              ? (src->target.op_id >= 0 ? src->target.op_id : fx_op_lookup (src->target.name))
+              : -1;
+  const fx_op_info *op = sid >= 0 ? fx_op_get ((fx_op_id) sid) : NULL;
+  const fx_tensor_meta *sm = copy_meta (shapes, src), *im = copy_meta (shapes, g->args[2].u.node);
+  if (op == NULL || op->kind != FX_OP_KIND_POINTWISE || sm == NULL || im == NULL || im->ndim != sm->ndim
+      || sm->ndim < 1)
+    return NULL;
+  int64_t d = g->args[1].u.i < 0 ? g->args[1].u.i + sm->ndim : g->args[1].u.i;
+  if (d < 0 || d >= sm->ndim)
+    return NULL;
+  for (int j = 0; j < sm->ndim; j++)
+    if (j != d && !same_dim (&im->sizes[j], &sm->sizes[j]))
+      return NULL;
+  if (src->n_args > 8)
+    return NULL;
+  opnd_class cls[8];
+  bool any_full = false;
+  for (size_t i = 0; i < src->n_args; i++)
+    {
+      cls[i] = OPND_ALONG;
+      if (src->args[i].kind == FX_ARG_NODE)
+        {
+          const fx_tensor_meta *om = copy_meta (shapes, src->args[i].u.node);
+          cls[i] = om ? classify_operand (om, sm, (int) d) : OPND_NO;
+          if (cls[i] == OPND_NO)
+            return NULL;
+          any_full |= cls[i] == OPND_FULL;
+        }
+      else if (src->args[i].kind != FX_ARG_INT && src->args[i].kind != FX_ARG_FLOAT
+               && src->args[i].kind != FX_ARG_BOOL && src->args[i].kind != FX_ARG_NONE)
+        return NULL;
+    }
+  for (size_t i = 0; i < src->n_kwargs; i++)
+    if (src->kwargs[i].value.kind == FX_ARG_NODE)
+      return NULL;
+  if (!any_full)
+    return NULL;
+  fx_arg args[8];
+  fx_graph_set_insert_point (graph, g);
+  for (size_t i = 0; i < src->n_args; i++)
+    {
+      args[i] = src->args[i];
+      if (cls[i] != OPND_FULL || src->args[i].kind != FX_ARG_NODE)
+        continue;
+      fx_arg ga[3] = { src->args[i], g->args[1], g->args[2] };
+      fx_node *gi = fx_graph_call_function (graph, g->target, ga, 3, NULL, 0);
+      fx_node_share_user_provenance (gi, g);
+      fx_node_set_source (gi, graph->arena, g, "sink_gather", "replace", true);
+      args[i] = fx_arg_node (gi);
+    }
+  fx_node *f = fx_graph_call_function (graph, src->target, args, src->n_args, src->kwargs, src->n_kwargs);
+  fx_graph_set_insert_point (graph, NULL);
+  fx_node_share_user_provenance (f, src);
+  fx_node_set_source (f, graph->arena, src, "sink_gather", "replace", true);
+  fx_node_replace_all_uses_with (g, f);
+  return f;
+}
+
+fx_status
+fx_pass_sink_gather (fx_graph *graph, size_t *changed, fx_diag *diag)
+{
+  size_t total = 0;
+  bool any = false;
+  for (const fx_node *n = graph->first; n && !any; n = n->next)
+    any = n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP
+          && (n->target.op_id == FX_OP_GATHER || strcmp (n->target.name, "aten.gather.default") == 0);
+  if (!any)
+    {
+      if (changed)
+        *changed = 0;
+      return FX_OK;
+    }
+  /* shapes from a propagated copy; a graph whose shapes cannot be found is left as it is */
+  fx_graph *shapes = fx_graph_copy (graph);
+  fx_diag quiet;
+  fx_diag_clear (&quiet);
+  if (shapes == NULL || fx_pass_shape_prop (shapes, NULL, &quiet) != FX_OK)
+    {
+      fx_graph_free (shapes);
+      if (changed)
+        *changed = 0;
+      return FX_OK;
+    }
+  /* each rewrite moves a gather one pointwise op towards the inputs, and the gathers it makes (of nodes the copy
+     knows) are tried in turn: the scan starts over after a rewrite, bounded by the graph's size */
+  size_t limit = 4 * (graph->n_nodes + 4);
+  bool again = true;
+  while (again && total < limit)
+    {
+      again = false;
+      for (fx_node *n = graph->first; n != NULL && !again; n = n->next)
+        {
+          bool is_gather = n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP
+                           && (n->target.op_id == FX_OP_GATHER
+                               || strcmp (n->target.name, "aten.gather.default") == 0);
+          if (!is_gather || sink_one (graph, shapes, n) == NULL)
+            continue;
+          fx_status st = fx_graph_erase_node (graph, n, diag);
+          if (st != FX_OK)
+            {
+              fx_graph_free (shapes);
+              return st;
+            }
+          total++;
+          again = true;
+        }
+    }
+  fx_graph_free (shapes);
+  if (changed)
+    *changed = total;
+  return FX_OK;
+}
+
 /* ---------------------------------------------------------------- DCE */
 
 fx_status
@@ -566,6 +740,7 @@ static const fx_pass_info passes[] = {
   { "cse", fx_pass_cse, "merge identical pure calls" },
   { "decompose", fx_pass_decompose, "replace composite ops (softmax, layer norm, ...) by simpler ATen ops" },
   { "functionalize", fx_pass_functionalize, "rewrite in-place ops to functional ones" },
+  { "sink_gather", fx_pass_sink_gather, "compute a pointwise op at gathered positions only (gather of f(a, rows))" },
   { "lower", pass_lower, "torch-level graph to ATen (makes a new graph)" },
   { NULL, NULL, NULL },
 };

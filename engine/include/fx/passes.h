@@ -20,6 +20,9 @@ fx_status fx_pass_dce (fx_graph *graph, size_t *changed, fx_diag *diag);
 fx_status fx_pass_cse (fx_graph *graph, size_t *changed, fx_diag *diag);
 /* Replaces ops that have a decomposition (softmax, layer norm, ...) by simpler table ops, to a fixed point. */
 fx_status fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag);
+/* gather(f(a, b), d, idx) -> f(gather(a, d, idx), b) for pointwise f with b broadcast along d (a log_softmax
+   feeding nll_loss is then computed at the targets only); shapes come from a propagated copy. */
+fx_status fx_pass_sink_gather (fx_graph *graph, size_t *changed, fx_diag *diag);
 /* Rewrites in-place ops (add_, relu_, copy_) to functional ones; mutated graph inputs get a copy_ back at the end. */
 fx_status fx_pass_functionalize (fx_graph *graph, size_t *changed, fx_diag *diag);
 /* Torch-level graph (Dynamo output: torch.abs, operator.add, call_method sum, torch._C._nn.gelu,
