@@ -151,8 +151,11 @@ fx_allocator_reset_peak (fx_allocator *alloc)
 
 /* Freed large blocks are kept for the next allocation of the same size: an interpreter run allocates the same
    shapes again and again, and fresh memory from the kernel costs a page fault per 4 KiB on first touch (glibc's own
-   reuse stops at 32 MiB). Bounded in count and bytes; the allocator's live/peak figures count only live storages. */
-#define BLOCK_CACHE_SLOTS 16
+   reuse stops at 32 MiB). Bounded in count and bytes; the least recently freed block goes first, and an allocation
+   takes the most recently freed block of its size. (With 16 slots and slot 0 evicted first, blocks left from an
+   earlier phase, such as the fp64 reference run, pushed out the ones each call reuses: attention_block faulted in
+   ~100 MB of fresh pages per call.) The allocator's live/peak figures count only live storages. */
+#define BLOCK_CACHE_SLOTS 64
 #define BLOCK_CACHE_MIN ((size_t) 256 << 10)
 #define BLOCK_CACHE_MAX_BYTES ((size_t) 512 << 20)
 
@@ -161,8 +164,10 @@ static struct
   pthread_mutex_t lock;
   void *data[BLOCK_CACHE_SLOTS];
   size_t size[BLOCK_CACHE_SLOTS];
+  uint64_t stamp[BLOCK_CACHE_SLOTS];   /* when it was freed (a counter) */
+  uint64_t clock;
   size_t bytes;
-} block_cache = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 }, 0 };
+} block_cache = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { 0 }, { 0 }, 0, 0 };
 
 /* Under AddressSanitizer every block goes back to malloc, so a use after free is still caught. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -177,46 +182,69 @@ block_alloc (size_t rounded)
   if (BLOCK_CACHE_ON && rounded >= BLOCK_CACHE_MIN)
     {
       pthread_mutex_lock (&block_cache.lock);
+      int best = -1;
       for (int i = 0; i < BLOCK_CACHE_SLOTS; i++)
-        if (block_cache.data[i] != NULL && block_cache.size[i] == rounded)
-          {
-            void *p = block_cache.data[i];
-            block_cache.data[i] = NULL;
-            block_cache.bytes -= rounded;
-            pthread_mutex_unlock (&block_cache.lock);
-            return p;
-          }
+        if (block_cache.data[i] != NULL && block_cache.size[i] == rounded
+            && (best < 0 || block_cache.stamp[i] > block_cache.stamp[best]))
+          best = i;
+      if (best >= 0)
+        {
+          void *p = block_cache.data[best];
+          block_cache.data[best] = NULL;
+          block_cache.bytes -= rounded;
+          pthread_mutex_unlock (&block_cache.lock);
+          return p;
+        }
       pthread_mutex_unlock (&block_cache.lock);
     }
   return aligned_alloc (64, rounded);
 }
 
+/* The slot of the least recently freed block, -1 when the cache is empty; called with the lock held. */
+static int
+block_oldest (void)
+{
+  int old = -1;
+  for (int i = 0; i < BLOCK_CACHE_SLOTS; i++)
+    if (block_cache.data[i] != NULL && (old < 0 || block_cache.stamp[i] < block_cache.stamp[old]))
+      old = i;
+  return old;
+}
+
 static void
 block_free (void *p, size_t rounded)
 {
-  if (BLOCK_CACHE_ON && p != NULL && rounded >= BLOCK_CACHE_MIN)
+  if (BLOCK_CACHE_ON && p != NULL && rounded >= BLOCK_CACHE_MIN && rounded <= BLOCK_CACHE_MAX_BYTES)
     {
+      void *evicted[BLOCK_CACHE_SLOTS];
+      int n_evicted = 0;
       pthread_mutex_lock (&block_cache.lock);
-      int slot = -1;
-      for (int i = 0; i < BLOCK_CACHE_SLOTS && slot < 0; i++)
-        if (block_cache.data[i] == NULL)
-          slot = i;
-      if (slot < 0)
+      /* room in bytes and in slots: the least recently freed blocks go */
+      for (;;)
         {
-          /* full: the oldest-looking slot (0) makes room */
-          free (block_cache.data[0]);
-          block_cache.bytes -= block_cache.size[0];
-          block_cache.data[0] = NULL;
-          slot = 0;
-        }
-      if (block_cache.bytes + rounded <= BLOCK_CACHE_MAX_BYTES)
-        {
-          block_cache.data[slot] = p;
-          block_cache.size[slot] = rounded;
-          block_cache.bytes += rounded;
-          p = NULL;
+          int free_slot = -1;
+          for (int i = 0; i < BLOCK_CACHE_SLOTS && free_slot < 0; i++)
+            if (block_cache.data[i] == NULL)
+              free_slot = i;
+          if (free_slot >= 0 && block_cache.bytes + rounded <= BLOCK_CACHE_MAX_BYTES)
+            {
+              block_cache.data[free_slot] = p;
+              block_cache.size[free_slot] = rounded;
+              block_cache.stamp[free_slot] = ++block_cache.clock;
+              block_cache.bytes += rounded;
+              p = NULL;
+              break;
+            }
+          int old = block_oldest ();
+          if (old < 0)
+            break;
+          evicted[n_evicted++] = block_cache.data[old];
+          block_cache.bytes -= block_cache.size[old];
+          block_cache.data[old] = NULL;
         }
       pthread_mutex_unlock (&block_cache.lock);
+      for (int i = 0; i < n_evicted; i++)
+        free (evicted[i]);
     }
   free (p);
 }
