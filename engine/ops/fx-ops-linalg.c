@@ -6,6 +6,7 @@
 #include "fx-ops-impl.h"
 
 #include <cblas.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -217,6 +218,24 @@ bias_rows_fill (const fx_tensor *bias, fx_tensor *o, int64_t nb, int64_t n, int6
   return true;
 }
 
+/* OpenBLAS on one thread while batch-parallel GEMMs run (entered and left in pairs; nested or concurrent ones share
+   one saved count, so the count in effect before the first comes back after the last). */
+static void
+blas_single_threaded (bool enter)
+{
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static int depth, saved;
+  pthread_mutex_lock (&lock);
+  if (enter && depth++ == 0)
+    {
+      saved = openblas_get_num_threads ();
+      openblas_set_num_threads (1);
+    }
+  else if (!enter && --depth == 0)
+    openblas_set_num_threads (saved);
+  pthread_mutex_unlock (&lock);
+}
+
 /* Batches [begin, end) of a GEMM whose operands BLAS takes as they are (the layouts blas_layout found). */
 typedef struct
 {
@@ -368,10 +387,9 @@ fx_kernel_matmul (fx_op_call *call)
       int nt = fx_parallel_threads ();
       if (batched && nt > 1 && nb >= nt && openblas_set_num_threads && openblas_get_num_threads)
         {
-          int prev = openblas_get_num_threads ();
-          openblas_set_num_threads (1);
+          blas_single_threaded (true);
           fx_parallel_for (nb, 1, gemm_chunk, &j);
-          openblas_set_num_threads (prev);
+          blas_single_threaded (false);
         }
       else
         gemm_chunk (0, nb, &j);
