@@ -315,6 +315,28 @@ binary_i64 (const binary_ctx *c, int64_t a, int64_t b)
     }                                                                                   \
   while (0)
 
+/* add and sub (with alpha), mul and div inline, the other ops through binary_f64: LOOP is F32_LOOP or F64_LOOP over
+   a and b, T their type, alpha and c in scope */
+#define BINARY_ARITH(LOOP, T)                                                           \
+  switch (c->op)                                                                        \
+    {                                                                                   \
+    case FX_OP_ADD_TENSOR: case FX_OP_ADD_SCALAR:                                       \
+      if (alpha == (T) 1)                                                               \
+        LOOP (a + b);                                                                   \
+      else                                                                              \
+        LOOP (a + alpha * b);                                                           \
+      return;                                                                           \
+    case FX_OP_SUB_TENSOR: case FX_OP_SUB_SCALAR:                                       \
+      if (alpha == (T) 1)                                                               \
+        LOOP (a - b);                                                                   \
+      else                                                                              \
+        LOOP (a - alpha * b);                                                           \
+      return;                                                                           \
+    case FX_OP_MUL_TENSOR: case FX_OP_MUL_SCALAR: LOOP (a * b); return;                 \
+    case FX_OP_DIV_TENSOR: case FX_OP_DIV_SCALAR: LOOP (a / b); return;                 \
+    default: LOOP ((T) binary_f64 (c, a, b)); return;                                   \
+    }
+
 static void
 binary_loop_f32 (char **p, const int64_t *s, int64_t n, void *vctx)
 {
@@ -324,26 +346,7 @@ binary_loop_f32 (char **p, const int64_t *s, int64_t n, void *vctx)
       && fx_simd_binary_f32 (c->op, alpha, (float *) p[0], (const float *) p[1], (const float *) p[2], s[1] / 4,
                              s[2] / 4, n))
     return;
-  switch (c->op)
-    {
-    case FX_OP_ADD_TENSOR: case FX_OP_ADD_SCALAR:
-      if (alpha == 1.0f)
-        F32_LOOP (a + b);
-      else
-        F32_LOOP (a + alpha * b);
-      return;
-    case FX_OP_SUB_TENSOR: case FX_OP_SUB_SCALAR:
-      if (alpha == 1.0f)
-        F32_LOOP (a - b);
-      else
-        F32_LOOP (a - alpha * b);
-      return;
-    case FX_OP_MUL_TENSOR: case FX_OP_MUL_SCALAR: F32_LOOP (a * b); return;
-    case FX_OP_DIV_TENSOR: case FX_OP_DIV_SCALAR: F32_LOOP (a / b); return;
-    default:
-      F32_LOOP ((float) binary_f64 (c, a, b));
-      return;
-    }
+  BINARY_ARITH (F32_LOOP, float);
 }
 
 #define F64_LOOP(EXPR)                                                                  \
@@ -363,26 +366,7 @@ binary_loop_f64 (char **p, const int64_t *s, int64_t n, void *vctx)
 {
   const binary_ctx *c = vctx;
   double alpha = c->alpha;
-  switch (c->op)
-    {
-    case FX_OP_ADD_TENSOR: case FX_OP_ADD_SCALAR:
-      if (alpha == 1.0)
-        F64_LOOP (a + b);
-      else
-        F64_LOOP (a + alpha * b);
-      return;
-    case FX_OP_SUB_TENSOR: case FX_OP_SUB_SCALAR:
-      if (alpha == 1.0)
-        F64_LOOP (a - b);
-      else
-        F64_LOOP (a - alpha * b);
-      return;
-    case FX_OP_MUL_TENSOR: case FX_OP_MUL_SCALAR: F64_LOOP (a * b); return;
-    case FX_OP_DIV_TENSOR: case FX_OP_DIV_SCALAR: F64_LOOP (a / b); return;
-    default:
-      F64_LOOP (binary_f64 (c, a, b));
-      return;
-    }
+  BINARY_ARITH (F64_LOOP, double);
 }
 
 static void
