@@ -75,13 +75,19 @@ def _dtype(name):
 
 def read_tensor(path, device):
     import torch
+    # the header line, then the body read straight into the buffer torch will own (no copies of a whole file)
     with open(path, "rb") as f:
-        data = f.read()
-    nl = data.index(b"\n")
-    head = json.loads(data[:nl].decode("utf-8"))
+        line = f.readline()
+        if not line.endswith(b"\n"):
+            raise WorkerError("%s: no header line" % (path,))
+        size = os.fstat(f.fileno()).st_size - len(line)
+        body = bytearray(size)
+        got = f.readinto(body) if size else 0
+        if got != size:
+            raise WorkerError("%s: read %d of %d bytes" % (path, got, size))
+    head = json.loads(line[:-1].decode("utf-8"))
     dtype = _dtype(head["dtype"])
     shape = [int(s) for s in head["shape"]]
-    body = bytearray(data[nl + 1:])
     itemsize = torch.empty((), dtype=dtype).element_size()
     count = len(body) // itemsize
     if len(body) != count * itemsize:
