@@ -787,6 +787,32 @@ fx_meta_indexing (fx_op_call *call)
   return FX_OK;
 }
 
+/* Rows [begin, end) of a contiguous index_select or last-dim gather whose indices were checked: each output row is
+   nj blocks of `inner` elements, block j from self's row at index idx[j] (index_select) or idx[row, j] (gather). */
+typedef struct
+{
+  const char *xs;
+  char *os;
+  const fx_tensor *idx;
+  bool per_row;
+  int64_t nj, inner, x_row;
+  size_t isz;
+} take_job;
+
+static void
+take_rows (int64_t begin, int64_t end, void *ctx)
+{
+  const take_job *t = ctx;
+  size_t block = (size_t) t->inner * t->isz;
+  for (int64_t r = begin; r < end; r++)
+    for (int64_t j = 0; j < t->nj; j++)
+      {
+        int64_t k = fx_tensor_get_i64 (t->idx, t->per_row ? r * t->nj + j : j);
+        memcpy (t->os + (r * t->nj + j) * t->inner * (int64_t) t->isz,
+                t->xs + (r * t->x_row + k * t->inner) * (int64_t) t->isz, block);
+      }
+}
+
 fx_status
 fx_kernel_indexing (fx_op_call *call)
 {
@@ -837,25 +863,28 @@ fx_kernel_indexing (fx_op_call *call)
         rows_match = rows_match && idx->sizes[k] == x->sizes[k];
       if (rows_match || (id == FX_OP_GATHER && d == 1 && x->ndim == 2))
         {
-          const char *xs = (const char *) fx_tensor_data (x);
-          char *os = (char *) fx_tensor_data (o);
           int64_t nj = id == FX_OP_GATHER ? idx->sizes[d] : fx_tensor_numel (idx);
-          int64_t x_row = len * inner;   /* elements per outer step in self */
-          for (int64_t r = 0; r < outer; r++)
-            for (int64_t j = 0; j < nj; j++)
-              {
-                int64_t k = fx_tensor_get_i64 (idx, id == FX_OP_GATHER ? r * nj + j : j);
-                if (k < 0 || k >= len)
-                  return id == FX_OP_INDEX_SELECT
-                           ? fx_op_error (call, FX_ERR_INVALID,
-                                          "index out of range in self (index %lld, dimension %lld of size %lld)",
-                                          (long long) k, (long long) d, (long long) len)
-                           : fx_op_error (call, FX_ERR_INVALID,
-                                          "index %lld is out of bounds for dimension %lld with size %lld",
-                                          (long long) k, (long long) d, (long long) len);
-                memcpy (os + ((r * nj + j) * inner) * (int64_t) isz, xs + (r * x_row + k * inner) * (int64_t) isz,
-                        (size_t) (inner * (int64_t) isz));
-              }
+          /* every index checked first (a contiguous read), then the copies on the engine's threads: a gather of
+             one element per row misses the cache on each, and more threads keep more misses in flight */
+          int64_t n_idx = fx_tensor_numel (idx);
+          for (int64_t q = 0; q < n_idx; q++)
+            {
+              int64_t k = fx_tensor_get_i64 (idx, q);
+              if (k < 0 || k >= len)
+                return id == FX_OP_INDEX_SELECT
+                         ? fx_op_error (call, FX_ERR_INVALID,
+                                        "index out of range in self (index %lld, dimension %lld of size %lld)",
+                                        (long long) k, (long long) d, (long long) len)
+                         : fx_op_error (call, FX_ERR_INVALID,
+                                        "index %lld is out of bounds for dimension %lld with size %lld",
+                                        (long long) k, (long long) d, (long long) len);
+            }
+          take_job j = { (const char *) fx_tensor_data (x), (char *) fx_tensor_data (o), idx, id == FX_OP_GATHER,
+                         nj, inner, len * inner, isz };
+          /* rows of about 64 KiB of copies or 256 indices per chunk, whichever is more */
+          int64_t per_row = nj * inner * (int64_t) isz;
+          int64_t grain = per_row >= 65536 ? 1 : (65536 / (per_row ? per_row : 1) > 256 ? 256 : 65536 / per_row);
+          fx_parallel_for (outer, grain, take_rows, &j);
           return FX_OK;
         }
     }
