@@ -336,7 +336,7 @@ bench_inductor (int argc, char **argv, const char *device)
   double timeout_s = 300;
   g_auto (GStrv) dirs = NULL;
   g_autofree char *only = NULL, *python = NULL, *stage = NULL;
-  gboolean json = FALSE;
+  gboolean json = FALSE, no_eager = FALSE;
   GOptionEntry entries[] = {
     { "dir", 'd', 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs,
       "A folder of graphs NAME.py with NAME.inputs.json (repeatable; default tests/fixtures/graphs and bench/graphs, "
@@ -356,6 +356,9 @@ bench_inductor (int argc, char **argv, const char *device)
       "caches warm (default 0: off)", "N" },
     { "python", 0, 0, G_OPTION_ARG_FILENAME, &python,
       "Python with torch (default $FXWB_PYTHON, else /usr/bin/python3)", "PATH" },
+    { "no-eager", 0, 0, G_OPTION_ARG_NONE, &no_eager,
+      "Leave out the torch eager column: torch.compile against fxwb only, one torch worker per graph instead of two",
+      NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the results as JSON", NULL },
     { NULL },
   };
@@ -470,8 +473,9 @@ bench_inductor (int argc, char **argv, const char *device)
                 has_compile ? "" : ": no torch.compile before 2.0, the inductor column is left out");
       else
         printf ("torch: not found (%s: %s): only fxwb's columns\n", python, why ? why : "?");
-      printf ("ratios above 1: fxwb is faster; compile: fxwb inductor's, cache cold per graph%s\n\n",
-              prepare && has_compile ? "; torch.compile's caches warmed first (--prepare)" : "");
+      printf ("ratios above 1: fxwb is faster; compile: fxwb inductor's, cache cold per graph%s%s\n\n",
+              prepare && has_compile ? "; torch.compile's caches warmed first (--prepare)" : "",
+              no_eager ? "; no torch eager column (--no-eager)" : "");
       printf ("%-24s %10s %10s %10s %9s %9s %10s  %s\n", "graph", "eager ms", "inductor", "fxwb ms", "vs eager",
               "vs induct", "compile ms", "accuracy");
       fflush (stdout);   /* a bench stopped in --prepare or in its first graph still says what it ran */
@@ -509,7 +513,7 @@ bench_inductor (int argc, char **argv, const char *device)
       genv = g_environ_setenv (genv, "FX_CUDA_CACHE_DIR", graph_cache, TRUE);
       GPtrArray *av = g_ptr_array_new ();
       const char *fixed[] = { self, "compare", g->path, "-i", g->inputs, "-b", eager_col };
-      for (size_t i = 0; i < G_N_ELEMENTS (fixed); i++)
+      for (size_t i = 0; i < G_N_ELEMENTS (fixed) - (no_eager ? 2 : 0); i++)
         g_ptr_array_add (av, (char *) fixed[i]);
       if (has_compile)
         {
@@ -529,9 +533,11 @@ bench_inductor (int argc, char **argv, const char *device)
       g_file_get_contents (out_path, &out, NULL, NULL);
       json_object *list = out ? json_tokener_parse (out) : NULL;
       column_result eager, ind, ours;
-      read_column (list, 0, &eager);
-      read_column (list, has_compile ? 1 : 99, &ind);
-      read_column (list, has_compile ? 2 : 1, &ours);
+      /* the columns in order: torch eager (unless --no-eager), torch.compile (where there is one), fxwb */
+      size_t col = 0;
+      read_column (list, no_eager ? 99 : col++, &eager);
+      read_column (list, has_compile ? col++ : 99, &ind);
+      read_column (list, col, &ours);
       const char *failure = NULL;
       g_autofree char *err_line = NULL;
       if (oc == CHILD_TIMED_OUT)
@@ -593,7 +599,7 @@ bench_inductor (int argc, char **argv, const char *device)
                 printf ("%-24s   fxwb: %s\n", "", ours.error);
               if (has_compile && !ind.ok)
                 printf ("%-24s   torch.compile: %s\n", "", ind.error);
-              if (!eager.ok)
+              if (!no_eager && !eager.ok)
                 printf ("%-24s   torch eager: %s\n", "", eager.error);
             }
         }
@@ -619,9 +625,13 @@ bench_inductor (int argc, char **argv, const char *device)
     }
   else
     {
-      printf ("\ngeomean: %.2fx torch eager over %d graphs", ge, n_eager);
+      printf ("\ngeomean:");
+      if (n_eager)
+        printf (" %.2fx torch eager over %d graphs%s", ge, n_eager, n_ind ? "," : "");
       if (n_ind)
-        printf (", %.2fx torch.compile (inductor) over %d graphs", gind, n_ind);
+        printf (" %.2fx torch.compile (inductor) over %d graphs", gind, n_ind);
+      if (!n_eager && !n_ind)
+        printf (" no torch column to compare with");
       printf ("\n");
       if (n_bad)
         printf ("%d graph%s failed, timed out or did not match\n", n_bad, n_bad == 1 ? "" : "s");

@@ -36,6 +36,19 @@ grep -q '"graph": *"softmax_rows"' "$tmp/j.json" || fail "json graph: $(head -c 
 grep -q '"accuracy": *"pass"' "$tmp/j.json" || fail "json accuracy"
 grep -q '"host": *"[0-9]* CPUs online' "$tmp/j.json" || fail "json host"
 
+# --no-eager: no torch eager column in the child's compare (one column fewer in --json), "-" in the table
+"$fxwb" bench inductor-cpu --dir "$fixtures/graphs" -g softmax_rows --scale 16 -n 1 --no-eager --json > "$tmp/ne.json" \
+  || fail "--no-eager json exit $?"
+! grep -q '"backend": *"torch:eager' "$tmp/ne.json" || fail "--no-eager still ran torch eager"
+grep -q '"backend": *"inductor' "$tmp/ne.json" || fail "--no-eager lost fxwb's column: $(head -c 300 "$tmp/ne.json")"
+if [ $have_torch = 1 ]; then
+  grep -q '"backend": *"torch:eager' "$tmp/j.json" || fail "the default run has no torch eager column"
+fi
+"$fxwb" bench inductor-cpu --dir "$fixtures/graphs" -g softmax_rows --scale 16 -n 1 --no-eager > "$tmp/ne.txt" 2>&1 \
+  || fail "--no-eager exit $?"
+grep -q "no torch eager column (--no-eager)" "$tmp/ne.txt" || fail "--no-eager header: $(head -4 "$tmp/ne.txt")"
+grep -q "^softmax_rows  *- .* pass$" "$tmp/ne.txt" || fail "--no-eager row: $(cat "$tmp/ne.txt")"
+
 # a time guard: every graph times out, is reported and the command fails
 "$fxwb" bench inductor-cpu --dir "$fixtures/graphs" -g softmax_rows --timeout 0.05 > "$tmp/t.txt" 2>&1 \
   && fail "timeout: exit 0"
