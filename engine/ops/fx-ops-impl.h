@@ -127,6 +127,8 @@ fx_layer_norm_apply_f32 (float *q, const float *p, const float *w, const float *
 void fx_parallel_set_threads (int n);
 /* How many threads fx_parallel_for would use at most. */
 int fx_parallel_threads (void);
+/* OpenBLAS's thread count, where the cblas is OpenBLAS. */
+void fx_blas_set_threads (int n);
 
 /* Graph-building helpers for decompositions: a call_function node of a table op inserted before `before`, copying
    before's provenance (stack trace, module stack, from_node with the pass "decompose"). */

@@ -218,6 +218,14 @@ bias_rows_fill (const fx_tensor *bias, fx_tensor *o, int64_t nb, int64_t n, int6
   return true;
 }
 
+/* OpenBLAS's thread count (fx_runtime_set_threads); nothing where the cblas is not OpenBLAS. */
+void
+fx_blas_set_threads (int n)
+{
+  if (openblas_set_num_threads && n >= 1)
+    openblas_set_num_threads (n);
+}
+
 /* OpenBLAS on one thread while batch-parallel GEMMs run (entered and left in pairs; nested or concurrent ones share
    one saved count, so the count in effect before the first comes back after the last). */
 static void

@@ -813,6 +813,17 @@ take_rows (int64_t begin, int64_t end, void *ctx)
       }
 }
 
+/* An index outside [0, len) of dim d: neither op wraps a negative one (eager's texts). */
+static fx_status
+index_error (fx_op_call *call, int64_t k, int64_t d, int64_t len)
+{
+  if (call->op->id == FX_OP_INDEX_SELECT)
+    return fx_op_error (call, FX_ERR_INVALID, "index out of range in self (index %lld, dimension %lld of size %lld)",
+                        (long long) k, (long long) d, (long long) len);
+  return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
+                      (long long) k, (long long) d, (long long) len);
+}
+
 fx_status
 fx_kernel_indexing (fx_op_call *call)
 {
@@ -858,10 +869,13 @@ fx_kernel_indexing (fx_op_call *call)
         outer *= id == FX_OP_GATHER ? idx->sizes[k] : x->sizes[k];
       for (int k = (int) d + 1; k < x->ndim; k++)
         inner *= x->sizes[k];
-      bool rows_match = true;   /* gather: idx's leading dims index self's (smaller is allowed: its own strides) */
-      for (int k = 0; id == FX_OP_GATHER && k < d; k++)
-        rows_match = rows_match && idx->sizes[k] == x->sizes[k];
-      if (rows_match || (id == FX_OP_GATHER && d == 1 && x->ndim == 2))
+      /* a gather's idx may be smaller than self in the leading dims: its row r is self's row r only in 2-D or
+         where those dims match */
+      bool rows_map = true;
+      if (id == FX_OP_GATHER && x->ndim > 2)
+        for (int k = 0; k < d; k++)
+          rows_map = rows_map && idx->sizes[k] == x->sizes[k];
+      if (rows_map)
         {
           int64_t nj = id == FX_OP_GATHER ? idx->sizes[d] : fx_tensor_numel (idx);
           /* every index checked first (a contiguous read), then the copies on the engine's threads: a gather of
@@ -871,13 +885,7 @@ fx_kernel_indexing (fx_op_call *call)
             {
               int64_t k = fx_tensor_get_i64 (idx, q);
               if (k < 0 || k >= len)
-                return id == FX_OP_INDEX_SELECT
-                         ? fx_op_error (call, FX_ERR_INVALID,
-                                        "index out of range in self (index %lld, dimension %lld of size %lld)",
-                                        (long long) k, (long long) d, (long long) len)
-                         : fx_op_error (call, FX_ERR_INVALID,
-                                        "index %lld is out of bounds for dimension %lld with size %lld",
-                                        (long long) k, (long long) d, (long long) len);
+                return index_error (call, k, d, len);
             }
           take_job j = { (const char *) fx_tensor_data (x), (char *) fx_tensor_data (o), idx, id == FX_OP_GATHER,
                          nj, inner, len * inner, isz };
@@ -894,13 +902,8 @@ fx_kernel_indexing (fx_op_call *call)
       int64_t coord[FX_TENSOR_MAX_DIMS];
       fx_unravel (o->sizes, o->ndim, i, coord);
       int64_t j = id == FX_OP_GATHER ? fx_tensor_get_i64 (idx, i) : fx_tensor_get_i64 (idx, x->ndim ? coord[d] : 0);
-      /* neither wraps a negative index (eager: "index out of range in self" for index_select) */
-      if (id == FX_OP_INDEX_SELECT && (j < 0 || j >= len))
-        return fx_op_error (call, FX_ERR_INVALID, "index out of range in self (index %lld, dimension %lld of size %lld)",
-                            (long long) j, (long long) d, (long long) len);
       if (j < 0 || j >= len)
-        return fx_op_error (call, FX_ERR_INVALID, "index %lld is out of bounds for dimension %lld with size %lld",
-                            (long long) j, (long long) d, (long long) len);
+        return index_error (call, j, d, len);
       int64_t off = x->offset;
       for (int k = 0; k < x->ndim; k++)
         off += (k == d ? j : coord[k]) * x->strides[k];

@@ -170,6 +170,23 @@ fx_pass_shape_prop (fx_graph *graph, size_t *changed, fx_diag *diag)
 
 /* ---------------------------------------------------------------- gather sinking */
 
+/* The table op a node calls, or NULL (not a call_function of a table op). */
+static const fx_op_info *
+node_op (const fx_node *n)
+{
+  if (n->op != FX_OP_CALL_FUNCTION || n->target.kind != FX_TARGET_OP)
+    return NULL;
+  int id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
+  return id >= 0 ? fx_op_get ((fx_op_id) id) : NULL;
+}
+
+static bool
+is_gather (const fx_node *n)
+{
+  const fx_op_info *op = node_op (n);
+  return op && op->id == FX_OP_GATHER;
+}
+
 /* The shapes of a graph as shape propagation finds them, on a copy (the graph's own metas stay as they were). */
 static const fx_tensor_meta *
 copy_meta (const fx_graph *shapes, const fx_node *n)
@@ -217,7 +234,8 @@ classify_operand (const fx_tensor_meta *o, const fx_tensor_meta *src, int d)
    d (row statistics), so that f is computed at the gathered positions only. cross_entropy's
    gather(log_softmax(x), 1, target) becomes gather(x, 1, target) - amax - log(sum): the [N, C] log_softmax is never
    written (Inductor reaches the same by inlining the pointwise into the indirect load). The same operations run on
-   the same values, so the results are bit for bit those of the graph before. */
+   the same values, so the results are bit for bit those of the graph before. Returns the first gather it made (in
+   graph order, before the rewritten op), or NULL where it left g alone. */
 static fx_node *
 sink_one (fx_graph *graph, const fx_graph *shapes, fx_node *g)
 {
@@ -228,10 +246,7 @@ sink_one (fx_graph *graph, const fx_graph *shapes, fx_node *g)
   if (sparse && !(sparse->kind == FX_ARG_BOOL && !sparse->u.b))
     return NULL;
   fx_node *src = g->args[0].u.node;
-  int sid = src->op == FX_OP_CALL_FUNCTION && src->target.kind == FX_TARGET_OP
-              ? (src->target.op_id >= 0 ? src->target.op_id : fx_op_lookup (src->target.name))
-              : -1;
-  const fx_op_info *op = sid >= 0 ? fx_op_get ((fx_op_id) sid) : NULL;
+  const fx_op_info *op = node_op (src);
   const fx_tensor_meta *sm = copy_meta (shapes, src), *im = copy_meta (shapes, g->args[2].u.node);
   if (op == NULL || op->kind != FX_OP_KIND_POINTWISE || sm == NULL || im == NULL || im->ndim != sm->ndim
       || sm->ndim < 1)
@@ -267,6 +282,7 @@ sink_one (fx_graph *graph, const fx_graph *shapes, fx_node *g)
   if (!any_full)
     return NULL;
   fx_arg args[8];
+  fx_node *first = NULL;
   fx_graph_set_insert_point (graph, g);
   for (size_t i = 0; i < src->n_args; i++)
     {
@@ -278,13 +294,15 @@ sink_one (fx_graph *graph, const fx_graph *shapes, fx_node *g)
       fx_node_share_user_provenance (gi, g);
       fx_node_set_source (gi, graph->arena, g, "sink_gather", "replace", true);
       args[i] = fx_arg_node (gi);
+      if (first == NULL)
+        first = gi;
     }
   fx_node *f = fx_graph_call_function (graph, src->target, args, src->n_args, src->kwargs, src->n_kwargs);
   fx_graph_set_insert_point (graph, NULL);
   fx_node_share_user_provenance (f, src);
   fx_node_set_source (f, graph->arena, src, "sink_gather", "replace", true);
   fx_node_replace_all_uses_with (g, f);
-  return f;
+  return first;
 }
 
 fx_status
@@ -293,8 +311,7 @@ fx_pass_sink_gather (fx_graph *graph, size_t *changed, fx_diag *diag)
   size_t total = 0;
   bool any = false;
   for (const fx_node *n = graph->first; n && !any; n = n->next)
-    any = n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP
-          && (n->target.op_id == FX_OP_GATHER || strcmp (n->target.name, "aten.gather.default") == 0);
+    any = is_gather (n);
   if (!any)
     {
       if (changed)
@@ -312,29 +329,25 @@ fx_pass_sink_gather (fx_graph *graph, size_t *changed, fx_diag *diag)
         *changed = 0;
       return FX_OK;
     }
-  /* each rewrite moves a gather one pointwise op towards the inputs, and the gathers it makes (of nodes the copy
-     knows) are tried in turn: the scan starts over after a rewrite, bounded by the graph's size */
+  /* one scan: each rewrite moves a gather one pointwise op towards the inputs and the scan goes on from the gathers
+     it made (inserted just before), so a chain is followed to its end; bounded by the graph's size */
   size_t limit = 4 * (graph->n_nodes + 4);
-  bool again = true;
-  while (again && total < limit)
+  for (fx_node *n = graph->first; n != NULL && total < limit;)
     {
-      again = false;
-      for (fx_node *n = graph->first; n != NULL && !again; n = n->next)
+      fx_node *made = is_gather (n) ? sink_one (graph, shapes, n) : NULL;
+      if (made == NULL)
         {
-          bool is_gather = n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP
-                           && (n->target.op_id == FX_OP_GATHER
-                               || strcmp (n->target.name, "aten.gather.default") == 0);
-          if (!is_gather || sink_one (graph, shapes, n) == NULL)
-            continue;
-          fx_status st = fx_graph_erase_node (graph, n, diag);
-          if (st != FX_OK)
-            {
-              fx_graph_free (shapes);
-              return st;
-            }
-          total++;
-          again = true;
+          n = n->next;
+          continue;
         }
+      fx_status st = fx_graph_erase_node (graph, n, diag);
+      if (st != FX_OK)
+        {
+          fx_graph_free (shapes);
+          return st;
+        }
+      total++;
+      n = made;
     }
   fx_graph_free (shapes);
   if (changed)
@@ -392,10 +405,8 @@ cse_candidate (const fx_node *n)
     return false;
   if (n->target.kind == FX_TARGET_OP)
     {
-      int id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
-      if (id < 0)
-        return false;
-      return fx_op_get ((fx_op_id) id)->kind != FX_OP_KIND_RANDOM;
+      const fx_op_info *op = node_op (n);
+      return op != NULL && op->kind != FX_OP_KIND_RANDOM;
     }
   return n->target.kind == FX_TARGET_OPERATOR && strcmp (n->target.name, "getitem") == 0;
 }
@@ -483,10 +494,7 @@ fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
   while (n != NULL)
     {
       fx_node *next = n->next;
-      int id = -1;
-      if (n->op == FX_OP_CALL_FUNCTION && n->target.kind == FX_TARGET_OP)
-        id = n->target.op_id >= 0 ? n->target.op_id : fx_op_lookup (n->target.name);
-      const fx_op_info *op = id >= 0 ? fx_op_get ((fx_op_id) id) : NULL;
+      const fx_op_info *op = node_op (n);
       if (op == NULL || op->decomp == NULL)
         {
           n = next;
@@ -507,7 +515,7 @@ fx_pass_decompose (fx_graph *graph, size_t *changed, fx_diag *diag)
       /* the new nodes go before n (its getitem users after it are replaced): resume from n's predecessor, so
          they are decomposed in turn */
       fx_node *prev = n->prev;
-      n->target.op_id = id;
+      n->target.op_id = op->id;
       fx_status st = op->decomp (graph, n, diag);
       if (st == FX_ERR_UNSUPPORTED)
         {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Switches over arg kinds name the handled cases; `default` covers the rest on purpose. */
 #pragma GCC diagnostic ignored "-Wswitch-enum"
@@ -424,24 +423,13 @@ fx_interp_run_reference (const fx_graph *graph, const fx_value *inputs, size_t n
 /* ---------------------------------------------------------------- threads */
 
 void fx_parallel_set_threads (int n);   /* engine/ops/fx-ops.c */
-
-/* OpenBLAS's setter, when the BLAS linked in is OpenBLAS (a weak reference: other BLAS builds lack it). */
-#pragma weak openblas_set_num_threads
-void openblas_set_num_threads (int n);
+int fx_parallel_threads (void);
+void fx_blas_set_threads (int n);       /* engine/ops/fx-ops-linalg.c */
 
 void
 fx_runtime_set_threads (int n)
 {
   fx_parallel_set_threads (n);
-  if (openblas_set_num_threads != NULL)
-    {
-      int t = n;
-      if (t < 1)
-        {
-          const char *env = getenv ("FX_NUM_THREADS");
-          long v = env ? strtol (env, NULL, 10) : sysconf (_SC_NPROCESSORS_ONLN);
-          t = v < 1 ? 1 : v > 32 ? 32 : (int) v;
-        }
-      openblas_set_num_threads (t);
-    }
+  /* OpenBLAS gets the count the engine's loops use (n, or FX_NUM_THREADS, or the CPUs) */
+  fx_blas_set_threads (fx_parallel_threads ());
 }

@@ -277,20 +277,26 @@ test_few_long_rows (void)
                   "        return (sum_1, amax)\n",
                   variant, variant ? "i32 2 long rows, variant 1" : "i32 2 long rows");
     }
-  char *split = compiled_artifact ("class M(torch.nn.Module):\n"
-                                  "    def forward(self, arg0_1: \"f32[3, 262147][262147, 1]cpu\"):\n"
-                                  "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
-                                  "        return (sum_1,)\n", "output_code.c", NULL);
-  g_assert_nonnull (strstr (split, "#pragma omp parallel for simd schedule(static) reduction(+:acc"));
-  g_assert_null (strstr (split, "collapse"));
-  g_free (split);
-  char *rows = compiled_artifact ("class M(torch.nn.Module):\n"
-                                 "    def forward(self, arg0_1: \"f32[33, 262147][262147, 1]cpu\"):\n"
-                                 "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
-                                 "        return (sum_1,)\n", "output_code.c", NULL);
-  g_assert_nonnull (strstr (rows, "#pragma omp parallel for collapse(1)"));
-  g_assert_null (strstr (rows, "parallel for simd"));
-  g_free (rows);
+  /* 3 rows split each row over the threads; 33 keep the row loop */
+  for (int n_rows = 3; n_rows <= 33; n_rows += 30)
+    {
+      g_autofree char *code = g_strdup_printf ("class M(torch.nn.Module):\n"
+                                               "    def forward(self, arg0_1: \"f32[%d, 262147][262147, 1]cpu\"):\n"
+                                               "        sum_1 = torch.ops.aten.sum.dim_IntList(arg0_1, [-1])\n"
+                                               "        return (sum_1,)\n", n_rows);
+      char *src = compiled_artifact (code, "output_code.c", NULL);
+      if (n_rows == 3)
+        {
+          g_assert_nonnull (strstr (src, "#pragma omp parallel for simd schedule(static) reduction(+:acc"));
+          g_assert_null (strstr (src, "collapse"));
+        }
+      else
+        {
+          g_assert_nonnull (strstr (src, "#pragma omp parallel for collapse(1)"));
+          g_assert_null (strstr (src, "parallel for simd"));
+        }
+      g_free (src);
+    }
   char *arg = compiled_artifact ("class M(torch.nn.Module):\n"
                                 "    def forward(self, arg0_1: \"f32[2, 262147][262147, 1]cpu\"):\n"
                                 "        argmax = torch.ops.aten.argmax.default(arg0_1, 1)\n"
