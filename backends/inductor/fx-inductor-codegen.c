@@ -56,12 +56,13 @@ ind_kernel_params_free (ind_kernel_params *kp)
 /* A load from memory in a C kernel: the parameter indexed by the node's coefficients over the kernel variables. */
 typedef struct c_load_ctx
 {
+  const ind_program *p;
   const ind_group *G;
   const kernel_params *kp;
 } c_load_ctx;
 
 static void
-c_load (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out)
+c_load (void *ctx, const ind_node *n, const ind_operand *op, const char *index, fx_buf *out)
 {
   const c_load_ctx *c = ctx;
   int64_t xc[IND_MAXD], rc[IND_MAXD];
@@ -69,6 +70,11 @@ c_load (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out)
   ind_param_name (c->kp, op->buf, out);
   fx_buf_putc (out, '[');
   ind_put_index (xc, c->G->kx, rc, c->G->kr, op->offset, NULL, out);
+  if (index && c->p->index_checks[op->idx_check].view >= 0)
+    fx_buf_printf (out, " + %lldLL * (%s)", (long long) op->idx_stride, index);
+  else if (index)
+    fx_buf_printf (out, " + %lldLL * fx_ind_index (%s, %lldLL, %d)", (long long) op->idx_stride, index,
+                   (long long) op->idx_bound, op->idx_check);
   fx_buf_putc (out, ']');
 }
 
@@ -76,7 +82,7 @@ c_load (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out)
 static void
 node_value (const ind_program *p, const ind_group *G, const kernel_params *kp, const ind_node *n, fx_buf *out)
 {
-  c_load_ctx c = { G, kp };
+  c_load_ctx c = { p, G, kp };
   ind_node_value (p, n, false, c_load, &c, out);
 }
 
@@ -586,13 +592,29 @@ outer_reduction_tile (const ind_program *p, const ind_group *G)
       for (int o = 0; o < n->n_opnd; o++)
         {
           const ind_operand *op = &n->opnd[o];
-          if (op->kind != IND_OPND_LOAD)
-            continue;
-          int64_t xc[IND_MAXD], rc[IND_MAXD];
+          if (op->kind != IND_OPND_LOAD || (op->local >= 0 && !op->recompute))
+            continue;   /* a register of this iteration: no memory walk */
+          int64_t xc[IND_MAXD], rc[IND_MAXD], ixc[IND_MAXD], irc[IND_MAXD];
           ind_split_coef (n, op->coef, G->kx, xc, rc);
+          bool is_index = false;
+          for (int q = 0; q < n->n_opnd; q++)
+            is_index |= n->opnd[q].indirect && n->opnd[q].idx_opnd == o;
+          if (is_index)
+            {
+              if (xc[G->kx - 1] != 0)
+                return 0;   /* an index that changes across the tile: a gather per lane */
+              continue;
+            }
           if (rc[0] == 1 || (xc[G->kx - 1] != 1 && xc[G->kx - 1] != 0))
             return 0;   /* an inner reduction, or a kept dimension that is not contiguous */
-          strided |= rc[0] != 0 && xc[G->kx - 1] == 1;
+          /* an indirect load walks rows through its index: an embedding bag's table rows, one per r step */
+          bool r_varies = rc[0] != 0;
+          if (op->indirect)
+            {
+              ind_split_coef (n, n->opnd[op->idx_opnd].coef, G->kx, ixc, irc);
+              r_varies |= irc[0] != 0;
+            }
+          strided |= r_varies && xc[G->kx - 1] == 1;
         }
     }
   if (!strided)
@@ -988,6 +1010,24 @@ ind_codegen (ind_program *p, fx_buf *out)
                       "  return 0;\n}\n\n"
                       "const char *\nfx_inductor_error (void)\n{\n"
                       "  const char *m = fx_ind_error_set ? fx_ind_error_msg : 0;\n  fx_ind_error_set = 0;\n  return m;\n}\n\n");
+  bool kernel_checks = false;
+  for (int i = 0; i < p->n_index_checks; i++)
+    kernel_checks |= p->index_checks[i].view < 0;
+  if (kernel_checks)
+    /* a computed index out of [0, n): the first bad one is kept for the runner (fx_inductor_index_error) and the
+       load reads element 0 of the row instead, inside the buffer */
+    fx_buf_puts (out, "static int64_t fx_ind_bad_check = -1, fx_ind_bad_value;\n\n"
+                      "static inline int64_t\nfx_ind_index (int64_t i, int64_t n, int check)\n{\n"
+                      "  if (__builtin_expect ((uint64_t) i < (uint64_t) n, 1))\n    return i;\n"
+                      "  int64_t none = -1;\n"
+                      "  if (__atomic_compare_exchange_n (&fx_ind_bad_check, &none, (int64_t) check, 0, __ATOMIC_RELAXED,\n"
+                      "                                   __ATOMIC_RELAXED))\n"
+                      "    __atomic_store_n (&fx_ind_bad_value, i, __ATOMIC_RELAXED);\n"
+                      "  return 0;\n}\n\n"
+                      "int\nfx_inductor_index_error (int64_t *value)\n{\n"
+                      "  int64_t c = __atomic_exchange_n (&fx_ind_bad_check, -1, __ATOMIC_RELAXED);\n"
+                      "  *value = __atomic_load_n (&fx_ind_bad_value, __ATOMIC_RELAXED);\n"
+                      "  return (int) c;\n}\n\n");
   emit_kernels (p, out);
   fx_buf_puts (out, "typedef void (*fx_ind_extern_fn) (void *ctx, int node);\n\n"
                     "static double\nfx_now_ms (void)\n{\n  struct timespec ts;\n"

@@ -540,8 +540,9 @@ load_text (kctx *k, const ind_node *n, const ind_operand *op, fx_buf *out)
 }
 
 static void
-load_cb (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out)
+load_cb (void *ctx, const ind_node *n, const ind_operand *op, const char *index, fx_buf *out)
 {
+  (void) index;   /* the CUDA target lowers no indirect load (ind_program.indirect_loads) */
   load_text (ctx, n, op, out);
 }
 

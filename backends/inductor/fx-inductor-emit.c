@@ -202,7 +202,8 @@ ind_node_value (const ind_program *p, const ind_node *n, bool recomputing, ind_l
           else if (op->local >= 0)
             fx_buf_printf (&texts[o], "tmp%d", op->local);
           else
-            load (ctx, n, op, &texts[o]);
+            /* an index operand comes before the load it indexes (lowering puts it first) */
+            load (ctx, n, op, op->indirect && op->idx_opnd < o ? texts[op->idx_opnd].data : NULL, &texts[o]);
         }
       tp[o] = texts[o].data ? texts[o].data : "";
     }
@@ -263,5 +264,59 @@ ind_check_input (const ind_buffer *B, const fx_value *inputs, size_t n_inputs, f
       return st;
     }
   *t = x;
+  return FX_OK;
+}
+
+/* An index as the engine's kernel would report it (fx-ops-shape.c: embedding, index_select and gather). */
+fx_status
+ind_index_error (const ind_program *p, int check, int64_t k, fx_diag *diag)
+{
+  if (check < 0 || check >= p->n_index_checks)
+    return fx_diag_set (diag, FX_ERR_BACKEND, "inductor: a kernel read an index out of range (%lld)", (long long) k);
+  const ind_index_check *c = &p->index_checks[check];
+  if (c->op_id == FX_OP_EMBEDDING)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: node '%s': index out of range in self (index %lld, %lld rows)",
+                        c->node, (long long) k, (long long) c->bound);
+  if (c->op_id == FX_OP_INDEX_SELECT)
+    return fx_diag_set (diag, FX_ERR_INVALID, "inductor: node '%s': index out of range in self (index %lld, "
+                        "dimension %lld of size %lld)", c->node, (long long) k, (long long) c->dim,
+                        (long long) c->bound);
+  return fx_diag_set (diag, FX_ERR_INVALID, "inductor: node '%s': index %lld is out of bounds for dimension %lld "
+                      "with size %lld", c->node, (long long) k, (long long) c->dim, (long long) c->bound);
+}
+
+fx_status
+ind_check_indices (const ind_program *p, void *const *bufs, fx_diag *diag)
+{
+  for (int i = 0; i < p->n_index_checks; i++)
+    {
+      const ind_index_check *c = &p->index_checks[i];
+      if (c->view < 0)
+        continue;   /* computed in a kernel, checked there */
+      const ind_view *v = &p->views[c->view];
+      const char *data = bufs[v->buf];
+      fx_dtype dt = p->bufs[v->buf].dtype;
+      int64_t n = ind_numel (v->sizes, v->ndim);
+      if (n == 0)
+        continue;
+      if (data == NULL)
+        return fx_diag_set (diag, FX_ERR_INVALID, "inductor: node '%s': its indices are not bound", c->node);
+      /* odometer over the view; the lowest and highest index decide */
+      int64_t coord[IND_MAXD] = { 0 }, off = v->offset;
+      for (int64_t e = 0; e < n; e++)
+        {
+          int64_t k = dt == FX_DTYPE_I32 ? ((const int32_t *) data)[off] : ((const int64_t *) data)[off];
+          if (k < 0 || k >= c->bound)
+            return ind_index_error (p, i, k, diag);
+          for (int d = v->ndim - 1; d >= 0; d--)
+            {
+              off += v->strides[d];
+              if (++coord[d] < v->sizes[d])
+                break;
+              off -= v->strides[d] * v->sizes[d];
+              coord[d] = 0;
+            }
+        }
+    }
   return FX_OK;
 }

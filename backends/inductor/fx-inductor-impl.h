@@ -60,6 +60,15 @@ typedef struct ind_operand
   fx_dtype cast;            /* converted to this before the body */
   int local;                /* scheduler: node whose in-register value this load reads, or -1 (memory) */
   bool recompute;           /* local is an r-loop node of an earlier segment: re-evaluate its body here */
+  /* An indirect load (embedding, gather, index_select; C target only): the element at
+     offset + coef . vars + idx_stride * i, where i is the value of operand idx_opnd of the same node (an earlier
+     one), an integer in [0, idx_bound): checked by index check idx_check (ind_index_check), before any kernel runs
+     where the indices are a graph input, else where the kernel computes them. buf is a graph input: nothing in
+     the program writes it. */
+  bool indirect;
+  int idx_opnd;
+  int idx_check;
+  int64_t idx_stride, idx_bound;
 } ind_operand;
 
 typedef enum ind_node_kind
@@ -154,6 +163,19 @@ typedef struct ind_options
 /* Reads a resolved option set (NULL: the defaults); an unknown device is an error. */
 fx_status ind_options_read (const fx_options *opts, ind_options *out, fx_diag *diag);
 
+/* The indices an indirect load reads must lie in [0, bound), else the run fails naming the node, with the engine
+   kernel's text for op_id. Indices that are a graph input (view >= 0, over an input buffer) are checked when a run
+   starts; computed ones (view -1) where the kernel reads them (the C generator's fx_ind_index, reported after the
+   call). */
+typedef struct ind_index_check
+{
+  int view;
+  int64_t bound;
+  int op_id;                /* FX_OP_EMBEDDING, FX_OP_GATHER or FX_OP_INDEX_SELECT */
+  int64_t dim;              /* the indexed dim of the source */
+  const char *node;         /* the FX node (arena copy; messages only) */
+} ind_index_check;
+
 typedef struct ind_program
 {
   fx_arena *arena;
@@ -191,6 +213,10 @@ typedef struct ind_program
   bool relu_bug_gpu;        /* the bug is the GPU generator's (triton.*): its runtime error traps on the device */
   bool arg_reductions;      /* lower max.dim / min.dim / argmax / argmin (IND_RED_ARGMAX/ARGMIN): the C generator
                                has them, the CUDA one not (there they stay fallbacks) */
+  bool indirect_loads;      /* lower embedding / gather / index_select of graph inputs to indirect loads (C only; the
+                               CUDA path keeps its device indexed copy) */
+  ind_index_check *index_checks;  /* malloc'd */
+  int n_index_checks, cap_index_checks;
 } ind_program;
 
 /* fx-inductor-lower.c */
@@ -446,8 +472,9 @@ void ind_put_index (const int64_t *xc, int kx, const int64_t *rc, int kr, int64_
 /* "in_ptrN" / "out_ptrN": a buffer as its kernel parameter */
 void ind_param_name (const ind_kernel_params *kp, int buf, fx_buf *out);
 /* A node's value as an expression: operands in registers as tmpN (re-evaluated where the scheduler asks),
-   loads from memory written by the generator's load function. */
-typedef void (*ind_load_fn) (void *ctx, const ind_node *n, const ind_operand *op, fx_buf *out);
+   loads from memory written by the generator's load function; an indirect load gets its index operand's text as
+   INDEX (NULL for a plain load). */
+typedef void (*ind_load_fn) (void *ctx, const ind_node *n, const ind_operand *op, const char *index, fx_buf *out);
 void ind_node_value (const ind_program *p, const ind_node *n, bool recomputing, ind_load_fn load, void *ctx,
                      fx_buf *out);
 /* bytes from element 0 to the last element of a buffer's layout; with its reuse slot, the slot's bytes */
@@ -455,6 +482,10 @@ int64_t ind_buffer_extent_bytes (const ind_buffer *B);
 int64_t ind_buffer_bytes (const ind_program *p, int b);
 /* a tensor already in a buffer's compiled layout (size-1 dims may have any stride) */
 bool ind_same_layout (const fx_tensor *t, const ind_buffer *b);
+/* The index checks of a run (before any kernel): bufs[b] holds input buffer b's data in its compiled layout. */
+fx_status ind_check_indices (const ind_program *p, void *const *bufs, fx_diag *diag);
+/* The error of index check `check` (an in-kernel one) that read index k. */
+fx_status ind_index_error (const ind_program *p, int check, int64_t k, fx_diag *diag);
 /* The run's input for an input buffer: a tensor of the compiled shape and dtype, else a located error. */
 fx_status ind_check_input (const ind_buffer *B, const fx_value *inputs, size_t n_inputs, fx_tensor **t,
                            fx_diag *diag);

@@ -257,15 +257,16 @@ map_tensor (lower_state *s, const fx_tensor *t, int view)
   s->tv[s->n_tp++] = view;
 }
 
-/* The user's node a lowered node comes from: decomposition and functionalization made new nodes in the compile's
-   copy of the graph; their provenance names the node the user wrote. */
+/* The user's node a lowered node comes from: decomposition, functionalization and sink_gather made new nodes in the
+   compile's copy of the graph; their provenance names the node the user wrote. */
 static const char *
 origin_name (const fx_node *n)
 {
   const char *name = n->name;
   const fx_node_source *src = n->meta.n_from_node ? &n->meta.from_node[0] : NULL;
   while (src && src->name && src->pass_name
-         && (strcmp (src->pass_name, "decompose") == 0 || strcmp (src->pass_name, "functionalize") == 0))
+         && (strcmp (src->pass_name, "decompose") == 0 || strcmp (src->pass_name, "functionalize") == 0
+             || strcmp (src->pass_name, "sink_gather") == 0))
     {
       name = src->name;
       src = src->n_from ? &src->from_node[0] : NULL;
@@ -639,6 +640,109 @@ lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, co
   return true;
 }
 
+/* embedding(w, idx), gather(x, dim, idx) and index_select(x, dim, idx) of graph inputs as a pointwise node over the
+   output: operand 0 loads the index, operand 1 reads the source at its other coordinates plus the index times the
+   indexed dim's stride (Inductor's indirect_indexing). The node fuses like any pointwise one, so an embedding bag's
+   sum reads rows of the table without writing the [N, bag, D] gather, and cross entropy's target logits are read in
+   the kernel that needs them. Every index is checked: a graph input's when a run starts (ind_check_indices), a
+   computed one where the kernel reads it. false: a fallback (a computed source, other dtypes, the CUDA target). */
+static bool
+lower_indexing (lower_state *s, const fx_node *node, const fx_op_call *call, const fx_tensor *out, int *view_out)
+{
+  ind_program *p = s->p;
+  int id = call->op->id;
+  if (!p->indirect_loads || (id != FX_OP_EMBEDDING && id != FX_OP_GATHER && id != FX_OP_INDEX_SELECT))
+    return false;
+  int src_arg = 0, idx_arg = id == FX_OP_EMBEDDING ? 1 : 2;
+  if (call->args[src_arg].kind != FX_VALUE_TENSOR || call->args[idx_arg].kind != FX_VALUE_TENSOR)
+    return false;
+  int sv = lookup_tensor (s, call->args[src_arg].u.t), iv = lookup_tensor (s, call->args[idx_arg].u.t);
+  if (sv < 0 || iv < 0)
+    return false;
+  ind_view src = p->views[sv], idx = p->views[iv];
+  const ind_buffer *sb = &p->bufs[src.buf], *ib = &p->bufs[idx.buf];
+  if (sb->kind != IND_BUF_INPUT || !dtype_ok (sb->dtype) || sb->dtype != out->dtype
+      || (ib->dtype != FX_DTYPE_I64 && ib->dtype != FX_DTYPE_I32) || src.ndim < 1 || out->ndim > IND_MAXD)
+    return false;
+  int64_t dim = 0;
+  if (id == FX_OP_EMBEDDING)
+    {
+      if (src.ndim != 2 || out->ndim != idx.ndim + 1)
+        return false;
+    }
+  else
+    {
+      dim = call->args[1].u.i;
+      if (dim < 0)
+        dim += src.ndim;
+      if (dim < 0 || dim >= src.ndim || out->ndim != src.ndim)
+        return false;
+      if (id == FX_OP_GATHER && idx.ndim != src.ndim)
+        return false;
+      if (id == FX_OP_INDEX_SELECT && idx.ndim > 1)
+        return false;
+    }
+  ind_node n;
+  memset (&n, 0, sizeof n);
+  n.kind = IND_NODE_POINTWISE;
+  n.op_id = id;
+  n.out_dtype = n.compute_dtype = out->dtype;
+  n.ndim = out->ndim;
+  memcpy (n.sizes, out->sizes, sizeof (int64_t) * (size_t) out->ndim);
+  n.n_opnd = 2;
+  n.tmpl = "$1";
+  ind_operand *io = &n.opnd[0], *so = &n.opnd[1];
+  io->kind = so->kind = IND_OPND_LOAD;
+  io->buf = idx.buf;
+  io->offset = idx.offset;
+  io->cast = FX_DTYPE_I64;
+  io->local = so->local = -1;
+  so->buf = src.buf;
+  so->offset = src.offset;
+  so->cast = n.compute_dtype;
+  so->indirect = true;
+  so->idx_opnd = 0;
+  if (id == FX_OP_EMBEDDING)
+    {
+      /* out[i..., j] = w[idx[i...], j] */
+      for (int d = 0; d < idx.ndim; d++)
+        io->coef[d] = idx.sizes[d] == 1 ? 0 : idx.strides[d];
+      so->coef[out->ndim - 1] = src.sizes[1] == 1 ? 0 : src.strides[1];
+      so->idx_stride = src.strides[0];
+      so->idx_bound = src.sizes[0];
+    }
+  else
+    {
+      for (int d = 0; d < out->ndim; d++)
+        {
+          if (d != dim && out->sizes[d] != 1)
+            so->coef[d] = src.strides[d];
+          if (id == FX_OP_GATHER && idx.sizes[d] != 1)
+            io->coef[d] = idx.strides[d];
+        }
+      /* index_select: out[..., i, ...] = x[..., idx[i], ...] */
+      if (id == FX_OP_INDEX_SELECT && idx.ndim == 1 && idx.sizes[0] != 1)
+        io->coef[dim] = idx.strides[0];
+      so->idx_stride = src.strides[dim];
+      so->idx_bound = src.sizes[dim];
+    }
+  /* indices from a graph input are checked before the kernels run, computed ones in the kernel */
+  p->index_checks = ind_grow (p->index_checks, p->n_index_checks, &p->cap_index_checks, sizeof *p->index_checks, 4);
+  so->idx_check = p->n_index_checks;
+  p->index_checks[p->n_index_checks++] = (ind_index_check) { ib->kind == IND_BUF_INPUT ? iv : -1, so->idx_bound, id,
+                                                             dim, fx_arena_strdup (p->arena, origin_name (node)) };
+  ind_node *dst = add_node (p, IND_NODE_POINTWISE, id);
+  const char *name = dst->op_name;
+  *dst = n;
+  dst->op_name = name;
+  dst->group = -1;
+  dst->out_buf = ind_add_buffer (p, IND_BUF_COMPUTED, out->dtype, out->ndim, out->sizes, NULL);
+  p->bufs[dst->out_buf].producer = p->n_nodes - 1;
+  node_add_origin (p, dst, origin_name (node));
+  *view_out = add_view (p, dst->out_buf, out->ndim, out->sizes, p->bufs[dst->out_buf].strides, 0);
+  return true;
+}
+
 /* The dims a reduction reduces (sorted, deduplicated); false when the dim argument is not usable. */
 static bool
 reduction_dims (const fx_op_call *call, int ndim, bool *reduced)
@@ -730,6 +834,63 @@ map_pair (lower_state *s, const fx_node *node, const fx_tensor *out0, int v0, co
   map_tensor (s, out1, v1);
 }
 
+/* A reduction over dims that are not the last, of a pointwise node's value that nothing else reads (an embedding bag's
+   sum over the bag, x.sum(0) of a computed x): the producer is re-laid out to iterate the reduction's order (kept
+   dims, then reduced), its buffer contiguous in that order, as Inductor's reductions inline their pointwise input.
+   The reduction then reads the producer's store index and fuses it (before: "numel/rnumel mismatch", a written
+   [N, bag, D] buffer). Only for a buffer whose one view is the value itself, in the producer's own dim order. */
+static void
+reorder_producer (lower_state *s, const fx_node *node, int vw, const bool *reduced)
+{
+  ind_program *p = s->p;
+  if (node->n_args < 1 || node->args[0].kind != FX_ARG_NODE)
+    return;
+  const fx_node *x = node->args[0].u.node;
+  if (x->n_users != 1 || x->id >= s->n_env || s->node_view[x->id] != vw)
+    return;
+  ind_view *v = &p->views[vw];
+  ind_buffer *b = &p->bufs[v->buf];
+  if (b->kind != IND_BUF_COMPUTED || b->producer < 0 || v->offset != 0 || v->ndim != b->ndim)
+    return;
+  ind_node *pn = &p->nodes[b->producer];
+  if (pn->kind != IND_NODE_POINTWISE || pn->ndim != v->ndim)
+    return;
+  int64_t contig[IND_MAXD];
+  fx_contiguous_strides (b->ndim, b->sizes, contig);
+  for (int i = 0; i < v->ndim; i++)
+    if (pn->sizes[i] != v->sizes[i] || b->sizes[i] != v->sizes[i]
+        || (v->sizes[i] != 1 && (v->strides[i] != contig[i] || b->strides[i] != contig[i])))
+      return;
+  int perm[IND_MAXD], k = 0;
+  bool moved = false;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < v->ndim; i++)
+      if (reduced[i] == (pass == 1))
+        {
+          moved |= i != k;
+          perm[k++] = i;
+        }
+  if (!moved)
+    return;
+  int64_t sizes[IND_MAXD], coef[IND_MAXD], strides[IND_MAXD], st = 1;
+  for (int j = v->ndim - 1; j >= 0; j--)
+    {
+      strides[perm[j]] = v->sizes[perm[j]] == 1 ? contig[perm[j]] : st;
+      st *= v->sizes[perm[j]];
+    }
+  for (int j = 0; j < v->ndim; j++)
+    sizes[j] = pn->sizes[perm[j]];
+  memcpy (pn->sizes, sizes, sizeof (int64_t) * (size_t) v->ndim);
+  for (int o = 0; o < pn->n_opnd; o++)
+    {
+      for (int j = 0; j < v->ndim; j++)
+        coef[j] = pn->opnd[o].coef[perm[j]];
+      memcpy (pn->opnd[o].coef, coef, sizeof (int64_t) * (size_t) v->ndim);
+    }
+  memcpy (b->strides, strides, sizeof (int64_t) * (size_t) v->ndim);
+  memcpy (v->strides, strides, sizeof (int64_t) * (size_t) v->ndim);
+}
+
 static bool
 lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, const fx_value *val)
 {
@@ -770,6 +931,7 @@ lower_reduction (lower_state *s, const fx_node *node, const fx_op_call *call, co
   bool reduced[IND_MAXD];
   if (!reduction_dims (call, in->ndim, reduced))
     return false;
+  reorder_producer (s, node, vw, reduced);
   if (with_index)
     {
       /* an empty reduction is the reference kernel's error; a bool input has no lowering of its own either */
@@ -1053,6 +1215,16 @@ lower_node (lower_state *s, const fx_node *node, fx_diag *diag)
     }
   if (op->kind == FX_OP_KIND_REDUCTION && lower_reduction (s, node, &call, val))
     return FX_OK;
+  if (val->kind == FX_VALUE_TENSOR)
+    {
+      int vw;
+      if (lower_indexing (s, node, &call, val->u.t, &vw))
+        {
+          s->node_view[node->id] = vw;
+          map_tensor (s, val->u.t, vw);
+          return FX_OK;
+        }
+    }
   if (val->kind != FX_VALUE_TENSOR && val->kind != FX_VALUE_TUPLE && val->kind != FX_VALUE_LIST)
     return FX_OK;   /* sym_size and friends: their value is already in env */
   bool is_extern = op->kind == FX_OP_KIND_EXTERN;

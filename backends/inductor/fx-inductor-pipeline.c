@@ -280,6 +280,7 @@ ind_pipeline_run (ind_pipeline *pl, fx_diag *diag)
   p->simdlen = p->opt.simdlen;
   p->max_fusion = p->opt.max_fusion;
   p->arg_reductions = pl->target == IND_TARGET_C;
+  p->indirect_loads = pl->target == IND_TARGET_C;
 
   fx_graph *g = NULL;
   fx_status st = pass_decompose (pl, &g, diag);
@@ -312,6 +313,7 @@ ind_program_free (ind_program *p)
   free (p->views);
   free (p->slot_bytes);
   free (p->input_writes);
+  free (p->index_checks);
   fx_buf_free (&p->fusion_log);
   fx_buf_free (&p->fallback_log);
   if (p->scratch)

@@ -137,27 +137,50 @@ recompute_cost (const ind_program *p, int pi)
    producers into the add gives one kernel). */
 static bool allow_unshared;
 
-/* True when a later node reads both node i's output and an output of group g. */
+/* Does group g hold a node that writes buffer b, or that reads b from memory? */
+static bool
+group_touches (const ind_program *p, const ind_group *G, int b)
+{
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *m = &p->nodes[G->nodes[k]];
+      if (m->out_buf == b)
+        return true;
+      for (int q = 0; q < m->n_opnd; q++)
+        if (m->opnd[q].kind == IND_OPND_LOAD && m->opnd[q].buf == b && m->opnd[q].local < 0)
+          return true;
+    }
+  return false;
+}
+
+/* True when node i feeds, directly or through a few more loop nodes, a node that reads an output of group g or data
+   g reads: cross entropy's target masking feeds the gather of the target logit, which reads the logits the
+   log_softmax kernel streams; in that kernel it reads them while the row is in cache. */
+#define IND_CONSUMER_WALK 16
 static bool
 common_consumer (const ind_program *p, int g, int i)
 {
   const ind_group *G = &p->groups[g];
-  for (int c = i + 1; c < p->n_nodes; c++)
+  int reached[IND_CONSUMER_WALK + 1], n_reached = 0;
+  reached[n_reached++] = p->nodes[i].out_buf;
+  for (int c = i + 1; c < p->n_nodes && n_reached <= IND_CONSUMER_WALK; c++)
     {
       const ind_node *cn = &p->nodes[c];
+      if (cn->kind != IND_NODE_POINTWISE && cn->kind != IND_NODE_REDUCTION)
+        continue;
       bool reads_i = false, reads_g = false;
       for (int o = 0; o < cn->n_opnd; o++)
         {
           if (cn->opnd[o].kind != IND_OPND_LOAD)
             continue;
-          int prod = p->bufs[cn->opnd[o].buf].producer;
-          if (prod == i)
-            reads_i = true;
-          for (int k = 0; k < G->n_nodes && !reads_g; k++)
-            reads_g = prod == G->nodes[k];
+          for (int r = 0; r < n_reached && !reads_i; r++)
+            reads_i = cn->opnd[o].buf == reached[r];
+          reads_g = reads_g || group_touches (p, G, cn->opnd[o].buf);
         }
       if (reads_i && reads_g)
         return true;
+      if (reads_i && cn->kind == IND_NODE_POINTWISE)
+        reached[n_reached++] = cn->out_buf;
     }
   return false;
 }
@@ -729,10 +752,15 @@ dump_node (const ind_program *p, int i, fx_buf *out)
           fx_buf_printf (out, ", torch.%s)\n", fx_dtype_name (op->cast));
           continue;
         }
+      if (op->indirect)
+        fx_buf_printf (out, "        index%d = ops.indirect_indexing(opnd%d, %lld)\n", o, op->idx_opnd,
+                       (long long) op->idx_bound);
       fx_buf_printf (out, "        opnd%d = ops.load('", o);
       buf_name (p, op->buf, out);
       fx_buf_puts (out, "', ");
       dump_index (op->coef, op->offset, n->ndim, "p", out);
+      if (op->indirect)
+        fx_buf_printf (out, " + %lld*index%d", (long long) op->idx_stride, o);
       fx_buf_puts (out, ")");
       if (op->local >= 0 && n->group >= 0)
         fx_buf_printf (out, "  # in-register from op%d", op->local);

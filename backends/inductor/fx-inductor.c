@@ -60,6 +60,7 @@ typedef struct ind_state
   ind_call_fn call;
   ind_call_timed_fn call_timed;
   const char *(*error) (void); /* the injected run-time error's report (fx_inductor_error), or NULL */
+  int (*index_error) (int64_t *value); /* the first computed index out of range: its check, or -1; NULL: none */
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
@@ -492,7 +493,10 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
       if (st == FX_OK && p->opt.max_autotune)
         st = autotune (s, out, req, &pl.source, diag);
       if (st == FX_OK)
-        s->error = (const char *(*) (void)) dlsym (s->lib.handle, "fx_inductor_error");
+        {
+          s->error = (const char *(*) (void)) dlsym (s->lib.handle, "fx_inductor_error");
+          s->index_error = (int (*) (int64_t *)) dlsym (s->lib.handle, "fx_inductor_index_error");
+        }
       if (st == FX_OK)
         ind_list_c_kernels (p, &pl.source, out);
     }
@@ -727,6 +731,9 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
             r.bufs[b] = fx_tensor_data (r.bt[b]);
         }
     }
+  /* indirect loads read where their indices say: those from the inputs are checked before anything runs */
+  if (st == FX_OK)
+    st = ind_check_indices (p, r.bufs, diag);
   if (st == FX_OK)
     {
       if (s->kernel_ms)
@@ -735,6 +742,10 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
         s->call (r.bufs, run_extern, &r);
       st = r.status;
       const char *raised = s->error ? s->error () : NULL;
+      int64_t bad = 0;
+      int check = s->index_error ? s->index_error (&bad) : -1;
+      if (st == FX_OK && check >= 0)
+        st = ind_index_error (p, check, bad, diag);
       if (st == FX_OK && raised)
         st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: a generated kernel raised an error at run time: %s", raised);
     }

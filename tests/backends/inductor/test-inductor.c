@@ -651,6 +651,125 @@ test_outer_reduction (void)
   fx_inductor_free (c);
 }
 
+/* ---------------------------------------------------------------- indirect loads */
+
+/* Every integer input gets indices (i * 7 + 3) mod bound: spread over the table, all in range. */
+static int64_t index_bound;
+
+static void
+set_indices (fx_value *inputs, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      fx_tensor *t = inputs[i].u.t;
+      if (inputs[i].kind != FX_VALUE_TENSOR || (t->dtype != FX_DTYPE_I64 && t->dtype != FX_DTYPE_I32))
+        continue;
+      for (int64_t k = 0; k < fx_tensor_numel (t); k++)
+        fx_tensor_set_i64 (t, k, (k * 7 + 3) % index_bound);
+    }
+}
+
+/* Runs compiled c on the graph's seeded inputs with index element `at` of input `which` set to `bad`: the run must
+   fail naming node `node` with `text`. */
+static void
+check_bad_index (fx_compiled *c, const char *code, int which, int64_t at, int64_t bad, const char *node,
+                 const char *text)
+{
+  fx_graph *graph = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_parse_fx_code (code, strlen (code), "bad-index", &graph, &diag), ==, FX_OK);
+  fx_graph_resolve_ops (graph);
+  fx_arena *arena = fx_arena_new ();
+  fx_value *inputs = NULL, *res = NULL;
+  size_t n_inputs = 0, n_res = 0;
+  g_assert_cmpint (fx_inputs_make (graph, FX_INPUTS_SPEC, NULL, 99, NULL, arena, &inputs, &n_inputs, &diag), ==,
+                   FX_OK);
+  set_indices (inputs, n_inputs);
+  fx_tensor_set_i64 (inputs[which].u.t, at, bad);
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_inductor_run (c, inputs, n_inputs, arena, &res, &n_res, &diag), ==, FX_ERR_INVALID);
+  g_test_message ("%s", diag.message);
+  char *quoted = g_strdup_printf ("'%s'", node);
+  g_assert_nonnull (strstr (diag.message, quoted));
+  g_assert_nonnull (strstr (diag.message, text));
+  g_free (quoted);
+  /* the same compiled object still runs good indices */
+  set_indices (inputs, n_inputs);
+  g_assert_cmpint (fx_inductor_run (c, inputs, n_inputs, arena, &res, &n_res, &diag), ==, FX_OK);
+  clear_values (res, n_res);
+  clear_values (inputs, n_inputs);
+  fx_arena_free (arena);
+  fx_graph_free (graph);
+}
+
+static const char embedding_bag_code[] =
+  "class M(torch.nn.Module):\n"
+  "    def forward(self, arg0_1: \"f32[50, 24][24, 1]cpu\", arg1_1: \"i64[7, 5][5, 1]cpu\"):\n"
+  "        embedding = torch.ops.aten.embedding.default(arg0_1, arg1_1)\n"
+  "        sum_1 = torch.ops.aten.sum.dim_IntList(embedding, [1])\n"
+  "        return (sum_1,)\n";
+
+/* cross entropy as AOT writes it: the target is masked (ignore_index) before the gather, so the index is computed */
+static const char nll_code[] =
+  "class M(torch.nn.Module):\n"
+  "    def forward(self, arg0_1: \"f32[37, 11][11, 1]cpu\", arg1_1: \"i64[37][1]cpu\"):\n"
+  "        _log_softmax = torch.ops.aten._log_softmax.default(arg0_1, 1, False)\n"
+  "        nll_loss_forward = torch.ops.aten.nll_loss_forward.default(_log_softmax, arg1_1, None, 1, -100)\n"
+  "        getitem = nll_loss_forward[0]\n"
+  "        return (getitem,)\n";
+
+/* index_select of a transposed input with int32 indices, a gather along dim 0, and an embedding whose rows are
+   scaled after the lookup */
+static const char select_code[] =
+  "class M(torch.nn.Module):\n"
+  "    def forward(self, arg0_1: \"f32[9, 6][6, 1]cpu\", arg1_1: \"i32[4][1]cpu\", arg2_1: \"i64[3, 6][6, 1]cpu\"):\n"
+  "        t = torch.ops.aten.t.default(arg0_1)\n"
+  "        index_select = torch.ops.aten.index_select.default(t, 1, arg1_1)\n"
+  "        gather = torch.ops.aten.gather.default(arg0_1, 0, arg2_1)\n"
+  "        mul = torch.ops.aten.mul.Tensor(gather, 2.0)\n"
+  "        embedding = torch.ops.aten.embedding.default(arg0_1, arg2_1)\n"
+  "        relu = torch.ops.aten.relu.default(embedding)\n"
+  "        return (index_select, mul, relu)\n";
+
+/* embedding, gather and index_select of graph inputs are indirect loads inside the fused kernels (no fallback, no
+   written gather), equal to the interpreter; an index out of range, from an input (checked before the kernels) or
+   computed in the kernel, is a run error naming the node, and the next good run works. */
+static void
+test_indirect_loads (void)
+{
+  index_bound = 50;
+  fx_compiled *c = check_text (embedding_bag_code, set_indices, "embedding-bag");
+  g_assert_cmpuint (c->n_kernels, ==, 1);
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+  const char *src = artifact (c, "output_code.c");
+  /* the table row through the index, read in the bag's tiled column sum */
+  g_assert_nonnull (strstr (src, " + 24LL * (in_ptr"));
+  g_assert_nonnull (strstr (src, "const int64_t xb = xt * "));
+  g_assert_nonnull (strstr (artifact (c, "ir_pre_fusion.txt"), "ops.indirect_indexing(opnd0, 50)"));
+  check_bad_index (c, embedding_bag_code, 1, 12, 50, "embedding", "index out of range in self");
+  check_bad_index (c, embedding_bag_code, 1, 0, -1, "embedding", "index out of range in self");
+  fx_inductor_free (c);
+
+  index_bound = 11;
+  c = check_text (nll_code, set_indices, "nll-loss");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+  src = artifact (c, "output_code.c");
+  /* the masked target is computed in the kernel: checked there */
+  g_assert_nonnull (strstr (src, "fx_ind_index ("));
+  /* the target logit is read in the log_softmax kernel, beside the row's max and sum */
+  g_assert_nonnull (strstr (c->kernels[0].name, "gather"));
+  check_bad_index (c, nll_code, 1, 5, 11, "nll_loss_forward", "index 11 is out of bounds for dimension 1 with size 11");
+  fx_inductor_free (c);
+
+  index_bound = 6;
+  c = check_text (select_code, set_indices, "select");
+  g_assert_cmpuint (count_kind (c, "fallback"), ==, 0);
+  check_bad_index (c, select_code, 1, 3, 9, "index_select", "index out of range in self (index 9, dimension 1 of size 9)");
+  check_bad_index (c, select_code, 2, 4, 9, "gather", "index 9 is out of bounds for dimension 0 with size 9");
+  fx_inductor_free (c);
+}
+
 /* exp's edges through the generated fx_expf: -inf, far below the float range (0), the denormals, the top of the
    range and past it (inf), NaN; softmax of rows with -inf (masked) and with a wide spread. */
 static const float exp_edges[] = { -INFINITY, -1000.0f, -200.0f, -104.5f, -103.98f, -103.96f, -103.9f, -100.0f, -90.0f, -87.4f, -80.5f,
@@ -989,6 +1108,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/shared-kernels", test_shared_kernels);
   g_test_add_func ("/inductor/full-reduction", test_full_reduction);
   g_test_add_func ("/inductor/outer-reduction", test_outer_reduction);
+  g_test_add_func ("/inductor/indirect-loads", test_indirect_loads);
   g_test_add_func ("/inductor/exp-range", test_exp_range);
   g_test_add_func ("/inductor/logsumexp-softmax", test_logsumexp_softmax);
   g_test_add_func ("/inductor/vector-norm", test_vector_norm);
