@@ -566,6 +566,14 @@ sanitized_comment (const char *s, fx_buf *out)
     }
 }
 
+/* Symbolic kernels: a loop parallel above some sizes and serial below is one source with the test at run time. */
+static void
+par_if (const ind_program *p, int64_t work, fx_buf *out)
+{
+  if (p->symbolic)
+    fx_buf_printf (out, " if(%lldLL >= %d)", (long long) work, PAR_THRESHOLD);
+}
+
 /* ---------------------------------------------------------------- outer (column) reductions */
 
 /* The lane width of an outer reduction's tile of the last kept dimension (0: not one). An outer reduction reduces
@@ -641,6 +649,7 @@ gen_outer_reduction (const ind_program *p, const ind_group *G, const kernel_para
   if (par)
     {
       fx_buf_printf (out, "#pragma omp parallel for collapse(%d) schedule(static)", G->kx);
+      par_if (p, ind_numel (G->xs, G->kx) * rn, out);
       if (p->threads > 0)
         fx_buf_printf (out, " num_threads(%d)", p->threads);
       fx_buf_putc (out, '\n');
@@ -749,7 +758,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
   fx_buf_puts (out, ")\n{\n");
   int64_t xn = ind_numel (G->xs, G->kx), rn = ind_numel (G->rs, G->kr);
   /* a few long rows are split inside (split_rows): their row loop stays serial, so regions do not nest */
-  bool par = xn * rn >= PAR_THRESHOLD && xn > 1 && !split_rows (p, G);
+  bool par = (xn * rn >= PAR_THRESHOLD || p->symbolic) && xn > 1 && !split_rows (p, G);
   int depth = 1;
   bool pointwise_only = G->kr == 0;
   int outer = pointwise_only ? G->kx - 1 : G->kx;
@@ -760,6 +769,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       if (par)
         {
           fx_buf_puts (out, "#pragma omp parallel for simd schedule(static)");
+          par_if (p, xn * rn, out);
           if (p->threads > 0)
             fx_buf_printf (out, " num_threads(%d)", p->threads);
         }
@@ -786,6 +796,7 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       if (par)
         {
           ind_printf (depth, out, "#pragma omp parallel for collapse(%d) schedule(static)", outer);
+          par_if (p, xn * rn, out);
           if (p->threads > 0)
             fx_buf_printf (out, " num_threads(%d)", p->threads);
           fx_buf_putc (out, '\n');

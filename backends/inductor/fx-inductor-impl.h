@@ -8,6 +8,9 @@
 #define IND_MAXD FX_TENSOR_MAX_DIMS
 #define IND_MAX_OPERANDS 4
 #define IND_MAX_FUSION 64
+#define IND_MAX_SYMS 3     /* symbols of a symbolic kernel (fx-inductor-sym.c) */
+
+typedef struct ind_syms ind_syms;
 
 /* A buffer: graph input, computed by a loop node, or written by an extern/fallback kernel. */
 typedef enum ind_buf_kind
@@ -213,6 +216,8 @@ typedef struct ind_program
   bool relu_bug_gpu;        /* the bug is the GPU generator's (triton.*): its runtime error traps on the device */
   bool arg_reductions;      /* lower max.dim / min.dim / argmax / argmin (IND_RED_ARGMAX/ARGMIN): the C generator
                                has them, the CUDA one not (there they stay fallbacks) */
+  bool symbolic;            /* generated for symbolic kernels (fx-inductor-sym.c): parallel loops decide at run time
+                               (an OpenMP if clause over the work, a literal that follows the sizes) */
   bool indirect_loads;      /* lower embedding / gather / index_select of graph inputs to indirect loads (C only; the
                                CUDA path keeps its device indexed copy) */
   ind_index_check *index_checks;  /* malloc'd */
@@ -415,7 +420,39 @@ typedef struct ind_pipeline
   ind_cuda_plan plan;       /* CUDA without build: each group's kernel choice */
   ind_library lib;          /* C build */
   ind_gpu *gpu;             /* CUDA build (set even on failure) */
+  /* symbolic kernels: the C generated is generalized over these symbols before it is built (NULL: concrete);
+     cleared when that fails, the reason in sym_why */
+  ind_syms *syms;
+  fx_buf sym_why;
 } ind_pipeline;
+
+/* ---------------------------------------------------------------- symbolic kernels (fx-inductor-sym.c) */
+
+/* The symbols of a graph's inputs (placeholders with plain symbolic sizes, "f32[s0, 64]", "Sym(s0)") at the example
+   inputs' values, with a copy of the graph; NULL when there are none, or when why says what keeps them from symbolic
+   kernels (a size of 0 or 1, an expression, a non-contiguous input, more than IND_MAX_SYMS). */
+ind_syms *ind_syms_find (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const ind_options *opt,
+                         fx_buf *why);
+void ind_syms_free (ind_syms *s);
+int ind_syms_count (const ind_syms *s);
+const char *ind_syms_name (const ind_syms *s, int i);
+/* How many literals of the template follow the sizes (after ind_syms_generalize). */
+int ind_syms_fitted (const ind_syms *s);
+/* The symbols' values in a run's inputs; false with diag set when inputs disagree or do not fit the graph. */
+bool ind_syms_values (const ind_syms *s, const fx_value *inputs, size_t n_inputs, int64_t *vals, fx_diag *diag);
+/* base_source is the C generated at the example sizes: fits its literals over the symbols (lowering again at other
+   sizes) and writes the symbolic source (fx_ks<i>, fx_inductor_set_sizes); FX_ERR_UNSUPPORTED with why when the
+   source does not follow the sizes that way. */
+fx_status ind_syms_generalize (ind_syms *s, const fx_value *inputs, size_t n_inputs, const fx_buf *base_source,
+                               fx_buf *sym_source, fx_buf *why);
+/* An offset into base_source as an offset into the symbolic source. */
+size_t ind_syms_map_offset (const ind_syms *s, size_t off);
+/* The pipeline over the graph copy with every symbol at vals (NULL: inputs as they are), built or not. */
+struct ind_pipeline;
+fx_status ind_syms_lower (const ind_syms *s, const fx_value *inputs, size_t n_inputs, const int64_t *vals,
+                          bool build, struct ind_pipeline *pl, fx_diag *diag);
+/* Is source (generated at vals) the template at vals? Then the symbolic library runs its program. */
+bool ind_syms_matches (const ind_syms *s, const fx_buf *source, const int64_t *vals);
 
 /* Defaults: target C, build, cuda_kind -1, opt from the defaults. */
 void ind_pipeline_init (ind_pipeline *pl, const fx_graph *graph, const fx_value *inputs, size_t n_inputs);

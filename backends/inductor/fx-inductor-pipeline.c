@@ -174,6 +174,31 @@ pass_codegen_c (ind_pipeline *pl, fx_diag *diag)
   (void) diag;
   pl->prog.use_mvec = ind_have_mvec ();
   ind_codegen (&pl->prog, &pl->source);
+  if (pl->syms && pl->build)
+    {
+      /* symbolic kernels: the source generalized over the input symbols is what gets built and shown */
+      fx_buf sym;
+      fx_buf_init (&sym);
+      if (ind_syms_generalize (pl->syms, pl->inputs, pl->n_inputs, &pl->source, &sym, &pl->sym_why) == FX_OK)
+        {
+          for (int g = 0; g < pl->prog.n_groups; g++)
+            {
+              ind_group *G = &pl->prog.groups[g];
+              if (G->src_end > G->src_begin)
+                {
+                  G->src_begin = ind_syms_map_offset (pl->syms, G->src_begin);
+                  G->src_end = ind_syms_map_offset (pl->syms, G->src_end);
+                }
+            }
+          fx_buf_free (&pl->source);
+          pl->source = sym;
+        }
+      else
+        {
+          fx_buf_free (&sym);
+          pl->syms = NULL;   /* the caller still owns it */
+        }
+    }
   record (pl, "output_code.c", "code", &pl->source);
   return FX_OK;
 }
@@ -266,6 +291,7 @@ ind_pipeline_init (ind_pipeline *pl, const fx_graph *graph, const fx_value *inpu
   pl->cuda_kind = -1;
   ind_options_read (NULL, &pl->prog.opt, NULL);
   fx_buf_init (&pl->source);
+  fx_buf_init (&pl->sym_why);
 }
 
 fx_status
@@ -330,6 +356,7 @@ ind_pipeline_clear (ind_pipeline *pl)
   pl->plan.kernels = NULL;
   ind_program_free (&pl->prog);
   fx_buf_free (&pl->source);
+  fx_buf_free (&pl->sym_why);
 }
 
 /* ---------------------------------------------------------------- kernel listings */

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,18 @@ static const fx_mode_decl inductor_modes[] = {
 typedef void (*ind_call_fn) (void **bufs, void (*ext) (void *, int), void *ctx);
 typedef void (*ind_call_timed_fn) (void **bufs, void (*ext) (void *, int), void *ctx, double *ms);
 
+/* A symbolic program at other sizes: its program, run on the symbolic library (lib.handle NULL) or, where the source
+   there is not the template's, on a build of its own. */
+typedef struct ind_variant
+{
+  int64_t vals[IND_MAX_SYMS];
+  ind_program prog;
+  ind_library lib;
+  ind_call_fn call;
+  const char *(*error) (void);
+  int (*index_error) (int64_t *value);
+} ind_variant;
+
 typedef struct ind_state
 {
   ind_program prog;
@@ -64,12 +77,31 @@ typedef struct ind_state
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
+  /* symbolic kernels (fx-inductor-sym.c): the symbols and template, the library's size setter, the values prog was
+     lowered at, the programs at other sizes; sym_lock serializes symbolic runs (the sizes are library globals) */
+  ind_syms *sym;
+  void (*set_sizes) (const int64_t *v);
+  int64_t sym_vals[IND_MAX_SYMS];
+  ind_variant *variants;
+  int n_variants, cap_variants;
+  int n_specialized;
+  pthread_mutex_t sym_lock;
 } ind_state;
 
 static void
 inductor_release (fx_compiled *c)
 {
   ind_state *s = c->impl;
+  for (int v = 0; v < s->n_variants; v++)
+    {
+      if (s->variants[v].lib.handle)
+        dlclose (s->variants[v].lib.handle);
+      ind_program_free (&s->variants[v].prog);
+    }
+  free (s->variants);
+  if (s->sym)
+    pthread_mutex_destroy (&s->sym_lock);
+  ind_syms_free (s->sym);
   if (s->lib.handle)
     dlclose (s->lib.handle);
   ind_gpu_free (s->gpu);
@@ -475,8 +507,35 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
     fx_generator_seed (&s->gen, 0);
   ind_pipeline pl;
   fx_status st = pipeline_for (&pl, req, out, diag);
+  /* symbolic input sizes: kernels generated over them (not with autotuned variants or an injected bug) */
+  ind_syms *sym = NULL;
+  fx_buf why;
+  fx_buf_init (&why);
+  if (st == FX_OK && pl.target == IND_TARGET_C && !pl.prog.opt.max_autotune && !pl.prog.relu_bug)
+    sym = ind_syms_find (req->graph, req->example_inputs, req->n_inputs, &pl.prog.opt, &why);
+  pl.syms = sym;
+  pl.prog.symbolic = sym != NULL;
   if (st == FX_OK)
     st = ind_pipeline_run (&pl, diag);
+  if (pl.syms)
+    {
+      s->sym = sym;
+      for (int i = 0; i < ind_syms_count (sym); i++)
+        fx_buf_printf (&out->notes, "%s%s", i ? ", " : "inductor: symbolic kernels over ", ind_syms_name (sym, i));
+      fx_buf_printf (&out->notes, " (%d literals follow the sizes): one build serves every size whose generated "
+                     "source is this one at its sizes\n", ind_syms_fitted (sym));
+      pthread_mutex_init (&s->sym_lock, NULL);
+      fx_diag d2;
+      ind_syms_values (sym, req->example_inputs, req->n_inputs, s->sym_vals, &d2);
+    }
+  else
+    {
+      if (why.len || pl.sym_why.len)
+        fx_buf_printf (&out->notes, "inductor: kernels specialized to the example sizes: %s\n",
+                       pl.sym_why.len ? pl.sym_why.data : why.data);
+      ind_syms_free (sym);
+    }
+  fx_buf_free (&why);
   /* the state owns the program and what was built from here on */
   s->prog = pl.prog;
   memset (&pl.prog, 0, sizeof pl.prog);
@@ -496,6 +555,12 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
         {
           s->error = (const char *(*) (void)) dlsym (s->lib.handle, "fx_inductor_error");
           s->index_error = (int (*) (int64_t *)) dlsym (s->lib.handle, "fx_inductor_index_error");
+          if (s->sym)
+            {
+              s->set_sizes = (void (*) (const int64_t *)) dlsym (s->lib.handle, "fx_inductor_set_sizes");
+              if (s->set_sizes == NULL)
+                st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the symbolic library has no size setter");
+            }
         }
       if (st == FX_OK)
         ind_list_c_kernels (p, &pl.source, out);
@@ -667,6 +732,83 @@ ind_run_node_host (const ind_program *p, int node, fx_generator *gen, fx_tensor 
   return r.status;
 }
 
+/* What one run executes: a program and the library entry points that run it. */
+typedef struct ind_exec
+{
+  const ind_program *p;
+  ind_call_fn call;
+  ind_call_timed_fn call_timed;   /* NULL: not timed */
+  double *kernel_ms;
+  const char *(*error) (void);
+  int (*index_error) (int64_t *value);
+} ind_exec;
+
+static fx_status run_exec (ind_state *s, const ind_exec *e, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+                           fx_value **outputs, size_t *n_outputs, fx_diag *diag);
+
+/* A symbolic program at the run's sizes: the compiled one, a variant made before, or a new variant (lowered at these
+   sizes; on the symbolic library when its source is the template there, else built for them). */
+static fx_status
+sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_exec *e, fx_diag *diag)
+{
+  int64_t vals[IND_MAX_SYMS] = { 0 };
+  if (!ind_syms_values (s->sym, inputs, n_inputs, vals, diag))
+    return diag->code;
+  int n = ind_syms_count (s->sym);
+  s->set_sizes (vals);
+  if (memcmp (vals, s->sym_vals, sizeof (int64_t) * (size_t) n) == 0)
+    return FX_OK;
+  e->call_timed = NULL;   /* kernel timings are the compiled program's */
+  for (int v = 0; v < s->n_variants; v++)
+    if (memcmp (vals, s->variants[v].vals, sizeof (int64_t) * (size_t) n) == 0)
+      {
+        ind_variant *V = &s->variants[v];
+        *e = (ind_exec) { &V->prog, V->call, NULL, NULL, V->error, V->index_error };
+        return FX_OK;
+      }
+  ind_pipeline pl;
+  fx_status st = ind_syms_lower (s->sym, inputs, n_inputs, vals, false, &pl, diag);
+  ind_variant V;
+  memset (&V, 0, sizeof V);
+  memcpy (V.vals, vals, sizeof vals);
+  if (st == FX_OK && ind_syms_matches (s->sym, &pl.source, vals))
+    {
+      V.call = s->call;
+      V.error = s->error;
+      V.index_error = s->index_error;
+    }
+  else if (st == FX_OK)
+    {
+      /* another kernel structure at these sizes: a build of its own (counted, as a recompile) */
+      ind_pipeline_clear (&pl);
+      st = ind_syms_lower (s->sym, inputs, n_inputs, NULL, true, &pl, diag);
+      if (st == FX_OK)
+        {
+          V.lib = pl.lib;
+          memset (&pl.lib, 0, sizeof pl.lib);
+          V.call = (ind_call_fn) dlsym (V.lib.handle, "fx_inductor_call");
+          V.error = (const char *(*) (void)) dlsym (V.lib.handle, "fx_inductor_error");
+          V.index_error = (int (*) (int64_t *)) dlsym (V.lib.handle, "fx_inductor_index_error");
+          if (V.call == NULL)
+            st = fx_diag_set (diag, FX_ERR_BACKEND, "inductor: the built library has no entry point");
+          s->n_specialized++;
+        }
+    }
+  if (st == FX_OK)
+    {
+      V.prog = pl.prog;
+      memset (&pl.prog, 0, sizeof pl.prog);
+      s->variants = ind_grow (s->variants, s->n_variants, &s->cap_variants, sizeof *s->variants, 4);
+      s->variants[s->n_variants] = V;
+      ind_variant *W = &s->variants[s->n_variants++];
+      *e = (ind_exec) { &W->prog, W->call, NULL, NULL, W->error, W->index_error };
+    }
+  else if (V.lib.handle)
+    dlclose (V.lib.handle);
+  ind_pipeline_clear (&pl);
+  return st;
+}
+
 static fx_status
 inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
               size_t *n_outputs, fx_diag *diag)
@@ -675,9 +817,24 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       || (((ind_state *) c->impl)->call == NULL && ((ind_state *) c->impl)->gpu == NULL))
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: run of a graph that did not compile");
   ind_state *s = c->impl;
-  ind_program *p = &s->prog;
   if (s->gpu)
-    return ind_gpu_run (s->gpu, p, inputs, n_inputs, arena, outputs, n_outputs, diag);
+    return ind_gpu_run (s->gpu, &s->prog, inputs, n_inputs, arena, outputs, n_outputs, diag);
+  ind_exec e = { &s->prog, s->call, s->kernel_ms ? s->call_timed : NULL, s->kernel_ms, s->error, s->index_error };
+  if (s->sym == NULL)
+    return run_exec (s, &e, inputs, n_inputs, arena, outputs, n_outputs, diag);
+  pthread_mutex_lock (&s->sym_lock);
+  fx_status st = sym_exec (s, inputs, n_inputs, &e, diag);
+  if (st == FX_OK)
+    st = run_exec (s, &e, inputs, n_inputs, arena, outputs, n_outputs, diag);
+  pthread_mutex_unlock (&s->sym_lock);
+  return st;
+}
+
+static fx_status
+run_exec (ind_state *s, const ind_exec *e, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
+          fx_value **outputs, size_t *n_outputs, fx_diag *diag)
+{
+  const ind_program *p = e->p;
   run_ctx r;
   memset (&r, 0, sizeof r);
   r.p = p;
@@ -736,14 +893,14 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
     st = ind_check_indices (p, r.bufs, diag);
   if (st == FX_OK)
     {
-      if (s->kernel_ms)
-        s->call_timed (r.bufs, run_extern, &r, s->kernel_ms);
+      if (e->call_timed)
+        e->call_timed (r.bufs, run_extern, &r, e->kernel_ms);
       else
-        s->call (r.bufs, run_extern, &r);
+        e->call (r.bufs, run_extern, &r);
       st = r.status;
-      const char *raised = s->error ? s->error () : NULL;
+      const char *raised = e->error ? e->error () : NULL;
       int64_t bad = 0;
-      int check = s->index_error ? s->index_error (&bad) : -1;
+      int check = e->index_error ? e->index_error (&bad) : -1;
       if (st == FX_OK && check >= 0)
         st = ind_index_error (p, check, bad, diag);
       if (st == FX_OK && raised)

@@ -334,6 +334,15 @@ arg_shape (const fx_arg *a, int *ndim, int64_t *sizes)
   return true;
 }
 
+/* The rank of a torch-level tensor argument from its node's meta (sizes may be symbolic), -1 when unknown. */
+static int
+arg_rank (const fx_arg *a)
+{
+  if (a == NULL || a->kind != FX_ARG_NODE || a->u.node->meta.val.kind != FX_VAL_TENSOR)
+    return -1;
+  return a->u.node->meta.val.tensor.ndim;
+}
+
 static fx_status
 lower_error (fx_diag *diag, const fx_node *n, const char *what)
 {
@@ -1252,6 +1261,13 @@ lower_node (lower_ctx *c, const fx_node *n, fx_diag *diag)
       {
         int an = 0, bn = 0;
         int64_t as[FX_TENSOR_MAX_DIMS], bs[FX_TENSOR_MAX_DIMS];
+        /* 2-D @ 2-D and 3-D @ 3-D need only the ranks (a dynamic graph's symbolic batch stays symbolic) */
+        int rka = na >= 2 ? arg_rank (&n->args[0]) : -1, rkb = na >= 2 ? arg_rank (&n->args[1]) : -1;
+        if (rka == rkb && (rka == 2 || rka == 3))
+          {
+            res = emit (c, n, rka == 2 ? "aten.mm.default" : "aten.bmm.default", args, 2, NULL, 0);
+            break;
+          }
         if (na < 2 || !arg_shape (&n->args[0], &an, as) || !arg_shape (&n->args[1], &bn, bs))
           return lower_error (diag, n, "matmul needs both operands' concrete shapes to lower");
         if (an == 2 && bn == 2)

@@ -770,6 +770,165 @@ test_indirect_loads (void)
   fx_inductor_free (c);
 }
 
+/* ---------------------------------------------------------------- symbolic kernels */
+
+/* A batch-dynamic graph as Dynamo writes it: a softmax-style reduction per row, a GEMM, and a column sum over the
+   batch (the symbolic dim reduced). */
+static const char sym_code[] =
+  "class GraphModule(torch.nn.Module):\n"
+  "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[s0, 64][64, 1]cpu\", L_y_: \"f32[64][1]cpu\", "
+  "L_w_: \"f32[64, 32][32, 1]cpu\"):\n"
+  "        add = torch.ops.aten.add.Tensor(L_x_, L_y_)\n"
+  "        view = torch.ops.aten.view.default(add, [s0, 8, 8])\n"
+  "        amax = torch.ops.aten.amax.default(view, [2], True)\n"
+  "        sub = torch.ops.aten.sub.Tensor(view, amax)\n"
+  "        exp = torch.ops.aten.exp.default(sub)\n"
+  "        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [2])\n"
+  "        mm = torch.ops.aten.mm.default(add, L_w_)\n"
+  "        relu = torch.ops.aten.relu.default(mm)\n"
+  "        sum_2 = torch.ops.aten.sum.dim_IntList(relu, [0])\n"
+  "        return (sum_1, relu, sum_2)\n";
+
+/* Inputs for sym_code-like graphs at size n of every symbolic dim (seeded normal values). */
+static fx_value *
+sym_inputs (int64_t n, const int64_t *const *shapes, const int *ndims, int n_in, fx_arena *arena)
+{
+  fx_value *v = fx_arena_alloc (arena, sizeof (fx_value) * (size_t) (n_in + 1));
+  fx_generator gen;
+  fx_generator_seed (&gen, (uint64_t) n);
+  v[0] = fx_value_int (n);
+  for (int i = 1; i < n_in; i++)
+    {
+      int64_t sz[4];
+      for (int d = 0; d < ndims[i]; d++)
+        sz[d] = shapes[i][d] < 0 ? n : shapes[i][d];
+      fx_tensor *t = fx_tensor_new (NULL, FX_DTYPE_F32, ndims[i], sz);
+      fx_tensor_fill_normal (t, &gen, 0, 1);
+      v[i] = fx_value_tensor (t);
+    }
+  return v;
+}
+
+static void
+sym_check_run (const fx_graph *g, fx_compiled *c, fx_value *in, int n_in, int64_t n)
+{
+  fx_arena *arena = fx_arena_new ();
+  fx_value *ref = NULL, *res = NULL;
+  size_t n_ref = 0, n_res = 0;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_interp_run (g, in, (size_t) n_in, NULL, arena, &ref, &n_ref, &diag) != FX_OK)
+    g_error ("s0=%lld: interpreter: %s", (long long) n, diag.message);
+  if (fx_inductor_run (c, in, (size_t) n_in, arena, &res, &n_res, &diag) != FX_OK)
+    g_error ("s0=%lld: inductor: %s", (long long) n, diag.message);
+  GString *why = g_string_new (NULL);
+  if (!close_values (res, ref, n_ref, 1e-4, why))
+    g_error ("s0=%lld: %s", (long long) n, why->str);
+  g_string_free (why, TRUE);
+  clear_values (ref, n_ref);
+  clear_values (res, n_res);
+  fx_arena_free (arena);
+}
+
+/* Symbolic input sizes give one library for every batch size: compiled at s0 = 8, the graph runs at 13, 600 (past the
+   size where its loops turn parallel) and 8 again without calling the C compiler, equal to the interpreter each time;
+   a size whose kernels differ (a row long enough to be split over threads) gets a build of its own, and still the
+   right values. A source that does not follow its sizes literal by literal (a tile that needs divisibility) is
+   compiled for the example sizes, with the reason in the notes. */
+static void
+test_symbolic_kernels (void)
+{
+  fx_graph *g = NULL;
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  g_assert_cmpint (fx_parse_fx_code (sym_code, strlen (sym_code), "sym.py", &g, &diag), ==, FX_OK);
+  fx_graph_resolve_ops (g);
+  static const int64_t sx[2] = { -1, 64 }, sy[1] = { 64 }, sw[2] = { 64, 32 };
+  const int64_t *const shapes[4] = { NULL, sx, sy, sw };
+  const int ndims[4] = { 0, 2, 1, 2 };
+  fx_arena *arena = fx_arena_new ();
+  fx_value *in = sym_inputs (8, shapes, ndims, 4, arena);
+  fx_compiled *c = NULL;
+  g_assert_cmpint (fx_inductor_compile (g, in, 4, NULL, NULL, 0, &c, &diag), ==, FX_OK);
+  g_assert_nonnull (strstr (c->notes.data, "symbolic kernels over s0"));
+  const char *src = artifact (c, "output_code.c");
+  g_assert_nonnull (strstr (src, "x0 < (1LL * fx_ks0)"));
+  g_assert_nonnull (strstr (src, "if((64LL * fx_ks0) >= 32768)"));
+  /* each kernel's listed source is its function in the symbolic text */
+  for (size_t k = 0; k < c->n_kernels; k++)
+    if (c->kernels[k].source && strncmp (c->kernels[k].name, "cpp_", 4) == 0)
+      g_assert_nonnull (strstr (c->kernels[k].source, c->kernels[k].name));
+  sym_check_run (g, c, in, 4, 8);
+  clear_values (in, 4);
+  size_t builds = fx_inductor_compiler_invocations ();
+  static const int64_t sizes[] = { 13, 600, 8, 13 };
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    {
+      in = sym_inputs (sizes[i], shapes, ndims, 4, arena);
+      sym_check_run (g, c, in, 4, sizes[i]);
+      clear_values (in, 4);
+    }
+  g_assert_cmpuint (fx_inductor_compiler_invocations (), ==, builds);
+  /* inputs that disagree on s0 are an error, not a read past a buffer */
+  in = sym_inputs (9, shapes, ndims, 4, arena);
+  in[0] = fx_value_int (10);
+  fx_value *res = NULL;
+  size_t n_res = 0;
+  g_assert_cmpint (fx_inductor_run (c, in, 4, arena, &res, &n_res, &diag), ==, FX_ERR_INVALID);
+  g_assert_nonnull (strstr (diag.message, "s0 is"));
+  clear_values (in, 4);
+  fx_inductor_free (c);
+  fx_graph_free (g);
+
+  /* rows of s0 elements: at 300000 the row is split over threads, another kernel: built for that size */
+  static const char rows_code[] =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[4, s0][s0, 1]cpu\"):\n"
+    "        sum_1 = torch.ops.aten.sum.dim_IntList(L_x_, [1])\n"
+    "        return (sum_1,)\n";
+  g_assert_cmpint (fx_parse_fx_code (rows_code, strlen (rows_code), "rows.py", &g, &diag), ==, FX_OK);
+  fx_graph_resolve_ops (g);
+  static const int64_t sr[2] = { 4, -1 };
+  const int64_t *const rshapes[2] = { NULL, sr };
+  const int rdims[2] = { 0, 2 };
+  in = sym_inputs (1000, rshapes, rdims, 2, arena);
+  g_assert_cmpint (fx_inductor_compile (g, in, 2, NULL, NULL, 0, &c, &diag), ==, FX_OK);
+  g_assert_nonnull (strstr (c->notes.data, "symbolic kernels over s0"));
+  clear_values (in, 2);
+  builds = fx_inductor_compiler_invocations ();
+  in = sym_inputs (300000, rshapes, rdims, 2, arena);
+  sym_check_run (g, c, in, 2, 300000);
+  clear_values (in, 2);
+  g_test_message ("builds at 300000: %zu", fx_inductor_compiler_invocations () - builds);
+  g_assert_cmpuint (fx_inductor_compiler_invocations (), <=, builds + 1);
+  in = sym_inputs (1777, rshapes, rdims, 2, arena);
+  sym_check_run (g, c, in, 2, 1777);
+  clear_values (in, 2);
+  fx_inductor_free (c);
+  fx_graph_free (g);
+
+  /* a column sum over [64, s0]: its tile width depends on s0's divisors, so the kernels are specialized */
+  static const char cols_code[] =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[64, s0][s0, 1]cpu\"):\n"
+    "        sum_1 = torch.ops.aten.sum.dim_IntList(L_x_, [0])\n"
+    "        return (sum_1,)\n";
+  g_assert_cmpint (fx_parse_fx_code (cols_code, strlen (cols_code), "cols.py", &g, &diag), ==, FX_OK);
+  fx_graph_resolve_ops (g);
+  static const int64_t sc[2] = { 64, -1 };
+  const int64_t *const cshapes[2] = { NULL, sc };
+  in = sym_inputs (64, cshapes, rdims, 2, arena);
+  g_assert_cmpint (fx_inductor_compile (g, in, 2, NULL, NULL, 0, &c, &diag), ==, FX_OK);
+  g_test_message ("%s", c->notes.data);
+  g_assert_nonnull (strstr (c->notes.data, "kernels specialized to the example sizes"));
+  g_assert_null (strstr (artifact (c, "output_code.c"), "fx_ks0"));
+  sym_check_run (g, c, in, 2, 64);
+  clear_values (in, 2);
+  fx_inductor_free (c);
+  fx_graph_free (g);
+  fx_arena_free (arena);
+}
+
 /* exp's edges through the generated fx_expf: -inf, far below the float range (0), the denormals, the top of the
    range and past it (inf), NaN; softmax of rows with -inf (masked) and with a wide spread. */
 static const float exp_edges[] = { -INFINITY, -1000.0f, -200.0f, -104.5f, -103.98f, -103.96f, -103.9f, -100.0f, -90.0f, -87.4f, -80.5f,
@@ -1109,6 +1268,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inductor/full-reduction", test_full_reduction);
   g_test_add_func ("/inductor/outer-reduction", test_outer_reduction);
   g_test_add_func ("/inductor/indirect-loads", test_indirect_loads);
+  g_test_add_func ("/inductor/symbolic-kernels", test_symbolic_kernels);
   g_test_add_func ("/inductor/exp-range", test_exp_range);
   g_test_add_func ("/inductor/logsumexp-softmax", test_logsumexp_softmax);
   g_test_add_func ("/inductor/vector-norm", test_vector_norm);

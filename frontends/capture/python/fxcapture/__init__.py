@@ -180,16 +180,36 @@ def _specialize_graph_json(graph_json, values):
 
 
 class _PerShapeCompiled:
-    """A dynamic graph on one of the engine's backends: one Dynamo cache entry, compiled by the engine once per
-    concrete value of its SymInt inputs (the engine compiles for concrete sizes)."""
+    """A dynamic graph on one of the engine's backends: one Dynamo cache entry. The engine compiles the graph with its
+    symbolic sizes once (inductor generates symbolic kernels: one build for every size); where it cannot, or a call
+    at some size fails there, it compiles the graph once per concrete value of its SymInt inputs."""
 
     def __init__(self, gm, name, mode, options, example_inputs):
         self.gm, self.name, self.mode, self.options = gm, name, mode, options
         self.sym_pos = [i for i, a in enumerate(example_inputs) if isinstance(a, int)]
         self.sym_names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
         self.cache = {}
+        self.dynamic = None
+        try:
+            self.dynamic = _EngineCompiled(
+                _fxcapture.engine_compile(gm._fx_graph_json, name, mode, options, list(example_inputs)), name)
+            self.dynamic(*example_inputs)
+            counters["engine_compiles"] += 1
+        except RuntimeError as e:
+            ki = _interrupt_behind(e)
+            if ki is not None:
+                raise ki from None
+            self.dynamic = None
 
     def __call__(self, *args):
+        if self.dynamic is not None:
+            try:
+                return self.dynamic(*args)
+            except RuntimeError as e:
+                ki = _interrupt_behind(e)
+                if ki is not None:
+                    raise ki from None
+                self.dynamic = None
         key = tuple(args[i] for i in self.sym_pos)
         fn = self.cache.get(key)
         if fn is None:
@@ -210,6 +230,8 @@ class _PerShapeCompiled:
         return fn(*args)
 
     def kernels(self):
+        if self.dynamic is not None:
+            return self.dynamic.kernels()
         for fn in self.cache.values():
             if hasattr(fn, "kernels"):
                 return fn.kernels()
