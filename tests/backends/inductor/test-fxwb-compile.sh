@@ -22,15 +22,30 @@ grep -q "FusedSchedulerNode" "$tmp/debug/ir_post_fusion.txt" || fail "post-fusio
 grep -q "SchedulerNode(ComputedBuffer)" "$tmp/debug/ir_pre_fusion.txt" || fail "pre-fusion dump"
 
 # gcc tunes Intel's AVX-512 parts (here Sapphire Rapids, compiled for, not run) for 256-bit vectors; the softmax
-# kernel must still call the 16-lane variant of its exp, never the scalar function once per element
+# kernel must still compute its exp 16 lanes at a time: inlined (no call at all), and where the kernel also calls
+# sin and cos, through the 16-lane variant of fx_expf, never the scalar function once per element
 if [ "$(uname -m)" = x86_64 ] && command -v objdump > /dev/null; then
   FXWB_INDUCTOR_CACHE="$tmp/avx512" FXWB_INDUCTOR_MARCH=sapphirerapids "$fxwb" compile \
     "$fixtures/graphs/softmax_rows.core_aten.0.py" --scale 64 > "$tmp/avx512.txt" 2>&1 || fail "avx512 compile: exit $?"
   so=$(find "$tmp/avx512" -name 'k*.so' | head -n 1)
   test -n "$so" || fail "no kernel library in $tmp/avx512"
   objdump -d "$so" > "$tmp/avx512.s" || fail "objdump $so"
-  grep -q 'call.*<_ZGVeN16v_fx_expf>' "$tmp/avx512.s" || fail "softmax does not call the 16-lane exp"
-  ! grep -q 'call.*<fx_expf>' "$tmp/avx512.s" || fail "softmax calls the scalar exp per element"
+  ! grep -q 'call.*fx_expf' "$tmp/avx512.s" || fail "softmax calls fx_expf instead of inlining it"
+  grep -q 'vrndscaleps.*%zmm' "$tmp/avx512.s" || fail "softmax's exp is not computed 16 lanes at a time"
+  cat > "$tmp/sinexp.py" <<'PY'
+class M(torch.nn.Module):
+    def forward(self, x: "f32[64, 256][256, 1]cpu"):
+        sin = torch.ops.aten.sin.default(x)
+        cos = torch.ops.aten.cos.default(x)
+        add = torch.ops.aten.add.Tensor(sin, cos)
+        exp = torch.ops.aten.exp.default(add)
+        return (exp,)
+PY
+  FXWB_INDUCTOR_CACHE="$tmp/sinexp" FXWB_INDUCTOR_MARCH=sapphirerapids "$fxwb" compile "$tmp/sinexp.py" \
+    > "$tmp/sinexp.txt" 2>&1 || fail "sin/exp compile: exit $?"
+  so=$(find "$tmp/sinexp" -name 'k*.so' | head -n 1)
+  objdump -d "$so" > "$tmp/sinexp.s" || fail "objdump $so"
+  grep -q 'call.*<_ZGVeN16v_fx_expf>' "$tmp/sinexp.s" || fail "sin/cos/exp kernel does not call the 16-lane exp"
 fi
 
 # a division by a power of two is the exact multiply by its reciprocal; by 3 it stays a division
