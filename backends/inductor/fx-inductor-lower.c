@@ -580,6 +580,22 @@ relu_bug_template (const ind_program *p)
   return "($0 + ($T) 1)";
 }
 
+/* Adds pointwise node n (built on the stack) computing FX node `node`'s value out into a fresh contiguous buffer;
+   returns the value's view. */
+static int
+add_pointwise (ind_program *p, const ind_node *n, const fx_node *node, const fx_tensor *out)
+{
+  ind_node *dst = add_node (p, IND_NODE_POINTWISE, n->op_id);
+  const char *name = dst->op_name;
+  *dst = *n;
+  dst->op_name = name;
+  dst->group = -1;
+  dst->out_buf = ind_add_buffer (p, IND_BUF_COMPUTED, out->dtype, out->ndim, out->sizes, NULL);
+  p->bufs[dst->out_buf].producer = p->n_nodes - 1;
+  node_add_origin (p, dst, origin_name (node));
+  return add_view (p, dst->out_buf, out->ndim, out->sizes, p->bufs[dst->out_buf].strides, 0);
+}
+
 static bool
 lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, const fx_tensor *out, int *view_out)
 {
@@ -628,15 +644,7 @@ lower_pointwise (lower_state *s, const fx_node *node, const fx_op_call *call, co
   fx_buf_free (&tmp);
   for (int i = 0; i < n.n_opnd; i++)
     n.opnd[i].cast = operand_cast (&n, i);
-  ind_node *dst = add_node (p, IND_NODE_POINTWISE, n.op_id);
-  const char *name = dst->op_name;
-  *dst = n;
-  dst->op_name = name;
-  dst->group = -1;
-  dst->out_buf = ind_add_buffer (p, IND_BUF_COMPUTED, out->dtype, out->ndim, out->sizes, NULL);
-  p->bufs[dst->out_buf].producer = p->n_nodes - 1;
-  node_add_origin (p, dst, origin_name (node));
-  *view_out = add_view (p, dst->out_buf, out->ndim, out->sizes, p->bufs[dst->out_buf].strides, 0);
+  *view_out = add_pointwise (p, &n, node, out);
   return true;
 }
 
@@ -731,15 +739,7 @@ lower_indexing (lower_state *s, const fx_node *node, const fx_op_call *call, con
   so->idx_check = p->n_index_checks;
   p->index_checks[p->n_index_checks++] = (ind_index_check) { ib->kind == IND_BUF_INPUT ? iv : -1, so->idx_bound, id,
                                                              dim, fx_arena_strdup (p->arena, origin_name (node)) };
-  ind_node *dst = add_node (p, IND_NODE_POINTWISE, id);
-  const char *name = dst->op_name;
-  *dst = n;
-  dst->op_name = name;
-  dst->group = -1;
-  dst->out_buf = ind_add_buffer (p, IND_BUF_COMPUTED, out->dtype, out->ndim, out->sizes, NULL);
-  p->bufs[dst->out_buf].producer = p->n_nodes - 1;
-  node_add_origin (p, dst, origin_name (node));
-  *view_out = add_view (p, dst->out_buf, out->ndim, out->sizes, p->bufs[dst->out_buf].strides, 0);
+  *view_out = add_pointwise (p, &n, node, out);
   return true;
 }
 
