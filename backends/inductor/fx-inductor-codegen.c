@@ -574,6 +574,71 @@ par_if (const ind_program *p, int64_t work, fx_buf *out)
     fx_buf_printf (out, " if(%lldLL >= %d)", (long long) work, PAR_THRESHOLD);
 }
 
+/* ---------------------------------------------------------------- transposed pointwise */
+
+#define IND_TRANSPOSE_TILE 16
+
+/* A pointwise kernel over >= 2 dims that reads some operand along its second-to-last dim contiguously and along the
+   last with a stride (x.t() + y): the plain loop takes a new cache line for every element of that operand. Tiled
+   T x T over the last two dims, the T lines of a tile's transposed reads are each used T times while in cache, as
+   Inductor's tile2d does. */
+static bool
+transposed_tile (const ind_program *p, const ind_group *G)
+{
+  if (G->kr != 0 || G->kx < 2 || G->n_segs != 1 || G->xs[G->kx - 1] % IND_TRANSPOSE_TILE != 0
+      || G->xs[G->kx - 2] % IND_TRANSPOSE_TILE != 0)
+    return false;
+  bool transposed = false;
+  for (int k = 0; k < G->n_nodes; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      for (int o = 0; o < n->n_opnd; o++)
+        {
+          const ind_operand *op = &n->opnd[o];
+          if (op->kind != IND_OPND_LOAD || op->local >= 0 || op->indirect)
+            continue;
+          int64_t xc[IND_MAXD], rc[IND_MAXD];
+          ind_split_coef (n, op->coef, G->kx, xc, rc);
+          transposed |= xc[G->kx - 2] == 1 && xc[G->kx - 1] != 0 && xc[G->kx - 1] != 1;
+        }
+    }
+  return transposed;
+}
+
+static void
+gen_transposed (const ind_program *p, const ind_group *G, const kernel_params *kp, bool par, fx_buf *out)
+{
+  int a = G->kx - 2, b = G->kx - 1, T = IND_TRANSPOSE_TILE;
+  if (par)
+    {
+      ind_printf (1, out, "#pragma omp parallel for collapse(%d) schedule(static)", G->kx);
+      par_if (p, ind_numel (G->xs, G->kx), out);
+      if (p->threads > 0)
+        fx_buf_printf (out, " num_threads(%d)", p->threads);
+      fx_buf_putc (out, '\n');
+    }
+  int depth = 1;
+  for (int d = 0; d < a; d++)
+    ind_printf (depth++, out, "for (int64_t x%d = 0; x%d < %lldLL; x%d++)\n", d, d, (long long) G->xs[d], d);
+  ind_printf (depth++, out, "for (int64_t xt%d = 0; xt%d < %lldLL; xt%d++)\n", a, a, (long long) (G->xs[a] / T), a);
+  ind_printf (depth, out, "for (int64_t xt%d = 0; xt%d < %lldLL; xt%d++)\n", b, b, (long long) (G->xs[b] / T), b);
+  ind_printf (depth++, out, "{\n");
+  ind_printf (depth, out, "for (int64_t xl = 0; xl < %d; xl++)\n", T);
+  ind_printf (depth++, out, "{\n");
+  ind_printf (depth, out, "const int64_t x%d = xt%d * %d + xl;\n", a, a, T);
+  ind_printf (depth, out, "#pragma omp simd");
+  if (p->simdlen > 0)
+    fx_buf_printf (out, " simdlen(%d)", p->simdlen);
+  fx_buf_putc (out, '\n');
+  ind_printf (depth, out, "for (int64_t xm = 0; xm < %d; xm++)\n", T);
+  ind_printf (depth++, out, "{\n");
+  ind_printf (depth, out, "const int64_t x%d = xt%d * %d + xm;\n", b, b, T);
+  gen_segment_x (p, G, kp, 0, depth, out);
+  for (depth--; depth >= a + 2; depth--)
+    ind_printf (depth, out, "}\n");
+  fx_buf_puts (out, "}\n\n");
+}
+
 /* ---------------------------------------------------------------- outer (column) reductions */
 
 /* The lane width of an outer reduction's tile of the last kept dimension (0: not one). An outer reduction reduces
@@ -781,6 +846,12 @@ gen_kernel (const ind_program *p, const ind_group *G, fx_buf *out)
       fx_buf_puts (out, "    {\n");
       gen_segment_x (p, G, &kp, 0, 3, out);
       fx_buf_puts (out, "    }\n}\n\n");
+      ind_kernel_params_free (&kp);
+      return;
+    }
+  if (pointwise_only && transposed_tile (p, G))
+    {
+      gen_transposed (p, G, &kp, par, out);
       ind_kernel_params_free (&kp);
       return;
     }
