@@ -488,6 +488,27 @@ fx_meta_sym_size (fx_op_call *call)
   return FX_OK;
 }
 
+/* _operator.add/sub/mul/floordiv on SymInts: Python's int arithmetic (floor division rounds toward -inf) */
+fx_status
+fx_meta_sym_arith (fx_op_call *call)
+{
+  int64_t a = fx_value_as_i64 (&call->args[0]), b = fx_value_as_i64 (&call->args[1]), r = 0;
+  switch ((int) call->op->id)
+    {
+    case FX_OP_SYM_ADD: r = a + b; break;
+    case FX_OP_SYM_SUB: r = a - b; break;
+    case FX_OP_SYM_MUL: r = a * b; break;
+    default:
+      if (b == 0)
+        return fx_op_error (call, FX_ERR_INVALID, "integer division or modulo by zero");
+      r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+      break;
+    }
+  call->outs[0] = fx_value_int (r);
+  call->n_outs = 1;
+  return FX_OK;
+}
+
 /* ---------------------------------------------------------------- cat / stack */
 
 fx_status

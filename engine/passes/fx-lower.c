@@ -1368,6 +1368,25 @@ fx_lower_to_aten (const fx_graph *graph, fx_graph **out, fx_diag *diag)
             c.map[n->id] = m;
             break;
           }
+        /* SymInt arithmetic (a dynamic graph's B * T): kept as Python's operator on ints */
+        if (n->target.kind == FX_TARGET_OPERATOR && n->meta.val.kind == FX_VAL_SYMINT)
+          {
+            static const char *const sym_ops[] = { "add", "sub", "mul", "floordiv" };
+            const char *op = NULL;
+            for (size_t k = 0; k < sizeof sym_ops / sizeof sym_ops[0]; k++)
+              if (strcmp (n->target.name, sym_ops[k]) == 0)
+                op = sym_ops[k];
+            if (op && n->n_args == 2 && n->n_kwargs == 0)
+              {
+                char target[32];
+                snprintf (target, sizeof target, "_operator.%s", op);
+                fx_arg args[2] = { map_arg (&c, &n->args[0]), map_arg (&c, &n->args[1]) };
+                fx_node *m = emit (&c, n, target, args, 2, NULL, 0);
+                m->meta = n->meta;
+                c.map[n->id] = m;
+                break;
+              }
+          }
         /* fall through: torch-level function */
         st = lower_node (&c, n, diag);
         break;
