@@ -304,6 +304,72 @@ emit_lanes_combine (const ind_program *p, const ind_group *G, int seg, int lanes
     }
 }
 
+/* The last pass over a row that earlier passes streamed from memory (softmax, logsumexp, cross entropy: max, then
+   the sum of exp from cache) computes without reading memory; the next row's lines are prefetched meanwhile, so
+   that the stream goes on through the compute (on 16 cores each row waited for memory after its exp pass). For each
+   load read along the row (contiguous in r) from memory: the lines of this lane block, one row further on. */
+/* Is r segment seg the last of two or more passes over the row? */
+static bool
+last_of_several_r (const ind_group *G, int seg)
+{
+  int before = 0;
+  for (int t = 0; t < G->n_segs; t++)
+    if (G->seg_kind[t] == IND_SEG_R)
+      {
+        if (t > seg)
+          return false;
+        before += t < seg;
+      }
+  return before > 0;
+}
+
+static void
+emit_next_row_prefetch (const ind_program *p, const ind_group *G, const kernel_params *kp, int lanes, int depth,
+                        fx_buf *out)
+{
+  struct seen
+  {
+    int buf;
+    int64_t off, xc[IND_MAXD];
+  } seen[8];
+  int n_seen = 0;
+  for (int k = 0; k < G->n_nodes && n_seen < 8; k++)
+    {
+      const ind_node *n = &p->nodes[G->nodes[k]];
+      for (int o = 0; o < n->n_opnd && n_seen < 8; o++)
+        {
+          const ind_operand *op = &n->opnd[o];
+          if (op->kind != IND_OPND_LOAD || op->local >= 0 || op->indirect || kp->buf_param[op->buf] < 0)
+            continue;
+          int64_t xc[IND_MAXD], rc[IND_MAXD];
+          ind_split_coef (n, op->coef, G->kx, xc, rc);
+          if (rc[0] != 1 || xc[G->kx - 1] == 0)
+            continue;
+          bool dup = false;
+          for (int q = 0; q < n_seen && !dup; q++)
+            dup = seen[q].buf == op->buf && seen[q].off == op->offset && memcmp (seen[q].xc, xc, sizeof xc) == 0;
+          if (dup)
+            continue;
+          seen[n_seen].buf = op->buf;
+          seen[n_seen].off = op->offset;
+          memcpy (seen[n_seen].xc, xc, sizeof xc);
+          n_seen++;
+          int per_line = 64 / (int) fx_dtype_size (p->bufs[op->buf].dtype);
+          if (per_line < 1)
+            per_line = 1;
+          ind_printf (depth, out, "for (int64_t rq = 0; rq < %d; rq += %d)\n", lanes, per_line);
+          ind_printf (depth, out, "{\n");
+          ind_printf (depth + 1, out, "const int64_t r0 = rb + rq;\n");
+          ind_printf (depth + 1, out, "__builtin_prefetch (&");
+          ind_param_name (kp, op->buf, out);
+          fx_buf_putc (out, '[');
+          ind_put_index (xc, G->kx, rc, G->kr, op->offset + xc[G->kx - 1], NULL, out);
+          fx_buf_puts (out, "]);\n");
+          ind_printf (depth, out, "}\n");
+        }
+    }
+}
+
 static void
 gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp, int seg, int depth, fx_buf *out)
 {
@@ -430,6 +496,8 @@ gen_segment_r (const ind_program *p, const ind_group *G, const kernel_params *kp
           const char *ct = ind_ctype (p->nodes[ni].compute_dtype);
           ind_printf (depth + 1, out, "const %s acc%d_inv = (%s) 1 / (%s) (rb / %d + 1);\n", ct, ni, ct, ct, lanes);
         }
+      if (last_of_several_r (G, seg) && G->kx >= 1)
+        emit_next_row_prefetch (p, G, kp, lanes, depth + 1, out);
       ind_printf (depth + 1, out, "#pragma omp simd\n");
       ind_printf (depth + 1, out, "for (int64_t rl = 0; rl < %d; rl++)\n", lanes);
       ind_printf (depth + 1, out, "{\n");
