@@ -78,15 +78,18 @@ typedef struct ind_state
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
   /* symbolic kernels (fx-inductor-sym.c): the symbols and template, the library's size setter, the values prog was
-     lowered at, the programs at other sizes; sym_lock serializes symbolic runs (the sizes are library globals) */
+     lowered at, the programs at other sizes */
   ind_syms *sym;
   void (*set_sizes) (const int64_t *v);
   int64_t sym_vals[IND_MAX_SYMS];
   ind_variant *variants;
   int n_variants, cap_variants;
   int n_specialized;
-  pthread_mutex_t sym_lock;
 } ind_state;
+
+/* Serializes symbolic runs: the sizes are globals of the library, and two compiles of the same graph load the same
+   library (the kernel cache hands out one file per source). */
+static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 inductor_release (fx_compiled *c)
@@ -99,8 +102,6 @@ inductor_release (fx_compiled *c)
       ind_program_free (&s->variants[v].prog);
     }
   free (s->variants);
-  if (s->sym)
-    pthread_mutex_destroy (&s->sym_lock);
   ind_syms_free (s->sym);
   if (s->lib.handle)
     dlclose (s->lib.handle);
@@ -524,7 +525,6 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
         fx_buf_printf (&out->notes, "%s%s", i ? ", " : "inductor: symbolic kernels over ", ind_syms_name (sym, i));
       fx_buf_printf (&out->notes, " (%d literals follow the sizes): one build serves every size whose generated "
                      "source is this one at its sizes\n", ind_syms_fitted (sym));
-      pthread_mutex_init (&s->sym_lock, NULL);
       fx_diag d2;
       ind_syms_values (sym, req->example_inputs, req->n_inputs, s->sym_vals, &d2);
     }
@@ -822,11 +822,11 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
   ind_exec e = { &s->prog, s->call, s->kernel_ms ? s->call_timed : NULL, s->kernel_ms, s->error, s->index_error };
   if (s->sym == NULL)
     return run_exec (s, &e, inputs, n_inputs, arena, outputs, n_outputs, diag);
-  pthread_mutex_lock (&s->sym_lock);
+  pthread_mutex_lock (&sym_lock);
   fx_status st = sym_exec (s, inputs, n_inputs, &e, diag);
   if (st == FX_OK)
     st = run_exec (s, &e, inputs, n_inputs, arena, outputs, n_outputs, diag);
-  pthread_mutex_unlock (&s->sym_lock);
+  pthread_mutex_unlock (&sym_lock);
   return st;
 }
 
