@@ -301,7 +301,7 @@ ind_check_indices (const ind_program *p, void *const *bufs, fx_diag *diag)
         continue;
       if (data == NULL)
         return fx_diag_set (diag, FX_ERR_INVALID, "inductor: node '%s': its indices are not bound", c->node);
-      /* odometer over the view; the lowest and highest index decide */
+      /* every element of the view, in an odometer over its dims */
       int64_t coord[IND_MAXD] = { 0 }, off = v->offset;
       for (int64_t e = 0; e < n; e++)
         {

@@ -438,8 +438,10 @@ int ind_syms_count (const ind_syms *s);
 const char *ind_syms_name (const ind_syms *s, int i);
 /* How many literals of the template follow the sizes (after ind_syms_generalize). */
 int ind_syms_fitted (const ind_syms *s);
-/* The symbols' values in a run's inputs; false with diag set when inputs disagree or do not fit the graph. */
-bool ind_syms_values (const ind_syms *s, const fx_value *inputs, size_t n_inputs, int64_t *vals, fx_diag *diag);
+/* The symbols' values in a run's inputs; an error when inputs disagree or do not fit the graph. */
+fx_status ind_syms_values (const ind_syms *s, const fx_value *inputs, size_t n_inputs, int64_t *vals, fx_diag *diag);
+/* The values at the example inputs: those the compiled program was lowered at. */
+const int64_t *ind_syms_base (const ind_syms *s);
 /* base_source is the C generated at the example sizes: fits its literals over the symbols (lowering again at other
    sizes) and writes the symbolic source (fx_ks<i>, fx_inductor_set_sizes); FX_ERR_UNSUPPORTED with why when the
    source does not follow the sizes that way. */

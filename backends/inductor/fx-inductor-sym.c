@@ -48,6 +48,7 @@ struct ind_syms
   int n_lits;
   int n_fitted;
   size_t prefix_len;        /* the declarations put before the template's text in the symbolic source */
+  int64_t *grow;            /* per literal: how much longer the symbolic text is up to its end (expressions) */
 };
 
 /* ---------------------------------------------------------------- literals */
@@ -195,6 +196,7 @@ ind_syms_free (ind_syms *s)
     fx_graph_free (s->graph);
   free (s->text);
   free (s->lits);
+  free (s->grow);
   free (s);
 }
 
@@ -277,6 +279,12 @@ ind_syms_find (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
   return s;
 }
 
+const int64_t *
+ind_syms_base (const ind_syms *s)
+{
+  return s->base;
+}
+
 int
 ind_syms_count (const ind_syms *s)
 {
@@ -289,7 +297,7 @@ ind_syms_name (const ind_syms *s, int i)
   return s->names[i];
 }
 
-bool
+fx_status
 ind_syms_values (const ind_syms *s, const fx_value *inputs, size_t n_inputs, int64_t *vals, fx_diag *diag)
 {
   bool seen[IND_MAX_SYMS] = { false };
@@ -299,28 +307,27 @@ ind_syms_values (const ind_syms *s, const fx_value *inputs, size_t n_inputs, int
       int sym = k < s->n_dims ? s->dims[k].sym : s->ints[k - s->n_dims].sym;
       int64_t v;
       if ((size_t) in >= n_inputs)
-        return fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing", in) == FX_OK;
+        return fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is missing", in);
       if (k < s->n_dims)
         {
           if (inputs[in].kind != FX_VALUE_TENSOR || inputs[in].u.t->ndim <= s->dims[k].dim)
-            return fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is not a tensor of the compiled rank", in)
-                   == FX_OK;
+            return fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is not a tensor of the compiled rank", in);
           v = inputs[in].u.t->sizes[s->dims[k].dim];
         }
       else
         {
           if (inputs[in].kind != FX_VALUE_INT)
             return fx_diag_set (diag, FX_ERR_INVALID, "inductor: input %d is not an int (Sym(%s))", in,
-                                s->names[sym]) == FX_OK;
+                                s->names[sym]);
           v = inputs[in].u.i;
         }
       if (seen[sym] && vals[sym] != v)
         return fx_diag_set (diag, FX_ERR_INVALID, "inductor: %s is %lld and %lld in these inputs (input %d)",
-                            s->names[sym], (long long) vals[sym], (long long) v, in) == FX_OK;
+                            s->names[sym], (long long) vals[sym], (long long) v, in);
       seen[sym] = true;
       vals[sym] = v;
     }
-  return true;
+  return FX_OK;
 }
 
 /* ---------------------------------------------------------------- sources at other sizes */
@@ -418,18 +425,17 @@ put_expr (const ind_syms *s, const ind_lit *l, fx_buf *out)
 size_t
 ind_syms_map_offset (const ind_syms *s, size_t off)
 {
-  size_t add = s->prefix_len;
-  fx_buf e;
-  fx_buf_init (&e);
-  for (int i = 0; i < s->n_lits && s->lits[i].off < off; i++)
-    if (s->lits[i].fitted)
-      {
-        fx_buf_reset (&e);
-        put_expr (s, &s->lits[i], &e);
-        add += e.len - (s->lits[i].len + s->lits[i].suffix);
-      }
-  fx_buf_free (&e);
-  return off + add;
+  /* the last literal that starts before off: its text and all before it changed length by grow[i] in all */
+  int lo = 0, hi = s->n_lits;
+  while (lo < hi)
+    {
+      int mid = (lo + hi) / 2;
+      if (s->lits[mid].off < off)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return off + s->prefix_len + (lo > 0 ? s->grow[lo - 1] : 0);
 }
 
 static void
@@ -451,14 +457,20 @@ symbolic_text (ind_syms *s, fx_buf *out)
   fx_buf_append (out, pre.data, pre.len);
   fx_buf_free (&pre);
   size_t p = 0;
+  int64_t grow = 0;
+  s->grow = calloc ((size_t) s->n_lits + 1, sizeof *s->grow);
   for (int i = 0; i < s->n_lits; i++)
     {
       const ind_lit *l = &s->lits[i];
-      if (!l->fitted)
-        continue;
-      fx_buf_append (out, s->text + p, l->off - p);
-      put_expr (s, l, out);
-      p = l->off + l->len + l->suffix;
+      if (l->fitted)
+        {
+          fx_buf_append (out, s->text + p, l->off - p);
+          size_t at = out->len;
+          put_expr (s, l, out);
+          grow += (int64_t) (out->len - at) - (int64_t) (l->len + l->suffix);
+          p = l->off + l->len + l->suffix;
+        }
+      s->grow[i] = grow;
     }
   fx_buf_append (out, s->text + p, s->text_len - p);
 }
@@ -497,7 +509,7 @@ ind_syms_generalize (ind_syms *s, const fx_value *inputs, size_t n_inputs, const
   s->text[base_source->len] = '\0';
   s->text_len = base_source->len;
   s->n_lits = scan_literals (s->text, s->text_len, &s->lits);
-  int n = s->n, np = 0;
+  int n = s->n;
   /* points: +1 on each symbol, +1 on each pair, then a check with symbol i at base + 2 + i */
   int64_t *vi[IND_MAX_SYMS], *vij[IND_MAX_SYMS][IND_MAX_SYMS], *vv;
   int64_t *mem = calloc ((size_t) (n + n * n + 1) * (size_t) (s->n_lits + 1), sizeof (int64_t));
@@ -511,7 +523,6 @@ ind_syms_generalize (ind_syms *s, const fx_value *inputs, size_t n_inputs, const
       vi[i] = next;
       next += s->n_lits + 1;
       ok = sample_literals (s, inputs, n_inputs, vals, vi[i], why);
-      np++;
     }
   for (int i = 0; i < n && ok; i++)
     for (int j = i + 1; j < n && ok; j++)
@@ -522,7 +533,6 @@ ind_syms_generalize (ind_syms *s, const fx_value *inputs, size_t n_inputs, const
         vij[i][j] = next;
         next += s->n_lits + 1;
         ok = sample_literals (s, inputs, n_inputs, vals, vij[i][j], why);
-        np++;
       }
   vv = next;
   for (int i = 0; i < n; i++)
@@ -571,7 +581,6 @@ ind_syms_generalize (ind_syms *s, const fx_value *inputs, size_t n_inputs, const
         }
       s->n_fitted += moves;
     }
-  (void) np;
   free (mem);
   if (!ok)
     return FX_ERR_UNSUPPORTED;

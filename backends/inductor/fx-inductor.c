@@ -77,11 +77,10 @@ typedef struct ind_state
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
-  /* symbolic kernels (fx-inductor-sym.c): the symbols and template, the library's size setter, the values prog was
-     lowered at, the programs at other sizes */
+  /* symbolic kernels (fx-inductor-sym.c): the symbols and template (with the values prog was lowered at), the
+     library's size setter, the programs at other sizes */
   ind_syms *sym;
   void (*set_sizes) (const int64_t *v);
-  int64_t sym_vals[IND_MAX_SYMS];
   ind_variant *variants;
   int n_variants, cap_variants;
   int n_specialized;
@@ -525,8 +524,6 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
         fx_buf_printf (&out->notes, "%s%s", i ? ", " : "inductor: symbolic kernels over ", ind_syms_name (sym, i));
       fx_buf_printf (&out->notes, " (%d literals follow the sizes): one build serves every size whose generated "
                      "source is this one at its sizes\n", ind_syms_fitted (sym));
-      fx_diag d2;
-      ind_syms_values (sym, req->example_inputs, req->n_inputs, s->sym_vals, &d2);
     }
   else
     {
@@ -752,11 +749,12 @@ static fx_status
 sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_exec *e, fx_diag *diag)
 {
   int64_t vals[IND_MAX_SYMS] = { 0 };
-  if (!ind_syms_values (s->sym, inputs, n_inputs, vals, diag))
-    return diag->code;
+  fx_status st = ind_syms_values (s->sym, inputs, n_inputs, vals, diag);
+  if (st != FX_OK)
+    return st;
   int n = ind_syms_count (s->sym);
   s->set_sizes (vals);
-  if (memcmp (vals, s->sym_vals, sizeof (int64_t) * (size_t) n) == 0)
+  if (memcmp (vals, ind_syms_base (s->sym), sizeof (int64_t) * (size_t) n) == 0)
     return FX_OK;
   e->call_timed = NULL;   /* kernel timings are the compiled program's */
   for (int v = 0; v < s->n_variants; v++)
@@ -767,7 +765,7 @@ sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_exec *e, fx
         return FX_OK;
       }
   ind_pipeline pl;
-  fx_status st = ind_syms_lower (s->sym, inputs, n_inputs, vals, false, &pl, diag);
+  st = ind_syms_lower (s->sym, inputs, n_inputs, vals, false, &pl, diag);
   ind_variant V;
   memset (&V, 0, sizeof V);
   memcpy (V.vals, vals, sizeof vals);

@@ -934,27 +934,36 @@ test_symbolic_kernels (void)
 static void
 test_transposed_tiles (void)
 {
-  fx_compiled *c = check_text ("class M(torch.nn.Module):\n"
-                               "    def forward(self, x: \"f32[48, 80][80, 1]cpu\", y: \"f32[80, 48][48, 1]cpu\"):\n"
-                               "        t = torch.ops.aten.t.default(x)\n"
-                               "        add = torch.ops.aten.add.Tensor(t, y)\n"
-                               "        return (add,)\n", NULL, "transpose-2d");
-  g_assert_nonnull (strstr (artifact (c, "output_code.c"), "const int64_t x0 = xt0 * 16 + xl;"));
-  fx_inductor_free (c);
-  c = check_text ("class M(torch.nn.Module):\n"
-                  "    def forward(self, x: \"f32[3, 32, 48][1536, 48, 1]cpu\", y: \"f32[3, 48, 32][1536, 32, 1]cpu\"):\n"
-                  "        permute = torch.ops.aten.permute.default(x, [0, 2, 1])\n"
-                  "        mul = torch.ops.aten.mul.Tensor(permute, y)\n"
-                  "        return (mul,)\n", NULL, "transpose-3d");
-  g_assert_nonnull (strstr (artifact (c, "output_code.c"), "const int64_t x1 = xt1 * 16 + xl;"));
-  fx_inductor_free (c);
-  c = check_text ("class M(torch.nn.Module):\n"
-                  "    def forward(self, x: \"f32[50, 80][80, 1]cpu\", y: \"f32[80, 50][50, 1]cpu\"):\n"
-                  "        t = torch.ops.aten.t.default(x)\n"
-                  "        add = torch.ops.aten.add.Tensor(t, y)\n"
-                  "        return (add,)\n", NULL, "transpose-odd");
-  g_assert_null (strstr (artifact (c, "output_code.c"), "+ xl;"));
-  fx_inductor_free (c);
+  static const struct
+  {
+    const char *code, *label, *tiled;   /* the tile's row index in the source, NULL: not tiled */
+  } cases[] = {
+    { "class M(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[48, 80][80, 1]cpu\", y: \"f32[80, 48][48, 1]cpu\"):\n"
+      "        t = torch.ops.aten.t.default(x)\n"
+      "        add = torch.ops.aten.add.Tensor(t, y)\n"
+      "        return (add,)\n", "transpose-2d", "const int64_t x0 = xt0 * 16 + xl;" },
+    { "class M(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[3, 32, 48][1536, 48, 1]cpu\", y: \"f32[3, 48, 32][1536, 32, 1]cpu\"):\n"
+      "        permute = torch.ops.aten.permute.default(x, [0, 2, 1])\n"
+      "        mul = torch.ops.aten.mul.Tensor(permute, y)\n"
+      "        return (mul,)\n", "transpose-3d", "const int64_t x1 = xt1 * 16 + xl;" },
+    { "class M(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[50, 80][80, 1]cpu\", y: \"f32[80, 50][50, 1]cpu\"):\n"
+      "        t = torch.ops.aten.t.default(x)\n"
+      "        add = torch.ops.aten.add.Tensor(t, y)\n"
+      "        return (add,)\n", "transpose-odd", NULL },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      fx_compiled *c = check_text (cases[i].code, NULL, cases[i].label);
+      const char *src = artifact (c, "output_code.c");
+      if (cases[i].tiled)
+        g_assert_nonnull (strstr (src, cases[i].tiled));
+      else
+        g_assert_null (strstr (src, "+ xl;"));
+      fx_inductor_free (c);
+    }
 }
 
 /* exp's edges through the generated fx_expf: -inf, far below the float range (0), the denormals, the top of the
