@@ -125,6 +125,8 @@ enum
   X (api, SYM, fx_CUresult, cuModuleLoadData, (fx_CUmodule *module, const void *image))                              \
   X (api, SYM, fx_CUresult, cuModuleUnload, (fx_CUmodule module))                                                    \
   X (api, SYM, fx_CUresult, cuModuleGetFunction, (fx_CUfunction *func, fx_CUmodule module, const char *name))        \
+  X (api, SYM_V2, fx_CUresult, cuModuleGetGlobal, (fx_CUdeviceptr *dptr, size_t *bytes, fx_CUmodule module,         \
+                                                   const char *name))                                                \
   X (api, SYM, fx_CUresult, cuFuncGetAttribute, (int *value, int attrib, fx_CUfunction func))                        \
   X (api, SYM, fx_CUresult, cuFuncSetAttribute, (fx_CUfunction func, int attrib, int value))                         \
   X (api, SYM, fx_CUresult, cuLaunchKernel, (fx_CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,     \

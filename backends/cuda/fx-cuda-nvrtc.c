@@ -283,6 +283,14 @@ choose_arch (int cc_major, int cc_minor, char *arch, size_t arch_size, bool *is_
   return FX_OK;
 }
 
+static size_t compiler_invocations;
+
+size_t
+fx_cuda_compiler_invocations (void)
+{
+  return __atomic_load_n (&compiler_invocations, __ATOMIC_RELAXED);
+}
+
 void
 fx_cuda_build_info_clear (fx_cuda_build_info *info)
 {
@@ -383,6 +391,7 @@ fx_cuda_compile (const char *source, const char *name, int cc_major, int cc_mino
     }
   {
     double c0 = fx_now_ms ();
+    __atomic_fetch_add (&compiler_invocations, 1, __ATOMIC_RELAXED);
     res = NV.nvrtcCompileProgram (prog, n_opts, opts);
     bi->nvrtc_ms = fx_now_ms () - c0;
   }
@@ -511,6 +520,24 @@ fx_cuda_module_free (fx_cuda_module *module)
   if (fx_cuda_enter (module->cuda, NULL) == FX_OK)
     CU.cuModuleUnload (module->mod);
   free (module);
+}
+
+fx_status
+fx_cuda_module_set_global (fx_cuda_module *module, const char *name, const void *data, size_t bytes, fx_diag *diag)
+{
+  fx_CUdeviceptr ptr = 0;
+  size_t size = 0;
+  fx_status st = fx_cuda_enter (module->cuda, diag);
+  if (st != FX_OK)
+    return st;
+  fx_CUresult res = CU.cuModuleGetGlobal (&ptr, &size, module->mod, name);
+  if (res == FX_CUDA_ERROR_NOT_FOUND)
+    return fx_diag_set (diag, FX_ERR_NOT_FOUND, "no global '%.64s' in the module", name);
+  FX_CU_TRY (res, "cuModuleGetGlobal", diag);
+  if (size != bytes)
+    return fx_diag_set (diag, FX_ERR_INVALID, "global '%.64s' has %zu bytes, not %zu", name, size, bytes);
+  FX_CU_TRY (CU.cuMemcpyHtoD (ptr, data, bytes), "cuMemcpyHtoD", diag);
+  return FX_OK;
 }
 
 fx_status

@@ -164,6 +164,15 @@ fx_cuda_program_add_source (fx_cuda_program *program, const char *source, const 
   return st;
 }
 
+fx_status
+fx_cuda_program_set_global (fx_cuda_program *program, const char *name, const void *data, size_t bytes,
+                            fx_diag *diag)
+{
+  if (program->n_modules == 0)
+    return fx_diag_set (diag, FX_ERR_INVALID, "no module to set '%.64s' in", name);
+  return fx_cuda_module_set_global (program->modules[program->n_modules - 1], name, data, bytes, diag);
+}
+
 static int
 add_buffer (fx_cuda_program *p, buffer_role role, size_t nbytes, size_t *role_count)
 {

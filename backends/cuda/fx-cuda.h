@@ -268,6 +268,12 @@ void fx_cuda_module_free (fx_cuda_module *module);
    fx_block_max / fx_block_min (32 floats of shared scratch), Welford (fx_welford_add / _combine, fx_block_welford),
    fx_relu, fx_sigmoid, fx_silu, fx_gelu (erf) and fx_gelu_tanh. */
 const char *fx_cuda_prelude_source (void);
+/* Writes bytes into the module's __constant__ or __device__ variable `name` (a global of the global namespace:
+   unmangled); FX_ERR_NOT_FOUND without one, FX_ERR_INVALID when its size is not bytes. Synchronous. */
+fx_status fx_cuda_module_set_global (fx_cuda_module *module, const char *name, const void *data, size_t bytes,
+                                     fx_diag *diag);
+/* How many times NVRTC compiled in this process (cache hits not counted). */
+size_t fx_cuda_compiler_invocations (void);
 /* The kernel belongs to the module (freed with it). FX_ERR_NOT_FOUND when the module has no such kernel. */
 fx_status fx_cuda_module_get_kernel (fx_cuda_module *module, const char *name, fx_cuda_kernel **out, fx_diag *diag);
 
@@ -518,6 +524,9 @@ void fx_cuda_program_free (fx_cuda_program *program);
 /* Builds a module of kernels through NVRTC and the cache; launches name kernels of any added module. */
 fx_status fx_cuda_program_add_source (fx_cuda_program *program, const char *source, const char *name,
                                       const fx_cuda_build_options *options, fx_cuda_build_info *info, fx_diag *diag);
+/* fx_cuda_module_set_global on the module added last. */
+fx_status fx_cuda_program_set_global (fx_cuda_program *program, const char *name, const void *data, size_t bytes,
+                                      fx_diag *diag);
 /* Buffers, numbered from 0 in the order added; inputs and outputs are also numbered among themselves. */
 int fx_cuda_program_add_input (fx_cuda_program *program, size_t nbytes);
 int fx_cuda_program_add_output (fx_cuda_program *program, size_t nbytes);

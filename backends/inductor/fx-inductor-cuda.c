@@ -282,12 +282,15 @@ cuda_configs (const ind_program *p, int g, bool force_split, ind_cuda_config *ou
       else if (rn <= 16)
         {
           /* rows shorter than a warp: a thread per row, no cross-thread reduction */
-          ADD (rn <= (int64_t) PER_MAX_ITERS * vec ? IND_CUDA_PERSISTENT : IND_CUDA_LOOPED, 1, 256, vec, 0);
+          ADD (rn <= (int64_t) PER_MAX_ITERS * vec && !p->opt.cuda_looped ? IND_CUDA_PERSISTENT : IND_CUDA_LOOPED, 1,
+               256, vec, 0);
           ADD (IND_CUDA_LOOPED, 1, 128, vec, 0);
           ADD (IND_CUDA_PERSISTENT, 32, 8, vec, 0);
           if (vec == 4)
             ADD (IND_CUDA_LOOPED, 1, 256, 1, 0);
         }
+      else if (rn <= PER_MAX_RNUMEL && p->opt.cuda_looped)
+        ADD (IND_CUDA_LOOPED, 256, 1, vec, 0);   /* one block shape whatever the length */
       else if (rn <= PER_MAX_RNUMEL)
         {
           /* persistent: each thread holds at most PER_MAX_ITERS / 2 loads of vec elements of each input row */

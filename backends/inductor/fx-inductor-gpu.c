@@ -909,9 +909,94 @@ plan_with (const ind_program *p, const ind_cuda_config *chosen, ind_cuda_plan *p
     }
 }
 
+/* The module's text: src (the CUDA generated at the program's sizes), or with symbols (*syms) its template over them:
+   made at the example sizes (ind_cuda_symbolic_source, before the layout: it may choose other kernels), or the
+   template already made when vals are given. A template that cannot be made clears *syms (why says why). */
+static void
+module_text (ind_gpu *gpu, ind_program *p, const fx_compile_request *req, ind_syms **syms, const int64_t *vals,
+             fx_buf *why, fx_buf *src, fx_buf *text)
+{
+  bool sym = false;
+  if (syms && *syms && vals)
+    {
+      size_t len = 0;
+      const char *t = ind_syms_text (*syms, &len);
+      fx_buf_append (text, t, len);
+      sym = t != NULL;
+      ind_cuda_codegen (p, &gpu->plan, src);
+    }
+  else if (syms && *syms)
+    sym = ind_cuda_symbolic_source (p, &gpu->plan, *syms, req->example_inputs, req->n_inputs, src, text, why);
+  else
+    ind_cuda_codegen (p, &gpu->plan, src);
+  if (!sym)
+    {
+      if (syms)
+        *syms = NULL;
+      fx_buf_reset (text);
+      fx_buf_append (text, src->data, src->len);
+    }
+}
+
+/* Builds text into the program's module and writes the symbols' values into it. A symbolic text of the compile
+   (vals NULL) that does not build clears *syms (why says why) and builds src instead. */
+static fx_status
+build_module (ind_gpu *gpu, const ind_program *p, ind_syms **syms, const int64_t *vals, fx_buf *why,
+              const fx_buf *src, fx_buf *text, fx_compiled *out, int ordinal, fx_diag *diag)
+{
+  bool sym = syms && *syms;
+  fx_cuda_build_info info;
+  memset (&info, 0, sizeof info);
+  double t1 = fx_now_ms ();
+  fx_status st = fx_cuda_program_add_source (gpu->prog, text->data ? text->data : "", "output_code.cu", NULL, &info,
+                                             diag);
+  if (st != FX_OK && sym && vals == NULL)
+    {
+      fx_buf_printf (why, "the symbolic CUDA source did not build (%s)", diag ? diag->message : "NVRTC");
+      fx_cuda_build_info_clear (&info);
+      fx_diag_clear (diag);
+      *syms = NULL;
+      fx_buf_reset (text);
+      fx_buf_append (text, src->data, src->len);
+      return build_module (gpu, p, NULL, NULL, why, src, text, out, ordinal, diag);
+    }
+  fx_compiled_add_artifact (out, "output_code.cu", "code", text->data ? text->data : "", text->len);
+  fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels on cuda:%d; NVRTC %s (%.1f ms, %s)\n",
+                 p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", fx_now_ms () - t1,
+                 info.arch);
+  if (info.log && *info.log)
+    fx_compiled_add_artifact (out, "compiler_output.txt", "log", info.log, strlen (info.log));
+  fx_cuda_build_info_clear (&info);
+  const int64_t *v = vals ? vals : sym ? ind_syms_base (*syms) : NULL;
+  for (int i = 0; st == FX_OK && v && i < ind_syms_count (*syms); i++)
+    {
+      char name[16];
+      snprintf (name, sizeof name, "fx_ks%d", i);
+      int32_t v32 = (int32_t) v[i];
+      long long v64 = v[i];
+      st = gpu->plan.index32 ? fx_cuda_program_set_global (gpu->prog, name, &v32, sizeof v32, diag)
+                             : fx_cuda_program_set_global (gpu->prog, name, &v64, sizeof v64, diag);
+    }
+  return st;
+}
+
+/* A kernel's code in the built text: src's span, moved into the symbolic text where that was built. */
+static char *
+kernel_code (fx_compiled *out, const fx_buf *text, const ind_syms *syms, size_t a, size_t b)
+{
+  if (syms)
+    {
+      a = ind_syms_map_offset (syms, a);
+      b = ind_syms_map_offset (syms, b);
+    }
+  if (b > text->len || a > b)
+    return NULL;
+  return fx_arena_strndup (out->arena, text->data + a, b - a);
+}
+
 fx_status
 ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_compiled *out, ind_gpu **gpu_out,
-                 fx_diag *diag)
+                 ind_syms **syms, const int64_t *vals, fx_buf *sym_why, fx_diag *diag)
 {
   *gpu_out = NULL;
   fx_cuda *cuda = NULL;
@@ -937,6 +1022,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
         chosen[g] = c[0];
     }
   plan_with (p, chosen, &gpu->plan);
+  /* the module's text first: a symbolic one may re-plan (looped reductions) */
+  fx_buf src, text;
+  fx_buf_init (&src);
+  fx_buf_init (&text);
+  module_text (gpu, p, req, syms, vals, sym_why, &src, &text);
   ind_cuda_layout lay;
   ind_cuda_layout_make (p, &gpu->plan, &lay);
   gpu->pbuf = malloc (sizeof (int) * (size_t) (p->n_bufs + 1));
@@ -960,6 +1050,9 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
           ind_cuda_layout_free (&lay);
           ind_cuda_layout_make (p, &gpu->plan, &lay);
           memcpy (gpu->pbuf, lay.pbuf, sizeof (int) * (size_t) p->n_bufs);
+          fx_buf_reset (&src);
+          fx_buf_reset (&text);
+          module_text (gpu, p, req, NULL, NULL, NULL, &src, &text);   /* max-autotune: never symbolic */
         }
     }
   free (chosen);
@@ -978,23 +1071,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       else if (lay.pb[k].role == IND_PB_OUTPUT)
         gpu->output_bufs[gpu->n_outputs++] = lay.pb[k].ir_buf;
     }
-  fx_buf src;
-  fx_buf_init (&src);
   if (st == FX_OK)
-    {
-      ind_cuda_codegen (p, &gpu->plan, &src);
-      fx_compiled_add_artifact (out, "output_code.cu", "code", src.data ? src.data : "", src.len);
-      fx_cuda_build_info info;
-      memset (&info, 0, sizeof info);
-      double t1 = fx_now_ms ();
-      st = fx_cuda_program_add_source (gpu->prog, src.data ? src.data : "", "output_code.cu", NULL, &info, diag);
-      fx_buf_printf (&out->notes, "inductor: %d loop nodes, %d kernels on cuda:%d; NVRTC %s (%.1f ms, %s)\n",
-                     p->n_nodes, p->n_groups, ordinal, info.cache_hit ? "cache hit" : "compiled", fx_now_ms () - t1,
-                     info.arch);
-      if (info.log && *info.log)
-        fx_compiled_add_artifact (out, "compiler_output.txt", "log", info.log, strlen (info.log));
-      fx_cuda_build_info_clear (&info);
-    }
+    st = build_module (gpu, p, syms, vals, sym_why, &src, &text, out, ordinal, diag);
+  /* the kernels' code as listed: from the built text, except for a variant (its listing is not kept) */
+  const ind_syms *ksyms = syms && *syms && vals == NULL ? *syms : NULL;
+  const fx_buf *ktext = ksyms ? &text : &src;
   /* steps and the kernel list, in group order; with epilogue_fusion (PyTorch's default) a residual add after a GEMM
      becomes the GEMM's C */
   fx_device dev = { FX_DEVICE_CUDA, ordinal };
@@ -1059,11 +1140,11 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
         {
           const char *kind = ck->cfg.kind == IND_CUDA_POINTWISE ? "pointwise" : "reduction";
           size_t mid = ck->cfg.kind == IND_CUDA_SPLIT ? ck->src_mid : ck->src_end;
-          char *code = fx_arena_strndup (out->arena, src.data + ck->src_begin, mid - ck->src_begin);
+          char *code = kernel_code (out, ktext, ksyms, ck->src_begin, mid);
           ki[0] = fx_compiled_add_kernel (out, ck->name, kind, "cuda", code);
           if (ck->name2)
             {
-              code = fx_arena_strndup (out->arena, src.data + ck->src_mid, ck->src_end - ck->src_mid);
+              code = kernel_code (out, ktext, ksyms, ck->src_mid, ck->src_end);
               ki[1] = fx_compiled_add_kernel (out, ck->name2, kind, "cuda", code);
             }
           st = add_launches (gpu, p, ck, lay.ws[g], first, diag);
@@ -1163,6 +1244,7 @@ ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_
       fx_buf_free (&t);
     }
   fx_buf_free (&src);
+  fx_buf_free (&text);
   free (fused_into);
   ind_cuda_layout_free (&lay);
   gpu->n_kernels = out->n_kernels;

@@ -160,6 +160,7 @@ typedef struct ind_options
   bool graph_diagram;       /* trace.graph_diagram */
   bool debug;
   bool cudagraphs;          /* triton.cudagraphs */
+  bool cuda_looped;         /* CUDA: no persistent reductions (symbolic kernels whose lengths follow a symbol) */
   const char *device;       /* NULL: where the inputs are; "cpu", "cuda", "cuda:N" */
 } ind_options;
 
@@ -337,9 +338,13 @@ typedef struct ind_gpu ind_gpu;
 /* The example inputs are CUDA tensors or the `device` option names cuda (ordinal: which device). */
 bool ind_gpu_wanted (const fx_value *inputs, size_t n_inputs, const ind_options *opt, int *ordinal);
 /* Generates, builds (NVRTC), autotunes (max_autotune) and plans the run; adds kernels and artifacts to out. Without
-   a device: FX_ERR_NO_DEVICE "no CUDA device: ...". *gpu is set even on failure (free it with ind_gpu_free). */
+   a device: FX_ERR_NO_DEVICE "no CUDA device: ...". *gpu is set even on failure (free it with ind_gpu_free).
+   With symbols (*syms, fx-inductor-sym.c) the module is built from the source generalized over them (vals NULL:
+   the compile at the example sizes) or from their template (vals: a program lowered at other sizes whose source is
+   the template's there), the values written into the module; *syms is cleared where the symbolic source cannot be
+   made or built (sym_why says why) and the concrete source is built. syms NULL: concrete. */
 fx_status ind_gpu_compile (ind_program *p, const fx_compile_request *req, int ordinal, fx_compiled *out,
-                           ind_gpu **gpu, fx_diag *diag);
+                           ind_gpu **gpu, ind_syms **syms, const int64_t *vals, fx_buf *sym_why, fx_diag *diag);
 fx_status ind_gpu_run (ind_gpu *gpu, const ind_program *p, const fx_value *inputs, size_t n_inputs, fx_arena *arena,
                        fx_value **outputs, size_t *n_outputs, fx_diag *diag);
 fx_status ind_gpu_profile (ind_gpu *gpu, const ind_program *p, fx_compiled *c, const fx_value *inputs,
@@ -455,6 +460,21 @@ fx_status ind_syms_lower (const ind_syms *s, const fx_value *inputs, size_t n_in
                           bool build, struct ind_pipeline *pl, fx_diag *diag);
 /* Is source (generated at vals) the template at vals? Then the symbolic library runs its program. */
 bool ind_syms_matches (const ind_syms *s, const fx_buf *source, const int64_t *vals);
+/* What the template is generated for (C by default): CUDA declares the symbols __constant__ (int with 32-bit index
+   math, else long long) for the runner to write into each loaded module. Set before ind_syms_generalize. */
+void ind_syms_set_target (ind_syms *s, ind_target target, bool int32);
+/* Lowerings at other sizes get opt.cuda_looped (ind_cuda_symbolic_source's second try). */
+void ind_syms_set_cuda_looped (ind_syms *s);
+/* The CUDA source over syms: generated with plan, generalized (text, the symbolic source); where that fails and a
+   reduction is persistent, the plan is made again with looped reductions only (p->opt.cuda_looped: a persistent
+   block follows the reduction's length, which may be symbolic) and tried once more. false with why. src gets the
+   concrete source of the plan in the end. */
+bool ind_cuda_symbolic_source (ind_program *p, ind_cuda_plan *plan, ind_syms *syms, const fx_value *inputs,
+                               size_t n_inputs, fx_buf *src, fx_buf *text, fx_buf *why);
+/* The graph the symbols were found in (the copy variants are lowered from). */
+const fx_graph *ind_syms_graph (const ind_syms *s);
+/* The symbolic source ind_syms_generalize wrote (NULL before). */
+const char *ind_syms_text (const ind_syms *s, size_t *len);
 
 /* Defaults: target C, build, cuda_kind -1, opt from the defaults. */
 void ind_pipeline_init (ind_pipeline *pl, const fx_graph *graph, const fx_value *inputs, size_t n_inputs);

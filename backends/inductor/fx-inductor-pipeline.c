@@ -174,7 +174,7 @@ pass_codegen_c (ind_pipeline *pl, fx_diag *diag)
   (void) diag;
   pl->prog.use_mvec = ind_have_mvec ();
   ind_codegen (&pl->prog, &pl->source);
-  if (pl->syms && pl->build)
+  if (pl->syms)
     {
       /* symbolic kernels: the source generalized over the input symbols is what gets built and shown */
       fx_buf sym;
@@ -226,15 +226,83 @@ pass_build_c (ind_pipeline *pl, fx_diag *diag)
   return st;
 }
 
+static bool
+plan_has_persistent (const ind_program *p, const ind_cuda_plan *plan)
+{
+  for (int g = 0; g < p->n_groups; g++)
+    if (plan->kernels[g].name && plan->kernels[g].cfg.kind == IND_CUDA_PERSISTENT)
+      return true;
+  return false;
+}
+
+bool
+ind_cuda_symbolic_source (ind_program *p, ind_cuda_plan *plan, ind_syms *syms, const fx_value *inputs,
+                          size_t n_inputs, fx_buf *src, fx_buf *text, fx_buf *why)
+{
+  fx_buf w;
+  fx_buf_init (&w);
+  bool ok = false;
+  for (int attempt = 0; attempt < 2 && !ok; attempt++)
+    {
+      fx_buf_reset (src);
+      fx_buf_reset (text);
+      fx_buf_reset (&w);
+      ind_cuda_codegen (p, plan, src);
+      ind_syms_set_target (syms, IND_TARGET_CUDA, plan->index32);
+      ok = ind_syms_generalize (syms, inputs, n_inputs, src, text, &w) == FX_OK;
+      if (ok || attempt > 0 || !plan_has_persistent (p, plan))
+        break;
+      /* a persistent reduction's block follows its length: looped reductions instead, at every size */
+      p->opt.cuda_looped = true;
+      ind_syms_set_cuda_looped (syms);
+      ind_cuda_plan_kind (p, plan, -1);
+    }
+  if (!ok)
+    {
+      fx_buf_append (why, w.data ? w.data : "", w.len);
+      fx_buf_reset (text);
+    }
+  fx_buf_free (&w);
+  return ok;
+}
+
 /* CUDA C with the heuristic kernel choices (or one forced reduction kind), without a device: the source, the kernel
    table and the wrapper a build would launch. */
 static fx_status
 pass_codegen_cuda (ind_pipeline *pl, fx_diag *diag)
 {
   (void) diag;
-  const ind_program *p = &pl->prog;
+  ind_program *p = &pl->prog;
   ind_cuda_plan_kind (p, &pl->plan, pl->cuda_kind);
-  ind_cuda_codegen (p, &pl->plan, &pl->source);
+  if (!pl->syms)
+    ind_cuda_codegen (p, &pl->plan, &pl->source);
+  if (pl->syms)
+    {
+      /* the symbolic source a build makes (ind_gpu_compile), the kernels' spans moved into it */
+      fx_buf sym;
+      fx_buf_init (&sym);
+      if (ind_cuda_symbolic_source (p, &pl->plan, pl->syms, pl->inputs, pl->n_inputs, &pl->source, &sym,
+                                    &pl->sym_why))
+        {
+          for (int g = 0; g < p->n_groups; g++)
+            {
+              ind_cuda_kernel *ck = &pl->plan.kernels[g];
+              if (ck->name)
+                {
+                  ck->src_begin = ind_syms_map_offset (pl->syms, ck->src_begin);
+                  ck->src_mid = ind_syms_map_offset (pl->syms, ck->src_mid);
+                  ck->src_end = ind_syms_map_offset (pl->syms, ck->src_end);
+                }
+            }
+          fx_buf_free (&pl->source);
+          pl->source = sym;
+        }
+      else
+        {
+          fx_buf_free (&sym);
+          pl->syms = NULL;
+        }
+    }
   if (pl->out == NULL)
     return FX_OK;
   record (pl, "output_code.cu", "code", &pl->source);
@@ -274,7 +342,7 @@ pass_codegen_cuda (ind_pipeline *pl, fx_diag *diag)
 static fx_status
 pass_build_cuda (ind_pipeline *pl, fx_diag *diag)
 {
-  return ind_gpu_compile (&pl->prog, pl->req, pl->ordinal, pl->out, &pl->gpu, diag);
+  return ind_gpu_compile (&pl->prog, pl->req, pl->ordinal, pl->out, &pl->gpu, &pl->syms, NULL, &pl->sym_why, diag);
 }
 
 /* ---------------------------------------------------------------- the pipeline */

@@ -49,6 +49,10 @@ struct ind_syms
   int n_fitted;
   size_t prefix_len;        /* the declarations put before the template's text in the symbolic source */
   int64_t *grow;            /* per literal: how much longer the symbolic text is up to its end (expressions) */
+  ind_target target;        /* what the template is: C (globals and a setter) or CUDA (__constant__ per module) */
+  bool int32;               /* CUDA with 32-bit index math: the symbols and expressions are int */
+  char *sym_text;           /* the symbolic source (after ind_syms_generalize) */
+  size_t sym_len;
 };
 
 /* ---------------------------------------------------------------- literals */
@@ -197,6 +201,7 @@ ind_syms_free (ind_syms *s)
   free (s->text);
   free (s->lits);
   free (s->grow);
+  free (s->sym_text);
   free (s);
 }
 
@@ -381,6 +386,7 @@ ind_syms_lower (const ind_syms *s, const fx_value *inputs, size_t n_inputs, cons
   bool *made = NULL;
   fx_value *in = vals ? sample_inputs (s, inputs, n_inputs, vals, &made) : NULL;
   ind_pipeline_init (pl, s->graph, in ? in : inputs, n_inputs);
+  pl->target = s->target;
   pl->prog.opt = s->opt;
   pl->prog.symbolic = true;
   pl->build = build;
@@ -396,29 +402,30 @@ ind_syms_lower (const ind_syms *s, const fx_value *inputs, size_t n_inputs, cons
 static void
 put_expr (const ind_syms *s, const ind_lit *l, fx_buf *out)
 {
+  const char *ll = s->int32 ? "" : "LL";
   fx_buf_putc (out, '(');
   bool any = false;
   if (l->c != 0)
     {
-      fx_buf_printf (out, "%lldLL", (long long) l->c);
+      fx_buf_printf (out, "%lld%s", (long long) l->c, ll);
       any = true;
     }
   for (int i = 0; i < s->n; i++)
     {
       if (l->a[i] != 0)
         {
-          fx_buf_printf (out, "%s%lldLL * fx_ks%d", any ? " + " : "", (long long) l->a[i], i);
+          fx_buf_printf (out, "%s%lld%s * fx_ks%d", any ? " + " : "", (long long) l->a[i], ll, i);
           any = true;
         }
       for (int j = i + 1; j < s->n; j++)
         if (l->b[i][j] != 0)
           {
-            fx_buf_printf (out, "%s%lldLL * fx_ks%d * fx_ks%d", any ? " + " : "", (long long) l->b[i][j], i, j);
+            fx_buf_printf (out, "%s%lld%s * fx_ks%d * fx_ks%d", any ? " + " : "", (long long) l->b[i][j], ll, i, j);
             any = true;
           }
     }
   if (!any)
-    fx_buf_puts (out, "0LL");
+    fx_buf_printf (out, "0%s", ll);
   fx_buf_putc (out, ')');
 }
 
@@ -441,18 +448,33 @@ ind_syms_map_offset (const ind_syms *s, size_t off)
 static void
 symbolic_text (ind_syms *s, fx_buf *out)
 {
+  size_t start = out->len;
   fx_buf pre;
   fx_buf_init (&pre);
-  fx_buf_puts (&pre, "#include <stdint.h>\n/* symbolic sizes:");
-  for (int i = 0; i < s->n; i++)
-    fx_buf_printf (&pre, " fx_ks%d = %s", i, s->names[i]);   /* [A-Za-z0-9_] only (plain_symbol) */
-  fx_buf_puts (&pre, " (set by the runner before each call) */\nstatic int64_t");
-  for (int i = 0; i < s->n; i++)
-    fx_buf_printf (&pre, "%s fx_ks%d", i ? "," : "", i);
-  fx_buf_puts (&pre, ";\n\nvoid\nfx_inductor_set_sizes (const int64_t *v)\n{\n");
-  for (int i = 0; i < s->n; i++)
-    fx_buf_printf (&pre, "  fx_ks%d = v[%d];\n", i, i);
-  fx_buf_puts (&pre, "}\n\n");
+  if (s->target == IND_TARGET_CUDA)
+    {
+      /* one module per size set: the runner writes the values into the module before its first launch */
+      fx_buf_puts (&pre, "// symbolic sizes:");
+      for (int i = 0; i < s->n; i++)
+        fx_buf_printf (&pre, " fx_ks%d = %s", i, s->names[i]);   /* [A-Za-z0-9_] only (plain_symbol) */
+      fx_buf_puts (&pre, " (written into each module by the runner)\n");
+      for (int i = 0; i < s->n; i++)
+        fx_buf_printf (&pre, "__constant__ %s fx_ks%d;\n", s->int32 ? "int" : "long long", i);
+      fx_buf_putc (&pre, '\n');
+    }
+  else
+    {
+      fx_buf_puts (&pre, "#include <stdint.h>\n/* symbolic sizes:");
+      for (int i = 0; i < s->n; i++)
+        fx_buf_printf (&pre, " fx_ks%d = %s", i, s->names[i]);   /* [A-Za-z0-9_] only (plain_symbol) */
+      fx_buf_puts (&pre, " (set by the runner before each call) */\nstatic int64_t");
+      for (int i = 0; i < s->n; i++)
+        fx_buf_printf (&pre, "%s fx_ks%d", i ? "," : "", i);
+      fx_buf_puts (&pre, ";\n\nvoid\nfx_inductor_set_sizes (const int64_t *v)\n{\n");
+      for (int i = 0; i < s->n; i++)
+        fx_buf_printf (&pre, "  fx_ks%d = v[%d];\n", i, i);
+      fx_buf_puts (&pre, "}\n\n");
+    }
   s->prefix_len = pre.len;
   fx_buf_append (out, pre.data, pre.len);
   fx_buf_free (&pre);
@@ -473,6 +495,11 @@ symbolic_text (ind_syms *s, fx_buf *out)
       s->grow[i] = grow;
     }
   fx_buf_append (out, s->text + p, s->text_len - p);
+  free (s->sym_text);
+  s->sym_len = out->len - start;
+  s->sym_text = malloc (s->sym_len + 1);
+  memcpy (s->sym_text, out->data + start, s->sym_len);
+  s->sym_text[s->sym_len] = '\0';
 }
 
 /* The literals of a source generated at vals; false (why says) when it is not the template's skeleton. */
@@ -504,6 +531,11 @@ fx_status
 ind_syms_generalize (ind_syms *s, const fx_value *inputs, size_t n_inputs, const fx_buf *base_source,
                      fx_buf *sym_source, fx_buf *why)
 {
+  /* a second try starts over */
+  free (s->text);
+  free (s->lits);
+  free (s->grow);
+  s->grow = NULL;
   s->text = malloc (base_source->len + 1);
   memcpy (s->text, base_source->data, base_source->len);
   s->text[base_source->len] = '\0';
@@ -604,4 +636,30 @@ int
 ind_syms_fitted (const ind_syms *s)
 {
   return s->n_fitted;
+}
+
+void
+ind_syms_set_cuda_looped (ind_syms *s)
+{
+  s->opt.cuda_looped = true;
+}
+
+void
+ind_syms_set_target (ind_syms *s, ind_target target, bool int32)
+{
+  s->target = target;
+  s->int32 = int32;
+}
+
+const fx_graph *
+ind_syms_graph (const ind_syms *s)
+{
+  return s->graph;
+}
+
+const char *
+ind_syms_text (const ind_syms *s, size_t *len)
+{
+  *len = s->sym_len;
+  return s->sym_text;
 }

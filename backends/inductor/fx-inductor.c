@@ -64,6 +64,8 @@ typedef struct ind_variant
   ind_call_fn call;
   const char *(*error) (void);
   int (*index_error) (int64_t *value);
+  ind_gpu *gpu;             /* on the device: its own program of launches, its module built from the template's text
+                               (an NVRTC cache hit) with its sizes written in, or from its own source */
 } ind_variant;
 
 typedef struct ind_state
@@ -77,6 +79,7 @@ typedef struct ind_state
   double *kernel_ms;        /* per group, filled by timed runs */
   fx_generator gen;
   ind_gpu *gpu;             /* CUDA code instead of C (fx-inductor-gpu.c) */
+  int ordinal;              /* its device */
   /* symbolic kernels (fx-inductor-sym.c): the symbols and template (with the values prog was lowered at), the
      library's size setter, the programs at other sizes */
   ind_syms *sym;
@@ -98,6 +101,7 @@ inductor_release (fx_compiled *c)
     {
       if (s->variants[v].lib.handle)
         dlclose (s->variants[v].lib.handle);
+      ind_gpu_free (s->variants[v].gpu);
       ind_program_free (&s->variants[v].prog);
     }
   free (s->variants);
@@ -511,8 +515,10 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   ind_syms *sym = NULL;
   fx_buf why;
   fx_buf_init (&why);
-  if (st == FX_OK && pl.target == IND_TARGET_C && !pl.prog.opt.max_autotune && !pl.prog.relu_bug)
+  if (st == FX_OK && !pl.prog.opt.max_autotune && !pl.prog.relu_bug)
     sym = ind_syms_find (req->graph, req->example_inputs, req->n_inputs, &pl.prog.opt, &why);
+  if (sym)
+    ind_syms_set_target (sym, pl.target, false);
   pl.syms = sym;
   pl.prog.symbolic = sym != NULL;
   if (st == FX_OK)
@@ -538,6 +544,7 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
   memset (&pl.prog, 0, sizeof pl.prog);
   s->lib = pl.lib;
   s->gpu = pl.gpu;
+  s->ordinal = pl.ordinal;
   ind_program *p = &s->prog;
   if (st == FX_OK && pl.target == IND_TARGET_C)
     {
@@ -577,8 +584,20 @@ inductor_generate (const fx_backend *self, const fx_compile_request *req, fx_com
   ind_pipeline pl;
   fx_status st = pipeline_for (&pl, req, out, diag);
   pl.build = false;
+  /* the symbolic source where compile would build one */
+  ind_syms *sym = NULL;
+  fx_buf why;
+  fx_buf_init (&why);
+  if (st == FX_OK && !pl.prog.opt.max_autotune && !pl.prog.relu_bug)
+    sym = ind_syms_find (req->graph, req->example_inputs, req->n_inputs, &pl.prog.opt, &why);
+  if (sym)
+    ind_syms_set_target (sym, pl.target, false);
+  pl.syms = sym;
+  pl.prog.symbolic = sym != NULL;
   if (st == FX_OK)
     st = ind_pipeline_run (&pl, diag);
+  ind_syms_free (sym);
+  fx_buf_free (&why);
   if (st == FX_OK && pl.target == IND_TARGET_C)
     ind_list_c_kernels (&pl.prog, &pl.source, out);
   if (pl.prog.arena)
@@ -807,6 +826,73 @@ sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_exec *e, fx
   return st;
 }
 
+/* The device program at the run's sizes (the sym lock held): the compiled one, a variant made before, or a new
+   variant lowered at these sizes, whose module is the template's text (NVRTC's cache has it) where its source is the
+   template's there, else its own source (counted as specialized). */
+static fx_status
+gpu_sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_gpu **gpu, const ind_program **prog,
+              fx_diag *diag)
+{
+  int64_t vals[IND_MAX_SYMS] = { 0 };
+  fx_status st = ind_syms_values (s->sym, inputs, n_inputs, vals, diag);
+  if (st != FX_OK)
+    return st;
+  size_t bytes = sizeof (int64_t) * (size_t) ind_syms_count (s->sym);
+  *gpu = s->gpu;
+  *prog = &s->prog;
+  if (memcmp (vals, ind_syms_base (s->sym), bytes) == 0)
+    return FX_OK;
+  for (int v = 0; v < s->n_variants; v++)
+    if (memcmp (vals, s->variants[v].vals, bytes) == 0)
+      {
+        *gpu = s->variants[v].gpu;
+        *prog = &s->variants[v].prog;
+        return FX_OK;
+      }
+  ind_pipeline pl;
+  st = ind_syms_lower (s->sym, inputs, n_inputs, vals, false, &pl, diag);
+  ind_variant V;
+  memset (&V, 0, sizeof V);
+  memcpy (V.vals, vals, sizeof vals);
+  if (st == FX_OK)
+    {
+      ind_syms *same = ind_syms_matches (s->sym, &pl.source, vals) ? s->sym : NULL;
+      /* the kernel listing and notes of a variant are not kept: the compiled object lists the template's */
+      fx_compiled scratch;
+      memset (&scratch, 0, sizeof scratch);
+      scratch.arena = fx_arena_new ();
+      fx_buf_init (&scratch.notes);
+      fx_compile_request req;
+      memset (&req, 0, sizeof req);
+      req.graph = ind_syms_graph (s->sym);
+      req.example_inputs = inputs;
+      req.n_inputs = n_inputs;
+      req.gen = &s->gen;
+      fx_buf why;
+      fx_buf_init (&why);
+      st = ind_gpu_compile (&pl.prog, &req, s->ordinal, &scratch, &V.gpu, same ? &same : NULL, same ? vals : NULL,
+                            &why, diag);
+      s->n_specialized += same == NULL;
+      fx_buf_free (&why);
+      fx_buf_free (&scratch.notes);
+      fx_arena_free (scratch.arena);
+    }
+  if (st == FX_OK)
+    {
+      V.prog = pl.prog;
+      memset (&pl.prog, 0, sizeof pl.prog);
+      s->variants = ind_grow (s->variants, s->n_variants, &s->cap_variants, sizeof *s->variants, 4);
+      s->variants[s->n_variants] = V;
+      *gpu = s->variants[s->n_variants].gpu;
+      *prog = &s->variants[s->n_variants].prog;
+      s->n_variants++;
+    }
+  else
+    ind_gpu_free (V.gpu);
+  ind_pipeline_clear (&pl);
+  return st;
+}
+
 static fx_status
 inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena *arena, fx_value **outputs,
               size_t *n_outputs, fx_diag *diag)
@@ -815,6 +901,17 @@ inductor_run (fx_compiled *c, const fx_value *inputs, size_t n_inputs, fx_arena 
       || (((ind_state *) c->impl)->call == NULL && ((ind_state *) c->impl)->gpu == NULL))
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: run of a graph that did not compile");
   ind_state *s = c->impl;
+  if (s->gpu && s->sym)
+    {
+      ind_gpu *gpu = NULL;
+      const ind_program *prog = NULL;
+      pthread_mutex_lock (&sym_lock);
+      fx_status st = gpu_sym_exec (s, inputs, n_inputs, &gpu, &prog, diag);
+      if (st == FX_OK)
+        st = ind_gpu_run (gpu, prog, inputs, n_inputs, arena, outputs, n_outputs, diag);
+      pthread_mutex_unlock (&sym_lock);
+      return st;
+    }
   if (s->gpu)
     return ind_gpu_run (s->gpu, &s->prog, inputs, n_inputs, arena, outputs, n_outputs, diag);
   ind_exec e = { &s->prog, s->call, s->kernel_ms ? s->call_timed : NULL, s->kernel_ms, s->error, s->index_error };
@@ -984,8 +1081,14 @@ inductor_bench (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int war
   ind_state *s = c ? c->impl : NULL;
   if (s == NULL || s->gpu == NULL)
     return fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor: bench is the GPU path's");
-  fx_status st = ind_gpu_bench (s->gpu, &s->prog, inputs, n_inputs, warmup, repeat, arena, times_ms, outputs,
-                                n_outputs, peak_bytes, diag);
+  ind_gpu *gpu = s->gpu;
+  const ind_program *prog = &s->prog;
+  pthread_mutex_lock (&sym_lock);
+  fx_status st = s->sym ? gpu_sym_exec (s, inputs, n_inputs, &gpu, &prog, diag) : FX_OK;
+  if (st == FX_OK)
+    st = ind_gpu_bench (gpu, prog, inputs, n_inputs, warmup, repeat, arena, times_ms, outputs, n_outputs,
+                        peak_bytes, diag);
+  pthread_mutex_unlock (&sym_lock);
   if (st == FX_OK)
     c->timing = "CUDA events around each call, inputs resident on the device";
   return st;
@@ -998,7 +1101,17 @@ inductor_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int r
     return fx_diag_set (diag, FX_ERR_INVALID, "inductor: profile of a graph that did not compile");
   ind_state *s = c->impl;
   if (s->gpu)
-    return ind_gpu_profile (s->gpu, &s->prog, c, inputs, n_inputs, repeat, diag);
+    {
+      /* at other sizes: the variant's kernel times (the template's kernels, where its source is the template's) */
+      ind_gpu *gpu = s->gpu;
+      const ind_program *prog = &s->prog;
+      pthread_mutex_lock (&sym_lock);
+      fx_status st = s->sym ? gpu_sym_exec (s, inputs, n_inputs, &gpu, &prog, diag) : FX_OK;
+      if (st == FX_OK)
+        st = ind_gpu_profile (gpu, prog, c, inputs, n_inputs, repeat, diag);
+      pthread_mutex_unlock (&sym_lock);
+      return st;
+    }
   int n = s->prog.n_groups;
   s->kernel_ms = calloc ((size_t) n + 1, sizeof (double));
   fx_status st = FX_OK;
@@ -1039,6 +1152,59 @@ fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t
 }
 
 fx_status
+fx_inductor_cuda_generate_at (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
+                              const fx_value *run_inputs, size_t n_run, fx_buf *source, fx_buf *wrapper, fx_diag *diag)
+{
+  fx_buf why;
+  fx_buf_init (&why);
+  ind_options opt;
+  ind_options_read (NULL, &opt, NULL);
+  ind_syms *sym = ind_syms_find (graph, inputs, n_inputs, &opt, &why);
+  fx_status st = FX_OK;
+  if (sym == NULL)
+    st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): no symbolic sizes: %s", why.data ? why.data : "");
+  ind_pipeline pl;
+  ind_pipeline_init (&pl, graph, inputs, n_inputs);
+  pl.target = IND_TARGET_CUDA;
+  pl.build = false;
+  pl.syms = sym;
+  if (st == FX_OK)
+    {
+      ind_syms_set_target (sym, IND_TARGET_CUDA, false);
+      st = ind_pipeline_run (&pl, diag);
+    }
+  if (st == FX_OK && pl.syms == NULL)
+    st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): kernels specialized to the example sizes: %s",
+                      pl.sym_why.data ? pl.sym_why.data : "");
+  /* the run: lowered at its sizes as gpu_sym_exec lowers it, its source checked against the template */
+  int64_t vals[IND_MAX_SYMS] = { 0 };
+  if (st == FX_OK)
+    st = ind_syms_values (sym, run_inputs, n_run, vals, diag);
+  ind_pipeline at;
+  memset (&at, 0, sizeof at);
+  if (st == FX_OK)
+    st = ind_syms_lower (sym, run_inputs, n_run, vals, false, &at, diag);
+  if (st == FX_OK && !ind_syms_matches (sym, &at.source, vals))
+    st = fx_diag_set (diag, FX_ERR_UNSUPPORTED, "inductor (cuda): at these sizes the kernels are not the template's "
+                      "(a build of their own)");
+  if (st == FX_OK)
+    {
+      size_t len = 0;
+      const char *t = ind_syms_text (sym, &len);
+      fx_buf_append (source, t, len);
+      ind_cuda_layout lay;
+      ind_cuda_layout_make (&at.prog, &at.plan, &lay);
+      ind_cuda_wrapper_text (&at.prog, &at.plan, &lay, wrapper);
+      ind_cuda_layout_free (&lay);
+    }
+  ind_pipeline_clear (&at);
+  ind_pipeline_clear (&pl);
+  ind_syms_free (sym);
+  fx_buf_free (&why);
+  return st;
+}
+
+fx_status
 fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, const char *kind,
                                 fx_buf *source, fx_buf *listing, fx_buf *wrapper, fx_diag *diag)
 {
@@ -1056,6 +1222,13 @@ fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, s
   pl.target = IND_TARGET_CUDA;
   pl.build = false;
   pl.cuda_kind = force;
+  /* symbolic sizes with the heuristic's choices: the symbolic source a build makes (forced kinds: concrete) */
+  fx_buf why;
+  fx_buf_init (&why);
+  ind_syms *sym = force < 0 ? ind_syms_find (graph, inputs, n_inputs, &pl.prog.opt, &why) : NULL;
+  if (sym)
+    ind_syms_set_target (sym, IND_TARGET_CUDA, false);
+  pl.syms = sym;
   /* the listing and the wrapper are artifacts of a scratch compiled object */
   fx_compiled scratch;
   memset (&scratch, 0, sizeof scratch);
@@ -1076,6 +1249,8 @@ fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, s
         }
     }
   ind_pipeline_clear (&pl);
+  ind_syms_free (sym);
+  fx_buf_free (&why);
   fx_buf_free (&scratch.notes);
   fx_arena_free (scratch.arena);
   return st;

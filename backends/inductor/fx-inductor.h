@@ -33,9 +33,18 @@ fx_status fx_inductor_write_artifacts (const fx_compiled *compiled, const char *
 /* The CUDA C the GPU path would build for graph and inputs (meta tensors suffice), with the heuristic kernel
    choices, generated without a device (the pipeline without its build; the backend's generate member gives the same
    through the contract); listing (may be NULL) gets "<kernel> <kind> <config>" per kernel; wrapper
-   (may be NULL) the device buffers, launches and outputs as text (the artifact cuda_wrapper.txt). */
+   (may be NULL) the device buffers, launches and outputs as text (the artifact cuda_wrapper.txt). Inputs with
+   symbolic sizes ("f32[s0, 64]") give the symbolic source a build makes: the sizes as __constant__ fx_ks<i>, the
+   wrapper at these inputs' sizes. */
 fx_status fx_inductor_cuda_generate (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, fx_buf *source,
                                      fx_buf *listing, fx_buf *wrapper, fx_diag *diag);
+/* The symbolic CUDA source made at inputs' sizes, and the wrapper of a run at run_inputs' sizes on that source, as
+   a device run at other sizes makes them (the graph lowered again there, its source checked against the template):
+   FX_ERR_UNSUPPORTED when there are no symbols, when the source does not follow them, or when the run's kernels are
+   not the template's (a device run builds its own there). */
+fx_status fx_inductor_cuda_generate_at (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,
+                                        const fx_value *run_inputs, size_t n_run, fx_buf *source, fx_buf *wrapper,
+                                        fx_diag *diag);
 /* The same with every reduction kernel of one kind where its group allows it: kind "persistent", "looped" or "split"
    (split: whatever the shape), NULL for the heuristic; tests reach each kind at small shapes. */
 fx_status fx_inductor_cuda_generate_kind (const fx_graph *graph, const fx_value *inputs, size_t n_inputs,

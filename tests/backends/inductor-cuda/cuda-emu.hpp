@@ -50,6 +50,7 @@ using std::trunc;
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__ static
+#define __constant__
 
 struct emu_dim3
 {

@@ -16,6 +16,12 @@ static const char *emu_dir;
 static const char *cxx = "/usr/bin/g++";
 static char tmp_dir[256];
 static int lib_counter;
+/* symbolic sources: the inputs the template is made at (fx_inductor_cuda_generate_at), and the values emu_run
+   writes into fx_ks<i> before its launches */
+static const fx_value *sym_base;
+static size_t n_sym_base;
+static const int64_t *sym_vals;
+static int n_sym_vals;
 
 static int
 run_cxx (const char *src, const char *so, const char *log)
@@ -103,7 +109,8 @@ emulate_kind (const char *label, const fx_graph *g, const fx_value *in, size_t n
   fx_arena *arena = fx_arena_new ();
   fx_value *ref = NULL;
   size_t n_ref = 0;
-  if (fx_inductor_cuda_generate_kind (g, in, n, force, &src, &listing, &wrapper, &diag) != FX_OK)
+  if (sym_base ? fx_inductor_cuda_generate_at (g, sym_base, n_sym_base, in, n, &src, &wrapper, &diag) != FX_OK
+               : fx_inductor_cuda_generate_kind (g, in, n, force, &src, &listing, &wrapper, &diag) != FX_OK)
     {
       printf ("# %s: generate: %s\n", label, diag.message);
       goto out;
@@ -123,6 +130,8 @@ emulate_kind (const char *label, const fx_graph *g, const fx_value *in, size_t n
   fx_buf_puts (&cpp, "#include \"cuda-emu.hpp\"\n");
   fx_buf_append (&cpp, src.data, src.len);
   fx_buf_puts (&cpp, "\nextern \"C\" void emu_run (void **b)\n{\n");
+  for (int i = 0; i < n_sym_vals; i++)
+    fx_buf_printf (&cpp, "  fx_ks%d = %lld;\n", i, (long long) sym_vals[i]);
   const char *cur1 = wrapper.data;
   for (char line[2048]; next_line (&cur1, line, sizeof line);)
     {
@@ -442,6 +451,86 @@ test_outer_reduction (void)
     }
 }
 
+/* A batch-dynamic graph (rows of a softmax-style reduction, a column sum over the symbolic batch): its CUDA source
+   made at s0 = 64 is symbolic, and that one text runs right at other batch sizes with fx_ks0 set, following the
+   wrapper a device run makes there (fx_inductor_cuda_generate_at). A column of 100000 rows is summed by another
+   kernel shape (split): not the template. */
+static void
+test_symbolic (void)
+{
+  static const char code[] =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[s0, 64][64, 1]cuda\", L_y_: \"f32[64][1]cuda\"):\n"
+    "        add = torch.ops.aten.add.Tensor(L_x_, L_y_)\n"
+    "        view = torch.ops.aten.view.default(add, [s0, 8, 8])\n"
+    "        amax = torch.ops.aten.amax.default(view, [2], True)\n"
+    "        sub = torch.ops.aten.sub.Tensor(view, amax)\n"
+    "        exp = torch.ops.aten.exp.default(sub)\n"
+    "        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [2])\n"
+    "        relu = torch.ops.aten.relu.default(add)\n"
+    "        sum_2 = torch.ops.aten.sum.dim_IntList(relu, [0])\n"
+    "        return (sum_1, sum_2)\n";
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = NULL;
+  CHECK (fx_parse_fx_code (code, strlen (code), "sym.py", &g, &diag) == FX_OK, "parse: %s", diag.message);
+  if (g == NULL)
+    return;
+  fx_graph_resolve_ops (g);
+  /* the base: s0 = 64 (meta tensors suffice to generate) */
+  int64_t bx[2] = { 64, 64 }, by[1] = { 64 };
+  fx_value base[3] = { fx_value_int (64), fx_value_tensor (fx_tensor_new_meta (FX_DTYPE_F32, 2, bx, NULL)),
+                       fx_value_tensor (fx_tensor_new_meta (FX_DTYPE_F32, 1, by, NULL)) };
+  fx_buf src;
+  fx_buf_init (&src);
+  CHECK (fx_inductor_cuda_generate (g, base, 3, &src, NULL, NULL, &diag) == FX_OK, "generate: %s", diag.message);
+  CHECK (src.data && strstr (src.data, "__constant__ int fx_ks0;") && strstr (src.data, " * fx_ks0)"),
+         "the source is symbolic over s0:\n%.2000s", src.data ? src.data : "");
+  fx_buf_free (&src);
+  static const int64_t sizes[] = { 64, 100, 1000, 65 };
+  for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++)
+    {
+      int64_t n = sizes[c];
+      int64_t xs[2] = { n, 64 }, ys[1] = { 64 };
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) n);
+      fx_tensor *x = fx_tensor_new (NULL, FX_DTYPE_F32, 2, xs), *y = fx_tensor_new (NULL, FX_DTYPE_F32, 1, ys);
+      fx_tensor_fill_normal (x, &gen, 0, 1);
+      fx_tensor_fill_normal (y, &gen, 0, 1);
+      fx_value in[3] = { fx_value_int (n), fx_value_tensor (x), fx_value_tensor (y) };
+      sym_base = base;
+      n_sym_base = 3;
+      sym_vals = &n;
+      n_sym_vals = 1;
+      char label[64];
+      snprintf (label, sizeof label, "symbolic (made at s0=64), s0=%lld", (long long) n);
+      bool skipped = false;
+      bool ok = emulate (label, g, in, 3, NULL, &skipped);
+      sym_base = NULL;
+      sym_vals = NULL;
+      n_sym_vals = 0;
+      fx_value_clear (&in[1]);
+      fx_value_clear (&in[2]);
+      CHECK (ok && !skipped, "%s", label);
+    }
+  /* 100000 rows to sum per column: another reduction kernel, not the template (a device run builds its own) */
+  int64_t lx[2] = { 100000, 64 };
+  fx_value at[3] = { fx_value_int (100000), fx_value_tensor (fx_tensor_new_meta (FX_DTYPE_F32, 2, lx, NULL)),
+                     fx_value_tensor (fx_tensor_new_meta (FX_DTYPE_F32, 1, by, NULL)) };
+  fx_buf s2, w2;
+  fx_buf_init (&s2);
+  fx_buf_init (&w2);
+  fx_status st = fx_inductor_cuda_generate_at (g, base, 3, at, 3, &s2, &w2, &diag);
+  fx_buf_free (&s2);
+  fx_buf_free (&w2);
+  fx_value_clear (&at[1]);
+  fx_value_clear (&at[2]);
+  CHECK (st == FX_ERR_UNSUPPORTED && strstr (diag.message, "not the template's"), "s0=100000: %s", diag.message);
+  fx_value_clear (&base[1]);
+  fx_value_clear (&base[2]);
+  fx_graph_free (g);
+}
+
 static void
 test_random (void)
 {
@@ -488,6 +577,7 @@ main (int argc, char **argv)
   cuda_test_run ("reduction-kinds", test_reduction_kinds);
   cuda_test_run ("outer-reduction", test_outer_reduction);
   cuda_test_run ("split-epilogue", test_split_epilogue);
+  cuda_test_run ("symbolic", test_symbolic);
   cuda_test_run ("random-graphs", test_random);
   char p[600];
   snprintf (p, sizeof p, "%s/cxx.log", tmp_dir);

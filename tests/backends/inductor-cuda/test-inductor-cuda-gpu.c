@@ -291,6 +291,87 @@ test_host_inputs (void)
 }
 
 
+/* Symbolic kernels on the device: a batch-dynamic graph (rows of a softmax-style reduction, a GEMM, a column sum over
+   the batch) compiled at s0 = 64 builds one module from the symbolic source; runs at 100, 1000, 65 and 64 again,
+   host and device inputs, match the interpreter without calling NVRTC (each size loads the template's cubin with its
+   sizes written in); at 100000 rows the column sum is another kernel: a build of its own, still right. */
+static void
+test_symbolic (void)
+{
+  static const char code[] =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[s0, 64][64, 1]cuda\", L_y_: \"f32[64][1]cuda\", "
+    "L_w_: \"f32[64, 32][32, 1]cuda\"):\n"
+    "        add = torch.ops.aten.add.Tensor(L_x_, L_y_)\n"
+    "        view = torch.ops.aten.view.default(add, [s0, 8, 8])\n"
+    "        amax = torch.ops.aten.amax.default(view, [2], True)\n"
+    "        sub = torch.ops.aten.sub.Tensor(view, amax)\n"
+    "        exp = torch.ops.aten.exp.default(sub)\n"
+    "        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [2])\n"
+    "        mm = torch.ops.aten.mm.default(add, L_w_)\n"
+    "        relu = torch.ops.aten.relu.default(mm)\n"
+    "        sum_2 = torch.ops.aten.sum.dim_IntList(relu, [0])\n"
+    "        return (sum_1, relu, sum_2)\n";
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  fx_graph *g = NULL;
+  CHECK_OK (fx_parse_fx_code (code, strlen (code), "sym.py", &g, &diag), &diag);
+  fx_graph_resolve_ops (g);
+  static const int64_t sizes[] = { 64, 100, 1000, 65, 64, 100000 };
+  fx_compiled *c = NULL;
+  size_t nvrtc = 0;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+    {
+      int64_t n = sizes[k];
+      int64_t xs[2] = { n, 64 }, ys[1] = { 64 }, ws[2] = { 64, 32 };
+      fx_generator gen;
+      fx_generator_seed (&gen, (uint64_t) n + k);
+      fx_value in[4] = { fx_value_int (n), fx_value_tensor (fx_tensor_new (NULL, FX_DTYPE_F32, 2, xs)),
+                         fx_value_tensor (fx_tensor_new (NULL, FX_DTYPE_F32, 1, ys)),
+                         fx_value_tensor (fx_tensor_new (NULL, FX_DTYPE_F32, 2, ws)) };
+      for (int i = 1; i < 4; i++)
+        fx_tensor_fill_normal (in[i].u.t, &gen, 0, 1);
+      fx_value *din = to_device (in, 4);
+      if (c == NULL)
+        {
+          CHECK_OK (fx_inductor_compile (g, din, 4, NULL, NULL, 0, &c, &diag), &diag);
+          printf ("# %s", c->notes.data);
+          CHECK (strstr (c->notes.data, "symbolic kernels over s0") != NULL, "not symbolic:\n%s", c->notes.data);
+          const char *src = artifact (c, "output_code.cu");
+          CHECK (src && strstr (src, "__constant__ int fx_ks0;"), "no fx_ks0 in the CUDA source");
+          nvrtc = fx_cuda_compiler_invocations ();
+        }
+      fx_arena *arena = fx_arena_new ();
+      fx_value *ref = NULL, *res = NULL;
+      size_t n_ref = 0, n_res = 0;
+      CHECK_OK (fx_interp_run (g, in, 4, NULL, arena, &ref, &n_ref, &diag), &diag);
+      /* device inputs, then host inputs at the same sizes (the same variant) */
+      for (int pass = 0; pass < 2; pass++)
+        {
+          char why[1024] = "";
+          double t0 = fx_now_ms ();
+          CHECK_OK (fx_inductor_run (c, pass ? in : din, 4, arena, &res, &n_res, &diag), &diag);
+          double ms = fx_now_ms () - t0;
+          CHECK (to_host (res, n_res) && n_res == n_ref && close_values (res, ref, n_ref, why, sizeof why),
+                 "s0=%lld (%s inputs): %s", (long long) n, pass ? "host" : "device", why);
+          printf ("# s0=%lld (%s inputs): %.2f ms, NVRTC compiles since the compile: %zu\n", (long long) n,
+                  pass ? "host" : "device", ms, fx_cuda_compiler_invocations () - nvrtc);
+          clear_values (res, n_res);
+        }
+      if (n < 100000)
+        CHECK (fx_cuda_compiler_invocations () == nvrtc, "s0=%lld: NVRTC compiled again", (long long) n);
+      else
+        CHECK (fx_cuda_compiler_invocations () <= nvrtc + 1, "s0=%lld: more than one build", (long long) n);
+      clear_values (ref, n_ref);
+      fx_arena_free (arena);
+      clear_values (din, 4);
+      free (din);
+      clear_values (in, 4);
+    }
+  fx_inductor_free (c);
+  fx_graph_free (g);
+}
+
 /* Sums, maxima and variances down the columns of a row-major matrix: a thread per column. */
 static void
 test_outer_reduction (void)
@@ -856,6 +937,7 @@ main (void)
   cuda_test_run ("gemm-epilogue", test_gemm_epilogue);
   cuda_test_run ("static-outputs", test_static_outputs);
   cuda_test_run ("fallbacks", test_fallbacks);
+  cuda_test_run ("symbolic", test_symbolic);
   int rc = cuda_test_finish ();
   fx_cuda_close (cuda);
   return rc;
