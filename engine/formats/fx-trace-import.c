@@ -2032,16 +2032,12 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
                        fx_import_stats *stats, fx_diag *diag)
 {
   memset (stats, 0, sizeof *stats);
-  FILE *f = NULL;
-  int64_t size = 0;
-  fx_status st = fx_import_open_regular (path, &f, &size, diag);
-  if (st != FX_OK)
-    return st;
   fx_line_reader lines;
-  fx_line_reader_init_file (&lines, f);
-  st = import_trace_lines (store, path, &lines, (uint64_t) size, NULL, progress, user_data, stats, diag);
+  int64_t size = 0;
+  fx_status st = fx_line_reader_open (&lines, path, &size, diag);
+  if (st == FX_OK)
+    st = import_trace_lines (store, path, &lines, (uint64_t) size, NULL, progress, user_data, stats, diag);
   fx_line_reader_free (&lines);
-  fclose (f);
   return st;
 }
 
