@@ -1159,6 +1159,30 @@ fx_store_add_event (fx_store *store, int64_t input_id, int64_t compile_row, cons
   return insert (store, stmt, NULL, diag);
 }
 
+/* Binds a run's configuration (backend, mode, options, device) and, with results, what it measured and found, in
+   the column order of the INSERT of fx_store_add_run and the UPDATE of fx_store_finish_run. */
+static void
+bind_run (binder *b, const fx_store_run *run, bool results)
+{
+  b_text (b, run->backend ? run->backend : "");
+  b_text (b, run->mode);
+  b_text (b, run->options_json);
+  b_text (b, run->device);
+  if (!results)
+    return;
+  b_real (b, run->compile_ms);
+  b_real (b, run->run_ms_median);
+  b_real (b, run->run_ms_min);
+  b_real (b, run->run_ms_max);
+  b_int (b, run->peak_bytes);
+  b_real (b, run->accuracy);
+  b_text (b, run->error);
+  b_text (b, run->verdict);
+  b_int_if (b, run->repeat, run->repeat > 0);
+  b_int_if (b, run->n_kernels, run->n_kernels >= 0);
+  b_int_if (b, run->engine_compile, run->engine_compile > 0);
+}
+
 fx_status
 fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id, fx_diag *diag)
 {
@@ -1170,21 +1194,7 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
     return FX_ERR_IO;
   binder b = binder_of (stmt);
   b_id (&b, graph_id);
-  b_text (&b, run->backend ? run->backend : "");
-  b_text (&b, run->mode);
-  b_text (&b, run->options_json);
-  b_text (&b, run->device);
-  b_real (&b, run->compile_ms);
-  b_real (&b, run->run_ms_median);
-  b_real (&b, run->run_ms_min);
-  b_real (&b, run->run_ms_max);
-  b_int (&b, run->peak_bytes);
-  b_real (&b, run->accuracy);
-  b_text (&b, run->error);
-  b_text (&b, run->verdict);
-  b_int_if (&b, run->repeat, run->repeat > 0);
-  b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
-  b_int_if (&b, run->engine_compile, run->engine_compile > 0);
+  bind_run (&b, run, true);
   return insert (store, stmt, id, diag);
 }
 
@@ -1198,10 +1208,7 @@ fx_store_start_run (fx_store *store, int64_t graph_id, const fx_store_run *run, 
     return FX_ERR_IO;
   binder b = binder_of (stmt);
   b_id (&b, graph_id);
-  b_text (&b, run->backend ? run->backend : "");
-  b_text (&b, run->mode);
-  b_text (&b, run->options_json);
-  b_text (&b, run->device);
+  bind_run (&b, run, false);
   return insert (store, stmt, id, diag);
 }
 
@@ -1215,21 +1222,7 @@ fx_store_finish_run (fx_store *store, int64_t run_id, const fx_store_run *run, f
   if (!stmt)
     return FX_ERR_IO;
   binder b = binder_of (stmt);
-  b_text (&b, run->backend ? run->backend : "");
-  b_text (&b, run->mode);
-  b_text (&b, run->options_json);
-  b_text (&b, run->device);
-  b_real (&b, run->compile_ms);
-  b_real (&b, run->run_ms_median);
-  b_real (&b, run->run_ms_min);
-  b_real (&b, run->run_ms_max);
-  b_int (&b, run->peak_bytes);
-  b_real (&b, run->accuracy);
-  b_text (&b, run->error);
-  b_text (&b, run->verdict);
-  b_int_if (&b, run->repeat, run->repeat > 0);
-  b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
-  b_int_if (&b, run->engine_compile, run->engine_compile > 0);
+  bind_run (&b, run, true);
   b_int (&b, run_id);
   fx_status st = step_done (store, stmt, diag);
   if (st == FX_OK && sqlite3_changes (store->db) != 1)
