@@ -121,10 +121,7 @@ static bool
 inputs_require_grad (const fx_grad_ctx *c, const fx_node *n)
 {
   any_rg a = { c->rg, false };
-  for (size_t i = 0; i < n->n_args; i++)
-    fx_arg_foreach_node (&n->args[i], note_rg, &a);
-  for (size_t i = 0; i < n->n_kwargs; i++)
-    fx_arg_foreach_node (&n->kwargs[i].value, note_rg, &a);
+  fx_node_foreach_input (n, note_rg, &a);
   return a.any;
 }
 

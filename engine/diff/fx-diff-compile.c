@@ -46,21 +46,9 @@ normalize_code (fx_arena *arena, const char *code)
   for (const char *p = code; *p;)
     {
       if (isdigit ((unsigned char) *p))
-        {
-          const char *q = p;
-          while (isdigit ((unsigned char) *q))
-            q++;
-          if (q - p >= 8)
-            {
-              *o++ = '#';
-              p = q;
-              continue;
-            }
-          while (p < q)
-            *o++ = *p++;
-          continue;
-        }
-      *o++ = *p++;
+        fx_diff_mask_digits (&p, &o, 8);
+      else
+        *o++ = *p++;
     }
   *o = '\0';
   return out;

@@ -37,6 +37,10 @@ typedef struct fx_diff_pairing
 fx_diff_pairing fx_diff_pairing_new (fx_arena *arena, size_t na, size_t nb);
 size_t fx_diff_pairing_match (fx_diff_pairing *m);
 
+/* Copies the run of decimal digits at *p to *o, or one '#' for it when it has min digits or more (an object id or an
+   address, which differs between processes that are the same); advances both past it. */
+void fx_diff_mask_digits (const char **p, char **o, size_t min);
+
 /* Diffs two stored runs x and y (fx-diff-runs.c): verdict and times as "run" entries named name under scope;
    inputs, outputs and per-kernel times under detail_scope. */
 fx_status fx_diff_run_pair (fx_diff *diff, fx_store *sa, const fx_store_run_row *x, fx_store *sb,

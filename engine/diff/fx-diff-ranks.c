@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../formats/fx-md5.h"
+#include "fx-diff-impl.h"
 
 int
 fx_rank_from_path (const char *path)
@@ -165,22 +166,9 @@ mask_ids (const char *text)
             }
         }
       if (word_start && isdigit ((unsigned char) *p))
-        {
-          const char *e = p;
-          while (isdigit ((unsigned char) *e))
-            e++;
-          if (e - p >= 7)
-            {
-              *o++ = '#';
-              p = e;
-              continue;
-            }
-          memcpy (o, p, (size_t) (e - p));
-          o += e - p;
-          p = e;
-          continue;
-        }
-      *o++ = *p++;
+        fx_diff_mask_digits (&p, &o, 7);
+      else
+        *o++ = *p++;
     }
   *o = 0;
   return out;

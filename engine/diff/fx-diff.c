@@ -2,6 +2,7 @@
    printers. */
 #include "fx/diff.h"
 
+#include <ctype.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <math.h>
@@ -554,6 +555,22 @@ fx_diff_print_json (const fx_diff *diff, fx_buf *out)
 }
 
 /* ------------------------------------------------------------------ key matching */
+
+void
+fx_diff_mask_digits (const char **p, char **o, size_t min)
+{
+  const char *e = *p;
+  while (isdigit ((unsigned char) *e))
+    e++;
+  if ((size_t) (e - *p) >= min)
+    *(*o)++ = '#';
+  else
+    {
+      memcpy (*o, *p, (size_t) (e - *p));
+      *o += e - *p;
+    }
+  *p = e;
+}
 
 int
 fx_diff_hashed_cmp (const void *x, const void *y)

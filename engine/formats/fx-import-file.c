@@ -125,14 +125,17 @@ fx_import_read_regular (const char *path, size_t limit, char **data, size_t *len
 
 enum { BLOCK = 1 << 20 };
 
-void
-fx_line_reader_init_file (fx_line_reader *r, FILE *f)
+fx_status
+fx_line_reader_open (fx_line_reader *r, const char *path, int64_t *size, fx_diag *diag)
 {
   memset (r, 0, sizeof *r);
-  r->f = f;
-  r->block = malloc (BLOCK);
   fx_buf_init (&r->line);
+  fx_status st = fx_import_open_regular (path, &r->f, size, diag);
+  if (st != FX_OK)
+    return st;
+  r->block = malloc (BLOCK);
   fx_buf_reserve (&r->line, 256);
+  return FX_OK;
 }
 
 void
@@ -147,6 +150,9 @@ fx_line_reader_init_mem (fx_line_reader *r, const char *data, size_t len)
 void
 fx_line_reader_free (fx_line_reader *r)
 {
+  if (r->f)
+    fclose (r->f);
+  r->f = NULL;
   free (r->block);
   fx_buf_free (&r->line);
   r->block = NULL;

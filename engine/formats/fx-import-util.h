@@ -50,7 +50,9 @@ typedef struct fx_line_reader
   void *on_block_data;
 } fx_line_reader;
 
-void fx_line_reader_init_file (fx_line_reader *r, FILE *f);
+/* Opens path for reading line by line when it is a regular file (fx_import_open_regular; *size may be NULL). The
+   reader owns the file: fx_line_reader_free closes it, and is also what a failed open leaves to call. */
+fx_status fx_line_reader_open (fx_line_reader *r, const char *path, int64_t *size, fx_diag *diag);
 void fx_line_reader_init_mem (fx_line_reader *r, const char *data, size_t len);
 /* False at the end. */
 bool fx_line_reader_next (fx_line_reader *r, const char **line, size_t *len, size_t *full_len);

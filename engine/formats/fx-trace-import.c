@@ -501,6 +501,19 @@ add_graph_break (importer *imp, int64_t crow, const char *text)
   return st;
 }
 
+/* Marks a compile as recompiled (a guard failure made it) or as broken into graphs: what fxwb ls flags. */
+static fx_status
+flag_compile (importer *imp, int64_t crow, bool recompile)
+{
+  fx_store_compile_update u;
+  fx_store_compile_update_init (&u);
+  if (recompile)
+    u.has_recompile = 1;
+  else
+    u.has_graph_break = 1;
+  return fx_store_update_compile (imp->store, crow, &u, imp->diag);
+}
+
 static fx_status
 add_recompile_reasons (importer *imp, int64_t crow, const char *payload, int64_t line)
 {
@@ -553,14 +566,7 @@ add_recompile_reasons (importer *imp, int64_t crow, const char *payload, int64_t
       free (text);
     }
   json_object_put (list);
-  if (st == FX_OK)
-    {
-      fx_store_compile_update u;
-      fx_store_compile_update_init (&u);
-      u.has_recompile = 1;
-      st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
-    }
-  return st;
+  return st == FX_OK ? flag_compile (imp, crow, true) : st;
 }
 
 static fx_status
@@ -1525,14 +1531,7 @@ handle_decoded (importer *imp, const record *r, const char *payload, size_t plen
   if (logged && crow && payload && strcmp (logged, "dynamo_graph_break_reason") == 0)
     {
       st = add_graph_break (imp, crow, payload);
-      if (st == FX_OK)
-        {
-          fx_store_compile_update u;
-          fx_store_compile_update_init (&u);
-          u.has_graph_break = 1;
-          st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
-        }
-      return st;
+      return st == FX_OK ? flag_compile (imp, crow, false) : st;
     }
   if (art_name)
     {
@@ -1621,6 +1620,94 @@ free_importer (importer *imp)
   free (imp->frames);
   fx_md5_worker_free (imp->md5);
   imp->md5 = NULL;
+}
+
+/* A payload line (its leading tab dropped) of the record being collected. */
+static void
+append_payload_line (fx_buf *payload, bool *has_payload_lines, const char *p, size_t llen)
+{
+  if (*has_payload_lines)
+    fx_buf_putc (payload, '\n');
+  fx_buf_append (payload, p + 1, llen - 1);
+  *has_payload_lines = true;
+}
+
+/* A payload line with no record to belong to: warned once per run of them, and not at all under a skipped record. */
+static void
+warn_orphan_payload (importer *imp, int64_t lineno, const char *p, size_t llen, bool skipping, bool *orphan_run)
+{
+  if (skipping || *orphan_run)
+    return;
+  warn (imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, lineno, "%.*s", (int) (llen - 1 < 120 ? llen - 1 : 120), p + 1);
+  *orphan_run = true;
+}
+
+/* Where a record line's JSON starts; NULL, warned, for a line without the glog prefix and a '{' after it. */
+static const char *
+record_json_start (importer *imp, int64_t lineno, const char *p, size_t llen)
+{
+  const char *js = glog_json_start (p, p + llen);
+  if (!js)
+    warn (imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (llen < 120 ? llen : 120), p);
+  return js;
+}
+
+/* The envelope of a record line (its JSON from js to the line's end), read by json-c; NULL, warned, when it is not
+   one JSON object. */
+static json_object *
+parse_envelope (importer *imp, json_tokener *tok, const char *js, const char *line_end, int64_t lineno)
+{
+  json_tokener_reset (tok);
+  json_object *obj = json_tokener_parse_ex (tok, js, (int) (line_end - js));
+  enum json_tokener_error jerr = json_tokener_get_error (tok);
+  size_t used = json_tokener_get_parse_end (tok);
+  bool trailing = false;
+  for (const char *t = js + used; t < line_end; t++)
+    trailing |= *t != ' ';
+  if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
+    {
+      /* The line is not NUL-terminated in memory: print at most the rest of it. */
+      int shown = (int) (line_end - js < 100 ? line_end - js : 100);
+      warn (imp, FX_IMPORT_WARN_BAD_JSON, lineno, "%s: %.*s",
+            jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
+      json_object_put (obj);
+      return NULL;
+    }
+  return obj;
+}
+
+/* The end of an import: what it stored is committed when st is FX_OK, else rolled back; the importer is freed. */
+static fx_status
+end_import (importer *imp, fx_status st)
+{
+  if (st == FX_OK)
+    st = fx_store_commit (imp->store, imp->diag);
+  if (st != FX_OK)
+    fx_store_rollback (imp->store);
+  free_importer (imp);
+  return st;
+}
+
+/* An input without one record (what: the kind of record wanted) is an error located at its first line that was not
+   one, else at the first one that was not JSON or was too long to read. */
+static fx_status
+no_record_error (const fx_import_stats *stats, const char *name, const char *what, fx_diag *diag)
+{
+  fx_status st = fx_diag_set (diag, FX_ERR_PARSE, "no %s in %s", what, name);
+  const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
+  if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
+    fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+  else if (stats->warnings[FX_IMPORT_WARN_BAD_JSON])
+    {
+      ex = &stats->examples[FX_IMPORT_WARN_BAD_JSON][0];
+      fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
+    }
+  else if (stats->warnings[FX_IMPORT_WARN_LONG_LINE])
+    {
+      ex = &stats->examples[FX_IMPORT_WARN_LONG_LINE][0];
+      fx_diag_locate (diag, name, (int) ex->line, 1, NULL, 0);
+    }
+  return st;
 }
 
 static void
@@ -1728,15 +1815,15 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
      hashed as it is read (its row holds a placeholder until then). Otherwise it is hashed first, so importing the
      same file again stops at once. */
   if (!hash && lines->f && (st = fx_store_find_input_size (store, (int64_t) size, &existing, diag)) != FX_OK)
-    goto fail;
+    goto out;
   if (!hash && lines->f && existing)
     {
       if ((st = md5_file (lines->f, name, file_hash, diag)) != FX_OK)
-        goto fail;
+        goto out;
       hash = file_hash;
     }
   if (hash && (st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
-    goto fail;
+    goto out;
   if (hash && existing)
     {
       stats->already_imported = true;
@@ -1745,12 +1832,12 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
     }
   if ((st = fx_store_add_input (store, name, "torch_trace", hash ? hash : "(being imported)", (int64_t) size,
                                 &imp.input, diag)) != FX_OK)
-    goto fail;
+    goto out;
   imp.md5 = fx_md5_worker_new (true);
   if (!imp.md5)
     {
       st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
-      goto fail;
+      goto out;
     }
   if (!hash)
     {
@@ -1812,31 +1899,17 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
       if (payload_line)
         {
           if (env || scanned)
-            {
-              if (has_payload_lines)
-                fx_buf_putc (&payload, '\n');
-              fx_buf_append (&payload, p + 1, llen - 1);
-              has_payload_lines = true;
-            }
-          else if (!skipping && !orphan_run)
-            {
-              warn (&imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, lineno, "%.*s", (int) (llen - 1 < 120 ? llen - 1 : 120),
-                    p + 1);
-              orphan_run = true;
-            }
+            append_payload_line (&payload, &has_payload_lines, p, llen);
+          else
+            warn_orphan_payload (&imp, lineno, p, llen, skipping, &orphan_run);
         }
       else if (llen > 0)
         {
           orphan_run = false;
-          skipping = false;
-          const char *js = glog_json_start (p, p + llen);
-          if (!js)
-            {
-              warn (&imp, FX_IMPORT_WARN_BAD_LINE, lineno, "%.*s", (int) (llen < 120 ? llen : 120), p);
-              skipping = true;
-            }
-          else if ((fx_buf_reset (&env_text), fx_buf_append (&env_text, js, (size_t) (p + llen - js)),
-                    fx_trace_scan_envelope (env_text.data, env_text.data + env_text.len, &senv)))
+          const char *js = record_json_start (&imp, lineno, p, llen);
+          skipping = js == NULL;
+          if (js && (fx_buf_reset (&env_text), fx_buf_append (&env_text, js, (size_t) (p + llen - js)),
+                     fx_trace_scan_envelope (env_text.data, env_text.data + env_text.len, &senv)))
             {
               /* The common case, read without json-c (fx-trace-scan.h). */
               scanned = true;
@@ -1844,27 +1917,12 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
               fx_buf_reset (&payload);
               has_payload_lines = false;
             }
-          else
+          else if (js)
             {
-              json_tokener_reset (tok);
-              json_object *obj = json_tokener_parse_ex (tok, js, (int) (p + llen - js));
-              enum json_tokener_error jerr = json_tokener_get_error (tok);
-              size_t used = json_tokener_get_parse_end (tok);
-              bool trailing = false;
-              for (const char *t = js + used; t < p + llen; t++)
-                trailing |= *t != ' ';
-              if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
+              env = parse_envelope (&imp, tok, js, p + llen, lineno);
+              skipping = env == NULL;
+              if (env)
                 {
-                  /* The line is not NUL-terminated in memory: print at most the rest of it. */
-                  int shown = (int) (p + llen - js < 100 ? p + llen - js : 100);
-                  warn (&imp, FX_IMPORT_WARN_BAD_JSON, lineno, "%s: %.*s",
-                        jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
-                  json_object_put (obj);
-                  skipping = true;
-                }
-              else
-                {
-                  env = obj;
                   env_line = lineno;
                   fx_buf_reset (&payload);
                   has_payload_lines = false;
@@ -1888,11 +1946,11 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
   /* (file_hash may already hold the hash computed first, which hash points to: not overwritten) */
   imp.md5_failed |= !fx_md5_worker_finish (imp.md5, hash ? NULL : file_hash, &mismatches, examples);
   if (st != FX_OK)
-    goto fail;
+    goto out;
   if (imp.md5_failed)
     {
       st = fx_diag_set (diag, FX_ERR_NOMEM, "out of memory");
-      goto fail;
+      goto out;
     }
   /* The worker's mismatches, as warn() would have counted them. */
   for (int64_t i = 0; i < mismatches && stats->warnings[FX_IMPORT_WARN_MD5_MISMATCH] + i < FX_IMPORT_EXAMPLES; i++)
@@ -1901,32 +1959,19 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
   if (lines->error)
     {
       st = fx_diag_set (diag, FX_ERR_IO, "%s: read failed after line %lld", name, (long long) lineno);
-      goto fail;
+      goto out;
     }
   if (stats->records == 0)
     {
-      const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
-      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_TRACE record in %s", name);
-      if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
-        fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
-      else if (stats->warnings[FX_IMPORT_WARN_BAD_JSON])
-        {
-          ex = &stats->examples[FX_IMPORT_WARN_BAD_JSON][0];
-          fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
-        }
-      else if (stats->warnings[FX_IMPORT_WARN_LONG_LINE])
-        {
-          ex = &stats->examples[FX_IMPORT_WARN_LONG_LINE][0];
-          fx_diag_locate (diag, name, (int) ex->line, 1, NULL, 0);
-        }
-      goto fail;
+      st = no_record_error (stats, name, "TORCH_TRACE record", diag);
+      goto out;
     }
   if (!hash)
     {
       /* Hashed while read: the same content may be stored under another size (an input whose file grew while
          it was imported): then it was imported before, as if it had been known at the start. */
       if ((st = fx_store_find_input (store, file_hash, &existing, diag)) != FX_OK)
-        goto fail;
+        goto out;
       if (existing)
         {
           fx_store_rollback (store);
@@ -1936,20 +1981,14 @@ import_trace_lines (fx_store *store, const char *name, fx_line_reader *lines, ui
           return FX_OK;
         }
       if ((st = fx_store_set_input_hash (store, imp.input, file_hash, diag)) != FX_OK)
-        goto fail;
+        goto out;
     }
-  if ((st = fx_store_link_debug_compiles (store, &stats->links, diag)) != FX_OK)
-    goto fail;
-  if ((st = fx_store_commit (store, diag)) != FX_OK)
-    goto fail;
-  if (progress)
-    progress (1.0, user_data);
-  free_importer (&imp);
-  return FX_OK;
+  st = fx_store_link_debug_compiles (store, &stats->links, diag);
 
-fail:
-  fx_store_rollback (store);
-  free_importer (&imp);
+out:
+  st = end_import (&imp, st);
+  if (st == FX_OK && progress)
+    progress (1.0, user_data);
   return st;
 }
 
@@ -1993,16 +2032,12 @@ fx_import_torch_trace (fx_store *store, const char *path, fx_import_progress_fn 
                        fx_import_stats *stats, fx_diag *diag)
 {
   memset (stats, 0, sizeof *stats);
-  FILE *f = NULL;
-  int64_t size = 0;
-  fx_status st = fx_import_open_regular (path, &f, &size, diag);
-  if (st != FX_OK)
-    return st;
   fx_line_reader lines;
-  fx_line_reader_init_file (&lines, f);
-  st = import_trace_lines (store, path, &lines, (uint64_t) size, NULL, progress, user_data, stats, diag);
+  int64_t size = 0;
+  fx_status st = fx_line_reader_open (&lines, path, &size, diag);
+  if (st == FX_OK)
+    st = import_trace_lines (store, path, &lines, (uint64_t) size, NULL, progress, user_data, stats, diag);
   fx_line_reader_free (&lines);
-  fclose (f);
   return st;
 }
 
@@ -2114,49 +2149,21 @@ follow_records (fx_trace_follow *f, const char *data, size_t len)
       if (payload_line)
         {
           if (env)
-            {
-              if (has_payload_lines)
-                fx_buf_putc (&payload, '\n');
-              fx_buf_append (&payload, p + 1, llen - 1);
-              has_payload_lines = true;
-            }
-          else if (!skipping && !orphan_run)
-            {
-              warn (imp, FX_IMPORT_WARN_ORPHAN_PAYLOAD, f->lineno, "%.*s",
-                    (int) (llen - 1 < 120 ? llen - 1 : 120), p + 1);
-              orphan_run = true;
-            }
+            append_payload_line (&payload, &has_payload_lines, p, llen);
+          else
+            warn_orphan_payload (imp, f->lineno, p, llen, skipping, &orphan_run);
         }
       else if (llen > 0)
         {
           orphan_run = false;
-          skipping = false;
-          const char *js = glog_json_start (p, p + llen);
-          if (!js)
+          const char *js = record_json_start (imp, f->lineno, p, llen);
+          skipping = js == NULL;
+          if (js)
             {
-              warn (imp, FX_IMPORT_WARN_BAD_LINE, f->lineno, "%.*s", (int) (llen < 120 ? llen : 120), p);
-              skipping = true;
-            }
-          else
-            {
-              json_tokener_reset (f->tok);
-              json_object *obj = json_tokener_parse_ex (f->tok, js, (int) (p + llen - js));
-              enum json_tokener_error jerr = json_tokener_get_error (f->tok);
-              size_t used = json_tokener_get_parse_end (f->tok);
-              bool trailing = false;
-              for (const char *t = js + used; t < p + llen; t++)
-                trailing |= *t != ' ';
-              if (!obj || jerr != json_tokener_success || trailing || json_object_get_type (obj) != json_type_object)
+              env = parse_envelope (imp, f->tok, js, p + llen, f->lineno);
+              skipping = env == NULL;
+              if (env)
                 {
-                  int shown = (int) (p + llen - js < 100 ? p + llen - js : 100);
-                  warn (imp, FX_IMPORT_WARN_BAD_JSON, f->lineno, "%s: %.*s",
-                        jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "not a JSON object", shown, js);
-                  json_object_put (obj);
-                  skipping = true;
-                }
-              else
-                {
-                  env = obj;
                   env_line = f->lineno;
                   fx_buf_reset (&payload);
                   has_payload_lines = false;
@@ -2316,14 +2323,7 @@ handle_log_record (importer *imp, const char *cid_text, const char *artifact, co
           free (one);
           p = next ? next + 1 : NULL;
         }
-      if (st == FX_OK)
-        {
-          fx_store_compile_update u;
-          fx_store_compile_update_init (&u);
-          u.has_graph_break = 1;
-          st = fx_store_update_compile (imp->store, crow, &u, imp->diag);
-        }
-      return st;
+      return st == FX_OK ? flag_compile (imp, crow, false) : st;
     }
   if ((strcmp (artifact, "graph_code") == 0 || strcmp (artifact, "aot_graphs") == 0
        || strcmp (artifact, "post_grad_graphs") == 0) && strstr (text, "TRACED GRAPH") && graph_start (text))
@@ -2383,7 +2383,7 @@ fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, 
     return st;
   int64_t existing = 0;
   if ((st = fx_store_find_input (store, hash, &existing, diag)) != FX_OK)
-    goto fail;
+    goto out;
   if (existing)
     {
       stats->already_imported = true;
@@ -2392,7 +2392,7 @@ fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, 
       return FX_OK;
     }
   if ((st = fx_store_add_input (store, name, "torch_logs", hash, (int64_t) len, &imp.input, diag)) != FX_OK)
-    goto fail;
+    goto out;
   fx_buf text, key;
   fx_buf_init (&text);
   fx_buf_init (&key);
@@ -2453,28 +2453,12 @@ fx_import_torch_logs_data (fx_store *store, const char *name, const char *data, 
   fx_buf_free (&text);
   fx_buf_free (&key);
   stats->lines = lineno;
-  if (st != FX_OK)
-    goto fail;
-  if (stats->records == 0)
-    {
-      st = fx_diag_set (diag, FX_ERR_PARSE, "no TORCH_LOGS record ([frame/compile] [__artifact] lines) in %s", name);
-      /* Located at the first line that was not one, as for a TORCH_TRACE. */
-      if (stats->warnings[FX_IMPORT_WARN_BAD_LINE])
-        {
-          const fx_import_example *ex = &stats->examples[FX_IMPORT_WARN_BAD_LINE][0];
-          fx_diag_locate (diag, name, (int) ex->line, 1, ex->text, strlen (ex->text));
-        }
-      goto fail;
-    }
-  if ((st = fx_store_commit (store, diag)) != FX_OK)
-    goto fail;
-  free_importer (&imp);
-  return FX_OK;
+  /* Located at the first line that was not one, as for a TORCH_TRACE (whose other cases do not arise here). */
+  if (st == FX_OK && stats->records == 0)
+    st = no_record_error (stats, name, "TORCH_LOGS record ([frame/compile] [__artifact] lines)", diag);
 
-fail:
-  fx_store_rollback (store);
-  free_importer (&imp);
-  return st;
+out:
+  return end_import (&imp, st);
 }
 
 fx_status

@@ -219,14 +219,8 @@ fx_graph_dump_dot (const fx_graph *graph, fx_buf *out)
   fx_graph_foreach_node (graph, n)
     {
       e.user = n;
-      for (size_t i = 0; i < n->n_args; i++)
-        fx_arg_foreach_node (&n->args[i], edge_cb, &e);
-      for (size_t i = 0; i < n->n_kwargs; i++)
-        fx_arg_foreach_node (&n->kwargs[i].value, edge_cb, &e);
-      for (size_t i = 0; i < n->n_args; i++)
-        fx_arg_foreach_node (&n->args[i], unmark_cb, &e);
-      for (size_t i = 0; i < n->n_kwargs; i++)
-        fx_arg_foreach_node (&n->kwargs[i].value, unmark_cb, &e);
+      fx_node_foreach_input (n, edge_cb, &e);
+      fx_node_foreach_input (n, unmark_cb, &e);
     }
   free (e.seen);
   free (pos);

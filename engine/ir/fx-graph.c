@@ -321,8 +321,8 @@ add_use_cb (fx_node *def, void *data)
   users_add (def, data);
 }
 
-static void
-node_foreach_input (const fx_node *node, void (*fn) (fx_node *, void *), void *data)
+void
+fx_node_foreach_input (const fx_node *node, void (*fn) (fx_node *, void *), void *data)
 {
   for (size_t i = 0; i < node->n_args; i++)
     fx_arg_foreach_node (&node->args[i], fn, data);
@@ -340,7 +340,7 @@ node_update_uses (fx_node *node, const fx_arg *old_args, size_t n_old_args, cons
     fx_arg_foreach_node (&old_args[i], remove_use_cb, node);
   for (size_t i = 0; i < n_old_kwargs; i++)
     fx_arg_foreach_node (&old_kwargs[i].value, remove_use_cb, node);
-  node_foreach_input (node, add_use_cb, node);
+  fx_node_foreach_input (node, add_use_cb, node);
 }
 
 static fx_arg *
@@ -613,7 +613,7 @@ fx_graph_erase_node (fx_graph *graph, fx_node *node, fx_diag *diag)
       return fx_diag_set (diag, FX_ERR_INVALID, "tried to erase node %s but it still has %zu user(s), e.g. %s",
                           node->name, node->n_users, node->users[0]->name);
     }
-  node_foreach_input (node, remove_use_cb, node);
+  fx_node_foreach_input (node, remove_use_cb, node);
   if (graph->insert_before == node)
     graph->insert_before = node->next;
   unlink_node (graph, node);
@@ -729,7 +729,7 @@ walk_topological (const fx_graph *graph, fx_diag *diag, uint8_t *seen)
   fx_graph_foreach_node (graph, n)
     {
       c.user = n;
-      node_foreach_input (n, check_input_cb, &c);
+      fx_node_foreach_input (n, check_input_cb, &c);
       if (!c.ok)
         {
           if (diag != NULL)
@@ -848,7 +848,7 @@ verify_users (const fx_graph *graph, fx_diag *diag)
       if (st != FX_OK)
         break;
       edge_check_ctx c = { n, &listed, &used, NULL };
-      node_foreach_input (n, input_edge_cb, &c);
+      fx_node_foreach_input (n, input_edge_cb, &c);
       if (c.missing != NULL)
         st = fx_diag_set (diag, FX_ERR_INVALID, "node %s is missing from the users of its input %s",
                           n->name, c.missing->name);

@@ -246,10 +246,7 @@ compute_last_uses (codegen *cg)
       cg->user_id = node->id;
       cg->start[node->id] = (uint32_t) cg->n_pool;
       /* pool holds each node at most once, so it never outgrows the node count */
-      for (size_t i = 0; i < node->n_args; i++)
-        fx_arg_foreach_node (&node->args[i], last_use_cb, cg);
-      for (size_t i = 0; i < node->n_kwargs; i++)
-        fx_arg_foreach_node (&node->kwargs[i].value, last_use_cb, cg);
+      fx_node_foreach_input (node, last_use_cb, cg);
     }
 }
 

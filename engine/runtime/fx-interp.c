@@ -268,10 +268,7 @@ fx_interp_run (const fx_graph *graph, const fx_value *inputs, size_t n_inputs, c
   fx_graph_foreach_node (graph, n)
   {
     pos++;
-    for (size_t i = 0; i < n->n_args; i++)
-      fx_arg_foreach_node (&n->args[i], note_uses, d);
-    for (size_t i = 0; i < n->n_kwargs; i++)
-      fx_arg_foreach_node (&n->kwargs[i].value, note_uses, d);
+    fx_node_foreach_input (n, note_uses, d);
   }
   fx_status st = FX_OK;
   size_t ph = 0;

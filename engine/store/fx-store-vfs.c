@@ -154,6 +154,33 @@ drain_locked (writer *w)
 
 static void free_list (pending *e);
 
+/* Waits for w's queue to be empty, with stop also telling its thread to end; returns a background write's error. */
+static int
+drain_queue (writer *w, bool stop)
+{
+  pthread_mutex_lock (&w->lock);
+  drain_locked (w);
+  if (stop)
+    {
+      w->stop = true;
+      pthread_cond_broadcast (&w->changed);
+    }
+  int rc = w->error;
+  pthread_mutex_unlock (&w->lock);
+  return rc;
+}
+
+/* Frees the writer of f, whose thread has ended or never started. */
+static void
+writer_free (shim_file *f)
+{
+  writer *w = f->w;
+  pthread_mutex_destroy (&w->lock);
+  pthread_cond_destroy (&w->changed);
+  free (w);
+  f->w = NULL;
+}
+
 /* Ends queuing: drains, stops the thread and returns a background write's error, if one is left. */
 static int
 writer_stop (shim_file *f)
@@ -161,18 +188,10 @@ writer_stop (shim_file *f)
   writer *w = f->w;
   if (w == NULL)
     return SQLITE_OK;
-  pthread_mutex_lock (&w->lock);
-  drain_locked (w);
-  w->stop = true;
-  pthread_cond_broadcast (&w->changed);
-  int rc = w->error;
-  pthread_mutex_unlock (&w->lock);
+  int rc = drain_queue (w, true);
   pthread_join (w->thread, NULL);
   free_list (w->spare);
-  pthread_mutex_destroy (&w->lock);
-  pthread_cond_destroy (&w->changed);
-  free (w);
-  f->w = NULL;
+  writer_free (f);
   return rc;
 }
 
@@ -199,13 +218,7 @@ writer_start (shim_file *f)
   pthread_cond_init (&w->changed, NULL);
   f->w = w;
   if (pthread_create (&w->thread, NULL, writer_main, f) != 0)
-    {
-      pthread_mutex_destroy (&w->lock);
-      pthread_cond_destroy (&w->changed);
-      free (w);
-      f->w = NULL;
-      return SQLITE_OK; /* no thread: writes stay synchronous */
-    }
+    writer_free (f); /* no thread: writes stay synchronous */
   return SQLITE_OK;
 }
 
@@ -213,13 +226,9 @@ writer_start (shim_file *f)
 static int
 drain (shim_file *f)
 {
-  writer *w = f->w;
-  if (w == NULL)
+  if (f->w == NULL)
     return SQLITE_OK;
-  pthread_mutex_lock (&w->lock);
-  drain_locked (w);
-  int rc = w->error;
-  pthread_mutex_unlock (&w->lock);
+  int rc = drain_queue (f->w, false);
   if (rc != SQLITE_OK)
     writer_stop (f);
   return rc;

@@ -1159,6 +1159,30 @@ fx_store_add_event (fx_store *store, int64_t input_id, int64_t compile_row, cons
   return insert (store, stmt, NULL, diag);
 }
 
+/* Binds a run's configuration (backend, mode, options, device) and, with results, what it measured and found, in
+   the column order of the INSERT of fx_store_add_run and the UPDATE of fx_store_finish_run. */
+static void
+bind_run (binder *b, const fx_store_run *run, bool results)
+{
+  b_text (b, run->backend ? run->backend : "");
+  b_text (b, run->mode);
+  b_text (b, run->options_json);
+  b_text (b, run->device);
+  if (!results)
+    return;
+  b_real (b, run->compile_ms);
+  b_real (b, run->run_ms_median);
+  b_real (b, run->run_ms_min);
+  b_real (b, run->run_ms_max);
+  b_int (b, run->peak_bytes);
+  b_real (b, run->accuracy);
+  b_text (b, run->error);
+  b_text (b, run->verdict);
+  b_int_if (b, run->repeat, run->repeat > 0);
+  b_int_if (b, run->n_kernels, run->n_kernels >= 0);
+  b_int_if (b, run->engine_compile, run->engine_compile > 0);
+}
+
 fx_status
 fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, int64_t *id, fx_diag *diag)
 {
@@ -1170,21 +1194,7 @@ fx_store_add_run (fx_store *store, int64_t graph_id, const fx_store_run *run, in
     return FX_ERR_IO;
   binder b = binder_of (stmt);
   b_id (&b, graph_id);
-  b_text (&b, run->backend ? run->backend : "");
-  b_text (&b, run->mode);
-  b_text (&b, run->options_json);
-  b_text (&b, run->device);
-  b_real (&b, run->compile_ms);
-  b_real (&b, run->run_ms_median);
-  b_real (&b, run->run_ms_min);
-  b_real (&b, run->run_ms_max);
-  b_int (&b, run->peak_bytes);
-  b_real (&b, run->accuracy);
-  b_text (&b, run->error);
-  b_text (&b, run->verdict);
-  b_int_if (&b, run->repeat, run->repeat > 0);
-  b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
-  b_int_if (&b, run->engine_compile, run->engine_compile > 0);
+  bind_run (&b, run, true);
   return insert (store, stmt, id, diag);
 }
 
@@ -1198,10 +1208,7 @@ fx_store_start_run (fx_store *store, int64_t graph_id, const fx_store_run *run, 
     return FX_ERR_IO;
   binder b = binder_of (stmt);
   b_id (&b, graph_id);
-  b_text (&b, run->backend ? run->backend : "");
-  b_text (&b, run->mode);
-  b_text (&b, run->options_json);
-  b_text (&b, run->device);
+  bind_run (&b, run, false);
   return insert (store, stmt, id, diag);
 }
 
@@ -1215,21 +1222,7 @@ fx_store_finish_run (fx_store *store, int64_t run_id, const fx_store_run *run, f
   if (!stmt)
     return FX_ERR_IO;
   binder b = binder_of (stmt);
-  b_text (&b, run->backend ? run->backend : "");
-  b_text (&b, run->mode);
-  b_text (&b, run->options_json);
-  b_text (&b, run->device);
-  b_real (&b, run->compile_ms);
-  b_real (&b, run->run_ms_median);
-  b_real (&b, run->run_ms_min);
-  b_real (&b, run->run_ms_max);
-  b_int (&b, run->peak_bytes);
-  b_real (&b, run->accuracy);
-  b_text (&b, run->error);
-  b_text (&b, run->verdict);
-  b_int_if (&b, run->repeat, run->repeat > 0);
-  b_int_if (&b, run->n_kernels, run->n_kernels >= 0);
-  b_int_if (&b, run->engine_compile, run->engine_compile > 0);
+  bind_run (&b, run, true);
   b_int (&b, run_id);
   fx_status st = step_done (store, stmt, diag);
   if (st == FX_OK && sqlite3_changes (store->db) != 1)
@@ -1244,6 +1237,13 @@ col_str (fx_arena *arena, sqlite3_stmt *stmt, int i)
 {
   const unsigned char *s = sqlite3_column_text (stmt, i);
   return s ? fx_arena_strdup (arena, (const char *) s) : NULL;
+}
+
+/* An integer column that may be NULL (a value not known, or a column a later schema added): null_value then. */
+static int64_t
+col_int_or (sqlite3_stmt *stmt, int i, int64_t null_value)
+{
+  return sqlite3_column_type (stmt, i) == SQLITE_NULL ? null_value : sqlite3_column_int64 (stmt, i);
 }
 
 /* Runs a query with one optional integer parameter; calls row() for each row into a growing array. */
@@ -1355,7 +1355,7 @@ ir_node_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     *cols[i] = col_str (arena, s, (int) i + 2);
   r->kernel = col_str (arena, s, 16);
-  r->handle = sqlite3_column_type (s, 17) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 17);
+  r->handle = col_int_or (s, 17, -1);
   r->post_nodes = col_str (arena, s, 18);
   r->pre_nodes = col_str (arena, s, 19);
 }
@@ -1402,7 +1402,7 @@ provenance_row (fx_arena *arena, sqlite3_stmt *s, void *item)
 {
   fx_store_provenance *p = item;
   p->kernel = col_str (arena, s, 0);
-  p->handle = sqlite3_column_type (s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 1);
+  p->handle = col_int_or (s, 1, -1);
   p->post_nodes = col_str (arena, s, 2);
   p->pre_nodes = col_str (arena, s, 3);
 }
@@ -1638,7 +1638,7 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   fx_compile_id_format (&c->cid, c->compile_id, sizeof c->compile_id);
   c->function = col_str (arena, s, 6);
   c->file = col_str (arena, s, 7);
-  c->line = sqlite3_column_type (s, 8) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 8);
+  c->line = col_int_or (s, 8, -1);
   c->user_stack = col_str (arena, s, 9);
   int gb = sqlite3_column_int (s, 10), rc = sqlite3_column_int (s, 11);
   c->fail_type = col_str (arena, s, 12);
@@ -1647,8 +1647,8 @@ compile_from_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   c->entire_frame_compile_s = sqlite3_column_double (s, 15);
   c->backend_compile_s = sqlite3_column_double (s, 16);
   c->inductor_compile_s = sqlite3_column_double (s, 17);
-  c->graph_op_count = sqlite3_column_type (s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 18);
-  c->guard_count = sqlite3_column_type (s, 19) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 19);
+  c->graph_op_count = col_int_or (s, 18, -1);
+  c->guard_count = col_int_or (s, 19, -1);
   c->n_graphs = sqlite3_column_int (s, 20);
   c->n_kernels = sqlite3_column_int (s, 21);
   c->n_guards = sqlite3_column_int (s, 22);
@@ -1895,7 +1895,7 @@ kernel_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   k->code = col_str (arena, s, 4);
   k->nodes = col_str (arena, s, 5);
   k->aten = col_str (arena, s, 6);
-  k->call_order = sqlite3_column_type (s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 7);
+  k->call_order = col_int_or (s, 7, -1);
   k->post_nodes = unique_items (arena, (const char *) sqlite3_column_text (s, 8));
   k->pre_nodes = unique_items (arena, (const char *) sqlite3_column_text (s, 9));
   k->part = col_str (arena, s, 10);
@@ -2013,7 +2013,7 @@ run_row (fx_arena *arena, sqlite3_stmt *s, void *item)
 {
   fx_store_run_row *r = item;
   r->id = sqlite3_column_int64 (s, 0);
-  r->graph_id = sqlite3_column_type (s, 1) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 1);
+  r->graph_id = col_int_or (s, 1, 0);
   r->backend = col_str (arena, s, 2);
   r->mode = col_str (arena, s, 3);
   r->options_json = col_str (arena, s, 4);
@@ -2022,22 +2022,22 @@ run_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   r->run_ms_median = col_double_or_nan (s, 7);
   r->run_ms_min = col_double_or_nan (s, 8);
   r->run_ms_max = col_double_or_nan (s, 9);
-  r->peak_bytes = sqlite3_column_type (s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64 (s, 10);
+  r->peak_bytes = col_int_or (s, 10, -1);
   r->accuracy = col_double_or_nan (s, 11);
   r->error = col_str (arena, s, 12);
   r->created = col_double_or_nan (s, 13);
   /* Columns of later schemas read as NULL (see fx_store_list_runs). */
   r->verdict = col_str (arena, s, 14);
-  r->repeat = sqlite3_column_type (s, 15) == SQLITE_NULL ? 0 : sqlite3_column_int (s, 15);
-  r->n_kernels = sqlite3_column_type (s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 16);
-  r->engine_compile = sqlite3_column_type (s, 17) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 17);
+  r->repeat = col_int_or (s, 15, 0);
+  r->n_kernels = col_int_or (s, 16, -1);
+  r->engine_compile = col_int_or (s, 17, 0);
   const unsigned char *status = sqlite3_column_text (s, 18);
   r->incomplete = status && strcmp ((const char *) status, "started") == 0;
   r->inputs = col_str (arena, s, 19);
   r->inputs_hash = col_str (arena, s, 20);
-  r->n_outputs = sqlite3_column_type (s, 21) == SQLITE_NULL ? -1 : sqlite3_column_int (s, 21);
+  r->n_outputs = col_int_or (s, 21, -1);
   r->stage = col_str (arena, s, 22);
-  r->compile_row = sqlite3_column_type (s, 23) == SQLITE_NULL ? 0 : sqlite3_column_int64 (s, 23);
+  r->compile_row = col_int_or (s, 23, 0);
   r->compile_id = col_str (arena, s, 24);
 }
 
@@ -2165,7 +2165,7 @@ output_row (fx_arena *arena, sqlite3_stmt *s, void *item)
   o->shape = col_str (arena, s, 3);
   o->strides = col_str (arena, s, 4);
   o->device = col_str (arena, s, 5);
-  o->numel = sqlite3_column_type (s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64 (s, 6);
+  o->numel = col_int_or (s, 6, -1);
   o->min = col_double_or_nan (s, 7);
   o->max = col_double_or_nan (s, 8);
   o->mean = col_double_or_nan (s, 9);

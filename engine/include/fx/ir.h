@@ -205,6 +205,8 @@ fx_arg fx_arg_copy (fx_arena *arena, const fx_arg *arg);
 bool fx_arg_equal (const fx_arg *a, const fx_arg *b);
 /* Calls fn on every node referenced (recursively) by arg. */
 void fx_arg_foreach_node (const fx_arg *arg, void (*fn) (fx_node *node, void *data), void *data);
+/* Calls fn on every node the args and then the kwargs of node reference, in order (one used twice, twice). */
+void fx_node_foreach_input (const fx_node *node, void (*fn) (fx_node *input, void *data), void *data);
 
 /* How an argument is rendered: each is one PyTorch printer. */
 typedef enum fx_repr_style
