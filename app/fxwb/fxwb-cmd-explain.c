@@ -297,16 +297,13 @@ fxwb_cmd_explain (int argc, char **argv)
                                "Compile Times (compile_times(): each dynamo_timed key's durations from the trace's\n"
                                "chromium events).",
                                FXWB_WORKSPACE_EXIT_STATUS ("printed"));
-  fx_store *store = NULL;
-  int open_rc = fxwb_open_workspace_argument (context, &argc, &argv, &store);
+  fxwb_session ws;
+  int open_rc = fxwb_session_open_argument (context, &argc, &argv, &ws);
   if (open_rc != FXWB_EXIT_OK)
     return open_rc;
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
   size_t n = 0;
-  fx_status st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  fx_status st = fx_store_list_compiles (ws.store, ws.arena, &cs, &n, &ws.diag);
   if (st == FX_OK && n > 1)
     qsort (cs, n, sizeof *cs, by_row);
   g_autoptr (GString) reasons = g_string_new ("");
@@ -318,7 +315,7 @@ fxwb_cmd_explain (int argc, char **argv)
     {
       fx_store_graph_info *gi;
       size_t ng = 0;
-      if ((st = fx_store_list_graphs (store, cs[i].id, arena, &gi, &ng, &diag)) != FX_OK)
+      if ((st = fx_store_list_graphs (ws.store, cs[i].id, ws.arena, &gi, &ng, &ws.diag)) != FX_OK)
         break;
       for (size_t g = 0; g < ng && st == FX_OK; g++)
         {
@@ -327,7 +324,7 @@ fxwb_cmd_explain (int argc, char **argv)
           graph_count++;
           g_string_append_printf (ops, "  Ops %d:\n", graph_count);
           fx_graph *graph = NULL;
-          if ((st = fx_store_get_graph (store, gi[g].id, &graph, NULL, &diag)) != FX_OK)
+          if ((st = fx_store_get_graph (ws.store, gi[g].id, &graph, NULL, &ws.diag)) != FX_OK)
             break;
           if (!graph)
             {
@@ -346,7 +343,8 @@ fxwb_cmd_explain (int argc, char **argv)
         }
       fx_store_graph_break *b;
       size_t nb = 0;
-      if (st == FX_OK && (st = fx_store_list_graph_breaks (store, cs[i].id, arena, &b, &nb, &diag)) == FX_OK)
+      if (st == FX_OK
+          && (st = fx_store_list_graph_breaks (ws.store, cs[i].id, ws.arena, &b, &nb, &ws.diag)) == FX_OK)
         for (size_t k = 0; k < nb; k++)
           {
             break_count++;
@@ -358,14 +356,15 @@ fxwb_cmd_explain (int argc, char **argv)
           }
       fx_store_guard *gd;
       size_t nguards = 0;
-      if (st == FX_OK && (st = fx_store_list_guards (store, cs[i].id, arena, &gd, &nguards, &diag)) == FX_OK)
+      if (st == FX_OK
+          && (st = fx_store_list_guards (ws.store, cs[i].id, ws.arena, &gd, &nguards, &ws.diag)) == FX_OK)
         compile_guards (gd, nguards, &guard_no, guards);
     }
   if (st == FX_OK)
     {
       fx_store_event *ev;
       size_t nev = 0;
-      if ((st = fx_store_list_events (store, 0, arena, &ev, &nev, &diag)) == FX_OK)
+      if ((st = fx_store_list_events (ws.store, 0, ws.arena, &ev, &nev, &ws.diag)) == FX_OK)
         compile_times (ev, nev, times);
     }
   if (st == FX_OK)
@@ -376,9 +375,5 @@ fxwb_cmd_explain (int argc, char **argv)
       printf ("Out Guards:\n%s", guards->str);
       printf ("Compile Times: %s\n", times->str);
     }
-  else
-    fxwb_print_diag (&diag);
-  fx_arena_free (arena);
-  fx_store_close (store);
-  return fxwb_exit_for_status (st);
+  return fxwb_session_close (&ws, st);
 }

@@ -57,12 +57,12 @@ list_runs (const fx_store_run_row *r, size_t n, gboolean json)
     }
 }
 
-static const char *
-input_path (const fx_store_input *inputs, size_t n, int64_t id)
+static const fx_store_input *
+find_input (const fx_store_input *inputs, size_t n, int64_t id)
 {
   for (size_t k = 0; k < n; k++)
     if (inputs[k].id == id)
-      return inputs[k].path;
+      return &inputs[k];
   return NULL;
 }
 
@@ -143,13 +143,10 @@ fxwb_cmd_ls (int argc, char **argv)
                                "cache results, collective order or runtime estimates (inductor_runtime_and_tensor_meta, totals\n"
                                "more than 5% apart) that differ between ranks for the same compile id.",
                                FXWB_WORKSPACE_EXIT_STATUS ("listed"));
-  fx_store *store = NULL;
-  int open_rc = fxwb_open_workspace_argument (context, &argc, &argv, &store);
+  fxwb_session ws;
+  int open_rc = fxwb_session_open_argument (context, &argc, &argv, &ws);
   if (open_rc != FXWB_EXIT_OK)
     return open_rc;
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
   fx_store_input *inputs = NULL;
   size_t n = 0, n_inputs = 0;
@@ -158,50 +155,43 @@ fxwb_cmd_ls (int argc, char **argv)
   if (runs)
     {
       fx_store_run_row *rows = NULL;
-      fx_status st = fx_store_list_all_runs (store, arena, &rows, &n, &diag);
-      if (st != FX_OK)
-        fxwb_print_diag (&diag);
-      else
+      fx_status st = fx_store_list_all_runs (ws.store, ws.arena, &rows, &n, &ws.diag);
+      if (st == FX_OK)
         list_runs (rows, n, json);
-      fx_arena_free (arena);
-      fx_store_close (store);
-      return fxwb_exit_for_status (st);
+      return fxwb_session_close (&ws, st);
     }
-  fx_status st = fx_store_list_inputs (store, arena, &inputs, &n_inputs, &diag);
+  fx_status st = fx_store_list_inputs (ws.store, ws.arena, &inputs, &n_inputs, &ws.diag);
   if (st == FX_OK)
-    st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+    st = fx_store_list_compiles (ws.store, ws.arena, &cs, &n, &ws.diag);
   if (st == FX_OK)
-    st = fx_ranks_list (store, arena, &ranks, &n_ranks, &diag);
+    st = fx_ranks_list (ws.store, ws.arena, &ranks, &n_ranks, &ws.diag);
   if (st == FX_OK && only_rank >= 0)
     {
       /* Keep the compiles of that rank's inputs only. */
       size_t k = 0;
       for (size_t i = 0; i < n; i++)
-        if (fx_rank_from_path (input_path (inputs, n_inputs, cs[i].input_id)) == only_rank)
-          cs[k++] = cs[i];
+        {
+          const fx_store_input *in = find_input (inputs, n_inputs, cs[i].input_id);
+          if (fx_rank_from_path (in ? in->path : NULL) == only_rank)
+            cs[k++] = cs[i];
+        }
       gboolean known = FALSE;
       for (size_t r = 0; r < n_ranks; r++)
         known |= ranks[r].rank == only_rank;
       if (!known)
         {
           fprintf (stderr, "fxwb ls: %s has no rank %d (%zu ranked inputs)\n", argv[1], only_rank, n_ranks);
-          fx_arena_free (arena);
-          fx_store_close (store);
+          fxwb_session_close (&ws, FX_OK);
           return FXWB_EXIT_USAGE;
         }
       n = k;
     }
-  if (st != FX_OK)
-    fxwb_print_diag (&diag);
-  else if (json)
+  if (st == FX_OK && json)
     {
       json_object *list = json_object_new_array ();
       for (size_t i = 0; i < n; i++)
         {
-          const fx_store_input *in = NULL;
-          for (size_t k = 0; k < n_inputs; k++)
-            if (inputs[k].id == cs[i].input_id)
-              in = &inputs[k];
+          const fx_store_input *in = find_input (inputs, n_inputs, cs[i].input_id);
           json_object *o = json_object_new_object ();
           fxwb_json_add_str (o, "compile_id", cs[i].compile_id);
           fxwb_json_add_int (o, "frame_id", cs[i].cid.frame_id);
@@ -229,7 +219,7 @@ fxwb_cmd_ls (int argc, char **argv)
         }
       fxwb_json_print (list);
     }
-  else
+  else if (st == FX_OK)
     {
       /* One block per input (compiles are listed input by input), headed by its path and kind; a compile linked
          to one of another input (a TORCH_COMPILE_DEBUG folder and the trace compile with the same output code)
@@ -242,10 +232,7 @@ fxwb_cmd_ls (int argc, char **argv)
         {
           if (cs[i].input_id != shown_input)
             {
-              const fx_store_input *in = NULL;
-              for (size_t k = 0; k < n_inputs; k++)
-                if (inputs[k].id == cs[i].input_id)
-                  in = &inputs[k];
+              const fx_store_input *in = find_input (inputs, n_inputs, cs[i].input_id);
               if (shown_input >= 0)
                 putchar ('\n');
               shown_input = cs[i].input_id;
@@ -276,11 +263,9 @@ fxwb_cmd_ls (int argc, char **argv)
           putchar ('\n');
         }
       if (only_rank < 0)
-        print_export (store, arena, n > 0);
+        print_export (ws.store, ws.arena, n > 0);
       if (n_ranks > 1 && only_rank < 0)
-        print_divergence (store, arena, n_ranks);
+        print_divergence (ws.store, ws.arena, n_ranks);
     }
-  fx_arena_free (arena);
-  fx_store_close (store);
-  return fxwb_exit_for_status (st);
+  return fxwb_session_close (&ws, st);
 }

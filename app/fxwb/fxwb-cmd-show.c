@@ -801,36 +801,29 @@ fxwb_cmd_show (int argc, char **argv)
                        "--text and --graph-svg only\n");
       return FXWB_EXIT_USAGE;
     }
-  fx_store *store = NULL;
-  int open_rc = fxwb_open_workspace (argv[1], FALSE, &store);
+  fxwb_session ws;
+  int open_rc = fxwb_session_open (&ws, argv[1]);
   if (open_rc != FXWB_EXIT_OK)
     return open_rc;
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_arena *arena = fx_arena_new ();
   fx_store_compile *cs = NULL;
   size_t n = 0;
   int64_t want = 0;
   /* "export": a torch.export trace's records outside any compile (its guards, with their user lines). */
   gboolean export_only = argc == 3 && strcmp (argv[2], "export") == 0;
-  fx_status st = fx_store_list_compiles (store, arena, &cs, &n, &diag);
+  fx_status st = fx_store_list_compiles (ws.store, ws.arena, &cs, &n, &ws.diag);
   if (st == FX_OK && argc == 3 && !export_only)
-    st = fx_store_find_compile (store, argv[2], &want, &diag);
+    st = fx_store_find_compile (ws.store, argv[2], &want, &ws.diag);
   for (size_t i = 0; i < n && st == FX_OK && !export_only; i++)
     {
       if (want && cs[i].id != want)
         continue;
-      st = show_one (store, &cs[i], what, stage, json, !want, arena, &diag);
+      st = show_one (ws.store, &cs[i], what, stage, json, !want, ws.arena, &ws.diag);
     }
   if (st == FX_OK && !want && (what == SHOW_GUARDS || what == SHOW_SHAPES))
-    st = show_export_guards (store, json, arena, &diag);
+    st = show_export_guards (ws.store, json, ws.arena, &ws.diag);
   if (st == FX_OK && !want && what == SHOW_PROVENANCE && provenance_compiles == 0)
-    st = fx_diag_set (&diag, FX_ERR_NOT_FOUND, "no compile of %s has provenance mappings "
+    st = fx_diag_set (&ws.diag, FX_ERR_NOT_FOUND, "no compile of %s has provenance mappings "
                       "(inductor_provenance_tracking_node_mappings: trace with "
                       "torch._inductor.config.trace.provenance_tracking_level = 1)", argv[1]);
-  if (st != FX_OK)
-    fxwb_print_diag (&diag);
-  fx_arena_free (arena);
-  fx_store_close (store);
-  return fxwb_exit_for_status (st);
+  return fxwb_session_close (&ws, st);
 }

@@ -102,13 +102,36 @@ fxwb_open_workspace (const char *path, gboolean create, fx_store **store)
 }
 
 int
-fxwb_open_workspace_argument (GOptionContext *context, int *argc, char ***argv, fx_store **store)
+fxwb_session_open (fxwb_session *s, const char *path)
+{
+  memset (s, 0, sizeof *s);
+  int rc = fxwb_open_workspace (path, FALSE, &s->store);
+  if (rc != FXWB_EXIT_OK)
+    return rc;
+  fx_diag_clear (&s->diag);
+  s->arena = fx_arena_new ();
+  return FXWB_EXIT_OK;
+}
+
+int
+fxwb_session_open_argument (GOptionContext *context, int *argc, char ***argv, fxwb_session *s)
 {
   if (!fxwb_parse_options (context, argc, argv))
     return FXWB_EXIT_USAGE;
   if (*argc != 2)
     return fxwb_usage_error (context, *argc < 2 ? "missing FILE.fxwb" : "more than one FILE");
-  return fxwb_open_workspace ((*argv)[1], FALSE, store);
+  return fxwb_session_open (s, (*argv)[1]);
+}
+
+int
+fxwb_session_close (fxwb_session *s, fx_status st)
+{
+  if (st != FX_OK)
+    fxwb_print_diag (&s->diag);
+  fx_arena_free (s->arena);
+  fx_store_close (s->store);
+  memset (s, 0, sizeof *s);
+  return fxwb_exit_for_status (st);
 }
 
 gboolean

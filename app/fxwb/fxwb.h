@@ -72,9 +72,23 @@ int fxwb_exit_for_status (fx_status status);
 /* Opens the workspace at path (create: make it when missing) into *store; on failure prints the diagnostic and
    returns the exit code for it, else FXWB_EXIT_OK. */
 int fxwb_open_workspace (const char *path, gboolean create, fx_store **store);
-/* The start of "fxwb CMD FILE.fxwb": parses the options, wants FILE alone (else a usage error) and opens it
-   read-only into *store. Returns FXWB_EXIT_OK, else the exit code, the error printed. */
-int fxwb_open_workspace_argument (GOptionContext *context, int *argc, char ***argv, fx_store **store);
+/* What a command that reads one workspace holds: the store, an arena for what it lists (freed in one call) and
+   the diagnostic of the first failure. */
+typedef struct
+{
+  fx_store *store;
+  fx_arena *arena;
+  fx_diag diag;
+} fxwb_session;
+/* Opens the workspace at path read-only into s, with a new arena and a clear diag. Returns FXWB_EXIT_OK, else the
+   exit code, the error printed and nothing to close. */
+int fxwb_session_open (fxwb_session *s, const char *path);
+/* The start of "fxwb CMD FILE.fxwb": parses the options, wants FILE alone (else a usage error) and opens it as
+   fxwb_session_open does. */
+int fxwb_session_open_argument (GOptionContext *context, int *argc, char ***argv, fxwb_session *s);
+/* The end of such a command: prints s->diag when st is a failure, frees the arena, closes the store; returns the
+   exit code for st. */
+int fxwb_session_close (fxwb_session *s, fx_status st);
 /* Such a command's exit statuses, for its option context's description; done says what 0 means ("listed"). */
 #define FXWB_WORKSPACE_EXIT_STATUS(done)                          \
   "Exit status:\n"                                                \

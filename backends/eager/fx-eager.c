@@ -137,26 +137,25 @@ eager_release (fx_compiled *c)
   free (impl);
 }
 
-const fx_backend fx_eager_backend = {
-  .name = "eager",
-  .description = "runs the graph as given on the engine's reference kernels (the interpreter)",
-  .options = eager_options,
-  .n_options = sizeof eager_options / sizeof eager_options[0],
-  .modes = fx_plain_modes,   /* torch.compile passes mode to every backend; eager accepts and ignores it */
-  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
-  .compile = eager_compile,
-  .run = eager_run,
-  .release = eager_release,
-};
+/* eager and aot_eager differ in what they do to the graph before interpreting it; they run and release alike, and
+   accept torch.compile's mode (passed to every backend) and ignore it. */
+#define EAGER_BACKEND(NAME, DESCRIPTION, OPTIONS, COMPILE)             \
+  {                                                                    \
+    .name = NAME,                                                      \
+    .description = DESCRIPTION,                                        \
+    .options = OPTIONS,                                                \
+    .n_options = sizeof OPTIONS / sizeof OPTIONS[0],                   \
+    .modes = fx_plain_modes,                                           \
+    .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],       \
+    .compile = COMPILE,                                                \
+    .run = eager_run,                                                  \
+    .release = eager_release,                                          \
+  }
 
-const fx_backend fx_aot_eager_backend = {
-  .name = "aot_eager",
-  .description = "lowers to ATen, decomposes and functionalizes as AOTAutograd does, then interprets",
-  .options = aot_eager_options,
-  .n_options = sizeof aot_eager_options / sizeof aot_eager_options[0],
-  .modes = fx_plain_modes,   /* torch.compile passes mode to every backend; aot_eager accepts and ignores it */
-  .n_modes = sizeof fx_plain_modes / sizeof fx_plain_modes[0],
-  .compile = aot_eager_compile,
-  .run = eager_run,
-  .release = eager_release,
-};
+const fx_backend fx_eager_backend
+  = EAGER_BACKEND ("eager", "runs the graph as given on the engine's reference kernels (the interpreter)",
+                   eager_options, eager_compile);
+
+const fx_backend fx_aot_eager_backend
+  = EAGER_BACKEND ("aot_eager", "lowers to ATen, decomposes and functionalizes as AOTAutograd does, then interprets",
+                   aot_eager_options, aot_eager_compile);
