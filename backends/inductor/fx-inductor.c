@@ -450,6 +450,21 @@ pipeline_for (ind_pipeline *pl, const fx_compile_request *req, fx_compiled *out,
   return st;
 }
 
+/* Symbolic input sizes: the pipeline generates its kernels over them (not with autotuned variants or an injected
+   bug); NULL (why may say why) for concrete kernels. The caller owns the result. */
+static ind_syms *
+pipeline_syms (ind_pipeline *pl, const fx_compile_request *req, fx_buf *why)
+{
+  ind_syms *sym = NULL;
+  if (!pl->prog.opt.max_autotune && !pl->prog.relu_bug)
+    sym = ind_syms_find (req->graph, req->example_inputs, req->n_inputs, &pl->prog.opt, why);
+  if (sym)
+    ind_syms_set_target (sym, pl->target, false);
+  pl->syms = sym;
+  pl->prog.symbolic = sym != NULL;
+  return sym;
+}
+
 /* The fusion log, the fallbacks and (trace) the fused graph drawn: what the compile reports besides its code. */
 static void
 add_reports (ind_program *p, fx_compiled *out, bool ok)
@@ -511,16 +526,9 @@ inductor_compile (const fx_backend *self, const fx_compile_request *req, fx_comp
     fx_generator_seed (&s->gen, 0);
   ind_pipeline pl;
   fx_status st = pipeline_for (&pl, req, out, diag);
-  /* symbolic input sizes: kernels generated over them (not with autotuned variants or an injected bug) */
-  ind_syms *sym = NULL;
   fx_buf why;
   fx_buf_init (&why);
-  if (st == FX_OK && !pl.prog.opt.max_autotune && !pl.prog.relu_bug)
-    sym = ind_syms_find (req->graph, req->example_inputs, req->n_inputs, &pl.prog.opt, &why);
-  if (sym)
-    ind_syms_set_target (sym, pl.target, false);
-  pl.syms = sym;
-  pl.prog.symbolic = sym != NULL;
+  ind_syms *sym = st == FX_OK ? pipeline_syms (&pl, req, &why) : NULL;
   if (st == FX_OK)
     st = ind_pipeline_run (&pl, diag);
   if (pl.syms)
@@ -585,15 +593,9 @@ inductor_generate (const fx_backend *self, const fx_compile_request *req, fx_com
   fx_status st = pipeline_for (&pl, req, out, diag);
   pl.build = false;
   /* the symbolic source where compile would build one */
-  ind_syms *sym = NULL;
   fx_buf why;
   fx_buf_init (&why);
-  if (st == FX_OK && !pl.prog.opt.max_autotune && !pl.prog.relu_bug)
-    sym = ind_syms_find (req->graph, req->example_inputs, req->n_inputs, &pl.prog.opt, &why);
-  if (sym)
-    ind_syms_set_target (sym, pl.target, false);
-  pl.syms = sym;
-  pl.prog.symbolic = sym != NULL;
+  ind_syms *sym = st == FX_OK ? pipeline_syms (&pl, req, &why) : NULL;
   if (st == FX_OK)
     st = ind_pipeline_run (&pl, diag);
   ind_syms_free (sym);
