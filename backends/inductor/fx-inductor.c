@@ -87,6 +87,9 @@ typedef struct ind_state
   ind_variant *variants;
   int n_variants, cap_variants;
   int n_specialized;
+  /* on the device: templates made at later sizes where the first one's kernels did not fit (gpu_sym_exec) */
+  ind_syms **templates;
+  int n_templates, cap_templates;
 } ind_state;
 
 /* Serializes symbolic runs: the sizes are globals of the library, and two compiles of the same graph load the same
@@ -105,6 +108,9 @@ inductor_release (fx_compiled *c)
       ind_program_free (&s->variants[v].prog);
     }
   free (s->variants);
+  for (int t = 0; t < s->n_templates; t++)
+    ind_syms_free (s->templates[t]);
+  free (s->templates);
   ind_syms_free (s->sym);
   if (s->lib.handle)
     dlclose (s->lib.handle);
@@ -829,8 +835,10 @@ sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_exec *e, fx
 }
 
 /* The device program at the run's sizes (the sym lock held): the compiled one, a variant made before, or a new
-   variant lowered at these sizes, whose module is the template's text (NVRTC's cache has it) where its source is the
-   template's there, else its own source (counted as specialized). */
+   variant lowered at these sizes. Its module is the text of the first template whose source at these sizes is the
+   program's (NVRTC's cache has it: no compile); where none is, the variant's own source is generalized into one
+   more template (one NVRTC compile serves the sizes of that kernel structure from then on: a column sum past the
+   length where its kernel changes), or built as it is where it does not generalize (counted as specialized). */
 static fx_status
 gpu_sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_gpu **gpu, const ind_program **prog,
               fx_diag *diag)
@@ -851,15 +859,42 @@ gpu_sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_gpu **g
         *prog = &s->variants[v].prog;
         return FX_OK;
       }
+  /* the templates in turn: each lowers with its own options (a retry may have chosen looped reductions) */
   ind_pipeline pl;
-  st = ind_syms_lower (s->sym, inputs, n_inputs, vals, false, &pl, diag);
+  memset (&pl, 0, sizeof pl);
+  ind_syms *same = NULL;
+  for (int t = 0; st == FX_OK && same == NULL && t <= s->n_templates; t++)
+    {
+      ind_syms *T = t == 0 ? s->sym : s->templates[t - 1];
+      ind_pipeline_clear (&pl);
+      st = ind_syms_lower (T, inputs, n_inputs, vals, false, &pl, diag);
+      if (st == FX_OK && ind_syms_matches (T, &pl.source, vals))
+        same = T;
+    }
+  /* none: a template of its own, from these sizes */
+  ind_syms *fresh = NULL, *made = NULL;
+  if (st == FX_OK && same == NULL)
+    {
+      fx_buf why;
+      fx_buf_init (&why);
+      ind_options opt = s->prog.opt;
+      opt.cuda_looped = false;
+      fresh = ind_syms_find (ind_syms_graph (s->sym), inputs, n_inputs, &opt, &why);
+      fx_buf_free (&why);
+      if (fresh)
+        {
+          ind_syms_set_target (fresh, IND_TARGET_CUDA, false);
+          ind_pipeline_clear (&pl);
+          st = ind_syms_lower (fresh, inputs, n_inputs, NULL, false, &pl, diag);
+          made = fresh;
+        }
+    }
   ind_variant V;
   memset (&V, 0, sizeof V);
   memcpy (V.vals, vals, sizeof vals);
   if (st == FX_OK)
     {
-      ind_syms *same = ind_syms_matches (s->sym, &pl.source, vals) ? s->sym : NULL;
-      /* the kernel listing and notes of a variant are not kept: the compiled object lists the template's */
+      /* the kernel listing and notes of a variant are not kept: the compiled object lists the first template's */
       fx_compiled scratch;
       memset (&scratch, 0, sizeof scratch);
       scratch.arena = fx_arena_new ();
@@ -872,13 +907,21 @@ gpu_sym_exec (ind_state *s, const fx_value *inputs, size_t n_inputs, ind_gpu **g
       req.gen = &s->gen;
       fx_buf why;
       fx_buf_init (&why);
-      st = ind_gpu_compile (&pl.prog, &req, s->ordinal, &scratch, &V.gpu, same ? &same : NULL, same ? vals : NULL,
+      ind_syms *use = same ? same : made;
+      st = ind_gpu_compile (&pl.prog, &req, s->ordinal, &scratch, &V.gpu, use ? &use : NULL, same ? vals : NULL,
                             &why, diag);
-      s->n_specialized += same == NULL;
+      if (same == NULL && use != NULL && st == FX_OK)
+        {
+          s->templates = ind_grow (s->templates, s->n_templates, &s->cap_templates, sizeof *s->templates, 4);
+          s->templates[s->n_templates++] = made;
+          made = NULL;
+        }
+      s->n_specialized += same == NULL && use == NULL;
       fx_buf_free (&why);
       fx_buf_free (&scratch.notes);
       fx_arena_free (scratch.arena);
     }
+  ind_syms_free (made);
   if (st == FX_OK)
     {
       V.prog = pl.prog;

@@ -292,9 +292,10 @@ test_host_inputs (void)
 
 
 /* Symbolic kernels on the device: a batch-dynamic graph (rows of a softmax-style reduction, a GEMM, a column sum over
-   the batch) compiled at s0 = 64 builds one module from the symbolic source; runs at 100, 1000, 65 and 64 again,
-   host and device inputs, match the interpreter without calling NVRTC (each size loads the template's cubin with its
-   sizes written in); at 100000 rows the column sum is another kernel: a build of its own, still right. */
+   the batch) compiled at s0 = 8 builds one module from the symbolic source; 13 runs on it without calling NVRTC. At
+   64 the column sum is another kernel (a thread per row looping down more than 16 rows): one more template, one
+   NVRTC compile, which then serves 100 and 1000 without another; 8 again is the first module; at 100000 rows the
+   column sum is split (at most one more build). Host and device inputs, every run against the interpreter. */
 static void
 test_symbolic (void)
 {
@@ -317,7 +318,9 @@ test_symbolic (void)
   fx_graph *g = NULL;
   CHECK_OK (fx_parse_fx_code (code, strlen (code), "sym.py", &g, &diag), &diag);
   fx_graph_resolve_ops (g);
-  static const int64_t sizes[] = { 64, 100, 1000, 65, 64, 100000 };
+  static const int64_t sizes[] = { 8, 13, 64, 100, 1000, 8, 100000 };
+  /* NVRTC compiles allowed since the size before: 13 none, 64 one (a second template), then none, 100000 one */
+  static const size_t allowed[] = { 0, 0, 1, 0, 0, 0, 1 };
   fx_compiled *c = NULL;
   size_t nvrtc = 0;
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
@@ -354,14 +357,14 @@ test_symbolic (void)
           double ms = fx_now_ms () - t0;
           CHECK (to_host (res, n_res) && n_res == n_ref && close_values (res, ref, n_ref, why, sizeof why),
                  "s0=%lld (%s inputs): %s", (long long) n, pass ? "host" : "device", why);
-          printf ("# s0=%lld (%s inputs): %.2f ms, NVRTC compiles since the compile: %zu\n", (long long) n,
+          printf ("# s0=%lld (%s inputs): %.2f ms, NVRTC compiles at this size: %zu\n", (long long) n,
                   pass ? "host" : "device", ms, fx_cuda_compiler_invocations () - nvrtc);
           clear_values (res, n_res);
         }
-      if (n < 100000)
-        CHECK (fx_cuda_compiler_invocations () == nvrtc, "s0=%lld: NVRTC compiled again", (long long) n);
-      else
-        CHECK (fx_cuda_compiler_invocations () <= nvrtc + 1, "s0=%lld: more than one build", (long long) n);
+      size_t now = fx_cuda_compiler_invocations ();
+      CHECK (now <= nvrtc + allowed[k], "s0=%lld: %zu NVRTC compiles, %zu allowed", (long long) n, now - nvrtc,
+             allowed[k]);
+      nvrtc = now;
       clear_values (ref, n_ref);
       fx_arena_free (arena);
       clear_values (din, 4);
