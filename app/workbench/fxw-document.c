@@ -1039,43 +1039,31 @@ populate (FxwDocument *self, LoadJob *job)
       g_autofree char *title = g_strdup_printf ("%s / %s", lg->compile, lg->stage);
       g_autofree char *nodes = NULL;
 
-      if (frame == NULL || lg->new_frame || !g_str_equal (fxw_sidebar_item_get_title (frame), lg->frame))
+      if (frame == NULL || lg->new_frame || !g_str_equal (frame->title, lg->frame))
         {
           g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame,
-                                                              lg->frame_subtitle);
+                                                              lg->frame_subtitle, NULL);
 
-          fxw_sidebar_item_set_rank (f, lg->rank);
+          f->rank = lg->rank;
           g_list_store_append (self->frames, f);
           frame = f;
           compile = NULL;
         }
-      if (compile == NULL || lg->new_compile || !g_str_equal (fxw_sidebar_item_get_title (compile), lg->compile))
+      if (compile == NULL || lg->new_compile || !g_str_equal (compile->title, lg->compile))
         {
           g_autoptr(FxwSidebarItem) c = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, lg->compile,
-                                                              lg->compile_subtitle);
+                                                              lg->compile_subtitle,
+                                                              lg->status != NULL ? lg->status : "ok");
 
-          fxw_sidebar_item_set_status (c, lg->status != NULL ? lg->status : "ok");
-          fxw_sidebar_item_set_compile_row (c, lg->compile_row);
-          fxw_sidebar_item_set_rank (c, lg->rank);
-          fxw_sidebar_item_set_guards (c, lg->guards);
+          c->compile_row = lg->compile_row;
+          c->rank = lg->rank;
+          c->guards = g_strdup (lg->guards);
           if (lg->kernels != NULL)
-            {
-              g_autoptr(GListStore) kernels = store_from_array (lg->kernels, FXW_TYPE_KERNEL);
-
-              fxw_sidebar_item_set_kernels (c, G_LIST_MODEL (kernels), FALSE);
-            }
+            c->kernels = G_LIST_MODEL (store_from_array (lg->kernels, FXW_TYPE_KERNEL));
           if (lg->runs != NULL)
-            {
-              g_autoptr(GListStore) runs = store_from_array (lg->runs, FXW_TYPE_RUN);
-
-              fxw_sidebar_item_set_runs (c, G_LIST_MODEL (runs));
-            }
+            c->runs = G_LIST_MODEL (store_from_array (lg->runs, FXW_TYPE_RUN));
           if (lg->groups != NULL)
-            {
-              g_autoptr(GListStore) groups = store_from_array (lg->groups, FXW_TYPE_FUSION_GROUP);
-
-              fxw_sidebar_item_set_fusion_groups (c, G_LIST_MODEL (groups));
-            }
+            c->fusion_groups = G_LIST_MODEL (store_from_array (lg->groups, FXW_TYPE_FUSION_GROUP));
           fxw_sidebar_item_append (frame, c);
           compile = c;
           first_stage = TRUE;
@@ -1086,24 +1074,18 @@ populate (FxwDocument *self, LoadJob *job)
       /* translators: the subtitle of a graph stage in the sidebar */
       nodes = g_strdup_printf (ngettext ("%u node", "%u nodes", fxw_graph_get_n_nodes (graph)),
                                fxw_graph_get_n_nodes (graph));
-      stage = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_STAGE, lg->stage, nodes);
-      fxw_sidebar_item_set_graph (stage, graph);
-      fxw_sidebar_item_set_compile_row (stage, lg->compile_row);
-      fxw_sidebar_item_set_rank (stage, lg->rank);
-      fxw_sidebar_item_set_guards (stage, lg->guards);
+      stage = fxw_sidebar_item_new_stage (compile, lg->stage, nodes, graph);
       /* Inductor names a kernel's nodes as Dynamo named them: the compile's first stage is Dynamo's graph. A
          training compile's backward stages have the backward's kernels, named as its graphs name their nodes. */
       if (lg->bw_kernels != NULL && g_str_has_suffix (lg->stage, FX_BACKWARD_SUFFIX))
         {
-          g_autoptr(GListStore) bw = store_from_array (lg->bw_kernels, FXW_TYPE_KERNEL);
-
-          fxw_sidebar_item_set_kernels (stage, G_LIST_MODEL (bw), TRUE);
+          g_clear_object (&stage->kernels);
+          stage->kernels = G_LIST_MODEL (store_from_array (lg->bw_kernels, FXW_TYPE_KERNEL));
+          stage->kernels_by_name = TRUE;
         }
       else
-        fxw_sidebar_item_set_kernels (stage, fxw_sidebar_item_get_kernels (compile), first_stage);
+        stage->kernels_by_name = first_stage;
       first_stage = FALSE;
-      fxw_sidebar_item_set_runs (stage, fxw_sidebar_item_get_runs (compile));
-      fxw_sidebar_item_set_fusion_groups (stage, fxw_sidebar_item_get_fusion_groups (compile));
       fxw_sidebar_item_append (compile, stage);
     }
 }

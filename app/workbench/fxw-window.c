@@ -120,7 +120,7 @@ show_banner (FxwWindow *self, const char *text)
 static GListModel *
 create_child_model (gpointer item, gpointer user_data)
 {
-  GListModel *children = fxw_sidebar_item_get_children (item);
+  GListModel *children = FXW_SIDEBAR_ITEM (item)->children;
 
   return children ? g_object_ref (children) : NULL;
 }
@@ -130,7 +130,7 @@ sidebar_filter_func (gpointer item, gpointer user_data)
 {
   FxwWindow *self = user_data;
   FxwSidebarItem *sitem = gtk_tree_list_row_get_item (item);
-  gboolean match = (self->rank_filter < 0 || fxw_sidebar_item_get_rank (sitem) == self->rank_filter)
+  gboolean match = (self->rank_filter < 0 || sitem->rank == self->rank_filter)
                    && fxw_sidebar_item_matches (sitem, self->search_folded);
 
   g_object_unref (sitem);
@@ -225,17 +225,17 @@ sidebar_bind_cb (GtkSignalListItemFactory *factory, GtkListItem *list_item, gpoi
   GtkWidget *subtitle = gtk_widget_get_next_sibling (title);
   GtkWidget *icon = gtk_widget_get_next_sibling (labels);
   g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
-  const char *status = fxw_sidebar_item_get_status (item);
+  const char *status = item->status;
   const char *icon_name = status_icon (status);
 
   gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), row);
-  gtk_label_set_label (GTK_LABEL (title), fxw_sidebar_item_get_title (item));
-  gtk_label_set_label (GTK_LABEL (subtitle), fxw_sidebar_item_get_subtitle (item));
-  gtk_widget_set_visible (subtitle, *fxw_sidebar_item_get_subtitle (item) != '\0');
+  gtk_label_set_label (GTK_LABEL (title), item->title);
+  gtk_label_set_label (GTK_LABEL (subtitle), item->subtitle);
+  gtk_widget_set_visible (subtitle, *item->subtitle != '\0');
   gtk_image_set_from_icon_name (GTK_IMAGE (icon), icon_name);
   gtk_widget_set_visible (icon, icon_name != NULL);
   gtk_widget_set_tooltip_text (icon, status_description (status));
-  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_FRAME)
+  if (item->kind == FXW_SIDEBAR_ITEM_FRAME)
     gtk_widget_add_css_class (title, "heading");
   else
     gtk_widget_remove_css_class (title, "heading");
@@ -314,11 +314,11 @@ diff_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static char *
 item_label (FxwWindow *self, FxwSidebarItem *item)
 {
-  FxwGraph *graph = fxw_sidebar_item_get_graph (item);
+  FxwGraph *graph = item->graph;
 
-  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE && graph != NULL)
+  if (item->kind == FXW_SIDEBAR_ITEM_STAGE && graph != NULL)
     return g_strdup (fxw_graph_get_title (graph));
-  return g_strdup (fxw_sidebar_item_get_title (item));
+  return g_strdup (item->title);
 }
 
 /* Computes job's diff off the main thread into the Diff view, which is shown. */
@@ -373,24 +373,24 @@ fxw_window_diff_items (FxwWindow *self, FxwSidebarItem *a, FxwSidebarItem *b)
   job = g_new0 (DiffJob, 1);
   job->label_a = item_label (self, a);
   job->label_b = item_label (self, b);
-  if (fxw_sidebar_item_get_kind (a) == FXW_SIDEBAR_ITEM_COMPILE && fxw_sidebar_item_get_kind (b) == FXW_SIDEBAR_ITEM_COMPILE
-      && path != NULL && fxw_sidebar_item_get_compile_row (a) > 0 && fxw_sidebar_item_get_compile_row (b) > 0)
+  if (a->kind == FXW_SIDEBAR_ITEM_COMPILE && b->kind == FXW_SIDEBAR_ITEM_COMPILE
+      && path != NULL && a->compile_row > 0 && b->compile_row > 0)
     {
       job->path = g_strdup (path);
-      job->row_a = fxw_sidebar_item_get_compile_row (a);
-      job->row_b = fxw_sidebar_item_get_compile_row (b);
+      job->row_a = a->compile_row;
+      job->row_b = b->compile_row;
     }
   else
     {
       FxwSidebarItem *sa = fxw_sidebar_item_find_stage (a), *sb = fxw_sidebar_item_find_stage (b);
 
-      if (sa == NULL || sb == NULL || fxw_sidebar_item_get_graph (sa) == NULL || fxw_sidebar_item_get_graph (sb) == NULL)
+      if (sa == NULL || sb == NULL || sa->graph == NULL || sb->graph == NULL)
         {
           diff_job_free (job);
           return FALSE;
         }
-      job->graph_a = g_object_ref (fxw_sidebar_item_get_graph (sa));
-      job->graph_b = g_object_ref (fxw_sidebar_item_get_graph (sb));
+      job->graph_a = g_object_ref (sa->graph);
+      job->graph_b = g_object_ref (sb->graph);
     }
   start_diff (self, job);
   return TRUE;
@@ -404,9 +404,9 @@ compile_of_item (FxwWindow *self, FxwSidebarItem *item)
 {
   if (item == NULL)
     return NULL;
-  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+  if (item->kind == FXW_SIDEBAR_ITEM_COMPILE)
     return item;
-  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE)
+  if (item->kind == FXW_SIDEBAR_ITEM_STAGE)
     return find_compile_of (self, item);
   return NULL;
 }
@@ -416,7 +416,7 @@ static FxwSidebarItem *
 previous_compile (FxwWindow *self, FxwSidebarItem *compile)
 {
   GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
-  const char *title = compile ? fxw_sidebar_item_get_title (compile) : NULL;
+  const char *title = compile ? compile->title : NULL;
   const char *slash = title ? strrchr (title, '/') : NULL;
   g_autofree char *want = NULL;
   long n;
@@ -430,7 +430,7 @@ previous_compile (FxwWindow *self, FxwSidebarItem *compile)
   for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
     {
       g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
-      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+      GListModel *compiles = frame->children;
       FxwSidebarItem *found = NULL;
       gboolean holds = FALSE;
 
@@ -440,7 +440,7 @@ previous_compile (FxwWindow *self, FxwSidebarItem *compile)
 
           if (item == compile)
             holds = TRUE;
-          if (g_str_equal (fxw_sidebar_item_get_title (item), want))
+          if (g_str_equal (item->title, want))
             found = item;
         }
       if (holds)
@@ -481,7 +481,7 @@ fxw_window_build_diff_menu (FxwWindow *self, FxwSidebarItem *source)
   GListModel *frames = self->document != NULL ? fxw_document_get_frames (self->document) : NULL;
   GMenu *menu = g_menu_new ();
   g_autoptr(GMenu) section = g_menu_new ();
-  FxwSidebarItemKind kind = fxw_sidebar_item_get_kind (source);
+  FxwSidebarItemKind kind = source->kind;
   gboolean workspace = self->document != NULL && fxw_document_get_workspace_path (self->document) != NULL;
   enum { MAX_ENTRIES = 40 };
 
@@ -493,12 +493,12 @@ fxw_window_build_diff_menu (FxwWindow *self, FxwSidebarItem *source)
   for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
     {
       g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
-      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+      GListModel *compiles = frame->children;
 
       for (guint c = 0; c < g_list_model_get_n_items (compiles) && self->menu_targets->len < MAX_ENTRIES; c++)
         {
           g_autoptr(FxwSidebarItem) compile = g_list_model_get_item (compiles, c);
-          GListModel *stages = fxw_sidebar_item_get_children (compile);
+          GListModel *stages = compile->children;
 
           if (kind == FXW_SIDEBAR_ITEM_COMPILE)
             {
@@ -508,8 +508,7 @@ fxw_window_build_diff_menu (FxwWindow *self, FxwSidebarItem *source)
               if (compile == source)
                 continue;
               /* translators: a menu entry: "Diff with [0/1]  forward" */
-              label = g_strdup_printf (_("Diff with %s  %s"), fxw_sidebar_item_get_title (compile),
-                                       fxw_sidebar_item_get_subtitle (compile));
+              label = g_strdup_printf (_("Diff with %s  %s"), compile->title, compile->subtitle);
               mi = g_menu_item_new (label, NULL);
               g_menu_item_set_action_and_target (mi, "win.diff-with", "u", self->menu_targets->len);
               g_menu_append_item (section, mi);
@@ -523,9 +522,8 @@ fxw_window_build_diff_menu (FxwWindow *self, FxwSidebarItem *source)
               g_autofree char *label = NULL, *title = NULL;
               g_autoptr(GMenuItem) mi = NULL;
 
-              if (stage == source || fxw_sidebar_item_get_graph (stage) == NULL
-                  || (workspace && !g_str_equal (fxw_sidebar_item_get_title (stage),
-                                                 fxw_sidebar_item_get_title (source))))
+              if (stage == source || stage->graph == NULL
+                  || (workspace && !g_str_equal (stage->title, source->title)))
                 continue;
               title = item_label (self, stage);
               label = g_strdup_printf (_("Diff with %s"), title);
@@ -568,7 +566,7 @@ sidebar_context_cb (GtkGestureClick *gesture, int n_press, double x, double y, g
   if (row == NULL)
     return;
   item = gtk_tree_list_row_get_item (row);
-  if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_FRAME)
+  if (item->kind == FXW_SIDEBAR_ITEM_FRAME)
     return;
   menu = fxw_window_build_diff_menu (self, item);
   /* The row's own popover, made with the row (a row widget is recycled, and its popover with it). */
@@ -650,10 +648,10 @@ guards_click_cb (GtkGestureClick *gesture, int n_press, double x, double y, FxwW
 static void
 show_guards (FxwWindow *self, FxwSidebarItem *item)
 {
-  const char *text = item != NULL ? fxw_sidebar_item_get_guards (item) : NULL;
+  const char *text = item != NULL ? item->guards : NULL;
 
   if (text == NULL && item != NULL && fxw_sidebar_item_find_stage (item) != NULL)
-    text = fxw_sidebar_item_get_guards (fxw_sidebar_item_find_stage (item));
+    text = fxw_sidebar_item_find_stage (item)->guards;
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->guards_text), text ? text : "", -1);
   link_user_lines (self);
   gtk_stack_set_visible_child_name (self->guards_stack, text != NULL ? "text" : "empty");
@@ -668,14 +666,14 @@ static void update_provenance (FxwWindow *self);
 static FxwGraph *
 compile_stage_graph (FxwSidebarItem *compile, const char *title)
 {
-  GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
+  GListModel *stages = compile != NULL ? compile->children : NULL;
 
   for (guint s = 0; stages != NULL && s < g_list_model_get_n_items (stages); s++)
     {
       g_autoptr(FxwSidebarItem) stage = g_list_model_get_item (stages, s);
 
-      if (g_strcmp0 (fxw_sidebar_item_get_title (stage), title) == 0)
-        return fxw_sidebar_item_get_graph (stage);
+      if (g_strcmp0 (stage->title, title) == 0)
+        return stage->graph;
     }
   return NULL;
 }
@@ -717,34 +715,34 @@ sidebar_selected_cb (FxwWindow *self)
   item = gtk_tree_list_row_get_item (row);
   show_guards (self, item);
   stage = fxw_sidebar_item_find_stage (item);
-  show_training (self, fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE ? item
+  show_training (self, item->kind == FXW_SIDEBAR_ITEM_COMPILE ? item
                        : stage != NULL ? find_compile_of (self, stage) : NULL);
-  if (stage != NULL && fxw_sidebar_item_get_graph (stage) != NULL)
+  if (stage != NULL && stage->graph != NULL)
     {
-      FxwGraph *graph = fxw_sidebar_item_get_graph (stage);
-      GListModel *kernels = fxw_sidebar_item_get_kernels (stage);
-      gboolean by_name = fxw_sidebar_item_get_kernels_by_name (stage);
+      FxwGraph *graph = stage->graph;
+      GListModel *kernels = stage->kernels;
+      gboolean by_name = stage->kernels_by_name;
 
       g_set_object (&self->current_stage, stage);
       fxw_selection_set_graph (self->selection, graph);
       fxw_kernels_view_set_kernels (self->kernels_view, kernels, by_name);
-      fxw_kernels_view_set_autotune (self->kernels_view, latest_autotune (fxw_sidebar_item_get_runs (stage)));
+      fxw_kernels_view_set_autotune (self->kernels_view, latest_autotune (stage->runs));
       fxw_graph_view_set_kernels (self->graph_view, kernels, by_name);
       /* The groups' origins are post-grad node names (inductor_provenance_tracking_node_mappings): the trace's
          post_grad graph, a TORCH_COMPILE_DEBUG folder's fx_graph_transformed.py. */
-      fxw_graph_view_set_fusion_groups (self->graph_view, fxw_sidebar_item_get_fusion_groups (stage),
-                                        g_str_equal (fxw_sidebar_item_get_title (stage), "post_grad")
-                                        || g_str_equal (fxw_sidebar_item_get_title (stage), "inductor_transformed"));
-      fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (stage));
+      fxw_graph_view_set_fusion_groups (self->graph_view, stage->fusion_groups,
+                                        g_str_equal (stage->title, "post_grad")
+                                        || g_str_equal (stage->title, "inductor_transformed"));
+      fxw_compare_view_set_runs (self->compare_view, stage->runs);
       adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_graph_get_title (graph));
       update_provenance (self);
     }
-  else if (stage == NULL && fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+  else if (stage == NULL && item->kind == FXW_SIDEBAR_ITEM_COMPILE)
     {
       /* A compile without a graph (it broke before any op, or failed): what there is to see is why. */
       clear_stage (self);
-      fxw_compare_view_set_runs (self->compare_view, fxw_sidebar_item_get_runs (item));
-      adw_view_switcher_title_set_subtitle (self->switcher_title, fxw_sidebar_item_get_title (item));
+      fxw_compare_view_set_runs (self->compare_view, item->runs);
+      adw_view_switcher_title_set_subtitle (self->switcher_title, item->title);
       fxw_window_set_view (self, "guards");
     }
 }
@@ -771,7 +769,7 @@ find_compile (FxwWindow *self, gboolean (*match) (FxwSidebarItem *compile, gcons
   for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
     {
       g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
-      GListModel *compiles = fxw_sidebar_item_get_children (frame);
+      GListModel *compiles = frame->children;
 
       for (guint c = 0; c < g_list_model_get_n_items (compiles); c++)
         {
@@ -787,7 +785,7 @@ find_compile (FxwWindow *self, gboolean (*match) (FxwSidebarItem *compile, gcons
 static gboolean
 compile_holds_stage (FxwSidebarItem *compile, gconstpointer stage)
 {
-  GListModel *stages = fxw_sidebar_item_get_children (compile);
+  GListModel *stages = compile->children;
 
   for (guint s = 0; s < g_list_model_get_n_items (stages); s++)
     {
@@ -809,7 +807,7 @@ find_compile_of (FxwWindow *self, FxwSidebarItem *stage)
 static gboolean
 compile_has_row (FxwSidebarItem *compile, gconstpointer row)
 {
-  return fxw_sidebar_item_get_compile_row (compile) == *(const gint64 *) row;
+  return compile->compile_row == *(const gint64 *) row;
 }
 
 /* The compile of a workspace row among the sidebar's (NULL when none). */
@@ -844,7 +842,7 @@ select_stage_node (FxwWindow *self, FxwSidebarItem *compile, FxwSidebarItem *sta
     {
       /* translators: a kernel or the provenance pane names a node its compile's graph does not have */
       g_autofree char *text = g_strdup_printf (_("No node %s in the graph of %s"), node,
-                                               fxw_sidebar_item_get_title (compile));
+                                               compile->title);
       show_banner (self, text);
     }
 }
@@ -857,9 +855,9 @@ kernels_open_node_cb (FxwWindow *self, const char *name)
   FxwSidebarItem *compile = self->current_stage != NULL ? find_compile_of (self, self->current_stage) : NULL;
   g_autoptr(FxwSidebarItem) first = NULL;
 
-  if (compile == NULL || g_list_model_get_n_items (fxw_sidebar_item_get_children (compile)) == 0)
+  if (compile == NULL || g_list_model_get_n_items (compile->children) == 0)
     return;
-  first = g_list_model_get_item (fxw_sidebar_item_get_children (compile), 0);
+  first = g_list_model_get_item (compile->children, 0);
   select_stage_node (self, compile, first, name, FALSE);
 }
 
@@ -898,7 +896,7 @@ select_first_stage (FxwWindow *self)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE)
+      if (item->kind == FXW_SIDEBAR_ITEM_STAGE)
         {
           gtk_single_selection_set_selected (self->sidebar_selection, i);
           sidebar_selected_cb (self);
@@ -919,14 +917,14 @@ select_compile_stage (FxwWindow *self, const char *compile, const char *stage, i
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (model, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
-      FxwSidebarItemKind kind = fxw_sidebar_item_get_kind (item);
+      FxwSidebarItemKind kind = item->kind;
 
       if (kind == FXW_SIDEBAR_ITEM_COMPILE)
-        in_compile = g_str_equal (fxw_sidebar_item_get_title (item), compile)
-                     && (rank < 0 || fxw_sidebar_item_get_rank (item) == rank);
+        in_compile = g_str_equal (item->title, compile)
+                     && (rank < 0 || item->rank == rank);
       if (in_compile && ((stage == NULL && kind == FXW_SIDEBAR_ITEM_COMPILE)
                          || (stage != NULL && kind == FXW_SIDEBAR_ITEM_STAGE
-                             && g_str_equal (fxw_sidebar_item_get_title (item), stage))))
+                             && g_str_equal (item->title, stage))))
         {
           gtk_single_selection_set_selected (self->sidebar_selection, i);
           sidebar_selected_cb (self);
@@ -983,7 +981,7 @@ update_ranks (FxwWindow *self)
   for (guint f = 0; frames != NULL && f < g_list_model_get_n_items (frames); f++)
     {
       g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
-      int rank = fxw_sidebar_item_get_rank (frame);
+      int rank = frame->rank;
       gboolean seen = rank < 0;
 
       for (guint r = 0; r < self->ranks->len && !seen; r++)
@@ -1068,8 +1066,8 @@ ranks_compile_cb (FxwWindow *self, gint64 compile_row)
 
   if (target == NULL)
     return;
-  if (self->rank_filter >= 0 && self->rank_filter != fxw_sidebar_item_get_rank (target))
-    fxw_window_set_rank (self, fxw_sidebar_item_get_rank (target));
+  if (self->rank_filter >= 0 && self->rank_filter != target->rank)
+    fxw_window_set_rank (self, target->rank);
   for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
@@ -1086,7 +1084,7 @@ ranks_compile_cb (FxwWindow *self, gint64 compile_row)
     }
   {
     g_autofree char *msg = g_strdup_printf (_("Compile %s is not in the sidebar (is a search filtering it?)"),
-                                            fxw_sidebar_item_get_title (target));
+                                            target->title);
 
     show_banner (self, msg);
   }
@@ -1405,14 +1403,14 @@ follow_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      rank = fxw_sidebar_item_get_rank (item);
-      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
-        compile = g_strdup (fxw_sidebar_item_get_title (item));
-      else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE
+      rank = item->rank;
+      if (item->kind == FXW_SIDEBAR_ITEM_COMPILE)
+        compile = g_strdup (item->title);
+      else if (item->kind == FXW_SIDEBAR_ITEM_STAGE
                && (compile_item = find_compile_of (self, item)) != NULL)
         {
-          compile = g_strdup (fxw_sidebar_item_get_title (compile_item));
-          stage = g_strdup (fxw_sidebar_item_get_title (item));
+          compile = g_strdup (compile_item->title);
+          stage = g_strdup (item->title);
         }
     }
   g_cancellable_cancel (self->load_cancellable);
@@ -1585,11 +1583,11 @@ run_dialog_finished_cb (FxwWindow *self, gboolean ok, FxwRunDialog *dialog)
   g_free (self->pending_compile);
   g_free (self->pending_stage);
   g_free (self->pending_view);
-  self->pending_compile = compile != NULL ? g_strdup (fxw_sidebar_item_get_title (compile)) : NULL;
+  self->pending_compile = compile != NULL ? g_strdup (compile->title) : NULL;
   self->pending_stage = self->current_stage != NULL && fxw_document_get_workspace_path (self->document) != NULL
-                        ? g_strdup (fxw_sidebar_item_get_title (self->current_stage)) : NULL;
+                        ? g_strdup (self->current_stage->title) : NULL;
   self->pending_view = g_strdup ("compare");
-  self->pending_rank = compile != NULL ? fxw_sidebar_item_get_rank (compile) : -1;
+  self->pending_rank = compile != NULL ? compile->rank : -1;
   self->pending_filter = self->rank_filter;
   fxw_window_open (self, file);
   /* All went well: the Compare view says everything; otherwise the dialog stays with its log of what failed. */
@@ -1608,8 +1606,7 @@ stage_file (FxwWindow *self, FxwSidebarItem *compile)
     return NULL;
   if (g_file_test (root, G_FILE_TEST_IS_REGULAR))
     return g_steal_pointer (&root);
-  under = g_build_filename (root, fxw_sidebar_item_get_title (compile),
-                            fxw_sidebar_item_get_title (self->current_stage), NULL);
+  under = g_build_filename (root, compile->title, self->current_stage->title, NULL);
   if (g_file_test (under, G_FILE_TEST_IS_REGULAR))
     return g_steal_pointer (&under);
   g_free (under);
@@ -1621,8 +1618,7 @@ stage_file (FxwWindow *self, FxwSidebarItem *compile)
       {
         g_autoptr(FxwSidebarItem) frame = g_list_model_get_item (frames, f);
 
-        under = g_build_filename (root, fxw_sidebar_item_get_title (frame), fxw_sidebar_item_get_title (compile),
-                                  fxw_sidebar_item_get_title (self->current_stage), NULL);
+        under = g_build_filename (root, frame->title, compile->title, self->current_stage->title, NULL);
         if (g_file_test (under, G_FILE_TEST_IS_REGULAR))
           return g_steal_pointer (&under);
         g_clear_pointer (&under, g_free);
@@ -1647,15 +1643,15 @@ fxw_window_run_compare (FxwWindow *self)
     }
   if (ws != NULL)
     {
-      const char *title = fxw_sidebar_item_get_title (compile);
+      const char *title = compile->title;
       g_autofree char *id = g_strndup (title + (title[0] == '['), strlen (title) - (title[0] == '[') * 2);
 
       /* One rank's compile of a multi-rank workspace: "rank3/1/1" (the same id names a compile per rank). */
-      if (fxw_sidebar_item_get_rank (compile) >= 0)
-        source = g_strdup_printf ("%s:rank%d/%s", ws, fxw_sidebar_item_get_rank (compile), id);
+      if (compile->rank >= 0)
+        source = g_strdup_printf ("%s:rank%d/%s", ws, compile->rank, id);
       else
         source = g_strdup_printf ("%s:%s", ws, id);
-      stage = fxw_sidebar_item_get_title (self->current_stage);
+      stage = self->current_stage->title;
       target = g_strdup (ws);
     }
   else
@@ -1776,7 +1772,7 @@ step_compile (FxwWindow *self, int direction)
         return;
       row = g_list_model_get_item (model, i);
       item = gtk_tree_list_row_get_item (row);
-      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+      if (item->kind == FXW_SIDEBAR_ITEM_COMPILE)
         {
           gtk_single_selection_set_selected (self->sidebar_selection, i);
           gtk_widget_activate_action (GTK_WIDGET (self->sidebar_list), "list.scroll-to-item", "u", i);
@@ -1925,9 +1921,9 @@ stage_side (const char *stage)
 static void
 set_pane_provenance (FxwWindow *self)
 {
-  int side = self->current_stage != NULL ? stage_side (fxw_sidebar_item_get_title (self->current_stage)) : -1;
+  int side = self->current_stage != NULL ? stage_side (self->current_stage->title) : -1;
   gboolean ours = self->provenance != NULL && self->current_stage != NULL
-                  && fxw_sidebar_item_get_compile_row (self->current_stage) == self->provenance_row;
+                  && self->current_stage->compile_row == self->provenance_row;
 
   fxw_provenance_pane_set_inductor (self->provenance_pane, ours && side >= 0 ? self->provenance : NULL,
                                     side >= 0 ? (fx_prov_side) side : FX_PROV_PRE_GRAD);
@@ -1970,7 +1966,7 @@ static void
 update_provenance (FxwWindow *self)
 {
   const char *path = self->document != NULL ? fxw_document_get_workspace_path (self->document) : NULL;
-  gint64 row = self->current_stage != NULL ? fxw_sidebar_item_get_compile_row (self->current_stage) : 0;
+  gint64 row = self->current_stage != NULL ? self->current_stage->compile_row : 0;
   g_autoptr(GTask) task = NULL;
   gint64 *data;
 
@@ -2012,7 +2008,7 @@ jump_to_node (FxwWindow *self, FxwSidebarItem *compile, const char *side, const 
   gboolean to_post = g_strcmp0 (side, "post_grad") == 0;
   const char *const *want = to_post ? post : pre;
   guint n_want = to_post ? G_N_ELEMENTS (post) : G_N_ELEMENTS (pre);
-  GListModel *stages = compile != NULL ? fxw_sidebar_item_get_children (compile) : NULL;
+  GListModel *stages = compile != NULL ? compile->children : NULL;
   g_autoptr(FxwSidebarItem) target = NULL;
 
   for (guint w = 0; w < n_want && target == NULL; w++)
@@ -2020,7 +2016,7 @@ jump_to_node (FxwWindow *self, FxwSidebarItem *compile, const char *side, const 
       {
         g_autoptr(FxwSidebarItem) stage = g_list_model_get_item (stages, i);
 
-        if (g_str_equal (fxw_sidebar_item_get_title (stage), want[w]) && fxw_sidebar_item_get_graph (stage) != NULL)
+        if (g_str_equal (stage->title, want[w]) && stage->graph != NULL)
           target = g_steal_pointer (&stage);
       }
   if (target == NULL)

@@ -101,18 +101,18 @@ test_sidebar (void)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      switch (fxw_sidebar_item_get_kind (item))
+      switch (item->kind)
         {
         case FXW_SIDEBAR_ITEM_FRAME:
           n_frames++;
           break;
         case FXW_SIDEBAR_ITEM_COMPILE:
           n_compiles++;
-          g_assert_cmpstr (fxw_sidebar_item_get_status (item), ==, "ok");
+          g_assert_cmpstr (item->status, ==, "ok");
           break;
         case FXW_SIDEBAR_ITEM_STAGE:
           n_stages++;
-          g_assert_nonnull (fxw_sidebar_item_get_graph (item));
+          g_assert_nonnull (item->graph);
           break;
         default:
           g_assert_not_reached ();
@@ -177,8 +177,8 @@ test_sidebar_navigation (void)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
-        g_assert_nonnull (strstr (fxw_sidebar_item_get_title (item), "model__1_"));
+      if (item->kind == FXW_SIDEBAR_ITEM_COMPILE)
+        g_assert_nonnull (strstr (item->title, "model__1_"));
     }
   gtk_editable_set_text (GTK_EDITABLE (search), "");
   g_assert_true (fxw_test_wait (sidebar_unfiltered, rows, 10));
@@ -476,10 +476,10 @@ test_demo_workspace (void)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
-      const char *title = fxw_sidebar_item_get_title (item);
-      const char *status = fxw_sidebar_item_get_status (item);
+      const char *title = item->title;
+      const char *status = item->status;
 
-      switch (fxw_sidebar_item_get_kind (item))
+      switch (item->kind)
         {
         case FXW_SIDEBAR_ITEM_FRAME:
           n_frames++;
@@ -492,11 +492,11 @@ test_demo_workspace (void)
               g_assert_cmpstr (title, ==, "[0/0]");
               /* toy_example breaks the graph at line 7 */
               g_assert_cmpstr (status, ==, "graph-break");
-              g_assert_nonnull (strstr (fxw_sidebar_item_get_subtitle (item), "toy_example"));
-              g_assert_nonnull (strstr (fxw_sidebar_item_get_subtitle (item), "program.py:5"));
+              g_assert_nonnull (strstr (item->subtitle, "toy_example"));
+              g_assert_nonnull (strstr (item->subtitle, "program.py:5"));
             }
           g_assert_true (title[0] == '[' && title[strlen (title) - 1] == ']');
-          if (strstr (fxw_sidebar_item_get_subtitle (item), "torch_dynamo_resume_in_toy_example_at_7"))
+          if (strstr (item->subtitle, "torch_dynamo_resume_in_toy_example_at_7"))
             saw_resume = TRUE;
           n_break += g_str_equal (status, "graph-break");
           n_recompiled += g_str_equal (status, "recompiled");
@@ -504,7 +504,7 @@ test_demo_workspace (void)
           break;
         case FXW_SIDEBAR_ITEM_STAGE:
           n_stages++;
-          g_assert_nonnull (fxw_sidebar_item_get_graph (item));
+          g_assert_nonnull (item->graph);
           if (stage_row < 0 && g_str_equal (title, "dynamo"))
             stage_row = (int) i;
           break;
@@ -556,8 +556,8 @@ test_demo_guards (void)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE
-          && g_str_equal (fxw_sidebar_item_get_title (item), "[0/1]"))
+      if (item->kind == FXW_SIDEBAR_ITEM_COMPILE
+          && g_str_equal (item->title, "[0/1]"))
         row_01 = (int) i;
     }
   g_assert_cmpint (row_01, >, 0);
@@ -654,9 +654,9 @@ find_row (const char *compile, const char *stage)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
-      const char *title = fxw_sidebar_item_get_title (item);
+      const char *title = item->title;
 
-      switch (fxw_sidebar_item_get_kind (item))
+      switch (item->kind)
         {
         case FXW_SIDEBAR_ITEM_COMPILE:
           in_compile = g_str_equal (title, compile);
@@ -708,7 +708,7 @@ count_compiles (void)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      n += fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE;
+      n += item->kind == FXW_SIDEBAR_ITEM_COMPILE;
     }
   return n;
 }
@@ -777,7 +777,7 @@ test_kernel_node_links (void)
     g_autoptr(GtkTreeListRow) row = g_list_model_get_item (fxw_window_get_sidebar_model (window),
                                                            (guint) find_row ("[0/0]", "dynamo"));
     g_autoptr(FxwSidebarItem) stage = gtk_tree_list_row_get_item (row);
-    GListModel *kernels = fxw_sidebar_item_get_kernels (stage);
+    GListModel *kernels = stage->kernels;
     g_autoptr(FxwKernel) first = g_list_model_get_item (kernels, 0);
     g_autoptr(FxwKernel) second = g_list_model_get_item (kernels, 1);
 
@@ -838,8 +838,8 @@ test_fusion_overlay (void)
         g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
         g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-        if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE
-            && strstr (fxw_sidebar_item_get_subtitle (item), "forward") != NULL)
+        if (item->kind == FXW_SIDEBAR_ITEM_COMPILE
+            && strstr (item->subtitle, "forward") != NULL)
           mlp = (int) i + 1;   /* its first stage */
       }
     g_assert_cmpint (mlp, >, 0);
@@ -943,11 +943,11 @@ find_mlp_row (const char *stage)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
-        in_mlp = g_str_equal (fxw_sidebar_item_get_title (item), "[0/0]")
-                 && strstr (fxw_sidebar_item_get_subtitle (item), "forward") != NULL;
-      else if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_STAGE && in_mlp
-               && g_str_equal (fxw_sidebar_item_get_title (item), stage))
+      if (item->kind == FXW_SIDEBAR_ITEM_COMPILE)
+        in_mlp = g_str_equal (item->title, "[0/0]")
+                 && strstr (item->subtitle, "forward") != NULL;
+      else if (item->kind == FXW_SIDEBAR_ITEM_STAGE && in_mlp
+               && g_str_equal (item->title, stage))
         return (int) i;
     }
   return -1;
@@ -1804,7 +1804,7 @@ find_compile_row_gesture (GtkWidget *widget, FxwSidebarItem **item_out)
         {
           g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (gtk_list_item_get_item (li));
 
-          if (fxw_sidebar_item_get_kind (item) == FXW_SIDEBAR_ITEM_COMPILE)
+          if (item->kind == FXW_SIDEBAR_ITEM_COMPILE)
             {
               *item_out = g_object_ref (item);
               return GTK_GESTURE (c);
@@ -1905,7 +1905,7 @@ test_diff_with_menu (void)
     gtk_popover_popdown (GTK_POPOVER (popover));
     g_assert_true (fxw_test_wait (diff_shown, view, 20));
     g_assert_cmpstr (fxw_diff_view_get_page (view), ==, "diff");
-    g_assert_true (g_str_has_prefix (fxw_diff_view_get_summary (view), fxw_sidebar_item_get_title (clicked)));
+    g_assert_true (g_str_has_prefix (fxw_diff_view_get_summary (view), clicked->title));
     fxw_test_pump (300);
     g_assert_false (gtk_widget_get_visible (popover));
   }
@@ -1995,8 +1995,8 @@ test_provenance_jump (void)
     g_autoptr(FxwSidebarItem) frame = item_at (0);
     g_autoptr(FxwSidebarItem) compile = item_at (1);
 
-    g_assert_cmpstr (fxw_sidebar_item_get_title (frame), ==, "torch.export / AOTInductor");
-    g_assert_true (g_str_has_prefix (fxw_sidebar_item_get_subtitle (compile), "(export/AOTInductor: no compile id)"));
+    g_assert_cmpstr (frame->title, ==, "torch.export / AOTInductor");
+    g_assert_true (g_str_has_prefix (compile->subtitle, "(export/AOTInductor: no compile id)"));
   }
   select_row ("[-/-]", "after_pre_grad_graph");
   g_assert_true (fxw_test_wait (pane_has_inductor, NULL, 20));
@@ -2146,7 +2146,7 @@ sidebar_all_rank (int rank)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
       g_autoptr(FxwSidebarItem) item = gtk_tree_list_row_get_item (row);
 
-      if (fxw_sidebar_item_get_rank (item) != rank)
+      if (item->rank != rank)
         return FALSE;
     }
   return g_list_model_get_n_items (rows) > 0;
