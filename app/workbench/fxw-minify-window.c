@@ -25,7 +25,7 @@ typedef struct
 
 struct _FxwMinifyWindow
 {
-  AdwWindow parent_instance;
+  FxwToolWindow parent_instance;
 
   fx_graph *graph;          /* the original (owned) */
   char *title;
@@ -34,8 +34,6 @@ struct _FxwMinifyWindow
   char *repro_path;
 
   FxwMinifyState state;
-  GSubprocess *proc;
-  GCancellable *cancellable;
   GDataInputStream *lines;
   GArray *points;           /* chart_point */
   double start_nodes;
@@ -61,7 +59,7 @@ struct _FxwMinifyWindow
   FxwSelection *result_selection;
 };
 
-G_DEFINE_FINAL_TYPE (FxwMinifyWindow, fxw_minify_window, ADW_TYPE_WINDOW)
+G_DEFINE_FINAL_TYPE (FxwMinifyWindow, fxw_minify_window, FXW_TYPE_TOOL_WINDOW)
 
 static const char *const fail_on_names[] = { "any", "compile-error", "runtime-error", "crash", "hang", "accuracy",
                                              NULL };
@@ -311,7 +309,7 @@ wait_done_cb (GObject *source, GAsyncResult *res, gpointer user_data)
   g_autoptr (FxwMinifyWindow) self = user_data;
   g_autoptr (GError) error = NULL;
   g_subprocess_wait_finish (G_SUBPROCESS (source), res, &error);
-  if (G_SUBPROCESS (source) != self->proc)
+  if (G_SUBPROCESS (source) != fxw_tool_window_get_process (FXW_TOOL_WINDOW (self)))
     return;   /* an earlier run's process */
   if (self->state == FXW_MINIFY_RUNNING)
     {
@@ -325,7 +323,7 @@ wait_done_cb (GObject *source, GAsyncResult *res, gpointer user_data)
       set_status (self, text);
       set_state (self, signalled ? FXW_MINIFY_CANCELLED : FXW_MINIFY_FAILED);
     }
-  g_clear_object (&self->proc);
+  fxw_tool_window_process_done (FXW_TOOL_WINDOW (self));
 }
 
 static void
@@ -339,9 +337,11 @@ line_read_cb (GObject *source, GAsyncResult *res, gpointer user_data)
     return;   /* an earlier run's output, after a new run started */
   if (line == NULL)
     {
+      GSubprocess *proc = fxw_tool_window_get_process (FXW_TOOL_WINDOW (self));
+
       g_clear_object (&self->lines);
-      if (self->proc)
-        g_subprocess_wait_async (self->proc, NULL, wait_done_cb, g_object_ref (self));
+      if (proc)
+        g_subprocess_wait_async (proc, NULL, wait_done_cb, g_object_ref (self));
       return;
     }
   handle_line (self, line);
@@ -351,7 +351,8 @@ line_read_cb (GObject *source, GAsyncResult *res, gpointer user_data)
 static void
 read_next_line (FxwMinifyWindow *self)
 {
-  g_data_input_stream_read_line_async (self->lines, G_PRIORITY_DEFAULT, self->cancellable, line_read_cb,
+  g_data_input_stream_read_line_async (self->lines, G_PRIORITY_DEFAULT,
+                                       fxw_tool_window_get_cancellable (FXW_TOOL_WINDOW (self)), line_read_cb,
                                        g_object_ref (self));
 }
 
@@ -387,18 +388,10 @@ launch (FxwMinifyWindow *self, gboolean resume)
       set_state (self, FXW_MINIFY_FAILED);
       return;
     }
-  g_autofree char *fxwb = fxw_find_fxwb ();
-  if (fxwb == NULL)
-    {
-      set_status (self, _("fxwb was not found (set FXWB_PROGRAM or install it beside fx-workbench)"));
-      set_state (self, FXW_MINIFY_FAILED);
-      return;
-    }
   const char *backend = gtk_editable_get_text (GTK_EDITABLE (self->backend_entry));
   guint fo = gtk_drop_down_get_selected (self->fail_on_drop);
   g_autofree char *timeout = g_strdup_printf ("%g", gtk_spin_button_get_value (self->timeout_spin));
   GPtrArray *argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, fxwb);
   g_ptr_array_add (argv, (char *) "minify");
   g_ptr_array_add (argv, self->graph_path);
   g_ptr_array_add (argv, (char *) "--backend");
@@ -421,25 +414,21 @@ launch (FxwMinifyWindow *self, gboolean resume)
         g_ptr_array_add (argv, opts[i]);
       }
   g_ptr_array_add (argv, NULL);
-  /* an earlier run's reads and process are left to finish on their own */
-  if (self->cancellable)
-    g_cancellable_cancel (self->cancellable);
+  /* an earlier run's reads are left to finish on their own */
   g_clear_object (&self->lines);
-  g_clear_object (&self->proc);
   g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_autofree char *err_path = g_build_filename (self->work_dir, "stderr.txt", NULL);
   g_subprocess_launcher_set_stderr_file_path (launcher, err_path);
-  self->proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
+  GSubprocess *proc = fxw_tool_window_spawn (FXW_TOOL_WINDOW (self), launcher, (const char *const *) argv->pdata,
+                                             &error);
   g_ptr_array_free (argv, TRUE);
-  if (self->proc == NULL)
+  if (proc == NULL)
     {
       set_status (self, error->message);
       set_state (self, FXW_MINIFY_FAILED);
       return;
     }
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
-  self->lines = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->proc));
+  self->lines = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
   gtk_widget_set_visible (GTK_WIDGET (self->result_paned), FALSE);
   set_status (self, resume ? _("Resuming from the checkpoint…") : _("Checking that the graph fails…"));
   set_state (self, FXW_MINIFY_RUNNING);
@@ -465,8 +454,9 @@ fxw_minify_window_cancel (FxwMinifyWindow *self)
 {
   g_return_if_fail (FXW_IS_MINIFY_WINDOW (self));
   /* SIGTERM: fxwb finishes the candidate in flight, keeps its checkpoint and reports; Resume goes on from there */
-  if (self->proc)
-    g_subprocess_send_signal (self->proc, SIGTERM);
+  GSubprocess *proc = fxw_tool_window_get_process (FXW_TOOL_WINDOW (self));
+  if (proc)
+    g_subprocess_send_signal (proc, SIGTERM);
   set_status (self, _("Cancelling after the current candidate…"));
 }
 
@@ -561,24 +551,6 @@ save_clicked_cb (FxwMinifyWindow *self)
 /* ---------------------------------------------------------------- construction */
 
 static void
-fxw_minify_window_dispose (GObject *object)
-{
-  FxwMinifyWindow *self = FXW_MINIFY_WINDOW (object);
-  if (self->proc)
-    {
-      g_subprocess_force_exit (self->proc);
-      g_clear_object (&self->proc);
-    }
-  if (self->cancellable)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->lines);
-  g_clear_object (&self->original_selection);
-  g_clear_object (&self->result_selection);
-  G_OBJECT_CLASS (fxw_minify_window_parent_class)->dispose (object);
-}
-
-static void
 remove_work_dir (const char *dir)
 {
   if (dir == NULL)
@@ -597,6 +569,9 @@ static void
 fxw_minify_window_finalize (GObject *object)
 {
   FxwMinifyWindow *self = FXW_MINIFY_WINDOW (object);
+  g_clear_object (&self->lines);
+  g_clear_object (&self->original_selection);
+  g_clear_object (&self->result_selection);
   remove_work_dir (self->work_dir);
   g_free (self->work_dir);
   g_free (self->graph_path);
@@ -614,7 +589,6 @@ static void
 fxw_minify_window_class_init (FxwMinifyWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  object_class->dispose = fxw_minify_window_dispose;
   object_class->finalize = fxw_minify_window_finalize;
 }
 
@@ -638,17 +612,7 @@ fxw_minify_window_init (FxwMinifyWindow *self)
   self->original_selection = fxw_selection_new ();
   self->result_selection = fxw_selection_new ();
 
-  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  gtk_box_append (GTK_BOX (content), header);
-
-  GtkWidget *body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_start (body, 12);
-  gtk_widget_set_margin_end (body, 12);
-  gtk_widget_set_margin_top (body, 12);
-  gtk_widget_set_margin_bottom (body, 12);
-  gtk_widget_set_vexpand (body, TRUE);
-  gtk_box_append (GTK_BOX (content), body);
+  GtkBox *body = fxw_tool_window_get_body (FXW_TOOL_WINDOW (self));
 
   /* the form */
   GtkWidget *form = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
@@ -667,7 +631,7 @@ fxw_minify_window_init (FxwMinifyWindow *self)
   self->timeout_spin = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 3600, 1));
   gtk_spin_button_set_value (self->timeout_spin, 120);
   gtk_box_append (GTK_BOX (form), labelled (_("_Time limit (s)"), GTK_WIDGET (self->timeout_spin)));
-  gtk_box_append (GTK_BOX (body), form);
+  gtk_box_append (body, form);
 
   /* the buttons */
   GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -687,7 +651,7 @@ fxw_minify_window_init (FxwMinifyWindow *self)
   gtk_widget_set_hexpand (spacer, TRUE);
   gtk_box_append (GTK_BOX (buttons), spacer);
   gtk_box_append (GTK_BOX (buttons), GTK_WIDGET (self->save_button));
-  gtk_box_append (GTK_BOX (body), buttons);
+  gtk_box_append (body, buttons);
 
   /* progress: the status line and nodes left over candidates */
   self->status_label = GTK_LABEL (gtk_label_new (_("Choose the backend, its options and the failure to keep, then "
@@ -695,11 +659,11 @@ fxw_minify_window_init (FxwMinifyWindow *self)
   gtk_label_set_xalign (self->status_label, 0);
   gtk_label_set_wrap (self->status_label, TRUE);
   gtk_label_set_selectable (self->status_label, TRUE);
-  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->status_label));
+  gtk_box_append (body, GTK_WIDGET (self->status_label));
   self->chart = GTK_DRAWING_AREA (gtk_drawing_area_new ());
   gtk_drawing_area_set_content_height (self->chart, 140);
   gtk_drawing_area_set_draw_func (self->chart, chart_draw, self, NULL);
-  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->chart));
+  gtk_box_append (body, GTK_WIDGET (self->chart));
 
   /* the result: the original with the kept nodes highlighted, the minimized graph beside it */
   self->result_paned = GTK_PANED (gtk_paned_new (GTK_ORIENTATION_HORIZONTAL));
@@ -724,9 +688,8 @@ fxw_minify_window_init (FxwMinifyWindow *self)
   gtk_paned_set_end_child (self->result_paned, right);
   gtk_paned_set_position (self->result_paned, 560);
   gtk_widget_set_visible (GTK_WIDGET (self->result_paned), FALSE);
-  gtk_box_append (GTK_BOX (body), GTK_WIDGET (self->result_paned));
+  gtk_box_append (body, GTK_WIDGET (self->result_paned));
 
-  adw_window_set_content (ADW_WINDOW (self), content);
   gtk_window_set_default_size (GTK_WINDOW (self), 1100, 800);
   update_buttons (self);
 }

@@ -3,14 +3,14 @@
    highlighted and saves repro.py. */
 #pragma once
 
-#include <adwaita.h>
+#include "fxw-tool-window.h"
 
 #include "fx/ir.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_MINIFY_WINDOW (fxw_minify_window_get_type ())
-G_DECLARE_FINAL_TYPE (FxwMinifyWindow, fxw_minify_window, FXW, MINIFY_WINDOW, AdwWindow)
+G_DECLARE_FINAL_TYPE (FxwMinifyWindow, fxw_minify_window, FXW, MINIFY_WINDOW, FxwToolWindow)
 
 typedef enum
 {

@@ -27,7 +27,7 @@ typedef struct
 
 struct _FxwRunDialog
 {
-  AdwWindow parent_instance;
+  FxwToolWindow parent_instance;
 
   char *source, *stage, *workspace;
   char *upto;                  /* run the graph up to this node (fxwb compare --upto); NULL: the whole graph */
@@ -41,13 +41,11 @@ struct _FxwRunDialog
 
   GPtrArray *columns_to_run;  /* char *: the "-b" argument of each checked column, which the log shows too */
   guint current;
-  GSubprocess *proc;
-  GCancellable *cancellable;
   gboolean running, all_ok, cancelled;
   GString *log;
 };
 
-G_DEFINE_FINAL_TYPE (FxwRunDialog, fxw_run_dialog, ADW_TYPE_WINDOW)
+G_DEFINE_FINAL_TYPE (FxwRunDialog, fxw_run_dialog, FXW_TYPE_TOOL_WINDOW)
 
 enum { FINISHED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -234,7 +232,7 @@ column_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       append_output (self->log, out, fxw_run_dialog_get_training (self));
       self->all_ok &= status == 0;
     }
-  g_clear_object (&self->proc);
+  fxw_tool_window_process_done (FXW_TOOL_WINDOW (self));
   show_log (self);
   self->current++;
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), (double) self->current / self->columns_to_run->len);
@@ -247,21 +245,14 @@ column_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 run_next (FxwRunDialog *self)
 {
-  g_autofree char *fxwb = fxw_find_fxwb ();
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                       | G_SUBPROCESS_FLAGS_STDERR_MERGE);
   g_autoptr(GError) error = NULL;
   g_autofree char *status = NULL;
   int repeat = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->repeat));
+  GSubprocess *proc;
 
-  if (fxwb == NULL)
-    {
-      g_string_append (self->log, _("The fxwb program was not found (set FXWB_PROGRAM, or install fxwb beside fx-workbench).\n"));
-      self->all_ok = FALSE;
-      show_log (self);
-      finish (self);
-      return;
-    }
-  g_ptr_array_add (argv, g_steal_pointer (&fxwb));
   g_ptr_array_add (argv, g_strdup ("compare"));
   g_ptr_array_add (argv, g_strdup (self->source));
   if (self->stage != NULL)
@@ -297,9 +288,8 @@ run_next (FxwRunDialog *self)
   status = g_strdup_printf (_("Running %s (%u of %u)…"), (char *) g_ptr_array_index (self->columns_to_run, self->current),
                             self->current + 1, self->columns_to_run->len);
   gtk_label_set_text (GTK_LABEL (self->status), status);
-  self->proc = g_subprocess_newv ((const char * const *) argv->pdata,
-                                  G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error);
-  if (self->proc == NULL)
+  proc = fxw_tool_window_spawn (FXW_TOOL_WINDOW (self), launcher, (const char * const *) argv->pdata, &error);
+  if (proc == NULL)
     {
       g_string_append_printf (self->log, "%s\n", error->message);
       self->all_ok = FALSE;
@@ -307,7 +297,8 @@ run_next (FxwRunDialog *self)
       finish (self);
       return;
     }
-  g_subprocess_communicate_utf8_async (self->proc, NULL, self->cancellable, column_done_cb, g_object_ref (self));
+  g_subprocess_communicate_utf8_async (proc, NULL, fxw_tool_window_get_cancellable (FXW_TOOL_WINDOW (self)),
+                                       column_done_cb, g_object_ref (self));
 }
 
 gboolean
@@ -353,8 +344,6 @@ fxw_run_dialog_start (FxwRunDialog *self, GError **error)
   self->current = 0;
   self->all_ok = TRUE;
   self->cancelled = FALSE;
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0.0);
   set_running (self, TRUE);
   run_next (self);
@@ -368,8 +357,8 @@ fxw_run_dialog_cancel (FxwRunDialog *self)
   if (!self->running)
     return;
   self->cancelled = TRUE;
-  if (self->proc != NULL)
-    g_subprocess_force_exit (self->proc);
+  if (fxw_tool_window_get_process (FXW_TOOL_WINDOW (self)) != NULL)
+    g_subprocess_force_exit (fxw_tool_window_get_process (FXW_TOOL_WINDOW (self)));
 }
 
 /* ---------------------------------------------------------------- building */
@@ -444,19 +433,6 @@ fill_columns (FxwRunDialog *self, GtkGrid *grid)
 }
 
 static void
-fxw_run_dialog_dispose (GObject *object)
-{
-  FxwRunDialog *self = FXW_RUN_DIALOG (object);
-
-  if (self->proc != NULL)
-    g_subprocess_force_exit (self->proc);
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->proc);
-  G_OBJECT_CLASS (fxw_run_dialog_parent_class)->dispose (object);
-}
-
-static void
 fxw_run_dialog_finalize (GObject *object)
 {
   FxwRunDialog *self = FXW_RUN_DIALOG (object);
@@ -476,7 +452,6 @@ fxw_run_dialog_class_init (FxwRunDialogClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
-  object_class->dispose = fxw_run_dialog_dispose;
   object_class->finalize = fxw_run_dialog_finalize;
   signals[FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                     G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
@@ -496,9 +471,7 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
   FxwRunDialog *self = g_object_new (FXW_TYPE_RUN_DIALOG, "transient-for", parent, "modal", TRUE,
                                      "default-width", 760, "default-height", 560,
                                      "title", _("Run and Compare"), NULL);
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkBox *body = fxw_tool_window_get_body (FXW_TOOL_WINDOW (self));
   GtkWidget *grid = gtk_grid_new ();
   GtkWidget *what = gtk_label_new (NULL);
   GtkWidget *repeat_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -513,17 +486,12 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
   self->run_button = gtk_button_new_with_mnemonic (_("_Run"));
   gtk_widget_add_css_class (self->run_button, "suggested-action");
   g_signal_connect_swapped (self->run_button, "clicked", G_CALLBACK (run_clicked_cb), self);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->run_button);
+  fxw_tool_window_pack_header (FXW_TOOL_WINDOW (self), self->run_button);
   self->cancel_button = gtk_button_new_with_mnemonic (_("_Cancel Run"));
   gtk_widget_set_visible (self->cancel_button, FALSE);
   g_signal_connect_swapped (self->cancel_button, "clicked", G_CALLBACK (fxw_run_dialog_cancel), self);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->cancel_button);
-  gtk_box_append (GTK_BOX (box), header);
+  fxw_tool_window_pack_header (FXW_TOOL_WINDOW (self), self->cancel_button);
 
-  gtk_widget_set_margin_start (body, 18);
-  gtk_widget_set_margin_end (body, 18);
-  gtk_widget_set_margin_top (body, 12);
-  gtk_widget_set_margin_bottom (body, 18);
   what_text = stage != NULL ? g_strdup_printf (_("Graph: %s, stage %s. Each checked backend runs on the same "
                                                   "inputs, checked against the interpreter with PyTorch's same(); "
                                                   "the times are medians of the timed calls, compile excluded."),
@@ -534,7 +502,7 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
   gtk_label_set_text (GTK_LABEL (what), what_text);
   gtk_label_set_wrap (GTK_LABEL (what), TRUE);
   gtk_label_set_xalign (GTK_LABEL (what), 0);
-  gtk_box_append (GTK_BOX (body), what);
+  gtk_box_append (body, what);
 
   gtk_grid_set_row_spacing (GTK_GRID (grid), 4);
   gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
@@ -565,14 +533,14 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
   g_object_bind_property (self->train, "active", self->steps, "sensitive", G_BINDING_SYNC_CREATE);
   g_object_bind_property (self->train, "active", self->optimizer, "sensitive", G_BINDING_SYNC_CREATE);
   gtk_box_append (GTK_BOX (self->matrix), repeat_box);
-  gtk_box_append (GTK_BOX (body), self->matrix);
+  gtk_box_append (body, self->matrix);
 
   self->status = gtk_label_new (_("Choose backends, modes and options, then Run."));
   gtk_label_set_xalign (GTK_LABEL (self->status), 0);
-  gtk_box_append (GTK_BOX (body), self->status);
+  gtk_box_append (body, self->status);
   self->progress = gtk_progress_bar_new ();
   gtk_widget_set_visible (self->progress, FALSE);
-  gtk_box_append (GTK_BOX (body), self->progress);
+  gtk_box_append (body, self->progress);
   self->log_label = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (self->log_label), 0);
   gtk_label_set_yalign (GTK_LABEL (self->log_label), 0);
@@ -580,10 +548,7 @@ fxw_run_dialog_new (GtkWindow *parent, const char *source, const char *stage, co
   gtk_widget_add_css_class (self->log_label, "monospace");
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (log_scroller), self->log_label);
   gtk_widget_set_vexpand (log_scroller, TRUE);
-  gtk_box_append (GTK_BOX (body), log_scroller);
-
-  gtk_box_append (GTK_BOX (box), body);
-  adw_window_set_content (ADW_WINDOW (self), box);
+  gtk_box_append (body, log_scroller);
   return self;
 }
 

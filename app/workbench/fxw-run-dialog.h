@@ -1,13 +1,13 @@
 /* fxw-run-dialog.h: Run & Compare: a matrix of backend × mode × options, run by `fxwb compare` in the background. */
 #pragma once
 
-#include <adwaita.h>
+#include "fxw-tool-window.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_RUN_DIALOG (fxw_run_dialog_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwRunDialog, fxw_run_dialog, FXW, RUN_DIALOG, AdwWindow)
+G_DECLARE_FINAL_TYPE (FxwRunDialog, fxw_run_dialog, FXW, RUN_DIALOG, FxwToolWindow)
 
 /* source: what fxwb compare takes ("run.fxwb:0/1" or an FX file); stage: the graph stage of a workspace compile
    (NULL for a file); workspace: where the runs are stored (the source's own workspace, or a new one for a file).
