@@ -22,9 +22,61 @@
 #include "fx/diff.h"
 #include "fx/store.h"
 
+/* What to select when the load under way is done (after Run & Compare reopens the workspace). */
+typedef struct
+{
+  char *compile, *stage, *view;
+  int rank;                        /* the rank of compile (-1: any) */
+  int filter;                      /* the rank the sidebar listed (-1: all) */
+} PendingSelection;
+
+static void
+pending_selection_clear (PendingSelection *pending)
+{
+  g_clear_pointer (&pending->compile, g_free);
+  g_clear_pointer (&pending->stage, g_free);
+  g_clear_pointer (&pending->view, g_free);
+  pending->rank = pending->filter = -1;
+}
+
+/* The objects of fxw-window.ui the window keeps: each one a field of FxwWindow, bound to the object of that id. */
+#define FXW_WINDOW_TEMPLATE_CHILDREN(X) \
+  X (GtkSpinner, spinner)                  \
+  X (AdwViewSwitcherTitle, switcher_title) \
+  X (GtkRevealer, progress_revealer)       \
+  X (GtkProgressBar, progress_bar)         \
+  X (GtkRevealer, banner_revealer)         \
+  X (GtkLabel, banner_label)               \
+  X (GtkSearchEntry, sidebar_search)       \
+  X (GtkListView, sidebar_list)            \
+  X (AdwViewStack, view_stack)             \
+  X (FxwTableView, table_view)             \
+  X (FxwGraphView, graph_view)             \
+  X (FxwCodeView, code_view)               \
+  X (FxwProvenancePane, provenance_pane)   \
+  X (GtkPaned, inner_paned)                \
+  X (GtkStack, guards_stack)               \
+  X (GtkTextView, guards_text)             \
+  X (GMenu, recent_menu)                   \
+  X (FxwKernelsView, kernels_view)         \
+  X (FxwTrainingView, training_view)       \
+  X (AdwViewStackPage, training_page)      \
+  X (FxwCompareView, compare_view)         \
+  X (FxwDiffView, diff_view)               \
+  X (FxwSummaryView, summary_view)         \
+  X (FxwRanksView, ranks_view)             \
+  X (AdwViewStackPage, ranks_page)         \
+  X (GtkDropDown, rank_dropdown)           \
+  X (GtkStringList, rank_names)            \
+  X (GtkButton, compare_previous_button)
+
 struct _FxwWindow
 {
   AdwApplicationWindow parent_instance;
+
+#define FXW_WINDOW_FIELD(type, name) type *name;
+  FXW_WINDOW_TEMPLATE_CHILDREN (FXW_WINDOW_FIELD)
+#undef FXW_WINDOW_FIELD
 
   FxwDocument *document;
   FxwSelection *selection;
@@ -35,36 +87,9 @@ struct _FxwWindow
   GSettings *settings;
   char *search_folded;
 
-  GtkSpinner *spinner;
-  AdwViewSwitcherTitle *switcher_title;
-  GtkRevealer *progress_revealer;
-  GtkProgressBar *progress_bar;
-  GtkRevealer *banner_revealer;
-  GtkLabel *banner_label;
-  GtkSearchEntry *sidebar_search;
-  GtkListView *sidebar_list;
-  AdwViewStack *view_stack;
-  FxwTableView *table_view;
-  FxwGraphView *graph_view;
-  FxwCodeView *code_view;
-  FxwProvenancePane *provenance_pane;
-  GtkPaned *inner_paned;
-  GtkStack *guards_stack;
-  GtkTextView *guards_text;
-  FxwKernelsView *kernels_view;
-  FxwTrainingView *training_view;
-  AdwViewStackPage *training_page;
-  FxwCompareView *compare_view;
-  FxwDiffView *diff_view;
-  FxwSummaryView *summary_view;
-  FxwRanksView *ranks_view;
-  AdwViewStackPage *ranks_page;
-  GtkDropDown *rank_dropdown;
-  GtkStringList *rank_names;
   GArray *ranks;                   /* int: the ranks of the document, in the dropdown's order after "All ranks" */
   int rank_filter;                 /* the rank the sidebar lists (-1: all) */
   gboolean updating_ranks;         /* the dropdown is being refilled: its notify is no choice of the user's */
-  GtkButton *compare_previous_button;
   FxwSidebarItem *current_stage;   /* the stage on show */
   FxwSidebarItem *current_item;    /* the sidebar row selected (a frame, compile or stage) */
   FxwProvenanceMap *provenance;    /* the Inductor provenance mappings of the compile last loaded (NULL: none) */
@@ -73,12 +98,8 @@ struct _FxwWindow
   FxwSidebarItem *menu_source;     /* the row a "Diff with…" menu was opened on */
   GPtrArray *menu_targets;         /* FxwSidebarItem: the menu's "Diff with" entries */
   GCancellable *diff_cancellable;
-  GMenu *recent_menu;
   char *dismissed_notice;          /* the document notice the user dismissed: not shown again with later texts */
-  /* What to select when the load under way is done (after Run & Compare reopens the workspace). */
-  char *pending_compile, *pending_stage, *pending_view;
-  int pending_rank;                /* the rank of pending_compile (-1: any), and the rank the sidebar listed */
-  int pending_filter;
+  PendingSelection pending;
   FxwRunDialog *run_dialog;
   /* Follow mode: `fxwb serve --follow` imports a growing trace folder into follow_workspace; a timer reopens the
      workspace when it changed, keeping the selection. */
@@ -1110,21 +1131,18 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   fxw_ranks_view_set_workspace (self->ranks_view, fxw_document_get_workspace_path (document));
   update_ranks (self);
   /* Back on the rank the sidebar listed (a workspace reopened after Run & Compare). */
-  if (self->pending_filter >= 0)
-    fxw_window_set_rank (self, self->pending_filter);
-  if (self->pending_compile == NULL
-      || !select_compile_stage (self, self->pending_compile, self->pending_stage, self->pending_rank))
+  if (self->pending.filter >= 0)
+    fxw_window_set_rank (self, self->pending.filter);
+  if (self->pending.compile == NULL
+      || !select_compile_stage (self, self->pending.compile, self->pending.stage, self->pending.rank))
     select_first_stage (self);
-  if (self->pending_view != NULL)
-    fxw_window_set_view (self, self->pending_view);
+  if (self->pending.view != NULL)
+    fxw_window_set_view (self, self->pending.view);
   else if (g_list_model_get_n_items (fxw_document_get_frames (document)) == 0
            && fxw_document_get_workspace_path (document) != NULL)
     /* nothing to list (a torch.export trace): its guards and failures are on the Summary */
     fxw_window_set_view (self, "summary");
-  g_clear_pointer (&self->pending_compile, g_free);
-  g_clear_pointer (&self->pending_stage, g_free);
-  g_clear_pointer (&self->pending_view, g_free);
-  self->pending_rank = self->pending_filter = -1;
+  pending_selection_clear (&self->pending);
   g_signal_emit_by_name (self, "document-loaded");
 }
 
@@ -1580,15 +1598,13 @@ run_dialog_finished_cb (FxwWindow *self, gboolean ok, FxwRunDialog *dialog)
     return;
 
   /* Reopen the workspace the runs went to, on the same compile and stage, in the Compare view. */
-  g_free (self->pending_compile);
-  g_free (self->pending_stage);
-  g_free (self->pending_view);
-  self->pending_compile = compile != NULL ? g_strdup (compile->title) : NULL;
-  self->pending_stage = self->current_stage != NULL && fxw_document_get_workspace_path (self->document) != NULL
+  pending_selection_clear (&self->pending);
+  self->pending.compile = compile != NULL ? g_strdup (compile->title) : NULL;
+  self->pending.stage = self->current_stage != NULL && fxw_document_get_workspace_path (self->document) != NULL
                         ? g_strdup (self->current_stage->title) : NULL;
-  self->pending_view = g_strdup ("compare");
-  self->pending_rank = compile != NULL ? compile->rank : -1;
-  self->pending_filter = self->rank_filter;
+  self->pending.view = g_strdup ("compare");
+  self->pending.rank = compile != NULL ? compile->rank : -1;
+  self->pending.filter = self->rank_filter;
   fxw_window_open (self, file);
   /* All went well: the Compare view says everything; otherwise the dialog stays with its log of what failed. */
   if (ok)
@@ -2176,9 +2192,7 @@ fxw_window_dispose (GObject *object)
   g_clear_pointer (&self->search_folded, g_free);
   g_clear_pointer (&self->ranks, g_array_unref);
   g_clear_pointer (&self->dismissed_notice, g_free);
-  g_clear_pointer (&self->pending_compile, g_free);
-  g_clear_pointer (&self->pending_stage, g_free);
-  g_clear_pointer (&self->pending_view, g_free);
+  pending_selection_clear (&self->pending);
   stop_follow (self);
   if (self->run_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->run_dialog));
@@ -2233,34 +2247,9 @@ fxw_window_class_init (FxwWindowClass *klass)
 
   fxw_viewers_init ();
   gtk_widget_class_set_template_from_resource (widget_class, "/org/fxworkbench/FxWorkbench/fxw-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, spinner);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, switcher_title);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, progress_revealer);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, progress_bar);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, banner_revealer);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, banner_label);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, sidebar_search);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, sidebar_list);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, view_stack);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, table_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, graph_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, code_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, provenance_pane);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, inner_paned);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_stack);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, guards_text);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, recent_menu);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, kernels_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, training_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, training_page);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, diff_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, summary_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, ranks_view);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, ranks_page);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, rank_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, rank_names);
-  gtk_widget_class_bind_template_child (widget_class, FxwWindow, compare_previous_button);
+#define FXW_WINDOW_BIND(type, name) gtk_widget_class_bind_template_child (widget_class, FxwWindow, name);
+  FXW_WINDOW_TEMPLATE_CHILDREN (FXW_WINDOW_BIND)
+#undef FXW_WINDOW_BIND
   gtk_widget_class_bind_template_callback (widget_class, kernels_open_node_cb);
   gtk_widget_class_bind_template_callback (widget_class, sidebar_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_location_cb);
@@ -2299,7 +2288,8 @@ fxw_window_init (FxwWindow *self)
   g_autoptr(GSimpleActionGroup) group = NULL;
 
   self->ranks = g_array_new (FALSE, FALSE, sizeof (int));
-  self->rank_filter = self->pending_rank = self->pending_filter = -1;
+  self->rank_filter = -1;
+  pending_selection_clear (&self->pending);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   /* Once per display, here rather than in the application so windows made by tests look the same. */
