@@ -1161,20 +1161,12 @@ fxw_document_load_finish (FxwDocument *self, GAsyncResult *result, GError **erro
 }
 
 static void
-fxw_document_dispose (GObject *object)
-{
-  FxwDocument *self = FXW_DOCUMENT (object);
-
-  g_clear_object (&self->frames);
-  G_OBJECT_CLASS (fxw_document_parent_class)->dispose (object);
-}
-
-static void
 fxw_document_finalize (GObject *object)
 {
   FxwDocument *self = FXW_DOCUMENT (object);
 
   g_clear_object (&self->file);
+  g_clear_object (&self->frames);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->workspace_path, g_free);
   g_clear_pointer (&self->notice, g_free);
@@ -1187,7 +1179,6 @@ fxw_document_class_init (FxwDocumentClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
-  object_class->dispose = fxw_document_dispose;
   object_class->finalize = fxw_document_finalize;
 
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
