@@ -61,21 +61,17 @@ static const FxwPropertyAccess property_access[N_PROPS] = {
 
 G_DEFINE_FINAL_TYPE (FxwDocument, fxw_document, G_TYPE_OBJECT)
 
+/* One graph the worker read, with the sidebar rows of its frame and compile, filled by the worker; populate()
+   puts a row in the tree where a new frame or compile starts, else the graph goes under the one before. The store
+   loader shares a compile's rows among its graphs; a folder's graphs each have their own (they group by title). */
 typedef struct
 {
-  char *frame;     /* folder that holds the compile folders, relative to the root */
-  char *compile;   /* folder of the graph files */
-  char *stage;     /* file name */
+  FxwSidebarItem *frame;    /* a folder's: the folder that holds the compile folders, relative to the root */
+  FxwSidebarItem *compile;  /* a folder's: the folder of the graph files */
+  char *stage;              /* file name */
   fx_graph *graph;
-  /* Set by the store loader only (folder loads group by equal titles). */
-  char *frame_subtitle, *compile_subtitle, *status, *guards;
-  gint64 compile_row;    /* the store's compile row (0: not from a workspace) */
-  int rank;              /* the rank of the trace the compile came from (-1: none) */
   gboolean new_frame, new_compile;
-  GPtrArray *kernels;    /* FxwKernel of the compile, shared by its stages; NULL when none */
-  GPtrArray *bw_kernels; /* those of a training compile's backward Inductor compile, its *_backward stages' */
-  GPtrArray *runs;       /* FxwRun of the compile's graphs, shared by its stages; NULL when none */
-  GPtrArray *groups;     /* FxwFusionGroup of the compile's ir_post_fusion.txt, shared by its stages; NULL: none */
+  GPtrArray *bw_kernels;    /* those of a training compile's backward Inductor compile, its *_backward stages' */
 } LoadedGraph;
 
 typedef struct
@@ -94,17 +90,10 @@ typedef struct
 static void
 loaded_graph_free (LoadedGraph *lg)
 {
-  g_free (lg->frame);
-  g_free (lg->compile);
+  g_clear_object (&lg->frame);
+  g_clear_object (&lg->compile);
   g_free (lg->stage);
-  g_free (lg->frame_subtitle);
-  g_free (lg->compile_subtitle);
-  g_free (lg->status);
-  g_free (lg->guards);
-  g_clear_pointer (&lg->kernels, g_ptr_array_unref);
   g_clear_pointer (&lg->bw_kernels, g_ptr_array_unref);
-  g_clear_pointer (&lg->runs, g_ptr_array_unref);
-  g_clear_pointer (&lg->groups, g_ptr_array_unref);
   g_clear_pointer (&lg->graph, fx_graph_free);
   g_free (lg);
 }
@@ -140,9 +129,9 @@ compare_loaded (gconstpointer a, gconstpointer b)
   const LoadedGraph *y = *(LoadedGraph * const *) b;
   int c;
 
-  if ((c = g_strcmp0 (x->frame, y->frame)) != 0)
+  if ((c = g_strcmp0 (x->frame->title, y->frame->title)) != 0)
     return c;
-  if ((c = g_utf8_collate (x->compile, y->compile)) != 0)
+  if ((c = g_utf8_collate (x->compile->title, y->compile->title)) != 0)
     return c;
   if ((c = stage_rank (x->stage) - stage_rank (y->stage)) != 0)
     return c;
@@ -231,6 +220,17 @@ store_error (const fx_diag *diag)
 
   fx_diag_format (diag, text, sizeof text);
   return g_error_new (FXW_ENGINE_ERROR, FXW_ENGINE_ERROR_PARSE, "%s", text);
+}
+
+/* A model of the worker's objects, for a row made before any view sees it. */
+static GListStore *
+store_from_array (GPtrArray *items, GType type)
+{
+  GListStore *store = g_list_store_new (type);
+
+  for (guint i = 0; items != NULL && i < items->len; i++)
+    g_list_store_append (store, g_ptr_array_index (items, i));
+  return store;
 }
 
 /* The sidebar status names of the store's compile statuses. */
@@ -462,6 +462,8 @@ load_store (GTask *task, LoadJob *job)
       g_autoptr(GPtrArray) bw_kernels = NULL;
       g_autoptr(GPtrArray) runs = NULL;
       g_autoptr(GPtrArray) groups = NULL;
+      g_autoptr(FxwSidebarItem) frame_item = NULL;
+      g_autoptr(FxwSidebarItem) compile_item = NULL;
       fx_store_ir_node *ir_nodes = NULL;
       size_t n_ir_nodes = 0;
 
@@ -609,53 +611,60 @@ load_store (GTask *task, LoadJob *job)
               continue;
             }
           lg = g_new0 (LoadedGraph, 1);
-          lg->rank = -1;
           lg->graph = graph;
           lg->stage = k < n_graphs ? g_strdup (graphs[k].stage) : NULL;
-          lg->kernels = kernels != NULL ? g_ptr_array_ref (kernels) : NULL;
           lg->bw_kernels = bw_kernels != NULL ? g_ptr_array_ref (bw_kernels) : NULL;
-          lg->runs = runs != NULL ? g_ptr_array_ref (runs) : NULL;
-          lg->groups = groups != NULL ? g_ptr_array_ref (groups) : NULL;
-          lg->compile = g_strdup_printf ("[%s]", c->compile_id);
-          lg->compile_row = c->id;
-          lg->compile_subtitle = g_strdup_printf ("%s  %s", function_name (c),
-                                                  where);
-          if (lg->stage == NULL)
+          if (first_stage)
             {
-              /* translators: the subtitle of a compile that has no graph to show */
-              g_autofree char *why = g_strdup_printf ("%s  %s", lg->compile_subtitle,
-                                                      g_strcmp0 (c->status, "graph break") == 0
-                                                      ? _("(no graph: broke before any op)")
-                                                      : _("(no graph)"));
+              g_autofree char *subtitle = g_strdup_printf ("%s  %s", function_name (c), where);
+              g_autofree char *compile = g_strdup_printf ("[%s]", c->compile_id);
+              g_autofree char *compile_subtitle = NULL;
+              g_autofree char *frame = NULL;
+              int rank = -1;
 
-              g_free (lg->compile_subtitle);
-              lg->compile_subtitle = g_steal_pointer (&why);
-            }
-          lg->status = g_strdup (sidebar_status (c->status));
-          lg->guards = g_strdup (guards_text);
-          if (c->cid.frame_id < 0 && strcmp (c->compile_id, "-/-") == 0)
-            lg->frame = g_strdup (_("torch.export / AOTInductor"));
-          else if (c->cid.frame_id < 0)
-            lg->frame = g_strdup (_("debug folder (no frame id)"));
-          else if (c->cid.compiled_autograd_id >= 0)
-            lg->frame = g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
+              if (lg->stage == NULL)
+                /* translators: the subtitle of a compile that has no graph to show */
+                compile_subtitle = g_strdup_printf ("%s  %s", subtitle, g_strcmp0 (c->status, "graph break") == 0
+                                                                        ? _("(no graph: broke before any op)")
+                                                                        : _("(no graph)"));
+              if (c->cid.frame_id < 0 && strcmp (c->compile_id, "-/-") == 0)
+                frame = g_strdup (_("torch.export / AOTInductor"));
+              else if (c->cid.frame_id < 0)
+                frame = g_strdup (_("debug folder (no frame id)"));
+              else if (c->cid.compiled_autograd_id >= 0)
+                frame = g_strdup_printf (_("frame %d (compiled autograd %d)"), c->cid.frame_id,
                                          c->cid.compiled_autograd_id);
-          else
-            lg->frame = g_strdup_printf (_("frame %d"), c->cid.frame_id);
-          /* One trace per rank of a distributed run: the rank heads its frames, from the trace's file name. */
-          for (size_t ik = 0; ik < n_inputs; ik++)
-            if (inputs[ik].id == c->input_id && fx_rank_from_path (inputs[ik].path) >= 0)
-              {
-                /* translators: a frame of one rank's trace in the sidebar: "rank 3 · frame 1" */
-                g_autofree char *ranked = g_strdup_printf (_("rank %d · %s"), fx_rank_from_path (inputs[ik].path),
-                                                           lg->frame);
+              else
+                frame = g_strdup_printf (_("frame %d"), c->cid.frame_id);
+              /* One trace per rank of a distributed run: the rank heads its frames, from the trace's file name. */
+              for (size_t ik = 0; ik < n_inputs; ik++)
+                if (inputs[ik].id == c->input_id && fx_rank_from_path (inputs[ik].path) >= 0)
+                  {
+                    /* translators: a frame of one rank's trace in the sidebar: "rank 3 · frame 1" */
+                    g_autofree char *ranked = g_strdup_printf (_("rank %d · %s"), fx_rank_from_path (inputs[ik].path),
+                                                               frame);
 
-                g_free (lg->frame);
-                lg->frame = g_steal_pointer (&ranked);
-                lg->rank = fx_rank_from_path (inputs[ik].path);
-              }
-          lg->frame_subtitle = g_strdup_printf ("%s  %s", function_name (c),
-                                                where);
+                    g_free (frame);
+                    frame = g_steal_pointer (&ranked);
+                    rank = fx_rank_from_path (inputs[ik].path);
+                  }
+              frame_item = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, frame, subtitle, NULL);
+              frame_item->rank = rank;
+              compile_item = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, compile,
+                                                   compile_subtitle != NULL ? compile_subtitle : subtitle,
+                                                   sidebar_status (c->status));
+              compile_item->compile_row = c->id;
+              compile_item->rank = rank;
+              compile_item->guards = g_strdup (guards_text);
+              if (kernels != NULL)
+                compile_item->kernels = G_LIST_MODEL (store_from_array (kernels, FXW_TYPE_KERNEL));
+              if (runs != NULL)
+                compile_item->runs = G_LIST_MODEL (store_from_array (runs, FXW_TYPE_RUN));
+              if (groups != NULL)
+                compile_item->fusion_groups = G_LIST_MODEL (store_from_array (groups, FXW_TYPE_FUSION_GROUP));
+            }
+          lg->frame = g_object_ref (frame_item);
+          lg->compile = g_object_ref (compile_item);
           lg->new_frame = c->input_id != last_input || c->cid.compiled_autograd_id != last_ca
                           || c->cid.frame_id != last_frame;
           lg->new_compile = first_stage;
@@ -949,20 +958,23 @@ load_worker (GTask *task, gpointer source_object, gpointer task_data, GCancellab
           g_autofree char *dir = g_path_get_dirname (path);
           g_autofree char *parent = g_path_get_dirname (dir);
 
-          lg->rank = -1;
+          g_autofree char *frame = NULL, *compile = NULL;
+
           lg->stage = g_path_get_basename (path);
           if (is_dir)
             {
-              lg->compile = g_path_get_basename (dir);
-              lg->frame = g_str_has_prefix (parent, job->path) && strlen (parent) > strlen (job->path)
-                          ? g_strdup (parent + strlen (job->path) + 1)
-                          : g_path_get_basename (job->path);
+              compile = g_path_get_basename (dir);
+              frame = g_str_has_prefix (parent, job->path) && strlen (parent) > strlen (job->path)
+                      ? g_strdup (parent + strlen (job->path) + 1)
+                      : g_path_get_basename (job->path);
             }
           else
             {
-              lg->compile = g_strdup (lg->stage);
-              lg->frame = g_path_get_basename (dir);
+              compile = g_strdup (lg->stage);
+              frame = g_path_get_basename (dir);
             }
+          lg->frame = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, frame, NULL, NULL);
+          lg->compile = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, compile, NULL, "ok");
           lg->graph = graph;
           job->n_graphs++;
           g_ptr_array_add (job->graphs, lg);
@@ -1013,17 +1025,7 @@ set_error (FxwDocument *self, GError *error)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ERROR]);
 }
 
-/* Builds the tree from the worker's graphs: on the main thread, because views bind to these models. */
-static GListStore *
-store_from_array (GPtrArray *items, GType type)
-{
-  GListStore *store = g_list_store_new (type);
-
-  for (guint i = 0; items != NULL && i < items->len; i++)
-    g_list_store_append (store, g_ptr_array_index (items, i));
-  return store;
-}
-
+/* Builds the tree from the worker's rows: on the main thread, because views bind to these models. */
 static void
 populate (FxwDocument *self, LoadJob *job)
 {
@@ -1036,36 +1038,19 @@ populate (FxwDocument *self, LoadJob *job)
       LoadedGraph *lg = g_ptr_array_index (job->graphs, i);
       g_autoptr(FxwSidebarItem) stage = NULL;
       g_autoptr(FxwGraph) graph = NULL;
-      g_autofree char *title = g_strdup_printf ("%s / %s", lg->compile, lg->stage);
+      g_autofree char *title = g_strdup_printf ("%s / %s", lg->compile->title, lg->stage);
       g_autofree char *nodes = NULL;
 
-      if (frame == NULL || lg->new_frame || !g_str_equal (frame->title, lg->frame))
+      if (frame == NULL || lg->new_frame || !g_str_equal (frame->title, lg->frame->title))
         {
-          g_autoptr(FxwSidebarItem) f = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_FRAME, lg->frame,
-                                                              lg->frame_subtitle, NULL);
-
-          f->rank = lg->rank;
-          g_list_store_append (self->frames, f);
-          frame = f;
+          frame = lg->frame;
+          g_list_store_append (self->frames, frame);
           compile = NULL;
         }
-      if (compile == NULL || lg->new_compile || !g_str_equal (compile->title, lg->compile))
+      if (compile == NULL || lg->new_compile || !g_str_equal (compile->title, lg->compile->title))
         {
-          g_autoptr(FxwSidebarItem) c = fxw_sidebar_item_new (FXW_SIDEBAR_ITEM_COMPILE, lg->compile,
-                                                              lg->compile_subtitle,
-                                                              lg->status != NULL ? lg->status : "ok");
-
-          c->compile_row = lg->compile_row;
-          c->rank = lg->rank;
-          c->guards = g_strdup (lg->guards);
-          if (lg->kernels != NULL)
-            c->kernels = G_LIST_MODEL (store_from_array (lg->kernels, FXW_TYPE_KERNEL));
-          if (lg->runs != NULL)
-            c->runs = G_LIST_MODEL (store_from_array (lg->runs, FXW_TYPE_RUN));
-          if (lg->groups != NULL)
-            c->fusion_groups = G_LIST_MODEL (store_from_array (lg->groups, FXW_TYPE_FUSION_GROUP));
-          fxw_sidebar_item_append (frame, c);
-          compile = c;
+          compile = lg->compile;
+          fxw_sidebar_item_append (frame, compile);
           first_stage = TRUE;
         }
       if (lg->graph == NULL)

@@ -19,8 +19,9 @@ typedef enum
 
 G_DECLARE_FINAL_TYPE (FxwSidebarItem, fxw_sidebar_item, FXW, SIDEBAR_ITEM, GObject)
 
-/* A row is a plain record: the document fills its fields while it builds the tree on the main thread, the window
-   and the tests read them; nothing changes a row once it is in the tree. Owned fields are freed with the row. */
+/* A row is a plain record: the document fills its fields while it loads (its worker makes the frame and compile
+   rows, populate() the stages and the tree on the main thread), the window and the tests read them; nothing
+   changes a row once it is in the tree. Owned fields are freed with the row. */
 struct _FxwSidebarItem
 {
   GObject parent_instance;
