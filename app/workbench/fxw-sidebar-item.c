@@ -13,10 +13,10 @@ fxw_sidebar_item_finalize (GObject *object)
 {
   FxwSidebarItem *self = FXW_SIDEBAR_ITEM (object);
 
-  g_free (self->title);
-  g_free (self->subtitle);
-  g_free (self->status);
-  g_free (self->guards);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->subtitle, g_free);
+  g_clear_pointer (&self->status, g_free);
+  g_clear_pointer (&self->guards, g_free);
   g_clear_object (&self->children);
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
