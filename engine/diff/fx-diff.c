@@ -581,19 +581,16 @@ fx_diff_hashed_cmp (const void *x, const void *y)
   return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+static bool
+hash_before (const void *h, const void *item)
+{
+  return ((const fx_diff_hashed *) item)->hash < *(const uint64_t *) h;
+}
+
 size_t
 fx_diff_hashed_find (const fx_diff_hashed *hs, size_t n, uint64_t h)
 {
-  size_t lo = 0, hi = n;
-  while (lo < hi)
-    {
-      size_t mid = (lo + hi) / 2;
-      if (hs[mid].hash < h)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return fx_lower_bound (&h, hs, n, sizeof *hs, hash_before);
 }
 
 size_t

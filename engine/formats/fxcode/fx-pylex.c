@@ -113,18 +113,16 @@ push_bracket_comment (lexer *L, size_t off, size_t len)
   push_to (L, &lx->bcomments, &lx->n_bcomments, &lx->cap_bcomments, 64, TK_COMMENT, off, len);
 }
 
+static bool
+comment_before_line (const void *line, const void *comment)
+{
+  return ((const fx_tok *) comment)->line < *(const uint32_t *) line;
+}
+
 const fx_tok *
 fx_py_bracket_comment (const fx_lexed *lx, uint32_t line, uint32_t after)
 {
-  size_t lo = 0, hi = lx->n_bcomments;
-  while (lo < hi)
-    {
-      size_t mid = (lo + hi) / 2;
-      if (lx->bcomments[mid].line < line)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  size_t lo = fx_lower_bound (&line, lx->bcomments, lx->n_bcomments, sizeof *lx->bcomments, comment_before_line);
   if (lo < lx->n_bcomments && lx->bcomments[lo].line == line && lx->bcomments[lo].off > after)
     return &lx->bcomments[lo];
   return NULL;
