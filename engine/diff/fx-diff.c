@@ -11,12 +11,16 @@
 #include "fx-diff-impl.h"
 
 static const char *const section_names[] = {
-  "compiles", "guards", "graph", "kernels", "code", "metrics", "runs",
+#define FX_X(e, name) name,
+  FX_DIFF_SECTION_LIST (FX_X)
+#undef FX_X
 };
-_Static_assert (sizeof section_names / sizeof section_names[0] == FX_DIFF_SECTION_COUNT, "one name per section");
 
-static const char *const kind_names[] = { "added", "removed", "changed", "failure", "hunk" };
-_Static_assert (sizeof kind_names / sizeof kind_names[0] == FX_DIFF_KIND_COUNT, "one name per kind");
+static const char *const kind_names[] = {
+#define FX_X(e, name) name,
+  FX_DIFF_KIND_LIST (FX_X)
+#undef FX_X
+};
 
 const char *
 fx_diff_section_name (fx_diff_section section)
