@@ -152,7 +152,8 @@ torch_name_index (const char *const *names, int count, const char *name)
   return -1;
 }
 
-/* An enum printed as "torch.<name>": its name (FALLBACK out of range) and its lookup by name, over one name table. */
+/* An enum printed as "torch.<name>": its name (FALLBACK out of range) and its lookup by name, over one name
+   table. */
 #define TORCH_ENUM_NAMES(type, names, count, fallback)                            \
   const char *type##_name (type value)                                            \
   {                                                                               \
@@ -172,14 +173,16 @@ static const char *const layout_names[] = {
   [FX_LAYOUT_MKLDNN] = "_mkldnn", [FX_LAYOUT_JAGGED] = "jagged",
 };
 _Static_assert (sizeof layout_names / sizeof layout_names[0] == FX_LAYOUT_COUNT, "layout names");
-TORCH_ENUM_NAMES (fx_layout, layout_names, FX_LAYOUT_COUNT, "strided") /* fx_layout_name, fx_layout_from_name */
+/* fx_layout_name, fx_layout_from_name */
+TORCH_ENUM_NAMES (fx_layout, layout_names, FX_LAYOUT_COUNT, "strided")
 
 static const char *const memfmt_names[] = {
   [FX_MEMFMT_CONTIGUOUS] = "contiguous_format", [FX_MEMFMT_CHANNELS_LAST] = "channels_last",
   [FX_MEMFMT_CHANNELS_LAST_3D] = "channels_last_3d", [FX_MEMFMT_PRESERVE] = "preserve_format",
 };
 _Static_assert (sizeof memfmt_names / sizeof memfmt_names[0] == FX_MEMFMT_COUNT, "memory format names");
-TORCH_ENUM_NAMES (fx_memfmt, memfmt_names, FX_MEMFMT_COUNT, "contiguous_format") /* fx_memfmt_name, fx_memfmt_from_name */
+/* fx_memfmt_name, fx_memfmt_from_name */
+TORCH_ENUM_NAMES (fx_memfmt, memfmt_names, FX_MEMFMT_COUNT, "contiguous_format")
 #undef TORCH_ENUM_NAMES
 
 static const char *const opcode_names[] = {

@@ -330,7 +330,8 @@ static const struct
   int level;
 } sym_ops[] = { { "+", 0 }, { "-", 0 }, { "*", 1 }, { "//", 1 } };
 
-/* Operands joined left to right by the operators of LEVEL; an operand is the next level, or an atom after the last. */
+/* Operands joined left to right by the operators of LEVEL; an operand is the next level, or an atom after the
+   last. */
 static int64_t
 sym_binary (sym_parser *sp, int level)
 {

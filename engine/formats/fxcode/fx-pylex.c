@@ -76,9 +76,11 @@ lex_error (lexer *L, size_t off, const char *fmt, ...)
   return FX_ERR_PARSE;
 }
 
-/* Appends a token at OFF..OFF+LEN of the current line to a growing array (the tokens or the bracket comments). */
+/* Appends a token at OFF..OFF+LEN of the current line to a growing array (the tokens or the bracket
+   comments). */
 static fx_tok *
-push_to (lexer *L, fx_tok **toks, size_t *n, size_t *cap, size_t first_cap, fx_tok_kind kind, size_t off, size_t len)
+push_to (lexer *L, fx_tok **toks, size_t *n, size_t *cap, size_t first_cap, fx_tok_kind kind, size_t off,
+         size_t len)
 {
   if (*n == *cap)
     {
