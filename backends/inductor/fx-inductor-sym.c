@@ -429,19 +429,17 @@ put_expr (const ind_syms *s, const ind_lit *l, fx_buf *out)
   fx_buf_putc (out, ')');
 }
 
+static bool
+lit_before (const void *off, const void *lit)
+{
+  return ((const ind_lit *) lit)->off < *(const size_t *) off;
+}
+
 size_t
 ind_syms_map_offset (const ind_syms *s, size_t off)
 {
   /* the last literal that starts before off: its text and all before it changed length by grow[i] in all */
-  int lo = 0, hi = s->n_lits;
-  while (lo < hi)
-    {
-      int mid = (lo + hi) / 2;
-      if (s->lits[mid].off < off)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  size_t lo = fx_lower_bound (&off, s->lits, (size_t) s->n_lits, sizeof *s->lits, lit_before);
   return off + s->prefix_len + (lo > 0 ? s->grow[lo - 1] : 0);
 }
 

@@ -432,11 +432,20 @@ fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, si
   fx_rank_input *ranks = NULL;
   size_t nr = 0;
   fx_status st = fx_ranks_list (store, arena, &ranks, &nr, diag);
-  if (st != FX_OK || nr < 2)
-    return st;
+  return st != FX_OK ? st : fx_ranks_diverge_from (store, arena, ranks, nr, out, n_out, diag);
+}
+
+fx_status
+fx_ranks_diverge_from (fx_store *store, fx_arena *arena, const fx_rank_input *ranks, size_t nr,
+                       fx_rank_divergence **out, size_t *n_out, fx_diag *diag)
+{
+  *out = NULL;
+  *n_out = 0;
+  if (nr < 2)
+    return FX_OK;
   fx_store_compile *cs = NULL;
   size_t nc = 0;
-  st = fx_store_list_compiles (store, arena, &cs, &nc, diag);
+  fx_status st = fx_store_list_compiles (store, arena, &cs, &nc, diag);
   if (st != FX_OK)
     return st;
 

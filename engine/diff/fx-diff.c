@@ -11,12 +11,16 @@
 #include "fx-diff-impl.h"
 
 static const char *const section_names[] = {
-  "compiles", "guards", "graph", "kernels", "code", "metrics", "runs",
+#define FX_X(e, name) name,
+  FX_DIFF_SECTION_LIST (FX_X)
+#undef FX_X
 };
-_Static_assert (sizeof section_names / sizeof section_names[0] == FX_DIFF_SECTION_COUNT, "one name per section");
 
-static const char *const kind_names[] = { "added", "removed", "changed", "failure", "hunk" };
-_Static_assert (sizeof kind_names / sizeof kind_names[0] == FX_DIFF_KIND_COUNT, "one name per kind");
+static const char *const kind_names[] = {
+#define FX_X(e, name) name,
+  FX_DIFF_KIND_LIST (FX_X)
+#undef FX_X
+};
 
 const char *
 fx_diff_section_name (fx_diff_section section)
@@ -581,19 +585,16 @@ fx_diff_hashed_cmp (const void *x, const void *y)
   return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+static bool
+hash_before (const void *h, const void *item)
+{
+  return ((const fx_diff_hashed *) item)->hash < *(const uint64_t *) h;
+}
+
 size_t
 fx_diff_hashed_find (const fx_diff_hashed *hs, size_t n, uint64_t h)
 {
-  size_t lo = 0, hi = n;
-  while (lo < hi)
-    {
-      size_t mid = (lo + hi) / 2;
-      if (hs[mid].hash < h)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return fx_lower_bound (&h, hs, n, sizeof *hs, hash_before);
 }
 
 size_t

@@ -218,6 +218,22 @@ fx_buf_printf (fx_buf *buf, const char *fmt, ...)
   va_end (ap);
 }
 
+size_t
+fx_lower_bound (const void *key, const void *base, size_t n, size_t size,
+                bool (*before) (const void *key, const void *item))
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (before (key, (const char *) base + mid * size))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 uint64_t
 fx_hash_bytes (const char *s, size_t len, uint64_t h)
 {

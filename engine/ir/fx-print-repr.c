@@ -308,19 +308,19 @@ fx_arg_repr (const fx_arg *arg, fx_repr_style style, fx_buf *out)
         fx_py_str_repr (arg->u.s, out);
       break;
     case FX_ARG_DTYPE:
-      fx_buf_printf (out, "torch.%s", fx_dtype_name (arg->u.dtype));
+    case FX_ARG_LAYOUT:
+    case FX_ARG_MEMFMT:
+      /* torch.float32, torch.strided, torch.contiguous_format */
+      fx_buf_printf (out, "torch.%s",
+                     arg->kind == FX_ARG_DTYPE    ? fx_dtype_name (arg->u.dtype)
+                     : arg->kind == FX_ARG_LAYOUT ? fx_layout_name (arg->u.layout)
+                                                  : fx_memfmt_name (arg->u.memfmt));
       break;
     case FX_ARG_DEVICE:
       if (style == FX_REPR_FORMAT)
         fx_device_format (arg->u.device, out);
       else
         device_repr (arg->u.device, out);
-      break;
-    case FX_ARG_LAYOUT:
-      fx_buf_printf (out, "torch.%s", fx_layout_name (arg->u.layout));
-      break;
-    case FX_ARG_MEMFMT:
-      fx_buf_printf (out, "torch.%s", fx_memfmt_name (arg->u.memfmt));
       break;
     case FX_ARG_LIST:
       seq_repr (arg, style, '[', ']', out);
@@ -336,17 +336,11 @@ fx_arg_repr (const fx_arg *arg, fx_repr_style style, fx_buf *out)
           if (i > 0)
             fx_buf_puts (out, ", ");
           if (style == FX_REPR_FORMAT)
-            {
-              fx_print_arg_str (&arg->u.dict.items[i].key, out);
-              fx_buf_puts (out, ": ");
-              fx_arg_repr (&arg->u.dict.items[i].value, FX_REPR_FORMAT, out);
-            }
+            fx_print_arg_str (&arg->u.dict.items[i].key, out);
           else
-            {
-              fx_arg_repr (&arg->u.dict.items[i].key, FX_REPR_PY, out);
-              fx_buf_puts (out, ": ");
-              fx_arg_repr (&arg->u.dict.items[i].value, FX_REPR_PY, out);
-            }
+            fx_arg_repr (&arg->u.dict.items[i].key, FX_REPR_PY, out);
+          fx_buf_puts (out, ": ");
+          fx_arg_repr (&arg->u.dict.items[i].value, style == FX_REPR_FORMAT ? FX_REPR_FORMAT : FX_REPR_PY, out);
         }
       fx_buf_putc (out, '}');
       break;

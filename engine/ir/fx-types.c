@@ -9,6 +9,15 @@
 
 /* ---------------------------------------------------------------- dtypes */
 
+typedef enum
+{
+  DTYPE_CLASS_NONE,
+  DTYPE_CLASS_FLOAT,
+  DTYPE_CLASS_INT,
+  DTYPE_CLASS_BOOL,
+  DTYPE_CLASS_COMPLEX,
+} dtype_class;
+
 typedef struct
 {
   const char *name;
@@ -16,11 +25,12 @@ typedef struct
   const char *c10;
   size_t size;
   int export_id;
+  dtype_class cls;
 } dtype_info;
 
 static const dtype_info dtype_table[] = {
-  [FX_DTYPE_UNKNOWN] = { "unknown", "?", "Undefined", 0, 0 },
-#define FX_X(e, n, a, c, s, id) [FX_DTYPE_##e] = { n, a, c, s, id },
+  [FX_DTYPE_UNKNOWN] = { "unknown", "?", "Undefined", 0, 0, DTYPE_CLASS_NONE },
+#define FX_X(e, n, a, c, s, id, k) [FX_DTYPE_##e] = { n, a, c, s, id, DTYPE_CLASS_##k },
   FX_DTYPE_LIST (FX_X)
 #undef FX_X
 };
@@ -69,26 +79,14 @@ fx_dtype_from_name (const char *name)
   return FX_DTYPE_UNKNOWN;
 }
 
-bool
-fx_dtype_is_floating (fx_dtype dtype)
-{
-  switch (dtype)
-    {
-    case FX_DTYPE_F32: case FX_DTYPE_F64: case FX_DTYPE_F16: case FX_DTYPE_BF16:
-    case FX_DTYPE_F8E4M3FN: case FX_DTYPE_F8E5M2: case FX_DTYPE_F8E4M3FNUZ: case FX_DTYPE_F8E5M2FNUZ:
-      return true;
-    case FX_DTYPE_UNKNOWN: case FX_DTYPE_I64: case FX_DTYPE_I32: case FX_DTYPE_I16: case FX_DTYPE_I8:
-    case FX_DTYPE_U8: case FX_DTYPE_BOOL: case FX_DTYPE_U16: case FX_DTYPE_U32: case FX_DTYPE_U64:
-    case FX_DTYPE_C32: case FX_DTYPE_C64: case FX_DTYPE_C128: case FX_DTYPE_COUNT:
-    default:
-      return false;
-    }
-}
+bool fx_dtype_is_floating (fx_dtype dtype) { return dtype_get (dtype)->cls == DTYPE_CLASS_FLOAT; }
+bool fx_dtype_is_complex (fx_dtype dtype) { return dtype_get (dtype)->cls == DTYPE_CLASS_COMPLEX; }
 
 bool
-fx_dtype_is_complex (fx_dtype dtype)
+fx_dtype_is_integral (fx_dtype dtype, bool include_bool)
 {
-  return dtype == FX_DTYPE_C32 || dtype == FX_DTYPE_C64 || dtype == FX_DTYPE_C128;
+  dtype_class cls = dtype_get (dtype)->cls;
+  return cls == DTYPE_CLASS_INT || (include_bool && cls == DTYPE_CLASS_BOOL);
 }
 
 /* ---------------------------------------------------------------- devices, layouts, memory formats */
@@ -154,48 +152,38 @@ torch_name_index (const char *const *names, int count, const char *name)
   return -1;
 }
 
+/* An enum printed as "torch.<name>": its name (FALLBACK out of range) and its lookup by name, over one name
+   table. */
+#define TORCH_ENUM_NAMES(type, names, count, fallback)                            \
+  const char *type##_name (type value)                                            \
+  {                                                                               \
+    return (unsigned) value < count ? names[value] : fallback;                    \
+  }                                                                               \
+  bool type##_from_name (const char *name, type *out)                             \
+  {                                                                               \
+    int i = torch_name_index (names, count, name);                                \
+    if (i >= 0)                                                                   \
+      *out = (type) i;                                                            \
+    return i >= 0;                                                                \
+  }
+
 static const char *const layout_names[] = {
   [FX_LAYOUT_STRIDED] = "strided", [FX_LAYOUT_SPARSE_COO] = "sparse_coo", [FX_LAYOUT_SPARSE_CSR] = "sparse_csr",
   [FX_LAYOUT_SPARSE_CSC] = "sparse_csc", [FX_LAYOUT_SPARSE_BSR] = "sparse_bsr", [FX_LAYOUT_SPARSE_BSC] = "sparse_bsc",
   [FX_LAYOUT_MKLDNN] = "_mkldnn", [FX_LAYOUT_JAGGED] = "jagged",
 };
 _Static_assert (sizeof layout_names / sizeof layout_names[0] == FX_LAYOUT_COUNT, "layout names");
-
-const char *
-fx_layout_name (fx_layout layout)
-{
-  return (unsigned) layout < FX_LAYOUT_COUNT ? layout_names[layout] : "strided";
-}
-
-bool
-fx_layout_from_name (const char *name, fx_layout *out)
-{
-  int i = torch_name_index (layout_names, FX_LAYOUT_COUNT, name);
-  if (i >= 0)
-    *out = (fx_layout) i;
-  return i >= 0;
-}
+/* fx_layout_name, fx_layout_from_name */
+TORCH_ENUM_NAMES (fx_layout, layout_names, FX_LAYOUT_COUNT, "strided")
 
 static const char *const memfmt_names[] = {
   [FX_MEMFMT_CONTIGUOUS] = "contiguous_format", [FX_MEMFMT_CHANNELS_LAST] = "channels_last",
   [FX_MEMFMT_CHANNELS_LAST_3D] = "channels_last_3d", [FX_MEMFMT_PRESERVE] = "preserve_format",
 };
 _Static_assert (sizeof memfmt_names / sizeof memfmt_names[0] == FX_MEMFMT_COUNT, "memory format names");
-
-const char *
-fx_memfmt_name (fx_memfmt fmt)
-{
-  return (unsigned) fmt < FX_MEMFMT_COUNT ? memfmt_names[fmt] : "contiguous_format";
-}
-
-bool
-fx_memfmt_from_name (const char *name, fx_memfmt *out)
-{
-  int i = torch_name_index (memfmt_names, FX_MEMFMT_COUNT, name);
-  if (i >= 0)
-    *out = (fx_memfmt) i;
-  return i >= 0;
-}
+/* fx_memfmt_name, fx_memfmt_from_name */
+TORCH_ENUM_NAMES (fx_memfmt, memfmt_names, FX_MEMFMT_COUNT, "contiguous_format")
+#undef TORCH_ENUM_NAMES
 
 static const char *const opcode_names[] = {
   [FX_OP_PLACEHOLDER] = "placeholder", [FX_OP_GET_ATTR] = "get_attr", [FX_OP_CALL_FUNCTION] = "call_function",

@@ -569,8 +569,7 @@ fx_status
 fx_meta_cumsum (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  if (!fx_norm_dim (call, &d, x->ndim))
+  if (!fx_norm_dim (call, &call->args[1].u.i, x->ndim))
     return FX_ERR_INVALID;
   fx_dtype dt = fx_dtype_is_integral (x->dtype, true) ? FX_DTYPE_I64 : x->dtype;
   fx_out_meta (call, 0, fx_arg_dtype_or (call, 2, dt), x->ndim, x->sizes);
@@ -582,8 +581,7 @@ fx_kernel_cumsum (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
   fx_tensor *o = call->outs[0].u.t;
-  int64_t d = call->args[1].u.i;
-  fx_norm_dim (call, &d, x->ndim);
+  int64_t d = call->args[1].u.i; /* normalised by fx_meta_cumsum */
   int64_t n = fx_tensor_numel (x);
   if (n == 0)
     return FX_OK;
@@ -620,8 +618,7 @@ fx_status
 fx_meta_softmax (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  if (!fx_norm_dim (call, &d, x->ndim))
+  if (!fx_norm_dim (call, &call->args[1].u.i, x->ndim))
     return FX_ERR_INVALID;
   if (!fx_dtype_is_floating (x->dtype))
     return fx_op_error (call, FX_ERR_INVALID, "\"softmax_lastdim_kernel_impl\" not implemented for '%s'",
@@ -737,8 +734,7 @@ softmax_range (int64_t begin, int64_t end, void *data)
 static fx_status
 softmax_run (fx_op_call *call, smax_job *j)
 {
-  int64_t d = call->args[1].u.i;
-  fx_norm_dim (call, &d, j->x->ndim);
+  int64_t d = call->args[1].u.i; /* normalised by fx_meta_softmax / fx_meta_prepare_softmax */
   int64_t rows;
   dim_geometry (j->x, d, &j->len, &j->inner, &rows);
   fx_parallel_for (rows, j->len >= 8192 ? 1 : 8192 / (j->len ? j->len : 1), softmax_range, j);
@@ -757,13 +753,12 @@ fx_status
 fx_meta_prepare_softmax (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  if (!fx_norm_dim (call, &d, x->ndim))
+  if (!fx_norm_dim (call, &call->args[1].u.i, x->ndim))
     return FX_ERR_INVALID;
   int64_t sizes[FX_TENSOR_MAX_DIMS];
   memcpy (sizes, x->sizes, sizeof sizes);
   if (x->ndim)
-    sizes[d] = 1;
+    sizes[call->args[1].u.i] = 1;
   fx_out_meta (call, 0, x->dtype, x->ndim, sizes);
   fx_out_meta (call, 1, x->dtype, x->ndim, sizes);
   return FX_OK;
@@ -1020,9 +1015,9 @@ fx_status
 fx_meta_topk (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t k = call->args[1].u.i, d = call->args[2].u.i;
-  if (!fx_norm_dim (call, &d, x->ndim))
+  if (!fx_norm_dim (call, &call->args[2].u.i, x->ndim))
     return FX_ERR_INVALID;
+  int64_t k = call->args[1].u.i, d = call->args[2].u.i;
   int64_t len = x->ndim ? x->sizes[d] : 1;
   if (k < 0 || k > len)
     return fx_op_error (call, FX_ERR_INVALID, "selected index k out of range");
@@ -1073,8 +1068,7 @@ fx_kernel_topk (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
   fx_tensor *vo = call->outs[0].u.t, *io = call->outs[1].u.t;
-  int64_t k = call->args[1].u.i, d = call->args[2].u.i;
-  fx_norm_dim (call, &d, x->ndim);
+  int64_t k = call->args[1].u.i, d = call->args[2].u.i; /* d normalised by fx_meta_topk */
   bool largest = call->args[3].u.b;
   int64_t len = x->ndim ? x->sizes[d] : 1;
   int64_t rows = len ? fx_tensor_numel (x) / len : 0;

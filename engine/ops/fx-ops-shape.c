@@ -480,10 +480,9 @@ fx_status
 fx_meta_sym_size (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  if (!fx_norm_dim (call, &d, x->ndim))
+  if (!fx_norm_dim (call, &call->args[1].u.i, x->ndim))
     return FX_ERR_INVALID;
-  call->outs[0] = fx_value_int (x->sizes[d]);
+  call->outs[0] = fx_value_int (x->sizes[call->args[1].u.i]);
   call->n_outs = 1;
   return FX_OK;
 }
@@ -939,9 +938,9 @@ fx_status
 fx_meta_scatter (fx_op_call *call)
 {
   fx_tensor *x = fx_arg_tensor (call, 0);
-  int64_t d = call->args[1].u.i;
-  if (!fx_norm_dim (call, &d, x->ndim))
+  if (!fx_norm_dim (call, &call->args[1].u.i, x->ndim))
     return FX_ERR_INVALID;
+  int64_t d = call->args[1].u.i;
   fx_tensor *idx = fx_arg_tensor (call, 2);
   if (!fx_dtype_is_integral (idx->dtype, false))
     return fx_op_error (call, FX_ERR_INVALID, "scatter(): Expected dtype int64 for index");
@@ -965,8 +964,7 @@ fx_kernel_scatter (fx_op_call *call)
   fx_status st = fx_tensor_copy_into (o, x, call->diag);
   if (st != FX_OK)
     return st;
-  int64_t d = call->args[1].u.i;
-  fx_norm_dim (call, &d, x->ndim);
+  int64_t d = call->args[1].u.i; /* normalised by fx_meta_scatter */
   fx_tensor *idx = fx_arg_tensor (call, 2);
   const fx_tensor *src = call->op->id == FX_OP_SCATTER_SRC ? fx_arg_tensor (call, 3) : NULL;
   double value = src ? 0 : fx_value_as_f64 (&call->args[3]);

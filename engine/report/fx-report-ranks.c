@@ -29,7 +29,7 @@ fx_report_ranks_html (fx_store *store, fx_arena *arena, const char *q, fx_buf *o
     return st;
   fx_rank_divergence *ds = NULL;
   size_t nd = 0;
-  st = fx_ranks_diverge (store, arena, &ds, &nd, diag);
+  st = fx_ranks_diverge_from (store, arena, ranks, nr, &ds, &nd, diag);
   if (st != FX_OK)
     return st;
   fx_buf_printf (out, "<h2 id=\"ranks\">Ranks</h2>\n<p>%zu ranks (one TORCH_TRACE each): ", nr);

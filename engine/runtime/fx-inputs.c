@@ -323,55 +323,52 @@ sym_atom_inner (sym_parser *sp, const char *p)
   return v;
 }
 
-static int64_t
-sym_product (sym_parser *sp)
+/* The binary operators, by level: sums are of products, products of atoms. */
+static const struct
 {
-  int64_t v = sym_atom (sp);
+  const char *text;
+  int level;
+} sym_ops[] = { { "+", 0 }, { "-", 0 }, { "*", 1 }, { "//", 1 } };
+
+/* Operands joined left to right by the operators of LEVEL; an operand is the next level, or an atom after the
+   last. */
+static int64_t
+sym_binary (sym_parser *sp, int level)
+{
+  const size_t n_ops = sizeof sym_ops / sizeof sym_ops[0];
+  int64_t v = level == 1 ? sym_atom (sp) : sym_binary (sp, level + 1);
   for (;;)
     {
       sym_ws (sp);
-      if (sp->p[0] == '*')
-        {
-          sp->p++;
-          if (__builtin_mul_overflow (v, sym_atom (sp), &v))
-            sp->ok = false;
-        }
-      else if (sp->p[0] == '/' && sp->p[1] == '/')
-        {
-          sp->p += 2;
-          int64_t d = sym_atom (sp);
-          if (d == 0 || (d == -1 && v == INT64_MIN))
-            sp->ok = false;
-          else
-            v /= d;
-        }
-      else
+      size_t k = 0;
+      while (k < n_ops
+             && !(sym_ops[k].level == level && strncmp (sp->p, sym_ops[k].text, strlen (sym_ops[k].text)) == 0))
+        k++;
+      if (k == n_ops)
         return v;
+      sp->p += strlen (sym_ops[k].text);
+      int64_t r = level == 1 ? sym_atom (sp) : sym_binary (sp, level + 1);
+      bool bad;
+      switch (sym_ops[k].text[0])
+        {
+        case '+': bad = __builtin_add_overflow (v, r, &v); break;
+        case '-': bad = __builtin_sub_overflow (v, r, &v); break;
+        case '*': bad = __builtin_mul_overflow (v, r, &v); break;
+        default:
+          bad = r == 0 || (r == -1 && v == INT64_MIN);
+          if (!bad)
+            v /= r;
+          break;
+        }
+      if (bad)
+        sp->ok = false;
     }
 }
 
 static int64_t
 sym_sum (sym_parser *sp)
 {
-  int64_t v = sym_product (sp);
-  for (;;)
-    {
-      sym_ws (sp);
-      if (*sp->p == '+')
-        {
-          sp->p++;
-          if (__builtin_add_overflow (v, sym_product (sp), &v))
-            sp->ok = false;
-        }
-      else if (*sp->p == '-')
-        {
-          sp->p++;
-          if (__builtin_sub_overflow (v, sym_product (sp), &v))
-            sp->ok = false;
-        }
-      else
-        return v;
-    }
+  return sym_binary (sp, 0);
 }
 
 static bool

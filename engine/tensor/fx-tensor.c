@@ -118,21 +118,6 @@ fx_dtype_is_supported (fx_dtype dtype)
     }
 }
 
-bool
-fx_dtype_is_integral (fx_dtype dtype, bool include_bool)
-{
-  switch (dtype)
-    {
-    case FX_DTYPE_I64: case FX_DTYPE_I32: case FX_DTYPE_I16: case FX_DTYPE_I8: case FX_DTYPE_U8:
-    case FX_DTYPE_U16: case FX_DTYPE_U32: case FX_DTYPE_U64:
-      return true;
-    case FX_DTYPE_BOOL:
-      return include_bool;
-    default:
-      return false;
-    }
-}
-
 /* ---------------------------------------------------------------- allocator and storage */
 
 static fx_allocator default_allocator;

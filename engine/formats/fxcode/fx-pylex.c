@@ -76,20 +76,22 @@ lex_error (lexer *L, size_t off, const char *fmt, ...)
   return FX_ERR_PARSE;
 }
 
+/* Appends a token at OFF..OFF+LEN of the current line to a growing array (the tokens or the bracket
+   comments). */
 static fx_tok *
-push (lexer *L, fx_tok_kind kind, size_t off, size_t len)
+push_to (lexer *L, fx_tok **toks, size_t *n, size_t *cap, size_t first_cap, fx_tok_kind kind, size_t off,
+         size_t len)
 {
-  fx_lexed *lx = L->lx;
-  if (lx->n_toks == lx->cap)
+  if (*n == *cap)
     {
-      size_t cap = lx->cap ? lx->cap * 2 : 1024;
-      fx_tok *t = realloc (lx->toks, cap * sizeof *t);
+      size_t grown = *cap ? *cap * 2 : first_cap;
+      fx_tok *t = realloc (*toks, grown * sizeof *t);
       if (t == NULL)
         abort ();
-      lx->toks = t;
-      lx->cap = cap;
+      *toks = t;
+      *cap = grown;
     }
-  fx_tok *t = &lx->toks[lx->n_toks++];
+  fx_tok *t = &(*toks)[(*n)++];
   t->kind = (uint8_t) kind;
   t->op = OP_NONE;
   t->off = (uint32_t) off;
@@ -99,40 +101,30 @@ push (lexer *L, fx_tok_kind kind, size_t off, size_t len)
   return t;
 }
 
+static fx_tok *
+push (lexer *L, fx_tok_kind kind, size_t off, size_t len)
+{
+  fx_lexed *lx = L->lx;
+  return push_to (L, &lx->toks, &lx->n_toks, &lx->cap, 1024, kind, off, len);
+}
+
 static void
 push_bracket_comment (lexer *L, size_t off, size_t len)
 {
   fx_lexed *lx = L->lx;
-  if (lx->n_bcomments == lx->cap_bcomments)
-    {
-      size_t cap = lx->cap_bcomments ? lx->cap_bcomments * 2 : 64;
-      fx_tok *t = realloc (lx->bcomments, cap * sizeof *t);
-      if (t == NULL)
-        abort ();
-      lx->bcomments = t;
-      lx->cap_bcomments = cap;
-    }
-  fx_tok *t = &lx->bcomments[lx->n_bcomments++];
-  t->kind = TK_COMMENT;
-  t->op = OP_NONE;
-  t->off = (uint32_t) off;
-  t->len = (uint32_t) len;
-  t->line = L->line;
-  t->col = (uint32_t) (off - L->line_start + 1);
+  push_to (L, &lx->bcomments, &lx->n_bcomments, &lx->cap_bcomments, 64, TK_COMMENT, off, len);
+}
+
+static bool
+comment_before_line (const void *line, const void *comment)
+{
+  return ((const fx_tok *) comment)->line < *(const uint32_t *) line;
 }
 
 const fx_tok *
 fx_py_bracket_comment (const fx_lexed *lx, uint32_t line, uint32_t after)
 {
-  size_t lo = 0, hi = lx->n_bcomments;
-  while (lo < hi)
-    {
-      size_t mid = (lo + hi) / 2;
-      if (lx->bcomments[mid].line < line)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  size_t lo = fx_lower_bound (&line, lx->bcomments, lx->n_bcomments, sizeof *lx->bcomments, comment_before_line);
   if (lo < lx->n_bcomments && lx->bcomments[lo].line == line && lx->bcomments[lo].off > after)
     return &lx->bcomments[lo];
   return NULL;
@@ -362,30 +354,28 @@ lex_op (lexer *L)
       if (c1 == '=')
         op = OP_NOTEQUAL, len = 2;
       break;
-    case '*':
-      if (c1 == '*')
-        op = c2 == '=' ? (len = 3, OP_DSTAREQ) : (len = 2, OP_DSTAR);
-      else
-        op = TWO ('=', OP_STAREQ, OP_STAR);
-      break;
-    case '/':
-      if (c1 == '/')
-        op = c2 == '=' ? (len = 3, OP_DSLASHEQ) : (len = 2, OP_DSLASH);
-      else
-        op = TWO ('=', OP_SLASHEQ, OP_SLASH);
-      break;
-    case '<':
-      if (c1 == '<')
-        op = c2 == '=' ? (len = 3, OP_LSHIFTEQ) : (len = 2, OP_LSHIFT);
-      else
-        op = TWO ('=', OP_LESSEQUAL, OP_LESS);
-      break;
-    case '>':
-      if (c1 == '>')
-        op = c2 == '=' ? (len = 3, OP_RSHIFTEQ) : (len = 2, OP_RSHIFT);
-      else
-        op = TWO ('=', OP_GREATEREQUAL, OP_GREATER);
-      break;
+    case '*': case '/': case '<': case '>':
+      {
+        /* x, x=, xx and xx= */
+        static const struct
+        {
+          char c;
+          fx_op_kind one, one_eq, two, two_eq;
+        } doubled[] = {
+          { '*', OP_STAR, OP_STAREQ, OP_DSTAR, OP_DSTAREQ },
+          { '/', OP_SLASH, OP_SLASHEQ, OP_DSLASH, OP_DSLASHEQ },
+          { '<', OP_LESS, OP_LESSEQUAL, OP_LSHIFT, OP_LSHIFTEQ },
+          { '>', OP_GREATER, OP_GREATEREQUAL, OP_RSHIFT, OP_RSHIFTEQ },
+        };
+        size_t k = 0;
+        while (doubled[k].c != s[0])
+          k++;
+        if (c1 == s[0])
+          op = c2 == '=' ? (len = 3, doubled[k].two_eq) : (len = 2, doubled[k].two);
+        else
+          op = TWO ('=', doubled[k].one_eq, doubled[k].one);
+        break;
+      }
     default:
       break;
     }

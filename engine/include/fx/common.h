@@ -104,6 +104,11 @@ void fx_buf_put_int (fx_buf *buf, int64_t v);
 /* Hands the data to the caller (free() it) and leaves buf empty. */
 char *fx_buf_steal (fx_buf *buf);
 
+/* Binary search: the index of the first of the N sorted items of SIZE bytes at BASE that does not sort before KEY (N
+   when all do); before (key, item) says whether ITEM sorts before KEY. */
+size_t fx_lower_bound (const void *key, const void *base, size_t n, size_t size,
+                       bool (*before) (const void *key, const void *item));
+
 /* Bump allocator: everything allocated from it is freed in one call. */
 typedef struct fx_arena fx_arena;
 

@@ -11,26 +11,37 @@
 extern "C" {
 #endif
 
-/* Where an entry belongs; the text form prints sections in this order. */
+/* Where an entry belongs; the text form prints sections in this order. X(ENUM, name) */
+#define FX_DIFF_SECTION_LIST(X)                                                         \
+  X (COMPILES, "compiles") /* workspace against workspace: compiles only on one side */ \
+  X (GUARDS, "guards") /* guards and the guard failure that caused the recompile */     \
+  X (GRAPH, "graph") /* nodes */                                                        \
+  X (KERNELS, "kernels") /* kernels and fusion groups */                                \
+  X (CODE, "code") /* generated code hunks */                                           \
+  X (METRICS, "metrics") /* compile times and compilation_metrics */                    \
+  X (RUNS, "runs") /* stored runs: timings, accuracy, verdict */
+
 typedef enum fx_diff_section
 {
-  FX_DIFF_SECTION_COMPILES,   /* workspace against workspace: compiles only on one side */
-  FX_DIFF_SECTION_GUARDS,     /* guards and the guard failure that caused the recompile */
-  FX_DIFF_SECTION_GRAPH,      /* nodes */
-  FX_DIFF_SECTION_KERNELS,    /* kernels and fusion groups */
-  FX_DIFF_SECTION_CODE,       /* generated code hunks */
-  FX_DIFF_SECTION_METRICS,    /* compile times and compilation_metrics */
-  FX_DIFF_SECTION_RUNS,       /* stored runs: timings, accuracy, verdict */
+#define FX_X(e, name) FX_DIFF_SECTION_##e,
+  FX_DIFF_SECTION_LIST (FX_X)
+#undef FX_X
   FX_DIFF_SECTION_COUNT
 } fx_diff_section;
 
+/* What an entry says. X(ENUM, name) */
+#define FX_DIFF_KIND_LIST(X)                                                                                    \
+  X (ADDED, "added") /* only in b */                                                                            \
+  X (REMOVED, "removed") /* only in a */                                                                        \
+  X (CHANGED, "changed") /* in both, field differs: old -> new */                                               \
+  X (FAILURE, "failure") /* a guard failure that made b recompile (name_a: the guard of a, new_text: reason) */ \
+  X (HUNK, "hunk") /* a code hunk: new_text holds "@@ -l,n +l,n @@" and its -/+/space lines */
+
 typedef enum fx_diff_kind
 {
-  FX_DIFF_ADDED,              /* only in b */
-  FX_DIFF_REMOVED,            /* only in a */
-  FX_DIFF_CHANGED,            /* in both, field differs: old -> new */
-  FX_DIFF_FAILURE,            /* a guard failure that made b recompile (name_a: the guard of a, new_text: reason) */
-  FX_DIFF_HUNK,               /* a code hunk: new_text holds "@@ -l,n +l,n @@" and its -/+/space lines */
+#define FX_X(e, name) FX_DIFF_##e,
+  FX_DIFF_KIND_LIST (FX_X)
+#undef FX_X
   FX_DIFF_KIND_COUNT
 } fx_diff_kind;
 

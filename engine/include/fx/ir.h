@@ -9,33 +9,34 @@ extern "C" {
 
 /* ---------------------------------------------------------------- dtypes, devices, layouts */
 
-/* X(ENUM, torch name, print_readable abbreviation, c10 ScalarType name, item size, torch.export ScalarType id) */
-#define FX_DTYPE_LIST(X)                                               \
-  X (F32, "float32", "f32", "Float", 4, 7)                             \
-  X (F64, "float64", "f64", "Double", 8, 8)                            \
-  X (F16, "float16", "f16", "Half", 2, 6)                              \
-  X (BF16, "bfloat16", "bf16", "BFloat16", 2, 13)                      \
-  X (I64, "int64", "i64", "Long", 8, 5)                                \
-  X (I32, "int32", "i32", "Int", 4, 4)                                 \
-  X (I16, "int16", "i16", "Short", 2, 3)                               \
-  X (I8, "int8", "i8", "Char", 1, 2)                                   \
-  X (U8, "uint8", "u8", "Byte", 1, 1)                                  \
-  X (BOOL, "bool", "b8", "Bool", 1, 12)                                \
-  X (U16, "uint16", "u16", "UInt16", 2, 28)                            \
-  X (U32, "uint32", "u32", "UInt32", 4, 0)                             \
-  X (U64, "uint64", "u64", "UInt64", 8, 0)                             \
-  X (C32, "complex32", "c32", "ComplexHalf", 4, 9)                     \
-  X (C64, "complex64", "c64", "ComplexFloat", 8, 10)                   \
-  X (C128, "complex128", "c128", "ComplexDouble", 16, 11)              \
-  X (F8E4M3FN, "float8_e4m3fn", "f8e4m3fn", "Float8_e4m3fn", 1, 29)    \
-  X (F8E5M2, "float8_e5m2", "f8e5m2", "Float8_e5m2", 1, 30)            \
-  X (F8E4M3FNUZ, "float8_e4m3fnuz", "f8e4m3fnuz", "Float8_e4m3fnuz", 1, 31) \
-  X (F8E5M2FNUZ, "float8_e5m2fnuz", "f8e5m2fnuz", "Float8_e5m2fnuz", 1, 32)
+/* X(ENUM, torch name, print_readable abbreviation, c10 ScalarType name, item size, torch.export ScalarType id,
+     class: FLOAT, INT, BOOL or COMPLEX) */
+#define FX_DTYPE_LIST(X)                                                           \
+  X (F32, "float32", "f32", "Float", 4, 7, FLOAT)                                  \
+  X (F64, "float64", "f64", "Double", 8, 8, FLOAT)                                 \
+  X (F16, "float16", "f16", "Half", 2, 6, FLOAT)                                   \
+  X (BF16, "bfloat16", "bf16", "BFloat16", 2, 13, FLOAT)                           \
+  X (I64, "int64", "i64", "Long", 8, 5, INT)                                       \
+  X (I32, "int32", "i32", "Int", 4, 4, INT)                                        \
+  X (I16, "int16", "i16", "Short", 2, 3, INT)                                      \
+  X (I8, "int8", "i8", "Char", 1, 2, INT)                                          \
+  X (U8, "uint8", "u8", "Byte", 1, 1, INT)                                         \
+  X (BOOL, "bool", "b8", "Bool", 1, 12, BOOL)                                      \
+  X (U16, "uint16", "u16", "UInt16", 2, 28, INT)                                   \
+  X (U32, "uint32", "u32", "UInt32", 4, 0, INT)                                    \
+  X (U64, "uint64", "u64", "UInt64", 8, 0, INT)                                    \
+  X (C32, "complex32", "c32", "ComplexHalf", 4, 9, COMPLEX)                        \
+  X (C64, "complex64", "c64", "ComplexFloat", 8, 10, COMPLEX)                      \
+  X (C128, "complex128", "c128", "ComplexDouble", 16, 11, COMPLEX)                 \
+  X (F8E4M3FN, "float8_e4m3fn", "f8e4m3fn", "Float8_e4m3fn", 1, 29, FLOAT)         \
+  X (F8E5M2, "float8_e5m2", "f8e5m2", "Float8_e5m2", 1, 30, FLOAT)                 \
+  X (F8E4M3FNUZ, "float8_e4m3fnuz", "f8e4m3fnuz", "Float8_e4m3fnuz", 1, 31, FLOAT) \
+  X (F8E5M2FNUZ, "float8_e5m2fnuz", "f8e5m2fnuz", "Float8_e5m2fnuz", 1, 32, FLOAT)
 
 typedef enum fx_dtype
 {
   FX_DTYPE_UNKNOWN = 0,
-#define FX_X(e, n, a, c, s, id) FX_DTYPE_##e,
+#define FX_X(e, n, a, c, s, id, k) FX_DTYPE_##e,
   FX_DTYPE_LIST (FX_X)
 #undef FX_X
   FX_DTYPE_COUNT
@@ -51,6 +52,7 @@ fx_dtype fx_dtype_from_export_id (int id);
 fx_dtype fx_dtype_from_name (const char *name);
 bool fx_dtype_is_floating (fx_dtype dtype);
 bool fx_dtype_is_complex (fx_dtype dtype);
+bool fx_dtype_is_integral (fx_dtype dtype, bool include_bool);
 
 typedef enum fx_device_type
 {

@@ -59,6 +59,9 @@ typedef struct fx_rank_divergence
 /* Compares the ranks compile id by compile id (in the lowest rank's order, then the others'). Fewer than two ranks:
    *n 0. Results are allocated from arena. */
 fx_status fx_ranks_diverge (fx_store *store, fx_arena *arena, fx_rank_divergence **out, size_t *n, fx_diag *diag);
+/* The same over RANKS from fx_ranks_list, for a caller that has listed them already. */
+fx_status fx_ranks_diverge_from (fx_store *store, fx_arena *arena, const fx_rank_input *ranks, size_t nr,
+                                 fx_rank_divergence **out, size_t *n, fx_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,6 @@ float fx_bf16_to_f32 (uint16_t bits);
 
 /* Dtypes the reference kernels compute on (f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool). */
 bool fx_dtype_is_supported (fx_dtype dtype);
-bool fx_dtype_is_integral (fx_dtype dtype, bool include_bool);
 
 /* ---------------------------------------------------------------- allocator */
 
