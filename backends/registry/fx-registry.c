@@ -1,7 +1,7 @@
 /* fx-registry.c: the backend registry (register, look up with PyTorch's InvalidBackend message, list without the
    debug/experimental tags), compiled objects (kernels, artifacts, timed compile) and composed fallback backends. */
 #include "registry/fx-registry.h"
-#include "registry/fx-wrap.h"
+#include "registry/fx-backend-kit.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
    the plugin API and shows that backend's kernels, source, timings and artifacts as its own: what a plugin backend
    wrapping a real compiler does. Built from the tree; it links against nothing. */
 #include "fx/backend.h"
-#include "registry/fx-wrap.h"
+#include "registry/fx-backend-kit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,11 +169,6 @@ int
 fx_backend_plugin_init (const fx_plugin_api *plugin_api)
 {
   /* the members this plugin calls must be in the API it was given */
-  if (plugin_api == NULL || plugin_api->abi_version != FX_PLUGIN_ABI_VERSION
-      || plugin_api->size < offsetof (fx_plugin_api, buf_printf) + sizeof plugin_api->buf_printf)
-    return 1;
-  api = plugin_api;
-  fx_diag diag;
-  memset (&diag, 0, sizeof diag);
-  return api->register_backend (&delegate_backend, &diag) == FX_OK ? 0 : 2;
+  return fx_plugin_register (plugin_api, offsetof (fx_plugin_api, buf_printf) + sizeof plugin_api->buf_printf, &api,
+                             &delegate_backend);
 }
