@@ -750,7 +750,7 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
                      fx_diag *diag)
 {
   fx_cuda_program *p = program;
-  fx_cuda_stream *s = stream ? stream : p->cuda->default_stream;
+  fx_cuda_stream *s = fx_cuda_stream_or_default (p->cuda, stream);
   fx_status st;
 
   if (n_inputs != p->n_inputs || n_outputs != p->n_outputs)
