@@ -36,13 +36,17 @@ typedef struct
 {
   side_kind kind;
   char *arg;
-  char *path;
-  fx_graph *graph;     /* SIDE_FILE */
-  fx_store *store;     /* SIDE_COMPILE, SIDE_WORKSPACE */
-  int64_t compile_row; /* SIDE_COMPILE */
-  char *compile_id;
+  fxwb_source src;     /* SIDE_FILE: file and graph; the others: the workspace (store, store_path) */
+  char *compile_id;    /* SIDE_COMPILE, with src.compile_row */
   int64_t run_id;      /* SIDE_RUN */
 } side;
+
+/* The file a side names: its graph file or its workspace. */
+static const char *
+side_path (const side *s)
+{
+  return s->kind == SIDE_FILE ? s->src.file : s->src.store_path;
+}
 
 static gboolean
 is_regular_file (const char *path)
@@ -74,16 +78,10 @@ is_workspace (const char *path)
 }
 
 static int
-open_workspace (const char *path, side *s)
+open_workspace (const char *path, fxwb_source *src)
 {
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  if (fx_store_open_readonly (path, &s->store, &diag) != FX_OK)
-    {
-      fprintf (stderr, "fxwb diff: cannot open workspace %s: %s\n", path, diag.message);
-      return DIFF_ERROR;
-    }
-  return DIFF_SAME;
+  return fxwb_source_open_workspace ("fxwb diff", path, FXWB_OPEN_READONLY, src) == FXWB_EXIT_OK ? DIFF_SAME
+                                                                                                 : DIFF_ERROR;
 }
 
 static int
@@ -105,8 +103,7 @@ side_load (const char *arg, side *s)
           return DIFF_ERROR;
         }
       s->kind = SIDE_COMPILE;
-      s->path = g_steal_pointer (&path);
-      if (open_workspace (s->path, s) != DIFF_SAME)
+      if (open_workspace (path, &s->src) != DIFF_SAME)
         return DIFF_ERROR;
       /* WORKSPACE:run/ID: a stored run (ids as `fxwb ls WORKSPACE --runs` lists them). */
       if (g_str_has_prefix (colon + 1, "run/"))
@@ -115,44 +112,40 @@ side_load (const char *arg, side *s)
           gint64 id = g_ascii_strtoll (colon + 5, &end, 10);
           fx_arena *arena = fx_arena_new ();
           fx_store_run_row row;
-          fx_status st = end && *end == '\0' && id > 0 ? fx_store_get_run (s->store, id, arena, &row, &diag)
+          fx_status st = end && *end == '\0' && id > 0 ? fx_store_get_run (s->src.store, id, arena, &row, &diag)
                                                         : FX_ERR_PARSE;
           fx_arena_free (arena);
           if (st != FX_OK)
             {
               if (st == FX_ERR_PARSE)
-                fprintf (stderr, "fxwb diff: %s: '%s' is not a run id (run/ID, see `fxwb ls %s --runs`)\n", s->path,
-                         colon + 1, s->path);
+                fprintf (stderr, "fxwb diff: %s: '%s' is not a run id (run/ID, see `fxwb ls %s --runs`)\n", path,
+                         colon + 1, path);
               else
-                fprintf (stderr, "fxwb diff: %s (see `fxwb ls %s --runs`)\n", diag.message, s->path);
+                fprintf (stderr, "fxwb diff: %s (see `fxwb ls %s --runs`)\n", diag.message, path);
               return DIFF_ERROR;
             }
           s->kind = SIDE_RUN;
           s->run_id = id;
           return DIFF_SAME;
         }
-      if (fx_store_find_compile (s->store, colon + 1, &s->compile_row, &diag) != FX_OK)
-        {
-          fprintf (stderr, "fxwb diff: %s: no compile %s: %s (see `fxwb ls %s`)\n", s->path, colon + 1, diag.message,
-                   s->path);
-          return DIFF_ERROR;
-        }
+      if (fxwb_source_find_compile ("fxwb diff", colon + 1, &s->src) != FXWB_EXIT_OK)
+        return DIFF_ERROR;
       s->compile_id = g_strdup (colon + 1);
       return DIFF_SAME;
     }
-  s->path = g_strdup (arg);
   if (is_workspace (arg))
     {
       s->kind = SIDE_WORKSPACE;
-      return open_workspace (arg, s);
+      return open_workspace (arg, &s->src);
     }
   s->kind = SIDE_FILE;
+  s->src.file = g_strdup (arg);
   char *text = NULL;
   size_t len = 0;
   fx_status st = fx_file_read (arg, &text, &len, &diag);
   if (st == FX_OK)
-    st = fxwb_looks_like_json (arg, text, len) ? fx_graph_from_json (text, len, &s->graph, &diag)
-                                     : fx_parse_fx_code (text, len, arg, &s->graph, &diag);
+    st = fxwb_looks_like_json (arg, text, len) ? fx_graph_from_json (text, len, &s->src.graph, &diag)
+                                     : fx_parse_fx_code (text, len, arg, &s->src.graph, &diag);
   free (text);
   if (st != FX_OK)
     {
@@ -165,12 +158,8 @@ side_load (const char *arg, side *s)
 static void
 side_clear (side *s)
 {
-  if (s->graph)
-    fx_graph_free (s->graph);
-  if (s->store)
-    fx_store_close (s->store);
+  fxwb_source_clear (&s->src);
   g_free (s->arg);
-  g_free (s->path);
   g_free (s->compile_id);
 }
 
@@ -186,7 +175,7 @@ diff_file_against_compile (fx_diff *diff, const side *file, const side *comp, gb
   fx_store_graph_info *gi = NULL;
   size_t n = 0;
   int rc = DIFF_ERROR;
-  if (fx_store_list_graphs (comp->store, comp->compile_row, arena, &gi, &n, &diag) != FX_OK)
+  if (fx_store_list_graphs (comp->src.store, comp->src.compile_row, arena, &gi, &n, &diag) != FX_OK)
     {
       fxwb_print_diag (&diag);
       goto out;
@@ -199,10 +188,11 @@ diff_file_against_compile (fx_diff *diff, const side *file, const side *comp, gb
       if (!gi[i].parsed || (stage && strcmp (gi[i].stage, stage) != 0))
         continue;
       fx_graph *g = NULL;
-      if (fx_store_get_graph (comp->store, gi[i].id, &g, NULL, &diag) != FX_OK || !g)
+      if (fx_store_get_graph (comp->src.store, gi[i].id, &g, NULL, &diag) != FX_OK || !g)
         continue;
       fx_diff *trial = fx_diff_new (NULL, NULL);
-      fx_diff_graphs (trial, file_is_a ? file->graph : g, file_is_a ? g : file->graph, gi[i].stage, gopts, &diag);
+      fx_diff_graphs (trial, file_is_a ? file->src.graph : g, file_is_a ? g : file->src.graph, gi[i].stage, gopts,
+                      &diag);
       size_t c = fx_diff_count (trial);
       fx_diff_free (trial);
       fx_graph_free (g);
@@ -215,20 +205,20 @@ diff_file_against_compile (fx_diff *diff, const side *file, const side *comp, gb
     }
   if (!best_id)
     {
-      fprintf (stderr, "fxwb diff: compile %s of %s has no %s graph that parsed\n", comp->compile_id, comp->path,
-               stage ? stage : "");
+      fprintf (stderr, "fxwb diff: compile %s of %s has no %s graph that parsed\n", comp->compile_id,
+               side_path (comp), stage ? stage : "");
       goto out;
     }
   fx_graph *g = NULL;
-  if (fx_store_get_graph (comp->store, best_id, &g, NULL, &diag) != FX_OK || !g)
+  if (fx_store_get_graph (comp->src.store, best_id, &g, NULL, &diag) != FX_OK || !g)
     {
       fxwb_print_diag (&diag);
       goto out;
     }
   diff->owned = realloc (diff->owned, (diff->n_owned + 1) * sizeof *diff->owned);
   diff->owned[diff->n_owned++] = g;
-  if (fx_diff_graphs (diff, file_is_a ? file->graph : g, file_is_a ? g : file->graph, best_stage, gopts, &diag)
-      != FX_OK)
+  if (fx_diff_graphs (diff, file_is_a ? file->src.graph : g, file_is_a ? g : file->src.graph, best_stage, gopts,
+                      &diag) != FX_OK)
     {
       fxwb_print_diag (&diag);
       goto out;
@@ -244,8 +234,8 @@ static char *
 side_label (const side *s, const char *stage)
 {
   if (s->kind == SIDE_COMPILE)
-    return g_strdup_printf ("%s:[%s]%s%s", s->path, s->compile_id, stage ? " " : "", stage ? stage : "");
-  return g_strdup (s->path);
+    return g_strdup_printf ("%s:[%s]%s%s", side_path (s), s->compile_id, stage ? " " : "", stage ? stage : "");
+  return g_strdup (side_path (s));
 }
 
 
@@ -403,7 +393,7 @@ out_a:
 static int
 ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, gboolean use_color)
 {
-  side ws;
+  fxwb_source ws;
   memset (&ws, 0, sizeof ws);
   if (open_workspace (path, &ws) != DIFF_SAME)
     return DIFF_ERROR;
@@ -505,7 +495,7 @@ ranks_diff (const char *path, const fx_diff_compile_opts *opts, gboolean json, g
   rc = DIFF_DIFFERS;
 out:
   fx_arena_free (arena);
-  side_clear (&ws);
+  fxwb_source_clear (&ws);
   return rc;
 }
 
@@ -648,7 +638,7 @@ fxwb_cmd_diff (int argc, char **argv)
   if ((a.kind == SIDE_WORKSPACE) != (b.kind == SIDE_WORKSPACE))
     {
       fprintf (stderr, "fxwb diff: a whole workspace diffs against another workspace; name a compile "
-                       "(%s:0/0, see fxwb ls)\n", a.kind == SIDE_WORKSPACE ? a.path : b.path);
+                       "(%s:0/0, see fxwb ls)\n", a.kind == SIDE_WORKSPACE ? side_path (&a) : side_path (&b));
       rc = DIFF_ERROR;
       goto out;
     }
@@ -658,8 +648,8 @@ fxwb_cmd_diff (int argc, char **argv)
         fprintf (stderr, "fxwb diff: a graph file has only a graph: diffing graphs\n");
       if (a.kind == SIDE_FILE && b.kind == SIDE_FILE)
         {
-          diff = fx_diff_new (a.path, b.path);
-          if (fx_diff_graphs (diff, a.graph, b.graph, NULL, &opts.graph, &diag) != FX_OK)
+          diff = fx_diff_new (side_path (&a), side_path (&b));
+          if (fx_diff_graphs (diff, a.src.graph, b.src.graph, NULL, &opts.graph, &diag) != FX_OK)
             rc = DIFF_ERROR;
         }
       else
@@ -677,20 +667,21 @@ fxwb_cmd_diff (int argc, char **argv)
     {
       /* Two stored runs: a run diff only (the section options narrow compiles, not runs). */
       diff = fx_diff_new (a.arg, b.arg);
-      if (fx_diff_stored_runs (diff, a.store, a.run_id, b.store, b.run_id, NULL, &diag) != FX_OK)
+      if (fx_diff_stored_runs (diff, a.src.store, a.run_id, b.src.store, b.run_id, NULL, &diag) != FX_OK)
         rc = DIFF_ERROR;
     }
   else if (a.kind == SIDE_WORKSPACE)
     {
-      diff = fx_diff_new (a.path, b.path);
-      if (fx_diff_workspaces (diff, a.store, b.store, &opts, &diag) != FX_OK)
+      diff = fx_diff_new (side_path (&a), side_path (&b));
+      if (fx_diff_workspaces (diff, a.src.store, b.src.store, &opts, &diag) != FX_OK)
         rc = DIFF_ERROR;
     }
   else
     {
       g_autofree char *la = side_label (&a, NULL), *lb = side_label (&b, NULL);
       diff = fx_diff_new (la, lb);
-      if (fx_diff_compiles (diff, a.store, a.compile_row, b.store, b.compile_row, &opts, &diag) != FX_OK)
+      if (fx_diff_compiles (diff, a.src.store, a.src.compile_row, b.src.store, b.src.compile_row, &opts, &diag)
+          != FX_OK)
         rc = DIFF_ERROR;
     }
   if (rc == DIFF_ERROR && diag.code != FX_OK)

@@ -66,19 +66,20 @@ find_input (const fx_store_input *inputs, size_t n, int64_t id)
   return NULL;
 }
 
+/* A section after the compiles reads the workspace on its own: when that fails, its error is printed and the
+   listing stands. */
+static gboolean
+section_read (fx_status st, const fx_diag *diag)
+{
+  if (st != FX_OK)
+    fxwb_print_diag (diag);
+  return st == FX_OK;
+}
+
 /* The "ranks diverge:" section: one line per compile id and kind, naming the ranks that differ. */
 static void
-print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
+print_divergence (const fx_rank_divergence *ds, size_t nd, size_t n_ranks)
 {
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_rank_divergence *ds = NULL;
-  size_t nd = 0;
-  if (fx_ranks_diverge (store, arena, &ds, &nd, &diag) != FX_OK)
-    {
-      fxwb_print_diag (&diag);
-      return;
-    }
   if (nd == 0)
     {
       printf ("\n%zu ranks agree: the same compiles, graphs, guards, cache results, collectives and runtime estimates\n", n_ranks);
@@ -91,17 +92,8 @@ print_divergence (fx_store *store, fx_arena *arena, size_t n_ranks)
 /* A torch.export trace's records outside any compile: the guards export added and its unbacked symbols, each with
    the user line it came from. */
 static void
-print_export (fx_store *store, fx_arena *arena, gboolean any_compile)
+print_export (const fx_export_entry *es, size_t ne, gboolean any_compile)
 {
-  fx_diag diag;
-  fx_diag_clear (&diag);
-  fx_export_entry *es = NULL;
-  size_t ne = 0;
-  if (fx_export_entries (store, arena, &es, &ne, &diag) != FX_OK)
-    {
-      fxwb_print_diag (&diag);
-      return;
-    }
   if (ne == 0)
     return;
   printf ("%storch.export (outside any compile): %zu guards and symbols\n", any_compile ? "\n" : "", ne);
@@ -262,10 +254,16 @@ fxwb_cmd_ls (int argc, char **argv)
             printf ("  %s", cs[i].linked ? cs[i].linked : "-");
           putchar ('\n');
         }
-      if (only_rank < 0)
-        print_export (ws.store, ws.arena, n > 0);
-      if (n_ranks > 1 && only_rank < 0)
-        print_divergence (ws.store, ws.arena, n_ranks);
+      fx_diag diag;
+      fx_diag_clear (&diag);
+      fx_export_entry *es = NULL;
+      fx_rank_divergence *ds = NULL;
+      size_t ne = 0, nd = 0;
+      if (only_rank < 0 && section_read (fx_export_entries (ws.store, ws.arena, &es, &ne, &diag), &diag))
+        print_export (es, ne, n > 0);
+      if (n_ranks > 1 && only_rank < 0
+          && section_read (fx_ranks_diverge (ws.store, ws.arena, &ds, &nd, &diag), &diag))
+        print_divergence (ds, nd, n_ranks);
     }
   return fxwb_session_close (&ws, st);
 }

@@ -138,12 +138,13 @@ is_workspace_path (const char *path)
   return g_str_has_suffix (path, ".fxwb");
 }
 
-static int
-open_store (const char *cmd, const char *path, gboolean create, fxwb_source *src)
+int
+fxwb_source_open_workspace (const char *cmd, const char *path, fxwb_open_mode mode, fxwb_source *src)
 {
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_status st = fx_store_open (path, create, &src->store, &diag);
+  fx_status st = mode == FXWB_OPEN_READONLY ? fx_store_open_readonly (path, &src->store, &diag)
+                                            : fx_store_open (path, mode == FXWB_OPEN_CREATE, &src->store, &diag);
   if (st != FX_OK)
     {
       fprintf (stderr, "%s: cannot open workspace %s: %s\n", cmd, path, diag.message);
@@ -153,25 +154,35 @@ open_store (const char *cmd, const char *path, gboolean create, fxwb_source *src
   return FXWB_EXIT_OK;
 }
 
+int
+fxwb_source_find_compile (const char *cmd, const char *compile_id, fxwb_source *src)
+{
+  fx_diag diag;
+  fx_diag_clear (&diag);
+  if (fx_store_find_compile (src->store, compile_id, &src->compile_row, &diag) != FX_OK)
+    {
+      fprintf (stderr, "%s: %s: no compile %s: %s (see `fxwb ls %s`)\n", cmd, src->store_path, compile_id,
+               diag.message, src->store_path);
+      return FXWB_EXIT_FAILURE;
+    }
+  return FXWB_EXIT_OK;
+}
+
 static int
 load_from_workspace (const char *cmd, const char *path, const char *compile_id, const fxwb_run_opts *o,
                      fxwb_source *src)
 {
-  int rc = open_store (cmd, path, FALSE, src);
+  int rc = fxwb_source_open_workspace (cmd, path, FXWB_OPEN_WRITE, src);
+  if (rc == FXWB_EXIT_OK)
+    rc = fxwb_source_find_compile (cmd, compile_id, src);
   if (rc != FXWB_EXIT_OK)
     return rc;
   fx_diag diag;
   fx_diag_clear (&diag);
-  fx_status st = fx_store_find_compile (src->store, compile_id, &src->compile_row, &diag);
-  if (st != FX_OK)
-    {
-      fprintf (stderr, "%s: %s: no compile %s: %s (see `fxwb ls %s`)\n", cmd, path, compile_id, diag.message, path);
-      return FXWB_EXIT_FAILURE;
-    }
   fx_arena *arena = fx_arena_new ();
   fx_store_graph_info *gi = NULL;
   size_t n = 0;
-  st = fx_store_list_graphs (src->store, src->compile_row, arena, &gi, &n, &diag);
+  fx_status st = fx_store_list_graphs (src->store, src->compile_row, arena, &gi, &n, &diag);
   const fx_store_graph_info *found = NULL;
   if (st == FX_OK && o->stage)
     {
@@ -317,7 +328,7 @@ source_load_whole (const char *cmd, const char *arg, const fxwb_run_opts *o, fxw
   src->file = g_strdup (arg);
   src->label = g_strdup (arg);
   if (o->workspace && !o->no_store)
-    return open_store (cmd, o->workspace, TRUE, src);
+    return fxwb_source_open_workspace (cmd, o->workspace, FXWB_OPEN_CREATE, src);
   return FXWB_EXIT_OK;
 }
 

@@ -53,6 +53,20 @@ int fxwb_run_opts_parse (GOptionContext *context, int *argc, char ***argv, const
 int fxwb_source_load (const char *cmd, const char *arg, const fxwb_run_opts *o, fxwb_source *src);
 void fxwb_source_clear (fxwb_source *src);
 
+typedef enum
+{
+  FXWB_OPEN_READONLY,
+  FXWB_OPEN_WRITE,
+  FXWB_OPEN_CREATE,        /* writable, made when missing */
+} fxwb_open_mode;
+
+/* The parts of fxwb_source_load that `fxwb diff` shares. Opens the workspace at path into src->store and
+   src->store_path; else prints "CMD: cannot open workspace PATH: why" and returns the exit code for it. */
+int fxwb_source_open_workspace (const char *cmd, const char *path, fxwb_open_mode mode, fxwb_source *src);
+/* Finds compile_id in src's open workspace (src->compile_row); else prints "CMD: PATH: no compile ID: why (see
+   `fxwb ls PATH`)" and returns FXWB_EXIT_FAILURE. */
+int fxwb_source_find_compile (const char *cmd, const char *compile_id, fxwb_source *src);
+
 /* One column: backend spec, mode, options. */
 typedef struct
 {

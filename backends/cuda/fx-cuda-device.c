@@ -35,13 +35,6 @@ fx_cuda_handle_made (void *obj, fx_CUresult res, const char *what, fx_status *st
   return NULL;
 }
 
-fx_status
-fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag)
-{
-  *s = stream ? stream : cuda->default_stream;
-  return fx_cuda_enter (cuda, diag);
-}
-
 void
 fx_cuda_arch_name (int cc_major, int cc_minor, char *out, size_t out_size)
 {
@@ -248,11 +241,8 @@ fx_cuda_event_free (fx_cuda_event *event)
 fx_status
 fx_cuda_event_record (fx_cuda_event *event, fx_cuda_stream *stream, fx_diag *diag)
 {
-  fx_cuda_stream *s;
-  fx_status st = fx_cuda_enter_stream (event->cuda, stream, &s, diag);
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuEventRecord (event->event, s->stream), "cuEventRecord", diag);
+  fx_cuda_stream *s = fx_cuda_stream_or_default (event->cuda, stream);
+  FX_CU_ENTER_TRY (event->cuda, CU.cuEventRecord (event->event, s->stream), "cuEventRecord", diag);
   return FX_OK;
 }
 
@@ -443,12 +433,12 @@ static fx_status
 transfer (fx_cuda *cuda, fx_cuda_stream *stream, xfer_kind kind, fx_cuda_ptr dst, fx_cuda_ptr src, void *host,
           unsigned char value, size_t nbytes, fx_diag *diag)
 {
-  fx_cuda_stream *s;
+  fx_cuda_stream *s = fx_cuda_stream_or_default (cuda, stream);
   fx_status st;
 
   if (nbytes == 0)
     return FX_OK;
-  if ((st = fx_cuda_enter_stream (cuda, stream, &s, diag)) != FX_OK)
+  if ((st = fx_cuda_enter (cuda, diag)) != FX_OK)
     return st;
   switch (kind)
     {

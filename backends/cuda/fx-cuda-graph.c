@@ -97,12 +97,9 @@ fx_cuda_graph_capture_end (fx_cuda_stream *stream, fx_cuda_graph **out, fx_diag 
 fx_status
 fx_cuda_graph_replay (fx_cuda_graph *graph, fx_cuda_stream *stream, fx_diag *diag)
 {
-  fx_cuda_stream *s;
-  fx_status st = fx_cuda_enter_stream (graph->cuda, stream, &s, diag);
+  fx_cuda_stream *s = fx_cuda_stream_or_default (graph->cuda, stream);
 
-  if (st != FX_OK)
-    return st;
-  FX_CU_TRY (CU.cuGraphLaunch (graph->exec, s->stream), "cuGraphLaunch", diag);
+  FX_CU_ENTER_TRY (graph->cuda, CU.cuGraphLaunch (graph->exec, s->stream), "cuGraphLaunch", diag);
   return FX_OK;
 }
 

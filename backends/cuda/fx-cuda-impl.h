@@ -455,8 +455,12 @@ void *fx_cuda_enter_alloc (fx_cuda *cuda, size_t size, fx_status *st, fx_diag *d
 /* The end of making a handle in OBJ (from fx_cuda_enter_alloc): RES is the driver call that made it. Returns OBJ with
    *st FX_OK, or frees OBJ and returns NULL with *st and diag set. */
 void *fx_cuda_handle_made (void *obj, fx_CUresult res, const char *what, fx_status *st, fx_diag *diag);
-/* fx_cuda_enter, and *s: the stream to queue on (stream, or the device's default stream when NULL). */
-fx_status fx_cuda_enter_stream (fx_cuda *cuda, fx_cuda_stream *stream, fx_cuda_stream **s, fx_diag *diag);
+/* The stream to queue on: STREAM, or the device's default stream when NULL. */
+static inline fx_cuda_stream *
+fx_cuda_stream_or_default (fx_cuda *cuda, fx_cuda_stream *stream)
+{
+  return stream ? stream : cuda->default_stream;
+}
 
 void fx_cuda_alloc_init (fx_cuda_allocator *alloc);
 /* Returns every block to the driver (live ones too: the device is going away). */

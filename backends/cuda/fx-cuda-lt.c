@@ -505,7 +505,7 @@ fx_cuda_gemm_plan_run (fx_cuda_gemm_plan *plan, fx_cuda_stream *stream, int algo
 {
   fx_cuda_gemm_plan *p = plan;
   const fx_cuda_gemm_desc *g = &p->desc;
-  fx_cuda_stream *s = stream ? stream : p->cuda->default_stream;
+  fx_cuda_stream *s = fx_cuda_stream_or_default (p->cuda, stream);
   size_t align = g->alignment ? g->alignment : 16;
   float alpha_f = (float) g->alpha, beta_f = (float) (g->has_c ? g->beta : 0.0);
   double alpha_d = g->alpha, beta_d = g->has_c ? g->beta : 0.0;

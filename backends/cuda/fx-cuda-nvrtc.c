@@ -617,7 +617,7 @@ fx_cuda_launch (fx_cuda_kernel *kernel, fx_cuda_stream *stream, const unsigned i
                 const unsigned int block[3], unsigned int shared_bytes, void **args, fx_diag *diag)
 {
   fx_cuda *cuda = kernel->module->cuda;
-  fx_cuda_stream *s = stream ? stream : cuda->default_stream;
+  fx_cuda_stream *s = fx_cuda_stream_or_default (cuda, stream);
   unsigned long long threads = (unsigned long long) block[0] * block[1] * block[2];
   fx_CUresult res;
   fx_status st;

@@ -204,28 +204,25 @@ fx_cuda_program_add_temp (fx_cuda_program *program, size_t nbytes)
   return add_buffer (program, ROLE_TEMP, nbytes, NULL);
 }
 
-static program_step *
-new_step (fx_cuda_program *p, step_kind kind, const char *label, fx_diag *diag)
+/* Appends STEP, its kind and payload built by the caller, under a copy of LABEL; the program then owns what the
+   payload points to (else, out of memory, the caller still does). */
+static fx_status
+add_step (fx_cuda_program *p, const program_step *step, const char *label, fx_diag *diag)
 {
   program_step *steps = realloc (p->steps, (p->n_steps + 1) * sizeof *steps);
-  program_step *s;
+  char *copy = strdup (label ? label : "");
 
-  if (!steps)
+  if (steps)
+    p->steps = steps;
+  if (!steps || !copy)
     {
-      fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
-      return NULL;
+      free (copy);
+      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
     }
-  p->steps = steps;
-  s = &steps[p->n_steps];
-  memset (s, 0, sizeof *s);
-  s->kind = kind;
-  s->label = strdup (label ? label : "");
-  if (!s->label)
-    {
-      fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
-      return NULL;
-    }
-  return s;
+  steps[p->n_steps] = *step;
+  steps[p->n_steps].label = copy;
+  p->n_steps++;
+  return FX_OK;
 }
 
 /* A matrix must lie inside its buffer: the last element it reaches, plus one, within nbytes. */
@@ -255,7 +252,7 @@ fx_cuda_program_add_launch (fx_cuda_program *program, const char *kernel, const 
                             const fx_cuda_arg *args, size_t n_args, fx_diag *diag)
 {
   fx_cuda_kernel *k = NULL;
-  program_step *s;
+  fx_status st;
 
   for (size_t i = 0; i < program->n_modules && !k; i++)
     if (fx_cuda_module_get_kernel (program->modules[i], kernel, &k, NULL) != FX_OK)
@@ -267,23 +264,17 @@ fx_cuda_program_add_launch (fx_cuda_program *program, const char *kernel, const 
         && (args[i].buffer < 0 || (size_t) args[i].buffer >= program->n_buffers
             || args[i].offset >= program->buffers[args[i].buffer].nbytes))
       return fx_diag_set (diag, FX_ERR_INVALID, "%s: argument %zu points outside the program's buffers", kernel, i);
-  if (!(s = new_step (program, STEP_LAUNCH, label ? label : kernel, diag)))
-    return FX_ERR_NOMEM;
-  s->kernel = k;
-  memcpy (s->grid, grid, sizeof s->grid);
-  memcpy (s->block, block, sizeof s->block);
-  s->shared_bytes = shared_bytes;
-  s->args = n_args ? malloc (n_args * sizeof *s->args) : NULL;
-  if (n_args && !s->args)
-    {
-      free (s->label);
-      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
-    }
+  program_step s = { .kind = STEP_LAUNCH, .kernel = k, .shared_bytes = shared_bytes, .n_args = n_args };
+  memcpy (s.grid, grid, sizeof s.grid);
+  memcpy (s.block, block, sizeof s.block);
+  s.args = n_args ? malloc (n_args * sizeof *s.args) : NULL;
+  if (n_args && !s.args)
+    return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
   if (n_args)
-    memcpy (s->args, args, n_args * sizeof *args);
-  s->n_args = n_args;
-  program->n_steps++;
-  return FX_OK;
+    memcpy (s.args, args, n_args * sizeof *args);
+  if ((st = add_step (program, &s, label ? label : kernel, diag)) != FX_OK)
+    free (s.args);
+  return st;
 }
 
 static fx_cuda_matrix
@@ -310,7 +301,6 @@ fx_cuda_program_add_gemm_ex (fx_cuda_program *program, const fx_cuda_program_gem
   const fx_cuda_program_gemm *g = gemm;
   fx_cuda_gemm_desc desc;
   fx_cuda_gemm_plan *plan = NULL;
-  program_step *s;
   fx_status st;
   size_t align;
 
@@ -350,33 +340,20 @@ fx_cuda_program_add_gemm_ex (fx_cuda_program *program, const fx_cuda_program_gem
   if ((st = fx_cuda_gemm_plan_new (program->cuda, &desc, g->max_algos > 0 ? g->max_algos : 1, &plan, diag))
       != FX_OK)
     return st;
-  if (!(s = new_step (program, STEP_GEMM, g->label ? g->label : "extern_kernels.mm", diag)))
+  program_step s = {
+    .kind = STEP_GEMM, .plan = plan, .op = strdup (g->op ? g->op : (g->batch > 1 ? "bmm" : "mm")),
+    .dtype = g->dtype, .batch = g->batch, .alpha = g->alpha, .beta = g->beta, .a = g->a, .b = g->b, .c = g->d,
+    .has_cin = g->has_c, .cin = g->c, .has_bias = g->has_bias, .bias_buffer = g->bias_buffer,
+    .bias_offset = g->bias_offset,
+  };
+  st = s.op ? add_step (program, &s, g->label ? g->label : "extern_kernels.mm", diag)
+            : fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
+  if (st != FX_OK)
     {
+      free (s.op);
       fx_cuda_gemm_plan_free (plan);
-      return FX_ERR_NOMEM;
     }
-  s->op = strdup (g->op ? g->op : (g->batch > 1 ? "bmm" : "mm"));
-  if (!s->op)
-    {
-      free (s->label);
-      fx_cuda_gemm_plan_free (plan);
-      return fx_diag_set (diag, FX_ERR_NOMEM, "out of host memory");
-    }
-  s->plan = plan;
-  s->dtype = g->dtype;
-  s->batch = g->batch;
-  s->alpha = g->alpha;
-  s->beta = g->beta;
-  s->a = g->a;
-  s->b = g->b;
-  s->c = g->d;
-  s->has_cin = g->has_c;
-  s->cin = g->c;
-  s->has_bias = g->has_bias;
-  s->bias_buffer = g->bias_buffer;
-  s->bias_offset = g->bias_offset;
-  program->n_steps++;
-  return FX_OK;
+  return st;
 }
 
 fx_status
@@ -406,57 +383,41 @@ fx_cuda_program_add_broadcast (fx_cuda_program *program, const char *label, fx_d
                                const fx_cuda_buffer_matrix *src, double scale, const fx_cuda_buffer_matrix *dst,
                                fx_diag *diag)
 {
-  program_step *s;
   fx_status st;
 
   if ((st = check_matrix (program, "broadcast src", src, dtype, 1, diag)) != FX_OK
       || (st = check_matrix (program, "broadcast dst", dst, dtype, 1, diag)) != FX_OK)
     return st;
-  if (!(s = new_step (program, STEP_BROADCAST, label ? label : "broadcast", diag)))
-    return FX_ERR_NOMEM;
-  s->dtype = dtype;
-  s->alpha = scale;
-  s->a = *src;
-  s->c = *dst;
-  program->n_steps++;
-  return FX_OK;
+  program_step s = { .kind = STEP_BROADCAST, .dtype = dtype, .alpha = scale, .a = *src, .c = *dst };
+  return add_step (program, &s, label ? label : "broadcast", diag);
 }
 
 fx_status
 fx_cuda_program_add_host (fx_cuda_program *program, const char *label, fx_cuda_host_fn fn, void *ctx, fx_diag *diag)
 {
-  program_step *s;
-
-  if (!(s = new_step (program, STEP_HOST, label ? label : "host", diag)))
-    return FX_ERR_NOMEM;
-  s->host_fn = fn;
-  s->host_ctx = ctx;
-  program->n_steps++;
-  return FX_OK;
+  program_step s = { .kind = STEP_HOST, .host_fn = fn, .host_ctx = ctx };
+  return add_step (program, &s, label ? label : "host", diag);
 }
 
-/* A step over three buffer places a, b and cin (take: out, src, idx; argreduce: val or -1, src, idx), checked. */
+/* Adds STEP (its kind and payload filled) over three buffer places a, b and cin (take: out, src, idx; argreduce: val
+   or -1, src, idx), checked. */
 static fx_status
-add_three_buffer_step (fx_cuda_program *program, step_kind kind, const char *label, int a_buffer, size_t a_offset,
-                       int b_buffer, size_t b_offset, int c_buffer, size_t c_offset, bool a_optional,
-                       program_step **out, fx_diag *diag)
+add_three_buffer_step (fx_cuda_program *program, program_step *step, const char *label, int a_buffer,
+                       size_t a_offset, int b_buffer, size_t b_offset, int c_buffer, size_t c_offset, bool a_optional,
+                       fx_diag *diag)
 {
-  program_step *s;
   int bufs[3] = { a_buffer, b_buffer, c_buffer };
 
   for (int i = 0; i < 3; i++)
     if ((bufs[i] < 0 && !(i == 0 && a_optional)) || (bufs[i] >= 0 && (size_t) bufs[i] >= program->n_buffers))
       return fx_diag_set (diag, FX_ERR_INVALID, "%s: no buffer %d", label, bufs[i]);
-  if (!(s = new_step (program, kind, label, diag)))
-    return FX_ERR_NOMEM;
-  s->a.buffer = a_buffer;
-  s->a.offset = a_offset;
-  s->b.buffer = b_buffer;
-  s->b.offset = b_offset;
-  s->cin.buffer = c_buffer;
-  s->cin.offset = c_offset;
-  *out = s;
-  return FX_OK;
+  step->a.buffer = a_buffer;
+  step->a.offset = a_offset;
+  step->b.buffer = b_buffer;
+  step->b.offset = b_offset;
+  step->cin.buffer = c_buffer;
+  step->cin.offset = c_offset;
+  return add_step (program, step, label, diag);
 }
 
 fx_status
@@ -464,15 +425,9 @@ fx_cuda_program_add_argreduce (fx_cuda_program *program, const char *label, fx_d
                                const fx_cuda_argreduce_desc *desc, int val_buffer, size_t val_offset, int idx_buffer,
                                size_t idx_offset, int src_buffer, size_t src_offset, fx_diag *diag)
 {
-  program_step *s = NULL;
-  fx_status st = add_three_buffer_step (program, STEP_ARGREDUCE, label ? label : "argreduce", val_buffer, val_offset,
-                                        src_buffer, src_offset, idx_buffer, idx_offset, true, &s, diag);
-  if (st != FX_OK)
-    return st;
-  s->argred = *desc;
-  s->dtype = dtype;
-  program->n_steps++;
-  return FX_OK;
+  program_step s = { .kind = STEP_ARGREDUCE, .argred = *desc, .dtype = dtype };
+  return add_three_buffer_step (program, &s, label ? label : "argreduce", val_buffer, val_offset, src_buffer,
+                                src_offset, idx_buffer, idx_offset, true, diag);
 }
 
 fx_status
@@ -480,15 +435,9 @@ fx_cuda_program_add_take (fx_cuda_program *program, const char *label, size_t el
                           int out_buffer, size_t out_offset, int src_buffer, size_t src_offset, int idx_buffer,
                           size_t idx_offset, fx_diag *diag)
 {
-  program_step *s = NULL;
-  fx_status st = add_three_buffer_step (program, STEP_TAKE, label ? label : "take", out_buffer, out_offset, src_buffer,
-                                        src_offset, idx_buffer, idx_offset, false, &s, diag);
-  if (st != FX_OK)
-    return st;
-  s->take = *desc;
-  s->elem_size = elem_size;
-  program->n_steps++;
-  return FX_OK;
+  program_step s = { .kind = STEP_TAKE, .take = *desc, .elem_size = elem_size };
+  return add_three_buffer_step (program, &s, label ? label : "take", out_buffer, out_offset, src_buffer, src_offset,
+                                idx_buffer, idx_offset, false, diag);
 }
 
 bool
@@ -801,7 +750,7 @@ fx_cuda_program_run (fx_cuda_program *program, fx_cuda_stream *stream, const fx_
                      fx_diag *diag)
 {
   fx_cuda_program *p = program;
-  fx_cuda_stream *s = stream ? stream : p->cuda->default_stream;
+  fx_cuda_stream *s = fx_cuda_stream_or_default (p->cuda, stream);
   fx_status st;
 
   if (n_inputs != p->n_inputs || n_outputs != p->n_outputs)

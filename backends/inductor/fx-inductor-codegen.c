@@ -333,40 +333,33 @@ emit_next_row_prefetch (const ind_program *p, const ind_group *G, const kernel_p
     int64_t off, xc[IND_MAXD];
   } seen[8];
   int n_seen = 0;
-  for (int k = 0; k < G->n_nodes && n_seen < 8; k++)
+  ind_load_walk w = { 0 };
+  while (n_seen < 8 && ind_group_next_load (p, G, &w))
     {
-      const ind_node *n = &p->nodes[G->nodes[k]];
-      for (int o = 0; o < n->n_opnd && n_seen < 8; o++)
-        {
-          const ind_operand *op = &n->opnd[o];
-          if (op->kind != IND_OPND_LOAD || op->local >= 0 || op->indirect || kp->buf_param[op->buf] < 0)
-            continue;
-          int64_t xc[IND_MAXD], rc[IND_MAXD];
-          ind_split_coef (n, op->coef, G->kx, xc, rc);
-          if (rc[0] != 1 || xc[G->kx - 1] == 0)
-            continue;
-          bool dup = false;
-          for (int q = 0; q < n_seen && !dup; q++)
-            dup = seen[q].buf == op->buf && seen[q].off == op->offset && memcmp (seen[q].xc, xc, sizeof xc) == 0;
-          if (dup)
-            continue;
-          seen[n_seen].buf = op->buf;
-          seen[n_seen].off = op->offset;
-          memcpy (seen[n_seen].xc, xc, sizeof xc);
-          n_seen++;
-          int per_line = 64 / (int) fx_dtype_size (p->bufs[op->buf].dtype);
-          if (per_line < 1)
-            per_line = 1;
-          ind_printf (depth, out, "for (int64_t rq = 0; rq < %d; rq += %d)\n", lanes, per_line);
-          ind_printf (depth, out, "{\n");
-          ind_printf (depth + 1, out, "const int64_t r0 = rb + rq;\n");
-          ind_printf (depth + 1, out, "__builtin_prefetch (&");
-          ind_param_name (kp, op->buf, out);
-          fx_buf_putc (out, '[');
-          ind_put_index (xc, G->kx, rc, G->kr, op->offset + xc[G->kx - 1], NULL, out);
-          fx_buf_puts (out, "]);\n");
-          ind_printf (depth, out, "}\n");
-        }
+      const ind_operand *op = w.op;
+      if (op->indirect || kp->buf_param[op->buf] < 0 || w.rc[0] != 1 || w.xc[G->kx - 1] == 0)
+        continue;
+      bool dup = false;
+      for (int q = 0; q < n_seen && !dup; q++)
+        dup = seen[q].buf == op->buf && seen[q].off == op->offset && memcmp (seen[q].xc, w.xc, sizeof w.xc) == 0;
+      if (dup)
+        continue;
+      seen[n_seen].buf = op->buf;
+      seen[n_seen].off = op->offset;
+      memcpy (seen[n_seen].xc, w.xc, sizeof w.xc);
+      n_seen++;
+      int per_line = 64 / (int) fx_dtype_size (p->bufs[op->buf].dtype);
+      if (per_line < 1)
+        per_line = 1;
+      ind_printf (depth, out, "for (int64_t rq = 0; rq < %d; rq += %d)\n", lanes, per_line);
+      ind_printf (depth, out, "{\n");
+      ind_printf (depth + 1, out, "const int64_t r0 = rb + rq;\n");
+      ind_printf (depth + 1, out, "__builtin_prefetch (&");
+      ind_param_name (kp, op->buf, out);
+      fx_buf_putc (out, '[');
+      ind_put_index (w.xc, G->kx, w.rc, G->kr, op->offset + w.xc[G->kx - 1], NULL, out);
+      fx_buf_puts (out, "]);\n");
+      ind_printf (depth, out, "}\n");
     }
 }
 
@@ -657,19 +650,10 @@ transposed_tile (const ind_program *p, const ind_group *G)
       || G->xs[G->kx - 2] % IND_TRANSPOSE_TILE != 0)
     return false;
   bool transposed = false;
-  for (int k = 0; k < G->n_nodes; k++)
-    {
-      const ind_node *n = &p->nodes[G->nodes[k]];
-      for (int o = 0; o < n->n_opnd; o++)
-        {
-          const ind_operand *op = &n->opnd[o];
-          if (op->kind != IND_OPND_LOAD || op->local >= 0 || op->indirect)
-            continue;
-          int64_t xc[IND_MAXD], rc[IND_MAXD];
-          ind_split_coef (n, op->coef, G->kx, xc, rc);
-          transposed |= xc[G->kx - 2] == 1 && xc[G->kx - 1] != 0 && xc[G->kx - 1] != 1;
-        }
-    }
+  ind_load_walk w = { 0 };
+  while (ind_group_next_load (p, G, &w))
+    if (!w.op->indirect)
+      transposed |= w.xc[G->kx - 2] == 1 && w.xc[G->kx - 1] != 0 && w.xc[G->kx - 1] != 1;
   return transposed;
 }
 

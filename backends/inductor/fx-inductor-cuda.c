@@ -169,25 +169,17 @@ outer_reduction (const ind_program *p, const ind_group *G)
   if (G->kx == 0 || G->kr == 0)
     return false;
   bool any = false;
-  for (int k = 0; k < G->n_nodes; k++)
+  ind_load_walk w = { 0 };
+  while (ind_group_next_load (p, G, &w))
     {
-      const ind_node *n = &p->nodes[G->nodes[k]];
-      for (int o = 0; o < n->n_opnd; o++)
-        {
-          const ind_operand *op = &n->opnd[o];
-          if (op->kind != IND_OPND_LOAD || op->local >= 0)
-            continue;
-          int64_t xc[IND_MAXD], rc[IND_MAXD];
-          ind_split_coef (n, op->coef, G->kx, xc, rc);
-          bool uses_r = false;
-          for (int d = 0; d < G->kr; d++)
-            uses_r |= rc[d] != 0;
-          if (!uses_r)
-            continue;
-          if (rc[G->kr - 1] == 1 || xc[G->kx - 1] != 1)
-            return false;
-          any = true;
-        }
+      bool uses_r = false;
+      for (int d = 0; d < G->kr; d++)
+        uses_r |= w.rc[d] != 0;
+      if (!uses_r)
+        continue;
+      if (w.rc[G->kr - 1] == 1 || w.xc[G->kx - 1] != 1)
+        return false;
+      any = true;
     }
   return any;
 }

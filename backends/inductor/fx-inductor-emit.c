@@ -127,6 +127,26 @@ ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int
     }
 }
 
+bool
+ind_group_next_load (const ind_program *p, const ind_group *G, ind_load_walk *w)
+{
+  for (; w->k < G->n_nodes; w->k++, w->o = 0)
+    {
+      const ind_node *n = &p->nodes[G->nodes[w->k]];
+      while (w->o < n->n_opnd)
+        {
+          const ind_operand *op = &n->opnd[w->o++];
+          if (op->kind != IND_OPND_LOAD || op->local >= 0)
+            continue;
+          w->n = n;
+          w->op = op;
+          ind_split_coef (n, op->coef, G->kx, w->xc, w->rc);
+          return true;
+        }
+    }
+  return false;
+}
+
 void
 ind_node_store_coef (const ind_node *n, int64_t *coef)
 {

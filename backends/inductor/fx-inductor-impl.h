@@ -516,6 +516,16 @@ int ind_group_next (const ind_program *p, const ind_group *G, int seg, int kind,
 int ind_group_next_red (const ind_program *p, const ind_group *G, int seg, ind_red red, int *k);
 /* node coefficients (per node variable) → kernel x / r coefficients (the node's non-unit dims in order) */
 void ind_split_coef (const ind_node *n, const int64_t *coef, int kx, int64_t *xc, int64_t *rc);
+/* A walk over the loads a group's nodes read from a buffer (not from a local), node by node: start it zeroed. */
+typedef struct ind_load_walk
+{
+  int k, o;                            /* where the walk goes on: node k of the group, its operand o */
+  const ind_node *n;                   /* the load's node and operand */
+  const ind_operand *op;
+  int64_t xc[IND_MAXD], rc[IND_MAXD];  /* its coefficients as ind_split_coef splits them */
+} ind_load_walk;
+/* Moves w to the group's next such load; false at the end. */
+bool ind_group_next_load (const ind_program *p, const ind_group *G, ind_load_walk *w);
 /* the contiguous coefficients of a node's output over its kept dims */
 void ind_node_store_coef (const ind_node *n, int64_t *coef);
 /* How an index expression is written: 32-bit constants (CUDA when every index fits), and which x / r variable is

@@ -167,6 +167,25 @@ pass_schedule (ind_pipeline *pl, fx_diag *diag)
   return st;
 }
 
+/* Symbolic kernels: SYM, the source generalized over the input symbols (OK), is what gets built and shown from
+   here on; else it goes, pl->syms is dropped (the caller still owns it) and the concrete source stands. Returns OK:
+   the caller then moves the kernels' source spans into SYM (ind_syms_map_offset). */
+static bool
+use_symbolic_source (ind_pipeline *pl, bool ok, fx_buf *sym)
+{
+  if (ok)
+    {
+      fx_buf_free (&pl->source);
+      pl->source = *sym;
+    }
+  else
+    {
+      fx_buf_free (sym);
+      pl->syms = NULL;
+    }
+  return ok;
+}
+
 /* C with OpenMP and omp simd loops, one function per group. */
 static fx_status
 pass_codegen_c (ind_pipeline *pl, fx_diag *diag)
@@ -174,31 +193,20 @@ pass_codegen_c (ind_pipeline *pl, fx_diag *diag)
   (void) diag;
   pl->prog.use_mvec = ind_have_mvec ();
   ind_codegen (&pl->prog, &pl->source);
-  if (pl->syms)
-    {
-      /* symbolic kernels: the source generalized over the input symbols is what gets built and shown */
-      fx_buf sym;
-      fx_buf_init (&sym);
-      if (ind_syms_generalize (pl->syms, pl->inputs, pl->n_inputs, &pl->source, &sym, &pl->sym_why) == FX_OK)
-        {
-          for (int g = 0; g < pl->prog.n_groups; g++)
-            {
-              ind_group *G = &pl->prog.groups[g];
-              if (G->src_end > G->src_begin)
-                {
-                  G->src_begin = ind_syms_map_offset (pl->syms, G->src_begin);
-                  G->src_end = ind_syms_map_offset (pl->syms, G->src_end);
-                }
-            }
-          fx_buf_free (&pl->source);
-          pl->source = sym;
-        }
-      else
-        {
-          fx_buf_free (&sym);
-          pl->syms = NULL;   /* the caller still owns it */
-        }
-    }
+  fx_buf sym;
+  fx_buf_init (&sym);
+  if (pl->syms
+      && use_symbolic_source (pl, ind_syms_generalize (pl->syms, pl->inputs, pl->n_inputs, &pl->source, &sym,
+                                                        &pl->sym_why) == FX_OK, &sym))
+    for (int g = 0; g < pl->prog.n_groups; g++)
+      {
+        ind_group *G = &pl->prog.groups[g];
+        if (G->src_end > G->src_begin)
+          {
+            G->src_begin = ind_syms_map_offset (pl->syms, G->src_begin);
+            G->src_end = ind_syms_map_offset (pl->syms, G->src_end);
+          }
+      }
   record (pl, "output_code.c", "code", &pl->source);
   return FX_OK;
 }
@@ -276,33 +284,22 @@ pass_codegen_cuda (ind_pipeline *pl, fx_diag *diag)
   ind_cuda_plan_kind (p, &pl->plan, pl->cuda_kind);
   if (!pl->syms)
     ind_cuda_codegen (p, &pl->plan, &pl->source);
-  if (pl->syms)
-    {
-      /* the symbolic source a build makes (ind_gpu_compile), the kernels' spans moved into it */
-      fx_buf sym;
-      fx_buf_init (&sym);
-      if (ind_cuda_symbolic_source (p, &pl->plan, pl->syms, pl->inputs, pl->n_inputs, &pl->source, &sym,
-                                    &pl->sym_why))
-        {
-          for (int g = 0; g < p->n_groups; g++)
-            {
-              ind_cuda_kernel *ck = &pl->plan.kernels[g];
-              if (ck->name)
-                {
-                  ck->src_begin = ind_syms_map_offset (pl->syms, ck->src_begin);
-                  ck->src_mid = ind_syms_map_offset (pl->syms, ck->src_mid);
-                  ck->src_end = ind_syms_map_offset (pl->syms, ck->src_end);
-                }
-            }
-          fx_buf_free (&pl->source);
-          pl->source = sym;
-        }
-      else
-        {
-          fx_buf_free (&sym);
-          pl->syms = NULL;
-        }
-    }
+  /* the symbolic source a build makes (ind_gpu_compile) */
+  fx_buf sym;
+  fx_buf_init (&sym);
+  if (pl->syms
+      && use_symbolic_source (pl, ind_cuda_symbolic_source (p, &pl->plan, pl->syms, pl->inputs, pl->n_inputs,
+                                                            &pl->source, &sym, &pl->sym_why), &sym))
+    for (int g = 0; g < p->n_groups; g++)
+      {
+        ind_cuda_kernel *ck = &pl->plan.kernels[g];
+        if (ck->name)
+          {
+            ck->src_begin = ind_syms_map_offset (pl->syms, ck->src_begin);
+            ck->src_mid = ind_syms_map_offset (pl->syms, ck->src_mid);
+            ck->src_end = ind_syms_map_offset (pl->syms, ck->src_end);
+          }
+      }
   if (pl->out == NULL)
     return FX_OK;
   record (pl, "output_code.cu", "code", &pl->source);

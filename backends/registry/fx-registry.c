@@ -1,6 +1,7 @@
 /* fx-registry.c: the backend registry (register, look up with PyTorch's InvalidBackend message, list without the
    debug/experimental tags), compiled objects (kernels, artifacts, timed compile) and composed fallback backends. */
 #include "registry/fx-registry.h"
+#include "registry/fx-backend-kit.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -511,10 +512,7 @@ static fx_status
 fallback_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
 {
   fallback_impl *impl = c->impl;
-  fx_status st = fx_compiled_profile (impl->inner, inputs, n_inputs, repeat, diag);
-  for (size_t k = 0; st == FX_OK && k < c->n_kernels && k < impl->inner->n_kernels; k++)
-    c->kernels[k].time_ms = impl->inner->kernels[k].time_ms;
-  return st;
+  return fx_wrap_profile (c, impl->inner, fx_compiled_profile, inputs, n_inputs, repeat, diag);
 }
 
 static void

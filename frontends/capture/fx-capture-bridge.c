@@ -219,6 +219,30 @@ clear_values (fx_value *v, size_t n)
     fx_value_clear (&v[i]);
 }
 
+/* The items of the Python sequence OBJ as engine values in ARENA (WHAT names the argument in the TypeError when
+   OBJ is no sequence). Returns 0, or -1 with the Python error set; *n counts the values made either way (to clear). */
+static int
+values_from_seq (PyObject *obj, const char *what, fx_arena *arena, fx_value **out, size_t *n)
+{
+  PyObject *seq = PySequence_Fast (obj, what);
+  int rc = seq ? 0 : -1;
+  size_t len = seq ? (size_t) PySequence_Fast_GET_SIZE (seq) : 0;
+  *out = fx_arena_alloc (arena, sizeof (fx_value) * (len + 1));
+  for (*n = 0; rc == 0 && *n < len; ++*n)
+    if ((rc = value_from_py (PySequence_Fast_GET_ITEM (seq, (Py_ssize_t) *n), arena, &(*out)[*n])) != 0)
+      break;
+  Py_XDECREF (seq);
+  return rc;
+}
+
+/* An "O&" converter: the compiled object in an engine_compile capsule. */
+static int
+compiled_from_py (PyObject *cap, void *out)
+{
+  *(fx_compiled **) out = PyCapsule_GetPointer (cap, COMPILED_CAPSULE);
+  return *(fx_compiled **) out != NULL;
+}
+
 /* engine_compile(graph_json, backend, mode, options, examples) -> compiled */
 static PyObject *
 py_engine_compile (PyObject *self, PyObject *args)
@@ -243,17 +267,8 @@ py_engine_compile (PyObject *self, PyObject *args)
   size_t n_ex = 0;
   fx_option_kv *kv = NULL;
   size_t n_kv = 0;
-  PyObject *seq = PySequence_Fast (examples, "examples must be a sequence");
-  if (seq == NULL)
+  if (values_from_seq (examples, "examples must be a sequence", arena, &ex, &n_ex) != 0)
     goto out;
-  n_ex = (size_t) PySequence_Fast_GET_SIZE (seq);
-  ex = fx_arena_alloc (arena, sizeof (fx_value) * (n_ex + 1));
-  for (size_t i = 0; i < n_ex; i++)
-    if (value_from_py (PySequence_Fast_GET_ITEM (seq, (Py_ssize_t) i), arena, &ex[i]) != 0)
-      {
-        n_ex = i;
-        goto out;
-      }
   if (options && options != Py_None)
     {
       if (!PyDict_Check (options))
@@ -294,7 +309,6 @@ py_engine_compile (PyObject *self, PyObject *args)
   if (result == NULL)
     fx_compiled_free (c);
 out:
-  Py_XDECREF (seq);
   clear_values (ex, n_ex);
   fx_arena_free (arena);
   fx_graph_free (graph);
@@ -305,27 +319,18 @@ out:
 static PyObject *
 py_engine_run (PyObject *self, PyObject *args)
 {
-  PyObject *cap, *inputs;
-  if (!PyArg_ParseTuple (args, "OO", &cap, &inputs))
-    return NULL;
-  fx_compiled *c = PyCapsule_GetPointer (cap, COMPILED_CAPSULE);
-  if (c == NULL)
-    return NULL;
-  PyObject *seq = PySequence_Fast (inputs, "inputs must be a sequence");
-  if (seq == NULL)
+  fx_compiled *c;
+  PyObject *inputs;
+  if (!PyArg_ParseTuple (args, "O&O", compiled_from_py, &c, &inputs))
     return NULL;
   fx_arena *arena = fx_arena_new ();
-  size_t n_in = (size_t) PySequence_Fast_GET_SIZE (seq);
-  fx_value *in = fx_arena_alloc (arena, sizeof (fx_value) * (n_in + 1));
+  fx_value *in = NULL;
+  size_t n_in = 0;
   PyObject *result = NULL;
   fx_value *out = NULL;
   size_t n_out = 0;
-  for (size_t i = 0; i < n_in; i++)
-    if (value_from_py (PySequence_Fast_GET_ITEM (seq, (Py_ssize_t) i), arena, &in[i]) != 0)
-      {
-        n_in = i;
-        goto out;
-      }
+  if (values_from_seq (inputs, "inputs must be a sequence", arena, &in, &n_in) != 0)
+    goto out;
   fx_diag diag;
   fx_diag_clear (&diag);
   fx_status st;
@@ -337,22 +342,12 @@ py_engine_run (PyObject *self, PyObject *args)
       raise_diag ("engine run", &diag);
       goto out;
     }
-  result = PyTuple_New ((Py_ssize_t) n_out);
-  for (size_t i = 0; result && i < n_out; i++)
-    {
-      PyObject *o = value_to_py (&out[i]);
-      if (o == NULL)
-        {
-          Py_CLEAR (result);
-          break;
-        }
-      PyTuple_SET_ITEM (result, (Py_ssize_t) i, o);
-    }
+  fx_value outputs = { .kind = FX_VALUE_TUPLE, .u.seq = { out, n_out } };
+  result = value_to_py (&outputs);
 out:
   clear_values (out, n_out);
   clear_values (in, n_in);
   fx_arena_free (arena);
-  Py_DECREF (seq);
   return result;
 }
 
@@ -360,11 +355,8 @@ out:
 static PyObject *
 py_engine_kernels (PyObject *self, PyObject *args)
 {
-  PyObject *cap;
-  if (!PyArg_ParseTuple (args, "O", &cap))
-    return NULL;
-  fx_compiled *c = PyCapsule_GetPointer (cap, COMPILED_CAPSULE);
-  if (c == NULL)
+  fx_compiled *c;
+  if (!PyArg_ParseTuple (args, "O&", compiled_from_py, &c))
     return NULL;
   PyObject *list = PyList_New (0);
   for (size_t k = 0; k < c->n_kernels; k++)

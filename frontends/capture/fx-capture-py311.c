@@ -2141,6 +2141,40 @@ seq_of (tracer *tr, bool is_list, size_t n)
   return v;
 }
 
+/* Calls FN on ARGS (at most 8) when every one is a constant, on their materialized values. False when one is not
+   (nothing called); else true with *out the result, NULL (the error cleared) when FN raised. */
+static bool
+call_on_constants (PyObject *fn, var **args, size_t nargs, PyObject **out)
+{
+  PyObject *a[8] = { NULL };
+  size_t got = 0;
+  for (; got < nargs; got++)
+    if (!(a[got] = var_materialize (args[got])))
+      break;
+  *out = got == nargs ? PyObject_Vectorcall (fn, a, nargs, NULL) : NULL;
+  for (size_t i = 0; i < got; i++)
+    Py_DECREF (a[i]);
+  if (got == nargs && !*out)
+    PyErr_Clear ();
+  return got == nargs;
+}
+
+/* What a call folded on constants gives: R as a constant; or, when it raised (R NULL), the failure "WHAT raised while
+   tracing" with the Python error cleared. Takes R. */
+static var *
+folded_call (tracer *tr, PyObject *r, const char *what)
+{
+  if (!r)
+    {
+      PyErr_Clear ();
+      fail (tr, 0, "%s raised while tracing", what);
+      return NULL;
+    }
+  var *v = const_var (tr, r);
+  Py_DECREF (r);
+  return v;
+}
+
 /* Builtins over tuples/lists that hold graph values: len, isinstance, enumerate, zip, list, tuple, reversed, as
    Dynamo's BuiltinVariable does for ListVariable/TupleVariable. A sequence of constants is materialized and the
    builtin runs on it. *handled is false when the call is not one of these. */
@@ -2159,31 +2193,19 @@ seq_builtin (tracer *tr, frame *f, PyObject *fn, var **args, size_t nargs, bool 
   if (!name || PyDict_GetItemString (bdict, name) != fn)
     return NULL;
   /* only constants inside: run the builtin on the materialized values */
-  PyObject *a[8];
-  size_t got = 0;
-  for (; got < nargs; got++)
-    if (!(a[got] = var_materialize (args[got])))
-      break;
-  if (got == nargs)
+  PyObject *folded;
+  if (call_on_constants (fn, args, nargs, &folded))
     {
-      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
-      for (size_t i = 0; i < nargs; i++)
-        Py_DECREF (a[i]);
-      if (!r)
-        {
-          PyErr_Clear ();
-          return NULL;   /* not handled: the usual path reports it */
-        }
+      if (!folded)
+        return NULL;   /* not handled: the usual path reports it */
       *handled = true;
       /* iterators (enumerate, zip, reversed over constants) are made lists, which the loops unroll */
-      if (PyIter_Check (r))
-        Py_SETREF (r, PySequence_List (r));
-      var *v = r ? const_var (tr, r) : NULL;
-      Py_XDECREF (r);
+      if (PyIter_Check (folded))
+        Py_SETREF (folded, PySequence_List (folded));
+      var *v = folded ? const_var (tr, folded) : NULL;
+      Py_XDECREF (folded);
       return v;
     }
-  for (size_t i = 0; i < got; i++)
-    Py_DECREF (a[i]);
   var *s0 = args[0];
   if (strcmp (name, "len") == 0 && nargs == 1 && (s0->kind == V_SEQ || s0->kind == V_DICT))
     {
@@ -2799,28 +2821,13 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
       PyErr_Clear ();
       if (mn && (strcmp (mn, "math") == 0 || strcmp (mn, "_operator") == 0 || strcmp (mn, "cmath") == 0))
         {
-          PyObject *a[8];
-          size_t got = 0;
-          for (; got < nargs; got++)
-            if (!(a[got] = var_materialize (args[got])))
-              break;
-          if (got == nargs)
+          PyObject *r;
+          if (call_on_constants (fn, args, nargs, &r))
             {
-              PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
-              for (size_t i = 0; i < nargs; i++)
-                Py_DECREF (a[i]);
-              if (!r)
-                {
-                  PyErr_Clear ();
-                  fail (tr, 0, "%s.%s raised while tracing", mn, ((PyCFunctionObject *) fn)->m_ml->ml_name);
-                  return NULL;
-                }
-              var *v = const_var (tr, r);
-              Py_DECREF (r);
-              return v;
+              char what[256];
+              snprintf (what, sizeof what, "%s.%s", mn, ((PyCFunctionObject *) fn)->m_ml->ml_name);
+              return folded_call (tr, r, what);
             }
-          for (size_t i = 0; i < got; i++)
-            Py_DECREF (a[i]);
         }
     }
   if (PyCFunction_Check (fn) && PyCFunction_GET_SELF (fn) == fxc.builtins)
@@ -2862,16 +2869,9 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
             }
           a[i] = args[i]->obj;
         }
-      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
-      if (!r)
-        {
-          PyErr_Clear ();
-          fail (tr, 0, "builtin %s raised while tracing", bn);
-          return NULL;
-        }
-      var *v = const_var (tr, r);
-      Py_DECREF (r);
-      return v;
+      char what[256];
+      snprintf (what, sizeof what, "builtin %s", bn);
+      return folded_call (tr, PyObject_Vectorcall (fn, a, nargs, NULL), what);
     }
   if (fn == (PyObject *) &PySuper_Type && !kwnames && (nargs == 0 || nargs == 2))
     return super_var (tr, f, nargs ? args[0] : NULL, nargs ? args[1] : NULL);
@@ -2889,16 +2889,9 @@ call_var (tracer *tr, frame *f, var *fnv, var **args, size_t nargs, PyObject *kw
             }
           a[i] = args[i]->obj;
         }
-      PyObject *r = PyObject_Vectorcall (fn, a, nargs, NULL);
-      if (!r)
-        {
-          PyErr_Clear ();
-          fail (tr, 0, "builtin %s raised while tracing", ((PyTypeObject *) fn)->tp_name);
-          return NULL;
-        }
-      var *v = const_var (tr, r);
-      Py_DECREF (r);
-      return v;
+      char what[256];
+      snprintf (what, sizeof what, "builtin %s", ((PyTypeObject *) fn)->tp_name);
+      return folded_call (tr, PyObject_Vectorcall (fn, a, nargs, NULL), what);
     }
   if (allowed == 1 || is_torch_callable (fn))
     {

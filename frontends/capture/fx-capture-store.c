@@ -24,19 +24,6 @@ jint (json_object *o, const char *key, int dflt)
   return json_object_get_int (v);
 }
 
-/* FNV-1a over the record text: re-importing the same record is a no-op. */
-static void
-hash_hex (const char *text, size_t len, char out[17])
-{
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < len; i++)
-    {
-      h ^= (unsigned char) text[i];
-      h *= 1099511628211ULL;
-    }
-  snprintf (out, 17, "%016llx", (unsigned long long) h);
-}
-
 /* The compile row of a record, with what the record says about it. */
 static fx_status
 put_compile (fx_store *store, int64_t input, json_object *r, int64_t *row, fx_diag *diag)
@@ -82,8 +69,9 @@ fx_capture_record_to_store (const char *json_text, size_t len, const char *progr
       json_object_put (root);
       return st;
     }
+  /* the record text's FNV-1a: re-importing the same record is a no-op */
   char hash[17];
-  hash_hex (json_text, len, hash);
+  snprintf (hash, sizeof hash, "%016llx", (unsigned long long) fx_hash_bytes (json_text, len, 0));
   int64_t existing = 0, input = 0;
   st = fx_store_find_input (store, hash, &existing, diag);
   if (st == FX_OK && !existing)

@@ -858,6 +858,29 @@ static _Thread_local PyObject **spec_frame_locals;
 static _Thread_local PyObject *spec_memo;
 static PyObject *spec_build_items (PyObject *spec, const char *kind, PyObject *arg, PyObject *outs);
 
+/* ('s', source) specs read the locals as the call entered, cells in place: a snapshot of the first N, new references
+   (the locals are replaced while specs are built). */
+static PyObject **
+spec_locals_snapshot (PyObject *const *locals, int n)
+{
+  PyObject **snap = calloc ((size_t) n + 1, sizeof (PyObject *));
+  for (int i = 0; i < n; i++)
+    snap[i] = Py_XNewRef (locals[i]);
+  return snap;
+}
+
+/* The end of a rebuild that spec_locals_snapshot started: the specs' env and memo are gone, the snapshot freed. */
+static void
+spec_rebuild_end (PyObject **snap, int n)
+{
+  spec_frame_locals = NULL;
+  spec_entry = NULL;
+  Py_CLEAR (spec_memo);
+  for (int i = 0; i < n; i++)
+    Py_XDECREF (snap[i]);
+  free (snap);
+}
+
 /* Rebuilds a value from its spec and the graph's outputs. */
 static PyObject *
 spec_build (PyObject *spec, PyObject *outs)
@@ -1028,10 +1051,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   PyObject *fclosure = ((PyFunctionObject *) FXC_FRAME_FUNC (frame))->func_closure;
   for (int i = 0; fclosure && i < co->co_nfreevars && i < PyTuple_GET_SIZE (fclosure); i++)
     Py_XSETREF (vals[nl - co->co_nfreevars + i], Py_NewRef (PyTuple_GET_ITEM (fclosure, i)));
-  /* ('s', source) specs read the locals as on entry (cells in place): a snapshot, since vals is replaced below */
-  PyObject **entry_locals = calloc ((size_t) nl + 1, sizeof (PyObject *));
-  for (int i = 0; i < nl; i++)
-    entry_locals[i] = Py_XNewRef (vals[i]);
+  PyObject **entry_locals = spec_locals_snapshot (vals, nl);
   const spec_env env = { entry_locals, frame->f_globals, frame->f_builtins };
   spec_frame_locals = vals;
   spec_entry = &env;
@@ -1163,12 +1183,7 @@ entry_resume (fxc_entry *e, _PyInterpreterFrame *frame, PyObject *outs)
   else
     res = PyObject_Vectorcall (fn, vals, nl + npass, NULL);
 out:
-  spec_frame_locals = NULL;
-  spec_entry = NULL;
-  Py_CLEAR (spec_memo);
-  for (int i = 0; i < nl; i++)
-    Py_XDECREF (entry_locals[i]);
-  free (entry_locals);
+  spec_rebuild_end (entry_locals, nl);
   for (Py_ssize_t i = 0; i < nl + ns; i++)
     Py_XDECREF (vals[i]);
   free (vals);
@@ -1236,11 +1251,8 @@ out:
   PyCodeObject *co = frame->f_code;
   if (e->break_kind != FXC_BREAK_OTHER && e->resume_fn[0])
     return entry_resume (e, frame, outs);
-  /* ('s', source) specs read the locals as this call entered: a snapshot, since locals are replaced below */
   int base = co->co_nlocalsplus;
-  PyObject **entry_locals = calloc ((size_t) base + 1, sizeof (PyObject *));
-  for (int i = 0; i < base; i++)
-    entry_locals[i] = Py_XNewRef (locals[i]);   /* the view: free variables' cells in place */
+  PyObject **entry_locals = spec_locals_snapshot (locals, base);   /* the view: free variables' cells in place */
   const spec_env snap = { entry_locals, frame->f_globals, frame->f_builtins };
   spec_entry = &snap;
   /* what COPY_FREE_VARS would have done before the breaking instruction (first: closures rebuilt below use the
@@ -1275,12 +1287,7 @@ out:
       else
         frame->localsplus[base + done] = v;
     }
-  spec_frame_locals = NULL;
-  spec_entry = NULL;
-  Py_CLEAR (spec_memo);
-  for (int i = 0; i < base; i++)
-    Py_XDECREF (entry_locals[i]);
-  free (entry_locals);
+  spec_rebuild_end (entry_locals, base);
   if (failed)
     {
       for (Py_ssize_t j = 0; j < done; j++)

@@ -3,6 +3,7 @@
    (`def my_compiler(gm, example_inputs): gm.graph.print_tabular(); return gm.forward`).
    A plugin reaches the engine only through the fx_plugin_api table it is given: it links against nothing. */
 #include "fx/backend.h"
+#include "registry/fx-backend-kit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,11 +78,5 @@ int fx_backend_plugin_init (const fx_plugin_api *plugin_api);
 int
 fx_backend_plugin_init (const fx_plugin_api *plugin_api)
 {
-  if (plugin_api == NULL || plugin_api->abi_version != FX_PLUGIN_ABI_VERSION
-      || plugin_api->size < sizeof (fx_plugin_api))
-    return 1;
-  api = plugin_api;
-  fx_diag diag;
-  memset (&diag, 0, sizeof diag);
-  return api->register_backend (&debug_print_backend, &diag) == FX_OK ? 0 : 2;
+  return fx_plugin_register (plugin_api, sizeof (fx_plugin_api), &api, &debug_print_backend);
 }

@@ -2,6 +2,7 @@
    the plugin API and shows that backend's kernels, source, timings and artifacts as its own: what a plugin backend
    wrapping a real compiler does. Built from the tree; it links against nothing. */
 #include "fx/backend.h"
+#include "registry/fx-backend-kit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,10 +134,7 @@ static fx_status
 delegate_profile (fx_compiled *c, const fx_value *inputs, size_t n_inputs, int repeat, fx_diag *diag)
 {
   delegate_impl *impl = c->impl;
-  fx_status st = api->profile (impl->inner, inputs, n_inputs, repeat, diag);
-  for (size_t k = 0; st == FX_OK && k < c->n_kernels && k < impl->inner->n_kernels; k++)
-    c->kernels[k].time_ms = impl->inner->kernels[k].time_ms;
-  return st;
+  return fx_wrap_profile (c, impl->inner, api->profile, inputs, n_inputs, repeat, diag);
 }
 
 static void
@@ -171,11 +169,6 @@ int
 fx_backend_plugin_init (const fx_plugin_api *plugin_api)
 {
   /* the members this plugin calls must be in the API it was given */
-  if (plugin_api == NULL || plugin_api->abi_version != FX_PLUGIN_ABI_VERSION
-      || plugin_api->size < offsetof (fx_plugin_api, buf_printf) + sizeof plugin_api->buf_printf)
-    return 1;
-  api = plugin_api;
-  fx_diag diag;
-  memset (&diag, 0, sizeof diag);
-  return api->register_backend (&delegate_backend, &diag) == FX_OK ? 0 : 2;
+  return fx_plugin_register (plugin_api, offsetof (fx_plugin_api, buf_printf) + sizeof plugin_api->buf_printf, &api,
+                             &delegate_backend);
 }
