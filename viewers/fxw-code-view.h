@@ -1,15 +1,13 @@
 /* fxw-code-view.h: the Code view: print_readable of a graph with provenance comments; lines map to nodes. */
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_CODE_VIEW (fxw_code_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, FxwView)
 
 void       fxw_code_view_set_selection   (FxwCodeView  *self,
                                           FxwSelection *selection);

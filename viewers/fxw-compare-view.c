@@ -20,7 +20,7 @@ typedef enum
 
 struct _FxwCompareView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   GListModel *runs;
   GtkStack *stack;
@@ -29,7 +29,7 @@ struct _FxwCompareView
   GString *kernel_text;   /* the kernel rows as shown: nodes, then a cell per run, tab-separated */
 };
 
-G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, FXW_TYPE_VIEW)
 
 static char *
 format_ms (double ms)
@@ -431,7 +431,6 @@ fxw_compare_view_dispose (GObject *object)
   FxwCompareView *self = FXW_COMPARE_VIEW (object);
 
   g_clear_object (&self->runs);
-  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_COMPARE_VIEW);
   G_OBJECT_CLASS (fxw_compare_view_parent_class)->dispose (object);
 }
 

@@ -16,7 +16,7 @@
 
 struct _FxwDiffView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   fx_diff *diff;
   GObject *keep_a, *keep_b;
@@ -34,7 +34,7 @@ struct _FxwDiffView
   GString *runs_text;          /* the table's cells, for tests */
 };
 
-G_DEFINE_FINAL_TYPE (FxwDiffView, fxw_diff_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwDiffView, fxw_diff_view, FXW_TYPE_VIEW)
 
 static void fill_runs_table (FxwDiffView *self);
 
@@ -414,7 +414,6 @@ fxw_diff_view_dispose (GObject *object)
   FxwDiffView *self = FXW_DIFF_VIEW (object);
 
   clear_diff (self);
-  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_DIFF_VIEW);
   if (self->runs_text)
     g_string_free (g_steal_pointer (&self->runs_text), TRUE);
   G_OBJECT_CLASS (fxw_diff_view_parent_class)->dispose (object);

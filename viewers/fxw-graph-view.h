@@ -2,12 +2,13 @@
 #pragma once
 
 #include "fxw-graph-canvas.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_GRAPH_VIEW (fxw_graph_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW, GRAPH_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW, GRAPH_VIEW, FxwView)
 
 GtkWidget      *fxw_graph_view_new           (void);
 FxwGraphCanvas *fxw_graph_view_get_canvas    (FxwGraphView *self);

@@ -13,9 +13,8 @@
 
 struct _FxwProvenancePane
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
-  FxwSelection *selection;
   guint n_frames;
 
   GtkLabel *title_label;
@@ -36,7 +35,7 @@ struct _FxwProvenancePane
 enum { OPEN_LOCATION, OPEN_NODE, OPEN_CODE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, FXW_TYPE_VIEW)
 
 static void
 append_from_node (GString *s, const fx_node_source *src, size_t n, int depth)
@@ -229,9 +228,11 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 }
 
 static void
-node_changed_cb (FxwProvenancePane *self)
+node_changed (FxwView *view)
 {
-  FxwNode *node = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+  FxwProvenancePane *self = FXW_PROVENANCE_PANE (view);
+  FxwSelection *selection = fxw_view_get_selection (view);
+  FxwNode *node = selection ? fxw_selection_get_node (selection) : NULL;
   const fx_node *n;
   const fx_meta *meta;
   g_autoptr(fx_arena) arena = NULL;
@@ -341,9 +342,7 @@ fxw_provenance_pane_dispose (GObject *object)
 {
   FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
 
-  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
   g_clear_object (&self->inductor);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
   G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->dispose (object);
 }
 
@@ -364,6 +363,7 @@ fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = fxw_provenance_pane_dispose;
   G_OBJECT_CLASS (klass)->finalize = fxw_provenance_pane_finalize;
+  FXW_VIEW_CLASS (klass)->node_changed = node_changed;
 
   /**
    * FxwProvenancePane::open-location:
@@ -416,11 +416,7 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
 void
 fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *selection)
 {
-  g_return_if_fail (FXW_IS_PROVENANCE_PANE (self));
-
-  fxw_selection_follow (&self->selection, selection, self, NULL, G_CALLBACK (node_changed_cb),
-                        NULL);
-  node_changed_cb (self);
+  fxw_view_set_selection (FXW_VIEW (self), selection);
 }
 
 /* Activates the index-th frame row (innermost first), as a click does; FALSE when its file does not exist. */
@@ -457,7 +453,7 @@ fxw_provenance_pane_set_inductor (FxwProvenancePane *self, FxwProvenanceMap *map
 
   g_set_object (&self->inductor, map);
   self->inductor_side = side;
-  node_changed_cb (self);
+  node_changed (FXW_VIEW (self));
 }
 
 FxwProvenanceMap *

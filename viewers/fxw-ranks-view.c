@@ -48,14 +48,14 @@ typedef struct
 
 struct _FxwRanksView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   FxwWorkspaceRead read;
   guint n_ranks, n_divs;
   GPtrArray *first_buttons;  /* GtkButton (not owned) per divergence; NULL where it has none */
 };
 
-G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW_TYPE_VIEW)
 
 enum { SIGNAL_COMPARE_COMPILES, SIGNAL_COMPILE_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -416,7 +416,6 @@ fxw_ranks_view_dispose (GObject *object)
   FxwRanksView *self = FXW_RANKS_VIEW (object);
 
   fxw_workspace_read_cancel (&self->read);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_RANKS_VIEW);
   G_OBJECT_CLASS (fxw_ranks_view_parent_class)->dispose (object);
 }
 

@@ -2,13 +2,13 @@
    diverge (what `fxwb diff WORKSPACE --ranks` prints), each divergence one click from its compile or its diff. */
 #pragma once
 
-#include <gtk/gtk.h>
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_RANKS_VIEW (fxw_ranks_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW, RANKS_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW, RANKS_VIEW, FxwView)
 
 /* Reads the ranks and their divergences of the workspace (NULL: none) in a thread and shows them; a later call
    replaces it. */

@@ -54,13 +54,13 @@ typedef struct
 
 struct _FxwSummaryView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   FxwWorkspaceRead read;
   GHashTable *links;   /* compile id -> GtkButton (not owned) */
 };
 
-G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW_TYPE_VIEW)
 
 enum { SIGNAL_COMPILE_ACTIVATED, SIGNAL_OPEN_LOCATION, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -760,7 +760,6 @@ fxw_summary_view_dispose (GObject *object)
   FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
 
   fxw_workspace_read_cancel (&self->read);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_SUMMARY_VIEW);
   G_OBJECT_CLASS (fxw_summary_view_parent_class)->dispose (object);
 }
 

@@ -2,13 +2,13 @@
    every frame as a timeline with the guard that failed, graph breaks with their user lines, failures. */
 #pragma once
 
-#include <gtk/gtk.h>
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_SUMMARY_VIEW (fxw_summary_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW, SUMMARY_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW, SUMMARY_VIEW, FxwView)
 
 /* Reads the workspace (NULL: none, e.g. a folder of FX files) in a thread and shows it; a later call replaces it. */
 void        fxw_summary_view_set_workspace (FxwSummaryView *self,

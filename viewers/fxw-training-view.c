@@ -17,7 +17,7 @@
 
 struct _FxwTrainingView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   GtkStack *stack;
   GtkLabel *saved_label;
@@ -27,11 +27,10 @@ struct _FxwTrainingView
 
   FxwSelection *forward;
   FxwSelection *backward;
-  FxwSelection *backward_follow;   /* the hold on backward for node changes (fxw_selection_follow) */
   guint n_saved;
 };
 
-G_DEFINE_FINAL_TYPE (FxwTrainingView, fxw_training_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwTrainingView, fxw_training_view, FXW_TYPE_VIEW)
 
 GtkWidget *
 fxw_training_view_new (void)
@@ -52,8 +51,9 @@ dup_user_line (const fx_node *node, fx_arena *arena)
 
 /* The selected backward node: its forward node(s) selected on the left, and said under the tables. */
 static void
-backward_node_changed_cb (FxwTrainingView *self)
+backward_node_changed (FxwView *view)
 {
+  FxwTrainingView *self = FXW_TRAINING_VIEW (view);
   FxwNode *node = fxw_selection_get_node (self->backward);
   FxwGraph *fw = fxw_selection_get_graph (self->forward);
   g_autoptr(GString) text = g_string_new (NULL);
@@ -187,8 +187,6 @@ fxw_training_view_dispose (GObject *object)
 {
   FxwTrainingView *self = FXW_TRAINING_VIEW (object);
 
-  fxw_selection_follow (&self->backward_follow, NULL, self, NULL, NULL, NULL);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_TRAINING_VIEW);
   g_clear_object (&self->forward);
   g_clear_object (&self->backward);
   G_OBJECT_CLASS (fxw_training_view_parent_class)->dispose (object);
@@ -197,10 +195,10 @@ fxw_training_view_dispose (GObject *object)
 static void
 fxw_training_view_class_init (FxwTrainingViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  object_class->dispose = fxw_training_view_dispose;
+  G_OBJECT_CLASS (klass)->dispose = fxw_training_view_dispose;
+  FXW_VIEW_CLASS (klass)->node_changed = backward_node_changed;
   g_type_ensure (FXW_TYPE_TABLE_VIEW);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
   fxw_viewers_class_set_template (widget_class, "fxw-training-view.ui");
@@ -222,7 +220,7 @@ fxw_training_view_init (FxwTrainingView *self)
   /* their highlight set is the saved values, not a kernel's nodes */
   fxw_table_view_set_highlighted_label (self->forward_table, _("Saved values only"));
   fxw_table_view_set_highlighted_label (self->backward_table, _("Saved values only"));
-  fxw_selection_follow (&self->backward_follow, self->backward, self, NULL, G_CALLBACK (backward_node_changed_cb),
-                        NULL);
+  /* The view's own selection is the backward one: its node says where it came from. */
+  fxw_view_set_selection (FXW_VIEW (self), self->backward);
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }

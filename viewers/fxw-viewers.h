@@ -18,6 +18,7 @@
 #include "fxw-summary-view.h"
 #include "fxw-table-view.h"
 #include "fxw-training-view.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 

@@ -1,0 +1,32 @@
+/* fxw-view.h: the viewers' base widget: a page built from its .ui template that follows the shared selection. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fxw-selection.h"
+
+G_BEGIN_DECLS
+
+#define FXW_TYPE_VIEW (fxw_view_get_type ())
+
+G_DECLARE_DERIVABLE_TYPE (FxwView, fxw_view, FXW, VIEW, GtkWidget)
+
+/* A view reacts to the selection it follows through these; NULL: not wanted. selection_changed runs when the view
+   takes another selection; by default it brings the view up to date as a graph change does (graph_changed, else
+   node_changed). The base's dispose lets the selection go and clears the template. */
+struct _FxwViewClass
+{
+  GtkWidgetClass parent_class;
+
+  void (*selection_changed) (FxwView *self);
+  void (*graph_changed)     (FxwView *self);
+  void (*node_changed)      (FxwView *self);
+  void (*highlight_changed) (FxwView *self);
+};
+
+/* Returns: (transfer none) (nullable) */
+FxwSelection *fxw_view_get_selection (FxwView      *self);
+void          fxw_view_set_selection (FxwView      *self,
+                                      FxwSelection *selection);
+
+G_END_DECLS
