@@ -16,7 +16,6 @@ struct _FxwKernelsView
 {
   FxwView parent_instance;
 
-  GListModel *kernels;
   gboolean by_name;
   const char *language;
 
@@ -24,7 +23,7 @@ struct _FxwKernelsView
   GtkLabel *node_label;
   GtkColumnView *column_view;
   GtkSingleSelection *selection_model;
-  GtkSortListModel *sorted;       /* kernels in the order of the column the user sorts by */
+  GtkSortListModel *sorted;       /* the kernels (it holds them) in the order of the column the user sorts by */
   GtkLabel *title_label;
   GtkLabel *aten_label;
   GtkLabel *nodes_label;
@@ -264,7 +263,7 @@ node_changed (FxwView *view)
   FxwSelection *selection = fxw_view_get_selection (view);
   FxwNode *node = selection != NULL ? fxw_selection_get_node (selection) : NULL;
   GListModel *shown = G_LIST_MODEL (self->sorted);
-  guint n = self->kernels != NULL ? g_list_model_get_n_items (shown) : 0;
+  guint n = g_list_model_get_n_items (shown);
   g_autoptr(GString) names = g_string_new (NULL);
   guint n_marked = 0, first = G_MAXUINT;
 
@@ -310,21 +309,11 @@ graph_changed (FxwView *view)
 }
 
 static void
-fxw_kernels_view_dispose (GObject *object)
-{
-  FxwKernelsView *self = FXW_KERNELS_VIEW (object);
-
-  g_clear_object (&self->kernels);
-  G_OBJECT_CLASS (fxw_kernels_view_parent_class)->dispose (object);
-}
-
-static void
 fxw_kernels_view_class_init (FxwKernelsViewClass *klass)
 {
   FxwViewClass *view_class = FXW_VIEW_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  G_OBJECT_CLASS (klass)->dispose = fxw_kernels_view_dispose;
   view_class->graph_changed = graph_changed;
   view_class->node_changed = node_changed;
 
@@ -382,7 +371,7 @@ fxw_kernels_view_set_selection (FxwKernelsView *self, FxwSelection *selection)
 static void
 show_page (FxwKernelsView *self)
 {
-  gboolean any = self->kernels != NULL && g_list_model_get_n_items (self->kernels) > 0;
+  gboolean any = g_list_model_get_n_items (G_LIST_MODEL (self->sorted)) > 0;
 
   gtk_stack_set_visible_child_name (self->stack, any || self->has_autotune ? "kernels" : "empty");
 }
@@ -394,9 +383,8 @@ fxw_kernels_view_set_kernels (FxwKernelsView *self, GListModel *kernels, gboolea
 
   self->by_name = by_name;
   /* Another stage of the same compile keeps the kernel selected: its covered nodes are looked up anew. */
-  if (self->kernels != kernels)
+  if (gtk_sort_list_model_get_model (self->sorted) != kernels)
     {
-      g_set_object (&self->kernels, kernels);
       gtk_sort_list_model_set_model (self->sorted, kernels);
       gtk_single_selection_set_selected (self->selection_model, GTK_INVALID_LIST_POSITION);
     }
@@ -427,7 +415,7 @@ guint
 fxw_kernels_view_get_n_kernels (FxwKernelsView *self)
 {
   g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), 0);
-  return self->kernels != NULL ? g_list_model_get_n_items (self->kernels) : 0;
+  return g_list_model_get_n_items (G_LIST_MODEL (self->sorted));
 }
 
 void
@@ -505,9 +493,9 @@ fxw_kernels_view_get_n_marked (FxwKernelsView *self)
   guint n = 0;
 
   g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), 0);
-  for (guint i = 0; self->kernels != NULL && i < g_list_model_get_n_items (self->kernels); i++)
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->sorted)); i++)
     {
-      g_autoptr(FxwKernel) kernel = g_list_model_get_item (self->kernels, i);
+      g_autoptr(FxwKernel) kernel = g_list_model_get_item (G_LIST_MODEL (self->sorted), i);
 
       n += fxw_kernel_get_marked (kernel);
     }
