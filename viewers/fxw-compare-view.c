@@ -96,29 +96,25 @@ verdict_of (FxwCompareView *self, FxwRun *run, gboolean is_first)
   return g_strdup (_("same speed"));
 }
 
+/* The columns that show one of the run's fields as it is, and those that show one of its times. */
+static const char *(*const field_of[N_COLS]) (FxwRun *run) = {
+  [COL_STAGE] = fxw_run_get_stage, [COL_BACKEND] = fxw_run_get_backend, [COL_MODE] = fxw_run_get_mode,
+  [COL_DEVICE] = fxw_run_get_device, [COL_OPTIONS] = fxw_run_get_options, [COL_ERROR] = fxw_run_get_error,
+};
+static double (*const time_of[N_COLS]) (FxwRun *run) = {
+  [COL_COMPILE] = fxw_run_get_compile_ms, [COL_MEDIAN] = fxw_run_get_median_ms, [COL_MIN] = fxw_run_get_min_ms,
+  [COL_MAX] = fxw_run_get_max_ms,
+};
+
 static char *
 cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
 {
+  if (field_of[column] != NULL)
+    return g_strdup (field_of[column] (run));
+  if (time_of[column] != NULL)
+    return format_ms (time_of[column] (run));
   switch (column)
     {
-    case COL_STAGE:
-      return g_strdup (fxw_run_get_stage (run));
-    case COL_BACKEND:
-      return g_strdup (fxw_run_get_backend (run));
-    case COL_MODE:
-      return g_strdup (fxw_run_get_mode (run));
-    case COL_DEVICE:
-      return g_strdup (fxw_run_get_device (run));
-    case COL_OPTIONS:
-      return g_strdup (fxw_run_get_options (run));
-    case COL_COMPILE:
-      return format_ms (fxw_run_get_compile_ms (run));
-    case COL_MEDIAN:
-      return format_ms (fxw_run_get_median_ms (run));
-    case COL_MIN:
-      return format_ms (fxw_run_get_min_ms (run));
-    case COL_MAX:
-      return format_ms (fxw_run_get_max_ms (run));
     case COL_SPEEDUP:
       {
         double s = speedup_of (self, run);
@@ -149,8 +145,16 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
                                                                     G_FORMAT_SIZE_IEC_UNITS);
     case COL_VERDICT:
       return verdict_of (self, run, is_first);
+    case COL_STAGE:   /* field_of and time_of's */
+    case COL_BACKEND:
+    case COL_MODE:
+    case COL_DEVICE:
+    case COL_OPTIONS:
     case COL_ERROR:
-      return g_strdup (fxw_run_get_error (run));
+    case COL_COMPILE:
+    case COL_MEDIAN:
+    case COL_MIN:
+    case COL_MAX:
     case N_COLS:
     default:
       return g_strdup ("");
