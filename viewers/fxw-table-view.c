@@ -43,7 +43,7 @@ static gboolean
 filter_func (gpointer item, gpointer user_data)
 {
   FxwTableView *self = user_data;
-  FxwSelection *selection = fxw_view_get_selection (user_data);
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
   FxwNode *node = item;
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->text_entry));
   const char *module = gtk_editable_get_text (GTK_EDITABLE (self->module_entry));
