@@ -29,7 +29,6 @@ struct _FxwProvenancePane
   FxwProvenanceMap *inductor;   /* the mappings of the compile on show; NULL: none */
   fx_prov_side inductor_side;   /* which side of them the graph on show is */
   GString *inductor_text;
-  GHashTable *inductor_links;   /* what (node, "name:handle", "launch name:handle") -> GtkButton (not owned) */
 };
 
 enum { OPEN_LOCATION, OPEN_NODE, OPEN_CODE, N_SIGNALS };
@@ -99,7 +98,8 @@ link_button (FxwProvenancePane *self, const char *label, const char *key, const 
   gtk_widget_add_css_class (button, "monospace");
   gtk_widget_set_tooltip_text (button, tooltip);
   gtk_label_set_ellipsize (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), PANGO_ELLIPSIZE_MIDDLE);
-  g_hash_table_replace (self->inductor_links, g_strdup (key), button);
+  /* The view's links: what (node, "name:handle", "launch name:handle") -> button */
+  fxw_view_add_link (FXW_VIEW (self), key, button);
   return button;
 }
 
@@ -130,7 +130,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->inductor_rows))) != NULL)
     gtk_box_remove (self->inductor_rows, child);
-  g_hash_table_remove_all (self->inductor_links);
+  fxw_view_clear_links (FXW_VIEW (self));
   g_string_truncate (self->inductor_text, 0);
   from_pre = self->inductor_side == FX_PROV_PRE_GRAD;
   key = g_strdup_printf ("%s:%s", fx_prov_side_name (self->inductor_side), n != NULL ? n->name : "");
@@ -352,7 +352,6 @@ fxw_provenance_pane_finalize (GObject *object)
   FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
 
   g_string_free (self->inductor_text, TRUE);
-  g_hash_table_unref (self->inductor_links);
   G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->finalize (object);
 }
 
@@ -410,7 +409,6 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
   self->inductor_text = g_string_new (NULL);
-  self->inductor_links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 void
@@ -474,5 +472,5 @@ gboolean
 fxw_provenance_pane_activate_inductor (FxwProvenancePane *self, const char *what)
 {
   g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), FALSE);
-  return fxw_viewers_click (g_hash_table_lookup (self->inductor_links, what));
+  return fxw_view_activate_link (FXW_VIEW (self), what);
 }

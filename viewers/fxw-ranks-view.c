@@ -48,14 +48,12 @@ typedef struct
 
 struct _FxwRanksView
 {
-  FxwView parent_instance;
+  FxwWorkspacePage parent_instance;
 
-  FxwWorkspaceRead read;
-  guint n_ranks, n_divs;
-  GPtrArray *first_buttons;  /* GtkButton (not owned) per divergence; NULL where it has none */
+  guint n_ranks, n_divs;     /* its links: each divergence's first button, by the divergence's index ("0") */
 };
 
-G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW_TYPE_WORKSPACE_PAGE)
 
 enum { SIGNAL_COMPARE_COMPILES, SIGNAL_COMPILE_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -158,11 +156,10 @@ fail:
 /* ---------------------------------------------------------------- building the page */
 
 static void
-clear_page (gpointer view)
+clear_page (FxwWorkspacePage *page)
 {
-  FxwRanksView *self = view;
+  FxwRanksView *self = FXW_RANKS_VIEW (page);
 
-  g_ptr_array_set_size (self->first_buttons, 0);
   self->n_ranks = self->n_divs = 0;
 }
 
@@ -224,7 +221,7 @@ add_button (GtkBox *box, const char *label, const char *tooltip)
 }
 
 static void
-add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
+add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d, guint index)
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *words = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
@@ -245,8 +242,8 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
   gtk_box_append (GTK_BOX (row), words);
   gtk_box_append (GTK_BOX (row), buttons);
-  g_string_append_printf (self->read.text, "%-8s %-12s %-14s %s\n", id, fx_rank_div_kind_name (d->kind), d->ranks,
-                          d->detail);
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%-8s %-12s %-14s %s", id, fx_rank_div_kind_name (d->kind), d->ranks,
+                             d->detail);
 
   for (guint k = 0; k < d->targets->len; k++)
     {
@@ -300,16 +297,21 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
       g_object_set_data_full (G_OBJECT (first), "rows", rows, g_free);
       g_signal_connect (first, "clicked", G_CALLBACK (show_clicked_cb), self);
     }
-  g_ptr_array_add (self->first_buttons, first);
+  if (first != NULL)
+    {
+      g_autofree char *key = g_strdup_printf ("%u", index);
+
+      fxw_view_add_link (FXW_VIEW (self), key, first);
+    }
   gtk_list_box_append (list, row);
 }
 
 static gboolean
-show_ranks (gpointer view, gpointer p)
+show_ranks (FxwWorkspacePage *page, gpointer p)
 {
-  FxwRanksView *self = view;
+  FxwRanksView *self = FXW_RANKS_VIEW (page);
   const RanksData *data = p;
-  GtkWidget *heading, *list;
+  GtkWidget *list;
   g_autofree char *title = NULL;
 
   self->n_ranks = data->ranks->len;
@@ -318,8 +320,7 @@ show_ranks (gpointer view, gpointer p)
     return FALSE;
   /* translators: the heading of the Ranks view */
   title = g_strdup_printf (ngettext ("%u Rank", "%u Ranks", data->ranks->len), data->ranks->len);
-  fxw_viewers_add_label (self->read.column, title, "title-2");
-  g_string_append_printf (self->read.text, "%s\n", title);
+  fxw_workspace_page_add_line (page, title, "title-2");
   for (guint r = 0; r < data->ranks->len; r++)
     {
       const Rank *rk = &g_array_index (data->ranks, Rank, r);
@@ -327,59 +328,32 @@ show_ranks (gpointer view, gpointer p)
       g_autofree char *line = g_strdup_printf (ngettext ("rank %d: %u compile  %s", "rank %d: %u compiles  %s",
                                                          rk->n_compiles), rk->rank, rk->n_compiles, rk->path);
 
-      fxw_viewers_add_label (self->read.column, line, NULL);
-      g_string_append_printf (self->read.text, "%s\n", line);
+      fxw_workspace_page_add_line (page, line, NULL);
     }
   if (data->divs->len == 0)
     {
       const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results, collectives and "
                             "runtime estimates.");
 
-      heading = fxw_viewers_add_label (self->read.column, agree, "title-4");
-      gtk_widget_set_margin_top (heading, 18);
-      g_string_append_printf (self->read.text, "\n%s\n", agree);
+      fxw_workspace_page_add_heading (page, agree);
       return TRUE;
     }
   /* translators: the heading of the list of divergences in the Ranks view */
-  heading = fxw_viewers_add_label (self->read.column, _("Where the Ranks Diverge"), "title-4");
-  gtk_widget_set_margin_top (heading, 18);
-  g_string_append_printf (self->read.text, "\n%s\n", _("Where the Ranks Diverge"));
+  fxw_workspace_page_add_heading (page, _("Where the Ranks Diverge"));
   list = gtk_list_box_new ();
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_widget_add_css_class (list, "boxed-list");
   for (guint i = 0; i < data->divs->len; i++)
-    add_divergence (self, GTK_LIST_BOX (list), &g_array_index (data->divs, Div, i));
-  gtk_box_append (self->read.column, list);
+    add_divergence (self, GTK_LIST_BOX (list), &g_array_index (data->divs, Div, i), i);
+  fxw_workspace_page_append (page, list, NULL);
   return TRUE;
 }
 
-/* the read's hooks (FxwWorkspaceRead) */
+/* The page's read (FxwWorkspacePageClass.read). */
 static gpointer
 read_data (const char *path, GCancellable *cancellable, GError **error)
 {
   return ranks_read (path, error);
-}
-
-static const FxwWorkspaceReadHooks read_hooks = {
-  .what = "ranks",
-  .read = read_data,
-  .show = show_ranks,
-  .clear = clear_page,
-  .free = (GDestroyNotify) ranks_data_free,
-};
-
-void
-fxw_ranks_view_set_workspace (FxwRanksView *self, const char *path)
-{
-  g_return_if_fail (FXW_IS_RANKS_VIEW (self));
-  fxw_workspace_read_start (&self->read, self, path);
-}
-
-gboolean
-fxw_ranks_view_get_loaded (FxwRanksView *self)
-{
-  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
-  return self->read.loaded;
 }
 
 guint
@@ -396,47 +370,25 @@ fxw_ranks_view_get_n_divergences (FxwRanksView *self)
   return self->n_divs;
 }
 
-char *
-fxw_ranks_view_dup_text (FxwRanksView *self)
-{
-  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), NULL);
-  return fxw_workspace_read_dup_text (&self->read);
-}
-
 gboolean
 fxw_ranks_view_activate (FxwRanksView *self, guint index)
 {
+  g_autofree char *key = g_strdup_printf ("%u", index);
+
   g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
-  return index < self->first_buttons->len && fxw_viewers_click (g_ptr_array_index (self->first_buttons, index));
-}
-
-static void
-fxw_ranks_view_dispose (GObject *object)
-{
-  FxwRanksView *self = FXW_RANKS_VIEW (object);
-
-  fxw_workspace_read_cancel (&self->read);
-  G_OBJECT_CLASS (fxw_ranks_view_parent_class)->dispose (object);
-}
-
-static void
-fxw_ranks_view_finalize (GObject *object)
-{
-  FxwRanksView *self = FXW_RANKS_VIEW (object);
-
-  g_ptr_array_unref (self->first_buttons);
-  fxw_workspace_read_finalize (&self->read);
-  G_OBJECT_CLASS (fxw_ranks_view_parent_class)->finalize (object);
+  return fxw_view_activate_link (FXW_VIEW (self), key);
 }
 
 static void
 fxw_ranks_view_class_init (FxwRanksViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  FxwWorkspacePageClass *page_class = FXW_WORKSPACE_PAGE_CLASS (klass);
 
-  object_class->dispose = fxw_ranks_view_dispose;
-  object_class->finalize = fxw_ranks_view_finalize;
+  page_class->what = "ranks";
+  page_class->read = read_data;
+  page_class->show = show_ranks;
+  page_class->clear = clear_page;
+  page_class->free = (GDestroyNotify) ranks_data_free;
 
   /**
    * FxwRanksView::compare-compiles:
@@ -456,14 +408,11 @@ fxw_ranks_view_class_init (FxwRanksViewClass *klass)
     g_signal_new ("compile-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_INT64);
 
-  fxw_workspace_read_class_set_template (widget_class, "fxw-ranks-view.ui",
-                                         G_STRUCT_OFFSET (FxwRanksView, read));
+  fxw_workspace_page_class_set_template (GTK_WIDGET_CLASS (klass), "fxw-ranks-view.ui");
 }
 
 static void
 fxw_ranks_view_init (FxwRanksView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  fxw_workspace_read_init (&self->read, &read_hooks);
-  self->first_buttons = g_ptr_array_new ();
 }

@@ -54,13 +54,10 @@ typedef struct
 
 struct _FxwSummaryView
 {
-  FxwView parent_instance;
-
-  FxwWorkspaceRead read;
-  GHashTable *links;   /* compile id -> GtkButton (not owned) */
+  FxwWorkspacePage parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW_TYPE_VIEW)
+G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW_TYPE_WORKSPACE_PAGE)
 
 enum { SIGNAL_COMPILE_ACTIVATED, SIGNAL_OPEN_LOCATION, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -132,7 +129,7 @@ guard_text (const char *reason)
   return line != NULL ? g_strdup (g_strstrip (line)) : NULL;
 }
 
-/* The read's hook (FxwWorkspaceReadHooks.read): a Summary. */
+/* The page's read (FxwWorkspacePageClass.read): a Summary. */
 static gpointer
 summary_read (const char *path, GCancellable *cancellable, GError **error)
 {
@@ -249,23 +246,6 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 /* ---------------------------------------------------------------- building the page */
 
 static void
-clear_page (gpointer view)
-{
-  FxwSummaryView *self = view;
-
-  g_hash_table_remove_all (self->links);
-}
-
-static void
-add_heading (FxwSummaryView *self, const char *text)
-{
-  GtkWidget *label = fxw_viewers_add_label (self->read.column, text, "title-4");
-
-  gtk_widget_set_margin_top (label, 18);
-  g_string_append_printf (self->read.text, "\n%s\n", text);
-}
-
-static void
 compile_clicked_cb (GtkButton *button, FxwSummaryView *self)
 {
   g_signal_emit (self, signals[SIGNAL_COMPILE_ACTIVATED], 0, g_object_get_data (G_OBJECT (button), "compile-id"));
@@ -284,8 +264,7 @@ compile_button (FxwSummaryView *self, const Entry *e)
   gtk_widget_set_tooltip_text (button, _("Show this compile"));
   g_object_set_data_full (G_OBJECT (button), "compile-id", g_strdup (e->compile_id), g_free);
   g_signal_connect (button, "clicked", G_CALLBACK (compile_clicked_cb), self);
-  if (!g_hash_table_contains (self->links, e->compile_id))
-    g_hash_table_insert (self->links, g_strdup (e->compile_id), button);
+  fxw_view_add_link (FXW_VIEW (self), e->compile_id, button);
   return button;
 }
 
@@ -413,15 +392,13 @@ add_counts (FxwSummaryView *self, const Summary *s)
   /* translators: the Summary view's counts; %u are numbers */
   line1 = g_strdup_printf (_("%u compiles of %u frames · %u graph breaks · %u restarts · %u recompiles · %u failures"),
                            s->entries->len, frames, breaks, restarts, recompiles, failures);
-  fxw_viewers_add_label (self->read.column, line1, "heading");
-  g_string_append_printf (self->read.text, "%s\n", line1);
+  fxw_workspace_page_add_line (FXW_WORKSPACE_PAGE (self), line1, "heading");
   f = format_seconds (frame_s);
   b = format_seconds (backend_s);
   i = format_seconds (inductor_s);
   /* translators: the compile times of all compiles: Dynamo's whole frame, then the backends, then Inductor */
   line2 = g_strdup_printf (_("Compile time: %s in all (entire frame), %s in backends, %s in Inductor"), f, b, i);
-  fxw_viewers_add_label (self->read.column, line2, "dim-label");
-  g_string_append_printf (self->read.text, "%s\n", line2);
+  fxw_workspace_page_add_line (FXW_WORKSPACE_PAGE (self), line2, "dim-label");
 }
 
 /* One frame's compiles in order, as a timeline: each compile with its status, when it started (from the frame's
@@ -449,8 +426,8 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
   gtk_widget_set_margin_start (GTK_WIDGET (title), 12);
   gtk_widget_set_margin_top (GTK_WIDGET (title), 6);
   gtk_box_append (frame_box, GTK_WIDGET (title));
-  g_string_append_printf (self->read.text, "%s %s %s:%d\n", head, first->function != NULL ? first->function : "",
-                          first->file != NULL ? first->file : "?", first->line);
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%s %s %s:%d", head, first->function != NULL ? first->function : "",
+                             first->file != NULL ? first->file : "?", first->line);
   for (guint k = from; k < to; k++)
     {
       const Entry *e = &g_array_index (s->entries, Entry, k);
@@ -480,7 +457,7 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
           {
             g_autofree char *indented = indent_lines (why->str);
 
-            g_string_append_printf (self->read.text, "    %s\n", indented);
+            fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "    %s", indented);
           }
           g_string_free (why, TRUE);
         }
@@ -502,10 +479,10 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
       gtk_box_append (row, w);
       gtk_widget_set_margin_start (GTK_WIDGET (row), 18);
       gtk_box_append (frame_box, GTK_WIDGET (row));
-      g_string_append_printf (self->read.text, "  [%s] %s %s\n", e->compile_id, words, when);
+      fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "  [%s] %s %s", e->compile_id, words, when);
     }
   gtk_widget_set_margin_bottom (GTK_WIDGET (frame_box), 6);
-  gtk_box_append (self->read.column, GTK_WIDGET (frame_box));
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (frame_box), NULL);
 }
 
 static void
@@ -524,7 +501,7 @@ add_breaks (FxwSummaryView *self, const Summary *s)
           GtkWidget *w;
 
           if (!any)
-            add_heading (self, _("Graph breaks"));
+            fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("Graph breaks"));
           any = TRUE;
           gtk_box_append (row, compile_button (self, e));
           if (br->file != NULL)
@@ -535,9 +512,8 @@ add_breaks (FxwSummaryView *self, const Summary *s)
           gtk_label_set_selectable (GTK_LABEL (w), TRUE);
           gtk_widget_set_hexpand (w, TRUE);
           gtk_box_append (row, w);
-          gtk_box_append (self->read.column, GTK_WIDGET (row));
-          g_string_append_printf (self->read.text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?",
-                                  br->line, br->reason ? br->reason : "");
+          fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[%s] %s:%d %s", e->compile_id,
+                                     br->file ? br->file : "?", br->line, br->reason ? br->reason : "");
         }
     }
 }
@@ -557,7 +533,7 @@ add_failures (FxwSummaryView *self, const Summary *s)
       if (e->fail_type == NULL || !*e->fail_type)
         continue;
       if (!any)
-        add_heading (self, _("Failures"));
+        fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("Failures"));
       any = TRUE;
       row = hbox (8);
       reason = first_line (e->fail_reason);
@@ -569,8 +545,7 @@ add_failures (FxwSummaryView *self, const Summary *s)
       gtk_label_set_selectable (GTK_LABEL (w), TRUE);
       gtk_widget_add_css_class (w, "error");
       gtk_box_append (row, w);
-      gtk_box_append (self->read.column, GTK_WIDGET (row));
-      g_string_append_printf (self->read.text, "[%s] %s\n", e->compile_id, text);
+      fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[%s] %s", e->compile_id, text);
     }
 }
 
@@ -582,7 +557,7 @@ add_exports (FxwSummaryView *self, const Summary *s)
   if (s->exports->len == 0)
     return;
   /* translators: the heading of a torch.export trace's own records in the Summary view */
-  add_heading (self, _("torch.export: Guards, Symbols and Failures"));
+  fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("torch.export: Guards, Symbols and Failures"));
   for (guint k = 0; k < s->exports->len; k++)
     {
       const ExportRow *r = &g_array_index (s->exports, ExportRow, k);
@@ -598,11 +573,11 @@ add_exports (FxwSummaryView *self, const Summary *s)
       gtk_box_append (row, w);
       if (r->file != NULL)
         gtk_box_append (row, location_button (self, r->file, r->line));
-      gtk_box_append (self->read.column, GTK_WIDGET (row));
-      g_string_append_printf (self->read.text, "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
       if (r->file != NULL)
-        g_string_append_printf (self->read.text, " %s:%d", r->file, r->line);
-      g_string_append_c (self->read.text, '\n');
+        fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s %s:%d", r->kind,
+                                   r->what != NULL ? r->what : "-", r->file, r->line);
+      else
+        fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
       if (r->fix != NULL)
         {
           /* translators: what to change for a draft_export failure, as its report says (%s) */
@@ -614,8 +589,7 @@ add_exports (FxwSummaryView *self, const Summary *s)
           gtk_label_set_selectable (GTK_LABEL (w), TRUE);
           gtk_widget_set_margin_start (w, 24);
           gtk_widget_add_css_class (w, "warning");
-          gtk_box_append (self->read.column, w);
-          g_string_append_printf (self->read.text, "  %s\n", fix);
+          fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), w, "  %s", fix);
         }
     }
 }
@@ -628,7 +602,7 @@ add_table (FxwSummaryView *self, const Summary *s)
                           N_("Kernels") };
   guint n = MIN (s->entries->len, MAX_TABLE_ROWS);
 
-  add_heading (self, _("All compiles"));
+  fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("All compiles"));
   gtk_grid_set_column_spacing (grid, 16);
   gtk_grid_set_row_spacing (grid, 0);
   for (guint c = 0; c < G_N_ELEMENTS (heads); c++)
@@ -668,27 +642,26 @@ add_table (FxwSummaryView *self, const Summary *s)
           gtk_grid_attach (grid, w, c, k + 1, 1, 1);
         }
     }
-  gtk_box_append (self->read.column, GTK_WIDGET (grid));
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (grid), NULL);
   if (n < s->entries->len)
     {
       g_autofree char *more = g_strdup_printf (_("… and %u more compiles (the sidebar lists them all)"),
                                                s->entries->len - n);
 
-      fxw_viewers_add_label (self->read.column, more, "dim-label");
+      fxw_viewers_add_label (fxw_workspace_page_get_column (FXW_WORKSPACE_PAGE (self)), more, "dim-label");
     }
 }
 
 static gboolean
-show_summary (gpointer view, gpointer data)
+show_summary (FxwWorkspacePage *page, gpointer data)
 {
-  FxwSummaryView *self = view;
+  FxwSummaryView *self = FXW_SUMMARY_VIEW (page);
   const Summary *s = data;
   gboolean any_chain = FALSE;
 
   if (s->entries->len == 0 && s->exports->len == 0)
     return FALSE;
-  fxw_viewers_add_label (self->read.column, _("Summary"), "title-1");
-  g_string_append_printf (self->read.text, "%s\n", _("Summary"));
+  fxw_workspace_page_add_line (page, _("Summary"), "title-1");
   if (s->entries->len > 0)
     add_counts (self, s);
   /* Frames with more than one compile: their recompile and restart chains. */
@@ -704,7 +677,7 @@ show_summary (gpointer view, gpointer data)
       if (end - k > 1)
         {
           if (!any_chain)
-            add_heading (self, _("Recompiles and restarts"));
+            fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("Recompiles and restarts"));
           any_chain = TRUE;
           add_frame_timeline (self, s, k, end);
         }
@@ -718,69 +691,22 @@ show_summary (gpointer view, gpointer data)
   return TRUE;
 }
 
-static const FxwWorkspaceReadHooks read_hooks = {
-  .what = "summary",
-  .read = summary_read,
-  .show = show_summary,
-  .clear = clear_page,
-  .free = (GDestroyNotify) summary_free,
-};
-
-void
-fxw_summary_view_set_workspace (FxwSummaryView *self, const char *path)
-{
-  g_return_if_fail (FXW_IS_SUMMARY_VIEW (self));
-  fxw_workspace_read_start (&self->read, self, path);
-}
-
-gboolean
-fxw_summary_view_get_loaded (FxwSummaryView *self)
-{
-  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
-  return self->read.loaded;
-}
-
-char *
-fxw_summary_view_dup_text (FxwSummaryView *self)
-{
-  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), NULL);
-  return fxw_workspace_read_dup_text (&self->read);
-}
-
 gboolean
 fxw_summary_view_activate_compile (FxwSummaryView *self, const char *compile_id)
 {
   g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
-  return fxw_viewers_click (g_hash_table_lookup (self->links, compile_id));
-}
-
-static void
-fxw_summary_view_dispose (GObject *object)
-{
-  FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
-
-  fxw_workspace_read_cancel (&self->read);
-  G_OBJECT_CLASS (fxw_summary_view_parent_class)->dispose (object);
-}
-
-static void
-fxw_summary_view_finalize (GObject *object)
-{
-  FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
-
-  g_hash_table_unref (self->links);
-  fxw_workspace_read_finalize (&self->read);
-  G_OBJECT_CLASS (fxw_summary_view_parent_class)->finalize (object);
+  return fxw_view_activate_link (FXW_VIEW (self), compile_id);
 }
 
 static void
 fxw_summary_view_class_init (FxwSummaryViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  FxwWorkspacePageClass *page_class = FXW_WORKSPACE_PAGE_CLASS (klass);
 
-  object_class->dispose = fxw_summary_view_dispose;
-  object_class->finalize = fxw_summary_view_finalize;
+  page_class->what = "summary";
+  page_class->read = summary_read;
+  page_class->show = show_summary;
+  page_class->free = (GDestroyNotify) summary_free;
 
   /**
    * FxwSummaryView::compile-activated:
@@ -798,14 +724,11 @@ fxw_summary_view_class_init (FxwSummaryViewClass *klass)
     g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
 
-  fxw_workspace_read_class_set_template (widget_class, "fxw-summary-view.ui",
-                                         G_STRUCT_OFFSET (FxwSummaryView, read));
+  fxw_workspace_page_class_set_template (GTK_WIDGET_CLASS (klass), "fxw-summary-view.ui");
 }
 
 static void
 fxw_summary_view_init (FxwSummaryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  fxw_workspace_read_init (&self->read, &read_hooks);
-  self->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }

@@ -10,6 +10,7 @@
 typedef struct
 {
   FxwSelection *selection;
+  GHashTable *links;   /* key -> GtkButton (not owned); NULL until the first */
 } FxwViewPrivate;
 
 enum { PROP_0, PROP_SELECTION, N_PROPS };
@@ -65,11 +66,21 @@ fxw_view_dispose (GObject *object)
 }
 
 static void
+fxw_view_finalize (GObject *object)
+{
+  FxwViewPrivate *priv = fxw_view_get_instance_private (FXW_VIEW (object));
+
+  g_clear_pointer (&priv->links, g_hash_table_unref);
+  G_OBJECT_CLASS (fxw_view_parent_class)->finalize (object);
+}
+
+static void
 fxw_view_class_init (FxwViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = fxw_view_dispose;
+  object_class->finalize = fxw_view_finalize;
   klass->selection_changed = fxw_view_real_selection_changed;
 
   properties[PROP_SELECTION] =
@@ -111,4 +122,36 @@ fxw_view_set_selection (FxwView *self, FxwSelection *selection)
   if (klass->selection_changed != NULL)
     klass->selection_changed (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
+}
+
+void
+fxw_view_add_link (FxwView *self, const char *key, GtkWidget *button)
+{
+  FxwViewPrivate *priv = fxw_view_get_instance_private (self);
+
+  g_return_if_fail (FXW_IS_VIEW (self));
+
+  if (priv->links == NULL)
+    priv->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_replace (priv->links, g_strdup (key), button);
+}
+
+gboolean
+fxw_view_activate_link (FxwView *self, const char *key)
+{
+  FxwViewPrivate *priv = fxw_view_get_instance_private (self);
+
+  g_return_val_if_fail (FXW_IS_VIEW (self), FALSE);
+  return priv->links != NULL && key != NULL && fxw_viewers_click (g_hash_table_lookup (priv->links, key));
+}
+
+void
+fxw_view_clear_links (FxwView *self)
+{
+  FxwViewPrivate *priv = fxw_view_get_instance_private (self);
+
+  g_return_if_fail (FXW_IS_VIEW (self));
+
+  if (priv->links != NULL)
+    g_hash_table_remove_all (priv->links);
 }

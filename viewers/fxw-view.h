@@ -29,4 +29,13 @@ FxwSelection *fxw_view_get_selection (FxwView      *self);
 void          fxw_view_set_selection (FxwView      *self,
                                       FxwSelection *selection);
 
+/* The page's links: buttons (not owned) that the app or a test clicks by key, as the user does; a key's later button
+   replaces the one before. activate_link() is FALSE when key has none. */
+void          fxw_view_add_link      (FxwView      *self,
+                                      const char   *key,
+                                      GtkWidget    *button);
+gboolean      fxw_view_activate_link (FxwView      *self,
+                                      const char   *key);
+void          fxw_view_clear_links   (FxwView      *self);
+
 G_END_DECLS

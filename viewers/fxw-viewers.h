@@ -19,6 +19,7 @@
 #include "fxw-table-view.h"
 #include "fxw-training-view.h"
 #include "fxw-view.h"
+#include "fxw-workspace-page.h"
 
 G_BEGIN_DECLS
 
@@ -47,41 +48,5 @@ void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double
 gpointer fxw_viewers_peek_item (GListModel *model, guint position);
 /* Clicks button as the user does (a link of a page followed from the outside); FALSE when it is NULL. */
 gboolean fxw_viewers_click (GtkWidget *button);
-
-/* A view's page read from a workspace in a thread (the Summary and Ranks views). read() makes the data off the main
-   thread (NULL and an error when it fails); show() fills the page's emptied column and text from it, FALSE when
-   there is nothing to show; clear() drops what the view keeps of the page it showed (links, buttons); free() drops
-   the data. The stack shows "empty" before a read, when it failed and when show() found nothing, else the page
-   named what. A new start cancels the read before it; a result arriving after another start is dropped. */
-typedef struct
-{
-  const char *what;                  /* the stack's page of the data, and the debug message of a failed read */
-  gpointer (*read) (const char *path, GCancellable *cancellable, GError **error);
-  gboolean (*show) (gpointer view, gpointer data);
-  void (*clear) (gpointer view);
-  GDestroyNotify free;
-} FxwWorkspaceReadHooks;
-
-typedef struct
-{
-  const FxwWorkspaceReadHooks *hooks;
-  GtkStack *stack;                   /* template children, bound by fxw_workspace_read_class_set_template() */
-  GtkBox *column;
-  GString *text;                     /* the page as text, for copying */
-  GCancellable *cancellable;
-  gboolean loaded;                   /* the last start's read has finished (or there was none to make) */
-} FxwWorkspaceRead;
-
-/* The view's template (as fxw_viewers_class_set_template()), its "stack" and "column" bound into the
-   FxwWorkspaceRead at read_offset in the view's instance struct. */
-void  fxw_workspace_read_class_set_template (GtkWidgetClass *widget_class, const char *ui_file, gsize read_offset);
-void  fxw_workspace_read_init     (FxwWorkspaceRead *r, const FxwWorkspaceReadHooks *hooks);
-void  fxw_workspace_read_start    (FxwWorkspaceRead *r, gpointer view, const char *path);
-/* The page as text once read, NULL before or when empty. */
-char *fxw_workspace_read_dup_text (FxwWorkspaceRead *r);
-/* For the view's dispose. */
-void  fxw_workspace_read_cancel   (FxwWorkspaceRead *r);
-/* For the view's finalize. */
-void  fxw_workspace_read_finalize (FxwWorkspaceRead *r);
 
 G_END_DECLS
