@@ -247,7 +247,6 @@ fxw_code_view_class_init (FxwCodeViewClass *klass)
   view_class->node_changed = node_changed;
   view_class->highlight_changed = highlight_changed;
 
-  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   fxw_viewers_class_set_template (widget_class, "fxw-code-view.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwcodeview");
   gtk_widget_class_bind_template_child (widget_class, FxwCodeView, scroller);

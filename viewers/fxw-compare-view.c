@@ -452,7 +452,6 @@ fxw_compare_view_class_init (FxwCompareViewClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = fxw_compare_view_dispose;
   G_OBJECT_CLASS (klass)->finalize = fxw_compare_view_finalize;
-  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   fxw_viewers_class_set_template (widget_class, "fxw-compare-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, summary_label);

@@ -426,7 +426,6 @@ fxw_diff_view_class_init (FxwDiffViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = fxw_diff_view_dispose;
-  g_type_ensure (FXW_TYPE_DIFF_CANVAS);
   fxw_viewers_class_set_template (widget_class, "fxw-diff-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, spinner);

@@ -145,7 +145,6 @@ fxw_graph_view_class_init (FxwGraphViewClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = fxw_graph_view_dispose;
   FXW_VIEW_CLASS (klass)->selection_changed = selection_changed;
-  g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
   fxw_viewers_class_set_template (widget_class, "fxw-graph-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, canvas);
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, fusion_toggle);

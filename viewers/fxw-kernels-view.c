@@ -326,8 +326,6 @@ fxw_kernels_view_class_init (FxwKernelsViewClass *klass)
   signals[OPEN_NODE] = g_signal_new ("open-node", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
-  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
-  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   fxw_viewers_class_set_template (widget_class, "fxw-kernels-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, node_label);

@@ -192,7 +192,6 @@ fxw_table_view_class_init (FxwTableViewClass *klass)
   view_class->graph_changed = graph_changed;
   view_class->node_changed = node_changed;
   view_class->highlight_changed = highlight_changed;
-  g_type_ensure (FXW_TYPE_NODE);
   fxw_viewers_class_set_template (widget_class, "fxw-table-view.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwtableview");
   gtk_widget_class_bind_template_child (widget_class, FxwTableView, text_entry);

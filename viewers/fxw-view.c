@@ -79,6 +79,7 @@ fxw_view_class_init (FxwViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  fxw_viewers_init ();
   object_class->dispose = fxw_view_dispose;
   object_class->finalize = fxw_view_finalize;
   klass->selection_changed = fxw_view_real_selection_changed;

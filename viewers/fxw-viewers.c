@@ -3,6 +3,9 @@
 
 #include "fx-config.h"
 
+#include <adwaita.h>
+#include <gtksourceview/gtksource.h>
+
 #include "fxw-viewers.h"
 #include "fxw-viewers-resources.h"
 
@@ -31,6 +34,9 @@ fxw_viewers_init (void)
       g_type_ensure (FXW_TYPE_DIFF_VIEW);
       g_type_ensure (FXW_TYPE_SUMMARY_VIEW);
       g_type_ensure (FXW_TYPE_RANKS_VIEW);
+      /* and what the views' templates name besides them */
+      g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+      g_type_ensure (ADW_TYPE_STATUS_PAGE);
       g_once_init_leave (&once, 1);
     }
 }

@@ -23,6 +23,7 @@
 
 G_BEGIN_DECLS
 
+/* Also what lets a view's template name any of these types: FxwView's class_init calls it. */
 void fxw_viewers_init (void);
 /* A viewer's template: the .ui file of that name among the viewers' resources ("fxw-code-view.ui"), its root
    laid out by a GtkBinLayout. */
