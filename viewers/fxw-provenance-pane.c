@@ -28,7 +28,6 @@ struct _FxwProvenancePane
 
   FxwProvenanceMap *inductor;   /* the mappings of the compile on show; NULL: none */
   fx_prov_side inductor_side;   /* which side of them the graph on show is */
-  GString *inductor_text;
 };
 
 enum { OPEN_LOCATION, OPEN_NODE, OPEN_CODE, N_SIGNALS };
@@ -123,6 +122,7 @@ inductor_group (FxwProvenancePane *self, const char *heading)
 static void
 show_inductor (FxwProvenancePane *self, const fx_node *n)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   GtkWidget *child, *flow;
   fx_provenance p;
   g_autofree char *key = NULL;
@@ -131,7 +131,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->inductor_rows))) != NULL)
     gtk_box_remove (self->inductor_rows, child);
   fxw_view_clear_links (FXW_VIEW (self));
-  g_string_truncate (self->inductor_text, 0);
+  g_string_truncate (out, 0);
   from_pre = self->inductor_side == FX_PROV_PRE_GRAD;
   key = g_strdup_printf ("%s:%s", fx_prov_side_name (self->inductor_side), n != NULL ? n->name : "");
   if (self->inductor == NULL || n == NULL || !fxw_provenance_map_chain (self->inductor, key, &p))
@@ -141,7 +141,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
     }
   /* The other graph's nodes: post-grad ones from a pre-grad node, pre-grad ones from a post-grad node. */
   flow = inductor_group (self, from_pre ? _("Post-grad nodes") : _("Pre-grad nodes"));
-  g_string_append (self->inductor_text, from_pre ? "post_grad:" : "pre_grad:");
+  g_string_append (out, from_pre ? "post_grad:" : "pre_grad:");
   for (size_t i = 0; i < (from_pre ? p.n_post : p.n_pre); i++)
     {
       const char *name = from_pre ? p.post[i] : p.pre[i];
@@ -154,7 +154,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       g_object_set_data_full (G_OBJECT (button), "node", g_strdup (name), g_free);
       g_signal_connect (button, "clicked", G_CALLBACK (inductor_node_clicked_cb), self);
       gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
-      g_string_append_printf (self->inductor_text, "%s%s", i ? ", " : " ", name);
+      g_string_append_printf (out, "%s%s", i ? ", " : " ", name);
     }
   if ((from_pre ? p.n_post : p.n_pre) == 0)
     {
@@ -163,9 +163,9 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
       gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
       gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
-      g_string_append (self->inductor_text, " -");
+      g_string_append (out, " -");
     }
-  g_string_append_c (self->inductor_text, '\n');
+  g_string_append_c (out, '\n');
 
   flow = inductor_group (self, _("Kernels"));
   for (size_t i = 0; i < p.n_kernels; i++)
@@ -178,7 +178,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       g_autofree char *tip = NULL;
       GtkWidget *button;
 
-      g_string_append_printf (self->inductor_text, "kernel: %s", name);
+      g_string_append_printf (out, "kernel: %s", name);
       if (line <= 0)
         {
           /* A kernel whose code is not stored: its name alone. */
@@ -186,7 +186,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
           gtk_widget_add_css_class (label, "monospace");
           gtk_flow_box_append (GTK_FLOW_BOX (flow), label);
-          g_string_append_c (self->inductor_text, '\n');
+          g_string_append_c (out, '\n');
           continue;
         }
       /* translators: the tooltip of a kernel in the provenance pane: "inductor_aot_kernel_code, line 4" */
@@ -198,7 +198,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       g_object_set_data_full (G_OBJECT (button), "title", g_strdup (name), g_free);
       g_signal_connect (button, "clicked", G_CALLBACK (inductor_code_clicked_cb), self);
       gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
-      g_string_append_printf (self->inductor_text, " %s %s:%d", k->def_line > 0 ? "defined at" : "launched at", code,
+      g_string_append_printf (out, " %s %s:%d", k->def_line > 0 ? "defined at" : "launched at", code,
                               line);
       if (k->def_line > 0 && k->launch_line > 0)
         {
@@ -212,9 +212,9 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
           g_object_set_data_full (G_OBJECT (launch), "title", g_strdup (name), g_free);
           g_signal_connect (launch, "clicked", G_CALLBACK (inductor_code_clicked_cb), self);
           gtk_flow_box_append (GTK_FLOW_BOX (flow), launch);
-          g_string_append_printf (self->inductor_text, ", launched at %s:%d", k->launch_code, k->launch_line);
+          g_string_append_printf (out, ", launched at %s:%d", k->launch_code, k->launch_line);
         }
-      g_string_append_c (self->inductor_text, '\n');
+      g_string_append_c (out, '\n');
     }
   if (p.n_kernels == 0)
     {
@@ -222,7 +222,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
       gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
       gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
-      g_string_append (self->inductor_text, "kernel: -\n");
+      g_string_append (out, "kernel: -\n");
     }
   gtk_widget_set_visible (GTK_WIDGET (self->inductor_box), TRUE);
 }
@@ -347,21 +347,11 @@ fxw_provenance_pane_dispose (GObject *object)
 }
 
 static void
-fxw_provenance_pane_finalize (GObject *object)
-{
-  FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
-
-  g_string_free (self->inductor_text, TRUE);
-  G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->finalize (object);
-}
-
-static void
 fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = fxw_provenance_pane_dispose;
-  G_OBJECT_CLASS (klass)->finalize = fxw_provenance_pane_finalize;
   FXW_VIEW_CLASS (klass)->node_changed = node_changed;
 
   /**
@@ -408,7 +398,6 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
-  self->inductor_text = g_string_new (NULL);
 }
 
 void
@@ -464,8 +453,10 @@ fxw_provenance_pane_get_inductor (FxwProvenancePane *self)
 const char *
 fxw_provenance_pane_get_inductor_text (FxwProvenancePane *self)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
+
   g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), NULL);
-  return gtk_widget_get_visible (GTK_WIDGET (self->inductor_box)) ? self->inductor_text->str : NULL;
+  return gtk_widget_get_visible (GTK_WIDGET (self->inductor_box)) ? out->str : NULL;
 }
 
 gboolean

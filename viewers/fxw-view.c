@@ -10,6 +10,7 @@
 typedef struct
 {
   FxwSelection *selection;
+  GString *text;
   GHashTable *links;   /* key -> GtkButton (not owned); NULL until the first */
 } FxwViewPrivate;
 
@@ -70,6 +71,7 @@ fxw_view_finalize (GObject *object)
 {
   FxwViewPrivate *priv = fxw_view_get_instance_private (FXW_VIEW (object));
 
+  g_string_free (priv->text, TRUE);
   g_clear_pointer (&priv->links, g_hash_table_unref);
   G_OBJECT_CLASS (fxw_view_parent_class)->finalize (object);
 }
@@ -93,6 +95,9 @@ fxw_view_class_init (FxwViewClass *klass)
 static void
 fxw_view_init (FxwView *self)
 {
+  FxwViewPrivate *priv = fxw_view_get_instance_private (self);
+
+  priv->text = g_string_new (NULL);
 }
 
 FxwSelection *
@@ -123,6 +128,15 @@ fxw_view_set_selection (FxwView *self, FxwSelection *selection)
   if (klass->selection_changed != NULL)
     klass->selection_changed (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
+}
+
+GString *
+fxw_view_get_text (FxwView *self)
+{
+  FxwViewPrivate *priv = fxw_view_get_instance_private (self);
+
+  g_return_val_if_fail (FXW_IS_VIEW (self), NULL);
+  return priv->text;
 }
 
 void

@@ -29,6 +29,8 @@ FxwSelection *fxw_view_get_selection (FxwView      *self);
 void          fxw_view_set_selection (FxwView      *self,
                                       FxwSelection *selection);
 
+/* The page (or the part of it that tests read) as text: the view writes it as it builds the page. */
+GString      *fxw_view_get_text      (FxwView      *self);
 /* The page's links: buttons (not owned) that the app or a test clicks by key, as the user does; a key's later button
    replaces the one before. activate_link() is FALSE when key has none. */
 void          fxw_view_add_link      (FxwView      *self,

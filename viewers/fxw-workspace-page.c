@@ -11,7 +11,6 @@ typedef struct
 {
   GtkStack *stack;                   /* template children */
   GtkBox *column;
-  GString *text;                     /* the page as text, for copying */
   GCancellable *cancellable;
   gboolean loaded;                   /* the last start's read has finished (or there was none to make) */
 } FxwWorkspacePagePrivate;
@@ -38,7 +37,7 @@ show_data (FxwWorkspacePage *self, gpointer data)
   gboolean any;
 
   fxw_viewers_remove_children (GTK_WIDGET (priv->column), GTK_WIDGET (self));
-  g_string_truncate (priv->text, 0);
+  g_string_truncate (fxw_view_get_text (FXW_VIEW (self)), 0);
   fxw_view_clear_links (FXW_VIEW (self));
   if (klass->clear != NULL)
     klass->clear (self);
@@ -89,27 +88,14 @@ fxw_workspace_page_dispose (GObject *object)
 }
 
 static void
-fxw_workspace_page_finalize (GObject *object)
-{
-  FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (FXW_WORKSPACE_PAGE (object));
-
-  g_string_free (priv->text, TRUE);
-  G_OBJECT_CLASS (fxw_workspace_page_parent_class)->finalize (object);
-}
-
-static void
 fxw_workspace_page_class_init (FxwWorkspacePageClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = fxw_workspace_page_dispose;
-  G_OBJECT_CLASS (klass)->finalize = fxw_workspace_page_finalize;
 }
 
 static void
 fxw_workspace_page_init (FxwWorkspacePage *self)
 {
-  FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (self);
-
-  priv->text = g_string_new (NULL);
 }
 
 void
@@ -157,9 +143,10 @@ char *
 fxw_workspace_page_dup_text (FxwWorkspacePage *self)
 {
   FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (self);
+  GString *text = fxw_view_get_text (FXW_VIEW (self));
 
   g_return_val_if_fail (FXW_IS_WORKSPACE_PAGE (self), NULL);
-  return priv->loaded && priv->text->len > 0 ? g_strdup (priv->text->str) : NULL;
+  return priv->loaded && text->len > 0 ? g_strdup (text->str) : NULL;
 }
 
 GtkBox *
@@ -170,18 +157,11 @@ fxw_workspace_page_get_column (FxwWorkspacePage *self)
   return priv->column;
 }
 
-GString *
-fxw_workspace_page_get_text (FxwWorkspacePage *self)
-{
-  FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (self);
-
-  return priv->text;
-}
-
 void
 fxw_workspace_page_append (FxwWorkspacePage *self, GtkWidget *widget, const char *format, ...)
 {
   FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (self);
+  GString *text = fxw_view_get_text (FXW_VIEW (self));
   va_list args;
 
   if (widget != NULL)
@@ -189,9 +169,9 @@ fxw_workspace_page_append (FxwWorkspacePage *self, GtkWidget *widget, const char
   if (format == NULL)
     return;
   va_start (args, format);
-  g_string_append_vprintf (priv->text, format, args);
+  g_string_append_vprintf (text, format, args);
   va_end (args);
-  g_string_append_c (priv->text, '\n');
+  g_string_append_c (text, '\n');
 }
 
 GtkWidget *
@@ -206,10 +186,9 @@ fxw_workspace_page_add_line (FxwWorkspacePage *self, const char *line, const cha
 GtkWidget *
 fxw_workspace_page_add_heading (FxwWorkspacePage *self, const char *heading)
 {
-  FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (self);
   GtkWidget *label;
 
-  g_string_append_c (priv->text, '\n');
+  g_string_append_c (fxw_view_get_text (FXW_VIEW (self)), '\n');
   label = fxw_workspace_page_add_line (self, heading, "title-4");
   gtk_widget_set_margin_top (label, 18);
   return label;

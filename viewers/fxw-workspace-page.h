@@ -34,9 +34,8 @@ gboolean   fxw_workspace_page_get_loaded    (FxwWorkspacePage *self);
 /* The page as text once read, NULL before or when empty. */
 char      *fxw_workspace_page_dup_text      (FxwWorkspacePage *self);
 
-/* For show(): the page's column, and its text for copying. */
+/* For show(): the page's column (its text is the view's, fxw_view_get_text()). */
 GtkBox    *fxw_workspace_page_get_column    (FxwWorkspacePage *self);
-GString   *fxw_workspace_page_get_text      (FxwWorkspacePage *self);
 /* Appends widget (NULL: none) to the column and the line printf'd from format (NULL: none) to the text. */
 void       fxw_workspace_page_append        (FxwWorkspacePage *self, GtkWidget *widget, const char *format, ...)
                                              G_GNUC_PRINTF (3, 4);
