@@ -27,7 +27,7 @@ typedef struct
 typedef struct
 {
   fx_rank_div_kind kind;
-  char *compile_id, *ranks, *detail;
+  const char *compile_id, *ranks, *detail;
   int ref_rank;
   gint64 ref_row;
   GArray *targets;     /* Target: the ranks named, with their compiles */
@@ -36,7 +36,7 @@ typedef struct
 typedef struct
 {
   int rank;
-  char *path;
+  const char *path;
   guint n_compiles;
 } Rank;
 
@@ -44,6 +44,7 @@ typedef struct
 {
   GArray *ranks;       /* Rank */
   GArray *divs;        /* Div */
+  fx_arena *arena;     /* the strings of both, as the store's reads returned them */
 } RanksData;
 
 struct _FxwRanksView
@@ -61,18 +62,7 @@ static guint signals[N_SIGNALS];
 static void
 div_clear (gpointer data)
 {
-  Div *d = data;
-
-  g_free (d->compile_id);
-  g_free (d->ranks);
-  g_free (d->detail);
-  g_clear_pointer (&d->targets, g_array_unref);
-}
-
-static void
-rank_clear (gpointer data)
-{
-  g_free (((Rank *) data)->path);
+  g_clear_pointer (&((Div *) data)->targets, g_array_unref);
 }
 
 static void
@@ -80,6 +70,7 @@ ranks_data_free (RanksData *data)
 {
   g_array_unref (data->ranks);
   g_array_unref (data->divs);
+  fx_arena_free (data->arena);
   g_free (data);
 }
 
@@ -106,13 +97,14 @@ ranks_read (const char *path, GError **error)
       || fx_store_list_compiles (store, arena, &cs, &nc, &diag) != FX_OK)
     goto fail;
   data = g_new0 (RanksData, 1);
+  data->arena = g_steal_pointer (&arena);
   data->ranks = g_array_new (FALSE, TRUE, sizeof (Rank));
-  g_array_set_clear_func (data->ranks, rank_clear);
   data->divs = g_array_new (FALSE, TRUE, sizeof (Div));
   g_array_set_clear_func (data->divs, div_clear);
   for (size_t r = 0; r < nr; r++)
     {
-      Rank rk = { .rank = ranks[r].rank, .path = g_path_get_basename (ranks[r].path ? ranks[r].path : "") };
+      g_autofree char *base = g_path_get_basename (ranks[r].path ? ranks[r].path : "");
+      Rank rk = { .rank = ranks[r].rank, .path = fx_arena_strdup (data->arena, base) };
 
       for (size_t c = 0; c < nc; c++)
         rk.n_compiles += cs[c].input_id == ranks[r].input_id;
@@ -120,8 +112,8 @@ ranks_read (const char *path, GError **error)
     }
   for (size_t i = 0; i < nd; i++)
     {
-      Div d = { .kind = ds[i].kind, .compile_id = g_strdup (ds[i].compile_id), .ranks = g_strdup (ds[i].ranks),
-                .detail = g_strdup (ds[i].detail), .ref_rank = ds[i].ref_rank, .ref_row = ds[i].ref_compile_row };
+      Div d = { .kind = ds[i].kind, .compile_id = ds[i].compile_id, .ranks = ds[i].ranks,
+                .detail = ds[i].detail, .ref_rank = ds[i].ref_rank, .ref_row = ds[i].ref_compile_row };
       /* ds[i].ranks: "rank 3" or "ranks 1, 3" */
       const char *list = strchr (ds[i].ranks, ' ');
       g_auto(GStrv) parts = g_strsplit (list != NULL ? list + 1 : "", ", ", -1);
@@ -140,7 +132,6 @@ ranks_read (const char *path, GError **error)
         }
       g_array_append_val (data->divs, d);
     }
-  fx_arena_free (arena);
   fx_store_close (store);
   return data;
 

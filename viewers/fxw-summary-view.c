@@ -21,8 +21,8 @@
 
 typedef struct
 {
-  char *reason;        /* the first line */
-  char *file;          /* the user line: the innermost frame outside torch; NULL when none */
+  const char *reason;  /* the first line */
+  const char *file;    /* the user line: the innermost frame outside torch; NULL when none */
   int line;
 } Break;
 
@@ -30,7 +30,7 @@ typedef struct
 {
   char compile_id[48];
   fx_compile_id cid;
-  char *function, *file, *status, *fail_type, *fail_reason;
+  const char *function, *file, *status, *fail_type, *fail_reason;
   int line;
   double start_time, frame_s, backend_s, inductor_s;
   int n_graphs, n_kernels;
@@ -41,8 +41,8 @@ typedef struct
 /* A torch.export trace's own record: a guard export added, an unbacked symbol, a draft_export failure. */
 typedef struct
 {
-  char *kind, *what, *fix;
-  char *file;          /* the user line's file; NULL when none */
+  const char *kind, *what, *fix;
+  const char *file;    /* the user line's file; NULL when none */
   int line;
 } ExportRow;
 
@@ -50,6 +50,7 @@ typedef struct
 {
   GArray *entries;     /* Entry, in compile order */
   GArray *exports;     /* ExportRow, in file order */
+  fx_arena *arena;     /* the strings of both, as the store's reads returned them */
 } Summary;
 
 struct _FxwSummaryView
@@ -63,37 +64,12 @@ enum { SIGNAL_COMPILE_ACTIVATED, SIGNAL_OPEN_LOCATION, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
-break_clear (gpointer data)
-{
-  Break *b = data;
-
-  g_free (b->reason);
-  g_free (b->file);
-}
-
-static void
 entry_clear (gpointer data)
 {
   Entry *e = data;
 
-  g_free (e->function);
-  g_free (e->file);
-  g_free (e->status);
-  g_free (e->fail_type);
-  g_free (e->fail_reason);
   g_clear_pointer (&e->reasons, g_ptr_array_unref);
   g_clear_pointer (&e->breaks, g_array_unref);
-}
-
-static void
-export_row_clear (gpointer data)
-{
-  ExportRow *r = data;
-
-  g_free (r->kind);
-  g_free (r->what);
-  g_free (r->fix);
-  g_free (r->file);
 }
 
 static void
@@ -101,6 +77,7 @@ summary_free (Summary *s)
 {
   g_array_unref (s->entries);
   g_array_unref (s->exports);
+  fx_arena_free (s->arena);
   g_free (s);
 }
 
@@ -137,7 +114,7 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
   fx_store_compile *compiles = NULL;
   size_t n = 0;
   fx_diag diag;
-  fx_arena *arena;
+  fx_arena *arena;   /* the Summary's */
   Summary *s;
 
   fx_diag_clear (&diag);
@@ -148,10 +125,10 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
     }
   arena = fx_arena_new ();
   s = g_new0 (Summary, 1);
+  s->arena = arena;
   s->entries = g_array_new (FALSE, TRUE, sizeof (Entry));
   g_array_set_clear_func (s->entries, entry_clear);
   s->exports = g_array_new (FALSE, TRUE, sizeof (ExportRow));
-  g_array_set_clear_func (s->exports, export_row_clear);
   {
     fx_export_entry *es = NULL;
     size_t ne = 0;
@@ -161,8 +138,7 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
     if (fx_export_entries (store, arena, &es, &ne, &ed) == FX_OK)
       for (size_t i = 0; i < ne && i < MAX_TABLE_ROWS; i++)
         {
-          ExportRow r = { g_strdup (es[i].kind), g_strdup (es[i].what), g_strdup (es[i].fix),
-                          g_strdup (es[i].user_file), es[i].user_lineno };
+          ExportRow r = { es[i].kind, es[i].what, es[i].fix, es[i].user_file, es[i].user_lineno };
 
           g_array_append_val (s->exports, r);
         }
@@ -183,8 +159,8 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 
       g_strlcpy (e.compile_id, c->compile_id, sizeof e.compile_id);
       e.cid = c->cid;
-      e.function = g_strdup (c->function);
-      e.file = g_strdup (c->file);
+      e.function = c->function;
+      e.file = c->file;
       e.line = c->line;
       /* a restart of the attempt before it: the same function, which its records often do not repeat */
       if (e.function == NULL && e.cid.attempt > 0 && s->entries->len > 0)
@@ -193,23 +169,22 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 
           if (before->cid.frame_id == e.cid.frame_id && before->cid.frame_compile_id == e.cid.frame_compile_id)
             {
-              e.function = g_strdup (before->function);
-              e.file = g_strdup (before->file);
+              e.function = before->function;
+              e.file = before->file;
               e.line = before->line;
             }
         }
-      e.status = g_strdup (c->status != NULL ? c->status : "");
-      e.fail_type = g_strdup (c->fail_type);
-      e.fail_reason = g_strdup (c->fail_reason);
+      e.status = c->status != NULL ? c->status : "";
+      e.fail_type = c->fail_type;
+      e.fail_reason = c->fail_reason;
       e.start_time = c->start_time;
       e.frame_s = c->entire_frame_compile_s;
       e.backend_s = c->backend_compile_s;
       e.inductor_s = c->inductor_compile_s;
       e.n_graphs = c->n_graphs;
       e.n_kernels = c->n_kernels;
-      e.reasons = g_ptr_array_new_with_free_func (g_free);
+      e.reasons = g_ptr_array_new ();
       e.breaks = g_array_new (FALSE, TRUE, sizeof (Break));
-      g_array_set_clear_func (e.breaks, break_clear);
       if (c->n_failures > 0
           && fx_store_list_guard_failures (store, c->id, scratch, &failures, &n_failures, &diag) == FX_OK)
         for (size_t k = 0; k < n_failures; k++)
@@ -217,20 +192,19 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
             {
               g_autofree char *guard = guard_text (failures[k].reason);
 
-              g_ptr_array_add (e.reasons, g_strdup_printf ("%s: %s", failures[k].failed_compile,
+              g_ptr_array_add (e.reasons, fx_arena_printf (arena, "%s: %s", failures[k].failed_compile,
                                                            guard != NULL ? guard : ""));
             }
       if (c->n_breaks > 0 && fx_store_list_graph_breaks (store, c->id, scratch, &breaks, &n_breaks, &diag) == FX_OK)
         for (size_t k = 0; k < n_breaks; k++)
           {
-            Break b = { 0 };
-
+            g_autofree char *reason = first_line (breaks[k].reason);
+            Break b = { .reason = fx_arena_strdup (arena, reason) };
             fx_stack_frame frame;
 
-            b.reason = first_line (breaks[k].reason);
             if (fx_stack_user_frame (breaks[k].user_stack, scratch, &frame))
               {
-                b.file = g_strdup (frame.file);
+                b.file = fx_arena_strdup (arena, frame.file);
                 b.line = frame.line;
               }
             g_array_append_val (e.breaks, b);
@@ -238,7 +212,6 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
       fx_arena_free (scratch);
       g_array_append_val (s->entries, e);
     }
-  fx_arena_free (arena);
   fx_store_close (store);
   return s;
 }
