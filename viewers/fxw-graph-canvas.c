@@ -67,6 +67,7 @@ typedef struct
   GArray *edges;        /* CanvasEdge */
   GArray *clusters;     /* CanvasCluster */
   GHashTable *node_box; /* node index -> box index + 1 */
+  fx_arena *arena;      /* the layout itself, and its boxes', edges' and clusters' strings and points */
   double width, height;
   double seconds;
 } CanvasLayout;
@@ -131,34 +132,6 @@ G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
 /* ---------------------------------------------------------------- layout data */
 
 static void
-canvas_box_clear (gpointer data)
-{
-  CanvasBox *box = data;
-
-  g_free (box->module);
-  g_free (box->title);
-  g_free (box->subtitle);
-}
-
-static void
-canvas_edge_clear (gpointer data)
-{
-  CanvasEdge *edge = data;
-
-  g_free (edge->pts);
-  g_free (edge->label);
-}
-
-static void
-canvas_cluster_clear (gpointer data)
-{
-  CanvasCluster *cluster = data;
-
-  g_free (cluster->module);
-  g_free (cluster->label);
-}
-
-static void
 canvas_layout_free (CanvasLayout *layout)
 {
   if (layout == NULL)
@@ -167,7 +140,7 @@ canvas_layout_free (CanvasLayout *layout)
   g_array_unref (layout->edges);
   g_array_unref (layout->clusters);
   g_hash_table_unref (layout->node_box);
-  g_free (layout);
+  fx_arena_free (layout->arena);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CanvasLayout, canvas_layout_free)
@@ -175,14 +148,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CanvasLayout, canvas_layout_free)
 static CanvasLayout *
 canvas_layout_new (void)
 {
-  CanvasLayout *layout = g_new0 (CanvasLayout, 1);
+  fx_arena *arena = fx_arena_new ();
+  CanvasLayout *layout = fx_arena_alloc (arena, sizeof *layout);
 
+  layout->arena = arena;
   layout->boxes = g_array_new (FALSE, TRUE, sizeof (CanvasBox));
-  g_array_set_clear_func (layout->boxes, canvas_box_clear);
   layout->edges = g_array_new (FALSE, TRUE, sizeof (CanvasEdge));
-  g_array_set_clear_func (layout->edges, canvas_edge_clear);
   layout->clusters = g_array_new (FALSE, TRUE, sizeof (CanvasCluster));
-  g_array_set_clear_func (layout->clusters, canvas_cluster_clear);
   layout->node_box = g_hash_table_new (NULL, NULL);
   return layout;
 }
@@ -315,7 +287,7 @@ layered_layout (CanvasLayout *layout)
       double x0 = a->x + a->w / 2, y0 = a->y + a->h, x1 = b->x + b->w / 2, y1 = b->y;
 
       edge->n_pts = 4;
-      edge->pts = g_new (double, 8);
+      edge->pts = fx_arena_alloc (layout->arena, 8 * sizeof (double));
       for (int k = 0; k < 4; k++)
         {
           edge->pts[2 * k] = x0 + (x1 - x0) * k / 3.0;
@@ -449,7 +421,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           if (sub == NULL)
             {
               CanvasCluster cluster = { .fusion_group = grp, .parent = -1,
-                                        .label = g_strdup (job->group_labels[grp]) };
+                                        .label = fx_arena_strdup (layout->arena, job->group_labels[grp]) };
 
               sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, g, key, &cluster);
             }
@@ -471,9 +443,10 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
             {
               const char *type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
               const char *cls = strrchr (type, '.');
-              CanvasCluster cluster = { .module = g_strdup (path), .fusion_group = -1, .depth = (int) k,
-                                        .parent = cur_cluster,
-                                        .label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type) };
+              CanvasCluster cluster = { .module = fx_arena_strdup (layout->arena, path), .fusion_group = -1,
+                                        .depth = (int) k, .parent = cur_cluster,
+                                        .label = fx_arena_printf (layout->arena, "%s (%s)", path,
+                                                                  cls ? cls + 1 : type) };
 
               sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, parent, path, &cluster);
             }
@@ -500,9 +473,9 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               for (size_t k = 0; k < meta->n_nn_module_stack; k++)
                 if (g_strcmp0 (meta->nn_module_stack[k].path, collapsed_at) == 0)
                   type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
-              box.module = g_strdup (collapsed_at);
-              box.title = g_strdup (collapsed_at);
-              box.subtitle = g_strdup (strrchr (type, '.') ? strrchr (type, '.') + 1 : type);
+              box.module = fx_arena_strdup (layout->arena, collapsed_at);
+              box.title = box.module;
+              box.subtitle = fx_arena_strdup (layout->arena, strrchr (type, '.') ? strrchr (type, '.') + 1 : type);
               box_index = layout->boxes->len;
               g_snprintf (name, sizeof name, "b%u", box_index);
               an = agnode (parent, name, 1);
@@ -518,8 +491,8 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           char name[32];
           Agnode_t *an;
 
-          box.title = g_strdup (node->name);
-          box.subtitle = g_strdup (short_target (node, &buf));
+          box.title = fx_arena_strdup (layout->arena, node->name);
+          box.subtitle = fx_arena_strdup (layout->arena, short_target (node, &buf));
           box_index = layout->boxes->len;
           g_snprintf (name, sizeof name, "b%u", box_index);
           an = agnode (parent, name, 1);
@@ -577,9 +550,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               Agnode_t *an;
 
               stub.module = NULL;
-              stub.title = g_strdup (stub.title);
-              stub.subtitle = g_strdup (stub.subtitle);
-              stub.is_stub = TRUE;
+              stub.is_stub = TRUE;   /* its title and subtitle are the box's, in the layout's arena */
               stub.cluster = g_array_index (layout->boxes, CanvasBox, to).cluster;
               g_snprintf (name, sizeof name, "b%u", layout->boxes->len);
               an = agnode (g, name, 1);
@@ -596,7 +567,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               fx_buf_reset (&buf);
               if (fx_val_annotation (&input->meta.val, FALSE, FALSE, &buf) && buf.len > 0)
                 {
-                  edge.label = g_strdup (buf.data);
+                  edge.label = fx_arena_strdup (layout->arena, buf.data);
                   /* Graphviz 2.43 frees a label's virtual node twice in gvFreeLayout when labelled edges run
                      inside clusters laid out without module nesting (ASan, the fusion groups of the MLP's post-grad
                      graph): with fusion groups the label is placed on the drawn edge instead. */
@@ -671,7 +642,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           int n = (int) bz->size + (bz->eflag ? 1 : 0);
           int k = 0;
 
-          edge->pts = g_new (double, 2 * n);
+          edge->pts = fx_arena_alloc (layout->arena, 2 * n * sizeof (double));
           for (size_t p = 0; p < bz->size; p++, k++)
             {
               edge->pts[2 * k] = GX (bz->list[p].x);
