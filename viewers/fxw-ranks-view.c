@@ -154,33 +154,21 @@ clear_page (FxwWorkspacePage *page)
   self->n_ranks = self->n_divs = 0;
 }
 
-static const char *
-kind_title (fx_rank_div_kind kind)
-{
-  switch (kind)
-    {
-    case FX_RANK_DIV_COMPILES:
-      /* translators: a kind of divergence between ranks: a compile only some ranks made */
-      return _("Compiles");
-    case FX_RANK_DIV_GRAPH:
-      /* translators: a kind of divergence between ranks: the graphs of a compile differ */
-      return _("Graph");
-    case FX_RANK_DIV_GUARDS:
-      return _("Guards");
-    case FX_RANK_DIV_CACHE:
-      /* translators: a kind of divergence between ranks: cache hit on one, miss on another */
-      return _("Cache");
-    case FX_RANK_DIV_COLLECTIVES:
-      /* translators: a kind of divergence between ranks: collectives issued in another order */
-      return _("Collectives");
-    case FX_RANK_DIV_RUNTIME:
-      /* translators: a kind of divergence between ranks: Inductor's runtime estimates differ */
-      return _("Runtime Estimates");
-    case FX_RANK_DIV_COUNT:
-    default:
-      return "";
-    }
-}
+/* The title of each kind of divergence. */
+static const char *const kind_titles[] = {
+  /* translators: a kind of divergence between ranks: a compile only some ranks made */
+  [FX_RANK_DIV_COMPILES] = N_("Compiles"),
+  /* translators: a kind of divergence between ranks: the graphs of a compile differ */
+  [FX_RANK_DIV_GRAPH] = N_("Graph"),
+  [FX_RANK_DIV_GUARDS] = N_("Guards"),
+  /* translators: a kind of divergence between ranks: cache hit on one, miss on another */
+  [FX_RANK_DIV_CACHE] = N_("Cache"),
+  /* translators: a kind of divergence between ranks: collectives issued in another order */
+  [FX_RANK_DIV_COLLECTIVES] = N_("Collectives"),
+  /* translators: a kind of divergence between ranks: Inductor's runtime estimates differ */
+  [FX_RANK_DIV_RUNTIME] = N_("Runtime Estimates"),
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (kind_titles) == FX_RANK_DIV_COUNT);
 
 static void
 compare_clicked_cb (GtkButton *button, FxwRanksView *self)
@@ -227,7 +215,7 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d, guint index)
   gtk_widget_set_margin_bottom (row, 6);
   gtk_widget_set_hexpand (words, TRUE);
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (head), id, "heading"), "monospace");
-  fxw_viewers_add_label (GTK_BOX (head), kind_title (d->kind), "heading");
+  fxw_viewers_add_label (GTK_BOX (head), d->kind < FX_RANK_DIV_COUNT ? _(kind_titles[d->kind]) : "", "heading");
   fxw_viewers_add_label (GTK_BOX (head), d->ranks, "accent");
   gtk_box_append (GTK_BOX (words), head);
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
