@@ -221,8 +221,8 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d, guint index)
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
   gtk_box_append (GTK_BOX (row), words);
   gtk_box_append (GTK_BOX (row), buttons);
-  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%-8s %-12s %-14s %s", id, fx_rank_div_kind_name (d->kind), d->ranks,
-                             d->detail);
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%-8s %-12s %-14s %s", id,
+                             fx_rank_div_kind_name (d->kind), d->ranks, d->detail);
 
   for (guint k = 0; k < d->targets->len; k++)
     {

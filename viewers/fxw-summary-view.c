@@ -399,8 +399,9 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
   gtk_widget_set_margin_start (GTK_WIDGET (title), 12);
   gtk_widget_set_margin_top (GTK_WIDGET (title), 6);
   gtk_box_append (frame_box, GTK_WIDGET (title));
-  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%s %s %s:%d", head, first->function != NULL ? first->function : "",
-                             first->file != NULL ? first->file : "?", first->line);
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%s %s %s:%d", head,
+                             first->function != NULL ? first->function : "", first->file != NULL ? first->file : "?",
+                             first->line);
   for (guint k = from; k < to; k++)
     {
       const Entry *e = &g_array_index (s->entries, Entry, k);
@@ -550,7 +551,8 @@ add_exports (FxwSummaryView *self, const Summary *s)
         fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s %s:%d", r->kind,
                                    r->what != NULL ? r->what : "-", r->file, r->line);
       else
-        fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
+        fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s", r->kind,
+                                   r->what != NULL ? r->what : "-");
       if (r->fix != NULL)
         {
           /* translators: what to change for a draft_export failure, as its report says (%s) */
