@@ -272,12 +272,6 @@ fxw_code_view_init (FxwCodeView *self)
   style_changed_cb (self);
 }
 
-void
-fxw_code_view_set_selection (FxwCodeView *self, FxwSelection *selection)
-{
-  fxw_view_set_selection (FXW_VIEW (self), selection);
-}
-
 guint
 fxw_code_view_get_node_line (FxwCodeView *self, FxwNode *node)
 {

@@ -9,8 +9,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, FxwView)
 
-void       fxw_code_view_set_selection   (FxwCodeView  *self,
-                                          FxwSelection *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_code_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 /* 1-based line of the node's statement, 0 when it has none. */
 guint      fxw_code_view_get_node_line   (FxwCodeView  *self,
                                           FxwNode      *node);

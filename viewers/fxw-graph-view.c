@@ -187,12 +187,6 @@ fxw_graph_view_get_canvas (FxwGraphView *self)
 }
 
 void
-fxw_graph_view_set_selection (FxwGraphView *self, FxwSelection *selection)
-{
-  fxw_view_set_selection (FXW_VIEW (self), selection);
-}
-
-void
 fxw_graph_view_set_kernels (FxwGraphView *self, GListModel *kernels, gboolean by_name)
 {
   g_return_if_fail (FXW_IS_GRAPH_VIEW (self));

@@ -12,8 +12,8 @@ G_DECLARE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW, GRAPH_VIEW, FxwView)
 
 GtkWidget      *fxw_graph_view_new           (void);
 FxwGraphCanvas *fxw_graph_view_get_canvas    (FxwGraphView *self);
-void            fxw_graph_view_set_selection (FxwGraphView *self,
-                                              FxwSelection *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_graph_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
 
 /* The compile's kernels for the fusion overlay (see fxw_graph_canvas_set_kernels); the Fusion toggle works while
    there are some. */

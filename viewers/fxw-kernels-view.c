@@ -359,12 +359,6 @@ fxw_kernels_view_init (FxwKernelsView *self)
   node_changed (FXW_VIEW (self));
 }
 
-void
-fxw_kernels_view_set_selection (FxwKernelsView *self, FxwSelection *selection)
-{
-  fxw_view_set_selection (FXW_VIEW (self), selection);
-}
-
 /* The list when there are kernels or an autotune table to show, else the empty page. */
 static void
 show_page (FxwKernelsView *self)

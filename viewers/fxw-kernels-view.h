@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, FXW, KERNELS_VIEW, FxwView)
 
-void        fxw_kernels_view_set_selection  (FxwKernelsView *self,
-                                             FxwSelection   *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_kernels_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 /* kernels: FxwKernel items (NULL: none, the empty page); by_name: the selection's graph is the one whose node names
    the kernels list (see fxw_kernel_covers). */
 void        fxw_kernels_view_set_kernels    (FxwKernelsView *self,

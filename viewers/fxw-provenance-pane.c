@@ -400,12 +400,6 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
   gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
 }
 
-void
-fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *selection)
-{
-  fxw_view_set_selection (FXW_VIEW (self), selection);
-}
-
 /* Activates the index-th frame row (innermost first), as a click does; FALSE when its file does not exist. */
 gboolean
 fxw_provenance_pane_activate_frame (FxwProvenancePane *self, guint index)

@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, FXW, PROVENANCE_PANE, FxwView)
 
-void        fxw_provenance_pane_set_selection  (FxwProvenancePane *self,
-                                                FxwSelection      *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_provenance_pane_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 guint       fxw_provenance_pane_get_n_frames   (FxwProvenancePane *self);
 gboolean    fxw_provenance_pane_activate_frame (FxwProvenancePane *self,
                                                 guint              index);

@@ -222,18 +222,6 @@ fxw_table_view_init (FxwTableView *self)
   }
 }
 
-FxwSelection *
-fxw_table_view_get_selection (FxwTableView *self)
-{
-  return fxw_view_get_selection (FXW_VIEW (self));
-}
-
-void
-fxw_table_view_set_selection (FxwTableView *self, FxwSelection *selection)
-{
-  fxw_view_set_selection (FXW_VIEW (self), selection);
-}
-
 guint
 fxw_table_view_get_n_rows (FxwTableView *self)
 {
