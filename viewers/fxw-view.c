@@ -61,7 +61,7 @@ fxw_view_dispose (GObject *object)
   FxwViewPrivate *priv = fxw_view_get_instance_private (self);
 
   fxw_selection_follow (&priv->selection, NULL, self, NULL, NULL, NULL);
-  /* Every view is a final type with a template of its own. */
+  /* Every view is a final type, with a template of its own but for the graph canvas. */
   fxw_viewers_dispose_template (GTK_WIDGET (self), G_OBJECT_TYPE (self));
   G_OBJECT_CLASS (fxw_view_parent_class)->dispose (object);
 }

@@ -41,6 +41,17 @@ fxw_viewers_init (void)
     }
 }
 
+/* Marks the types whose class has a template: GTK 4.8 has no call that says so. */
+static GQuark
+template_quark (void)
+{
+  static GQuark quark;
+
+  if (G_UNLIKELY (quark == 0))
+    quark = g_quark_from_static_string ("fxw-viewers-template");
+  return quark;
+}
+
 void
 fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file)
 {
@@ -48,6 +59,7 @@ fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_fil
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (widget_class, path);
+  g_type_set_qdata (G_TYPE_FROM_CLASS (widget_class), template_quark (), GINT_TO_POINTER (TRUE));
 }
 
 void
@@ -55,6 +67,8 @@ fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type)
 {
   GtkWidget *child;
 
+  if (g_type_get_qdata (widget_type, template_quark ()) == NULL)
+    return;
   gtk_widget_dispose_template (widget, widget_type);
   while ((child = gtk_widget_get_first_child (widget)) != NULL)
     gtk_widget_unparent (child);

@@ -29,7 +29,7 @@ void fxw_viewers_init (void);
    laid out by a GtkBinLayout. */
 void fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file);
 /* A templated widget's dispose: gtk_widget_dispose_template() clears only the bound children; the template's root
-   box goes too. */
+   box goes too. Nothing for a type whose template was not set by fxw_viewers_class_set_template() (a canvas). */
 void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
 
 /* Removes every child of container (a GtkBox or GtkGrid). The focus leaves them first when it is inside scope:
