@@ -1,4 +1,5 @@
-/* fxw-view.c: FxwView, what every view did alike: the "selection" property, following it, disposing the template. */
+/* fxw-view.c: FxwView, what the views each did alike: the "selection" property and following it, disposing the
+ * template, the page's text and links. */
 #define G_LOG_DOMAIN "fxw-viewers"
 
 #include "fx-config.h"

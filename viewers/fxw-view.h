@@ -1,4 +1,4 @@
-/* fxw-view.h: the viewers' base widget: a page built from its .ui template that follows the shared selection. */
+/* fxw-view.h: the viewers' base widget: a page that follows the shared selection, with its text and links for tests. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -13,7 +13,8 @@ G_DECLARE_DERIVABLE_TYPE (FxwView, fxw_view, FXW, VIEW, GtkWidget)
 
 /* A view reacts to the selection it follows through these; NULL: not wanted. selection_changed runs when the view
    takes another selection; by default it brings the view up to date as a graph change does (graph_changed, else
-   node_changed). The base's dispose lets the selection go and clears the template. */
+   node_changed). The base's dispose lets the selection go and clears the template set by
+   fxw_viewers_class_set_template(). */
 struct _FxwViewClass
 {
   GtkWidgetClass parent_class;
