@@ -42,15 +42,7 @@ fxw_viewers_init (void)
 }
 
 /* Marks the types whose class has a template: GTK 4.8 has no call that says so. */
-static GQuark
-template_quark (void)
-{
-  static GQuark quark;
-
-  if (G_UNLIKELY (quark == 0))
-    quark = g_quark_from_static_string ("fxw-viewers-template");
-  return quark;
-}
+static G_DEFINE_QUARK (fxw-viewers-template, template)
 
 void
 fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file)
