@@ -44,8 +44,7 @@ typedef struct
 {
   GArray *ranks;       /* Rank */
   GArray *divs;        /* Div */
-  fx_arena *arena;     /* the strings of both, as the store's reads returned them */
-} RanksData;
+} RanksData;           /* the strings of both are in the read's arena, as the store's reads returned them */
 
 struct _FxwRanksView
 {
@@ -70,17 +69,16 @@ ranks_data_free (RanksData *data)
 {
   g_array_unref (data->ranks);
   g_array_unref (data->divs);
-  fx_arena_free (data->arena);
   g_free (data);
 }
 
 /* ---------------------------------------------------------------- reading (worker thread) */
 
-static RanksData *
-ranks_read (const char *path, GError **error)
+/* The page's read (FxwWorkspacePageClass.read). */
+static gpointer
+ranks_read (const char *path, fx_arena *arena, GCancellable *cancellable, GError **error)
 {
   fx_store *store = NULL;
-  fx_arena *arena = NULL;
   fx_rank_input *ranks = NULL;
   fx_rank_divergence *ds = NULL;
   fx_store_compile *cs = NULL;
@@ -91,20 +89,18 @@ ranks_read (const char *path, GError **error)
   fx_diag_clear (&diag);
   if (fx_store_open_readonly (path, &store, &diag) != FX_OK)
     goto fail;
-  arena = fx_arena_new ();
   if (fx_ranks_list (store, arena, &ranks, &nr, &diag) != FX_OK
       || fx_ranks_diverge (store, arena, &ds, &nd, &diag) != FX_OK
       || fx_store_list_compiles (store, arena, &cs, &nc, &diag) != FX_OK)
     goto fail;
   data = g_new0 (RanksData, 1);
-  data->arena = g_steal_pointer (&arena);
   data->ranks = g_array_new (FALSE, TRUE, sizeof (Rank));
   data->divs = g_array_new (FALSE, TRUE, sizeof (Div));
   g_array_set_clear_func (data->divs, div_clear);
   for (size_t r = 0; r < nr; r++)
     {
       g_autofree char *base = g_path_get_basename (ranks[r].path ? ranks[r].path : "");
-      Rank rk = { .rank = ranks[r].rank, .path = fx_arena_strdup (data->arena, base) };
+      Rank rk = { .rank = ranks[r].rank, .path = fx_arena_strdup (arena, base) };
 
       for (size_t c = 0; c < nc; c++)
         rk.n_compiles += cs[c].input_id == ranks[r].input_id;
@@ -137,8 +133,6 @@ ranks_read (const char *path, GError **error)
 
 fail:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
-  if (arena != NULL)
-    fx_arena_free (arena);
   if (store != NULL)
     fx_store_close (store);
   return NULL;
@@ -328,13 +322,6 @@ show_ranks (FxwWorkspacePage *page, gpointer p)
   return TRUE;
 }
 
-/* The page's read (FxwWorkspacePageClass.read). */
-static gpointer
-read_data (const char *path, GCancellable *cancellable, GError **error)
-{
-  return ranks_read (path, error);
-}
-
 guint
 fxw_ranks_view_get_n_ranks (FxwRanksView *self)
 {
@@ -364,7 +351,7 @@ fxw_ranks_view_class_init (FxwRanksViewClass *klass)
   FxwWorkspacePageClass *page_class = FXW_WORKSPACE_PAGE_CLASS (klass);
 
   page_class->what = "ranks";
-  page_class->read = read_data;
+  page_class->read = ranks_read;
   page_class->show = show_ranks;
   page_class->clear = clear_page;
   page_class->free = (GDestroyNotify) ranks_data_free;

@@ -50,8 +50,7 @@ typedef struct
 {
   GArray *entries;     /* Entry, in compile order */
   GArray *exports;     /* ExportRow, in file order */
-  fx_arena *arena;     /* the strings of both, as the store's reads returned them */
-} Summary;
+} Summary;             /* the strings of both are in the read's arena, as the store's reads returned them */
 
 struct _FxwSummaryView
 {
@@ -77,7 +76,6 @@ summary_free (Summary *s)
 {
   g_array_unref (s->entries);
   g_array_unref (s->exports);
-  fx_arena_free (s->arena);
   g_free (s);
 }
 
@@ -108,13 +106,12 @@ guard_text (const char *reason)
 
 /* The page's read (FxwWorkspacePageClass.read): a Summary. */
 static gpointer
-summary_read (const char *path, GCancellable *cancellable, GError **error)
+summary_read (const char *path, fx_arena *arena, GCancellable *cancellable, GError **error)
 {
   fx_store *store = NULL;
   fx_store_compile *compiles = NULL;
   size_t n = 0;
   fx_diag diag;
-  fx_arena *arena;   /* the Summary's */
   Summary *s;
 
   fx_diag_clear (&diag);
@@ -123,9 +120,7 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
       return NULL;
     }
-  arena = fx_arena_new ();
   s = g_new0 (Summary, 1);
-  s->arena = arena;
   s->entries = g_array_new (FALSE, TRUE, sizeof (Entry));
   g_array_set_clear_func (s->entries, entry_clear);
   s->exports = g_array_new (FALSE, TRUE, sizeof (ExportRow));

@@ -17,11 +17,25 @@ typedef struct
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (FxwWorkspacePage, fxw_workspace_page, FXW_TYPE_VIEW)
 
+/* A read's path and the arena of its data, allocated in that arena: freed with the task, after the data is shown. */
+typedef struct
+{
+  fx_arena *arena;
+  const char *path;
+} ReadTask;
+
+static void
+read_task_free (gpointer task_data)
+{
+  fx_arena_free (((ReadTask *) task_data)->arena);
+}
+
 static void
 read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
+  ReadTask *t = task_data;
   GError *error = NULL;
-  gpointer data = FXW_WORKSPACE_PAGE_GET_CLASS (source)->read (task_data, cancellable, &error);
+  gpointer data = FXW_WORKSPACE_PAGE_GET_CLASS (source)->read (t->path, t->arena, cancellable, &error);
 
   if (data == NULL)
     g_task_return_error (task, error);
@@ -115,6 +129,8 @@ fxw_workspace_page_set_workspace (FxwWorkspacePage *self, const char *path)
 {
   FxwWorkspacePagePrivate *priv = fxw_workspace_page_get_instance_private (self);
   g_autoptr(GTask) task = NULL;
+  fx_arena *arena;
+  ReadTask *t;
 
   g_return_if_fail (FXW_IS_WORKSPACE_PAGE (self));
 
@@ -124,8 +140,12 @@ fxw_workspace_page_set_workspace (FxwWorkspacePage *self, const char *path)
   if (path == NULL)
     return;
   priv->cancellable = g_cancellable_new ();
+  arena = fx_arena_new ();
+  t = fx_arena_alloc (arena, sizeof *t);
+  t->arena = arena;
+  t->path = fx_arena_strdup (arena, path);
   task = g_task_new (self, priv->cancellable, read_done, NULL);
-  g_task_set_task_data (task, g_strdup (path), g_free);
+  g_task_set_task_data (task, t, read_task_free);
   g_task_set_check_cancellable (task, TRUE);
   g_task_run_in_thread (task, read_thread);
 }

@@ -1,6 +1,7 @@
 /* fxw-workspace-page.h: a view whose page is read from a workspace in a thread (the Summary and Ranks views). */
 #pragma once
 
+#include "fx/common.h"
 #include "fxw-view.h"
 
 G_BEGIN_DECLS
@@ -9,17 +10,18 @@ G_BEGIN_DECLS
 
 G_DECLARE_DERIVABLE_TYPE (FxwWorkspacePage, fxw_workspace_page, FXW, WORKSPACE_PAGE, FxwView)
 
-/* read() makes the data off the main thread (NULL and an error when it fails); show() fills the emptied column and
-   text from it, FALSE when there is nothing to show; clear() drops what the view keeps of the page it showed besides
-   its links (NULL: nothing); free() drops the data. The stack shows "empty" before a read, when it failed and when
-   show() found nothing, else the page named what. A new read cancels the one before it; a result arriving after
-   another start is dropped. */
+/* read() makes the data off the main thread, its strings in arena, which the page frees once it has shown the data
+   (NULL and an error when it fails); show() fills the emptied column and text from it, FALSE when there is nothing to
+   show; clear() drops what the view keeps of the page it showed besides its links (NULL: nothing); free() drops the
+   data but for what is in the arena, without reading it (GTask may drop a cancelled read's data after the arena). The
+   stack shows "empty" before a read, when it failed and when show() found nothing, else the page named what. A new
+   read cancels the one before it; a result arriving after another start is dropped. */
 struct _FxwWorkspacePageClass
 {
   FxwViewClass parent_class;
 
   const char *what;                  /* the stack's page of the data, and the debug message of a failed read */
-  gpointer (*read)  (const char *path, GCancellable *cancellable, GError **error);
+  gpointer (*read)  (const char *path, fx_arena *arena, GCancellable *cancellable, GError **error);
   gboolean (*show)  (FxwWorkspacePage *self, gpointer data);
   void     (*clear) (FxwWorkspacePage *self);
   GDestroyNotify free;
