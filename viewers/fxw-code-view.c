@@ -11,9 +11,8 @@
 
 struct _FxwCodeView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
-  FxwSelection *selection;
   GPtrArray *line_nodes;     /* index: 0-based line -> FxwNode (transfer none) or NULL */
   GHashTable *node_lines;    /* FxwNode -> 1-based line of its statement */
   gboolean syncing;
@@ -25,7 +24,7 @@ struct _FxwCodeView
   guint n_highlighted_lines;
 };
 
-G_DEFINE_FINAL_TYPE (FxwCodeView, fxw_code_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW_TYPE_VIEW)
 
 /* A statement line of print_readable: "        name: "f32[8]" = ..." or "        name = ...".
    "# File:" comments and the "# No stacktrace" lines above a statement belong to it too. */
@@ -137,9 +136,10 @@ scroll_to_line (FxwCodeView *self, guint line)
 }
 
 static void
-node_changed_cb (FxwCodeView *self)
+node_changed (FxwView *view)
 {
-  FxwNode *node = fxw_selection_get_node (self->selection);
+  FxwCodeView *self = FXW_CODE_VIEW (view);
+  FxwNode *node = fxw_selection_get_node (fxw_view_get_selection (view));
   guint line;
 
   if (self->syncing || node == NULL)
@@ -153,9 +153,10 @@ node_changed_cb (FxwCodeView *self)
 }
 
 static void
-graph_changed_cb (FxwCodeView *self)
+graph_changed (FxwView *view)
 {
-  FxwGraph *graph = fxw_selection_get_graph (self->selection);
+  FxwCodeView *self = FXW_CODE_VIEW (view);
+  FxwGraph *graph = fxw_selection_get_graph (fxw_view_get_selection (view));
   const char *text = graph ? fxw_graph_get_readable (graph) : "";
 
   self->syncing = TRUE;
@@ -172,8 +173,10 @@ graph_changed_cb (FxwCodeView *self)
 
 /* Lines of highlighted nodes (a kernel's nodes) get a background, comments included. */
 static void
-highlight_changed_cb (FxwCodeView *self)
+highlight_changed (FxwView *view)
 {
+  FxwCodeView *self = FXW_CODE_VIEW (view);
+  FxwSelection *selection = fxw_view_get_selection (view);
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
   GtkTextIter start, end;
 
@@ -184,7 +187,7 @@ highlight_changed_cb (FxwCodeView *self)
     {
       FxwNode *node = g_ptr_array_index (self->line_nodes, line);
 
-      if (node == NULL || !fxw_selection_is_highlighted (self->selection, fxw_node_get_name (node)))
+      if (node == NULL || !fxw_selection_is_highlighted (selection, fxw_node_get_name (node)))
         continue;
       gtk_text_buffer_get_iter_at_line (buffer, &start, (int) line);
       end = start;
@@ -197,16 +200,17 @@ highlight_changed_cb (FxwCodeView *self)
 static void
 cursor_moved_cb (FxwCodeView *self)
 {
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
   guint line = fxw_code_view_get_cursor_line (self);
   FxwNode *node;
 
-  if (self->syncing || self->selection == NULL)
+  if (self->syncing || selection == NULL)
     return;
   node = fxw_code_view_get_line_node (self, line);
   if (node != NULL)
     {
       self->syncing = TRUE;
-      fxw_selection_set_node (self->selection, node);
+      fxw_selection_set_node (selection, node);
       self->syncing = FALSE;
     }
 }
@@ -223,16 +227,6 @@ style_changed_cb (FxwCodeView *self)
 }
 
 static void
-fxw_code_view_dispose (GObject *object)
-{
-  FxwCodeView *self = FXW_CODE_VIEW (object);
-
-  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_CODE_VIEW);
-  G_OBJECT_CLASS (fxw_code_view_parent_class)->dispose (object);
-}
-
-static void
 fxw_code_view_finalize (GObject *object)
 {
   FxwCodeView *self = FXW_CODE_VIEW (object);
@@ -245,13 +239,14 @@ fxw_code_view_finalize (GObject *object)
 static void
 fxw_code_view_class_init (FxwCodeViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  FxwViewClass *view_class = FXW_VIEW_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  object_class->dispose = fxw_code_view_dispose;
-  object_class->finalize = fxw_code_view_finalize;
+  G_OBJECT_CLASS (klass)->finalize = fxw_code_view_finalize;
+  view_class->graph_changed = graph_changed;
+  view_class->node_changed = node_changed;
+  view_class->highlight_changed = highlight_changed;
 
-  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
   fxw_viewers_class_set_template (widget_class, "fxw-code-view.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwcodeview");
   gtk_widget_class_bind_template_child (widget_class, FxwCodeView, scroller);
@@ -275,17 +270,6 @@ fxw_code_view_init (FxwCodeView *self)
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (style_changed_cb), self, G_CONNECT_SWAPPED);
   style_changed_cb (self);
-}
-
-void
-fxw_code_view_set_selection (FxwCodeView *self, FxwSelection *selection)
-{
-  g_return_if_fail (FXW_IS_CODE_VIEW (self));
-
-  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (node_changed_cb),
-                        G_CALLBACK (highlight_changed_cb));
-  if (selection != NULL)
-    graph_changed_cb (self);
 }
 
 guint

@@ -1,18 +1,17 @@
 /* fxw-code-view.h: the Code view: print_readable of a graph with provenance comments; lines map to nodes. */
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_CODE_VIEW (fxw_code_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwCodeView, fxw_code_view, FXW, CODE_VIEW, FxwView)
 
-void       fxw_code_view_set_selection   (FxwCodeView  *self,
-                                          FxwSelection *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_code_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 /* 1-based line of the node's statement, 0 when it has none. */
 guint      fxw_code_view_get_node_line   (FxwCodeView  *self,
                                           FxwNode      *node);

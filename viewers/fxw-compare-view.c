@@ -20,16 +20,15 @@ typedef enum
 
 struct _FxwCompareView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   GListModel *runs;
   GtkStack *stack;
   GtkLabel *summary_label;
   GtkGrid *grid;
-  GString *kernel_text;   /* the kernel rows as shown: nodes, then a cell per run, tab-separated */
 };
 
-G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwCompareView, fxw_compare_view, FXW_TYPE_VIEW)
 
 static char *
 format_ms (double ms)
@@ -96,29 +95,25 @@ verdict_of (FxwCompareView *self, FxwRun *run, gboolean is_first)
   return g_strdup (_("same speed"));
 }
 
+/* The columns that show one of the run's fields as it is, and those that show one of its times. */
+static const char *(*const field_of[N_COLS]) (FxwRun *run) = {
+  [COL_STAGE] = fxw_run_get_stage, [COL_BACKEND] = fxw_run_get_backend, [COL_MODE] = fxw_run_get_mode,
+  [COL_DEVICE] = fxw_run_get_device, [COL_OPTIONS] = fxw_run_get_options, [COL_ERROR] = fxw_run_get_error,
+};
+static double (*const time_of[N_COLS]) (FxwRun *run) = {
+  [COL_COMPILE] = fxw_run_get_compile_ms, [COL_MEDIAN] = fxw_run_get_median_ms, [COL_MIN] = fxw_run_get_min_ms,
+  [COL_MAX] = fxw_run_get_max_ms,
+};
+
 static char *
 cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
 {
+  if (field_of[column] != NULL)
+    return g_strdup (field_of[column] (run));
+  if (time_of[column] != NULL)
+    return format_ms (time_of[column] (run));
   switch (column)
     {
-    case COL_STAGE:
-      return g_strdup (fxw_run_get_stage (run));
-    case COL_BACKEND:
-      return g_strdup (fxw_run_get_backend (run));
-    case COL_MODE:
-      return g_strdup (fxw_run_get_mode (run));
-    case COL_DEVICE:
-      return g_strdup (fxw_run_get_device (run));
-    case COL_OPTIONS:
-      return g_strdup (fxw_run_get_options (run));
-    case COL_COMPILE:
-      return format_ms (fxw_run_get_compile_ms (run));
-    case COL_MEDIAN:
-      return format_ms (fxw_run_get_median_ms (run));
-    case COL_MIN:
-      return format_ms (fxw_run_get_min_ms (run));
-    case COL_MAX:
-      return format_ms (fxw_run_get_max_ms (run));
     case COL_SPEEDUP:
       {
         double s = speedup_of (self, run);
@@ -149,8 +144,16 @@ cell_text (FxwCompareView *self, FxwRun *run, Column column, gboolean is_first)
                                                                     G_FORMAT_SIZE_IEC_UNITS);
     case COL_VERDICT:
       return verdict_of (self, run, is_first);
+    case COL_STAGE:   /* field_of and time_of's */
+    case COL_BACKEND:
+    case COL_MODE:
+    case COL_DEVICE:
+    case COL_OPTIONS:
     case COL_ERROR:
-      return g_strdup (fxw_run_get_error (run));
+    case COL_COMPILE:
+    case COL_MEDIAN:
+    case COL_MIN:
+    case COL_MAX:
     case N_COLS:
     default:
       return g_strdup ("");
@@ -192,6 +195,7 @@ find_root (GArray *refs, guint i)
 static int
 add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (KernelRef));
   g_autoptr(GHashTable) owner = g_hash_table_new (g_str_hash, g_str_equal);  /* node -> first ref covering it */
   g_autoptr(GPtrArray) order = g_ptr_array_new ();                             /* roots, first-seen order */
@@ -289,7 +293,7 @@ add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
       gtk_widget_set_tooltip_text (label, covered->str);
       gtk_widget_add_css_class (label, "monospace");
       gtk_grid_attach (self->grid, label, 0, grid_row, 1, 1);
-      g_string_append (self->kernel_text, covered->str);
+      g_string_append (out, covered->str);
       for (guint r = 0; r < n_runs; r++)
         {
           GtkWidget *cell = gtk_label_new (cells[r] != NULL ? cells[r]->str : C_("kernels", "—"));
@@ -306,12 +310,12 @@ add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
                                                    "interprets node by node)"));
             }
           gtk_grid_attach (self->grid, cell, (int) r + 1, grid_row, 1, 1);
-          g_string_append_printf (self->kernel_text, "\t%s", gtk_label_get_label (GTK_LABEL (cell)));
+          g_string_append_printf (out, "\t%s", gtk_label_get_label (GTK_LABEL (cell)));
           if (cells[r] != NULL)
             g_string_free (cells[r], TRUE);
         }
       g_free (cells);
-      g_string_append_c (self->kernel_text, '\n');
+      g_string_append_c (out, '\n');
     }
   return row;
 }
@@ -321,6 +325,7 @@ add_kernel_rows (FxwCompareView *self, guint n_runs, int top)
 static void
 add_autotune_rows (FxwCompareView *self, guint n_runs, int top)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   gboolean any = FALSE;
 
   for (guint r = 0; r < n_runs; r++)
@@ -337,7 +342,7 @@ add_autotune_rows (FxwCompareView *self, guint n_runs, int top)
   gtk_widget_add_css_class (title, "title-4");
   gtk_widget_set_margin_top (title, 12);
   gtk_grid_attach (self->grid, title, 0, top, (int) n_runs + 1, 1);
-  g_string_append (self->kernel_text, "autotune");
+  g_string_append (out, "autotune");
   for (guint r = 0; r < n_runs; r++)
     {
       g_autoptr(FxwRun) run = g_list_model_get_item (self->runs, r);
@@ -357,21 +362,22 @@ add_autotune_rows (FxwCompareView *self, guint n_runs, int top)
       gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroll), TRUE);
       gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), cell);
       gtk_grid_attach (self->grid, scroll, (int) r + 1, top + 1, 1, 1);
-      g_string_append_printf (self->kernel_text, "\t%s", table != NULL ? table : "");
+      g_string_append_printf (out, "\t%s", table != NULL ? table : "");
     }
-  g_string_append_c (self->kernel_text, '\n');
+  g_string_append_c (out, '\n');
 }
 
 /* Runs side by side: one column per run, one row per measure, the first run (the baseline) leftmost. */
 static void
 rebuild_grid (FxwCompareView *self)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   GtkWidget *child;
   guint n = self->runs != NULL ? g_list_model_get_n_items (self->runs) : 0;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
     gtk_grid_remove (self->grid, child);
-  g_string_truncate (self->kernel_text, 0);
+  g_string_truncate (out, 0);
   for (Column c = 0; c < N_COLS; c++)
     {
       GtkWidget *title = gtk_label_new (_(row_titles[c]));
@@ -431,15 +437,7 @@ fxw_compare_view_dispose (GObject *object)
   FxwCompareView *self = FXW_COMPARE_VIEW (object);
 
   g_clear_object (&self->runs);
-  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_COMPARE_VIEW);
   G_OBJECT_CLASS (fxw_compare_view_parent_class)->dispose (object);
-}
-
-static void
-fxw_compare_view_finalize (GObject *object)
-{
-  g_string_free (FXW_COMPARE_VIEW (object)->kernel_text, TRUE);
-  G_OBJECT_CLASS (fxw_compare_view_parent_class)->finalize (object);
 }
 
 static void
@@ -448,8 +446,6 @@ fxw_compare_view_class_init (FxwCompareViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = fxw_compare_view_dispose;
-  G_OBJECT_CLASS (klass)->finalize = fxw_compare_view_finalize;
-  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   fxw_viewers_class_set_template (widget_class, "fxw-compare-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwCompareView, summary_label);
@@ -459,7 +455,6 @@ fxw_compare_view_class_init (FxwCompareViewClass *klass)
 static void
 fxw_compare_view_init (FxwCompareView *self)
 {
-  self->kernel_text = g_string_new (NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }
@@ -497,8 +492,10 @@ fxw_compare_view_get_n_runs (FxwCompareView *self)
 char *
 fxw_compare_view_dup_kernels_text (FxwCompareView *self)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
+
   g_return_val_if_fail (FXW_IS_COMPARE_VIEW (self), NULL);
-  return self->kernel_text->len > 0 ? g_strdup (self->kernel_text->str) : NULL;
+  return out->len > 0 ? g_strdup (out->str) : NULL;
 }
 
 char *

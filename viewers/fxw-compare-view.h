@@ -1,15 +1,14 @@
 /* fxw-compare-view.h: the Compare view: the stored runs of a compile's graphs side by side, timed against the first. */
 #pragma once
 
-#include <gtk/gtk.h>
-
 #include "fxw-kernel.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_COMPARE_VIEW (fxw_compare_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwCompareView, fxw_compare_view, FXW, COMPARE_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwCompareView, fxw_compare_view, FXW, COMPARE_VIEW, FxwView)
 
 /* runs: FxwRun items in the order they were stored (NULL or none: the empty page). */
 void       fxw_compare_view_set_runs     (FxwCompareView *self,

@@ -25,11 +25,11 @@ struct _FxwDiffCanvas
   guint selected;
   GHashTable *row_of_a;     /* const fx_node * -> row + 1 */
   GHashTable *row_of_b;
-  GtkAdjustment *hadjustment;
-  GtkAdjustment *vadjustment;
-  GtkScrollablePolicy hscroll_policy, vscroll_policy;
+  GtkAdjustment *adjustment[2];             /* by GtkOrientation: GtkScrollable's hadjustment, vadjustment */
+  GtkScrollablePolicy scroll_policy[2];
 };
 
+/* Horizontal, then vertical: prop_id - PROP_HADJUSTMENT (or PROP_HSCROLL_POLICY) is the GtkOrientation. */
 enum
 {
   PROP_0,
@@ -53,7 +53,9 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (FxwDiffCanvas, fxw_diff_canvas, GTK_TYPE_WIDGET,
 static double
 scroll_y (FxwDiffCanvas *self)
 {
-  return self->vadjustment ? gtk_adjustment_get_value (self->vadjustment) : 0;
+  GtkAdjustment *v = self->adjustment[GTK_ORIENTATION_VERTICAL];
+
+  return v ? gtk_adjustment_get_value (v) : 0;
 }
 
 static void
@@ -263,13 +265,13 @@ configure_adjustments (FxwDiffCanvas *self)
   double height = gtk_widget_get_height (GTK_WIDGET (self));
   double width = gtk_widget_get_width (GTK_WIDGET (self));
   double content = self->n_rows * ROW_H + 8;
+  GtkAdjustment *h = self->adjustment[GTK_ORIENTATION_HORIZONTAL], *v = self->adjustment[GTK_ORIENTATION_VERTICAL];
 
-  if (self->vadjustment)
-    gtk_adjustment_configure (self->vadjustment,
-                              CLAMP (gtk_adjustment_get_value (self->vadjustment), 0, MAX (0, content - height)), 0,
+  if (v)
+    gtk_adjustment_configure (v, CLAMP (gtk_adjustment_get_value (v), 0, MAX (0, content - height)), 0,
                               MAX (content, height), ROW_H, height * 0.9, height);
-  if (self->hadjustment)
-    gtk_adjustment_configure (self->hadjustment, 0, 0, width, 10, width, width);
+  if (h)
+    gtk_adjustment_configure (h, 0, 0, width, 10, width, width);
 }
 
 static void
@@ -338,13 +340,14 @@ fxw_diff_canvas_select_row (FxwDiffCanvas *self, guint row)
   if (row >= self->n_rows)
     row = G_MAXUINT;
   self->selected = row;
-  if (row != G_MAXUINT && self->vadjustment)
+  if (row != G_MAXUINT && self->adjustment[GTK_ORIENTATION_VERTICAL])
     {
-      double y = row * ROW_H, top = gtk_adjustment_get_value (self->vadjustment);
-      double page = gtk_adjustment_get_page_size (self->vadjustment);
+      GtkAdjustment *v = self->adjustment[GTK_ORIENTATION_VERTICAL];
+      double y = row * ROW_H, top = gtk_adjustment_get_value (v);
+      double page = gtk_adjustment_get_page_size (v);
 
       if (y < top || y + ROW_H > top + page)
-        gtk_adjustment_set_value (self->vadjustment, MAX (0, y - page / 3));
+        gtk_adjustment_set_value (v, MAX (0, y - page / 3));
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_signal_emit (self, signals[SIGNAL_ROW_SELECTED], 0, row);
@@ -463,8 +466,8 @@ fxw_diff_canvas_set_diff (FxwDiffCanvas *self, const fx_diff *diff)
       if (diff->pairs[r].b)
         g_hash_table_insert (self->row_of_b, (gpointer) diff->pairs[r].b, GUINT_TO_POINTER (r + 1));
     }
-  if (self->vadjustment)
-    gtk_adjustment_set_value (self->vadjustment, 0);
+  if (self->adjustment[GTK_ORIENTATION_VERTICAL])
+    gtk_adjustment_set_value (self->adjustment[GTK_ORIENTATION_VERTICAL], 0);
   configure_adjustments (self);
   gtk_widget_queue_resize (GTK_WIDGET (self));
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -501,16 +504,12 @@ fxw_diff_canvas_get_property (GObject *object, guint prop_id, GValue *value, GPa
   switch (prop_id)
     {
     case PROP_HADJUSTMENT:
-      g_value_set_object (value, self->hadjustment);
-      break;
     case PROP_VADJUSTMENT:
-      g_value_set_object (value, self->vadjustment);
+      g_value_set_object (value, self->adjustment[prop_id - PROP_HADJUSTMENT]);
       break;
     case PROP_HSCROLL_POLICY:
-      g_value_set_enum (value, self->hscroll_policy);
-      break;
     case PROP_VSCROLL_POLICY:
-      g_value_set_enum (value, self->vscroll_policy);
+      g_value_set_enum (value, self->scroll_policy[prop_id - PROP_HSCROLL_POLICY]);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -525,16 +524,12 @@ fxw_diff_canvas_set_property (GObject *object, guint prop_id, const GValue *valu
   switch (prop_id)
     {
     case PROP_HADJUSTMENT:
-      set_adjustment (self, &self->hadjustment, g_value_get_object (value));
-      break;
     case PROP_VADJUSTMENT:
-      set_adjustment (self, &self->vadjustment, g_value_get_object (value));
+      set_adjustment (self, &self->adjustment[prop_id - PROP_HADJUSTMENT], g_value_get_object (value));
       break;
     case PROP_HSCROLL_POLICY:
-      self->hscroll_policy = g_value_get_enum (value);
-      break;
     case PROP_VSCROLL_POLICY:
-      self->vscroll_policy = g_value_get_enum (value);
+      self->scroll_policy[prop_id - PROP_HSCROLL_POLICY] = g_value_get_enum (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -546,8 +541,8 @@ fxw_diff_canvas_dispose (GObject *object)
 {
   FxwDiffCanvas *self = FXW_DIFF_CANVAS (object);
 
-  set_adjustment (self, &self->hadjustment, NULL);
-  set_adjustment (self, &self->vadjustment, NULL);
+  for (guint o = 0; o < G_N_ELEMENTS (self->adjustment); o++)
+    set_adjustment (self, &self->adjustment[o], NULL);
   g_clear_pointer (&self->row_of_a, g_hash_table_unref);
   g_clear_pointer (&self->row_of_b, g_hash_table_unref);
   self->diff = NULL;

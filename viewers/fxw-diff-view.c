@@ -16,7 +16,7 @@
 
 struct _FxwDiffView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   fx_diff *diff;
   GObject *keep_a, *keep_b;
@@ -31,10 +31,9 @@ struct _FxwDiffView
   GtkTextView *side_text;
   GtkWidget *runs_box;
   GtkGrid *runs_grid;
-  GString *runs_text;          /* the table's cells, for tests */
 };
 
-G_DEFINE_FINAL_TYPE (FxwDiffView, fxw_diff_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwDiffView, fxw_diff_view, FXW_TYPE_VIEW)
 
 static void fill_runs_table (FxwDiffView *self);
 
@@ -45,7 +44,7 @@ clear_diff (FxwDiffView *self)
   g_clear_pointer (&self->diff, fx_diff_free);
   g_clear_object (&self->keep_a);
   g_clear_object (&self->keep_b);
-  if (self->runs_text)
+  if (self->runs_grid != NULL)   /* not in a second dispose, after the template's */
     fill_runs_table (self);
 }
 
@@ -112,6 +111,7 @@ fill_side_text (FxwDiffView *self)
 static void
 add_cell (FxwDiffView *self, int column, int row, const char *text, const char *tooltip, gboolean dim)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   GtkWidget *label = gtk_label_new (text);
 
   gtk_label_set_xalign (GTK_LABEL (label), column >= 1 && column <= 2 ? 1.0f : 0.0f);
@@ -138,9 +138,9 @@ add_cell (FxwDiffView *self, int column, int row, const char *text, const char *
   if (dim)
     gtk_widget_add_css_class (label, "dim-label");
   gtk_grid_attach (self->runs_grid, label, column, row, 1, 1);
-  g_string_append_printf (self->runs_text, "%s%s", column ? " | " : "", text);
+  g_string_append_printf (out, "%s%s", column ? " | " : "", text);
   if (column == 3)
-    g_string_append_c (self->runs_text, '\n');
+    g_string_append_c (out, '\n');
 }
 
 /* A row naming the run pair the rows below belong to ("[0/0] -> [0/1] aot_inference inductor@default"): long, so it
@@ -148,6 +148,7 @@ add_cell (FxwDiffView *self, int column, int row, const char *text, const char *
 static void
 add_scope_row (FxwDiffView *self, int row, const char *scope)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   GtkWidget *label = gtk_label_new (scope);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
@@ -157,7 +158,7 @@ add_scope_row (FxwDiffView *self, int row, const char *scope)
   gtk_widget_add_css_class (label, "dim-label");
   gtk_widget_set_margin_top (label, 4);
   gtk_grid_attach (self->runs_grid, label, 0, row, 4, 1);
-  g_string_append_printf (self->runs_text, "== %s\n", scope);
+  g_string_append_printf (out, "== %s\n", scope);
 }
 
 static char *
@@ -171,12 +172,13 @@ format_number (double v)
 static void
 fill_runs_table (FxwDiffView *self)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   const char *scope = NULL;
   int row = 1;
 
   /* The cells are selectable: the focus leaves the table before they go. */
   fxw_viewers_remove_children (GTK_WIDGET (self->runs_grid), GTK_WIDGET (self->runs_grid));
-  g_string_truncate (self->runs_text, 0);
+  g_string_truncate (out, 0);
   gtk_widget_set_visible (self->runs_box, FALSE);
   if (self->diff == NULL)
     return;
@@ -405,7 +407,9 @@ fxw_diff_view_get_detail (FxwDiffView *self)
 const char *
 fxw_diff_view_get_runs_table (FxwDiffView *self)
 {
-  return gtk_widget_get_visible (self->runs_box) ? self->runs_text->str : NULL;
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
+
+  return gtk_widget_get_visible (self->runs_box) ? out->str : NULL;
 }
 
 static void
@@ -414,9 +418,6 @@ fxw_diff_view_dispose (GObject *object)
   FxwDiffView *self = FXW_DIFF_VIEW (object);
 
   clear_diff (self);
-  gtk_widget_dispose_template (GTK_WIDGET (self), FXW_TYPE_DIFF_VIEW);
-  if (self->runs_text)
-    g_string_free (g_steal_pointer (&self->runs_text), TRUE);
   G_OBJECT_CLASS (fxw_diff_view_parent_class)->dispose (object);
 }
 
@@ -427,7 +428,6 @@ fxw_diff_view_class_init (FxwDiffViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = fxw_diff_view_dispose;
-  g_type_ensure (FXW_TYPE_DIFF_CANVAS);
   fxw_viewers_class_set_template (widget_class, "fxw-diff-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwDiffView, spinner);
@@ -452,7 +452,6 @@ fxw_diff_view_init (FxwDiffView *self)
   GtkTextBuffer *buffer;
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->runs_text = g_string_new (NULL);
   buffer = gtk_text_view_get_buffer (self->side_text);
   gtk_text_buffer_create_tag (buffer, "added", "foreground", "#26a269", NULL);
   gtk_text_buffer_create_tag (buffer, "removed", "foreground", "#c01c28", NULL);

@@ -1,15 +1,14 @@
 /* fxw-diff-view.h: the Diff view: two compiles or graphs split side by side, guards, kernels and code diffed beside. */
 #pragma once
 
-#include <gtk/gtk.h>
-
 #include "fxw-diff-canvas.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_DIFF_VIEW (fxw_diff_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwDiffView, fxw_diff_view, FXW, DIFF_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwDiffView, fxw_diff_view, FXW, DIFF_VIEW, FxwView)
 
 /* Shows diff (taken; NULL: the empty page). keep: an object the diff's graphs belong to (the FxwGraphs of a stage
    diff), held while the diff is shown; NULL when the diff owns them. */

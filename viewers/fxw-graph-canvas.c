@@ -67,6 +67,7 @@ typedef struct
   GArray *edges;        /* CanvasEdge */
   GArray *clusters;     /* CanvasCluster */
   GHashTable *node_box; /* node index -> box index + 1 */
+  fx_arena *arena;      /* the layout itself, and its boxes', edges' and clusters' strings and points */
   double width, height;
   double seconds;
 } CanvasLayout;
@@ -86,7 +87,6 @@ struct _FxwGraphCanvas
 {
   GtkWidget parent_instance;
 
-  FxwSelection *selection;
   FxwGraph *graph;
   CanvasLayout *layout;
   GHashTable *collapsed;
@@ -126,37 +126,16 @@ struct _FxwGraphCanvas
   int last_width, last_height;
 };
 
-G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, FXW_TYPE_VIEW)
+
+/* The shared selection the canvas follows (FxwView's); NULL until it has one. */
+static FxwSelection *
+shared_selection (FxwGraphCanvas *self)
+{
+  return fxw_view_get_selection (FXW_VIEW (self));
+}
 
 /* ---------------------------------------------------------------- layout data */
-
-static void
-canvas_box_clear (gpointer data)
-{
-  CanvasBox *box = data;
-
-  g_free (box->module);
-  g_free (box->title);
-  g_free (box->subtitle);
-}
-
-static void
-canvas_edge_clear (gpointer data)
-{
-  CanvasEdge *edge = data;
-
-  g_free (edge->pts);
-  g_free (edge->label);
-}
-
-static void
-canvas_cluster_clear (gpointer data)
-{
-  CanvasCluster *cluster = data;
-
-  g_free (cluster->module);
-  g_free (cluster->label);
-}
 
 static void
 canvas_layout_free (CanvasLayout *layout)
@@ -167,7 +146,7 @@ canvas_layout_free (CanvasLayout *layout)
   g_array_unref (layout->edges);
   g_array_unref (layout->clusters);
   g_hash_table_unref (layout->node_box);
-  g_free (layout);
+  fx_arena_free (layout->arena);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CanvasLayout, canvas_layout_free)
@@ -175,14 +154,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CanvasLayout, canvas_layout_free)
 static CanvasLayout *
 canvas_layout_new (void)
 {
-  CanvasLayout *layout = g_new0 (CanvasLayout, 1);
+  fx_arena *arena = fx_arena_new ();
+  CanvasLayout *layout = fx_arena_alloc (arena, sizeof *layout);
 
+  layout->arena = arena;
   layout->boxes = g_array_new (FALSE, TRUE, sizeof (CanvasBox));
-  g_array_set_clear_func (layout->boxes, canvas_box_clear);
   layout->edges = g_array_new (FALSE, TRUE, sizeof (CanvasEdge));
-  g_array_set_clear_func (layout->edges, canvas_edge_clear);
   layout->clusters = g_array_new (FALSE, TRUE, sizeof (CanvasCluster));
-  g_array_set_clear_func (layout->clusters, canvas_cluster_clear);
   layout->node_box = g_hash_table_new (NULL, NULL);
   return layout;
 }
@@ -315,7 +293,7 @@ layered_layout (CanvasLayout *layout)
       double x0 = a->x + a->w / 2, y0 = a->y + a->h, x1 = b->x + b->w / 2, y1 = b->y;
 
       edge->n_pts = 4;
-      edge->pts = g_new (double, 8);
+      edge->pts = fx_arena_alloc (layout->arena, 8 * sizeof (double));
       for (int k = 0; k < 4; k++)
         {
           edge->pts[2 * k] = x0 + (x1 - x0) * k / 3.0;
@@ -449,7 +427,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           if (sub == NULL)
             {
               CanvasCluster cluster = { .fusion_group = grp, .parent = -1,
-                                        .label = g_strdup (job->group_labels[grp]) };
+                                        .label = fx_arena_strdup (layout->arena, job->group_labels[grp]) };
 
               sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, g, key, &cluster);
             }
@@ -471,9 +449,10 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
             {
               const char *type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
               const char *cls = strrchr (type, '.');
-              CanvasCluster cluster = { .module = g_strdup (path), .fusion_group = -1, .depth = (int) k,
-                                        .parent = cur_cluster,
-                                        .label = g_strdup_printf ("%s (%s)", path, cls ? cls + 1 : type) };
+              CanvasCluster cluster = { .module = fx_arena_strdup (layout->arena, path), .fusion_group = -1,
+                                        .depth = (int) k, .parent = cur_cluster,
+                                        .label = fx_arena_printf (layout->arena, "%s (%s)", path,
+                                                                  cls ? cls + 1 : type) };
 
               sub = add_cluster (layout, agclusters, cluster_sub, cluster_index, parent, path, &cluster);
             }
@@ -500,9 +479,9 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               for (size_t k = 0; k < meta->n_nn_module_stack; k++)
                 if (g_strcmp0 (meta->nn_module_stack[k].path, collapsed_at) == 0)
                   type = meta->nn_module_stack[k].type ? meta->nn_module_stack[k].type : "";
-              box.module = g_strdup (collapsed_at);
-              box.title = g_strdup (collapsed_at);
-              box.subtitle = g_strdup (strrchr (type, '.') ? strrchr (type, '.') + 1 : type);
+              box.module = fx_arena_strdup (layout->arena, collapsed_at);
+              box.title = box.module;
+              box.subtitle = fx_arena_strdup (layout->arena, strrchr (type, '.') ? strrchr (type, '.') + 1 : type);
               box_index = layout->boxes->len;
               g_snprintf (name, sizeof name, "b%u", box_index);
               an = agnode (parent, name, 1);
@@ -518,8 +497,8 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           char name[32];
           Agnode_t *an;
 
-          box.title = g_strdup (node->name);
-          box.subtitle = g_strdup (short_target (node, &buf));
+          box.title = fx_arena_strdup (layout->arena, node->name);
+          box.subtitle = fx_arena_strdup (layout->arena, short_target (node, &buf));
           box_index = layout->boxes->len;
           g_snprintf (name, sizeof name, "b%u", box_index);
           an = agnode (parent, name, 1);
@@ -577,9 +556,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               Agnode_t *an;
 
               stub.module = NULL;
-              stub.title = g_strdup (stub.title);
-              stub.subtitle = g_strdup (stub.subtitle);
-              stub.is_stub = TRUE;
+              stub.is_stub = TRUE;   /* its title and subtitle are the box's, in the layout's arena */
               stub.cluster = g_array_index (layout->boxes, CanvasBox, to).cluster;
               g_snprintf (name, sizeof name, "b%u", layout->boxes->len);
               an = agnode (g, name, 1);
@@ -596,7 +573,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
               fx_buf_reset (&buf);
               if (fx_val_annotation (&input->meta.val, FALSE, FALSE, &buf) && buf.len > 0)
                 {
-                  edge.label = g_strdup (buf.data);
+                  edge.label = fx_arena_strdup (layout->arena, buf.data);
                   /* Graphviz 2.43 frees a label's virtual node twice in gvFreeLayout when labelled edges run
                      inside clusters laid out without module nesting (ASan, the fusion groups of the MLP's post-grad
                      graph): with fusion groups the label is placed on the drawn edge instead. */
@@ -671,7 +648,7 @@ layout_worker (GTask *task, gpointer source_object, gpointer task_data, GCancell
           int n = (int) bz->size + (bz->eflag ? 1 : 0);
           int k = 0;
 
-          edge->pts = g_new (double, 2 * n);
+          edge->pts = fx_arena_alloc (layout->arena, 2 * n * sizeof (double));
           for (size_t p = 0; p < bz->size; p++, k++)
             {
               edge->pts[2 * k] = GX (bz->list[p].x);
@@ -923,9 +900,10 @@ update_fusion_map (FxwGraphCanvas *self)
 }
 
 static void
-graph_changed_cb (FxwGraphCanvas *self)
+graph_changed (FxwView *view)
 {
-  FxwGraph *graph = fxw_selection_get_graph (self->selection);
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (view);
+  FxwGraph *graph = fxw_selection_get_graph (shared_selection (self));
 
   if (!g_set_object (&self->graph, graph))
     return;
@@ -978,13 +956,20 @@ center_on_box (FxwGraphCanvas *self, int b)
 }
 
 static void
-node_changed_cb (FxwGraphCanvas *self)
+node_changed (FxwView *view)
 {
-  int b = box_for_node (self, fxw_selection_get_node (self->selection));
+  FxwGraphCanvas *self = FXW_GRAPH_CANVAS (view);
+  int b = box_for_node (self, fxw_selection_get_node (shared_selection (self)));
 
   if (b >= 0)
     center_on_box (self, b);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+highlight_changed (FxwView *view)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (view));
 }
 
 static void
@@ -1344,9 +1329,9 @@ draw_canvas (FxwGraphCanvas *self, cairo_t *cr, double w, double h)
   GdkRGBA fg, bg;
   PangoLayout *pl;
   double vx0, vy0, vx1, vy1;   /* visible rectangle in graph coordinates */
-  FxwNode *selected = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+  FxwNode *selected = shared_selection (self) ? fxw_selection_get_node (shared_selection (self)) : NULL;
   int selected_box = box_for_node (self, selected);
-  gboolean any_highlight = self->selection && fxw_selection_get_n_highlighted (self->selection) > 0;
+  gboolean any_highlight = shared_selection (self) && fxw_selection_get_n_highlighted (shared_selection (self)) > 0;
   g_autofree gboolean *box_highlighted = NULL;
 
   gdk_rgba_parse (&bg, dark ? "#1e1e1e" : "#fafafa");
@@ -1630,8 +1615,8 @@ fxw_graph_canvas_click (FxwGraphCanvas *self, double x, double y, int n_press)
     {
       CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
 
-      if (box->node_index >= 0 && self->selection != NULL)
-        fxw_selection_set_node (self->selection, fxw_graph_get_node (self->graph, box->node_index));
+      if (box->node_index >= 0 && shared_selection (self) != NULL)
+        fxw_selection_set_node (shared_selection (self), fxw_graph_get_node (self->graph, box->node_index));
       else if (box->node_index < 0)
         fxw_graph_canvas_set_collapsed (self, box->module, FALSE);
       return;
@@ -1819,7 +1804,7 @@ static void
 copy_name_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
-  FxwNode *node = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+  FxwNode *node = shared_selection (self) ? fxw_selection_get_node (shared_selection (self)) : NULL;
 
   if (node != NULL)
     gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), fxw_node_get_name (node));
@@ -1879,14 +1864,14 @@ fxw_graph_canvas_popup_menu (FxwGraphCanvas *self, double x, double y)
 
   g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
   b = box_at (self, x, y);
-  if (b < 0 || self->selection == NULL)
+  if (b < 0 || shared_selection (self) == NULL)
     return FALSE;
   box = &g_array_index (self->layout->boxes, CanvasBox, b);
   if (box->node_index < 0)
     return FALSE;
   node = fxw_graph_get_node (self->graph, box->node_index);
   /* The menu acts on the selected node, as the other views see it. */
-  fxw_selection_set_node (self->selection, node);
+  fxw_selection_set_node (shared_selection (self), node);
   model = node_menu_model (self, node);
   if (self->menu == NULL)
     {
@@ -1922,7 +1907,7 @@ static void
 menu_key_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   FxwGraphCanvas *self = FXW_GRAPH_CANVAS (widget);
-  int b = self->selection ? box_for_node (self, fxw_selection_get_node (self->selection)) : -1;
+  int b = shared_selection (self) ? box_for_node (self, fxw_selection_get_node (shared_selection (self))) : -1;
   CanvasBox *box;
 
   if (b < 0)
@@ -1970,7 +1955,6 @@ fxw_graph_canvas_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
-  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
   g_clear_object (&self->graph);
   g_clear_object (&self->kernels);
   g_clear_object (&self->groups);
@@ -1996,10 +1980,14 @@ static void
 fxw_graph_canvas_class_init (FxwGraphCanvasClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  FxwViewClass *view_class = FXW_VIEW_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = fxw_graph_canvas_dispose;
   object_class->finalize = fxw_graph_canvas_finalize;
+  view_class->graph_changed = graph_changed;
+  view_class->node_changed = node_changed;
+  view_class->highlight_changed = highlight_changed;
   widget_class->snapshot = fxw_graph_canvas_snapshot;
   widget_class->query_tooltip = fxw_graph_canvas_query_tooltip;
   widget_class->size_allocate = fxw_graph_canvas_size_allocate;
@@ -2062,17 +2050,6 @@ fxw_graph_canvas_init (FxwGraphCanvas *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
   gtk_widget_add_controller (GTK_WIDGET (self), scroll);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
-}
-
-void
-fxw_graph_canvas_set_selection (FxwGraphCanvas *self, FxwSelection *selection)
-{
-  g_return_if_fail (FXW_IS_GRAPH_CANVAS (self));
-
-  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (node_changed_cb),
-                        G_CALLBACK (gtk_widget_queue_draw));
-  if (selection != NULL)
-    graph_changed_cb (self);
 }
 
 gboolean
@@ -2178,7 +2155,7 @@ fxw_graph_canvas_zoom (FxwGraphCanvas *self, double factor)
   x = w / 2.0;
   y = h / 2.0;
   /* Around the selected node when it is on screen, so it stays where the user is looking. */
-  b = box_for_node (self, self->selection ? fxw_selection_get_node (self->selection) : NULL);
+  b = box_for_node (self, shared_selection (self) ? fxw_selection_get_node (shared_selection (self)) : NULL);
   if (b >= 0)
     {
       CanvasBox *box = &g_array_index (self->layout->boxes, CanvasBox, b);
@@ -2399,7 +2376,7 @@ fxw_graph_canvas_get_n_highlighted_boxes (FxwGraphCanvas *self)
   guint n = 0;
 
   g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), 0);
-  if (self->layout == NULL || self->selection == NULL || fxw_selection_get_n_highlighted (self->selection) == 0)
+  if (self->layout == NULL || shared_selection (self) == NULL || fxw_selection_get_n_highlighted (shared_selection (self)) == 0)
     return 0;
   marks = highlighted_boxes (self, &n);
   return n;
@@ -2442,13 +2419,13 @@ fxw_graph_canvas_search (FxwGraphCanvas *self, const char *text, gboolean next)
   g_return_val_if_fail (FXW_IS_GRAPH_CANVAS (self), FALSE);
   g_return_val_if_fail (text != NULL, FALSE);
 
-  if (self->graph == NULL || self->layout == NULL || self->selection == NULL || *text == '\0')
+  if (self->graph == NULL || self->layout == NULL || shared_selection (self) == NULL || *text == '\0')
     return FALSE;
   needle = g_utf8_casefold (text, -1);
   n = fxw_graph_get_n_nodes (self->graph);
-  current = fxw_selection_get_node (self->selection);
+  current = fxw_selection_get_node (shared_selection (self));
   /* Typing keeps the current match while it still matches; Enter moves on to the next one. */
-  start = current && fxw_selection_get_graph (self->selection) == self->graph
+  start = current && fxw_selection_get_graph (shared_selection (self)) == self->graph
             ? fxw_node_get_index (current) + (next ? 1 : 0) : 0;
   for (guint k = 0; k < n; k++)
     {
@@ -2459,7 +2436,7 @@ fxw_graph_canvas_search (FxwGraphCanvas *self, const char *text, gboolean next)
 
       if (strstr (name, needle) == NULL)
         continue;
-      fxw_selection_set_node (self->selection, node);
+      fxw_selection_set_node (shared_selection (self), node);
       b = box_for_node (self, node);
       if (b >= 0)
         {

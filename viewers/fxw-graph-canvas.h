@@ -1,18 +1,17 @@
 /* fxw-graph-canvas.h: the interactive graph diagram: Graphviz layout off the main thread, drawn with GtkSnapshot. */
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_GRAPH_CANVAS (fxw_graph_canvas_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, FXW, GRAPH_CANVAS, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwGraphCanvas, fxw_graph_canvas, FXW, GRAPH_CANVAS, FxwView)
 
-void       fxw_graph_canvas_set_selection     (FxwGraphCanvas *self,
-                                               FxwSelection   *selection);
+/* FxwView's selection call under the canvas's name. */
+#define fxw_graph_canvas_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 gboolean   fxw_graph_canvas_get_busy          (FxwGraphCanvas *self);
 /* Boxes (nodes or collapsed modules), edges and module clusters of the current layout. */
 guint      fxw_graph_canvas_get_n_boxes       (FxwGraphCanvas *self);

@@ -11,7 +11,7 @@
 
 struct _FxwGraphView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
   FxwGraphCanvas *canvas;
   GtkToggleButton *fusion_toggle;
   GtkToggleButton *heat_toggle;
@@ -22,7 +22,7 @@ struct _FxwGraphView
   gboolean has_kernels, has_groups;
 };
 
-G_DEFINE_FINAL_TYPE (FxwGraphView, fxw_graph_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW_TYPE_VIEW)
 
 static void
 forward_action (GtkWidget *widget, const char *name, GVariant *param)
@@ -128,8 +128,14 @@ fxw_graph_view_dispose (GObject *object)
       gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
       g_clear_object (&self->chooser);
     }
-  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_GRAPH_VIEW);
   G_OBJECT_CLASS (fxw_graph_view_parent_class)->dispose (object);
+}
+
+/* The canvas draws the selection and follows it itself. */
+static void
+selection_changed (FxwView *view)
+{
+  fxw_graph_canvas_set_selection (FXW_GRAPH_VIEW (view)->canvas, fxw_view_get_selection (view));
 }
 
 static void
@@ -138,7 +144,7 @@ fxw_graph_view_class_init (FxwGraphViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = fxw_graph_view_dispose;
-  g_type_ensure (FXW_TYPE_GRAPH_CANVAS);
+  FXW_VIEW_CLASS (klass)->selection_changed = selection_changed;
   fxw_viewers_class_set_template (widget_class, "fxw-graph-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, canvas);
   gtk_widget_class_bind_template_child (widget_class, FxwGraphView, fusion_toggle);
@@ -178,13 +184,6 @@ fxw_graph_view_get_canvas (FxwGraphView *self)
 {
   g_return_val_if_fail (FXW_IS_GRAPH_VIEW (self), NULL);
   return self->canvas;
-}
-
-void
-fxw_graph_view_set_selection (FxwGraphView *self, FxwSelection *selection)
-{
-  g_return_if_fail (FXW_IS_GRAPH_VIEW (self));
-  fxw_graph_canvas_set_selection (self->canvas, selection);
 }
 
 void

@@ -2,17 +2,18 @@
 #pragma once
 
 #include "fxw-graph-canvas.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_GRAPH_VIEW (fxw_graph_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW, GRAPH_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwGraphView, fxw_graph_view, FXW, GRAPH_VIEW, FxwView)
 
 GtkWidget      *fxw_graph_view_new           (void);
 FxwGraphCanvas *fxw_graph_view_get_canvas    (FxwGraphView *self);
-void            fxw_graph_view_set_selection (FxwGraphView *self,
-                                              FxwSelection *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_graph_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
 
 /* The compile's kernels for the fusion overlay (see fxw_graph_canvas_set_kernels); the Fusion toggle works while
    there are some. */

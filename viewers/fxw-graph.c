@@ -7,19 +7,21 @@
 #include "fxw-graph.h"
 #include "fxw-properties.h"
 
+/* The strings the views show of a node, each made when a view first asks for it (format_text): a 10,000-node graph
+   only pays for the visible rows. */
+typedef enum
+{
+  NODE_TEXT_TARGET, NODE_TEXT_ARGS, NODE_TEXT_KWARGS, NODE_TEXT_SHAPE, NODE_TEXT_SOURCE, NODE_TEXT_SOURCE_CODE,
+  NODE_N_TEXTS
+} NodeText;
+
 struct _FxwNode
 {
   GObject parent_instance;
   FxwGraph *owner;        /* weak: the graph owns its nodes */
   const fx_node *node;
   guint index;
-  /* Strings are computed when a view first asks for them: a 10,000-node graph only pays for visible rows. */
-  char *target;
-  char *args;
-  char *kwargs;
-  char *shape;
-  char *source;
-  char *source_code;
+  char *text[NODE_N_TEXTS];
   gboolean highlighted;   /* mirrors the selection's highlight set, for list-item bindings */
 };
 
@@ -58,12 +60,8 @@ fxw_node_finalize (GObject *object)
 {
   FxwNode *self = FXW_NODE (object);
 
-  g_clear_pointer (&self->target, g_free);
-  g_clear_pointer (&self->args, g_free);
-  g_clear_pointer (&self->kwargs, g_free);
-  g_clear_pointer (&self->shape, g_free);
-  g_clear_pointer (&self->source, g_free);
-  g_clear_pointer (&self->source_code, g_free);
+  for (guint i = 0; i < NODE_N_TEXTS; i++)
+    g_free (self->text[i]);
   G_OBJECT_CLASS (fxw_node_parent_class)->finalize (object);
 }
 
@@ -126,25 +124,21 @@ fxw_node_get_opcode (FxwNode *self)
   return fx_opcode_name (self->node->op);
 }
 
-const char *
-fxw_node_get_target (FxwNode *self)
+static char *
+format_target (const fx_node *node, NodeText which)
 {
-  if (self->target == NULL)
-    {
-      g_auto(fx_buf) buf;
+  g_auto(fx_buf) buf;
 
-      fx_buf_init (&buf);
-      if (self->node->target.kind == FX_TARGET_STR)
-        fx_buf_puts (&buf, self->node->target.name ? self->node->target.name : "");
-      else
-        fx_target_format (&self->node->target, &buf);
-      self->target = g_strdup (buf.data ? buf.data : "");
-    }
-  return self->target;
+  fx_buf_init (&buf);
+  if (node->target.kind == FX_TARGET_STR)
+    fx_buf_puts (&buf, node->target.name ? node->target.name : "");
+  else
+    fx_target_format (&node->target, &buf);
+  return g_strdup (buf.data ? buf.data : "");
 }
 
 static char *
-format_args (const fx_node *node)
+format_args (const fx_node *node, NodeText which)
 {
   g_auto(fx_buf) buf;
   fx_arg tuple = fx_arg_tuple (node->args, node->n_args);
@@ -155,7 +149,7 @@ format_args (const fx_node *node)
 }
 
 static char *
-format_kwargs (const fx_node *node)
+format_kwargs (const fx_node *node, NodeText which)
 {
   g_auto(fx_buf) buf;
 
@@ -170,35 +164,68 @@ format_kwargs (const fx_node *node)
   return g_strdup (buf.data);
 }
 
+static char *
+format_shape (const fx_node *node, NodeText which)
+{
+  g_auto(fx_buf) buf;
+
+  fx_buf_init (&buf);
+  if (!fx_val_annotation (&node->meta.val, FALSE, TRUE, &buf))
+    fx_buf_reset (&buf);
+  return g_strdup (buf.data ? buf.data : "");
+}
+
+/* The innermost user frame: "file.py:12" (NODE_TEXT_SOURCE) or its line of code; "" when there is none. */
+static char *
+format_frame (const fx_node *node, NodeText which)
+{
+  g_autoptr(fx_arena) arena = fx_arena_new ();
+  fx_stack_frame frame;
+  g_autofree char *base = NULL;
+
+  if (node->meta.stack_trace == NULL || !fx_stack_trace_innermost (node->meta.stack_trace, arena, &frame))
+    return g_strdup ("");
+  if (which == NODE_TEXT_SOURCE_CODE)
+    return g_strdup (frame.code ? frame.code : "");
+  base = g_path_get_basename (frame.file ? frame.file : "");
+  return g_strdup_printf ("%s:%d", base, frame.line);
+}
+
+static char *(*const format_text[NODE_N_TEXTS]) (const fx_node *node, NodeText which) = {
+  [NODE_TEXT_TARGET] = format_target, [NODE_TEXT_ARGS] = format_args, [NODE_TEXT_KWARGS] = format_kwargs,
+  [NODE_TEXT_SHAPE] = format_shape, [NODE_TEXT_SOURCE] = format_frame, [NODE_TEXT_SOURCE_CODE] = format_frame,
+};
+
+static const char *
+node_text (FxwNode *self, NodeText which)
+{
+  if (self->text[which] == NULL)
+    self->text[which] = format_text[which] (self->node, which);
+  return self->text[which];
+}
+
+const char *
+fxw_node_get_target (FxwNode *self)
+{
+  return node_text (self, NODE_TEXT_TARGET);
+}
+
 const char *
 fxw_node_get_args (FxwNode *self)
 {
-  if (self->args == NULL)
-    self->args = format_args (self->node);
-  return self->args;
+  return node_text (self, NODE_TEXT_ARGS);
 }
 
 const char *
 fxw_node_get_kwargs (FxwNode *self)
 {
-  if (self->kwargs == NULL)
-    self->kwargs = format_kwargs (self->node);
-  return self->kwargs;
+  return node_text (self, NODE_TEXT_KWARGS);
 }
 
 const char *
 fxw_node_get_shape (FxwNode *self)
 {
-  if (self->shape == NULL)
-    {
-      g_auto(fx_buf) buf;
-
-      fx_buf_init (&buf);
-      if (!fx_val_annotation (&self->node->meta.val, FALSE, TRUE, &buf))
-        fx_buf_reset (&buf);
-      self->shape = g_strdup (buf.data ? buf.data : "");
-    }
-  return self->shape;
+  return node_text (self, NODE_TEXT_SHAPE);
 }
 
 const char *
@@ -221,43 +248,16 @@ fxw_node_get_module_class (FxwNode *self)
   return meta->nn_module_stack[meta->n_nn_module_stack - 1].type;
 }
 
-static void
-ensure_source (FxwNode *self)
-{
-  g_autoptr(fx_arena) arena = NULL;
-  fx_stack_frame frame;
-
-  if (self->source != NULL)
-    return;
-
-  arena = fx_arena_new ();
-  if (self->node->meta.stack_trace != NULL
-      && fx_stack_trace_innermost (self->node->meta.stack_trace, arena, &frame))
-    {
-      g_autofree char *base = g_path_get_basename (frame.file ? frame.file : "");
-
-      self->source = g_strdup_printf ("%s:%d", base, frame.line);
-      self->source_code = g_strdup (frame.code ? frame.code : "");
-    }
-  else
-    {
-      self->source = g_strdup ("");
-      self->source_code = g_strdup ("");
-    }
-}
-
 const char *
 fxw_node_get_source (FxwNode *self)
 {
-  ensure_source (self);
-  return self->source;
+  return node_text (self, NODE_TEXT_SOURCE);
 }
 
 const char *
 fxw_node_get_source_code (FxwNode *self)
 {
-  ensure_source (self);
-  return self->source_code;
+  return node_text (self, NODE_TEXT_SOURCE_CODE);
 }
 
 /* The hover summary of the Graph view and the tooltip of other views. */

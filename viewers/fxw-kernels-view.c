@@ -14,10 +14,8 @@
 
 struct _FxwKernelsView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
-  FxwSelection *selection;
-  GListModel *kernels;
   gboolean by_name;
   const char *language;
 
@@ -25,7 +23,7 @@ struct _FxwKernelsView
   GtkLabel *node_label;
   GtkColumnView *column_view;
   GtkSingleSelection *selection_model;
-  GtkSortListModel *sorted;       /* kernels in the order of the column the user sorts by */
+  GtkSortListModel *sorted;       /* the kernels (it holds them) in the order of the column the user sorts by */
   GtkLabel *title_label;
   GtkLabel *aten_label;
   GtkLabel *nodes_label;
@@ -38,7 +36,7 @@ struct _FxwKernelsView
 enum { OPEN_NODE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, FXW_TYPE_VIEW)
 
 typedef char *(*CellText) (FxwKernel *kernel);
 
@@ -177,12 +175,15 @@ add_column (FxwKernelsView *self, const char *title, CellText text_fn, gboolean 
 static FxwGraph *
 current_graph (FxwKernelsView *self)
 {
-  return self->selection != NULL ? fxw_selection_get_graph (self->selection) : NULL;
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
+
+  return selection != NULL ? fxw_selection_get_graph (selection) : NULL;
 }
 
 static void
 show_kernel (FxwKernelsView *self, FxwKernel *kernel)
 {
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
   GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view)));
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   g_auto(GStrv) covered = NULL;
@@ -196,8 +197,8 @@ show_kernel (FxwKernelsView *self, FxwKernel *kernel)
       gtk_label_set_label (self->nodes_label, "");
       gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), "", 0);
       self->language = NULL;
-      if (self->selection != NULL)
-        fxw_selection_set_highlight (self->selection, NULL);
+      if (selection != NULL)
+        fxw_selection_set_highlight (selection, NULL);
       return;
     }
 
@@ -231,8 +232,8 @@ show_kernel (FxwKernelsView *self, FxwKernel *kernel)
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), fxw_kernel_get_code (kernel), -1);
 
   covered = fxw_kernel_dup_covered (kernel, current_graph (self), self->by_name);
-  if (self->selection != NULL)
-    fxw_selection_set_highlight (self->selection, (const char * const *) covered);
+  if (selection != NULL)
+    fxw_selection_set_highlight (selection, (const char * const *) covered);
 }
 
 static void
@@ -256,11 +257,13 @@ node_link_cb (FxwKernelsView *self, const char *uri)
 
 /* Marks the kernels computing the selected node and says which they are. */
 static void
-node_changed_cb (FxwKernelsView *self)
+node_changed (FxwView *view)
 {
-  FxwNode *node = self->selection != NULL ? fxw_selection_get_node (self->selection) : NULL;
+  FxwKernelsView *self = FXW_KERNELS_VIEW (view);
+  FxwSelection *selection = fxw_view_get_selection (view);
+  FxwNode *node = selection != NULL ? fxw_selection_get_node (selection) : NULL;
   GListModel *shown = G_LIST_MODEL (self->sorted);
-  guint n = self->kernels != NULL ? g_list_model_get_n_items (shown) : 0;
+  guint n = g_list_model_get_n_items (shown);
   g_autoptr(GString) names = g_string_new (NULL);
   guint n_marked = 0, first = G_MAXUINT;
 
@@ -298,30 +301,21 @@ node_changed_cb (FxwKernelsView *self)
 }
 
 static void
-graph_changed_cb (FxwKernelsView *self)
+graph_changed (FxwView *view)
 {
   /* The selection drops its highlight with the graph; the kernel's covered nodes are those of the new graph. */
-  kernel_selected_cb (self);
-  node_changed_cb (self);
-}
-
-static void
-fxw_kernels_view_dispose (GObject *object)
-{
-  FxwKernelsView *self = FXW_KERNELS_VIEW (object);
-
-  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
-  g_clear_object (&self->kernels);
-  fxw_viewers_dispose_template (GTK_WIDGET (object), FXW_TYPE_KERNELS_VIEW);
-  G_OBJECT_CLASS (fxw_kernels_view_parent_class)->dispose (object);
+  kernel_selected_cb (FXW_KERNELS_VIEW (view));
+  node_changed (view);
 }
 
 static void
 fxw_kernels_view_class_init (FxwKernelsViewClass *klass)
 {
+  FxwViewClass *view_class = FXW_VIEW_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  G_OBJECT_CLASS (klass)->dispose = fxw_kernels_view_dispose;
+  view_class->graph_changed = graph_changed;
+  view_class->node_changed = node_changed;
 
   /**
    * FxwKernelsView::open-node:
@@ -332,8 +326,6 @@ fxw_kernels_view_class_init (FxwKernelsViewClass *klass)
   signals[OPEN_NODE] = g_signal_new ("open-node", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
-  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
-  g_type_ensure (ADW_TYPE_STATUS_PAGE);
   fxw_viewers_class_set_template (widget_class, "fxw-kernels-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwKernelsView, node_label);
@@ -364,23 +356,14 @@ fxw_kernels_view_init (FxwKernelsView *self)
   g_object_unref (self->sorted);
   gtk_stack_set_visible_child_name (self->stack, "empty");
   show_kernel (self, NULL);
-  node_changed_cb (self);
-}
-
-void
-fxw_kernels_view_set_selection (FxwKernelsView *self, FxwSelection *selection)
-{
-  g_return_if_fail (FXW_IS_KERNELS_VIEW (self));
-
-  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (node_changed_cb),
-                        NULL);
+  node_changed (FXW_VIEW (self));
 }
 
 /* The list when there are kernels or an autotune table to show, else the empty page. */
 static void
 show_page (FxwKernelsView *self)
 {
-  gboolean any = self->kernels != NULL && g_list_model_get_n_items (self->kernels) > 0;
+  gboolean any = g_list_model_get_n_items (G_LIST_MODEL (self->sorted)) > 0;
 
   gtk_stack_set_visible_child_name (self->stack, any || self->has_autotune ? "kernels" : "empty");
 }
@@ -392,15 +375,14 @@ fxw_kernels_view_set_kernels (FxwKernelsView *self, GListModel *kernels, gboolea
 
   self->by_name = by_name;
   /* Another stage of the same compile keeps the kernel selected: its covered nodes are looked up anew. */
-  if (self->kernels != kernels)
+  if (gtk_sort_list_model_get_model (self->sorted) != kernels)
     {
-      g_set_object (&self->kernels, kernels);
       gtk_sort_list_model_set_model (self->sorted, kernels);
       gtk_single_selection_set_selected (self->selection_model, GTK_INVALID_LIST_POSITION);
     }
   show_page (self);
   kernel_selected_cb (self);
-  node_changed_cb (self);
+  node_changed (FXW_VIEW (self));
 }
 
 void
@@ -425,7 +407,7 @@ guint
 fxw_kernels_view_get_n_kernels (FxwKernelsView *self)
 {
   g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), 0);
-  return self->kernels != NULL ? g_list_model_get_n_items (self->kernels) : 0;
+  return g_list_model_get_n_items (G_LIST_MODEL (self->sorted));
 }
 
 void
@@ -478,7 +460,7 @@ fxw_kernels_view_activate_node (FxwKernelsView *self, const char *name)
 
   if (graph != NULL && self->by_name && fxw_graph_lookup (graph, name) != NULL)
     {
-      fxw_selection_set_node (self->selection, fxw_graph_lookup (graph, name));
+      fxw_selection_set_node (fxw_view_get_selection (FXW_VIEW (self)), fxw_graph_lookup (graph, name));
       return TRUE;
     }
   /* A later stage: the first node whose from_node chain leads to name. */
@@ -489,7 +471,7 @@ fxw_kernels_view_activate_node (FxwKernelsView *self, const char *name)
       for (guint i = 0; i < fxw_graph_get_n_nodes (graph); i++)
         if (fxw_kernel_covers (probe, fxw_graph_get_node (graph, i), FALSE))
           {
-            fxw_selection_set_node (self->selection, fxw_graph_get_node (graph, i));
+            fxw_selection_set_node (fxw_view_get_selection (FXW_VIEW (self)), fxw_graph_get_node (graph, i));
             return TRUE;
           }
     }
@@ -503,9 +485,9 @@ fxw_kernels_view_get_n_marked (FxwKernelsView *self)
   guint n = 0;
 
   g_return_val_if_fail (FXW_IS_KERNELS_VIEW (self), 0);
-  for (guint i = 0; self->kernels != NULL && i < g_list_model_get_n_items (self->kernels); i++)
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->sorted)); i++)
     {
-      g_autoptr(FxwKernel) kernel = g_list_model_get_item (self->kernels, i);
+      g_autoptr(FxwKernel) kernel = g_list_model_get_item (G_LIST_MODEL (self->sorted), i);
 
       n += fxw_kernel_get_marked (kernel);
     }

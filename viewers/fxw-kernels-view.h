@@ -1,19 +1,18 @@
 /* fxw-kernels-view.h: the Kernels view: a compile's generated kernels, the selected one's source and covered nodes. */
 #pragma once
 
-#include <gtk/gtk.h>
-
 #include "fxw-kernel.h"
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_KERNELS_VIEW (fxw_kernels_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, FXW, KERNELS_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwKernelsView, fxw_kernels_view, FXW, KERNELS_VIEW, FxwView)
 
-void        fxw_kernels_view_set_selection  (FxwKernelsView *self,
-                                             FxwSelection   *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_kernels_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 /* kernels: FxwKernel items (NULL: none, the empty page); by_name: the selection's graph is the one whose node names
    the kernels list (see fxw_kernel_covers). */
 void        fxw_kernels_view_set_kernels    (FxwKernelsView *self,

@@ -5,15 +5,7 @@
 
 #include "fxw-properties.h"
 
-static GQuark
-access_quark (void)
-{
-  static GQuark quark;
-
-  if (G_UNLIKELY (quark == 0))
-    quark = g_quark_from_static_string ("fxw-property-access");
-  return quark;
-}
+static G_DEFINE_QUARK (fxw-property-access, access)
 
 static void
 property_get (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)

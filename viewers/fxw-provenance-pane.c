@@ -13,9 +13,8 @@
 
 struct _FxwProvenancePane
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
-  FxwSelection *selection;
   guint n_frames;
 
   GtkLabel *title_label;
@@ -29,14 +28,12 @@ struct _FxwProvenancePane
 
   FxwProvenanceMap *inductor;   /* the mappings of the compile on show; NULL: none */
   fx_prov_side inductor_side;   /* which side of them the graph on show is */
-  GString *inductor_text;
-  GHashTable *inductor_links;   /* what (node, "name:handle", "launch name:handle") -> GtkButton (not owned) */
 };
 
 enum { OPEN_LOCATION, OPEN_NODE, OPEN_CODE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-G_DEFINE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, FXW_TYPE_VIEW)
 
 static void
 append_from_node (GString *s, const fx_node_source *src, size_t n, int depth)
@@ -100,7 +97,8 @@ link_button (FxwProvenancePane *self, const char *label, const char *key, const 
   gtk_widget_add_css_class (button, "monospace");
   gtk_widget_set_tooltip_text (button, tooltip);
   gtk_label_set_ellipsize (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), PANGO_ELLIPSIZE_MIDDLE);
-  g_hash_table_replace (self->inductor_links, g_strdup (key), button);
+  /* The view's links: what (node, "name:handle", "launch name:handle") -> button */
+  fxw_view_add_link (FXW_VIEW (self), key, button);
   return button;
 }
 
@@ -124,6 +122,7 @@ inductor_group (FxwProvenancePane *self, const char *heading)
 static void
 show_inductor (FxwProvenancePane *self, const fx_node *n)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
   GtkWidget *child, *flow;
   fx_provenance p;
   g_autofree char *key = NULL;
@@ -131,8 +130,8 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->inductor_rows))) != NULL)
     gtk_box_remove (self->inductor_rows, child);
-  g_hash_table_remove_all (self->inductor_links);
-  g_string_truncate (self->inductor_text, 0);
+  fxw_view_clear_links (FXW_VIEW (self));
+  g_string_truncate (out, 0);
   from_pre = self->inductor_side == FX_PROV_PRE_GRAD;
   key = g_strdup_printf ("%s:%s", fx_prov_side_name (self->inductor_side), n != NULL ? n->name : "");
   if (self->inductor == NULL || n == NULL || !fxw_provenance_map_chain (self->inductor, key, &p))
@@ -142,7 +141,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
     }
   /* The other graph's nodes: post-grad ones from a pre-grad node, pre-grad ones from a post-grad node. */
   flow = inductor_group (self, from_pre ? _("Post-grad nodes") : _("Pre-grad nodes"));
-  g_string_append (self->inductor_text, from_pre ? "post_grad:" : "pre_grad:");
+  g_string_append (out, from_pre ? "post_grad:" : "pre_grad:");
   for (size_t i = 0; i < (from_pre ? p.n_post : p.n_pre); i++)
     {
       const char *name = from_pre ? p.post[i] : p.pre[i];
@@ -155,7 +154,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       g_object_set_data_full (G_OBJECT (button), "node", g_strdup (name), g_free);
       g_signal_connect (button, "clicked", G_CALLBACK (inductor_node_clicked_cb), self);
       gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
-      g_string_append_printf (self->inductor_text, "%s%s", i ? ", " : " ", name);
+      g_string_append_printf (out, "%s%s", i ? ", " : " ", name);
     }
   if ((from_pre ? p.n_post : p.n_pre) == 0)
     {
@@ -164,9 +163,9 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
       gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
       gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
-      g_string_append (self->inductor_text, " -");
+      g_string_append (out, " -");
     }
-  g_string_append_c (self->inductor_text, '\n');
+  g_string_append_c (out, '\n');
 
   flow = inductor_group (self, _("Kernels"));
   for (size_t i = 0; i < p.n_kernels; i++)
@@ -179,7 +178,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       g_autofree char *tip = NULL;
       GtkWidget *button;
 
-      g_string_append_printf (self->inductor_text, "kernel: %s", name);
+      g_string_append_printf (out, "kernel: %s", name);
       if (line <= 0)
         {
           /* A kernel whose code is not stored: its name alone. */
@@ -187,7 +186,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
           gtk_widget_add_css_class (label, "monospace");
           gtk_flow_box_append (GTK_FLOW_BOX (flow), label);
-          g_string_append_c (self->inductor_text, '\n');
+          g_string_append_c (out, '\n');
           continue;
         }
       /* translators: the tooltip of a kernel in the provenance pane: "inductor_aot_kernel_code, line 4" */
@@ -199,7 +198,7 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
       g_object_set_data_full (G_OBJECT (button), "title", g_strdup (name), g_free);
       g_signal_connect (button, "clicked", G_CALLBACK (inductor_code_clicked_cb), self);
       gtk_flow_box_append (GTK_FLOW_BOX (flow), button);
-      g_string_append_printf (self->inductor_text, " %s %s:%d", k->def_line > 0 ? "defined at" : "launched at", code,
+      g_string_append_printf (out, " %s %s:%d", k->def_line > 0 ? "defined at" : "launched at", code,
                               line);
       if (k->def_line > 0 && k->launch_line > 0)
         {
@@ -213,9 +212,9 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
           g_object_set_data_full (G_OBJECT (launch), "title", g_strdup (name), g_free);
           g_signal_connect (launch, "clicked", G_CALLBACK (inductor_code_clicked_cb), self);
           gtk_flow_box_append (GTK_FLOW_BOX (flow), launch);
-          g_string_append_printf (self->inductor_text, ", launched at %s:%d", k->launch_code, k->launch_line);
+          g_string_append_printf (out, ", launched at %s:%d", k->launch_code, k->launch_line);
         }
-      g_string_append_c (self->inductor_text, '\n');
+      g_string_append_c (out, '\n');
     }
   if (p.n_kernels == 0)
     {
@@ -223,15 +222,17 @@ show_inductor (FxwProvenancePane *self, const fx_node *n)
 
       gtk_label_set_markup (GTK_LABEL (none), _("<i>none</i>"));
       gtk_flow_box_append (GTK_FLOW_BOX (flow), none);
-      g_string_append (self->inductor_text, "kernel: -\n");
+      g_string_append (out, "kernel: -\n");
     }
   gtk_widget_set_visible (GTK_WIDGET (self->inductor_box), TRUE);
 }
 
 static void
-node_changed_cb (FxwProvenancePane *self)
+node_changed (FxwView *view)
 {
-  FxwNode *node = self->selection ? fxw_selection_get_node (self->selection) : NULL;
+  FxwProvenancePane *self = FXW_PROVENANCE_PANE (view);
+  FxwSelection *selection = fxw_view_get_selection (view);
+  FxwNode *node = selection ? fxw_selection_get_node (selection) : NULL;
   const fx_node *n;
   const fx_meta *meta;
   g_autoptr(fx_arena) arena = NULL;
@@ -341,20 +342,8 @@ fxw_provenance_pane_dispose (GObject *object)
 {
   FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
 
-  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
   g_clear_object (&self->inductor);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_PROVENANCE_PANE);
   G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->dispose (object);
-}
-
-static void
-fxw_provenance_pane_finalize (GObject *object)
-{
-  FxwProvenancePane *self = FXW_PROVENANCE_PANE (object);
-
-  g_string_free (self->inductor_text, TRUE);
-  g_hash_table_unref (self->inductor_links);
-  G_OBJECT_CLASS (fxw_provenance_pane_parent_class)->finalize (object);
 }
 
 static void
@@ -363,7 +352,7 @@ fxw_provenance_pane_class_init (FxwProvenancePaneClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = fxw_provenance_pane_dispose;
-  G_OBJECT_CLASS (klass)->finalize = fxw_provenance_pane_finalize;
+  FXW_VIEW_CLASS (klass)->node_changed = node_changed;
 
   /**
    * FxwProvenancePane::open-location:
@@ -409,18 +398,6 @@ fxw_provenance_pane_init (FxwProvenancePane *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self->stack_list), FALSE);
-  self->inductor_text = g_string_new (NULL);
-  self->inductor_links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-}
-
-void
-fxw_provenance_pane_set_selection (FxwProvenancePane *self, FxwSelection *selection)
-{
-  g_return_if_fail (FXW_IS_PROVENANCE_PANE (self));
-
-  fxw_selection_follow (&self->selection, selection, self, NULL, G_CALLBACK (node_changed_cb),
-                        NULL);
-  node_changed_cb (self);
 }
 
 /* Activates the index-th frame row (innermost first), as a click does; FALSE when its file does not exist. */
@@ -457,7 +434,7 @@ fxw_provenance_pane_set_inductor (FxwProvenancePane *self, FxwProvenanceMap *map
 
   g_set_object (&self->inductor, map);
   self->inductor_side = side;
-  node_changed_cb (self);
+  node_changed (FXW_VIEW (self));
 }
 
 FxwProvenanceMap *
@@ -470,13 +447,15 @@ fxw_provenance_pane_get_inductor (FxwProvenancePane *self)
 const char *
 fxw_provenance_pane_get_inductor_text (FxwProvenancePane *self)
 {
+  GString *out = fxw_view_get_text (FXW_VIEW (self));
+
   g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), NULL);
-  return gtk_widget_get_visible (GTK_WIDGET (self->inductor_box)) ? self->inductor_text->str : NULL;
+  return gtk_widget_get_visible (GTK_WIDGET (self->inductor_box)) ? out->str : NULL;
 }
 
 gboolean
 fxw_provenance_pane_activate_inductor (FxwProvenancePane *self, const char *what)
 {
   g_return_val_if_fail (FXW_IS_PROVENANCE_PANE (self), FALSE);
-  return fxw_viewers_click (g_hash_table_lookup (self->inductor_links, what));
+  return fxw_view_activate_link (FXW_VIEW (self), what);
 }

@@ -1,19 +1,18 @@
 /* fxw-provenance-pane.h: the provenance pane: stack trace, module stack, source_fn_stack and from_node of a node. */
 #pragma once
 
-#include <gtk/gtk.h>
-
 #include "fxw-provenance-map.h"
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_PROVENANCE_PANE (fxw_provenance_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, FXW, PROVENANCE_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwProvenancePane, fxw_provenance_pane, FXW, PROVENANCE_PANE, FxwView)
 
-void        fxw_provenance_pane_set_selection  (FxwProvenancePane *self,
-                                                FxwSelection      *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_provenance_pane_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 guint       fxw_provenance_pane_get_n_frames   (FxwProvenancePane *self);
 gboolean    fxw_provenance_pane_activate_frame (FxwProvenancePane *self,
                                                 guint              index);

@@ -27,7 +27,7 @@ typedef struct
 typedef struct
 {
   fx_rank_div_kind kind;
-  char *compile_id, *ranks, *detail;
+  const char *compile_id, *ranks, *detail;
   int ref_rank;
   gint64 ref_row;
   GArray *targets;     /* Target: the ranks named, with their compiles */
@@ -36,7 +36,7 @@ typedef struct
 typedef struct
 {
   int rank;
-  char *path;
+  const char *path;
   guint n_compiles;
 } Rank;
 
@@ -44,18 +44,16 @@ typedef struct
 {
   GArray *ranks;       /* Rank */
   GArray *divs;        /* Div */
-} RanksData;
+} RanksData;           /* the strings of both are in the read's arena, as the store's reads returned them */
 
 struct _FxwRanksView
 {
-  GtkWidget parent_instance;
+  FxwWorkspacePage parent_instance;
 
-  FxwWorkspaceRead read;
-  guint n_ranks, n_divs;
-  GPtrArray *first_buttons;  /* GtkButton (not owned) per divergence; NULL where it has none */
+  guint n_ranks, n_divs;     /* its links: each divergence's first button, by the divergence's index ("0") */
 };
 
-G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwRanksView, fxw_ranks_view, FXW_TYPE_WORKSPACE_PAGE)
 
 enum { SIGNAL_COMPARE_COMPILES, SIGNAL_COMPILE_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -63,18 +61,7 @@ static guint signals[N_SIGNALS];
 static void
 div_clear (gpointer data)
 {
-  Div *d = data;
-
-  g_free (d->compile_id);
-  g_free (d->ranks);
-  g_free (d->detail);
-  g_clear_pointer (&d->targets, g_array_unref);
-}
-
-static void
-rank_clear (gpointer data)
-{
-  g_free (((Rank *) data)->path);
+  g_clear_pointer (&((Div *) data)->targets, g_array_unref);
 }
 
 static void
@@ -87,11 +74,11 @@ ranks_data_free (RanksData *data)
 
 /* ---------------------------------------------------------------- reading (worker thread) */
 
-static RanksData *
-ranks_read (const char *path, GError **error)
+/* The page's read (FxwWorkspacePageClass.read). */
+static gpointer
+ranks_read (const char *path, fx_arena *arena, GCancellable *cancellable, GError **error)
 {
   fx_store *store = NULL;
-  fx_arena *arena = NULL;
   fx_rank_input *ranks = NULL;
   fx_rank_divergence *ds = NULL;
   fx_store_compile *cs = NULL;
@@ -102,19 +89,18 @@ ranks_read (const char *path, GError **error)
   fx_diag_clear (&diag);
   if (fx_store_open_readonly (path, &store, &diag) != FX_OK)
     goto fail;
-  arena = fx_arena_new ();
   if (fx_ranks_list (store, arena, &ranks, &nr, &diag) != FX_OK
       || fx_ranks_diverge (store, arena, &ds, &nd, &diag) != FX_OK
       || fx_store_list_compiles (store, arena, &cs, &nc, &diag) != FX_OK)
     goto fail;
   data = g_new0 (RanksData, 1);
   data->ranks = g_array_new (FALSE, TRUE, sizeof (Rank));
-  g_array_set_clear_func (data->ranks, rank_clear);
   data->divs = g_array_new (FALSE, TRUE, sizeof (Div));
   g_array_set_clear_func (data->divs, div_clear);
   for (size_t r = 0; r < nr; r++)
     {
-      Rank rk = { .rank = ranks[r].rank, .path = g_path_get_basename (ranks[r].path ? ranks[r].path : "") };
+      g_autofree char *base = g_path_get_basename (ranks[r].path ? ranks[r].path : "");
+      Rank rk = { .rank = ranks[r].rank, .path = fx_arena_strdup (arena, base) };
 
       for (size_t c = 0; c < nc; c++)
         rk.n_compiles += cs[c].input_id == ranks[r].input_id;
@@ -122,8 +108,8 @@ ranks_read (const char *path, GError **error)
     }
   for (size_t i = 0; i < nd; i++)
     {
-      Div d = { .kind = ds[i].kind, .compile_id = g_strdup (ds[i].compile_id), .ranks = g_strdup (ds[i].ranks),
-                .detail = g_strdup (ds[i].detail), .ref_rank = ds[i].ref_rank, .ref_row = ds[i].ref_compile_row };
+      Div d = { .kind = ds[i].kind, .compile_id = ds[i].compile_id, .ranks = ds[i].ranks,
+                .detail = ds[i].detail, .ref_rank = ds[i].ref_rank, .ref_row = ds[i].ref_compile_row };
       /* ds[i].ranks: "rank 3" or "ranks 1, 3" */
       const char *list = strchr (ds[i].ranks, ' ');
       g_auto(GStrv) parts = g_strsplit (list != NULL ? list + 1 : "", ", ", -1);
@@ -142,14 +128,11 @@ ranks_read (const char *path, GError **error)
         }
       g_array_append_val (data->divs, d);
     }
-  fx_arena_free (arena);
   fx_store_close (store);
   return data;
 
 fail:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
-  if (arena != NULL)
-    fx_arena_free (arena);
   if (store != NULL)
     fx_store_close (store);
   return NULL;
@@ -158,41 +141,28 @@ fail:
 /* ---------------------------------------------------------------- building the page */
 
 static void
-clear_page (gpointer view)
+clear_page (FxwWorkspacePage *page)
 {
-  FxwRanksView *self = view;
+  FxwRanksView *self = FXW_RANKS_VIEW (page);
 
-  g_ptr_array_set_size (self->first_buttons, 0);
   self->n_ranks = self->n_divs = 0;
 }
 
-static const char *
-kind_title (fx_rank_div_kind kind)
-{
-  switch (kind)
-    {
-    case FX_RANK_DIV_COMPILES:
-      /* translators: a kind of divergence between ranks: a compile only some ranks made */
-      return _("Compiles");
-    case FX_RANK_DIV_GRAPH:
-      /* translators: a kind of divergence between ranks: the graphs of a compile differ */
-      return _("Graph");
-    case FX_RANK_DIV_GUARDS:
-      return _("Guards");
-    case FX_RANK_DIV_CACHE:
-      /* translators: a kind of divergence between ranks: cache hit on one, miss on another */
-      return _("Cache");
-    case FX_RANK_DIV_COLLECTIVES:
-      /* translators: a kind of divergence between ranks: collectives issued in another order */
-      return _("Collectives");
-    case FX_RANK_DIV_RUNTIME:
-      /* translators: a kind of divergence between ranks: Inductor's runtime estimates differ */
-      return _("Runtime Estimates");
-    case FX_RANK_DIV_COUNT:
-    default:
-      return "";
-    }
-}
+/* The title of each kind of divergence. */
+static const char *const kind_titles[] = {
+  /* translators: a kind of divergence between ranks: a compile only some ranks made */
+  [FX_RANK_DIV_COMPILES] = N_("Compiles"),
+  /* translators: a kind of divergence between ranks: the graphs of a compile differ */
+  [FX_RANK_DIV_GRAPH] = N_("Graph"),
+  [FX_RANK_DIV_GUARDS] = N_("Guards"),
+  /* translators: a kind of divergence between ranks: cache hit on one, miss on another */
+  [FX_RANK_DIV_CACHE] = N_("Cache"),
+  /* translators: a kind of divergence between ranks: collectives issued in another order */
+  [FX_RANK_DIV_COLLECTIVES] = N_("Collectives"),
+  /* translators: a kind of divergence between ranks: Inductor's runtime estimates differ */
+  [FX_RANK_DIV_RUNTIME] = N_("Runtime Estimates"),
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (kind_titles) == FX_RANK_DIV_COUNT);
 
 static void
 compare_clicked_cb (GtkButton *button, FxwRanksView *self)
@@ -224,7 +194,7 @@ add_button (GtkBox *box, const char *label, const char *tooltip)
 }
 
 static void
-add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
+add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d, guint index)
 {
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *words = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
@@ -239,14 +209,14 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
   gtk_widget_set_margin_bottom (row, 6);
   gtk_widget_set_hexpand (words, TRUE);
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (head), id, "heading"), "monospace");
-  fxw_viewers_add_label (GTK_BOX (head), kind_title (d->kind), "heading");
+  fxw_viewers_add_label (GTK_BOX (head), d->kind < FX_RANK_DIV_COUNT ? _(kind_titles[d->kind]) : "", "heading");
   fxw_viewers_add_label (GTK_BOX (head), d->ranks, "accent");
   gtk_box_append (GTK_BOX (words), head);
   gtk_widget_add_css_class (fxw_viewers_add_label (GTK_BOX (words), d->detail, "dim-label"), "caption");
   gtk_box_append (GTK_BOX (row), words);
   gtk_box_append (GTK_BOX (row), buttons);
-  g_string_append_printf (self->read.text, "%-8s %-12s %-14s %s\n", id, fx_rank_div_kind_name (d->kind), d->ranks,
-                          d->detail);
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%-8s %-12s %-14s %s", id,
+                             fx_rank_div_kind_name (d->kind), d->ranks, d->detail);
 
   for (guint k = 0; k < d->targets->len; k++)
     {
@@ -300,16 +270,21 @@ add_divergence (FxwRanksView *self, GtkListBox *list, const Div *d)
       g_object_set_data_full (G_OBJECT (first), "rows", rows, g_free);
       g_signal_connect (first, "clicked", G_CALLBACK (show_clicked_cb), self);
     }
-  g_ptr_array_add (self->first_buttons, first);
+  if (first != NULL)
+    {
+      g_autofree char *key = g_strdup_printf ("%u", index);
+
+      fxw_view_add_link (FXW_VIEW (self), key, first);
+    }
   gtk_list_box_append (list, row);
 }
 
 static gboolean
-show_ranks (gpointer view, gpointer p)
+show_ranks (FxwWorkspacePage *page, gpointer p)
 {
-  FxwRanksView *self = view;
+  FxwRanksView *self = FXW_RANKS_VIEW (page);
   const RanksData *data = p;
-  GtkWidget *heading, *list;
+  GtkWidget *list;
   g_autofree char *title = NULL;
 
   self->n_ranks = data->ranks->len;
@@ -318,8 +293,7 @@ show_ranks (gpointer view, gpointer p)
     return FALSE;
   /* translators: the heading of the Ranks view */
   title = g_strdup_printf (ngettext ("%u Rank", "%u Ranks", data->ranks->len), data->ranks->len);
-  fxw_viewers_add_label (self->read.column, title, "title-2");
-  g_string_append_printf (self->read.text, "%s\n", title);
+  fxw_workspace_page_add_line (page, title, "title-2");
   for (guint r = 0; r < data->ranks->len; r++)
     {
       const Rank *rk = &g_array_index (data->ranks, Rank, r);
@@ -327,59 +301,25 @@ show_ranks (gpointer view, gpointer p)
       g_autofree char *line = g_strdup_printf (ngettext ("rank %d: %u compile  %s", "rank %d: %u compiles  %s",
                                                          rk->n_compiles), rk->rank, rk->n_compiles, rk->path);
 
-      fxw_viewers_add_label (self->read.column, line, NULL);
-      g_string_append_printf (self->read.text, "%s\n", line);
+      fxw_workspace_page_add_line (page, line, NULL);
     }
   if (data->divs->len == 0)
     {
       const char *agree = _("The ranks agree: the same compiles, graphs, guards, cache results, collectives and "
                             "runtime estimates.");
 
-      heading = fxw_viewers_add_label (self->read.column, agree, "title-4");
-      gtk_widget_set_margin_top (heading, 18);
-      g_string_append_printf (self->read.text, "\n%s\n", agree);
+      fxw_workspace_page_add_heading (page, agree);
       return TRUE;
     }
   /* translators: the heading of the list of divergences in the Ranks view */
-  heading = fxw_viewers_add_label (self->read.column, _("Where the Ranks Diverge"), "title-4");
-  gtk_widget_set_margin_top (heading, 18);
-  g_string_append_printf (self->read.text, "\n%s\n", _("Where the Ranks Diverge"));
+  fxw_workspace_page_add_heading (page, _("Where the Ranks Diverge"));
   list = gtk_list_box_new ();
   gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
   gtk_widget_add_css_class (list, "boxed-list");
   for (guint i = 0; i < data->divs->len; i++)
-    add_divergence (self, GTK_LIST_BOX (list), &g_array_index (data->divs, Div, i));
-  gtk_box_append (self->read.column, list);
+    add_divergence (self, GTK_LIST_BOX (list), &g_array_index (data->divs, Div, i), i);
+  fxw_workspace_page_append (page, list, NULL);
   return TRUE;
-}
-
-/* the read's hooks (FxwWorkspaceRead) */
-static gpointer
-read_data (const char *path, GCancellable *cancellable, GError **error)
-{
-  return ranks_read (path, error);
-}
-
-static const FxwWorkspaceReadHooks read_hooks = {
-  .what = "ranks",
-  .read = read_data,
-  .show = show_ranks,
-  .clear = clear_page,
-  .free = (GDestroyNotify) ranks_data_free,
-};
-
-void
-fxw_ranks_view_set_workspace (FxwRanksView *self, const char *path)
-{
-  g_return_if_fail (FXW_IS_RANKS_VIEW (self));
-  fxw_workspace_read_start (&self->read, self, path);
-}
-
-gboolean
-fxw_ranks_view_get_loaded (FxwRanksView *self)
-{
-  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
-  return self->read.loaded;
 }
 
 guint
@@ -396,48 +336,25 @@ fxw_ranks_view_get_n_divergences (FxwRanksView *self)
   return self->n_divs;
 }
 
-char *
-fxw_ranks_view_dup_text (FxwRanksView *self)
-{
-  g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), NULL);
-  return fxw_workspace_read_dup_text (&self->read);
-}
-
 gboolean
 fxw_ranks_view_activate (FxwRanksView *self, guint index)
 {
+  g_autofree char *key = g_strdup_printf ("%u", index);
+
   g_return_val_if_fail (FXW_IS_RANKS_VIEW (self), FALSE);
-  return index < self->first_buttons->len && fxw_viewers_click (g_ptr_array_index (self->first_buttons, index));
-}
-
-static void
-fxw_ranks_view_dispose (GObject *object)
-{
-  FxwRanksView *self = FXW_RANKS_VIEW (object);
-
-  fxw_workspace_read_cancel (&self->read);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_RANKS_VIEW);
-  G_OBJECT_CLASS (fxw_ranks_view_parent_class)->dispose (object);
-}
-
-static void
-fxw_ranks_view_finalize (GObject *object)
-{
-  FxwRanksView *self = FXW_RANKS_VIEW (object);
-
-  g_ptr_array_unref (self->first_buttons);
-  fxw_workspace_read_finalize (&self->read);
-  G_OBJECT_CLASS (fxw_ranks_view_parent_class)->finalize (object);
+  return fxw_view_activate_link (FXW_VIEW (self), key);
 }
 
 static void
 fxw_ranks_view_class_init (FxwRanksViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  FxwWorkspacePageClass *page_class = FXW_WORKSPACE_PAGE_CLASS (klass);
 
-  object_class->dispose = fxw_ranks_view_dispose;
-  object_class->finalize = fxw_ranks_view_finalize;
+  page_class->what = "ranks";
+  page_class->read = ranks_read;
+  page_class->show = show_ranks;
+  page_class->clear = clear_page;
+  page_class->free = (GDestroyNotify) ranks_data_free;
 
   /**
    * FxwRanksView::compare-compiles:
@@ -457,14 +374,11 @@ fxw_ranks_view_class_init (FxwRanksViewClass *klass)
     g_signal_new ("compile-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_INT64);
 
-  fxw_workspace_read_class_set_template (widget_class, "fxw-ranks-view.ui",
-                                         G_STRUCT_OFFSET (FxwRanksView, read));
+  fxw_workspace_page_class_set_template (GTK_WIDGET_CLASS (klass), "fxw-ranks-view.ui");
 }
 
 static void
 fxw_ranks_view_init (FxwRanksView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  fxw_workspace_read_init (&self->read, &read_hooks);
-  self->first_buttons = g_ptr_array_new ();
 }

@@ -21,8 +21,8 @@
 
 typedef struct
 {
-  char *reason;        /* the first line */
-  char *file;          /* the user line: the innermost frame outside torch; NULL when none */
+  const char *reason;  /* the first line */
+  const char *file;    /* the user line: the innermost frame outside torch; NULL when none */
   int line;
 } Break;
 
@@ -30,7 +30,7 @@ typedef struct
 {
   char compile_id[48];
   fx_compile_id cid;
-  char *function, *file, *status, *fail_type, *fail_reason;
+  const char *function, *file, *status, *fail_type, *fail_reason;
   int line;
   double start_time, frame_s, backend_s, inductor_s;
   int n_graphs, n_kernels;
@@ -41,8 +41,8 @@ typedef struct
 /* A torch.export trace's own record: a guard export added, an unbacked symbol, a draft_export failure. */
 typedef struct
 {
-  char *kind, *what, *fix;
-  char *file;          /* the user line's file; NULL when none */
+  const char *kind, *what, *fix;
+  const char *file;    /* the user line's file; NULL when none */
   int line;
 } ExportRow;
 
@@ -50,53 +50,25 @@ typedef struct
 {
   GArray *entries;     /* Entry, in compile order */
   GArray *exports;     /* ExportRow, in file order */
-} Summary;
+} Summary;             /* the strings of both are in the read's arena, as the store's reads returned them */
 
 struct _FxwSummaryView
 {
-  GtkWidget parent_instance;
-
-  FxwWorkspaceRead read;
-  GHashTable *links;   /* compile id -> GtkButton (not owned) */
+  FxwWorkspacePage parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW_TYPE_WORKSPACE_PAGE)
 
 enum { SIGNAL_COMPILE_ACTIVATED, SIGNAL_OPEN_LOCATION, N_SIGNALS };
 static guint signals[N_SIGNALS];
-
-static void
-break_clear (gpointer data)
-{
-  Break *b = data;
-
-  g_free (b->reason);
-  g_free (b->file);
-}
 
 static void
 entry_clear (gpointer data)
 {
   Entry *e = data;
 
-  g_free (e->function);
-  g_free (e->file);
-  g_free (e->status);
-  g_free (e->fail_type);
-  g_free (e->fail_reason);
   g_clear_pointer (&e->reasons, g_ptr_array_unref);
   g_clear_pointer (&e->breaks, g_array_unref);
-}
-
-static void
-export_row_clear (gpointer data)
-{
-  ExportRow *r = data;
-
-  g_free (r->kind);
-  g_free (r->what);
-  g_free (r->fix);
-  g_free (r->file);
 }
 
 static void
@@ -132,15 +104,14 @@ guard_text (const char *reason)
   return line != NULL ? g_strdup (g_strstrip (line)) : NULL;
 }
 
-/* The read's hook (FxwWorkspaceReadHooks.read): a Summary. */
+/* The page's read (FxwWorkspacePageClass.read): a Summary. */
 static gpointer
-summary_read (const char *path, GCancellable *cancellable, GError **error)
+summary_read (const char *path, fx_arena *arena, GCancellable *cancellable, GError **error)
 {
   fx_store *store = NULL;
   fx_store_compile *compiles = NULL;
   size_t n = 0;
   fx_diag diag;
-  fx_arena *arena;
   Summary *s;
 
   fx_diag_clear (&diag);
@@ -149,12 +120,10 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", diag.message);
       return NULL;
     }
-  arena = fx_arena_new ();
   s = g_new0 (Summary, 1);
   s->entries = g_array_new (FALSE, TRUE, sizeof (Entry));
   g_array_set_clear_func (s->entries, entry_clear);
   s->exports = g_array_new (FALSE, TRUE, sizeof (ExportRow));
-  g_array_set_clear_func (s->exports, export_row_clear);
   {
     fx_export_entry *es = NULL;
     size_t ne = 0;
@@ -164,8 +133,7 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
     if (fx_export_entries (store, arena, &es, &ne, &ed) == FX_OK)
       for (size_t i = 0; i < ne && i < MAX_TABLE_ROWS; i++)
         {
-          ExportRow r = { g_strdup (es[i].kind), g_strdup (es[i].what), g_strdup (es[i].fix),
-                          g_strdup (es[i].user_file), es[i].user_lineno };
+          ExportRow r = { es[i].kind, es[i].what, es[i].fix, es[i].user_file, es[i].user_lineno };
 
           g_array_append_val (s->exports, r);
         }
@@ -186,8 +154,8 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 
       g_strlcpy (e.compile_id, c->compile_id, sizeof e.compile_id);
       e.cid = c->cid;
-      e.function = g_strdup (c->function);
-      e.file = g_strdup (c->file);
+      e.function = c->function;
+      e.file = c->file;
       e.line = c->line;
       /* a restart of the attempt before it: the same function, which its records often do not repeat */
       if (e.function == NULL && e.cid.attempt > 0 && s->entries->len > 0)
@@ -196,23 +164,22 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
 
           if (before->cid.frame_id == e.cid.frame_id && before->cid.frame_compile_id == e.cid.frame_compile_id)
             {
-              e.function = g_strdup (before->function);
-              e.file = g_strdup (before->file);
+              e.function = before->function;
+              e.file = before->file;
               e.line = before->line;
             }
         }
-      e.status = g_strdup (c->status != NULL ? c->status : "");
-      e.fail_type = g_strdup (c->fail_type);
-      e.fail_reason = g_strdup (c->fail_reason);
+      e.status = c->status != NULL ? c->status : "";
+      e.fail_type = c->fail_type;
+      e.fail_reason = c->fail_reason;
       e.start_time = c->start_time;
       e.frame_s = c->entire_frame_compile_s;
       e.backend_s = c->backend_compile_s;
       e.inductor_s = c->inductor_compile_s;
       e.n_graphs = c->n_graphs;
       e.n_kernels = c->n_kernels;
-      e.reasons = g_ptr_array_new_with_free_func (g_free);
+      e.reasons = g_ptr_array_new ();
       e.breaks = g_array_new (FALSE, TRUE, sizeof (Break));
-      g_array_set_clear_func (e.breaks, break_clear);
       if (c->n_failures > 0
           && fx_store_list_guard_failures (store, c->id, scratch, &failures, &n_failures, &diag) == FX_OK)
         for (size_t k = 0; k < n_failures; k++)
@@ -220,20 +187,19 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
             {
               g_autofree char *guard = guard_text (failures[k].reason);
 
-              g_ptr_array_add (e.reasons, g_strdup_printf ("%s: %s", failures[k].failed_compile,
+              g_ptr_array_add (e.reasons, fx_arena_printf (arena, "%s: %s", failures[k].failed_compile,
                                                            guard != NULL ? guard : ""));
             }
       if (c->n_breaks > 0 && fx_store_list_graph_breaks (store, c->id, scratch, &breaks, &n_breaks, &diag) == FX_OK)
         for (size_t k = 0; k < n_breaks; k++)
           {
-            Break b = { 0 };
-
+            g_autofree char *reason = first_line (breaks[k].reason);
+            Break b = { .reason = fx_arena_strdup (arena, reason) };
             fx_stack_frame frame;
 
-            b.reason = first_line (breaks[k].reason);
             if (fx_stack_user_frame (breaks[k].user_stack, scratch, &frame))
               {
-                b.file = g_strdup (frame.file);
+                b.file = fx_arena_strdup (arena, frame.file);
                 b.line = frame.line;
               }
             g_array_append_val (e.breaks, b);
@@ -241,29 +207,11 @@ summary_read (const char *path, GCancellable *cancellable, GError **error)
       fx_arena_free (scratch);
       g_array_append_val (s->entries, e);
     }
-  fx_arena_free (arena);
   fx_store_close (store);
   return s;
 }
 
 /* ---------------------------------------------------------------- building the page */
-
-static void
-clear_page (gpointer view)
-{
-  FxwSummaryView *self = view;
-
-  g_hash_table_remove_all (self->links);
-}
-
-static void
-add_heading (FxwSummaryView *self, const char *text)
-{
-  GtkWidget *label = fxw_viewers_add_label (self->read.column, text, "title-4");
-
-  gtk_widget_set_margin_top (label, 18);
-  g_string_append_printf (self->read.text, "\n%s\n", text);
-}
 
 static void
 compile_clicked_cb (GtkButton *button, FxwSummaryView *self)
@@ -284,8 +232,7 @@ compile_button (FxwSummaryView *self, const Entry *e)
   gtk_widget_set_tooltip_text (button, _("Show this compile"));
   g_object_set_data_full (G_OBJECT (button), "compile-id", g_strdup (e->compile_id), g_free);
   g_signal_connect (button, "clicked", G_CALLBACK (compile_clicked_cb), self);
-  if (!g_hash_table_contains (self->links, e->compile_id))
-    g_hash_table_insert (self->links, g_strdup (e->compile_id), button);
+  fxw_view_add_link (FXW_VIEW (self), e->compile_id, button);
   return button;
 }
 
@@ -413,15 +360,13 @@ add_counts (FxwSummaryView *self, const Summary *s)
   /* translators: the Summary view's counts; %u are numbers */
   line1 = g_strdup_printf (_("%u compiles of %u frames · %u graph breaks · %u restarts · %u recompiles · %u failures"),
                            s->entries->len, frames, breaks, restarts, recompiles, failures);
-  fxw_viewers_add_label (self->read.column, line1, "heading");
-  g_string_append_printf (self->read.text, "%s\n", line1);
+  fxw_workspace_page_add_line (FXW_WORKSPACE_PAGE (self), line1, "heading");
   f = format_seconds (frame_s);
   b = format_seconds (backend_s);
   i = format_seconds (inductor_s);
   /* translators: the compile times of all compiles: Dynamo's whole frame, then the backends, then Inductor */
   line2 = g_strdup_printf (_("Compile time: %s in all (entire frame), %s in backends, %s in Inductor"), f, b, i);
-  fxw_viewers_add_label (self->read.column, line2, "dim-label");
-  g_string_append_printf (self->read.text, "%s\n", line2);
+  fxw_workspace_page_add_line (FXW_WORKSPACE_PAGE (self), line2, "dim-label");
 }
 
 /* One frame's compiles in order, as a timeline: each compile with its status, when it started (from the frame's
@@ -449,8 +394,9 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
   gtk_widget_set_margin_start (GTK_WIDGET (title), 12);
   gtk_widget_set_margin_top (GTK_WIDGET (title), 6);
   gtk_box_append (frame_box, GTK_WIDGET (title));
-  g_string_append_printf (self->read.text, "%s %s %s:%d\n", head, first->function != NULL ? first->function : "",
-                          first->file != NULL ? first->file : "?", first->line);
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "%s %s %s:%d", head,
+                             first->function != NULL ? first->function : "", first->file != NULL ? first->file : "?",
+                             first->line);
   for (guint k = from; k < to; k++)
     {
       const Entry *e = &g_array_index (s->entries, Entry, k);
@@ -480,7 +426,7 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
           {
             g_autofree char *indented = indent_lines (why->str);
 
-            g_string_append_printf (self->read.text, "    %s\n", indented);
+            fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "    %s", indented);
           }
           g_string_free (why, TRUE);
         }
@@ -502,10 +448,10 @@ add_frame_timeline (FxwSummaryView *self, const Summary *s, guint from, guint to
       gtk_box_append (row, w);
       gtk_widget_set_margin_start (GTK_WIDGET (row), 18);
       gtk_box_append (frame_box, GTK_WIDGET (row));
-      g_string_append_printf (self->read.text, "  [%s] %s %s\n", e->compile_id, words, when);
+      fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), NULL, "  [%s] %s %s", e->compile_id, words, when);
     }
   gtk_widget_set_margin_bottom (GTK_WIDGET (frame_box), 6);
-  gtk_box_append (self->read.column, GTK_WIDGET (frame_box));
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (frame_box), NULL);
 }
 
 static void
@@ -524,7 +470,7 @@ add_breaks (FxwSummaryView *self, const Summary *s)
           GtkWidget *w;
 
           if (!any)
-            add_heading (self, _("Graph breaks"));
+            fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("Graph breaks"));
           any = TRUE;
           gtk_box_append (row, compile_button (self, e));
           if (br->file != NULL)
@@ -535,9 +481,8 @@ add_breaks (FxwSummaryView *self, const Summary *s)
           gtk_label_set_selectable (GTK_LABEL (w), TRUE);
           gtk_widget_set_hexpand (w, TRUE);
           gtk_box_append (row, w);
-          gtk_box_append (self->read.column, GTK_WIDGET (row));
-          g_string_append_printf (self->read.text, "[%s] %s:%d %s\n", e->compile_id, br->file ? br->file : "?",
-                                  br->line, br->reason ? br->reason : "");
+          fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[%s] %s:%d %s", e->compile_id,
+                                     br->file ? br->file : "?", br->line, br->reason ? br->reason : "");
         }
     }
 }
@@ -557,7 +502,7 @@ add_failures (FxwSummaryView *self, const Summary *s)
       if (e->fail_type == NULL || !*e->fail_type)
         continue;
       if (!any)
-        add_heading (self, _("Failures"));
+        fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("Failures"));
       any = TRUE;
       row = hbox (8);
       reason = first_line (e->fail_reason);
@@ -569,8 +514,7 @@ add_failures (FxwSummaryView *self, const Summary *s)
       gtk_label_set_selectable (GTK_LABEL (w), TRUE);
       gtk_widget_add_css_class (w, "error");
       gtk_box_append (row, w);
-      gtk_box_append (self->read.column, GTK_WIDGET (row));
-      g_string_append_printf (self->read.text, "[%s] %s\n", e->compile_id, text);
+      fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[%s] %s", e->compile_id, text);
     }
 }
 
@@ -582,7 +526,7 @@ add_exports (FxwSummaryView *self, const Summary *s)
   if (s->exports->len == 0)
     return;
   /* translators: the heading of a torch.export trace's own records in the Summary view */
-  add_heading (self, _("torch.export: Guards, Symbols and Failures"));
+  fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("torch.export: Guards, Symbols and Failures"));
   for (guint k = 0; k < s->exports->len; k++)
     {
       const ExportRow *r = &g_array_index (s->exports, ExportRow, k);
@@ -598,11 +542,12 @@ add_exports (FxwSummaryView *self, const Summary *s)
       gtk_box_append (row, w);
       if (r->file != NULL)
         gtk_box_append (row, location_button (self, r->file, r->line));
-      gtk_box_append (self->read.column, GTK_WIDGET (row));
-      g_string_append_printf (self->read.text, "[export] %s %s", r->kind, r->what != NULL ? r->what : "-");
       if (r->file != NULL)
-        g_string_append_printf (self->read.text, " %s:%d", r->file, r->line);
-      g_string_append_c (self->read.text, '\n');
+        fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s %s:%d", r->kind,
+                                   r->what != NULL ? r->what : "-", r->file, r->line);
+      else
+        fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (row), "[export] %s %s", r->kind,
+                                   r->what != NULL ? r->what : "-");
       if (r->fix != NULL)
         {
           /* translators: what to change for a draft_export failure, as its report says (%s) */
@@ -614,8 +559,7 @@ add_exports (FxwSummaryView *self, const Summary *s)
           gtk_label_set_selectable (GTK_LABEL (w), TRUE);
           gtk_widget_set_margin_start (w, 24);
           gtk_widget_add_css_class (w, "warning");
-          gtk_box_append (self->read.column, w);
-          g_string_append_printf (self->read.text, "  %s\n", fix);
+          fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), w, "  %s", fix);
         }
     }
 }
@@ -628,7 +572,7 @@ add_table (FxwSummaryView *self, const Summary *s)
                           N_("Kernels") };
   guint n = MIN (s->entries->len, MAX_TABLE_ROWS);
 
-  add_heading (self, _("All compiles"));
+  fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("All compiles"));
   gtk_grid_set_column_spacing (grid, 16);
   gtk_grid_set_row_spacing (grid, 0);
   for (guint c = 0; c < G_N_ELEMENTS (heads); c++)
@@ -668,27 +612,26 @@ add_table (FxwSummaryView *self, const Summary *s)
           gtk_grid_attach (grid, w, c, k + 1, 1, 1);
         }
     }
-  gtk_box_append (self->read.column, GTK_WIDGET (grid));
+  fxw_workspace_page_append (FXW_WORKSPACE_PAGE (self), GTK_WIDGET (grid), NULL);
   if (n < s->entries->len)
     {
       g_autofree char *more = g_strdup_printf (_("… and %u more compiles (the sidebar lists them all)"),
                                                s->entries->len - n);
 
-      fxw_viewers_add_label (self->read.column, more, "dim-label");
+      fxw_viewers_add_label (fxw_workspace_page_get_column (FXW_WORKSPACE_PAGE (self)), more, "dim-label");
     }
 }
 
 static gboolean
-show_summary (gpointer view, gpointer data)
+show_summary (FxwWorkspacePage *page, gpointer data)
 {
-  FxwSummaryView *self = view;
+  FxwSummaryView *self = FXW_SUMMARY_VIEW (page);
   const Summary *s = data;
   gboolean any_chain = FALSE;
 
   if (s->entries->len == 0 && s->exports->len == 0)
     return FALSE;
-  fxw_viewers_add_label (self->read.column, _("Summary"), "title-1");
-  g_string_append_printf (self->read.text, "%s\n", _("Summary"));
+  fxw_workspace_page_add_line (page, _("Summary"), "title-1");
   if (s->entries->len > 0)
     add_counts (self, s);
   /* Frames with more than one compile: their recompile and restart chains. */
@@ -704,7 +647,7 @@ show_summary (gpointer view, gpointer data)
       if (end - k > 1)
         {
           if (!any_chain)
-            add_heading (self, _("Recompiles and restarts"));
+            fxw_workspace_page_add_heading (FXW_WORKSPACE_PAGE (self), _("Recompiles and restarts"));
           any_chain = TRUE;
           add_frame_timeline (self, s, k, end);
         }
@@ -718,70 +661,22 @@ show_summary (gpointer view, gpointer data)
   return TRUE;
 }
 
-static const FxwWorkspaceReadHooks read_hooks = {
-  .what = "summary",
-  .read = summary_read,
-  .show = show_summary,
-  .clear = clear_page,
-  .free = (GDestroyNotify) summary_free,
-};
-
-void
-fxw_summary_view_set_workspace (FxwSummaryView *self, const char *path)
-{
-  g_return_if_fail (FXW_IS_SUMMARY_VIEW (self));
-  fxw_workspace_read_start (&self->read, self, path);
-}
-
-gboolean
-fxw_summary_view_get_loaded (FxwSummaryView *self)
-{
-  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
-  return self->read.loaded;
-}
-
-char *
-fxw_summary_view_dup_text (FxwSummaryView *self)
-{
-  g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), NULL);
-  return fxw_workspace_read_dup_text (&self->read);
-}
-
 gboolean
 fxw_summary_view_activate_compile (FxwSummaryView *self, const char *compile_id)
 {
   g_return_val_if_fail (FXW_IS_SUMMARY_VIEW (self), FALSE);
-  return fxw_viewers_click (g_hash_table_lookup (self->links, compile_id));
-}
-
-static void
-fxw_summary_view_dispose (GObject *object)
-{
-  FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
-
-  fxw_workspace_read_cancel (&self->read);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_SUMMARY_VIEW);
-  G_OBJECT_CLASS (fxw_summary_view_parent_class)->dispose (object);
-}
-
-static void
-fxw_summary_view_finalize (GObject *object)
-{
-  FxwSummaryView *self = FXW_SUMMARY_VIEW (object);
-
-  g_hash_table_unref (self->links);
-  fxw_workspace_read_finalize (&self->read);
-  G_OBJECT_CLASS (fxw_summary_view_parent_class)->finalize (object);
+  return fxw_view_activate_link (FXW_VIEW (self), compile_id);
 }
 
 static void
 fxw_summary_view_class_init (FxwSummaryViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  FxwWorkspacePageClass *page_class = FXW_WORKSPACE_PAGE_CLASS (klass);
 
-  object_class->dispose = fxw_summary_view_dispose;
-  object_class->finalize = fxw_summary_view_finalize;
+  page_class->what = "summary";
+  page_class->read = summary_read;
+  page_class->show = show_summary;
+  page_class->free = (GDestroyNotify) summary_free;
 
   /**
    * FxwSummaryView::compile-activated:
@@ -799,14 +694,11 @@ fxw_summary_view_class_init (FxwSummaryViewClass *klass)
     g_signal_new ("open-location", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_INT);
 
-  fxw_workspace_read_class_set_template (widget_class, "fxw-summary-view.ui",
-                                         G_STRUCT_OFFSET (FxwSummaryView, read));
+  fxw_workspace_page_class_set_template (GTK_WIDGET_CLASS (klass), "fxw-summary-view.ui");
 }
 
 static void
 fxw_summary_view_init (FxwSummaryView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  fxw_workspace_read_init (&self->read, &read_hooks);
-  self->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }

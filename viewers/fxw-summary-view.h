@@ -2,21 +2,22 @@
    every frame as a timeline with the guard that failed, graph breaks with their user lines, failures. */
 #pragma once
 
-#include <gtk/gtk.h>
+#include "fxw-workspace-page.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_SUMMARY_VIEW (fxw_summary_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW, SUMMARY_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwSummaryView, fxw_summary_view, FXW, SUMMARY_VIEW, FxwWorkspacePage)
 
-/* Reads the workspace (NULL: none, e.g. a folder of FX files) in a thread and shows it; a later call replaces it. */
-void        fxw_summary_view_set_workspace (FxwSummaryView *self,
-                                            const char     *path);
-/* Whether the last set_workspace has been read and shown. */
-gboolean    fxw_summary_view_get_loaded    (FxwSummaryView *self);
-/* The view as plain text (what a user reads, for tests and copying); NULL before it is loaded. */
-char       *fxw_summary_view_dup_text      (FxwSummaryView *self);
+/* The workspace (NULL: none, e.g. a folder of FX files) read in a thread and shown, a later call replacing it; whether
+   the last one has been read and shown; the view as plain text (what a user reads, for tests and copying), NULL
+   before it is loaded. FxwWorkspacePage's, under the view's names. */
+#define fxw_summary_view_set_workspace(self, path) \
+  fxw_workspace_page_set_workspace (FXW_WORKSPACE_PAGE (self), (path))
+#define fxw_summary_view_get_loaded(self) fxw_workspace_page_get_loaded (FXW_WORKSPACE_PAGE (self))
+#define fxw_summary_view_dup_text(self)   fxw_workspace_page_dup_text (FXW_WORKSPACE_PAGE (self))
+
 /* Activates the link of a compile ("0/1") as a click would; FALSE when the view has none. */
 gboolean    fxw_summary_view_activate_compile (FxwSummaryView *self,
                                                const char     *compile_id);

@@ -10,9 +10,8 @@
 
 struct _FxwTableView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
-  FxwSelection *selection;
   gboolean syncing;
 
   GtkSearchEntry *text_entry;
@@ -27,13 +26,7 @@ struct _FxwTableView
   GtkCheckButton *highlight_only;
 };
 
-enum { PROP_0, PROP_SELECTION, N_PROPS };
-static GParamSpec *properties[N_PROPS];
-static const FxwPropertyAccess property_access[N_PROPS] = {
-  [PROP_SELECTION] = FXW_PROPERTY (fxw_table_view_get_selection, fxw_table_view_set_selection),
-};
-
-G_DEFINE_FINAL_TYPE (FxwTableView, fxw_table_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwTableView, fxw_table_view, FXW_TYPE_VIEW)
 
 static gboolean
 contains_casefold (const char *haystack, const char *needle_folded)
@@ -50,6 +43,7 @@ static gboolean
 filter_func (gpointer item, gpointer user_data)
 {
   FxwTableView *self = user_data;
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
   FxwNode *node = item;
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->text_entry));
   const char *module = gtk_editable_get_text (GTK_EDITABLE (self->module_entry));
@@ -58,9 +52,9 @@ filter_func (gpointer item, gpointer user_data)
   if (op != GTK_INVALID_LIST_POSITION && op > 0
       && (guint) fxw_node_get_node (node)->op != op - 1)
     return FALSE;
-  if (self->selection != NULL && fxw_selection_get_n_highlighted (self->selection) > 0
+  if (selection != NULL && fxw_selection_get_n_highlighted (selection) > 0
       && gtk_check_button_get_active (self->highlight_only)
-      && !fxw_selection_is_highlighted (self->selection, fxw_node_get_name (node)))
+      && !fxw_selection_is_highlighted (selection, fxw_node_get_name (node)))
     return FALSE;
   if (*module)
     {
@@ -91,7 +85,8 @@ static void
 update_count (FxwTableView *self)
 {
   g_autofree char *text = NULL;
-  FxwGraph *graph = self->selection ? fxw_selection_get_graph (self->selection) : NULL;
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
+  FxwGraph *graph = selection ? fxw_selection_get_graph (selection) : NULL;
   guint total = graph ? fxw_graph_get_n_nodes (graph) : 0;
   guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->filter_model));
 
@@ -123,9 +118,10 @@ find_list_view (GtkWidget *widget)
 }
 
 static void
-sync_from_selection (FxwTableView *self)
+node_changed (FxwView *view)
 {
-  FxwNode *node = fxw_selection_get_node (self->selection);
+  FxwTableView *self = FXW_TABLE_VIEW (view);
+  FxwNode *node = fxw_selection_get_node (fxw_view_get_selection (view));
   GListModel *model = G_LIST_MODEL (self->sort_model);
   guint n = g_list_model_get_n_items (model);
   guint pos = GTK_INVALID_LIST_POSITION;
@@ -156,58 +152,46 @@ sync_from_selection (FxwTableView *self)
 static void
 row_selected_cb (FxwTableView *self)
 {
+  FxwSelection *selection = fxw_view_get_selection (FXW_VIEW (self));
   FxwNode *node;
 
-  if (self->syncing || self->selection == NULL)
+  if (self->syncing || selection == NULL)
     return;
   node = gtk_single_selection_get_selected_item (self->selection_model);
   if (node != NULL)
-    fxw_selection_set_node (self->selection, node);
+    fxw_selection_set_node (selection, node);
 }
 
 static void
-graph_changed_cb (FxwTableView *self)
+graph_changed (FxwView *view)
 {
-  FxwGraph *graph = fxw_selection_get_graph (self->selection);
+  FxwTableView *self = FXW_TABLE_VIEW (view);
+  FxwGraph *graph = fxw_selection_get_graph (fxw_view_get_selection (view));
 
   gtk_filter_list_model_set_model (self->filter_model, G_LIST_MODEL (graph));
   update_count (self);
-  sync_from_selection (self);
+  node_changed (view);
 }
 
 static void
-highlight_changed_cb (FxwTableView *self)
+highlight_changed (FxwView *view)
 {
-  gboolean any = fxw_selection_get_n_highlighted (self->selection) > 0;
+  FxwTableView *self = FXW_TABLE_VIEW (view);
+  gboolean any = fxw_selection_get_n_highlighted (fxw_view_get_selection (view)) > 0;
 
   gtk_widget_set_visible (GTK_WIDGET (self->highlight_only), any);
   filter_changed_cb (self);
 }
 
 static void
-fxw_table_view_dispose (GObject *object)
-{
-  FxwTableView *self = FXW_TABLE_VIEW (object);
-
-  fxw_selection_follow (&self->selection, NULL, self, NULL, NULL, NULL);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_TABLE_VIEW);
-  G_OBJECT_CLASS (fxw_table_view_parent_class)->dispose (object);
-}
-
-static void
 fxw_table_view_class_init (FxwTableViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  FxwViewClass *view_class = FXW_VIEW_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  object_class->dispose = fxw_table_view_dispose;
-
-  properties[PROP_SELECTION] =
-    g_param_spec_object ("selection", NULL, NULL, FXW_TYPE_SELECTION,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  fxw_object_class_install_properties (object_class, N_PROPS, properties, property_access);
-
-  g_type_ensure (FXW_TYPE_NODE);
+  view_class->graph_changed = graph_changed;
+  view_class->node_changed = node_changed;
+  view_class->highlight_changed = highlight_changed;
   fxw_viewers_class_set_template (widget_class, "fxw-table-view.ui");
   gtk_widget_class_set_css_name (widget_class, "fxwtableview");
   gtk_widget_class_bind_template_child (widget_class, FxwTableView, text_entry);
@@ -236,27 +220,6 @@ fxw_table_view_init (FxwTableView *self)
       g_list_model_get_item (gtk_column_view_get_columns (self->column_view), 1);
     gtk_column_view_sort_by_column (self->column_view, first, GTK_SORT_ASCENDING);
   }
-}
-
-FxwSelection *
-fxw_table_view_get_selection (FxwTableView *self)
-{
-  g_return_val_if_fail (FXW_IS_TABLE_VIEW (self), NULL);
-  return self->selection;
-}
-
-void
-fxw_table_view_set_selection (FxwTableView *self, FxwSelection *selection)
-{
-  g_return_if_fail (FXW_IS_TABLE_VIEW (self));
-
-  if (self->selection == selection)
-    return;
-  fxw_selection_follow (&self->selection, selection, self, G_CALLBACK (graph_changed_cb), G_CALLBACK (sync_from_selection),
-                        G_CALLBACK (highlight_changed_cb));
-  if (selection != NULL)
-    graph_changed_cb (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTION]);
 }
 
 guint

@@ -1,19 +1,18 @@
 /* fxw-table-view.h: the Table view: print_tabular columns plus shape, module and source line. */
 #pragma once
 
-#include <gtk/gtk.h>
-
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_TABLE_VIEW (fxw_table_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwTableView, fxw_table_view, FXW, TABLE_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwTableView, fxw_table_view, FXW, TABLE_VIEW, FxwView)
 
-FxwSelection *fxw_table_view_get_selection (FxwTableView *self);
-void          fxw_table_view_set_selection (FxwTableView *self,
-                                            FxwSelection *selection);
+/* FxwView's selection calls under the view's names. */
+#define fxw_table_view_get_selection(self) fxw_view_get_selection (FXW_VIEW (self))
+#define fxw_table_view_set_selection(self, selection) fxw_view_set_selection (FXW_VIEW (self), (selection))
+
 /* Rows shown after filtering, and the node shown in row position (for tests). */
 guint         fxw_table_view_get_n_rows    (FxwTableView *self);
 FxwNode      *fxw_table_view_get_row       (FxwTableView *self,

@@ -17,21 +17,18 @@
 
 struct _FxwTrainingView
 {
-  GtkWidget parent_instance;
+  FxwView parent_instance;
 
   GtkStack *stack;
   GtkLabel *saved_label;
   GtkLabel *provenance_label;
   FxwTableView *forward_table;
-  FxwTableView *backward_table;
+  FxwTableView *backward_table;   /* its selection is the view's own: a node there says where it came from */
 
-  FxwSelection *forward;
-  FxwSelection *backward;
-  FxwSelection *backward_follow;   /* the hold on backward for node changes (fxw_selection_follow) */
   guint n_saved;
 };
 
-G_DEFINE_FINAL_TYPE (FxwTrainingView, fxw_training_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (FxwTrainingView, fxw_training_view, FXW_TYPE_VIEW)
 
 GtkWidget *
 fxw_training_view_new (void)
@@ -52,10 +49,12 @@ dup_user_line (const fx_node *node, fx_arena *arena)
 
 /* The selected backward node: its forward node(s) selected on the left, and said under the tables. */
 static void
-backward_node_changed_cb (FxwTrainingView *self)
+backward_node_changed (FxwView *view)
 {
-  FxwNode *node = fxw_selection_get_node (self->backward);
-  FxwGraph *fw = fxw_selection_get_graph (self->forward);
+  FxwTrainingView *self = FXW_TRAINING_VIEW (view);
+  FxwSelection *forward = fxw_training_view_get_forward_selection (self);
+  FxwNode *node = fxw_selection_get_node (fxw_view_get_selection (view));
+  FxwGraph *fw = fxw_selection_get_graph (forward);
   g_autoptr(GString) text = g_string_new (NULL);
   fx_arena *arena;
   const fx_node *n, **sources = NULL, *first = NULL;
@@ -98,7 +97,7 @@ backward_node_changed_cb (FxwTrainingView *self)
 
       if (line != NULL)
         g_string_append_printf (text, "\n%s", line);
-      fxw_selection_set_node (self->forward, fxw_graph_lookup_node (fw, first));
+      fxw_selection_set_node (forward, fxw_graph_lookup_node (fw, first));
     }
   gtk_label_set_text (self->provenance_label, text->str);
   fx_arena_free (arena);
@@ -107,6 +106,7 @@ backward_node_changed_cb (FxwTrainingView *self)
 void
 fxw_training_view_set_graphs (FxwTrainingView *self, FxwGraph *forward, FxwGraph *backward)
 {
+  FxwSelection *forward_selection, *backward_selection;
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   fx_saved_value *saved = NULL;
   size_t n = 0;
@@ -116,8 +116,10 @@ fxw_training_view_set_graphs (FxwTrainingView *self, FxwGraph *forward, FxwGraph
   g_return_if_fail (FXW_IS_TRAINING_VIEW (self));
   if (forward == NULL || backward == NULL)
     forward = backward = NULL;
-  fxw_selection_set_graph (self->forward, forward);
-  fxw_selection_set_graph (self->backward, backward);
+  forward_selection = fxw_training_view_get_forward_selection (self);
+  backward_selection = fxw_training_view_get_backward_selection (self);
+  fxw_selection_set_graph (forward_selection, forward);
+  fxw_selection_set_graph (backward_selection, backward);
   self->n_saved = 0;
   gtk_label_set_text (self->provenance_label, "");
   gtk_stack_set_visible_child_name (self->stack, forward != NULL ? "split" : "empty");
@@ -134,8 +136,8 @@ fxw_training_view_set_graphs (FxwTrainingView *self, FxwGraph *forward, FxwGraph
         g_ptr_array_add (names, (gpointer) saved[i].bw_placeholder->name);
       g_ptr_array_add (names, NULL);
       /* the same names on both sides: PyTorch names a saved value after the forward node computing it */
-      fxw_selection_set_highlight (self->forward, (const char *const *) names->pdata);
-      fxw_selection_set_highlight (self->backward, (const char *const *) names->pdata);
+      fxw_selection_set_highlight (forward_selection, (const char *const *) names->pdata);
+      fxw_selection_set_highlight (backward_selection, (const char *const *) names->pdata);
       self->n_saved = (guint) n;
       text = g_strdup_printf (ngettext ("%u value saved for backward, marked in both graphs",
                                         "%u values saved for backward, marked in both graphs", (gulong) n),
@@ -158,14 +160,13 @@ FxwSelection *
 fxw_training_view_get_forward_selection (FxwTrainingView *self)
 {
   g_return_val_if_fail (FXW_IS_TRAINING_VIEW (self), NULL);
-  return self->forward;
+  return fxw_table_view_get_selection (self->forward_table);
 }
 
 FxwSelection *
 fxw_training_view_get_backward_selection (FxwTrainingView *self)
 {
-  g_return_val_if_fail (FXW_IS_TRAINING_VIEW (self), NULL);
-  return self->backward;
+  return fxw_view_get_selection (FXW_VIEW (self));
 }
 
 guint
@@ -183,26 +184,11 @@ fxw_training_view_get_provenance (FxwTrainingView *self)
 }
 
 static void
-fxw_training_view_dispose (GObject *object)
-{
-  FxwTrainingView *self = FXW_TRAINING_VIEW (object);
-
-  fxw_selection_follow (&self->backward_follow, NULL, self, NULL, NULL, NULL);
-  fxw_viewers_dispose_template (GTK_WIDGET (self), FXW_TYPE_TRAINING_VIEW);
-  g_clear_object (&self->forward);
-  g_clear_object (&self->backward);
-  G_OBJECT_CLASS (fxw_training_view_parent_class)->dispose (object);
-}
-
-static void
 fxw_training_view_class_init (FxwTrainingViewClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  object_class->dispose = fxw_training_view_dispose;
-  g_type_ensure (FXW_TYPE_TABLE_VIEW);
-  g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  FXW_VIEW_CLASS (klass)->node_changed = backward_node_changed;
   fxw_viewers_class_set_template (widget_class, "fxw-training-view.ui");
   gtk_widget_class_bind_template_child (widget_class, FxwTrainingView, stack);
   gtk_widget_class_bind_template_child (widget_class, FxwTrainingView, saved_label);
@@ -214,15 +200,15 @@ fxw_training_view_class_init (FxwTrainingViewClass *klass)
 static void
 fxw_training_view_init (FxwTrainingView *self)
 {
+  g_autoptr(FxwSelection) forward = fxw_selection_new ();
+  g_autoptr(FxwSelection) backward = fxw_selection_new ();
+
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->forward = fxw_selection_new ();
-  self->backward = fxw_selection_new ();
-  fxw_table_view_set_selection (self->forward_table, self->forward);
-  fxw_table_view_set_selection (self->backward_table, self->backward);
+  fxw_table_view_set_selection (self->forward_table, forward);
+  fxw_table_view_set_selection (self->backward_table, backward);
   /* their highlight set is the saved values, not a kernel's nodes */
   fxw_table_view_set_highlighted_label (self->forward_table, _("Saved values only"));
   fxw_table_view_set_highlighted_label (self->backward_table, _("Saved values only"));
-  fxw_selection_follow (&self->backward_follow, self->backward, self, NULL, G_CALLBACK (backward_node_changed_cb),
-                        NULL);
+  fxw_view_set_selection (FXW_VIEW (self), backward);
   gtk_stack_set_visible_child_name (self->stack, "empty");
 }

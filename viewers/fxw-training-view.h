@@ -2,16 +2,14 @@
    side, the values saved for backward highlighted in both, and where a backward node came from. */
 #pragma once
 
-#include <gtk/gtk.h>
-
 #include "fxw-graph.h"
-#include "fxw-selection.h"
+#include "fxw-view.h"
 
 G_BEGIN_DECLS
 
 #define FXW_TYPE_TRAINING_VIEW (fxw_training_view_get_type ())
 
-G_DECLARE_FINAL_TYPE (FxwTrainingView, fxw_training_view, FXW, TRAINING_VIEW, GtkWidget)
+G_DECLARE_FINAL_TYPE (FxwTrainingView, fxw_training_view, FXW, TRAINING_VIEW, FxwView)
 
 GtkWidget    *fxw_training_view_new                (void);
 /* The compile's aot_forward and aot_backward graphs; either NULL: the view says it is no training compile. */

@@ -18,15 +18,18 @@
 #include "fxw-summary-view.h"
 #include "fxw-table-view.h"
 #include "fxw-training-view.h"
+#include "fxw-view.h"
+#include "fxw-workspace-page.h"
 
 G_BEGIN_DECLS
 
+/* Also what lets a view's template name any of these types: FxwView's class_init calls it. */
 void fxw_viewers_init (void);
 /* A viewer's template: the .ui file of that name among the viewers' resources ("fxw-code-view.ui"), its root
    laid out by a GtkBinLayout. */
 void fxw_viewers_class_set_template (GtkWidgetClass *widget_class, const char *ui_file);
 /* A templated widget's dispose: gtk_widget_dispose_template() clears only the bound children; the template's root
-   box goes too. */
+   box goes too. Nothing for a type whose template was not set by fxw_viewers_class_set_template() (a canvas). */
 void fxw_viewers_dispose_template (GtkWidget *widget, GType widget_type);
 
 /* Removes every child of container (a GtkBox or GtkGrid). The focus leaves them first when it is inside scope:
@@ -46,41 +49,5 @@ void fxw_viewers_rounded_rect (cairo_t *cr, double x, double y, double w, double
 gpointer fxw_viewers_peek_item (GListModel *model, guint position);
 /* Clicks button as the user does (a link of a page followed from the outside); FALSE when it is NULL. */
 gboolean fxw_viewers_click (GtkWidget *button);
-
-/* A view's page read from a workspace in a thread (the Summary and Ranks views). read() makes the data off the main
-   thread (NULL and an error when it fails); show() fills the page's emptied column and text from it, FALSE when
-   there is nothing to show; clear() drops what the view keeps of the page it showed (links, buttons); free() drops
-   the data. The stack shows "empty" before a read, when it failed and when show() found nothing, else the page
-   named what. A new start cancels the read before it; a result arriving after another start is dropped. */
-typedef struct
-{
-  const char *what;                  /* the stack's page of the data, and the debug message of a failed read */
-  gpointer (*read) (const char *path, GCancellable *cancellable, GError **error);
-  gboolean (*show) (gpointer view, gpointer data);
-  void (*clear) (gpointer view);
-  GDestroyNotify free;
-} FxwWorkspaceReadHooks;
-
-typedef struct
-{
-  const FxwWorkspaceReadHooks *hooks;
-  GtkStack *stack;                   /* template children, bound by fxw_workspace_read_class_set_template() */
-  GtkBox *column;
-  GString *text;                     /* the page as text, for copying */
-  GCancellable *cancellable;
-  gboolean loaded;                   /* the last start's read has finished (or there was none to make) */
-} FxwWorkspaceRead;
-
-/* The view's template (as fxw_viewers_class_set_template()), its "stack" and "column" bound into the
-   FxwWorkspaceRead at read_offset in the view's instance struct. */
-void  fxw_workspace_read_class_set_template (GtkWidgetClass *widget_class, const char *ui_file, gsize read_offset);
-void  fxw_workspace_read_init     (FxwWorkspaceRead *r, const FxwWorkspaceReadHooks *hooks);
-void  fxw_workspace_read_start    (FxwWorkspaceRead *r, gpointer view, const char *path);
-/* The page as text once read, NULL before or when empty. */
-char *fxw_workspace_read_dup_text (FxwWorkspaceRead *r);
-/* For the view's dispose. */
-void  fxw_workspace_read_cancel   (FxwWorkspaceRead *r);
-/* For the view's finalize. */
-void  fxw_workspace_read_finalize (FxwWorkspaceRead *r);
 
 G_END_DECLS
