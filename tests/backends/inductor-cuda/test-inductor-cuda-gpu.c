@@ -5,6 +5,7 @@
    outputs handed out without a copy and refused once overwritten. Exits 77 without a device. */
 #include "../cuda/cuda-test.h"
 #include "inductor-cuda-common.h"
+#include "../inductor/sym-graph.h"
 #include "cuda/fx-cuda.h"
 #include "fx/pyparse.h"
 #include "registry/fx-registry.h"
@@ -299,20 +300,7 @@ test_host_inputs (void)
 static void
 test_symbolic (void)
 {
-  static const char code[] =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[s0, 64][64, 1]cuda\", L_y_: \"f32[64][1]cuda\", "
-    "L_w_: \"f32[64, 32][32, 1]cuda\"):\n"
-    "        add = torch.ops.aten.add.Tensor(L_x_, L_y_)\n"
-    "        view = torch.ops.aten.view.default(add, [s0, 8, 8])\n"
-    "        amax = torch.ops.aten.amax.default(view, [2], True)\n"
-    "        sub = torch.ops.aten.sub.Tensor(view, amax)\n"
-    "        exp = torch.ops.aten.exp.default(sub)\n"
-    "        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [2])\n"
-    "        mm = torch.ops.aten.mm.default(add, L_w_)\n"
-    "        relu = torch.ops.aten.relu.default(mm)\n"
-    "        sum_2 = torch.ops.aten.sum.dim_IntList(relu, [0])\n"
-    "        return (sum_1, relu, sum_2)\n";
+  static const char code[] = FX_TEST_SYM_GRAPH ("cuda");
   fx_diag diag;
   fx_diag_clear (&diag);
   fx_graph *g = NULL;

@@ -9,6 +9,7 @@
 #include "fx-inductor.h"
 #include "fx-inductor-impl.h"
 #include "fx/pyparse.h"
+#include "sym-graph.h"
 
 static const char *
 fixtures_dir (void)
@@ -772,22 +773,7 @@ test_indirect_loads (void)
 
 /* ---------------------------------------------------------------- symbolic kernels */
 
-/* A batch-dynamic graph as Dynamo writes it: a softmax-style reduction per row, a GEMM, and a column sum over the
-   batch (the symbolic dim reduced). */
-static const char sym_code[] =
-  "class GraphModule(torch.nn.Module):\n"
-  "    def forward(self, s0: \"Sym(s0)\", L_x_: \"f32[s0, 64][64, 1]cpu\", L_y_: \"f32[64][1]cpu\", "
-  "L_w_: \"f32[64, 32][32, 1]cpu\"):\n"
-  "        add = torch.ops.aten.add.Tensor(L_x_, L_y_)\n"
-  "        view = torch.ops.aten.view.default(add, [s0, 8, 8])\n"
-  "        amax = torch.ops.aten.amax.default(view, [2], True)\n"
-  "        sub = torch.ops.aten.sub.Tensor(view, amax)\n"
-  "        exp = torch.ops.aten.exp.default(sub)\n"
-  "        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [2])\n"
-  "        mm = torch.ops.aten.mm.default(add, L_w_)\n"
-  "        relu = torch.ops.aten.relu.default(mm)\n"
-  "        sum_2 = torch.ops.aten.sum.dim_IntList(relu, [0])\n"
-  "        return (sum_1, relu, sum_2)\n";
+static const char sym_code[] = FX_TEST_SYM_GRAPH ("cpu");
 
 /* Inputs for sym_code-like graphs at size n of every symbolic dim (seeded normal values). */
 static fx_value *
